@@ -1,0 +1,254 @@
+"""The typed, JSON-serialisable events a workflow run emits.
+
+One vocabulary feeds three consumers: the live UI, the session file and replay.
+Every event carries a sequence number, a timestamp, the workflow step, the agent
+and the progression index; the rest is specific to its kind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+#: Bumped when an event's fields change incompatibly; session readers check it.
+EVENT_FORMAT_VERSION = 1
+
+_REGISTRY: dict[str, type["Event"]] = {}
+
+
+@dataclass(kw_only=True)
+class Event:
+    """Base of all events. Subclasses set ``kind`` and add their own fields."""
+
+    kind: ClassVar[str] = "event"
+
+    seq: int = 0
+    """Position in the run's stream, from 1; assigned by the :class:`Emitter`."""
+    ts: float = 0.0
+    """Seconds since the epoch when the event was emitted."""
+    step: str | None = None
+    """Workflow step, in the paper's words: ``program_generator``, ``test_designer``,
+    ``test_quality_checker``, ``self_debug:2``, ``clarifier:1``, ``revert``."""
+    agent: str | None = None
+    """Agent role that produced the event, e.g. ``code_quality_checker``."""
+    progression: int | None = None
+    """Index of the parallel progression (diversified prompt), from 0; None when
+    the event belongs to the whole run (test design, TQC, the final result)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _REGISTRY[cls.kind] = cls
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        return {"kind": self.kind, **data}
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> "Event":
+        """Rebuild an event; unknown fields are dropped, unknown kinds raise KeyError."""
+        cls = _REGISTRY[data["kind"]]
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def event_kinds() -> dict[str, type[Event]]:
+    return dict(_REGISTRY)
+
+
+@dataclass(kw_only=True)
+class RunStarted(Event):
+    kind: ClassVar[str] = "run_started"
+    workflow: str
+    model: str
+    config: dict[str, Any]
+    problem: dict[str, Any]
+    isolation: str = ""
+    """What the sandbox could isolate with on this machine."""
+
+
+@dataclass(kw_only=True)
+class StepStarted(Event):
+    kind: ClassVar[str] = "step_started"
+    detail: str = ""
+
+
+@dataclass(kw_only=True)
+class StepFinished(Event):
+    kind: ClassVar[str] = "step_finished"
+    outcome: str = "done"
+    """``accepted``, ``rejected``, ``skipped``, ``done`` or ``failed``."""
+    detail: str = ""
+
+
+@dataclass(kw_only=True)
+class LLMCallStarted(Event):
+    kind: ClassVar[str] = "llm_call_started"
+    call_id: str
+    model: str
+    system: str
+    messages: list[dict[str, str]]
+    temperature: float
+    turn: int = 1
+    epoch: int | None = None
+    attempt: int | None = None
+    test: str | None = None
+    prompt_hash: str = ""
+
+
+@dataclass(kw_only=True)
+class TextDelta(Event):
+    kind: ClassVar[str] = "text_delta"
+    call_id: str
+    text: str
+
+
+@dataclass(kw_only=True)
+class LLMCallFinished(Event):
+    kind: ClassVar[str] = "llm_call_finished"
+    call_id: str
+    response: str
+    input_tokens: int | None
+    output_tokens: int | None
+    latency: float
+    prompt_hash: str = ""
+    tokens_estimated: bool = False
+    """True when the provider reported no usage and the counts are estimates."""
+
+
+@dataclass(kw_only=True)
+class LLMCallFailed(Event):
+    kind: ClassVar[str] = "llm_call_failed"
+    call_id: str
+    error: str
+
+
+@dataclass(kw_only=True)
+class ProgramCandidate(Event):
+    """A program produced by an agent (generator, self-debugger, clarified generator)."""
+
+    kind: ClassVar[str] = "program_candidate"
+    program: str
+
+
+@dataclass(kw_only=True)
+class SandboxRun(Event):
+    kind: ClassVar[str] = "sandbox_run"
+    purpose: str
+    """``self_debug`` (synthesized tests), ``python_checker`` (visible tests), ..."""
+    program: str
+    results: list[dict[str, Any]]
+    passed: int
+    total: int
+    load_error: str | None = None
+    duration: float = 0.0
+    isolation: str = ""
+
+
+@dataclass(kw_only=True)
+class ImaginedCheck(Event):
+    """One visible test checked by imagined execution (Appendix G)."""
+
+    kind: ClassVar[str] = "imagined_check"
+    test: str
+    function_call: str
+    reasoning: str
+    answer: str
+    """The completed assert the model answered, as parsed from its reply."""
+    value: str | None
+    """The model's value expression that replaced the function call."""
+    verdict: str
+    """``pass`` or ``fail``."""
+    detail: str = ""
+
+
+@dataclass(kw_only=True)
+class TestsDesigned(Event):
+    kind: ClassVar[str] = "tests_designed"
+    round: int
+    tests: list[str]
+    total: int
+    """Distinct tests designed so far, after de-duplication."""
+
+
+@dataclass(kw_only=True)
+class TQCVerdict(Event):
+    kind: ClassVar[str] = "tqc_verdict"
+    index: int
+    test: str
+    verdict: str
+    """``kept`` or ``rejected``."""
+    reasoning: str = ""
+    value: str | None = None
+    detail: str = ""
+
+
+@dataclass(kw_only=True)
+class Decision(Event):
+    """The Quality Checker's control-flow decision after a check."""
+
+    kind: ClassVar[str] = "decision"
+    decision: str
+    """``accept``, ``continue``, ``clarify`` or ``revert``."""
+    reason: str = ""
+
+
+@dataclass(kw_only=True)
+class Notice(Event):
+    kind: ClassVar[str] = "notice"
+    level: str = "info"
+    message: str = ""
+
+
+@dataclass(kw_only=True)
+class RunFinished(Event):
+    kind: ClassVar[str] = "run_finished"
+    final_program: str
+    outcome: str
+    """``accepted``, ``reverted`` or ``unchecked`` (checker ``none``)."""
+    accepted_at: str | None
+    first_program: str = ""
+    llm_calls: int = 0
+    tokens: dict[str, dict[str, int]] = field(default_factory=dict)
+    duration: float = 0.0
+
+
+@dataclass(kw_only=True)
+class RunFailed(Event):
+    kind: ClassVar[str] = "run_failed"
+    error: str
+    cancelled: bool = False
+
+
+Sink = Callable[[Event], None]
+
+
+class Emitter:
+    """Numbers events and hands each one to every sink, in order.
+
+    Sinks are plain callables; a sink that raises is reported once and dropped so
+    that a broken consumer (say, a full disk under the session writer) cannot stop
+    the run or starve the others.
+    """
+
+    def __init__(self, *sinks: Sink) -> None:
+        self._sinks: list[Sink] = list(sinks)
+        self._seq = 0
+        self.errors: list[str] = []
+
+    def add_sink(self, sink: Sink) -> None:
+        self._sinks.append(sink)
+
+    def __call__(self, event: Event) -> Event:
+        self._seq += 1
+        event.seq = self._seq
+        if not event.ts:
+            event.ts = time.time()
+        for sink in list(self._sinks):
+            try:
+                sink(event)
+            except Exception as exc:  # noqa: BLE001 - a consumer must not kill the run
+                self.errors.append(f"{getattr(sink, '__name__', sink)!s}: {exc}")
+                self._sinks.remove(sink)
+        return event

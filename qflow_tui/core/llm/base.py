@@ -1,0 +1,89 @@
+"""The one client protocol every model provider implements."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+
+class LLMError(Exception):
+    """A model call failed in a way a user can act on; the message says how."""
+
+
+@dataclass
+class LLMRequest:
+    """One model call. The fields beyond the prompt say where in the workflow it
+    happens, so script models and the replay client can answer by position."""
+
+    agent: str
+    messages: list[dict[str, str]]
+    system: str = ""
+    temperature: float = 0.0
+    max_tokens: int = 4096
+    turn: int = 1
+    progression: int | None = None
+    epoch: int | None = None
+    attempt: int | None = None
+    test: str | None = None
+
+    def prompt_hash(self) -> str:
+        """Stable hash of what the model is shown (system + messages + temperature)."""
+        blob = json.dumps(
+            {"system": self.system, "messages": self.messages, "temperature": self.temperature},
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def as_script_request(self) -> dict[str, Any]:
+        """The exact dict a ``script/<file.py>`` responder receives."""
+        return {
+            "agent": self.agent,
+            "turn": self.turn,
+            "messages": [dict(m) for m in self.messages],
+            "system": self.system,
+            "temperature": self.temperature,
+            "progression": self.progression,
+            "epoch": self.epoch,
+            "attempt": self.attempt,
+            "test": self.test,
+        }
+
+
+@dataclass
+class Completion:
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    latency: float = 0.0
+    tokens_estimated: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+DeltaCallback = Callable[[str], None]
+
+
+class LLMClient(Protocol):
+    """An async streaming model client.
+
+    ``complete`` calls ``on_delta`` with each piece of text as it arrives and
+    returns the whole completion with token counts and latency.
+    """
+
+    name: str
+
+    async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion: ...
+
+    async def aclose(self) -> None: ...
+
+
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]")
+
+
+def estimate_tokens(text: str) -> int:
+    """A deterministic stand-in for a tokenizer, for providers that report no usage
+    (script models, some local servers): words and punctuation marks."""
+    return len(_TOKEN_RE.findall(text))

@@ -1,0 +1,91 @@
+"""``script/<file.py>``: a Python module that plays the model.
+
+The module defines ``respond(request: dict) -> str`` (plain or async). The
+request dict is :meth:`LLMRequest.as_script_request`. The answer is streamed back
+in chunks like a real model's output. A module may set ``STREAM_DELAY`` (seconds
+between chunks) to make streaming visible in the app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import re
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+from .base import Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens
+
+_CHUNK_RE = re.compile(r"\S+\s*|\s+")
+
+
+def load_script_module(path: str | Path) -> ModuleType:
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise LLMError(f"script model {str(path)!r}: no such file (give script/<path to a .py file>)")
+    name = f"qflow_script_{abs(hash(str(p.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, p)
+    if spec is None or spec.loader is None:
+        raise LLMError(f"script model {str(path)!r}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's own responder failed to import
+        sys.modules.pop(name, None)
+        raise LLMError(f"script model {str(path)!r} failed to load: {type(exc).__name__}: {exc}") from exc
+    if not callable(getattr(module, "respond", None)):
+        raise LLMError(f"script model {str(path)!r} defines no respond(request) function")
+    return module
+
+
+def chunk_text(text: str, words_per_chunk: int = 3) -> list[str]:
+    """Split text into small pieces (a few words each) as a model would stream it."""
+    parts = _CHUNK_RE.findall(text)
+    return ["".join(parts[i : i + words_per_chunk]) for i in range(0, len(parts), words_per_chunk)]
+
+
+class ScriptClient:
+    def __init__(self, path: str | Path, *, stream_delay: float | None = None) -> None:
+        self.path = str(path)
+        self.name = f"script/{self.path}"
+        self._module = load_script_module(path)
+        self._respond = self._module.respond
+        self._delay = stream_delay if stream_delay is not None else float(getattr(self._module, "STREAM_DELAY", 0.0))
+
+    async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
+        start = time.perf_counter()
+        payload = request.as_script_request()
+        try:
+            if inspect.iscoroutinefunction(self._respond):
+                text = await self._respond(payload)
+            else:
+                text = self._respond(payload)
+        except Exception as exc:
+            raise LLMError(
+                f"script model {self.path!r} raised {type(exc).__name__}: {exc} "
+                f"(agent {request.agent}, turn {request.turn})"
+            ) from exc
+        if not isinstance(text, str):
+            raise LLMError(
+                f"script model {self.path!r} returned {type(text).__name__} for agent {request.agent}; respond() must return a str"
+            )
+        for piece in chunk_text(text):
+            on_delta(piece)
+            # Yield to the loop between chunks so concurrent calls interleave as real
+            # streams do, and the UI gets to paint.
+            await asyncio.sleep(self._delay)
+        prompt_text = request.system + "".join(m["content"] for m in request.messages)
+        return Completion(
+            text=text,
+            input_tokens=estimate_tokens(prompt_text),
+            output_tokens=estimate_tokens(text),
+            latency=time.perf_counter() - start,
+            tokens_estimated=True,
+        )
+
+    async def aclose(self) -> None:
+        return None
