@@ -1,0 +1,1 @@
+"""One module per agent role of QualityFlow, each a small async function."""

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from .base import Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens
 
@@ -52,9 +53,19 @@ class ScriptClient:
     def __init__(self, path: str | Path, *, stream_delay: float | None = None) -> None:
         self.path = str(path)
         self.name = f"script/{self.path}"
-        self._module = load_script_module(path)
-        self._respond = self._module.respond
-        self._delay = stream_delay if stream_delay is not None else float(getattr(self._module, "STREAM_DELAY", 0.0))
+        module = load_script_module(path)
+        self._respond = module.respond
+        self._delay = stream_delay if stream_delay is not None else float(getattr(module, "STREAM_DELAY", 0.0))
+
+    @classmethod
+    def from_function(cls, respond: Any, *, name: str = "inline", stream_delay: float = 0.0) -> "ScriptClient":
+        """A script model from a callable, for tests and embedding."""
+        self = cls.__new__(cls)
+        self.path = name
+        self.name = f"script/{name}"
+        self._respond = respond
+        self._delay = stream_delay
+        return self
 
     async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
         start = time.perf_counter()

@@ -1,0 +1,19 @@
+"""Workflows: each composes agents, emits events and returns a WorkflowResult."""
+
+from __future__ import annotations
+
+from typing import Awaitable, Callable
+
+from ..context import RunContext
+from .base import WorkflowResult
+from .qualityflow import run_qualityflow
+from .zeroshot import run_zeroshot
+
+Workflow = Callable[[RunContext], Awaitable[WorkflowResult]]
+
+WORKFLOWS: dict[str, Workflow] = {
+    "qualityflow": run_qualityflow,
+    "zeroshot": run_zeroshot,
+}
+
+__all__ = ["WORKFLOWS", "Workflow", "WorkflowResult"]

@@ -1,0 +1,45 @@
+"""``qflow``: the app with no arguments, or a subcommand (solve, check, ...)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+
+#: Subcommand modules under qflow_tui.commands; each has add_parser() and run().
+COMMANDS = ("solve", "check", "doctor")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="qflow",
+        description="Watch and steer LLM program synthesis with QualityFlow. "
+        "Without a command, opens the terminal app.",
+    )
+    parser.add_argument("--version", action="version", version=f"qflow-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = importlib.import_module(f"qflow_tui.commands.{name}")
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        from .commands import app as app_command
+
+        return app_command.run(args)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("qflow: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

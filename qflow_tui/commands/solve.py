@@ -1,0 +1,195 @@
+"""``qflow solve``: run a workflow headless, with a live progress display on a
+terminal or one JSON object with ``--json``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from . import fail
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by every command that runs a workflow."""
+    p.add_argument("--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-4.1, script/responder.py")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+    p.add_argument("--workflow", help="qualityflow (default) or zeroshot")
+    p.add_argument("--checker", choices=["imagined", "python", "yesno", "none"], help="Code Quality Checker mode (default imagined)")
+    p.add_argument("--prompts", type=int, help="program-generator prompt variants = parallel progressions (1-6, default 6)")
+    p.add_argument("--epochs", type=int, help="self-debug epochs per progression (0-3, default 3)")
+    p.add_argument("--clarify", type=int, help="clarifier attempts (default 3)")
+    p.add_argument("--no-tqc", dest="tqc", action="store_const", const=False, help="keep every synthesized test (no Test Quality Checker)")
+    p.add_argument("--no-revert", dest="revert", action="store_const", const=False, help="do not revert to the first program when nothing is accepted")
+    p.add_argument("--test-timeout", type=float, help="seconds each test may run in the sandbox (default 3)")
+    p.add_argument("--fallback-model", help="with a replay/ model: a live model for calls the recording lacks")
+
+
+def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    keys = ("model", "base_url", "workflow", "checker", "prompts", "epochs", "clarify", "tqc", "revert", "test_timeout", "fallback_model")
+    return {k: getattr(args, k, None) for k in keys}
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("solve", help="solve a problem headless", description=__doc__)
+    p.add_argument("--problem", required=True, help="file with the problem statement ('-' for stdin)")
+    p.add_argument("--tests", required=True, help="file with the visible tests, one assert each (multi-line asserts allowed)")
+    p.add_argument("--entry-point", help="name of the function under test (default: detected from the tests)")
+    add_run_options(p)
+    p.add_argument("--session-dir", help="folder for the session file (default: the user data folder)")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the result")
+    p.set_defaults(func=run)
+
+
+def read_text(path: str, what: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    p = Path(path).expanduser()
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{what} file {path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{what} file {path}: is a folder") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{what} file {path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(f"{what} file {path}: {exc.strerror}") from None
+
+
+class InputError(Exception):
+    pass
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.config import ConfigError, load_config
+    from ..core.problem import ProblemError, make_problem
+    from ..core.runner import RunError, run_workflow
+
+    try:
+        statement = read_text(args.problem, "problem")
+        tests = read_text(args.tests, "tests")
+        problem = make_problem(statement, tests, entry_point=args.entry_point)
+        config = load_config(overrides=config_overrides(args))
+    except (InputError, ProblemError, ConfigError) as exc:
+        return fail(str(exc))
+    sinks = []
+    progress = None
+    if not args.json and sys.stderr.isatty():
+        progress = LiveProgress()
+        sinks.append(progress)
+    elif not args.json:
+        sinks.append(PlainProgress())
+    session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
+    try:
+        if progress:
+            with progress:
+                outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir))
+        else:
+            outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir))
+    except RunError as exc:
+        return fail(str(exc), 1)
+    if args.json:
+        print(json.dumps(outcome.summary(), indent=2))
+    else:
+        print_result(outcome)
+    return 0
+
+
+def print_result(outcome: Any) -> None:
+    from rich.console import Console
+    from rich.syntax import Syntax
+
+    console = Console()
+    where = f" at {outcome.accepted_at}" if outcome.accepted_at else ""
+    prog = f", progression {outcome.progression}" if outcome.progression is not None else ""
+    style = {"accepted": "bold green", "reverted": "bold yellow"}.get(outcome.outcome, "bold")
+    console.print(f"[{style}]{outcome.outcome.upper()}[/]{where}{prog}")
+    console.print(Syntax(outcome.final_program, "python", theme="ansi_dark", line_numbers=False))
+    total_in = sum(t["input"] for t in outcome.tokens.values())
+    total_out = sum(t["output"] for t in outcome.tokens.values())
+    console.print(
+        f"{outcome.llm_calls} LLM calls, {total_in} tokens in, {total_out} out, {outcome.duration:.1f}s; session: {outcome.session}",
+        style="dim",
+    )
+
+
+def describe(event: Any) -> str | None:
+    """One line for the events worth a line in a headless log."""
+    k = event.kind
+    prog = f"[p{event.progression}] " if event.progression is not None else ""
+    if k == "step_finished":
+        detail = f" ({event.detail})" if event.detail else ""
+        return f"{prog}{event.step} {event.agent or ''}: {event.outcome}{detail}"
+    if k == "decision":
+        return f"{prog}{event.step}: decision {event.decision.upper()} - {event.reason}"
+    if k == "tests_designed":
+        return f"test designer round {event.round}: {len(event.tests)} new, {event.total} in all"
+    if k == "run_failed":
+        return f"run failed: {event.error}"
+    if k == "notice":
+        return f"{event.level}: {event.message}"
+    return None
+
+
+class PlainProgress:
+    """Progress as plain lines on stderr (not a terminal: CI logs, pipes)."""
+
+    def __call__(self, event: Any) -> None:
+        line = describe(event)
+        if line:
+            print(line, file=sys.stderr, flush=True)
+
+
+class LiveProgress:
+    """A live status line on a terminal (rich), with the decisions scrolling above."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.live import Live
+
+        self.console = Console(stderr=True)
+        self.live = Live(console=self.console, transient=True, refresh_per_second=8)
+        self.started = time.monotonic()
+        self.step = "starting"
+        self.calls = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.streaming: set[str] = set()
+
+    def __enter__(self) -> "LiveProgress":
+        self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.live.__exit__(*exc)
+
+    def __call__(self, event: Any) -> None:
+        from rich.text import Text
+
+        k = event.kind
+        if k == "step_started":
+            self.step = event.step or self.step
+        elif k == "llm_call_started":
+            self.streaming.add(event.call_id)
+        elif k in ("llm_call_finished", "llm_call_failed"):
+            self.streaming.discard(event.call_id)
+            if k == "llm_call_finished":
+                self.calls += 1
+                self.tokens_in += event.input_tokens or 0
+                self.tokens_out += event.output_tokens or 0
+        line = describe(event)
+        if line:
+            self.console.print(line, highlight=False)
+        elapsed = time.monotonic() - self.started
+        self.live.update(
+            Text(
+                f"{self.step}  |  {len(self.streaming)} streaming  |  {self.calls} calls  |  "
+                f"{self.tokens_in} in / {self.tokens_out} out  |  {elapsed:.1f}s",
+                style="bold cyan",
+            )
+        )

@@ -1,0 +1,85 @@
+"""Code Quality Checker (QualityFlow 3.4): decides whether a program is accepted.
+
+``imagined``: Imagined Execution on every visible test, all must pass (the
+standard setting). ``python``: run the visible tests in the sandbox (the relaxed
+setting). ``yesno``: the paper's baseline critic. ``none``: never accepts, so
+every step runs (the ablation without the CQC)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from ..context import RunContext
+from ..events import SandboxRun
+from ..extract import extract_yes_no
+from .program_generator import tests_text
+
+AGENT = "code_quality_checker"
+
+
+@dataclass
+class CheckResult:
+    accepted: bool
+    feedback: str = ""
+    """Why it was rejected, in words the clarifier can use."""
+    details: list[dict] = field(default_factory=list)
+
+
+async def check_program(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
+    mode = ctx.config.checker
+    if mode == "none":
+        return CheckResult(False, "no quality checker (checker=none)")
+    if mode == "python":
+        return await _python_check(ctx, program, progression=progression, step=step)
+    if mode == "yesno":
+        return await _yesno_check(ctx, program, progression=progression, step=step)
+    return await _imagined_check(ctx, program, progression=progression, step=step)
+
+
+async def _imagined_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
+    from ..imagined import imagined_execution
+
+    results = await asyncio.gather(
+        *(imagined_execution(ctx, program, t, step=step, progression=progression) for t in ctx.problem.test_sources)
+    )
+    failing = [r for r in results if not r.passed]
+    feedback = "\n".join(
+        f"{r.test}\n    imagined execution answered: {r.answer or '(no answer)'}" + (f" ({r.detail})" if r.detail else "")
+        for r in failing
+    )
+    return CheckResult(not failing, feedback, [{"test": r.test, "verdict": r.verdict, "value": r.value} for r in results])
+
+
+async def _python_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
+    report = await ctx.sandbox.run_tests(
+        program, ctx.problem.test_sources, entry_point=ctx.problem.entry_point, setup=ctx.problem.setup
+    )
+    ctx.event(
+        SandboxRun(
+            step=step,
+            agent=AGENT,
+            progression=progression,
+            purpose="python_checker",
+            program=program,
+            results=[r.to_dict() for r in report.results],
+            passed=report.passed,
+            total=report.total,
+            load_error=report.load_error,
+            duration=report.duration,
+            isolation=report.isolation,
+        )
+    )
+    ok = report.load_error is None and report.total > 0 and report.passed == report.total
+    from .self_debugger import execution_feedback
+
+    return CheckResult(ok, "" if ok else execution_feedback(report), [r.to_dict() for r in report.results])
+
+
+async def _yesno_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
+    rendered = ctx.prompts.get("yesno_checker", "default").render(
+        statement=ctx.problem.statement, tests=tests_text(ctx), program=program
+    )
+    text = await ctx.call(ctx.request("yesno_checker", rendered, progression=progression), step=step)
+    verdict = extract_yes_no(text)
+    return CheckResult(bool(verdict), "" if verdict else f"the critic answered: {text.strip()[:200]}")

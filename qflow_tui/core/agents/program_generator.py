@@ -1,0 +1,42 @@
+"""Program Generator (QualityFlow 3.1): drafts a program from the statement and
+the visible tests; one prompt variant per progression (Diversified Prompting)."""
+
+from __future__ import annotations
+
+from ..context import RunContext
+from ..events import ProgramCandidate
+from ..extract import extract_program
+
+AGENT = "program_generator"
+
+
+def tests_text(ctx: RunContext) -> str:
+    return "\n".join(ctx.problem.test_sources)
+
+
+async def generate_program(ctx: RunContext, progression: int, *, step: str = "program_generator") -> str:
+    variants = ctx.prompts.variants(AGENT)
+    prompt = variants[progression % len(variants)]
+    rendered = prompt.render(statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=ctx.problem.entry_point)
+    text = await ctx.call(ctx.request(AGENT, rendered, progression=progression), step=step)
+    program = extract_program(text, ctx.problem.entry_point)
+    ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=progression, program=program))
+    return program
+
+
+async def generate_clarified_program(
+    ctx: RunContext, progression: int, attempt: int, clarified: str, rejected_program: str, *, step: str
+) -> str:
+    """Line 23 of Algorithm 1: generate again from the clarified statement,
+    instructed to write a different implementation."""
+    rendered = ctx.prompts.get(AGENT, "clarified").render(
+        statement=ctx.problem.statement,
+        clarified=clarified,
+        tests=tests_text(ctx),
+        rejected_program=rejected_program,
+        entry_point=ctx.problem.entry_point,
+    )
+    text = await ctx.call(ctx.request(AGENT, rendered, progression=progression, attempt=attempt), step=step)
+    program = extract_program(text, ctx.problem.entry_point)
+    ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=progression, program=program))
+    return program

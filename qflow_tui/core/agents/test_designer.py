@@ -1,0 +1,46 @@
+"""Test Designer (QualityFlow 3.2): synthesizes common-case unit tests in rounds
+(Appendix A: 5 rounds of 10 at temperature 0.1, at most 50), de-duplicated."""
+
+from __future__ import annotations
+
+from ..asserts import find_call
+from ..context import RunContext
+from ..events import TestsDesigned
+from ..extract import extract_asserts, normalize_assert
+from .program_generator import tests_text
+
+AGENT = "test_designer"
+
+
+async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[str]:
+    cfg = ctx.config
+    entry = ctx.problem.entry_point
+    seen = {normalize_assert(t) for t in ctx.problem.test_sources}  # never hand back a visible test
+    tests: list[str] = []
+    prompt = ctx.prompts.get(AGENT, "common_cases")
+    for round_no in range(1, cfg.test_rounds + 1):
+        if len(tests) >= cfg.max_tests:
+            break
+        previous_note = ""
+        if tests:
+            previous_note = " and from these tests already designed:\n" + "\n".join(tests)
+        rendered = prompt.render(
+            statement=ctx.problem.statement,
+            tests=tests_text(ctx),
+            entry_point=entry,
+            count=str(cfg.tests_per_round),
+            previous_note=previous_note,
+        )
+        req = ctx.request(AGENT, rendered, temperature=cfg.test_designer_temperature, attempt=round_no)
+        text = await ctx.call(req, step=step)
+        new: list[str] = []
+        for t in extract_asserts(text)[: cfg.tests_per_round]:
+            key = normalize_assert(t)
+            if key in seen or find_call(t, entry) is None:
+                continue
+            seen.add(key)
+            new.append(t)
+        new = new[: cfg.max_tests - len(tests)]
+        tests.extend(new)
+        ctx.event(TestsDesigned(step=step, agent=AGENT, round=round_no, tests=new, total=len(tests)))
+    return tests

@@ -1,0 +1,180 @@
+"""Run settings, with the paper's defaults (QualityFlow Appendix A), and how they
+are read: built-in defaults < the user's TOML file < environment < flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Checker = Literal["imagined", "python", "yesno", "none"]
+CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
+
+
+class ConfigError(ValueError):
+    """A setting with a wrong value; the message names the setting and the file."""
+
+
+@dataclass
+class RunConfig:
+    """Everything a workflow run depends on besides the problem and the model."""
+
+    model: str = "anthropic/claude-sonnet-4-5"
+    """``provider/model``: anthropic/..., openai/..., script/<file.py>, replay/<session.jsonl>."""
+    base_url: str | None = None
+    """Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)."""
+    workflow: str = "qualityflow"
+    checker: Checker = "imagined"
+    """Code Quality Checker: ``imagined`` (Imagined Execution, the standard setting),
+    ``python`` (the relaxed setting: run the visible tests), ``yesno`` (the paper's
+    baseline critic), ``none`` (no checks: every step runs)."""
+    prompts: int = 6
+    """Diversified Prompting: program-generator prompt variants, run as parallel progressions."""
+    epochs: int = 3
+    """Self-debug epochs per progression, each with a different debug prompt."""
+    clarify: int = 3
+    """Problem Clarifier attempts per progression."""
+    tqc: bool = True
+    """Filter synthesized tests with the Test Quality Checker."""
+    revert: bool = True
+    """Revert to the first generated program when no check accepts (Appendix D ablation: off)."""
+    test_rounds: int = 5
+    tests_per_round: int = 10
+    max_tests: int = 50
+    temperature: float = 0.0
+    test_designer_temperature: float = 0.1
+    max_tokens: int = 4096
+    concurrency: int = 8
+    """Model calls in flight at once."""
+    test_timeout: float = 3.0
+    """Seconds each test may run in the sandbox."""
+    theme: str = "qflow-dark"
+    fallback_model: str | None = None
+    """With a replay model: the live model that answers calls the recording lacks."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> "RunConfig":
+        if self.checker not in CHECKERS:
+            raise ConfigError(f"checker {self.checker!r}: choose one of {', '.join(CHECKERS)}")
+        if not 1 <= self.prompts <= 6:
+            raise ConfigError(f"prompts {self.prompts}: the program generator has 6 prompt variants; choose 1 to 6")
+        if not 0 <= self.epochs <= 3:
+            raise ConfigError(f"epochs {self.epochs}: the self-debugger has 3 prompt variants; choose 0 to 3")
+        if not 0 <= self.clarify <= 10:
+            raise ConfigError(f"clarify {self.clarify}: choose 0 to 10 clarifier attempts")
+        for name in ("test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1")
+        if self.test_timeout <= 0:
+            raise ConfigError("test_timeout must be a positive number of seconds")
+        return self
+
+    def public_dict(self) -> dict[str, Any]:
+        """The settings as recorded in a session (no secrets live in RunConfig)."""
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> "RunConfig":
+        return dataclasses.replace(self, **changes)
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
+
+
+def _coerce(name: str, value: Any, where: str) -> Any:
+    default = getattr(RunConfig(), name)
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return value.lower() in ("1", "true", "yes", "on")
+        raise ConfigError(f"{where}: {name} must be true or false, not {value!r}")
+    if isinstance(default, int) and not isinstance(default, bool):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: {name} must be a whole number, not {value!r}") from None
+    if isinstance(default, float):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: {name} must be a number, not {value!r}") from None
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{where}: {name} must be a string, not {value!r}")
+    return value
+
+
+def load_config(
+    path: Path | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> RunConfig:
+    """Defaults, then the TOML file (``[run]`` table or top level), then
+    QFLOW_* environment variables, then explicit overrides (command-line flags)."""
+    from ..locations import config_file
+
+    env = dict(os.environ) if env is None else env
+    values: dict[str, Any] = {}
+    path = path or config_file()
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from None
+        table = data.get("run", data)
+        for key, value in table.items():
+            if key not in _FIELDS or key == "extra":
+                raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(_FIELDS))}")
+            values[key] = _coerce(key, value, str(path))
+    for key in _FIELDS:
+        var = f"QFLOW_{key.upper()}"
+        if var in env:
+            values[key] = _coerce(key, env[var], var)
+    if "base_url" not in values and env.get("OPENAI_BASE_URL"):
+        values["base_url"] = env["OPENAI_BASE_URL"]
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+    return RunConfig(**values).validate()
+
+
+def save_setting(key: str, value: Any, path: Path | None = None) -> None:
+    """Remember one setting (e.g. the theme) in the user's config file, keeping the rest."""
+    from ..locations import config_file
+
+    path = path or config_file()
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            data = {}
+    table = data.setdefault("run", {}) if "run" in data or not data else data
+    table[key] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_dump_toml(data), encoding="utf-8")
+
+
+def _dump_toml(data: dict[str, Any]) -> str:
+    def fmt(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        s = str(v).replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{s}"'
+
+    lines: list[str] = []
+    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
+    for k, v in data.items():
+        if not isinstance(v, dict) and v is not None:
+            lines.append(f"{k} = {fmt(v)}")
+    for name, table in tables.items():
+        lines.append(f"\n[{name}]")
+        for k, v in table.items():
+            if v is not None:
+                lines.append(f"{k} = {fmt(v)}")
+    return "\n".join(lines).lstrip() + "\n"

@@ -1,0 +1,188 @@
+"""What a workflow run carries around: the problem, settings, model, sandbox, the
+event emitter and the step gate, plus the one place where model calls are made
+(so every call is evented, counted and throttled the same way)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import RunConfig
+from .events import (
+    Emitter,
+    Event,
+    LLMCallFailed,
+    LLMCallFinished,
+    LLMCallStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+)
+from .gate import Gate, OpenGate
+from .llm import LLMClient, LLMError, LLMRequest, estimate_tokens
+from .problem import Problem
+from .prompts import PromptLibrary
+
+#: Streamed text is handed on in batches: at most this often...
+DELTA_INTERVAL = 0.05
+#: ...or when this many characters have gathered.
+DELTA_CHARS = 160
+
+
+@dataclass
+class TokenCount:
+    input: int = 0
+    output: int = 0
+    calls: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {"input": self.input, "output": self.output, "calls": self.calls}
+
+
+@dataclass
+class RunContext:
+    problem: Problem
+    config: RunConfig
+    client: LLMClient
+    sandbox: Any
+    """A :class:`qflow_tui.core.sandbox.Sandbox` (typed loosely to keep imports light)."""
+    emit: Emitter
+    gate: Gate = field(default_factory=OpenGate)
+    prompts: PromptLibrary = field(default_factory=PromptLibrary)
+    tokens: dict[str, TokenCount] = field(default_factory=dict)
+    llm_calls: int = 0
+    _ids: Any = field(default_factory=lambda: itertools.count(1))
+    _sem: asyncio.Semaphore | None = None
+
+    def __post_init__(self) -> None:
+        self._sem = asyncio.Semaphore(self.config.concurrency)
+
+    # -- events ---------------------------------------------------------------
+
+    def event(self, ev: Event) -> Event:
+        return self.emit(ev)
+
+    async def checkpoint(self, step: str) -> None:
+        await self.gate.checkpoint(step)
+
+    def step_started(self, step: str, agent: str | None = None, progression: int | None = None, detail: str = "") -> None:
+        self.emit(StepStarted(step=step, agent=agent, progression=progression, detail=detail))
+
+    def step_finished(
+        self, step: str, outcome: str, agent: str | None = None, progression: int | None = None, detail: str = ""
+    ) -> None:
+        self.emit(StepFinished(step=step, agent=agent, progression=progression, outcome=outcome, detail=detail))
+
+    # -- model calls -----------------------------------------------------------
+
+    async def call(self, request: LLMRequest, *, step: str) -> str:
+        """Make one model call: emit its start, streamed text and end, count its
+        tokens, and return the response text. Raises :class:`LLMError`."""
+        assert self._sem is not None
+        async with self._sem:
+            call_id = f"c{next(self._ids)}"
+            prompt_hash = request.prompt_hash()
+            common = dict(step=step, agent=request.agent, progression=request.progression)
+            self.emit(
+                LLMCallStarted(
+                    **common,
+                    call_id=call_id,
+                    model=getattr(self.client, "name", ""),
+                    system=request.system,
+                    messages=[dict(m) for m in request.messages],
+                    temperature=request.temperature,
+                    turn=request.turn,
+                    epoch=request.epoch,
+                    attempt=request.attempt,
+                    test=request.test,
+                    prompt_hash=prompt_hash,
+                )
+            )
+            buffer: list[str] = []
+            size = 0
+            last = time.monotonic()
+
+            def flush() -> None:
+                nonlocal size, last
+                if buffer:
+                    self.emit(TextDelta(**common, call_id=call_id, text="".join(buffer)))
+                    buffer.clear()
+                    size = 0
+                last = time.monotonic()
+
+            def on_delta(text: str) -> None:
+                nonlocal size
+                buffer.append(text)
+                size += len(text)
+                if size >= DELTA_CHARS or time.monotonic() - last >= DELTA_INTERVAL:
+                    flush()
+
+            try:
+                completion = await self.client.complete(request, on_delta)
+            except asyncio.CancelledError:
+                flush()
+                self.emit(LLMCallFailed(**common, call_id=call_id, error="cancelled"))
+                raise
+            except LLMError as exc:
+                flush()
+                self.emit(LLMCallFailed(**common, call_id=call_id, error=str(exc)))
+                raise
+            except Exception as exc:  # an SDK or script failure we did not map: still readable
+                flush()
+                msg = f"{type(exc).__name__}: {exc}"
+                self.emit(LLMCallFailed(**common, call_id=call_id, error=msg))
+                raise LLMError(f"model call failed ({request.agent}): {msg}") from exc
+            flush()
+            inp, out, estimated = completion.input_tokens, completion.output_tokens, completion.tokens_estimated
+            if inp is None or out is None:
+                # The provider gave no usage (some local servers): estimate, and say so.
+                prompt_text = request.system + "".join(m["content"] for m in request.messages)
+                inp = estimate_tokens(prompt_text) if inp is None else inp
+                out = estimate_tokens(completion.text) if out is None else out
+                estimated = True
+            count = self.tokens.setdefault(request.agent, TokenCount())
+            count.input += inp
+            count.output += out
+            count.calls += 1
+            self.llm_calls += 1
+            self.emit(
+                LLMCallFinished(
+                    **common,
+                    call_id=call_id,
+                    response=completion.text,
+                    input_tokens=inp,
+                    output_tokens=out,
+                    latency=completion.latency,
+                    prompt_hash=prompt_hash,
+                    tokens_estimated=estimated,
+                )
+            )
+            return completion.text
+
+    def request(
+        self,
+        agent: str,
+        prompt: tuple[str, str] | None = None,
+        *,
+        messages: list[dict[str, str]] | None = None,
+        system: str = "",
+        temperature: float | None = None,
+        **where: Any,
+    ) -> LLMRequest:
+        if prompt is not None:
+            system, user = prompt
+            messages = [{"role": "user", "content": user}]
+        return LLMRequest(
+            agent=agent,
+            messages=messages or [],
+            system=system,
+            temperature=self.config.temperature if temperature is None else temperature,
+            max_tokens=self.config.max_tokens,
+            **where,
+        )
+
+    def token_summary(self) -> dict[str, dict[str, int]]:
+        return {agent: c.to_dict() for agent, c in sorted(self.tokens.items())}

@@ -1,0 +1,148 @@
+"""Pulling structured answers out of model text: programs from code fences,
+asserts from ``<test_case>`` tags, clarified statements, yes/no verdicts.
+Tolerant by design: models drop tags, add prose, and fence things oddly."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+_FENCE_RE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+
+
+def code_blocks(text: str) -> list[tuple[str, str]]:
+    """(language, body) for each fenced block; an unclosed last fence counts."""
+    return [(lang.lower(), body) for lang, body in _FENCE_RE.findall(text)]
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        return False
+    return True
+
+
+def _defines(code: str, name: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree))
+
+
+def extract_program(text: str, entry_point: str) -> str:
+    """The program in a model's answer: the last python block that defines the
+    entry point, else the last block that parses, else the whole text if it
+    parses. Test asserts and ``if __name__`` demos are stripped off."""
+    blocks = [body for lang, body in code_blocks(text) if lang in ("", "python", "py", "python3")]
+    for body in reversed(blocks):
+        if _defines(body, entry_point):
+            return _strip_demo(body)
+    for body in reversed(blocks):
+        if _parses(body) and body.strip():
+            return _strip_demo(body)
+    if _parses(text) and _defines(text, entry_point):
+        return _strip_demo(text)
+    return (blocks[-1] if blocks else text).strip()
+
+
+def _strip_demo(code: str) -> str:
+    """Drop top-level asserts, prints and ``if __name__ == '__main__'`` blocks:
+    they would run at import time in the sandbox and are not part of the solution."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code.strip()
+    lines = code.splitlines()
+    drop: set[int] = set()
+    for node in tree.body:
+        is_demo = isinstance(node, ast.Assert) or (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "print"
+        )
+        if isinstance(node, ast.If):
+            t = node.test
+            is_demo = isinstance(t, ast.Compare) and getattr(t.left, "id", "") == "__name__"
+        if is_demo:
+            drop.update(range(node.lineno - 1, node.end_lineno))  # type: ignore[arg-type]
+    kept = [line for i, line in enumerate(lines) if i not in drop]
+    return "\n".join(kept).strip()
+
+
+_TEST_CASE_RE = re.compile(r"<test_case>(.*?)(?:</test_case>|\Z)", re.S | re.I)
+
+
+def extract_test_case(text: str) -> str | None:
+    """The completed assert from an answer: inside ``<test_case>`` tags if any,
+    else the last line that starts with ``assert`` (Appendix G, example 1)."""
+    candidates: list[str] = []
+    for body in _TEST_CASE_RE.findall(text):
+        candidates.append(body)
+    if not candidates:
+        candidates.append(text)
+    for body in reversed(candidates):
+        found = _last_assert(body)
+        if found:
+            return found
+    return None
+
+
+def _last_assert(text: str) -> str | None:
+    # Code fences inside the tag or the reply: look inside them first.
+    pieces = [b for _, b in code_blocks(text)] or [text]
+    for piece in reversed(pieces):
+        lines = piece.strip().splitlines()
+        for i in range(len(lines) - 1, -1, -1):
+            stripped = lines[i].strip().strip("`").strip()
+            if stripped.startswith("assert "):
+                # A multi-line assert: grow until it parses.
+                for j in range(i + 1, len(lines) + 1):
+                    chunk = "\n".join([stripped] + [l.strip() for l in lines[i + 1 : j]])
+                    if _parses(chunk):
+                        return chunk
+                return stripped
+    return None
+
+
+_CLARIFIED_RE = re.compile(r"<clarified_problem>(.*?)(?:</clarified_problem>|\Z)", re.S | re.I)
+
+
+def extract_clarified(text: str) -> str:
+    found = _CLARIFIED_RE.findall(text)
+    if found and found[-1].strip():
+        return found[-1].strip()
+    return text.strip()
+
+
+def extract_asserts(text: str) -> list[str]:
+    """Every top-level assert in the code blocks of an answer (or the text)."""
+    from .problem import ProblemError, split_statements
+
+    out: list[str] = []
+    pieces = [b for _, b in code_blocks(text)] or [text]
+    for piece in pieces:
+        try:
+            statements = split_statements(piece)
+        except ProblemError:
+            # Salvage line by line when one bad line spoils the block.
+            statements = [(0, line.strip()) for line in piece.splitlines() if line.strip().startswith("assert ")]
+        for _, stmt in statements:
+            if stmt.startswith("assert") and _parses(stmt):
+                out.append(stmt)
+    return out
+
+
+_YESNO_RE = re.compile(r"\b(yes|no)\b", re.I)
+
+
+def extract_yes_no(text: str) -> bool | None:
+    m = _YESNO_RE.search(text)
+    return None if m is None else m.group(1).lower() == "yes"
+
+
+def normalize_assert(src: str) -> str:
+    """A canonical form for de-duplication (formatting and quotes do not matter)."""
+    try:
+        return ast.dump(ast.parse(src.strip()))
+    except SyntaxError:
+        return " ".join(src.split())

@@ -1,0 +1,140 @@
+"""Imagined Execution (QualityFlow 3.4, Appendix G): the model emulates a
+program on a test input step by step, then completes the test's assert; the
+verdict comes from evaluating the original assert with the function call
+replaced by the model's value, in the sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .asserts import AssertSyntaxError, expected_source, find_call, question_form
+from .context import RunContext
+from .events import ImaginedCheck
+from .extract import extract_test_case
+
+
+@dataclass
+class ImaginedResult:
+    test: str
+    function_call: str
+    question: str
+    reasoning: str
+    answer: str
+    value: str | None
+    verdict: str
+    """``pass`` or ``fail``."""
+    detail: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+
+def parse_value(answer: str | None, question: str, entry_point: str) -> str | None:
+    """The model's value: the expression standing where the ``?`` stood.
+
+    Tolerant of answers that reshape the assert: when the answered assert still
+    calls the function, the expected side is taken; otherwise the right-hand side
+    of its last ``==``.
+    """
+    if not answer:
+        return None
+    try:
+        value = expected_source(answer, entry_point)
+        if value is not None:
+            return value
+    except AssertSyntaxError:
+        pass
+    # The answer is not a clean assert around our call: read it positionally.
+    q_before, _, q_after = question.partition("?")
+    text = answer.strip()
+    if text.startswith(q_before.strip()) and q_after.strip() and text.endswith(q_after.strip()):
+        inner = text[len(q_before.strip()) : len(text) - len(q_after.strip())].strip()
+        return inner or None
+    if q_after.strip() == "" and text.startswith(q_before.strip()):
+        inner = text[len(q_before.strip()) :].strip()
+        return inner or None
+    if "==" in text:
+        return text.rsplit("==", 1)[1].strip() or None
+    return None
+
+
+async def imagine(
+    ctx: RunContext,
+    *,
+    agent: str,
+    test: str,
+    turn1: tuple[str, str],
+    program: str | None,
+    step: str,
+    progression: int | None,
+    two_turn: bool = True,
+    **where: object,
+) -> ImaginedResult:
+    """Run one imagined execution and compute its verdict (without emitting).
+
+    ``turn1`` is the rendered first prompt; with ``two_turn`` the Appendix G
+    follow-up asks for the completed assert; otherwise the first answer must
+    already hold it (the Test Quality Checker's single-turn form).
+    """
+    entry = ctx.problem.entry_point
+    site = find_call(test, entry)
+    call_src = site.source if site else ""
+    question = question_form(test, entry)
+    system, user = turn1
+    messages = [{"role": "user", "content": user}]
+    req = ctx.request(agent, messages=messages, system=system, turn=1, progression=progression, test=test, **where)
+    reasoning = await ctx.call(req, step=step)
+    reply = reasoning
+    if two_turn:
+        _, follow_up = ctx.prompts.get("code_quality_checker", "turn2").render(question=question)
+        messages2 = messages + [{"role": "assistant", "content": reasoning}, {"role": "user", "content": follow_up}]
+        req2 = ctx.request(agent, messages=messages2, system=system, turn=2, progression=progression, test=test, **where)
+        reply = await ctx.call(req2, step=step)
+    answer = extract_test_case(reply) or ""
+    value = parse_value(answer, question, entry)
+    if value is None:
+        return ImaginedResult(test, call_src, question, reasoning, answer, None, "fail", "no value could be read from the answer")
+    report = await ctx.sandbox.check_values([(test, value)], entry_point=entry, setup=ctx.problem.setup)
+    outcome = report.results[0] if report.results else None
+    if outcome is None:
+        return ImaginedResult(test, call_src, question, reasoning, answer, value, "fail", report.load_error or "no verdict")
+    detail = ""
+    if outcome.status != "pass":
+        detail = outcome.error or (f"the imagined value {outcome.actual} does not satisfy the assert" if outcome.actual else outcome.status)
+    return ImaginedResult(test, call_src, question, reasoning, answer, value, "pass" if outcome.status == "pass" else "fail", detail)
+
+
+async def imagined_execution(
+    ctx: RunContext, program: str, test: str, *, step: str, progression: int | None, **where: object
+) -> ImaginedResult:
+    """The Code Quality Checker's check of one visible test, evented."""
+    entry = ctx.problem.entry_point
+    site = find_call(test, entry)
+    call_src = site.source if site else test
+    turn1 = ctx.prompts.get("code_quality_checker", "turn1").render(program=program, function_call=call_src)
+    result = await imagine(
+        ctx,
+        agent="code_quality_checker",
+        test=test,
+        turn1=turn1,
+        program=program,
+        step=step,
+        progression=progression,
+        **where,
+    )
+    ctx.event(
+        ImaginedCheck(
+            step=step,
+            agent="code_quality_checker",
+            progression=progression,
+            test=test,
+            function_call=result.function_call,
+            reasoning=result.reasoning,
+            answer=result.answer,
+            value=result.value,
+            verdict=result.verdict,
+            detail=result.detail,
+        )
+    )
+    return result

@@ -1,0 +1,69 @@
+"""Prompt templates, one text file per variant under ``prompts/<agent>/``.
+
+A file is an optional system prompt, a line ``---``, then the user message.
+Placeholders are ``{{name}}``; any other braces (Python code, dicts) are left
+alone. Files sort by name; variants are the files named ``variant-*.txt``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..locations import prompts_dir
+
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+
+
+class PromptError(LookupError):
+    pass
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    system: str
+    user: str
+
+    def render(self, **values: str) -> tuple[str, str]:
+        def sub(template: str) -> str:
+            def repl(m: re.Match[str]) -> str:
+                key = m.group(1)
+                if key not in values:
+                    raise PromptError(f"prompt {self.name} needs a value for {{{{{key}}}}}")
+                return str(values[key])
+
+            return _PLACEHOLDER.sub(repl, template)
+
+        return sub(self.system).strip(), sub(self.user).strip()
+
+
+def _load(path: Path) -> Prompt:
+    text = path.read_text(encoding="utf-8")
+    if "\n---\n" in text:
+        system, user = text.split("\n---\n", 1)
+    else:
+        system, user = "", text
+    return Prompt(f"{path.parent.name}/{path.stem}", system.strip(), user.strip())
+
+
+class PromptLibrary:
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or prompts_dir()
+
+    @lru_cache(maxsize=None)
+    def get(self, agent: str, name: str) -> Prompt:
+        path = self.root / agent / f"{name}.txt"
+        if not path.is_file():
+            raise PromptError(f"missing prompt file {path}")
+        return _load(path)
+
+    @lru_cache(maxsize=None)
+    def variants(self, agent: str) -> tuple[Prompt, ...]:
+        folder = self.root / agent
+        files = sorted(folder.glob("variant-*.txt"))
+        if not files:
+            raise PromptError(f"no prompt variants in {folder}")
+        return tuple(_load(p) for p in files)

@@ -1,0 +1,172 @@
+"""Running a workflow end to end: build the model client and sandbox, open the
+session file, emit the run's first and last events. Used alike by the app,
+``qflow solve``, ``qflow bench`` and the tests."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from .config import RunConfig
+from .context import RunContext
+from .events import Emitter, Notice, RunFailed, RunFinished, RunStarted, Sink
+from .gate import Gate, OpenGate
+from .llm import LLMClient, LLMError, make_client
+from .problem import Problem
+from .session import SessionWriter, new_session_path
+from .workflows import WORKFLOWS
+
+
+class RunError(Exception):
+    """The run could not finish; the message is one line a user can act on."""
+
+
+@dataclass
+class RunOutcome:
+    final_program: str
+    outcome: str
+    accepted_at: str | None
+    progression: int | None
+    llm_calls: int
+    tokens: dict[str, dict[str, int]]
+    session: str | None
+    duration: float
+    first_program: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        """The ``qflow solve --json`` object."""
+        return {
+            "final_program": self.final_program,
+            "outcome": self.outcome,
+            "accepted_at": self.accepted_at,
+            "progression": self.progression,
+            "llm_calls": self.llm_calls,
+            "tokens": self.tokens,
+            "session": self.session,
+            "duration": round(self.duration, 3),
+            "warnings": self.warnings,
+        }
+
+
+def build_client(config: RunConfig) -> LLMClient:
+    fallback = None
+    if config.model.startswith("replay/") and config.fallback_model:
+        fallback = make_client(config.fallback_model, base_url=config.base_url)
+    return make_client(config.model, base_url=config.base_url, fallback=fallback)
+
+
+def build_sandbox(config: RunConfig) -> Any:
+    from .sandbox import Sandbox, SandboxConfig
+
+    return Sandbox(SandboxConfig(timeout=config.test_timeout))
+
+
+async def run_workflow(
+    problem: Problem,
+    config: RunConfig,
+    *,
+    client: LLMClient | None = None,
+    sandbox: Any = None,
+    sinks: Iterable[Sink] = (),
+    gate: Gate | None = None,
+    session_dir: Path | None = None,
+    session_path: Path | None = None,
+    record: bool = True,
+) -> RunOutcome:
+    """Run ``config.workflow`` on ``problem``. Events go to ``sinks`` and, with
+    ``record``, to a new session file. Raises :class:`RunError` (the session is
+    kept, ending in a ``run_failed`` event) or ``asyncio.CancelledError``."""
+    from ..locations import sessions_dir
+
+    config.validate()
+    workflow = WORKFLOWS.get(config.workflow)
+    if workflow is None:
+        raise RunError(f"unknown workflow {config.workflow!r}: choose one of {', '.join(WORKFLOWS)}")
+    own_client = client is None
+    try:
+        client = client or build_client(config)
+    except LLMError as exc:
+        raise RunError(str(exc)) from None
+    sandbox = sandbox or build_sandbox(config)
+    emitter = Emitter(*sinks)
+    writer: SessionWriter | None = None
+    if record:
+        path = session_path or new_session_path(session_dir or sessions_dir(), problem.title or problem.entry_point)
+        try:
+            writer = SessionWriter(
+                path,
+                workflow=config.workflow,
+                model=config.model,
+                config=config.public_dict(),
+                problem=problem.to_dict(),
+            )
+        except OSError as exc:
+            raise RunError(f"cannot write the session file {path}: {exc.strerror}") from None
+        emitter.add_sink(writer)
+    ctx = RunContext(problem=problem, config=config, client=client, sandbox=sandbox, emit=emitter, gate=gate or OpenGate())
+    started = time.monotonic()
+    emitter(
+        RunStarted(
+            workflow=config.workflow,
+            model=config.model,
+            config=config.public_dict(),
+            problem=problem.to_dict(),
+            isolation=getattr(sandbox, "isolation", ""),
+        )
+    )
+    try:
+        try:
+            result = await workflow(ctx)
+        except asyncio.CancelledError:
+            emitter(RunFailed(error="cancelled by the user", cancelled=True))
+            raise
+        except LLMError as exc:
+            emitter(RunFailed(error=str(exc)))
+            raise RunError(str(exc)) from None
+        except Exception as exc:  # a bug of ours: keep the session, say what happened
+            emitter(RunFailed(error=f"internal error: {type(exc).__name__}: {exc}"))
+            raise
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        raise
+    finally:
+        if own_client:
+            try:
+                await client.aclose()
+            except Exception:  # noqa: BLE001 - closing must not mask the run's outcome
+                pass
+    duration = time.monotonic() - started
+    tokens = ctx.token_summary()
+    for err in emitter.errors:
+        emitter(Notice(level="warning", message=f"an event consumer failed: {err}"))
+    emitter(
+        RunFinished(
+            final_program=result.final_program,
+            outcome=result.outcome,
+            accepted_at=result.accepted_at,
+            progression=result.progression,
+            first_program=result.first_program,
+            llm_calls=ctx.llm_calls,
+            tokens=tokens,
+            duration=duration,
+        )
+    )
+    if writer is not None:
+        writer.close()
+    return RunOutcome(
+        final_program=result.final_program,
+        outcome=result.outcome,
+        accepted_at=result.accepted_at,
+        progression=result.progression,
+        llm_calls=ctx.llm_calls,
+        tokens=tokens,
+        session=str(writer.path) if writer else None,
+        duration=duration,
+        first_program=result.first_program,
+        warnings=list(emitter.errors),
+    )

@@ -1,0 +1,193 @@
+"""QualityFlow (Algorithm 1), with Diversified Prompting.
+
+Progressions (one per program-generator prompt) advance stage by stage: all
+active progressions run a stage concurrently, then the Quality Checker's
+verdicts are read; the first stage that accepts a program ends the run, the
+lowest progression index winning, so later stages spend no tokens.
+
+Stages: program_generator -> [test_designer -> test_quality_checker] ->
+self_debug:1..E -> clarifier:1..C -> revert.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from ..agents.clarifier import clarify
+from ..agents.code_quality_checker import CheckResult, check_program
+from ..agents.program_generator import generate_clarified_program, generate_program
+from ..agents.self_debugger import debug, execution_feedback, run_synthesized_tests
+from ..agents.test_designer import design_tests
+from ..agents.test_quality_checker import filter_tests
+from ..context import RunContext
+from ..events import Decision
+from .base import WorkflowResult
+
+
+@dataclass
+class Progression:
+    """One parallel line of the workflow, started by one generator prompt."""
+
+    index: int
+    generated: str = ""
+    """GeneratedCode: the first program, the one a revert returns to."""
+    current: str = ""
+    check: CheckResult | None = None
+    trajectory: list[str] = field(default_factory=list)
+    debug_exhausted: bool = False
+    """No failing synthesized test is left to debug against."""
+
+
+async def _check_stage(ctx: RunContext, progs: list[Progression], step: str) -> list[Progression]:
+    """Quality-check the current program of each progression; return the accepted ones."""
+    await ctx.checkpoint(f"quality_check:{step}")
+
+    async def one(p: Progression) -> None:
+        ctx.step_started(step, "code_quality_checker", p.index, detail=ctx.config.checker)
+        p.check = await check_program(ctx, p.current, progression=p.index, step=step)
+        ctx.step_finished(step, "accepted" if p.check.accepted else "rejected", "code_quality_checker", p.index)
+
+    await asyncio.gather(*(one(p) for p in progs))
+    return [p for p in progs if p.check and p.check.accepted]
+
+
+def _decide(ctx: RunContext, progs: list[Progression], step: str, next_decision: str, reason: str) -> None:
+    for p in progs:
+        accepted = bool(p.check and p.check.accepted)
+        ctx.event(
+            Decision(
+                step=step,
+                agent="code_quality_checker",
+                progression=p.index,
+                decision="accept" if accepted else next_decision,
+                reason="all visible tests pass the quality check" if accepted else reason,
+            )
+        )
+
+
+def _winner(ctx: RunContext, accepted: list[Progression], step: str, first_program: str) -> WorkflowResult | None:
+    if not accepted:
+        return None
+    best = min(accepted, key=lambda p: p.index)
+    return WorkflowResult(best.current, "accepted", step, best.index, first_program)
+
+
+async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
+    cfg = ctx.config
+    progs = [Progression(i) for i in range(cfg.prompts)]
+
+    # Line 4: GeneratedCode <- CodeGenerator(Problem, VisibleTests), one per prompt.
+    step = "program_generator"
+    await ctx.checkpoint(step)
+
+    async def generate(p: Progression) -> None:
+        ctx.step_started(step, "program_generator", p.index)
+        p.generated = p.current = await generate_program(ctx, p.index, step=step)
+        ctx.step_finished(step, "done", "program_generator", p.index)
+
+    await asyncio.gather(*(generate(p) for p in progs))
+    first_program = progs[0].generated
+
+    # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...)
+    accepted = await _check_stage(ctx, progs, step)
+    _decide(ctx, progs, step, "continue" if cfg.epochs else "clarify", "rejected: on to " + ("self-debugging" if cfg.epochs else "the clarifier"))
+    if won := _winner(ctx, accepted, step, first_program):
+        return won
+
+    # Lines 9-14: synthesized tests, filtered by the Test Quality Checker.
+    kept: list[str] = []
+    rejected: list[str] = []
+    if cfg.epochs:
+        step = "test_designer"
+        await ctx.checkpoint(step)
+        ctx.step_started(step, "test_designer")
+        synthesized = await design_tests(ctx, step=step)
+        ctx.step_finished(step, "done", "test_designer", detail=f"{len(synthesized)} tests")
+        if cfg.tqc and synthesized:
+            step = "test_quality_checker"
+            await ctx.checkpoint(step)
+            ctx.step_started(step, "test_quality_checker")
+            verdicts = await filter_tests(ctx, synthesized, step=step)
+            kept = [v.test for v in verdicts if v.kept]
+            rejected = [v.test for v in verdicts if not v.kept]
+            ctx.step_finished(step, "done", "test_quality_checker", detail=f"{len(kept)} kept, {len(rejected)} rejected")
+        else:
+            kept = synthesized
+
+    # Lines 15-21: self-debugging epochs, each with its own debug prompt.
+    for epoch in range(1, cfg.epochs + 1):
+        step = f"self_debug:{epoch}"
+        await ctx.checkpoint(step)
+        changed: list[Progression] = []
+
+        async def debug_one(p: Progression) -> None:
+            ctx.step_started(step, "self_debugger", p.index)
+            if p.debug_exhausted or not kept:
+                p.debug_exhausted = True
+                why = "no synthesized tests survived the test quality checker" if not kept else "all synthesized tests pass"
+                ctx.step_finished(step, "skipped", "self_debugger", p.index, detail=why)
+                return
+            report = await run_synthesized_tests(ctx, p.current, kept, step=step, progression=p.index)
+            if report.load_error is None and report.passed == report.total:
+                p.debug_exhausted = True
+                p.trajectory.append(f"epoch {epoch}: all {report.total} synthesized tests pass; nothing to debug")
+                ctx.step_finished(step, "skipped", "self_debugger", p.index, detail="all synthesized tests pass")
+                return
+            feedback = execution_feedback(report)
+            p.current = await debug(ctx, p.index, epoch, p.current, feedback, step=step)
+            p.trajectory.append(f"epoch {epoch}: {report.passed}/{report.total} synthesized tests passed:\n{feedback}")
+            changed.append(p)
+            ctx.step_finished(step, "done", "self_debugger", p.index, detail=f"{report.passed}/{report.total} passed before")
+
+        await asyncio.gather(*(debug_one(p) for p in progs))
+        changed.sort(key=lambda p: p.index)
+        # Line 17: only programs the debugger changed need a new check.
+        accepted = await _check_stage(ctx, changed, step) if changed else []
+        last = epoch == cfg.epochs
+        _decide(ctx, progs if last else changed, step, "clarify" if last else "continue", "rejected: " + ("on to the clarifier" if last else "debug again"))
+        if won := _winner(ctx, accepted, step, first_program):
+            return won
+
+    # Lines 22-26: the Problem Clarifier, then generate again and check once more.
+    for attempt in range(1, cfg.clarify + 1):
+        step = f"clarifier:{attempt}"
+        await ctx.checkpoint(step)
+
+        async def clarify_one(p: Progression) -> None:
+            ctx.step_started(step, "clarifier", p.index)
+            clarified = await clarify(
+                ctx,
+                p.index,
+                attempt,
+                program=p.current,
+                kept_tests=kept,
+                rejected_tests=rejected,
+                trajectory="\n\n".join(p.trajectory),
+                check_feedback=p.check.feedback if p.check else "",
+                step=step,
+            )
+            rejected_program = p.current
+            p.current = await generate_clarified_program(ctx, p.index, attempt, clarified, rejected_program, step=step)
+            p.trajectory.append(f"clarifier attempt {attempt}: generated a new program from the clarified statement")
+            ctx.step_finished(step, "done", "clarifier", p.index)
+
+        await asyncio.gather(*(clarify_one(p) for p in progs))
+        accepted = await _check_stage(ctx, progs, step)
+        last = attempt == cfg.clarify
+        _decide(ctx, progs, step, "revert" if last else "clarify", "rejected: " + ("revert" if last else "clarify again"))
+        if won := _winner(ctx, accepted, step, first_program):
+            return won
+
+    if cfg.checker == "none":
+        # No checker, no termination condition: every step ran; the last program stands.
+        return WorkflowResult(progs[0].current, "unchecked", None, 0, first_program)
+    if not cfg.revert:
+        return WorkflowResult(progs[0].current, "rejected", None, 0, first_program)
+    # Line 28: revert to the first generated program.
+    step = "revert"
+    await ctx.checkpoint(step)
+    ctx.step_started(step, None, None)
+    ctx.event(Decision(step=step, agent="code_quality_checker", progression=0, decision="revert", reason="no program passed the quality checks"))
+    ctx.step_finished(step, "done", None, None, detail="reverted to the first generated program")
+    return WorkflowResult(first_program, "reverted", None, 0, first_program)

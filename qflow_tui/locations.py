@@ -1,0 +1,53 @@
+"""Every path the app uses, in one place (platformdirs for user folders)."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "qflow-tui"
+
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def _data_root(checkout_name: str, package: str) -> Path:
+    """A folder that lives at the top of the checkout and ships in the wheel as a
+    sub-package: prefer the checkout (editable installs, running from source)."""
+    here = _CHECKOUT / checkout_name
+    if here.is_dir() and (here / ".." / "pyproject.toml").exists():
+        return here
+    return Path(str(resources.files(package)))
+
+
+def prompts_dir() -> Path:
+    return _data_root("prompts", "qflow_tui._prompts")
+
+
+def themes_dir() -> Path:
+    return _data_root("themes", "qflow_tui._themes")
+
+
+def package_data_dir() -> Path:
+    """Data that ships inside the package itself (the demo session, ...)."""
+    return Path(__file__).resolve().parent / "data"
+
+
+def config_dir() -> Path:
+    override = os.environ.get("QFLOW_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir(APP_NAME))
+
+
+def config_file() -> Path:
+    return config_dir() / "config.toml"
+
+
+def data_dir() -> Path:
+    override = os.environ.get("QFLOW_DATA_DIR")
+    return Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def sessions_dir() -> Path:
+    return data_dir() / "sessions"
