@@ -1,0 +1,68 @@
+import asyncio
+
+import pytest
+
+from qflow_tui.core.config import ConfigError, RunConfig, load_config, save_setting
+from qflow_tui.core.gate import StepGate
+
+
+def test_paper_defaults():
+    c = RunConfig()
+    assert (c.prompts, c.epochs, c.clarify, c.tqc) == (6, 3, 3, True)
+    assert (c.test_rounds, c.tests_per_round, c.max_tests) == (5, 10, 50)
+    assert (c.temperature, c.test_designer_temperature) == (0.0, 0.1)
+    assert c.checker == "imagined"
+
+
+def test_precedence_file_then_env_then_flags(tmp_path):
+    f = tmp_path / "config.toml"
+    f.write_text('[run]\nmodel = "openai/gpt-4.1"\nepochs = 2\nprompts = 4\n')
+    c = load_config(f, env={"QFLOW_EPOCHS": "1"}, overrides={"prompts": 3})
+    assert (c.model, c.epochs, c.prompts) == ("openai/gpt-4.1", 1, 3)
+
+
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ("epochs = 'x'", "whole number"),
+        ("colour = 1", "unknown setting 'colour'"),
+        ("checker = 'magic'", "choose one of"),
+        ("prompts = 9", "6 prompt variants"),
+        ("this is not toml", "not valid TOML"),
+    ],
+)
+def test_bad_config_file_says_which_setting(tmp_path, body, message):
+    f = tmp_path / "config.toml"
+    f.write_text(body)
+    with pytest.raises(ConfigError, match=message):
+        load_config(f, env={})
+
+
+def test_save_setting_keeps_other_settings(tmp_path):
+    f = tmp_path / "c" / "config.toml"
+    save_setting("model", "openai/gpt-4.1", f)
+    save_setting("theme", "qflow-light", f)
+    c = load_config(f, env={})
+    assert (c.model, c.theme) == ("openai/gpt-4.1", "qflow-light")
+
+
+async def test_step_gate_lets_one_step_through_at_a_time():
+    waits: list[str] = []
+    gate = StepGate(stepping=True, on_wait=waits.append)
+    passed: list[str] = []
+
+    async def workflow():
+        for step in ("a", "b", "c"):
+            await gate.checkpoint(step)
+            passed.append(step)
+
+    task = asyncio.create_task(workflow())
+    await asyncio.sleep(0)
+    assert passed == [] and waits == ["a"]
+    await gate.step()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert passed == ["a"] and gate.waiting_at == "b"
+    await gate.resume()
+    await asyncio.wait_for(task, 1)
+    assert passed == ["a", "b", "c"]
