@@ -1,0 +1,186 @@
+"""One test per path of Algorithm 1, with a scripted model and the real sandbox."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from qflow_tui.core.config import RunConfig
+from qflow_tui.core.llm.script import ScriptClient
+from qflow_tui.core.problem import make_problem
+from qflow_tui.core.runner import run_workflow
+from tests.helpers import CORRECT, WRONG_SYNTH, Recorder, Story, buggy
+
+PROBLEM = make_problem("Write a function add_one that returns x plus one.", "assert add_one(1) == 2\nassert add_one(5) == 6")
+
+
+async def solve(story: Story, tmp_path, **cfg):
+    config = RunConfig(model="script/story", **cfg)
+    rec = Recorder()
+    outcome = await run_workflow(
+        PROBLEM, config, client=ScriptClient.from_function(story), sinks=[rec], session_dir=tmp_path
+    )
+    return outcome, rec
+
+
+def decisions(rec: Recorder) -> list[tuple[str, int, str]]:
+    return [(e.step, e.progression, e.decision) for e in rec.of("decision")]
+
+
+async def test_accepted_right_after_generation(tmp_path):
+    story = Story(generate=lambda p: CORRECT)
+    outcome, rec = await solve(story, tmp_path, prompts=1)
+    assert (outcome.outcome, outcome.accepted_at, outcome.progression) == ("accepted", "program_generator", 0)
+    assert outcome.final_program.strip() == CORRECT.strip()
+    assert story.of("test_designer") == [] and story.of("self_debugger") == []
+    # Appendix G: two turns per visible test.
+    assert [c["turn"] for c in story.of("code_quality_checker")] == [1, 2, 1, 2] or sorted(
+        c["turn"] for c in story.of("code_quality_checker")
+    ) == [1, 1, 2, 2]
+    assert decisions(rec) == [("program_generator", 0, "accept")]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+async def test_accepted_after_self_debug_epoch_k(tmp_path, k):
+    story = Story(debug=lambda p, e: CORRECT if e == k else buggy(f"debug {e}"))
+    outcome, rec = await solve(story, tmp_path, prompts=1)
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", f"self_debug:{k}")
+    assert [c["epoch"] for c in story.of("self_debugger")] == list(range(1, k + 1))
+    # Each epoch uses a different debug prompt variant.
+    assert len({c["messages"][0]["content"].split("\n")[0] for c in story.of("self_debugger")}) == k
+    assert story.of("clarifier") == []
+    assert decisions(rec)[-1] == (f"self_debug:{k}", 0, "accept")
+
+
+async def test_tqc_rejects_a_wrong_synthesized_test_and_the_debugger_never_sees_it(tmp_path):
+    story = Story(debug=lambda p, e: CORRECT)
+    outcome, rec = await solve(story, tmp_path, prompts=1)
+    verdicts = {e.test: e.verdict for e in rec.of("tqc_verdict")}
+    assert verdicts[WRONG_SYNTH] == "rejected"
+    assert sum(v == "kept" for v in verdicts.values()) == 3
+    debugger_prompts = " ".join(c["messages"][-1]["content"] for c in story.of("self_debugger"))
+    assert "add_one(3)" not in debugger_prompts
+    assert "add_one(10)" in debugger_prompts  # a kept test that fails the buggy program
+    # The visible tests are never run for feedback in the standard setting.
+    runs = rec.of("sandbox_run")
+    assert runs and all("add_one(1) == 2" not in json.dumps(r.results) for r in runs)
+
+
+async def test_without_tqc_the_debugger_sees_the_wrong_test(tmp_path):
+    story = Story(debug=lambda p, e: CORRECT)
+    _, rec = await solve(story, tmp_path, prompts=1, tqc=False)
+    assert rec.of("tqc_verdict") == []
+    assert "add_one(3)" in " ".join(c["messages"][-1]["content"] for c in story.of("self_debugger"))
+
+
+async def test_clarifier_path_accepted(tmp_path):
+    story = Story(clarified=lambda p, a: CORRECT)
+    outcome, rec = await solve(story, tmp_path, prompts=1)
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "clarifier:1")
+    assert len(story.of("self_debugger")) == 3
+    clar = story.of("clarifier")[0]["messages"][-1]["content"]
+    assert WRONG_SYNTH in clar  # the clarifier sees the TQC's rejections
+    assert decisions(rec)[-2:] == [("self_debug:3", 0, "clarify"), ("clarifier:1", 0, "accept")]
+
+
+async def test_revert_returns_the_first_generated_program(tmp_path):
+    story = Story()
+    outcome, rec = await solve(story, tmp_path, prompts=2, clarify=2)
+    assert outcome.outcome == "reverted" and outcome.accepted_at is None
+    assert outcome.final_program.strip() == buggy("gen 0").strip()
+    assert len(story.of("clarifier")) == 4  # 2 attempts x 2 progressions
+    assert rec.of("decision")[-1].decision == "revert"
+    assert rec.of("run_finished")[0].outcome == "reverted"
+
+
+async def test_python_checker_runs_the_visible_tests_and_makes_no_check_calls(tmp_path):
+    story = Story(generate=lambda p: CORRECT)
+    outcome, rec = await solve(story, tmp_path, prompts=1, checker="python")
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "program_generator")
+    assert story.of("code_quality_checker") == []
+    run = [r for r in rec.of("sandbox_run") if r.purpose == "python_checker"][0]
+    assert (run.passed, run.total) == (2, 2)
+    assert [r["test"] for r in run.results] == PROBLEM.test_sources
+
+
+async def test_python_checker_rejects_a_wrong_program(tmp_path):
+    story = Story(debug=lambda p, e: CORRECT)
+    outcome, _ = await solve(story, tmp_path, prompts=1, checker="python")
+    assert outcome.accepted_at == "self_debug:1"
+
+
+async def test_with_six_progressions_the_lowest_accepted_index_wins(tmp_path):
+    story = Story(generate=lambda p: CORRECT + f"# p{p}\n" if p in (2, 4) else buggy(f"gen {p}"))
+    outcome, rec = await solve(story, tmp_path)
+    assert (outcome.outcome, outcome.accepted_at, outcome.progression) == ("accepted", "program_generator", 2)
+    assert "# p2" in outcome.final_program
+    # Six different generator prompts, one per progression.
+    gens = story.of("program_generator")
+    assert sorted(c["progression"] for c in gens) == list(range(6))
+    assert len({c["messages"][0]["content"] for c in gens}) == 6
+
+
+async def test_after_acceptance_no_further_llm_call_is_made(tmp_path):
+    story = Story(debug=lambda p, e: CORRECT if (p, e) == (1, 1) else buggy(f"d{p}{e}"))
+    outcome, rec = await solve(story, tmp_path, prompts=3)
+    assert (outcome.accepted_at, outcome.progression) == ("self_debug:1", 1)
+    # Exactly: 3 generations + 3x2x2 checks, 5 designer rounds, 4 TQC checks,
+    # 3 debugs + 3x2x2 checks; nothing after the accepting stage.
+    expected = 3 + 12 + 5 + 4 + 3 + 12
+    assert len(story.calls) == expected == outcome.llm_calls
+    assert story.of("clarifier") == [] and max(c["epoch"] or 0 for c in story.calls) == 1
+    last_finished = max(e.seq for e in rec.of("llm_call_finished"))
+    accept = [e for e in rec.of("decision") if e.decision == "accept"][0]
+    assert last_finished < accept.seq
+
+
+async def test_token_accounting_sums_match_the_calls(tmp_path):
+    story = Story(clarified=lambda p, a: CORRECT)
+    outcome, rec = await solve(story, tmp_path, prompts=2)
+    finished = rec.of("llm_call_finished")
+    assert len(finished) == outcome.llm_calls == len(story.calls)
+    per_agent: dict[str, list[int]] = {}
+    for e in finished:
+        s = per_agent.setdefault(e.agent, [0, 0, 0])
+        s[0] += e.input_tokens
+        s[1] += e.output_tokens
+        s[2] += 1
+    assert {a: {"input": v[0], "output": v[1], "calls": v[2]} for a, v in per_agent.items()} == outcome.tokens
+    assert rec.of("run_finished")[0].tokens == outcome.tokens
+    assert all(e.input_tokens > 0 and e.output_tokens > 0 for e in finished)
+
+
+async def test_checker_none_runs_every_step(tmp_path):
+    story = Story(generate=lambda p: CORRECT)
+    outcome, _ = await solve(story, tmp_path, prompts=1, checker="none", clarify=1)
+    assert outcome.outcome == "unchecked"
+    assert story.of("code_quality_checker") == []
+    assert len(story.of("clarifier")) == 1
+
+
+async def test_yesno_checker_is_the_papers_baseline_critic(tmp_path):
+    story = Story(generate=lambda p: CORRECT)
+    outcome, _ = await solve(story, tmp_path, prompts=1, checker="yesno")
+    assert outcome.accepted_at == "program_generator"
+    assert len(story.of("yesno_checker")) == 1 and story.of("code_quality_checker") == []
+
+
+async def test_test_designer_rounds_temperature_and_dedup(tmp_path):
+    story = Story(synthesized=["assert add_one(10) == 11"] * 3 + ["assert add_one(1) == 2"], debug=lambda p, e: CORRECT)
+    _, rec = await solve(story, tmp_path, prompts=1)
+    rounds = story.of("test_designer")
+    assert len(rounds) == 5 and all(c["temperature"] == 0.1 for c in rounds)
+    assert all(c["temperature"] == 0.0 for c in story.calls if c["agent"] != "test_designer")
+    designed = rec.of("tests_designed")
+    # Duplicates and the visible test are dropped.
+    assert designed[0].tests == ["assert add_one(10) == 11"] and designed[-1].total == 1
+
+
+async def test_session_file_holds_every_event(tmp_path):
+    story = Story(generate=lambda p: CORRECT)
+    outcome, rec = await solve(story, tmp_path, prompts=1)
+    lines = open(outcome.session, encoding="utf-8").read().splitlines()
+    header = json.loads(lines[0])
+    assert header["format"] == "qflow-session" and header["problem"]["entry_point"] == "add_one"
+    assert [json.loads(l)["seq"] for l in lines[1:]] == [e.seq for e in rec.events]

@@ -1,0 +1,95 @@
+"""Test helpers: scripted responders and a ready RunContext."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from qflow_tui.core.config import RunConfig
+from qflow_tui.core.context import RunContext
+from qflow_tui.core.events import Emitter, Event
+from qflow_tui.core.llm.script import ScriptClient
+from qflow_tui.core.problem import Problem
+
+
+class Recorder:
+    """An event sink that keeps every event."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def __call__(self, event: Event) -> None:
+        self.events.append(event)
+
+    def of(self, kind: str) -> list[Any]:
+        return [e for e in self.events if e.kind == kind]
+
+
+def make_ctx(problem: Problem, respond: Callable[[dict], str], config: RunConfig | None = None, sandbox=None):
+    from qflow_tui.core.sandbox import Sandbox, SandboxConfig
+
+    rec = Recorder()
+    ctx = RunContext(
+        problem=problem,
+        config=config or RunConfig(model="script/inline"),
+        client=ScriptClient.from_function(respond),
+        sandbox=sandbox or Sandbox(SandboxConfig(timeout=3.0)),
+        emit=Emitter(rec),
+    )
+    return ctx, rec
+
+
+CORRECT = "def add_one(x):\n    return x + 1\n"
+
+
+def buggy(tag: str) -> str:
+    return f"def add_one(x):\n    # {tag}\n    return x + 2\n"
+
+
+GOOD_SYNTH = ["assert add_one(10) == 11", "assert add_one(0) == 1", "assert add_one(-4) == -3"]
+WRONG_SYNTH = "assert add_one(3) == 5"
+
+
+@dataclass
+class Story:
+    """A scripted model for the add_one problem whose every agent can be told what
+    to do: which program the generator writes per progression, which the
+    debugger writes per (progression, epoch), which the clarified generator
+    writes per (progression, attempt). The quality checkers answer honestly
+    (they "imagine" the real value of the program they are shown)."""
+
+    generate: Callable[[int], str] = lambda p: buggy(f"gen {p}")
+    debug: Callable[[int, int], str] = lambda p, e: buggy(f"debug {p}.{e}")
+    clarified: Callable[[int, int], str] = lambda p, a: buggy(f"clarified {p}.{a}")
+    synthesized: list[str] = field(default_factory=lambda: GOOD_SYNTH + [WRONG_SYNTH])
+    calls: list[dict] = field(default_factory=list)
+
+    def __call__(self, request: dict) -> str:
+        self.calls.append(request)
+        agent, text = request["agent"], request["messages"][-1]["content"]
+        p = request["progression"]
+        if agent == "program_generator":
+            program = self.clarified(p, request["attempt"]) if request["attempt"] else self.generate(p)
+            return f"```python\n{program}```"
+        if agent == "self_debugger":
+            return f"The bug is... fixed:\n```python\n{self.debug(p, request['epoch'])}```"
+        if agent == "test_designer":
+            return "```python\n" + "\n".join(self.synthesized) + "\n```" if request["attempt"] == 1 else "```python\n```"
+        if agent == "clarifier":
+            return "<clarified_problem>Return x plus one.</clarified_problem>"
+        x = int(re.search(r"add_one\((-?\d+)\)", request["test"]).group(1))
+        if agent == "test_quality_checker":
+            return f"x + 1 = {x + 1}\n<test_case>assert add_one({x}) == {x + 1}</test_case>"
+        if agent == "code_quality_checker":
+            program = request["messages"][0]["content"]
+            value = x + 1 if "x + 1" in program else x + 2
+            if request["turn"] == 1:
+                return f"The function returns {value}."
+            return f"<test_case>assert add_one({x}) == {value}</test_case>"
+        if agent == "yesno_checker":
+            return "Yes" if "x + 1" in text else "No"
+        raise AssertionError(agent)
+
+    def of(self, agent: str) -> list[dict]:
+        return [c for c in self.calls if c["agent"] == agent]
