@@ -1,0 +1,288 @@
+"""``anthropic/<model>``: Claude through the official SDK, streaming.
+
+Every failure the SDK can raise becomes an :class:`LLMError` whose message says
+what to do next (which variable to set, which name to check, whether to simply
+try again), never a traceback and never the API key. Each error also carries
+``status`` (the HTTP status or ``None``) and ``retryable`` (worth trying again
+later) for callers that run their own retry policy.
+
+Temperature is not sent. The SDK (2.x) speaks API version 2026-10-21, which
+dropped the sampling parameters: ``messages.stream`` has no ``temperature``
+argument any more, and the API answers 400 to one smuggled in through
+``extra_body``. ``request.temperature`` still goes into the session log; the
+Completion says ``extra["temperature_sent"] = False`` so nobody mistakes it for
+what the model ran with.
+
+Retries: the SDK retries 408/409/429/5xx and connection errors by itself, with
+exponential backoff and honouring ``retry-after`` *without an upper bound*. We
+keep that to ``max_retries=2`` by default (configurable): a few quick silent
+retries absorb a blip, while a provider that stays busy is reported within
+seconds instead of stalling a run whose many concurrent calls would all sleep
+invisibly; the app's own retry policy, which the user can see, handles the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator, Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+import anthropic
+import httpx2
+
+from .base import Completion, DeltaCallback, LLMError, LLMRequest
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+KEY_VAR = "ANTHROPIC_API_KEY"
+BASE_URL_VAR = "ANTHROPIC_BASE_URL"
+DEFAULT_MAX_RETRIES = 2
+
+# A streamed ``event: error`` arrives on an HTTP 200 response: its error type says
+# what the status would have been.
+_TYPE_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
+
+
+class AnthropicClient:
+    """Streams one Messages API call per :meth:`complete`."""
+
+    provider = "anthropic"
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        base_url: str | None = None,
+        env: Mapping[str, str] | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout: float | None = None,
+    ) -> None:
+        env = os.environ if env is None else env
+        self.model = model_name
+        self.name = f"{self.provider}/{model_name}"
+        key = env.get(KEY_VAR, "").strip()
+        if not key:
+            raise LLMError(f"set {KEY_VAR} to use {self.name}")
+        # Always hand the SDK an explicit URL so that only ``env`` decides (the SDK
+        # would otherwise read ANTHROPIC_BASE_URL from the process environment).
+        self.base_url = (base_url or env.get(BASE_URL_VAR) or DEFAULT_BASE_URL).rstrip("/")
+        self.max_retries = max_retries
+        self._timeout = timeout
+        self._secret = key
+        kwargs: dict = {}
+        if timeout is not None:
+            kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
+        self._client = anthropic.AsyncAnthropic(
+            api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs
+        )
+
+    def __repr__(self) -> str:
+        return f"AnthropicClient({self.name!r}, base_url={_display_url(self.base_url)!r})"
+
+    async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
+        params: dict = {
+            "model": self.model,
+            "messages": [dict(m) for m in request.messages],
+            "max_tokens": request.max_tokens,
+        }
+        if request.system:  # the API refuses an empty system text block
+            params["system"] = request.system
+        start = time.perf_counter()
+        first: float | None = None
+        parts: list[str] = []
+        # Only the SDK's own work runs under ``_errors``: an exception raised by
+        # on_delta is the caller's and propagates untouched. Leaving the ``async
+        # with`` for any reason (including cancellation) closes the response, so
+        # no connection outlives the call.
+        async with contextlib.AsyncExitStack() as stack:
+            with self._errors():
+                stream = await stack.enter_async_context(self._client.messages.stream(**params))
+            texts = stream.text_stream
+            stack.push_async_callback(texts.aclose)
+            while True:
+                with self._errors():
+                    try:
+                        text = await texts.__anext__()
+                    except StopAsyncIteration:
+                        break
+                if not text:
+                    continue
+                if first is None:
+                    first = time.perf_counter() - start
+                parts.append(text)
+                on_delta(text)
+            with self._errors():
+                message = await stream.get_final_message()
+        latency = time.perf_counter() - start
+        if message.stop_reason is None:
+            raise self._error(
+                f"the stream from {_display_url(self.base_url)} ended before the model finished "
+                "(connection dropped?): try again",
+                retryable=True,
+            )
+        text = "".join(block.text for block in message.content if block.type == "text") or "".join(parts)
+        usage = message.usage
+        input_tokens = usage.input_tokens
+        if input_tokens is not None:
+            # Prompt caching reports the cached part of the prompt separately.
+            input_tokens += (usage.cache_creation_input_tokens or 0) + (usage.cache_read_input_tokens or 0)
+        return Completion(
+            text=text,
+            input_tokens=input_tokens,
+            output_tokens=usage.output_tokens,
+            latency=latency,
+            tokens_estimated=False,
+            extra={
+                "stop_reason": message.stop_reason,
+                "truncated": message.stop_reason == "max_tokens",
+                "time_to_first_token": first,
+                "model": message.model,
+                "request_id": stream.request_id,
+                "temperature_sent": False,
+            },
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    # -- errors ------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except anthropic.APIStatusError as exc:
+            raise self._status_error(exc) from None
+        except anthropic.APITimeoutError:
+            raise self._timeout_error() from None
+        except anthropic.APIConnectionError as exc:
+            raise self._connection_error(exc) from None
+        except httpx2.TimeoutException:  # a stalled stream after the response started
+            raise self._timeout_error() from None
+        except httpx2.TransportError as exc:
+            raise self._error(
+                f"the connection to {_display_url(self.base_url)} broke mid-stream "
+                f"({_clean(str(exc) or type(exc).__name__, self._secret, 120)}): try again",
+                retryable=True,
+            ) from None
+        except Exception as exc:  # malformed or unexpected data from the server
+            detail = _clean(str(exc), self._secret, 200)
+            raise self._error(
+                f"{self.name}: unreadable response from {_display_url(self.base_url)}: "
+                f"is it an Anthropic Messages API server? ({type(exc).__name__}{': ' + detail if detail else ''})"
+            ) from None
+
+    def _error(self, message: str, *, status: int | None = None, retryable: bool = False) -> LLMError:
+        # Provider-supplied parts were blanked already; a second pass over the
+        # whole message is for keys long enough not to match ordinary words.
+        err = LLMError(_clean(message, self._secret if len(self._secret) >= 8 else "", 600))
+        err.status = status  # type: ignore[attr-defined]
+        err.retryable = retryable  # type: ignore[attr-defined]
+        return err
+
+    def _status_error(self, exc: anthropic.APIStatusError) -> LLMError:
+        status = exc.status_code
+        if status < 400:  # an error event inside a 200 stream
+            status = _TYPE_STATUS.get(exc.type or "", 500)
+        detail = _clean(exc.api_message or _body_message(exc.body) or "", self._secret, 300)
+        suffix = f": {detail}" if detail else ""
+        retries = f" after {self.max_retries} retries" if self.max_retries else ""
+        if status == 401:
+            return self._error(f"anthropic rejected the API key (401): check {KEY_VAR}", status=401)
+        if status == 403:
+            return self._error(
+                f"permission denied for {self.name} (403): the key in {KEY_VAR} may not have access to this model"
+                + suffix,
+                status=403,
+            )
+        if status == 404:
+            hint = "check the name after 'anthropic/'"
+            if self.base_url != DEFAULT_BASE_URL:
+                hint += f" and that {_display_url(self.base_url)} is the API root (without /v1)"
+            return self._error(f"unknown model {self.model!r} (404 from anthropic): {hint}" + suffix, status=404)
+        if status == 400 or status == 413:
+            return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
+        if status == 429:
+            return self._error(
+                f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
+                status=429,
+                retryable=True,
+            )
+        if status >= 500 or status in (408, 409):
+            what = "overloaded" if status == 529 else f"server error {status}"
+            return self._error(
+                f"{self.name}: {what}{retries}: provider busy, try again later" + suffix,
+                status=status,
+                retryable=True,
+            )
+        return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
+
+    def _connection_error(self, exc: Exception) -> LLMError:
+        cause = _root_cause(exc)
+        why = f" ({_clean(cause, self._secret, 120)})" if cause else ""
+        hint = "check your network" if self.base_url == DEFAULT_BASE_URL else f"check --base-url / {BASE_URL_VAR}"
+        return self._error(
+            f"could not reach {_display_url(self.base_url)}: is the server running? ({hint}){why}",
+            retryable=True,
+        )
+
+    def _timeout_error(self) -> LLMError:
+        limit = f" within {self._timeout:g} s" if self._timeout is not None else ""
+        return self._error(
+            f"{self.name}: no answer from {_display_url(self.base_url)}{limit} (timed out): try again",
+            retryable=True,
+        )
+
+
+# -- helpers (the OpenAI client keeps its own copy: one module per SDK) -----------
+
+
+def _clean(text: str, secret: str, limit: int) -> str:
+    """One line, at most ``limit`` characters, with the key blanked out."""
+    if secret:
+        text = text.replace(secret, "***")
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _display_url(url: str) -> str:
+    """The URL without any user:password part."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+def _body_message(body: object) -> str | None:
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return err["message"]
+    if isinstance(body, str):
+        return body
+    return None
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost cause's message, e.g. "[Errno 111] Connection refused"."""
+    seen = set()
+    while (exc.__cause__ or exc.__context__) is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return str(exc) if not isinstance(exc, anthropic.APIConnectionError) else ""
