@@ -1,0 +1,314 @@
+"""``openai/<model>``: OpenAI, or any OpenAI-compatible server (Ollama, vLLM,
+llama.cpp, LM Studio) through ``--base-url`` / OPENAI_BASE_URL, streaming with
+usage.
+
+Token counts come from the stream's last chunk (``stream_options.include_usage``).
+A local server may leave that chunk out: the counts are then ``None`` (unknown,
+not 0) and the workflow estimates them where it needs a number.
+
+Every failure becomes an :class:`LLMError` whose message says what to do next,
+never a traceback and never the API key; each carries ``status`` (HTTP status or
+``None``) and ``retryable``.
+
+Retries: the SDK retries 408/409/429/5xx and connection errors by itself, with
+backoff and ``retry-after`` (up to two minutes each). We keep that at
+``max_retries=2`` by default (configurable): a blip is absorbed, a busy provider
+or a stopped local server is reported within seconds rather than stalling every
+concurrent call of a run in invisible sleeps; the app's own, visible retry policy
+takes it from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator, Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx2
+import openai
+
+from .base import Completion, DeltaCallback, LLMError, LLMRequest
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+KEY_VAR = "OPENAI_API_KEY"
+BASE_URL_VAR = "OPENAI_BASE_URL"
+DEFAULT_MAX_RETRIES = 2
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+# Local servers accept any key; the SDK insists on having one.
+LOCAL_DUMMY_KEY = "qflow-local"
+
+
+def is_local(url: str) -> bool:
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in LOCAL_HOSTS or host.endswith(".localhost")
+
+
+class OpenAIClient:
+    """Streams one chat-completions call per :meth:`complete`."""
+
+    provider = "openai"
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        base_url: str | None = None,
+        env: Mapping[str, str] | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout: float | None = None,
+    ) -> None:
+        env = os.environ if env is None else env
+        self.model = model_name
+        self.name = f"{self.provider}/{model_name}"
+        # Always hand the SDK an explicit URL so that only ``env`` decides (the SDK
+        # would otherwise read OPENAI_BASE_URL from the process environment).
+        self.base_url = (base_url or env.get(BASE_URL_VAR) or DEFAULT_BASE_URL).rstrip("/")
+        self.official = urlsplit(self.base_url).hostname == "api.openai.com"
+        key = env.get(KEY_VAR, "").strip()
+        self.key_from_env = bool(key)
+        if not key:
+            if not is_local(self.base_url):
+                where = "" if self.official else f" at {_display_url(self.base_url)} (any string works if the server checks no key)"
+                raise LLMError(f"set {KEY_VAR} to use {self.name}{where}")
+            key = LOCAL_DUMMY_KEY
+        self.max_retries = max_retries
+        self._timeout = timeout
+        self._secret = key if self.key_from_env else ""
+        kwargs: dict = {}
+        if timeout is not None:
+            kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
+        self._client = openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"OpenAIClient({self.name!r}, base_url={_display_url(self.base_url)!r})"
+
+    async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
+        messages = [dict(m) for m in request.messages]
+        if request.system:
+            messages.insert(0, {"role": "system", "content": request.system})
+        params: dict = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": request.temperature,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        # api.openai.com wants max_completion_tokens (its reasoning models refuse
+        # max_tokens); the compatible servers know max_tokens.
+        params["max_completion_tokens" if self.official else "max_tokens"] = request.max_tokens
+        start = time.perf_counter()
+        first: float | None = None
+        parts: list[str] = []
+        usage = None
+        finish: str | None = None
+        served_by: str | None = None
+        received = 0
+        # Only the SDK's own work runs under ``_errors``: an exception raised by
+        # on_delta is the caller's and propagates untouched. Leaving the ``async
+        # with`` for any reason (including cancellation) closes the response, so
+        # no connection outlives the call.
+        async with contextlib.AsyncExitStack() as stack:
+            with self._errors():
+                stream = await self._client.chat.completions.create(**params)
+            await stack.enter_async_context(stream)
+            chunks = stream.__aiter__()
+            while True:
+                with self._errors():
+                    try:
+                        chunk = await chunks.__anext__()
+                    except StopAsyncIteration:
+                        break
+                received += 1
+                served_by = served_by or getattr(chunk, "model", None)
+                if getattr(chunk, "usage", None) is not None:
+                    usage = chunk.usage
+                for choice in chunk.choices or ():
+                    if choice.index != 0:
+                        continue
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+                    text = choice.delta.content if choice.delta is not None else None
+                    if not text:
+                        continue
+                    if first is None:
+                        first = time.perf_counter() - start
+                    parts.append(text)
+                    on_delta(text)
+        latency = time.perf_counter() - start
+        if received == 0:
+            raise self._error(
+                f"{self.name}: empty or unreadable stream from {_display_url(self.base_url)}: "
+                "is it an OpenAI-compatible server (base URL usually ending in /v1)?"
+            )
+        if finish is None:
+            raise self._error(
+                f"the stream from {_display_url(self.base_url)} ended before the model finished "
+                "(connection dropped?): try again",
+                retryable=True,
+            )
+        input_tokens = getattr(usage, "prompt_tokens", None)
+        output_tokens = getattr(usage, "completion_tokens", None)
+        return Completion(
+            text="".join(parts),
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            latency=latency,
+            tokens_estimated=False,
+            extra={
+                "stop_reason": finish,
+                "truncated": finish == "length",
+                "time_to_first_token": first,
+                "model": served_by,
+                "usage_reported": usage is not None,
+            },
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    # -- errors ------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc) from None
+        except openai.APITimeoutError:
+            raise self._timeout_error() from None
+        except openai.APIConnectionError as exc:
+            raise self._connection_error(exc) from None
+        except openai.APIError as exc:  # an error object inside a 200 stream
+            raise self._error(
+                f"{self.name} failed mid-stream: {_clean(exc.message, self._secret, 300)}: try again",
+                retryable=True,
+            ) from None
+        except httpx2.TimeoutException:  # a stalled stream after the response started
+            raise self._timeout_error() from None
+        except httpx2.TransportError as exc:
+            raise self._error(
+                f"the connection to {_display_url(self.base_url)} broke mid-stream "
+                f"({_clean(str(exc) or type(exc).__name__, self._secret, 120)}): try again",
+                retryable=True,
+            ) from None
+        except Exception as exc:  # malformed or unexpected data from the server
+            detail = _clean(str(exc), self._secret, 200)
+            raise self._error(
+                f"{self.name}: unreadable response from {_display_url(self.base_url)}: "
+                f"is it an OpenAI-compatible server? ({type(exc).__name__}{': ' + detail if detail else ''})"
+            ) from None
+
+    def _error(self, message: str, *, status: int | None = None, retryable: bool = False) -> LLMError:
+        # Provider-supplied parts were blanked already; a second pass over the
+        # whole message is for keys long enough not to match ordinary words.
+        err = LLMError(_clean(message, self._secret if len(self._secret) >= 8 else "", 600))
+        err.status = status  # type: ignore[attr-defined]
+        err.retryable = retryable  # type: ignore[attr-defined]
+        return err
+
+    def _status_error(self, exc: openai.APIStatusError) -> LLMError:
+        status = exc.status_code
+        detail = _clean(_body_message(exc.body) or "", self._secret, 300)
+        suffix = f": {detail}" if detail else ""
+        retries = f" after {self.max_retries} retries" if self.max_retries else ""
+        where = "openai" if self.official else _display_url(self.base_url)
+        if status == 401:
+            if self.key_from_env:
+                return self._error(f"{where} rejected the API key (401): check {KEY_VAR}", status=401)
+            return self._error(
+                f"{where} wants an API key (401): set {KEY_VAR} to the key it expects", status=401
+            )
+        if status == 403:
+            return self._error(
+                f"permission denied for {self.name} (403): the key in {KEY_VAR} may not have access to this model"
+                + suffix,
+                status=403,
+            )
+        if status == 404:
+            hint = "check the name after 'openai/'"
+            if not self.official:
+                hint += f" (is it pulled/loaded on the server?) and that {_display_url(self.base_url)} is the API root, usually ending in /v1"
+            return self._error(f"unknown model {self.model!r} (404 from {where}): {hint}" + suffix, status=404)
+        if status in (400, 413, 422):
+            return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
+        if status == 429:
+            return self._error(
+                f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
+                status=429,
+                retryable=True,
+            )
+        if status >= 500 or status in (408, 409):
+            return self._error(
+                f"{self.name}: server error {status}{retries}: provider busy, try again later" + suffix,
+                status=status,
+                retryable=True,
+            )
+        return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
+
+    def _connection_error(self, exc: Exception) -> LLMError:
+        cause = _root_cause(exc)
+        why = f" ({_clean(cause, self._secret, 120)})" if cause else ""
+        hint = "check your network" if self.official else f"check --base-url / {BASE_URL_VAR}"
+        return self._error(
+            f"could not reach {_display_url(self.base_url)}: is the server running? ({hint}){why}",
+            retryable=True,
+        )
+
+    def _timeout_error(self) -> LLMError:
+        limit = f" within {self._timeout:g} s" if self._timeout is not None else ""
+        return self._error(
+            f"{self.name}: no answer from {_display_url(self.base_url)}{limit} (timed out): try again",
+            retryable=True,
+        )
+
+
+# -- helpers (the Anthropic client keeps its own copy: one module per SDK) --------
+
+
+def _clean(text: str, secret: str, limit: int) -> str:
+    """One line, at most ``limit`` characters, with the key blanked out."""
+    if secret:
+        text = text.replace(secret, "***")
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _display_url(url: str) -> str:
+    """The URL without any user:password part."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+def _body_message(body: object) -> str | None:
+    # The SDK hands over the inner ``error`` object for status errors.
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return err["message"]
+        if isinstance(err, str):
+            return err
+    if isinstance(body, str):
+        return body
+    return None
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost cause's message, e.g. "[Errno 111] Connection refused"."""
+    seen = set()
+    while (exc.__cause__ or exc.__context__) is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return str(exc) if not isinstance(exc, openai.APIConnectionError) else ""
