@@ -1,0 +1,269 @@
+"""A tiny HTTP server on 127.0.0.1 that speaks just enough of the Anthropic
+Messages and OpenAI chat-completions streaming formats for the client tests.
+
+The SDKs use httpx2, which respx cannot intercept, so the tests talk real HTTP
+to this server through ``base_url``. What it does is chosen by the requested
+model name:
+
+=================  ==========================================================
+``ok`` (default)   stream ``PIECES`` with usage (input 11, output 7)
+``no-usage``       OpenAI only: the same stream without the usage chunk
+``status-NNN``     answer HTTP NNN with a provider-shaped error body
+``echo-key-400``   400 whose message repeats the key the client sent
+``malformed``      a 200 event stream whose data is not JSON
+``not-sse``        a 200 plain JSON body where a stream was asked for
+``truncated``      two pieces, then the connection closes (no stop event)
+``midstream``      one piece, then a streamed error event (overloaded)
+``hang``           one piece, then keep-alives until the client goes away
+``slow-headers``   wait ``SLOW`` seconds before answering at all
+``slow-body``      send the headers, then wait ``SLOW`` seconds
+=================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+PIECES = ["def add", "(a, b):", "\n    return", " a + b", "\n"]
+INPUT_TOKENS = 11
+OUTPUT_TOKENS = 7
+SLOW = 1.5
+
+# Fake keys for the tests; "SECRET" makes a leak easy to spot.
+ANTHROPIC_KEY = "sk-ant-test-SECRET-0123456789"
+OPENAI_KEY = "sk-test-SECRET-9876543210"
+KEYS = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OPENAI_API_KEY": OPENAI_KEY}
+
+_ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+class StubServer:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.disconnected = threading.Event()  # set when a ``hang`` client goes away
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        stub = self
+
+        class Handler(_Handler):
+            server_stub = stub
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def count(self, model: str) -> int:
+        with self._lock:
+            return sum(1 for r in self.requests if r["body"].get("model") == model)
+
+    def start(self) -> "StubServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _record(self, entry: dict[str, Any]) -> None:
+        with self._lock:
+            self.requests.append(entry)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_stub: StubServer
+    protocol_version = "HTTP/1.0"  # one request per connection; bodies end at close
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        pass
+
+    # -- plumbing ----------------------------------------------------------------
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        stub = self.server_stub
+        stub._record({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        if self.path.endswith("/v1/messages"):
+            kind = "anthropic"
+        elif self.path.endswith("/chat/completions"):
+            kind = "openai"
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        model = str(body.get("model", "ok"))
+        if model.startswith("status-"):
+            self._error(kind, int(model.split("-", 1)[1]), f"stub error for {model}")
+        elif model == "echo-key-400":
+            key = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
+            self._error(kind, 400, f"bad request from key {key}: max_tokens too large " + "x" * 500)
+        elif model == "slow-headers":
+            time.sleep(SLOW)
+            self._json(200, {})
+        elif model == "not-sse":
+            self._json(200, {"hello": "world"})
+        else:
+            self._stream(kind, model)
+
+    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, kind: str, status: int, message: str) -> None:
+        headers = {"retry-after": "0", "retry-after-ms": "5"} if status == 429 or status >= 500 else {}
+        if kind == "anthropic":
+            etype = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
+            payload: Any = {"type": "error", "error": {"type": etype, "message": message}}
+        else:
+            payload = {"error": {"message": message, "type": "stub_error", "param": None, "code": str(status)}}
+        self._json(status, payload, headers)
+
+    def _send(self, text: str) -> None:
+        self.wfile.write(text.encode())
+        self.wfile.flush()
+
+    # -- streams -----------------------------------------------------------------
+
+    def _stream(self, kind: str, model: str) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.end_headers()
+        self.wfile.flush()
+        if model == "slow-body":
+            time.sleep(SLOW)
+        if model == "malformed":
+            self._send("event: message_start\ndata: {this is not json\n\n" if kind == "anthropic" else "data: {nope\n\n")
+            return
+        events = _anthropic_events(model) if kind == "anthropic" else _openai_events(model)
+        try:
+            for event in events:
+                self._send(event)
+            if model == "hang":
+                ping = "event: ping\ndata: {\"type\": \"ping\"}\n\n" if kind == "anthropic" else ": keep-alive\n\n"
+                while not self.server_stub._stopping.is_set():
+                    time.sleep(0.02)
+                    self._send(ping)
+        except OSError:  # the client closed the connection
+            if model == "hang":
+                self.server_stub.disconnected.set()
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def _anthropic_events(model: str) -> list[str]:
+    pieces = PIECES
+    if model in ("truncated",):
+        pieces = PIECES[:2]
+    elif model in ("midstream", "hang"):
+        pieces = PIECES[:1]
+    out = [
+        _sse(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_stub",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": model,
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 1},
+                },
+            },
+        ),
+        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        _sse("ping", {"type": "ping"}),
+    ]
+    for piece in pieces:
+        out.append(
+            _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
+        )
+    if model == "midstream":
+        out.append(_sse("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
+        return out
+    if model in ("truncated", "hang"):
+        return out
+    out += [
+        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": OUTPUT_TOKENS},
+            },
+        ),
+        _sse("message_stop", {"type": "message_stop"}),
+    ]
+    return out
+
+
+def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> str:
+    data = {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return f"data: {json.dumps(data)}\n\n"
+
+
+def _openai_events(model: str) -> list[str]:
+    pieces = PIECES
+    if model == "truncated":
+        pieces = PIECES[:2]
+    elif model in ("midstream", "hang"):
+        pieces = PIECES[:1]
+    out = [_chunk(model, {"role": "assistant", "content": ""})]
+    out += [_chunk(model, {"content": p}) for p in pieces]
+    if model == "midstream":
+        out.append(f"data: {json.dumps({'error': {'message': 'The server is overloaded', 'type': 'server_error'}})}\n\n")
+        return out
+    if model in ("truncated", "hang"):
+        return out
+    out.append(_chunk(model, {}, finish="stop"))
+    if model != "no-usage":
+        usage = {"prompt_tokens": INPUT_TOKENS, "completion_tokens": OUTPUT_TOKENS, "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS}
+        out.append(
+            "data: "
+            + json.dumps({"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [], "usage": usage})
+            + "\n\n"
+        )
+    out.append("data: [DONE]\n\n")
+    return out
