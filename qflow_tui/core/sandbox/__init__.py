@@ -1,0 +1,26 @@
+"""Run untrusted generated code and tests in limited child processes, with
+verdicts decided in the trusted parent. See docs/sandbox.md."""
+
+from .config import SandboxConfig
+from .isolation import Isolation, detect_isolation as _detect
+from .process import SandboxUnavailable
+from .report import SandboxReport, TestOutcome
+from .runner import Sandbox
+
+
+def detect_isolation(spec: str | None = None) -> Isolation:
+    """The isolation the sandbox uses (``spec`` as in ``SandboxConfig.isolation``;
+    default: the config default, i.e. auto or ``QFLOW_SANDBOX_ISOLATION``).
+    Cached for the process."""
+    return _detect(spec if spec is not None else SandboxConfig().effective_isolation())
+
+
+__all__ = [
+    "Isolation",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxReport",
+    "SandboxUnavailable",
+    "TestOutcome",
+    "detect_isolation",
+]

@@ -1,0 +1,75 @@
+"""Limits and isolation choice for the sandbox."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+#: Environment variable that forces an isolation level (same values as
+#: :attr:`SandboxConfig.isolation`); the config's own value wins unless "auto".
+ISOLATION_ENV = "QFLOW_SANDBOX_ISOLATION"
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    timeout: float = 3.0
+    """Seconds each test (and the program's loading) may take."""
+    run_timeout: float | None = None
+    """Seconds the whole call may take; None: start-up allowance plus the sum of
+    the per-test limits. When it runs out, unfinished tests time out."""
+    memory_mb: int = 1024
+    """Address-space limit of the child (RLIMIT_AS)."""
+    cpu_seconds: float | None = None
+    """CPU-time limit of the child process (RLIMIT_CPU); None: the run's limit."""
+    max_procs: int = 32
+    """Process-count limit (RLIMIT_NPROC). It binds only an unprivileged uid,
+    which is why the sandbox drops root (see ``isolation``)."""
+    max_file_mb: int = 16
+    """Largest file the code may write (RLIMIT_FSIZE)."""
+    max_output_kb: int = 256
+    """stdout and stderr are each kept up to this size; a process that writes
+    more is killed and the test it was running errors."""
+    max_value_kb: int = 1024
+    """Largest value (encoded) a call under test may report."""
+    isolation: str = "auto"
+    """``auto`` (the strongest the machine offers), or the layers to use joined
+    by ``+`` from ``bwrap``, ``seccomp``, ``uid`` (``rlimits`` for none of them).
+    Layers the machine cannot provide are left out and the label says so. The
+    environment variable ``QFLOW_SANDBOX_ISOLATION`` sets it when this is auto."""
+
+    def effective_isolation(self) -> str:
+        if self.isolation == "auto":
+            return os.environ.get(ISOLATION_ENV, "auto").strip() or "auto"
+        return self.isolation
+
+    def run_deadline(self, n_tests: int) -> float:
+        if self.run_timeout is not None:
+            return self.run_timeout
+        return 10.0 + self.timeout * (n_tests + 2)
+
+    def cpu_limit(self, n_tests: int) -> int:
+        if self.cpu_seconds is not None:
+            return max(1, math.ceil(self.cpu_seconds))
+        return max(1, math.ceil(self.run_deadline(n_tests)))
+
+
+LAYERS = ("bwrap", "seccomp", "uid")
+
+
+def parse_layers(spec: str) -> set[str] | None:
+    """``auto`` -> None (all available); otherwise the set of requested layers."""
+    spec = spec.strip().lower()
+    if spec in ("auto", "", "full"):
+        return None
+    if spec in ("rlimits", "none", "rlimits-only"):
+        return set()
+    parts = {p.strip() for p in spec.split("+") if p.strip()}
+    parts.discard("rlimits")
+    unknown = parts - set(LAYERS)
+    if unknown:
+        raise ValueError(
+            f"unknown sandbox isolation layer(s) {sorted(unknown)}: use auto, rlimits, "
+            f"or a '+'-joined subset of {'/'.join(LAYERS)}"
+        )
+    return parts

@@ -1,0 +1,291 @@
+"""Finding the strongest isolation this machine offers, once per process.
+
+Layers, each optional, on top of the always-present process limits (rlimits,
+own process group, scrubbed environment, fresh work directory):
+
+- ``bwrap``: bubblewrap; no network, read-only system, private /tmp, pid
+  namespace (everything dies with the child), ``--die-with-parent``.
+- ``seccomp``: a syscall deny-list loaded by the child before untrusted code
+  (Debian ``python3-seccomp``, importable by the child's interpreter).
+- ``uid``: when the app runs as root, the child runs as an unprivileged uid of
+  its own (RLIMIT_NPROC does not bind root, and root can read and delete
+  anything); needs an interpreter that uid can execute.
+
+Each layer is verified by starting a real child, not only by looking for files.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import stat
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+from .config import LAYERS, parse_layers
+from .process import BOOT_TIMEOUT, Launch, SandboxUnavailable, run_child
+
+#: First uid of the pool the sandbox uses when it drops root; override with
+#: QFLOW_SANDBOX_UID_BASE. Each concurrent run gets its own uid so one run's fork
+#: bomb cannot use up another's process limit, and the post-run sweep can kill
+#: exactly that run's processes.
+DEFAULT_UID_BASE = 1_900_000_000
+SECCOMP_DIRS = ("/usr/lib/python3/dist-packages",)
+
+
+@dataclass(frozen=True)
+class Isolation:
+    layers: frozenset[str]
+    """The layers in use, a subset of ``bwrap``, ``seccomp``, ``uid``."""
+    label: str
+    """Short human label, e.g. ``bwrap+seccomp+uid`` or ``rlimits only (no bwrap)``."""
+    interpreter: str
+    bwrap: str | None
+    seccomp_path: tuple[str, ...] | None
+    uid_base: int | None
+    slots: int
+    """How many children may run at once (one uid each when dropping root)."""
+    network_blocked: bool
+    notes: tuple[str, ...] = ()
+    """Why a layer is missing, one line each."""
+    found: dict = field(default_factory=dict, compare=False)
+    """What each layer found, for ``qflow doctor``."""
+    probe_ms: float = 0.0
+
+    def launch(self, slot: int) -> Launch:
+        uid = self.uid_base + slot if self.uid_base is not None else None
+        bind: tuple[str, ...] = ()
+        if self.bwrap and not self.interpreter.startswith("/usr/"):
+            bind = (_prefix(self.interpreter),)
+        return Launch(
+            interpreter=self.interpreter,
+            bwrap=self.bwrap,
+            bind_ro=bind,
+            uid=uid,
+            seccomp_path=self.seccomp_path,
+            sweep_uid=uid is not None and self.bwrap is None,
+        )
+
+    def protects(self) -> dict[str, bool]:
+        """What this level guarantees, by threat (used by doctor and tests)."""
+        has = self.layers.__contains__
+        root = os.geteuid() == 0
+        return {
+            "runaway time, memory, output, file size": True,
+            "process count (fork bomb)": has("uid") or not root,
+            "network": has("bwrap") or has("seccomp"),
+            "signals to the app / other processes": has("bwrap") or has("seccomp") or has("uid"),
+            "orphan processes": has("bwrap") or has("seccomp") or has("uid"),
+            "reading/deleting your files": has("bwrap") or has("uid"),
+            "secrets in the app's environment": True,
+            "the app's /proc (environ, memory)": has("bwrap") or has("uid"),
+        }
+
+
+def _prefix(interpreter: str) -> str:
+    return os.path.dirname(os.path.dirname(os.path.realpath(interpreter)))
+
+
+def _world_executable(path: str) -> bool:
+    """Can an unrelated uid execute ``path`` (every directory searchable)?"""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return False
+    if not (st.st_mode & stat.S_IXOTH and st.st_mode & stat.S_IROTH):
+        return False
+    d = os.path.dirname(real)
+    while True:
+        try:
+            if not os.stat(d).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+        if d == "/":
+            return True
+        d = os.path.dirname(d)
+
+
+def _interpreters() -> list[str]:
+    """System interpreters first: the seccomp binding is built for them and
+    another uid can execute them; then the app's own (e.g. pyenv)."""
+    out: list[str] = []
+    minor = f"/usr/bin/python3.{sys.version_info.minor}"
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    for cand in (minor, "/usr/bin/python3", os.path.realpath(base), os.path.realpath(sys.executable)):
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK) and cand not in out:
+            out.append(cand)
+    return out
+
+
+def _probe(launch: Launch) -> tuple[dict | None, str]:
+    job = {"mode": "probe", "limits": {}, "seccomp": (
+        {"path": list(launch.seccomp_path)} if launch.seccomp_path is not None else None)}
+    try:
+        run = run_child(launch, job, phase_limit={"setup": 5.0, "load": 5.0, "test": 5.0},
+                        deadline=time.monotonic() + BOOT_TIMEOUT, max_output=1 << 16, max_line=1 << 16)
+    except (SandboxUnavailable, OSError) as exc:
+        return None, str(exc)
+    if run.hello is None or run.end != "done":
+        err = run.stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, (err[-1] if err else run.detail or run.end)
+    return run.hello, ""
+
+
+def _seccomp_dirs() -> tuple[str, ...] | None:
+    dirs = tuple(d for d in SECCOMP_DIRS if os.path.isdir(d) and any(
+        n.startswith("seccomp") for n in os.listdir(d)))
+    return dirs or None
+
+
+def _detect(spec: str) -> Isolation:
+    wanted = parse_layers(spec)
+    forced = wanted is not None
+    want = set(LAYERS) if wanted is None else wanted
+    notes: list[str] = []
+    found: dict[str, str] = {}
+    t0 = time.perf_counter()
+    root = os.geteuid() == 0
+
+    interps = _interpreters()
+    if not interps:
+        raise SandboxUnavailable("no Python interpreter found to run sandboxed code")
+    found["interpreters"] = ", ".join(interps)
+
+    bwrap = shutil.which("bwrap") if "bwrap" in want else None
+    found["bwrap"] = bwrap or ("not wanted" if "bwrap" not in want else "not installed")
+    if "bwrap" in want and not bwrap:
+        notes.append("no bwrap: install bubblewrap for no network, a read-only system and a pid namespace")
+    sec_dirs = _seccomp_dirs() if "seccomp" in want else None
+    if "seccomp" in want and sec_dirs is None:
+        found["seccomp"] = "python3-seccomp not installed"
+        notes.append("no seccomp: install python3-seccomp (Debian/Ubuntu) for the syscall filter")
+    use_uid = "uid" in want and root
+    if "uid" in want and not root:
+        found["uid"] = "not root: runs as your own uid"
+
+    uid_base = int(os.environ.get("QFLOW_SANDBOX_UID_BASE", DEFAULT_UID_BASE)) if use_uid else None
+    slots = max(4, 2 * (os.cpu_count() or 2))
+
+    # Try the strongest combination first, then drop layers that fail to start.
+    attempts: list[tuple[str | None, bool, str]] = []
+    for b in ([bwrap, None] if bwrap else [None]):
+        for u in ([True, False] if use_uid else [False]):
+            for interp in interps:
+                if u and not _world_executable(interp):
+                    continue
+                attempts.append((b, u, interp))
+    chosen = None
+    errors: list[str] = []
+    for b, u, interp in attempts:
+        launch = Launch(interpreter=interp, bwrap=b,
+                        bind_ro=(_prefix(interp),) if b and not interp.startswith("/usr/") else (),
+                        uid=uid_base if u else None, seccomp_path=sec_dirs,
+                        sweep_uid=bool(u and b is None))
+        hello, err = _probe(launch)
+        if hello is None:
+            errors.append(f"{'bwrap ' if b else ''}{'uid ' if u else ''}{interp}: {err}")
+            continue
+        chosen = (b, u, interp, hello)
+        break
+    if chosen is None:
+        raise SandboxUnavailable("the sandbox child could not start: " + "; ".join(errors))
+    b, u, interp, hello = chosen
+    layers = set()
+    if b:
+        layers.add("bwrap")
+    elif bwrap:
+        notes.append(f"bwrap is installed but failed: {errors[0] if errors else '?'}")
+        found["bwrap"] = f"{bwrap} (failed to start)"
+    if u:
+        layers.add("uid")
+        found["uid"] = f"drops root to uids {uid_base}..{uid_base + slots - 1} (one per concurrent run)"  # type: ignore[operator]
+    elif use_uid:
+        notes.append("running as root without a uid drop: no interpreter another uid can execute "
+                     "(install python3 from the system packages)")
+        found["uid"] = "no world-executable interpreter"
+    elif "uid" in want and root is False:
+        pass
+    elif "uid" not in want:
+        found["uid"] = "not wanted"
+    sec = hello.get("seccomp")
+    if sec == "ok":
+        layers.add("seccomp")
+        found["seccomp"] = f"filter loaded (python3-seccomp from {', '.join(sec_dirs or ())})"
+    elif sec_dirs is not None:
+        found["seccomp"] = f"could not load: {sec}"
+        notes.append(f"seccomp binding present but unusable by {interp}: {sec}")
+    elif "seccomp" not in want:
+        found["seccomp"] = "not wanted"
+    found["interpreter"] = f"{interp} (Python {hello.get('python')}, child uid {hello.get('uid')})"
+
+    order = [x for x in LAYERS if x in layers]
+    label = "+".join(order) if order else "rlimits only"
+    missing = [x for x in LAYERS if x not in layers and (x in want or not forced)]
+    if "uid" in missing and not root:
+        missing.remove("uid")  # nothing to drop
+    if forced and spec.strip().lower() not in ("auto", "full"):
+        label += " (forced)"
+    elif missing:
+        label += " (" + ", ".join(f"no {m}" for m in missing) + ")"
+    return Isolation(
+        layers=frozenset(layers),
+        label=label,
+        interpreter=interp,
+        bwrap=b,
+        seccomp_path=sec_dirs if "seccomp" in layers else None,
+        uid_base=uid_base if u else None,
+        slots=slots,
+        network_blocked=bool(b) or "seccomp" in layers,
+        notes=tuple(notes),
+        found=found,
+        probe_ms=(time.perf_counter() - t0) * 1000,
+    )
+
+
+_cache: dict[str, Isolation] = {}
+_cache_lock = threading.Lock()
+
+
+def detect_isolation(spec: str = "auto") -> Isolation:
+    """The isolation for ``spec`` (see ``SandboxConfig.isolation``), detected
+    once per process and cached. Raises SandboxUnavailable when no child can
+    start at all."""
+    key = spec.strip().lower() or "auto"
+    with _cache_lock:
+        iso = _cache.get(key)
+        if iso is None:
+            iso = _cache[key] = _detect(key)
+        return iso
+
+
+class SlotPool:
+    """Numbered slots, one per concurrently running child (per isolation)."""
+
+    def __init__(self, n: int):
+        self._q: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for i in range(n):
+            self._q.put(i)
+
+    def acquire(self) -> int:
+        return self._q.get()
+
+    def release(self, slot: int) -> None:
+        self._q.put(slot)
+
+
+_pools: dict[tuple, SlotPool] = {}
+
+
+def slot_pool(iso: Isolation) -> SlotPool:
+    # All isolations share uids, so pools are keyed by the uid range, not the label.
+    key = (iso.uid_base, iso.slots)
+    with _cache_lock:
+        pool = _pools.get(key)
+        if pool is None:
+            pool = _pools[key] = SlotPool(iso.slots)
+        return pool

@@ -1,0 +1,85 @@
+"""What a sandbox run returns: one outcome per test plus the run's output."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Status = Literal["pass", "fail", "error", "timeout"]
+
+
+@dataclass
+class TestOutcome:
+    """The verdict for one assert."""
+
+    __test__ = False  # not a pytest test class
+
+    test: str
+    """The assert's source text, as given."""
+    status: Status
+    """``pass``, ``fail`` (the assert was false; ``actual`` says what came out),
+    ``error`` (something raised, or the program's value could not be judged) or
+    ``timeout``."""
+    actual: str | None = None
+    """``repr`` of the value the call under test produced, when there was one."""
+    error: str | None = None
+    """Why it did not pass: exception type and message, a short traceback, or
+    the sandbox's reason (value not plain, process died, ...)."""
+    duration: float = 0.0
+    """Seconds spent on this test (as measured in the child, or until the kill)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SandboxReport:
+    """The result of one sandbox call."""
+
+    results: list[TestOutcome] = field(default_factory=list)
+    load_error: str | None = None
+    """Why the program could not be loaded (syntax error, exception or exit at
+    import, load timeout); every test then fails with this reason."""
+    stdout: str = ""
+    """What the untrusted code printed, truncated to the configured cap."""
+    stderr: str = ""
+    duration: float = 0.0
+    """Wall-clock seconds for the whole call, process start-ups included."""
+    isolation: str = ""
+    """Label of the isolation this run used, e.g. ``bwrap+seccomp+uid``."""
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for r in self.results if r.status == "pass")
+
+    @property
+    def total(self) -> int:
+        return len(self.results)
+
+    @property
+    def all_passed(self) -> bool:
+        return self.total > 0 and self.passed == self.total
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "results": [r.to_dict() for r in self.results],
+            "load_error": self.load_error,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "passed": self.passed,
+            "total": self.total,
+            "duration": self.duration,
+            "isolation": self.isolation,
+        }
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> "SandboxReport":
+        """Rebuild a report from :meth:`to_dict` output (sessions, replay)."""
+        return SandboxReport(
+            results=[TestOutcome(**r) for r in data.get("results", [])],
+            load_error=data.get("load_error"),
+            stdout=data.get("stdout", ""),
+            stderr=data.get("stderr", ""),
+            duration=data.get("duration", 0.0),
+            isolation=data.get("isolation", ""),
+        )

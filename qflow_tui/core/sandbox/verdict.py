@@ -1,0 +1,558 @@
+"""Deciding verdicts in the trusted parent.
+
+Each assert is split into three kinds of pieces:
+
+- *subjects*: the outermost calls to the function under test (or, for imagined
+  execution, the model's value expression standing in for the call). Their
+  values come from the child after the untrusted code is loaded;
+- *leaves*: maximal sub-expressions that do not contain a subject (the expected
+  value, ``rel_tol=...``, ``set([1, 2])``). Literals are read here with
+  ``ast.literal_eval``; anything else is evaluated in the child *before* the
+  untrusted code is loaded and sent back at once;
+- the *spine*: every node between the assert's root and the subjects. It is
+  evaluated here, over plain values only, by a small evaluator that knows
+  ``==``/``!=`` (strict), ordering, ``in``, ``not``/``and``/``or``, arithmetic,
+  ``math.isclose``, ``abs``, ``set``/``sorted``/``len``/``list``/... and a few
+  pure methods of ``str``/``list``/``dict``.
+
+An assert whose spine has anything else is judged in a *second* child that
+loads no program: it gets the subjects' plain values, the setup and the assert,
+and evaluates the assert with ``==``/``!=`` made strict. The program cannot
+reach that process, so it cannot fake the verdict there either.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..asserts import AssertSyntaxError, called_functions, parse_assert
+from .harness import strict_eq, strict_in
+
+SUBJECT_PREFIX = "__qf_s"
+
+
+class Unsupported(Exception):
+    """The spine has a node the parent's evaluator does not know."""
+
+
+class LeafError(Exception):
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+class EvalError(Exception):
+    """Evaluating the assert over the values raised (as Python would)."""
+
+
+@dataclass
+class Ctx:
+    subjects: list[Any]
+    leaves: list[dict]  # child leaf results: {"v": value} or {"e": msg, "t": kind}
+
+
+Compiled = Callable[[Ctx], Any]
+
+
+@dataclass
+class TestPlan:
+    index: int
+    test: str
+    error: str | None = None
+    """Set when the test cannot be run at all (not an assert, no call)."""
+    subject_srcs: list[str] = field(default_factory=list)
+    mode: str = "parent"
+    """``parent`` (spine evaluated here) or ``judge`` (second clean child)."""
+    evaluate: Compiled | None = None
+    judge_expr: str = ""
+    """The assert's expression with subjects replaced by ``__qf_s<k>``."""
+
+
+# ------------------------------------------------------------------ plain ops
+_NUM = (bool, int, float, complex)
+_SEQ = (list, tuple, str, bytes)
+_MAX_SIZE = 10_000_000
+
+
+def _is_num(x: Any) -> bool:
+    return type(x) in _NUM
+
+
+def _guard_size(n: int) -> None:
+    if n > _MAX_SIZE:
+        raise EvalError(f"result too large to evaluate ({n} items)")
+
+
+def _binop(op: ast.operator, a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    try:
+        if isinstance(op, ast.Add):
+            if _is_num(a) and _is_num(b):
+                return a + b
+            if ta is tb and ta in _SEQ:
+                _guard_size(len(a) + len(b))
+                return a + b
+        elif isinstance(op, ast.Sub):
+            if _is_num(a) and _is_num(b):
+                return a - b
+            if ta in (set, frozenset) and tb in (set, frozenset):
+                return a - b
+        elif isinstance(op, ast.Mult):
+            if _is_num(a) and _is_num(b):
+                return a * b
+            if ta in _SEQ and tb in (int, bool):
+                _guard_size(len(a) * max(int(b), 0))
+                return a * b
+            if tb in _SEQ and ta in (int, bool):
+                _guard_size(len(b) * max(int(a), 0))
+                return a * b
+        elif isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)) and _is_num(a) and _is_num(b):
+            fn = {ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}[type(op)]
+            return fn(a, b)
+        elif isinstance(op, ast.Pow) and _is_num(a) and _is_num(b):
+            if ta in (int, bool) and tb in (int, bool) and b > 0:
+                if abs(b) > 100_000 or abs(a).bit_length() * b > 1_000_000:
+                    raise EvalError("power too large to evaluate")
+            return a**b
+    except EvalError:
+        raise
+    except Exception as exc:  # ZeroDivisionError, OverflowError, ...
+        raise EvalError(f"{type(exc).__name__}: {exc}") from None
+    raise EvalError(f"unsupported operand types for {type(op).__name__}: {ta.__name__}, {tb.__name__}")
+
+
+def _order(op: ast.cmpop, a: Any, b: Any) -> bool:
+    fn = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}[type(op)]
+    try:
+        return bool(fn(a, b))  # plain values only: no user code runs
+    except Exception as exc:
+        raise EvalError(f"{type(exc).__name__}: {exc}") from None
+
+
+def _compare(op: ast.cmpop, a: Any, b: Any) -> bool:
+    if isinstance(op, ast.Eq):
+        return strict_eq(a, b)
+    if isinstance(op, ast.NotEq):
+        return not strict_eq(a, b)
+    if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+        return _order(op, a, b)
+    if isinstance(op, (ast.In, ast.NotIn)):
+        try:
+            found = strict_in(a, b)
+        except TypeError as exc:
+            raise EvalError(f"TypeError: {exc}") from None
+        return found if isinstance(op, ast.In) else not found
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        # only planned when one side is the constant None/True/False
+        same = type(a) is type(b) and a == b
+        return same if isinstance(op, ast.Is) else not same
+    raise EvalError("unsupported comparison")
+
+
+def _isclose(a: Any, b: Any, rel_tol: Any = 1e-09, abs_tol: Any = 0.0, *, cmath_: bool = False) -> bool:
+    for v in (a, b, rel_tol, abs_tol):
+        if not _is_num(v):
+            raise EvalError(f"TypeError: isclose() needs numbers, got {type(v).__name__}")
+    try:
+        if cmath_ or type(a) is complex or type(b) is complex:
+            import cmath
+
+            return cmath.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+        return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+    except Exception as exc:
+        raise EvalError(f"{type(exc).__name__}: {exc}") from None
+
+
+def _iterable(x: Any) -> Any:
+    if type(x) in (list, tuple, str, bytes, set, frozenset, dict):
+        return x
+    raise EvalError(f"TypeError: '{type(x).__name__}' object is not iterable")
+
+
+def _call_builtin(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    try:
+        if name == "abs" and len(args) == 1 and _is_num(args[0]):
+            return abs(args[0])
+        if name == "len" and len(args) == 1:
+            return len(_iterable(args[0]))
+        if name in ("set", "frozenset", "list", "tuple", "sorted", "min", "max", "sum", "all", "any") and len(args) == 1:
+            it = _iterable(args[0])
+            if name == "sorted":
+                reverse = kwargs.pop("reverse", False)
+                return sorted(it, reverse=bool(reverse))
+            fn = {"set": set, "frozenset": frozenset, "list": list, "tuple": tuple, "min": min,
+                  "max": max, "sum": sum, "all": all, "any": any}[name]
+            return fn(it)
+        if name in ("min", "max") and len(args) >= 2:
+            return (min if name == "min" else max)(args)
+        if name == "round" and len(args) in (1, 2) and _is_num(args[0]):
+            if len(args) == 2 and type(args[1]) is not int:
+                raise EvalError("round() ndigits must be an int")
+            return round(*args)
+        if name in ("bool", "int", "float", "str") and len(args) == 1:
+            if name == "str" and type(args[0]) not in (str, int, float, bool, complex) and args[0] is not None:
+                raise Unsupported("str() of a container")
+            return {"bool": bool, "int": int, "float": float, "str": str}[name](args[0])
+        if name == "dict" and len(args) == 1 and type(args[0]) in (list, tuple, dict):
+            return dict(args[0])
+    except (EvalError, Unsupported):
+        raise
+    except Exception as exc:
+        raise EvalError(f"{type(exc).__name__}: {exc}") from None
+    raise EvalError(f"unsupported call {name}() with these arguments")
+
+
+_BUILTIN_CALLS = {"abs", "len", "set", "frozenset", "list", "tuple", "sorted", "min", "max", "sum",
+                  "all", "any", "round", "bool", "int", "float", "str", "dict"}
+_ISCLOSE = {("math", "isclose"), ("cmath", "isclose"), (None, "isclose")}
+_MATH_FUNCS = {"fabs", "floor", "ceil", "sqrt", "isnan", "isinf", "isfinite", "trunc"}
+_TYPE_NAMES = {"int": int, "float": float, "str": str, "list": list, "tuple": tuple, "dict": dict,
+               "set": set, "frozenset": frozenset, "bool": bool, "bytes": bytes, "complex": complex}
+_METHODS: dict[type, set[str]] = {
+    str: {"lower", "upper", "strip", "lstrip", "rstrip", "split", "startswith", "endswith", "count",
+          "find", "index", "isdigit", "isalpha", "isalnum", "isupper", "islower", "isspace",
+          "replace", "title", "capitalize", "swapcase"},
+    list: {"count", "index"},
+    tuple: {"count", "index"},
+    dict: {"get"},
+    bytes: {"decode"},
+}
+
+
+# ------------------------------------------------------------------- planner
+class _Planner:
+    def __init__(self, subjects: list[ast.Call], leaf_srcs: list[str]):
+        self.subject_ids = {id(s): k for k, s in enumerate(subjects)}
+        self.leaf_srcs = leaf_srcs  # shared across the tests of one run
+        self.spine: set[int] = set()
+
+    def mark(self, node: ast.AST) -> bool:
+        """Record which nodes contain a subject."""
+        inside = id(node) in self.subject_ids
+        for child in ast.iter_child_nodes(node):
+            if self.mark(child):
+                inside = True
+        if inside:
+            self.spine.add(id(node))
+        return inside
+
+    def leaf(self, node: ast.expr) -> Compiled:
+        try:
+            value = ast.literal_eval(node)
+        except Exception:
+            pass
+        else:
+            if _plain_type(value):
+                return lambda ctx: value
+        src = ast.unparse(node)
+        j = len(self.leaf_srcs)
+        self.leaf_srcs.append(src)
+
+        def read(ctx: Ctx) -> Any:
+            res = ctx.leaves[j] if j < len(ctx.leaves) else {"e": "no value reported", "t": "missing"}
+            if "v" in res:
+                return res["v"]
+            raise LeafError(f"evaluating {src!r} failed: {res.get('e')}", res.get("t", ""))
+
+        return read
+
+    def compile(self, node: ast.AST) -> Compiled:
+        if id(node) not in self.spine:
+            if not isinstance(node, ast.expr):
+                raise Unsupported(type(node).__name__)
+            return self.leaf(node)
+        if id(node) in self.subject_ids:
+            k = self.subject_ids[id(node)]
+            return lambda ctx: ctx.subjects[k]
+        meth = getattr(self, "c_" + type(node).__name__, None)
+        if meth is None:
+            raise Unsupported(type(node).__name__)
+        return meth(node)
+
+    def c_Compare(self, node: ast.Compare) -> Compiled:
+        parts = [self.compile(node.left)] + [self.compile(c) for c in node.comparators]
+        for op, (a, b) in zip(node.ops, zip([node.left] + node.comparators, node.comparators)):
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                other = b if id(a) in self.spine else a
+                if not (isinstance(other, ast.Constant) and (other.value is None or type(other.value) is bool)):
+                    raise Unsupported("'is' with something other than None/True/False")
+        ops = list(node.ops)
+
+        def run(ctx: Ctx) -> bool:
+            left = parts[0](ctx)
+            for op, part in zip(ops, parts[1:]):
+                right = part(ctx)
+                if not _compare(op, left, right):
+                    return False
+                left = right
+            return True
+
+        return run
+
+    def c_BoolOp(self, node: ast.BoolOp) -> Compiled:
+        parts = [self.compile(v) for v in node.values]
+        is_and = isinstance(node.op, ast.And)
+
+        def run(ctx: Ctx) -> Any:
+            value: Any = None
+            for part in parts:
+                value = part(ctx)
+                if bool(value) != is_and:
+                    return value
+            return value
+
+        return run
+
+    def c_UnaryOp(self, node: ast.UnaryOp) -> Compiled:
+        inner = self.compile(node.operand)
+        op = node.op
+
+        def run(ctx: Ctx) -> Any:
+            v = inner(ctx)
+            if isinstance(op, ast.Not):
+                return not v
+            if not _is_num(v):
+                raise EvalError(f"TypeError: bad operand type for unary {type(op).__name__}: {type(v).__name__}")
+            if isinstance(op, ast.USub):
+                return -v
+            if isinstance(op, ast.UAdd):
+                return +v
+            if type(v) in (int, bool):
+                return ~v
+            raise EvalError("TypeError: bad operand type for unary ~")
+
+        return run
+
+    def c_BinOp(self, node: ast.BinOp) -> Compiled:
+        if not isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)):
+            raise Unsupported(type(node.op).__name__)
+        left, right, op = self.compile(node.left), self.compile(node.right), node.op
+        return lambda ctx: _binop(op, left(ctx), right(ctx))
+
+    def c_Tuple(self, node: ast.Tuple) -> Compiled:
+        parts = [self.compile(e) for e in node.elts]
+        return lambda ctx: tuple(p(ctx) for p in parts)
+
+    def c_List(self, node: ast.List) -> Compiled:
+        parts = [self.compile(e) for e in node.elts]
+        return lambda ctx: [p(ctx) for p in parts]
+
+    def c_Subscript(self, node: ast.Subscript) -> Compiled:
+        value = self.compile(node.value)
+        if isinstance(node.slice, ast.Slice):
+            bounds = [self.compile(b) if b is not None else (lambda ctx: None)
+                      for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+
+            def index(ctx: Ctx) -> Any:
+                parts = [b(ctx) for b in bounds]
+                if any(p is not None and type(p) not in (int, bool) for p in parts):
+                    raise EvalError("TypeError: slice indices must be integers or None")
+                return slice(*parts)
+        else:
+            index = self.compile(node.slice)
+
+        def run(ctx: Ctx) -> Any:
+            container, key = value(ctx), index(ctx)
+            if type(container) not in (list, tuple, str, bytes, dict):
+                raise EvalError(f"TypeError: '{type(container).__name__}' object is not subscriptable")
+            try:
+                return container[key]
+            except Exception as exc:
+                raise EvalError(f"{type(exc).__name__}: {exc}") from None
+
+        return run
+
+    def c_Attribute(self, node: ast.Attribute) -> Compiled:
+        if node.attr not in ("real", "imag"):
+            raise Unsupported(f"attribute .{node.attr}")
+        inner, attr = self.compile(node.value), node.attr
+
+        def run(ctx: Ctx) -> Any:
+            v = inner(ctx)
+            if not _is_num(v):
+                raise EvalError(f"AttributeError: '{type(v).__name__}' object has no attribute '{attr}'")
+            return getattr(v, attr)
+
+        return run
+
+    def c_Call(self, node: ast.Call) -> Compiled:
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise Unsupported("*args/**kwargs")
+        func = node.func
+        owner: str | None = None
+        if isinstance(func, ast.Name):
+            name = func.id
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and id(func.value) not in self.spine:
+            owner, name = func.value.id, func.attr
+        elif isinstance(func, ast.Attribute) and id(func.value) in self.spine:
+            return self._method(node, func)
+        else:
+            raise Unsupported("call of a computed function")
+        kw_nodes = {k.arg: k.value for k in node.keywords}
+
+        if (owner, name) in _ISCLOSE:
+            if set(kw_nodes) - {"rel_tol", "abs_tol"} or len(node.args) != 2:
+                raise Unsupported("isclose arguments")
+            args = [self.compile(a) for a in node.args]
+            kws = {k: self.compile(v) for k, v in kw_nodes.items()}
+            is_c = owner == "cmath"
+            return lambda ctx: _isclose(*(a(ctx) for a in args), **{k: v(ctx) for k, v in kws.items()}, cmath_=is_c)
+        if owner == "math" and name in _MATH_FUNCS and len(node.args) == 1 and not kw_nodes:
+            arg = self.compile(node.args[0])
+            fn = getattr(math, name)
+
+            def run_math(ctx: Ctx) -> Any:
+                v = arg(ctx)
+                if type(v) not in (int, float, bool):
+                    raise EvalError(f"TypeError: must be real number, not {type(v).__name__}")
+                try:
+                    return fn(v)
+                except Exception as exc:
+                    raise EvalError(f"{type(exc).__name__}: {exc}") from None
+
+            return run_math
+        if owner is None and name == "isinstance" and len(node.args) == 2 and not kw_nodes:
+            types = _static_types(node.args[1])
+            arg = self.compile(node.args[0])
+            return lambda ctx: isinstance(arg(ctx), types)
+        if owner is None and name in _BUILTIN_CALLS:
+            if set(kw_nodes) - ({"reverse"} if name == "sorted" else set()):
+                raise Unsupported(f"{name}() keywords")
+            args = [self.compile(a) for a in node.args]
+            kws = {k: self.compile(v) for k, v in kw_nodes.items()}
+            return lambda ctx: _call_builtin(name, [a(ctx) for a in args], {k: v(ctx) for k, v in kws.items()})
+        raise Unsupported(f"call to {name}()")
+
+    def _method(self, node: ast.Call, func: ast.Attribute) -> Compiled:
+        if node.keywords:
+            raise Unsupported("method keywords")
+        target = self.compile(func.value)
+        args = [self.compile(a) for a in node.args]
+        meth = func.attr
+        if not any(meth in names for names in _METHODS.values()):
+            raise Unsupported(f"method .{meth}()")
+
+        def run(ctx: Ctx) -> Any:
+            obj = target(ctx)
+            values = [a(ctx) for a in args]
+            if meth not in _METHODS.get(type(obj), set()):
+                raise EvalError(f"AttributeError: '{type(obj).__name__}' object has no method '{meth}' here")
+            if not all(_plain_type(v) for v in values):
+                raise EvalError("method arguments must be plain values")
+            try:
+                return getattr(obj, meth)(*values)
+            except Exception as exc:
+                raise EvalError(f"{type(exc).__name__}: {exc}") from None
+
+        return run
+
+
+def _plain_type(value: Any) -> bool:
+    t = type(value)
+    if value is None or t in (bool, int, float, complex, str, bytes):
+        return True
+    if t in (list, tuple, set, frozenset):
+        return all(_plain_type(v) for v in value)
+    if t is dict:
+        return all(_plain_type(k) and _plain_type(v) for k, v in value.items())
+    return False
+
+
+def _static_types(node: ast.expr) -> tuple[type, ...]:
+    if isinstance(node, ast.Name) and node.id in _TYPE_NAMES:
+        return (_TYPE_NAMES[node.id],)
+    if isinstance(node, ast.Tuple):
+        return tuple(t for e in node.elts for t in _static_types(e))
+    raise Unsupported("isinstance() with a non-builtin type")
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, subject_ids: dict[int, int]):
+        self.subject_ids = subject_ids
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        k = self.subject_ids.get(id(node))
+        if k is not None:
+            return ast.copy_location(ast.Name(id=f"{SUBJECT_PREFIX}{k}", ctx=ast.Load()), node)
+        return super().visit(node)
+
+
+def outermost_calls(expr: ast.AST, entry_point: str) -> list[ast.Call]:
+    """Calls to ``entry_point`` not nested inside another such call, in source order."""
+    found: list[ast.Call] = []
+
+    def walk(node: ast.AST) -> None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point:
+            found.append(node)
+            return
+        for child in ast.iter_child_nodes(node):
+            walk(child)
+
+    walk(expr)
+    return found
+
+
+def plan_test(index: int, test: str, entry_point: str | None, leaf_srcs: list[str],
+              value_src: str | None = None) -> TestPlan:
+    """Plan one assert. ``value_src`` (imagined execution) replaces the first
+    call under test; otherwise each call is evaluated against the program."""
+    plan = TestPlan(index=index, test=test)
+    try:
+        node = parse_assert(test)
+    except AssertSyntaxError as exc:
+        plan.error = f"not a test: {exc}"
+        return plan
+    expr = node.test
+    entry = entry_point
+    if entry is None or not outermost_calls(expr, entry):
+        names = called_functions(test)
+        entry = names[0] if names else None
+    subjects = outermost_calls(expr, entry) if entry else []
+    if value_src is not None:
+        if not subjects:
+            plan.error = "no call to the function under test in this assert"
+            return plan
+        try:
+            ast.parse(value_src.strip(), mode="eval")
+        except SyntaxError as exc:
+            plan.error = f"the value is not a Python expression: {exc.msg}: {value_src.strip()[:200]!r}"
+            return plan
+        # Only the first call is replaced (as the model was asked about one call);
+        # any other call to the function stays and fails for want of a program.
+        subjects = subjects[:1]
+        plan.subject_srcs = [value_src.strip()]
+    else:
+        plan.subject_srcs = [ast.unparse(s) for s in subjects]
+    planner = _Planner(subjects, leaf_srcs)
+    saved = len(leaf_srcs)
+    if subjects:
+        planner.mark(expr)
+        try:
+            plan.evaluate = planner.compile(expr)
+            return plan
+        except Unsupported:
+            del leaf_srcs[saved:]  # leaves of an abandoned plan are not needed
+    plan.mode = "judge"
+    renamed = _Rename(planner.subject_ids).visit(_copy(expr))
+    plan.judge_expr = ast.unparse(renamed)
+    return plan
+
+
+def _copy(expr: ast.expr) -> ast.expr:
+    # _Rename matches nodes by identity, so rename the original tree; the plan
+    # keeps no other reference to it.
+    return expr
+
+
+def safe_repr(value: Any, limit: int = 2000) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long for str()
+        text = f"<int with {value.bit_length()} bits>" if type(value) is int else "<unprintable>"
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
