@@ -1,0 +1,135 @@
+"""``qflow replay FILE``: open a saved session in the app and step through it;
+``--json`` prints the run's summary (the ``qflow solve --json`` shape plus
+``warnings``) without the app; ``--rerun`` executes the workflow again with the
+recorded responses as the model (under the recorded settings, or others)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from . import fail
+
+
+def add_parser(sub: Any) -> None:
+    from .solve import add_run_options
+
+    p = sub.add_parser("replay", help="replay a saved session (in the app, or --json)", description=__doc__)
+    p.add_argument("file", help="a session file (.jsonl), or its number in `qflow sessions` (1 = the newest)")
+    p.add_argument("--json", action="store_true", help="print the run's summary as JSON instead of opening the app")
+    p.add_argument("--step", metavar="N", type=int, help="open the replay at workflow step N (1 = the first)")
+    p.add_argument("--play", action="store_true", help="start playing at once")
+    p.add_argument(
+        "--rerun",
+        action="store_true",
+        help="execute the workflow again, answering model calls from the recording; "
+        "run options below change the settings (the recorded ones otherwise)",
+    )
+    g = p.add_argument_group("with --rerun")
+    add_run_options(g)  # type: ignore[arg-type]
+    g.add_argument("--session-dir", help="folder for the re-run's own session file")
+    p.set_defaults(func=run)
+
+
+def check_session(path: str) -> tuple[Any, int]:
+    """Read a session for replay; returns (data, 0) or (None, exit code) after
+    printing the one-line reason."""
+    from ..core.session import SessionError, read_session
+    from .sessions import resolve_session_arg
+
+    try:
+        return read_session(resolve_session_arg(path)), 0
+    except SessionError as exc:
+        return None, fail(str(exc))
+
+
+def run(args: argparse.Namespace) -> int:
+    data, code = check_session(args.file)
+    if data is None:
+        return code
+    if args.rerun:
+        return rerun(args, data)
+    if args.json:
+        print(json.dumps(data.summary(), indent=2))
+        return 0
+    return open_app(data.path, step=args.step, play=args.play)
+
+
+def open_app(path: Path, *, step: int | None = None, play: bool = False) -> int:
+    """Open the app on a replay of ``path``."""
+    from ..core.config import ConfigError, RunConfig, load_config
+
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        # A replay needs no settings; a broken config file must not stop it.
+        print(f"qflow: ignoring the config file: {exc}")
+        config = RunConfig()
+    try:
+        from ..ui.app import create_app
+    except ImportError as exc:  # the app is not part of this build
+        return fail(f"the terminal app cannot start ({exc}); use `qflow replay {path} --json`", 1)
+    kwargs: dict[str, Any] = {"replay_path": path}
+    if step is not None:
+        kwargs["replay_step"] = step
+    if play:
+        kwargs["replay_play"] = True
+    try:
+        app = create_app(config, **kwargs)
+    except TypeError:
+        app = create_app(config, replay_path=path)
+    app.run()
+    return int(getattr(app, "return_code", 0) or 0)
+
+
+def recorded_config(data: Any, args: argparse.Namespace) -> Any:
+    """The recorded settings, with the command line's run options on top and the
+    recording itself as the model."""
+    import dataclasses
+
+    from ..core.config import RunConfig, _coerce
+    from .solve import config_overrides
+
+    recorded = data.header.get("config") if isinstance(data.header.get("config"), dict) else {}
+    names = {f.name for f in dataclasses.fields(RunConfig)}
+    values: dict[str, Any] = {}
+    for key, value in recorded.items():
+        if key in names and key not in ("model", "base_url", "fallback_model") and value is not None:
+            values[key] = value if key == "extra" else _coerce(key, value, f"{data.path.name} config")
+    for key, value in config_overrides(args).items():
+        if value is not None and key not in ("model",):
+            values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+    values["model"] = f"replay/{data.path}"
+    return RunConfig(**values).validate()
+
+
+def rerun(args: argparse.Namespace, data: Any) -> int:
+    from ..core.config import ConfigError
+    from ..core.problem import Problem, ProblemError
+    from ..core.runner import RunError, run_workflow
+    from .solve import PlainProgress, print_result
+
+    if args.model:
+        return fail("--rerun answers from the recording; to use a live model for the calls it lacks, give --fallback-model")
+    try:
+        problem = Problem.from_dict(data.header["problem"])
+    except (KeyError, TypeError, ProblemError) as exc:
+        return fail(f"{data.path}: the recorded problem cannot be read ({exc})")
+    try:
+        config = recorded_config(data, args)
+    except ConfigError as exc:
+        return fail(str(exc))
+    session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
+    sinks = [] if args.json else [PlainProgress()]
+    try:
+        outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir))
+    except RunError as exc:
+        return fail(str(exc), 1)
+    if args.json:
+        print(json.dumps(outcome.summary(), indent=2))
+    else:
+        print_result(outcome)
+    return 0
