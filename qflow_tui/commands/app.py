@@ -1,0 +1,83 @@
+"""``qflow`` with no command: load the settings and open the terminal app.
+
+The bare ``qflow`` parser may carry these optional flags (each read with getattr,
+so any subset works): ``--model``, ``--checker``, ``--prompts``, ``--epochs``,
+``--clarify``, ``--no-tqc``, ``--base-url``, ``--theme``, ``--step``,
+``--problem FILE``, ``--tests FILE``, ``--replay SESSION``.
+``python -m qflow_tui.commands.app`` accepts them all today.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import fail
+
+_CONFIG_KEYS = ("model", "base_url", "workflow", "checker", "prompts", "epochs", "clarify", "tqc", "revert", "test_timeout", "fallback_model", "theme")
+
+
+def add_app_options(p: argparse.ArgumentParser) -> None:
+    """The flags the app understands (for the bare ``qflow`` parser too)."""
+    p.add_argument("--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, script/tests/scripts/mbpp11.py")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server")
+    p.add_argument("--checker", choices=["imagined", "python", "yesno", "none"], help="Code Quality Checker mode")
+    p.add_argument("--prompts", type=int, help="parallel progressions (1-6)")
+    p.add_argument("--epochs", type=int, help="self-debug epochs (0-3)")
+    p.add_argument("--clarify", type=int, help="clarifier attempts")
+    p.add_argument("--no-tqc", dest="tqc", action="store_const", const=False, help="no Test Quality Checker")
+    p.add_argument("--theme", help="qflow-dark, qflow-light or any Textual theme (remembered when changed in the app)")
+    p.add_argument("--step", dest="step", action="store_true", default=None, help="start runs in step mode")
+    p.add_argument("--problem", help="file with the problem statement (or statement + tests)")
+    p.add_argument("--tests", help="file with the visible tests")
+    p.add_argument("--replay", help="open a session file in replay")
+
+
+def _read(path: str | None, what: str) -> str | None:
+    if not path:
+        return None
+    try:
+        return Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{what} file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.config import ConfigError, load_config
+    from ..ui.app import create_app
+
+    overrides: dict[str, Any] = {k: getattr(args, k, None) for k in _CONFIG_KEYS}
+    try:
+        config = load_config(overrides=overrides)
+    except ConfigError as exc:
+        return fail(str(exc))
+    try:
+        problem_text = _read(getattr(args, "problem", None), "problem")
+        tests_text = _read(getattr(args, "tests", None), "tests")
+    except ValueError as exc:
+        return fail(str(exc))
+    if problem_text is not None and tests_text is None:
+        from ..ui.screens.compose import split_problem_file
+
+        problem_text, tests_text = split_problem_file(problem_text)
+    app = create_app(
+        config,
+        problem_text=problem_text,
+        tests_text=tests_text,
+        replay_path=getattr(args, "replay", None),
+        stepping=bool(getattr(args, "step", False)),
+    )
+    result = app.run()
+    return int(result or 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="qflow", description=__doc__)
+    add_app_options(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

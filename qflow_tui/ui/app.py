@@ -1,0 +1,171 @@
+"""The Textual app: compose a problem, run QualityFlow on it live, inspect the result.
+
+:func:`create_app` is the one factory the CLI, the tests and the screenshot
+script use, so all three see the same app.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from ..core.config import RunConfig, save_setting
+from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
+
+
+class QFlowApp(App[int]):
+    """qflow's terminal app."""
+
+    TITLE = "qflow"
+    SUB_TITLE = "QualityFlow, live"
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = True
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
+
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f2", "sessions", "Sessions", tooltip="Browse saved sessions and replay one"),
+        Binding("f3", "toggle_light", "Light/dark", tooltip="Switch between the qflow dark and light themes"),
+    ]
+
+    def __init__(
+        self,
+        config: RunConfig,
+        *,
+        client: Any = None,
+        problem_text: str | None = None,
+        tests_text: str | None = None,
+        replay_path: str | Path | None = None,
+        stepping: bool = False,
+        sandbox: Any = None,
+        entry_point: str | None = None,
+        clock: Callable[[], float] | None = None,
+        remember_theme: bool = True,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        """Settings the compose form starts from; each run uses the form's copy."""
+        self.client = client
+        """A model client to use instead of building one from the model name (tests, embedding)."""
+        self.sandbox = sandbox
+        """A sandbox to use instead of the default one (tests)."""
+        self.problem_text = problem_text
+        self.tests_text = tests_text
+        self.entry_point = entry_point
+        self.replay_path = replay_path
+        self.stepping = stepping
+        """Start runs in step mode (pause before every workflow step)."""
+        self.clock = clock or time.monotonic
+        """Where live runs read elapsed time; tests pass a frozen clock."""
+        self.remember_theme = remember_theme
+        self._theme_ready = False
+
+    # -- start-up ------------------------------------------------------------------------
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults()
+
+    def get_default_screen(self) -> Screen:
+        from .screens.compose import ComposeScreen
+
+        return ComposeScreen()
+
+    def on_mount(self) -> None:
+        self._install_themes()
+        if self.replay_path is not None:
+            self.open_replay(self.replay_path)
+
+    def _install_themes(self) -> None:
+        try:
+            themes = load_themes()
+        except (OSError, ThemeFileError) as exc:
+            themes = []
+            self.notify(f"Themes could not be loaded: {exc}", severity="warning")
+        for theme in themes:
+            self.register_theme(theme)
+        wanted = self.config.theme or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+        else:
+            fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+            self.notify(f"Unknown theme {wanted!r}; using {fallback}. Pick one with F3 or the command palette.", severity="warning")
+            self.theme = fallback
+        self._theme_ready = True
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+
+    def _remember_theme(self, theme: Any) -> None:
+        if not self._theme_ready or not self.remember_theme:
+            return
+        try:
+            save_setting("theme", theme.name)
+        except OSError as exc:
+            self.notify(f"Could not remember the theme: {exc.strerror or exc}", severity="warning")
+
+    # -- navigation ----------------------------------------------------------------------
+
+    def open_replay(self, path: str | Path) -> None:
+        try:
+            from .screens.replay import ReplayScreen
+        except ImportError:
+            self.notify("Replay is not available in this build.", severity="error")
+            return
+        self.push_screen(ReplayScreen(path))
+
+    def action_sessions(self) -> None:
+        try:
+            from .screens.sessions import SessionsScreen
+        except ImportError:
+            self.notify("The sessions browser is not available in this build.", severity="warning")
+            return
+        self.push_screen(SessionsScreen())
+
+    def action_toggle_light(self) -> None:
+        self.theme = "qflow-light" if self.theme != "qflow-light" else "qflow-dark"
+
+    # -- command palette -----------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Sessions", "Browse saved sessions and replay one (F2)", self.action_sessions)
+        yield SystemCommand("Light / dark theme", "Switch between qflow-dark and qflow-light (F3)", self.action_toggle_light)
+        # Every binding of the screen (and of the focused widget's ancestors) is a command too.
+        seen: set[str] = {"Quit", "Sessions", "Light/dark"}
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.description or binding.description in seen or not active.enabled:
+                continue
+            seen.add(binding.description)
+            key = binding.key_display or binding.key
+            help_text = f"{binding.tooltip or binding.description} ({key})"
+            yield SystemCommand(binding.description, help_text, partial(active.node.run_action, binding.action))
+
+
+def create_app(
+    config: RunConfig | None = None,
+    *,
+    client: Any = None,
+    problem_text: str | None = None,
+    tests_text: str | None = None,
+    replay_path: str | Path | None = None,
+    stepping: bool = False,
+    **kwargs: Any,
+) -> QFlowApp:
+    """Build the app for the CLI, the tests and the screenshot script."""
+    from ..core.config import load_config
+
+    return QFlowApp(
+        config if config is not None else load_config(),
+        client=client,
+        problem_text=problem_text,
+        tests_text=tests_text,
+        replay_path=replay_path,
+        stepping=stepping,
+        **kwargs,
+    )

@@ -1,0 +1,45 @@
+"""The app's own Textual messages, in one place.
+
+Core events reach the UI only through :class:`RunEvents`: the run screen's event
+sink gathers events and posts one message per batch, so a flood of text deltas
+from six progressions becomes a few messages per frame, and nothing is lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from ..core.events import Event
+
+
+@dataclass
+class RunEvents(Message):
+    """Core events that arrived since the last batch, oldest first."""
+
+    events: list[Event]
+
+
+@dataclass
+class GateWaiting(Message):
+    """The workflow stopped at the step gate, before ``step``."""
+
+    step: str
+
+
+@dataclass
+class ProgressionSelected(Message):
+    """The user chose which progression the panes show."""
+
+    progression: int
+
+
+@dataclass
+class ProblemLoaded(Message):
+    """A problem was loaded into the compose form (from a file or a benchmark)."""
+
+    statement: str
+    tests: str
+    entry_point: str | None = None
+    source: str = ""

@@ -1,0 +1,1 @@
+"""Screens of the app: compose, run, and (from the sessions side) sessions and replay."""

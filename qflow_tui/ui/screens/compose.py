@@ -1,0 +1,256 @@
+"""The compose screen: a problem statement, its visible tests and the run's
+settings; problems in any of them are shown inline before a run starts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static, TextArea
+
+from ...core.config import CHECKERS, ConfigError, RunConfig
+from ...core.llm import LLMError
+from ...core.problem import Problem, ProblemError, make_problem
+from ..palette import palette
+from ..widgets.code_editor import PythonTextArea
+
+#: The paper's running example (QualityFlow, Figure 1): MBPP No. 11.
+EXAMPLE_STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
+EXAMPLE_TESTS = 'assert remove_Occ("hello","l") == "heo"\nassert remove_Occ("abcda","a") == "bcd"\nassert remove_Occ("PHP","P") == "H"\n'
+
+_BENCH_RE = re.compile(r"^(humaneval|mbpp)[\w+-]*/\S+$", re.I)
+_CHECKER_HELP = {
+    "imagined": "imagined execution (standard)",
+    "python": "run visible tests (relaxed)",
+    "yesno": "yes/no critic (baseline)",
+    "none": "no checker (ablation)",
+}
+
+
+def split_problem_file(text: str) -> tuple[str, str]:
+    """A problem file: the statement, then the tests from the first assert (or
+    import) line on. A ``.json`` file with ``statement``/``tests`` keys also works."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    for i, line in enumerate(lines):
+        if re.match(r"^\s*(assert\b|import\s|from\s+\S+\s+import\s)", line):
+            return "\n".join(lines[:i]).strip(), "\n".join(lines[i:]).strip() + "\n"
+    return text.strip(), ""
+
+
+class ComposeScreen(Screen):
+    """Paste or load a problem, pick the settings, run."""
+
+    BINDINGS = [
+        Binding("ctrl+r", "run", "Run", priority=True, tooltip="Check the input and start the run"),
+        Binding("ctrl+t", "toggle_stepping", "Step mode", priority=True, tooltip="Pause before every workflow step"),
+        Binding("ctrl+o", "focus_load", "Load", priority=True, tooltip="Load a problem file or a benchmark id (mbpp/11)"),
+        Binding("f4", "example", "Example", tooltip="Fill in MBPP No. 11, the paper's example"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        app = self.app
+        cfg: RunConfig = app.config  # type: ignore[attr-defined]
+        yield Header()
+        with Horizontal(id="compose-main"):
+            with Vertical(id="compose-texts"):
+                yield Label("Problem statement", classes="field-label")
+                yield TextArea(app.problem_text or "", id="statement", soft_wrap=True, tab_behavior="focus", placeholder="Describe the function to write…")  # type: ignore[attr-defined]
+                yield Label("Visible tests: one assert per test", classes="field-label")
+                yield PythonTextArea(
+                    app.tests_text or "",  # type: ignore[attr-defined]
+                    id="tests",
+                    soft_wrap=False,
+                    tab_behavior="focus",
+                    show_line_numbers=True,
+                    placeholder='assert f(1, 2) == 3',
+                )
+            with VerticalScroll(id="compose-settings"):
+                yield Label("Load file or benchmark id", classes="field-label")
+                yield Input(placeholder="mbpp/11, humaneval/12, path", id="load", compact=True)
+                yield Label("Model", classes="field-label")
+                yield Input(cfg.model, id="model", compact=True, placeholder="provider/model")
+                yield Label("Checker", classes="field-label")
+                yield Select([(f"{c}: {_CHECKER_HELP[c]}", c) for c in CHECKERS], value=cfg.checker, id="checker", allow_blank=False, compact=True)
+                with Horizontal(classes="numbers"):
+                    with Vertical():
+                        yield Label("Prompts", classes="field-label")
+                        yield Select([(str(i), i) for i in range(1, 7)], value=cfg.prompts, id="prompts", allow_blank=False, compact=True)
+                    with Vertical():
+                        yield Label("Epochs", classes="field-label")
+                        yield Select([(str(i), i) for i in range(0, 4)], value=cfg.epochs, id="epochs", allow_blank=False, compact=True)
+                    with Vertical():
+                        yield Label("Clarify", classes="field-label")
+                        yield Select([(str(i), i) for i in range(0, 11)], value=min(cfg.clarify, 10), id="clarify", allow_blank=False, compact=True)
+                yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
+                yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)  # type: ignore[attr-defined]
+                yield Label("Entry point", classes="field-label")
+                yield Input(app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True)  # type: ignore[attr-defined]
+                yield Button("Run ▶", id="run", variant="primary", compact=True)
+        yield Static("", id="compose-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#statement", TextArea).focus()
+        self.app.theme_changed_signal.subscribe(self, lambda _t: self._style_editors())
+        self._style_editors()
+
+    def _style_editors(self) -> None:
+        theme = palette(self.app).editor_theme
+        for area in self.query(TextArea):
+            if theme in area.available_themes:
+                area.theme = theme
+
+    # -- input checks ----------------------------------------------------------------------
+
+    def show_error(self, message: str, field: str | None = None) -> None:
+        error = self.query_one("#compose-error", Static)
+        error.update(message)
+        error.set_class(bool(message), "-visible")
+        for widget in self.query(".-invalid"):
+            widget.remove_class("-invalid")
+        if field:
+            target = self.query_one(f"#{field}")
+            target.add_class("-invalid")
+            target.focus()
+
+    def read_config(self) -> RunConfig:
+        app = self.app
+        cfg: RunConfig = app.config  # type: ignore[attr-defined]
+        return cfg.replace(
+            model=self.query_one("#model", Input).value.strip(),
+            checker=self.query_one("#checker", Select).value,
+            prompts=int(self.query_one("#prompts", Select).value),  # type: ignore[arg-type]
+            epochs=int(self.query_one("#epochs", Select).value),  # type: ignore[arg-type]
+            clarify=int(self.query_one("#clarify", Select).value),  # type: ignore[arg-type]
+            tqc=self.query_one("#tqc", Checkbox).value,
+            theme=self.app.theme,
+        )
+
+    def read_problem(self) -> Problem:
+        statement = self.query_one("#statement", TextArea).text
+        tests = self.query_one("#tests", TextArea).text
+        entry = self.query_one("#entry-point", Input).value.strip() or None
+        return make_problem(statement, tests, entry_point=entry)
+
+    def validate(self) -> tuple[Problem, RunConfig, object] | None:
+        """Everything a run needs, or None after showing what is wrong."""
+        try:
+            problem = self.read_problem()
+        except ProblemError as exc:
+            message = str(exc).replace("(--entry-point NAME)", "in the Entry point field")
+            field = "statement" if "statement" in message else ("entry-point" if "entry point" in message.lower() else "tests")
+            self.show_error(f"✗ {message}", field)
+            return None
+        try:
+            config = self.read_config().validate()
+        except ConfigError as exc:
+            self.show_error(f"✗ {exc}")
+            return None
+        client = getattr(self.app, "client", None)
+        if client is None:
+            from ...core.runner import build_client
+
+            try:
+                client = build_client(config)
+            except LLMError as exc:
+                self.show_error(f"✗ {exc}", "model")
+                return None
+        self.show_error("")
+        return problem, config, client
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_run(self) -> None:
+        checked = self.validate()
+        if checked is None:
+            return
+        problem, config, client = checked
+        from .run import RunScreen
+
+        stepping = self.query_one("#stepping", Checkbox).value
+        own_client = getattr(self.app, "client", None) is None
+        self.app.push_screen(RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client))
+
+    @on(Button.Pressed, "#run")
+    def _run_pressed(self) -> None:
+        self.action_run()
+
+    def action_toggle_stepping(self) -> None:
+        box = self.query_one("#stepping", Checkbox)
+        box.value = not box.value
+        self.notify("Step mode on: the run pauses before each step." if box.value else "Step mode off.")
+
+    def action_focus_load(self) -> None:
+        self.query_one("#load", Input).focus()
+
+    def action_example(self) -> None:
+        self.fill(EXAMPLE_STATEMENT, EXAMPLE_TESTS, None)
+        self.notify("MBPP No. 11, the example of the QualityFlow paper.")
+
+    def fill(self, statement: str, tests: str, entry_point: str | None) -> None:
+        self.query_one("#statement", TextArea).load_text(statement)
+        self.query_one("#tests", TextArea).load_text(tests)
+        self.query_one("#entry-point", Input).value = entry_point or ""
+        self.show_error("")
+
+    @on(Input.Submitted, "#load")
+    def _load(self, event: Input.Submitted) -> None:
+        spec = event.value.strip()
+        if not spec:
+            self.show_error("✗ Type a file path or a benchmark id such as mbpp/11 or humaneval/12.", "load")
+            return
+        path = Path(spec).expanduser()
+        if not path.exists() and _BENCH_RE.match(spec):
+            self._load_benchmark(spec)
+        else:
+            self._load_file(path)
+
+    def _load_benchmark(self, spec: str) -> None:
+        try:
+            from ...core.bench.datasets import load_benchmark_problem
+        except ImportError:
+            self.show_error("✗ Benchmark data is not available in this build.", "load")
+            return
+        try:
+            problem = load_benchmark_problem(spec)
+        except ProblemError as exc:
+            self.show_error(f"✗ {exc}", "load")
+            return
+        setup = "\n".join(line for line in problem.setup.splitlines() if line.strip().startswith(("import ", "from ")))
+        tests = (setup + "\n" if setup else "") + "\n".join(problem.test_sources) + "\n"
+        self.fill(problem.statement, tests, problem.entry_point)
+        self.notify(f"Loaded {spec}: {problem.entry_point}, {len(problem.tests)} visible tests.")
+
+    def _load_file(self, path: Path) -> None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            self.show_error(f"✗ {path}: no such file (or benchmark id; try mbpp/11).", "load")
+            return
+        except IsADirectoryError:
+            self.show_error(f"✗ {path} is a folder; give a file.", "load")
+            return
+        except (OSError, UnicodeDecodeError) as exc:
+            self.show_error(f"✗ {path}: cannot read it ({getattr(exc, 'strerror', None) or exc}).", "load")
+            return
+        entry = None
+        if path.suffix == ".json":
+            import json
+
+            try:
+                data = json.loads(text)
+                statement, tests = data["statement"], data["tests"]
+                tests = "\n".join(tests) if isinstance(tests, list) else str(tests)
+                entry = data.get("entry_point")
+            except (ValueError, KeyError, TypeError):
+                self.show_error(f"✗ {path}: a .json problem needs \"statement\" and \"tests\" keys.", "load")
+                return
+        else:
+            statement, tests = split_problem_file(text)
+        self.fill(statement, tests, entry)
+        self.notify(f"Loaded {path.name}.")

@@ -1,0 +1,207 @@
+"""The run screen: one QualityFlow run, live, in one cancellable worker, with a
+step gate the user opens one step at a time or lets run free."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+from textual.worker import Worker, WorkerState
+
+from ...core.config import RunConfig
+from ...core.events import Event
+from ...core.gate import StepGate
+from ...core.problem import Problem
+from ...core.runner import RunError, RunOutcome, run_workflow
+from ..messages import GateWaiting, RunEvents
+from ..widgets.run_view import RunView
+
+_NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+
+
+class RunScreen(Screen):
+    """Watch (and step through) one run; the session file is written as it goes."""
+
+    BINDINGS = [
+        Binding("n", "step", "Step", tooltip="Let the run take the next workflow step"),
+        Binding("c", "continue", "Continue", tooltip="Run free to the end"),
+        Binding("p", "pause", "Pause", tooltip="Pause before the next workflow step"),
+        Binding("x", "cancel", "Cancel", tooltip="Cancel the run; the session is kept"),
+        Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
+    ]
+
+    def __init__(
+        self,
+        problem: Problem,
+        config: RunConfig,
+        *,
+        client: Any = None,
+        stepping: bool = False,
+        own_client: bool = False,
+        sandbox: Any = None,
+    ) -> None:
+        super().__init__()
+        self.problem = problem
+        self.config = config
+        self.client = client
+        self.own_client = own_client
+        self.sandbox = sandbox
+        self.gate = StepGate(stepping=stepping, on_wait=self._gate_waiting)
+        self.session_path = None
+        self.running = False
+        self.waiting_at: str | None = None
+        self._batch: list[Event] | None = None
+        self.outcome: RunOutcome | None = None
+        self.sub_title = problem.title or problem.entry_point
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield RunView(live=True, clock=getattr(self.app, "clock", None), id="run-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from ...core.session import new_session_path
+        from ...locations import sessions_dir
+
+        self.session_path = new_session_path(sessions_dir(), self.problem.title or self.problem.entry_point)
+        self.running = True
+        self.refresh_bindings()
+        self.query_one(RunView).query_one("#run-tabs").focus()
+        self.run_qualityflow()
+
+    # -- the worker ------------------------------------------------------------------------
+
+    @work(exclusive=True, group="run", exit_on_error=False, name="qualityflow run")
+    async def run_qualityflow(self) -> RunOutcome:
+        sandbox = self.sandbox if self.sandbox is not None else getattr(self.app, "sandbox", None)
+        try:
+            return await run_workflow(
+                self.problem,
+                self.config,
+                sinks=[self._sink],
+                gate=self.gate,
+                client=self.client,
+                sandbox=sandbox,
+                session_path=self.session_path,
+            )
+        finally:
+            if self.own_client and self.client is not None:
+                try:
+                    await self.client.aclose()
+                except Exception:  # noqa: BLE001 - closing must not hide the run's outcome
+                    pass
+
+    def _sink(self, event: Event) -> None:
+        """The runner's event sink: gather events, post one message per batch."""
+        if self._batch is None:
+            self._batch = []
+            self.post_message(RunEvents(self._batch))
+        self._batch.append(event)
+
+    def _gate_waiting(self, step: str) -> None:
+        self.post_message(GateWaiting(step))
+
+    @on(RunEvents)
+    def _show_events(self, message: RunEvents) -> None:
+        if message.events is self._batch:
+            self._batch = None
+        view = self.query_one(RunView)
+        for event in message.events:
+            view.apply(event)
+            if event.kind == "notice":
+                self.notify(event.message, severity=_NOTICE_SEVERITY.get(event.level, "information"))  # type: ignore[attr-defined, arg-type]
+
+    @on(GateWaiting)
+    def _show_gate(self, message: GateWaiting) -> None:
+        self.waiting_at = message.step
+        view = self.query_one(RunView)
+        view.gate_status = f"⏸ paused before {message.step} (n: step, c: continue)"
+        view.flush()
+        self.refresh_bindings()
+
+    @on(Worker.StateChanged)
+    def _run_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place a run's end (success, error, cancel) is handled."""
+        if event.worker.group != "run":
+            return
+        state = event.state
+        if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        self.running = False
+        self.waiting_at = None
+        view = self.query_one(RunView)
+        if self._batch is not None:  # events the message loop has not shown yet
+            batch, self._batch = self._batch, None
+            for e in batch:
+                view.apply(e)
+        view.gate_status = ""
+        view.flush()
+        session = f" Session: {self.session_path}" if self.session_path else ""
+        if state == WorkerState.SUCCESS:
+            self.outcome = event.worker.result
+            outcome = self.outcome
+            where = f" at {outcome.accepted_at}" if outcome and outcome.accepted_at else ""
+            what = outcome.outcome.upper() if outcome else "FINISHED"
+            self.notify(f"{what}{where}.{session}", title="Run finished", severity="information" if outcome and outcome.outcome == "accepted" else "warning")
+            view.action_show_tab("tab-program")
+        elif state == WorkerState.CANCELLED:
+            self.notify(f"Run cancelled; the session is kept.{session}", title="Cancelled", severity="warning")
+        else:
+            error = event.worker.error
+            if isinstance(error, RunError):
+                text = str(error)
+            else:
+                text = f"internal error: {type(error).__name__}: {error}"
+            self.notify(f"{text}\nThe session is kept.{session}", title="Run failed", severity="error", timeout=30)
+        self.refresh_bindings()
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "step":
+            return self.running and self.gate.stepping
+        if action == "continue":
+            return self.running and self.gate.stepping
+        if action == "pause":
+            return self.running and not self.gate.stepping
+        if action == "cancel":
+            return self.running
+        return True
+
+    async def action_step(self) -> None:
+        if not self.running:
+            return
+        view = self.query_one(RunView)
+        view.gate_status = f"▶ stepping past {self.waiting_at}" if self.waiting_at else "▶ stepping"
+        self.waiting_at = None
+        await self.gate.step()
+        self.refresh_bindings()
+
+    async def action_continue(self) -> None:
+        if not self.running:
+            return
+        self.waiting_at = None
+        self.query_one(RunView).gate_status = ""
+        await self.gate.resume()
+        self.refresh_bindings()
+
+    async def action_pause(self) -> None:
+        if not self.running:
+            return
+        await self.gate.pause()
+        self.query_one(RunView).gate_status = "⏸ pausing before the next step…"
+        self.refresh_bindings()
+
+    def action_cancel(self) -> None:
+        if self.running:
+            self.workers.cancel_group(self, "run")
+
+    def action_back(self) -> None:
+        if self.running:
+            self.notify("The run is still going: press x to cancel it first.", severity="warning")
+            return
+        self.dismiss()

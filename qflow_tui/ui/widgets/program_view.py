@@ -1,0 +1,92 @@
+"""The program: the final one under an ACCEPTED / REVERTED banner once the run
+ends (the selected progression's current one while it runs), syntax-highlighted,
+with a diff against the first generated program."""
+
+from __future__ import annotations
+
+import difflib
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ..palette import Palette, palette
+from ..state import RunState
+
+
+def shown_program(state: RunState, progression: int) -> tuple[str, str]:
+    """(program, first program) the view shows: the final result once there is one."""
+    if state.finished is not None:
+        first = state.finished.first_program or state.first_program(0)
+        return state.finished.final_program, first
+    current = state.current_program(progression)
+    return (current[1] if current else ""), state.first_program(progression)
+
+
+def banner(state: RunState, progression: int, colours: Palette) -> tuple[Text, str]:
+    """The banner text and its CSS class (-accepted, -reverted, -running, ...)."""
+    f = state.finished
+    if f is not None:
+        p = f" (progression {f.progression})" if f.progression is not None else ""
+        if f.outcome == "accepted":
+            return Text(f"ACCEPTED at {f.accepted_at}{p}"), "-accepted"
+        if f.outcome == "reverted":
+            return Text("REVERTED to the first generated program: no program passed the quality checks"), "-reverted"
+        if f.outcome == "unchecked":
+            return Text("UNCHECKED: no quality checker ran; the last program stands"), "-unchecked"
+        return Text(f"{f.outcome.upper()}: the last program, not accepted"), "-reverted"
+    if state.failed is not None:
+        what = "CANCELLED" if state.failed.cancelled else "FAILED"
+        return Text(f"{what}: {state.failed.error}"), "-failed"
+    current = state.current_program(progression)
+    if current is None:
+        return Text(f"No program yet for progression {progression}"), "-pending"
+    return Text(f"RUNNING · progression {progression}'s program after {current[0]}"), "-running"
+
+
+def render_diff(first: str, final: str, colours: Palette) -> Text:
+    if not first:
+        return Text("(no first program to compare with)", style=colours.muted)
+    if first == final:
+        return Text("identical to the first generated program", style=colours.muted)
+    out = Text()
+    lines = difflib.unified_diff(first.splitlines(), final.splitlines(), "first program", "this program", lineterm="", n=2)
+    for line in lines:
+        if line.startswith(("+++", "---")):
+            out.append(line + "\n", style="bold")
+        elif line.startswith("@@"):
+            out.append(line + "\n", style=colours.accent)
+        elif line.startswith("+"):
+            out.append(line + "\n", style=colours.success)
+        elif line.startswith("-"):
+            out.append(line + "\n", style=colours.error)
+        else:
+            out.append(line + "\n")
+    out.rstrip()
+    return out
+
+
+class ProgramView(VerticalScroll, can_focus=True):
+    """Banner, program, diff against the first program."""
+
+    def compose(self):
+        yield Static(id="program-banner")
+        yield Static(id="program-code")
+        yield Static("Diff against the first generated program", id="program-diff-title")
+        yield Static(id="program-diff")
+
+    def update_from(self, state: RunState, progression: int) -> None:
+        colours = palette(self.app)
+        text, cls = banner(state, progression, colours)
+        b = self.query_one("#program-banner", Static)
+        b.set_classes(cls)
+        b.update(text)
+        program, first = shown_program(state, progression)
+        code = self.query_one("#program-code", Static)
+        if program:
+            code.update(Syntax(program.rstrip("\n"), "python", theme=colours.syntax_theme, background_color=colours.background, word_wrap=True))
+        else:
+            code.update(Text(""))
+        self.query_one("#program-diff", Static).update(render_diff(first, program, colours) if program else Text(""))
+        self.query_one("#program-diff-title").display = bool(program)

@@ -1,0 +1,268 @@
+"""The whole display of one run, live or replayed: progress line, timeline, agent
+panes, imagined-execution trace, synthesized tests, program, status bar.
+
+Events are the only input: :meth:`RunView.apply` folds one event into a
+:class:`~qflow_tui.ui.state.RunState` and schedules a repaint (at most
+``REFRESH_INTERVAL`` apart, so token floods cost a few paints per second);
+:meth:`RunView.apply_many` folds many and paints once. A replay calls
+``reset()`` then ``apply_many(events[:n])`` and sees exactly what the live run
+showed after event *n*.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static, TabbedContent, TabPane
+
+from ...core.events import Event
+from ..state import RunState
+from .agent_pane import AgentPanes
+from .imagined_trace import ImaginedTrace
+from .program_view import ProgramView, shown_program
+from .status_bar import StatusBar
+from .tests_table import TestsTable
+from .timeline import Timeline
+
+#: Seconds between repaints while events stream in.
+REFRESH_INTERVAL = 1 / 12
+
+#: The tabs, in key order (1..5).
+TABS: tuple[tuple[str, str], ...] = (
+    ("tab-timeline", "Timeline"),
+    ("tab-agents", "Agents"),
+    ("tab-imagined", "Imagined"),
+    ("tab-tests", "Tests"),
+    ("tab-program", "Program"),
+)
+
+
+class RunView(Widget):
+    """Live-run display fed by core events (see the module docstring)."""
+
+    BINDINGS = [
+        Binding("left_square_bracket", "progression(-1)", "Prev prog", key_display="[", tooltip="Show the previous progression"),
+        Binding("right_square_bracket", "progression(1)", "Next prog", key_display="]", tooltip="Show the next progression"),
+        Binding("1", "show_tab('tab-timeline')", "Timeline", show=False),
+        Binding("2", "show_tab('tab-agents')", "Agents", show=False),
+        Binding("3", "show_tab('tab-imagined')", "Imagined", show=False),
+        Binding("4", "show_tab('tab-tests')", "Tests", show=False),
+        Binding("5", "show_tab('tab-program')", "Program", show=False),
+        Binding("z", "zoom", "Zoom", tooltip="Maximize the focused pane (again to restore)"),
+        Binding("y", "copy_program", "Copy", tooltip="Copy the program to the clipboard"),
+        Binding("s", "save_program", "Save", tooltip="Save the program to a file"),
+    ]
+
+    progression: reactive[int] = reactive(0, init=False)
+    """The progression the agent panes, trace, tests and program show."""
+
+    gate_status: reactive[str] = reactive("", init=False)
+    """Set by a live run screen: where the step gate holds the run, if anywhere."""
+
+    def __init__(self, *, live: bool = False, clock: Callable[[], float] | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.state = RunState()
+        self.live = live
+        """Live runs show wall-clock elapsed time; replays derive it from event times."""
+        self._clock = clock or time.monotonic
+        self._clock_start: float | None = None
+        self._clock_stop: float | None = None
+        self._dirty: set[str] = set()
+        self._stale_tabs: set[str] = {t for t, _ in TABS}
+        self._repaint_timer: Timer | None = None
+        self._tick: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="run-progress")
+        with Horizontal(id="run-main"):
+            yield Timeline(id="timeline-side")
+            with TabbedContent(id="run-tabs", initial="tab-agents"):
+                with TabPane("Timeline", id="tab-timeline"):
+                    yield Timeline(id="timeline-tab")
+                with TabPane("Agents", id="tab-agents"):
+                    yield AgentPanes(id="agent-panes")
+                with TabPane("Imagined", id="tab-imagined"):
+                    yield ImaginedTrace(id="imagined-trace")
+                with TabPane("Tests", id="tab-tests"):
+                    yield TestsTable(id="tests-table")
+                with TabPane("Program", id="tab-program"):
+                    yield ProgramView(id="program-view")
+        yield StatusBar(id="run-status")
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.repaint(everything=True)
+        if self.live:
+            self._tick = self.set_interval(1.0, self._paint_status)
+
+    # -- the API -----------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget every event: back to an empty run."""
+        self.state.reset()
+        self._clock_start = self._clock_stop = None
+        self.gate_status = ""
+        self.repaint(everything=True)
+
+    def apply(self, event: Event) -> None:
+        """Fold one core event in; the screen catches up within REFRESH_INTERVAL."""
+        self._fold(event)
+        if self._repaint_timer is None and self.is_mounted:
+            self._repaint_timer = self.set_timer(REFRESH_INTERVAL, self._timed_repaint)
+
+    def apply_many(self, events: Iterable[Event]) -> None:
+        """Fold many events in and repaint once (replay's fast path)."""
+        for event in events:
+            self._fold(event)
+        self.flush()
+
+    def flush(self) -> None:
+        """Repaint now whatever events changed since the last paint."""
+        if self._repaint_timer is not None:
+            self._repaint_timer.stop()
+            self._repaint_timer = None
+        self.repaint()
+
+    @property
+    def elapsed(self) -> float:
+        if not self.live:
+            return self.state.elapsed_from_events()
+        if self._clock_start is None:
+            return 0.0
+        end = self._clock_stop if self._clock_stop is not None else self._clock()
+        return max(0.0, end - self._clock_start)
+
+    def program_text(self) -> str:
+        """The program the Program tab shows (final, or the current one)."""
+        return shown_program(self.state, self.progression)[0]
+
+    # -- folding and painting ------------------------------------------------------------
+
+    def _fold(self, event: Event) -> None:
+        kind = self.state.apply(event)
+        if self.live and kind == "run_started" and self._clock_start is None:
+            self._clock_start = self._clock()
+        if self.live and kind in ("run_finished", "run_failed"):
+            self._clock_stop = self._clock()
+        if kind == "run_finished" and event.progression is not None:
+            self.set_reactive(RunView.progression, event.progression)
+        self._dirty.add(kind)
+
+    def _timed_repaint(self) -> None:
+        self._repaint_timer = None
+        self.repaint()
+
+    def repaint(self, everything: bool = False) -> None:
+        if not self.is_mounted:
+            return
+        if everything or self._dirty:
+            self._stale_tabs = {t for t, _ in TABS}
+        self._dirty.clear()
+        state, p = self.state, self.progression
+        self._paint_progress()
+        self._paint_status()
+        side = self.query_one("#timeline-side", Timeline)
+        if side.display:
+            side.update_from(state, p)
+        self._paint_tab(self.query_one("#run-tabs", TabbedContent).active)
+
+    def _paint_tab(self, tab: str) -> None:
+        if tab not in self._stale_tabs:
+            return
+        self._stale_tabs.discard(tab)
+        state, p = self.state, self.progression
+        if tab == "tab-timeline":
+            self.query_one("#timeline-tab", Timeline).update_from(state, p)
+        elif tab == "tab-agents":
+            self.query_one(AgentPanes).update_from(state, p)
+        elif tab == "tab-imagined":
+            self.query_one(ImaginedTrace).update_from(state, p)
+        elif tab == "tab-tests":
+            self.query_one(TestsTable).update_from(state, p)
+        elif tab == "tab-program":
+            self.query_one(ProgramView).update_from(state, p)
+
+    def _paint_progress(self) -> None:
+        text = self.state.progress_text()
+        if self.state.progressions > 1:
+            text += f" · showing p{self.progression} of {self.state.progressions}"
+        if self.gate_status:
+            text = f"{self.gate_status} │ {text}"
+        bar = self.query_one("#run-progress", Static)
+        bar.set_class(bool(self.gate_status), "-paused")
+        bar.update(text)
+
+    def _paint_status(self) -> None:
+        self.query_one(StatusBar).update_from(self.state, self.elapsed)
+
+    def _theme_changed(self, _theme) -> None:
+        self.repaint(everything=True)
+
+    def watch_progression(self) -> None:
+        self.repaint(everything=True)
+
+    def watch_gate_status(self) -> None:
+        if self.is_mounted:
+            self._paint_progress()
+
+    def on_resize(self) -> None:
+        self.repaint(everything=True)
+
+    @on(TabbedContent.TabActivated, "#run-tabs")
+    def _paint_activated_tab(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id:
+            self._paint_tab(event.pane.id)
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_progression(self, delta: int) -> None:
+        n = max(1, self.state.progressions)
+        self.progression = (self.progression + delta) % n
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one("#run-tabs", TabbedContent).active = tab
+
+    def action_zoom(self) -> None:
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        widget = screen.focused
+        while widget is not None and widget is not self:
+            if widget.id in ("timeline-side", "timeline-tab", "imagined-trace", "tests-table", "program-view") or "agent-pane" in widget.classes:
+                screen.maximize(widget, container=False)
+                return
+            widget = widget.parent  # type: ignore[assignment]
+        self.notify("Focus a pane first (Tab), then press z to zoom it.", severity="warning")
+
+    def action_copy_program(self) -> None:
+        program = self.program_text()
+        if not program:
+            self.notify("No program yet.", severity="warning")
+            return
+        self.app.copy_to_clipboard(program)
+        self.notify(f"Program copied ({len(program.splitlines())} lines).")
+
+    def action_save_program(self) -> None:
+        program = self.program_text()
+        if not program:
+            self.notify("No program yet.", severity="warning")
+            return
+        from ..screens.save_program import SaveProgramScreen
+
+        entry = str(self.state.problem.get("entry_point") or "solution")
+
+        def saved(path: Path | None) -> None:
+            if path is not None:
+                self.notify(f"Program saved to {path}.")
+
+        self.app.push_screen(SaveProgramScreen(program, default=f"{entry}.py"), saved)

@@ -1,0 +1,37 @@
+"""The status bar: elapsed time, LLM calls, tokens in/out in total and per agent."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ..palette import palette
+from ..state import AGENT_SHORT, RunState
+
+
+def fmt_tokens(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 10_000 else str(n)
+
+
+def fmt_elapsed(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class StatusBar(Static):
+    """One line; per-agent counts appear when the terminal is wide enough."""
+
+    def update_from(self, state: RunState, elapsed: float) -> None:
+        colours = palette(self.app)
+        total = state.total_tokens()
+        text = Text()
+        text.append(f"elapsed {fmt_elapsed(elapsed)}", style="bold")
+        text.append(f"  {state.llm_calls} calls  ")
+        text.append(f"tokens {fmt_tokens(total.input)} in / {fmt_tokens(total.output)} out", style="bold")
+        for agent, t in sorted(state.tokens.items()):
+            text.append("  │ ", style=colours.muted)
+            text.append(f"{AGENT_SHORT.get(agent, agent)} ", style=f"bold {colours.primary}")
+            text.append(f"{fmt_tokens(t.input)}/{fmt_tokens(t.output)}")
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        self.update(text)

@@ -1,0 +1,120 @@
+"""The synthesized tests: each test, the Test Quality Checker's verdict with its
+reasoning, and the test's last execution result against the selected
+progression's program."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from ..palette import Palette, palette
+from ..state import RunState, SynthTest
+
+
+def _tqc_cell(t: SynthTest, colours: Palette) -> Text:
+    if t.verdict is None:
+        return Text("…", style=colours.muted)
+    return Text(t.verdict, style=colours.outcome(t.verdict))
+
+
+def _result_cell(t: SynthTest, progression: int, colours: Palette) -> Text:
+    r = t.results.get(progression)
+    if r is None:
+        return Text("—", style=colours.muted)
+    status = r.get("status", "?")
+    if status == "fail" and r.get("actual") is not None:
+        return Text(f"fail: got {r['actual']}", style=colours.error)
+    return Text(status, style=colours.outcome(status))
+
+
+def render_detail(t: SynthTest | None, index: int, progression: int, colours: Palette) -> Text:
+    if t is None:
+        return Text("No synthesized tests yet.", style=colours.muted)
+    out = Text()
+    out.append(f"#{index + 1} ", style="bold")
+    out.append(t.test + "\n")
+    out.append("TQC ", style=f"bold {colours.muted}")
+    out.append_text(_tqc_cell(t, colours))
+    if t.value is not None:
+        out.append("   reasoned value ", style=f"bold {colours.muted}")
+        out.append(str(t.value))
+    if t.detail:
+        out.append(f"   {t.detail}", style=colours.muted)
+    r = t.results.get(progression)
+    if r is not None:
+        out.append(f"\nlast run (p{progression}, {r.get('step')}) ", style=f"bold {colours.muted}")
+        out.append_text(_result_cell(t, progression, colours))
+        if r.get("error"):
+            out.append(f"  {r['error']}", style=colours.error)
+    if t.reasoning:
+        out.append("\nreasoning ", style=f"bold {colours.muted}")
+        out.append(t.reasoning.strip())
+    return out
+
+
+class TestsTable(Vertical):
+    """The tests as a table, the selected test's TQC reasoning below it."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._state: RunState | None = None
+        self._progression = 0
+
+    def compose(self):
+        yield Static(id="tests-summary")
+        table: DataTable = DataTable(id="tests-grid", cursor_type="row", zebra_stripes=True)
+        table.add_column("#", key="n", width=3)
+        table.add_column("TQC", key="tqc", width=9)
+        table.add_column("last run", key="run", width=16)
+        table.add_column("test", key="test")
+        yield table
+        with VerticalScroll(id="tests-detail"):
+            yield Static(id="tests-detail-body")
+
+    def update_from(self, state: RunState, progression: int) -> None:
+        self._state = state
+        self._progression = progression
+        colours = palette(self.app)
+        table = self.query_one("#tests-grid", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for i, t in enumerate(state.synth):
+            table.add_row(
+                Text(str(i + 1)),
+                _tqc_cell(t, colours),
+                _result_cell(t, progression, colours),
+                Text(t.test.replace("\n", " "), no_wrap=True, overflow="ellipsis"),
+                key=str(i),
+            )
+        if state.synth:
+            table.move_cursor(row=min(max(row, 0), len(state.synth) - 1), animate=False)
+        kept = sum(1 for t in state.synth if t.verdict == "kept")
+        rejected = sum(1 for t in state.synth if t.verdict == "rejected")
+        summary = Text(f"{len(state.synth)}/{state.max_tests} designed", style="bold")
+        if kept or rejected:
+            summary.append(" · ")
+            summary.append(f"{kept} kept", style=colours.success)
+            summary.append(" · ")
+            summary.append(f"{rejected} rejected", style=colours.error)
+        run = state.sandbox_runs.get(progression)
+        if run and run["purpose"] == "self_debug":
+            summary.append(f" · last run p{progression} ({run['step']}): {run['passed']}/{run['total']} pass")
+        self.query_one("#tests-summary", Static).update(summary)
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        state = self._state
+        if state is None:
+            return
+        table = self.query_one("#tests-grid", DataTable)
+        i = table.cursor_row
+        t = state.synth[i] if 0 <= i < len(state.synth) else None
+        self.query_one("#tests-detail-body", Static).update(render_detail(t, i, self._progression, palette(self.app)))
+
+    @on(DataTable.RowHighlighted, "#tests-grid")
+    def _show_selected_test(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
