@@ -48,7 +48,7 @@ def buggy(tag: str) -> str:
 
 
 GOOD_SYNTH = ["assert add_one(10) == 11", "assert add_one(0) == 1", "assert add_one(-4) == -3"]
-WRONG_SYNTH = "assert add_one(3) == 5"
+WRONG_SYNTH = "assert add_one(3) == 7"
 
 
 @dataclass
@@ -78,6 +78,8 @@ class Story:
             return "```python\n" + "\n".join(self.synthesized) + "\n```" if request["attempt"] == 1 else "```python\n```"
         if agent == "clarifier":
             return "<clarified_problem>Return x plus one.</clarified_problem>"
+        if agent == "yesno_checker":
+            return "Yes" if "x + 1" in text else "No"
         x = int(re.search(r"add_one\((-?\d+)\)", request["test"]).group(1))
         if agent == "test_quality_checker":
             return f"x + 1 = {x + 1}\n<test_case>assert add_one({x}) == {x + 1}</test_case>"
@@ -87,8 +89,6 @@ class Story:
             if request["turn"] == 1:
                 return f"The function returns {value}."
             return f"<test_case>assert add_one({x}) == {value}</test_case>"
-        if agent == "yesno_checker":
-            return "Yes" if "x + 1" in text else "No"
         raise AssertionError(agent)
 
     def of(self, agent: str) -> list[dict]:

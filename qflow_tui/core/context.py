@@ -8,7 +8,9 @@ import asyncio
 import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Awaitable, Iterable, TypeVar
+
+T = TypeVar("T")
 
 from .config import RunConfig
 from .events import (
@@ -30,6 +32,23 @@ from .prompts import PromptLibrary
 DELTA_INTERVAL = 0.05
 #: ...or when this many characters have gathered.
 DELTA_CHARS = 160
+
+
+async def gather_all(coros: Iterable[Awaitable[T]]) -> list[T]:
+    """Run awaitables concurrently; on the first failure cancel the rest and
+    raise that failure itself (not an ExceptionGroup), so one failed model call
+    does not leave sibling progressions spending tokens in the background."""
+    tasks: list[asyncio.Task[T]] = []
+    try:
+        async with asyncio.TaskGroup() as tg:
+            for c in coros:
+                tasks.append(tg.create_task(c))  # type: ignore[arg-type]
+    except BaseExceptionGroup as group:
+        first: BaseException = group
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
+    return [t.result() for t in tasks]
 
 
 @dataclass

@@ -16,6 +16,7 @@ from .events import Emitter, Notice, RunFailed, RunFinished, RunStarted, Sink
 from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, make_client
 from .problem import Problem
+from .sandbox import SandboxUnavailable
 from .session import SessionWriter, new_session_path
 from .workflows import WORKFLOWS
 
@@ -127,6 +128,10 @@ async def run_workflow(
         except LLMError as exc:
             emitter(RunFailed(error=str(exc)))
             raise RunError(str(exc)) from None
+        except SandboxUnavailable as exc:
+            message = f"the sandbox could not run the code: {exc}; `qflow doctor` shows what it found"
+            emitter(RunFailed(error=message))
+            raise RunError(message) from None
         except Exception as exc:  # a bug of ours: keep the session, say what happened
             emitter(RunFailed(error=f"internal error: {type(exc).__name__}: {exc}"))
             raise

@@ -91,7 +91,10 @@ async def test_appendix_g_examples_get_the_papers_verdicts(name):
     assert "<function>" in first["messages"][0]["content"] and "Think step by step and find the output." in first["messages"][0]["content"]
     assert "<function_call>" in first["messages"][0]["content"]
     assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
-    assert "== ?" in second["messages"][-1]["content"] or ", ?," in second["messages"][-1]["content"]
+    from qflow_tui.core.asserts import question_form
+
+    assert question_form(ex["test"]) + "\n" in second["messages"][-1]["content"]
+    assert "?" in question_form(ex["test"])
     assert "Answer in <test_case> ... </test_case> tag." in second["messages"][-1]["content"]
     check = rec.of("imagined_check")[0]
     assert (check.verdict, check.value, check.test) == (ex["verdict"], ex["value"], ex["test"])

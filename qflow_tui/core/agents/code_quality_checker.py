@@ -7,10 +7,9 @@ every step runs (the ablation without the CQC)."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
-from ..context import RunContext
+from ..context import RunContext, gather_all
 from ..events import SandboxRun
 from ..extract import extract_yes_no
 from .program_generator import tests_text
@@ -40,8 +39,8 @@ async def check_program(ctx: RunContext, program: str, *, progression: int, step
 async def _imagined_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
     from ..imagined import imagined_execution
 
-    results = await asyncio.gather(
-        *(imagined_execution(ctx, program, t, step=step, progression=progression) for t in ctx.problem.test_sources)
+    results = await gather_all(
+        imagined_execution(ctx, program, t, step=step, progression=progression) for t in ctx.problem.test_sources
     )
     failing = [r for r in results if not r.passed]
     feedback = "\n".join(

@@ -4,11 +4,10 @@ test asserts."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 from ..asserts import find_call, question_form
-from ..context import RunContext
+from ..context import RunContext, gather_all
 from ..events import TQCVerdict
 from ..imagined import imagine
 from .program_generator import tests_text
@@ -56,4 +55,4 @@ async def check_test(ctx: RunContext, index: int, test: str, *, step: str) -> Te
 
 async def filter_tests(ctx: RunContext, tests: list[str], *, step: str = "test_quality_checker") -> list[TestVerdict]:
     """Judge every synthesized test concurrently; the order of the input is kept."""
-    return list(await asyncio.gather(*(check_test(ctx, i, t, step=step) for i, t in enumerate(tests))))
+    return list(await gather_all(check_test(ctx, i, t, step=step) for i, t in enumerate(tests)))

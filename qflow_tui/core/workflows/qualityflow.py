@@ -11,7 +11,6 @@ self_debug:1..E -> clarifier:1..C -> revert.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
 from ..agents.clarifier import clarify
@@ -20,7 +19,7 @@ from ..agents.program_generator import generate_clarified_program, generate_prog
 from ..agents.self_debugger import debug, execution_feedback, run_synthesized_tests
 from ..agents.test_designer import design_tests
 from ..agents.test_quality_checker import filter_tests
-from ..context import RunContext
+from ..context import RunContext, gather_all
 from ..events import Decision
 from .base import WorkflowResult
 
@@ -48,7 +47,7 @@ async def _check_stage(ctx: RunContext, progs: list[Progression], step: str) -> 
         p.check = await check_program(ctx, p.current, progression=p.index, step=step)
         ctx.step_finished(step, "accepted" if p.check.accepted else "rejected", "code_quality_checker", p.index)
 
-    await asyncio.gather(*(one(p) for p in progs))
+    await gather_all(one(p) for p in progs)
     return [p for p in progs if p.check and p.check.accepted]
 
 
@@ -86,7 +85,7 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
         p.generated = p.current = await generate_program(ctx, p.index, step=step)
         ctx.step_finished(step, "done", "program_generator", p.index)
 
-    await asyncio.gather(*(generate(p) for p in progs))
+    await gather_all(generate(p) for p in progs)
     first_program = progs[0].generated
 
     # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...)
@@ -140,7 +139,7 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
             changed.append(p)
             ctx.step_finished(step, "done", "self_debugger", p.index, detail=f"{report.passed}/{report.total} passed before")
 
-        await asyncio.gather(*(debug_one(p) for p in progs))
+        await gather_all(debug_one(p) for p in progs)
         changed.sort(key=lambda p: p.index)
         # Line 17: only programs the debugger changed need a new check.
         accepted = await _check_stage(ctx, changed, step) if changed else []
@@ -172,7 +171,7 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
             p.trajectory.append(f"clarifier attempt {attempt}: generated a new program from the clarified statement")
             ctx.step_finished(step, "done", "clarifier", p.index)
 
-        await asyncio.gather(*(clarify_one(p) for p in progs))
+        await gather_all(clarify_one(p) for p in progs)
         accepted = await _check_stage(ctx, progs, step)
         last = attempt == cfg.clarify
         _decide(ctx, progs, step, "revert" if last else "clarify", "rejected: " + ("revert" if last else "clarify again"))

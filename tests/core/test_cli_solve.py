@@ -1,0 +1,71 @@
+"""`qflow solve` end to end, as a user runs it: a real subprocess, a script model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "mbpp11"
+SCRIPT = ROOT / "tests" / "scripts" / "mbpp11.py"
+
+
+def qflow(*args: str, env_extra: dict | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items()}
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+
+
+def test_solve_json_follows_the_papers_control_flow(tmp_path):
+    out = qflow(
+        "solve", "--problem", str(DATA / "problem.txt"), "--tests", str(DATA / "tests.py"),
+        "--model", f"script/{SCRIPT}", "--prompts", "2", "--session-dir", str(tmp_path), "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert set(result) >= {"final_program", "outcome", "accepted_at", "progression", "llm_calls", "tokens", "session"}
+    assert (result["outcome"], result["accepted_at"], result["progression"]) == ("accepted", "self_debug:1", 0)
+    assert "rfind" in result["final_program"]
+    assert result["llm_calls"] == sum(t["calls"] for t in result["tokens"].values())
+    assert set(result["tokens"]) == {"program_generator", "code_quality_checker", "test_designer", "test_quality_checker", "self_debugger"}
+    assert all(set(t) == {"input", "output", "calls"} for t in result["tokens"].values())
+    session = Path(result["session"])
+    assert session.parent == tmp_path and session.read_text().count("\n") > 20
+
+
+def test_solve_relative_script_path_and_plain_progress(tmp_path):
+    out = qflow(
+        "solve", "--problem", "tests/data/mbpp11/problem.txt", "--tests", "tests/data/mbpp11/tests.py",
+        "--model", "script/tests/scripts/mbpp11.py", "--prompts", "1", "--session-dir", str(tmp_path),
+    )
+    assert out.returncode == 0, out.stderr
+    assert "ACCEPTED at self_debug:1" in out.stdout
+    assert "decision ACCEPT" in out.stderr and "decision CONTINUE" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--problem", "nope.txt"], "problem file nope.txt: no such file"),
+        (["--model", "gpt4"], "unknown model 'gpt4'"),
+        (["--model", "anthropic/claude-sonnet-4-5"], "ANTHROPIC_API_KEY"),
+        (["--model", "script/missing.py"], "no such file"),
+        (["--checker", "imagined", "--prompts", "9"], "choose 1 to 6"),
+        (["--tests", "tests/data/mbpp11/problem.txt"], "tests, line 1"),
+    ],
+)
+def test_solve_bad_input_is_one_line_never_a_traceback(tmp_path, args, message):
+    base = {"--problem": "tests/data/mbpp11/problem.txt", "--tests": "tests/data/mbpp11/tests.py", "--model": "script/tests/scripts/mbpp11.py"}
+    for flag, value in zip(args[::2], args[1::2]):
+        base[flag] = value
+    argv = ["solve", "--session-dir", str(tmp_path)] + [x for kv in base.items() for x in kv]
+    out = qflow(*argv)
+    assert out.returncode != 0
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
