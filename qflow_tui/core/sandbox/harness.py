@@ -18,6 +18,7 @@ from builtins import (  # noqa: F401  (rebinding is the point)
     bool, bytes, complex, dict, float, frozenset, int, len, list, set, str, tuple,
     type, repr, isinstance, getattr, hasattr, iter, next, range, sorted, any, all,
     enumerate, compile, eval, exec, abs, min, max, zip, object, hex, print,
+    memoryview, __import__,
 )
 import ast
 import base64
@@ -32,7 +33,7 @@ import sys
 import time
 import traceback
 
-_dumps_json = json.dumps
+from json.encoder import encode_basestring_ascii as _json_str  # C function
 _marshal_dumps = marshal.dumps
 _os_write = os.write
 _os_exit = os._exit
@@ -44,6 +45,34 @@ _float_hex = float.hex
 _float_fromhex = float.fromhex
 _int_to_hex = int.__format__
 _isnan = math.isnan
+_int_repr = int.__repr__
+_float_repr = float.__repr__
+_str_join = str.join
+_ITIMER_REAL = getattr(signal, "ITIMER_REAL", 0)
+
+
+def _dumps_json(obj):
+    """JSON for the channel, built only from names bound above: the json
+    module's own encoder looks up builtins at call time, which a program may
+    have replaced."""
+    t = type(obj)
+    if obj is None:
+        return "null"
+    if obj is True:
+        return "true"
+    if obj is False:
+        return "false"
+    if t is str:
+        return _json_str(obj)
+    if t is int:
+        return _int_repr(obj)
+    if t is float:
+        return _float_repr(obj) if obj == obj and obj not in (float("inf"), float("-inf")) else "null"
+    if t is list or t is tuple:
+        return "[" + _str_join(",", [_dumps_json(v) for v in obj]) + "]"
+    if t is dict:
+        return "{" + _str_join(",", [_json_str(k) + ":" + _dumps_json(v) for k, v in obj.items()]) + "}"
+    raise TypeError("cannot serialise %s" % t)
 
 MAX_DEPTH = 100
 """Deepest nesting of containers a reported value may have."""
@@ -214,7 +243,7 @@ class _LazyNames(dict):
 
     def __missing__(self, key):
         if key in _LAZY_MODULES:
-            mod = __import__(key)
+            mod = __import__(key)  # the harness's own binding, not builtins'
             self[key] = mod
             return mod
         raise KeyError(key)
@@ -225,7 +254,7 @@ class _Channel:
         self.fd = fd
 
     def send(self, obj):
-        data = (_dumps_json(obj, separators=(",", ":"), ensure_ascii=True) + "\n").encode("ascii")
+        data = str.encode(_dumps_json(obj) + "\n", "ascii")
         view = memoryview(data)
         while view:
             n = _os_write(self.fd, view)
@@ -257,12 +286,12 @@ def _alarm_handler(signum, frame):
 
 def _arm(seconds):
     if _setitimer is not None and seconds:
-        _setitimer(signal.ITIMER_REAL, seconds)
+        _setitimer(_ITIMER_REAL, seconds)
 
 
 def _disarm():
     if _setitimer is not None:
-        _setitimer(signal.ITIMER_REAL, 0)
+        _setitimer(_ITIMER_REAL, 0)
 
 
 def _set_limits(limits):
@@ -319,7 +348,10 @@ def _install_seccomp(spec):
 
 
 def _plain(value, max_bytes):
-    _marshal_dumps(value)  # raises ValueError for anything but exact builtins
+    try:
+        _marshal_dumps(value)  # rejects anything but exact builtins, runs no user code
+    except ValueError:
+        raise NotPlain("a value of type %s is not a plain built-in value" % _type_name(value)) from None
     enc = encode_value(value)
     size = len(_dumps_json(enc))
     if size > max_bytes:

@@ -28,11 +28,14 @@ from dataclasses import dataclass, field
 from .config import LAYERS, parse_layers
 from .process import BOOT_TIMEOUT, Launch, SandboxUnavailable, run_child
 
-#: First uid of the pool the sandbox uses when it drops root; override with
-#: QFLOW_SANDBOX_UID_BASE. Each concurrent run gets its own uid so one run's fork
-#: bomb cannot use up another's process limit, and the post-run sweep can kill
-#: exactly that run's processes.
+#: Start of the uid range the sandbox uses when it drops root; override with
+#: QFLOW_SANDBOX_UID_BASE. Each concurrent run gets a uid of its own so one run's
+#: fork bomb cannot use up another's process limit, and the post-run sweep kills
+#: exactly that run's processes. Each app process takes its own block of
+#: MAX_SLOTS uids, chosen by its pid (unique among live processes), so several
+#: apps (or test runs) on one machine never share a uid.
 DEFAULT_UID_BASE = 1_900_000_000
+MAX_SLOTS = 64
 SECCOMP_DIRS = ("/usr/lib/python3/dist-packages",)
 
 
@@ -55,8 +58,15 @@ class Isolation:
     """What each layer found, for ``qflow doctor``."""
     probe_ms: float = 0.0
 
+    def uid_for(self, slot: int) -> int | None:
+        """The uid of ``slot`` for this app process (computed per call, so a
+        forked app process gets its own block)."""
+        if self.uid_base is None:
+            return None
+        return process_uid_block(self.uid_base) + slot
+
     def launch(self, slot: int) -> Launch:
-        uid = self.uid_base + slot if self.uid_base is not None else None
+        uid = self.uid_for(slot)
         bind: tuple[str, ...] = ()
         if self.bwrap and not self.interpreter.startswith("/usr/"):
             bind = (_prefix(self.interpreter),)
@@ -83,6 +93,11 @@ class Isolation:
             "secrets in the app's environment": True,
             "the app's /proc (environ, memory)": has("bwrap") or has("uid"),
         }
+
+
+def process_uid_block(base: int) -> int:
+    """First uid of this process's block: pids are unique among live processes."""
+    return base + (os.getpid() % (1 << 22)) * MAX_SLOTS  # stays below 2**32 - 1 for base < 4e9
 
 
 def _prefix(interpreter: str) -> str:
@@ -168,8 +183,11 @@ def _detect(spec: str) -> Isolation:
     if "uid" in want and not root:
         found["uid"] = "not root: runs as your own uid"
 
-    uid_base = int(os.environ.get("QFLOW_SANDBOX_UID_BASE", DEFAULT_UID_BASE)) if use_uid else None
-    slots = max(4, 2 * (os.cpu_count() or 2))
+    slots = min(MAX_SLOTS, max(4, 2 * (os.cpu_count() or 2)))
+    uid_base = None
+    if use_uid:
+        base = int(os.environ.get("QFLOW_SANDBOX_UID_BASE", DEFAULT_UID_BASE))
+        uid_base = base
 
     # Try the strongest combination first, then drop layers that fail to start.
     attempts: list[tuple[str | None, bool, str]] = []
@@ -184,7 +202,8 @@ def _detect(spec: str) -> Isolation:
     for b, u, interp in attempts:
         launch = Launch(interpreter=interp, bwrap=b,
                         bind_ro=(_prefix(interp),) if b and not interp.startswith("/usr/") else (),
-                        uid=uid_base if u else None, seccomp_path=sec_dirs,
+                        uid=process_uid_block(uid_base) if u and uid_base is not None else None,
+                        seccomp_path=sec_dirs,
                         sweep_uid=bool(u and b is None))
         hello, err = _probe(launch)
         if hello is None:
@@ -203,7 +222,8 @@ def _detect(spec: str) -> Isolation:
         found["bwrap"] = f"{bwrap} (failed to start)"
     if u:
         layers.add("uid")
-        found["uid"] = f"drops root to uids {uid_base}..{uid_base + slots - 1} (one per concurrent run)"  # type: ignore[operator]
+        first = process_uid_block(uid_base)  # type: ignore[arg-type]
+        found["uid"] = f"drops root to uids {first}..{first + slots - 1} (one per concurrent run, a block per app process)"
     elif use_uid:
         notes.append("running as root without a uid drop: no interpreter another uid can execute "
                      "(install python3 from the system packages)")

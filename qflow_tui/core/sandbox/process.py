@@ -187,8 +187,9 @@ class _Sequence:
 
 
 def _kill_uid(uid: int) -> None:
-    """Kill every process owned by ``uid`` (root only): reaches processes that
-    left the process group. Loops because a fork can race the scan."""
+    """Kill every live process owned by ``uid`` (root only): reaches processes
+    that left the process group. Loops because a fork can race the scan;
+    zombies are skipped (they hold nothing and only their parent can reap them)."""
     for _ in range(50):
         found = False
         for entry in os.listdir("/proc"):
@@ -196,17 +197,23 @@ def _kill_uid(uid: int) -> None:
                 continue
             try:
                 with open(f"/proc/{entry}/status", "rb") as fh:
-                    for line in fh:
-                        if line.startswith(b"Uid:"):
-                            if int(line.split()[1]) == uid:
-                                found = True
-                                try:
-                                    os.kill(int(entry), signal.SIGKILL)
-                                except OSError:
-                                    pass
-                            break
+                    status = fh.read()
             except OSError:
                 continue
+            state = uid_line = b""
+            for line in status.split(b"\n"):
+                if line.startswith(b"State:"):
+                    state = line.split()[1] if len(line.split()) > 1 else b""
+                elif line.startswith(b"Uid:"):
+                    uid_line = line
+                    break
+            if not uid_line or int(uid_line.split()[1]) != uid or state in (b"Z", b"X"):
+                continue
+            found = True
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
         if not found:
             return
         time.sleep(0.005)
@@ -400,7 +407,7 @@ def _watch(proc, r_fd, run, job, phase_limit, deadline, max_output, max_line, ca
                 keep(kind, data)
                 total = run.stdout_total if kind == "out" else run.stderr_total
                 if total > max_output:
-                    finish("output", f"the program wrote more than {max_output // 1024} KB to std{kind}")
+                    finish("output", f"output limit: the program wrote more than {max_output // 1024} KB to std{kind}")
                 continue
             buf += data
             while not run.end:
@@ -429,9 +436,14 @@ def _watch(proc, r_fd, run, job, phase_limit, deadline, max_output, max_line, ca
             for fd, _ev in poller.poll(max(0.0, until - time.monotonic()) * 1000 + 1):
                 if fd == r_fd:
                     try:
-                        os.read(fd, 1 << 16)
-                    except OSError:
+                        if not os.read(fd, 1 << 16):
+                            poller.unregister(fd)
+                            open_fds.discard(fd)
+                    except BlockingIOError:
                         pass
+                    except OSError:
+                        poller.unregister(fd)
+                        open_fds.discard(fd)
                     continue
                 try:
                     data = os.read(fd, 1 << 16)

@@ -159,6 +159,16 @@ class Sandbox:
                 if first:
                     leaves = self._decode_leaves(run.leaves, len(leaf_srcs), run)
                     first = False
+                if run.end == "protocol":
+                    # Only the program can write out of order on the private
+                    # channel: nothing this child reported counts.
+                    why = f"fail: the program tampered with the result channel ({run.detail})"
+                    for p in todo:
+                        outcomes[p.index] = TestOutcome(p.test, "fail", error=why)
+                        subjects.pop(p.index, None)
+                    if not run.loaded:
+                        report.load_error = why
+                    break
                 for p in todo:
                     res = run.results.get(p.index)
                     if res is not None:
