@@ -72,15 +72,9 @@ def open_app(path: Path, *, step: int | None = None, play: bool = False) -> int:
         from ..ui.app import create_app
     except ImportError as exc:  # the app is not part of this build
         return fail(f"the terminal app cannot start ({exc}); use `qflow replay {path} --json`", 1)
-    kwargs: dict[str, Any] = {"replay_path": path}
-    if step is not None:
-        kwargs["replay_step"] = step
-    if play:
-        kwargs["replay_play"] = True
-    try:
-        app = create_app(config, **kwargs)
-    except TypeError:
-        app = create_app(config, replay_path=path)
+    app = create_app(config, replay_path=path)
+    # Read by the replay screen when it opens (see ReplayScreen.on_mount).
+    app.replay_options = {"step": step, "play": play}  # type: ignore[attr-defined]
     app.run()
     return int(getattr(app, "return_code", 0) or 0)
 
