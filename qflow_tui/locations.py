@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 
 import platformdirs
@@ -13,21 +12,22 @@ APP_NAME = "qflow-tui"
 _CHECKOUT = Path(__file__).resolve().parent.parent
 
 
-def _data_root(checkout_name: str, package: str) -> Path:
-    """A folder that lives at the top of the checkout and ships in the wheel as a
-    sub-package: prefer the checkout (editable installs, running from source)."""
+def _data_root(checkout_name: str, installed_name: str) -> Path:
+    """A folder that lives at the top of the checkout and ships in the wheel as
+    ``qflow_tui/<installed_name>``: prefer the checkout (editable installs,
+    running from source), else the installed copy."""
     here = _CHECKOUT / checkout_name
-    if here.is_dir() and (here / ".." / "pyproject.toml").exists():
+    if here.is_dir() and (_CHECKOUT / "pyproject.toml").exists():
         return here
-    return Path(str(resources.files(package)))
+    return Path(__file__).resolve().parent / installed_name
 
 
 def prompts_dir() -> Path:
-    return _data_root("prompts", "qflow_tui._prompts")
+    return _data_root("prompts", "_prompts")
 
 
 def themes_dir() -> Path:
-    return _data_root("themes", "qflow_tui._themes")
+    return _data_root("themes", "_themes")
 
 
 def package_data_dir() -> Path:

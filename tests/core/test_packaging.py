@@ -1,0 +1,57 @@
+"""The wheel must carry every package, the prompts and the themes."""
+
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_source_package_is_listed_in_pyproject():
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "qflow_tui").rglob("__init__.py")}
+    assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"
+    assert {"qflow_tui._prompts", "qflow_tui._themes"} <= listed
+
+
+def test_prompt_variants_the_paper_asks_for_exist():
+    from qflow_tui.core.prompts import PromptLibrary
+
+    lib = PromptLibrary()
+    assert len(lib.variants("program_generator")) == 6
+    assert len(lib.variants("self_debugger")) == 3
+    for agent, name in [
+        ("test_designer", "common_cases"),
+        ("test_quality_checker", "default"),
+        ("code_quality_checker", "turn1"),
+        ("code_quality_checker", "turn2"),
+        ("clarifier", "default"),
+        ("yesno_checker", "default"),
+        ("program_generator", "clarified"),
+    ]:
+        assert lib.get(agent, name).user
+
+
+def test_a_built_package_finds_prompts_themes_and_data_outside_the_checkout(tmp_path):
+    """What `pip install .` (not editable) ships: setuptools' build_py lays out the
+    package as the wheel will, with prompts/ and themes/ mapped inside it."""
+    import subprocess
+    import sys
+
+    lib = tmp_path / "lib"
+    subprocess.run(
+        [sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py", "--build-lib", str(lib)],
+        cwd=ROOT, check=True, capture_output=True,
+    )
+    code = (
+        "from qflow_tui.locations import prompts_dir, themes_dir\n"
+        "from qflow_tui.core.prompts import PromptLibrary\n"
+        "from qflow_tui.core.bench.datasets import load_benchmark_problem\n"
+        "assert str(prompts_dir()).startswith(%r), prompts_dir()\n"
+        "assert len(PromptLibrary().variants('program_generator')) == 6\n"
+        "assert sorted(p.name for p in themes_dir().glob('*.tcss'))\n"
+        "print(load_benchmark_problem('mbpp/11').entry_point)\n" % str(lib)
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(lib), "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "remove_Occ"
