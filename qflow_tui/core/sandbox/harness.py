@@ -349,9 +349,11 @@ def _install_seccomp(spec):
 
 def _plain(value, max_bytes):
     try:
-        _marshal_dumps(value)  # rejects anything but exact builtins, runs no user code
+        raw = _marshal_dumps(value)  # rejects anything but exact builtins, runs no user code
     except ValueError:
         raise NotPlain("a value of type %s is not a plain built-in value" % _type_name(value)) from None
+    if len(raw) > max_bytes:  # cheap pre-check before the slower encoding
+        raise NotPlain("value too large to report (%d bytes marshalled, limit %d)" % (len(raw), max_bytes))
     enc = encode_value(value)
     size = len(_dumps_json(enc))
     if size > max_bytes:
@@ -479,7 +481,6 @@ def main():
         try:
             for src in test["subjects"]:
                 values.append(_eval_expr(src, g, names))
-            _disarm()
             msg["v"] = [_plain(v, max_value) for v in values]
         except _Timeout:
             msg["st"] = "timeout"
