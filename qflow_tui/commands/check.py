@@ -1,0 +1,117 @@
+"""``qflow check``: run a program against assert tests in the sandbox and print
+one verdict per test (a table, or one JSON object with ``--json``). Exits 0
+whenever the check ran, whatever the verdicts."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import fail
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("check", help="run a program against assert tests in the sandbox", description=__doc__)
+    p.add_argument("--code", required=True, metavar="FILE", help="the program ('-' for stdin)")
+    p.add_argument("--tests", required=True, metavar="FILE",
+                   help="assert statements, one per test (multi-line asserts allowed; blank and comment lines ignored)")
+    p.add_argument("--setup", metavar="FILE", help="code run before the program (imports, helpers the tests use)")
+    p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS", help="seconds per test (default 3)")
+    p.add_argument("--entry-point", metavar="NAME", help="the function under test (default: the one most tests call)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"results": [{"test", "status", "actual", "error"}], "passed", "total", "isolation"}')
+    p.set_defaults(func=run)
+
+
+class TestFileError(ValueError):
+    """A tests file that is not a sequence of assert statements."""
+
+
+def split_asserts(text: str) -> list[str]:
+    """The top-level assert statements of ``text``, each as its source text."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise TestFileError(f"line {exc.lineno}: not valid Python ({exc.msg})") from None
+    tests: list[str] = []
+    for node in tree.body:
+        if not isinstance(node, ast.Assert):
+            raise TestFileError(f"line {node.lineno}: expected an assert statement, found {type(node).__name__.lower()}")
+        tests.append(ast.get_source_segment(text, node) or ast.unparse(node))
+    return tests
+
+
+def _read(path: str, what: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise FileNotFoundError(f"{what} file not found: {path}")
+    return p.read_text(encoding="utf-8", errors="replace")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        code = _read(args.code, "code")
+        tests = split_asserts(_read(args.tests, "tests"))
+        setup = _read(args.setup, "setup") if getattr(args, "setup", None) else ""
+    except FileNotFoundError as exc:
+        return fail(str(exc))
+    except TestFileError as exc:
+        return fail(f"{args.tests}: {exc}")
+    except OSError as exc:
+        return fail(f"cannot read input: {exc}")
+    if not tests:
+        return fail(f"{args.tests}: no assert statements found")
+    if args.timeout is None or not args.timeout > 0:
+        return fail("--timeout must be a positive number of seconds")
+
+    from ..core.sandbox import Sandbox, SandboxConfig, SandboxUnavailable
+
+    try:
+        sandbox = Sandbox(SandboxConfig(timeout=args.timeout))
+        report = sandbox.run_tests_sync(code, tests, entry_point=getattr(args, "entry_point", None), setup=setup)
+    except (SandboxUnavailable, ValueError) as exc:
+        return fail(f"sandbox unavailable: {exc}", code=3)
+
+    if args.json:
+        out = {
+            "results": [{"test": r.test, "status": r.status, "actual": r.actual, "error": r.error} for r in report.results],
+            "passed": report.passed,
+            "total": report.total,
+            "isolation": report.isolation,
+        }
+        if report.load_error:
+            out["load_error"] = report.load_error
+        print(json.dumps(out, indent=2))
+        return 0
+    _print_table(report)
+    return 0
+
+
+def _print_table(report: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    style = {"pass": "green", "fail": "red", "error": "yellow", "timeout": "magenta"}
+    table = Table(show_lines=False, expand=False)
+    table.add_column("#", justify="right")
+    table.add_column("status")
+    table.add_column("test", overflow="fold")
+    table.add_column("actual / error", overflow="fold")
+    for i, r in enumerate(report.results, 1):
+        detail = r.actual if r.status == "fail" and r.actual is not None else (r.error or r.actual or "")
+        if r.status == "fail" and r.actual is not None:
+            detail = f"got {r.actual}"
+        first = detail.splitlines()[0] if detail else ""
+        table.add_row(str(i), Text(r.status, style=style.get(r.status, "")), r.test, first[:300])
+    if report.load_error:
+        console.print(Text(f"program did not load: {report.load_error.splitlines()[0]}", style="red"))
+    console.print(table)
+    console.print(f"{report.passed}/{report.total} passed in {report.duration * 1000:.0f} ms  ·  isolation: {report.isolation}")

@@ -1,0 +1,110 @@
+"""``qflow check`` and ``qflow doctor`` through the real command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from qflow_tui.commands.check import TestFileError, split_asserts
+
+
+def qflow(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def files(tmp_path):
+    code = tmp_path / "code.py"
+    code.write_text("import math\ndef area(r):\n    return math.pi * r * r\n")
+    tests = tmp_path / "tests.py"
+    tests.write_text(
+        "# visible tests\n"
+        "assert math.isclose(area(1), 3.14159, rel_tol=1e-3)\n\n"
+        "assert area(0) == 0.0\n"
+        "assert area(\n    2\n) == 12\n"
+    )
+    return code, tests
+
+
+def test_check_json(files):
+    code, tests = files
+    p = qflow("check", "--code", str(code), "--tests", str(tests), "--json", "--timeout", "2")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert [r["status"] for r in data["results"]] == ["pass", "pass", "fail"]
+    assert data["passed"] == 2 and data["total"] == 3 and data["isolation"]
+    assert data["results"][2]["actual"] == "12.566370614359172"
+    assert set(data["results"][0]) == {"test", "status", "actual", "error"}
+
+
+def test_check_table(files):
+    code, tests = files
+    p = qflow("check", "--code", str(code), "--tests", str(tests))
+    assert p.returncode == 0, p.stderr
+    assert "2/3 passed" in p.stdout and "isolation" in p.stdout
+
+
+def test_check_with_setup_and_entry_point(tmp_path):
+    (tmp_path / "c.py").write_text("def g(x):\n    return x + K\n")
+    (tmp_path / "s.py").write_text("K = 5\n")
+    (tmp_path / "t.py").write_text("assert g(1) == 6\n")
+    p = qflow("check", "--code", str(tmp_path / "c.py"), "--tests", str(tmp_path / "t.py"),
+              "--setup", str(tmp_path / "s.py"), "--entry-point", "g", "--json")
+    assert json.loads(p.stdout)["passed"] == 1
+
+
+@pytest.mark.parametrize(
+    "tests_text,needle",
+    [("", "no assert"), ("x = 1\nassert f(1) == 1\n", "line 1: expected an assert"),
+     ("assert f(1) == 1\nassert (\n", "not valid Python")],
+)
+def test_check_bad_input(tmp_path, tests_text, needle):
+    (tmp_path / "c.py").write_text("def f(x):\n    return x\n")
+    (tmp_path / "t.py").write_text(tests_text)
+    p = qflow("check", "--code", str(tmp_path / "c.py"), "--tests", str(tmp_path / "t.py"))
+    assert p.returncode != 0
+    assert needle in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_check_missing_file(tmp_path):
+    p = qflow("check", "--code", str(tmp_path / "nope.py"), "--tests", str(tmp_path / "nope2.py"))
+    assert p.returncode != 0 and "not found" in p.stderr
+
+
+def test_check_program_failing_to_load_still_exits_0(tmp_path):
+    (tmp_path / "c.py").write_text("def f(x) return x\n")
+    (tmp_path / "t.py").write_text("assert f(1) == 1\n")
+    p = qflow("check", "--code", str(tmp_path / "c.py"), "--tests", str(tmp_path / "t.py"), "--json")
+    assert p.returncode == 0
+    assert json.loads(p.stdout)["results"][0]["status"] == "error"
+
+
+def test_split_asserts():
+    assert split_asserts("# c\n\nassert f(1) == 1\nassert f(\n 2) == 2  # x\n") == ["assert f(1) == 1", "assert f(\n 2) == 2"]
+    with pytest.raises(TestFileError, match="line 2"):
+        split_asserts("assert f(1)\nprint(1)\n")
+
+
+def test_doctor_names_keys_but_never_values():
+    secret = "sk-ant-DOCTOR-SECRET-VALUE"
+    p = qflow("doctor", env={"ANTHROPIC_API_KEY": secret})
+    assert p.returncode == 0, p.stderr
+    assert "sandbox isolation:" in p.stdout
+    assert "ANTHROPIC_API_KEY" in p.stdout and secret not in p.stdout + p.stderr
+    for layer in ("bwrap", "seccomp", "uid", "interpreter"):
+        assert layer in p.stdout
+    pj = qflow("doctor", "--json", env={"ANTHROPIC_API_KEY": secret})
+    data = json.loads(pj.stdout)
+    assert data["api_keys"]["ANTHROPIC_API_KEY"] is True and secret not in pj.stdout
+
+
+def test_doctor_reports_a_forced_fallback():
+    p = qflow("doctor", "--json", env={"QFLOW_SANDBOX_ISOLATION": "rlimits"})
+    data = json.loads(p.stdout)
+    assert data["isolation"].startswith("rlimits only")
+    assert data["protects"]["network"] is False
