@@ -30,6 +30,8 @@ def add_parser(sub: Any) -> None:
 class TestFileError(ValueError):
     """A tests file that is not a sequence of assert statements."""
 
+    __test__ = False  # not a pytest test class
+
 
 def split_asserts(text: str) -> list[str]:
     """The top-level assert statements of ``text``, each as its source text."""

@@ -1,0 +1,116 @@
+"""Sandbox speed: median wall time per program for 1, 10 and 50 trivial tests.
+
+Columns, all measured in one run on this machine:
+  ours (<level>)   our sandbox, one child per program, strongest isolation
+  ours (rlimits)   our sandbox forced to the weakest level (no bwrap/seccomp/uid)
+  per-test         one fresh interpreter per test (program + that assert), no isolation
+  human-eval       openai/human-eval's approach re-implemented: per problem, a
+                   multiprocessing Manager plus one forked process that execs the
+                   whole check program (program + all asserts) with a timer;
+                   one verdict per problem, no OS isolation
+
+Usage: python bench/sandbox.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import multiprocessing
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+from qflow_tui.core.sandbox import Sandbox, SandboxConfig
+
+PROGRAM = "def add(a, b):\n    return a + b\n"
+
+
+def tests_for(n: int) -> list[str]:
+    return [f"assert add({i}, 1) == {i + 1}" for i in range(n)]
+
+
+def ours(sb: Sandbox, n: int) -> float:
+    t0 = time.perf_counter()
+    report = sb.run_tests_sync(PROGRAM, tests_for(n))
+    assert report.passed == n, report.to_dict()
+    return time.perf_counter() - t0
+
+
+def per_test(interpreter: str, n: int) -> float:
+    t0 = time.perf_counter()
+    for test in tests_for(n):
+        p = subprocess.run([interpreter, "-I", "-S", "-c", PROGRAM + "\n" + test + "\n"],
+                           capture_output=True, timeout=10)
+        assert p.returncode == 0
+    return time.perf_counter() - t0
+
+
+def _unsafe_execute(check_program: str, timeout: float, result: list) -> None:
+    # What human-eval's child does: silence I/O, arm a SIGALRM timer, exec the
+    # check program in a fresh dict; any exception means failure.
+    def handler(signum, frame):
+        raise TimeoutError("timed out")
+
+    signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            exec(check_program, {})
+        result.append("passed")
+    except TimeoutError:
+        result.append("timed out")
+    except BaseException as exc:
+        result.append(f"failed: {exc}")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def human_eval_style(n: int, timeout: float = 3.0) -> float:
+    body = "\n".join("    " + t for t in tests_for(n))
+    check_program = PROGRAM + "\n\ndef check(candidate):\n" + body.replace("add(", "candidate(") + "\n\ncheck(add)\n"
+    t0 = time.perf_counter()
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Manager() as manager:
+        result = manager.list()
+        p = ctx.Process(target=_unsafe_execute, args=(check_program, timeout, result))
+        p.start()
+        p.join(timeout=timeout + 1)
+        if p.is_alive():
+            p.kill()
+        assert list(result) == ["passed"], list(result)
+    return time.perf_counter() - t0
+
+
+def median_ms(fn, *args, repeat: int) -> float:
+    fn(*args)  # warm-up (first detection, page cache)
+    return statistics.median(fn(*args) for _ in range(repeat)) * 1000
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=15)
+    args = ap.parse_args()
+    strong = Sandbox(SandboxConfig())
+    weak = Sandbox(SandboxConfig(isolation="rlimits"))
+    interp = strong.details.interpreter
+    cols = [f"ours ({strong.isolation})", "ours (rlimits)", "per-test", "human-eval"]
+    print(f"median ms per program over {args.repeat} runs; Python {sys.version.split()[0]} (parent), "
+          f"child interpreter {interp}")
+    print(f"{'tests':>5}  " + "  ".join(f"{c:>{max(12, len(c))}}" for c in cols))
+    for n in (1, 10, 50):
+        row = [
+            median_ms(ours, strong, n, repeat=args.repeat),
+            median_ms(ours, weak, n, repeat=args.repeat),
+            median_ms(per_test, interp, n, repeat=max(3, args.repeat // 3)),
+            median_ms(human_eval_style, n, repeat=args.repeat),
+        ]
+        print(f"{n:>5}  " + "  ".join(f"{v:>{max(12, len(c))}.1f}" for v, c in zip(row, cols)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
