@@ -219,7 +219,7 @@ class RunState:
             return f"finished: {self.finished.outcome}{where}"
         if not self.started:
             return "waiting to start"
-        parts = [f"step {self.current_step or 'starting'}"]
+        parts = [self.current_step or "starting"]
         m = _STAGE_RE.match(self.current_step or "")
         if m and m.group(1) == "self_debug":
             parts.append(f"epoch {m.group(2)}/{self.config.get('epochs', 3)}")

@@ -25,10 +25,10 @@ EXAMPLE_TESTS = 'assert remove_Occ("hello","l") == "heo"\nassert remove_Occ("abc
 
 _BENCH_RE = re.compile(r"^(humaneval|mbpp)[\w+-]*/\S+$", re.I)
 _CHECKER_HELP = {
-    "imagined": "imagined execution (standard)",
-    "python": "run visible tests (relaxed)",
-    "yesno": "yes/no critic (baseline)",
-    "none": "no checker (ablation)",
+    "imagined": "standard",
+    "python": "relaxed",
+    "yesno": "baseline",
+    "none": "ablation",
 }
 
 
@@ -75,7 +75,7 @@ class ComposeScreen(Screen):
                 yield Label("Model", classes="field-label")
                 yield Input(cfg.model, id="model", compact=True, placeholder="provider/model")
                 yield Label("Checker", classes="field-label")
-                yield Select([(f"{c}: {_CHECKER_HELP[c]}", c) for c in CHECKERS], value=cfg.checker, id="checker", allow_blank=False, compact=True)
+                yield Select([(f"{c} ({_CHECKER_HELP[c]})", c) for c in CHECKERS], value=cfg.checker, id="checker", allow_blank=False, compact=True)
                 with Horizontal(classes="numbers"):
                     with Vertical():
                         yield Label("Prompts", classes="field-label")
@@ -92,7 +92,7 @@ class ComposeScreen(Screen):
                 yield Input(app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True)  # type: ignore[attr-defined]
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
         yield Static("", id="compose-error")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#statement", TextArea).focus()

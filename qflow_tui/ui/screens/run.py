@@ -61,7 +61,7 @@ class RunScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield RunView(live=True, clock=getattr(self.app, "clock", None), id="run-view")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         from ...core.session import new_session_path
@@ -119,7 +119,7 @@ class RunScreen(Screen):
     def _show_gate(self, message: GateWaiting) -> None:
         self.waiting_at = message.step
         view = self.query_one(RunView)
-        view.gate_status = f"⏸ paused before {message.step} (n: step, c: continue)"
+        view.gate_status = f"⏸ before {message.step}"
         view.flush()
         self.refresh_bindings()
 
@@ -176,7 +176,7 @@ class RunScreen(Screen):
         if not self.running:
             return
         view = self.query_one(RunView)
-        view.gate_status = f"▶ stepping past {self.waiting_at}" if self.waiting_at else "▶ stepping"
+        view.gate_status = f"▶ {self.waiting_at}" if self.waiting_at else "▶ stepping"
         self.waiting_at = None
         await self.gate.step()
         self.refresh_bindings()
@@ -193,7 +193,7 @@ class RunScreen(Screen):
         if not self.running:
             return
         await self.gate.pause()
-        self.query_one(RunView).gate_status = "⏸ pausing before the next step…"
+        self.query_one(RunView).gate_status = "⏸ pausing at the next step…"
         self.refresh_bindings()
 
     def action_cancel(self) -> None:

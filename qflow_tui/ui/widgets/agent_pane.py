@@ -10,6 +10,9 @@ from textual.widgets import Static
 from ..palette import Palette, palette
 from ..state import AGENTS, CallRecord, RunState
 
+#: Agents whose calls belong to the whole run, not to one progression.
+RUN_WIDE = ("test_designer", "test_quality_checker")
+
 
 def call_header(call: CallRecord, colours: Palette) -> Text:
     bits = [call.step or ""]
@@ -24,7 +27,8 @@ def call_header(call: CallRecord, colours: Palette) -> Text:
     if call.test and call.agent != "test_quality_checker":
         bits.append(call.test.replace("\n", " ")[:60])
     status = {"streaming": "…", "done": "", "failed": "failed"}.get(call.status, call.status)
-    text = Text(f"── {call.call_id} ", style=colours.muted)
+    text = Text()
+    text.append(f"── {call.call_id} ", style=colours.muted)
     text.append(" · ".join(b for b in bits if b), style=f"bold {colours.primary}")
     if status:
         text.append(f" {status}", style=colours.outcome("failed" if call.status == "failed" else "streaming"))
@@ -42,6 +46,7 @@ def render_calls(calls: list[CallRecord], dropped: int, colours: Palette) -> Tex
         if call.status == "failed" and call.error:
             out.append(f"\n{call.error}", style=colours.error)
         out.append("\n")
+    out.rstrip()
     return out
 
 
@@ -57,6 +62,10 @@ class AgentPane(VerticalScroll, can_focus=True):
     def compose(self):
         yield Static(Text("no calls yet"), classes="agent-body")
 
+    def on_mount(self) -> None:
+        # Follow the stream at the bottom until the user scrolls up (Textual's anchor).
+        self.anchor()
+
     def update_from(self, state: RunState, progression: int) -> None:
         calls = state.calls_for(self.agent, progression)
         dropped = state.dropped_for(self.agent, progression)
@@ -67,15 +76,12 @@ class AgentPane(VerticalScroll, can_focus=True):
         self._shown = fingerprint
         colours = palette(self.app)
         streaming = sum(1 for c in calls if c.status == "streaming")
-        title = f"{self.agent} · p{progression}"
+        title = f"{self.agent} · all" if self.agent in RUN_WIDE else f"{self.agent} · p{progression}"
         self.border_title = title
-        self.border_subtitle = f"{streaming} streaming" if streaming else (f"{len(calls)} calls" if calls else "")
+        self.border_subtitle = f"{streaming} streaming" if streaming else (f"{len(calls)} call{'s' if len(calls) != 1 else ''}" if calls else "")
         self.set_class(bool(streaming), "-streaming")
-        following = self.scroll_y >= self.max_scroll_y - 1
         body = self.query_one(".agent-body", Static)
         body.update(render_calls(calls, dropped, colours) if calls else Text("no calls yet", style=colours.muted))
-        if following:
-            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
 
 
 class AgentPanes(Grid):

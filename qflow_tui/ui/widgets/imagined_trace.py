@@ -57,7 +57,8 @@ def render_trace(state: RunState, progression: int, colours: Palette) -> Group |
             passed = [r for r in records if r.step == stage]
             ok = sum(1 for r in passed if r.verdict == "pass")
             done = sum(1 for r in passed if r.verdict is not None)
-            head = Text(f"{stage} · progression {progression} · ", style="bold")
+            head = Text()
+            head.append(f"{stage} · progression {progression} · ", style="bold")
             head.append(f"{ok}/{len(passed)} pass", style=colours.outcome("pass" if ok == len(passed) else ("fail" if done == len(passed) else "running")))
             parts.append(Text(""))
             parts.append(head)

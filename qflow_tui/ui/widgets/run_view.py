@@ -167,6 +167,7 @@ class RunView(Widget):
         if everything or self._dirty:
             self._stale_tabs = {t for t, _ in TABS}
         self._dirty.clear()
+        self.refresh_bindings()
         state, p = self.state, self.progression
         self._paint_progress()
         self._paint_status()
@@ -194,7 +195,7 @@ class RunView(Widget):
     def _paint_progress(self) -> None:
         text = self.state.progress_text()
         if self.state.progressions > 1:
-            text += f" · showing p{self.progression} of {self.state.progressions}"
+            text = f"p{self.progression}/{self.state.progressions} · {text}"
         if self.gate_status:
             text = f"{self.gate_status} │ {text}"
         bar = self.query_one("#run-progress", Static)
@@ -223,6 +224,13 @@ class RunView(Widget):
             self._paint_tab(event.pane.id)
 
     # -- actions ---------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("copy_program", "save_program"):
+            return bool(self.program_text())
+        if action == "progression":
+            return self.state.progressions > 1
+        return True
 
     def action_progression(self, delta: int) -> None:
         n = max(1, self.state.progressions)

@@ -25,7 +25,7 @@ def _result_cell(t: SynthTest, progression: int, colours: Palette) -> Text:
         return Text("—", style=colours.muted)
     status = r.get("status", "?")
     if status == "fail" and r.get("actual") is not None:
-        return Text(f"fail: got {r['actual']}", style=colours.error)
+        return Text(f"fail → {r['actual']}", style=colours.error)
     return Text(status, style=colours.outcome(status))
 
 
@@ -69,7 +69,7 @@ class TestsTable(Vertical):
         table: DataTable = DataTable(id="tests-grid", cursor_type="row", zebra_stripes=True)
         table.add_column("#", key="n", width=3)
         table.add_column("TQC", key="tqc", width=9)
-        table.add_column("last run", key="run", width=16)
+        table.add_column("last run", key="run", width=18)
         table.add_column("test", key="test")
         yield table
         with VerticalScroll(id="tests-detail"):
@@ -94,7 +94,8 @@ class TestsTable(Vertical):
             table.move_cursor(row=min(max(row, 0), len(state.synth) - 1), animate=False)
         kept = sum(1 for t in state.synth if t.verdict == "kept")
         rejected = sum(1 for t in state.synth if t.verdict == "rejected")
-        summary = Text(f"{len(state.synth)}/{state.max_tests} designed", style="bold")
+        summary = Text()
+        summary.append(f"{len(state.synth)}/{state.max_tests} designed", style="bold")
         if kept or rejected:
             summary.append(" · ")
             summary.append(f"{kept} kept", style=colours.success)

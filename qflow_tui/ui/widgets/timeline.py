@@ -4,7 +4,6 @@ each cell saying how that step went and what the Quality Checker decided."""
 from __future__ import annotations
 
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -36,34 +35,53 @@ def cell_text(cell: StageCell | None, colours: Palette) -> Text:
     return Text(_STATUS_WORDS.get(cell.status, cell.status), style=colours.outcome(cell.status))
 
 
+STEP_WIDTH = 21
+CELL_WIDTH = 9
+
+
+def _pad(text: Text, width: int) -> Text:
+    text = text.copy()
+    text.truncate(width - 1, overflow="ellipsis", pad=False)
+    text.pad_right(width - text.cell_len)
+    return text
+
+
 def render_timeline(state: RunState, selected: int, colours: Palette) -> Group:
-    table = Table(box=None, padding=(0, 1), expand=False, show_edge=False, header_style="bold")
-    table.add_column("", no_wrap=True, width=1)
-    table.add_column("step", no_wrap=True)
+    """Rows of fixed-width cells (a shared step's detail runs across the columns)."""
     n = state.progressions
+    lines: list[Text] = []
+    head = Text()
+    head.append("  " + "step".ljust(STEP_WIDTH), style="bold")
     for p in range(n):
-        style = f"bold underline {colours.primary}" if p == selected else ""
-        table.add_column(Text(f"p{p}", style=style), no_wrap=True, min_width=8)
+        style = f"bold underline {colours.primary}" if p == selected else "bold"
+        head.append_text(_pad(Text(f"p{p}", style=style), CELL_WIDTH))
+    lines.append(head)
     finished = state.done
     for stage in state.planned_stages():
         current = stage == state.current_step and not finished
-        marker = Text("▶", style=f"bold {colours.accent}") if current else Text(" ")
-        name = Text(stage, style=f"bold {colours.accent}" if current else "")
-        if stage in SHARED_STEPS:
-            cell = state.cells.get((stage, None))
-            detail = cell.detail if cell and cell.detail else ("·" if cell is None else _STATUS_WORDS.get(cell.status, cell.status))
-            style = colours.outcome(cell.status) if cell and not cell.detail else (colours.muted if cell is None else "")
-            table.add_row(marker, name, Text(detail, style=style), *([""] * (n - 1)))
-            continue
-        if stage == "revert":
-            cells = [state.cells.get((stage, None)) or state.cells.get((stage, 0))]
-            cells += [None] * (n - 1)
-            row = [cell_text(cells[0], colours) if cells[0] else Text("·", style=colours.muted)]
-            row += [Text("") for _ in range(n - 1)]
-            table.add_row(marker, name, *row)
-            continue
-        table.add_row(marker, name, *(cell_text(state.cells.get((stage, p)), colours) for p in range(n)))
-    return Group(table, Text(""), *decision_lines(state, selected, colours))
+        line = Text()
+        line.append("▶ " if current else "  ", style=f"bold {colours.accent}")
+        line.append_text(_pad(Text(stage, style=f"bold {colours.accent}" if current else ""), STEP_WIDTH))
+        if stage in SHARED_STEPS or stage == "revert":
+            cell = state.cells.get((stage, None)) or state.cells.get((stage, 0))
+            if cell is None:
+                line.append("·", style=colours.muted)
+            elif cell.decision:
+                line.append_text(cell_text(cell, colours))
+                if cell.reason:
+                    line.append(f"  {cell.reason}", style=colours.muted)
+            else:
+                word = _STATUS_WORDS.get(cell.status, cell.status)
+                line.append(cell.detail or word, style=colours.outcome(cell.status) if not cell.detail else "")
+                if cell.detail and cell.status in ("running", "checking"):
+                    line.append(" …", style=colours.accent)
+        else:
+            for p in range(n):
+                line.append_text(_pad(cell_text(state.cells.get((stage, p)), colours), CELL_WIDTH))
+        line.no_wrap = True
+        line.overflow = "ellipsis"
+        lines.append(line)
+    return Group(*lines, Text(""), *decision_lines(state, selected, colours))
 
 
 def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Text]:
@@ -79,7 +97,7 @@ def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Tex
         line.append(f"{stage}: ", style="bold")
         line.append(_DECISION_WORDS.get(cell.decision, cell.decision), style=colours.outcome(cell.decision))
         if cell.reason:
-            line.append(f" — {cell.reason}", style=colours.muted)
+            line.append(f"  {cell.reason}", style=colours.muted)
         lines.append(line)
     if not any_decision:
         lines.append(Text("  none yet", style=colours.muted))

@@ -1,0 +1,267 @@
+"""The flows a user goes through, driven with Textual's pilot: compose -> run ->
+accepted, step mode, pause, cancel, bad input shown inline, loading problems,
+saving the program, the theme remembered, every action in the palette."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import SIZE, build_app
+from ui_fakes import FreezingClient, load_responder
+from ui_steps import finish_run, start_run, wait_for_gate, wait_until
+
+from qflow_tui.core.config import RunConfig, load_config
+from qflow_tui.locations import sessions_dir
+from qflow_tui.ui.screens.compose import ComposeScreen
+from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.widgets.run_view import RunView
+
+
+def session_events(path) -> list[dict]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines[1:]]
+
+
+async def test_compose_run_accepted():
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        view = await finish_run(pilot)
+        assert view.state.finished is not None
+        assert view.state.finished.outcome == "accepted"
+        assert view.state.finished.accepted_at == "self_debug:1"
+        banner = str(view.query_one("#program-banner").render())
+        assert "ACCEPTED at self_debug:1" in banner
+        assert view.query_one("#run-tabs").active == "tab-program"
+        assert "rfind" in view.program_text()
+        assert screen.outcome is not None and screen.outcome.session == str(screen.session_path)
+        # The session was written as the run went, and ends with the result.
+        events = session_events(screen.session_path)
+        assert events[0]["kind"] == "run_started" and events[-1]["kind"] == "run_finished"
+        # What the live view shows equals what a replay of the session shows.
+        assert [s.verdict for s in view.state.synth].count("rejected") == 1
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ComposeScreen)
+
+
+async def test_step_mode_advances_one_step_at_a_time():
+    app = build_app(stepping=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        view = screen.query_one(RunView)
+        await wait_for_gate(pilot, screen, "program_generator")
+        assert view.state.llm_calls == 0
+        assert "before program_generator" in str(view.query_one("#run-progress").render())
+        await pilot.press("n")
+        await wait_for_gate(pilot, screen, "quality_check:program_generator")
+        view.flush()
+        # Six generated programs, no quality check yet; every pane can be looked at.
+        assert view.state.tokens["program_generator"].calls == 6
+        assert "code_quality_checker" not in view.state.tokens
+        for key in ("1", "2", "3", "4", "5", "]", "["):
+            await pilot.press(key)
+        assert view.progression == 0
+        await pilot.press("n")
+        await wait_for_gate(pilot, screen, "test_designer")
+        view.flush()
+        assert view.state.cells[("program_generator", 0)].decision == "continue"
+        assert view.state.tests_designed == 0
+        await pilot.press("n")
+        await wait_for_gate(pilot, screen, "test_quality_checker")
+        view.flush()
+        assert view.state.tests_designed == 10
+        await pilot.press("c")
+        view = await finish_run(pilot)
+        assert view.state.finished is not None and view.state.finished.outcome == "accepted"
+
+
+async def test_pause_stops_at_the_next_step():
+    client = FreezingClient(load_responder(), "self_debugger")
+    app = build_app(client)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_until(pilot, lambda: client.blocked == 6, "the self-debuggers")
+        await pilot.press("p")
+        client.release.set()
+        await wait_for_gate(pilot, screen, "quality_check:self_debug:1")
+        assert screen.running
+        await pilot.press("c")
+        view = await finish_run(pilot)
+        assert view.state.finished is not None
+
+
+async def test_cancel_mid_run_keeps_the_session():
+    client = FreezingClient(load_responder(), "self_debugger")
+    app = build_app(client)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_until(pilot, lambda: client.blocked == 6, "the self-debuggers")
+        await pilot.press("x")
+        view = await finish_run(pilot)
+        assert not screen.running
+        assert view.state.failed is not None and view.state.failed.cancelled
+        await pilot.press("5")
+        await pilot.pause()
+        assert "CANCELLED" in str(view.query_one("#program-banner").render())
+        events = session_events(screen.session_path)
+        assert events[-1]["kind"] == "run_failed" and events[-1]["cancelled"] is True
+        assert any(n.title == "Cancelled" for n in app._notifications)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ComposeScreen)
+
+
+async def test_model_error_is_a_notice_and_the_session_is_kept():
+    def broken(request):
+        if request["agent"] == "code_quality_checker":
+            raise RuntimeError("the model fell over")
+        return load_responder()(request)
+
+    from qflow_tui.core.llm.script import ScriptClient
+
+    app = build_app(ScriptClient.from_function(broken, name="broken.py"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        view = await finish_run(pilot)
+        assert view.state.failed is not None and not view.state.failed.cancelled
+        notes = [n for n in app._notifications if n.title == "Run failed"]
+        assert notes and "the model fell over" in notes[0].message
+        assert screen.session_path.exists()
+
+
+async def _error_for(app, statement=None, tests=None, model=None) -> str:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        if statement is not None:
+            screen.query_one("#statement").load_text(statement)
+        if tests is not None:
+            screen.query_one("#tests").load_text(tests)
+        if model is not None:
+            screen.query_one("#model").value = model
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, ComposeScreen), "a run started despite bad input"
+        error = app.screen.query_one("#compose-error")
+        assert error.has_class("-visible")
+        return str(error.render())
+
+
+async def test_bad_input_no_test():
+    assert "no tests given" in await _error_for(build_app(), tests="")
+
+
+async def test_bad_input_names_the_line():
+    text = await _error_for(build_app(), tests='assert remove_Occ("a", "a") == ""\nprint(1)\n')
+    assert "line 2" in text
+
+
+async def test_bad_input_no_entry_point():
+    text = await _error_for(build_app(), tests="assert 1 + 1 == 2\n")
+    assert "Entry point" in text or "entry point" in text
+
+
+async def test_bad_input_empty_statement():
+    assert "statement is empty" in await _error_for(build_app(), statement="  ")
+
+
+async def test_bad_input_unknown_model():
+    app = build_app()
+    app.client = None  # let the compose screen build the client from the name
+    assert "unknown model 'gpt-4'" in await _error_for(app, model="gpt-4")
+
+
+async def test_bad_input_missing_api_key(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    app = build_app()
+    app.client = None
+    assert "ANTHROPIC_API_KEY" in await _error_for(app, model="anthropic/claude-sonnet-4-5")
+
+
+async def test_load_benchmark_and_file(tmp_path):
+    problem = tmp_path / "p.txt"
+    problem.write_text('Add two numbers.\n\nassert add(1, 2) == 3\nassert add(0, 0) == 0\n', encoding="utf-8")
+    app = build_app(example=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        for ch in str(problem):
+            await pilot.press(ch)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one("#statement").text == "Add two numbers."
+        assert screen.query_one("#tests").text.startswith("assert add(1, 2) == 3")
+        screen.query_one("#load").value = "mbpp/11"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "remove_Occ" in screen.query_one("#tests").text
+        assert screen.query_one("#entry-point").value == "remove_Occ"
+        screen.query_one("#load").value = "mbpp/99999"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.query_one("#compose-error").has_class("-visible")
+
+
+async def test_save_program(tmp_path):
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await start_run(pilot)
+        await finish_run(pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        target = tmp_path / "out" / "remove_occ.py"
+        app.screen.query_one("#save-path").value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "rfind" in target.read_text(encoding="utf-8")
+        assert isinstance(app.screen, RunScreen)
+
+
+async def test_theme_is_remembered():
+    app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.theme == "qflow-dark"
+        await pilot.press("f3")
+        await pilot.pause()
+        assert app.theme == "qflow-light"
+    assert load_config().theme == "qflow-light"
+
+
+async def test_every_run_action_is_in_the_command_palette():
+    app = build_app(stepping=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator")
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for title in ("Sessions", "Step", "Continue", "Cancel", "Back", "Timeline", "Agents", "Imagined", "Tests", "Program", "Prev prog", "Next prog", "Zoom"):
+            assert title in titles, title
+        await pilot.press("x")
+        await finish_run(pilot)
+
+
+async def test_sessions_command_without_the_sessions_screen_is_a_notice(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_sessions(name, *args, **kwargs):
+        if name.endswith("screens.sessions") or (args and args[2] and "sessions" in (args[2] or ()) and name.endswith("screens")):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        monkeypatch.setattr(builtins, "__import__", no_sessions)
+        app.action_sessions()
+        monkeypatch.setattr(builtins, "__import__", real_import)
+        await pilot.pause()
+        assert isinstance(app.screen, ComposeScreen)
+        assert any("sessions" in n.message.lower() for n in app._notifications)
+
+
+async def test_session_dir_is_the_test_dir():
+    assert "qflow-home" in str(sessions_dir())

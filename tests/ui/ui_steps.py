@@ -1,0 +1,48 @@
+"""Pilot steps the UI tests share: start a run, wait for the gate or the end."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.widgets.run_view import RunView
+
+
+async def start_run(pilot: Pilot) -> RunScreen:
+    await pilot.pause()
+    await pilot.press("ctrl+r")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, RunScreen), f"the run did not start: {screen!r}"
+    return screen
+
+
+async def finish_run(pilot: Pilot) -> RunView:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    view = pilot.app.screen.query_one(RunView)
+    view.flush()
+    await pilot.pause()
+    return view
+
+
+async def wait_until(pilot: Pilot, condition, what: str, limit: int = 2000) -> None:
+    """Let the app process messages until ``condition()`` holds (no sleeping)."""
+    for _ in range(limit):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def wait_for_gate(pilot: Pilot, screen: RunScreen, step: str) -> None:
+    await wait_until(pilot, lambda: screen.waiting_at == step, f"the gate before {step}")
+    await pilot.pause()
+
+
+async def settle(pilot: Pilot) -> None:
+    """Paint everything pending and drop the toasts (they name session files)."""
+    for view in pilot.app.screen.query(RunView):
+        view.flush()
+    pilot.app.clear_notifications()
+    await pilot.pause()
