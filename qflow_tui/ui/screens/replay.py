@@ -352,7 +352,7 @@ class ReplayScreen(Screen):
         total = len(self.steps) - 1
         current = self.current_step
         step = self.steps[current] if self.steps else None
-        state = "▶ playing" if self.playing else "⏸ paused"
+        state = "▶ playing" if self.playing else "‖ paused"
         if self.position >= len(self.events) and not self.playing:
             state = "■ end"
         speed = f"{self.speed:g}×"

@@ -1,0 +1,372 @@
+"""The replay and session-browser screens, driven as a user drives them.
+
+The central check: a scripted run watched live in the app, then replayed from
+the session file it wrote, ends in the same screen state: the same RunView
+state and, tab by tab, the same text on screen."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from qflow_tui.commands.demo import demo_session
+from qflow_tui.core.llm.script import ScriptClient
+from qflow_tui.core.session import read_session
+from qflow_tui.data.demo import responder
+from qflow_tui.ui.app import create_app
+from qflow_tui.ui.screens.replay import ReplayScreen, StepChip, replay_steps
+from qflow_tui.ui.screens.sessions import ConfirmDelete, ExportDialog, SessionsScreen
+from qflow_tui.ui.widgets.run_view import TABS, RunView
+from tests.sessions.support import InProcessSandbox, demo_config
+
+SIZE = (120, 36)
+
+
+def replay_app(path: Path, **kwargs):
+    return create_app(demo_config(), replay_path=path, remember_theme=False, **kwargs)
+
+
+async def settle(pilot) -> None:
+    """Paint what is pending, finish animations, drop the toasts (they name files)."""
+    await pilot.pause()
+    for view in pilot.app.screen.query(RunView):
+        view.flush()
+    pilot.app.clear_notifications()
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+def screen_text(app) -> list[str]:
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True, legacy_windows=False)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text(styles=False).splitlines()
+
+
+def view_text(app, view: RunView) -> list[str]:
+    """The text inside the run view, without its status bar (the elapsed time
+    of a live run is the wall clock; a replay's comes from the events)."""
+    r = view.region
+    lines = screen_text(app)[r.y : r.y + r.height - 1]
+    return [line[r.x : r.x + r.width] for line in lines]
+
+
+def state_of(view: RunView) -> str:
+    def plain(value):
+        if hasattr(value, "to_dict"):
+            return value.to_dict()
+        if hasattr(value, "__dict__"):
+            return {k: plain(v) for k, v in vars(value).items()}
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple, set)):
+            items = [plain(v) for v in value]
+            return sorted(items, key=repr) if isinstance(value, set) else items
+        return value
+
+    return json.dumps(plain(view.state), sort_keys=True, default=repr)
+
+
+async def watch_live_run(size=SIZE) -> tuple[Path, str, dict[str, list[str]]]:
+    """Run the demo story live in the app; return its session file, the view's
+    state and the text of every tab at the end."""
+    app = create_app(
+        demo_config(),
+        client=ScriptClient.from_function(responder.respond, name="demo responder"),
+        sandbox=InProcessSandbox(),
+        problem_text=responder.STATEMENT,
+        tests_text="\n".join(responder.VISIBLE_TESTS),
+        clock=lambda: 0.0,
+        remember_theme=False,
+    )
+    tabs: dict[str, list[str]] = {}
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        screen = app.screen
+        view = screen.query_one(RunView)
+        assert view.state.done
+        for tab, _ in TABS:
+            view.action_show_tab(tab)
+            await settle(pilot)
+            tabs[tab] = view_text(app, view)
+        return Path(screen.session_path), state_of(view), tabs
+
+
+async def test_a_replay_ends_in_the_same_screen_state_as_the_live_run():
+    session, live_state, live_tabs = await watch_live_run()
+    # The replay screen has a step timeline and a status line the live screen
+    # has not: two rows more give the run view the very same size.
+    app = replay_app(session)
+    async with app.run_test(size=(SIZE[0], SIZE[1] + 2)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen) and screen.error is None
+        view = screen.query_one(RunView)
+        assert screen.position == len(screen.events)
+        assert state_of(view) == live_state
+        for tab, _ in TABS:
+            view.action_show_tab(tab)
+            await settle(pilot)
+            assert view_text(app, view) == live_tabs[tab], tab
+
+
+async def test_stepping_back_shows_each_pane_as_it_was_at_that_step():
+    """Going back to a step shows exactly what folding the events up to it shows."""
+    data = read_session(demo_session())
+    steps = replay_steps(data.events)
+    app = replay_app(demo_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        view = screen.query_one(RunView)
+        at_end = state_of(view)
+        await pilot.press("home")
+        await settle(pilot)
+        assert screen.position == 0 and not view.state.started
+        seen = []
+        for _ in steps:
+            await pilot.press("right")
+            await settle(pilot)
+            seen.append((screen.current_step, screen.position))
+        assert [p for _, p in seen] == [s.end for s in steps]
+        assert state_of(view) == at_end
+        # Back to the TQC step: the panes show that moment, not the end.
+        tqc = next(s for s in steps if s.step == "test_quality_checker")
+        while screen.current_step > tqc.number:
+            await pilot.press("left")
+        await settle(pilot)
+        assert screen.position == tqc.end
+        fresh = RunView()
+        for e in data.events[: tqc.end]:
+            fresh.state.apply(e)
+        assert state_of(view) == state_of(fresh)
+        assert view.state.finished is None and len(view.state.synth) == 10
+        # One event at a time too.
+        await pilot.press("shift+left")
+        assert screen.position == tqc.end - 1
+
+
+async def test_jump_to_a_step_from_the_timeline_and_from_the_list():
+    app = replay_app(demo_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        chips = list(screen.query(StepChip))
+        assert [c.number for c in chips] == [s.number for s in screen.steps]
+        await pilot.click(chips[2])
+        await settle(pilot)
+        assert screen.current_step == 2 and screen.position == screen.steps[2].end
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press("end", "enter")
+        await settle(pilot)
+        assert screen.current_step == len(screen.steps) - 1
+
+
+async def test_play_instantly_and_at_adjustable_speed():
+    app = replay_app(demo_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        speeds = []
+        for key in ("plus", "plus", "minus", "minus", "minus", "minus", "minus"):
+            await pilot.press(key)
+            speeds.append(screen.speed)
+        assert speeds == [2.0, 4.0, 2.0, 1.0, 0.5, 0.25, 0.25]
+        await pilot.press("home", "space")
+        assert screen.playing
+        # It moves forward by itself, at its own pace.
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if screen.position > 3:
+                break
+        assert screen.position > 3
+        await pilot.press("space")
+        assert not screen.playing
+        paused_at = screen.position
+        await pilot.pause(0.1)
+        assert screen.position == paused_at
+        await pilot.press("i")
+        assert screen.position == len(screen.events) and screen.query_one(RunView).state.done
+
+
+async def test_play_to_the_end_stops_there():
+    app = replay_app(demo_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.go_to_step(len(screen.steps) - 2)
+        for _ in range(7):
+            await pilot.press("plus")
+        await pilot.press("space")
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if not screen.playing:
+                break
+        assert not screen.playing and screen.position == len(screen.events)
+
+
+def _cut(tmp_path: Path) -> Path:
+    raw = demo_session().read_bytes()
+    lines = raw.splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[:120]) + lines[120][:40])
+    return cut
+
+
+async def test_a_truncated_file_replays_its_prefix_with_a_visible_warning(tmp_path):
+    app = replay_app(_cut(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        banner = screen.query_one("#replay-banner")
+        assert banner.display and "-shown" in banner.classes
+        assert "truncated last line" in str(banner.render())
+        assert len(screen.events) == 119 and screen.position == 119
+
+
+async def test_a_file_that_is_not_a_session_is_refused_on_screen(tmp_path):
+    bad = tmp_path / "notes.jsonl"
+    bad.write_text("hello\n")
+    app = replay_app(bad)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        assert "not a qflow session" in screen.error
+        assert "not a qflow session" in str(screen.query_one("#replay-banner").render())
+        await pilot.press("space", "right", "g")  # nothing to do, and no crash
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ReplayScreen)
+
+
+# -- the session browser --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sessions_folder(tmp_path, monkeypatch):
+    folder = tmp_path / "data" / "sessions"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("QFLOW_DATA_DIR", str(tmp_path / "data"))
+    raw = demo_session().read_text()
+    header, rest = raw.split("\n", 1)
+    for n, (title, created) in enumerate(
+        [("MBPP 11: remove occurrences", "2026-01-02T10:00:00+0000"), ("HumanEval 0: close elements", "2026-01-03T09:30:00+0000")]
+    ):
+        h = json.loads(header)
+        h.update(title=title, created=created)
+        (folder / f"s{n}.jsonl").write_text(json.dumps(h) + "\n" + rest)
+    (folder / "junk.jsonl").write_text("not a session\n")
+    return folder
+
+
+async def test_the_browser_lists_searches_opens_exports_and_deletes(sessions_folder, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = create_app(demo_config(), remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        assert [s.title for s in screen.shown] == ["HumanEval 0: close elements", "MBPP 11: remove occurrences"]
+        text = "\n".join(screen_text(app))
+        for part in ("2026-01-03", "HumanEval 0: close elements", "accepted @ self_debug:1", "responder.py", "skipped junk.jsonl"):
+            assert part in text, part
+        # Search as you type.
+        await pilot.press("slash", *"occurrences")
+        await pilot.pause()
+        assert [s.title for s in screen.shown] == ["MBPP 11: remove occurrences"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(screen.shown) == 2
+        # The cursor stayed on the session found; export it as Markdown and as
+        # JSONL, to the suggested paths (in the current folder).
+        assert screen.selected.path.name == "s0.jsonl"
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportDialog)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert (tmp_path / "s0.md").read_text().startswith("# MBPP 11: remove occurrences")
+        await pilot.press("j")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert read_session(tmp_path / "s0-export.jsonl").warnings == []
+        await pilot.press("up")
+        # Delete: asks first; "n" keeps it, "y" deletes it.
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDelete)
+        await pilot.press("n")
+        await pilot.pause()
+        assert (sessions_folder / "s1.jsonl").exists()
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert not (sessions_folder / "s1.jsonl").exists()
+        assert [s.title for s in screen.shown] == ["MBPP 11: remove occurrences"]
+        # Open: the replay of the selected session.
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen) and app.screen.path == sessions_folder / "s0.jsonl"
+        await pilot.press("escape")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_an_empty_browser_says_how_to_get_sessions(tmp_path, monkeypatch):
+    monkeypatch.setenv("QFLOW_DATA_DIR", str(tmp_path))
+    app = create_app(demo_config(), remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "No sessions yet" in "\n".join(screen_text(app))
+        await pilot.press("D")  # the demo
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen) and app.screen.path == demo_session()
+
+
+# -- snapshots ---------------------------------------------------------------------------------------
+
+
+class TestReplaySnapshots:
+    def test_demo_at_the_end(self, snap_compare):
+        assert snap_compare(replay_app(demo_session()), terminal_size=SIZE, run_before=settle)
+
+    def test_demo_at_the_first_quality_check_imagined_tab(self, snap_compare):
+        async def run_before(pilot):
+            await settle(pilot)
+            pilot.app.screen.go_to_step(2)
+            await pilot.press("3")
+            await settle(pilot)
+
+        assert snap_compare(replay_app(demo_session()), terminal_size=SIZE, run_before=run_before)
+
+    def test_demo_tests_tab_after_the_tqc(self, snap_compare):
+        async def run_before(pilot):
+            await settle(pilot)
+            pilot.app.screen.go_to_step(4)
+            await pilot.press("4")
+            await settle(pilot)
+
+        assert snap_compare(replay_app(demo_session()), terminal_size=SIZE, run_before=run_before)
+
+    def test_truncated_file_warning(self, snap_compare, tmp_path):
+        assert snap_compare(replay_app(_cut(tmp_path)), terminal_size=SIZE, run_before=settle)
