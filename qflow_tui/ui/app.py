@@ -32,7 +32,7 @@ class QFlowApp(App[int]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f2", "sessions", "Sessions", tooltip="Browse saved sessions and replay one"),
-        Binding("f3", "toggle_light", "Light/dark", tooltip="Switch between the qflow dark and light themes"),
+        Binding("f3", "toggle_light", "Theme", tooltip="Switch between the qflow dark and light themes"),
     ]
 
     def __init__(
@@ -136,7 +136,7 @@ class QFlowApp(App[int]):
         yield SystemCommand("Sessions", "Browse saved sessions and replay one (F2)", self.action_sessions)
         yield SystemCommand("Light / dark theme", "Switch between qflow-dark and qflow-light (F3)", self.action_toggle_light)
         # Every binding of the screen (and of the focused widget's ancestors) is a command too.
-        seen: set[str] = {"Quit", "Sessions", "Light/dark"}
+        seen: set[str] = {"Quit", "Sessions", "Theme"}
         for active in screen.active_bindings.values():
             binding = active.binding
             if not binding.description or binding.description in seen or not active.enabled:

@@ -236,7 +236,7 @@ async def test_every_run_action_is_in_the_command_palette():
         screen = await start_run(pilot)
         await wait_for_gate(pilot, screen, "program_generator")
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        for title in ("Sessions", "Step", "Continue", "Cancel", "Back", "Timeline", "Agents", "Imagined", "Tests", "Program", "Prev prog", "Next prog", "Zoom"):
+        for title in ("Sessions", "Step", "Continue", "Cancel", "Back", "Timeline", "Agents", "Imagined", "Tests", "Program", "Prev", "Next", "Zoom"):
             assert title in titles, title
         await pilot.press("x")
         await finish_run(pilot)

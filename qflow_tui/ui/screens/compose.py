@@ -143,7 +143,12 @@ class ComposeScreen(Screen):
             problem = self.read_problem()
         except ProblemError as exc:
             message = str(exc).replace("(--entry-point NAME)", "in the Entry point field")
-            field = "statement" if "statement" in message else ("entry-point" if "entry point" in message.lower() else "tests")
+            if message.startswith("the problem statement"):
+                field = "statement"
+            elif "entry point" in message.lower() and not message.startswith("tests"):
+                field = "entry-point"
+            else:
+                field = "tests"
             self.show_error(f"✗ {message}", field)
             return None
         try:

@@ -18,7 +18,7 @@ from typing import Callable, Iterable
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
@@ -50,8 +50,8 @@ class RunView(Widget):
     """Live-run display fed by core events (see the module docstring)."""
 
     BINDINGS = [
-        Binding("left_square_bracket", "progression(-1)", "Prev prog", key_display="[", tooltip="Show the previous progression"),
-        Binding("right_square_bracket", "progression(1)", "Next prog", key_display="]", tooltip="Show the next progression"),
+        Binding("left_square_bracket", "progression(-1)", "Prev", key_display="[", tooltip="Show the previous progression"),
+        Binding("right_square_bracket", "progression(1)", "Next", key_display="]", tooltip="Show the next progression"),
         Binding("1", "show_tab('tab-timeline')", "Timeline", show=False),
         Binding("2", "show_tab('tab-agents')", "Agents", show=False),
         Binding("3", "show_tab('tab-imagined')", "Imagined", show=False),
@@ -83,8 +83,8 @@ class RunView(Widget):
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-progress")
-        with Horizontal(id="run-main"):
-            yield Timeline(id="timeline-side")
+        with Vertical(id="run-main"):
+            yield Timeline(id="timeline-band", side_by_side=True)
             with TabbedContent(id="run-tabs", initial="tab-agents"):
                 with TabPane("Timeline", id="tab-timeline"):
                     yield Timeline(id="timeline-tab")
@@ -171,7 +171,7 @@ class RunView(Widget):
         state, p = self.state, self.progression
         self._paint_progress()
         self._paint_status()
-        side = self.query_one("#timeline-side", Timeline)
+        side = self.query_one("#timeline-band", Timeline)
         if side.display:
             side.update_from(state, p)
         self._paint_tab(self.query_one("#run-tabs", TabbedContent).active)
@@ -227,7 +227,8 @@ class RunView(Widget):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("copy_program", "save_program"):
-            return bool(self.program_text())
+            # Offered once the run has ended (the footer is short at 80 columns).
+            return self.state.done and bool(self.program_text())
         if action == "progression":
             return self.state.progressions > 1
         return True
@@ -246,7 +247,7 @@ class RunView(Widget):
             return
         widget = screen.focused
         while widget is not None and widget is not self:
-            if widget.id in ("timeline-side", "timeline-tab", "imagined-trace", "tests-table", "program-view") or "agent-pane" in widget.classes:
+            if widget.id in ("timeline-band", "timeline-tab", "imagined-trace", "tests-table", "program-view") or "agent-pane" in widget.classes:
                 screen.maximize(widget, container=False)
                 return
             widget = widget.parent  # type: ignore[assignment]

@@ -44,7 +44,7 @@ def render_detail(t: SynthTest | None, index: int, progression: int, colours: Pa
         out.append(f"   {t.detail}", style=colours.muted)
     r = t.results.get(progression)
     if r is not None:
-        out.append(f"\nlast run (p{progression}, {r.get('step')}) ", style=f"bold {colours.muted}")
+        out.append(f"\nlast run (p{progression}'s program before the {r.get('step')} fix) ", style=f"bold {colours.muted}")
         out.append_text(_result_cell(t, progression, colours))
         if r.get("error"):
             out.append(f"  {r['error']}", style=colours.error)
@@ -103,7 +103,7 @@ class TestsTable(Vertical):
             summary.append(f"{rejected} rejected", style=colours.error)
         run = state.sandbox_runs.get(progression)
         if run and run["purpose"] == "self_debug":
-            summary.append(f" · last run p{progression} ({run['step']}): {run['passed']}/{run['total']} pass")
+            summary.append(f" · p{progression}'s program before the {run['step']} fix: {run['passed']}/{run['total']} pass")
         self.query_one("#tests-summary", Static).update(summary)
         self._show_detail()
 

@@ -3,7 +3,8 @@ each cell saying how that step went and what the Quality Checker decided."""
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -46,7 +47,7 @@ def _pad(text: Text, width: int) -> Text:
     return text
 
 
-def render_timeline(state: RunState, selected: int, colours: Palette) -> Group:
+def render_timeline(state: RunState, selected: int, colours: Palette, side_by_side: bool = False) -> RenderableType:
     """Rows of fixed-width cells (a shared step's detail runs across the columns)."""
     n = state.progressions
     lines: list[Text] = []
@@ -81,7 +82,14 @@ def render_timeline(state: RunState, selected: int, colours: Palette) -> Group:
         line.no_wrap = True
         line.overflow = "ellipsis"
         lines.append(line)
-    return Group(*lines, Text(""), *decision_lines(state, selected, colours))
+    decisions = decision_lines(state, selected, colours)
+    if side_by_side:
+        grid = Table.grid(padding=(0, 3))
+        grid.add_column(no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(Group(*lines), Group(*decisions))
+        return grid
+    return Group(*lines, Text(""), *decisions)
 
 
 def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Text]:
@@ -110,10 +118,15 @@ def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Tex
 
 
 class Timeline(VerticalScroll, can_focus=True):
-    """Algorithm 1 as it runs: the current step highlighted, finished steps marked."""
+    """Algorithm 1 as it runs: the current step highlighted, finished steps marked.
+    As a band across a wide screen, the decisions sit beside the steps."""
+
+    def __init__(self, *, side_by_side: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.side_by_side = side_by_side
 
     def compose(self):
         yield Static(id="timeline-body")
 
     def update_from(self, state: RunState, selected: int) -> None:
-        self.query_one("#timeline-body", Static).update(render_timeline(state, selected, palette(self.app)))
+        self.query_one("#timeline-body", Static).update(render_timeline(state, selected, palette(self.app), self.side_by_side))
