@@ -33,7 +33,7 @@ TICK = 1 / 30
 #: seconds), and a new workflow step gets a pause of its own.
 MIN_GAP = 0.08
 MAX_GAP = 1.5
-STEP_PAUSE = 1.0
+STEP_PAUSE = 0.6
 
 _WORK_LABELS = {
     "program_generator": "generate",
