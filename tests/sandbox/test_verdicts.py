@@ -258,3 +258,32 @@ def test_codec_round_trip(value):
 def test_decoder_rejects_malformed(bad):
     with pytest.raises(ValueError):
         decode_value(bad)
+
+
+def test_stdlib_dict_subclasses_compare_as_dicts(strong):
+    prog = (
+        "from collections import Counter, OrderedDict, defaultdict\n"
+        "def f(x):\n"
+        "    return {'c': Counter('aab'), 'o': OrderedDict(a=1), 'd': defaultdict(int, a=1)}[x]\n"
+        "class MyCounter(Counter):\n"
+        "    def __eq__(self, o): return True\n"
+        "def g(x):\n"
+        "    return MyCounter('a')\n"
+    )
+    r = strong.run_tests_sync(prog, ["assert f('c') == {'a': 2, 'b': 1}", "assert f('o') == {'a': 1}",
+                                     "assert f('d') == {'a': 1}", "assert f('c') == {'a': 2}",
+                                     "assert g(1) == {'z': 9}"])
+    assert [o.status for o in r.results] == ["pass", "pass", "pass", "fail", "fail"]
+
+
+def test_function_named_like_a_builtin(strong):
+    r = strong.run_tests_sync("def sum(a, b):\n    return a + b\n", ["assert sum(10, 15) == 25"])
+    assert r.results[0].status == "pass"
+
+
+def test_setup_that_needs_the_program(strong):
+    prog = "class Node:\n    def __init__(self, v):\n        self.v = v\ndef val(n):\n    return n.v\n"
+    r = strong.run_tests_sync(prog, ["assert val(root) == 3"], setup="root = Node(3)\n")
+    assert r.results[0].status == "pass"
+    r = strong.run_tests_sync("def val(n):\n    return n\n", ["assert val(root) == 3"], setup="root = Node(3)\n")
+    assert r.results[0].status == "error" and "NameError" in r.load_error

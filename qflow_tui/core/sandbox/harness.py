@@ -232,7 +232,7 @@ class _Timeout(BaseException):
     in the program does not swallow it (the parent's hard kill covers the rest)."""
 
 
-_LAZY_MODULES = ("math", "cmath", "re", "string", "collections", "itertools", "functools",
+_LAZY_MODULES = ("math", "cmath", "sys", "re", "string", "collections", "itertools", "functools",
                  "operator", "heapq", "bisect", "fractions", "decimal", "statistics")
 
 
@@ -347,11 +347,41 @@ def _install_seccomp(spec):
     f.load()
 
 
+import collections as _collections
+
+#: Standard-library dict subclasses that Python compares equal to a dict
+#: (``Counter({1: 2}) == {1: 2}``). Exactly these classes (captured before the
+#: program loads; subclasses of them do not count) are copied into plain dicts.
+_DICT_LIKE = (_collections.Counter, _collections.OrderedDict, _collections.defaultdict)
+_dict_items = dict.items
+
+
+def _normalize(value, depth=0):
+    if depth > MAX_DEPTH:
+        raise NotPlain("nested deeper than %d levels" % MAX_DEPTH)
+    t = type(value)
+    if t in _DICT_LIKE:
+        return {k: _normalize(v, depth + 1) for k, v in _dict_items(value)}
+    if t is dict:
+        return {k: _normalize(v, depth + 1) for k, v in _dict_items(value)}
+    if t is list:
+        return [_normalize(v, depth + 1) for v in value]
+    if t is tuple:
+        return tuple([_normalize(v, depth + 1) for v in value])
+    return value
+
+
 def _plain(value, max_bytes):
     try:
         raw = _marshal_dumps(value)  # rejects anything but exact builtins, runs no user code
     except ValueError:
-        raise NotPlain("a value of type %s is not a plain built-in value" % _type_name(value)) from None
+        original = value
+        value = _normalize(value)
+        try:
+            raw = _marshal_dumps(value)
+        except ValueError:
+            raise NotPlain("a value of type %s is not a plain built-in value (or contains one)"
+                           % _type_name(original)) from None
     if len(raw) > max_bytes:  # cheap pre-check before the slower encoding
         raise NotPlain("value too large to report (%d bytes marshalled, limit %d)" % (len(raw), max_bytes))
     enc = encode_value(value)
@@ -416,12 +446,18 @@ def main():
     # 1. trusted setup + the expected-value sub-expressions, before any untrusted code.
     chan.send({"k": "phase", "p": "setup"})
     setup_error = None
+    setup_deferred = False
     _arm(timeout)
     try:
         if job.get("setup"):
             exec(compile(job["setup"], "<setup>", "exec"), g)
     except _Timeout:
         setup_error = "timeout: the setup code did not finish within %.3gs" % timeout
+    except NameError as exc:
+        # The setup uses something the program defines (MBPP builds trees from
+        # the solution's Node class): run it again after the program loads.
+        setup_deferred = mode == "run" and bool(job.get("program"))
+        setup_error = "setup failed: " + _short_error(exc)
     except BaseException as exc:
         setup_error = "setup failed: " + _short_error(exc)
     finally:
@@ -432,7 +468,7 @@ def main():
     leaves = []
     if not job.get("skip_leaves"):
         for src in job.get("leaves", []):
-            if setup_error is not None:
+            if setup_error is not None and not setup_deferred:
                 leaves.append({"e": setup_error, "t": "setup"})
                 continue
             _arm(timeout)
@@ -451,12 +487,16 @@ def main():
     # 2. the untrusted program. From here on nothing the child says is trusted
     # beyond "this plain value came out".
     chan.send({"k": "phase", "p": "load"})
-    load_error = setup_error
+    load_error = None if setup_deferred else setup_error
     if load_error is None:
         _arm(timeout)
         try:
             if job.get("program"):
                 exec(compile(job["program"], "<program>", "exec"), g)
+            if setup_deferred:
+                load_error = setup_error  # if the setup fails again, this is why
+                exec(compile(job["setup"], "<setup>", "exec"), g)
+                load_error = None
         except _Timeout:
             load_error = "timeout: the program did not finish loading within %.3gs" % timeout
         except SystemExit as exc:

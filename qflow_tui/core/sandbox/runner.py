@@ -15,7 +15,7 @@ from .harness import decode_value
 from .isolation import Isolation, detect_isolation, slot_pool
 from .process import ChildRun, run_child
 from .report import SandboxReport, TestOutcome
-from .verdict import Ctx, EvalError, LeafError, TestPlan, plan_test, safe_repr
+from .verdict import Ctx, EvalError, LeafError, TestPlan, defined_names, plan_test, safe_repr
 
 #: After this many restarts (a test killed for time, a crash, an exit), the
 #: remaining tests are not run: a program that dies on every test should not
@@ -78,8 +78,9 @@ class Sandbox:
                        setup: str = "", *, cancel: threading.Event | None = None) -> SandboxReport:
         if entry_point is None:
             entry_point = detect_entry_point(tests)
+        defined = defined_names(program)
         leaf_srcs: list[str] = []
-        plans = [plan_test(i, t, entry_point, leaf_srcs) for i, t in enumerate(tests)]
+        plans = [plan_test(i, t, entry_point, leaf_srcs, defined=defined) for i, t in enumerate(tests)]
         return self._execute(program, plans, leaf_srcs, setup, cancel)
 
     def check_values_sync(self, items: list[tuple[str, str]], entry_point: str | None = None,

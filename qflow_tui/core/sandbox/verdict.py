@@ -496,8 +496,24 @@ def outermost_calls(expr: ast.AST, entry_point: str) -> list[ast.Call]:
     return found
 
 
+def defined_names(program: str | None) -> set[str]:
+    """Top-level functions and classes the program defines (empty if it does not parse)."""
+    try:
+        tree = ast.parse(program or "")
+    except (SyntaxError, ValueError):
+        return set()
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _first_defined_call(expr: ast.AST, defined: set[str]) -> str | None:
+    for sub in ast.walk(expr):  # breadth first: outermost calls first
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in defined:
+            return sub.func.id
+    return None
+
+
 def plan_test(index: int, test: str, entry_point: str | None, leaf_srcs: list[str],
-              value_src: str | None = None) -> TestPlan:
+              value_src: str | None = None, defined: set[str] | frozenset[str] = frozenset()) -> TestPlan:
     """Plan one assert. ``value_src`` (imagined execution) replaces the first
     call under test; otherwise each call is evaluated against the program."""
     plan = TestPlan(index=index, test=test)
@@ -509,8 +525,12 @@ def plan_test(index: int, test: str, entry_point: str | None, leaf_srcs: list[st
     expr = node.test
     entry = entry_point
     if entry is None or not outermost_calls(expr, entry):
-        names = called_functions(test)
-        entry = names[0] if names else None
+        # A function the program defines wins, even one named like a builtin
+        # (MBPP has ``def sum(...)``); else the first non-builtin call.
+        entry = _first_defined_call(expr, set(defined))
+        if entry is None:
+            names = called_functions(test)
+            entry = names[0] if names else None
     subjects = outermost_calls(expr, entry) if entry else []
     if value_src is not None:
         if not subjects:
