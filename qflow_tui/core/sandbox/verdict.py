@@ -557,15 +557,11 @@ def plan_test(index: int, test: str, entry_point: str | None, leaf_srcs: list[st
         except Unsupported:
             del leaf_srcs[saved:]  # leaves of an abandoned plan are not needed
     plan.mode = "judge"
-    renamed = _Rename(planner.subject_ids).visit(_copy(expr))
+    # _Rename matches subject nodes by identity, so it rewrites the parsed tree
+    # itself; nothing else keeps a reference to it.
+    renamed = _Rename(planner.subject_ids).visit(expr)
     plan.judge_expr = ast.unparse(renamed)
     return plan
-
-
-def _copy(expr: ast.expr) -> ast.expr:
-    # _Rename matches nodes by identity, so rename the original tree; the plan
-    # keeps no other reference to it.
-    return expr
 
 
 def safe_repr(value: Any, limit: int = 2000) -> str:
