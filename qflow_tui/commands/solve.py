@@ -119,14 +119,17 @@ def print_result(outcome: Any) -> None:
 
 
 def describe(event: Any) -> str | None:
-    """One line for the events worth a line in a headless log."""
+    """One line for the events worth a line in a headless log: the Quality
+    Checker's decisions, test design and filtering, skipped or failed steps."""
     k = event.kind
     prog = f"[p{event.progression}] " if event.progression is not None else ""
     if k == "step_finished":
+        if event.agent in ("code_quality_checker", "program_generator", "clarifier") and event.outcome in ("accepted", "rejected", "done"):
+            return None  # the decision that follows says it
         detail = f" ({event.detail})" if event.detail else ""
         return f"{prog}{event.step} {event.agent or ''}: {event.outcome}{detail}"
     if k == "decision":
-        return f"{prog}{event.step}: decision {event.decision.upper()} - {event.reason}"
+        return f"{prog}{event.step}: {event.decision.upper()} - {event.reason}"
     if k == "tests_designed":
         return f"test designer round {event.round}: {len(event.tests)} new, {event.total} in all"
     if k == "run_failed":
@@ -184,7 +187,7 @@ class LiveProgress:
                 self.tokens_out += event.output_tokens or 0
         line = describe(event)
         if line:
-            self.console.print(line, highlight=False)
+            self.console.print(line, highlight=False, markup=False)
         elapsed = time.monotonic() - self.started
         self.live.update(
             Text(

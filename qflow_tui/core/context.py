@@ -101,6 +101,7 @@ class RunContext:
         """Make one model call: emit its start, streamed text and end, count its
         tokens, and return the response text. Raises :class:`LLMError`."""
         assert self._sem is not None
+        request.step = step
         async with self._sem:
             call_id = f"c{next(self._ids)}"
             prompt_hash = request.prompt_hash()

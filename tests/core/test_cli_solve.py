@@ -45,7 +45,7 @@ def test_solve_relative_script_path_and_plain_progress(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "ACCEPTED at self_debug:1" in out.stdout
-    assert "decision ACCEPT" in out.stderr and "decision CONTINUE" in out.stderr
+    assert "[p0] self_debug:1: ACCEPT" in out.stderr and "[p0] program_generator: CONTINUE" in out.stderr
 
 
 @pytest.mark.parametrize(

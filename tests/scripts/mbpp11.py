@@ -54,7 +54,7 @@ GOOD_TESTS = [
     ('programming', 'g'), ('lollipop', 'l'), ('teeter', 't'), ('xyzzy', 'z'),
 ]
 WRONG_TESTS = [
-    'assert remove_Occ("hello world", "o") == "hell wrld"',
+    'assert remove_Occ("hello world", "o") == "hell world"',  # removes only the first
     'assert remove_Occ("aaaa", "a") == ""',
 ]
 

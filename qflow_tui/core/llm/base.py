@@ -28,6 +28,9 @@ class LLMRequest:
     epoch: int | None = None
     attempt: int | None = None
     test: str | None = None
+    step: str | None = None
+    """Workflow step the call belongs to (set by the run context; not sent to
+    script models, whose contract is fixed)."""
 
     def prompt_hash(self) -> str:
         """Stable hash of what the model is shown (system + messages + temperature)."""

@@ -171,14 +171,29 @@ def _type_name(value):
 
 
 # ------------------------------------------------------------- strict comparison
+_NUMBERS = (bool, int, float, complex)
+_SETS = (set, frozenset)
+
+
 def strict_eq(a, b, depth=0):
     """Equality that a test means: same exact type at every level, NaN never
-    equal, floats exact (tolerances are asked for explicitly with isclose/abs).
+    equal (not even inside containers, where Python's identity shortcut would
+    say equal), floats exact (tolerances are asked for with isclose/abs).
+
+    Numbers compare by value across bool/int/float/complex, and set with
+    frozenset, as Python's == does: both sides are verified plain built-ins, so
+    this cannot be faked, and tests written by people rely on it (22 MBPP
+    reference solutions return 240.0 where the test says 240, or 0 for False).
     Only ever called on plain values, so it runs no user code."""
     if depth > MAX_DEPTH + 2:
         return False
     ta = type(a)
-    if ta is not type(b):
+    tb = type(b)
+    if ta in _NUMBERS and tb in _NUMBERS:
+        return a == b  # nan != nan
+    if ta in _SETS and tb in _SETS:
+        tb = ta
+    if ta is not tb:
         return False
     if ta is float:
         return a == b  # nan != nan already
