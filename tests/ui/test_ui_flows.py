@@ -17,13 +17,17 @@ from qflow_tui.ui.screens.run import RunScreen
 from qflow_tui.ui.widgets.run_view import RunView
 
 
+#: Two progressions are enough to exercise the flows, and keep the suite quick.
+FAST = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2)
+
+
 def session_events(path) -> list[dict]:
     lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines[1:]]
 
 
 async def test_compose_run_accepted():
-    app = build_app()
+    app = build_app(config=FAST)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
         view = await finish_run(pilot)
@@ -38,15 +42,15 @@ async def test_compose_run_accepted():
         # The session was written as the run went, and ends with the result.
         events = session_events(screen.session_path)
         assert events[0]["kind"] == "run_started" and events[-1]["kind"] == "run_finished"
-        # What the live view shows equals what a replay of the session shows.
-        assert [s.verdict for s in view.state.synth].count("rejected") == 1
+        # The script's two wrong synthesized tests are the ones the TQC rejects.
+        assert [s.verdict for s in view.state.synth].count("rejected") == 2
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ComposeScreen)
 
 
 async def test_step_mode_advances_one_step_at_a_time():
-    app = build_app(stepping=True)
+    app = build_app(stepping=True, config=FAST)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
         view = screen.query_one(RunView)
@@ -56,8 +60,8 @@ async def test_step_mode_advances_one_step_at_a_time():
         await pilot.press("n")
         await wait_for_gate(pilot, screen, "quality_check:program_generator")
         view.flush()
-        # Six generated programs, no quality check yet; every pane can be looked at.
-        assert view.state.tokens["program_generator"].calls == 6
+        # One program per progression, no quality check yet; every pane can be looked at.
+        assert view.state.tokens["program_generator"].calls == 2
         assert "code_quality_checker" not in view.state.tokens
         for key in ("1", "2", "3", "4", "5", "]", "["):
             await pilot.press(key)
@@ -78,10 +82,10 @@ async def test_step_mode_advances_one_step_at_a_time():
 
 async def test_pause_stops_at_the_next_step():
     client = FreezingClient(load_responder(), "self_debugger")
-    app = build_app(client)
+    app = build_app(client, config=FAST)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
-        await wait_until(pilot, lambda: client.blocked == 6, "the self-debuggers")
+        await wait_until(pilot, lambda: client.blocked == 2, "the self-debuggers")
         await pilot.press("p")
         client.release.set()
         await wait_for_gate(pilot, screen, "quality_check:self_debug:1")
@@ -93,10 +97,10 @@ async def test_pause_stops_at_the_next_step():
 
 async def test_cancel_mid_run_keeps_the_session():
     client = FreezingClient(load_responder(), "self_debugger")
-    app = build_app(client)
+    app = build_app(client, config=FAST)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
-        await wait_until(pilot, lambda: client.blocked == 6, "the self-debuggers")
+        await wait_until(pilot, lambda: client.blocked == 2, "the self-debuggers")
         await pilot.press("x")
         view = await finish_run(pilot)
         assert not screen.running
@@ -120,7 +124,7 @@ async def test_model_error_is_a_notice_and_the_session_is_kept():
 
     from qflow_tui.core.llm.script import ScriptClient
 
-    app = build_app(ScriptClient.from_function(broken, name="broken.py"))
+    app = build_app(ScriptClient.from_function(broken, name="broken.py"), config=FAST)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
         view = await finish_run(pilot)
@@ -186,8 +190,7 @@ async def test_load_benchmark_and_file(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+o")
-        for ch in str(problem):
-            await pilot.press(ch)
+        app.screen.query_one("#load").value = str(problem)
         await pilot.press("enter")
         await pilot.pause()
         screen = app.screen
@@ -205,7 +208,7 @@ async def test_load_benchmark_and_file(tmp_path):
 
 
 async def test_save_program(tmp_path):
-    app = build_app()
+    app = build_app(config=FAST)
     async with app.run_test(size=SIZE) as pilot:
         await start_run(pilot)
         await finish_run(pilot)

@@ -238,7 +238,17 @@ class RunView(Widget):
         self.progression = (self.progression + delta) % n
 
     def action_show_tab(self, tab: str) -> None:
+        """Show a tab and focus what is in it, so arrows and PageUp/Down work at once."""
         self.query_one("#run-tabs", TabbedContent).active = tab
+        target = {
+            "tab-timeline": "#timeline-tab",
+            "tab-agents": ".agent-pane",
+            "tab-imagined": "#imagined-trace",
+            "tab-tests": "#tests-grid",
+            "tab-program": "#program-view",
+        }.get(tab)
+        if target:
+            self.query(target).first().focus()
 
     def action_zoom(self) -> None:
         screen = self.screen

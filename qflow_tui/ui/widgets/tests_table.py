@@ -46,7 +46,7 @@ def render_detail(t: SynthTest | None, index: int, progression: int, colours: Pa
     if r is not None:
         out.append(f"\nlast run (p{progression}'s program before the {r.get('step')} fix) ", style=f"bold {colours.muted}")
         out.append_text(_result_cell(t, progression, colours))
-        if r.get("error"):
+        if r.get("error") and r.get("status") != "fail":
             out.append(f"  {r['error']}", style=colours.error)
     if t.reasoning:
         out.append("\nreasoning ", style=f"bold {colours.muted}")
@@ -103,7 +103,7 @@ class TestsTable(Vertical):
             summary.append(f"{rejected} rejected", style=colours.error)
         run = state.sandbox_runs.get(progression)
         if run and run["purpose"] == "self_debug":
-            summary.append(f" · p{progression}'s program before the {run['step']} fix: {run['passed']}/{run['total']} pass")
+            summary.append(f" · p{progression} before the {run['step']} fix: {run['passed']}/{run['total']} pass")
         self.query_one("#tests-summary", Static).update(summary)
         self._show_detail()
 
