@@ -19,6 +19,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Without a command, opens the terminal app.",
     )
     parser.add_argument("--version", action="version", version=f"qflow-tui {__version__}")
+    from .commands.app import add_app_options
+
+    add_app_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module = importlib.import_module(f"qflow_tui.commands.{name}")
@@ -33,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         from .commands import app as app_command
 
-        return app_command.run(args)
+        return int(app_command.run(args) or 0)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

@@ -69,3 +69,12 @@ def test_solve_bad_input_is_one_line_never_a_traceback(tmp_path, args, message):
     assert message in out.stderr
     assert "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_bare_qflow_takes_the_apps_options_and_subcommands_keep_theirs():
+    from qflow_tui.cli import build_parser
+
+    args = build_parser().parse_args(["--model", "script/x.py", "--checker", "python", "--step", "--problem", "p.txt"])
+    assert (args.command, args.model, args.checker, args.step, args.problem) == (None, "script/x.py", "python", True, "p.txt")
+    args = build_parser().parse_args(["solve", "--problem", "a", "--tests", "b", "--model", "script/y.py"])
+    assert (args.command, args.model, args.problem) == ("solve", "script/y.py", "a")

@@ -142,7 +142,7 @@ class ComposeScreen(Screen):
         try:
             problem = self.read_problem()
         except ProblemError as exc:
-            message = str(exc).replace("(--entry-point NAME)", "in the Entry point field")
+            message = str(exc)
             if message.startswith("the problem statement"):
                 field = "statement"
             elif "entry point" in message.lower() and not message.startswith("tests"):
