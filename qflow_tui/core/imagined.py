@@ -100,8 +100,10 @@ async def imagine(
     if outcome is None:
         return ImaginedResult(test, call_src, question, reasoning, answer, value, "fail", report.load_error or "no verdict")
     detail = ""
-    if outcome.status != "pass":
-        detail = outcome.error or (f"the imagined value {outcome.actual} does not satisfy the assert" if outcome.actual else outcome.status)
+    if outcome.status == "fail":
+        detail = f"the imagined value {outcome.actual or value} does not satisfy the assert"
+    elif outcome.status != "pass":
+        detail = f"the imagined value could not be used: {outcome.error or outcome.status}"
     return ImaginedResult(test, call_src, question, reasoning, answer, value, "pass" if outcome.status == "pass" else "fail", detail)
 
 
