@@ -13,6 +13,31 @@ from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import Problem
 
 
+class TestSandbox:
+    """The real sandbox at its portable level (rlimits: every machine has it, and
+    it is the fastest), reporting a fixed isolation label so that screens which
+    show the label look the same on every machine. Generated code in tests runs
+    where it runs in the app: in a child process, never in the test process."""
+
+    __test__ = False  # not a test class, whatever its name
+    isolation = "rlimits (tests)"
+
+    def __init__(self, timeout: float = 3.0) -> None:
+        from qflow_tui.core.sandbox import Sandbox, SandboxConfig
+
+        self._real = Sandbox(SandboxConfig(timeout=timeout, isolation="rlimits"))
+
+    async def run_tests(self, program, tests, entry_point=None, setup=""):
+        report = await self._real.run_tests(program, tests, entry_point=entry_point, setup=setup)
+        report.isolation = self.isolation
+        return report
+
+    async def check_values(self, items, entry_point=None, setup=""):
+        report = await self._real.check_values(items, entry_point=entry_point, setup=setup)
+        report.isolation = self.isolation
+        return report
+
+
 class Recorder:
     """An event sink that keeps every event."""
 

@@ -11,15 +11,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from qflow_tui.core.asserts import find_call
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.events import Event
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import RunOutcome, run_workflow
-from qflow_tui.core.sandbox.report import SandboxReport, TestOutcome
 from qflow_tui.data.demo import responder
 from qflow_tui.data.demo.record import DEMO_SETTINGS, demo_problem
-from tests.helpers import Recorder
+from tests.helpers import Recorder, TestSandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 RESPONDER = ROOT / "qflow_tui" / "data" / "demo" / "responder.py"
@@ -34,48 +32,7 @@ def demo_config(**changes: Any) -> RunConfig:
     return RunConfig(model=f"script/{RESPONDER}", **{**DEMO_SETTINGS, **changes})
 
 
-class InProcessSandbox:
-    """The two sandbox calls the workflow makes, run in-process on the trusted
-    programs of our own script models: these tests are about sessions, not
-    isolation (tests/sandbox/ has those), and stay fast and independent of the
-    machine's bwrap/seccomp set-up. The subprocess tests use the real one."""
-
-    isolation = "in-process (tests)"
-
-    @staticmethod
-    def _one(namespace: dict, test: str, entry_point: str | None) -> TestOutcome:
-        try:
-            exec(test, dict(namespace))
-            return TestOutcome(test, "pass")
-        except AssertionError:
-            site = find_call(test, entry_point)
-            try:
-                actual = repr(eval(site.source, dict(namespace))) if site else None
-            except Exception as exc:  # noqa: BLE001
-                return TestOutcome(test, "error", error=f"{type(exc).__name__}: {exc}")
-            return TestOutcome(test, "fail", actual=actual)
-        except Exception as exc:  # noqa: BLE001
-            return TestOutcome(test, "error", error=f"{type(exc).__name__}: {exc}")
-
-    async def run_tests(self, program: str, tests: list[str], entry_point: str | None = None, setup: str = "") -> SandboxReport:
-        await asyncio.sleep(0)
-        namespace: dict = {}
-        try:
-            exec(setup + "\n" + program, namespace)
-        except Exception as exc:  # noqa: BLE001
-            error = f"{type(exc).__name__}: {exc}"
-            return SandboxReport([TestOutcome(t, "error", error=error) for t in tests], load_error=error, isolation=self.isolation)
-        return SandboxReport([self._one(namespace, t, entry_point) for t in tests], isolation=self.isolation)
-
-    async def check_values(self, items: list[tuple[str, str]], entry_point: str | None = None, setup: str = "") -> SandboxReport:
-        await asyncio.sleep(0)
-        results = []
-        for test, value in items:
-            site = find_call(test, entry_point)
-            judged = test[: site.start] + "(" + value + ")" + test[site.end :]
-            outcome = self._one({}, setup + "\n" + judged, None)
-            results.append(TestOutcome(test, outcome.status, actual=value if outcome.status != "pass" else None, error=outcome.error))
-        return SandboxReport(results, isolation=self.isolation)
+InProcessSandbox = TestSandbox  # the real sandbox at its portable level, see tests/helpers.py
 
 
 async def record_demo(session_dir: Path, client=None, **changes: Any) -> tuple[RunOutcome, Recorder]:

@@ -1,11 +1,5 @@
-"""Test doubles for the UI suite: an in-process stand-in for the sandbox and
-script models that can be frozen mid-run.
-
-The UI tests exercise the app, not isolation; running the (trusted) programs of
-our own script models in-process keeps each run to a few milliseconds and makes
-the suite independent of the machine's bwrap/seccomp set-up. The sandbox has its
-own tests under tests/sandbox/.
-"""
+"""Test doubles for the UI suite: script models that can be frozen mid-run, and
+the shared test sandbox (the real one at its portable level, with a fixed label)."""
 
 from __future__ import annotations
 
@@ -14,60 +8,14 @@ import importlib.util
 from pathlib import Path
 from typing import Any, Callable
 
-from qflow_tui.core.asserts import find_call
 from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.sandbox.report import SandboxReport, TestOutcome
+from tests.helpers import TestSandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 MBPP11 = ROOT / "tests" / "scripts" / "mbpp11.py"
 
 
-def _run_one(namespace: dict[str, Any], test: str, entry_point: str | None) -> TestOutcome:
-    try:
-        exec(test, dict(namespace))
-        return TestOutcome(test, "pass")
-    except AssertionError:
-        site = find_call(test, entry_point)
-        actual = None
-        if site is not None:
-            try:
-                actual = repr(eval(site.source, dict(namespace)))
-            except Exception as exc:  # noqa: BLE001
-                return TestOutcome(test, "error", error=f"{type(exc).__name__}: {exc}")
-        return TestOutcome(test, "fail", actual=actual)
-    except Exception as exc:  # noqa: BLE001
-        return TestOutcome(test, "error", error=f"{type(exc).__name__}: {exc}")
-
-
-class InProcessSandbox:
-    """Implements the two calls the workflow makes on a Sandbox, in-process."""
-
-    isolation = "in-process (tests)"
-
-    async def run_tests(self, program: str, tests: list[str], entry_point: str | None = None, setup: str = "") -> SandboxReport:
-        await asyncio.sleep(0)
-        namespace: dict[str, Any] = {}
-        try:
-            exec(setup + "\n" + program, namespace)
-        except Exception as exc:  # noqa: BLE001
-            error = f"{type(exc).__name__}: {exc}"
-            return SandboxReport([TestOutcome(t, "error", error=error) for t in tests], load_error=error, isolation=self.isolation)
-        return SandboxReport([_run_one(namespace, t, entry_point) for t in tests], isolation=self.isolation)
-
-    async def check_values(self, items: list[tuple[str, str]], entry_point: str | None = None, setup: str = "") -> SandboxReport:
-        await asyncio.sleep(0)
-        results = []
-        for test, value in items:
-            site = find_call(test, entry_point)
-            if site is None:
-                results.append(TestOutcome(test, "error", error="no call to the entry point"))
-                continue
-            judged = test[: site.start] + "(" + value + ")" + test[site.end :]
-            namespace: dict[str, Any] = {}
-            exec(setup, namespace)
-            outcome = _run_one(namespace, judged, None)
-            results.append(TestOutcome(test, outcome.status, actual=value if outcome.status != "pass" else None, error=outcome.error))
-        return SandboxReport(results, isolation=self.isolation)
+InProcessSandbox = TestSandbox  # kept name: the UI suite's sandbox is the real one, see tests/helpers.py
 
 
 def load_responder(path: Path = MBPP11) -> Callable[[dict], str]:

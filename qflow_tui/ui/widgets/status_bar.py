@@ -28,6 +28,10 @@ class StatusBar(Static):
         text.append(f"elapsed {fmt_elapsed(elapsed)}", style="bold")
         text.append(f"  {state.llm_calls} calls  ")
         text.append(f"tokens {fmt_tokens(total.input)} in / {fmt_tokens(total.output)} out", style="bold")
+        if state.isolation:
+            # How generated code is contained matters as much as what it costs.
+            text.append("  │ ", style=colours.muted)
+            text.append(f"sandbox {state.isolation}", style=colours.muted)
         for agent, t in sorted(state.tokens.items()):
             text.append("  │ ", style=colours.muted)
             text.append(f"{AGENT_SHORT.get(agent, agent)} ", style=f"bold {colours.primary}")
