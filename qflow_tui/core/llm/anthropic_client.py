@@ -27,11 +27,11 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator, Mapping
-from urllib.parse import urlsplit, urlunsplit
 
 import anthropic
 import httpx2
 
+from ._http import body_message, clean, display_url, root_cause
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -87,7 +87,7 @@ class AnthropicClient:
         )
 
     def __repr__(self) -> str:
-        return f"AnthropicClient({self.name!r}, base_url={_display_url(self.base_url)!r})"
+        return f"AnthropicClient({self.name!r}, base_url={display_url(self.base_url)!r})"
 
     async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
         params: dict = {
@@ -126,7 +126,7 @@ class AnthropicClient:
         latency = time.perf_counter() - start
         if message.stop_reason is None:
             raise self._error(
-                f"the stream from {_display_url(self.base_url)} ended before the model finished "
+                f"the stream from {display_url(self.base_url)} ended before the model finished "
                 "(connection dropped?): try again",
                 retryable=True,
             )
@@ -171,21 +171,21 @@ class AnthropicClient:
             raise self._timeout_error() from None
         except httpx2.TransportError as exc:
             raise self._error(
-                f"the connection to {_display_url(self.base_url)} broke mid-stream "
-                f"({_clean(str(exc) or type(exc).__name__, self._secret, 120)}): try again",
+                f"the connection to {display_url(self.base_url)} broke mid-stream "
+                f"({clean(str(exc) or type(exc).__name__, self._secret, 120)}): try again",
                 retryable=True,
             ) from None
         except Exception as exc:  # malformed or unexpected data from the server
-            detail = _clean(str(exc), self._secret, 200)
+            detail = clean(str(exc), self._secret, 200)
             raise self._error(
-                f"{self.name}: unreadable response from {_display_url(self.base_url)}: "
+                f"{self.name}: unreadable response from {display_url(self.base_url)}: "
                 f"is it an Anthropic Messages API server? ({type(exc).__name__}{': ' + detail if detail else ''})"
             ) from None
 
     def _error(self, message: str, *, status: int | None = None, retryable: bool = False) -> LLMError:
         # Provider-supplied parts were blanked already; a second pass over the
         # whole message is for keys long enough not to match ordinary words.
-        err = LLMError(_clean(message, self._secret if len(self._secret) >= 8 else "", 600))
+        err = LLMError(clean(message, self._secret if len(self._secret) >= 8 else "", 600))
         err.status = status  # type: ignore[attr-defined]
         err.retryable = retryable  # type: ignore[attr-defined]
         return err
@@ -194,7 +194,7 @@ class AnthropicClient:
         status = exc.status_code
         if status < 400:  # an error event inside a 200 stream
             status = _TYPE_STATUS.get(exc.type or "", 500)
-        detail = _clean(exc.api_message or _body_message(exc.body) or "", self._secret, 300)
+        detail = clean(exc.api_message or body_message(exc.body) or "", self._secret, 300)
         suffix = f": {detail}" if detail else ""
         retries = f" after {self.max_retries} retries" if self.max_retries else ""
         if status == 401:
@@ -208,7 +208,7 @@ class AnthropicClient:
         if status == 404:
             hint = "check the name after 'anthropic/'"
             if self.base_url != DEFAULT_BASE_URL:
-                hint += f" and that {_display_url(self.base_url)} is the API root (without /v1)"
+                hint += f" and that {display_url(self.base_url)} is the API root (without /v1)"
             return self._error(f"unknown model {self.model!r} (404 from anthropic): {hint}" + suffix, status=404)
         if status == 400 or status == 413:
             return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
@@ -228,61 +228,17 @@ class AnthropicClient:
         return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
 
     def _connection_error(self, exc: Exception) -> LLMError:
-        cause = _root_cause(exc)
-        why = f" ({_clean(cause, self._secret, 120)})" if cause else ""
+        cause = root_cause(exc, anthropic.APIConnectionError)
+        why = f" ({clean(cause, self._secret, 120)})" if cause else ""
         hint = "check your network" if self.base_url == DEFAULT_BASE_URL else f"check --base-url / {BASE_URL_VAR}"
         return self._error(
-            f"could not reach {_display_url(self.base_url)}: is the server running? ({hint}){why}",
+            f"could not reach {display_url(self.base_url)}: is the server running? ({hint}){why}",
             retryable=True,
         )
 
     def _timeout_error(self) -> LLMError:
         limit = f" within {self._timeout:g} s" if self._timeout is not None else ""
         return self._error(
-            f"{self.name}: no answer from {_display_url(self.base_url)}{limit} (timed out): try again",
+            f"{self.name}: no answer from {display_url(self.base_url)}{limit} (timed out): try again",
             retryable=True,
         )
-
-
-# -- helpers (the OpenAI client keeps its own copy: one module per SDK) -----------
-
-
-def _clean(text: str, secret: str, limit: int) -> str:
-    """One line, at most ``limit`` characters, with the key blanked out."""
-    if secret:
-        text = text.replace(secret, "***")
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _display_url(url: str) -> str:
-    """The URL without any user:password part."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
-
-
-def _body_message(body: object) -> str | None:
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return err["message"]
-    if isinstance(body, str):
-        return body
-    return None
-
-
-def _root_cause(exc: BaseException) -> str:
-    """The innermost cause's message, e.g. "[Errno 111] Connection refused"."""
-    seen = set()
-    while (exc.__cause__ or exc.__context__) is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return str(exc) if not isinstance(exc, anthropic.APIConnectionError) else ""

@@ -24,12 +24,13 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator, Mapping
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx2
 import openai
 
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from ._http import body_message, clean, display_url, root_cause
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_VAR = "OPENAI_API_KEY"
@@ -73,7 +74,7 @@ class OpenAIClient:
         self.key_from_env = bool(key)
         if not key:
             if not is_local(self.base_url):
-                where = "" if self.official else f" at {_display_url(self.base_url)} (any string works if the server checks no key)"
+                where = "" if self.official else f" at {display_url(self.base_url)} (any string works if the server checks no key)"
                 raise LLMError(f"set {KEY_VAR} to use {self.name}{where}")
             key = LOCAL_DUMMY_KEY
         self.max_retries = max_retries
@@ -85,7 +86,7 @@ class OpenAIClient:
         self._client = openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
 
     def __repr__(self) -> str:
-        return f"OpenAIClient({self.name!r}, base_url={_display_url(self.base_url)!r})"
+        return f"OpenAIClient({self.name!r}, base_url={display_url(self.base_url)!r})"
 
     async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
         messages = [dict(m) for m in request.messages]
@@ -142,12 +143,12 @@ class OpenAIClient:
         latency = time.perf_counter() - start
         if received == 0:
             raise self._error(
-                f"{self.name}: empty or unreadable stream from {_display_url(self.base_url)}: "
+                f"{self.name}: empty or unreadable stream from {display_url(self.base_url)}: "
                 "is it an OpenAI-compatible server (base URL usually ending in /v1)?"
             )
         if finish is None:
             raise self._error(
-                f"the stream from {_display_url(self.base_url)} ended before the model finished "
+                f"the stream from {display_url(self.base_url)} ended before the model finished "
                 "(connection dropped?): try again",
                 retryable=True,
             )
@@ -185,38 +186,38 @@ class OpenAIClient:
             raise self._connection_error(exc) from None
         except openai.APIError as exc:  # an error object inside a 200 stream
             raise self._error(
-                f"{self.name} failed mid-stream: {_clean(exc.message, self._secret, 300)}: try again",
+                f"{self.name} failed mid-stream: {clean(exc.message, self._secret, 300)}: try again",
                 retryable=True,
             ) from None
         except httpx2.TimeoutException:  # a stalled stream after the response started
             raise self._timeout_error() from None
         except httpx2.TransportError as exc:
             raise self._error(
-                f"the connection to {_display_url(self.base_url)} broke mid-stream "
-                f"({_clean(str(exc) or type(exc).__name__, self._secret, 120)}): try again",
+                f"the connection to {display_url(self.base_url)} broke mid-stream "
+                f"({clean(str(exc) or type(exc).__name__, self._secret, 120)}): try again",
                 retryable=True,
             ) from None
         except Exception as exc:  # malformed or unexpected data from the server
-            detail = _clean(str(exc), self._secret, 200)
+            detail = clean(str(exc), self._secret, 200)
             raise self._error(
-                f"{self.name}: unreadable response from {_display_url(self.base_url)}: "
+                f"{self.name}: unreadable response from {display_url(self.base_url)}: "
                 f"is it an OpenAI-compatible server? ({type(exc).__name__}{': ' + detail if detail else ''})"
             ) from None
 
     def _error(self, message: str, *, status: int | None = None, retryable: bool = False) -> LLMError:
         # Provider-supplied parts were blanked already; a second pass over the
         # whole message is for keys long enough not to match ordinary words.
-        err = LLMError(_clean(message, self._secret if len(self._secret) >= 8 else "", 600))
+        err = LLMError(clean(message, self._secret if len(self._secret) >= 8 else "", 600))
         err.status = status  # type: ignore[attr-defined]
         err.retryable = retryable  # type: ignore[attr-defined]
         return err
 
     def _status_error(self, exc: openai.APIStatusError) -> LLMError:
         status = exc.status_code
-        detail = _clean(_body_message(exc.body) or "", self._secret, 300)
+        detail = clean(body_message(exc.body) or "", self._secret, 300)
         suffix = f": {detail}" if detail else ""
         retries = f" after {self.max_retries} retries" if self.max_retries else ""
-        where = "openai" if self.official else _display_url(self.base_url)
+        where = "openai" if self.official else display_url(self.base_url)
         if status == 401:
             if self.key_from_env:
                 return self._error(f"{where} rejected the API key (401): check {KEY_VAR}", status=401)
@@ -232,7 +233,7 @@ class OpenAIClient:
         if status == 404:
             hint = "check the name after 'openai/'"
             if not self.official:
-                hint += f" (is it pulled/loaded on the server?) and that {_display_url(self.base_url)} is the API root, usually ending in /v1"
+                hint += f" (is it pulled/loaded on the server?) and that {display_url(self.base_url)} is the API root, usually ending in /v1"
             return self._error(f"unknown model {self.model!r} (404 from {where}): {hint}" + suffix, status=404)
         if status in (400, 413, 422):
             return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
@@ -251,64 +252,17 @@ class OpenAIClient:
         return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
 
     def _connection_error(self, exc: Exception) -> LLMError:
-        cause = _root_cause(exc)
-        why = f" ({_clean(cause, self._secret, 120)})" if cause else ""
+        cause = root_cause(exc, openai.APIConnectionError)
+        why = f" ({clean(cause, self._secret, 120)})" if cause else ""
         hint = "check your network" if self.official else f"check --base-url / {BASE_URL_VAR}"
         return self._error(
-            f"could not reach {_display_url(self.base_url)}: is the server running? ({hint}){why}",
+            f"could not reach {display_url(self.base_url)}: is the server running? ({hint}){why}",
             retryable=True,
         )
 
     def _timeout_error(self) -> LLMError:
         limit = f" within {self._timeout:g} s" if self._timeout is not None else ""
         return self._error(
-            f"{self.name}: no answer from {_display_url(self.base_url)}{limit} (timed out): try again",
+            f"{self.name}: no answer from {display_url(self.base_url)}{limit} (timed out): try again",
             retryable=True,
         )
-
-
-# -- helpers (the Anthropic client keeps its own copy: one module per SDK) --------
-
-
-def _clean(text: str, secret: str, limit: int) -> str:
-    """One line, at most ``limit`` characters, with the key blanked out."""
-    if secret:
-        text = text.replace(secret, "***")
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _display_url(url: str) -> str:
-    """The URL without any user:password part."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
-
-
-def _body_message(body: object) -> str | None:
-    # The SDK hands over the inner ``error`` object for status errors.
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return err["message"]
-        if isinstance(err, str):
-            return err
-    if isinstance(body, str):
-        return body
-    return None
-
-
-def _root_cause(exc: BaseException) -> str:
-    """The innermost cause's message, e.g. "[Errno 111] Connection refused"."""
-    seen = set()
-    while (exc.__cause__ or exc.__context__) is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return str(exc) if not isinstance(exc, openai.APIConnectionError) else ""
