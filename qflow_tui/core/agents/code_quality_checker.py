@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..context import RunContext, gather_all
-from ..events import SandboxRun
 from ..extract import extract_yes_no
 from .program_generator import tests_text
+from .test_executor import execute_tests, execution_feedback
 
 AGENT = "code_quality_checker"
 
@@ -51,27 +51,10 @@ async def _imagined_check(ctx: RunContext, program: str, *, progression: int, st
 
 
 async def _python_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
-    report = await ctx.sandbox.run_tests(
-        program, ctx.problem.test_sources, entry_point=ctx.problem.entry_point, setup=ctx.problem.setup
-    )
-    ctx.event(
-        SandboxRun(
-            step=step,
-            agent=AGENT,
-            progression=progression,
-            purpose="python_checker",
-            program=program,
-            results=[r.to_dict() for r in report.results],
-            passed=report.passed,
-            total=report.total,
-            load_error=report.load_error,
-            duration=report.duration,
-            isolation=report.isolation,
-        )
+    report = await execute_tests(
+        ctx, program, ctx.problem.test_sources, purpose="python_checker", agent=AGENT, step=step, progression=progression
     )
     ok = report.load_error is None and report.total > 0 and report.passed == report.total
-    from .self_debugger import execution_feedback
-
     return CheckResult(ok, "" if ok else execution_feedback(report), [r.to_dict() for r in report.results])
 
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from ..agents.clarifier import clarify
 from ..agents.code_quality_checker import CheckResult, check_program
 from ..agents.program_generator import generate_clarified_program, generate_program
-from ..agents.self_debugger import debug, execution_feedback, run_synthesized_tests
+from ..agents.self_debugger import debug, run_synthesized_tests
+from ..agents.test_executor import execution_feedback
 from ..agents.test_designer import design_tests
 from ..agents.test_quality_checker import filter_tests
 from ..context import RunContext, gather_all

@@ -1,0 +1,53 @@
+"""The test executor: runs a program against tests in the sandbox and reports
+the run as an event (AgentCoder's name for it; in QualityFlow it feeds the
+self-debugger, and the relaxed ``python`` checker)."""
+
+from __future__ import annotations
+
+from ..context import RunContext
+from ..events import SandboxRun
+
+#: Failing tests shown to the debugger at most, to keep prompts bounded.
+MAX_FEEDBACK = 10
+
+
+async def execute_tests(
+    ctx: RunContext, program: str, tests: list[str], *, purpose: str, agent: str, step: str, progression: int | None
+):
+    report = await ctx.sandbox.run_tests(program, tests, entry_point=ctx.problem.entry_point, setup=ctx.problem.setup)
+    ctx.event(
+        SandboxRun(
+            step=step,
+            agent=agent,
+            progression=progression,
+            purpose=purpose,
+            program=program,
+            results=[r.to_dict() for r in report.results],
+            passed=report.passed,
+            total=report.total,
+            load_error=report.load_error,
+            duration=report.duration,
+            isolation=report.isolation,
+        )
+    )
+    return report
+
+
+def execution_feedback(report) -> str:
+    """What a debugger is told: the load error, or each failing test with the
+    actual value or the error."""
+    if report.load_error:
+        return f"The program fails to load: {report.load_error}"
+    lines = []
+    failing = [r for r in report.results if r.status != "pass"]
+    for r in failing[:MAX_FEEDBACK]:
+        if r.status == "fail":
+            lines.append(f"{r.test}\n    -> failed: the function returned {r.actual}")
+        elif r.status == "timeout":
+            lines.append(f"{r.test}\n    -> timed out (the function did not return in time)")
+        else:
+            lines.append(f"{r.test}\n    -> raised {r.error}")
+    if len(failing) > MAX_FEEDBACK:
+        lines.append(f"... and {len(failing) - MAX_FEEDBACK} more failing tests")
+    lines.append(f"({report.passed} of {report.total} tests pass)")
+    return "\n".join(lines)
