@@ -136,7 +136,9 @@ class ProgramCandidate(Event):
 class SandboxRun(Event):
     kind: ClassVar[str] = "sandbox_run"
     purpose: str
-    """``self_debug`` (synthesized tests), ``python_checker`` (visible tests), ..."""
+    """``self_debug`` (the kept synthesized tests, feeding the debugger),
+    ``after_debug`` (the same tests on the debugger's fix), ``python_checker``
+    (the visible tests, relaxed setting)."""
     program: str
     results: list[dict[str, Any]]
     passed: int

@@ -393,13 +393,14 @@ class RunState:
             "total": e.total,
             "load_error": e.load_error,
         }
-        if e.purpose != "self_debug":
+        if e.purpose not in ("self_debug", "after_debug"):
             return
         for r in e.results:
             idx = self._synth_index.get(str(r.get("test", "")).strip())
             if idx is not None:
                 result = dict(r)
                 result["step"] = _stage_of(e.step)
+                result["when"] = "after" if e.purpose == "after_debug" else "before"
                 if e.load_error and r.get("status") != "pass":
                     result.setdefault("error", e.load_error)
                 self.synth[idx].results[e.progression] = result

@@ -184,3 +184,18 @@ async def test_session_file_holds_every_event(tmp_path):
     header = json.loads(lines[0])
     assert header["format"] == "qflow-session" and header["problem"]["entry_point"] == "add_one"
     assert [json.loads(l)["seq"] for l in lines[1:]] == [e.seq for e in rec.events]
+
+
+async def test_each_fix_is_run_against_the_kept_tests_once(tmp_path):
+    story = Story(debug=lambda p, e: CORRECT if e == 2 else buggy(f"debug {e}"))
+    outcome, rec = await solve(story, tmp_path, prompts=1)
+    assert outcome.accepted_at == "self_debug:2"
+    runs = [(r.step, r.purpose, r.passed, r.total) for r in rec.of("sandbox_run")]
+    # Epoch 2 starts from epoch 1's after-fix report instead of running the same program again.
+    assert runs == [
+        ("self_debug:1", "self_debug", 0, 3),
+        ("self_debug:1", "after_debug", 0, 3),
+        ("self_debug:2", "after_debug", 3, 3),
+    ]
+    # The debugger of epoch 2 is fed the failures of epoch 1's fix.
+    assert "# debug 1" in story.of("self_debugger")[1]["messages"][-1]["content"]

@@ -12,8 +12,13 @@ from .test_executor import execute_tests
 AGENT = "self_debugger"
 
 
-async def run_synthesized_tests(ctx: RunContext, program: str, tests: list[str], *, step: str, progression: int):
-    return await execute_tests(ctx, program, tests, purpose="self_debug", agent="test_executor", step=step, progression=progression)
+async def run_synthesized_tests(
+    ctx: RunContext, program: str, tests: list[str], *, step: str, progression: int, after_fix: bool = False
+):
+    """The filtered synthesized tests on a program: ``self_debug`` feeds the
+    debugger, ``after_debug`` shows what its fix achieved."""
+    purpose = "after_debug" if after_fix else "self_debug"
+    return await execute_tests(ctx, program, tests, purpose=purpose, agent="test_executor", step=step, progression=progression)
 
 
 async def debug(ctx: RunContext, progression: int, epoch: int, program: str, feedback: str, *, step: str) -> str:

@@ -12,6 +12,7 @@ self_debug:1..E -> clarifier:1..C -> revert.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..agents.clarifier import clarify
 from ..agents.code_quality_checker import CheckResult, check_program
@@ -37,6 +38,8 @@ class Progression:
     trajectory: list[str] = field(default_factory=list)
     debug_exhausted: bool = False
     """No failing synthesized test is left to debug against."""
+    report: Any = None
+    """The kept tests' results on ``current``, when already run."""
 
 
 async def _check_stage(ctx: RunContext, progs: list[Progression], step: str) -> list[Progression]:
@@ -128,7 +131,9 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
                 why = "no synthesized tests survived the test quality checker" if not kept else "all synthesized tests pass"
                 ctx.step_finished(step, "skipped", "self_debugger", p.index, detail=why)
                 return
-            report = await run_synthesized_tests(ctx, p.current, kept, step=step, progression=p.index)
+            report = p.report
+            if report is None:
+                report = await run_synthesized_tests(ctx, p.current, kept, step=step, progression=p.index)
             if report.load_error is None and report.passed == report.total:
                 p.debug_exhausted = True
                 p.trajectory.append(f"epoch {epoch}: all {report.total} synthesized tests pass; nothing to debug")
@@ -137,8 +142,14 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
             feedback = execution_feedback(report)
             p.current = await debug(ctx, p.index, epoch, p.current, feedback, step=step)
             p.trajectory.append(f"epoch {epoch}: {report.passed}/{report.total} synthesized tests passed:\n{feedback}")
+            # Run the kept tests on the fixed program at once: the user sees what
+            # the fix achieved, and the next epoch starts from this report.
+            p.report = await run_synthesized_tests(ctx, p.current, kept, step=step, progression=p.index, after_fix=True)
             changed.append(p)
-            ctx.step_finished(step, "done", "self_debugger", p.index, detail=f"{report.passed}/{report.total} passed before")
+            ctx.step_finished(
+                step, "done", "self_debugger", p.index,
+                detail=f"{report.passed}/{report.total} passed before, {p.report.passed}/{p.report.total} after",
+            )
 
         await gather_all(debug_one(p) for p in progs)
         changed.sort(key=lambda p: p.index)
@@ -168,6 +179,7 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
                 step=step,
             )
             rejected_program = p.current
+            p.report = None
             p.current = await generate_clarified_program(ctx, p.index, attempt, clarified, rejected_program, step=step)
             p.trajectory.append(f"clarifier attempt {attempt}: generated a new program from the clarified statement")
             ctx.step_finished(step, "done", "clarifier", p.index)

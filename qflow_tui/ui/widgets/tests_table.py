@@ -44,7 +44,7 @@ def render_detail(t: SynthTest | None, index: int, progression: int, colours: Pa
         out.append(f"   {t.detail}", style=colours.muted)
     r = t.results.get(progression)
     if r is not None:
-        out.append(f"\nlast run (p{progression}'s program before the {r.get('step')} fix) ", style=f"bold {colours.muted}")
+        out.append(f"\nlast run (p{progression}'s program {r.get('when', 'before')} the {r.get('step')} fix) ", style=f"bold {colours.muted}")
         out.append_text(_result_cell(t, progression, colours))
         if r.get("error") and r.get("status") != "fail":
             out.append(f"  {r['error']}", style=colours.error)
@@ -102,8 +102,9 @@ class TestsTable(Vertical):
             summary.append(" · ")
             summary.append(f"{rejected} rejected", style=colours.error)
         run = state.sandbox_runs.get(progression)
-        if run and run["purpose"] == "self_debug":
-            summary.append(f" · p{progression} before the {run['step']} fix: {run['passed']}/{run['total']} pass")
+        if run and run["purpose"] in ("self_debug", "after_debug"):
+            when = "after" if run["purpose"] == "after_debug" else "before"
+            summary.append(f" · p{progression} {when} the {run['step']} fix: {run['passed']}/{run['total']} pass")
         self.query_one("#tests-summary", Static).update(summary)
         self._show_detail()
 
