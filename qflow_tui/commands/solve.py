@@ -26,11 +26,12 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-tqc", dest="tqc", action="store_const", const=False, help="keep every synthesized test (no Test Quality Checker)")
     p.add_argument("--no-revert", dest="revert", action="store_const", const=False, help="do not revert to the first program when nothing is accepted")
     p.add_argument("--test-timeout", type=float, help="seconds each test may run in the sandbox (default 3)")
+    p.add_argument("--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)")
     p.add_argument("--fallback-model", help="with a replay/ model: a live model for calls the recording lacks")
 
 
 def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ("model", "base_url", "workflow", "checker", "prompts", "epochs", "clarify", "tqc", "revert", "test_timeout", "fallback_model")
+    keys = ("model", "base_url", "workflow", "checker", "prompts", "epochs", "clarify", "tqc", "revert", "test_timeout", "fallback_model", "max_tokens")
     return {k: getattr(args, k, None) for k in keys}
 
 
