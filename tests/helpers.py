@@ -23,17 +23,25 @@ class TestSandbox:
     isolation = "rlimits (tests)"
 
     def __init__(self, timeout: float = 3.0) -> None:
+        import asyncio
+
         from qflow_tui.core.sandbox import Sandbox, SandboxConfig
 
         self._real = Sandbox(SandboxConfig(timeout=timeout, isolation="rlimits"))
+        # One run at a time, first come first served: results then arrive in the
+        # order the workflow asked for them, so event order (and call numbering
+        # in snapshots) does not depend on which child process finished first.
+        self._turn = asyncio.Lock()
 
     async def run_tests(self, program, tests, entry_point=None, setup=""):
-        report = await self._real.run_tests(program, tests, entry_point=entry_point, setup=setup)
+        async with self._turn:
+            report = await self._real.run_tests(program, tests, entry_point=entry_point, setup=setup)
         report.isolation = self.isolation
         return report
 
     async def check_values(self, items, entry_point=None, setup=""):
-        report = await self._real.check_values(items, entry_point=entry_point, setup=setup)
+        async with self._turn:
+            report = await self._real.check_values(items, entry_point=entry_point, setup=setup)
         report.isolation = self.isolation
         return report
 

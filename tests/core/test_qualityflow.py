@@ -199,3 +199,80 @@ async def test_each_fix_is_run_against_the_kept_tests_once(tmp_path):
     ]
     # The debugger of epoch 2 is fed the failures of epoch 1's fix.
     assert "# debug 1" in story.of("self_debugger")[1]["messages"][-1]["content"]
+
+
+class Failing(Story):
+    """A Story whose model fails for some calls, as a provider would."""
+
+    def __init__(self, fail_when, **kw):
+        super().__init__(**kw)
+        self.fail_when = fail_when
+
+    def __call__(self, request):
+        if self.fail_when(request):
+            self.calls.append(request)
+            raise RuntimeError("provider busy, try again")
+        return super().__call__(request)
+
+
+async def test_a_failed_call_stops_its_progression_only(tmp_path):
+    story = Failing(
+        lambda r: r["agent"] == "program_generator" and r["progression"] == 0,
+        generate=lambda p: CORRECT if p == 1 else buggy("gen"),
+    )
+    outcome, rec = await solve(story, tmp_path, prompts=3)
+    assert (outcome.outcome, outcome.accepted_at, outcome.progression) == ("accepted", "program_generator", 1)
+    failed = [e for e in rec.of("step_finished") if e.outcome == "failed"]
+    assert [(e.step, e.progression) for e in failed] == [("program_generator", 0)]
+    assert "provider busy" in failed[0].detail
+    assert any("progression 0 stopped" in n.message for n in rec.of("notice"))
+    # No check is spent on the stopped progression.
+    assert all(c["progression"] != 0 for c in story.of("code_quality_checker"))
+
+
+async def test_revert_goes_to_the_lowest_progression_that_produced_a_program(tmp_path):
+    story = Failing(lambda r: r["agent"] == "program_generator" and r["progression"] == 0 and not r["attempt"])
+    outcome, _ = await solve(story, tmp_path, prompts=2, epochs=1, clarify=1)
+    assert outcome.outcome == "reverted" and outcome.progression == 1
+    assert outcome.final_program.strip() == buggy("gen 1").strip()
+
+
+async def test_when_every_progression_fails_the_run_fails_with_the_reason(tmp_path):
+    from qflow_tui.core.runner import RunError
+
+    story = Failing(lambda r: r["agent"] == "program_generator")
+    with pytest.raises(RunError, match="provider busy"):
+        await solve(story, tmp_path, prompts=2)
+
+
+async def test_a_failed_tqc_check_leaves_that_test_out_and_a_failed_design_round_keeps_the_rest(tmp_path):
+    story = Failing(
+        lambda r: (r["agent"] == "test_quality_checker" and "add_one(0)" in (r["test"] or ""))
+        or (r["agent"] == "test_designer" and r["attempt"] == 2),
+        debug=lambda p, e: CORRECT,
+    )
+    outcome, rec = await solve(story, tmp_path, prompts=1)
+    assert outcome.accepted_at == "self_debug:1"
+    verdicts = {e.test: (e.verdict, e.detail) for e in rec.of("tqc_verdict")}
+    assert verdicts["assert add_one(0) == 1"][0] == "rejected" and "not checked" in verdicts["assert add_one(0) == 1"][1]
+    assert len(story.of("test_designer")) == 2  # round 2 failed: no rounds 3-5
+    assert "add_one(0)" not in " ".join(c["messages"][-1]["content"] for c in story.of("self_debugger"))
+
+
+async def test_a_fatal_failure_ends_the_run_at_once(tmp_path):
+    from qflow_tui.core.llm import LLMError
+    from qflow_tui.core.runner import RunError
+
+    story = Story()
+
+    def respond(request):
+        if request["progression"] == 1:
+            raise LLMError("anthropic/x: the API key was rejected (401): check ANTHROPIC_API_KEY", fatal=True)
+        return story(request)
+
+    config = RunConfig(model="script/story", prompts=3)
+    rec = Recorder()
+    with pytest.raises(RunError, match="key was rejected"):
+        await run_workflow(PROBLEM, config, client=ScriptClient.from_function(respond), sinks=[rec], session_dir=tmp_path)
+    assert rec.events[-1].kind == "run_failed"
+    assert story.of("code_quality_checker") == []  # nothing after the failing stage

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..asserts import find_call
 from ..context import RunContext
-from ..events import TestsDesigned
+from ..events import Notice, TestsDesigned
+from ..llm import LLMError
 from ..extract import extract_asserts, normalize_assert
 from .program_generator import tests_text
 
@@ -32,7 +33,14 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
             previous_note=previous_note,
         )
         req = ctx.request(AGENT, rendered, temperature=cfg.test_designer_temperature, attempt=round_no)
-        text = await ctx.call(req, step=step)
+        try:
+            text = await ctx.call(req, step=step)
+        except LLMError as exc:
+            if exc.fatal:
+                raise
+            # Tests are a help for the debugger, not a must: go on with what we have.
+            ctx.event(Notice(step=step, agent=AGENT, level="warning", message=f"test design stopped after {len(tests)} tests: {exc}"))
+            break
         new: list[str] = []
         for t in extract_asserts(text)[: cfg.tests_per_round]:
             key = normalize_assert(t)

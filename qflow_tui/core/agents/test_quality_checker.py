@@ -10,6 +10,7 @@ from ..asserts import find_call, question_form
 from ..context import RunContext, gather_all
 from ..events import TQCVerdict
 from ..imagined import imagine
+from ..llm import LLMError
 from .program_generator import tests_text
 
 AGENT = "test_quality_checker"
@@ -34,10 +35,16 @@ async def check_test(ctx: RunContext, index: int, test: str, *, step: str) -> Te
         function_call=site.source if site else test,
         question=question_form(test, entry),
     )
-    result = await imagine(
-        ctx, agent=AGENT, test=test, turn1=rendered, program=None, step=step, progression=None, two_turn=False, attempt=index + 1
-    )
-    verdict = TestVerdict(index, test, result.passed, result.reasoning, result.value, result.detail)
+    try:
+        result = await imagine(
+            ctx, agent=AGENT, test=test, turn1=rendered, program=None, step=step, progression=None, two_turn=False, attempt=index + 1
+        )
+        verdict = TestVerdict(index, test, result.passed, result.reasoning, result.value, result.detail)
+    except LLMError as exc:
+        if exc.fatal:
+            raise
+        # An unchecked test is not trusted: it is left out, and the reason shown.
+        verdict = TestVerdict(index, test, False, "", None, f"not checked, so not used: {exc}")
     ctx.event(
         TQCVerdict(
             step=step,
@@ -45,9 +52,9 @@ async def check_test(ctx: RunContext, index: int, test: str, *, step: str) -> Te
             index=index,
             test=test,
             verdict="kept" if verdict.kept else "rejected",
-            reasoning=result.reasoning,
-            value=result.value,
-            detail=result.detail,
+            reasoning=verdict.reasoning,
+            value=verdict.value,
+            detail=verdict.detail,
         )
     )
     return verdict

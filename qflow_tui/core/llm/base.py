@@ -10,7 +10,18 @@ from typing import Any, Callable, Protocol
 
 
 class LLMError(Exception):
-    """A model call failed in a way a user can act on; the message says how."""
+    """A model call failed in a way a user can act on; the message says how.
+
+    ``fatal`` errors end the whole run (a rejected key, an unknown model, a
+    replay with no recording for the call): every other call would fail the same
+    way. Others (busy, timed out, a request too long) end only the progression
+    that made the call; ``status`` and ``retryable`` say more where known."""
+
+    def __init__(self, message: str, *, fatal: bool = False, status: int | None = None, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.fatal = fatal
+        self.status = status
+        self.retryable = retryable
 
 
 @dataclass

@@ -207,9 +207,11 @@ class OpenAIClient:
     def _error(self, message: str, *, status: int | None = None, retryable: bool = False) -> LLMError:
         # Provider-supplied parts were blanked already; a second pass over the
         # whole message is for keys long enough not to match ordinary words.
-        err = LLMError(clean(message, self._secret if len(self._secret) >= 8 else "", 600))
-        err.status = status  # type: ignore[attr-defined]
-        err.retryable = retryable  # type: ignore[attr-defined]
+        # A rejected key, a forbidden or unknown model: every call would fail alike.
+        fatal = status in (401, 403, 404)
+        err = LLMError(
+            clean(message, self._secret if len(self._secret) >= 8 else "", 600), fatal=fatal, status=status, retryable=retryable
+        )
         return err
 
     def _status_error(self, exc: openai.APIStatusError) -> LLMError:

@@ -131,7 +131,7 @@ class ReplayClient:
         try:
             data = read_session(Path(path).expanduser())
         except SessionError as exc:
-            raise LLMError(f"replay model: {exc}") from None
+            raise LLMError(f"replay model: {exc}", fatal=True) from None
         self.warnings = list(data.warnings)
         self.recorded_model = str(data.header.get("model", ""))
         self.calls = load_recorded_calls(data.events)
@@ -179,7 +179,8 @@ class ReplayClient:
             why = "the recorded run made no call at this place"
         return LLMError(
             f"replay of {Path(self.path).name}: no recorded response for {describe_call(request, step)}: {why}; "
-            "give --fallback-model to answer such calls with a live model"
+            "give --fallback-model to answer such calls with a live model",
+            fatal=True,
         )
 
     async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:

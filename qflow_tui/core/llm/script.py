@@ -75,6 +75,8 @@ class ScriptClient:
                 text = await self._respond(payload)
             else:
                 text = self._respond(payload)
+        except LLMError:
+            raise  # a script may play a provider's own failures, fatal ones included
         except Exception as exc:
             raise LLMError(
                 f"script model {self.path!r} raised {type(exc).__name__}: {exc} "

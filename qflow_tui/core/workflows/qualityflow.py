@@ -12,7 +12,7 @@ self_debug:1..E -> clarifier:1..C -> revert.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from ..agents.clarifier import clarify
 from ..agents.code_quality_checker import CheckResult, check_program
@@ -22,7 +22,8 @@ from ..agents.test_executor import execution_feedback
 from ..agents.test_designer import design_tests
 from ..agents.test_quality_checker import filter_tests
 from ..context import RunContext, gather_all
-from ..events import Decision
+from ..events import Decision, Notice
+from ..llm import LLMError
 from .base import WorkflowResult
 
 
@@ -40,10 +41,43 @@ class Progression:
     """No failing synthesized test is left to debug against."""
     report: Any = None
     """The kept tests' results on ``current``, when already run."""
+    failed: str | None = None
+    """Why a model failure stopped this progression (the others go on)."""
+
+
+def live(progs: list[Progression]) -> list[Progression]:
+    return [p for p in progs if p.failed is None]
+
+
+async def _each(
+    ctx: RunContext, progs: list[Progression], step: str, agent: str, work: Callable[[Progression], Awaitable[None]]
+) -> list[Progression]:
+    """Run ``work`` for every live progression concurrently. A failed model call
+    ends that progression only (Diversified Prompting keeps the others going);
+    when none is left, the run fails with the first failure. A fatal failure
+    (see :class:`LLMError`) ends the run at once."""
+
+    async def guarded(p: Progression) -> None:
+        try:
+            await work(p)
+        except LLMError as exc:
+            if exc.fatal:
+                raise
+            p.failed = str(exc)
+            ctx.step_finished(step, "failed", agent, p.index, detail=str(exc))
+            ctx.event(
+                Notice(step=step, agent=agent, progression=p.index, level="warning", message=f"progression {p.index} stopped: {exc}")
+            )
+
+    await gather_all(guarded(p) for p in live(progs))
+    alive = live(progs)
+    if not alive:
+        raise LLMError(next(p.failed for p in progs if p.failed))
+    return alive
 
 
 async def _check_stage(ctx: RunContext, progs: list[Progression], step: str) -> list[Progression]:
-    """Quality-check the current program of each progression; return the accepted ones."""
+    """Quality-check the current program of each live progression; return the accepted ones."""
     await ctx.checkpoint(f"quality_check:{step}")
 
     async def one(p: Progression) -> None:
@@ -51,12 +85,14 @@ async def _check_stage(ctx: RunContext, progs: list[Progression], step: str) -> 
         p.check = await check_program(ctx, p.current, progression=p.index, step=step)
         ctx.step_finished(step, "accepted" if p.check.accepted else "rejected", "code_quality_checker", p.index)
 
-    await gather_all(one(p) for p in progs)
-    return [p for p in progs if p.check and p.check.accepted]
+    if not live(progs):
+        return []
+    checked = await _each(ctx, progs, step, "code_quality_checker", one)
+    return [p for p in checked if p.check and p.check.accepted]
 
 
 def _decide(ctx: RunContext, progs: list[Progression], step: str, next_decision: str, reason: str) -> None:
-    for p in progs:
+    for p in live(progs):
         accepted = bool(p.check and p.check.accepted)
         ctx.event(
             Decision(
@@ -89,8 +125,11 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
         p.generated = p.current = await generate_program(ctx, p.index, step=step)
         ctx.step_finished(step, "done", "program_generator", p.index)
 
-    await gather_all(generate(p) for p in progs)
-    first_program = progs[0].generated
+    await _each(ctx, progs, step, "program_generator", generate)
+    # The program a revert returns to: the first progression's (the lowest that
+    # produced one, if a model failure stopped progression 0).
+    origin = live(progs)[0]
+    first_program = origin.generated
 
     # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...)
     accepted = await _check_stage(ctx, progs, step)
@@ -151,8 +190,8 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
                 detail=f"{report.passed}/{report.total} passed before, {p.report.passed}/{p.report.total} after",
             )
 
-        await gather_all(debug_one(p) for p in progs)
-        changed.sort(key=lambda p: p.index)
+        await _each(ctx, progs, step, "self_debugger", debug_one)
+        changed = sorted((p for p in changed if p.failed is None), key=lambda p: p.index)
         # Line 17: only programs the debugger changed need a new check.
         accepted = await _check_stage(ctx, changed, step) if changed else []
         last = epoch == cfg.epochs
@@ -184,7 +223,7 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
             p.trajectory.append(f"clarifier attempt {attempt}: generated a new program from the clarified statement")
             ctx.step_finished(step, "done", "clarifier", p.index)
 
-        await gather_all(clarify_one(p) for p in progs)
+        await _each(ctx, progs, step, "clarifier", clarify_one)
         accepted = await _check_stage(ctx, progs, step)
         last = attempt == cfg.clarify
         _decide(ctx, progs, step, "revert" if last else "clarify", "rejected: " + ("revert" if last else "clarify again"))
@@ -193,13 +232,13 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
 
     if cfg.checker == "none":
         # No checker, no termination condition: every step ran; the last program stands.
-        return WorkflowResult(progs[0].current, "unchecked", None, 0, first_program)
+        return WorkflowResult(origin.current, "unchecked", None, origin.index, first_program)
     if not cfg.revert:
-        return WorkflowResult(progs[0].current, "rejected", None, 0, first_program)
+        return WorkflowResult(origin.current, "rejected", None, origin.index, first_program)
     # Line 28: revert to the first generated program.
     step = "revert"
     await ctx.checkpoint(step)
     ctx.step_started(step, None, None)
-    ctx.event(Decision(step=step, agent="code_quality_checker", progression=0, decision="revert", reason="no program passed the quality checks"))
+    ctx.event(Decision(step=step, agent="code_quality_checker", progression=origin.index, decision="revert", reason="no program passed the quality checks"))
     ctx.step_finished(step, "done", None, None, detail="reverted to the first generated program")
-    return WorkflowResult(first_program, "reverted", None, 0, first_program)
+    return WorkflowResult(first_program, "reverted", None, origin.index, first_program)
