@@ -37,8 +37,8 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("solve", help="solve a problem headless", description=__doc__)
-    p.add_argument("--problem", required=True, help="file with the problem statement ('-' for stdin)")
-    p.add_argument("--tests", required=True, help="file with the visible tests, one assert each (multi-line asserts allowed)")
+    p.add_argument("--problem", required=True, help="file with the problem statement ('-' for stdin), or a benchmark id: mbpp/11, humaneval/12")
+    p.add_argument("--tests", help="file with the visible tests, one assert each (multi-line asserts allowed); a benchmark id brings its own")
     p.add_argument("--entry-point", help="name of the function under test (default: detected from the tests)")
     add_run_options(p)
     p.add_argument("--session-dir", help="folder for the session file (default: the user data folder)")
@@ -66,15 +66,30 @@ class InputError(Exception):
     pass
 
 
+def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | None):
+    """A problem from a statement file plus a tests file, or from a benchmark id."""
+    from ..core.bench.datasets import DATASETS, load_benchmark_problem
+    from ..core.problem import make_problem
+
+    name = problem_arg.partition("/")[0].lower()
+    if problem_arg != "-" and not Path(problem_arg).expanduser().exists() and name in DATASETS and "/" in problem_arg:
+        if tests_arg:
+            raise InputError(f"{problem_arg} is a benchmark problem with its own visible tests: leave out --tests")
+        return load_benchmark_problem(problem_arg)
+    if not tests_arg:
+        raise InputError("give the visible tests with --tests FILE (one assert per test)")
+    statement = read_text(problem_arg, "problem")
+    tests = read_text(tests_arg, "tests")
+    return make_problem(statement, tests, entry_point=entry_point)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..core.config import ConfigError, load_config
-    from ..core.problem import ProblemError, make_problem
+    from ..core.problem import ProblemError
     from ..core.runner import RunError, run_workflow
 
     try:
-        statement = read_text(args.problem, "problem")
-        tests = read_text(args.tests, "tests")
-        problem = make_problem(statement, tests, entry_point=args.entry_point)
+        problem = load_problem(args.problem, args.tests, args.entry_point)
         config = load_config(overrides=config_overrides(args))
     except (InputError, ProblemError, ConfigError) as exc:
         return fail(str(exc))

@@ -57,12 +57,16 @@ def test_solve_relative_script_path_and_plain_progress(tmp_path):
         (["--model", "script/missing.py"], "no such file"),
         (["--checker", "imagined", "--prompts", "9"], "choose 1 to 6"),
         (["--tests", "tests/data/mbpp11/problem.txt"], "tests, line 1"),
+        (["--problem", "mbpp/99999"], "mbpp/99999: no such problem"),
+        (["--problem", "humaneval/38"], "randomized round trips"),
     ],
 )
 def test_solve_bad_input_is_one_line_never_a_traceback(tmp_path, args, message):
     base = {"--problem": "tests/data/mbpp11/problem.txt", "--tests": "tests/data/mbpp11/tests.py", "--model": "script/tests/scripts/mbpp11.py"}
     for flag, value in zip(args[::2], args[1::2]):
         base[flag] = value
+    if "/" in base["--problem"] and not base["--problem"].startswith("tests/"):
+        del base["--tests"]  # a benchmark id brings its own tests
     argv = ["solve", "--session-dir", str(tmp_path)] + [x for kv in base.items() for x in kv]
     out = qflow(*argv)
     assert out.returncode != 0
@@ -78,3 +82,18 @@ def test_bare_qflow_takes_the_apps_options_and_subcommands_keep_theirs():
     assert (args.command, args.model, args.checker, args.step, args.problem) == (None, "script/x.py", "python", True, "p.txt")
     args = build_parser().parse_args(["solve", "--problem", "a", "--tests", "b", "--model", "script/y.py"])
     assert (args.command, args.model, args.problem) == ("solve", "script/y.py", "a")
+
+
+def test_solve_a_benchmark_problem_by_id(tmp_path):
+    out = qflow("solve", "--problem", "mbpp/11", "--model", f"script/{SCRIPT}", "--prompts", "1",
+                "--session-dir", str(tmp_path), "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["accepted_at"] == "self_debug:1"
+    header = json.loads(Path(result["session"]).read_text().splitlines()[0])
+    assert header["problem"]["task_id"] == "mbpp/11"
+
+
+def test_solve_without_tests_for_a_file_problem_says_what_to_give(tmp_path):
+    out = qflow("solve", "--problem", str(DATA / "problem.txt"), "--model", f"script/{SCRIPT}", "--session-dir", str(tmp_path))
+    assert out.returncode == 2 and "--tests FILE" in out.stderr
