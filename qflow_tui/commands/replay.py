@@ -6,7 +6,6 @@ recorded responses as the model (under the recorded settings, or others)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -103,8 +102,7 @@ def recorded_config(data: Any, args: argparse.Namespace) -> Any:
 def rerun(args: argparse.Namespace, data: Any) -> int:
     from ..core.config import ConfigError
     from ..core.problem import Problem, ProblemError
-    from ..core.runner import RunError, run_workflow
-    from .solve import PlainProgress, print_result
+    from .solve import run_headless
 
     if args.model:
         return fail("--rerun answers from the recording; to use a live model for the calls it lacks, give --fallback-model")
@@ -117,13 +115,4 @@ def rerun(args: argparse.Namespace, data: Any) -> int:
     except ConfigError as exc:
         return fail(str(exc))
     session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
-    sinks = [] if args.json else [PlainProgress()]
-    try:
-        outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir))
-    except RunError as exc:
-        return fail(str(exc), 1)
-    if args.json:
-        print(json.dumps(outcome.summary(), indent=2))
-    else:
-        print_result(outcome)
-    return 0
+    return run_headless(problem, config, json_out=args.json, session_dir=session_dir)

@@ -86,21 +86,27 @@ def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | Non
 def run(args: argparse.Namespace) -> int:
     from ..core.config import ConfigError, load_config
     from ..core.problem import ProblemError
-    from ..core.runner import RunError, run_workflow
-
     try:
         problem = load_problem(args.problem, args.tests, args.entry_point)
         config = load_config(overrides=config_overrides(args))
     except (InputError, ProblemError, ConfigError) as exc:
         return fail(str(exc))
-    sinks = []
+    session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
+    return run_headless(problem, config, json_out=args.json, session_dir=session_dir)
+
+
+def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path | None) -> int:
+    """Run a workflow without the app: live progress on a terminal, plain lines
+    elsewhere, one JSON object with ``json_out``. Returns the exit code."""
+    from ..core.runner import RunError, run_workflow
+
+    sinks: list[Any] = []
     progress = None
-    if not args.json and sys.stderr.isatty():
+    if not json_out and sys.stderr.isatty():
         progress = LiveProgress()
         sinks.append(progress)
-    elif not args.json:
+    elif not json_out:
         sinks.append(PlainProgress())
-    session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
     try:
         if progress:
             with progress:
@@ -109,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir))
     except RunError as exc:
         return fail(str(exc), 1)
-    if args.json:
+    if json_out:
         print(json.dumps(outcome.summary(), indent=2))
     else:
         print_result(outcome)
