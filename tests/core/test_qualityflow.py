@@ -276,3 +276,19 @@ async def test_a_fatal_failure_ends_the_run_at_once(tmp_path):
         await run_workflow(PROBLEM, config, client=ScriptClient.from_function(respond), sinks=[rec], session_dir=tmp_path)
     assert rec.events[-1].kind == "run_failed"
     assert story.of("code_quality_checker") == []  # nothing after the failing stage
+
+
+async def test_a_check_failing_for_the_only_changed_progression_does_not_end_the_run(tmp_path):
+    # Epoch 1: p0's program passes every kept test (nothing to debug), p1 is
+    # debugged and its check's model call fails. p0 is still alive: the run goes
+    # on to the clarifier, which fixes p0.
+    story = Failing(
+        lambda r: r["agent"] == "code_quality_checker" and r["progression"] == 1 and "debug 1.1" in r["messages"][0]["content"],
+        generate=lambda p: "def add_one(x):\n    # gen 0\n    return x - (-1) if x > 2 else x + 2\n" if p == 0 else buggy(f"gen {p}"),
+        clarified=lambda p, a: CORRECT,
+        synthesized=["assert add_one(10) == 11", "assert add_one(5) == 6"],
+    )
+    outcome, rec = await solve(story, tmp_path, prompts=2, epochs=1, clarify=1)
+    assert (outcome.outcome, outcome.accepted_at, outcome.progression) == ("accepted", "clarifier:1", 0)
+    failed = [(e.step, e.agent, e.progression) for e in rec.of("step_finished") if e.outcome == "failed"]
+    assert failed == [("self_debug:1", "code_quality_checker", 1)]

@@ -50,7 +50,13 @@ def live(progs: list[Progression]) -> list[Progression]:
 
 
 async def _each(
-    ctx: RunContext, progs: list[Progression], step: str, agent: str, work: Callable[[Progression], Awaitable[None]]
+    ctx: RunContext,
+    progs: list[Progression],
+    step: str,
+    agent: str,
+    work: Callable[[Progression], Awaitable[None]],
+    *,
+    everyone: list[Progression] | None = None,
 ) -> list[Progression]:
     """Run ``work`` for every live progression concurrently. A failed model call
     ends that progression only (Diversified Prompting keeps the others going);
@@ -70,14 +76,17 @@ async def _each(
             )
 
     await gather_all(guarded(p) for p in live(progs))
-    alive = live(progs)
-    if not alive:
+    # ``everyone``: the whole run's progressions, when ``progs`` is only some of them.
+    if not live(everyone if everyone is not None else progs):
         raise LLMError(next(p.failed for p in progs if p.failed))
-    return alive
+    return live(progs)
 
 
-async def _check_stage(ctx: RunContext, progs: list[Progression], step: str) -> list[Progression]:
-    """Quality-check the current program of each live progression; return the accepted ones."""
+async def _check_stage(
+    ctx: RunContext, progs: list[Progression], step: str, everyone: list[Progression] | None = None
+) -> list[Progression]:
+    """Quality-check the current program of each live progression in ``progs``
+    (``everyone``: all of the run's); return the accepted ones."""
     await ctx.checkpoint(f"quality_check:{step}")
 
     async def one(p: Progression) -> None:
@@ -87,7 +96,7 @@ async def _check_stage(ctx: RunContext, progs: list[Progression], step: str) -> 
 
     if not live(progs):
         return []
-    checked = await _each(ctx, progs, step, "code_quality_checker", one)
+    checked = await _each(ctx, progs, step, "code_quality_checker", one, everyone=everyone)
     return [p for p in checked if p.check and p.check.accepted]
 
 
@@ -193,7 +202,7 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
         await _each(ctx, progs, step, "self_debugger", debug_one)
         changed = sorted((p for p in changed if p.failed is None), key=lambda p: p.index)
         # Line 17: only programs the debugger changed need a new check.
-        accepted = await _check_stage(ctx, changed, step) if changed else []
+        accepted = await _check_stage(ctx, changed, step, everyone=progs) if changed else []
         last = epoch == cfg.epochs
         _decide(ctx, progs if last else changed, step, "clarify" if last else "continue", "rejected: " + ("on to the clarifier" if last else "debug again"))
         if won := _winner(ctx, accepted, step, first_program):
