@@ -292,3 +292,17 @@ async def test_a_check_failing_for_the_only_changed_progression_does_not_end_the
     assert (outcome.outcome, outcome.accepted_at, outcome.progression) == ("accepted", "clarifier:1", 0)
     failed = [(e.step, e.agent, e.progression) for e in rec.of("step_finished") if e.outcome == "failed"]
     assert failed == [("self_debug:1", "code_quality_checker", 1)]
+
+
+@pytest.mark.parametrize(
+    "cfg,expected",
+    [
+        (dict(epochs=0, clarify=1), [("program_generator", "clarify"), ("clarifier:1", "revert")]),
+        (dict(epochs=1, clarify=0), [("program_generator", "continue"), ("self_debug:1", "revert")]),
+        (dict(epochs=0, clarify=0), [("program_generator", "revert")]),
+    ],
+)
+async def test_each_decision_names_the_step_that_really_follows(tmp_path, cfg, expected):
+    outcome, rec = await solve(Story(), tmp_path, prompts=1, **cfg)
+    assert outcome.outcome == "reverted"
+    assert [(s, d) for s, _, d in decisions(rec)][:-1] == expected  # the last is the revert itself

@@ -114,6 +114,13 @@ def _decide(ctx: RunContext, progs: list[Progression], step: str, next_decision:
         )
 
 
+def _no_more_steps(cfg) -> tuple[str, str]:
+    """The decision when a rejected program has no step left to go to."""
+    if cfg.revert and cfg.checker != "none":
+        return "revert", "rejected: revert to the first generated program"
+    return "continue", "rejected: no step left; the last program stands"
+
+
 def _winner(ctx: RunContext, accepted: list[Progression], step: str, first_program: str) -> WorkflowResult | None:
     if not accepted:
         return None
@@ -142,7 +149,11 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
 
     # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...)
     accepted = await _check_stage(ctx, progs, step)
-    _decide(ctx, progs, step, "continue" if cfg.epochs else "clarify", "rejected: on to " + ("self-debugging" if cfg.epochs else "the clarifier"))
+    after_debug = ("clarify", "rejected: on to the clarifier") if cfg.clarify else _no_more_steps(cfg)
+    if cfg.epochs:
+        _decide(ctx, progs, step, "continue", "rejected: on to self-debugging")
+    else:
+        _decide(ctx, progs, step, *after_debug)
     if won := _winner(ctx, accepted, step, first_program):
         return won
 
@@ -204,7 +215,10 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
         # Line 17: only programs the debugger changed need a new check.
         accepted = await _check_stage(ctx, changed, step, everyone=progs) if changed else []
         last = epoch == cfg.epochs
-        _decide(ctx, progs if last else changed, step, "clarify" if last else "continue", "rejected: " + ("on to the clarifier" if last else "debug again"))
+        if last:
+            _decide(ctx, progs, step, *after_debug)
+        else:
+            _decide(ctx, changed, step, "continue", "rejected: debug again")
         if won := _winner(ctx, accepted, step, first_program):
             return won
 
@@ -235,7 +249,10 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
         await _each(ctx, progs, step, "clarifier", clarify_one)
         accepted = await _check_stage(ctx, progs, step)
         last = attempt == cfg.clarify
-        _decide(ctx, progs, step, "revert" if last else "clarify", "rejected: " + ("revert" if last else "clarify again"))
+        if last:
+            _decide(ctx, progs, step, *_no_more_steps(cfg))
+        else:
+            _decide(ctx, progs, step, "clarify", "rejected: clarify again")
         if won := _winner(ctx, accepted, step, first_program):
             return won
 
