@@ -133,8 +133,15 @@ async def run_workflow(
             emitter(RunFailed(error=message))
             raise RunError(message) from None
         except Exception as exc:  # a bug of ours: keep the session, say what happened
-            emitter(RunFailed(error=f"internal error: {type(exc).__name__}: {exc}"))
-            raise
+            import traceback
+
+            # The whole traceback goes into the session (for a bug report); the
+            # user gets one line.
+            emitter(Notice(level="error", message="".join(traceback.format_exception(exc)).rstrip()))
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            emitter(RunFailed(error=message))
+            where = f"; the session with the details is {writer.path}" if writer is not None else ""
+            raise RunError(f"{message} (a bug in qflow-tui, please report it{where})") from None
     except BaseException:
         if writer is not None:
             writer.close()

@@ -306,3 +306,18 @@ async def test_each_decision_names_the_step_that_really_follows(tmp_path, cfg, e
     outcome, rec = await solve(Story(), tmp_path, prompts=1, **cfg)
     assert outcome.outcome == "reverted"
     assert [(s, d) for s, _, d in decisions(rec)][:-1] == expected  # the last is the revert itself
+
+
+async def test_a_bug_of_ours_is_one_line_for_the_user_and_a_traceback_in_the_session(tmp_path, monkeypatch):
+    import qflow_tui.core.workflows.qualityflow as qf
+    from qflow_tui.core.runner import RunError
+
+    def broken(*args, **kwargs):
+        raise KeyError("oops")
+
+    monkeypatch.setattr(qf, "design_tests", broken)
+    with pytest.raises(RunError) as err:
+        await solve(Story(), tmp_path, prompts=1)
+    assert "internal error: KeyError" in str(err.value) and "please report" in str(err.value)
+    session = next(tmp_path.glob("*.jsonl")).read_text()
+    assert "Traceback (most recent call last)" in session and '"kind": "run_failed"' in session
