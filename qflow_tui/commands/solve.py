@@ -18,7 +18,8 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every command that runs a workflow."""
     p.add_argument("--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-4.1, script/responder.py")
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
-    p.add_argument("--workflow", help="qualityflow (default) or zeroshot")
+    p.add_argument("--workflow", help="qualityflow (default), agentcoder (the peer workflow) or zeroshot")
+    p.add_argument("--iterations", type=int, help="agentcoder: refinement iterations (default 5)")
     p.add_argument("--checker", choices=["imagined", "python", "yesno", "none"], help="Code Quality Checker mode (default imagined)")
     p.add_argument("--prompts", type=int, help="program-generator prompt variants = parallel progressions (1-6, default 6)")
     p.add_argument("--epochs", type=int, help="self-debug epochs per progression (0-3, default 3)")
@@ -31,7 +32,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ("model", "base_url", "workflow", "checker", "prompts", "epochs", "clarify", "tqc", "revert", "test_timeout", "fallback_model", "max_tokens")
+    keys = ("model", "base_url", "workflow", "checker", "prompts", "epochs", "clarify", "tqc", "revert", "test_timeout", "fallback_model", "max_tokens", "iterations")
     return {k: getattr(args, k, None) for k in keys}
 
 

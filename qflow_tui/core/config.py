@@ -27,6 +27,7 @@ class RunConfig:
     base_url: str | None = None
     """Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)."""
     workflow: str = "qualityflow"
+    """``qualityflow``; the peer ``agentcoder``; ``zeroshot`` (one program, unchecked)."""
     checker: Checker = "imagined"
     """Code Quality Checker: ``imagined`` (Imagined Execution, the standard setting),
     ``python`` (the relaxed setting: run the visible tests), ``yesno`` (the paper's
@@ -41,6 +42,8 @@ class RunConfig:
     """Filter synthesized tests with the Test Quality Checker."""
     revert: bool = True
     """Revert to the first generated program when no check accepts (Appendix D ablation: off)."""
+    iterations: int = 5
+    """AgentCoder: programmer/test-executor refinement iterations (RQ3 of its paper: up to 5)."""
     test_rounds: int = 5
     tests_per_round: int = 10
     max_tests: int = 50
@@ -65,7 +68,7 @@ class RunConfig:
             raise ConfigError(f"epochs {self.epochs}: the self-debugger has 3 prompt variants; choose 0 to 3")
         if not 0 <= self.clarify <= 10:
             raise ConfigError(f"clarify {self.clarify}: choose 0 to 10 clarifier attempts")
-        for name in ("test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens"):
+        for name in ("iterations", "test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
         if self.test_timeout <= 0:

@@ -79,8 +79,12 @@ def respond(request):
         if request.get("attempt"):
             return "Following the clarified statement, a different implementation:\n```python\n" + FIXED + "```"
         return "Here is a solution.\n```python\n" + BUGGY + "```"
+    if agent == "programmer":  # AgentCoder's programmer: writes, then refines from test feedback
+        if request.get("epoch"):
+            return "The failing tests show the last occurrence stays.\n```python\n" + FIXED + "```"
+        return "1. Understand ... 2. Algorithm ... 3. Pseudocode ... 4. Code:\n```python\n" + BUGGY + "```"
     if agent == "test_designer":
-        if request.get("attempt", 1) > 1:
+        if (request.get("attempt") or 1) > 1:
             return "```python\n```"  # nothing new after the first round
         lines = [f'assert remove_Occ("{s}", "{c}") == "{reference(s, c)}"' for s, c in GOOD_TESTS]
         return "```python\n" + "\n".join(lines + WRONG_TESTS) + "\n```"

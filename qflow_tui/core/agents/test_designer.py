@@ -52,3 +52,25 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
         tests.extend(new)
         ctx.event(TestsDesigned(step=step, agent=AGENT, round=round_no, tests=new, total=len(tests)))
     return tests
+
+
+async def design_basic_edge_large_tests(ctx: RunContext, *, step: str = "test_designer") -> list[str]:
+    """AgentCoder's test designer (Huang et al., 3.2): one call for basic, edge and
+    large-scale tests, from the requirements alone."""
+    cfg = ctx.config
+    entry = ctx.problem.entry_point
+    rendered = ctx.prompts.get(AGENT, "agentcoder").render(
+        statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=entry, count=str(cfg.max_tests)
+    )
+    text = await ctx.call(ctx.request(AGENT, rendered), step=step)
+    seen = {normalize_assert(t) for t in ctx.problem.test_sources}
+    tests: list[str] = []
+    for t in extract_asserts(text):
+        key = normalize_assert(t)
+        if key in seen or find_call(t, entry) is None:
+            continue
+        seen.add(key)
+        tests.append(t)
+    tests = tests[: cfg.max_tests]
+    ctx.event(TestsDesigned(step=step, agent=AGENT, round=1, tests=tests, total=len(tests)))
+    return tests

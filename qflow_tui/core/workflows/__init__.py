@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Awaitable, Callable
 
 from ..context import RunContext
+from .agentcoder import run_agentcoder
 from .base import WorkflowResult
 from .qualityflow import run_qualityflow
 from .zeroshot import run_zeroshot
@@ -13,6 +14,7 @@ Workflow = Callable[[RunContext], Awaitable[WorkflowResult]]
 
 WORKFLOWS: dict[str, Workflow] = {
     "qualityflow": run_qualityflow,
+    "agentcoder": run_agentcoder,
     "zeroshot": run_zeroshot,
 }
 

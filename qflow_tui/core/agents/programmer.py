@@ -1,0 +1,29 @@
+"""AgentCoder's programmer agent (Huang et al., 3.1): writes the program with a
+four-step chain of thought, then refines it from the test executor's feedback."""
+
+from __future__ import annotations
+
+from ..context import RunContext
+from ..events import ProgramCandidate
+from ..extract import extract_program
+from .program_generator import tests_text
+
+AGENT = "programmer"
+
+
+async def write_program(ctx: RunContext, *, step: str) -> str:
+    rendered = ctx.prompts.get(AGENT, "generate").render(
+        statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=ctx.problem.entry_point
+    )
+    text = await ctx.call(ctx.request(AGENT, rendered, progression=0), step=step)
+    program = extract_program(text, ctx.problem.entry_point)
+    ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=0, program=program))
+    return program
+
+
+async def refine_program(ctx: RunContext, program: str, feedback: str, *, iteration: int, step: str) -> str:
+    rendered = ctx.prompts.get(AGENT, "refine").render(statement=ctx.problem.statement, program=program, feedback=feedback)
+    text = await ctx.call(ctx.request(AGENT, rendered, progression=0, epoch=iteration), step=step)
+    fixed = extract_program(text, ctx.problem.entry_point)
+    ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=0, program=fixed))
+    return fixed
