@@ -1,9 +1,11 @@
-"""Helpers both HTTP provider clients share for turning failures into one
+"""What both HTTP provider clients share for turning failures into one
 readable, key-free line."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
+
+from .base import LLMError
 
 
 def clean(text: str, secret: str, limit: int) -> str:
@@ -50,3 +52,65 @@ def root_cause(exc: BaseException, wrapper: type[BaseException]) -> str:
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
     return str(exc) if not isinstance(exc, wrapper) else ""
+
+
+class ProviderErrors:
+    """The failures every HTTP provider has in common, as :class:`LLMError`.
+
+    A client sets ``name``, ``base_url``, ``_secret`` (its key, blanked out of
+    every message) and ``_timeout``, and the class attributes below."""
+
+    name: str
+    base_url: str
+    _secret: str
+    _timeout: float | None
+    connection_wrapper: type[BaseException] = Exception
+    """The SDK's own connection error, which says nothing the cause does not."""
+    base_url_var: str = ""
+    server_kind: str = "server"
+    """What the base URL should be, for the 'unreadable response' message."""
+
+    def _official(self) -> bool:
+        """Whether the client talks to the provider's own service."""
+        return False
+
+    def _error(self, message: str, *, status: int | None = None, retryable: bool = False) -> LLMError:
+        # Provider-supplied parts were blanked already; a second pass over the
+        # whole message is for keys long enough not to match ordinary words.
+        # A rejected key, a forbidden or unknown model: every call would fail alike.
+        return LLMError(
+            clean(message, self._secret if len(self._secret) >= 8 else "", 600),
+            fatal=status in (401, 403, 404),
+            status=status,
+            retryable=retryable,
+        )
+
+    def _connection_error(self, exc: BaseException) -> LLMError:
+        cause = root_cause(exc, self.connection_wrapper)
+        why = f" ({clean(cause, self._secret, 120)})" if cause else ""
+        hint = "check your network" if self._official() else f"check --base-url / {self.base_url_var}"
+        return self._error(
+            f"could not reach {display_url(self.base_url)}: is the server running? ({hint}){why}",
+            retryable=True,
+        )
+
+    def _timeout_error(self) -> LLMError:
+        limit = f" within {self._timeout:g} s" if self._timeout is not None else ""
+        return self._error(
+            f"{self.name}: no answer from {display_url(self.base_url)}{limit} (timed out): try again",
+            retryable=True,
+        )
+
+    def _transport_error(self, exc: BaseException) -> LLMError:
+        return self._error(
+            f"the connection to {display_url(self.base_url)} broke mid-stream "
+            f"({clean(str(exc) or type(exc).__name__, self._secret, 120)}): try again",
+            retryable=True,
+        )
+
+    def _unreadable_error(self, exc: BaseException) -> LLMError:
+        detail = clean(str(exc), self._secret, 200)
+        return self._error(
+            f"{self.name}: unreadable response from {display_url(self.base_url)}: "
+            f"is it {self.server_kind}? ({type(exc).__name__}{': ' + detail if detail else ''})"
+        )

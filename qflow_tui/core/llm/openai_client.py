@@ -30,7 +30,7 @@ import httpx2
 import openai
 
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
-from ._http import body_message, clean, display_url, root_cause
+from ._http import ProviderErrors, body_message, clean, display_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_VAR = "OPENAI_API_KEY"
@@ -49,10 +49,16 @@ def is_local(url: str) -> bool:
     return host in LOCAL_HOSTS or host.endswith(".localhost")
 
 
-class OpenAIClient:
+class OpenAIClient(ProviderErrors):
     """Streams one chat-completions call per :meth:`complete`."""
 
     provider = "openai"
+    connection_wrapper = openai.APIConnectionError
+    base_url_var = BASE_URL_VAR
+    server_kind = "an OpenAI-compatible server"
+
+    def _official(self) -> bool:
+        return self.official
 
     def __init__(
         self,
@@ -192,27 +198,9 @@ class OpenAIClient:
         except httpx2.TimeoutException:  # a stalled stream after the response started
             raise self._timeout_error() from None
         except httpx2.TransportError as exc:
-            raise self._error(
-                f"the connection to {display_url(self.base_url)} broke mid-stream "
-                f"({clean(str(exc) or type(exc).__name__, self._secret, 120)}): try again",
-                retryable=True,
-            ) from None
+            raise self._transport_error(exc) from None
         except Exception as exc:  # malformed or unexpected data from the server
-            detail = clean(str(exc), self._secret, 200)
-            raise self._error(
-                f"{self.name}: unreadable response from {display_url(self.base_url)}: "
-                f"is it an OpenAI-compatible server? ({type(exc).__name__}{': ' + detail if detail else ''})"
-            ) from None
-
-    def _error(self, message: str, *, status: int | None = None, retryable: bool = False) -> LLMError:
-        # Provider-supplied parts were blanked already; a second pass over the
-        # whole message is for keys long enough not to match ordinary words.
-        # A rejected key, a forbidden or unknown model: every call would fail alike.
-        fatal = status in (401, 403, 404)
-        err = LLMError(
-            clean(message, self._secret if len(self._secret) >= 8 else "", 600), fatal=fatal, status=status, retryable=retryable
-        )
-        return err
+            raise self._unreadable_error(exc) from None
 
     def _status_error(self, exc: openai.APIStatusError) -> LLMError:
         status = exc.status_code
@@ -252,19 +240,3 @@ class OpenAIClient:
                 retryable=True,
             )
         return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
-
-    def _connection_error(self, exc: Exception) -> LLMError:
-        cause = root_cause(exc, openai.APIConnectionError)
-        why = f" ({clean(cause, self._secret, 120)})" if cause else ""
-        hint = "check your network" if self.official else f"check --base-url / {BASE_URL_VAR}"
-        return self._error(
-            f"could not reach {display_url(self.base_url)}: is the server running? ({hint}){why}",
-            retryable=True,
-        )
-
-    def _timeout_error(self) -> LLMError:
-        limit = f" within {self._timeout:g} s" if self._timeout is not None else ""
-        return self._error(
-            f"{self.name}: no answer from {display_url(self.base_url)}{limit} (timed out): try again",
-            retryable=True,
-        )
