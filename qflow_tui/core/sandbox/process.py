@@ -325,6 +325,20 @@ def _watch(proc, r_fd, run, job, phase_limit, deadline, max_output, max_line, ca
         if not run.end:
             run.end, run.detail = end, detail
 
+    def read_or_close(fd: int) -> bytes | None:
+        """What the child wrote on ``fd``; ``b""`` once it closed it (then the fd
+        is no longer watched); None when there is nothing yet."""
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return None
+        except OSError:
+            data = b""
+        if not data:
+            poller.unregister(fd)
+            open_fds.discard(fd)
+        return data
+
     def keep(kind: str, data: bytes) -> None:
         if kind == "out":
             if len(run.stdout) < max_output:
@@ -390,17 +404,11 @@ def _watch(proc, r_fd, run, job, phase_limit, deadline, max_output, max_line, ca
         if cancel is not None:
             wait = min(wait, 0.05)
         for fd, _ev in poller.poll(max(0.0, wait) * 1000 + 1):
-            try:
-                data = os.read(fd, 1 << 16)
-            except BlockingIOError:
+            data = read_or_close(fd)
+            if data is None:
                 continue
-            except OSError:
-                data = b""
             if not data:
-                poller.unregister(fd)
-                open_fds.discard(fd)
-                if fd == r_fd:
-                    chan_closed = True
+                chan_closed = chan_closed or fd == r_fd
                 continue
             kind = fds[fd]
             if kind != "chan":
@@ -434,28 +442,9 @@ def _watch(proc, r_fd, run, job, phase_limit, deadline, max_output, max_line, ca
         until = time.monotonic() + 0.5
         while open_fds - {r_fd} and time.monotonic() < until:
             for fd, _ev in poller.poll(max(0.0, until - time.monotonic()) * 1000 + 1):
-                if fd == r_fd:
-                    try:
-                        if not os.read(fd, 1 << 16):
-                            poller.unregister(fd)
-                            open_fds.discard(fd)
-                    except BlockingIOError:
-                        pass
-                    except OSError:
-                        poller.unregister(fd)
-                        open_fds.discard(fd)
-                    continue
-                try:
-                    data = os.read(fd, 1 << 16)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    data = b""
-                if not data:
-                    poller.unregister(fd)
-                    open_fds.discard(fd)
-                    continue
-                keep(fds[fd], data)
+                data = read_or_close(fd)
+                if data and fd != r_fd:  # the channel said "done": anything more on it is ignored
+                    keep(fds[fd], data)
         return
     if not run.end:
         # The result channel closed without "done": the child died (exit,
