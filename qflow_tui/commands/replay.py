@@ -91,7 +91,7 @@ def recorded_config(data: Any, args: argparse.Namespace) -> Any:
     values: dict[str, Any] = {}
     for key, value in recorded.items():
         if key in names and key not in ("model", "base_url", "fallback_model") and value is not None:
-            values[key] = value if key == "extra" else _coerce(key, value, f"{data.path.name} config")
+            values[key] = _coerce(key, value, f"{data.path.name} config")
     for key, value in config_overrides(args).items():
         if value is not None and key not in ("model",):
             values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")

@@ -193,8 +193,3 @@ def replace_call(src: str, value_src: str, entry_point: str | None = None) -> st
     if site is None:
         raise AssertSyntaxError("no call to the function under test")
     return src[: site.start] + "(" + value_src + ")" + src[site.end :]
-
-
-def fill_question(question: str, value_src: str) -> str:
-    """Put a value where the ``?`` stands in a question form."""
-    return question.replace("?", value_src, 1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -57,7 +57,6 @@ class RunConfig:
     theme: str = "qflow-dark"
     fallback_model: str | None = None
     """With a replay model: the live model that answers calls the recording lacks."""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> "RunConfig":
         if self.checker not in CHECKERS:
@@ -129,7 +128,7 @@ def load_config(
             raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from None
         table = data.get("run", data)
         for key, value in table.items():
-            if key not in _FIELDS or key == "extra":
+            if key not in _FIELDS:
                 raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(_FIELDS))}")
             values[key] = _coerce(key, value, str(path))
     for key in _FIELDS:

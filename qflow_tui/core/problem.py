@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .asserts import AssertSyntaxError, detect_entry_point, find_call, parse_assert
@@ -38,7 +38,6 @@ class Problem:
     task_id: str | None = None
     setup: str = ""
     """Code the tests need before they run (imports; MBPP's test_setup_code)."""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def test_sources(self) -> list[str]:

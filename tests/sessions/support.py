@@ -3,7 +3,6 @@ comparison, run the CLI as a user does."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys

@@ -13,7 +13,6 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
 
 from qflow_tui.core.session import export_session, read_session
 from qflow_tui.data.demo import responder

@@ -7,7 +7,7 @@ every step runs (the ablation without the CQC)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..context import RunContext, gather_all
 from ..extract import extract_yes_no
@@ -22,7 +22,6 @@ class CheckResult:
     accepted: bool
     feedback: str = ""
     """Why it was rejected, in words the clarifier can use."""
-    details: list[dict] = field(default_factory=list)
 
 
 async def check_program(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
@@ -47,7 +46,7 @@ async def _imagined_check(ctx: RunContext, program: str, *, progression: int, st
         f"{r.test}\n    imagined execution answered: {r.answer or '(no answer)'}" + (f" ({r.detail})" if r.detail else "")
         for r in failing
     )
-    return CheckResult(not failing, feedback, [{"test": r.test, "verdict": r.verdict, "value": r.value} for r in results])
+    return CheckResult(not failing, feedback)
 
 
 async def _python_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
@@ -55,7 +54,7 @@ async def _python_check(ctx: RunContext, program: str, *, progression: int, step
         ctx, program, ctx.problem.test_sources, purpose="python_checker", agent=AGENT, step=step, progression=progression
     )
     ok = report.load_error is None and report.total > 0 and report.passed == report.total
-    return CheckResult(ok, "" if ok else execution_feedback(report), [r.to_dict() for r in report.results])
+    return CheckResult(ok, "" if ok else execution_feedback(report))
 
 
 async def _yesno_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
