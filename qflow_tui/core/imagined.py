@@ -22,7 +22,7 @@ class ImaginedResult:
     answer: str
     value: str | None
     verdict: str
-    """``pass`` or ``fail``."""
+    """``pass`` or ``fail`` (``pending`` between asking and judging)."""
     detail: str = ""
 
     @property
@@ -65,13 +65,13 @@ async def imagine(
     agent: str,
     test: str,
     turn1: tuple[str, str],
-    program: str | None,
     step: str,
     progression: int | None,
     two_turn: bool = True,
     **where: object,
 ) -> ImaginedResult:
-    """Run one imagined execution and compute its verdict (without emitting).
+    """Ask the model for one imagined execution; the verdict is left ``pending``
+    for :func:`judge` (``fail`` already when no value can be read).
 
     ``turn1`` is the rendered first prompt; with ``two_turn`` the Appendix G
     follow-up asks for the completed assert; otherwise the first answer must
@@ -95,48 +95,64 @@ async def imagine(
     value = parse_value(answer, question, entry)
     if value is None:
         return ImaginedResult(test, call_src, question, reasoning, answer, None, "fail", "no value could be read from the answer")
-    report = await ctx.sandbox.check_values([(test, value)], entry_point=entry, setup=ctx.problem.setup)
-    outcome = report.results[0] if report.results else None
-    if outcome is None:
-        return ImaginedResult(test, call_src, question, reasoning, answer, value, "fail", report.load_error or "no verdict")
-    detail = ""
-    if outcome.status == "fail":
-        detail = f"the imagined value {outcome.actual or value} does not satisfy the assert"
-    elif outcome.status != "pass":
-        detail = f"the imagined value could not be used: {outcome.error or outcome.status}"
-    return ImaginedResult(test, call_src, question, reasoning, answer, value, "pass" if outcome.status == "pass" else "fail", detail)
+    return ImaginedResult(test, call_src, question, reasoning, answer, value, "pending")
+
+
+async def judge(ctx: RunContext, results: list[ImaginedResult]) -> None:
+    """Decide every pending verdict in one sandbox run: each original assert with
+    the function call replaced by the model's value (one interpreter start for
+    all of them, not one per test)."""
+    pending = [r for r in results if r.verdict == "pending"]
+    if not pending:
+        return
+    report = await ctx.sandbox.check_values(
+        [(r.test, r.value) for r in pending], entry_point=ctx.problem.entry_point, setup=ctx.problem.setup
+    )
+    for i, r in enumerate(pending):
+        outcome = report.results[i] if i < len(report.results) else None
+        if outcome is None:
+            r.verdict, r.detail = "fail", report.load_error or "no verdict"
+        elif outcome.status == "pass":
+            r.verdict = "pass"
+        elif outcome.status == "fail":
+            r.verdict, r.detail = "fail", f"the imagined value {outcome.actual or r.value} does not satisfy the assert"
+        else:
+            r.verdict, r.detail = "fail", f"the imagined value could not be used: {outcome.error or outcome.status}"
 
 
 async def imagined_execution(
-    ctx: RunContext, program: str, test: str, *, step: str, progression: int | None, **where: object
-) -> ImaginedResult:
-    """The Code Quality Checker's check of one visible test, evented."""
+    ctx: RunContext, program: str, tests: list[str], *, step: str, progression: int | None, **where: object
+) -> list[ImaginedResult]:
+    """The Code Quality Checker's check of the visible tests: one two-turn
+    conversation per test (concurrently), one sandbox run for the verdicts,
+    one event per test."""
+    from .context import gather_all
+
     entry = ctx.problem.entry_point
-    site = find_call(test, entry)
-    call_src = site.source if site else test
-    turn1 = ctx.prompts.get("code_quality_checker", "turn1").render(program=program, function_call=call_src)
-    result = await imagine(
-        ctx,
-        agent="code_quality_checker",
-        test=test,
-        turn1=turn1,
-        program=program,
-        step=step,
-        progression=progression,
-        **where,
+    prompt = ctx.prompts.get("code_quality_checker", "turn1")
+
+    def turn1(test: str) -> tuple[str, str]:
+        site = find_call(test, entry)
+        return prompt.render(program=program, function_call=site.source if site else test)
+
+    results = await gather_all(
+        imagine(ctx, agent="code_quality_checker", test=t, turn1=turn1(t), step=step, progression=progression, **where)
+        for t in tests
     )
-    ctx.event(
-        ImaginedCheck(
-            step=step,
-            agent="code_quality_checker",
-            progression=progression,
-            test=test,
-            function_call=result.function_call,
-            reasoning=result.reasoning,
-            answer=result.answer,
-            value=result.value,
-            verdict=result.verdict,
-            detail=result.detail,
+    await judge(ctx, results)
+    for result in results:
+        ctx.event(
+            ImaginedCheck(
+                step=step,
+                agent="code_quality_checker",
+                progression=progression,
+                test=result.test,
+                function_call=result.function_call,
+                reasoning=result.reasoning,
+                answer=result.answer,
+                value=result.value,
+                verdict=result.verdict,
+                detail=result.detail,
+            )
         )
-    )
-    return result
+    return results

@@ -83,7 +83,7 @@ async def test_appendix_g_examples_get_the_papers_verdicts(name):
         return ex["turn1"] if request["turn"] == 1 else ex["turn2"]
 
     ctx, rec = make_ctx(problem, respond)
-    result = await imagined_execution(ctx, ex["program"], ex["test"], step="program_generator", progression=0)
+    (result,) = await imagined_execution(ctx, ex["program"], [ex["test"]], step="program_generator", progression=0)
     assert result.value == ex["value"]
     assert result.verdict == ex["verdict"], result.detail
     # The two-turn shape of Appendix G.

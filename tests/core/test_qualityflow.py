@@ -321,3 +321,29 @@ async def test_a_bug_of_ours_is_one_line_for_the_user_and_a_traceback_in_the_ses
     assert "internal error: KeyError" in str(err.value) and "please report" in str(err.value)
     session = next(tmp_path.glob("*.jsonl")).read_text()
     assert "Traceback (most recent call last)" in session and '"kind": "run_failed"' in session
+
+
+async def test_verdicts_of_a_check_are_judged_in_one_sandbox_run(tmp_path):
+    from qflow_tui.core.sandbox import Sandbox, SandboxConfig
+
+    real = Sandbox(SandboxConfig())
+    batches: list[int] = []
+
+    class Counting:
+        isolation = real.isolation
+
+        async def run_tests(self, *args, **kwargs):
+            return await real.run_tests(*args, **kwargs)
+
+        async def check_values(self, items, **kwargs):
+            batches.append(len(items))
+            return await real.check_values(items, **kwargs)
+
+    story = Story(debug=lambda p, e: CORRECT)
+    outcome = await run_workflow(
+        PROBLEM, RunConfig(model="script/story", prompts=1), client=ScriptClient.from_function(story),
+        sandbox=Counting(), session_dir=tmp_path,
+    )
+    assert outcome.accepted_at == "self_debug:1"
+    # Generation check (2 visible tests), TQC (4 synthesized tests), epoch-1 check (2).
+    assert batches == [2, 4, 2]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..context import RunContext, gather_all
+from ..context import RunContext
 from ..extract import extract_yes_no
 from .program_generator import tests_text
 from .test_executor import execute_tests, execution_feedback
@@ -38,9 +38,7 @@ async def check_program(ctx: RunContext, program: str, *, progression: int, step
 async def _imagined_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
     from ..imagined import imagined_execution
 
-    results = await gather_all(
-        imagined_execution(ctx, program, t, step=step, progression=progression) for t in ctx.problem.test_sources
-    )
+    results = await imagined_execution(ctx, program, ctx.problem.test_sources, step=step, progression=progression)
     failing = [r for r in results if not r.passed]
     feedback = "\n".join(
         f"{r.test}\n    imagined execution answered: {r.answer or '(no answer)'}" + (f" ({r.detail})" if r.detail else "")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..asserts import find_call, question_form
 from ..context import RunContext, gather_all
 from ..events import TQCVerdict
-from ..imagined import imagine
+from ..imagined import ImaginedResult, imagine, judge
 from ..llm import LLMError
 from .program_generator import tests_text
 
@@ -26,7 +26,8 @@ class TestVerdict:
     detail: str
 
 
-async def check_test(ctx: RunContext, index: int, test: str, *, step: str) -> TestVerdict:
+async def _ask(ctx: RunContext, index: int, test: str, *, step: str) -> ImaginedResult | str:
+    """The model's reasoning and value for one synthesized test, or why there is none."""
     entry = ctx.problem.entry_point
     site = find_call(test, entry)
     rendered = ctx.prompts.get(AGENT, "default").render(
@@ -36,30 +37,38 @@ async def check_test(ctx: RunContext, index: int, test: str, *, step: str) -> Te
         question=question_form(test, entry),
     )
     try:
-        result = await imagine(
-            ctx, agent=AGENT, test=test, turn1=rendered, program=None, step=step, progression=None, two_turn=False, attempt=index + 1
+        return await imagine(
+            ctx, agent=AGENT, test=test, turn1=rendered, step=step, progression=None, two_turn=False, attempt=index + 1
         )
-        verdict = TestVerdict(index, test, result.passed, result.reasoning, result.value, result.detail)
     except LLMError as exc:
         if exc.fatal:
             raise
         # An unchecked test is not trusted: it is left out, and the reason shown.
-        verdict = TestVerdict(index, test, False, "", None, f"not checked, so not used: {exc}")
-    ctx.event(
-        TQCVerdict(
-            step=step,
-            agent=AGENT,
-            index=index,
-            test=test,
-            verdict="kept" if verdict.kept else "rejected",
-            reasoning=verdict.reasoning,
-            value=verdict.value,
-            detail=verdict.detail,
-        )
-    )
-    return verdict
+        return f"not checked, so not used: {exc}"
 
 
 async def filter_tests(ctx: RunContext, tests: list[str], *, step: str = "test_quality_checker") -> list[TestVerdict]:
-    """Judge every synthesized test concurrently; the order of the input is kept."""
-    return list(await gather_all(check_test(ctx, i, t, step=step) for i, t in enumerate(tests)))
+    """Ask about every synthesized test concurrently, then judge all the values
+    in one sandbox run; the order of the input is kept."""
+    answers = await gather_all(_ask(ctx, i, t, step=step) for i, t in enumerate(tests))
+    await judge(ctx, [a for a in answers if isinstance(a, ImaginedResult)])
+    verdicts = []
+    for index, (test, a) in enumerate(zip(tests, answers)):
+        if isinstance(a, ImaginedResult):
+            verdict = TestVerdict(index, test, a.passed, a.reasoning, a.value, a.detail)
+        else:
+            verdict = TestVerdict(index, test, False, "", None, a)
+        ctx.event(
+            TQCVerdict(
+                step=step,
+                agent=AGENT,
+                index=index,
+                test=test,
+                verdict="kept" if verdict.kept else "rejected",
+                reasoning=verdict.reasoning,
+                value=verdict.value,
+                detail=verdict.detail,
+            )
+        )
+        verdicts.append(verdict)
+    return verdicts
