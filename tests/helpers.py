@@ -108,7 +108,9 @@ class Story:
         if agent == "self_debugger":
             return f"The bug is... fixed:\n```python\n{self.debug(p, request['epoch'])}```"
         if agent == "test_designer":
-            return "```python\n" + "\n".join(self.synthesized) + "\n```" if request["attempt"] == 1 else "```python\n```"
+            return (
+                "```python\n" + "\n".join(self.synthesized) + "\n```" if request["attempt"] == 1 else "```python\n```"
+            )
         if agent == "clarifier":
             return "<clarified_problem>Return x plus one.</clarified_problem>"
         if agent == "yesno_checker":

@@ -16,7 +16,21 @@ from typing import Any
 
 from . import fail
 
-_CONFIG_KEYS = ("model", "base_url", "workflow", "checker", "prompts", "epochs", "clarify", "tqc", "revert", "test_timeout", "fallback_model", "theme", "max_tokens")
+_CONFIG_KEYS = (
+    "model",
+    "base_url",
+    "workflow",
+    "checker",
+    "prompts",
+    "epochs",
+    "clarify",
+    "tqc",
+    "revert",
+    "test_timeout",
+    "fallback_model",
+    "theme",
+    "max_tokens",
+)
 
 
 def add_app_options(p: argparse.ArgumentParser) -> None:
@@ -28,7 +42,9 @@ def add_app_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epochs", type=int, help="self-debug epochs (0-3)")
     p.add_argument("--clarify", type=int, help="clarifier attempts")
     p.add_argument("--no-tqc", dest="tqc", action="store_const", const=False, help="no Test Quality Checker")
-    p.add_argument("--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)")
+    p.add_argument(
+        "--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)"
+    )
     p.add_argument("--theme", help="qflow-dark, qflow-light or any Textual theme (remembered when changed in the app)")
     p.add_argument("--step", dest="step", action="store_true", default=None, help="start runs in step mode")
     p.add_argument("--problem", help="file with the problem statement (or statement + tests)")

@@ -17,13 +17,20 @@ from . import fail
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("check", help="run a program against assert tests in the sandbox", description=__doc__)
     p.add_argument("--code", required=True, metavar="FILE", help="the program ('-' for stdin)")
-    p.add_argument("--tests", required=True, metavar="FILE",
-                   help="assert statements, one per test (multi-line asserts allowed; blank and comment lines ignored)")
+    p.add_argument(
+        "--tests",
+        required=True,
+        metavar="FILE",
+        help="assert statements, one per test (multi-line asserts allowed; blank and comment lines ignored)",
+    )
     p.add_argument("--setup", metavar="FILE", help="code run before the program (imports, helpers the tests use)")
     p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS", help="seconds per test (default 3)")
     p.add_argument("--entry-point", metavar="NAME", help="the function under test (default: the one most tests call)")
-    p.add_argument("--json", action="store_true",
-                   help='print {"results": [{"test", "status", "actual", "error"}], "passed", "total", "isolation"}')
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"results": [{"test", "status", "actual", "error"}], "passed", "total", "isolation"}',
+    )
     p.set_defaults(func=run)
 
 
@@ -42,7 +49,9 @@ def split_asserts(text: str) -> list[str]:
     tests: list[str] = []
     for node in tree.body:
         if not isinstance(node, ast.Assert):
-            raise TestFileError(f"line {node.lineno}: expected an assert statement, found {type(node).__name__.lower()}")
+            raise TestFileError(
+                f"line {node.lineno}: expected an assert statement, found {type(node).__name__.lower()}"
+            )
         tests.append(ast.get_source_segment(text, node) or ast.unparse(node))
     return tests
 
@@ -82,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json:
         out = {
-            "results": [{"test": r.test, "status": r.status, "actual": r.actual, "error": r.error} for r in report.results],
+            "results": [
+                {"test": r.test, "status": r.status, "actual": r.actual, "error": r.error} for r in report.results
+            ],
             "passed": report.passed,
             "total": report.total,
             "isolation": report.isolation,
@@ -116,4 +127,6 @@ def _print_table(report: Any) -> None:
     if report.load_error:
         console.print(Text(f"program did not load: {report.load_error.splitlines()[0]}", style="red"))
     console.print(table)
-    console.print(f"{report.passed}/{report.total} passed in {report.duration * 1000:.0f} ms  ·  isolation: {report.isolation}")
+    console.print(
+        f"{report.passed}/{report.total} passed in {report.duration * 1000:.0f} ms  ·  isolation: {report.isolation}"
+    )

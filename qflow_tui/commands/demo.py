@@ -21,9 +21,13 @@ def demo_session() -> Path:
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("demo", help="replay the bundled demo session (no API key needed)", description=__doc__)
-    p.add_argument("--json", action="store_true", help="print the demo run's summary as JSON instead of opening the app")
+    p.add_argument(
+        "--json", action="store_true", help="print the demo run's summary as JSON instead of opening the app"
+    )
     p.add_argument("--path", action="store_true", help="print where the demo session file is, and exit")
-    p.add_argument("--no-play", dest="play", action="store_false", help="open at the end of the run instead of playing it")
+    p.add_argument(
+        "--no-play", dest="play", action="store_false", help="open at the end of the run instead of playing it"
+    )
     p.set_defaults(func=run)
 
 

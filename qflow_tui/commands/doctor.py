@@ -17,7 +17,9 @@ KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("doctor", help="show the sandbox isolation level and which API keys are set", description=__doc__)
+    p = sub.add_parser(
+        "doctor", help="show the sandbox isolation level and which API keys are set", description=__doc__
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

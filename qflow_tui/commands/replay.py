@@ -105,7 +105,9 @@ def rerun(args: argparse.Namespace, data: Any) -> int:
     from .solve import run_headless
 
     if args.model:
-        return fail("--rerun answers from the recording; to use a live model for the calls it lacks, give --fallback-model")
+        return fail(
+            "--rerun answers from the recording; to use a live model for the calls it lacks, give --fallback-model"
+        )
     try:
         problem = Problem.from_dict(data.header["problem"])
     except (KeyError, TypeError, ProblemError) as exc:

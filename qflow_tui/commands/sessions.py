@@ -20,14 +20,22 @@ def add_parser(sub: Any) -> None:
         description=__doc__,
         epilog="Open one in the app with `qflow replay FILE`; re-run one with `qflow replay FILE --rerun`.",
     )
-    p.add_argument("--dir", help="folder of sessions (default: the user data folder; a benchmark's output folder works too)")
-    p.add_argument("--json", action="store_true", help="print one JSON object: {dir, sessions: [...], unreadable: [...]}")
-    p.add_argument("--search", metavar="TEXT", help="only sessions whose title, model, outcome or date contain every word")
+    p.add_argument(
+        "--dir", help="folder of sessions (default: the user data folder; a benchmark's output folder works too)"
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print one JSON object: {dir, sessions: [...], unreadable: [...]}"
+    )
+    p.add_argument(
+        "--search", metavar="TEXT", help="only sessions whose title, model, outcome or date contain every word"
+    )
     p.add_argument("-r", "--recursive", action="store_true", help="also look in sub-folders")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     e = actions.add_parser("export", help="export a session as JSONL or a Markdown transcript")
     e.add_argument("file", help="session file, or its number in the listing")
-    e.add_argument("-o", "--output", help="file to write (default: next to the current folder, named after the session)")
+    e.add_argument(
+        "-o", "--output", help="file to write (default: next to the current folder, named after the session)"
+    )
     e.add_argument("--format", choices=["jsonl", "md"], help="default: from the output's suffix, else md")
     d = actions.add_parser("delete", help="delete a session file")
     d.add_argument("file", help="session file, or its number in the listing")
@@ -134,7 +142,15 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
     for number, s in enumerate(sessions, start=1):
         outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at else "")
         rows.append(
-            [str(number), human_time(s.created), s.title, short_model(s.model), outcome, human_tokens(s.tokens), human_duration(s.duration)]
+            [
+                str(number),
+                human_time(s.created),
+                s.title,
+                short_model(s.model),
+                outcome,
+                human_tokens(s.tokens),
+                human_duration(s.duration),
+            ]
         )
     heads = ["#", "date", "problem", "model", "outcome", "tokens", "time"]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
@@ -156,7 +172,9 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
         for i, (cell, w) in enumerate(zip(cells, widths)):
             cell = _cut(cell, w)
             cell = cell.rjust(w) if i in right else cell.ljust(w)
-            out.append(cell, style=style_outcome if i == 4 and style_outcome else ("bold" if i == 2 and style_outcome else ""))
+            out.append(
+                cell, style=style_outcome if i == 4 and style_outcome else ("bold" if i == 2 and style_outcome else "")
+            )
             if i < len(cells) - 1:
                 out.append("  ")
         return out
@@ -168,7 +186,9 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
     for u in unreadable:
         console.print(f"[yellow]skipped[/] {u.path.name}: {u.reason}")
     if sessions:
-        console.print("[dim]Open one with `qflow replay NUMBER` or `qflow replay FILE`; `qflow sessions --json` lists the files.[/]")
+        console.print(
+            "[dim]Open one with `qflow replay NUMBER` or `qflow replay FILE`; `qflow sessions --json` lists the files.[/]"
+        )
 
 
 def resolve_session_arg(arg: str, folder: Path | None = None) -> Path:

@@ -16,30 +16,73 @@ from . import fail
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every command that runs a workflow."""
-    p.add_argument("--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-4.1, script/responder.py")
+    p.add_argument(
+        "--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-4.1, script/responder.py"
+    )
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
     p.add_argument("--workflow", help="qualityflow (default), agentcoder (the peer workflow) or zeroshot")
     p.add_argument("--iterations", type=int, help="agentcoder: refinement iterations (default 5)")
-    p.add_argument("--checker", choices=["imagined", "python", "yesno", "none"], help="Code Quality Checker mode (default imagined)")
-    p.add_argument("--prompts", type=int, help="program-generator prompt variants = parallel progressions (1-6, default 6)")
+    p.add_argument(
+        "--checker",
+        choices=["imagined", "python", "yesno", "none"],
+        help="Code Quality Checker mode (default imagined)",
+    )
+    p.add_argument(
+        "--prompts", type=int, help="program-generator prompt variants = parallel progressions (1-6, default 6)"
+    )
     p.add_argument("--epochs", type=int, help="self-debug epochs per progression (0-3, default 3)")
     p.add_argument("--clarify", type=int, help="clarifier attempts (default 3)")
-    p.add_argument("--no-tqc", dest="tqc", action="store_const", const=False, help="keep every synthesized test (no Test Quality Checker)")
-    p.add_argument("--no-revert", dest="revert", action="store_const", const=False, help="do not revert to the first program when nothing is accepted")
+    p.add_argument(
+        "--no-tqc",
+        dest="tqc",
+        action="store_const",
+        const=False,
+        help="keep every synthesized test (no Test Quality Checker)",
+    )
+    p.add_argument(
+        "--no-revert",
+        dest="revert",
+        action="store_const",
+        const=False,
+        help="do not revert to the first program when nothing is accepted",
+    )
     p.add_argument("--test-timeout", type=float, help="seconds each test may run in the sandbox (default 3)")
-    p.add_argument("--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)")
+    p.add_argument(
+        "--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)"
+    )
     p.add_argument("--fallback-model", help="with a replay/ model: a live model for calls the recording lacks")
 
 
 def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ("model", "base_url", "workflow", "checker", "prompts", "epochs", "clarify", "tqc", "revert", "test_timeout", "fallback_model", "max_tokens", "iterations")
+    keys = (
+        "model",
+        "base_url",
+        "workflow",
+        "checker",
+        "prompts",
+        "epochs",
+        "clarify",
+        "tqc",
+        "revert",
+        "test_timeout",
+        "fallback_model",
+        "max_tokens",
+        "iterations",
+    )
     return {k: getattr(args, k, None) for k in keys}
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("solve", help="solve a problem headless", description=__doc__)
-    p.add_argument("--problem", required=True, help="file with the problem statement ('-' for stdin), or a benchmark id: mbpp/11, humaneval/12")
-    p.add_argument("--tests", help="file with the visible tests, one assert each (multi-line asserts allowed); a benchmark id brings its own")
+    p.add_argument(
+        "--problem",
+        required=True,
+        help="file with the problem statement ('-' for stdin), or a benchmark id: mbpp/11, humaneval/12",
+    )
+    p.add_argument(
+        "--tests",
+        help="file with the visible tests, one assert each (multi-line asserts allowed); a benchmark id brings its own",
+    )
     p.add_argument("--entry-point", help="name of the function under test (default: detected from the tests)")
     add_run_options(p)
     p.add_argument("--session-dir", help="folder for the session file (default: the user data folder)")
@@ -87,6 +130,7 @@ def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | Non
 def run(args: argparse.Namespace) -> int:
     from ..core.config import ConfigError, load_config
     from ..core.problem import ProblemError
+
     try:
         problem = load_problem(args.problem, args.tests, args.entry_point)
         config = load_config(overrides=config_overrides(args))
@@ -147,7 +191,11 @@ def describe(event: Any) -> str | None:
     k = event.kind
     prog = f"[p{event.progression}] " if event.progression is not None else ""
     if k == "step_finished":
-        if event.agent in ("code_quality_checker", "program_generator", "clarifier") and event.outcome in ("accepted", "rejected", "done"):
+        if event.agent in ("code_quality_checker", "program_generator", "clarifier") and event.outcome in (
+            "accepted",
+            "rejected",
+            "done",
+        ):
             return None  # the decision that follows says it
         detail = f" ({event.detail})" if event.detail else ""
         return f"{prog}{event.step} {event.agent or ''}: {event.outcome}{detail}"

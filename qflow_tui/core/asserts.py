@@ -81,6 +81,7 @@ def _offsets(src: str, node: ast.AST) -> tuple[int, int]:
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
+
     # ast offsets are in UTF-8 bytes within a line; convert per line.
     def to_char(lineno: int, col: int) -> int:
         line = lines[lineno - 1]

@@ -87,7 +87,9 @@ class RunContext:
     async def checkpoint(self, step: str) -> None:
         await self.gate.checkpoint(step)
 
-    def step_started(self, step: str, agent: str | None = None, progression: int | None = None, detail: str = "") -> None:
+    def step_started(
+        self, step: str, agent: str | None = None, progression: int | None = None, detail: str = ""
+    ) -> None:
         self.emit(StepStarted(step=step, agent=agent, progression=progression, detail=detail))
 
     def step_finished(

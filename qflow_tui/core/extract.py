@@ -58,7 +58,9 @@ def _strip_demo(code: str) -> str:
     drop: set[int] = set()
     for node in tree.body:
         is_demo = isinstance(node, ast.Assert) or (
-            isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "print"
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "id", "") == "print"
         )
         if isinstance(node, ast.If):
             t = node.test

@@ -89,12 +89,16 @@ async def imagine(
     if two_turn:
         _, follow_up = ctx.prompts.get("code_quality_checker", "turn2").render(question=question)
         messages2 = messages + [{"role": "assistant", "content": reasoning}, {"role": "user", "content": follow_up}]
-        req2 = ctx.request(agent, messages=messages2, system=system, turn=2, progression=progression, test=test, **where)
+        req2 = ctx.request(
+            agent, messages=messages2, system=system, turn=2, progression=progression, test=test, **where
+        )
         reply = await ctx.call(req2, step=step)
     answer = extract_test_case(reply) or ""
     value = parse_value(answer, question, entry)
     if value is None:
-        return ImaginedResult(test, call_src, question, reasoning, answer, None, "fail", "no value could be read from the answer")
+        return ImaginedResult(
+            test, call_src, question, reasoning, answer, None, "fail", "no value could be read from the answer"
+        )
     return ImaginedResult(test, call_src, question, reasoning, answer, value, "pending")
 
 

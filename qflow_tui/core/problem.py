@@ -165,7 +165,6 @@ def _title_from(statement: str) -> str:
     return (first[:60] + "…") if len(first) > 61 else first
 
 
-
 _MODULE_USE_RE = re.compile(r"\b(math|cmath|re|collections|itertools|heapq|string)\.")
 
 

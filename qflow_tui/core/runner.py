@@ -108,7 +108,9 @@ async def run_workflow(
         except OSError as exc:
             raise RunError(f"cannot write the session file {path}: {exc.strerror}") from None
         emitter.add_sink(writer)
-    ctx = RunContext(problem=problem, config=config, client=client, sandbox=sandbox, emit=emitter, gate=gate or OpenGate())
+    ctx = RunContext(
+        problem=problem, config=config, client=client, sandbox=sandbox, emit=emitter, gate=gate or OpenGate()
+    )
     started = time.monotonic()
     emitter(
         RunStarted(

@@ -433,7 +433,16 @@ class SessionInfo:
         if not text:
             return True
         hay = " ".join(
-            str(x) for x in (self.title, self.model, self.workflow, self.outcome, self.created, self.path.name, self.task_id or "")
+            str(x)
+            for x in (
+                self.title,
+                self.model,
+                self.workflow,
+                self.outcome,
+                self.created,
+                self.path.name,
+                self.task_id or "",
+            )
         ).lower()
         return all(word in hay for word in text.split())
 
@@ -545,7 +554,9 @@ class Unreadable:
         return {"path": str(self.path), "reason": self.reason}
 
 
-def list_sessions(directory: Path | str | None = None, *, recursive: bool = False) -> tuple[list[SessionInfo], list[Unreadable]]:
+def list_sessions(
+    directory: Path | str | None = None, *, recursive: bool = False
+) -> tuple[list[SessionInfo], list[Unreadable]]:
     """Every ``*.jsonl`` session in ``directory`` (the user's sessions folder by
     default), newest first, and the files that could not be read with why."""
     if directory is None:
@@ -732,7 +743,9 @@ def markdown_transcript(data: SessionData) -> str:
             )
         elif k == "tests_designed":
             new = getattr(e, "tests", [])
-            out.append(f"\nTest designer round {getattr(e, 'round', '?')}: {len(new)} new tests, {getattr(e, 'total', 0)} in all.\n")
+            out.append(
+                f"\nTest designer round {getattr(e, 'round', '?')}: {len(new)} new tests, {getattr(e, 'total', 0)} in all.\n"
+            )
             if new:
                 out.append(_fence("\n".join(new), "python"))
         elif k == "tqc_verdict":
@@ -746,7 +759,9 @@ def markdown_transcript(data: SessionData) -> str:
         elif k == "sandbox_run":
             out.append(_md_sandbox(e))
         elif k == "decision":
-            out.append(f"\n**Decision ({_where(e)}): {getattr(e, 'decision', '').upper()}** — {getattr(e, 'reason', '')}\n")
+            out.append(
+                f"\n**Decision ({_where(e)}): {getattr(e, 'decision', '').upper()}** — {getattr(e, 'reason', '')}\n"
+            )
         elif k == "notice":
             out.append(f"> {getattr(e, 'level', 'info')}: {getattr(e, 'message', '')}\n")
         elif k == "run_failed":
@@ -813,7 +828,9 @@ def _md_sandbox(e: Event) -> str:
         lines.append("| test | result |\n|---|---|")
         for r in results:
             status = r.get("status", "")
-            extra = r.get("error") or (f"returned {r.get('actual')}" if r.get("actual") is not None and status != "pass" else "")
+            extra = r.get("error") or (
+                f"returned {r.get('actual')}" if r.get("actual") is not None and status != "pass" else ""
+            )
             cell = status + (f": {extra}" if extra else "")
             test = str(r.get("test", "")).replace("|", "\\|").replace("\n", " ")
             lines.append(f"| `{test}` | {cell.replace('|', '/').replace(chr(10), ' ')} |")

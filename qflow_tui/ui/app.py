@@ -95,7 +95,10 @@ class QFlowApp(App[int]):
             self.theme = wanted
         else:
             fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
-            self.notify(f"Unknown theme {wanted!r}; using {fallback}. Pick one with F3 or the command palette.", severity="warning")
+            self.notify(
+                f"Unknown theme {wanted!r}; using {fallback}. Pick one with F3 or the command palette.",
+                severity="warning",
+            )
             self.theme = fallback
         self._theme_ready = True
         self.theme_changed_signal.subscribe(self, self._remember_theme)
@@ -134,7 +137,9 @@ class QFlowApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Sessions", "Browse saved sessions and replay one (F2)", self.action_sessions)
-        yield SystemCommand("Light / dark theme", "Switch between qflow-dark and qflow-light (F3)", self.action_toggle_light)
+        yield SystemCommand(
+            "Light / dark theme", "Switch between qflow-dark and qflow-light (F3)", self.action_toggle_light
+        )
         # Every binding of the screen (and of the focused widget's ancestors) is a command too.
         seen: set[str] = {"Quit", "Sessions", "Theme"}
         for active in screen.active_bindings.values():

@@ -454,7 +454,8 @@ class RunState:
         if e.tokens:
             # The runner's own count is authoritative at the end.
             self.tokens = {
-                agent: TokenTally(t.get("input", 0), t.get("output", 0), t.get("calls", 0)) for agent, t in e.tokens.items()
+                agent: TokenTally(t.get("input", 0), t.get("output", 0), t.get("calls", 0))
+                for agent, t in e.tokens.items()
             }
             self.llm_calls = e.llm_calls
         self.current_step = e.accepted_at or self.current_step

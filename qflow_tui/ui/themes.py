@@ -14,7 +14,19 @@ from ..locations import themes_dir
 DEFAULT_THEME = "qflow-dark"
 
 #: Theme fields a file may set; every other variable goes to Theme.variables.
-_COLOUR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background", "surface", "panel", "boost")
+_COLOUR_FIELDS = (
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
 _VAR_RE = re.compile(r"^\s*\$([A-Za-z][\w-]*)\s*:\s*(.+?)\s*;\s*$")
 _COMMENT_RE = re.compile(r"/\*.*?\*/", re.S)
 
@@ -32,7 +44,9 @@ def parse_theme(name: str, text: str, origin: str = "") -> Theme:
             continue
         m = _VAR_RE.match(line)
         if m is None:
-            raise ThemeFileError(f"{origin or name}, line {number}: expected `$name: value;`, got {line.strip()[:60]!r}")
+            raise ThemeFileError(
+                f"{origin or name}, line {number}: expected `$name: value;`, got {line.strip()[:60]!r}"
+            )
         values[m.group(1)] = m.group(2)
     if "primary" not in values:
         raise ThemeFileError(f"{origin or name}: a theme needs at least `$primary`")

@@ -32,13 +32,18 @@ async def run(tmp_path, fixed_at, **cfg):
     calls: list[dict] = []
     rec = Recorder()
     outcome = await run_workflow(
-        PROBLEM, RunConfig(model="script/ac", workflow="agentcoder", **cfg),
-        client=ScriptClient.from_function(responder(fixed_at, calls)), sinks=[rec], session_dir=tmp_path,
+        PROBLEM,
+        RunConfig(model="script/ac", workflow="agentcoder", **cfg),
+        client=ScriptClient.from_function(responder(fixed_at, calls)),
+        sinks=[rec],
+        session_dir=tmp_path,
     )
     return outcome, rec, calls
 
 
-@pytest.mark.parametrize("fixed_at,accepted_at,programmer_calls", [(0, "test_executor:1", 1), (2, "test_executor:3", 3)])
+@pytest.mark.parametrize(
+    "fixed_at,accepted_at,programmer_calls", [(0, "test_executor:1", 1), (2, "test_executor:3", 3)]
+)
 async def test_refines_until_the_designed_tests_pass(tmp_path, fixed_at, accepted_at, programmer_calls):
     outcome, rec, calls = await run(tmp_path, fixed_at)
     assert (outcome.outcome, outcome.accepted_at) == ("accepted", accepted_at)

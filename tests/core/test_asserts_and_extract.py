@@ -8,7 +8,11 @@ from qflow_tui.core.extract import extract_asserts, extract_program, extract_tes
     "src,question,expected",
     [
         ('assert f("a") == "b"', 'assert f("a") == ?', '"b"'),
-        ("assert math.isclose(g(0, 1j), 1.57, rel_tol=0.001)", "assert math.isclose(g(0, 1j), ?, rel_tol=0.001)", "1.57"),
+        (
+            "assert math.isclose(g(0, 1j), 1.57, rel_tol=0.001)",
+            "assert math.isclose(g(0, 1j), ?, rel_tol=0.001)",
+            "1.57",
+        ),
         ("assert abs(f(2) - 3.0) < 1e-6", "assert abs(f(2) - ?) < 1e-6", "3.0"),
         ("assert not f(2)", "assert f(2) == ?", None),
         ("assert f(2)", "assert f(2) == ?", None),
@@ -43,7 +47,10 @@ def test_program_extraction_handles_an_unclosed_fence_and_bare_code():
     [
         ("<test_case>assert f(1) == 2</test_case>", "assert f(1) == 2"),
         ("assert first_Digit(123) == 1", "assert first_Digit(123) == 1"),  # Appendix G example 1: no tags
-        ("Sure!\n<test_case>\n```python\nassert f(1) == [1,\n 2]\n```\n</test_case>\nHope it helps.", "assert f(1) == [1,\n2]"),
+        (
+            "Sure!\n<test_case>\n```python\nassert f(1) == [1,\n 2]\n```\n</test_case>\nHope it helps.",
+            "assert f(1) == [1,\n2]",
+        ),
         ("reasoning...\nassert f(1) == 3\nSo the answer is 3.", "assert f(1) == 3"),
         ("I could not do it.", None),
     ],

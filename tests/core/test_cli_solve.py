@@ -18,13 +18,25 @@ SCRIPT = ROOT / "tests" / "scripts" / "mbpp11.py"
 def qflow(*args: str, env_extra: dict | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items()}
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
+    )
 
 
 def test_solve_json_follows_the_papers_control_flow(tmp_path):
     out = qflow(
-        "solve", "--problem", str(DATA / "problem.txt"), "--tests", str(DATA / "tests.py"),
-        "--model", f"script/{SCRIPT}", "--prompts", "2", "--session-dir", str(tmp_path), "--json",
+        "solve",
+        "--problem",
+        str(DATA / "problem.txt"),
+        "--tests",
+        str(DATA / "tests.py"),
+        "--model",
+        f"script/{SCRIPT}",
+        "--prompts",
+        "2",
+        "--session-dir",
+        str(tmp_path),
+        "--json",
     )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
@@ -32,7 +44,13 @@ def test_solve_json_follows_the_papers_control_flow(tmp_path):
     assert (result["outcome"], result["accepted_at"], result["progression"]) == ("accepted", "self_debug:1", 0)
     assert "rfind" in result["final_program"]
     assert result["llm_calls"] == sum(t["calls"] for t in result["tokens"].values())
-    assert set(result["tokens"]) == {"program_generator", "code_quality_checker", "test_designer", "test_quality_checker", "self_debugger"}
+    assert set(result["tokens"]) == {
+        "program_generator",
+        "code_quality_checker",
+        "test_designer",
+        "test_quality_checker",
+        "self_debugger",
+    }
     assert all(set(t) == {"input", "output", "calls"} for t in result["tokens"].values())
     session = Path(result["session"])
     assert session.parent == tmp_path and session.read_text().count("\n") > 20
@@ -40,8 +58,17 @@ def test_solve_json_follows_the_papers_control_flow(tmp_path):
 
 def test_solve_relative_script_path_and_plain_progress(tmp_path):
     out = qflow(
-        "solve", "--problem", "tests/data/mbpp11/problem.txt", "--tests", "tests/data/mbpp11/tests.py",
-        "--model", "script/tests/scripts/mbpp11.py", "--prompts", "1", "--session-dir", str(tmp_path),
+        "solve",
+        "--problem",
+        "tests/data/mbpp11/problem.txt",
+        "--tests",
+        "tests/data/mbpp11/tests.py",
+        "--model",
+        "script/tests/scripts/mbpp11.py",
+        "--prompts",
+        "1",
+        "--session-dir",
+        str(tmp_path),
     )
     assert out.returncode == 0, out.stderr
     assert "ACCEPTED at self_debug:1" in out.stdout
@@ -62,7 +89,11 @@ def test_solve_relative_script_path_and_plain_progress(tmp_path):
     ],
 )
 def test_solve_bad_input_is_one_line_never_a_traceback(tmp_path, args, message):
-    base = {"--problem": "tests/data/mbpp11/problem.txt", "--tests": "tests/data/mbpp11/tests.py", "--model": "script/tests/scripts/mbpp11.py"}
+    base = {
+        "--problem": "tests/data/mbpp11/problem.txt",
+        "--tests": "tests/data/mbpp11/tests.py",
+        "--model": "script/tests/scripts/mbpp11.py",
+    }
     for flag, value in zip(args[::2], args[1::2]):
         base[flag] = value
     if "/" in base["--problem"] and not base["--problem"].startswith("tests/"):
@@ -79,14 +110,30 @@ def test_bare_qflow_takes_the_apps_options_and_subcommands_keep_theirs():
     from qflow_tui.cli import build_parser
 
     args = build_parser().parse_args(["--model", "script/x.py", "--checker", "python", "--step", "--problem", "p.txt"])
-    assert (args.command, args.model, args.checker, args.step, args.problem) == (None, "script/x.py", "python", True, "p.txt")
+    assert (args.command, args.model, args.checker, args.step, args.problem) == (
+        None,
+        "script/x.py",
+        "python",
+        True,
+        "p.txt",
+    )
     args = build_parser().parse_args(["solve", "--problem", "a", "--tests", "b", "--model", "script/y.py"])
     assert (args.command, args.model, args.problem) == ("solve", "script/y.py", "a")
 
 
 def test_solve_a_benchmark_problem_by_id(tmp_path):
-    out = qflow("solve", "--problem", "mbpp/11", "--model", f"script/{SCRIPT}", "--prompts", "1",
-                "--session-dir", str(tmp_path), "--json")
+    out = qflow(
+        "solve",
+        "--problem",
+        "mbpp/11",
+        "--model",
+        f"script/{SCRIPT}",
+        "--prompts",
+        "1",
+        "--session-dir",
+        str(tmp_path),
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["accepted_at"] == "self_debug:1"
@@ -95,5 +142,7 @@ def test_solve_a_benchmark_problem_by_id(tmp_path):
 
 
 def test_solve_without_tests_for_a_file_problem_says_what_to_give(tmp_path):
-    out = qflow("solve", "--problem", str(DATA / "problem.txt"), "--model", f"script/{SCRIPT}", "--session-dir", str(tmp_path))
+    out = qflow(
+        "solve", "--problem", str(DATA / "problem.txt"), "--model", f"script/{SCRIPT}", "--session-dir", str(tmp_path)
+    )
     assert out.returncode == 2 and "--tests FILE" in out.stderr

@@ -25,7 +25,7 @@ EXAMPLES = {
     # and as printed in the paper not even quoted).
     "replace_char": dict(
         statement="Write a function to replace characters in a string.",
-        test='assert replace_char("polygon",\'y\',\'l\')==("pollgon")',
+        test="assert replace_char(\"polygon\",'y','l')==(\"pollgon\")",
         program="def replace_char(string, old_char, new_char):\n    return string.replace(old_char, new_char)\n",
         turn1="Let me solve this step by step: ... polygon -> polgon\nTherefore, the output will be: polgon",
         turn2="<test_case>assert replace_char('polygon', 'y', 'l') == polgon</test_case>",
@@ -53,8 +53,8 @@ EXAMPLES = {
     "merge_dictionaries_three": dict(
         statement="Write a function to merge three dictionaries into a single dictionary.",
         test=(
-            "assert merge_dictionaries_three({ \"R\": \"Red\", \"B\": \"Black\", \"P\": \"Pink\" }, "
-            "{ \"G\": \"Green\", \"W\": \"White\" },{ \"L\":\"lavender\",\"B\":\"Blue\"})=="
+            'assert merge_dictionaries_three({ "R": "Red", "B": "Black", "P": "Pink" }, '
+            '{ "G": "Green", "W": "White" },{ "L":"lavender","B":"Blue"})=='
             "{'W': 'White', 'P': 'Pink', 'B': 'Black', 'R': 'Red', 'G': 'Green', 'L': 'lavender'}"
         ),
         program=(
@@ -88,7 +88,10 @@ async def test_appendix_g_examples_get_the_papers_verdicts(name):
     assert result.verdict == ex["verdict"], result.detail
     # The two-turn shape of Appendix G.
     first, second = seen
-    assert "<function>" in first["messages"][0]["content"] and "Think step by step and find the output." in first["messages"][0]["content"]
+    assert (
+        "<function>" in first["messages"][0]["content"]
+        and "Think step by step and find the output." in first["messages"][0]["content"]
+    )
     assert "<function_call>" in first["messages"][0]["content"]
     assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
     from qflow_tui.core.asserts import question_form

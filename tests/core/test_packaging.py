@@ -40,7 +40,9 @@ def test_a_built_package_finds_prompts_themes_and_data_outside_the_checkout(tmp_
     lib = tmp_path / "lib"
     subprocess.run(
         [sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py", "--build-lib", str(lib)],
-        cwd=ROOT, check=True, capture_output=True,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
     )
     code = (
         "from qflow_tui.locations import prompts_dir, themes_dir\n"
@@ -51,7 +53,12 @@ def test_a_built_package_finds_prompts_themes_and_data_outside_the_checkout(tmp_
         "assert sorted(p.name for p in themes_dir().glob('*.tcss'))\n"
         "print(load_benchmark_problem('mbpp/11').entry_point)\n" % str(lib)
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={"PYTHONPATH": str(lib), "PATH": "/usr/bin:/bin"},
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(lib), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "remove_Occ"

@@ -3,14 +3,14 @@ import pytest
 from qflow_tui.core.problem import ProblemError, make_problem, parse_tests
 
 SHAPES = [
-    ('assert f(1) == 2', "f(1)"),
-    ('assert f(1) != 3', "f(1)"),
-    ('assert not f(0)', "f(0)"),
-    ('assert f(2)', "f(2)"),
-    ('assert math.isclose(f(1.0), 2.5, rel_tol=0.001)', "f(1.0)"),
-    ('assert abs(f(2) - 3.14) < 1e-6', "f(2)"),
-    ('assert set(f([1, 2])) == set([2, 1])', "f([1, 2])"),
-    ('assert sorted(f([3, 1])) == [1, 3]', "f([3, 1])"),
+    ("assert f(1) == 2", "f(1)"),
+    ("assert f(1) != 3", "f(1)"),
+    ("assert not f(0)", "f(0)"),
+    ("assert f(2)", "f(2)"),
+    ("assert math.isclose(f(1.0), 2.5, rel_tol=0.001)", "f(1.0)"),
+    ("assert abs(f(2) - 3.14) < 1e-6", "f(2)"),
+    ("assert set(f([1, 2])) == set([2, 1])", "f([1, 2])"),
+    ("assert sorted(f([3, 1])) == [1, 3]", "f([3, 1])"),
 ]
 
 
@@ -23,7 +23,7 @@ def test_every_assert_shape_is_parsed_with_its_call(src, call):
 
 
 def test_multi_line_asserts_stay_whole_and_keep_their_line():
-    text = 'assert f(1) == 2\n\nassert f(\n    [1, 2,\n     3]\n) == [\n  3, 2, 1]\n# a comment\nassert f(0) == 0\n'
+    text = "assert f(1) == 2\n\nassert f(\n    [1, 2,\n     3]\n) == [\n  3, 2, 1]\n# a comment\nassert f(0) == 0\n"
     tests, entry, _ = parse_tests(text)
     assert [t.line for t in tests] == [1, 3, 9]
     assert tests[1].source.startswith("assert f(\n")

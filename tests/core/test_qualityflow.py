@@ -12,7 +12,9 @@ from qflow_tui.core.problem import make_problem
 from qflow_tui.core.runner import run_workflow
 from tests.helpers import CORRECT, WRONG_SYNTH, Recorder, Story, buggy
 
-PROBLEM = make_problem("Write a function add_one that returns x plus one.", "assert add_one(1) == 2\nassert add_one(5) == 6")
+PROBLEM = make_problem(
+    "Write a function add_one that returns x plus one.", "assert add_one(1) == 2\nassert add_one(5) == 6"
+)
 
 
 async def solve(story: Story, tmp_path, **cfg):
@@ -247,14 +249,18 @@ async def test_when_every_progression_fails_the_run_fails_with_the_reason(tmp_pa
 
 async def test_a_failed_tqc_check_leaves_that_test_out_and_a_failed_design_round_keeps_the_rest(tmp_path):
     story = Failing(
-        lambda r: (r["agent"] == "test_quality_checker" and "add_one(0)" in (r["test"] or ""))
-        or (r["agent"] == "test_designer" and r["attempt"] == 2),
+        lambda r: (
+            (r["agent"] == "test_quality_checker" and "add_one(0)" in (r["test"] or ""))
+            or (r["agent"] == "test_designer" and r["attempt"] == 2)
+        ),
         debug=lambda p, e: CORRECT,
     )
     outcome, rec = await solve(story, tmp_path, prompts=1)
     assert outcome.accepted_at == "self_debug:1"
     verdicts = {e.test: (e.verdict, e.detail) for e in rec.of("tqc_verdict")}
-    assert verdicts["assert add_one(0) == 1"][0] == "rejected" and "not checked" in verdicts["assert add_one(0) == 1"][1]
+    assert (
+        verdicts["assert add_one(0) == 1"][0] == "rejected" and "not checked" in verdicts["assert add_one(0) == 1"][1]
+    )
     assert len(story.of("test_designer")) == 2  # round 2 failed: no rounds 3-5
     assert "add_one(0)" not in " ".join(c["messages"][-1]["content"] for c in story.of("self_debugger"))
 
@@ -273,7 +279,9 @@ async def test_a_fatal_failure_ends_the_run_at_once(tmp_path):
     config = RunConfig(model="script/story", prompts=3)
     rec = Recorder()
     with pytest.raises(RunError, match="key was rejected"):
-        await run_workflow(PROBLEM, config, client=ScriptClient.from_function(respond), sinks=[rec], session_dir=tmp_path)
+        await run_workflow(
+            PROBLEM, config, client=ScriptClient.from_function(respond), sinks=[rec], session_dir=tmp_path
+        )
     assert rec.events[-1].kind == "run_failed"
     assert story.of("code_quality_checker") == []  # nothing after the failing stage
 
@@ -283,8 +291,14 @@ async def test_a_check_failing_for_the_only_changed_progression_does_not_end_the
     # debugged and its check's model call fails. p0 is still alive: the run goes
     # on to the clarifier, which fixes p0.
     story = Failing(
-        lambda r: r["agent"] == "code_quality_checker" and r["progression"] == 1 and "debug 1.1" in r["messages"][0]["content"],
-        generate=lambda p: "def add_one(x):\n    # gen 0\n    return x - (-1) if x > 2 else x + 2\n" if p == 0 else buggy(f"gen {p}"),
+        lambda r: (
+            r["agent"] == "code_quality_checker"
+            and r["progression"] == 1
+            and "debug 1.1" in r["messages"][0]["content"]
+        ),
+        generate=lambda p: (
+            "def add_one(x):\n    # gen 0\n    return x - (-1) if x > 2 else x + 2\n" if p == 0 else buggy(f"gen {p}")
+        ),
         clarified=lambda p, a: CORRECT,
         synthesized=["assert add_one(10) == 11", "assert add_one(5) == 6"],
     )
@@ -341,8 +355,11 @@ async def test_verdicts_of_a_check_are_judged_in_one_sandbox_run(tmp_path):
 
     story = Story(debug=lambda p, e: CORRECT)
     outcome = await run_workflow(
-        PROBLEM, RunConfig(model="script/story", prompts=1), client=ScriptClient.from_function(story),
-        sandbox=Counting(), session_dir=tmp_path,
+        PROBLEM,
+        RunConfig(model="script/story", prompts=1),
+        client=ScriptClient.from_function(story),
+        sandbox=Counting(),
+        session_dir=tmp_path,
     )
     assert outcome.accepted_at == "self_debug:1"
     # Generation check (2 visible tests), TQC (4 synthesized tests), epoch-1 check (2).

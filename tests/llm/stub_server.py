@@ -163,14 +163,16 @@ class _Handler(BaseHTTPRequestHandler):
         if model == "slow-body":
             time.sleep(SLOW)
         if model == "malformed":
-            self._send("event: message_start\ndata: {this is not json\n\n" if kind == "anthropic" else "data: {nope\n\n")
+            self._send(
+                "event: message_start\ndata: {this is not json\n\n" if kind == "anthropic" else "data: {nope\n\n"
+            )
             return
         events = _anthropic_events(model) if kind == "anthropic" else _openai_events(model)
         try:
             for event in events:
                 self._send(event)
             if model == "hang":
-                ping = "event: ping\ndata: {\"type\": \"ping\"}\n\n" if kind == "anthropic" else ": keep-alive\n\n"
+                ping = 'event: ping\ndata: {"type": "ping"}\n\n' if kind == "anthropic" else ": keep-alive\n\n"
                 while not self.server_stub._stopping.is_set():
                     time.sleep(0.02)
                     self._send(ping)
@@ -206,12 +208,18 @@ def _anthropic_events(model: str) -> list[str]:
                 },
             },
         ),
-        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
         _sse("ping", {"type": "ping"}),
     ]
     for piece in pieces:
         out.append(
-            _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
+            _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}},
+            )
         )
     if model == "midstream":
         out.append(_sse("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
@@ -253,16 +261,31 @@ def _openai_events(model: str) -> list[str]:
     out = [_chunk(model, {"role": "assistant", "content": ""})]
     out += [_chunk(model, {"content": p}) for p in pieces]
     if model == "midstream":
-        out.append(f"data: {json.dumps({'error': {'message': 'The server is overloaded', 'type': 'server_error'}})}\n\n")
+        out.append(
+            f"data: {json.dumps({'error': {'message': 'The server is overloaded', 'type': 'server_error'}})}\n\n"
+        )
         return out
     if model in ("truncated", "hang"):
         return out
     out.append(_chunk(model, {}, finish="stop"))
     if model != "no-usage":
-        usage = {"prompt_tokens": INPUT_TOKENS, "completion_tokens": OUTPUT_TOKENS, "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS}
+        usage = {
+            "prompt_tokens": INPUT_TOKENS,
+            "completion_tokens": OUTPUT_TOKENS,
+            "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS,
+        }
         out.append(
             "data: "
-            + json.dumps({"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [], "usage": usage})
+            + json.dumps(
+                {
+                    "id": "chatcmpl-stub",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": model,
+                    "choices": [],
+                    "usage": usage,
+                }
+            )
             + "\n\n"
         )
     out.append("data: [DONE]\n\n")

@@ -41,7 +41,9 @@ async def test_request_carries_system_messages_and_max_tokens(stub):
 async def test_empty_system_is_left_out(stub):
     client = AnthropicClient("ok", base_url=stub.url, env={"ANTHROPIC_API_KEY": ANTHROPIC_KEY})
     try:
-        await client.complete(LLMRequest(agent="clarifier", messages=[{"role": "user", "content": "x"}]), lambda _: None)
+        await client.complete(
+            LLMRequest(agent="clarifier", messages=[{"role": "user", "content": "x"}]), lambda _: None
+        )
     finally:
         await client.aclose()
     assert "system" not in stub.requests[0]["body"]

@@ -78,7 +78,9 @@ def test_remote_compatible_server_without_a_key_is_refused():
 
 
 def test_base_url_from_env_and_default():
-    assert OpenAIClient("m", env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://h:1/v1/"}).base_url == "http://h:1/v1"
+    assert (
+        OpenAIClient("m", env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://h:1/v1/"}).base_url == "http://h:1/v1"
+    )
     client = OpenAIClient("gpt-4.1", env={"OPENAI_API_KEY": "k"})
     assert client.base_url == "https://api.openai.com/v1" and client.official
     assert client.max_retries == 2

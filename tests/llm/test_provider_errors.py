@@ -42,7 +42,7 @@ async def fail(client) -> LLMError:
         (429, ["rate limited (429)", "provider busy, try again"], True),
         (500, ["server error 500", "provider busy, try again"], True),
         (503, ["503", "provider busy, try again"], True),
-        (529, ["529" , "provider busy, try again"], True),
+        (529, ["529", "provider busy, try again"], True),
     ],
 )
 async def test_status_errors_map_to_clear_messages(make, provider, status, needles, retryable):
@@ -94,7 +94,9 @@ async def test_a_short_key_does_not_mangle_messages(make):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    err = await fail(make("ok", base_url=f"http://127.0.0.1:{port}", env={"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}))
+    err = await fail(
+        make("ok", base_url=f"http://127.0.0.1:{port}", env={"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"})
+    )
     assert "(check --base-url" in str(err) and "***" not in str(err)
 
 

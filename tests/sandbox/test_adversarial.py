@@ -16,7 +16,6 @@ import pytest
 from sbhelpers import ROOT, TIMEOUT, live_harness_processes, protects
 
 
-
 def no_leftovers(timeout: float = 2.0) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -193,7 +192,9 @@ def test_replaced_builtins_do_not_break_honest_values(sb):
 )
 def test_always_equal_objects(sb, cls):
     prog = cls + "\ndef f(x):\n    return V(5) if V is not None else None\n"
-    prog = prog.replace("V(5)", "V(5)" if "(int)" in cls or "(float)" in cls else ("V('a')" if "(str)" in cls else "V()"))
+    prog = prog.replace(
+        "V(5)", "V(5)" if "(int)" in cls or "(float)" in cls else ("V('a')" if "(str)" in cls else "V()")
+    )
     tests = [
         "assert f(1) == 3",
         "assert f(1) == [1, 2]",
@@ -315,8 +316,8 @@ def test_forged_result_lines_fail(sb):
         "import os, sys\n"
         "def f(x):\n"
         "    fd = int(sys.argv[-1])\n"
-        "    os.write(fd, b'{\"k\":\"res\",\"i\":0,\"v\":[[\"i\",\"3\"]]}\\n')\n"
-        "    os.write(fd, b'{\"k\":\"res\",\"i\":0,\"v\":[[\"i\",\"3\"]]}\\n')\n"
+        '    os.write(fd, b\'{"k":"res","i":0,"v":[["i","3"]]}\\n\')\n'
+        '    os.write(fd, b\'{"k":"res","i":0,"v":[["i","3"]]}\\n\')\n'
         "    return 3\n"
     )
     r = run(sb, prog, ["assert f(1) == 3", "assert f(2) == 3"], bound=TIMEOUT + 2)

@@ -13,8 +13,13 @@ from qflow_tui.commands.check import TestFileError, split_asserts
 
 
 def qflow(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True,
-                          timeout=60, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "qflow_tui.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.fixture
@@ -53,15 +58,28 @@ def test_check_with_setup_and_entry_point(tmp_path):
     (tmp_path / "c.py").write_text("def g(x):\n    return x + K\n")
     (tmp_path / "s.py").write_text("K = 5\n")
     (tmp_path / "t.py").write_text("assert g(1) == 6\n")
-    p = qflow("check", "--code", str(tmp_path / "c.py"), "--tests", str(tmp_path / "t.py"),
-              "--setup", str(tmp_path / "s.py"), "--entry-point", "g", "--json")
+    p = qflow(
+        "check",
+        "--code",
+        str(tmp_path / "c.py"),
+        "--tests",
+        str(tmp_path / "t.py"),
+        "--setup",
+        str(tmp_path / "s.py"),
+        "--entry-point",
+        "g",
+        "--json",
+    )
     assert json.loads(p.stdout)["passed"] == 1
 
 
 @pytest.mark.parametrize(
     "tests_text,needle",
-    [("", "no assert"), ("x = 1\nassert f(1) == 1\n", "line 1: expected an assert"),
-     ("assert f(1) == 1\nassert (\n", "not valid Python")],
+    [
+        ("", "no assert"),
+        ("x = 1\nassert f(1) == 1\n", "line 1: expected an assert"),
+        ("assert f(1) == 1\nassert (\n", "not valid Python"),
+    ],
 )
 def test_check_bad_input(tmp_path, tests_text, needle):
     (tmp_path / "c.py").write_text("def f(x):\n    return x\n")
@@ -85,7 +103,10 @@ def test_check_program_failing_to_load_still_exits_0(tmp_path):
 
 
 def test_split_asserts():
-    assert split_asserts("# c\n\nassert f(1) == 1\nassert f(\n 2) == 2  # x\n") == ["assert f(1) == 1", "assert f(\n 2) == 2"]
+    assert split_asserts("# c\n\nassert f(1) == 1\nassert f(\n 2) == 2  # x\n") == [
+        "assert f(1) == 1",
+        "assert f(\n 2) == 2",
+    ]
     with pytest.raises(TestFileError, match="line 2"):
         split_asserts("assert f(1)\nprint(1)\n")
 

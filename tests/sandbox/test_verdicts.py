@@ -23,7 +23,7 @@ def weak() -> Sandbox:
     return make("rlimits", timeout=2.0)
 
 
-PROGRAM = '''
+PROGRAM = """
 import math
 def f(x):
     if x == "list":
@@ -43,7 +43,7 @@ def f(x):
     if x == "set":
         return {1, 2}
     return x * 2
-'''
+"""
 
 PASSING = [
     "assert f(2) == 4",
@@ -139,15 +139,19 @@ def test_exceptions_and_load_errors(strong):
 
 
 def test_output_is_captured(strong):
-    r = strong.run_tests_sync("import sys\nprint('hello')\ndef f(x):\n    print('err', file=sys.stderr)\n    return x\n",
-                              ["assert f(1) == 1"])
+    r = strong.run_tests_sync(
+        "import sys\nprint('hello')\ndef f(x):\n    print('err', file=sys.stderr)\n    return x\n", ["assert f(1) == 1"]
+    )
     assert r.stdout == "hello\n" and r.stderr == "err\n"
 
 
 def test_setup_code_and_helpers(strong):
     setup = "import math\nLIMIT = 10\n"
-    r = strong.run_tests_sync("def f(x):\n    return min(x, LIMIT)\n",
-                              ["assert f(20) == LIMIT", "assert f(3) == math.floor(3.5)"], setup=setup)
+    r = strong.run_tests_sync(
+        "def f(x):\n    return min(x, LIMIT)\n",
+        ["assert f(20) == LIMIT", "assert f(3) == math.floor(3.5)"],
+        setup=setup,
+    )
     assert [o.status for o in r.results] == ["pass", "pass"]
 
 
@@ -170,14 +174,16 @@ COLORS = "assert color_dict('RB') == {'R': 'Red', 'B': 'Blue'}"
 
 
 async def test_check_values_appendix_g(strong):
-    r = await strong.check_values([
-        (ANGLE, "math.pi / 2"),
-        (COLORS, "{'R': 'Red', 'B': 'Black'}"),
-        (COLORS, "{'R': 'Red', 'B': 'Blue'}"),
-        ("assert f(3) == 'polygon'", "polgon"),
-        ("assert f(3) == 'polygon'", "'polygon"),
-        ("assert f(3) == 'polygon'", "'polygon'"),
-    ])
+    r = await strong.check_values(
+        [
+            (ANGLE, "math.pi / 2"),
+            (COLORS, "{'R': 'Red', 'B': 'Black'}"),
+            (COLORS, "{'R': 'Red', 'B': 'Blue'}"),
+            ("assert f(3) == 'polygon'", "polgon"),
+            ("assert f(3) == 'polygon'", "'polygon"),
+            ("assert f(3) == 'polygon'", "'polygon'"),
+        ]
+    )
     assert [o.status for o in r.results] == ["pass", "fail", "pass", "error", "error", "pass"]
     assert r.results[0].actual == "1.5707963267948966"
     assert "NameError" in r.results[3].error
@@ -186,19 +192,21 @@ async def test_check_values_appendix_g(strong):
 async def test_check_values_never_runs_a_program(strong):
     # The value expression is untrusted too: it runs in the child, and a
     # non-plain value cannot pass.
-    r = await strong.check_values([
-        ("assert f(1) == 3", "type('E', (), {'__eq__': lambda s, o: True})()"),
-        ("assert f(1) == 3", "__import__('os')._exit(0)"),
-        ("assert f(1) == 3", "3"),
-    ])
+    r = await strong.check_values(
+        [
+            ("assert f(1) == 3", "type('E', (), {'__eq__': lambda s, o: True})()"),
+            ("assert f(1) == 3", "__import__('os')._exit(0)"),
+            ("assert f(1) == 3", "3"),
+        ]
+    )
     assert [o.status for o in r.results] == ["fail", "error", "pass"]
 
 
 async def test_concurrent_calls(strong):
     prog = "def add(a, b):\n    return a + b\n"
-    reports = await asyncio.gather(*[
-        strong.run_tests(prog, [f"assert add({i}, 1) == {i + 1}", "assert add(1, 1) == 3"]) for i in range(12)
-    ])
+    reports = await asyncio.gather(
+        *[strong.run_tests(prog, [f"assert add({i}, 1) == {i + 1}", "assert add(1, 1) == 3"]) for i in range(12)]
+    )
     for r in reports:
         assert [o.status for o in r.results] == ["pass", "fail"]
 
@@ -231,12 +239,28 @@ def test_env_var_forces_a_level(monkeypatch):
 @pytest.mark.parametrize(
     "a,b,eq",
     [
-        (1, 1, True), (1, 1.0, True), (True, 1, True), (0, False, True), (0.1 + 0.2, 0.3, False), ("1", 1, False),
-        (float("nan"), float("nan"), False), ([float("nan")], [float("nan")], False),
-        ({1: "a"}, {1: "a"}, True), ({1: "a"}, {1.0: "a"}, True), ({1, 2}, {2, 1}, True),
-        ({1, 2}, {1.0, 2}, True), ([1], (1,), False), ({"a": [1]}, {"a": (1,)}, False), ((1, [2]), (1, [2]), True), ((1, [2]), (1, (2,)), False),
-        ("a", b"a", False), (None, None, True), (complex(1, 2), complex(1, 2), True),
-        (frozenset({1}), {1}, True), (-0.0, 0.0, True), (math.inf, math.inf, True),
+        (1, 1, True),
+        (1, 1.0, True),
+        (True, 1, True),
+        (0, False, True),
+        (0.1 + 0.2, 0.3, False),
+        ("1", 1, False),
+        (float("nan"), float("nan"), False),
+        ([float("nan")], [float("nan")], False),
+        ({1: "a"}, {1: "a"}, True),
+        ({1: "a"}, {1.0: "a"}, True),
+        ({1, 2}, {2, 1}, True),
+        ({1, 2}, {1.0, 2}, True),
+        ([1], (1,), False),
+        ({"a": [1]}, {"a": (1,)}, False),
+        ((1, [2]), (1, [2]), True),
+        ((1, [2]), (1, (2,)), False),
+        ("a", b"a", False),
+        (None, None, True),
+        (complex(1, 2), complex(1, 2), True),
+        (frozenset({1}), {1}, True),
+        (-0.0, 0.0, True),
+        (math.inf, math.inf, True),
     ],
 )
 def test_strict_eq(a, b, eq):
@@ -244,10 +268,26 @@ def test_strict_eq(a, b, eq):
     assert strict_eq(b, a) is eq
 
 
-@pytest.mark.parametrize("value", [
-    None, True, 0, -5, pytest.param(1 << 20000, id="bigint"), 1.5, float("nan"), float("-inf"), complex(1, -2), "é\n", b"\x00\xff",
-    [1, (2, 3)], {"a": {1, 2}}, frozenset({(1, 2)}), {(1, 2): [None]},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        0,
+        -5,
+        pytest.param(1 << 20000, id="bigint"),
+        1.5,
+        float("nan"),
+        float("-inf"),
+        complex(1, -2),
+        "é\n",
+        b"\x00\xff",
+        [1, (2, 3)],
+        {"a": {1, 2}},
+        frozenset({(1, 2)}),
+        {(1, 2): [None]},
+    ],
+)
 def test_codec_round_trip(value):
     back = decode_value(encode_value(value))
     if value != value:  # nan
@@ -256,7 +296,9 @@ def test_codec_round_trip(value):
         assert strict_eq(back, value)
 
 
-@pytest.mark.parametrize("bad", [[], ["x"], ["i", 5], ["S", [["l", []]]], ["d", [[["l", []], ["n"]]]], "s", ["f", "x" * 100]])
+@pytest.mark.parametrize(
+    "bad", [[], ["x"], ["i", 5], ["S", [["l", []]]], ["d", [[["l", []], ["n"]]]], "s", ["f", "x" * 100]]
+)
 def test_decoder_rejects_malformed(bad):
     with pytest.raises(ValueError):
         decode_value(bad)
@@ -272,9 +314,16 @@ def test_stdlib_dict_subclasses_compare_as_dicts(strong):
         "def g(x):\n"
         "    return MyCounter('a')\n"
     )
-    r = strong.run_tests_sync(prog, ["assert f('c') == {'a': 2, 'b': 1}", "assert f('o') == {'a': 1}",
-                                     "assert f('d') == {'a': 1}", "assert f('c') == {'a': 2}",
-                                     "assert g(1) == {'z': 9}"])
+    r = strong.run_tests_sync(
+        prog,
+        [
+            "assert f('c') == {'a': 2, 'b': 1}",
+            "assert f('o') == {'a': 1}",
+            "assert f('d') == {'a': 1}",
+            "assert f('c') == {'a': 2}",
+            "assert g(1) == {'z': 9}",
+        ],
+    )
     assert [o.status for o in r.results] == ["pass", "pass", "pass", "fail", "fail"]
 
 

@@ -14,15 +14,15 @@ import re
 
 STREAM_DELAY = 0.0
 
-BUGGY = '''def remove_Occ(s, ch):
+BUGGY = """def remove_Occ(s, ch):
     # Remove the first occurrence of ch.
     i = s.find(ch)
     if i == -1:
         return s
     return s[:i] + s[i + 1:]
-'''
+"""
 
-FIXED = '''def remove_Occ(s, ch):
+FIXED = """def remove_Occ(s, ch):
     # Remove the first occurrence, then the last one.
     first = s.find(ch)
     if first == -1:
@@ -32,26 +32,32 @@ FIXED = '''def remove_Occ(s, ch):
     if last == -1:
         return s
     return s[:last] + s[last + 1:]
-'''
+"""
 
 
 def reference(s, ch):
     first = s.find(ch)
     if first == -1:
         return s
-    s = s[:first] + s[first + 1:]
+    s = s[:first] + s[first + 1 :]
     last = s.rfind(ch)
-    return s if last == -1 else s[:last] + s[last + 1:]
+    return s if last == -1 else s[:last] + s[last + 1 :]
 
 
 def buggy(s, ch):
     i = s.find(ch)
-    return s if i == -1 else s[:i] + s[i + 1:]
+    return s if i == -1 else s[:i] + s[i + 1 :]
 
 
 GOOD_TESTS = [
-    ('banana', 'a'), ('mississippi', 's'), ('character', 'c'), ('abracadabra', 'b'),
-    ('programming', 'g'), ('lollipop', 'l'), ('teeter', 't'), ('xyzzy', 'z'),
+    ("banana", "a"),
+    ("mississippi", "s"),
+    ("character", "c"),
+    ("abracadabra", "b"),
+    ("programming", "g"),
+    ("lollipop", "l"),
+    ("teeter", "t"),
+    ("xyzzy", "z"),
 ]
 WRONG_TESTS = [
     'assert remove_Occ("hello world", "o") == "hell world"',  # removes only the first

@@ -76,7 +76,9 @@ def flow(events: list[Event]) -> dict[Any, list[tuple]]:
     out: dict[Any, list[tuple]] = {}
     for e in events:
         if e.kind in ("step_started", "step_finished", "decision", "program_candidate", "run_finished"):
-            out.setdefault(e.progression, []).append((e.kind, e.step, e.agent, getattr(e, "decision", getattr(e, "outcome", None))))
+            out.setdefault(e.progression, []).append(
+                (e.kind, e.step, e.agent, getattr(e, "decision", getattr(e, "outcome", None)))
+            )
     return out
 
 
@@ -92,9 +94,16 @@ def responses(events: list[Event]) -> dict[tuple, list[str]]:
     return out
 
 
-def qflow(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess:
+def qflow(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 120
+) -> subprocess.CompletedProcess:
     full = dict(os.environ)
     full.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=timeout
+        [sys.executable, "-m", "qflow_tui.cli", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        cwd=cwd,
+        timeout=timeout,
     )

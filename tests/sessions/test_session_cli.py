@@ -13,7 +13,17 @@ from qflow_tui.commands.demo import demo_session
 from qflow_tui.core.session import read_session
 from tests.sessions.support import RESPONDER, qflow
 
-SOLVE_KEYS = {"final_program", "outcome", "accepted_at", "progression", "llm_calls", "tokens", "session", "duration", "warnings"}
+SOLVE_KEYS = {
+    "final_program",
+    "outcome",
+    "accepted_at",
+    "progression",
+    "llm_calls",
+    "tokens",
+    "session",
+    "duration",
+    "warnings",
+}
 
 
 @pytest.fixture
@@ -29,7 +39,10 @@ def folder(tmp_path, monkeypatch) -> Path:
     (sessions / "a-finished.jsonl").write_text(json.dumps({**h, "created": "2026-02-01T10:00:00+0000"}) + "\n" + rest)
     lines = rest.splitlines(keepends=True)
     (sessions / "b-killed.jsonl").write_text(
-        json.dumps({**h, "created": "2026-02-02T10:00:00+0000", "title": "Killed run"}) + "\n" + "".join(lines[:50]) + lines[50][:30]
+        json.dumps({**h, "created": "2026-02-02T10:00:00+0000", "title": "Killed run"})
+        + "\n"
+        + "".join(lines[:50])
+        + lines[50][:30]
     )
     (sessions / "c-stray.jsonl").write_text("just some text\n")
     return sessions
@@ -56,11 +69,25 @@ def test_sessions_json_lists_every_session_newest_first(capsys, folder):
     assert data["dir"] == str(folder)
     assert [Path(s["path"]).name for s in data["sessions"]] == ["b-killed.jsonl", "a-finished.jsonl"]
     killed, done = data["sessions"]
-    assert set(done) >= {"path", "created", "title", "model", "workflow", "outcome", "accepted_at", "tokens", "llm_calls", "duration", "warnings"}
+    assert set(done) >= {
+        "path",
+        "created",
+        "title",
+        "model",
+        "workflow",
+        "outcome",
+        "accepted_at",
+        "tokens",
+        "llm_calls",
+        "duration",
+        "warnings",
+    }
     assert (done["outcome"], done["accepted_at"], done["llm_calls"]) == ("accepted", "self_debug:1", 40)
     assert done["tokens"]["input"] > 0 and done["tokens"]["output"] > 0 and done["duration"] > 0
     assert killed["outcome"] == "incomplete" and any("truncated" in w for w in killed["warnings"])
-    assert data["unreadable"] == [{"path": str(folder / "c-stray.jsonl"), "reason": "not a qflow session (the first line is not a JSON header)"}]
+    assert data["unreadable"] == [
+        {"path": str(folder / "c-stray.jsonl"), "reason": "not a qflow session (the first line is not a JSON header)"}
+    ]
 
 
 def test_sessions_search_and_table(capsys, folder):
@@ -88,7 +115,10 @@ def test_replay_json_is_the_solve_shape_plus_warnings(capsys, folder):
     summary = json.loads(out)
     assert set(summary) == SOLVE_KEYS
     assert (summary["outcome"], summary["accepted_at"], summary["progression"], summary["warnings"]) == (
-        "accepted", "self_debug:1", 0, []
+        "accepted",
+        "self_debug:1",
+        0,
+        [],
     )
     assert "rfind" in summary["final_program"]
 
@@ -142,7 +172,9 @@ def test_export_and_delete(capsys, folder, tmp_path):
     session = folder / "a-finished.jsonl"
     code, out, _ = run(capsys, "sessions", "export", str(session), "-o", str(tmp_path / "out.md"))
     assert code == 0 and Path(out.strip()).read_text().startswith("# MBPP 11")
-    code, out, _ = run(capsys, "sessions", "export", str(session), "--format", "jsonl", "-o", str(tmp_path / "copy.jsonl"))
+    code, out, _ = run(
+        capsys, "sessions", "export", str(session), "--format", "jsonl", "-o", str(tmp_path / "copy.jsonl")
+    )
     assert code == 0 and read_session(tmp_path / "copy.jsonl").warnings == []
     code, _, err = run(capsys, "sessions", "export", str(folder / "c-stray.jsonl"), "-o", str(tmp_path / "x.md"))
     assert code == 2 and "not a qflow session" in one_line_error(err)
@@ -166,12 +198,22 @@ def test_rerun_from_the_recording(capsys, tmp_path):
     summary = json.loads(out)
     assert (summary["outcome"], summary["accepted_at"]) == ("accepted", "self_debug:1")
     assert read_session(summary["session"]).header["model"] == f"replay/{demo_session()}"
-    code, _, err = run(capsys, "replay", str(demo_session()), "--rerun", "--no-tqc", "--json", "--session-dir", str(out_dir))
+    code, _, err = run(
+        capsys, "replay", str(demo_session()), "--rerun", "--no-tqc", "--json", "--session-dir", str(out_dir)
+    )
     assert code == 1
     assert "no recorded response for self_debugger" in one_line_error(err)
     code, out, err = run(
-        capsys, "replay", str(demo_session()), "--rerun", "--no-tqc", "--json", "--session-dir", str(out_dir),
-        "--fallback-model", f"script/{RESPONDER}",
+        capsys,
+        "replay",
+        str(demo_session()),
+        "--rerun",
+        "--no-tqc",
+        "--json",
+        "--session-dir",
+        str(out_dir),
+        "--fallback-model",
+        f"script/{RESPONDER}",
     )
     assert code == 0, err
     assert json.loads(out)["outcome"] == "accepted"

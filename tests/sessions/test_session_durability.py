@@ -50,10 +50,26 @@ def start_solve(tmp_path: Path, script: Path, env_extra: dict | None = None) -> 
     env.update(env_extra or {})
     return subprocess.Popen(
         [
-            sys.executable, "-m", "qflow_tui.cli", "solve", "--problem", str(problem), "--tests", str(tests),
-            "--model", f"script/{script}", "--prompts", "2", "--session-dir", str(tmp_path / "sessions"), "--json",
+            sys.executable,
+            "-m",
+            "qflow_tui.cli",
+            "solve",
+            "--problem",
+            str(problem),
+            "--tests",
+            str(tests),
+            "--model",
+            f"script/{script}",
+            "--prompts",
+            "2",
+            "--session-dir",
+            str(tmp_path / "sessions"),
+            "--json",
         ],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -114,10 +130,14 @@ def test_sigkill_at_any_moment_keeps_a_valid_prefix(tmp_path):
     """Killed while text streams in (no hand-picked moment): whatever is on
     disk is a valid prefix; at most the line being written is lost."""
     script = tmp_path / "slow.py"
-    script.write_text(BLOCKING_RESPONDER.format(root=str(ROOT), delay=0.001, block_at="none", ready=str(tmp_path / "x")))
+    script.write_text(
+        BLOCKING_RESPONDER.format(root=str(ROOT), delay=0.001, block_at="none", ready=str(tmp_path / "x"))
+    )
     proc = start_solve(tmp_path, script)
     try:
-        wait_for(lambda: any((tmp_path / "sessions").glob("*.jsonl")) and len(whole_lines(the_session(tmp_path))) > 40, proc)
+        wait_for(
+            lambda: any((tmp_path / "sessions").glob("*.jsonl")) and len(whole_lines(the_session(tmp_path))) > 40, proc
+        )
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     finally:

@@ -115,7 +115,10 @@ def test_a_corrupt_middle_line_replays_what_comes_before_it(recorded, tmp_path):
     lines = lines_of(path)
     middle = len(lines) // 2
     bad = tmp_path / "bad.jsonl"
-    bad.write_text("".join(lines[:middle]) + '{"kind": "notice", "seq": \x00garbage\n' + "".join(lines[middle + 1 :]), encoding="utf-8")
+    bad.write_text(
+        "".join(lines[:middle]) + '{"kind": "notice", "seq": \x00garbage\n' + "".join(lines[middle + 1 :]),
+        encoding="utf-8",
+    )
     data = read_session(bad)
     assert len(data.events) == middle - 1  # the header is line 1
     assert [e.to_dict() for e in data.events] == [e.to_dict() for e in events[: middle - 1]]
@@ -352,8 +355,18 @@ def test_finished_summary_matches_the_solve_json_shape():
     data = S.SessionData(
         path=Path("x.jsonl"),
         header={},
-        events=[RunFinished(seq=1, final_program="p", outcome="accepted", accepted_at="program_generator", progression=0)],
+        events=[
+            RunFinished(seq=1, final_program="p", outcome="accepted", accepted_at="program_generator", progression=0)
+        ],
     )
     assert set(data.summary()) == {
-        "final_program", "outcome", "accepted_at", "progression", "llm_calls", "tokens", "session", "duration", "warnings"
+        "final_program",
+        "outcome",
+        "accepted_at",
+        "progression",
+        "llm_calls",
+        "tokens",
+        "session",
+        "duration",
+        "warnings",
     }

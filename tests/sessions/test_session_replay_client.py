@@ -33,7 +33,10 @@ async def test_same_config_reproduces_the_run_event_for_event(original, tmp_path
     assert flow(rec.events) == flow(events)
     assert responses(rec.events) == responses(events)
     assert (again.final_program, again.outcome, again.accepted_at, again.tokens) == (
-        outcome.final_program, outcome.outcome, outcome.accepted_at, outcome.tokens
+        outcome.final_program,
+        outcome.outcome,
+        outcome.accepted_at,
+        outcome.tokens,
     )
 
 
@@ -42,8 +45,15 @@ async def test_replayed_text_streams_in_chunks(original):
     client = ReplayClient(path)
     first = next(e for e in events if e.kind == "llm_call_started")
     request = LLMRequest(
-        agent=first.agent, messages=first.messages, system=first.system, temperature=first.temperature,
-        turn=first.turn, progression=first.progression, epoch=first.epoch, attempt=first.attempt, test=first.test,
+        agent=first.agent,
+        messages=first.messages,
+        system=first.system,
+        temperature=first.temperature,
+        turn=first.turn,
+        progression=first.progression,
+        epoch=first.epoch,
+        attempt=first.attempt,
+        test=first.test,
     )
     chunks: list[str] = []
     completion = await client.complete(request, chunks.append)
@@ -68,7 +78,9 @@ async def test_a_call_the_recording_never_made_is_named_too(original, tmp_path):
     path, _, _ = original
     with pytest.raises(RunError) as err:
         await record_demo(tmp_path, client=ReplayClient(path), prompts=3)
-    assert "no recorded response for program_generator (step program_generator, progression 2, turn 1)" in str(err.value)
+    assert "no recorded response for program_generator (step program_generator, progression 2, turn 1)" in str(
+        err.value
+    )
     assert "made no call at this place" in str(err.value)
 
 
@@ -116,9 +128,7 @@ async def test_runner_builds_the_fallback_from_the_config(original, tmp_path, mo
         return real(model, **kw)
 
     monkeypatch.setattr(runner, "make_client", spy)
-    client = runner.build_client(
-        runner.RunConfig(model=f"replay/{path}", fallback_model="script/whatever.py")
-    )
+    client = runner.build_client(runner.RunConfig(model=f"replay/{path}", fallback_model="script/whatever.py"))
     assert isinstance(client, ReplayClient) and client.fallback is not None
 
 
@@ -145,4 +155,8 @@ async def test_the_bundled_demo_replays_as_a_model():
     with tempfile.TemporaryDirectory() as folder:
         outcome, _ = await record_demo(Path(folder), client=client)
     end = data.finished
-    assert (outcome.outcome, outcome.accepted_at, outcome.final_program) == (end.outcome, end.accepted_at, end.final_program)
+    assert (outcome.outcome, outcome.accepted_at, outcome.final_program) == (
+        end.outcome,
+        end.accepted_at,
+        end.final_program,
+    )

@@ -43,7 +43,9 @@ async def settle(pilot) -> None:
 
 def screen_text(app) -> list[str]:
     width, height = app.size
-    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True, legacy_windows=False)
+    console = Console(
+        width=width, height=height, file=io.StringIO(), force_terminal=True, record=True, legacy_windows=False
+    )
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text(styles=False).splitlines()
 
@@ -260,7 +262,10 @@ def sessions_folder(tmp_path, monkeypatch):
     raw = demo_session().read_text()
     header, rest = raw.split("\n", 1)
     for n, (title, created) in enumerate(
-        [("MBPP 11: remove occurrences", "2026-01-02T10:00:00+0000"), ("HumanEval 0: close elements", "2026-01-03T09:30:00+0000")]
+        [
+            ("MBPP 11: remove occurrences", "2026-01-02T10:00:00+0000"),
+            ("HumanEval 0: close elements", "2026-01-03T09:30:00+0000"),
+        ]
     ):
         h = json.loads(header)
         h.update(title=title, created=created)
@@ -281,7 +286,13 @@ async def test_the_browser_lists_searches_opens_exports_and_deletes(sessions_fol
         assert isinstance(screen, SessionsScreen)
         assert [s.title for s in screen.shown] == ["HumanEval 0: close elements", "MBPP 11: remove occurrences"]
         text = "\n".join(screen_text(app))
-        for part in ("2026-01-03", "HumanEval 0: close elements", "accepted @ self_debug:1", "responder.py", "skipped junk.jsonl"):
+        for part in (
+            "2026-01-03",
+            "HumanEval 0: close elements",
+            "accepted @ self_debug:1",
+            "responder.py",
+            "skipped junk.jsonl",
+        ):
             assert part in text, part
         # Search as you type.
         await pilot.press("slash", *"occurrences")

@@ -185,7 +185,7 @@ async def test_bad_input_missing_api_key(monkeypatch):
 
 async def test_load_benchmark_and_file(tmp_path):
     problem = tmp_path / "p.txt"
-    problem.write_text('Add two numbers.\n\nassert add(1, 2) == 3\nassert add(0, 0) == 0\n', encoding="utf-8")
+    problem.write_text("Add two numbers.\n\nassert add(1, 2) == 3\nassert add(0, 0) == 0\n", encoding="utf-8")
     app = build_app(example=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -239,7 +239,21 @@ async def test_every_run_action_is_in_the_command_palette():
         screen = await start_run(pilot)
         await wait_for_gate(pilot, screen, "program_generator")
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        for title in ("Sessions", "Step", "Continue", "Cancel", "Back", "Timeline", "Agents", "Imagined", "Tests", "Program", "Prev", "Next", "Zoom"):
+        for title in (
+            "Sessions",
+            "Step",
+            "Continue",
+            "Cancel",
+            "Back",
+            "Timeline",
+            "Agents",
+            "Imagined",
+            "Tests",
+            "Program",
+            "Prev",
+            "Next",
+            "Zoom",
+        ):
             assert title in titles, title
         await pilot.press("x")
         await finish_run(pilot)
@@ -251,7 +265,9 @@ async def test_sessions_command_without_the_sessions_screen_is_a_notice(monkeypa
     real_import = builtins.__import__
 
     def no_sessions(name, *args, **kwargs):
-        if name.endswith("screens.sessions") or (args and args[2] and "sessions" in (args[2] or ()) and name.endswith("screens")):
+        if name.endswith("screens.sessions") or (
+            args and args[2] and "sessions" in (args[2] or ()) and name.endswith("screens")
+        ):
             raise ImportError(name)
         return real_import(name, *args, **kwargs)
 

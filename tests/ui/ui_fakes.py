@@ -46,13 +46,13 @@ def always_wrong_client() -> ScriptClient:
     return ScriptClient.from_function(wrong, name="tests/scripts/mbpp11-wrong.py")
 
 
-_BUGGY = '''def remove_Occ(s, ch):
+_BUGGY = """def remove_Occ(s, ch):
     # Remove the first occurrence of ch.
     i = s.find(ch)
     if i == -1:
         return s
     return s[:i] + s[i + 1:]
-'''
+"""
 
 
 class FreezingClient:
@@ -60,7 +60,9 @@ class FreezingClient:
     characters, then block until ``release`` is set: a run frozen mid-stream,
     deterministically (no sleeps). ``reached`` counts the calls now blocked."""
 
-    def __init__(self, respond: Callable[[dict], str], agent: str, *, partial: int = 200, name: str = "tests/scripts/mbpp11.py") -> None:
+    def __init__(
+        self, respond: Callable[[dict], str], agent: str, *, partial: int = 200, name: str = "tests/scripts/mbpp11.py"
+    ) -> None:
         self.inner = ScriptClient.from_function(respond, name=name)
         self.name = self.inner.name
         self.respond = respond

@@ -41,7 +41,8 @@ async def _imagined_check(ctx: RunContext, program: str, *, progression: int, st
     results = await imagined_execution(ctx, program, ctx.problem.test_sources, step=step, progression=progression)
     failing = [r for r in results if not r.passed]
     feedback = "\n".join(
-        f"{r.test}\n    imagined execution answered: {r.answer or '(no answer)'}" + (f" ({r.detail})" if r.detail else "")
+        f"{r.test}\n    imagined execution answered: {r.answer or '(no answer)'}"
+        + (f" ({r.detail})" if r.detail else "")
         for r in failing
     )
     return CheckResult(not failing, feedback)
@@ -49,7 +50,13 @@ async def _imagined_check(ctx: RunContext, program: str, *, progression: int, st
 
 async def _python_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
     report = await execute_tests(
-        ctx, program, ctx.problem.test_sources, purpose="python_checker", agent=AGENT, step=step, progression=progression
+        ctx,
+        program,
+        ctx.problem.test_sources,
+        purpose="python_checker",
+        agent=AGENT,
+        step=step,
+        progression=progression,
     )
     ok = report.load_error is None and report.total > 0 and report.passed == report.total
     return CheckResult(ok, "" if ok else execution_feedback(report))

@@ -17,7 +17,9 @@ def tests_text(ctx: RunContext) -> str:
 async def generate_program(ctx: RunContext, progression: int, *, step: str = "program_generator") -> str:
     variants = ctx.prompts.variants(AGENT)
     prompt = variants[progression % len(variants)]
-    rendered = prompt.render(statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=ctx.problem.entry_point)
+    rendered = prompt.render(
+        statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=ctx.problem.entry_point
+    )
     text = await ctx.call(ctx.request(AGENT, rendered, progression=progression), step=step)
     program = extract_program(text, ctx.problem.entry_point)
     ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=progression, program=program))

@@ -22,7 +22,9 @@ async def write_program(ctx: RunContext, *, step: str) -> str:
 
 
 async def refine_program(ctx: RunContext, program: str, feedback: str, *, iteration: int, step: str) -> str:
-    rendered = ctx.prompts.get(AGENT, "refine").render(statement=ctx.problem.statement, program=program, feedback=feedback)
+    rendered = ctx.prompts.get(AGENT, "refine").render(
+        statement=ctx.problem.statement, program=program, feedback=feedback
+    )
     text = await ctx.call(ctx.request(AGENT, rendered, progression=0, epoch=iteration), step=step)
     fixed = extract_program(text, ctx.problem.entry_point)
     ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=0, program=fixed))

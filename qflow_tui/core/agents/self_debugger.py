@@ -18,7 +18,9 @@ async def run_synthesized_tests(
     """The filtered synthesized tests on a program: ``self_debug`` feeds the
     debugger, ``after_debug`` shows what its fix achieved."""
     purpose = "after_debug" if after_fix else "self_debug"
-    return await execute_tests(ctx, program, tests, purpose=purpose, agent="test_executor", step=step, progression=progression)
+    return await execute_tests(
+        ctx, program, tests, purpose=purpose, agent="test_executor", step=step, progression=progression
+    )
 
 
 async def debug(ctx: RunContext, progression: int, epoch: int, program: str, feedback: str, *, step: str) -> str:

@@ -39,7 +39,14 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
             if exc.fatal:
                 raise
             # Tests are a help for the debugger, not a must: go on with what we have.
-            ctx.event(Notice(step=step, agent=AGENT, level="warning", message=f"test design stopped after {len(tests)} tests: {exc}"))
+            ctx.event(
+                Notice(
+                    step=step,
+                    agent=AGENT,
+                    level="warning",
+                    message=f"test design stopped after {len(tests)} tests: {exc}",
+                )
+            )
             break
         new: list[str] = []
         for t in extract_asserts(text)[: cfg.tests_per_round]:

@@ -163,8 +163,12 @@ def _mbpp_plus(rec: dict[str, Any]) -> BenchProblem:
     prompt = rec["prompt"]
     # The prompt ends with the original visible assert inside a docstring.
     visible = [line.strip() for line in prompt.splitlines() if line.strip().startswith("assert ")]
-    statement = "\n".join(line for line in prompt.strip().strip('"').splitlines() if not line.strip().startswith("assert ")).strip()
-    problem = make_problem(statement or prompt, "\n".join(visible), entry_point=rec["entry_point"], task_id=rec["task_id"])
+    statement = "\n".join(
+        line for line in prompt.strip().strip('"').splitlines() if not line.strip().startswith("assert ")
+    ).strip()
+    problem = make_problem(
+        statement or prompt, "\n".join(visible), entry_point=rec["entry_point"], task_id=rec["task_id"]
+    )
     return BenchProblem(problem, list(visible), reference=rec["canonical_solution"])
 
 

@@ -88,9 +88,7 @@ class AnthropicClient(ProviderErrors):
         kwargs: dict = {}
         if timeout is not None:
             kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
-        self._client = anthropic.AsyncAnthropic(
-            api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs
-        )
+        self._client = anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
 
     def __repr__(self) -> str:
         return f"AnthropicClient({self.name!r}, base_url={display_url(self.base_url)!r})"

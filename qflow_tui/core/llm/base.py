@@ -17,7 +17,9 @@ class LLMError(Exception):
     way. Others (busy, timed out, a request too long) end only the progression
     that made the call; ``status`` and ``retryable`` say more where known."""
 
-    def __init__(self, message: str, *, fatal: bool = False, status: int | None = None, retryable: bool = False) -> None:
+    def __init__(
+        self, message: str, *, fatal: bool = False, status: int | None = None, retryable: bool = False
+    ) -> None:
         super().__init__(message)
         self.fatal = fatal
         self.status = status

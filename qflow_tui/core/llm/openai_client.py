@@ -80,7 +80,11 @@ class OpenAIClient(ProviderErrors):
         self.key_from_env = bool(key)
         if not key:
             if not is_local(self.base_url):
-                where = "" if self.official else f" at {display_url(self.base_url)} (any string works if the server checks no key)"
+                where = (
+                    ""
+                    if self.official
+                    else f" at {display_url(self.base_url)} (any string works if the server checks no key)"
+                )
                 raise LLMError(f"set {KEY_VAR} to use {self.name}{where}")
             key = LOCAL_DUMMY_KEY
         self.max_retries = max_retries
@@ -211,9 +215,7 @@ class OpenAIClient(ProviderErrors):
         if status == 401:
             if self.key_from_env:
                 return self._error(f"{where} rejected the API key (401): check {KEY_VAR}", status=401)
-            return self._error(
-                f"{where} wants an API key (401): set {KEY_VAR} to the key it expects", status=401
-            )
+            return self._error(f"{where} wants an API key (401): set {KEY_VAR} to the key it expects", status=401)
         if status == 403:
             return self._error(
                 f"permission denied for {self.name} (403): the key in {KEY_VAR} may not have access to this model"

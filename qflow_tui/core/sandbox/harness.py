@@ -13,12 +13,53 @@ and valid Python 3.8+ (the child interpreter may be the system one).
 # untrusted code runs, so a program that replaces ``builtins.repr``/``type``/
 # ``__import__`` cannot change how the harness encodes or reports values.
 from builtins import (  # noqa: F401  (rebinding is the point)
-    BaseException, Exception, KeyError, TypeError, ValueError, RecursionError,
-    MemoryError, OverflowError, NameError, SystemExit, KeyboardInterrupt,
-    bool, bytes, complex, dict, float, frozenset, int, len, list, set, str, tuple,
-    type, repr, isinstance, getattr, hasattr, iter, next, range, sorted, any, all,
-    enumerate, compile, eval, exec, abs, min, max, zip, object, hex, print,
-    memoryview, __import__,
+    BaseException,
+    Exception,
+    KeyError,
+    TypeError,
+    ValueError,
+    RecursionError,
+    MemoryError,
+    OverflowError,
+    NameError,
+    SystemExit,
+    KeyboardInterrupt,
+    bool,
+    bytes,
+    complex,
+    dict,
+    float,
+    frozenset,
+    int,
+    len,
+    list,
+    set,
+    str,
+    tuple,
+    type,
+    repr,
+    isinstance,
+    getattr,
+    hasattr,
+    iter,
+    next,
+    range,
+    sorted,
+    any,
+    all,
+    enumerate,
+    compile,
+    eval,
+    exec,
+    abs,
+    min,
+    max,
+    zip,
+    object,
+    hex,
+    print,
+    memoryview,
+    __import__,
 )
 import ast
 import base64
@@ -34,6 +75,7 @@ import time
 import traceback
 
 from json.encoder import encode_basestring_ascii as _json_str  # C function
+
 _marshal_dumps = marshal.dumps
 _os_write = os.write
 _os_exit = os._exit
@@ -73,6 +115,7 @@ def _dumps_json(obj):
     if t is dict:
         return "{" + _str_join(",", [_json_str(k) + ":" + _dumps_json(v) for k, v in obj.items()]) + "}"
     raise TypeError("cannot serialise %s" % t)
+
 
 MAX_DEPTH = 100
 """Deepest nesting of containers a reported value may have."""
@@ -247,8 +290,22 @@ class _Timeout(BaseException):
     in the program does not swallow it (the parent's hard kill covers the rest)."""
 
 
-_LAZY_MODULES = ("math", "cmath", "sys", "re", "string", "collections", "itertools", "functools",
-                 "operator", "heapq", "bisect", "fractions", "decimal", "statistics")
+_LAZY_MODULES = (
+    "math",
+    "cmath",
+    "sys",
+    "re",
+    "string",
+    "collections",
+    "itertools",
+    "functools",
+    "operator",
+    "heapq",
+    "bisect",
+    "fractions",
+    "decimal",
+    "statistics",
+)
 
 
 class _LazyNames(dict):
@@ -314,8 +371,13 @@ def _set_limits(limits):
         import resource
     except ImportError:  # not POSIX: nothing to apply
         return
-    names = {"as": "RLIMIT_AS", "cpu": "RLIMIT_CPU", "nproc": "RLIMIT_NPROC",
-             "fsize": "RLIMIT_FSIZE", "core": "RLIMIT_CORE"}
+    names = {
+        "as": "RLIMIT_AS",
+        "cpu": "RLIMIT_CPU",
+        "nproc": "RLIMIT_NPROC",
+        "fsize": "RLIMIT_FSIZE",
+        "core": "RLIMIT_CORE",
+    }
     for key, value in limits.items():
         res = getattr(resource, names[key], None)
         if res is None or value is None:
@@ -342,15 +404,50 @@ def _install_seccomp(spec):
 
     f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     deny = seccomp.ERRNO(errno.EPERM)
-    for name in ("ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2",
-                 "pivot_root", "chroot", "unshare", "setns", "keyctl", "add_key",
-                 "request_key", "bpf", "perf_event_open", "setsid", "setpgid",
-                 "kexec_load", "kexec_file_load", "init_module", "finit_module",
-                 "delete_module", "reboot", "swapon", "swapoff", "iopl", "ioperm",
-                 "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
-                 "pidfd_send_signal", "pidfd_getfd", "tkill", "acct", "settimeofday",
-                 "clock_settime", "syslog", "quotactl", "open_by_handle_at",
-                 "name_to_handle_at", "fanotify_init", "vhangup"):
+    for name in (
+        "ptrace",
+        "process_vm_readv",
+        "process_vm_writev",
+        "mount",
+        "umount2",
+        "pivot_root",
+        "chroot",
+        "unshare",
+        "setns",
+        "keyctl",
+        "add_key",
+        "request_key",
+        "bpf",
+        "perf_event_open",
+        "setsid",
+        "setpgid",
+        "kexec_load",
+        "kexec_file_load",
+        "init_module",
+        "finit_module",
+        "delete_module",
+        "reboot",
+        "swapon",
+        "swapoff",
+        "iopl",
+        "ioperm",
+        "userfaultfd",
+        "io_uring_setup",
+        "io_uring_enter",
+        "io_uring_register",
+        "pidfd_send_signal",
+        "pidfd_getfd",
+        "tkill",
+        "acct",
+        "settimeofday",
+        "clock_settime",
+        "syslog",
+        "quotactl",
+        "open_by_handle_at",
+        "name_to_handle_at",
+        "fanotify_init",
+        "vhangup",
+    ):
         try:
             f.add_rule(deny, name)
         except (RuntimeError, ValueError, OSError):
@@ -395,8 +492,9 @@ def _plain(value, max_bytes):
         try:
             raw = _marshal_dumps(value)
         except ValueError:
-            raise NotPlain("a value of type %s is not a plain built-in value (or contains one)"
-                           % _type_name(original)) from None
+            raise NotPlain(
+                "a value of type %s is not a plain built-in value (or contains one)" % _type_name(original)
+            ) from None
     if len(raw) > max_bytes:  # cheap pre-check before the slower encoding
         raise NotPlain("value too large to report (%d bytes marshalled, limit %d)" % (len(raw), max_bytes))
     enc = encode_value(value)
@@ -416,8 +514,9 @@ class _StrictCompare(ast.NodeTransformer):
     def visit_Compare(self, node):
         self.generic_visit(node)
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
-            call = ast.Call(func=ast.Name(id="__qf_strict_eq__", ctx=ast.Load()),
-                            args=[node.left, node.comparators[0]], keywords=[])
+            call = ast.Call(
+                func=ast.Name(id="__qf_strict_eq__", ctx=ast.Load()), args=[node.left, node.comparators[0]], keywords=[]
+            )
             new = call if isinstance(node.ops[0], ast.Eq) else ast.UnaryOp(op=ast.Not(), operand=call)
             return ast.copy_location(new, node)
         return node
@@ -443,8 +542,9 @@ def main():
             sec_status = "ok"
         except BaseException as exc:  # reported; the parent decides whether it is fatal
             sec_status = "failed: " + _short_error(exc, 0)
-    chan.send({"k": "hello", "pid": os.getpid(), "uid": os.getuid(), "seccomp": sec_status,
-               "python": sys.version.split()[0]})
+    chan.send(
+        {"k": "hello", "pid": os.getpid(), "uid": os.getuid(), "seccomp": sec_status, "python": sys.version.split()[0]}
+    )
     mode = job["mode"]
     if mode == "probe":
         chan.send({"k": "done"})

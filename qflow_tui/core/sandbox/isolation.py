@@ -138,11 +138,20 @@ def _interpreters() -> list[str]:
 
 
 def _probe(launch: Launch) -> tuple[dict | None, str]:
-    job = {"mode": "probe", "limits": {}, "seccomp": (
-        {"path": list(launch.seccomp_path)} if launch.seccomp_path is not None else None)}
+    job = {
+        "mode": "probe",
+        "limits": {},
+        "seccomp": ({"path": list(launch.seccomp_path)} if launch.seccomp_path is not None else None),
+    }
     try:
-        run = run_child(launch, job, phase_limit={"setup": 5.0, "load": 5.0, "test": 5.0},
-                        deadline=time.monotonic() + BOOT_TIMEOUT, max_output=1 << 16, max_line=1 << 16)
+        run = run_child(
+            launch,
+            job,
+            phase_limit={"setup": 5.0, "load": 5.0, "test": 5.0},
+            deadline=time.monotonic() + BOOT_TIMEOUT,
+            max_output=1 << 16,
+            max_line=1 << 16,
+        )
     except (SandboxUnavailable, OSError) as exc:
         return None, str(exc)
     if run.hello is None or run.end != "done":
@@ -152,8 +161,7 @@ def _probe(launch: Launch) -> tuple[dict | None, str]:
 
 
 def _seccomp_dirs() -> tuple[str, ...] | None:
-    dirs = tuple(d for d in SECCOMP_DIRS if os.path.isdir(d) and any(
-        n.startswith("seccomp") for n in os.listdir(d)))
+    dirs = tuple(d for d in SECCOMP_DIRS if os.path.isdir(d) and any(n.startswith("seccomp") for n in os.listdir(d)))
     return dirs or None
 
 
@@ -191,8 +199,8 @@ def _detect(spec: str) -> Isolation:
 
     # Try the strongest combination first, then drop layers that fail to start.
     attempts: list[tuple[str | None, bool, str]] = []
-    for b in ([bwrap, None] if bwrap else [None]):
-        for u in ([True, False] if use_uid else [False]):
+    for b in [bwrap, None] if bwrap else [None]:
+        for u in [True, False] if use_uid else [False]:
             for interp in interps:
                 if u and not _world_executable(interp):
                     continue
@@ -200,11 +208,14 @@ def _detect(spec: str) -> Isolation:
     chosen = None
     errors: list[str] = []
     for b, u, interp in attempts:
-        launch = Launch(interpreter=interp, bwrap=b,
-                        bind_ro=(_prefix(interp),) if b and not interp.startswith("/usr/") else (),
-                        uid=process_uid_block(uid_base) if u and uid_base is not None else None,
-                        seccomp_path=sec_dirs,
-                        sweep_uid=bool(u and b is None))
+        launch = Launch(
+            interpreter=interp,
+            bwrap=b,
+            bind_ro=(_prefix(interp),) if b and not interp.startswith("/usr/") else (),
+            uid=process_uid_block(uid_base) if u and uid_base is not None else None,
+            seccomp_path=sec_dirs,
+            sweep_uid=bool(u and b is None),
+        )
         hello, err = _probe(launch)
         if hello is None:
             errors.append(f"{'bwrap ' if b else ''}{'uid ' if u else ''}{interp}: {err}")
@@ -223,10 +234,14 @@ def _detect(spec: str) -> Isolation:
     if u:
         layers.add("uid")
         first = process_uid_block(uid_base)  # type: ignore[arg-type]
-        found["uid"] = f"drops root to uids {first}..{first + slots - 1} (one per concurrent run, a block per app process)"
+        found["uid"] = (
+            f"drops root to uids {first}..{first + slots - 1} (one per concurrent run, a block per app process)"
+        )
     elif use_uid:
-        notes.append("running as root without a uid drop: no interpreter another uid can execute "
-                     "(install python3 from the system packages)")
+        notes.append(
+            "running as root without a uid drop: no interpreter another uid can execute "
+            "(install python3 from the system packages)"
+        )
         found["uid"] = "no world-executable interpreter"
     elif "uid" in want and root is False:
         pass

@@ -94,19 +94,30 @@ def build_argv(launch: Launch, chan_fd: int, workdir: str) -> tuple[list[str], s
         "--unshare-all",  # net, pid, ipc, uts, cgroup (and user where needed)
         "--die-with-parent",
         "--new-session",
-        "--cap-drop", "ALL",
-        "--ro-bind", "/usr", "/usr",
+        "--cap-drop",
+        "ALL",
+        "--ro-bind",
+        "/usr",
+        "/usr",
     ]
     for path in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime"):
         argv += ["--ro-bind-try", path, path]
     for path in launch.bind_ro:
         argv += ["--ro-bind", path, path]
     argv += [
-        "--proc", "/proc",
-        "--dev", "/dev",
-        "--size", str(64 << 20), "--tmpfs", "/tmp",
-        "--bind", workdir, SANDBOX_DIR,
-        "--chdir", SANDBOX_DIR,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(64 << 20),
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        workdir,
+        SANDBOX_DIR,
+        "--chdir",
+        SANDBOX_DIR,
     ]
     if os.geteuid() != 0 or launch.uid is not None:
         argv += ["--unshare-user", "--disable-userns"]
@@ -465,7 +476,11 @@ def _describe_exit(status: int | None) -> str:
             name = signal.Signals(-status).name
         except ValueError:
             name = str(-status)
-        hint = {"SIGXCPU": " (CPU time limit)", "SIGKILL": " (killed; memory or a limit)",
-                "SIGSEGV": " (crash, e.g. stack overflow)", "SIGXFSZ": " (file size limit)"}.get(name, "")
+        hint = {
+            "SIGXCPU": " (CPU time limit)",
+            "SIGKILL": " (killed; memory or a limit)",
+            "SIGSEGV": " (crash, e.g. stack overflow)",
+            "SIGXFSZ": " (file size limit)",
+        }.get(name, "")
         return f"the process was killed by {name}{hint}"
     return f"the process exited with status {status}"

@@ -51,13 +51,15 @@ class Sandbox:
         return self._iso
 
     # ------------------------------------------------------------ async API
-    async def run_tests(self, program: str, tests: list[str], entry_point: str | None = None,
-                        setup: str = "") -> SandboxReport:
+    async def run_tests(
+        self, program: str, tests: list[str], entry_point: str | None = None, setup: str = ""
+    ) -> SandboxReport:
         """Run ``program`` against each assert in ``tests``."""
         return await self._in_thread(self.run_tests_sync, program, tests, entry_point, setup)
 
-    async def check_values(self, items: list[tuple[str, str]], entry_point: str | None = None,
-                           setup: str = "") -> SandboxReport:
+    async def check_values(
+        self, items: list[tuple[str, str]], entry_point: str | None = None, setup: str = ""
+    ) -> SandboxReport:
         """Imagined-execution verdicts: each ``(assert_src, value_src)`` is judged
         with the call under test replaced by the value expression; no program
         is loaded."""
@@ -74,8 +76,15 @@ class Sandbox:
             raise
 
     # ------------------------------------------------------------- sync API
-    def run_tests_sync(self, program: str, tests: list[str], entry_point: str | None = None,
-                       setup: str = "", *, cancel: threading.Event | None = None) -> SandboxReport:
+    def run_tests_sync(
+        self,
+        program: str,
+        tests: list[str],
+        entry_point: str | None = None,
+        setup: str = "",
+        *,
+        cancel: threading.Event | None = None,
+    ) -> SandboxReport:
         if entry_point is None:
             entry_point = detect_entry_point(tests)
         defined = defined_names(program)
@@ -83,8 +92,14 @@ class Sandbox:
         plans = [plan_test(i, t, entry_point, leaf_srcs, defined=defined) for i, t in enumerate(tests)]
         return self._execute(program, plans, leaf_srcs, setup, cancel)
 
-    def check_values_sync(self, items: list[tuple[str, str]], entry_point: str | None = None,
-                          setup: str = "", *, cancel: threading.Event | None = None) -> SandboxReport:
+    def check_values_sync(
+        self,
+        items: list[tuple[str, str]],
+        entry_point: str | None = None,
+        setup: str = "",
+        *,
+        cancel: threading.Event | None = None,
+    ) -> SandboxReport:
         if entry_point is None:
             entry_point = detect_entry_point([a for a, _ in items])
         leaf_srcs: list[str] = []
@@ -113,7 +128,8 @@ class Sandbox:
         slot = pool.acquire()
         try:
             return run_child(
-                self._iso.launch(slot), job,
+                self._iso.launch(slot),
+                job,
                 phase_limit={"setup": c.timeout + 0.3, "load": c.timeout + 0.3, "test": c.timeout + 0.3},
                 deadline=deadline,
                 max_output=c.max_output_kb * 1024,
@@ -123,8 +139,14 @@ class Sandbox:
         finally:
             pool.release(slot)
 
-    def _execute(self, program: str | None, plans: list[TestPlan], leaf_srcs: list[str], setup: str,
-                 cancel: threading.Event | None) -> SandboxReport:
+    def _execute(
+        self,
+        program: str | None,
+        plans: list[TestPlan],
+        leaf_srcs: list[str],
+        setup: str,
+        cancel: threading.Event | None,
+    ) -> SandboxReport:
         t0 = time.monotonic()
         deadline = t0 + self.config.run_deadline(len(plans))
         report = SandboxReport(isolation=self._iso.label)
@@ -145,9 +167,15 @@ class Sandbox:
             first = True
             respawns = 0
             while todo:
-                job = dict(base, mode="run", setup=setup, program=program, leaves=leaf_srcs,
-                           skip_leaves=not first,
-                           tests=[{"i": p.index, "subjects": p.subject_srcs} for p in todo])
+                job = dict(
+                    base,
+                    mode="run",
+                    setup=setup,
+                    program=program,
+                    leaves=leaf_srcs,
+                    skip_leaves=not first,
+                    tests=[{"i": p.index, "subjects": p.subject_srcs} for p in todo],
+                )
                 run = self._child(job, deadline, cancel)
                 out_parts.append(run.stdout)
                 err_parts.append(run.stderr)
@@ -156,7 +184,8 @@ class Sandbox:
 
                     raise SandboxUnavailable(
                         f"the sandbox child did not start ({run.detail}): "
-                        + run.stderr.decode("utf-8", "replace")[-500:])
+                        + run.stderr.decode("utf-8", "replace")[-500:]
+                    )
                 if first:
                     leaves = self._decode_leaves(run.leaves, len(leaf_srcs), run)
                     first = False
@@ -190,8 +219,9 @@ class Sandbox:
                 for p in todo:
                     if p.index == cur:
                         status = "timeout" if run.end in ("timeout", "deadline") else "error"
-                        outcomes[p.index] = TestOutcome(p.test, status, error=self._end_reason(run),
-                                                        duration=run.durations.get(p.index, 0.0))
+                        outcomes[p.index] = TestOutcome(
+                            p.test, status, error=self._end_reason(run), duration=run.durations.get(p.index, 0.0)
+                        )
                 todo = [p for p in todo if p.index not in outcomes]
                 if not todo:
                     break
@@ -200,8 +230,10 @@ class Sandbox:
                 if run.end in ("deadline", "cancelled"):
                     stop = ("timeout", self._end_reason(run))
                 elif respawns > MAX_RESPAWNS:
-                    stop = ("error", f"not run: the sandbox process ended early {respawns} times "
-                                     f"(last: {self._end_reason(run)})")
+                    stop = (
+                        "error",
+                        f"not run: the sandbox process ended early {respawns} times (last: {self._end_reason(run)})",
+                    )
                 if stop is not None:
                     for p in todo:
                         outcomes[p.index] = TestOutcome(p.test, stop[0], error=stop[1])
@@ -240,17 +272,24 @@ class Sandbox:
         if judge and report.load_error is None:
             self._judge(judge, subjects, setup, outcomes, deadline, cancel, out_parts, err_parts)
 
-        report.results = [outcomes.get(p.index) or TestOutcome(p.test, "error", error="no result")
-                          for p in plans]
+        report.results = [outcomes.get(p.index) or TestOutcome(p.test, "error", error="no result") for p in plans]
         cap = self.config.max_output_kb * 1024
         report.stdout = _cap_text(b"".join(out_parts), cap)
         report.stderr = _cap_text(b"".join(err_parts), cap)
         report.duration = time.monotonic() - t0
         return report
 
-    def _judge(self, plans: list[TestPlan], subjects: dict[int, list[Any]], setup: str,
-               outcomes: dict[int, TestOutcome], deadline: float, cancel: threading.Event | None,
-               out_parts: list[bytes], err_parts: list[bytes]) -> None:
+    def _judge(
+        self,
+        plans: list[TestPlan],
+        subjects: dict[int, list[Any]],
+        setup: str,
+        outcomes: dict[int, TestOutcome],
+        deadline: float,
+        cancel: threading.Event | None,
+        out_parts: list[bytes],
+        err_parts: list[bytes],
+    ) -> None:
         from .harness import encode_value
 
         items = []

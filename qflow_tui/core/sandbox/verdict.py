@@ -179,13 +179,25 @@ def _call_builtin(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
             return abs(args[0])
         if name == "len" and len(args) == 1:
             return len(_iterable(args[0]))
-        if name in ("set", "frozenset", "list", "tuple", "sorted", "min", "max", "sum", "all", "any") and len(args) == 1:
+        if (
+            name in ("set", "frozenset", "list", "tuple", "sorted", "min", "max", "sum", "all", "any")
+            and len(args) == 1
+        ):
             it = _iterable(args[0])
             if name == "sorted":
                 reverse = kwargs.pop("reverse", False)
                 return sorted(it, reverse=bool(reverse))
-            fn = {"set": set, "frozenset": frozenset, "list": list, "tuple": tuple, "min": min,
-                  "max": max, "sum": sum, "all": all, "any": any}[name]
+            fn = {
+                "set": set,
+                "frozenset": frozenset,
+                "list": list,
+                "tuple": tuple,
+                "min": min,
+                "max": max,
+                "sum": sum,
+                "all": all,
+                "any": any,
+            }[name]
             return fn(it)
         if name in ("min", "max") and len(args) >= 2:
             return (min if name == "min" else max)(args)
@@ -206,16 +218,65 @@ def _call_builtin(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
     raise EvalError(f"unsupported call {name}() with these arguments")
 
 
-_BUILTIN_CALLS = {"abs", "len", "set", "frozenset", "list", "tuple", "sorted", "min", "max", "sum",
-                  "all", "any", "round", "bool", "int", "float", "str", "dict"}
+_BUILTIN_CALLS = {
+    "abs",
+    "len",
+    "set",
+    "frozenset",
+    "list",
+    "tuple",
+    "sorted",
+    "min",
+    "max",
+    "sum",
+    "all",
+    "any",
+    "round",
+    "bool",
+    "int",
+    "float",
+    "str",
+    "dict",
+}
 _ISCLOSE = {("math", "isclose"), ("cmath", "isclose"), (None, "isclose")}
 _MATH_FUNCS = {"fabs", "floor", "ceil", "sqrt", "isnan", "isinf", "isfinite", "trunc"}
-_TYPE_NAMES = {"int": int, "float": float, "str": str, "list": list, "tuple": tuple, "dict": dict,
-               "set": set, "frozenset": frozenset, "bool": bool, "bytes": bytes, "complex": complex}
+_TYPE_NAMES = {
+    "int": int,
+    "float": float,
+    "str": str,
+    "list": list,
+    "tuple": tuple,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
+    "bool": bool,
+    "bytes": bytes,
+    "complex": complex,
+}
 _METHODS: dict[type, set[str]] = {
-    str: {"lower", "upper", "strip", "lstrip", "rstrip", "split", "startswith", "endswith", "count",
-          "find", "index", "isdigit", "isalpha", "isalnum", "isupper", "islower", "isspace",
-          "replace", "title", "capitalize", "swapcase"},
+    str: {
+        "lower",
+        "upper",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "split",
+        "startswith",
+        "endswith",
+        "count",
+        "find",
+        "index",
+        "isdigit",
+        "isalpha",
+        "isalnum",
+        "isupper",
+        "islower",
+        "isspace",
+        "replace",
+        "title",
+        "capitalize",
+        "swapcase",
+    },
     list: {"count", "index"},
     tuple: {"count", "index"},
     dict: {"get"},
@@ -344,8 +405,10 @@ class _Planner:
     def c_Subscript(self, node: ast.Subscript) -> Compiled:
         value = self.compile(node.value)
         if isinstance(node.slice, ast.Slice):
-            bounds = [self.compile(b) if b is not None else (lambda ctx: None)
-                      for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+            bounds = [
+                self.compile(b) if b is not None else (lambda ctx: None)
+                for b in (node.slice.lower, node.slice.upper, node.slice.step)
+            ]
 
             def index(ctx: Ctx) -> Any:
                 parts = [b(ctx) for b in bounds]
@@ -512,8 +575,14 @@ def _first_defined_call(expr: ast.AST, defined: set[str]) -> str | None:
     return None
 
 
-def plan_test(index: int, test: str, entry_point: str | None, leaf_srcs: list[str],
-              value_src: str | None = None, defined: set[str] | frozenset[str] = frozenset()) -> TestPlan:
+def plan_test(
+    index: int,
+    test: str,
+    entry_point: str | None,
+    leaf_srcs: list[str],
+    value_src: str | None = None,
+    defined: set[str] | frozenset[str] = frozenset(),
+) -> TestPlan:
     """Plan one assert. ``value_src`` (imagined execution) replaces the first
     call under test; otherwise each call is evaluated against the program."""
     plan = TestPlan(index=index, test=test)

@@ -35,16 +35,48 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
         step = f"test_executor:{iteration}"
         await ctx.checkpoint(step)
         ctx.step_started(step, "test_executor", 0)
-        report = await execute_tests(ctx, program, tests, purpose="agentcoder", agent="test_executor", step=step, progression=0)
+        report = await execute_tests(
+            ctx, program, tests, purpose="agentcoder", agent="test_executor", step=step, progression=0
+        )
         passed = report.load_error is None and report.passed == report.total
-        ctx.step_finished(step, "accepted" if passed else "rejected", "test_executor", 0, detail=f"{report.passed}/{report.total} pass")
+        ctx.step_finished(
+            step,
+            "accepted" if passed else "rejected",
+            "test_executor",
+            0,
+            detail=f"{report.passed}/{report.total} pass",
+        )
         if passed:
-            ctx.event(Decision(step=step, agent="test_executor", progression=0, decision="accept", reason="every designed test passes"))
+            ctx.event(
+                Decision(
+                    step=step,
+                    agent="test_executor",
+                    progression=0,
+                    decision="accept",
+                    reason="every designed test passes",
+                )
+            )
             return WorkflowResult(program, "accepted", step, 0, first)
         if iteration == cfg.iterations:
-            ctx.event(Decision(step=step, agent="test_executor", progression=0, decision="continue", reason="iteration budget spent: the last program stands"))
+            ctx.event(
+                Decision(
+                    step=step,
+                    agent="test_executor",
+                    progression=0,
+                    decision="continue",
+                    reason="iteration budget spent: the last program stands",
+                )
+            )
             break
-        ctx.event(Decision(step=step, agent="test_executor", progression=0, decision="continue", reason=f"{report.passed}/{report.total} pass: back to the programmer"))
+        ctx.event(
+            Decision(
+                step=step,
+                agent="test_executor",
+                progression=0,
+                decision="continue",
+                reason=f"{report.passed}/{report.total} pass: back to the programmer",
+            )
+        )
         step = f"programmer:{iteration}"
         await ctx.checkpoint(step)
         ctx.step_started(step, "programmer", 0)

@@ -72,7 +72,13 @@ async def _each(
             p.failed = str(exc)
             ctx.step_finished(step, "failed", agent, p.index, detail=str(exc))
             ctx.event(
-                Notice(step=step, agent=agent, progression=p.index, level="warning", message=f"progression {p.index} stopped: {exc}")
+                Notice(
+                    step=step,
+                    agent=agent,
+                    progression=p.index,
+                    level="warning",
+                    message=f"progression {p.index} stopped: {exc}",
+                )
             )
 
     await gather_all(guarded(p) for p in live(progs))
@@ -173,7 +179,9 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
             verdicts = await filter_tests(ctx, synthesized, step=step)
             kept = [v.test for v in verdicts if v.kept]
             rejected = [v.test for v in verdicts if not v.kept]
-            ctx.step_finished(step, "done", "test_quality_checker", detail=f"{len(kept)} kept, {len(rejected)} rejected")
+            ctx.step_finished(
+                step, "done", "test_quality_checker", detail=f"{len(kept)} kept, {len(rejected)} rejected"
+            )
         else:
             kept = synthesized
 
@@ -187,7 +195,11 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
             ctx.step_started(step, "self_debugger", p.index)
             if p.debug_exhausted or not kept:
                 p.debug_exhausted = True
-                why = "no synthesized tests survived the test quality checker" if not kept else "all synthesized tests pass"
+                why = (
+                    "no synthesized tests survived the test quality checker"
+                    if not kept
+                    else "all synthesized tests pass"
+                )
                 ctx.step_finished(step, "skipped", "self_debugger", p.index, detail=why)
                 return
             report = p.report
@@ -206,7 +218,10 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
             p.report = await run_synthesized_tests(ctx, p.current, kept, step=step, progression=p.index, after_fix=True)
             changed.append(p)
             ctx.step_finished(
-                step, "done", "self_debugger", p.index,
+                step,
+                "done",
+                "self_debugger",
+                p.index,
                 detail=f"{report.passed}/{report.total} passed before, {p.report.passed}/{p.report.total} after",
             )
 
@@ -265,6 +280,14 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
     step = "revert"
     await ctx.checkpoint(step)
     ctx.step_started(step, None, None)
-    ctx.event(Decision(step=step, agent="code_quality_checker", progression=origin.index, decision="revert", reason="no program passed the quality checks"))
+    ctx.event(
+        Decision(
+            step=step,
+            agent="code_quality_checker",
+            progression=origin.index,
+            decision="revert",
+            reason="no program passed the quality checks",
+        )
+    )
     ctx.step_finished(step, "done", None, None, detail="reverted to the first generated program")
     return WorkflowResult(first_program, "reverted", None, origin.index, first_program)

@@ -92,7 +92,9 @@ def check(path: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="record to a temporary file and check it; leave the bundled one")
+    parser.add_argument(
+        "--check", action="store_true", help="record to a temporary file and check it; leave the bundled one"
+    )
     parser.add_argument("--out", help="write the session here instead")
     args = parser.parse_args(argv)
     for var in list(os.environ):

@@ -36,20 +36,20 @@ VISIBLE_TESTS = [
     'assert remove_Occ("PHP","P") == "H"',
 ]
 
-FIRST_ONLY = '''def remove_Occ(s, ch):
+FIRST_ONLY = """def remove_Occ(s, ch):
     # Find the character and cut it out of the string.
     i = s.find(ch)
     if i == -1:
         return s
     return s[:i] + s[i + 1:]
-'''
+"""
 
-STRIP_ENDS = '''def remove_Occ(s, ch):
+STRIP_ENDS = """def remove_Occ(s, ch):
     # Remove ch from the start and the end of the string.
     return s.strip(ch)
-'''
+"""
 
-FIXED_FIND = '''def remove_Occ(s, ch):
+FIXED_FIND = """def remove_Occ(s, ch):
     # Remove the first occurrence, then the last one of what is left.
     first = s.find(ch)
     if first == -1:
@@ -59,9 +59,9 @@ FIXED_FIND = '''def remove_Occ(s, ch):
     if last == -1:
         return s
     return s[:last] + s[last + 1:]
-'''
+"""
 
-FIXED_INDEX = '''def remove_Occ(s, ch):
+FIXED_INDEX = """def remove_Occ(s, ch):
     # Positions of the first and the last occurrence in the original string.
     if ch not in s:
         return s
@@ -70,7 +70,7 @@ FIXED_INDEX = '''def remove_Occ(s, ch):
     if first == last:
         return s[:first] + s[first + 1:]
     return s[:first] + s[first + 1:last] + s[last + 1:]
-'''
+"""
 
 PROGRAMS = {"first_only": FIRST_ONLY, "strip_ends": STRIP_ENDS, "fixed_find": FIXED_FIND, "fixed_index": FIXED_INDEX}
 
@@ -96,8 +96,8 @@ def trace_first_only(s: str, ch: str) -> tuple[list[str], str]:
     out = s[:i] + s[i + 1 :]
     steps += [
         f"s.find({ch!r}) returns {i}, the index of the first {ch!r}.",
-        f"s[:{i}] is {s[:i]!r} and s[{i + 1}:] is {s[i + 1:]!r}.",
-        f"The function returns {s[:i]!r} + {s[i + 1:]!r} = {out!r}.",
+        f"s[:{i}] is {s[:i]!r} and s[{i + 1}:] is {s[i + 1 :]!r}.",
+        f"The function returns {s[:i]!r} + {s[i + 1 :]!r} = {out!r}.",
     ]
     if out.find(ch) != -1:
         steps.append(f"Only the first {ch!r} was removed; the other {ch!r} is still there.")
@@ -147,7 +147,9 @@ def trace_fixed_index(s: str, ch: str) -> tuple[list[str], str]:
         steps.append(f"They are the same position, so only that character is removed: {out!r}.")
         return steps, out
     out = s[:first] + s[first + 1 : last] + s[last + 1 :]
-    steps.append(f"s[:{first}] + s[{first + 1}:{last}] + s[{last + 1}:] = {s[:first]!r} + {s[first + 1:last]!r} + {s[last + 1:]!r} = {out!r}.")
+    steps.append(
+        f"s[:{first}] + s[{first + 1}:{last}] + s[{last + 1}:] = {s[:first]!r} + {s[first + 1 : last]!r} + {s[last + 1 :]!r} = {out!r}."
+    )
     return steps, out
 
 
@@ -187,7 +189,14 @@ def assert_for(s: str, ch: str, value: str) -> str:
 
 # -- the synthesized tests ----------------------------------------------------------------
 
-ROUND_1_GOOD = [("banana", "a"), ("mississippi", "s"), ("character", "c"), ("abracadabra", "b"), ("lollipop", "l"), ("xyzzy", "z")]
+ROUND_1_GOOD = [
+    ("banana", "a"),
+    ("mississippi", "s"),
+    ("character", "c"),
+    ("abracadabra", "b"),
+    ("lollipop", "l"),
+    ("xyzzy", "z"),
+]
 ROUND_1_WRONG = [
     'assert remove_Occ("hello world", "l") == "heo word"',  # removes every "l", not the first and last
     'assert remove_Occ("aaaa", "a") == ""',  # removes all four, not two
@@ -212,7 +221,7 @@ def generator(request: dict) -> str:
         "Plan:\n"
         "1. Inputs: a string `s` and a character `ch`.\n"
         "2. Output: `s` without the occurrences of `ch` at its start and end.\n"
-        "3. The tests show `ch` removed from the outside of the string: `\"abcda\"` -> `\"bcd\"`, `\"PHP\"` -> `\"H\"`.\n\n"
+        '3. The tests show `ch` removed from the outside of the string: `"abcda"` -> `"bcd"`, `"PHP"` -> `"H"`.\n\n'
         "```python\n" + STRIP_ENDS + "```"
     )
 
@@ -264,7 +273,7 @@ def test_quality_checker(request: dict) -> str:
 def self_debugger(request: dict) -> str:
     if request["progression"] == 0:
         return (
-            "Tracing the failing tests: for remove_Occ(\"banana\", \"a\") the program finds the first 'a' at index 1 "
+            'Tracing the failing tests: for remove_Occ("banana", "a") the program finds the first \'a\' at index 1 '
             "and returns 'bnana': it removes only the first occurrence. The statement asks for the first and the "
             "last. After removing the first occurrence, the last one is found with rfind in what is left and "
             "removed too; a string with a single occurrence loses just that one.\n\n"

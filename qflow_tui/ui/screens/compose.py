@@ -48,7 +48,9 @@ class ComposeScreen(Screen):
     BINDINGS = [
         Binding("ctrl+r", "run", "Run", priority=True, tooltip="Check the input and start the run"),
         Binding("ctrl+t", "toggle_stepping", "Step mode", priority=True, tooltip="Pause before every workflow step"),
-        Binding("ctrl+o", "focus_load", "Load", priority=True, tooltip="Load a problem file or a benchmark id (mbpp/11)"),
+        Binding(
+            "ctrl+o", "focus_load", "Load", priority=True, tooltip="Load a problem file or a benchmark id (mbpp/11)"
+        ),
         Binding("f4", "example", "Example", tooltip="Fill in MBPP No. 11, the paper's example"),
     ]
 
@@ -59,7 +61,13 @@ class ComposeScreen(Screen):
         with Horizontal(id="compose-main"):
             with Vertical(id="compose-texts"):
                 yield Label("Problem statement", classes="field-label")
-                yield TextArea(app.problem_text or "", id="statement", soft_wrap=True, tab_behavior="focus", placeholder="Describe the function to write…")  # type: ignore[attr-defined]
+                yield TextArea(
+                    app.problem_text or "",
+                    id="statement",
+                    soft_wrap=True,
+                    tab_behavior="focus",
+                    placeholder="Describe the function to write…",
+                )  # type: ignore[attr-defined]
                 yield Label("Visible tests: one assert per test", classes="field-label")
                 yield PythonTextArea(
                     app.tests_text or "",  # type: ignore[attr-defined]
@@ -67,7 +75,7 @@ class ComposeScreen(Screen):
                     soft_wrap=False,
                     tab_behavior="focus",
                     show_line_numbers=True,
-                    placeholder='assert f(1, 2) == 3',
+                    placeholder="assert f(1, 2) == 3",
                 )
             with VerticalScroll(id="compose-settings"):
                 yield Label("Load file or benchmark id", classes="field-label")
@@ -75,21 +83,47 @@ class ComposeScreen(Screen):
                 yield Label("Model", classes="field-label")
                 yield Input(cfg.model, id="model", compact=True, placeholder="provider/model")
                 yield Label("Checker", classes="field-label")
-                yield Select([(f"{c} ({_CHECKER_HELP[c]})", c) for c in CHECKERS], value=cfg.checker, id="checker", allow_blank=False, compact=True)
+                yield Select(
+                    [(f"{c} ({_CHECKER_HELP[c]})", c) for c in CHECKERS],
+                    value=cfg.checker,
+                    id="checker",
+                    allow_blank=False,
+                    compact=True,
+                )
                 with Horizontal(classes="numbers"):
                     with Vertical():
                         yield Label("Prompts", classes="field-label")
-                        yield Select([(str(i), i) for i in range(1, 7)], value=cfg.prompts, id="prompts", allow_blank=False, compact=True)
+                        yield Select(
+                            [(str(i), i) for i in range(1, 7)],
+                            value=cfg.prompts,
+                            id="prompts",
+                            allow_blank=False,
+                            compact=True,
+                        )
                     with Vertical():
                         yield Label("Epochs", classes="field-label")
-                        yield Select([(str(i), i) for i in range(0, 4)], value=cfg.epochs, id="epochs", allow_blank=False, compact=True)
+                        yield Select(
+                            [(str(i), i) for i in range(0, 4)],
+                            value=cfg.epochs,
+                            id="epochs",
+                            allow_blank=False,
+                            compact=True,
+                        )
                     with Vertical():
                         yield Label("Clarify", classes="field-label")
-                        yield Select([(str(i), i) for i in range(0, 11)], value=min(cfg.clarify, 10), id="clarify", allow_blank=False, compact=True)
+                        yield Select(
+                            [(str(i), i) for i in range(0, 11)],
+                            value=min(cfg.clarify, 10),
+                            id="clarify",
+                            allow_blank=False,
+                            compact=True,
+                        )
                 yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)  # type: ignore[attr-defined]
                 yield Label("Entry point", classes="field-label")
-                yield Input(app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True)  # type: ignore[attr-defined]
+                yield Input(
+                    app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True
+                )  # type: ignore[attr-defined]
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
         yield Static("", id="compose-error")
         yield Footer(compact=True)
@@ -253,7 +287,7 @@ class ComposeScreen(Screen):
                 tests = "\n".join(tests) if isinstance(tests, list) else str(tests)
                 entry = data.get("entry_point")
             except (ValueError, KeyError, TypeError):
-                self.show_error(f"✗ {path}: a .json problem needs \"statement\" and \"tests\" keys.", "load")
+                self.show_error(f'✗ {path}: a .json problem needs "statement" and "tests" keys.', "load")
                 return
         else:
             statement, tests = split_problem_file(text)

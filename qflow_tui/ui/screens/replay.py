@@ -187,7 +187,9 @@ class StepPicker(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("Jump to a workflow step", classes="dialog-title")
-            yield OptionList(*(Option(f"{s.number:>2}  {s.title}", id=str(s.number)) for s in self.steps), id="step-list")
+            yield OptionList(
+                *(Option(f"{s.number:>2}  {s.title}", id=str(s.number)) for s in self.steps), id="step-list"
+            )
             yield Static("Enter to jump, Escape to stay", classes="dialog-hint")
 
     def on_mount(self) -> None:

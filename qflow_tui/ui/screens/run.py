@@ -146,7 +146,11 @@ class RunScreen(Screen):
             outcome = self.outcome
             where = f" at {outcome.accepted_at}" if outcome and outcome.accepted_at else ""
             what = outcome.outcome.upper() if outcome else "FINISHED"
-            self.notify(f"{what}{where}.{session}", title="Run finished", severity="information" if outcome and outcome.outcome == "accepted" else "warning")
+            self.notify(
+                f"{what}{where}.{session}",
+                title="Run finished",
+                severity="information" if outcome and outcome.outcome == "accepted" else "warning",
+            )
             view.action_show_tab("tab-program")
         elif state == WorkerState.CANCELLED:
             self.notify(f"Run cancelled; the session is kept.{session}", title="Cancelled", severity="warning")

@@ -56,7 +56,10 @@ class ConfirmDelete(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("Delete this session?", classes="dialog-title")
-            yield Static(f"{self.info.title}\n{_human_time(self.info.created)} · {self.info.outcome}\n{self.info.path}", markup=False)
+            yield Static(
+                f"{self.info.title}\n{_human_time(self.info.created)} · {self.info.outcome}\n{self.info.path}",
+                markup=False,
+            )
             with Horizontal():
                 yield Button("Delete", variant="error", id="delete-yes")
                 yield Button("Keep", id="delete-no")
@@ -127,7 +130,9 @@ class SessionsScreen(Screen):
 
     BINDINGS = [
         Binding("enter", "open", "Open", tooltip="Replay the selected session", show=True),
-        Binding("slash,ctrl+f", "search", "Search", key_display="/", tooltip="Filter by problem, model, outcome or date"),
+        Binding(
+            "slash,ctrl+f", "search", "Search", key_display="/", tooltip="Filter by problem, model, outcome or date"
+        ),
         Binding("delete,d", "delete", "Delete", key_display="d", tooltip="Delete the selected session (asks first)"),
         Binding("m", "export('md')", "Export .md", tooltip="Export the selected session as a Markdown transcript"),
         Binding("j", "export('jsonl')", "Export .jsonl", tooltip="Export the selected session as JSONL"),

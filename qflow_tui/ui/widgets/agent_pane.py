@@ -78,7 +78,11 @@ class AgentPane(VerticalScroll, can_focus=True):
         streaming = sum(1 for c in calls if c.status == "streaming")
         title = f"{self.agent} · all" if self.agent in RUN_WIDE else f"{self.agent} · p{progression}"
         self.border_title = title
-        self.border_subtitle = f"{streaming} streaming" if streaming else (f"{len(calls)} call{'s' if len(calls) != 1 else ''}" if calls else "")
+        self.border_subtitle = (
+            f"{streaming} streaming"
+            if streaming
+            else (f"{len(calls)} call{'s' if len(calls) != 1 else ''}" if calls else "")
+        )
         self.set_class(bool(streaming), "-streaming")
         body = self.query_one(".agent-body", Static)
         body.update(render_calls(calls, dropped, colours) if calls else Text("no calls yet", style=colours.muted))

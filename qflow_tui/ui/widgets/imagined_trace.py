@@ -45,7 +45,10 @@ def render_trace(state: RunState, progression: int, colours: Palette) -> Group |
     records = state.imagined_for(progression)
     if not records:
         if state.config.get("checker", "imagined") != "imagined" and state.started:
-            return Text(f"The checker of this run is {state.config.get('checker')!r}: no imagined execution.", style=colours.muted)
+            return Text(
+                f"The checker of this run is {state.config.get('checker')!r}: no imagined execution.",
+                style=colours.muted,
+            )
         return Text(f"No imagined execution yet for progression {progression}.", style=colours.muted)
     order = {s: i for i, s in enumerate(state.planned_stages())}
     records.sort(key=lambda r: order.get(r.step or "", 99))
@@ -59,7 +62,10 @@ def render_trace(state: RunState, progression: int, colours: Palette) -> Group |
             done = sum(1 for r in passed if r.verdict is not None)
             head = Text()
             head.append(f"{stage} · progression {progression} · ", style="bold")
-            head.append(f"{ok}/{len(passed)} pass", style=colours.outcome("pass" if ok == len(passed) else ("fail" if done == len(passed) else "running")))
+            head.append(
+                f"{ok}/{len(passed)} pass",
+                style=colours.outcome("pass" if ok == len(passed) else ("fail" if done == len(passed) else "running")),
+            )
             parts.append(Text(""))
             parts.append(head)
         parts.append(Text("─" * 8, style=colours.muted))

@@ -51,7 +51,9 @@ def render_diff(first: str, final: str, colours: Palette) -> Text:
     if first == final:
         return Text("identical to the first generated program", style=colours.muted)
     out = Text()
-    lines = difflib.unified_diff(first.splitlines(), final.splitlines(), "first program", "this program", lineterm="", n=2)
+    lines = difflib.unified_diff(
+        first.splitlines(), final.splitlines(), "first program", "this program", lineterm="", n=2
+    )
     for line in lines:
         if line.startswith(("+++", "---")):
             out.append(line + "\n", style="bold")
@@ -85,7 +87,15 @@ class ProgramView(VerticalScroll, can_focus=True):
         program, first = shown_program(state, progression)
         code = self.query_one("#program-code", Static)
         if program:
-            code.update(Syntax(program.rstrip("\n"), "python", theme=colours.syntax_theme, background_color=colours.background, word_wrap=True))
+            code.update(
+                Syntax(
+                    program.rstrip("\n"),
+                    "python",
+                    theme=colours.syntax_theme,
+                    background_color=colours.background,
+                    word_wrap=True,
+                )
+            )
         else:
             code.update(Text(""))
         self.query_one("#program-diff", Static).update(render_diff(first, program, colours) if program else Text(""))

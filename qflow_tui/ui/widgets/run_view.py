@@ -50,7 +50,9 @@ class RunView(Widget):
     """Live-run display fed by core events (see the module docstring)."""
 
     BINDINGS = [
-        Binding("left_square_bracket", "progression(-1)", "Prev", key_display="[", tooltip="Show the previous progression"),
+        Binding(
+            "left_square_bracket", "progression(-1)", "Prev", key_display="[", tooltip="Show the previous progression"
+        ),
         Binding("right_square_bracket", "progression(1)", "Next", key_display="]", tooltip="Show the next progression"),
         Binding("1", "show_tab('tab-timeline')", "Timeline", show=False),
         Binding("2", "show_tab('tab-agents')", "Agents", show=False),
@@ -257,7 +259,10 @@ class RunView(Widget):
             return
         widget = screen.focused
         while widget is not None and widget is not self:
-            if widget.id in ("timeline-band", "timeline-tab", "imagined-trace", "tests-table", "program-view") or "agent-pane" in widget.classes:
+            if (
+                widget.id in ("timeline-band", "timeline-tab", "imagined-trace", "tests-table", "program-view")
+                or "agent-pane" in widget.classes
+            ):
                 screen.maximize(widget, container=False)
                 return
             widget = widget.parent  # type: ignore[assignment]

@@ -44,7 +44,10 @@ def render_detail(t: SynthTest | None, index: int, progression: int, colours: Pa
         out.append(f"   {t.detail}", style=colours.muted)
     r = t.results.get(progression)
     if r is not None:
-        out.append(f"\nlast run (p{progression}'s program {r.get('when', 'before')} the {r.get('step')} fix) ", style=f"bold {colours.muted}")
+        out.append(
+            f"\nlast run (p{progression}'s program {r.get('when', 'before')} the {r.get('step')} fix) ",
+            style=f"bold {colours.muted}",
+        )
         out.append_text(_result_cell(t, progression, colours))
         if r.get("error") and r.get("status") != "fail":
             out.append(f"  {r['error']}", style=colours.error)

@@ -113,7 +113,9 @@ def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Tex
         lines.append(Text(""))
         lines.append(Text("Tokens per agent (in / out, calls)", style="bold"))
         for agent, t in sorted(state.tokens.items()):
-            lines.append(Text(f"  {AGENT_SHORT.get(agent, agent):>4} {agent:<22} {t.input:>7} / {t.output:<7} {t.calls:>3}"))
+            lines.append(
+                Text(f"  {AGENT_SHORT.get(agent, agent):>4} {agent:<22} {t.input:>7} / {t.output:<7} {t.calls:>3}")
+            )
     return lines
 
 
@@ -129,4 +131,6 @@ class Timeline(VerticalScroll, can_focus=True):
         yield Static(id="timeline-body")
 
     def update_from(self, state: RunState, selected: int) -> None:
-        self.query_one("#timeline-body", Static).update(render_timeline(state, selected, palette(self.app), self.side_by_side))
+        self.query_one("#timeline-body", Static).update(
+            render_timeline(state, selected, palette(self.app), self.side_by_side)
+        )
