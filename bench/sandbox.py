@@ -111,7 +111,7 @@ def main() -> int:
             median_ms(per_test, interp, n, repeat=max(3, args.repeat // 3)),
             median_ms(human_eval_style, n, repeat=args.repeat),
         ]
-        print(f"{n:>5}  " + "  ".join(f"{v:>{max(12, len(c))}.1f}" for v, c in zip(row, cols)))
+        print(f"{n:>5}  " + "  ".join(f"{v:>{max(12, len(c))}.1f}" for v, c in zip(row, cols, strict=True)))
     return 0
 
 

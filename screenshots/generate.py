@@ -17,8 +17,8 @@ import asyncio
 import os
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Awaitable, Callable
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.context import RunContext
@@ -95,7 +96,7 @@ class Story:
     generate: Callable[[int], str] = lambda p: buggy(f"gen {p}")
     debug: Callable[[int, int], str] = lambda p, e: buggy(f"debug {p}.{e}")
     clarified: Callable[[int, int], str] = lambda p, a: buggy(f"clarified {p}.{a}")
-    synthesized: list[str] = field(default_factory=lambda: GOOD_SYNTH + [WRONG_SYNTH])
+    synthesized: list[str] = field(default_factory=lambda: [*GOOD_SYNTH, WRONG_SYNTH])
     calls: list[dict] = field(default_factory=list)
 
     def __call__(self, request: dict) -> str:

@@ -104,7 +104,7 @@ def human_time(created: str) -> str:
 def human_duration(seconds: float) -> str:
     if seconds < 60:
         return f"{seconds:.1f}s"
-    m, s = divmod(int(round(seconds)), 60)
+    m, s = divmod(round(seconds), 60)
     return f"{m}m{s:02d}s" if m < 60 else f"{m // 60}h{m % 60:02d}m"
 
 
@@ -169,7 +169,7 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
 
     def line(cells: list[str], style_outcome: str = "") -> Text:
         out = Text()
-        for i, (cell, w) in enumerate(zip(cells, widths)):
+        for i, (cell, w) in enumerate(zip(cells, widths, strict=False)):
             cell = _cut(cell, w)
             cell = cell.rjust(w) if i in right else cell.ljust(w)
             out.append(
@@ -181,13 +181,14 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
 
     console.print(f"[bold]Sessions in {folder}[/]")
     console.print(line(heads), style="dim")
-    for row, s in zip(rows, sessions):
+    for row, s in zip(rows, sessions, strict=True):
         console.print(line(row, colours.get(s.outcome, "white")))
     for u in unreadable:
         console.print(f"[yellow]skipped[/] {u.path.name}: {u.reason}")
     if sessions:
         console.print(
-            "[dim]Open one with `qflow replay NUMBER` or `qflow replay FILE`; `qflow sessions --json` lists the files.[/]"
+            "[dim]Open one with `qflow replay NUMBER` or `qflow replay FILE`; "
+            "`qflow sessions --json` lists the files.[/]"
         )
 
 

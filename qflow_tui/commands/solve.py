@@ -180,7 +180,8 @@ def print_result(outcome: Any) -> None:
     total_in = sum(t["input"] for t in outcome.tokens.values())
     total_out = sum(t["output"] for t in outcome.tokens.values())
     console.print(
-        f"{outcome.llm_calls} LLM calls, {total_in} tokens in, {total_out} out, {outcome.duration:.1f}s; session: {outcome.session}",
+        f"{outcome.llm_calls} LLM calls, {total_in} tokens in, {total_out} out, {outcome.duration:.1f}s; "
+        f"session: {outcome.session}",
         style="dim",
     )
 
@@ -235,7 +236,7 @@ class LiveProgress:
         self.tokens_out = 0
         self.streaming: set[str] = set()
 
-    def __enter__(self) -> "LiveProgress":
+    def __enter__(self) -> LiveProgress:
         self.live.__enter__()
         return self
 

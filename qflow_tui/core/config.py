@@ -58,7 +58,7 @@ class RunConfig:
     fallback_model: str | None = None
     """With a replay model: the live model that answers calls the recording lacks."""
 
-    def validate(self) -> "RunConfig":
+    def validate(self) -> RunConfig:
         if self.checker not in CHECKERS:
             raise ConfigError(f"checker {self.checker!r}: choose one of {', '.join(CHECKERS)}")
         if not 1 <= self.prompts <= 6:
@@ -78,7 +78,7 @@ class RunConfig:
         """The settings as recorded in a session (no secrets live in RunConfig)."""
         return dataclasses.asdict(self)
 
-    def replace(self, **changes: Any) -> "RunConfig":
+    def replace(self, **changes: Any) -> RunConfig:
         return dataclasses.replace(self, **changes)
 
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Iterable, TypeVar
-
-T = TypeVar("T")
+from typing import Any, TypeVar
 
 from .config import RunConfig
 from .events import (
@@ -27,6 +26,8 @@ from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, LLMRequest, estimate_tokens
 from .problem import Problem
 from .prompts import PromptLibrary
+
+T = TypeVar("T")
 
 #: Streamed text is handed on in batches: at most this often...
 DELTA_INTERVAL = 0.05
@@ -107,7 +108,7 @@ class RunContext:
         async with self._sem:
             call_id = f"c{next(self._ids)}"
             prompt_hash = request.prompt_hash()
-            common = dict(step=step, agent=request.agent, progression=request.progression)
+            common = {"step": step, "agent": request.agent, "progression": request.progression}
             self.emit(
                 LLMCallStarted(
                     **common,

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 #: Bumped when an event's fields change incompatibly; session readers check it.
 EVENT_FORMAT_VERSION = 1
 
-_REGISTRY: dict[str, type["Event"]] = {}
+_REGISTRY: dict[str, type[Event]] = {}
 
 
 @dataclass(kw_only=True)
@@ -46,7 +47,7 @@ class Event:
         return {"kind": self.kind, **data}
 
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> "Event":
+    def from_dict(data: dict[str, Any]) -> Event:
         """Rebuild an event; unknown fields are dropped, unknown kinds raise KeyError."""
         cls = _REGISTRY[data["kind"]]
         names = {f.name for f in dataclasses.fields(cls)}
@@ -250,7 +251,7 @@ class Emitter:
         for sink in list(self._sinks):
             try:
                 sink(event)
-            except Exception as exc:  # noqa: BLE001 - a consumer must not kill the run
+            except Exception as exc:
                 self.errors.append(f"{getattr(sink, '__name__', sink)!s}: {exc}")
                 self._sinks.remove(sink)
         return event

@@ -99,7 +99,7 @@ def _last_assert(text: str) -> str | None:
             if stripped.startswith("assert "):
                 # A multi-line assert: grow until it parses.
                 for j in range(i + 1, len(lines) + 1):
-                    chunk = "\n".join([stripped] + [l.strip() for l in lines[i + 1 : j]])
+                    chunk = "\n".join([stripped] + [line.strip() for line in lines[i + 1 : j]])
                     if _parses(chunk):
                         return chunk
                 return stripped

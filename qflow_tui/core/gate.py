@@ -7,7 +7,8 @@ run free, pause before the next step, or let exactly one step through.
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 
 class Gate(Protocol):

@@ -88,7 +88,7 @@ async def imagine(
     reply = reasoning
     if two_turn:
         _, follow_up = ctx.prompts.get("code_quality_checker", "turn2").render(question=question)
-        messages2 = messages + [{"role": "assistant", "content": reasoning}, {"role": "user", "content": follow_up}]
+        messages2 = [*messages, {"role": "assistant", "content": reasoning}, {"role": "user", "content": follow_up}]
         req2 = ctx.request(
             agent, messages=messages2, system=system, turn=2, progression=progression, test=test, **where
         )

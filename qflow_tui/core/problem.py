@@ -54,7 +54,7 @@ class Problem:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Problem":
+    def from_dict(cls, data: dict[str, Any]) -> Problem:
         return make_problem(
             data["statement"],
             "\n".join(data["tests"]),
@@ -122,7 +122,8 @@ def parse_tests(text: str, entry_point: str | None = None) -> tuple[list[TestCas
         entry_point = detect_entry_point([s for _, s in asserts])
         if entry_point is None:
             raise ProblemError(
-                "could not tell which function the tests call: give the entry point, the name of the function under test"
+                "could not tell which function the tests call: "
+                "give the entry point, the name of the function under test"
             )
     elif not entry_point.isidentifier():
         raise ProblemError(f"entry point {entry_point!r} is not a Python function name")

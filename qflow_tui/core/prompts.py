@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from ..locations import prompts_dir
@@ -52,18 +51,24 @@ def _load(path: Path) -> Prompt:
 class PromptLibrary:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or prompts_dir()
+        # Per-instance caches (not functools.cache on methods, which would keep
+        # every library alive for the life of the process).
+        self._prompts: dict[tuple[str, str], Prompt] = {}
+        self._variants: dict[str, tuple[Prompt, ...]] = {}
 
-    @lru_cache(maxsize=None)
     def get(self, agent: str, name: str) -> Prompt:
-        path = self.root / agent / f"{name}.txt"
-        if not path.is_file():
-            raise PromptError(f"missing prompt file {path}")
-        return _load(path)
+        if (agent, name) not in self._prompts:
+            path = self.root / agent / f"{name}.txt"
+            if not path.is_file():
+                raise PromptError(f"missing prompt file {path}")
+            self._prompts[agent, name] = _load(path)
+        return self._prompts[agent, name]
 
-    @lru_cache(maxsize=None)
     def variants(self, agent: str) -> tuple[Prompt, ...]:
-        folder = self.root / agent
-        files = sorted(folder.glob("variant-*.txt"))
-        if not files:
-            raise PromptError(f"no prompt variants in {folder}")
-        return tuple(_load(p) for p in files)
+        if agent not in self._variants:
+            folder = self.root / agent
+            files = sorted(folder.glob("variant-*.txt"))
+            if not files:
+                raise PromptError(f"no prompt variants in {folder}")
+            self._variants[agent] = tuple(_load(p) for p in files)
+        return self._variants[agent]

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .config import RunConfig
 from .context import RunContext
@@ -152,7 +153,7 @@ async def run_workflow(
         if own_client:
             try:
                 await client.aclose()
-            except Exception:  # noqa: BLE001 - closing must not mask the run's outcome
+            except Exception:
                 pass
     duration = time.monotonic() - started
     tokens = ctx.token_summary()

@@ -12,14 +12,16 @@ user data folder by default; a benchmark passes its own output folder.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
 import secrets as _secrets
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable
+from typing import IO, Any
 
 from .. import __version__
 from .events import EVENT_FORMAT_VERSION, Event, event_kinds
@@ -120,7 +122,7 @@ class SessionWriter:
         self._secrets = secret_values(env)
         self.events_written = 0
         mode = "w" if self.path.exists() and self.path.stat().st_size == 0 else "x"
-        self._fh: IO[str] | None = open(self.path, mode, encoding="utf-8")
+        self._fh: IO[str] | None = open(self.path, mode, encoding="utf-8")  # noqa: SIM115 (held open for the run; closed by close())
         header = {
             "format": SESSION_FORMAT,
             "format_version": SESSION_FORMAT_VERSION,
@@ -160,7 +162,7 @@ class SessionWriter:
                 pass
             fh.close()
 
-    def __enter__(self) -> "SessionWriter":
+    def __enter__(self) -> SessionWriter:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -340,7 +342,7 @@ def _parse_events(text: str, version: int) -> tuple[list[Event], list[str]]:
     if unknown:
         names = ", ".join(f"{k} x{n}" for k, n in sorted(unknown.items()))
         warnings.append(f"skipped events of kinds this qflow does not know ({names}); a newer qflow wrote them")
-    gaps = [b.seq for a, b in zip(events, events[1:]) if b.seq != a.seq + 1]
+    gaps = [b.seq for a, b in itertools.pairwise(events) if b.seq != a.seq + 1]
     if gaps and not unknown:
         warnings.append(f"events are missing before sequence number {gaps[0]}: the replay may skip a moment")
     return events, warnings
@@ -662,7 +664,7 @@ def _where(e: Event) -> str:
 def _fmt_duration(seconds: float) -> str:
     if seconds < 60:
         return f"{seconds:.1f} s"
-    m, s = divmod(int(round(seconds)), 60)
+    m, s = divmod(round(seconds), 60)
     return f"{m} min {s} s"
 
 
@@ -744,7 +746,8 @@ def markdown_transcript(data: SessionData) -> str:
         elif k == "tests_designed":
             new = getattr(e, "tests", [])
             out.append(
-                f"\nTest designer round {getattr(e, 'round', '?')}: {len(new)} new tests, {getattr(e, 'total', 0)} in all.\n"
+                f"\nTest designer round {getattr(e, 'round', '?')}: "
+                f"{len(new)} new tests, {getattr(e, 'total', 0)} in all.\n"
             )
             if new:
                 out.append(_fence("\n".join(new), "python"))

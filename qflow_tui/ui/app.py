@@ -7,9 +7,10 @@ script use, so all three see the same app.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding

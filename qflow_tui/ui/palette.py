@@ -42,7 +42,7 @@ class Palette:
 def _blend(fg: str, bg: str, amount: float) -> str:
     try:
         return Color.parse(fg).blend(Color.parse(bg), amount).hex6
-    except Exception:  # noqa: BLE001 - a theme with an odd colour still renders
+    except Exception:
         return "grey50"
 
 

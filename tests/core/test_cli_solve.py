@@ -16,7 +16,7 @@ SCRIPT = ROOT / "tests" / "scripts" / "mbpp11.py"
 
 
 def qflow(*args: str, env_extra: dict | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items()}
+    env = dict(os.environ.items())
     env.update(env_extra or {})
     return subprocess.run(
         [sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
@@ -94,7 +94,7 @@ def test_solve_bad_input_is_one_line_never_a_traceback(tmp_path, args, message):
         "--tests": "tests/data/mbpp11/tests.py",
         "--model": "script/tests/scripts/mbpp11.py",
     }
-    for flag, value in zip(args[::2], args[1::2]):
+    for flag, value in zip(args[::2], args[1::2], strict=True):
         base[flag] = value
     if "/" in base["--problem"] and not base["--problem"].startswith("tests/"):
         del base["--tests"]  # a benchmark id brings its own tests

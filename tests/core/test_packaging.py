@@ -48,10 +48,10 @@ def test_a_built_package_finds_prompts_themes_and_data_outside_the_checkout(tmp_
         "from qflow_tui.locations import prompts_dir, themes_dir\n"
         "from qflow_tui.core.prompts import PromptLibrary\n"
         "from qflow_tui.core.bench.datasets import load_benchmark_problem\n"
-        "assert str(prompts_dir()).startswith(%r), prompts_dir()\n"
+        f"assert str(prompts_dir()).startswith({str(lib)!r}), prompts_dir()\n"
         "assert len(PromptLibrary().variants('program_generator')) == 6\n"
         "assert sorted(p.name for p in themes_dir().glob('*.tcss'))\n"
-        "print(load_benchmark_problem('mbpp/11').entry_point)\n" % str(lib)
+        "print(load_benchmark_problem('mbpp/11').entry_point)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],

@@ -24,14 +24,14 @@ def test_every_assert_shape_is_parsed_with_its_call(src, call):
 
 def test_multi_line_asserts_stay_whole_and_keep_their_line():
     text = "assert f(1) == 2\n\nassert f(\n    [1, 2,\n     3]\n) == [\n  3, 2, 1]\n# a comment\nassert f(0) == 0\n"
-    tests, entry, _ = parse_tests(text)
+    tests, _entry, _ = parse_tests(text)
     assert [t.line for t in tests] == [1, 3, 9]
     assert tests[1].source.startswith("assert f(\n")
     assert tests[1].source.endswith("3, 2, 1]")
 
 
 def test_entry_point_is_the_function_most_tests_call_not_a_builtin():
-    tests, entry, _ = parse_tests("assert len(g(1)) == 1\nassert g(2) == [2]\nassert sorted(g(3)) == [3]")
+    _tests, entry, _ = parse_tests("assert len(g(1)) == 1\nassert g(2) == [2]\nassert sorted(g(3)) == [3]")
     assert entry == "g"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -57,7 +58,7 @@ async def test_accepted_after_self_debug_epoch_k(tmp_path, k):
 
 async def test_tqc_rejects_a_wrong_synthesized_test_and_the_debugger_never_sees_it(tmp_path):
     story = Story(debug=lambda p, e: CORRECT)
-    outcome, rec = await solve(story, tmp_path, prompts=1)
+    _outcome, rec = await solve(story, tmp_path, prompts=1)
     verdicts = {e.test: e.verdict for e in rec.of("tqc_verdict")}
     assert verdicts[WRONG_SYNTH] == "rejected"
     assert sum(v == "kept" for v in verdicts.values()) == 3
@@ -101,7 +102,7 @@ async def test_python_checker_runs_the_visible_tests_and_makes_no_check_calls(tm
     outcome, rec = await solve(story, tmp_path, prompts=1, checker="python")
     assert (outcome.outcome, outcome.accepted_at) == ("accepted", "program_generator")
     assert story.of("code_quality_checker") == []
-    run = [r for r in rec.of("sandbox_run") if r.purpose == "python_checker"][0]
+    run = next(r for r in rec.of("sandbox_run") if r.purpose == "python_checker")
     assert (run.passed, run.total) == (2, 2)
     assert [r["test"] for r in run.results] == PROBLEM.test_sources
 
@@ -114,7 +115,7 @@ async def test_python_checker_rejects_a_wrong_program(tmp_path):
 
 async def test_with_six_progressions_the_lowest_accepted_index_wins(tmp_path):
     story = Story(generate=lambda p: CORRECT + f"# p{p}\n" if p in (2, 4) else buggy(f"gen {p}"))
-    outcome, rec = await solve(story, tmp_path)
+    outcome, _rec = await solve(story, tmp_path)
     assert (outcome.outcome, outcome.accepted_at, outcome.progression) == ("accepted", "program_generator", 2)
     assert "# p2" in outcome.final_program
     # Six different generator prompts, one per progression.
@@ -133,7 +134,7 @@ async def test_after_acceptance_no_further_llm_call_is_made(tmp_path):
     assert len(story.calls) == expected == outcome.llm_calls
     assert story.of("clarifier") == [] and max(c["epoch"] or 0 for c in story.calls) == 1
     last_finished = max(e.seq for e in rec.of("llm_call_finished"))
-    accept = [e for e in rec.of("decision") if e.decision == "accept"][0]
+    accept = next(e for e in rec.of("decision") if e.decision == "accept")
     assert last_finished < accept.seq
 
 
@@ -182,10 +183,10 @@ async def test_test_designer_rounds_temperature_and_dedup(tmp_path):
 async def test_session_file_holds_every_event(tmp_path):
     story = Story(generate=lambda p: CORRECT)
     outcome, rec = await solve(story, tmp_path, prompts=1)
-    lines = open(outcome.session, encoding="utf-8").read().splitlines()
+    lines = Path(outcome.session).read_text(encoding="utf-8").splitlines()  # noqa: ASYNC240
     header = json.loads(lines[0])
     assert header["format"] == "qflow-session" and header["problem"]["entry_point"] == "add_one"
-    assert [json.loads(l)["seq"] for l in lines[1:]] == [e.seq for e in rec.events]
+    assert [json.loads(line)["seq"] for line in lines[1:]] == [e.seq for e in rec.events]
 
 
 async def test_each_fix_is_run_against_the_kept_tests_once(tmp_path):
@@ -311,9 +312,9 @@ async def test_a_check_failing_for_the_only_changed_progression_does_not_end_the
 @pytest.mark.parametrize(
     "cfg,expected",
     [
-        (dict(epochs=0, clarify=1), [("program_generator", "clarify"), ("clarifier:1", "revert")]),
-        (dict(epochs=1, clarify=0), [("program_generator", "continue"), ("self_debug:1", "revert")]),
-        (dict(epochs=0, clarify=0), [("program_generator", "revert")]),
+        ({"epochs": 0, "clarify": 1}, [("program_generator", "clarify"), ("clarifier:1", "revert")]),
+        ({"epochs": 1, "clarify": 0}, [("program_generator", "continue"), ("self_debug:1", "revert")]),
+        ({"epochs": 0, "clarify": 0}, [("program_generator", "revert")]),
     ],
 )
 async def test_each_decision_names_the_step_that_really_follows(tmp_path, cfg, expected):

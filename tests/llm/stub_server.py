@@ -76,7 +76,7 @@ class StubServer:
         with self._lock:
             return sum(1 for r in self.requests if r["body"].get("model") == model)
 
-    def start(self) -> "StubServer":
+    def start(self) -> StubServer:
         self._thread.start()
         return self
 

@@ -12,7 +12,6 @@ import threading
 import time
 
 import pytest
-
 from sbhelpers import ROOT, TIMEOUT, live_harness_processes, protects
 
 

@@ -68,9 +68,8 @@ CALL_RE = re.compile(r"remove_Occ\((['\"])(.*?)\1,\s*(['\"])(.*?)\3\)")
 
 
 def _call_args(text):
-    m = None
-    for m in CALL_RE.finditer(text):
-        pass
+    matches = list(CALL_RE.finditer(text))
+    m = matches[-1] if matches else None
     return (m.group(2), m.group(4)) if m else None
 
 

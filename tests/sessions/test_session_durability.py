@@ -13,7 +13,6 @@ import textwrap
 import time
 from pathlib import Path
 
-
 from qflow_tui.core.session import export_session, read_session
 from qflow_tui.data.demo import responder
 from tests.sessions.support import ROOT, qflow, record_demo
@@ -193,7 +192,7 @@ async def test_in_process_runs_redact_keys_too(tmp_path, monkeypatch):
         return responder.respond(request) + f"\n{MARKER_A} {MARKER_O} tok-MARKER-abcdefgh"
 
     outcome, _ = await record_demo(tmp_path, client=ScriptClient.from_function(respond))
-    assert "MARKER" not in Path(outcome.session).read_text()
+    assert "MARKER" not in Path(outcome.session).read_text()  # noqa: ASYNC240
 
 
 def test_key_shapes_are_redacted_even_when_not_in_the_environment():

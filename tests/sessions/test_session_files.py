@@ -41,7 +41,7 @@ def test_events_written_and_read_back_are_equal(recorded):
 
 
 def test_the_header_says_what_was_run_and_nothing_secret(recorded):
-    path, events, _ = recorded
+    path, _events, _ = recorded
     header = json.loads(lines_of(path)[0])
     assert header["format"] == "qflow-session" and header["format_version"] == S.SESSION_FORMAT_VERSION
     assert {"app_version", "created", "workflow", "model", "config", "problem", "title"} <= set(header)

@@ -135,7 +135,7 @@ async def test_runner_builds_the_fallback_from_the_config(original, tmp_path, mo
 def test_a_file_that_is_not_a_session_is_an_llm_error(tmp_path):
     bad = tmp_path / "x.jsonl"
     bad.write_text("hello\n")
-    with pytest.raises(LLMError, match="replay model: .*not a qflow session"):
+    with pytest.raises(LLMError, match=r"replay model: .*not a qflow session"):
         make_client(f"replay/{bad}")
     with pytest.raises(LLMError, match="no such file"):
         make_client(f"replay/{tmp_path / 'missing.jsonl'}")

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from ui_fakes import InProcessSandbox, mbpp11_client
 
 from qflow_tui.core.config import RunConfig
 from qflow_tui.ui.app import QFlowApp, create_app
 from qflow_tui.ui.screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS
-from ui_fakes import InProcessSandbox, mbpp11_client
 
 SIZE = (80, 24)
 WIDE = (160, 48)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from qflow_tui.core.llm.script import ScriptClient
 from tests.helpers import TestSandbox

@@ -6,8 +6,8 @@ from __future__ import annotations
 from ..asserts import find_call
 from ..context import RunContext
 from ..events import Notice, TestsDesigned
-from ..llm import LLMError
 from ..extract import extract_asserts, normalize_assert
+from ..llm import LLMError
 from .program_generator import tests_text
 
 AGENT = "test_designer"

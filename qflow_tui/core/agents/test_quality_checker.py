@@ -53,7 +53,7 @@ async def filter_tests(ctx: RunContext, tests: list[str], *, step: str = "test_q
     answers = await gather_all(_ask(ctx, i, t, step=step) for i, t in enumerate(tests))
     await judge(ctx, [a for a in answers if isinstance(a, ImaginedResult)])
     verdicts = []
-    for index, (test, a) in enumerate(zip(tests, answers)):
+    for index, (test, a) in enumerate(zip(tests, answers, strict=True)):
         if isinstance(a, ImaginedResult):
             verdict = TestVerdict(index, test, a.passed, a.reasoning, a.value, a.detail)
         else:

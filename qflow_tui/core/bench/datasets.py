@@ -10,7 +10,7 @@ import gzip
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +46,9 @@ def data_dir() -> Path:
     return package_data_dir() / "benchmarks"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _records(name: str) -> tuple[dict[str, Any], ...]:
-    file, fmt = DATASETS[name]
+    file, _fmt = DATASETS[name]
     path = data_dir() / file
     if not path.exists():
         raise ProblemError(f"benchmark data {path} is missing; reinstall qflow-tui")

@@ -7,12 +7,12 @@ from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest, es
 PROVIDERS = ("anthropic", "openai", "script", "replay")
 
 __all__ = [
+    "PROVIDERS",
     "Completion",
     "DeltaCallback",
     "LLMClient",
     "LLMError",
     "LLMRequest",
-    "PROVIDERS",
     "estimate_tokens",
     "make_client",
     "split_model_name",

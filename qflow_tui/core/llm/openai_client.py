@@ -29,8 +29,8 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from .base import Completion, DeltaCallback, LLMError, LLMRequest
 from ._http import ProviderErrors, body_message, clean, display_url
+from .base import Completion, DeltaCallback, LLMError, LLMRequest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_VAR = "OPENAI_API_KEY"
@@ -225,7 +225,10 @@ class OpenAIClient(ProviderErrors):
         if status == 404:
             hint = "check the name after 'openai/'"
             if not self.official:
-                hint += f" (is it pulled/loaded on the server?) and that {display_url(self.base_url)} is the API root, usually ending in /v1"
+                hint += (
+                    f" (is it pulled/loaded on the server?) and that {display_url(self.base_url)}"
+                    " is the API root, usually ending in /v1"
+                )
             return self._error(f"unknown model {self.model!r} (404 from {where}): {hint}" + suffix, status=404)
         if status in (400, 413, 422):
             return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)

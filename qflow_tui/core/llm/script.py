@@ -58,7 +58,7 @@ class ScriptClient:
         self._delay = stream_delay if stream_delay is not None else float(getattr(module, "STREAM_DELAY", 0.0))
 
     @classmethod
-    def from_function(cls, respond: Any, *, name: str = "inline", stream_delay: float = 0.0) -> "ScriptClient":
+    def from_function(cls, respond: Any, *, name: str = "inline", stream_delay: float = 0.0) -> ScriptClient:
         """A script model from a callable, for tests and embedding."""
         self = cls.__new__(cls)
         self.path = name
@@ -84,7 +84,8 @@ class ScriptClient:
             ) from exc
         if not isinstance(text, str):
             raise LLMError(
-                f"script model {self.path!r} returned {type(text).__name__} for agent {request.agent}; respond() must return a str"
+                f"script model {self.path!r} returned {type(text).__name__} for agent {request.agent}; "
+                "respond() must return a str"
             )
         for piece in chunk_text(text):
             on_delta(piece)

@@ -2,7 +2,8 @@
 verdicts decided in the trusted parent. See docs/sandbox.md."""
 
 from .config import SandboxConfig
-from .isolation import Isolation, detect_isolation as _detect
+from .isolation import Isolation
+from .isolation import detect_isolation as _detect
 from .process import SandboxUnavailable
 from .report import SandboxReport, TestOutcome
 from .runner import Sandbox

@@ -73,7 +73,7 @@ class SandboxReport:
         }
 
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> "SandboxReport":
+    def from_dict(data: dict[str, Any]) -> SandboxReport:
         """Rebuild a report from :meth:`to_dict` output (sessions, replay)."""
         return SandboxReport(
             results=[TestOutcome(**r) for r in data.get("results", [])],

@@ -24,10 +24,12 @@ reach that process, so it cannot fake the verdict there either.
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..asserts import AssertSyntaxError, called_functions, parse_assert
 from .harness import strict_eq, strict_in
@@ -114,9 +116,13 @@ def _binop(op: ast.operator, a: Any, b: Any) -> Any:
             fn = {ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}[type(op)]
             return fn(a, b)
         elif isinstance(op, ast.Pow) and _is_num(a) and _is_num(b):
-            if ta in (int, bool) and tb in (int, bool) and b > 0:
-                if abs(b) > 100_000 or abs(a).bit_length() * b > 1_000_000:
-                    raise EvalError("power too large to evaluate")
+            if (
+                ta in (int, bool)
+                and tb in (int, bool)
+                and b > 0
+                and (abs(b) > 100_000 or abs(a).bit_length() * b > 1_000_000)
+            ):
+                raise EvalError("power too large to evaluate")
             return a**b
     except EvalError:
         raise
@@ -336,7 +342,7 @@ class _Planner:
 
     def c_Compare(self, node: ast.Compare) -> Compiled:
         parts = [self.compile(node.left)] + [self.compile(c) for c in node.comparators]
-        for op, (a, b) in zip(node.ops, zip([node.left] + node.comparators, node.comparators)):
+        for op, (a, b) in zip(node.ops, itertools.pairwise([node.left, *node.comparators]), strict=True):
             if isinstance(op, (ast.Is, ast.IsNot)):
                 other = b if id(a) in self.spine else a
                 if not (isinstance(other, ast.Constant) and (other.value is None or type(other.value) is bool)):
@@ -345,7 +351,7 @@ class _Planner:
 
         def run(ctx: Ctx) -> bool:
             left = parts[0](ctx)
-            for op, part in zip(ops, parts[1:]):
+            for op, part in zip(ops, parts[1:], strict=False):
                 right = part(ctx)
                 if not _compare(op, left, right):
                     return False

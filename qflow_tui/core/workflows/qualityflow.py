@@ -11,15 +11,16 @@ self_debug:1..E -> clarifier:1..C -> revert.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from ..agents.clarifier import clarify
 from ..agents.code_quality_checker import CheckResult, check_program
 from ..agents.program_generator import generate_clarified_program, generate_program
 from ..agents.self_debugger import debug, run_synthesized_tests
-from ..agents.test_executor import execution_feedback
 from ..agents.test_designer import design_tests
+from ..agents.test_executor import execution_feedback
 from ..agents.test_quality_checker import filter_tests
 from ..context import RunContext, gather_all
 from ..events import Decision, Notice
@@ -191,7 +192,10 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
         await ctx.checkpoint(step)
         changed: list[Progression] = []
 
-        async def debug_one(p: Progression) -> None:
+        # Loop variables are bound as defaults: the closure must see this epoch's values.
+        async def debug_one(
+            p: Progression, step: str = step, epoch: int = epoch, changed: list[Progression] = changed
+        ) -> None:
             ctx.step_started(step, "self_debugger", p.index)
             if p.debug_exhausted or not kept:
                 p.debug_exhausted = True
@@ -242,7 +246,7 @@ async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
         step = f"clarifier:{attempt}"
         await ctx.checkpoint(step)
 
-        async def clarify_one(p: Progression) -> None:
+        async def clarify_one(p: Progression, step: str = step, attempt: int = attempt) -> None:
             ctx.step_started(step, "clarifier", p.index)
             clarified = await clarify(
                 ctx,

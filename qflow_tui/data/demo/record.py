@@ -27,7 +27,7 @@ RESPONDER = HERE / "responder.py"
 #: Two progressions and two test-design rounds keep the demo short enough to
 #: step through, while showing parallel progressions, de-duplication and every
 #: agent of the standard workflow; the rest are the paper's defaults.
-DEMO_SETTINGS = dict(prompts=2, test_rounds=2)
+DEMO_SETTINGS = {"prompts": 2, "test_rounds": 2}
 
 
 def demo_problem():
@@ -55,8 +55,7 @@ async def record(dest: Path) -> object:
     try:
         client = ScriptClient(model_path)
         config = RunConfig(model=f"script/{model_path}", **DEMO_SETTINGS)
-        if dest.exists():
-            dest.unlink()
+        dest.unlink(missing_ok=True)  # noqa: ASYNC240 (a one-off script, before the run starts)
         return await run_workflow(demo_problem(), config, client=client, session_path=dest)
     finally:
         os.chdir(cwd)
@@ -100,10 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     for var in list(os.environ):
         if var.endswith(("_API_KEY", "_AUTH_TOKEN")):
             del os.environ[var]  # no key is needed; none can leak into the file
-    if args.check:
-        dest = Path(tempfile.mkdtemp()) / "demo-session.jsonl"
-    else:
-        dest = Path(args.out) if args.out else SESSION
+    dest = Path(tempfile.mkdtemp()) / "demo-session.jsonl" if args.check else Path(args.out) if args.out else SESSION
     outcome = asyncio.run(record(dest))
     missing = check(dest)
     print(f"{dest}: {outcome.outcome} at {outcome.accepted_at}, {outcome.llm_calls} model calls")  # type: ignore[attr-defined]

@@ -21,7 +21,11 @@ from ..widgets.code_editor import PythonTextArea
 
 #: The paper's running example (QualityFlow, Figure 1): MBPP No. 11.
 EXAMPLE_STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
-EXAMPLE_TESTS = 'assert remove_Occ("hello","l") == "heo"\nassert remove_Occ("abcda","a") == "bcd"\nassert remove_Occ("PHP","P") == "H"\n'
+EXAMPLE_TESTS = (
+    'assert remove_Occ("hello","l") == "heo"\n'
+    'assert remove_Occ("abcda","a") == "bcd"\n'
+    'assert remove_Occ("PHP","P") == "H"\n'
+)
 
 _BENCH_RE = re.compile(r"^(humaneval|mbpp)[\w+-]*/\S+$", re.I)
 _CHECKER_HELP = {
@@ -103,7 +107,7 @@ class ComposeScreen(Screen):
                     with Vertical():
                         yield Label("Epochs", classes="field-label")
                         yield Select(
-                            [(str(i), i) for i in range(0, 4)],
+                            [(str(i), i) for i in range(4)],
                             value=cfg.epochs,
                             id="epochs",
                             allow_blank=False,
@@ -112,7 +116,7 @@ class ComposeScreen(Screen):
                     with Vertical():
                         yield Label("Clarify", classes="field-label")
                         yield Select(
-                            [(str(i), i) for i in range(0, 11)],
+                            [(str(i), i) for i in range(11)],
                             value=min(cfg.clarify, 10),
                             id="clarify",
                             allow_blank=False,

@@ -267,7 +267,7 @@ class ReplayScreen(Screen):
         except SessionError as exc:
             self.error = str(exc)
             return
-        except Exception as exc:  # noqa: BLE001 - never a traceback for a bad file
+        except Exception as exc:
             self.error = f"{self.path}: cannot be replayed ({type(exc).__name__}: {exc})"
             return
         self.events = data.events
@@ -394,9 +394,7 @@ class ReplayScreen(Screen):
     # -- actions ----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.error and action != "back":
-            return False
-        return True
+        return not (self.error and action != "back")
 
     def action_toggle_play(self) -> None:
         if self.playing:

@@ -92,7 +92,7 @@ class RunScreen(Screen):
             if self.own_client and self.client is not None:
                 try:
                     await self.client.aclose()
-                except Exception:  # noqa: BLE001 - closing must not hide the run's outcome
+                except Exception:
                     pass
 
     def _sink(self, event: Event) -> None:
@@ -156,10 +156,7 @@ class RunScreen(Screen):
             self.notify(f"Run cancelled; the session is kept.{session}", title="Cancelled", severity="warning")
         else:
             error = event.worker.error
-            if isinstance(error, RunError):
-                text = str(error)
-            else:
-                text = f"internal error: {type(error).__name__}: {error}"
+            text = str(error) if isinstance(error, RunError) else f"internal error: {type(error).__name__}: {error}"
             self.notify(f"{text}\nThe session is kept.{session}", title="Run failed", severity="error", timeout=30)
         self.refresh_bindings()
 

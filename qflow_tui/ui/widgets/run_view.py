@@ -12,8 +12,8 @@ showed after event *n*.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from textual import on
 from textual.app import ComposeResult
