@@ -32,3 +32,50 @@ def test_importing_the_whole_core_loads_no_textual():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+#: Provider SDKs cost seconds to import (anthropic alone about 2.6 s here): they are
+#: loaded when a run builds its client, never for help text or the first screen.
+SDKS = ("anthropic", "openai")
+
+_LOADED = "print(sorted({m.split('.')[0] for m in sys.modules} & {'anthropic', 'openai'}))\n"
+
+
+def _loaded_sdks(code: str, tmp_path: Path) -> str:
+    env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path), "PATH": "/usr/bin"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, timeout=120)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_help_imports_no_provider_sdk(tmp_path):
+    code = (
+        "import sys, contextlib, io\n"
+        "from qflow_tui import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    for argv in (['--help'], ['solve', '--help'], ['sessions', '--help']):\n"
+        "        try:\n"
+        "            cli.main(argv)\n"
+        "        except SystemExit:\n"
+        "            pass\n" + _LOADED
+    )
+    assert _loaded_sdks(code, tmp_path) == "[]"
+
+
+def test_first_screen_imports_no_provider_sdk(tmp_path):
+    code = (
+        "import sys, asyncio\n"
+        "from qflow_tui.ui.app import create_app\n"
+        "from qflow_tui.core.config import RunConfig\n"
+        "async def main():\n"
+        "    app = create_app(RunConfig(), remember_theme=False)\n"
+        "    async with app.run_test(size=(100, 30)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "        assert type(app.screen).__name__ == 'ComposeScreen', type(app.screen).__name__\n"
+        "asyncio.run(main())\n" + _LOADED
+    )
+    assert _loaded_sdks(code, tmp_path) == "[]"
+
+
+def test_the_check_sees_an_sdk_import(tmp_path):
+    # The probe itself must be able to fail.
+    assert _loaded_sdks("import sys, openai\n" + _LOADED, tmp_path) == "['openai']"
