@@ -28,7 +28,7 @@ def add_parser(sub: Any) -> None:
         "run options below change the settings (the recorded ones otherwise)",
     )
     g = p.add_argument_group("with --rerun")
-    add_run_options(g)  # type: ignore[arg-type]
+    add_run_options(g)
     g.add_argument("--session-dir", help="folder for the re-run's own session file")
     p.set_defaults(func=run)
 
@@ -71,9 +71,7 @@ def open_app(path: Path, *, step: int | None = None, play: bool = False) -> int:
         from ..ui.app import create_app
     except ImportError as exc:  # the app is not part of this build
         return fail(f"the terminal app cannot start ({exc}); use `qflow replay {path} --json`", 1)
-    app = create_app(config, replay_path=path)
-    # Read by the replay screen when it opens (see ReplayScreen.on_mount).
-    app.replay_options = {"step": step, "play": play}  # type: ignore[attr-defined]
+    app = create_app(config, replay_path=path, replay_options={"step": step, "play": play})
     app.run()
     return int(getattr(app, "return_code", 0) or 0)
 

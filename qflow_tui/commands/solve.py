@@ -14,7 +14,7 @@ from typing import Any
 from . import fail
 
 
-def add_run_options(p: argparse.ArgumentParser) -> None:
+def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """Options shared by every command that runs a workflow."""
     p.add_argument(
         "--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-4.1, script/responder.py"

@@ -49,6 +49,7 @@ class QFlowApp(App[int]):
         entry_point: str | None = None,
         clock: Callable[[], float] | None = None,
         remember_theme: bool = True,
+        replay_options: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
         self.config = config
@@ -66,6 +67,8 @@ class QFlowApp(App[int]):
         self.clock = clock or time.monotonic
         """Where live runs read elapsed time; tests pass a frozen clock."""
         self.remember_theme = remember_theme
+        self.replay_options: dict[str, Any] = replay_options or {}
+        """How the first replay opens (``step``, ``play``); read once by the replay screen."""
         self._theme_ready = False
 
     # -- start-up ------------------------------------------------------------------------
@@ -150,7 +153,7 @@ class QFlowApp(App[int]):
             seen.add(binding.description)
             key = binding.key_display or binding.key
             help_text = f"{binding.tooltip or binding.description} ({key})"
-            yield SystemCommand(binding.description, help_text, partial(active.node.run_action, binding.action))
+            yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
 
 
 def create_app(

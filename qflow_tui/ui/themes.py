@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from textual.theme import Theme
 
@@ -51,7 +52,7 @@ def parse_theme(name: str, text: str, origin: str = "") -> Theme:
     if "primary" not in values:
         raise ThemeFileError(f"{origin or name}: a theme needs at least `$primary`")
     dark = values.pop("dark", "true").lower() not in ("false", "no", "0")
-    colours = {k: values.pop(k) for k in _COLOUR_FIELDS if k in values}
+    colours: dict[str, Any] = {k: values.pop(k) for k in _COLOUR_FIELDS if k in values}
     return Theme(name=name, dark=dark, variables=values, **colours)
 
 

@@ -19,6 +19,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SESSION = HERE / "demo-session.jsonl"
@@ -27,7 +28,7 @@ RESPONDER = HERE / "responder.py"
 #: Two progressions and two test-design rounds keep the demo short enough to
 #: step through, while showing parallel progressions, de-duplication and every
 #: agent of the standard workflow; the rest are the paper's defaults.
-DEMO_SETTINGS = {"prompts": 2, "test_rounds": 2}
+DEMO_SETTINGS: dict[str, Any] = {"prompts": 2, "test_rounds": 2}
 
 
 def demo_problem():
@@ -63,6 +64,7 @@ async def record(dest: Path) -> object:
 
 def check(path: Path) -> list[str]:
     """What the demo must show; returns the missing parts (empty when all is there)."""
+    from qflow_tui.core.events import Decision, ImaginedCheck, RunFinished, TQCVerdict
     from qflow_tui.core.session import read_session
 
     data = read_session(path)
@@ -73,18 +75,18 @@ def check(path: Path) -> list[str]:
         problems.append(f"read warnings: {data.warnings}")
     if "program_candidate" not in kinds:
         problems.append("no generated program")
-    if not any(e.kind == "decision" and e.step == "program_generator" and e.decision == "continue" for e in ev):
+    if not any(isinstance(e, Decision) and e.step == "program_generator" and e.decision == "continue" for e in ev):
         problems.append("no rejected quality check after generation")
-    if not any(e.kind == "imagined_check" and e.verdict == "fail" for e in ev):
+    if not any(isinstance(e, ImaginedCheck) and e.verdict == "fail" for e in ev):
         problems.append("no failing imagined execution")
     if not any(e.kind == "tests_designed" for e in ev):
         problems.append("no test design")
-    if not any(e.kind == "tqc_verdict" and e.verdict == "rejected" for e in ev):
+    if not any(isinstance(e, TQCVerdict) and e.verdict == "rejected" for e in ev):
         problems.append("no test rejected by the TQC")
     if not any(e.kind == "sandbox_run" and e.step == "self_debug:1" for e in ev):
         problems.append("no self-debug epoch")
     end = data.finished
-    if end is None or end.kind != "run_finished" or end.outcome != "accepted" or end.accepted_at != "self_debug:1":
+    if not isinstance(end, RunFinished) or end.outcome != "accepted" or end.accepted_at != "self_debug:1":
         problems.append(f"not accepted at self_debug:1 ({end and end.to_dict()})")
     return problems
 

@@ -16,6 +16,7 @@ from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Sele
 from ...core.config import CHECKERS, ConfigError, RunConfig
 from ...core.llm import LLMError
 from ...core.problem import Problem, ProblemError, make_problem
+from ..access import qflow_app
 from ..palette import palette
 from ..widgets.code_editor import PythonTextArea
 
@@ -59,8 +60,8 @@ class ComposeScreen(Screen):
     ]
 
     def compose(self) -> ComposeResult:
-        app = self.app
-        cfg: RunConfig = app.config  # type: ignore[attr-defined]
+        app = qflow_app(self)
+        cfg: RunConfig = app.config
         yield Header()
         with Horizontal(id="compose-main"):
             with Vertical(id="compose-texts"):
@@ -71,10 +72,10 @@ class ComposeScreen(Screen):
                     soft_wrap=True,
                     tab_behavior="focus",
                     placeholder="Describe the function to write…",
-                )  # type: ignore[attr-defined]
+                )
                 yield Label("Visible tests: one assert per test", classes="field-label")
                 yield PythonTextArea(
-                    app.tests_text or "",  # type: ignore[attr-defined]
+                    app.tests_text or "",
                     id="tests",
                     soft_wrap=False,
                     tab_behavior="focus",
@@ -123,11 +124,11 @@ class ComposeScreen(Screen):
                             compact=True,
                         )
                 yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
-                yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)  # type: ignore[attr-defined]
+                yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
                 yield Label("Entry point", classes="field-label")
                 yield Input(
                     app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True
-                )  # type: ignore[attr-defined]
+                )
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
         yield Static("", id="compose-error")
         yield Footer(compact=True)
@@ -194,7 +195,7 @@ class ComposeScreen(Screen):
         except ConfigError as exc:
             self.show_error(f"✗ {exc}")
             return None
-        client = getattr(self.app, "client", None)
+        client = qflow_app(self).client
         if client is None:
             from ...core.runner import build_client
 
@@ -216,7 +217,7 @@ class ComposeScreen(Screen):
         from .run import RunScreen
 
         stepping = self.query_one("#stepping", Checkbox).value
-        own_client = getattr(self.app, "client", None) is None
+        own_client = qflow_app(self).client is None
         self.app.push_screen(RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client))
 
     @on(Button.Pressed, "#run")

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.events import Event
+from ..access import qflow_app
 from ..widgets.run_view import RunView
 
 #: Playback speeds, as multiples of the paced recording (see :func:`play_times`).
@@ -299,9 +300,8 @@ class ReplayScreen(Screen):
             self.notify("\n".join(self.warnings), title="Replaying what could be read", severity="warning", timeout=10)
         self.query_one(RunView).query_one("#run-tabs").focus()
         # `qflow replay --step N / --play` and `qflow demo` say how to open.
-        options = getattr(self.app, "replay_options", None) or {}
-        if options:
-            self.app.replay_options = {}  # type: ignore[attr-defined] - once, for the first replay only
+        app = qflow_app(self)
+        options, app.replay_options = app.replay_options, {}  # once, for the first replay only
         if self.start_step is None and not self.autoplay:
             self.start_step = options.get("step")
             self.autoplay = bool(options.get("play"))

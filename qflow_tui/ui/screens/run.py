@@ -3,6 +3,7 @@ step gate the user opens one step at a time or lets run free."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual import on, work
@@ -17,6 +18,7 @@ from ...core.events import Event
 from ...core.gate import StepGate
 from ...core.problem import Problem
 from ...core.runner import RunError, RunOutcome, run_workflow
+from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
 from ..widgets.run_view import RunView
 
@@ -51,7 +53,7 @@ class RunScreen(Screen):
         self.own_client = own_client
         self.sandbox = sandbox
         self.gate = StepGate(stepping=stepping, on_wait=self._gate_waiting)
-        self.session_path = None
+        self.session_path: Path | None = None
         self.running = False
         self.waiting_at: str | None = None
         self._batch: list[Event] | None = None
@@ -60,7 +62,7 @@ class RunScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield RunView(live=True, clock=getattr(self.app, "clock", None), id="run-view")
+        yield RunView(live=True, clock=qflow_app(self).clock, id="run-view")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -77,7 +79,7 @@ class RunScreen(Screen):
 
     @work(exclusive=True, group="run", exit_on_error=False, name="qualityflow run")
     async def run_qualityflow(self) -> RunOutcome:
-        sandbox = self.sandbox if self.sandbox is not None else getattr(self.app, "sandbox", None)
+        sandbox = self.sandbox if self.sandbox is not None else qflow_app(self).sandbox
         try:
             return await run_workflow(
                 self.problem,
