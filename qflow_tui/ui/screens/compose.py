@@ -18,7 +18,6 @@ from ...core.llm import LLMError
 from ...core.problem import Problem, ProblemError, make_problem
 from ..access import qflow_app
 from ..palette import palette
-from ..widgets.code_editor import PythonTextArea
 
 #: The paper's running example (QualityFlow, Figure 1): MBPP No. 11.
 EXAMPLE_STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
@@ -74,8 +73,9 @@ class ComposeScreen(Screen):
                     placeholder="Describe the function to write…",
                 )
                 yield Label("Visible tests: one assert per test", classes="field-label")
-                yield PythonTextArea(
+                yield TextArea(
                     app.tests_text or "",
+                    language="python",
                     id="tests",
                     soft_wrap=False,
                     tab_behavior="focus",
