@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from . import fail
@@ -53,16 +52,14 @@ def add_app_options(p: argparse.ArgumentParser) -> None:
 
 
 def _read(path: str | None, what: str) -> str | None:
-    if not path:
-        return None
-    try:
-        return Path(path).expanduser().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{what} file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    from ..core.userfiles import read_user_file
+
+    return read_user_file(path, what, stdin=False) if path else None
 
 
 def run(args: argparse.Namespace) -> int:
     from ..core.config import ConfigError, load_config
+    from ..core.userfiles import UserFileError
     from ..ui.app import create_app
 
     overrides: dict[str, Any] = {k: getattr(args, k, None) for k in _CONFIG_KEYS}
@@ -73,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         problem_text = _read(getattr(args, "problem", None), "problem")
         tests_text = _read(getattr(args, "tests", None), "tests")
-    except ValueError as exc:
+    except UserFileError as exc:
         return fail(str(exc))
     if problem_text is not None and tests_text is None:
-        from ..ui.screens.compose import split_problem_file
+        from ..core.userfiles import split_problem_file
 
         problem_text, tests_text = split_problem_file(problem_text)
     app = create_app(

@@ -7,10 +7,9 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
+from ..core.userfiles import UserFileError, read_user_file
 from . import fail
 
 
@@ -57,12 +56,7 @@ def split_asserts(text: str) -> list[str]:
 
 
 def _read(path: str, what: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    p = Path(path).expanduser()
-    if not p.is_file():
-        raise FileNotFoundError(f"{what} file not found: {path}")
-    return p.read_text(encoding="utf-8", errors="replace")
+    return read_user_file(path, what)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         code = _read(args.code, "code")
         tests = split_asserts(_read(args.tests, "tests"))
         setup = _read(args.setup, "setup") if getattr(args, "setup", None) else ""
-    except FileNotFoundError as exc:
+    except UserFileError as exc:
         return fail(str(exc))
     except TestFileError as exc:
         return fail(f"{args.tests}: {exc}")

@@ -91,19 +91,12 @@ def add_parser(sub: Any) -> None:
 
 
 def read_text(path: str, what: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    p = Path(path).expanduser()
+    from ..core.userfiles import UserFileError, read_user_file
+
     try:
-        return p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{what} file {path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{what} file {path}: is a folder") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{what} file {path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{what} file {path}: {exc.strerror}") from None
+        return read_user_file(path, what)
+    except UserFileError as exc:
+        raise InputError(str(exc)) from None
 
 
 class InputError(Exception):

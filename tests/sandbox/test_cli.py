@@ -91,7 +91,7 @@ def test_check_bad_input(tmp_path, tests_text, needle):
 
 def test_check_missing_file(tmp_path):
     p = qflow("check", "--code", str(tmp_path / "nope.py"), "--tests", str(tmp_path / "nope2.py"))
-    assert p.returncode != 0 and "not found" in p.stderr
+    assert p.returncode != 0 and "code file" in p.stderr and "no such file" in p.stderr
 
 
 def test_check_program_failing_to_load_still_exits_0(tmp_path):

@@ -16,6 +16,7 @@ from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Sele
 from ...core.config import CHECKERS, ConfigError, RunConfig
 from ...core.llm import LLMError
 from ...core.problem import Problem, ProblemError, make_problem
+from ...core.userfiles import UserFileError, load_problem_file
 from ..access import qflow_app
 from ..palette import palette
 
@@ -34,16 +35,6 @@ _CHECKER_HELP = {
     "yesno": "baseline",
     "none": "ablation",
 }
-
-
-def split_problem_file(text: str) -> tuple[str, str]:
-    """A problem file: the statement, then the tests from the first assert (or
-    import) line on. A ``.json`` file with ``statement``/``tests`` keys also works."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    for i, line in enumerate(lines):
-        if re.match(r"^\s*(assert\b|import\s|from\s+\S+\s+import\s)", line):
-            return "\n".join(lines[:i]).strip(), "\n".join(lines[i:]).strip() + "\n"
-    return text.strip(), ""
 
 
 class ComposeScreen(Screen):
@@ -272,29 +263,10 @@ class ComposeScreen(Screen):
 
     def _load_file(self, path: Path) -> None:
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            self.show_error(f"✗ {path}: no such file (or benchmark id; try mbpp/11).", "load")
+            loaded = load_problem_file(path)
+        except UserFileError as exc:
+            hint = " (or a benchmark id such as mbpp/11)" if str(exc).endswith("no such file") else ""
+            self.show_error(f"✗ {exc}{hint}.", "load")
             return
-        except IsADirectoryError:
-            self.show_error(f"✗ {path} is a folder; give a file.", "load")
-            return
-        except (OSError, UnicodeDecodeError) as exc:
-            self.show_error(f"✗ {path}: cannot read it ({getattr(exc, 'strerror', None) or exc}).", "load")
-            return
-        entry = None
-        if path.suffix == ".json":
-            import json
-
-            try:
-                data = json.loads(text)
-                statement, tests = data["statement"], data["tests"]
-                tests = "\n".join(tests) if isinstance(tests, list) else str(tests)
-                entry = data.get("entry_point")
-            except (ValueError, KeyError, TypeError):
-                self.show_error(f'✗ {path}: a .json problem needs "statement" and "tests" keys.', "load")
-                return
-        else:
-            statement, tests = split_problem_file(text)
-        self.fill(statement, tests, entry)
+        self.fill(loaded.statement, loaded.tests, loaded.entry_point)
         self.notify(f"Loaded {path.name}.")
