@@ -6,12 +6,17 @@ from __future__ import annotations
 from ..context import RunContext
 from ..events import ProgramCandidate
 from ..extract import extract_program
+from ..setup_code import shown_setup
 
 AGENT = "program_generator"
 
 
 def tests_text(ctx: RunContext) -> str:
-    return "\n".join(ctx.problem.test_sources)
+    """The visible tests as every agent is shown them, after the test setup they
+    run after (MBPP's ``test_setup_code``) when the problem has one."""
+    tests = "\n".join(ctx.problem.test_sources)
+    setup = shown_setup(ctx.problem)
+    return f"# test setup, run before the tests:\n{setup}\n\n{tests}" if setup else tests
 
 
 async def generate_program(ctx: RunContext, progression: int, *, step: str = "program_generator") -> str:

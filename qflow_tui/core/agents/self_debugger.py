@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..context import RunContext
 from ..events import ProgramCandidate
 from ..extract import extract_program
+from ..sandbox.report import SandboxReport
 from .test_executor import execute_tests
 
 AGENT = "self_debugger"
@@ -14,7 +15,7 @@ AGENT = "self_debugger"
 
 async def run_synthesized_tests(
     ctx: RunContext, program: str, tests: list[str], *, step: str, progression: int, after_fix: bool = False
-):
+) -> SandboxReport:
     """The filtered synthesized tests on a program: ``self_debug`` feeds the
     debugger, ``after_debug`` shows what its fix achieved."""
     purpose = "after_debug" if after_fix else "self_debug"
