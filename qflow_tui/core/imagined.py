@@ -108,7 +108,7 @@ async def imagine(
     reply = reasoning
     calls = 1
     if two_turn:
-        _, follow_up = ctx.prompts.get("code_quality_checker", "turn2").render(question=question)
+        _, follow_up = cqc_turn2_prompt(ctx, question)
         messages2 = [*messages, {"role": "assistant", "content": reasoning}, {"role": "user", "content": follow_up}]
         req2 = ctx.request(
             agent, messages=messages2, system=system, turn=2, progression=progression, test=test, **where
@@ -157,7 +157,14 @@ async def judge(ctx: RunContext, results: list[ImaginedResult]) -> None:
             r.verdict, r.detail = "fail", f"the imagined value could not be used: {outcome.error or outcome.status}"
 
 
-def _turn1(ctx: RunContext, program: str, test: str) -> tuple[str, str]:
+def cqc_turn2_prompt(ctx: RunContext, question: str) -> tuple[str, str]:
+    """Appendix G, turn two: complete the assert whose ``?`` stands for the value."""
+    return ctx.prompts.get("code_quality_checker", "turn2").render(question=question)
+
+
+def cqc_turn1_prompt(ctx: RunContext, program: str, test: str) -> tuple[str, str]:
+    """Appendix G, turn one: the program and the call; the test setup the call
+    runs after when the problem has one; never the expected value."""
     site = find_call(test, ctx.problem.entry_point)
     setup = shown_setup(ctx.problem)
     setup_note = f"The call runs after this test setup:\n```python\n{setup}\n```\n" if setup else ""
@@ -192,7 +199,7 @@ async def _verdicts(
                 ctx,
                 agent="code_quality_checker",
                 test=tests[i],
-                turn1=_turn1(ctx, program, tests[i]),
+                turn1=cqc_turn1_prompt(ctx, program, tests[i]),
                 step=step,
                 progression=progression,
                 **where,

@@ -51,7 +51,7 @@ async def test_accepted_after_self_debug_epoch_k(tmp_path, k):
     assert (outcome.outcome, outcome.accepted_at) == ("accepted", f"self_debug:{k}")
     assert [c["epoch"] for c in story.of("self_debugger")] == list(range(1, k + 1))
     # Each epoch uses a different debug prompt variant.
-    assert len({c["messages"][0]["content"].split("\n")[0] for c in story.of("self_debugger")}) == k
+    assert len({c["messages"][0]["content"].strip().splitlines()[-1] for c in story.of("self_debugger")}) == k
     assert story.of("clarifier") == []
     assert decisions(rec)[-1] == (f"self_debug:{k}", 0, "accept")
 

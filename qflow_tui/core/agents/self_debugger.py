@@ -24,10 +24,16 @@ async def run_synthesized_tests(
     )
 
 
-async def debug(ctx: RunContext, progression: int, epoch: int, program: str, feedback: str, *, step: str) -> str:
+def debug_prompt(ctx: RunContext, epoch: int, program: str, feedback: str) -> tuple[str, str]:
+    """Epoch ``e`` uses the ``e``-th debug prompt (Appendix A: a different one each epoch)."""
     variants = ctx.prompts.variants(AGENT)
-    prompt = variants[(epoch - 1) % len(variants)]
-    rendered = prompt.render(statement=ctx.problem.statement, program=program, feedback=feedback)
+    return variants[(epoch - 1) % len(variants)].render(
+        statement=ctx.problem.statement, program=program, feedback=feedback, entry_point=ctx.problem.entry_point
+    )
+
+
+async def debug(ctx: RunContext, progression: int, epoch: int, program: str, feedback: str, *, step: str) -> str:
+    rendered = debug_prompt(ctx, epoch, program, feedback)
     text = await ctx.call(ctx.request(AGENT, rendered, progression=progression, epoch=epoch), step=step)
     fixed = extract_program(text, ctx.problem.entry_point)
     ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=progression, program=fixed))

@@ -13,25 +13,39 @@ from .program_generator import tests_text
 AGENT = "test_designer"
 
 
+def design_prompt(ctx: RunContext, designed: list[str]) -> tuple[str, str]:
+    """One round's prompt: common-case tests (section 3.2), different from the
+    visible tests and from ``designed``, the tests of earlier rounds."""
+    previous_note = ""
+    if designed:
+        previous_note = "\n\nMake them different from these tests, designed already:\n" + "\n".join(designed)
+    return ctx.prompts.get(AGENT, "common_cases").render(
+        statement=ctx.problem.statement,
+        tests=tests_text(ctx),
+        entry_point=ctx.problem.entry_point,
+        count=str(ctx.config.tests_per_round),
+        previous_note=previous_note,
+    )
+
+
+def agentcoder_test_prompt(ctx: RunContext) -> tuple[str, str]:
+    return ctx.prompts.get(AGENT, "agentcoder").render(
+        statement=ctx.problem.statement,
+        tests=tests_text(ctx),
+        entry_point=ctx.problem.entry_point,
+        count=str(ctx.config.max_tests),
+    )
+
+
 async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[str]:
     cfg = ctx.config
     entry = ctx.problem.entry_point
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}  # never hand back a visible test
     tests: list[str] = []
-    prompt = ctx.prompts.get(AGENT, "common_cases")
     for round_no in range(1, cfg.test_rounds + 1):
         if len(tests) >= cfg.max_tests:
             break
-        previous_note = ""
-        if tests:
-            previous_note = " and from these tests already designed:\n" + "\n".join(tests)
-        rendered = prompt.render(
-            statement=ctx.problem.statement,
-            tests=tests_text(ctx),
-            entry_point=entry,
-            count=str(cfg.tests_per_round),
-            previous_note=previous_note,
-        )
+        rendered = design_prompt(ctx, tests)
         req = ctx.request(AGENT, rendered, temperature=cfg.test_designer_temperature, attempt=round_no)
         try:
             text = await ctx.call(req, step=step)
@@ -66,9 +80,7 @@ async def design_basic_edge_large_tests(ctx: RunContext, *, step: str = "test_de
     large-scale tests, from the requirements alone."""
     cfg = ctx.config
     entry = ctx.problem.entry_point
-    rendered = ctx.prompts.get(AGENT, "agentcoder").render(
-        statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=entry, count=str(cfg.max_tests)
-    )
+    rendered = agentcoder_test_prompt(ctx)
     text = await ctx.call(ctx.request(AGENT, rendered), step=step)
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}
     tests: list[str] = []
