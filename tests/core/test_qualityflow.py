@@ -365,3 +365,78 @@ async def test_verdicts_of_a_check_are_judged_in_one_sandbox_run(tmp_path):
     assert outcome.accepted_at == "self_debug:1"
     # Generation check (2 visible tests), TQC (4 synthesized tests), epoch-1 check (2).
     assert batches == [2, 4, 2]
+
+
+# -- Each path pinned: these tests fail when the named fault is re-introduced. --
+
+PARTIAL = "def add_one(x):\n    # right for small x only\n    return x + 1 if x < 3 else x + 2\n"
+
+
+@pytest.mark.parametrize("checker", ["imagined", "python"])
+async def test_the_checker_needs_every_visible_test_to_pass(tmp_path, checker):
+    story = Story(generate=lambda p: PARTIAL)
+    outcome, rec = await solve(story, tmp_path, prompts=1, epochs=0, clarify=0, checker=checker)
+    assert outcome.outcome == "reverted" and outcome.accepted_at is None
+    if checker == "imagined":
+        assert sorted(c.verdict for c in rec.of("imagined_check")) == ["fail", "pass"]
+    else:
+        run = next(r for r in rec.of("sandbox_run") if r.purpose == "python_checker")
+        assert (run.passed, run.total) == (1, 2)
+
+
+async def test_the_clarified_statement_reaches_the_regenerating_generator(tmp_path):
+    story = Story()
+    await solve(story, tmp_path, prompts=2, epochs=1, clarify=2)
+    regenerations = [c for c in story.of("program_generator") if c["attempt"]]
+    assert len(regenerations) == 4
+    for call in regenerations:
+        marker = f"(clarified p{call['progression']} a{call['attempt']})"
+        assert marker in call["messages"][-1]["content"]
+
+
+async def test_the_test_quality_checker_is_never_shown_a_program(tmp_path):
+    story = Story(generate=lambda p: buggy(f"gen {p}") + "    # unique-program-marker\n")
+    await solve(story, tmp_path, prompts=2, epochs=1, clarify=0)
+    tqc = story.of("test_quality_checker")
+    assert len(tqc) == 4
+    for call in tqc:
+        text = call["system"] + "".join(m["content"] for m in call["messages"])
+        assert "unique-program-marker" not in text and "def add_one" not in text
+
+
+async def test_the_code_quality_checker_turn_one_shows_the_call_only(tmp_path):
+    story = Story()
+    await solve(story, tmp_path, prompts=1, epochs=0, clarify=0)
+    firsts = [c for c in story.of("code_quality_checker") if c["turn"] == 1]
+    assert len(firsts) == 2
+    for call in firsts:
+        text = call["messages"][0]["content"]
+        test = call["test"]
+        call_src = test.removeprefix("assert ").split(" == ")[0]
+        expected = test.split(" == ")[1]
+        assert f"<function_call>\n{call_src}\n</function_call>" in text
+        assert test not in text and f"== {expected}" not in text
+
+
+async def test_the_debugger_is_told_the_actual_values_and_the_error_messages(tmp_path):
+    raising = 'def add_one(x):\n    if x == 0:\n        raise ValueError("zero is not allowed")\n    return x + 2\n'
+    story = Story(generate=lambda p: raising, debug=lambda p, e: CORRECT)
+    outcome, _ = await solve(story, tmp_path, prompts=1)
+    assert outcome.accepted_at == "self_debug:1"
+    prompt = story.of("self_debugger")[0]["messages"][-1]["content"]
+    assert "assert add_one(10) == 11" in prompt and "returned 12" in prompt
+    assert "assert add_one(-4) == -3" in prompt and "returned -2" in prompt
+    # The error as raised (the program's own text also names ValueError: look for the report).
+    assert "assert add_one(0) == 1\n    -> raised ValueError: zero is not allowed" in prompt
+
+
+async def test_no_debugging_when_every_kept_test_passes(tmp_path):
+    # Right on every synthesized test, wrong on the visible add_one(5).
+    program = "def add_one(x):\n    return 0 if x == 5 else x + 1\n"
+    story = Story(generate=lambda p: program)
+    outcome, rec = await solve(story, tmp_path, prompts=1, epochs=3, clarify=1)
+    assert story.of("self_debugger") == []
+    assert outcome.outcome == "reverted"
+    skipped = [e for e in rec.of("step_finished") if e.agent == "self_debugger"]
+    assert skipped and all(e.outcome == "skipped" for e in skipped)
+    assert "already passes every synthesized unit test" in story.of("clarifier")[0]["messages"][-1]["content"]
