@@ -54,8 +54,7 @@ def rendered_prompts(problem_id: str, settings: dict):
         out.append((f"clarified generator {attempt}", clarified_prompt(ctx, attempt, "Clarified: do it.", PROGRAM)))
     for epoch in (1, 2, 3):
         out.append((f"self_debugger {epoch}", debug_prompt(ctx, epoch, PROGRAM, FEEDBACK_OF.format(test=test))))
-    out.append(("test_designer round 1", design_prompt(ctx, [])))
-    out.append(("test_designer round 2", design_prompt(ctx, synthesized)))
+    out.append(("test_designer", design_prompt(ctx)))
     out.append(("agentcoder test_designer", agentcoder_test_prompt(ctx)))
     out.append(("test_quality_checker", tqc_prompt(ctx, synthesized[0])))
     out.append(("code_quality_checker turn 1", cqc_turn1_prompt(ctx, PROGRAM, test)))
