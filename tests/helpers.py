@@ -85,6 +85,17 @@ GOOD_SYNTH = ["assert add_one(10) == 11", "assert add_one(0) == 1", "assert add_
 WRONG_SYNTH = "assert add_one(3) == 7"
 
 
+def imagine(program: str, x: int) -> str:
+    """What a perfect imagined execution of ``add_one(x)`` answers for one of the
+    stories' programs (written by the tests themselves, never by a model)."""
+    scope: dict = {}
+    exec(program, scope)
+    try:
+        return repr(scope["add_one"](x))
+    except Exception as exc:
+        return f"'{type(exc).__name__}'"
+
+
 @dataclass
 class Story:
     """A scripted model for the add_one problem whose every agent can be told what
@@ -113,15 +124,15 @@ class Story:
                 "```python\n" + "\n".join(self.synthesized) + "\n```" if request["attempt"] == 1 else "```python\n```"
             )
         if agent == "clarifier":
-            return "<clarified_problem>Return x plus one.</clarified_problem>"
+            return f"<clarified_problem>Return x plus one. (clarified p{p} a{request['attempt']})</clarified_problem>"
         if agent == "yesno_checker":
             return "Yes" if "x + 1" in text else "No"
         x = int(re.search(r"add_one\((-?\d+)\)", request["test"]).group(1))
         if agent == "test_quality_checker":
             return f"x + 1 = {x + 1}\n<test_case>assert add_one({x}) == {x + 1}</test_case>"
         if agent == "code_quality_checker":
-            program = request["messages"][0]["content"]
-            value = x + 1 if "x + 1" in program else x + 2
+            program = re.search(r"```python\n(.*?)```", request["messages"][0]["content"], re.S).group(1)
+            value = imagine(program, x)
             if request["turn"] == 1:
                 return f"The function returns {value}."
             return f"<test_case>assert add_one({x}) == {value}</test_case>"

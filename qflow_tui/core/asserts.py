@@ -1,5 +1,6 @@
-"""Reading assert-style tests as syntax: where the call under test is, where the
-expected value is, and how to rewrite either. Pure parsing: nothing here runs
+"""Reading assert-style tests as syntax: where the call under test is, which
+question imagined execution asks about it, how to read the value out of a
+model's answer, and how to rewrite an assert. Pure parsing: nothing here runs
 the code it reads."""
 
 from __future__ import annotations
@@ -11,6 +12,13 @@ from dataclasses import dataclass
 
 #: Names that are never the function under test even when called in an assert.
 _NOT_ENTRY = set(dir(builtins)) | {"math", "isclose", "cmath", "np", "numpy", "re", "collections"}
+
+#: Functions whose first two arguments are "actual, expected" in either order
+#: (``math.isclose(f(x), 1.57, rel_tol=0.001)``, Appendix G example 3).
+_CLOSE_FUNCS = {"isclose", "allclose", "assertAlmostEqual", "approx_equal"}
+
+#: Stands for the ``?`` while an assert with a hole is handled as syntax.
+HOLE = "__qflow_hole__"
 
 
 class AssertSyntaxError(ValueError):
@@ -67,7 +75,8 @@ def detect_entry_point(tests: list[str]) -> str | None:
 
 @dataclass(frozen=True)
 class CallSite:
-    """The outermost call to the function under test inside an assert."""
+    """The call to the function under test inside an assert: the first one in
+    source order that is not nested in another (the one the sandbox replaces)."""
 
     source: str
     """Source text of the call, e.g. ``remove_Occ("hello","l")``."""
@@ -76,7 +85,7 @@ class CallSite:
     """Character offsets of the call in the stripped assert source."""
 
 
-def _offsets(src: str, node: ast.AST) -> tuple[int, int]:
+def _offsets(src: str, node: ast.expr) -> tuple[int, int]:
     lines = src.splitlines(keepends=True)
     starts = [0]
     for line in lines:
@@ -87,21 +96,92 @@ def _offsets(src: str, node: ast.AST) -> tuple[int, int]:
         line = lines[lineno - 1]
         return starts[lineno - 1] + len(line.encode()[:col].decode(errors="ignore"))
 
-    return to_char(node.lineno, node.col_offset), to_char(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+    end_lineno = node.end_lineno if node.end_lineno is not None else node.lineno
+    end_col = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+    return to_char(node.lineno, node.col_offset), to_char(end_lineno, end_col)
 
 
-def find_call(src: str, entry_point: str | None = None) -> CallSite | None:
-    src = src.strip()
-    node = parse_assert(src)
+def _entry_calls(expr: ast.AST, entry_point: str) -> list[ast.Call]:
+    """Calls to ``entry_point`` not nested inside another such call, in source
+    order (the same order the sandbox uses to substitute an imagined value)."""
+    found: list[ast.Call] = []
+
+    def walk(node: ast.AST) -> None:
+        if isinstance(node, ast.Call) and _called_name(node) == entry_point:
+            found.append(node)
+            return
+        for child in ast.iter_child_nodes(node):
+            walk(child)
+
+    walk(expr)
+    return found
+
+
+def _call_node(node: ast.Assert, entry_point: str | None, src: str) -> ast.Call | None:
     if entry_point is None:
         names = called_functions(src)
         if not names:
             return None
         entry_point = names[0]
-    for sub in ast.walk(node.test):  # breadth first: the outermost call comes first
-        if isinstance(sub, ast.Call) and _called_name(sub) == entry_point:
-            start, end = _offsets(src, sub)
-            return CallSite(src[start:end], start, end)
+    calls = _entry_calls(node.test, entry_point)
+    return calls[0] if calls else None
+
+
+def find_call(src: str, entry_point: str | None = None) -> CallSite | None:
+    src = src.strip()
+    node = parse_assert(src)
+    call = _call_node(node, entry_point, src)
+    if call is None:
+        return None
+    start, end = _offsets(src, call)
+    return CallSite(src[start:end], start, end)
+
+
+def _func_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _direct_expected(test: ast.expr, call: ast.Call) -> ast.expr | None:
+    """The expected value the call's own value is compared with, in the shapes
+    where the call stands alone on one side: ``f(x) == y`` / ``y == f(x)``,
+    ``isclose(f(x), y, ...)`` either way round, ``abs(f(x) - y) < eps`` either
+    way round. In every other shape (``len(f(x)) == 3``, ``f(x)[0] == 1``,
+    ``f(x) != 5``, ``f(x) in (3, 4)``, ``isinstance(f(x), list)``, ``f(x) is
+    None``, ``not f(x)``) the assert does not hold the call's value, so there is
+    no expected side to ask about."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        left, right = test.left, test.comparators[0]
+        if left is call and not _contains(right, call):
+            return right
+        if right is call and not _contains(left, call):
+            return left
+        return None
+    if isinstance(test, ast.Call) and _func_name(test.func) in _CLOSE_FUNCS and len(test.args) >= 2:
+        first, second = test.args[0], test.args[1]
+        if first is call:
+            return second
+        if second is call:
+            return first
+        return None
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.Lt, ast.LtE))
+        and isinstance(test.left, ast.Call)
+        and _func_name(test.left.func) == "abs"
+        and len(test.left.args) == 1
+        and isinstance(test.left.args[0], ast.BinOp)
+        and isinstance(test.left.args[0].op, ast.Sub)
+    ):
+        diff = test.left.args[0]
+        if diff.left is call:
+            return diff.right
+        if diff.right is call:
+            return diff.left
     return None
 
 
@@ -109,61 +189,16 @@ def _contains(node: ast.AST, target: ast.AST) -> bool:
     return any(sub is target for sub in ast.walk(node))
 
 
-def _expected_node(test: ast.expr, call: ast.Call) -> ast.expr | None:
-    """The sub-expression that holds the value the call is compared against."""
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        left, right = test.left, test.comparators[0]
-        if _contains(left, call) and not _contains(right, call):
-            return right
-        if _contains(right, call) and not _contains(left, call):
-            return left
-        return None
-    if isinstance(test, ast.Call):
-        # math.isclose(f(x), y, ...) / isclose(y, f(x))
-        args = test.args
-        if len(args) >= 2:
-            if _contains(args[0], call) and not _contains(args[1], call):
-                return args[1]
-            if _contains(args[1], call) and not _contains(args[0], call):
-                return args[0]
-        return None
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _expected_node(test.operand, call)
-    if isinstance(test, ast.BinOp):
-        return None
-    return None
-
-
-def _find_call_node(node: ast.Assert, entry_point: str) -> ast.Call | None:
-    for sub in ast.walk(node.test):
-        if isinstance(sub, ast.Call) and _called_name(sub) == entry_point:
-            return sub
-    return None
-
-
-def _abs_diff_expected(test: ast.expr, call: ast.Call) -> ast.expr | None:
-    # abs(f(x) - y) < eps
-    if isinstance(test, ast.Compare) and isinstance(test.left, ast.Call) and _called_name(test.left) == "abs":
-        inner = test.left.args[0] if test.left.args else None
-        if isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub):
-            if _contains(inner.left, call) and not _contains(inner.right, call):
-                return inner.right
-            if _contains(inner.right, call) and not _contains(inner.left, call):
-                return inner.left
-    return None
-
-
 def expected_source(src: str, entry_point: str | None = None) -> str | None:
-    """Source of the expected value the call is compared with, or None for
-    shapes without one (``assert f(x)``, ``assert not f(x)``)."""
+    """Source of the expected value the call's value is compared with, or None
+    for shapes that do not compare the call's own value with one (see
+    :func:`_direct_expected`)."""
     src = src.strip()
     node = parse_assert(src)
-    site = find_call(src, entry_point)
-    if site is None:
+    call = _call_node(node, entry_point, src)
+    if call is None:
         return None
-    call = _find_call_node(node, entry_point or called_functions(src)[0])
-    assert call is not None
-    target = _abs_diff_expected(node.test, call) or _expected_node(node.test, call)
+    target = _direct_expected(node.test, call)
     if target is None:
         return None
     start, end = _offsets(src, target)
@@ -171,18 +206,23 @@ def expected_source(src: str, entry_point: str | None = None) -> str | None:
 
 
 def question_form(src: str, entry_point: str | None = None) -> str:
-    """The assert with its expected value replaced by ``?`` (Appendix G, turn two).
-    For shapes with no expected value, ``assert <call> == ?``."""
+    """Appendix G, turn two: the assert with ``?`` where the call's value goes.
+
+    When the assert compares the call's own value with an expected value, the
+    ``?`` replaces that value (``assert f(x) == ?``, ``assert
+    math.isclose(f(x), ?, rel_tol=0.001)``). In every other shape the question
+    asks for the call's value itself, ``assert f(x) == ?``; the value is then
+    put in place of the call in the original assert, which is judged whole.
+    """
     src = src.strip()
     node = parse_assert(src)
-    site = find_call(src, entry_point)
-    if site is None:
+    call = _call_node(node, entry_point, src)
+    if call is None:
         raise AssertSyntaxError("no call to the function under test")
-    call = _find_call_node(node, entry_point or called_functions(src)[0])
-    assert call is not None
-    target = _abs_diff_expected(node.test, call) or _expected_node(node.test, call)
+    target = _direct_expected(node.test, call)
     if target is None:
-        return f"assert {site.source} == ?"
+        start, end = _offsets(src, call)
+        return f"assert {src[start:end]} == ?"
     start, end = _offsets(src, target)
     return src[:start] + "?" + src[end:]
 
@@ -194,3 +234,80 @@ def replace_call(src: str, value_src: str, entry_point: str | None = None) -> st
     if site is None:
         raise AssertSyntaxError("no call to the function under test")
     return src[: site.start] + "(" + value_src + ")" + src[site.end :]
+
+
+# -- reading a completed question ------------------------------------------------
+
+
+def _same(a: ast.AST, b: ast.AST) -> bool:
+    return ast.dump(a) == ast.dump(b)
+
+
+def _fill(pattern: ast.AST, answer: ast.AST) -> ast.AST | bool | None:
+    """Match ``answer`` against ``pattern`` (a question whose ``?`` is the name
+    :data:`HOLE`): the sub-tree of ``answer`` standing in the hole, ``True``
+    when they match without a hole, ``None`` when they differ."""
+    if isinstance(pattern, ast.Name) and pattern.id == HOLE:
+        return answer
+    if type(pattern) is not type(answer):
+        return None
+    found: ast.AST | bool | None = True
+    for name, pv in ast.iter_fields(pattern):
+        if name == "ctx":
+            continue
+        av = getattr(answer, name, None)
+        pairs: list[tuple[object, object]]
+        if isinstance(pv, list):
+            if not isinstance(av, list) or len(av) != len(pv):
+                return None
+            pairs = list(zip(pv, av, strict=True))
+        else:
+            pairs = [(pv, av)]
+        for p, a in pairs:
+            if isinstance(p, ast.AST):
+                if not isinstance(a, ast.AST):
+                    return None
+                sub = _fill(p, a)
+                if sub is None:
+                    return None
+                if isinstance(sub, ast.AST):
+                    found = sub
+            elif p != a:
+                return None
+    return found
+
+
+def _segment(src: str, node: ast.expr) -> str:
+    start, end = _offsets(src, node)
+    return src[start:end].strip()
+
+
+def value_from_assert(answer: str, question: str, entry_point: str) -> str | None:
+    """The value a completed assert gives for the ``?`` of ``question``.
+
+    The answer is matched against the question's shape first; an answer that
+    reshaped it is still read when it compares the call's value directly
+    (``assert f(x) == v``), or, when it renamed the function, from the right of
+    its ``==``. None when no value can be read.
+    """
+    answer = answer.strip()
+    try:
+        node = parse_assert(answer)
+    except AssertSyntaxError:
+        return None
+    try:
+        pattern = parse_assert(question.replace("?", HOLE, 1))
+    except AssertSyntaxError:
+        pattern = None
+    if pattern is not None:
+        got = _fill(pattern.test, node.test)
+        if isinstance(got, ast.expr):
+            return _segment(answer, got) or None
+    call = _call_node(node, entry_point, answer) if entry_point else None
+    if call is not None:
+        target = _direct_expected(node.test, call)
+        return _segment(answer, target) if target is not None else None
+    test = node.test
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        return _segment(answer, test.comparators[0]) or None
+    return None

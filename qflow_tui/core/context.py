@@ -74,6 +74,12 @@ class RunContext:
     prompts: PromptLibrary = field(default_factory=PromptLibrary)
     tokens: dict[str, TokenCount] = field(default_factory=dict)
     llm_calls: int = 0
+    reused_calls: int = 0
+    """Model calls not made because identical work was already done in this run
+    (an imagined-execution check of a program text already checked against the
+    same test reuses that verdict)."""
+    imagined_verdicts: dict[tuple[str, str], asyncio.Future[Any]] = field(default_factory=dict)
+    """(program text, test) -> the imagined-execution result, finished or in flight."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
     _sem: asyncio.Semaphore | None = None
 

@@ -74,18 +74,70 @@ def _strip_demo(code: str) -> str:
 _TEST_CASE_RE = re.compile(r"<test_case>(.*?)(?:</test_case>|\Z)", re.S | re.I)
 
 
+def test_case_bodies(text: str) -> list[str]:
+    """What stands inside each ``<test_case>`` tag of an answer (an unclosed
+    last tag runs to the end), stripped."""
+    return [body.strip() for body in _TEST_CASE_RE.findall(text)]
+
+
 def extract_test_case(text: str) -> str | None:
     """The completed assert from an answer: inside ``<test_case>`` tags if any,
     else the last line that starts with ``assert`` (Appendix G, example 1)."""
-    candidates: list[str] = []
-    for body in _TEST_CASE_RE.findall(text):
-        candidates.append(body)
+    candidates: list[str] = test_case_bodies(text)
     if not candidates:
         candidates.append(text)
     for body in reversed(candidates):
         found = _last_assert(body)
         if found:
             return found
+    return None
+
+
+def _unfence(text: str) -> str:
+    """The text without a code fence or inline backticks around it."""
+    blocks = code_blocks(text)
+    if blocks:
+        text = blocks[-1][1]
+    return text.strip().strip("`").strip()
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+_STATED_VALUE_RE = re.compile(
+    r"(?:(?:output|result|answer|value)\b[^:=\n]*?(?:\bis\b\s*:?|:|=)|\breturns?\b\s*:?)\s*(.+?)\s*\.?\s*$",
+    re.I,
+)
+
+
+def extract_value_only(text: str) -> str | None:
+    """A value given without an assert around it: ``<test_case>1</test_case>``,
+    a reply that is just ``[1, 2]`` (fenced or not), or a last line such as
+    "The output is: 1". Prose is never read as a value; a bare word only when
+    it stands alone in the tag or the reply."""
+    for body in reversed(test_case_bodies(text)):
+        body = _unfence(body)
+        if body and _is_expression(body):
+            return body
+    whole = _unfence(text)
+    if whole and _is_expression(whole):
+        return whole
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if lines:
+        m = _STATED_VALUE_RE.search(lines[-1].strip("*_ "))
+        if m:
+            candidate = m.group(1).strip().strip("`").strip()
+            try:
+                node = ast.parse(candidate, mode="eval").body
+            except (SyntaxError, ValueError):
+                return None
+            if not isinstance(node, ast.Name):
+                return candidate
     return None
 
 
@@ -110,7 +162,7 @@ _CLARIFIED_RE = re.compile(r"<clarified_problem>(.*?)(?:</clarified_problem>|\Z)
 
 
 def extract_clarified(text: str) -> str:
-    found = _CLARIFIED_RE.findall(text)
+    found: list[str] = _CLARIFIED_RE.findall(text)
     if found and found[-1].strip():
         return found[-1].strip()
     return text.strip()
@@ -135,11 +187,25 @@ def extract_asserts(text: str) -> list[str]:
 
 
 _YESNO_RE = re.compile(r"\b(yes|no)\b", re.I)
+_FINAL_RE = re.compile(
+    r"(?:final\s+answer|final\s+verdict|answer|verdict|conclusion)\s*(?:is)?\s*[:\-=]?\s*\**\s*\b(yes|no)\b", re.I
+)
 
 
 def extract_yes_no(text: str) -> bool | None:
-    m = _YESNO_RE.search(text)
-    return None if m is None else m.group(1).lower() == "yes"
+    """The critic's final answer: the last "final answer: X" (or "answer:",
+    "verdict:") if it gives one, else the last line that is just Yes or No,
+    else the last yes/no word. Reasoning that says "yes" on the way to a final
+    "No" is a No."""
+    finals: list[str] = _FINAL_RE.findall(text)
+    if finals:
+        return finals[-1].lower() == "yes"
+    for line in reversed(text.strip().splitlines()):
+        word = line.strip().strip("*_`#>.!: ").lower()
+        if word in ("yes", "no"):
+            return word == "yes"
+    words: list[str] = _YESNO_RE.findall(text)
+    return None if not words else words[-1].lower() == "yes"
 
 
 def normalize_assert(src: str) -> str:

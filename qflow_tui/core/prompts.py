@@ -2,7 +2,8 @@
 
 A file is an optional system prompt, a line ``---``, then the user message.
 Placeholders are ``{{name}}``; any other braces (Python code, dicts) are left
-alone. Files sort by name; variants are the files named ``variant-*.txt``.
+alone. Files sort by name; variants are the files named ``variant-*.txt`` (or
+another family, e.g. the program generator's ``clarified-*.txt``).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class PromptLibrary:
         # Per-instance caches (not functools.cache on methods, which would keep
         # every library alive for the life of the process).
         self._prompts: dict[tuple[str, str], Prompt] = {}
-        self._variants: dict[str, tuple[Prompt, ...]] = {}
+        self._variants: dict[tuple[str, str], tuple[Prompt, ...]] = {}
 
     def get(self, agent: str, name: str) -> Prompt:
         if (agent, name) not in self._prompts:
@@ -64,11 +65,12 @@ class PromptLibrary:
             self._prompts[agent, name] = _load(path)
         return self._prompts[agent, name]
 
-    def variants(self, agent: str) -> tuple[Prompt, ...]:
-        if agent not in self._variants:
+    def variants(self, agent: str, family: str = "variant") -> tuple[Prompt, ...]:
+        """The diversified prompts of one agent: ``<family>-*.txt``, by name."""
+        if (agent, family) not in self._variants:
             folder = self.root / agent
-            files = sorted(folder.glob("variant-*.txt"))
+            files = sorted(folder.glob(f"{family}-*.txt"))
             if not files:
-                raise PromptError(f"no prompt variants in {folder}")
-            self._variants[agent] = tuple(_load(p) for p in files)
-        return self._variants[agent]
+                raise PromptError(f"no {family}-*.txt prompt variants in {folder}")
+            self._variants[agent, family] = tuple(_load(p) for p in files)
+        return self._variants[agent, family]

@@ -57,12 +57,22 @@ async def test_refines_until_the_designed_tests_pass(tmp_path, fixed_at, accepte
     assert [r.purpose for r in runs] == ["agentcoder"] * len(runs) and runs[-1].passed == runs[-1].total == 3
 
 
-async def test_the_last_program_is_reported_when_the_budget_is_spent(tmp_path):
-    outcome, rec, calls = await run(tmp_path, None, iterations=3)
+@pytest.mark.parametrize("iterations", [1, 3, 5])
+async def test_iterations_n_means_n_refinements_and_the_last_program_is_reported(tmp_path, iterations):
+    """AgentCoder's Table 3 counts a refinement in every iteration."""
+    outcome, rec, calls = await run(tmp_path, None, iterations=iterations)
     assert (outcome.outcome, outcome.accepted_at) == ("rejected", None)
-    assert "iteration 2" in outcome.final_program
-    assert sum(c["agent"] == "programmer" for c in calls) == 3  # write + 2 refinements
-    assert len(rec.of("sandbox_run")) == 3
+    assert f"iteration {iterations}" in outcome.final_program
+    refinements = [c["epoch"] for c in calls if c["agent"] == "programmer" and c["epoch"]]
+    assert refinements == list(range(1, iterations + 1))
+    # The tests ran on the first program and on each refinement.
+    assert len(rec.of("sandbox_run")) == iterations + 1
+
+
+async def test_a_fix_in_the_last_refinement_is_accepted(tmp_path):
+    outcome, _, calls = await run(tmp_path, 5, iterations=5)
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "test_executor:6")
+    assert sum(c["agent"] == "programmer" for c in calls) == 6
 
 
 async def test_the_app_state_follows_an_agentcoder_run(tmp_path):

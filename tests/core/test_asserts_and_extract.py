@@ -1,7 +1,13 @@
 import pytest
 
-from qflow_tui.core.asserts import expected_source, question_form, replace_call
-from qflow_tui.core.extract import extract_asserts, extract_program, extract_test_case, extract_yes_no
+from qflow_tui.core.asserts import expected_source, find_call, question_form, replace_call, value_from_assert
+from qflow_tui.core.extract import (
+    extract_asserts,
+    extract_program,
+    extract_test_case,
+    extract_value_only,
+    extract_yes_no,
+)
 
 
 @pytest.mark.parametrize(
@@ -14,16 +20,58 @@ from qflow_tui.core.extract import extract_asserts, extract_program, extract_tes
             "1.57",
         ),
         ("assert abs(f(2) - 3.0) < 1e-6", "assert abs(f(2) - ?) < 1e-6", "3.0"),
+        ("assert abs(2.5 - f(2)) <= 1e-6", "assert abs(? - f(2)) <= 1e-6", "2.5"),
+        ("assert [1] == f(0)", "assert ? == f(0)", "[1]"),
+        # Shapes where the assert does not hold the call's value: ask for the value itself.
         ("assert not f(2)", "assert f(2) == ?", None),
         ("assert f(2)", "assert f(2) == ?", None),
-        ("assert set(f(1)) == set((1, 2))", "assert set(f(1)) == ?", "set((1, 2))"),
-        ("assert [1] == f(0)", "assert ? == f(0)", "[1]"),
+        ("assert set(f(1)) == set((1, 2))", "assert f(1) == ?", None),
+        ("assert len(f(1)) == 3", "assert f(1) == ?", None),
+        ("assert f(1)[0] == 1", "assert f(1) == ?", None),
+        ("assert f(1) != 5", "assert f(1) == ?", None),
+        ("assert f(1) in (3, 4)", "assert f(1) == ?", None),
+        ("assert isinstance(f(1), list)", "assert f(1) == ?", None),
+        ("assert f(1) is None", "assert f(1) == ?", None),
+        ("assert 0 < f(1) < 5", "assert f(1) == ?", None),
+        ("assert f(1) + 1 == 3", "assert f(1) == ?", None),
+        ("assert g(f(1)) == 3", "assert f(1) == ?", None),
+        ("assert math.isclose(len(f(1)), 3)", "assert f(1) == ?", None),
     ],
 )
 def test_question_form_replaces_the_expected_value(src, question, expected):
-    entry = "g" if "g(" in src else "f"
+    entry = "g" if "g(0" in src else "f"
     assert question_form(src, entry) == question
     assert expected_source(src, entry) == expected
+
+
+def test_the_call_under_test_is_the_first_outermost_one_in_source_order():
+    # The same call the sandbox replaces with the imagined value.
+    assert find_call("assert g(f(1)) == f(2)", "f").source == "f(1)"
+    assert find_call("assert f(f(1)) == 3", "f").source == "f(f(1))"
+
+
+@pytest.mark.parametrize(
+    "answer,question,value",
+    [
+        ("assert f(1) == [1, 2]", "assert f(1) == ?", "[1, 2]"),
+        ("assert f(1)==  'x'", "assert f(1) == ?", "'x'"),
+        ("assert math.isclose(f(1), 2.5, rel_tol=0.1)", "assert math.isclose(f(1), ?, rel_tol=0.1)", "2.5"),
+        ("assert abs(f(2) - (1 + 2)) < 1e-6", "assert abs(f(2) - ?) < 1e-6", "1 + 2"),
+        ("assert [3] == f(0)", "assert ? == f(0)", "[3]"),
+        # The model reshaped the question but still compares the call's value directly.
+        ("assert f( 1 ) == 7", "assert math.isclose(f(1), ?, rel_tol=0.1)", "7"),
+        ("assert math.isclose(f(1), 7.5)", "assert f(1) == ?", "7.5"),
+        # The model wrote the call differently (Appendix G example 2 lost its quotes).
+        ("assert f('a', b) == 'x'", "assert f('a', 'b') == ?", "'x'"),
+        ("assert g(2) == 7", "assert f(2) == ?", "7"),  # renamed the function: the right-hand side
+        # Copied the original shape back: it holds no value for f(1).
+        ("assert len(f(1)) == 3", "assert f(1) == ?", None),
+        ("assert f(1) == ?", "assert f(1) == ?", None),
+        ("not an assert", "assert f(1) == ?", None),
+    ],
+)
+def test_the_value_is_read_where_the_question_mark_stood(answer, question, value):
+    assert value_from_assert(answer, question, "f") == value
 
 
 def test_replace_call_keeps_the_rest_of_the_assert():
@@ -64,7 +112,38 @@ def test_assert_extraction_salvages_good_lines_from_a_broken_block():
     assert extract_asserts(text) == ["assert f(1) == 2", "assert f(3) == 4"]
 
 
-def test_yes_no():
-    assert extract_yes_no("Yes, it is correct.") is True
-    assert extract_yes_no("No.") is False
-    assert extract_yes_no("Maybe") is None
+@pytest.mark.parametrize(
+    "reply,verdict",
+    [
+        ("Yes, it is correct.", True),
+        ("No.", False),
+        ("Maybe", None),
+        # The final answer counts, not the first yes/no word on the way to it.
+        ("Let me check: yes the loop... Final answer: No", False),
+        ("No obvious bug at first sight; the loop bound is right.\n\n**Yes**", True),
+        ("Is it correct? Yes for the first test, but the second fails.\nVerdict: no", False),
+        ("yes, no, yes... The answer is: Yes.", True),
+        ("It has no bugs, so yes", True),
+    ],
+)
+def test_yes_no_reads_the_final_answer(reply, verdict):
+    assert extract_yes_no(reply) is verdict
+
+
+@pytest.mark.parametrize(
+    "reply,value",
+    [
+        ("<test_case>1</test_case>", "1"),
+        ("<test_case>\n```python\n[1, 2]\n```\n</test_case>", "[1, 2]"),
+        ("[1, 2]", "[1, 2]"),
+        ("```python\n{'a': 1}\n```", "{'a': 1}"),
+        ("The output is: 1", "1"),
+        ("first_Digit(123) returns 1", "1"),
+        ("So the result is [1, 2].", "[1, 2]"),
+        # Prose is not a value; a bare word is one only when it stands alone.
+        ("Therefore, the output will be: polgon", None),
+        ("I could not work it out.", None),
+    ],
+)
+def test_a_value_without_an_assert_is_read(reply, value):
+    assert extract_value_only(reply) == value

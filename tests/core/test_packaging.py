@@ -19,14 +19,15 @@ def test_prompt_variants_the_paper_asks_for_exist():
     lib = PromptLibrary()
     assert len(lib.variants("program_generator")) == 6
     assert len(lib.variants("self_debugger")) == 3
+    # Section 3.6: diversified prompts for every agent, the clarifier's attempts included.
+    assert len(lib.variants("clarifier")) == 3
+    assert len(lib.variants("program_generator", "clarified")) == 3
     for agent, name in [
         ("test_designer", "common_cases"),
         ("test_quality_checker", "default"),
         ("code_quality_checker", "turn1"),
         ("code_quality_checker", "turn2"),
-        ("clarifier", "default"),
         ("yesno_checker", "default"),
-        ("program_generator", "clarified"),
     ]:
         assert lib.get(agent, name).user
 

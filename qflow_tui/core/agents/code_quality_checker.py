@@ -62,10 +62,14 @@ async def _python_check(ctx: RunContext, program: str, *, progression: int, step
     return CheckResult(ok, "" if ok else execution_feedback(report))
 
 
-async def _yesno_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
-    rendered = ctx.prompts.get("yesno_checker", "default").render(
+def yesno_prompt(ctx: RunContext, program: str) -> tuple[str, str]:
+    return ctx.prompts.get("yesno_checker", "default").render(
         statement=ctx.problem.statement, tests=tests_text(ctx), program=program
     )
+
+
+async def _yesno_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
+    rendered = yesno_prompt(ctx, program)
     text = await ctx.call(ctx.request("yesno_checker", rendered, progression=progression), step=step)
     verdict = extract_yes_no(text)
     return CheckResult(bool(verdict), "" if verdict else f"the critic answered: {text.strip()[:200]}")

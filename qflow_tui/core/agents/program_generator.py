@@ -6,20 +6,41 @@ from __future__ import annotations
 from ..context import RunContext
 from ..events import ProgramCandidate
 from ..extract import extract_program
+from ..setup_code import shown_setup
 
 AGENT = "program_generator"
 
 
 def tests_text(ctx: RunContext) -> str:
-    return "\n".join(ctx.problem.test_sources)
+    """The visible tests as every agent is shown them, after the test setup they
+    run after (MBPP's ``test_setup_code``) when the problem has one."""
+    tests = "\n".join(ctx.problem.test_sources)
+    setup = shown_setup(ctx.problem)
+    return f"# test setup, run before the tests:\n{setup}\n\n{tests}" if setup else tests
+
+
+def generator_prompt(ctx: RunContext, progression: int) -> tuple[str, str]:
+    """Diversified Prompting: progression ``p`` uses the ``p``-th generator prompt."""
+    variants = ctx.prompts.variants(AGENT)
+    return variants[progression % len(variants)].render(
+        statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=ctx.problem.entry_point
+    )
+
+
+def clarified_prompt(ctx: RunContext, attempt: int, clarified: str, rejected_program: str) -> tuple[str, str]:
+    """Line 23 of Algorithm 1, one prompt variant per clarifier attempt."""
+    variants = ctx.prompts.variants(AGENT, "clarified")
+    return variants[(attempt - 1) % len(variants)].render(
+        statement=ctx.problem.statement,
+        clarified=clarified,
+        tests=tests_text(ctx),
+        rejected_program=rejected_program,
+        entry_point=ctx.problem.entry_point,
+    )
 
 
 async def generate_program(ctx: RunContext, progression: int, *, step: str = "program_generator") -> str:
-    variants = ctx.prompts.variants(AGENT)
-    prompt = variants[progression % len(variants)]
-    rendered = prompt.render(
-        statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=ctx.problem.entry_point
-    )
+    rendered = generator_prompt(ctx, progression)
     text = await ctx.call(ctx.request(AGENT, rendered, progression=progression), step=step)
     program = extract_program(text, ctx.problem.entry_point)
     ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=progression, program=program))
@@ -31,13 +52,7 @@ async def generate_clarified_program(
 ) -> str:
     """Line 23 of Algorithm 1: generate again from the clarified statement,
     instructed to write a different implementation."""
-    rendered = ctx.prompts.get(AGENT, "clarified").render(
-        statement=ctx.problem.statement,
-        clarified=clarified,
-        tests=tests_text(ctx),
-        rejected_program=rejected_program,
-        entry_point=ctx.problem.entry_point,
-    )
+    rendered = clarified_prompt(ctx, attempt, clarified, rejected_program)
     text = await ctx.call(ctx.request(AGENT, rendered, progression=progression, attempt=attempt), step=step)
     program = extract_program(text, ctx.problem.entry_point)
     ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=progression, program=program))

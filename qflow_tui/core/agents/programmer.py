@@ -11,10 +11,18 @@ from .program_generator import tests_text
 AGENT = "programmer"
 
 
-async def write_program(ctx: RunContext, *, step: str) -> str:
-    rendered = ctx.prompts.get(AGENT, "generate").render(
+def write_prompt(ctx: RunContext) -> tuple[str, str]:
+    return ctx.prompts.get(AGENT, "generate").render(
         statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=ctx.problem.entry_point
     )
+
+
+def refine_prompt(ctx: RunContext, program: str, feedback: str) -> tuple[str, str]:
+    return ctx.prompts.get(AGENT, "refine").render(statement=ctx.problem.statement, program=program, feedback=feedback)
+
+
+async def write_program(ctx: RunContext, *, step: str) -> str:
+    rendered = write_prompt(ctx)
     text = await ctx.call(ctx.request(AGENT, rendered, progression=0), step=step)
     program = extract_program(text, ctx.problem.entry_point)
     ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=0, program=program))
@@ -22,9 +30,7 @@ async def write_program(ctx: RunContext, *, step: str) -> str:
 
 
 async def refine_program(ctx: RunContext, program: str, feedback: str, *, iteration: int, step: str) -> str:
-    rendered = ctx.prompts.get(AGENT, "refine").render(
-        statement=ctx.problem.statement, program=program, feedback=feedback
-    )
+    rendered = refine_prompt(ctx, program, feedback)
     text = await ctx.call(ctx.request(AGENT, rendered, progression=0, epoch=iteration), step=step)
     fixed = extract_program(text, ctx.problem.entry_point)
     ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=0, program=fixed))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..context import RunContext
 from ..events import ProgramCandidate
 from ..extract import extract_program
+from ..sandbox.report import SandboxReport
 from .test_executor import execute_tests
 
 AGENT = "self_debugger"
@@ -14,7 +15,7 @@ AGENT = "self_debugger"
 
 async def run_synthesized_tests(
     ctx: RunContext, program: str, tests: list[str], *, step: str, progression: int, after_fix: bool = False
-):
+) -> SandboxReport:
     """The filtered synthesized tests on a program: ``self_debug`` feeds the
     debugger, ``after_debug`` shows what its fix achieved."""
     purpose = "after_debug" if after_fix else "self_debug"
@@ -23,10 +24,16 @@ async def run_synthesized_tests(
     )
 
 
-async def debug(ctx: RunContext, progression: int, epoch: int, program: str, feedback: str, *, step: str) -> str:
+def debug_prompt(ctx: RunContext, epoch: int, program: str, feedback: str) -> tuple[str, str]:
+    """Epoch ``e`` uses the ``e``-th debug prompt (Appendix A: a different one each epoch)."""
     variants = ctx.prompts.variants(AGENT)
-    prompt = variants[(epoch - 1) % len(variants)]
-    rendered = prompt.render(statement=ctx.problem.statement, program=program, feedback=feedback)
+    return variants[(epoch - 1) % len(variants)].render(
+        statement=ctx.problem.statement, program=program, feedback=feedback, entry_point=ctx.problem.entry_point
+    )
+
+
+async def debug(ctx: RunContext, progression: int, epoch: int, program: str, feedback: str, *, step: str) -> str:
+    rendered = debug_prompt(ctx, epoch, program, feedback)
     text = await ctx.call(ctx.request(AGENT, rendered, progression=progression, epoch=epoch), step=step)
     fixed = extract_program(text, ctx.problem.entry_point)
     ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=progression, program=fixed))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..asserts import find_call
-from ..context import RunContext
+from ..context import RunContext, gather_all
 from ..events import Notice, TestsDesigned
 from ..extract import extract_asserts, normalize_assert
 from ..llm import LLMError
@@ -13,41 +13,53 @@ from .program_generator import tests_text
 AGENT = "test_designer"
 
 
+def design_prompt(ctx: RunContext) -> tuple[str, str]:
+    """One round's prompt: common-case tests (section 3.2), different from the visible tests."""
+    return ctx.prompts.get(AGENT, "common_cases").render(
+        statement=ctx.problem.statement,
+        tests=tests_text(ctx),
+        entry_point=ctx.problem.entry_point,
+        count=str(ctx.config.tests_per_round),
+    )
+
+
+def agentcoder_test_prompt(ctx: RunContext) -> tuple[str, str]:
+    return ctx.prompts.get(AGENT, "agentcoder").render(
+        statement=ctx.problem.statement,
+        tests=tests_text(ctx),
+        entry_point=ctx.problem.entry_point,
+        count=str(ctx.config.max_tests),
+    )
+
+
+async def _round(ctx: RunContext, round_no: int, step: str) -> str | None:
+    """One round's answer, or None when its call failed (the notice says why)."""
+    req = ctx.request(AGENT, design_prompt(ctx), temperature=ctx.config.test_designer_temperature, attempt=round_no)
+    try:
+        return await ctx.call(req, step=step)
+    except LLMError as exc:
+        if exc.fatal:
+            raise
+        # Tests are a help for the debugger, not a must: go on with the other rounds.
+        ctx.event(
+            Notice(step=step, agent=AGENT, level="warning", message=f"test design round {round_no} failed: {exc}")
+        )
+        return None
+
+
 async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[str]:
+    """Appendix A: rounds of ``tests_per_round`` tests at temperature 0.1, at most
+    ``max_tests`` in all. The rounds are independent samples, so they run at
+    once; their tests are de-duplicated in round order."""
     cfg = ctx.config
     entry = ctx.problem.entry_point
+    rounds = min(cfg.test_rounds, -(-cfg.max_tests // cfg.tests_per_round))
+    answers = await gather_all(_round(ctx, r, step) for r in range(1, rounds + 1))
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}  # never hand back a visible test
     tests: list[str] = []
-    prompt = ctx.prompts.get(AGENT, "common_cases")
-    for round_no in range(1, cfg.test_rounds + 1):
-        if len(tests) >= cfg.max_tests:
-            break
-        previous_note = ""
-        if tests:
-            previous_note = " and from these tests already designed:\n" + "\n".join(tests)
-        rendered = prompt.render(
-            statement=ctx.problem.statement,
-            tests=tests_text(ctx),
-            entry_point=entry,
-            count=str(cfg.tests_per_round),
-            previous_note=previous_note,
-        )
-        req = ctx.request(AGENT, rendered, temperature=cfg.test_designer_temperature, attempt=round_no)
-        try:
-            text = await ctx.call(req, step=step)
-        except LLMError as exc:
-            if exc.fatal:
-                raise
-            # Tests are a help for the debugger, not a must: go on with what we have.
-            ctx.event(
-                Notice(
-                    step=step,
-                    agent=AGENT,
-                    level="warning",
-                    message=f"test design stopped after {len(tests)} tests: {exc}",
-                )
-            )
-            break
+    for round_no, text in enumerate(answers, start=1):
+        if text is None:
+            continue
         new: list[str] = []
         for t in extract_asserts(text)[: cfg.tests_per_round]:
             key = normalize_assert(t)
@@ -66,9 +78,7 @@ async def design_basic_edge_large_tests(ctx: RunContext, *, step: str = "test_de
     large-scale tests, from the requirements alone."""
     cfg = ctx.config
     entry = ctx.problem.entry_point
-    rendered = ctx.prompts.get(AGENT, "agentcoder").render(
-        statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=entry, count=str(cfg.max_tests)
-    )
+    rendered = agentcoder_test_prompt(ctx)
     text = await ctx.call(ctx.request(AGENT, rendered), step=step)
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}
     tests: list[str] = []

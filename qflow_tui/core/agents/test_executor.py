@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from ..context import RunContext
 from ..events import SandboxRun
+from ..sandbox.report import SandboxReport
+from ..setup_code import sandbox_setup
 
 #: Failing tests shown to the debugger at most, to keep prompts bounded.
 MAX_FEEDBACK = 10
@@ -13,8 +15,12 @@ MAX_FEEDBACK = 10
 
 async def execute_tests(
     ctx: RunContext, program: str, tests: list[str], *, purpose: str, agent: str, step: str, progression: int | None
-):
-    report = await ctx.sandbox.run_tests(program, tests, entry_point=ctx.problem.entry_point, setup=ctx.problem.setup)
+) -> SandboxReport:
+    # The statement's own imports come first, as in the reference evaluators.
+    setup = sandbox_setup(ctx.problem)
+    report: SandboxReport = await ctx.sandbox.run_tests(
+        program, tests, entry_point=ctx.problem.entry_point, setup=setup
+    )
     ctx.event(
         SandboxRun(
             step=step,
@@ -33,7 +39,7 @@ async def execute_tests(
     return report
 
 
-def execution_feedback(report) -> str:
+def execution_feedback(report: SandboxReport) -> str:
     """What a debugger is told: the load error, or each failing test with the
     actual value or the error."""
     if report.load_error:

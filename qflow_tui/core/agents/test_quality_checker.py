@@ -26,16 +26,22 @@ class TestVerdict:
     detail: str
 
 
-async def _ask(ctx: RunContext, index: int, test: str, *, step: str) -> ImaginedResult | str:
-    """The model's reasoning and value for one synthesized test, or why there is none."""
+def tqc_prompt(ctx: RunContext, test: str) -> tuple[str, str]:
+    """The statement, the visible tests and the synthesized test's call: no
+    program (section 3.4: the program's correctness is what is in question)."""
     entry = ctx.problem.entry_point
     site = find_call(test, entry)
-    rendered = ctx.prompts.get(AGENT, "default").render(
+    return ctx.prompts.get(AGENT, "default").render(
         statement=ctx.problem.statement,
         tests=tests_text(ctx),
         function_call=site.source if site else test,
         question=question_form(test, entry),
     )
+
+
+async def _ask(ctx: RunContext, index: int, test: str, *, step: str) -> ImaginedResult | str:
+    """The model's reasoning and value for one synthesized test, or why there is none."""
+    rendered = tqc_prompt(ctx, test)
     try:
         return await imagine(
             ctx, agent=AGENT, test=test, turn1=rendered, step=step, progression=None, two_turn=False, attempt=index + 1

@@ -2,8 +2,9 @@
 with: the programmer writes the program, the test designer writes basic, edge
 and large-scale tests from the requirements, and the test executor (a script,
 here the sandbox) runs them; failures go back to the programmer until every
-test passes or the iteration budget (5 in the paper's RQ3) is spent. No quality
-checker: the program is reported even if its tests still fail."""
+test passes or the iteration budget (5 in the paper's RQ3; each iteration is one
+refinement, as its Table 3 counts them) is spent. No quality checker: the
+program is reported even if its tests still fail."""
 
 from __future__ import annotations
 
@@ -31,8 +32,11 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
     if not tests:
         return WorkflowResult(program, "unchecked", None, 0, first)
 
-    for iteration in range(1, cfg.iterations + 1):
-        step = f"test_executor:{iteration}"
+    # Table 3 of the AgentCoder paper counts one refinement per iteration:
+    # iterations=N runs the tests after the first program and after each of N
+    # refinements, and reports the last program if the tests still fail.
+    for iteration in range(cfg.iterations + 1):
+        step = f"test_executor:{iteration + 1}"
         await ctx.checkpoint(step)
         ctx.step_started(step, "test_executor", 0)
         report = await execute_tests(
@@ -64,7 +68,7 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
                     agent="test_executor",
                     progression=0,
                     decision="continue",
-                    reason="iteration budget spent: the last program stands",
+                    reason=f"{cfg.iterations} refinements spent: the last program stands",
                 )
             )
             break
@@ -77,9 +81,10 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
                 reason=f"{report.passed}/{report.total} pass: back to the programmer",
             )
         )
-        step = f"programmer:{iteration}"
+        refinement = iteration + 1
+        step = f"programmer:{refinement}"
         await ctx.checkpoint(step)
         ctx.step_started(step, "programmer", 0)
-        program = await refine_program(ctx, program, execution_feedback(report), iteration=iteration, step=step)
+        program = await refine_program(ctx, program, execution_feedback(report), iteration=refinement, step=step)
         ctx.step_finished(step, "done", "programmer", 0)
     return WorkflowResult(program, "rejected", None, 0, first)

@@ -1,19 +1,25 @@
 """QualityFlow (Algorithm 1), with Diversified Prompting.
 
-Progressions (one per program-generator prompt) advance stage by stage: all
-active progressions run a stage concurrently, then the Quality Checker's
-verdicts are read; the first stage that accepts a program ends the run, the
-lowest progression index winning, so later stages spend no tokens.
+Each progression (one per program-generator prompt) runs Algorithm 1 on its
+own, as fast as its calls return: program_generator -> self_debug:1..E ->
+clarifier:1..C, each stage ending in a quality check. The synthesized tests
+(test designer, then the Test Quality Checker) are made once, when the first
+progression needs them, and shared.
 
-Stages: program_generator -> [test_designer -> test_quality_checker] ->
-self_debug:1..E -> clarifier:1..C -> revert.
+The result is the paper's: the accepted program of the earliest stage wins,
+lowest progression index first. A progression's acceptance wins as soon as no
+other progression can beat it any more (every lower-index progression has
+finished that stage without acceptance, every higher-index one the stage
+before); the work still running elsewhere is then cancelled, so no later call
+is paid for. Nothing waits on a stage barrier the rule does not need.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..agents.clarifier import clarify
 from ..agents.code_quality_checker import CheckResult, check_program
@@ -22,10 +28,15 @@ from ..agents.self_debugger import debug, run_synthesized_tests
 from ..agents.test_designer import design_tests
 from ..agents.test_executor import execution_feedback
 from ..agents.test_quality_checker import filter_tests
-from ..context import RunContext, gather_all
+from ..config import RunConfig
+from ..context import RunContext
 from ..events import Decision, Notice
 from ..llm import LLMError
+from ..sandbox.report import SandboxReport
 from .base import WorkflowResult
+
+#: A stage a progression will never be accepted at (it stopped or ran out of steps).
+_NEVER = 1 << 30
 
 
 @dataclass
@@ -38,260 +49,420 @@ class Progression:
     current: str = ""
     check: CheckResult | None = None
     trajectory: list[str] = field(default_factory=list)
+    debugged: bool = False
+    """The self-debugger revised the program at least once."""
     debug_exhausted: bool = False
     """No failing synthesized test is left to debug against."""
-    report: Any = None
+    report: SandboxReport | None = None
     """The kept tests' results on ``current``, when already run."""
+    debug_result: str = ""
+    """DebuggedCode: what self-debugging ended with; every clarifier attempt starts from it."""
+    debug_check: CheckResult | None = None
+    """The quality check of ``debug_result``."""
     failed: str | None = None
     """Why a model failure stopped this progression (the others go on)."""
+    at: str = ""
+    """The step it is in, for the notice when the run ends around it."""
 
 
-def live(progs: list[Progression]) -> list[Progression]:
-    return [p for p in progs if p.failed is None]
+@dataclass
+class TestSet:
+    """The synthesized tests every progression debugs against."""
+
+    kept: list[str]
+    rejected: list[str]
+    why_none: str = ""
+    """Why no test is left to debug against, in words for the timeline."""
 
 
-async def _each(
-    ctx: RunContext,
-    progs: list[Progression],
-    step: str,
-    agent: str,
-    work: Callable[[Progression], Awaitable[None]],
-    *,
-    everyone: list[Progression] | None = None,
-) -> list[Progression]:
-    """Run ``work`` for every live progression concurrently. A failed model call
-    ends that progression only (Diversified Prompting keeps the others going);
-    when none is left, the run fails with the first failure. A fatal failure
-    (see :class:`LLMError`) ends the run at once."""
+class Referee:
+    """The paper's rule, applied as progressions report: the accepted program of
+    the earliest stage wins, lowest progression index first."""
 
-    async def guarded(p: Progression) -> None:
-        try:
-            await work(p)
-        except LLMError as exc:
-            if exc.fatal:
-                raise
-            p.failed = str(exc)
-            ctx.step_finished(step, "failed", agent, p.index, detail=str(exc))
-            ctx.event(
-                Notice(
-                    step=step,
-                    agent=agent,
-                    progression=p.index,
-                    level="warning",
-                    message=f"progression {p.index} stopped: {exc}",
-                )
-            )
+    def __init__(self, progressions: int) -> None:
+        self.cleared = [-1] * progressions
+        """Per progression: the last stage it finished without acceptance."""
+        self.accepted: dict[int, int] = {}
+        """Progression -> the stage whose check accepted its program."""
+        self.changed = asyncio.Event()
 
-    await gather_all(guarded(p) for p in live(progs))
-    # ``everyone``: the whole run's progressions, when ``progs`` is only some of them.
-    if not live(everyone if everyone is not None else progs):
-        raise LLMError(next(p.failed for p in progs if p.failed))
-    return live(progs)
+    def cleared_stage(self, p: int, stage: int) -> None:
+        self.cleared[p] = max(self.cleared[p], stage)
+        self.changed.set()
 
+    def accept(self, p: int, stage: int) -> None:
+        self.accepted[p] = stage
+        self.cleared[p] = max(self.cleared[p], stage - 1)
+        self.changed.set()
 
-async def _check_stage(
-    ctx: RunContext, progs: list[Progression], step: str, everyone: list[Progression] | None = None
-) -> list[Progression]:
-    """Quality-check the current program of each live progression in ``progs``
-    (``everyone``: all of the run's); return the accepted ones."""
-    await ctx.checkpoint(f"quality_check:{step}")
+    def stopped(self, p: int) -> None:
+        """``p`` will accept nothing any more (it failed, or ran out of steps)."""
+        if p not in self.accepted:
+            self.cleared[p] = _NEVER
+        self.changed.set()
 
-    async def one(p: Progression) -> None:
-        ctx.step_started(step, "code_quality_checker", p.index, detail=ctx.config.checker)
-        p.check = await check_program(ctx, p.current, progression=p.index, step=step)
-        ctx.step_finished(step, "accepted" if p.check.accepted else "rejected", "code_quality_checker", p.index)
+    def out_of_the_race(self, p: int) -> bool:
+        """Nothing ``p`` can still do will be reported: an accepted program at an
+        earlier stage, or at the same stage from a lower index, beats it."""
+        if p in self.accepted or not self.accepted:
+            return False
+        best = min((s, q) for q, s in self.accepted.items())
+        return best < (self.cleared[p] + 1, p)
 
-    if not live(progs):
-        return []
-    checked = await _each(ctx, progs, step, "code_quality_checker", one, everyone=everyone)
-    return [p for p in checked if p.check and p.check.accepted]
+    def winner(self) -> tuple[int, int] | None:
+        """``(stage, progression)`` once no other progression can beat it."""
+        if not self.accepted:
+            return None
+        stage, best = min((s, p) for p, s in self.accepted.items())
+        for other, cleared in enumerate(self.cleared):
+            if other == best:
+                continue
+            # A lower index wins a tie at this stage; anyone wins with an earlier stage.
+            if cleared < (stage if other < best else stage - 1):
+                return None
+        return stage, best
 
 
-def _decide(ctx: RunContext, progs: list[Progression], step: str, next_decision: str, reason: str) -> None:
-    for p in live(progs):
-        accepted = bool(p.check and p.check.accepted)
-        ctx.event(
-            Decision(
-                step=step,
-                agent="code_quality_checker",
-                progression=p.index,
-                decision="accept" if accepted else next_decision,
-                reason="all visible tests pass the quality check" if accepted else reason,
-            )
-        )
+def _stages(cfg: RunConfig) -> list[str]:
+    return [
+        "program_generator",
+        *(f"self_debug:{e}" for e in range(1, cfg.epochs + 1)),
+        *(f"clarifier:{a}" for a in range(1, cfg.clarify + 1)),
+    ]
 
 
-def _no_more_steps(cfg) -> tuple[str, str]:
+@asynccontextmanager
+async def _step(
+    ctx: RunContext, step: str, agent: str | None, progression: int | None, detail: str = ""
+) -> AsyncIterator[dict[str, str]]:
+    """Enter one step: the gate, then started; finished (``outcome`` and
+    ``detail`` as the body left them in the yielded dict) or failed."""
+    await ctx.checkpoint(step)
+    ctx.step_started(step, agent, progression, detail=detail)
+    result = {"outcome": "done", "detail": ""}
+    try:
+        yield result
+    except LLMError as exc:
+        ctx.step_finished(step, "failed", agent, progression, detail=str(exc))
+        raise
+    except asyncio.CancelledError:
+        ctx.step_finished(step, "stopped", agent, progression, detail="stopped: the rule no longer needs its result")
+        raise
+    ctx.step_finished(step, result["outcome"], agent, progression, detail=result["detail"])
+
+
+class _SharedTests:
+    """Lines 9-14 of Algorithm 1, done once for all progressions: started by the
+    first progression whose program was rejected, awaited by every one."""
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.task: asyncio.Task[TestSet] | None = None
+
+    async def get(self) -> TestSet:
+        if self.task is None:
+            self.task = asyncio.create_task(self._make())
+        # shield: a progression cancelled while waiting must not cancel the others' tests.
+        return await asyncio.shield(self.task)
+
+    async def _make(self) -> TestSet:
+        ctx, cfg = self.ctx, self.ctx.config
+        step = "test_designer"
+        async with _step(ctx, step, "test_designer", None) as s:
+            synthesized = await design_tests(ctx, step=step)
+            s["detail"] = f"{len(synthesized)} tests"
+        if not synthesized:
+            return TestSet([], [], "the test designer produced no usable test")
+        if not cfg.tqc:
+            return TestSet(synthesized, [])
+        step = "test_quality_checker"
+        async with _step(ctx, step, "test_quality_checker", None) as s:
+            verdicts = await filter_tests(ctx, synthesized, step=step)
+            kept = [v.test for v in verdicts if v.kept]
+            rejected = [v.test for v in verdicts if not v.kept]
+            s["detail"] = f"{len(kept)} kept, {len(rejected)} rejected"
+        return TestSet(kept, rejected, "" if kept else "no synthesized test survived the test quality checker")
+
+    async def close(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        if self.task is not None:
+            await asyncio.gather(self.task, return_exceptions=True)
+
+
+def _after_debug(cfg: RunConfig) -> tuple[str, str]:
+    return ("clarify", "rejected: on to the clarifier") if cfg.clarify else _no_more_steps(cfg)
+
+
+def _no_more_steps(cfg: RunConfig) -> tuple[str, str]:
     """The decision when a rejected program has no step left to go to."""
     if cfg.revert and cfg.checker != "none":
         return "revert", "rejected: revert to the first generated program"
     return "continue", "rejected: no step left; the last program stands"
 
 
-def _winner(ctx: RunContext, accepted: list[Progression], step: str, first_program: str) -> WorkflowResult | None:
-    if not accepted:
-        return None
-    best = min(accepted, key=lambda p: p.index)
-    return WorkflowResult(best.current, "accepted", step, best.index, first_program)
+class _Run:
+    """One QualityFlow run: the progressions, the shared tests and the referee."""
 
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.cfg = ctx.config
+        # checker=none: nothing is ever accepted, so the rule reports progression 0's
+        # last program; the other progressions' work would be thrown away unread.
+        count = 1 if self.cfg.checker == "none" else self.cfg.prompts
+        self.progs = [Progression(i) for i in range(count)]
+        self.stages = _stages(self.cfg)
+        self.referee = Referee(count)
+        self.tests = _SharedTests(ctx)
+        self.cancelled: set[int] = set()
+        self.stopped_early: list[str] = []
+        """``progression (step)`` of work cancelled because the rule could no longer report it."""
 
-async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
-    cfg = ctx.config
-    progs = [Progression(i) for i in range(cfg.prompts)]
+    # -- one progression -----------------------------------------------------------
 
-    # Line 4: GeneratedCode <- CodeGenerator(Problem, VisibleTests), one per prompt.
-    step = "program_generator"
-    await ctx.checkpoint(step)
-
-    async def generate(p: Progression) -> None:
-        ctx.step_started(step, "program_generator", p.index)
-        p.generated = p.current = await generate_program(ctx, p.index, step=step)
-        ctx.step_finished(step, "done", "program_generator", p.index)
-
-    await _each(ctx, progs, step, "program_generator", generate)
-    # The program a revert returns to: the first progression's (the lowest that
-    # produced one, if a model failure stopped progression 0).
-    origin = live(progs)[0]
-    first_program = origin.generated
-
-    # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...)
-    accepted = await _check_stage(ctx, progs, step)
-    after_debug = ("clarify", "rejected: on to the clarifier") if cfg.clarify else _no_more_steps(cfg)
-    if cfg.epochs:
-        _decide(ctx, progs, step, "continue", "rejected: on to self-debugging")
-    else:
-        _decide(ctx, progs, step, *after_debug)
-    if won := _winner(ctx, accepted, step, first_program):
-        return won
-
-    # Lines 9-14: synthesized tests, filtered by the Test Quality Checker.
-    kept: list[str] = []
-    rejected: list[str] = []
-    if cfg.epochs:
-        step = "test_designer"
-        await ctx.checkpoint(step)
-        ctx.step_started(step, "test_designer")
-        synthesized = await design_tests(ctx, step=step)
-        ctx.step_finished(step, "done", "test_designer", detail=f"{len(synthesized)} tests")
-        if cfg.tqc and synthesized:
-            step = "test_quality_checker"
-            await ctx.checkpoint(step)
-            ctx.step_started(step, "test_quality_checker")
-            verdicts = await filter_tests(ctx, synthesized, step=step)
-            kept = [v.test for v in verdicts if v.kept]
-            rejected = [v.test for v in verdicts if not v.kept]
-            ctx.step_finished(
-                step, "done", "test_quality_checker", detail=f"{len(kept)} kept, {len(rejected)} rejected"
+    def _decide(self, p: Progression, step: str, accepted: bool, decision: str, reason: str) -> None:
+        self.ctx.event(
+            Decision(
+                step=step,
+                agent="code_quality_checker",
+                progression=p.index,
+                decision="accept" if accepted else decision,
+                reason="all visible tests pass the quality check" if accepted else reason,
             )
-        else:
-            kept = synthesized
+        )
 
-    # Lines 15-21: self-debugging epochs, each with its own debug prompt.
-    for epoch in range(1, cfg.epochs + 1):
-        step = f"self_debug:{epoch}"
-        await ctx.checkpoint(step)
-        changed: list[Progression] = []
+    async def _check(self, p: Progression, step: str) -> bool:
+        """The Code Quality Checker on ``p``'s current program (lines 5, 17, 24)."""
+        if self.cfg.checker == "none":
+            p.check = CheckResult(False, "no quality checker (checker=none)")
+            return False
+        async with _step(self.ctx, step, "code_quality_checker", p.index, detail=self.cfg.checker) as s:
+            p.check = await check_program(self.ctx, p.current, progression=p.index, step=step)
+            s["outcome"] = "accepted" if p.check.accepted else "rejected"
+        return p.check.accepted
 
-        # Loop variables are bound as defaults: the closure must see this epoch's values.
-        async def debug_one(
-            p: Progression, step: str = step, epoch: int = epoch, changed: list[Progression] = changed
-        ) -> None:
-            ctx.step_started(step, "self_debugger", p.index)
-            if p.debug_exhausted or not kept:
-                p.debug_exhausted = True
-                why = (
-                    "no synthesized tests survived the test quality checker"
-                    if not kept
-                    else "all synthesized tests pass"
+    async def _stage_end(self, p: Progression, stage: int, accepted: bool, decision: tuple[str, str] | None) -> bool:
+        """Report a stage's end to the referee (and its decision); True when ``p`` is done."""
+        step = self.stages[stage]
+        if accepted:
+            self._decide(p, step, True, "", "")
+            self.referee.accept(p.index, stage)
+            return True
+        if decision is not None and not self.referee.out_of_the_race(p.index):
+            if self.cfg.checker == "none":
+                last = stage == len(self.stages) - 1
+                decision = (
+                    "continue",
+                    "no quality checker: " + ("the last program stands" if last else "every step runs"),
                 )
-                ctx.step_finished(step, "skipped", "self_debugger", p.index, detail=why)
-                return
+            self._decide(p, step, False, *decision)
+        self.referee.cleared_stage(p.index, stage)
+        # Nothing more to do once another progression's acceptance beats anything this one could still do.
+        return self.referee.out_of_the_race(p.index)
+
+    async def _debug_epoch(self, p: Progression, epoch: int, tests: TestSet) -> bool:
+        """Lines 16: one self-debug epoch; True when the program changed (and needs a check)."""
+        ctx, step = self.ctx, f"self_debug:{epoch}"
+        async with _step(ctx, step, "self_debugger", p.index) as s:
+            if p.debug_exhausted or not tests.kept:
+                p.debug_exhausted = True
+                s["outcome"], s["detail"] = "skipped", tests.why_none or "all synthesized tests pass"
+                return False
             report = p.report
             if report is None:
-                report = await run_synthesized_tests(ctx, p.current, kept, step=step, progression=p.index)
+                report = await run_synthesized_tests(ctx, p.current, tests.kept, step=step, progression=p.index)
             if report.load_error is None and report.passed == report.total:
                 p.debug_exhausted = True
                 p.trajectory.append(f"epoch {epoch}: all {report.total} synthesized tests pass; nothing to debug")
-                ctx.step_finished(step, "skipped", "self_debugger", p.index, detail="all synthesized tests pass")
-                return
+                s["outcome"], s["detail"] = "skipped", "all synthesized tests pass"
+                return False
             feedback = execution_feedback(report)
             p.current = await debug(ctx, p.index, epoch, p.current, feedback, step=step)
+            p.debugged = True
             p.trajectory.append(f"epoch {epoch}: {report.passed}/{report.total} synthesized tests passed:\n{feedback}")
             # Run the kept tests on the fixed program at once: the user sees what
             # the fix achieved, and the next epoch starts from this report.
-            p.report = await run_synthesized_tests(ctx, p.current, kept, step=step, progression=p.index, after_fix=True)
-            changed.append(p)
-            ctx.step_finished(
-                step,
-                "done",
-                "self_debugger",
-                p.index,
-                detail=f"{report.passed}/{report.total} passed before, {p.report.passed}/{p.report.total} after",
+            p.report = await run_synthesized_tests(
+                ctx, p.current, tests.kept, step=step, progression=p.index, after_fix=True
             )
+            s["detail"] = f"{report.passed}/{report.total} passed before, {p.report.passed}/{p.report.total} after"
+        return True
 
-        await _each(ctx, progs, step, "self_debugger", debug_one)
-        changed = sorted((p for p in changed if p.failed is None), key=lambda p: p.index)
-        # Line 17: only programs the debugger changed need a new check.
-        accepted = await _check_stage(ctx, changed, step, everyone=progs) if changed else []
-        last = epoch == cfg.epochs
-        if last:
-            _decide(ctx, progs, step, *after_debug)
-        else:
-            _decide(ctx, changed, step, "continue", "rejected: debug again")
-        if won := _winner(ctx, accepted, step, first_program):
-            return won
+    async def _algorithm_1(self, p: Progression) -> None:
+        ctx, cfg = self.ctx, self.cfg
+        # Line 4: GeneratedCode <- CodeGenerator(Problem, VisibleTests).
+        step = p.at = "program_generator"
+        async with _step(ctx, step, "program_generator", p.index):
+            p.generated = p.current = await generate_program(ctx, p.index, step=step)
+        # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...).
+        next_step = ("continue", "rejected: on to self-debugging") if cfg.epochs else _after_debug(cfg)
+        if await self._stage_end(p, 0, await self._check(p, step), next_step):
+            return
 
-    # Lines 22-26: the Problem Clarifier, then generate again and check once more.
-    for attempt in range(1, cfg.clarify + 1):
-        step = f"clarifier:{attempt}"
-        await ctx.checkpoint(step)
+        # Lines 9-21: self-debugging against the synthesized tests (made once, shared).
+        if cfg.epochs:
+            tests = await self.tests.get()
+            for epoch in range(1, cfg.epochs + 1):
+                step = p.at = f"self_debug:{epoch}"
+                changed = await self._debug_epoch(p, epoch, tests)
+                # Line 17: only a program the debugger changed needs a new check.
+                accepted = changed and await self._check(p, step)
+                last = epoch == cfg.epochs
+                decision = _after_debug(cfg) if last else ("continue", "rejected: debug again") if changed else None
+                if await self._stage_end(p, epoch, accepted, decision):
+                    return
+        p.debug_result, p.debug_check = p.current, p.check
 
-        async def clarify_one(p: Progression, step: str = step, attempt: int = attempt) -> None:
-            ctx.step_started(step, "clarifier", p.index)
-            clarified = await clarify(
-                ctx,
-                p.index,
-                attempt,
-                program=p.current,
-                kept_tests=kept,
-                rejected_tests=rejected,
-                trajectory="\n\n".join(p.trajectory),
-                check_feedback=p.check.feedback if p.check else "",
-                step=step,
-            )
-            rejected_program = p.current
+        # Lines 22-26: each Clarifier attempt starts from the self-debugging result.
+        for attempt in range(1, cfg.clarify + 1):
+            step = p.at = f"clarifier:{attempt}"
+            async with _step(ctx, step, "clarifier", p.index):
+                clarified = await clarify(
+                    ctx,
+                    p.index,
+                    attempt,
+                    program=p.debug_result,
+                    kept_tests=self.tests_kept,
+                    rejected_tests=self.tests_rejected,
+                    trajectory="\n\n".join(p.trajectory),
+                    check_feedback=p.debug_check.feedback if p.debug_check else "",
+                    debugged=p.debugged,
+                    step=step,
+                )
+                p.current = await generate_clarified_program(
+                    ctx, p.index, attempt, clarified, p.debug_result, step=step
+                )
             p.report = None
-            p.current = await generate_clarified_program(ctx, p.index, attempt, clarified, rejected_program, step=step)
-            p.trajectory.append(f"clarifier attempt {attempt}: generated a new program from the clarified statement")
-            ctx.step_finished(step, "done", "clarifier", p.index)
+            last = attempt == cfg.clarify
+            decision = _no_more_steps(cfg) if last else ("clarify", "rejected: clarify again")
+            if await self._stage_end(p, cfg.epochs + attempt, await self._check(p, step), decision):
+                return
 
-        await _each(ctx, progs, step, "clarifier", clarify_one)
-        accepted = await _check_stage(ctx, progs, step)
-        last = attempt == cfg.clarify
-        if last:
-            _decide(ctx, progs, step, *_no_more_steps(cfg))
-        else:
-            _decide(ctx, progs, step, "clarify", "rejected: clarify again")
-        if won := _winner(ctx, accepted, step, first_program):
-            return won
+    @property
+    def tests_kept(self) -> list[str]:
+        task = self.tests.task
+        return task.result().kept if task is not None and task.done() and not task.cancelled() else []
 
-    if cfg.checker == "none":
-        # No checker, no termination condition: every step ran; the last program stands.
-        return WorkflowResult(origin.current, "unchecked", None, origin.index, first_program)
-    if not cfg.revert:
-        return WorkflowResult(origin.current, "rejected", None, origin.index, first_program)
-    # Line 28: revert to the first generated program.
-    step = "revert"
-    await ctx.checkpoint(step)
-    ctx.step_started(step, None, None)
-    ctx.event(
-        Decision(
-            step=step,
-            agent="code_quality_checker",
-            progression=origin.index,
-            decision="revert",
-            reason="no program passed the quality checks",
-        )
-    )
-    ctx.step_finished(step, "done", None, None, detail="reverted to the first generated program")
-    return WorkflowResult(first_program, "reverted", None, origin.index, first_program)
+    @property
+    def tests_rejected(self) -> list[str]:
+        task = self.tests.task
+        return task.result().rejected if task is not None and task.done() and not task.cancelled() else []
+
+    async def _progression(self, p: Progression) -> None:
+        try:
+            await self._algorithm_1(p)
+        except LLMError as exc:
+            if exc.fatal:
+                raise
+            # Diversified Prompting keeps the other progressions going.
+            p.failed = str(exc)
+            self.ctx.event(
+                Notice(
+                    step=p.at or None,
+                    agent=None,
+                    progression=p.index,
+                    level="warning",
+                    message=f"progression {p.index} stopped: {exc}",
+                )
+            )
+        finally:
+            if p.index not in self.cancelled:
+                self.referee.stopped(p.index)
+                p.at = ""
+
+    # -- the run --------------------------------------------------------------------
+
+    def _stop(self, p: Progression, task: asyncio.Task[None]) -> None:
+        """Cancel work whose result the rule will never report."""
+        if p.at:
+            self.stopped_early.append(f"{p.index} ({p.at})")
+        self.cancelled.add(p.index)
+        task.cancel()
+
+    async def _until_decided(self, tasks: list[asyncio.Task[None]]) -> None:
+        """Wait until the rule has its result or every progression is done; the
+        first failure that ends the run is raised."""
+        pending = set(tasks)
+        while pending:
+            self.referee.changed.clear()
+            if self.referee.winner() is not None:
+                return
+            for p, task in zip(self.progs, tasks, strict=True):
+                if task in pending and self.referee.out_of_the_race(p.index):
+                    self._stop(p, task)
+            changed: asyncio.Task[bool] = asyncio.ensure_future(self.referee.changed.wait())
+            done, _ = await asyncio.wait({*pending, changed}, return_when=asyncio.FIRST_COMPLETED)
+            changed.cancel()
+            for task in tasks:
+                if task in done and task in pending:
+                    pending.discard(task)
+                    error = None if task.cancelled() else task.exception()
+                    if error is not None:
+                        raise error
+
+    async def run(self) -> WorkflowResult:
+        ctx, cfg = self.ctx, self.cfg
+        if cfg.checker == "none" and cfg.prompts > 1:
+            ctx.event(
+                Notice(
+                    level="info",
+                    message=(
+                        "checker=none: only progression 0 runs; with no check nothing is accepted, so the "
+                        "paper's rule reports progression 0's last program and the others would be thrown away"
+                    ),
+                )
+            )
+        tasks = [asyncio.create_task(self._progression(p)) for p in self.progs]
+        try:
+            await self._until_decided(tasks)
+        finally:
+            for p, task in zip(self.progs, tasks, strict=True):
+                if not task.done():
+                    self._stop(p, task)
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.tests.close()
+            decided = self.referee.winner()
+            if decided is not None and self.stopped_early:
+                stage, best = decided
+                ctx.event(
+                    Notice(
+                        level="info",
+                        message=(
+                            f"progression {best} was accepted at {self.stages[stage]}; the work whose result the "
+                            f"rule would not report was stopped: progression {', '.join(self.stopped_early)}"
+                        ),
+                    )
+                )
+        made = [p for p in self.progs if p.generated]
+        if not made or all(p.failed for p in self.progs):
+            raise LLMError(next(p.failed for p in self.progs if p.failed))
+        origin = made[0]
+        first_program = origin.generated
+        decided = self.referee.winner()
+        if decided is not None:
+            stage, best = decided
+            winner = self.progs[best]
+            return WorkflowResult(winner.current, "accepted", self.stages[stage], best, first_program)
+        if cfg.checker == "none":
+            # No checker, no termination condition: every step ran; the last program stands.
+            return WorkflowResult(origin.current, "unchecked", None, origin.index, first_program)
+        if not cfg.revert:
+            return WorkflowResult(origin.current, "rejected", None, origin.index, first_program)
+        # Line 28: revert to the first generated program.
+        step = "revert"
+        async with _step(ctx, step, None, None) as s:
+            ctx.event(
+                Decision(
+                    step=step,
+                    agent="code_quality_checker",
+                    progression=origin.index,
+                    decision="revert",
+                    reason="no program passed the quality checks",
+                )
+            )
+            s["detail"] = "reverted to the first generated program"
+        return WorkflowResult(first_program, "reverted", None, origin.index, first_program)
+
+
+async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
+    return await _Run(ctx).run()
