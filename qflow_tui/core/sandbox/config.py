@@ -31,7 +31,16 @@ class SandboxConfig:
     """stdout and stderr are each kept up to this size; a process that writes
     more is killed and the test it was running errors."""
     max_value_kb: int = 1024
-    """Largest value (encoded) a call under test may report."""
+    """Largest value (encoded) a call under test may report. It also bounds the
+    app's own work on a value: decoding and judging it is linear in its size."""
+    max_disk_mb: int = 64
+    """Under bwrap: the size of each writable mount (the work dir, /tmp,
+    /dev/shm; everything else is read-only). Without bwrap: the most the work
+    dir may hold (checked every 0.1 s while the child runs)."""
+    check_timeout: float | None = None
+    """Seconds a whole ``check(candidate)`` function may spend in the trusted
+    process, not counting its calls into the program (each has ``timeout``);
+    None: ten times ``timeout``."""
     isolation: str = "auto"
     """``auto`` (the strongest the machine offers), or the layers to use joined
     by ``+`` from ``bwrap``, ``seccomp``, ``uid`` (``rlimits`` for none of them).
@@ -42,6 +51,9 @@ class SandboxConfig:
         if self.isolation == "auto":
             return os.environ.get(ISOLATION_ENV, "auto").strip() or "auto"
         return self.isolation
+
+    def check_limit(self) -> float:
+        return self.check_timeout if self.check_timeout is not None else 10 * self.timeout
 
     def run_deadline(self, n_tests: int) -> float:
         if self.run_timeout is not None:
