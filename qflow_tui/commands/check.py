@@ -111,6 +111,8 @@ def _print_table(report: Any) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from ..core.safe_text import clean, one_line
+
     console = Console(highlight=False)
     style = {"pass": "green", "fail": "red", "error": "yellow", "timeout": "magenta"}
     table = Table(show_lines=False, expand=False)
@@ -123,10 +125,18 @@ def _print_table(report: Any) -> None:
         if r.status == "fail" and r.actual is not None:
             detail = f"got {r.actual}"
         first = detail.splitlines()[0] if detail else ""
-        table.add_row(str(i), Text(r.status, style=style.get(r.status, "")), r.test, first[:300])
+        # Tests, values and errors come from files and programs: plain Text
+        # (never markup), control sequences removed.
+        table.add_row(
+            str(i), Text(r.status, style=style.get(r.status, "")), Text(clean(r.test)), Text(one_line(first, 300))
+        )
     if report.load_error:
-        console.print(Text(f"program did not load: {report.load_error.splitlines()[0]}", style="red"))
+        first_line = report.load_error.splitlines()[0] if report.load_error.strip() else report.load_error
+        console.print(Text(f"program did not load: {one_line(first_line, 500)}", style="red"))
     console.print(table)
     console.print(
-        f"{report.passed}/{report.total} passed in {report.duration * 1000:.0f} ms  ·  isolation: {report.isolation}"
+        Text(
+            f"{report.passed}/{report.total} passed in {report.duration * 1000:.0f} ms  ·  "
+            f"isolation: {one_line(report.isolation)}"
+        )
     )

@@ -16,6 +16,7 @@ from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Sele
 from ...core.config import CHECKERS, ConfigError, RunConfig
 from ...core.llm import LLMError
 from ...core.problem import Problem, ProblemError, make_problem
+from ...core.safe_text import clean
 from ..access import qflow_app
 from ..palette import palette
 
@@ -130,7 +131,7 @@ class ComposeScreen(Screen):
                     app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True
                 )
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
-        yield Static("", id="compose-error")
+        yield Static("", id="compose-error", markup=False)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -148,7 +149,7 @@ class ComposeScreen(Screen):
 
     def show_error(self, message: str, field: str | None = None) -> None:
         error = self.query_one("#compose-error", Static)
-        error.update(message)
+        error.update(clean(message))
         error.set_class(bool(message), "-visible")
         for widget in self.query(".-invalid"):
             widget.remove_class("-invalid")
@@ -268,7 +269,7 @@ class ComposeScreen(Screen):
         setup = "\n".join(line for line in problem.setup.splitlines() if line.strip().startswith(("import ", "from ")))
         tests = (setup + "\n" if setup else "") + "\n".join(problem.test_sources) + "\n"
         self.fill(problem.statement, tests, problem.entry_point)
-        self.notify(f"Loaded {spec}: {problem.entry_point}, {len(problem.tests)} visible tests.")
+        self.notify(clean(f"Loaded {spec}: {problem.entry_point}, {len(problem.tests)} visible tests."), markup=False)
 
     def _load_file(self, path: Path) -> None:
         try:
@@ -297,4 +298,4 @@ class ComposeScreen(Screen):
         else:
             statement, tests = split_problem_file(text)
         self.fill(statement, tests, entry)
-        self.notify(f"Loaded {path.name}.")
+        self.notify(clean(f"Loaded {path.name}."), markup=False)
