@@ -47,6 +47,15 @@ class SandboxConfig:
     Layers the machine cannot provide are left out and the label says so. The
     environment variable ``QFLOW_SANDBOX_ISOLATION`` sets it when this is auto."""
 
+    def __post_init__(self) -> None:
+        for name in ("timeout", "run_timeout", "check_timeout", "cpu_seconds"):
+            value = getattr(self, name)
+            if value is None and name != "timeout":
+                continue
+            problem = timeout_problem(value)
+            if problem is not None:
+                raise ValueError(f"sandbox {name} {value!r}: {problem}")
+
     def effective_isolation(self) -> str:
         if self.isolation == "auto":
             return os.environ.get(ISOLATION_ENV, "auto").strip() or "auto"
@@ -64,6 +73,23 @@ class SandboxConfig:
         if self.cpu_seconds is not None:
             return max(1, math.ceil(self.cpu_seconds))
         return max(1, math.ceil(self.run_deadline(n_tests)))
+
+
+#: The range a per-test time limit may take: below it no interpreter answers
+#: in time; above it (a day) a limit stops meaning anything.
+MIN_TIMEOUT = 0.01
+MAX_TIMEOUT = 86_400.0
+
+
+def timeout_problem(seconds: float | None) -> str | None:
+    """Why ``seconds`` cannot be a time limit, or None when it can."""
+    if seconds is None or not isinstance(seconds, (int, float)) or math.isnan(seconds):
+        return "give a number of seconds"
+    if seconds < MIN_TIMEOUT:
+        return f"give at least {MIN_TIMEOUT:g} seconds"
+    if seconds > MAX_TIMEOUT or math.isinf(seconds):
+        return f"give at most {MAX_TIMEOUT:g} seconds (a day)"
+    return None
 
 
 LAYERS = ("bwrap", "seccomp", "uid")

@@ -89,7 +89,7 @@ class Sandbox:
             entry_point = detect_entry_point(tests)
         defined = defined_names(program)
         leaf_srcs: list[str] = []
-        plans = [plan_test(i, t, entry_point, leaf_srcs, defined=defined) for i, t in enumerate(tests)]
+        plans = [_plan(i, t, entry_point, leaf_srcs, defined=defined) for i, t in enumerate(tests)]
         return self._execute(program, plans, leaf_srcs, setup, cancel)
 
     def check_values_sync(
@@ -103,7 +103,7 @@ class Sandbox:
         if entry_point is None:
             entry_point = detect_entry_point([a for a, _ in items])
         leaf_srcs: list[str] = []
-        plans = [plan_test(i, a, entry_point, leaf_srcs, value_src=v) for i, (a, v) in enumerate(items)]
+        plans = [_plan(i, a, entry_point, leaf_srcs, value_src=v) for i, (a, v) in enumerate(items)]
         return self._execute(None, plans, leaf_srcs, setup, cancel)
 
     async def run_check(
@@ -301,6 +301,16 @@ class Sandbox:
 
 
 _DECODE_ERRORS = (ValueError, TypeError, RecursionError, OverflowError, MemoryError)
+
+
+def _plan(index: int, test: str, entry_point: str | None, leaf_srcs: list[str], **kw: Any) -> TestPlan:
+    """plan_test, with any failure to read the test as that test's error."""
+    saved = len(leaf_srcs)
+    try:
+        return plan_test(index, test, entry_point, leaf_srcs, **kw)
+    except (RecursionError, MemoryError, ValueError) as exc:
+        del leaf_srcs[saved:]
+        return TestPlan(index=index, test=test, error=f"not a test the sandbox can read: {type(exc).__name__}")
 
 
 def _check_outcome(label: str, res: dict[str, Any]) -> TestOutcome:

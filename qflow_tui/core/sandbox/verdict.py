@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..asserts import AssertSyntaxError, called_functions, parse_assert
+from ..asserts import AssertSyntaxError, called_functions, parse_assert, parse_python
 from .codec import check_hashes, strict_eq, strict_in
 
 SUBJECT_PREFIX = "__qf_s"
@@ -640,7 +640,7 @@ def plan_test(
             plan.error = "no call to the function under test in this assert"
             return plan
         try:
-            ast.parse(value_src.strip(), mode="eval")
+            parse_python(value_src.strip(), mode="eval")
         except SyntaxError as exc:
             plan.error = f"the value is not a Python expression: {exc.msg}: {value_src.strip()[:200]!r}"
             return plan
