@@ -129,6 +129,21 @@ def test_doctor_reports_a_forced_fallback():
     data = json.loads(p.stdout)
     assert data["isolation"].startswith("rlimits only")
     assert data["protects"]["network"] is False
+    # The probe really connected: the level claims nothing it cannot hold.
+    assert data["probes"]["network"] == {"claimed": False, "held": False, "detail": "connected to 127.0.0.1"}
+    assert p.returncode == 0
+
+
+def test_doctor_backs_every_claim_with_a_probe():
+    p = qflow("doctor", "--json")
+    data = json.loads(p.stdout)
+    assert set(data["probes"]) == set(data["protects"])
+    for threat, probe in data["probes"].items():
+        assert probe["claimed"] == data["protects"][threat]
+        assert probe["held"] or not probe["claimed"], (threat, probe)
+    assert p.returncode == 0
+    quick = qflow("doctor", "--json", "--no-probes")
+    assert json.loads(quick.stdout)["probes"] == {}
 
 
 @pytest.mark.parametrize(

@@ -377,6 +377,9 @@ def test_sandbox_works_for_a_non_root_user():
             r = sb.run_tests_sync("def f(x):\\n    return x * 2\\n", ["assert f(2) == 4", "assert f(2) == sorted([5])[0]"])
             c = sb.run_check_sync("def f(x):\\n    return x * 2\\n", "def check(c):\\n    assert c(3) == 6\\n", "f")
             out[sb.isolation] = [o.status for o in r.results + c.results]
+        from qflow_tui.core.sandbox.probes import probe_all
+        probes = probe_all(Sandbox(SandboxConfig(isolation="seccomp", timeout=3)))
+        out["probes"] = {p.threat: [p.claimed, p.held] for p in probes}
         print(json.dumps(out))
         """
     )
@@ -392,6 +395,122 @@ def test_sandbox_works_for_a_non_root_user():
     import json
 
     out = json.loads(p.stdout)
+    probes = out.pop("probes")
     assert len(out) == 3
     for statuses in out.values():
         assert statuses == ["pass", "fail", "pass"]
+    # As a plain user at the seccomp level every claim holds, and the app's
+    # /proc (its API keys) is out of reach: the app makes itself undumpable.
+    assert all(held for claimed, held in probes.values() if claimed), probes
+    assert probes["the app's /proc (environ, memory)"] == [True, True]
+    assert probes["signals to the app / other processes"] == [True, True]
+
+
+# ------------------------------------------------------- what each level claims
+GAPS = textwrap.dedent(
+    """
+    import ctypes, os, resource, socket, struct
+    libc = ctypes.CDLL(None, use_errno=True)
+    NR = {"x86_64": {"rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297},
+          "aarch64": {"rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240}}.get(os.uname().machine, {})
+
+    def f(app):
+        # Every attempt is harmless if it gets through: signal 0, the current
+        # priority, reading a limit, the current host name.
+        got = []
+        # si_code SI_QUEUE (-1): the kernel itself refuses SI_USER to another process
+        info = ctypes.create_string_buffer(struct.pack("iii", 0, 0, -1) + bytes(116))
+        if NR and libc.syscall(NR["rt_sigqueueinfo"], app, 0, info) == 0:
+            got.append("rt_sigqueueinfo")
+        if NR and libc.syscall(NR["rt_tgsigqueueinfo"], app, app, 0, info) == 0:
+            got.append("rt_tgsigqueueinfo")
+        for name, attempt in [
+            ("kill", lambda: os.kill(app, 0)),
+            ("setpriority", lambda: os.setpriority(os.PRIO_PROCESS, app, os.getpriority(os.PRIO_PROCESS, app))),
+            ("prlimit64", lambda: resource.prlimit(app, resource.RLIMIT_NOFILE)),
+            ("sethostname", lambda: socket.sethostname(socket.gethostname())),
+            ("unix socket", lambda: socket.socket(socket.AF_UNIX).close()),
+            ("inet socket", lambda: socket.socket().close()),
+            ("unshare", lambda: libc.unshare(0x10000000) == 0 or (_ for _ in ()).throw(OSError())),
+        ]:
+            try:
+                attempt()
+                got.append(name)
+            except (OSError, AttributeError):
+                pass
+        return got
+    """
+)
+
+
+@pytest.mark.parametrize("level", ["auto", "seccomp+uid", "seccomp"])
+def test_seccomp_closes_the_signal_limit_and_host_gaps(level):
+    sb = make(level, timeout=5.0)
+    if "seccomp" not in sb.details.layers:
+        pytest.skip("no seccomp on this machine")
+    r = sb.run_tests_sync(GAPS, [f"assert f({os.getpid()}) == ['none']"])
+    assert r.results[0].status == "fail", r.to_dict()
+    assert r.results[0].actual == "[]", r.results[0].actual
+
+
+def test_seccomp_keeps_what_honest_programs_use():
+    sb = make("seccomp", timeout=5.0)
+    if "seccomp" not in sb.details.layers:
+        pytest.skip("no seccomp on this machine")
+    prog = textwrap.dedent(
+        """
+        import os, resource, signal, socket, subprocess, multiprocessing
+        def f(x):
+            a, b = socket.socketpair()
+            a.send(b"hi")
+            got = b.recv(2)
+            resource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))
+            out = subprocess.run(["/bin/echo", "ok"], capture_output=True).stdout
+            os.kill(os.getpid(), 0)
+            return [got.decode(), out.decode().strip()]
+        """
+    )
+    r = sb.run_tests_sync(prog, ["assert f(1) == ['hi', 'ok']"])
+    assert r.results[0].status == "pass", r.to_dict()
+
+
+@pytest.mark.parametrize("level", ["uid", "seccomp+uid"])
+def test_fork_hopper_is_swept(level):
+    if not ROOT:
+        pytest.skip("the uid layer needs root")
+    sb = make(level, timeout=1.0)
+    prog = textwrap.dedent(
+        """
+        import os
+        def f(x):
+            if os.fork() == 0:
+                try:
+                    os.setsid()
+                except OSError:
+                    pass
+                while True:  # hop: a new pid every moment, the old one gone
+                    try:
+                        if os.fork():
+                            os._exit(0)
+                    except OSError:
+                        pass
+            while True:
+                pass
+        """
+    )
+    r = sb.run_tests_sync(prog, ["assert f(1) == 1"])
+    assert r.results[0].status == "timeout"
+    # Swept with kill(-1) as that uid before the call returned: the hopper's
+    # forks keep the harness's command line (and its owner tag).
+    assert not live_harness_processes()
+
+
+@pytest.mark.parametrize("level", ["auto", "seccomp+uid", "uid", "seccomp", "rlimits"])
+def test_every_claim_of_a_level_is_backed_by_its_probe(level):
+    from qflow_tui.core.sandbox.probes import probe_all
+
+    sb = make(level, timeout=3.0)
+    results = probe_all(sb)
+    assert {p.threat for p in results} == set(sb.details.protects())
+    wrong = [p for p in results if p.claimed and not p.held]
+    assert not wrong, wrong

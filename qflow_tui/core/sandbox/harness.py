@@ -559,9 +559,6 @@ SECCOMP_DENY = (
     "listen",
     "accept",
     "accept4",
-    "sendto",
-    "sendmsg",
-    "sendmmsg",
     "mknod",
     "mknodat",
 )

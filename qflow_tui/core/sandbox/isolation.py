@@ -90,10 +90,14 @@ class Isolation:
             "process count (fork bomb)": has("uid") or not root,
             "network": has("bwrap") or has("seccomp"),
             "signals to the app / other processes": has("bwrap") or has("seccomp") or has("uid"),
+            # seccomp refuses setsid/setpgid (the group kill reaches all); a uid
+            # of its own is swept with kill(-1); bwrap's pid namespace ends all.
             "orphan processes": has("bwrap") or has("seccomp") or has("uid"),
             "reading/deleting your files": has("bwrap") or has("uid"),
             "secrets in the app's environment": True,
-            "the app's /proc (environ, memory)": has("bwrap") or has("uid"),
+            # Without bwrap or a uid, the app makes itself undumpable, which
+            # hides its /proc from a child of the same (non-root) user.
+            "the app's /proc (environ, memory)": has("bwrap") or has("uid") or not root,
         }
 
 

@@ -195,7 +195,7 @@ def kill_uid(uid: int) -> None:
     for _ in range(2):
         try:
             subprocess.run(
-                [_KILL, "-s", "KILL", "--", "-1"],
+                [_KILL, "-KILL", "-1"],  # procps: -1 is every process this uid may signal
                 user=uid,
                 group=uid,
                 extra_groups=[],

@@ -37,6 +37,8 @@ class Sandbox:
     def __init__(self, config: SandboxConfig | None = None):
         self.config = config or SandboxConfig()
         self._iso: Isolation = detect_isolation(self.config.effective_isolation())
+        if not self._iso.layers & {"bwrap", "uid"}:
+            _not_dumpable()
 
     @property
     def isolation(self) -> str:
@@ -301,6 +303,18 @@ class Sandbox:
 
 
 _DECODE_ERRORS = (ValueError, TypeError, RecursionError, OverflowError, MemoryError)
+
+
+def _not_dumpable() -> None:
+    """Make this (the app's) process undumpable: its /proc entries (environ,
+    mem, maps, fds) then belong to root, so a child running as the same user
+    cannot read the API keys from them. Also stops core dumps of the app."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
 
 
 def _plan(index: int, test: str, entry_point: str | None, leaf_srcs: list[str], **kw: Any) -> TestPlan:
