@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     keys = {name: bool(os.environ.get(name)) for name in KEY_VARS}
     try:
         iso = detect_isolation()
-        probes = [] if getattr(args, "no_probes", False) else probe_all(Sandbox(SandboxConfig(timeout=3.0)))
+        sandbox = Sandbox(SandboxConfig(timeout=3.0))
+        probes = [] if getattr(args, "no_probes", False) else probe_all(sandbox)
     except (SandboxUnavailable, ValueError) as exc:
         return fail(f"sandbox unavailable: {exc}", code=3)
     broken = [p for p in probes if p.claimed and not p.held]
@@ -50,6 +51,13 @@ def run(args: argparse.Namespace) -> int:
         "layers": layers,
         "protects": iso.protects(),
         "probes": {p.threat: {"claimed": p.claimed, "held": p.held, "detail": p.detail} for p in probes},
+        "memory": {
+            "bound_mb": sandbox.memory.total_mb,
+            "machine_mb": sandbox.memory.machine_mb,
+            "per_process_mb": sandbox.memory.per_process_mb,
+            "processes_per_run": sandbox.memory.processes_per_run,
+            "runs_at_once": sandbox.memory.runs,
+        },
         "notes": list(iso.notes),
         "running_as_root": os.geteuid() == 0,
         "api_keys": keys,
@@ -72,6 +80,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             verdict = f"  probe: GOT THROUGH ({one_line(p.detail, 60)})"
         print(f"  [{'x' if ok else ' '}] {threat}{verdict}", file=out)
+    m = sandbox.memory
+    print(
+        f"memory: at most {m.total_mb} MB for all sandbox processes of {m.machine_mb} MB "
+        f"({m.runs} runs at once x {m.processes_per_run} processes x {m.per_process_mb} MB"
+        + (f" + {m.disk_per_run_mb} MB of tmpfs per run)" if m.disk_per_run_mb else ")"),
+        file=out,
+    )
     for note in iso.notes:
         print(f"  note: {note}", file=out)
     print("API keys (names only):", file=out)

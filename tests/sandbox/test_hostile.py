@@ -514,3 +514,21 @@ def test_every_claim_of_a_level_is_backed_by_its_probe(level):
     assert {p.threat for p in results} == set(sb.details.protects())
     wrong = [p for p in results if p.claimed and not p.held]
     assert not wrong, wrong
+
+
+def test_aggregate_memory_is_bounded_below_the_machine():
+    from qflow_tui.core.sandbox.config import MEMORY_SHARE, SandboxConfig, memory_plan
+
+    sb = make("auto")
+    plan = sb.memory
+    assert plan.machine_mb > 0
+    assert plan.total_mb <= MEMORY_SHARE * plan.machine_mb
+    # Each process really gets that cap: allocating just above it fails.
+    prog = f"def f(x):\n    return len(bytearray({plan.per_process_mb} << 20))\n"
+    r = sb.run_tests_sync(prog, ["assert f(1) == 0"])
+    assert r.results[0].status == "error" and "MemoryError" in r.results[0].error
+    # A config that asks for more than fits is lowered, never above what was asked.
+    big = memory_plan(SandboxConfig(memory_mb=1 << 20, max_procs=64), slots=64, bwrap=True)
+    assert big.total_mb <= MEMORY_SHARE * big.machine_mb or big.per_process_mb == 128
+    small = memory_plan(SandboxConfig(memory_mb=256), slots=4, bwrap=False)
+    assert small.per_process_mb == 256

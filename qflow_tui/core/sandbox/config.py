@@ -19,12 +19,15 @@ class SandboxConfig:
     """Seconds the whole call may take; None: start-up allowance plus the sum of
     the per-test limits. When it runs out, unfinished tests time out."""
     memory_mb: int = 1024
-    """Address-space limit of the child (RLIMIT_AS)."""
+    """Address-space limit of each sandbox process (RLIMIT_AS); lowered when
+    needed so that all sandbox processes together stay within
+    ``MEMORY_SHARE`` of the machine's memory (see ``memory_plan``)."""
     cpu_seconds: float | None = None
     """CPU-time limit of the child process (RLIMIT_CPU); None: the run's limit."""
-    max_procs: int = 32
-    """Process-count limit (RLIMIT_NPROC). It binds only an unprivileged uid,
-    which is why the sandbox drops root (see ``isolation``)."""
+    max_procs: int = 8
+    """Process-count limit of the program's process and its forks
+    (RLIMIT_NPROC; the oracle process gets ``ORACLE_PROCS``). It binds only an
+    unprivileged uid, which is why the sandbox drops root (see ``isolation``)."""
     max_file_mb: int = 16
     """Largest file the code may write (RLIMIT_FSIZE)."""
     max_output_kb: int = 256
@@ -90,6 +93,50 @@ def timeout_problem(seconds: float | None) -> str | None:
     if seconds > MAX_TIMEOUT or math.isinf(seconds):
         return f"give at most {MAX_TIMEOUT:g} seconds (a day)"
     return None
+
+
+#: Processes the trusted oracle process may have (it runs test code, no program).
+ORACLE_PROCS = 2
+#: The most of the machine's memory all sandbox processes together may map.
+MEMORY_SHARE = 0.8
+
+
+def total_memory_mb() -> int:
+    """Physical memory of this machine in MB (0 when it cannot be read)."""
+    try:
+        return (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) >> 20
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """How the aggregate memory of the sandbox is bounded: every process is
+    capped at ``per_process_mb`` (RLIMIT_AS), a run has at most
+    ``processes_per_run`` of them (RLIMIT_NPROC, which binds per uid) plus its
+    tmpfs mounts, and at most ``runs`` run at once."""
+
+    per_process_mb: int
+    processes_per_run: int
+    disk_per_run_mb: int
+    runs: int
+    total_mb: int
+    """The bound: runs x (processes x per-process + disk)."""
+    machine_mb: int
+
+
+def memory_plan(config: SandboxConfig, slots: int, bwrap: bool) -> MemoryPlan:
+    """Lower the per-process cap until the aggregate fits ``MEMORY_SHARE`` of
+    the machine (never below 128 MB: an interpreter needs that much)."""
+    runs = max(1, slots // 2)
+    procs = config.max_procs + ORACLE_PROCS
+    disk = 3 * config.max_disk_mb * 2 if bwrap else 0  # /tmp, /dev/shm, work dir; two children
+    machine = total_memory_mb()
+    per = config.memory_mb
+    if machine:
+        fit = (int(machine * MEMORY_SHARE) // runs - disk) // procs
+        per = max(128, min(per, fit))
+    return MemoryPlan(per, procs, disk, runs, runs * (procs * per + disk), machine)
 
 
 LAYERS = ("bwrap", "seccomp", "uid")

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..asserts import detect_entry_point
 from .codec import NotPlain, decode_value, encode_value
-from .config import SandboxConfig
+from .config import SandboxConfig, memory_plan
 from .isolation import Isolation, detect_isolation
 from .report import SandboxReport, Status, TestOutcome
 from .servers import Servers
@@ -39,6 +39,7 @@ class Sandbox:
         self._iso: Isolation = detect_isolation(self.config.effective_isolation())
         if not self._iso.layers & {"bwrap", "uid"}:
             _not_dumpable()
+        self.memory = memory_plan(self.config, self._iso.slots, "bwrap" in self._iso.layers)
 
     @property
     def isolation(self) -> str:
@@ -119,7 +120,7 @@ class Sandbox:
     def _limits(self, n: int) -> dict[str, Any]:
         c = self.config
         return {
-            "as": c.memory_mb << 20,
+            "as": self.memory.per_process_mb << 20,
             "cpu": c.cpu_limit(n),
             "nproc": c.max_procs,
             "fsize": c.max_file_mb << 20,

@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any
 
-from .config import SandboxConfig
+from .config import ORACLE_PROCS, SandboxConfig
 from .isolation import Isolation, slot_pool
 from .launch import SandboxUnavailable
 from .watchdog import BOOT_TIMEOUT, Child
@@ -74,7 +74,7 @@ class Servers:
             "setup": setup,
         }
         self._program_job = dict(base, mode="program", program=program or "")
-        self._oracle_job = dict(base, mode="oracle", proxies=proxies)
+        self._oracle_job = dict(base, mode="oracle", proxies=proxies, limits=dict(limits, nproc=ORACLE_PROCS))
         self._pool = slot_pool(iso)
         self._slots = self._pool.acquire(2 if need_oracle else 1)
         self._program: Child | None = None
