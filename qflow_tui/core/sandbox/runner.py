@@ -213,7 +213,7 @@ class Sandbox:
         need_oracle = bool(leaf_srcs) or any(p.mode == "judge" for p in runnable)
         servers = self._servers(program, setup, len(runnable), need_oracle, deadline, cancel)
         try:
-            leaves = [self._leaf(servers, src) for src in leaf_srcs]
+            leaves = self._leaves(servers, leaf_srcs)
             subjects: dict[int, list[Any]] = {}
             for p in runnable:
                 t1 = time.monotonic()
@@ -238,8 +238,24 @@ class Sandbox:
         report.stderr = _cap_text(bytes(servers.stderr), cap)
         report.duration = time.monotonic() - t0
 
-    def _leaf(self, servers: Servers, src: str) -> dict[str, Any]:
-        res = servers.ask_oracle({"op": "leaf", "src": src}, self.config.timeout)
+    def _leaves(self, servers: Servers, srcs: list[str]) -> list[dict[str, Any]]:
+        """The expected values, computed in the oracle process (all requests
+        sent at once). A leaf that timed out loses the oracle; the leaves after
+        it are asked of a fresh one."""
+        out: list[dict[str, Any]] = []
+        while len(out) < len(srcs):
+            todo = srcs[len(out) :]
+            answers = servers.ask_oracle_many([{"op": "leaf", "src": s} for s in todo], self.config.timeout)
+            for res in answers:
+                out.append(self._leaf(res))
+                if "v" not in res and res.get("st") in ("timeout", "error") and "t" not in res:
+                    break  # the process ended here; the rest were not answered
+            if servers.stopped is not None:
+                out += [{"e": servers.stopped[1], "t": "timeout"}] * (len(srcs) - len(out))
+        return out
+
+    @staticmethod
+    def _leaf(res: dict[str, Any]) -> dict[str, Any]:
         if type(res.get("v")) is list and len(res["v"]) == 1:
             try:
                 return {"v": decode_value(res["v"][0])}

@@ -188,40 +188,56 @@ class Servers:
 
     # --------------------------------------------------------------- oracle
     def ask_oracle(self, request: dict[str, Any], limit: float) -> dict[str, Any]:
-        """One request to the oracle process, relaying its calls into the
-        program process. The oracle's own time is limited to ``limit`` (the
-        time its calls take is not counted: each call has its own limit)."""
+        """One request to the oracle process: see :meth:`ask_oracle_many`."""
+        return self.ask_oracle_many([request], limit)[0]
+
+    def ask_oracle_many(self, requests: list[dict[str, Any]], limit: float) -> list[dict[str, Any]]:
+        """Requests to the oracle process, sent at once (it answers them in
+        order, so each answer's time runs from the one before), relaying its
+        calls into the program process. The oracle's own time per request is
+        limited to ``limit`` (the time its calls take is not counted: each call
+        has its own limit). A failure answers that request and the rest."""
+        if not requests:
+            return []
         child = self._oracle
         if child is None:
             if self.stopped is not None:
-                return {"st": self.stopped[0], "e": self.stopped[1]}
+                return [{"st": self.stopped[0], "e": self.stopped[1]}] * len(requests)
             child = self._oracle = self._spawn(self._oracle_job, self._slots[-1])
         why = self._ready(child, "trusted test process")
         if why is not None:
             self._oracle = None
             self._retire(child)
-            return {"st": "error", "e": why}
-        self._seq += 1
-        seq = self._seq
-        child.send(dict(request, i=seq))
-        left = limit + GRACE
-        while True:
-            t0 = time.monotonic()
-            msg = child.receive(left, self.deadline, self.cancel)
-            left -= time.monotonic() - t0
-            if msg is None or msg.get("k") not in ("call", "res") or (msg.get("k") == "res" and msg.get("i") != seq):
+            return [{"st": "error", "e": why}] * len(requests)
+        seqs = []
+        for request in requests:
+            self._seq += 1
+            seqs.append(self._seq)
+            child.send(dict(request, i=self._seq))
+        answers: list[dict[str, Any]] = []
+        for seq in seqs:
+            left = limit + GRACE
+            while True:
+                t0 = time.monotonic()
+                msg = child.receive(left, self.deadline, self.cancel)
+                left -= time.monotonic() - t0
+                kind = None if msg is None else msg.get("k")
+                if kind == "res" and msg is not None and msg.get("i") == seq:
+                    answers.append(msg)
+                    break
+                if kind == "call" and msg is not None:
+                    child.send(self._relay(msg))
+                    continue
                 if msg is not None:
                     child._finish("protocol", "out-of-order message from the trusted test process")
                 status = "timeout" if child.end in ("timeout", "deadline") else "error"
-                reason = self._end_reason(child, "test")
+                failed = {"st": status, "e": self._end_reason(child, "test")}
                 self._oracle = None
                 self._retire(child)
                 if child.end in ("deadline", "cancelled"):
-                    self.stopped = ("timeout", reason)
-                return {"st": status, "e": reason}
-            if msg["k"] == "res":
-                return msg
-            child.send(self._relay(msg))
+                    self.stopped = ("timeout", failed["e"])
+                return answers + [failed] * (len(seqs) - len(answers))
+        return answers
 
     def _relay(self, msg: dict[str, Any]) -> dict[str, Any]:
         fn, args, kw = msg.get("fn"), msg.get("a"), msg.get("kw")
