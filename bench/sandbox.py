@@ -1,7 +1,14 @@
 """Sandbox speed: median wall time per program for 1, 10 and 50 trivial tests.
 
 Columns, all measured in one run on this machine:
-  ours (<level>)   our sandbox, one child per program, strongest isolation
+  ours (<level>)   our sandbox, strongest isolation: the program's process
+                   answers one call per test; literal expected values are
+                   compared in the app (one child per program)
+  + oracle         the same with every expected value computed (``sorted([...])``),
+                   so a trusted oracle process runs beside the program's
+  check()          HumanEval's shape: one check(candidate) function with all the
+                   asserts, run in the oracle process, each candidate call
+                   relayed into the program's process
   ours (rlimits)   our sandbox forced to the weakest level (no bwrap/seccomp/uid)
   per-test         one fresh interpreter per test (program + that assert), no isolation
   human-eval       openai/human-eval's approach re-implemented: per problem, a
@@ -37,6 +44,26 @@ def ours(sb: Sandbox, n: int) -> float:
     t0 = time.perf_counter()
     report = sb.run_tests_sync(PROGRAM, tests_for(n))
     assert report.passed == n, report.to_dict()
+    return time.perf_counter() - t0
+
+
+def ours_oracle(sb: Sandbox, n: int) -> float:
+    tests = [f"assert add({i}, 1) == sorted([{i + 1}])[0]" for i in range(n)]
+    t0 = time.perf_counter()
+    report = sb.run_tests_sync(PROGRAM, tests)
+    assert report.passed == n, report.to_dict()
+    return time.perf_counter() - t0
+
+
+def check_source(n: int) -> str:
+    return "def check(candidate):\n" + "".join(f"    assert candidate({i}, 1) == {i + 1}\n" for i in range(n))
+
+
+def ours_check(sb: Sandbox, n: int) -> float:
+    check = check_source(n)
+    t0 = time.perf_counter()
+    report = sb.run_check_sync(PROGRAM, check, "add")
+    assert report.passed == 1, report.to_dict()
     return time.perf_counter() - t0
 
 
@@ -98,7 +125,7 @@ def main() -> int:
     strong = Sandbox(SandboxConfig())
     weak = Sandbox(SandboxConfig(isolation="rlimits"))
     interp = strong.details.interpreter
-    cols = [f"ours ({strong.isolation})", "ours (rlimits)", "per-test", "human-eval"]
+    cols = [f"ours ({strong.isolation})", "+ oracle", "check()", "ours (rlimits)", "per-test", "human-eval"]
     print(
         f"median ms per program over {args.repeat} runs; Python {sys.version.split()[0]} (parent), "
         f"child interpreter {interp}"
@@ -107,6 +134,8 @@ def main() -> int:
     for n in (1, 10, 50):
         row = [
             median_ms(ours, strong, n, repeat=args.repeat),
+            median_ms(ours_oracle, strong, n, repeat=args.repeat),
+            median_ms(ours_check, strong, n, repeat=args.repeat),
             median_ms(ours, weak, n, repeat=args.repeat),
             median_ms(per_test, interp, n, repeat=max(3, args.repeat // 3)),
             median_ms(human_eval_style, n, repeat=args.repeat),

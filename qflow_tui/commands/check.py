@@ -9,6 +9,8 @@ import ast
 import json
 from typing import Any
 
+from ..core.asserts import parse_python
+from ..core.problem import MAX_TESTS_CHARS
 from ..core.userfiles import UserFileError, read_user_file
 from . import fail
 
@@ -40,19 +42,51 @@ class TestFileError(ValueError):
 
 
 def split_asserts(text: str) -> list[str]:
-    """The top-level assert statements of ``text``, each as its source text."""
+    """The top-level assert statements of ``text``, each as its source text.
+    Linear in the size of ``text`` (a 10 MB file, a 1M-character line)."""
+    if len(text) > MAX_TESTS_CHARS:
+        raise TestFileError(f"{len(text):,} characters; at most {MAX_TESTS_CHARS:,} are read: split the file")
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError as exc:
-        raise TestFileError(f"line {exc.lineno}: not valid Python ({exc.msg})") from None
+        where = f"line {exc.lineno}: " if exc.lineno else ""
+        raise TestFileError(f"{where}not valid Python ({exc.msg})") from None
+    assert isinstance(tree, ast.Module)
+    segments = _Segments(text)
     tests: list[str] = []
     for node in tree.body:
         if not isinstance(node, ast.Assert):
             raise TestFileError(
                 f"line {node.lineno}: expected an assert statement, found {type(node).__name__.lower()}"
             )
-        tests.append(ast.get_source_segment(text, node) or ast.unparse(node))
+        tests.append(segments.of(node))
     return tests
+
+
+class _Segments:
+    """Source text of nodes, by their positions: each line is split and
+    encoded once (``ast.get_source_segment`` re-splits the whole text per
+    call, which is quadratic over a file of asserts)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines(keepends=True)
+        self._encoded: dict[int, bytes] = {}
+
+    def _line(self, lineno: int) -> bytes:
+        data = self._encoded.get(lineno)
+        if data is None:
+            data = self._encoded[lineno] = self.lines[lineno - 1].encode("utf-8")
+        return data
+
+    def of(self, node: ast.stmt) -> str:
+        end_lineno = node.end_lineno or node.lineno
+        end_col = node.end_col_offset if node.end_col_offset is not None else len(self._line(end_lineno))
+        if node.lineno == end_lineno:
+            return self._line(node.lineno)[node.col_offset : end_col].decode("utf-8", "replace")
+        first = self._line(node.lineno)[node.col_offset :].decode("utf-8", "replace")
+        middle = "".join(self.lines[node.lineno : end_lineno - 1])
+        last = self._line(end_lineno)[:end_col].decode("utf-8", "replace")
+        return first + middle + last
 
 
 def _read(path: str, what: str) -> str:
@@ -72,8 +106,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot read input: {exc}")
     if not tests:
         return fail(f"{args.tests}: no assert statements found")
-    if args.timeout is None or not args.timeout > 0:
-        return fail("--timeout must be a positive number of seconds")
+    from ..core.sandbox.config import timeout_problem
+
+    problem = timeout_problem(args.timeout)
+    if problem is not None:
+        return fail(f"--timeout {args.timeout:g}: {problem}")
 
     from ..core.sandbox import Sandbox, SandboxConfig, SandboxUnavailable
 
@@ -105,6 +142,8 @@ def _print_table(report: Any) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from ..core.safe_text import clean, one_line
+
     console = Console(highlight=False)
     style = {"pass": "green", "fail": "red", "error": "yellow", "timeout": "magenta"}
     table = Table(show_lines=False, expand=False)
@@ -117,10 +156,18 @@ def _print_table(report: Any) -> None:
         if r.status == "fail" and r.actual is not None:
             detail = f"got {r.actual}"
         first = detail.splitlines()[0] if detail else ""
-        table.add_row(str(i), Text(r.status, style=style.get(r.status, "")), r.test, first[:300])
+        # Tests, values and errors come from files and programs: plain Text
+        # (never markup), control sequences removed.
+        table.add_row(
+            str(i), Text(r.status, style=style.get(r.status, "")), Text(clean(r.test)), Text(one_line(first, 300))
+        )
     if report.load_error:
-        console.print(Text(f"program did not load: {report.load_error.splitlines()[0]}", style="red"))
+        first_line = report.load_error.splitlines()[0] if report.load_error.strip() else report.load_error
+        console.print(Text(f"program did not load: {one_line(first_line, 500)}", style="red"))
     console.print(table)
     console.print(
-        f"{report.passed}/{report.total} passed in {report.duration * 1000:.0f} ms  ·  isolation: {report.isolation}"
+        Text(
+            f"{report.passed}/{report.total} passed in {report.duration * 1000:.0f} ms  ·  "
+            f"isolation: {one_line(report.isolation)}"
+        )
     )

@@ -1,6 +1,8 @@
 """``qflow doctor``: what the sandbox can isolate with on this machine (each
-layer and what it found, what the level protects against) and which API-key
-variables are set (names only, never values)."""
+layer and what it found), what the level protects against, each claim checked
+by a probe that really tries the attack in the sandbox, and which API-key
+variables are set (names only, never values). Exits 1 when a probe gets past a
+protection the level claims."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from ..core.safe_text import one_line
 from . import fail
 
 #: Variables the app reads; only whether they are set is printed.
@@ -21,43 +24,75 @@ def add_parser(sub: Any) -> None:
         "doctor", help="show the sandbox isolation level and which API keys are set", description=__doc__
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-probes", action="store_true", help="only report the level; do not try the attacks (about 4 s)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.sandbox import SandboxUnavailable, detect_isolation
+    from ..core.sandbox import Sandbox, SandboxConfig, SandboxUnavailable, detect_isolation
+    from ..core.sandbox.probes import probe_all
 
     keys = {name: bool(os.environ.get(name)) for name in KEY_VARS}
     try:
         iso = detect_isolation()
+        sandbox = Sandbox(SandboxConfig(timeout=3.0))
+        probes = [] if getattr(args, "no_probes", False) else probe_all(sandbox)
     except (SandboxUnavailable, ValueError) as exc:
         return fail(f"sandbox unavailable: {exc}", code=3)
+    broken = [p for p in probes if p.claimed and not p.held]
+    layers = {
+        "bwrap": iso.found.get("bwrap"),
+        "seccomp": iso.found.get("seccomp"),
+        "uid": iso.found.get("uid", "not root: runs as your own uid" if os.geteuid() != 0 else "not used"),
+        "interpreter": iso.found.get("interpreter"),
+    }
     data = {
         "isolation": iso.label,
-        "layers": {
-            "bwrap": iso.found.get("bwrap"),
-            "seccomp": iso.found.get("seccomp"),
-            "uid": iso.found.get("uid", "not root: runs as your own uid" if os.geteuid() != 0 else "not used"),
-            "interpreter": iso.found.get("interpreter"),
-        },
+        "layers": layers,
         "protects": iso.protects(),
+        "probes": {p.threat: {"claimed": p.claimed, "held": p.held, "detail": p.detail} for p in probes},
+        "memory": {
+            "bound_mb": sandbox.memory.total_mb,
+            "machine_mb": sandbox.memory.machine_mb,
+            "per_process_mb": sandbox.memory.per_process_mb,
+            "processes_per_run": sandbox.memory.processes_per_run,
+            "runs_at_once": sandbox.memory.runs,
+        },
         "notes": list(iso.notes),
         "running_as_root": os.geteuid() == 0,
         "api_keys": keys,
     }
     if getattr(args, "json", False):
         print(json.dumps(data, indent=2))
-        return 0
+        return 1 if broken else 0
     out = sys.stdout
     print(f"sandbox isolation: {iso.label}", file=out)
-    for name, found in data["layers"].items():
+    for name, found in layers.items():
         print(f"  {name:<12} {found}", file=out)
-    print("protects against:", file=out)
-    for threat, ok in data["protects"].items():
-        print(f"  [{'x' if ok else ' '}] {threat}", file=out)
+    print("protects against:" + ("" if probes else " (not probed)"), file=out)
+    tried = {p.threat: p for p in probes}
+    for threat, ok in iso.protects().items():
+        p = tried.get(threat)
+        if p is None:
+            verdict = ""
+        elif p.held:
+            verdict = f"  probe: stopped ({one_line(p.detail, 60)})"
+        else:
+            verdict = f"  probe: GOT THROUGH ({one_line(p.detail, 60)})"
+        print(f"  [{'x' if ok else ' '}] {threat}{verdict}", file=out)
+    m = sandbox.memory
+    print(
+        f"memory: at most {m.total_mb} MB for all sandbox processes of {m.machine_mb} MB "
+        f"({m.runs} runs at once x {m.processes_per_run} processes x {m.per_process_mb} MB"
+        + (f" + {m.disk_per_run_mb} MB of tmpfs per run)" if m.disk_per_run_mb else ")"),
+        file=out,
+    )
     for note in iso.notes:
         print(f"  note: {note}", file=out)
     print("API keys (names only):", file=out)
     for name, present in keys.items():
         print(f"  {name:<20} {'set' if present else 'not set'}", file=out)
+    if broken:
+        print(f"warning: {len(broken)} claimed protection(s) did not hold: see GOT THROUGH above", file=out)
+        return 1
     return 0

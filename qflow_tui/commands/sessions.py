@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..core.safe_text import markup_safe, one_line
 from . import fail
 
 
@@ -135,7 +136,9 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
 
     console = Console(highlight=False, soft_wrap=True)
     if not sessions and not unreadable:
-        console.print(f"No sessions in {folder} yet. Run `qflow` or `qflow solve`, or try `qflow demo`.")
+        console.print(
+            f"No sessions in {markup_safe(str(folder))} yet. Run `qflow` or `qflow solve`, or try `qflow demo`."
+        )
         return
     width = width or shutil.get_terminal_size((100, 24)).columns
     rows = []
@@ -153,6 +156,7 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
             ]
         )
     heads = ["#", "date", "problem", "model", "outcome", "tokens", "time"]
+    rows = [[one_line(cell) for cell in row] for row in rows]  # titles and model names come from files
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
     widths[4] = min(widths[4], 24)
     fixed = widths[0] + widths[1] + widths[4] + widths[5] + widths[6] + 2 * 6
@@ -179,12 +183,12 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
                 out.append("  ")
         return out
 
-    console.print(f"[bold]Sessions in {folder}[/]")
+    console.print(f"[bold]Sessions in {markup_safe(str(folder))}[/]")
     console.print(line(heads), style="dim")
     for row, s in zip(rows, sessions, strict=True):
         console.print(line(row, colours.get(s.outcome, "white")))
     for u in unreadable:
-        console.print(f"[yellow]skipped[/] {u.path.name}: {u.reason}")
+        console.print(f"[yellow]skipped[/] {markup_safe(u.path.name)}: {markup_safe(one_line(u.reason))}")
     if sessions:
         console.print(
             "[dim]Open one with `qflow replay NUMBER` or `qflow replay FILE`; "

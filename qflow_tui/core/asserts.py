@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import gc
 from collections import Counter
 from dataclasses import dataclass
 
@@ -25,11 +26,53 @@ class AssertSyntaxError(ValueError):
     """A test that is not a single assert statement; the message says why."""
 
 
+#: Deepest expression a test may have. Every tool that walks an assert
+#: (planning, rewriting, unparsing) recurses; honest tests stay far below.
+MAX_NESTING = 100
+
+
+def nesting_too_deep(node: ast.AST, limit: int = MAX_NESTING) -> bool:
+    """Whether ``node``'s tree is deeper than ``limit`` (iterative: any depth is safe)."""
+    stack = [(node, 0)]
+    while stack:
+        cur, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(cur))
+    return False
+
+
+def parse_python(src: str, mode: str = "exec") -> ast.AST:
+    """``ast.parse`` for outside text: every failure is a SyntaxError whose
+    message says what to change (null bytes, nesting the parser or the tools
+    after it cannot take), never a RecursionError or MemoryError."""
+    # The collector would rescan the growing tree again and again: parsing a
+    # 10 MB file of asserts went superlinear with it on.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        tree = ast.parse(src, mode=mode)
+        too_deep = nesting_too_deep(tree, MAX_NESTING + 2)
+    except SyntaxError:
+        raise
+    except (RecursionError, MemoryError):
+        raise SyntaxError("an expression is nested too deeply (a long chain of operators?)") from None
+    except ValueError as exc:  # null bytes
+        raise SyntaxError(str(exc)) from None
+    finally:
+        if was_enabled:
+            gc.enable()
+    if too_deep:
+        raise SyntaxError(f"an expression is nested more than {MAX_NESTING} levels deep")
+    return tree
+
+
 def parse_assert(src: str) -> ast.Assert:
     try:
-        tree = ast.parse(src.strip())
+        tree = parse_python(src.strip())
     except SyntaxError as exc:
         raise AssertSyntaxError(f"not valid Python: {exc.msg}") from None
+    assert isinstance(tree, ast.Module)
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assert):
         raise AssertSyntaxError("not a single assert statement")
     return tree.body[0]

@@ -7,7 +7,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .asserts import AssertSyntaxError, detect_entry_point, find_call, parse_assert
+from .asserts import AssertSyntaxError, detect_entry_point, find_call, parse_assert, parse_python
+
+#: Longest block of tests read (about 10 MB); parsing is linear up to it.
+MAX_TESTS_CHARS = 10_000_000
 
 
 class ProblemError(ValueError):
@@ -75,16 +78,23 @@ def split_statements(text: str) -> list[tuple[int, str]]:
     not parse is reported with its number.
     """
     src = text.replace("\r\n", "\n").replace("\t", "    ")
+    if len(src) > MAX_TESTS_CHARS:
+        raise ProblemError(
+            f"the tests are {len(src):,} characters long; at most {MAX_TESTS_CHARS:,} are read: split them up"
+        )
     try:
-        tree = ast.parse(src)
+        tree = parse_python(src)
     except SyntaxError as exc:
         line = exc.lineno or 0
-        snippet = src.splitlines()[line - 1].strip() if 0 < line <= len(src.splitlines()) else ""
-        raise ProblemError(f"tests, line {line}: not valid Python ({exc.msg}): {snippet[:80]}") from None
+        lines = src.splitlines()
+        snippet = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        where = f"tests, line {line}" if line else "tests"
+        raise ProblemError(f"{where}: not valid Python ({exc.msg}): {snippet[:80]}") from None
+    assert isinstance(tree, ast.Module)
     lines = src.splitlines()
     out: list[tuple[int, str]] = []
     for node in tree.body:
-        seg = "\n".join(lines[node.lineno - 1 : node.end_lineno])  # type: ignore[operator]
+        seg = "\n".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
         out.append((node.lineno, _dedent_block(seg)))
     return out
 

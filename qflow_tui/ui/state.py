@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import events as ev
+from ..core.safe_text import scrub
 
 #: The agents that get a pane, in the order the workflow calls them (paper's names).
 AGENTS: tuple[str, ...] = (
@@ -273,6 +274,7 @@ class RunState:
 
     def apply(self, event: ev.Event) -> str:
         """Fold one event in; return the kind of change (for selective refresh)."""
+        event = scrub(event)  # model, program and file text never drives the terminal
         if event.ts:
             if self.first_ts is None:
                 self.first_ts = event.ts

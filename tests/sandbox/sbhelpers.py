@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig
+from qflow_tui.core.sandbox.launch import owner_tag
 
 #: Short limits keep the adversarial cases fast.
 TIMEOUT = 0.5
@@ -21,8 +22,10 @@ def make(level: str, **kw) -> Sandbox:
 
 
 def live_harness_processes() -> list[int]:
-    """Sandbox children (and anything they forked) still alive, zombies aside."""
-    marker = b"The child side of the sandbox"
+    """This test process's sandbox children (and forks of them that kept the
+    harness's command line) still alive, zombies aside: found by the owner tag
+    every child carries, so other qflow runs on the machine do not count."""
+    tag = owner_tag().encode()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -34,7 +37,25 @@ def live_harness_processes() -> list[int]:
                 state = fh.read().rsplit(b")", 1)[1].split()[0]
         except OSError:
             continue
-        if marker in cmd and state not in (b"Z", b"X"):
+        if tag in cmd.split(b"\0") and state not in (b"Z", b"X"):
+            found.append(int(entry))
+    return found
+
+
+def processes_with(token: str) -> list[int]:
+    """Live processes whose command line has ``token`` (a value unique to one test)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read()
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                state = fh.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if token.encode() in cmd and state not in (b"Z", b"X"):
             found.append(int(entry))
     return found
 

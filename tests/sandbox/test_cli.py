@@ -129,3 +129,84 @@ def test_doctor_reports_a_forced_fallback():
     data = json.loads(p.stdout)
     assert data["isolation"].startswith("rlimits only")
     assert data["protects"]["network"] is False
+    # The probe really connected: the level claims nothing it cannot hold.
+    assert data["probes"]["network"] == {"claimed": False, "held": False, "detail": "connected to 127.0.0.1"}
+    assert p.returncode == 0
+
+
+def test_doctor_backs_every_claim_with_a_probe():
+    p = qflow("doctor", "--json")
+    data = json.loads(p.stdout)
+    assert set(data["probes"]) == set(data["protects"])
+    for threat, probe in data["probes"].items():
+        assert probe["claimed"] == data["protects"][threat]
+        assert probe["held"] or not probe["claimed"], (threat, probe)
+    assert p.returncode == 0
+    quick = qflow("doctor", "--json", "--no-probes")
+    assert json.loads(quick.stdout)["probes"] == {}
+
+
+@pytest.mark.parametrize(
+    "tests_text,needle",
+    [
+        ("assert f(1) == " + "-" * 100_000 + "1\n", "nested too deeply"),
+        ("assert f(1) == " + "+".join(["1"] * 200_000) + "\n", "nested too deeply"),
+        ("assert " + "not " * 100_000 + "f(1)\n", "nested too deeply"),
+        ("assert f(1) == " + "+".join(["1"] * 150) + "\n", "nested more than 100 levels"),
+        ("assert f(1) == 1\x00\n", "null"),
+    ],
+    ids=["unary-chain", "plus-chain", "not-chain", "plus-150", "null-byte"],
+)
+def test_hostile_test_files_get_one_line(tmp_path, tests_text, needle):
+    (tmp_path / "c.py").write_text("def f(x):\n    return x\n")
+    (tmp_path / "t.py").write_text(tests_text)
+    p = qflow("check", "--code", str(tmp_path / "c.py"), "--tests", str(tmp_path / "t.py"))
+    assert p.returncode == 2, p.stderr
+    assert needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_split_asserts_is_linear_on_long_lines_and_many_asserts():
+    # One 1M-character line, and many asserts on one line: each line is read
+    # once (the old splitter re-split the whole text per assert).
+    line = "assert f(1) == [" + ",".join(["1"] * 333_000) + "]\n"
+    assert split_asserts(line) == [line.strip()]
+    semi = "; ".join(f"assert f({i}) == {i}" for i in range(20_000)) + "\n"
+    got = split_asserts(semi)
+    assert len(got) == 20_000 and got[-1] == "assert f(19999) == 19999"
+    multi = "assert f(\n  'é',\n  2) == 'x'\nassert g(1)\n"
+    assert split_asserts(multi) == ["assert f(\n  'é',\n  2) == 'x'", "assert g(1)"]
+
+
+@pytest.mark.parametrize("value", ["inf", "1e308", "1e-9", "nan", "-1", "0"])
+def test_timeout_out_of_range_is_one_line(tmp_path, value):
+    (tmp_path / "c.py").write_text("def f(x):\n    return x\n")
+    (tmp_path / "t.py").write_text("assert f(1) == 1\n")
+    p = qflow("check", "--code", str(tmp_path / "c.py"), "--tests", str(tmp_path / "t.py"), "--timeout", value)
+    assert p.returncode == 2, p.stderr
+    assert "--timeout" in p.stderr and "seconds" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_sandbox_config_refuses_unusable_limits():
+    from qflow_tui.core.sandbox import SandboxConfig
+
+    for bad in (float("inf"), 1e308, 1e-9, float("nan")):
+        with pytest.raises(ValueError, match="seconds"):
+            SandboxConfig(timeout=bad)
+
+
+@pytest.mark.parametrize(
+    "tests_text",
+    [
+        "assert f(1) == " + "-" * 100_000 + "1\n",
+        "assert f(1) == " + "+".join(["1"] * 200_000) + "\n",
+        "assert f(1) == 1\x00\n",
+    ],
+    ids=["unary", "plus", "null"],
+)
+def test_problem_parsing_refuses_hostile_tests_with_one_line(tests_text):
+    from qflow_tui.core.problem import ProblemError, make_problem
+
+    with pytest.raises(ProblemError) as info:
+        make_problem("Return x.", tests_text)
+    assert "\n" not in str(info.value) and len(str(info.value)) < 300

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import math
+import threading
 
 import pytest
-from sbhelpers import make
+from sbhelpers import live_harness_processes, make
 
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig, SandboxReport, TestOutcome
 from qflow_tui.core.sandbox.harness import decode_value, encode_value, strict_eq
@@ -211,13 +212,28 @@ async def test_concurrent_calls(strong):
         assert [o.status for o in r.results] == ["pass", "fail"]
 
 
-async def test_cancel_kills_the_child():
-    sb = make("auto", timeout=5.0)
+@pytest.mark.parametrize("level", ["auto", "rlimits"])
+async def test_cancel_kills_the_child(level, monkeypatch):
+    # Cancel a run whose call under test is really in progress (the program
+    # process is asked for it), then check that no process of it is left.
+    from qflow_tui.core.sandbox.servers import Servers
+
+    asked = threading.Event()
+    original = Servers.call
+
+    def call(self, request):
+        asked.set()
+        return original(self, request)
+
+    monkeypatch.setattr(Servers, "call", call)
+    sb = make(level, timeout=5.0)
     task = asyncio.ensure_future(sb.run_tests("def f(x):\n    while True: pass\n", ["assert f(1) == 1"]))
-    await asyncio.sleep(0.3)
+    assert await asyncio.get_running_loop().run_in_executor(None, asked.wait, 10)
+    assert live_harness_processes()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    assert not live_harness_processes()
 
 
 def test_report_round_trip(strong):

@@ -4,7 +4,7 @@ verdicts decided in the trusted parent. See docs/sandbox.md."""
 from .config import SandboxConfig
 from .isolation import Isolation
 from .isolation import detect_isolation as _detect
-from .process import SandboxUnavailable
+from .launch import SandboxUnavailable
 from .report import SandboxReport, TestOutcome
 from .runner import Sandbox
 

@@ -19,29 +19,53 @@ class SandboxConfig:
     """Seconds the whole call may take; None: start-up allowance plus the sum of
     the per-test limits. When it runs out, unfinished tests time out."""
     memory_mb: int = 1024
-    """Address-space limit of the child (RLIMIT_AS)."""
+    """Address-space limit of each sandbox process (RLIMIT_AS); lowered when
+    needed so that all sandbox processes together stay within
+    ``MEMORY_SHARE`` of the machine's memory (see ``memory_plan``)."""
     cpu_seconds: float | None = None
     """CPU-time limit of the child process (RLIMIT_CPU); None: the run's limit."""
-    max_procs: int = 32
-    """Process-count limit (RLIMIT_NPROC). It binds only an unprivileged uid,
-    which is why the sandbox drops root (see ``isolation``)."""
+    max_procs: int = 8
+    """Process-count limit of the program's process and its forks
+    (RLIMIT_NPROC; the oracle process gets ``ORACLE_PROCS``). It binds only an
+    unprivileged uid, which is why the sandbox drops root (see ``isolation``)."""
     max_file_mb: int = 16
     """Largest file the code may write (RLIMIT_FSIZE)."""
     max_output_kb: int = 256
     """stdout and stderr are each kept up to this size; a process that writes
     more is killed and the test it was running errors."""
     max_value_kb: int = 1024
-    """Largest value (encoded) a call under test may report."""
+    """Largest value (encoded) a call under test may report. It also bounds the
+    app's own work on a value: decoding and judging it is linear in its size."""
+    max_disk_mb: int = 64
+    """Under bwrap: the size of each writable mount (the work dir, /tmp,
+    /dev/shm; everything else is read-only). Without bwrap: the most the work
+    dir may hold (checked every 0.1 s while the child runs)."""
+    check_timeout: float | None = None
+    """Seconds a whole ``check(candidate)`` function may spend in the trusted
+    process, not counting its calls into the program (each has ``timeout``);
+    None: ten times ``timeout``."""
     isolation: str = "auto"
     """``auto`` (the strongest the machine offers), or the layers to use joined
     by ``+`` from ``bwrap``, ``seccomp``, ``uid`` (``rlimits`` for none of them).
     Layers the machine cannot provide are left out and the label says so. The
     environment variable ``QFLOW_SANDBOX_ISOLATION`` sets it when this is auto."""
 
+    def __post_init__(self) -> None:
+        for name in ("timeout", "run_timeout", "check_timeout", "cpu_seconds"):
+            value = getattr(self, name)
+            if value is None and name != "timeout":
+                continue
+            problem = timeout_problem(value)
+            if problem is not None:
+                raise ValueError(f"sandbox {name} {value!r}: {problem}")
+
     def effective_isolation(self) -> str:
         if self.isolation == "auto":
             return os.environ.get(ISOLATION_ENV, "auto").strip() or "auto"
         return self.isolation
+
+    def check_limit(self) -> float:
+        return self.check_timeout if self.check_timeout is not None else 10 * self.timeout
 
     def run_deadline(self, n_tests: int) -> float:
         if self.run_timeout is not None:
@@ -52,6 +76,67 @@ class SandboxConfig:
         if self.cpu_seconds is not None:
             return max(1, math.ceil(self.cpu_seconds))
         return max(1, math.ceil(self.run_deadline(n_tests)))
+
+
+#: The range a per-test time limit may take: below it no interpreter answers
+#: in time; above it (a day) a limit stops meaning anything.
+MIN_TIMEOUT = 0.01
+MAX_TIMEOUT = 86_400.0
+
+
+def timeout_problem(seconds: float | None) -> str | None:
+    """Why ``seconds`` cannot be a time limit, or None when it can."""
+    if seconds is None or not isinstance(seconds, (int, float)) or math.isnan(seconds):
+        return "give a number of seconds"
+    if seconds < MIN_TIMEOUT:
+        return f"give at least {MIN_TIMEOUT:g} seconds"
+    if seconds > MAX_TIMEOUT or math.isinf(seconds):
+        return f"give at most {MAX_TIMEOUT:g} seconds (a day)"
+    return None
+
+
+#: Processes the trusted oracle process may have (it runs test code, no program).
+ORACLE_PROCS = 2
+#: The most of the machine's memory all sandbox processes together may map.
+MEMORY_SHARE = 0.8
+
+
+def total_memory_mb() -> int:
+    """Physical memory of this machine in MB (0 when it cannot be read)."""
+    try:
+        return (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) >> 20
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """How the aggregate memory of the sandbox is bounded: every process is
+    capped at ``per_process_mb`` (RLIMIT_AS), a run has at most
+    ``processes_per_run`` of them (RLIMIT_NPROC, which binds per uid) plus its
+    tmpfs mounts, and at most ``runs`` run at once."""
+
+    per_process_mb: int
+    processes_per_run: int
+    disk_per_run_mb: int
+    runs: int
+    total_mb: int
+    """The bound: runs x (processes x per-process + disk)."""
+    machine_mb: int
+
+
+def memory_plan(config: SandboxConfig, slots: int, bwrap: bool) -> MemoryPlan:
+    """Lower the per-process cap until the aggregate fits ``MEMORY_SHARE`` of
+    the machine (never below 128 MB: an interpreter needs that much)."""
+    runs = max(1, slots // 2)
+    procs = config.max_procs + ORACLE_PROCS
+    disk = 3 * config.max_disk_mb * 2 if bwrap else 0  # /tmp, /dev/shm, work dir; two children
+    machine = total_memory_mb()
+    per = config.memory_mb
+    if machine:
+        fit = (int(machine * MEMORY_SHARE) // runs - disk) // procs
+        per = max(128, min(per, fit))
+    return MemoryPlan(per, procs, disk, runs, runs * (procs * per + disk), machine)
 
 
 LAYERS = ("bwrap", "seccomp", "uid")

@@ -78,6 +78,7 @@ from json.encoder import encode_basestring_ascii as _json_str  # C function
 
 _marshal_dumps = marshal.dumps
 _os_write = os.write
+_os_read = os.read
 _os_exit = os._exit
 _monotonic = time.monotonic
 _setitimer = getattr(signal, "setitimer", None)
@@ -159,6 +160,36 @@ def encode_value(value, depth=0):
     raise NotPlain("a value of type %s is not a plain built-in value" % _type_name(value))
 
 
+MAX_SAME_HASH = 8
+"""Most distinct elements of one set (or keys of one dict) that may share a
+hash. Honest values almost never share one; a program that returns 100 000
+integers hashing alike would make building the set quadratic."""
+
+
+def check_hashes(items):
+    """Raise ValueError if ``items`` (about to become a set or dict keys) are
+    unhashable or too many share a hash. Linear; runs no user code on plain
+    values. Distinct full hashes keep Python's probing cheap: the collision
+    attacks on its tables need equal hashes."""
+    if len(items) <= MAX_SAME_HASH:
+        try:
+            for x in items:
+                hash(x)
+        except TypeError:
+            raise ValueError("unhashable set element or dict key") from None
+        return
+    counts = {}
+    for x in items:
+        try:
+            h = hash(x)
+        except TypeError:
+            raise ValueError("unhashable set element or dict key") from None
+        c = counts.get(h, 0) + 1
+        if c > MAX_SAME_HASH:
+            raise ValueError("more than %d elements share one hash value (a hash-collision attack?)" % MAX_SAME_HASH)
+        counts[h] = c
+
+
 def decode_value(tree, depth=0):
     """Tagged tree -> plain value. Validates everything: the tree may come from
     a compromised child, so anything unexpected raises ValueError."""
@@ -188,20 +219,18 @@ def decode_value(tree, depth=0):
             return items
         if tag == "t":
             return tuple(items)
-        try:
-            return set(items) if tag == "S" else frozenset(items)
-        except TypeError:
-            raise ValueError("unhashable set element") from None
+        check_hashes(items)
+        return set(items) if tag == "S" else frozenset(items)
     if tag == "d" and n == 2 and type(tree[1]) is list:
-        out = {}
+        keys = []
+        values = []
         for pair in tree[1]:
             if type(pair) is not list or len(pair) != 2:
                 raise ValueError("malformed dict item")
-            try:
-                out[decode_value(pair[0], depth + 1)] = decode_value(pair[1], depth + 1)
-            except TypeError:
-                raise ValueError("unhashable dict key") from None
-        return out
+            keys.append(decode_value(pair[0], depth + 1))
+            values.append(decode_value(pair[1], depth + 1))
+        check_hashes(keys)
+        return dict(zip(keys, values))
     raise ValueError("malformed value")
 
 
@@ -322,6 +351,8 @@ class _LazyNames(dict):
 
 
 class _Channel:
+    """Messages to the parent: one JSON object per line on a private pipe."""
+
     def __init__(self, fd):
         self.fd = fd
 
@@ -331,6 +362,26 @@ class _Channel:
         while view:
             n = _os_write(self.fd, view)
             view = view[n:]
+
+
+class _Requests:
+    """Lines from the parent (the job, then one request per line)."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.buf = b""
+
+    def next(self):
+        while True:
+            nl = self.buf.find(b"\n")
+            if nl >= 0:
+                line = self.buf[:nl]
+                self.buf = self.buf[nl + 1 :]
+                return json.loads(line.decode("utf-8"))
+            data = _os_read(self.fd, 1 << 16)
+            if not data:
+                return None
+            self.buf += data
 
 
 def _short_error(exc, tb_limit=3):
@@ -377,9 +428,10 @@ def _set_limits(limits):
         "nproc": "RLIMIT_NPROC",
         "fsize": "RLIMIT_FSIZE",
         "core": "RLIMIT_CORE",
+        "nofile": "RLIMIT_NOFILE",
     }
     for key, value in limits.items():
-        res = getattr(resource, names[key], None)
+        res = getattr(resource, names.get(key, ""), None)
         if res is None or value is None:
             continue
         value = int(value)
@@ -392,70 +444,163 @@ def _set_limits(limits):
             pass
 
 
+def _die_with_parent():
+    """The kernel kills this process when the thread that started it (the
+    app's sandbox worker) ends, even by SIGKILL."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+    except BaseException:
+        pass
+
+
+def _start_guardian(life_fd, whole_uid):
+    """Fork a small process that waits for the app's end of ``life_fd`` to
+    close (the app ended, however it ended) and then kills this process group,
+    or every process of this uid when the uid is this run's own (then a
+    process that left the group dies too): the processes a program forked die
+    with the app. Forked before the program loads and before the seccomp
+    filter, whose ban on signalling other processes protects it."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return
+    if pid:
+        return
+    try:
+        os.closerange(0, life_fd)
+        os.closerange(life_fd + 1, 1 << 16)
+        while True:
+            try:
+                if not _os_read(life_fd, 1):
+                    break
+            except InterruptedError:
+                continue
+            except OSError:
+                break
+        os.kill(-1 if whole_uid else 0, signal.SIGKILL)
+    finally:
+        _os_exit(0)
+
+
+_CLONE_NS_FLAGS = (
+    0x00020000  # CLONE_NEWNS
+    | 0x02000000  # CLONE_NEWCGROUP
+    | 0x04000000  # CLONE_NEWUTS
+    | 0x08000000  # CLONE_NEWIPC
+    | 0x10000000  # CLONE_NEWUSER
+    | 0x20000000  # CLONE_NEWPID
+    | 0x40000000  # CLONE_NEWNET
+    | 0x00000080  # CLONE_NEWTIME
+)
+
+#: System calls the filter refuses outright (EPERM): other processes, the
+#: kernel, namespaces, the network, the host's identity and clock.
+SECCOMP_DENY = (
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "process_madvise",
+    "kcmp",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "bpf",
+    "perf_event_open",
+    "setsid",
+    "setpgid",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "iopl",
+    "ioperm",
+    "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "pidfd_send_signal",
+    "pidfd_getfd",
+    "tkill",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "setpriority",
+    "ioprio_set",
+    "sethostname",
+    "setdomainname",
+    "acct",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "syslog",
+    "quotactl",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "fanotify_init",
+    "vhangup",
+    "migrate_pages",
+    "move_pages",
+    "socket",
+    "connect",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
+    "mknod",
+    "mknodat",
+)
+
+#: Signals only to this process itself (its own pid as the target).
+SECCOMP_OWN_PID = ("kill", "tgkill")
+#: Resource limits and scheduling only of this process (pid 0 as the target).
+SECCOMP_PID_ZERO = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam")
+
+
 def _install_seccomp(spec):
-    """Deny-list filter: no network sockets, no signals to other processes, no
-    new sessions/process groups (so the parent's group kill reaches every
-    descendant), no ptrace/mount/namespaces/kernel interfaces."""
+    """A deny-list filter (see SECCOMP_DENY, SECCOMP_OWN_PID and
+    SECCOMP_PID_ZERO); clone with
+    namespace flags is refused, clone3 reports ENOSYS so the C library falls
+    back to clone, whose flags the filter can see. socketpair stays allowed
+    (a connected pair reaches nothing outside)."""
     for p in spec.get("path", []):
         if p not in sys.path:
             sys.path.append(p)
     import seccomp  # Debian python3-seccomp
-    import socket
 
     f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     deny = seccomp.ERRNO(errno.EPERM)
-    for name in (
-        "ptrace",
-        "process_vm_readv",
-        "process_vm_writev",
-        "mount",
-        "umount2",
-        "pivot_root",
-        "chroot",
-        "unshare",
-        "setns",
-        "keyctl",
-        "add_key",
-        "request_key",
-        "bpf",
-        "perf_event_open",
-        "setsid",
-        "setpgid",
-        "kexec_load",
-        "kexec_file_load",
-        "init_module",
-        "finit_module",
-        "delete_module",
-        "reboot",
-        "swapon",
-        "swapoff",
-        "iopl",
-        "ioperm",
-        "userfaultfd",
-        "io_uring_setup",
-        "io_uring_enter",
-        "io_uring_register",
-        "pidfd_send_signal",
-        "pidfd_getfd",
-        "tkill",
-        "acct",
-        "settimeofday",
-        "clock_settime",
-        "syslog",
-        "quotactl",
-        "open_by_handle_at",
-        "name_to_handle_at",
-        "fanotify_init",
-        "vhangup",
-    ):
+    for name in SECCOMP_DENY:
         try:
             f.add_rule(deny, name)
         except (RuntimeError, ValueError, OSError):
             pass  # syscall unknown on this architecture
     me = os.getpid()
-    f.add_rule(deny, "kill", seccomp.Arg(0, seccomp.NE, me))
-    f.add_rule(deny, "tgkill", seccomp.Arg(0, seccomp.NE, me))
-    f.add_rule(seccomp.ERRNO(errno.EACCES), "socket", seccomp.Arg(0, seccomp.NE, socket.AF_UNIX))
+    for name in SECCOMP_OWN_PID:
+        f.add_rule(deny, name, seccomp.Arg(0, seccomp.NE, me))
+    for name in SECCOMP_PID_ZERO:
+        f.add_rule(deny, name, seccomp.Arg(0, seccomp.NE, 0))
+    bit = 1
+    while bit <= _CLONE_NS_FLAGS:
+        if _CLONE_NS_FLAGS & bit:
+            f.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, bit, bit))
+        bit <<= 1
+    try:
+        f.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    except (RuntimeError, ValueError, OSError):
+        pass
     f.load()
 
 
@@ -522,14 +667,280 @@ class _StrictCompare(ast.NodeTransformer):
         return node
 
 
+def _eval_expr(src, globals_, locals_):
+    return eval(compile(src, "<test>", "eval"), globals_, locals_)
+
+
+class _StrictCompare(ast.NodeTransformer):
+    """For asserts judged here: ``a == b``/``a != b`` become strict comparisons."""
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            call = ast.Call(
+                func=ast.Name(id="__qf_strict_eq__", ctx=ast.Load()), args=[node.left, node.comparators[0]], keywords=[]
+            )
+            new = call if isinstance(node.ops[0], ast.Eq) else ast.UnaryOp(op=ast.Not(), operand=call)
+            return ast.copy_location(new, node)
+        return node
+
+
+class CandidateError(Exception):
+    """The program raised during a call a trusted check made (the check may catch it)."""
+
+
+class _CallFailed(BaseException):
+    """A call into the program's process timed out, returned a value that is
+    not plain, or the process broke: the check fails whatever it catches."""
+
+    def __init__(self, status, message):
+        BaseException.__init__(self, message)
+        self.status = status
+        self.message = message
+
+
+class _Oracle:
+    """The trusted side: setup, expected values, whole asserts and check
+    functions, with every function the program defines bound to a proxy that
+    asks the parent to run the call in the program's process."""
+
+    def __init__(self, chan, requests, timeout, max_value):
+        self.chan = chan
+        self.requests = requests
+        self.timeout = timeout
+        self.max_value = max_value
+        self.failed = None
+
+    def proxy(self, name):
+        oracle = self
+
+        def call(*args, **kwargs):
+            return oracle.call(name, args, kwargs)
+
+        call.__name__ = name
+        call.__qualname__ = name
+        return call
+
+    def call(self, name, args, kwargs):
+        if self.failed is not None:
+            raise self.failed
+        try:
+            enc_args = [_plain(a, self.max_value) for a in args]
+            enc_kw = [[k, _plain(v, self.max_value)] for k, v in kwargs.items()]
+        except NotPlain as exc:
+            raise _CallFailed("error", "an argument to %s() is not a plain value: %s" % (name, exc)) from None
+        left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
+        self.chan.send({"k": "call", "fn": name, "a": enc_args, "kw": enc_kw})
+        reply = self.requests.next()
+        _arm(left)
+        if type(reply) is not dict:
+            self.failed = _CallFailed("error", "the call to %s() got no answer" % name)
+            raise self.failed
+        if reply.get("k") == "ret":
+            return decode_value(reply["v"])
+        status = reply.get("st", "error")
+        message = str(reply.get("e", "the call failed"))
+        if status == "raised":
+            raise CandidateError(message)
+        self.failed = _CallFailed(status, message)
+        raise self.failed
+
+
+def _plain_result(msg, values, max_value):
+    msg["v"] = [_plain(v, max_value) for v in values]
+
+
+def _serve(chan, requests, handle):
+    """Answer the parent's requests one at a time until it says bye."""
+    while True:
+        req = requests.next()
+        if type(req) is not dict or req.get("k") == "bye":
+            return
+        msg = {"k": "res", "i": req.get("i")}
+        t0 = _monotonic()
+        try:
+            handle(req, msg)
+        except _Timeout:
+            msg = {"k": "res", "i": req.get("i"), "st": "timeout", "e": "timeout: no result within the time limit"}
+        except BaseException as exc:  # the harness answers whatever happens
+            msg = {"k": "res", "i": req.get("i"), "st": "error", "e": _short_error(exc, 1)}
+        finally:
+            _disarm()
+        msg["d"] = _monotonic() - t0
+        chan.send(msg)
+
+
+def _program_mode(chan, requests, job, g, names, timeout, max_value):
+    """Load the untrusted program, then answer call requests: the inputs of one
+    call each, the plain values it returned. No expected value, assert or check
+    function ever reaches this process."""
+    setup = job.get("setup") or ""
+    program = job.get("program") or ""
+    setup_error = None
+    deferred = False
+    _arm(timeout)
+    try:
+        if setup:
+            exec(compile(setup, "<setup>", "exec"), g)
+    except _Timeout:
+        setup_error = "timeout: the setup code did not finish within %.3gs" % timeout
+    except NameError as exc:
+        # The setup uses something the program defines (MBPP builds trees from
+        # the solution's Node class): run it again after the program loads.
+        deferred = bool(program)
+        setup_error = "setup failed: " + _short_error(exc)
+    except BaseException as exc:
+        setup_error = "setup failed: " + _short_error(exc)
+    finally:
+        _disarm()
+    load_error = setup_error if not deferred else None
+    if load_error is None:
+        stage = "program"
+        _arm(timeout)
+        try:
+            exec(compile(program, "<program>", "exec"), g)
+            if deferred:
+                stage = "setup"
+                exec(compile(setup, "<setup>", "exec"), g)
+        except _Timeout:
+            load_error = "timeout: the %s did not finish loading within %.3gs" % (stage, timeout)
+        except SystemExit as exc:
+            load_error = "the program called exit (%r) while loading" % (exc.code,)
+        except BaseException as exc:
+            load_error = setup_error if stage == "setup" else _short_error(exc)
+        finally:
+            _disarm()
+    if load_error is not None:
+        chan.send({"k": "load_error", "e": load_error})
+        return
+    chan.send({"k": "loaded"})
+
+    def handle(req, msg):
+        values = []
+        _arm(timeout)
+        try:
+            if "src" in req:
+                for src in req["src"]:
+                    values.append(_eval_expr(src, g, names))
+            else:
+                fn = g.get(req["fn"])
+                if fn is None:
+                    raise NameError("name %r is not defined by the program" % (req["fn"],))
+                args = [decode_value(a) for a in req.get("a", [])]
+                kwargs = {k: decode_value(v) for k, v in req.get("kw", [])}
+                values.append(fn(*args, **kwargs))
+        except SystemExit as exc:
+            _disarm()
+            msg["st"] = "raised"
+            msg["e"] = "SystemExit: the program called exit (%r) during the call" % (exc.code,)
+            return
+        except _Timeout:
+            raise
+        except BaseException as exc:
+            _disarm()
+            msg["st"] = "raised"
+            msg["e"] = _short_error(exc)
+            return
+        _disarm()
+        try:
+            _plain_result(msg, values, max_value)
+        except NotPlain as exc:
+            msg["st"] = "notplain"
+            msg["e"] = str(exc)
+
+    _serve(chan, requests, handle)
+
+
+def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
+    """The trusted process: no program is loaded here. Evaluates expected
+    values, whole asserts (with the program's values in place of its calls)
+    and check functions (calling into the program's process through proxies)."""
+    oracle = _Oracle(chan, requests, timeout, max_value)
+    for name in job.get("proxies", []):
+        g[name] = oracle.proxy(name)
+    g["__qf_strict_eq__"] = strict_eq
+    setup_error = None
+    _arm(timeout)
+    try:
+        if job.get("setup"):
+            exec(compile(job["setup"], "<setup>", "exec"), g)
+    except _Timeout:
+        setup_error = "timeout: the setup code did not finish within %.3gs" % timeout
+    except BaseException as exc:
+        setup_error = "setup failed: " + _short_error(exc)
+    finally:
+        _disarm()
+    chan.send({"k": "loaded"})
+
+    def handle(req, msg):
+        if setup_error is not None:
+            msg["st"] = "error"
+            msg["e"] = setup_error
+            return
+        op = req["op"]
+        oracle.failed = None
+        try:
+            _arm(float(req.get("limit") or timeout))
+            if op == "leaf":
+                _plain_result(msg, [_eval_expr(req["src"], g, names)], max_value)
+                return
+            if op == "assert":
+                local = _LazyNames()
+                for k, enc in enumerate(req["subjects"]):
+                    local["__qf_s%d" % k] = decode_value(enc)
+                tree = ast.parse(req["expr"], mode="eval")
+                tree = ast.fix_missing_locations(_StrictCompare().visit(tree))
+                msg["ok"] = bool(eval(compile(tree, "<test>", "eval"), g, local))
+            else:  # "check": a dataset's whole check(candidate) function
+                import linecache
+
+                src = req["src"]
+                linecache.cache["<check>"] = (len(src), None, src.splitlines(True), "<check>")
+                space = dict(g)
+                exec(compile(src, "<check>", "exec"), space)
+                space[req.get("fn", "check")](oracle.proxy(req["entry"]))
+                msg["ok"] = True
+            if oracle.failed is not None:
+                raise oracle.failed
+        except _CallFailed as exc:
+            _disarm()
+            msg.pop("ok", None)
+            msg["st"] = exc.status
+            msg["e"] = exc.message
+        except _Timeout:
+            raise
+        except NotPlain as exc:
+            _disarm()
+            msg["st"] = "error"
+            msg["e"] = str(exc)
+            msg["t"] = "notplain"
+        except AssertionError as exc:
+            _disarm()
+            msg["ok"] = False
+            msg["e"] = _short_error(exc, 2)
+        except BaseException as exc:
+            _disarm()
+            msg["st"] = "error"
+            msg["e"] = _short_error(exc, 2)
+            msg["t"] = _type_name(exc)
+
+    _serve(chan, requests, handle)
+
+
 def main():
+    _die_with_parent()
     chan = _Channel(int(sys.argv[1]))
-    raw = sys.stdin.buffer.read()
-    job = json.loads(raw.decode("utf-8"))
-    # The program must not read the job (or anything) from stdin.
+    life_fd = int(sys.argv[2])
+    # Requests come on what was stdin; the program gets /dev/null there.
+    req_fd = os.dup(0)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
+    requests = _Requests(req_fd)
+    job = requests.next()
+    if life_fd >= 0:
+        _start_guardian(life_fd, bool(job.get("guard_uid")))
+        os.close(life_fd)
     _set_limits(job.get("limits", {}))
     signal.signal(signal.SIGALRM, _alarm_handler)
     if hasattr(signal, "SIGXFSZ"):
@@ -546,151 +957,20 @@ def main():
         {"k": "hello", "pid": os.getpid(), "uid": os.getuid(), "seccomp": sec_status, "python": sys.version.split()[0]}
     )
     mode = job["mode"]
-    if mode == "probe":
-        chan.send({"k": "done"})
-        _flush_and_exit()
     timeout = float(job.get("timeout", 3.0))
     max_value = int(job.get("max_value", 1 << 20))
-
     module = type(sys)("solution")
     sys.modules["solution"] = module
     g = module.__dict__
     g["__builtins__"] = builtins
     names = _LazyNames()
-
-    # 1. trusted setup + the expected-value sub-expressions, before any untrusted code.
-    chan.send({"k": "phase", "p": "setup"})
-    setup_error = None
-    setup_deferred = False
-    _arm(timeout)
-    try:
-        if job.get("setup"):
-            exec(compile(job["setup"], "<setup>", "exec"), g)
-    except _Timeout:
-        setup_error = "timeout: the setup code did not finish within %.3gs" % timeout
-    except NameError as exc:
-        # The setup uses something the program defines (MBPP builds trees from
-        # the solution's Node class): run it again after the program loads.
-        setup_deferred = mode == "run" and bool(job.get("program"))
-        setup_error = "setup failed: " + _short_error(exc)
-    except BaseException as exc:
-        setup_error = "setup failed: " + _short_error(exc)
-    finally:
-        _disarm()
-    if mode == "judge":
-        _judge(chan, job, g, names, setup_error, timeout)
-        _flush_and_exit()
-    leaves = []
-    if not job.get("skip_leaves"):
-        for src in job.get("leaves", []):
-            if setup_error is not None and not setup_deferred:
-                leaves.append({"e": setup_error, "t": "setup"})
-                continue
-            _arm(timeout)
-            try:
-                leaves.append({"v": _plain(_eval_expr(src, g, names), max_value)})
-            except _Timeout:
-                leaves.append({"e": "timeout evaluating %s" % src, "t": "timeout"})
-            except NotPlain as exc:
-                leaves.append({"e": str(exc), "t": "notplain"})
-            except BaseException as exc:
-                leaves.append({"e": _short_error(exc, 1), "t": _type_name(exc)})
-            finally:
-                _disarm()
-        chan.send({"k": "leaves", "v": leaves})
-
-    # 2. the untrusted program. From here on nothing the child says is trusted
-    # beyond "this plain value came out".
-    chan.send({"k": "phase", "p": "load"})
-    load_error = None if setup_deferred else setup_error
-    if load_error is None:
-        _arm(timeout)
-        try:
-            if job.get("program"):
-                exec(compile(job["program"], "<program>", "exec"), g)
-            if setup_deferred:
-                load_error = setup_error  # if the setup fails again, this is why
-                exec(compile(job["setup"], "<setup>", "exec"), g)
-                load_error = None
-        except _Timeout:
-            load_error = "timeout: the program did not finish loading within %.3gs" % timeout
-        except SystemExit as exc:
-            load_error = "the program called exit (%r) while loading" % (exc.code,)
-        except BaseException as exc:
-            load_error = _short_error(exc)
-        finally:
-            _disarm()
-    if load_error is not None:
-        chan.send({"k": "load_error", "e": load_error})
-        _flush_and_exit()
-    chan.send({"k": "loaded"})
-
-    # 3. the call under test of each test, one at a time under the soft alarm.
-    for test in job["tests"]:
-        i = test["i"]
-        chan.send({"k": "start", "i": i})
-        values = []
-        msg = {"k": "res", "i": i}
-        t0 = _monotonic()
-        _arm(timeout)
-        try:
-            for src in test["subjects"]:
-                values.append(_eval_expr(src, g, names))
-            msg["v"] = [_plain(v, max_value) for v in values]
-        except _Timeout:
-            msg["st"] = "timeout"
-            msg["e"] = "timeout: no result within %.3gs" % timeout
-        except NotPlain as exc:
-            msg["st"] = "fail"
-            msg["e"] = str(exc)
-        except SystemExit as exc:
-            msg["st"] = "error"
-            msg["e"] = "SystemExit: the program called exit (%r) during the test" % (exc.code,)
-        except BaseException as exc:
-            msg["st"] = "error"
-            msg["e"] = _short_error(exc)
-        finally:
-            _disarm()
-        msg["d"] = _monotonic() - t0
-        chan.send(msg)
-    chan.send({"k": "done"})
+    if mode == "program":
+        _program_mode(chan, requests, job, g, names, timeout, max_value)
+    elif mode == "oracle":
+        _oracle_mode(chan, requests, job, g, names, timeout, max_value)
+    else:
+        chan.send({"k": "done"})
     _flush_and_exit()
-
-
-def _judge(chan, job, g, names, setup_error, timeout):
-    """Evaluate whole asserts whose shape the parent's evaluator does not know,
-    with the program's values (already plain, decoded here) in place of the
-    calls. No untrusted program is loaded in this process."""
-    g["__qf_strict_eq__"] = strict_eq
-    chan.send({"k": "phase", "p": "judge"})
-    for item in job["items"]:
-        i = item["i"]
-        chan.send({"k": "start", "i": i})
-        msg = {"k": "res", "i": i}
-        if setup_error is not None:
-            msg["st"] = "error"
-            msg["e"] = setup_error
-            chan.send(msg)
-            continue
-        _arm(timeout)
-        try:
-            local = _LazyNames()
-            for k, enc in enumerate(item["subjects"]):
-                local["__qf_s%d" % k] = decode_value(enc)
-            tree = ast.parse(item["expr"], mode="eval")
-            tree = ast.fix_missing_locations(_StrictCompare().visit(tree))
-            ok = eval(compile(tree, "<test>", "eval"), g, local)
-            msg["ok"] = bool(ok)
-        except _Timeout:
-            msg["st"] = "timeout"
-            msg["e"] = "timeout: the assert did not finish within %.3gs" % timeout
-        except BaseException as exc:
-            msg["st"] = "error"
-            msg["e"] = _short_error(exc, 1)
-        finally:
-            _disarm()
-        chan.send(msg)
-    chan.send({"k": "done"})
 
 
 def _flush_and_exit():

@@ -17,16 +17,17 @@ Each layer is verified by starting a real child, not only by looking for files.
 from __future__ import annotations
 
 import os
-import queue
 import shutil
 import stat
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from .config import LAYERS, parse_layers
-from .process import BOOT_TIMEOUT, Launch, SandboxUnavailable, run_child
+from .launch import Launch, SandboxUnavailable
+from .watchdog import BOOT_TIMEOUT, Child
 
 #: Start of the uid range the sandbox uses when it drops root; override with
 #: QFLOW_SANDBOX_UID_BASE. Each concurrent run gets a uid of its own so one run's
@@ -54,7 +55,7 @@ class Isolation:
     network_blocked: bool
     notes: tuple[str, ...] = ()
     """Why a layer is missing, one line each."""
-    found: dict = field(default_factory=dict, compare=False)
+    found: dict[str, str] = field(default_factory=dict, compare=False)
     """What each layer found, for ``qflow doctor``."""
     probe_ms: float = 0.0
 
@@ -65,7 +66,7 @@ class Isolation:
             return None
         return process_uid_block(self.uid_base) + slot
 
-    def launch(self, slot: int) -> Launch:
+    def launch(self, slot: int, disk_mb: int = 64) -> Launch:
         uid = self.uid_for(slot)
         bind: tuple[str, ...] = ()
         if self.bwrap and not self.interpreter.startswith("/usr/"):
@@ -77,6 +78,7 @@ class Isolation:
             uid=uid,
             seccomp_path=self.seccomp_path,
             sweep_uid=uid is not None and self.bwrap is None,
+            disk_mb=disk_mb,
         )
 
     def protects(self) -> dict[str, bool]:
@@ -88,10 +90,14 @@ class Isolation:
             "process count (fork bomb)": has("uid") or not root,
             "network": has("bwrap") or has("seccomp"),
             "signals to the app / other processes": has("bwrap") or has("seccomp") or has("uid"),
+            # seccomp refuses setsid/setpgid (the group kill reaches all); a uid
+            # of its own is swept with kill(-1); bwrap's pid namespace ends all.
             "orphan processes": has("bwrap") or has("seccomp") or has("uid"),
             "reading/deleting your files": has("bwrap") or has("uid"),
             "secrets in the app's environment": True,
-            "the app's /proc (environ, memory)": has("bwrap") or has("uid"),
+            # Without bwrap or a uid, the app makes itself undumpable, which
+            # hides its /proc from a child of the same (non-root) user.
+            "the app's /proc (environ, memory)": has("bwrap") or has("uid") or not root,
         }
 
 
@@ -137,27 +143,26 @@ def _interpreters() -> list[str]:
     return out
 
 
-def _probe(launch: Launch) -> tuple[dict | None, str]:
+def _probe(launch: Launch) -> tuple[dict[str, Any] | None, str]:
     job = {
         "mode": "probe",
         "limits": {},
         "seccomp": ({"path": list(launch.seccomp_path)} if launch.seccomp_path is not None else None),
     }
     try:
-        run = run_child(
-            launch,
-            job,
-            phase_limit={"setup": 5.0, "load": 5.0, "test": 5.0},
-            deadline=time.monotonic() + BOOT_TIMEOUT,
-            max_output=1 << 16,
-            max_line=1 << 16,
-        )
+        child = Child(launch, job, max_output=1 << 16, max_line=1 << 16)
     except (SandboxUnavailable, OSError) as exc:
         return None, str(exc)
-    if run.hello is None or run.end != "done":
-        err = run.stderr.decode("utf-8", "replace").strip().splitlines()
-        return None, (err[-1] if err else run.detail or run.end)
-    return run.hello, ""
+    try:
+        deadline = time.monotonic() + BOOT_TIMEOUT
+        hello = child.receive(BOOT_TIMEOUT, deadline)
+        done = child.receive(5.0, deadline) if hello is not None else None
+    finally:
+        child.close()
+    if hello is None or hello.get("k") != "hello" or done is None or done.get("k") != "done":
+        err = bytes(child.stderr).decode("utf-8", "replace").strip().splitlines()
+        return None, (err[-1] if err else child.detail or child.end)
+    return hello, ""
 
 
 def _seccomp_dirs() -> tuple[str, ...] | None:
@@ -299,21 +304,28 @@ def detect_isolation(spec: str = "auto") -> Isolation:
 
 
 class SlotPool:
-    """Numbered slots, one per concurrently running child (per isolation)."""
+    """Numbered slots, one per concurrently running child (per isolation). A
+    run that needs two children takes both at once, so runs waiting for a
+    second slot cannot starve each other."""
 
     def __init__(self, n: int):
-        self._q: queue.SimpleQueue[int] = queue.SimpleQueue()
-        for i in range(n):
-            self._q.put(i)
+        self._free = list(range(n))
+        self._cond = threading.Condition()
 
-    def acquire(self) -> int:
-        return self._q.get()
+    def acquire(self, n: int = 1) -> list[int]:
+        with self._cond:
+            while len(self._free) < n:
+                self._cond.wait()
+            taken, self._free = self._free[:n], self._free[n:]
+            return taken
 
-    def release(self, slot: int) -> None:
-        self._q.put(slot)
+    def release(self, slots: list[int]) -> None:
+        with self._cond:
+            self._free.extend(slots)
+            self._cond.notify_all()
 
 
-_pools: dict[tuple, SlotPool] = {}
+_pools: dict[tuple[int | None, int], SlotPool] = {}
 
 
 def slot_pool(iso: Isolation) -> SlotPool:

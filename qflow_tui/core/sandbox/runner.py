@@ -5,22 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 import time
 from typing import Any
 
 from ..asserts import detect_entry_point
-from .config import SandboxConfig
-from .harness import decode_value
-from .isolation import Isolation, detect_isolation, slot_pool
-from .process import ChildRun, run_child
-from .report import SandboxReport, TestOutcome
-from .verdict import Ctx, EvalError, LeafError, TestPlan, defined_names, plan_test, safe_repr
-
-#: After this many restarts (a test killed for time, a crash, an exit), the
-#: remaining tests are not run: a program that dies on every test should not
-#: cost one interpreter start per test.
-MAX_RESPAWNS = 3
+from .codec import NotPlain, decode_value, encode_value
+from .config import SandboxConfig, memory_plan
+from .isolation import Isolation, detect_isolation
+from .report import SandboxReport, Status, TestOutcome
+from .servers import Servers
+from .verdict import Ctx, EvalError, LeafError, TestPlan, defined_functions, defined_names, plan_test, safe_repr
 
 _executor: concurrent.futures.ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
@@ -41,6 +37,9 @@ class Sandbox:
     def __init__(self, config: SandboxConfig | None = None):
         self.config = config or SandboxConfig()
         self._iso: Isolation = detect_isolation(self.config.effective_isolation())
+        if not self._iso.layers & {"bwrap", "uid"}:
+            _not_dumpable()
+        self.memory = memory_plan(self.config, self._iso.slots, "bwrap" in self._iso.layers)
 
     @property
     def isolation(self) -> str:
@@ -72,7 +71,11 @@ class Sandbox:
         try:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
-            cancel.set()  # the worker kills its child within ~50 ms
+            # The worker notices within 50 ms and kills its children; wait for
+            # that, so that once cancelled, nothing of this run is left.
+            cancel.set()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(fut), timeout=10)
             raise
 
     # ------------------------------------------------------------- sync API
@@ -89,7 +92,7 @@ class Sandbox:
             entry_point = detect_entry_point(tests)
         defined = defined_names(program)
         leaf_srcs: list[str] = []
-        plans = [plan_test(i, t, entry_point, leaf_srcs, defined=defined) for i, t in enumerate(tests)]
+        plans = [_plan(i, t, entry_point, leaf_srcs, defined=defined) for i, t in enumerate(tests)]
         return self._execute(program, plans, leaf_srcs, setup, cancel)
 
     def check_values_sync(
@@ -103,41 +106,89 @@ class Sandbox:
         if entry_point is None:
             entry_point = detect_entry_point([a for a, _ in items])
         leaf_srcs: list[str] = []
-        plans = [plan_test(i, a, entry_point, leaf_srcs, value_src=v) for i, (a, v) in enumerate(items)]
+        plans = [_plan(i, a, entry_point, leaf_srcs, value_src=v) for i, (a, v) in enumerate(items)]
         return self._execute(None, plans, leaf_srcs, setup, cancel)
 
+    async def run_check(
+        self, program: str, check: str, entry_point: str, setup: str = "", *, check_function: str = "check"
+    ) -> SandboxReport:
+        """A dataset's whole test function (HumanEval's ``check(candidate)``):
+        see :meth:`run_check_sync`."""
+        return await self._in_thread(self.run_check_sync, program, check, entry_point, setup, check_function)
+
     # ------------------------------------------------------------ internals
-    def _job_base(self, n: int) -> dict[str, Any]:
+    def _limits(self, n: int) -> dict[str, Any]:
         c = self.config
         return {
-            "timeout": c.timeout,
-            "max_value": c.max_value_kb * 1024,
-            "limits": {
-                "as": c.memory_mb << 20,
-                "cpu": c.cpu_limit(n),
-                "nproc": c.max_procs,
-                "fsize": c.max_file_mb << 20,
-                "core": 0,
-            },
-            "seccomp": {"path": list(self._iso.seccomp_path)} if self._iso.seccomp_path else None,
+            "as": self.memory.per_process_mb << 20,
+            "cpu": c.cpu_limit(n),
+            "nproc": c.max_procs,
+            "fsize": c.max_file_mb << 20,
+            "core": 0,
         }
 
-    def _child(self, job: dict[str, Any], deadline: float, cancel: threading.Event | None) -> ChildRun:
+    def _servers(
+        self,
+        program: str | None,
+        setup: str,
+        n: int,
+        need_oracle: bool,
+        deadline: float,
+        cancel: threading.Event | None,
+    ) -> Servers:
+        return Servers(
+            self._iso,
+            self.config,
+            program=program,
+            setup=setup,
+            proxies=sorted(defined_functions(program)),
+            need_oracle=need_oracle,
+            deadline=deadline,
+            cancel=cancel,
+            limits=self._limits(n),
+        )
+
+    def run_check_sync(
+        self,
+        program: str,
+        check: str,
+        entry_point: str,
+        setup: str = "",
+        check_function: str = "check",
+        *,
+        cancel: threading.Event | None = None,
+    ) -> SandboxReport:
+        """Run ``check_function(candidate)`` from the source ``check`` in the
+        trusted oracle process, with ``candidate`` (and every other function
+        the program defines) calling into the program's process. One result:
+        ``pass`` when the check returns, ``fail`` on an AssertionError or a
+        value that is not plain, ``timeout``/``error`` otherwise. ``setup``
+        runs in both processes (imports both sides need)."""
+        t0 = time.monotonic()
         c = self.config
-        pool = slot_pool(self._iso)
-        slot = pool.acquire()
+        deadline = t0 + (c.run_timeout if c.run_timeout is not None else 30.0 + 20 * c.timeout)
+        report = SandboxReport(isolation=self._iso.label)
+        label = f"{check_function}({entry_point})"
+        servers = self._servers(program, setup, 1, True, deadline, cancel)
         try:
-            return run_child(
-                self._iso.launch(slot),
-                job,
-                phase_limit={"setup": c.timeout + 0.3, "load": c.timeout + 0.3, "test": c.timeout + 0.3},
-                deadline=deadline,
-                max_output=c.max_output_kb * 1024,
-                max_line=2 * c.max_value_kb * 1024 + (1 << 20),
-                cancel=cancel,
-            )
+            # Load the program first: a program that does not load fails the
+            # check with the reason, as run_tests reports it.
+            servers._program_child()
+            if servers.load_error is not None:
+                report.load_error = servers.load_error
+                outcome = TestOutcome(label, "error", error=servers.load_error)
+            else:
+                res = servers.ask_oracle(
+                    {"op": "check", "src": check, "fn": check_function, "entry": entry_point, "limit": c.check_limit()},
+                    c.check_limit(),
+                )
+                outcome = _check_outcome(label, res)
+            outcome.duration = time.monotonic() - t0
         finally:
-            pool.release(slot)
+            servers.close()
+        report.results = [outcome]
+        self._finish(report, servers, t0)
+        return report
 
     def _execute(
         self,
@@ -151,223 +202,156 @@ class Sandbox:
         deadline = t0 + self.config.run_deadline(len(plans))
         report = SandboxReport(isolation=self._iso.label)
         outcomes: dict[int, TestOutcome] = {}
-        out_parts: list[bytes] = []
-        err_parts: list[bytes] = []
-
         for p in plans:
             if p.error is not None:
                 outcomes[p.index] = TestOutcome(p.test, "error", error=p.error)
         runnable = [p for p in plans if p.error is None and p.subject_srcs]
-        subjects: dict[int, list[Any]] = {}
-        leaves: list[dict] = []
-
-        if runnable:
-            base = self._job_base(len(runnable))
-            todo = list(runnable)
-            first = True
-            respawns = 0
-            while todo:
-                job = dict(
-                    base,
-                    mode="run",
-                    setup=setup,
-                    program=program,
-                    leaves=leaf_srcs,
-                    skip_leaves=not first,
-                    tests=[{"i": p.index, "subjects": p.subject_srcs} for p in todo],
-                )
-                run = self._child(job, deadline, cancel)
-                out_parts.append(run.stdout)
-                err_parts.append(run.stderr)
-                if run.hello is None and run.end not in ("deadline", "cancelled"):
-                    from .process import SandboxUnavailable
-
-                    raise SandboxUnavailable(
-                        f"the sandbox child did not start ({run.detail}): "
-                        + run.stderr.decode("utf-8", "replace")[-500:]
-                    )
-                if first:
-                    leaves = self._decode_leaves(run.leaves, len(leaf_srcs), run)
-                    first = False
-                if run.end == "protocol":
-                    # Only the program can write out of order on the private
-                    # channel: nothing this child reported counts.
-                    why = f"fail: the program tampered with the result channel ({run.detail})"
-                    for p in todo:
-                        outcomes[p.index] = TestOutcome(p.test, "fail", error=why)
-                        subjects.pop(p.index, None)
-                    if not run.loaded:
-                        report.load_error = why
-                    break
-                for p in todo:
-                    res = run.results.get(p.index)
-                    if res is not None:
-                        outcomes[p.index], vals = self._subject_outcome(p, res, run.durations.get(p.index, 0.0))
-                        if vals is not None:
-                            subjects[p.index] = vals
-                if not run.loaded:
-                    reason = self._load_failure(run)
-                    report.load_error = reason
-                    for p in todo:
-                        outcomes.setdefault(p.index, TestOutcome(p.test, "error", error=reason))
-                    break
-                if run.end == "done":
-                    break
-                # Ended early during a test: that test gets the reason; the rest
-                # run in a fresh child (unless the run is out of time or restarts).
-                cur = run.current
-                for p in todo:
-                    if p.index == cur:
-                        status = "timeout" if run.end in ("timeout", "deadline") else "error"
-                        outcomes[p.index] = TestOutcome(
-                            p.test, status, error=self._end_reason(run), duration=run.durations.get(p.index, 0.0)
-                        )
-                todo = [p for p in todo if p.index not in outcomes]
-                if not todo:
-                    break
-                respawns += 1
-                stop = None
-                if run.end in ("deadline", "cancelled"):
-                    stop = ("timeout", self._end_reason(run))
-                elif respawns > MAX_RESPAWNS:
-                    stop = (
-                        "error",
-                        f"not run: the sandbox process ended early {respawns} times (last: {self._end_reason(run)})",
-                    )
-                if stop is not None:
-                    for p in todo:
-                        outcomes[p.index] = TestOutcome(p.test, stop[0], error=stop[1])
-                    break
-
-        # Verdicts: the parent's evaluator where it knows the shape, else the judge child.
-        judge: list[TestPlan] = []
-        for p in plans:
-            if p.index in outcomes and outcomes[p.index].status != "pass":
-                continue
-            if p.error is not None:
-                continue
-            if not p.subject_srcs:
-                judge.append(p)
-                continue
-            if p.index not in subjects:
-                continue
-            out = outcomes[p.index]
-            if p.mode == "judge":
-                judge.append(p)
-                continue
-            try:
-                ok = p.evaluate(Ctx(subjects[p.index], leaves))  # type: ignore[misc]
-                out.status = "pass" if ok else "fail"
-                if not ok:
-                    out.error = "assertion failed"
-            except LeafError as exc:
-                if exc.kind == "notplain":
-                    judge.append(p)
-                else:
-                    out.status, out.error = "error", str(exc)
-            except EvalError as exc:
-                out.status, out.error = "error", str(exc)
-            except RecursionError:
-                out.status, out.error = "error", "value nested too deeply to compare"
-        if judge and report.load_error is None:
-            self._judge(judge, subjects, setup, outcomes, deadline, cancel, out_parts, err_parts)
-
+        if not runnable:
+            report.results = [outcomes.get(p.index) or TestOutcome(p.test, "error", error="no result") for p in plans]
+            report.duration = time.monotonic() - t0
+            return report
+        need_oracle = bool(leaf_srcs) or any(p.mode == "judge" for p in runnable)
+        servers = self._servers(program, setup, len(runnable), need_oracle, deadline, cancel)
+        try:
+            leaves = self._leaves(servers, leaf_srcs)
+            subjects: dict[int, list[Any]] = {}
+            for p in runnable:
+                t1 = time.monotonic()
+                reply = servers.call({"src": p.subject_srcs})
+                outcomes[p.index], vals = self._subject_outcome(p, reply, time.monotonic() - t1)
+                if vals is not None:
+                    subjects[p.index] = vals
+            if servers.load_error is not None:
+                report.load_error = servers.load_error
+            for p in runnable:
+                if p.index in subjects:
+                    self._verdict(p, outcomes[p.index], subjects[p.index], leaves, servers)
+        finally:
+            servers.close()
         report.results = [outcomes.get(p.index) or TestOutcome(p.test, "error", error="no result") for p in plans]
-        cap = self.config.max_output_kb * 1024
-        report.stdout = _cap_text(b"".join(out_parts), cap)
-        report.stderr = _cap_text(b"".join(err_parts), cap)
-        report.duration = time.monotonic() - t0
+        self._finish(report, servers, t0)
         return report
 
-    def _judge(
-        self,
-        plans: list[TestPlan],
-        subjects: dict[int, list[Any]],
-        setup: str,
-        outcomes: dict[int, TestOutcome],
-        deadline: float,
-        cancel: threading.Event | None,
-        out_parts: list[bytes],
-        err_parts: list[bytes],
-    ) -> None:
-        from .harness import encode_value
+    def _finish(self, report: SandboxReport, servers: Servers, t0: float) -> None:
+        cap = self.config.max_output_kb * 1024
+        report.stdout = _cap_text(bytes(servers.stdout), cap)
+        report.stderr = _cap_text(bytes(servers.stderr), cap)
+        report.duration = time.monotonic() - t0
 
-        items = []
-        for p in plans:
-            vals = subjects.get(p.index, [])
-            items.append({"i": p.index, "expr": p.judge_expr, "subjects": [encode_value(v) for v in vals]})
-        job = dict(self._job_base(len(items)), mode="judge", setup=setup, items=items)
-        run = self._child(job, deadline, cancel)
-        out_parts.append(run.stdout)
-        err_parts.append(run.stderr)
-        for p in plans:
-            out = outcomes.get(p.index) or TestOutcome(p.test, "error")
-            outcomes[p.index] = out
-            res = run.results.get(p.index)
-            if res is None:
-                out.status = "timeout" if run.current == p.index and run.end in ("timeout", "deadline") else "error"
-                out.error = ("judging the assert: " + self._end_reason(run)) if run.end != "done" else "no result"
-            elif "ok" in res and type(res["ok"]) is bool:
-                out.status = "pass" if res["ok"] else "fail"
-                out.error = None if res["ok"] else "assertion failed"
-            else:
-                out.status = "timeout" if res.get("st") == "timeout" else "error"
-                out.error = str(res.get("e"))[:5000]
+    def _leaves(self, servers: Servers, srcs: list[str]) -> list[dict[str, Any]]:
+        """The expected values, computed in the oracle process (all requests
+        sent at once). A leaf that timed out loses the oracle; the leaves after
+        it are asked of a fresh one."""
+        out: list[dict[str, Any]] = []
+        while len(out) < len(srcs):
+            todo = srcs[len(out) :]
+            answers = servers.ask_oracle_many([{"op": "leaf", "src": s} for s in todo], self.config.timeout)
+            for res in answers:
+                out.append(self._leaf(res))
+                if "v" not in res and res.get("st") in ("timeout", "error") and "t" not in res:
+                    break  # the process ended here; the rest were not answered
+            if servers.stopped is not None:
+                out += [{"e": servers.stopped[1], "t": "timeout"}] * (len(srcs) - len(out))
+        return out
 
-    def _subject_outcome(self, p: TestPlan, res: dict, duration: float) -> tuple[TestOutcome, list | None]:
-        out = TestOutcome(p.test, "error", duration=duration)
-        if "v" in res:
-            enc = res["v"]
+    @staticmethod
+    def _leaf(res: dict[str, Any]) -> dict[str, Any]:
+        if type(res.get("v")) is list and len(res["v"]) == 1:
             try:
-                if type(enc) is not list or len(enc) != len(p.subject_srcs):
-                    raise ValueError("wrong number of values")
-                vals = [decode_value(e) for e in enc]
-            except (ValueError, TypeError, RecursionError, OverflowError) as exc:
-                out.status, out.error = "fail", f"malformed result from the sandbox: {exc}"
+                return {"v": decode_value(res["v"][0])}
+            except _DECODE_ERRORS:
+                return {"e": "malformed value", "t": "malformed"}
+        kind = "timeout" if res.get("st") == "timeout" else str(res.get("t", ""))
+        return {"e": str(res.get("e"))[:2000], "t": kind}
+
+    def _verdict(
+        self, p: TestPlan, out: TestOutcome, vals: list[Any], leaves: list[dict[str, Any]], servers: Servers
+    ) -> None:
+        """The assert's verdict over the program's values: the app's own
+        evaluator where it knows the shape, else the oracle process."""
+        if p.mode != "judge" and p.evaluate is not None:
+            try:
+                ok = p.evaluate(Ctx(vals, leaves))
+                out.status, out.error = ("pass", None) if ok else ("fail", "assertion failed")
+                return
+            except LeafError as exc:
+                if exc.kind != "notplain":
+                    out.status, out.error = "error", str(exc)
+                    return
+            except EvalError as exc:
+                out.status, out.error = "error", str(exc)
+                return
+            except (RecursionError, MemoryError):
+                out.status, out.error = "error", "value too large or nested too deeply to compare"
+                return
+            if not p.judge_expr:
+                out.status, out.error = "error", "the expected value is not a plain value"
+                return
+        try:
+            encoded = [encode_value(v) for v in vals]
+        except (NotPlain, RecursionError):
+            out.status, out.error = "error", "value nested too deeply to judge"
+            return
+        res = servers.ask_oracle({"op": "assert", "expr": p.judge_expr, "subjects": encoded}, self.config.timeout)
+        if type(res.get("ok")) is bool:
+            out.status = "pass" if res["ok"] else "fail"
+            out.error = None if res["ok"] else "assertion failed"
+        else:
+            out.status = "timeout" if res.get("st") == "timeout" else "error"
+            out.error = "judging the assert: " + str(res.get("e"))[:5000]
+
+    def _subject_outcome(
+        self, p: TestPlan, reply: dict[str, Any], duration: float
+    ) -> tuple[TestOutcome, list[Any] | None]:
+        out = TestOutcome(p.test, "error", duration=duration)
+        if "v" in reply:
+            try:
+                vals = [decode_value(e) for e in reply["v"]]
+            except _DECODE_ERRORS as exc:
+                out.status, out.error = "error", f"the program's value could not be read: {exc}"
                 return out, None
             out.actual = safe_repr(vals[0]) if len(vals) == 1 else safe_repr(tuple(vals))
             out.status = "pass"  # provisional: the verdict comes next
             return out, vals
-        st = res.get("st")
-        out.status = st if st in ("fail", "error", "timeout") else "fail"
-        out.error = str(res.get("e"))[:5000] if res.get("e") is not None else "malformed result"
+        st = reply["st"]
+        out.status = "fail" if st == "notplain" else "timeout" if st == "timeout" else "error"
+        out.error = reply["e"]
         return out, None
 
-    @staticmethod
-    def _decode_leaves(raw: Any, n: int, run: ChildRun) -> list[dict]:
-        if type(raw) is not list or len(raw) != n:
-            why = "the test expressions were not evaluated: " + Sandbox._end_reason(run)
-            return [{"e": why, "t": "missing"}] * n
-        out: list[dict] = []
-        for item in raw:
-            if type(item) is dict and "v" in item:
-                try:
-                    out.append({"v": decode_value(item["v"])})
-                    continue
-                except (ValueError, TypeError, RecursionError, OverflowError):
-                    out.append({"e": "malformed value", "t": "malformed"})
-                    continue
-            if type(item) is dict and "e" in item:
-                out.append({"e": str(item["e"])[:2000], "t": str(item.get("t", ""))})
-            else:
-                out.append({"e": "malformed value", "t": "malformed"})
-        return out
 
-    @staticmethod
-    def _load_failure(run: ChildRun) -> str:
-        if run.load_error is not None:
-            return run.load_error
-        if run.phase in ("setup", "hello"):
-            return "setup or test expressions did not finish: " + Sandbox._end_reason(run)
-        return "the program did not load: " + Sandbox._end_reason(run)
+_DECODE_ERRORS = (ValueError, TypeError, RecursionError, OverflowError, MemoryError)
 
-    @staticmethod
-    def _end_reason(run: ChildRun) -> str:
-        if run.end == "timeout" and run.phase == "test":
-            return "timeout: the test did not finish within its time limit (killed)"
-        if run.end == "timeout" and run.phase == "load":
-            return "timeout: the program did not finish loading (killed)"
-        return run.detail or run.end or "unknown"
+
+def _not_dumpable() -> None:
+    """Make this (the app's) process undumpable: its /proc entries (environ,
+    mem, maps, fds) then belong to root, so a child running as the same user
+    cannot read the API keys from them. Also stops core dumps of the app."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+def _plan(index: int, test: str, entry_point: str | None, leaf_srcs: list[str], **kw: Any) -> TestPlan:
+    """plan_test, with any failure to read the test as that test's error."""
+    saved = len(leaf_srcs)
+    try:
+        return plan_test(index, test, entry_point, leaf_srcs, **kw)
+    except (RecursionError, MemoryError, ValueError) as exc:
+        del leaf_srcs[saved:]
+        return TestPlan(index=index, test=test, error=f"not a test the sandbox can read: {type(exc).__name__}")
+
+
+def _check_outcome(label: str, res: dict[str, Any]) -> TestOutcome:
+    if res.get("ok") is True:
+        return TestOutcome(label, "pass")
+    if res.get("ok") is False:
+        return TestOutcome(label, "fail", error=str(res.get("e") or "assertion failed")[:5000])
+    st = res.get("st")
+    status: Status = "timeout" if st == "timeout" else "fail" if st == "fail" else "error"
+    return TestOutcome(label, status, error=str(res.get("e"))[:5000])
 
 
 def _cap_text(data: bytes, cap: int) -> str:

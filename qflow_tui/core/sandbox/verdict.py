@@ -31,8 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..asserts import AssertSyntaxError, called_functions, parse_assert
-from .harness import strict_eq, strict_in
+from ..asserts import AssertSyntaxError, called_functions, parse_assert, parse_python
+from .codec import check_hashes, strict_eq, strict_in
 
 SUBJECT_PREFIX = "__qf_s"
 
@@ -54,7 +54,7 @@ class EvalError(Exception):
 @dataclass
 class Ctx:
     subjects: list[Any]
-    leaves: list[dict]  # child leaf results: {"v": value} or {"e": msg, "t": kind}
+    leaves: list[dict[str, Any]]  # oracle leaf results: {"v": value} or {"e": msg, "t": kind}
 
 
 Compiled = Callable[[Ctx], Any]
@@ -78,6 +78,14 @@ class TestPlan:
 _NUM = (bool, int, float, complex)
 _SEQ = (list, tuple, str, bytes)
 _MAX_SIZE = 10_000_000
+
+
+def _guard_hashes(items: list[Any]) -> None:
+    """Refuse to build a set or dict from values crafted to share a hash."""
+    try:
+        check_hashes(items)
+    except ValueError as exc:
+        raise EvalError(f"TypeError: {exc}") from None
 
 
 def _is_num(x: Any) -> bool:
@@ -190,10 +198,12 @@ def _call_builtin(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
             and len(args) == 1
         ):
             it = _iterable(args[0])
+            if name in ("set", "frozenset"):
+                _guard_hashes(list(it))
             if name == "sorted":
                 reverse = kwargs.pop("reverse", False)
                 return sorted(it, reverse=bool(reverse))
-            fn = {
+            table: dict[str, Callable[[Any], Any]] = {
                 "set": set,
                 "frozenset": frozenset,
                 "list": list,
@@ -203,8 +213,8 @@ def _call_builtin(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
                 "sum": sum,
                 "all": all,
                 "any": any,
-            }[name]
-            return fn(it)
+            }
+            return table[name](it)
         if name in ("min", "max") and len(args) >= 2:
             return (min if name == "min" else max)(args)
         if name == "round" and len(args) in (1, 2) and _is_num(args[0]):
@@ -216,6 +226,9 @@ def _call_builtin(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
                 raise Unsupported("str() of a container")
             return {"bool": bool, "int": int, "float": float, "str": str}[name](args[0])
         if name == "dict" and len(args) == 1 and type(args[0]) in (list, tuple, dict):
+            if type(args[0]) is not dict:
+                pairs = [p for p in args[0] if type(p) in (list, tuple) and len(p) == 2]
+                _guard_hashes([p[0] for p in pairs])
             return dict(args[0])
     except (EvalError, Unsupported):
         raise
@@ -335,7 +348,7 @@ class _Planner:
         if id(node) in self.subject_ids:
             k = self.subject_ids[id(node)]
             return lambda ctx: ctx.subjects[k]
-        meth = getattr(self, "c_" + type(node).__name__, None)
+        meth: Callable[[Any], Compiled] | None = getattr(self, "c_" + type(node).__name__, None)
         if meth is None:
             raise Unsupported(type(node).__name__)
         return meth(node)
@@ -416,11 +429,13 @@ class _Planner:
                 for b in (node.slice.lower, node.slice.upper, node.slice.step)
             ]
 
-            def index(ctx: Ctx) -> Any:
+            def slice_of(ctx: Ctx) -> Any:
                 parts = [b(ctx) for b in bounds]
                 if any(p is not None and type(p) not in (int, bool) for p in parts):
                     raise EvalError("TypeError: slice indices must be integers or None")
                 return slice(*parts)
+
+            index: Compiled = slice_of
         else:
             index = self.compile(node.slice)
 
@@ -461,7 +476,7 @@ class _Planner:
             return self._method(node, func)
         else:
             raise Unsupported("call of a computed function")
-        kw_nodes = {k.arg: k.value for k in node.keywords}
+        kw_nodes = {str(k.arg): k.value for k in node.keywords}
 
         if (owner, name) in _ISCLOSE:
             if set(kw_nodes) - {"rel_tol", "abs_tol"} or len(node.args) != 2:
@@ -512,6 +527,8 @@ class _Planner:
                 raise EvalError(f"AttributeError: '{type(obj).__name__}' object has no method '{meth}' here")
             if not all(_plain_type(v) for v in values):
                 raise EvalError("method arguments must be plain values")
+            if meth == "replace" and len(values) >= 2 and type(values[1]) is type(obj):
+                _guard_size((len(obj) + 1) * max(1, len(values[1])))
             try:
                 return getattr(obj, meth)(*values)
             except Exception as exc:
@@ -547,7 +564,8 @@ class _Rename(ast.NodeTransformer):
         k = self.subject_ids.get(id(node))
         if k is not None:
             return ast.copy_location(ast.Name(id=f"{SUBJECT_PREFIX}{k}", ctx=ast.Load()), node)
-        return super().visit(node)
+        result: ast.AST = super().visit(node)
+        return result
 
 
 def outermost_calls(expr: ast.AST, entry_point: str) -> list[ast.Call]:
@@ -565,11 +583,21 @@ def outermost_calls(expr: ast.AST, entry_point: str) -> list[ast.Call]:
     return found
 
 
+def defined_functions(program: str | None) -> set[str]:
+    """Top-level functions the program defines: the names a trusted check may
+    call (through proxies into the program's process)."""
+    try:
+        tree = ast.parse(program or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
 def defined_names(program: str | None) -> set[str]:
     """Top-level functions and classes the program defines (empty if it does not parse)."""
     try:
         tree = ast.parse(program or "")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
@@ -612,7 +640,7 @@ def plan_test(
             plan.error = "no call to the function under test in this assert"
             return plan
         try:
-            ast.parse(value_src.strip(), mode="eval")
+            parse_python(value_src.strip(), mode="eval")
         except SyntaxError as exc:
             plan.error = f"the value is not a Python expression: {exc.msg}: {value_src.strip()[:200]!r}"
             return plan
@@ -628,12 +656,15 @@ def plan_test(
         planner.mark(expr)
         try:
             plan.evaluate = planner.compile(expr)
-            return plan
         except Unsupported:
             del leaf_srcs[saved:]  # leaves of an abandoned plan are not needed
-    plan.mode = "judge"
-    # _Rename matches subject nodes by identity, so it rewrites the parsed tree
-    # itself; nothing else keeps a reference to it.
+            plan.mode = "judge"
+    else:
+        plan.mode = "judge"
+    # The judge form is kept for every plan: a parent-evaluated assert whose
+    # expected value is not plain falls back to it. _Rename matches subject
+    # nodes by identity and rewrites the tree in place; the compiled evaluator
+    # no longer needs the nodes.
     renamed = _Rename(planner.subject_ids).visit(expr)
     plan.judge_expr = ast.unparse(renamed)
     return plan

@@ -16,6 +16,7 @@ from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Sele
 from ...core.config import CHECKERS, ConfigError, RunConfig
 from ...core.llm import LLMError
 from ...core.problem import Problem, ProblemError, make_problem
+from ...core.safe_text import clean
 from ...core.userfiles import UserFileError, load_problem_file
 from ..access import qflow_app
 from ..palette import palette
@@ -121,7 +122,7 @@ class ComposeScreen(Screen):
                     app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True
                 )
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
-        yield Static("", id="compose-error")
+        yield Static("", id="compose-error", markup=False)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -139,7 +140,7 @@ class ComposeScreen(Screen):
 
     def show_error(self, message: str, field: str | None = None) -> None:
         error = self.query_one("#compose-error", Static)
-        error.update(message)
+        error.update(clean(message))
         error.set_class(bool(message), "-visible")
         for widget in self.query(".-invalid"):
             widget.remove_class("-invalid")
@@ -259,7 +260,7 @@ class ComposeScreen(Screen):
         setup = "\n".join(line for line in problem.setup.splitlines() if line.strip().startswith(("import ", "from ")))
         tests = (setup + "\n" if setup else "") + "\n".join(problem.test_sources) + "\n"
         self.fill(problem.statement, tests, problem.entry_point)
-        self.notify(f"Loaded {spec}: {problem.entry_point}, {len(problem.tests)} visible tests.")
+        self.notify(clean(f"Loaded {spec}: {problem.entry_point}, {len(problem.tests)} visible tests."), markup=False)
 
     def _load_file(self, path: Path) -> None:
         try:
@@ -269,4 +270,4 @@ class ComposeScreen(Screen):
             self.show_error(f"✗ {exc}{hint}.", "load")
             return
         self.fill(loaded.statement, loaded.tests, loaded.entry_point)
-        self.notify(f"Loaded {path.name}.")
+        self.notify(clean(f"Loaded {path.name}."), markup=False)

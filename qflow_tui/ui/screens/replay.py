@@ -20,6 +20,7 @@ from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.events import Event
+from ...core.safe_text import markup_safe, one_line
 from ..access import qflow_app
 from ..widgets.run_view import RunView
 
@@ -189,7 +190,8 @@ class StepPicker(ModalScreen[int | None]):
         with Vertical(classes="dialog"):
             yield Label("Jump to a workflow step", classes="dialog-title")
             yield OptionList(
-                *(Option(f"{s.number:>2}  {s.title}", id=str(s.number)) for s in self.steps), id="step-list"
+                *(Option(markup_safe(f"{s.number:>2}  {one_line(s.title)}"), id=str(s.number)) for s in self.steps),
+                id="step-list",
             )
             yield Static("Enter to jump, Escape to stay", classes="dialog-hint")
 
@@ -269,14 +271,14 @@ class ReplayScreen(Screen):
             self.error = str(exc)
             return
         except Exception as exc:
-            self.error = f"{self.path}: cannot be replayed ({type(exc).__name__}: {exc})"
+            self.error = one_line(f"{self.path}: cannot be replayed ({type(exc).__name__}: {exc})")
             return
         self.events = data.events
         self.header = data.header
-        self.warnings = data.warnings
+        self.warnings = [one_line(w) for w in data.warnings]
         self.steps = replay_steps(self.events)
         self.times = play_times(self.events, self.steps)
-        self.sub_title = f"replay · {data.title}"
+        self.sub_title = one_line(f"replay · {data.title}", 200)  # the title comes from the file
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -291,13 +293,19 @@ class ReplayScreen(Screen):
         if self.error:
             banner.update(f"✖ {self.error}\nPress Escape to go back.")
             banner.add_class("-shown", "-error")
-            self.notify(self.error, title="Cannot replay", severity="error", timeout=15)
+            self.notify(self.error, title="Cannot replay", severity="error", timeout=15, markup=False)
             self._paint_status()
             return
         if self.warnings:
             banner.update("⚠ " + "\n⚠ ".join(self.warnings))
             banner.add_class("-shown")
-            self.notify("\n".join(self.warnings), title="Replaying what could be read", severity="warning", timeout=10)
+            self.notify(
+                "\n".join(self.warnings),
+                title="Replaying what could be read",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
         self.query_one(RunView).query_one("#run-tabs").focus()
         # `qflow replay --step N / --play` and `qflow demo` say how to open.
         app = qflow_app(self)

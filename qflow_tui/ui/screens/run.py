@@ -18,6 +18,7 @@ from ...core.events import Event
 from ...core.gate import StepGate
 from ...core.problem import Problem
 from ...core.runner import RunError, RunOutcome, run_workflow
+from ...core.safe_text import clean, one_line
 from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
 from ..widgets.run_view import RunView
@@ -58,7 +59,7 @@ class RunScreen(Screen):
         self.waiting_at: str | None = None
         self._batch: list[Event] | None = None
         self.outcome: RunOutcome | None = None
-        self.sub_title = problem.title or problem.entry_point
+        self.sub_title = one_line(problem.title or problem.entry_point, 200)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -149,17 +150,29 @@ class RunScreen(Screen):
             where = f" at {outcome.accepted_at}" if outcome and outcome.accepted_at else ""
             what = outcome.outcome.upper() if outcome else "FINISHED"
             self.notify(
-                f"{what}{where}.{session}",
+                clean(f"{what}{where}.{session}"),
                 title="Run finished",
                 severity="information" if outcome and outcome.outcome == "accepted" else "warning",
+                markup=False,
             )
             view.action_show_tab("tab-program")
         elif state == WorkerState.CANCELLED:
-            self.notify(f"Run cancelled; the session is kept.{session}", title="Cancelled", severity="warning")
+            self.notify(
+                clean(f"Run cancelled; the session is kept.{session}"),
+                title="Cancelled",
+                severity="warning",
+                markup=False,
+            )
         else:
             error = event.worker.error
             text = str(error) if isinstance(error, RunError) else f"internal error: {type(error).__name__}: {error}"
-            self.notify(f"{text}\nThe session is kept.{session}", title="Run failed", severity="error", timeout=30)
+            self.notify(
+                clean(f"{text}\nThe session is kept.{session}"),
+                title="Run failed",
+                severity="error",
+                timeout=30,
+                markup=False,
+            )
         self.refresh_bindings()
 
     # -- actions ---------------------------------------------------------------------------

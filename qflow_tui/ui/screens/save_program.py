@@ -26,7 +26,7 @@ class SaveProgramScreen(ModalScreen[Path | None]):
         with Vertical(id="save-dialog", classes="dialog"):
             yield Label("Save the program to a file", classes="dialog-title")
             yield Input(value=self.default, id="save-path")
-            yield Static("Enter to save, Escape to cancel", id="save-error", classes="dialog-hint")
+            yield Static("Enter to save, Escape to cancel", id="save-error", classes="dialog-hint", markup=False)
 
     @on(Input.Submitted, "#save-path")
     def _save(self, event: Input.Submitted) -> None:

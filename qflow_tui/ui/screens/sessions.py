@@ -15,6 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
+from ...core.safe_text import clean, one_line
 from ...core.session import SessionInfo, Unreadable
 
 
@@ -98,7 +99,7 @@ class ExportDialog(ModalScreen[Path | None]):
         with Vertical(classes="dialog"):
             yield Label(f"Export as {what}", classes="dialog-title")
             yield Input(value=str(self.default), id="export-path")
-            yield Static("Enter to export, Escape to cancel", id="export-error", classes="dialog-hint")
+            yield Static("Enter to export, Escape to cancel", id="export-error", classes="dialog-hint", markup=False)
 
     @on(Input.Submitted, "#export-path")
     def _export(self, event: Input.Submitted) -> None:
@@ -116,7 +117,7 @@ class ExportDialog(ModalScreen[Path | None]):
         try:
             written = export_session(self.info.path, dest, self.fmt)
         except SessionError as exc:
-            error.update(str(exc))
+            error.update(clean(str(exc)))
             error.add_class("-error")
             return
         self.dismiss(written.resolve())
@@ -222,7 +223,7 @@ class SessionsScreen(Screen):
             self.loaded = True
             self.sessions, self.unreadable = [], []
             self.fill()
-            self.notify(f"Cannot read {self.folder}: {event.worker.error}", severity="error")
+            self.notify(clean(f"Cannot read {self.folder}: {event.worker.error}"), severity="error", markup=False)
 
     def fill(self, keep: Path | None = None) -> None:
         """Show the sessions that match the search, keeping the cursor on ``keep``."""
@@ -244,9 +245,9 @@ class SessionsScreen(Screen):
             style = _outcome_style(s.outcome, colours)
             table.add_row(
                 _human_time(s.created),
-                Text(s.title, overflow="ellipsis", no_wrap=True),
-                Text(short_model(s.model), overflow="ellipsis", no_wrap=True),
-                Text(outcome, style=style),
+                Text(one_line(s.title), overflow="ellipsis", no_wrap=True),
+                Text(one_line(short_model(s.model)), overflow="ellipsis", no_wrap=True),
+                Text(one_line(outcome), style=style),
                 Text(human_tokens(s.tokens), justify="right"),
                 Text(human_duration(s.duration), justify="right"),
                 key=str(s.path),
@@ -349,7 +350,7 @@ class SessionsScreen(Screen):
             self.fill()
             if self.shown:
                 self.query_one(DataTable).move_cursor(row=min(row, len(self.shown) - 1))
-            self.notify(f"Deleted {info.path.name}.")
+            self.notify(clean(f"Deleted {info.path.name}."), markup=False)
 
         self.app.push_screen(ConfirmDelete(info), answered)
 
@@ -363,7 +364,7 @@ class SessionsScreen(Screen):
 
         def exported(path: Path | None) -> None:
             if path is not None:
-                self.notify(f"Exported to {path}.", title="Exported")
+                self.notify(clean(f"Exported to {path}."), title="Exported", markup=False)
 
         self.app.push_screen(ExportDialog(info, fmt, default), exported)
 

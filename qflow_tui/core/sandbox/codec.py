@@ -1,0 +1,18 @@
+"""Typed access, for the app's side, to the harness's value codec and strict
+comparison (the harness is untyped, stdlib-only child code; both sides share
+one definition)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import harness
+
+NotPlain: type[Exception] = harness.NotPlain
+decode_value: Callable[[Any], Any] = harness.decode_value
+"""Encoded tree -> plain value; raises ValueError (or RecursionError, ...) for anything malformed."""
+encode_value: Callable[[Any], Any] = harness.encode_value
+check_hashes: Callable[[list[Any]], None] = harness.check_hashes
+strict_eq: Callable[[Any, Any], bool] = harness.strict_eq
+strict_in: Callable[[Any, Any], bool] = harness.strict_in

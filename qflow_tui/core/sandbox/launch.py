@@ -1,0 +1,209 @@
+"""Starting a sandbox child: the command line for the isolation in use, its
+environment and work directory, and the clean-up afterwards (a tree of any
+depth and any modes, every process of a dropped uid)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+HARNESS_SOURCE = (Path(__file__).with_name("harness.py")).read_text(encoding="utf-8")
+
+#: Where the work directory appears inside bwrap.
+SANDBOX_DIR = "/sandbox"
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox itself cannot run (broken installation), not the code under test."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start a child: what the isolation layer decided."""
+
+    interpreter: str
+    bwrap: str | None = None
+    bind_ro: tuple[str, ...] = ()
+    """Extra directories to make visible read-only inside bwrap (the interpreter's prefix)."""
+    uid: int | None = None
+    """Run as this uid/gid (root only)."""
+    seccomp_path: tuple[str, ...] | None = None
+    """sys.path entries for the seccomp binding; None: no seccomp filter."""
+    sweep_uid: bool = False
+    """After the run, kill every process of ``uid`` (no pid namespace to do it)."""
+    disk_mb: int = 64
+    """Size of each writable mount inside bwrap (work dir, /tmp, /dev/shm); the
+    work dir's total outside bwrap (checked while the child runs)."""
+
+
+def child_env(workdir_inside: str) -> dict[str, str]:
+    """Built from nothing: no variable of the app's environment reaches the child."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": workdir_inside,
+        "TMPDIR": "/tmp" if workdir_inside == SANDBOX_DIR else workdir_inside,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def owner_tag(pid: int | None = None) -> str:
+    """The last argument of every child this app process starts: names the
+    app's pid, so a test (or a person) finds exactly this app's sandbox
+    processes, and the forks that kept the harness's command line."""
+    return f"qflow-sandbox-of-{os.getpid() if pid is None else pid}"
+
+
+def build_argv(launch: Launch, chan_fd: int, life_fd: int, workdir: str | None) -> tuple[list[str], str]:
+    """The command line and the work directory as the child sees it. Under
+    bwrap the work dir is a size-capped tmpfs (nothing on the host disk), and
+    every other writable place is capped or read-only."""
+    py = [launch.interpreter, "-I", "-S", "-B", "-c", HARNESS_SOURCE, str(chan_fd), str(life_fd), owner_tag()]
+    if launch.bwrap is None:
+        assert workdir is not None
+        return py, workdir
+    size = str(launch.disk_mb << 20)
+    argv = [
+        launch.bwrap,
+        "--unshare-all",  # net, pid, ipc, uts, cgroup (and user where needed)
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
+    for path in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime"):
+        argv += ["--ro-bind-try", path, path]
+    for path in launch.bind_ro:
+        argv += ["--ro-bind", path, path]
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    for mount in ("/dev/shm", "/tmp", SANDBOX_DIR):
+        argv += ["--size", size, "--tmpfs", mount]
+    argv += ["--chdir", SANDBOX_DIR, "--remount-ro", "/dev", "--remount-ro", "/"]
+    if os.geteuid() != 0 or launch.uid is not None:
+        argv += ["--unshare-user", "--disable-userns"]
+    return argv + py, SANDBOX_DIR
+
+
+def make_workdir(uid: int | None) -> str:
+    workdir = tempfile.mkdtemp(prefix="qflow-sb-")
+    if uid is not None:
+        os.chown(workdir, uid, uid)
+    return workdir
+
+
+def dir_usage(path: str, max_entries: int = 20_000) -> tuple[int, int]:
+    """(bytes on disk, entries) under ``path``, stopping after ``max_entries``
+    entries. Never raises; iterative, so depth does not matter."""
+    total = entries = 0
+    stack = [path]
+    while stack and entries < max_entries:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as it:
+                for entry in it:
+                    entries += 1
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    total += st.st_blocks * 512
+                    if stat.S_ISDIR(st.st_mode):
+                        stack.append(entry.path)
+                    if entries >= max_entries:
+                        break
+        except OSError:
+            continue
+    return total, entries
+
+
+def remove_tree(path: str) -> bool:
+    """Remove ``path`` and everything below it, whatever its depth or modes.
+    Never raises; True when it is gone. Works on file descriptors, one
+    directory open at a time, so neither the path length nor the open-file
+    limit bounds the depth."""
+    try:
+        shutil.rmtree(path)
+        return True
+    except (OSError, RecursionError):
+        pass
+    try:
+        _remove_deep(path)
+    except (OSError, RecursionError):
+        pass
+    return not os.path.lexists(path)
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+
+
+def _remove_deep(path: str) -> None:
+    os.chmod(path, 0o700)
+    cur = os.open(path, _DIR_FLAGS)
+    names: list[str] = []  # the way down from path, by name
+    try:
+        while True:
+            sub = None
+            with os.scandir(cur) as it:
+                for entry in it:
+                    if entry.is_dir(follow_symlinks=False):
+                        sub = entry.name
+                        break
+                    try:
+                        os.unlink(entry.name, dir_fd=cur)
+                    except FileNotFoundError:
+                        pass
+            if sub is not None:
+                try:
+                    os.chmod(sub, 0o700, dir_fd=cur)
+                except OSError:
+                    pass
+                nxt = os.open(sub, _DIR_FLAGS, dir_fd=cur)
+                os.close(cur)
+                cur = nxt
+                names.append(sub)
+                continue
+            if not names:
+                break
+            up = os.open("..", _DIR_FLAGS, dir_fd=cur)
+            os.close(cur)
+            cur = up
+            os.rmdir(names.pop(), dir_fd=cur)
+    finally:
+        os.close(cur)
+    os.rmdir(path)
+
+
+_KILL = shutil.which("kill", path="/usr/bin:/bin")
+
+
+def kill_uid(uid: int) -> None:
+    """Kill every process of ``uid`` (root only): a process of that uid calls
+    ``kill(-1, SIGKILL)``, which the kernel delivers to all of them at once, so
+    a process that keeps forking cannot slip past a scan. Never raises."""
+    if _KILL is None:
+        return
+    for _ in range(2):
+        try:
+            subprocess.run(
+                [_KILL, "-KILL", "-1"],  # procps: -1 is every process this uid may signal
+                user=uid,
+                group=uid,
+                extra_groups=[],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                close_fds=True,
+                timeout=5,
+            )
+        except (OSError, subprocess.SubprocessError, ValueError):
+            pass

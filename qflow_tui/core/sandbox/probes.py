@@ -1,0 +1,223 @@
+"""Attacks that check what an isolation level claims: each claim of
+``Isolation.protects()`` is tried for real, with a program run in the sandbox
+at that level, and held or not by what happened (used by ``qflow doctor`` and
+the tests). Harmless by construction: signals are signal 0, the file read is a
+file made for the probe, the orphan is a ``sleep`` that is killed afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import socket
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+from .runner import Sandbox
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    threat: str
+    """The claim's name, as in ``Isolation.protects()``."""
+    claimed: bool
+    held: bool
+    """Whether the attack was stopped."""
+    detail: str
+
+
+def _with_token(token: str) -> list[int]:
+    """Live processes whose command line carries ``token``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                if token.encode() not in fh.read():
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                if fh.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                    continue
+            found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def _survivors(token: str, grace: float = 2.0) -> list[int]:
+    """Processes carrying ``token`` still alive ``grace`` seconds after the run
+    (a kill is delivered asynchronously: each is waited for on a pidfd, not
+    polled); then killed, so the probe leaves nothing behind."""
+    fds: dict[int, int] = {}
+    for pid in _with_token(token):
+        try:
+            fds[os.pidfd_open(pid)] = pid
+        except OSError:
+            continue
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    ended: set[int] = set()
+    deadline = time.monotonic() + grace
+    while len(ended) < len(fds) and time.monotonic() < deadline:
+        for fd, _ev in poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
+            ended.add(fd)
+            poller.unregister(fd)
+    alive = []
+    for fd, pid in fds.items():
+        if fd not in ended:
+            alive.append(pid)
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+        os.close(fd)
+    return alive
+
+
+def _value(sb: Sandbox, program: str) -> tuple[str, str]:
+    """Run ``f(0)`` of ``program``; (repr of its value or '', error or '')."""
+    report = sb.run_tests_sync(program, ["assert f(0) == 'unreachable'"], entry_point="f")
+    r = report.results[0]
+    return (r.actual or ""), (r.error or report.load_error or "")
+
+
+def probe_all(sb: Sandbox) -> list[ProbeResult]:
+    """Try every attack against ``sb``'s level."""
+    claims = sb.details.protects()
+    out: list[ProbeResult] = []
+    app = os.getpid()
+
+    def add(threat: str, held: bool, detail: str) -> None:
+        out.append(ProbeResult(threat, claims.get(threat, False), held, detail))
+
+    # Runaway memory: a 4 GB allocation must fail inside the limit.
+    actual, error = _value(sb, "def f(x):\n    return len(bytearray(4 << 30))\n")
+    add("runaway time, memory, output, file size", "MemoryError" in error, error.splitlines()[0] if error else actual)
+
+    # Fork bomb: how many children could it make?
+    actual, error = _value(
+        sb,
+        "import os, time\n"
+        "def f(x):\n"
+        "    n = 0\n"
+        "    for _ in range(200):\n"
+        "        try:\n"
+        "            if os.fork() == 0:\n"
+        "                time.sleep(2)\n"
+        "                os._exit(0)\n"
+        "            n += 1\n"
+        "        except OSError:\n"
+        "            break\n"
+        "    return n\n",
+    )
+    made = int(actual) if actual.isdigit() else 0
+    add("process count (fork bomb)", made < 200, f"{made} of 200 forks succeeded" if actual else error[:120])
+
+    # Network: connect to a listener this process opens.
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    srv.settimeout(2)
+    port = srv.getsockname()[1]
+    got: list[bool] = []
+
+    def accept() -> None:
+        try:
+            conn, _ = srv.accept()
+            got.append(True)
+            conn.close()
+        except OSError:
+            pass
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    actual, error = _value(
+        sb,
+        "import socket\n"
+        "def f(x):\n"
+        f"    socket.create_connection(('127.0.0.1', {port}), timeout=1).close()\n"
+        "    return 'connected'\n",
+    )
+    srv.close()
+    t.join(3)
+    add("network", not got, "connected to 127.0.0.1" if got else (error.splitlines()[0] if error else actual))
+
+    # Signals to the app: signal 0 checks permission and harms nothing.
+    actual, error = _value(
+        sb,
+        "import os, ctypes, struct\n"
+        "def f(x):\n"
+        "    done = []\n"
+        "    try:\n"
+        f"        os.kill({app}, 0)\n"
+        "        done.append('kill')\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    libc = ctypes.CDLL(None, use_errno=True)\n"
+        "    info = ctypes.create_string_buffer(struct.pack('iii', 0, 0, -1) + bytes(116))\n"  # SI_QUEUE
+        "    nr = {'x86_64': 129, 'aarch64': 138}.get(os.uname().machine)\n"  # rt_sigqueueinfo
+        f"    if nr and libc.syscall(nr, {app}, 0, info) == 0:\n"
+        "        done.append('rt_sigqueueinfo')\n"
+        "    return ','.join(done)\n",
+    )
+    add(
+        "signals to the app / other processes",
+        actual in ("''", ""),
+        f"sent: {actual}" if actual not in ("''", "") else "refused",
+    )
+
+    # The app's /proc: its environment.
+    actual, error = _value(
+        sb,
+        f"def f(x):\n    return len(open('/proc/{app}/environ', 'rb').read())\n",
+    )
+    add("the app's /proc (environ, memory)", not actual.isdigit(), "read it" if actual.isdigit() else "refused")
+
+    # Your files: a private file made for the probe.
+    with tempfile.TemporaryDirectory(prefix="qflow-probe-") as d:
+        os.chmod(d, 0o700)
+        path = os.path.join(d, "private.txt")
+        with open(path, "w") as fh:
+            fh.write("qflow-probe-secret")
+        os.chmod(path, 0o600)
+        actual, error = _value(sb, f"def f(x):\n    return open({path!r}).read()\n")
+    add("reading/deleting your files", "qflow-probe-secret" not in actual, "read it" if actual else "refused")
+
+    # Secrets in the app's environment.
+    marker = f"qflow-probe-{uuid.uuid4().hex}"
+    os.environ["QFLOW_PROBE_SECRET"] = marker
+    try:
+        actual, error = _value(sb, "import os\ndef f(x):\n    return repr(dict(os.environ))\n")
+    finally:
+        del os.environ["QFLOW_PROBE_SECRET"]
+    add("secrets in the app's environment", marker not in actual, "seen" if marker in actual else "not seen")
+
+    # Orphans: a sleeper that tries to leave the process group.
+    token = f"{uuid.uuid4().int % 10**9}.{os.getpid()}"
+    _value(
+        sb,
+        "import os, time\n"
+        "def f(x):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        try:\n"
+        "            os.setsid()\n"
+        "        except OSError:\n"
+        "            pass\n"
+        f"        os.execv('/bin/sleep', ['sleep', '60', '{token}'])\n"
+        "    for _ in range(500):\n"
+        "        try:\n"
+        f"            if b'{token}' in open('/proc/%d/cmdline' % pid, 'rb').read():\n"
+        "                break\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "        time.sleep(0.005)\n"
+        "    return 'forked'\n",
+    )
+    survivors = _survivors(token)
+    add("orphan processes", not survivors, f"{len(survivors)} outlived the run" if survivors else "none left")
+    return out

@@ -1,0 +1,59 @@
+"""The wire between the app and a sandbox child: one JSON object per line.
+
+Everything a child writes is untrusted. Reading it is bounded (a line longer
+than the cap ends the child; nesting too deep for the JSON parser is a
+malformed line, not a ``RecursionError``), and nothing here raises for any
+input. Values inside messages stay encoded until ``harness.decode_value``
+validates them (which also refuses sets and dicts whose elements share hashes).
+
+Requests (app -> child, on the child's stdin; the first line is the job):
+
+- program process: ``{"i", "src": [call sources]}`` (evaluate each call in the
+  program's namespace) or ``{"i", "fn", "a": [values], "kw": [[name, value]]}``
+  (call a function the program defines); ``{"k": "bye"}``.
+- oracle process: ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "assert",
+  "expr", "subjects": [values]}``, ``{"i", "op": "check", "src", "fn",
+  "entry", "limit"}``; while answering one, the oracle may send ``{"k":
+  "call", "fn", "a", "kw"}`` and waits for ``{"k": "ret", "v"}`` or ``{"k":
+  "exc", "st", "e"}``.
+
+Messages (child -> app, on a private pipe): ``hello``, then ``loaded`` or
+``load_error``, then one ``{"k": "res", "i", ...}`` per request, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from typing import Any
+
+
+def parse_line(line: bytes) -> dict[str, Any] | None:
+    """A message, or None for anything that is not one JSON object."""
+    try:
+        msg = json.loads(line)
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return msg if type(msg) is dict else None
+
+
+def encode_line(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def describe_exit(status: int | None) -> str:
+    if status is None:
+        return "the process closed its result channel and did not exit"
+    if status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = str(-status)
+        hint = {
+            "SIGXCPU": " (CPU time limit)",
+            "SIGKILL": " (killed; memory or a limit)",
+            "SIGSEGV": " (crash, e.g. stack overflow)",
+            "SIGXFSZ": " (file size limit)",
+        }.get(name, "")
+        return f"the process was killed by {name}{hint}"
+    return f"the process exited with status {status}"

@@ -1,0 +1,270 @@
+"""The processes of one sandbox call.
+
+- The **program process** loads the untrusted program and answers one call at
+  a time: the inputs of the call in, a plain value (or what went wrong) out.
+  It never receives an expected value, an assert or a check function.
+- The **oracle process** (trusted: it never loads the program) evaluates the
+  expected values that are not literals, whole asserts of shapes the app's
+  own evaluator does not know, and a dataset's whole ``check(candidate)``
+  function. Every function the program defines is bound there to a proxy:
+  calling it sends the arguments (plain values) to the app, which runs the
+  call in the program process and sends the plain result back.
+
+Both run under the same isolation and limits. The program process is
+restarted after a call that timed out or killed it (at most ``MAX_RESPAWNS``
+times per sandbox call). Whatever the program writes, it can only ever supply
+"the value of the call in progress", which it controls anyway; anything out of
+order ends that call with an error.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from .config import ORACLE_PROCS, SandboxConfig
+from .isolation import Isolation, slot_pool
+from .launch import SandboxUnavailable
+from .watchdog import BOOT_TIMEOUT, Child
+
+#: After this many restarts of the program process (a call killed for time, a
+#: crash, an exit), the remaining calls are not run.
+MAX_RESPAWNS = 3
+#: Extra seconds the app gives a call beyond the child's own soft alarm.
+GRACE = 0.3
+
+
+class Servers:
+    """The program process (started at once, so it boots while the oracle
+    works) and, when ``need_oracle``, the oracle process, with the slots (uids)
+    they run under. ``close`` ends both and never raises."""
+
+    def __init__(
+        self,
+        iso: Isolation,
+        config: SandboxConfig,
+        *,
+        program: str | None,
+        setup: str,
+        proxies: list[str],
+        need_oracle: bool,
+        deadline: float,
+        cancel: threading.Event | None,
+        limits: dict[str, Any],
+    ) -> None:
+        self.iso = iso
+        self.config = config
+        self.deadline = deadline
+        self.cancel = cancel
+        self.proxies = set(proxies)
+        self.load_error: str | None = None
+        self.stopped: tuple[str, str] | None = None
+        """(status, reason) once no more calls will run (out of time, cancelled, too many restarts)."""
+        self.respawns = 0
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self._seq = 0
+        self._started_once = False
+        base = {
+            "timeout": config.timeout,
+            "max_value": config.max_value_kb * 1024,
+            "limits": limits,
+            "seccomp": {"path": list(iso.seccomp_path)} if iso.seccomp_path else None,
+            "setup": setup,
+        }
+        self._program_job = dict(base, mode="program", program=program or "")
+        self._oracle_job = dict(base, mode="oracle", proxies=proxies, limits=dict(limits, nproc=ORACLE_PROCS))
+        self._pool = slot_pool(iso)
+        self._slots = self._pool.acquire(2 if need_oracle else 1)
+        self._program: Child | None = None
+        self._oracle: Child | None = None
+        try:
+            self._program = self._spawn(self._program_job, self._slots[0])
+            if need_oracle:
+                self._oracle = self._spawn(self._oracle_job, self._slots[1])
+        except BaseException:
+            self.close()
+            raise
+
+    # ----------------------------------------------------------- processes
+    def _spawn(self, job: dict[str, Any], slot: int) -> Child:
+        c = self.config
+        return Child(
+            self.iso.launch(slot, c.max_disk_mb),
+            job,
+            max_output=c.max_output_kb * 1024,
+            max_line=2 * c.max_value_kb * 1024 + (1 << 20),
+        )
+
+    def _ready(self, child: Child, what: str) -> str | None:
+        """Wait for hello and loaded; None when ready, else why not."""
+        if child.ready:
+            return None
+        msg = child.receive(BOOT_TIMEOUT, self.deadline, self.cancel)
+        if msg is None or msg.get("k") != "hello":
+            if not self._started_once and child.end not in ("deadline", "cancelled"):
+                err = bytes(child.stderr).decode("utf-8", "replace")[-500:]
+                raise SandboxUnavailable(f"the sandbox child did not start ({child.detail or child.end}): {err}")
+            return self._end_reason(child, what)
+        self._started_once = True
+        msg = child.receive(2 * self.config.timeout + GRACE, self.deadline, self.cancel)
+        if msg is not None and msg.get("k") == "loaded":
+            child.ready = True
+            return None
+        if msg is not None and msg.get("k") == "load_error":
+            return str(msg.get("e"))[:5000]
+        if msg is None and child.end == "timeout":
+            return f"timeout: the {what} did not finish loading (killed)"
+        return f"the {what} did not load: " + self._end_reason(child, what)
+
+    def _retire(self, child: Child) -> None:
+        child.close()
+        self.stdout += child.stdout
+        self.stderr += child.stderr
+
+    def _program_child(self) -> Child | None:
+        if self.load_error is not None or self.stopped is not None:
+            return None
+        if self._program is None:
+            if self.respawns > MAX_RESPAWNS:
+                self.stopped = ("error", f"not run: the program's process ended early {self.respawns} times")
+                return None
+            self._program = self._spawn(self._program_job, self._slots[0])
+        why = self._ready(self._program, "program")
+        if why is not None:
+            child, self._program = self._program, None
+            if child.end in ("deadline", "cancelled"):
+                self.stopped = ("timeout", child.detail)
+            else:
+                self.load_error = why
+            self._retire(child)
+            return None
+        return self._program
+
+    @staticmethod
+    def _end_reason(child: Child, what: str) -> str:
+        if child.end == "timeout":
+            return f"timeout: the {what} did not answer within its time limit (killed)"
+        return child.detail or child.end or "no answer"
+
+    # ---------------------------------------------------------------- calls
+    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Run one call in the program process. The reply is ``{"v": [encoded
+        values]}`` or ``{"st": status, "e": reason}`` with status ``raised``
+        (the program raised), ``notplain``, ``timeout``, ``error`` or ``load``
+        (the program did not load). Never raises for anything the child does."""
+        child = self._program_child()
+        if child is None:
+            if self.load_error is not None:
+                return {"st": "load", "e": self.load_error}
+            assert self.stopped is not None
+            return {"st": self.stopped[0], "e": self.stopped[1]}
+        self._seq += 1
+        child.send(dict(request, i=self._seq))
+        msg = child.receive(self.config.timeout + GRACE, self.deadline, self.cancel)
+        if msg is not None and msg.get("k") == "res" and msg.get("i") == self._seq:
+            n = len(request["src"]) if "src" in request else 1
+            if "v" in msg:
+                if type(msg["v"]) is list and len(msg["v"]) == n:
+                    return {"v": msg["v"]}
+                return {"st": "error", "e": "malformed result from the program's process"}
+            st = msg.get("st")
+            status = st if st in ("raised", "notplain", "timeout") else "error"
+            return {"st": status, "e": str(msg.get("e"))[:5000]}
+        # No answer: the process ended (time, a crash, an exit, output, disk)
+        # or wrote out of order. Either way it is finished; later calls restart it.
+        if msg is not None:
+            child._finish("protocol", "the program wrote on the result channel out of order")
+        status = "timeout" if child.end in ("timeout", "deadline") else "error"
+        reason = self._end_reason(child, "call")
+        self._program = None
+        self._retire(child)
+        if child.end in ("deadline", "cancelled"):
+            self.stopped = ("timeout", reason)
+        else:
+            self.respawns += 1
+        return {"st": status, "e": reason}
+
+    # --------------------------------------------------------------- oracle
+    def ask_oracle(self, request: dict[str, Any], limit: float) -> dict[str, Any]:
+        """One request to the oracle process: see :meth:`ask_oracle_many`."""
+        return self.ask_oracle_many([request], limit)[0]
+
+    def ask_oracle_many(self, requests: list[dict[str, Any]], limit: float) -> list[dict[str, Any]]:
+        """Requests to the oracle process, sent at once (it answers them in
+        order, so each answer's time runs from the one before), relaying its
+        calls into the program process. The oracle's own time per request is
+        limited to ``limit`` (the time its calls take is not counted: each call
+        has its own limit). A failure answers that request and the rest."""
+        if not requests:
+            return []
+        child = self._oracle
+        if child is None:
+            if self.stopped is not None:
+                return [{"st": self.stopped[0], "e": self.stopped[1]}] * len(requests)
+            child = self._oracle = self._spawn(self._oracle_job, self._slots[-1])
+        why = self._ready(child, "trusted test process")
+        if why is not None:
+            self._oracle = None
+            self._retire(child)
+            return [{"st": "error", "e": why}] * len(requests)
+        seqs = []
+        for request in requests:
+            self._seq += 1
+            seqs.append(self._seq)
+            child.send(dict(request, i=self._seq))
+        answers: list[dict[str, Any]] = []
+        for seq in seqs:
+            left = limit + GRACE
+            while True:
+                t0 = time.monotonic()
+                msg = child.receive(left, self.deadline, self.cancel)
+                left -= time.monotonic() - t0
+                kind = None if msg is None else msg.get("k")
+                if kind == "res" and msg is not None and msg.get("i") == seq:
+                    answers.append(msg)
+                    break
+                if kind == "call" and msg is not None:
+                    child.send(self._relay(msg))
+                    continue
+                if msg is not None:
+                    child._finish("protocol", "out-of-order message from the trusted test process")
+                status = "timeout" if child.end in ("timeout", "deadline") else "error"
+                failed = {"st": status, "e": self._end_reason(child, "test")}
+                self._oracle = None
+                self._retire(child)
+                if child.end in ("deadline", "cancelled"):
+                    self.stopped = ("timeout", failed["e"])
+                return answers + [failed] * (len(seqs) - len(answers))
+        return answers
+
+    def _relay(self, msg: dict[str, Any]) -> dict[str, Any]:
+        fn, args, kw = msg.get("fn"), msg.get("a"), msg.get("kw")
+        if fn not in self.proxies or type(args) is not list or type(kw) is not list:
+            return {"k": "exc", "st": "error", "e": "malformed call request"}
+        reply = self.call({"fn": fn, "a": args, "kw": kw})
+        if "v" in reply:
+            return {"k": "ret", "v": reply["v"][0]}
+        st = reply["st"]
+        status = {"raised": "raised", "notplain": "fail", "timeout": "timeout"}.get(st, "error")
+        prefix = "the program did not load: " if st == "load" else ""
+        return {"k": "exc", "st": status, "e": f"{fn}(): {prefix}{reply['e']}"}
+
+    # ---------------------------------------------------------------- end
+    def close(self) -> None:
+        """End both processes (letting an idle program process flush its
+        output first) and give back the slots. Never raises."""
+        for attr in ("_program", "_oracle"):
+            child = getattr(self, attr, None)
+            if child is not None:
+                setattr(self, attr, None)
+                try:
+                    if child.ready:
+                        child.drain()
+                finally:
+                    self._retire(child)
+        slots = getattr(self, "_slots", None)
+        if slots:
+            self._slots = []
+            self._pool.release(slots)

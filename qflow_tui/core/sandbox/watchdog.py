@@ -1,0 +1,300 @@
+"""Watching one sandbox child: its private result pipe, its capped stdout and
+stderr, the requests written to it, its clock and its disk use; and a kill that
+reaches every process it started. Nothing the child does makes this raise."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from .launch import Launch, SandboxUnavailable, build_argv, child_env, dir_usage, kill_uid, make_workdir, remove_tree
+from .protocol import describe_exit, encode_line, parse_line
+
+#: Seconds an interpreter (plus bwrap) may take to start and say hello.
+BOOT_TIMEOUT = 15.0
+#: How often the work dir's size is checked when no tmpfs caps it.
+DISK_CHECK_EVERY = 0.1
+#: More entries than this in the work dir ends the child.
+MAX_ENTRIES = 20_000
+
+
+class Child:
+    """One started child. ``receive`` returns its next message or None once it
+    has ended (``end`` and ``detail`` say why: ``timeout``, ``deadline``,
+    ``died``, ``output``, ``disk``, ``protocol``, ``cancelled``). ``close``
+    kills whatever is left and removes its files; it never raises."""
+
+    def __init__(self, launch: Launch, job: dict[str, Any], *, max_output: int, max_line: int) -> None:
+        self.launch = launch
+        self.max_output = max_output
+        self.max_line = max_line
+        self.end = ""
+        self.detail = ""
+        self.exit_status: int | None = None
+        self.hello: dict[str, Any] | None = None
+        self.ready = False
+        """Set by the owner once the child said it is loaded."""
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.stdout_total = 0
+        self.stderr_total = 0
+        self._inbox: deque[dict[str, Any]] = deque()
+        self._buf = bytearray()
+        if launch.uid is not None:
+            job = dict(job, guard_uid=True)  # the uid is this run's alone: its guardian may kill all of it
+        self._out = bytearray(encode_line(job))
+        self._closed = False
+        self._next_disk_check = 0.0
+        self.workdir = None if launch.bwrap else make_workdir(launch.uid)
+        chan_r, chan_w = os.pipe()
+        life_r, life_w = os.pipe()
+        self._chan = chan_r
+        self._life = life_w
+        guard = launch.bwrap is None  # bwrap's pid namespace already ends everything with the app
+        argv, inside = build_argv(launch, chan_w, life_r if guard else -1, self.workdir)
+        kwargs: dict[str, Any] = {}
+        if launch.uid is not None:
+            kwargs.update(user=launch.uid, group=launch.uid, extra_groups=[])
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(chan_w, life_r) if guard else (chan_w,),
+                cwd=self.workdir or "/",
+                env=child_env(inside),
+                start_new_session=True,
+                close_fds=True,
+                **kwargs,
+            )
+        except OSError as exc:
+            for fd in (chan_r, chan_w, life_r, life_w):
+                os.close(fd)
+            if self.workdir:
+                remove_tree(self.workdir)
+            raise SandboxUnavailable(f"cannot start the sandbox child ({argv[0]}): {exc}") from exc
+        os.close(chan_w)
+        os.close(life_r)
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._fds = {chan_r: "chan", self.proc.stdout.fileno(): "out", self.proc.stderr.fileno(): "err"}
+        self._stdin = self.proc.stdin.fileno()
+        for fd in (*self._fds, self._stdin):
+            os.set_blocking(fd, False)
+        self._poller = select.poll()
+        for fd in self._fds:
+            self._poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._open = set(self._fds)
+        self._writing = False
+        self._want_write()
+
+    # ---------------------------------------------------------------- sending
+    def send(self, obj: Any) -> None:
+        """Queue one request line; it is written while ``receive`` waits."""
+        if not self.end:
+            self._out += encode_line(obj)
+            self._want_write()
+
+    def _want_write(self) -> None:
+        if self._out and not self._writing and self._stdin >= 0:
+            self._poller.register(self._stdin, select.POLLOUT | select.POLLERR)
+            self._writing = True
+
+    def _write(self) -> None:
+        try:
+            n = os.write(self._stdin, self._out[: 1 << 16])
+            del self._out[:n]
+        except BlockingIOError:
+            return
+        except OSError:
+            self._out.clear()  # the child closed its stdin or ended; the reading side notices
+        if not self._out:
+            self._poller.unregister(self._stdin)
+            self._writing = False
+
+    # -------------------------------------------------------------- receiving
+    def receive(self, seconds: float, deadline: float, cancel: threading.Event | None = None) -> dict[str, Any] | None:
+        """The next message, waiting at most ``seconds`` (and never past the
+        ``time.monotonic()`` ``deadline``); None once the child has ended."""
+        limit = min(time.monotonic() + max(0.0, seconds), deadline)
+        while not self._inbox and not self.end:
+            now = time.monotonic()
+            if cancel is not None and cancel.is_set():
+                self._finish("cancelled", "the run was cancelled")
+            elif now >= deadline:
+                self._finish("deadline", "the run's time limit ran out")
+            elif now >= limit:
+                self._finish("timeout", f"no answer within {seconds:.3g}s")
+            elif self._chan not in self._open:
+                self._finish("died", self._exit_reason())
+            if self.end:
+                break
+            wait = limit - now
+            if cancel is not None:
+                wait = min(wait, 0.05)
+            if self.workdir is not None:
+                wait = min(wait, DISK_CHECK_EVERY)
+            for fd, _ev in self._poller.poll(max(0.0, wait) * 1000 + 1):
+                if fd == self._stdin:
+                    self._write()
+                else:
+                    self._read(fd)
+                if self.end:
+                    break
+            if self.workdir is not None and not self.end and time.monotonic() >= self._next_disk_check:
+                self._check_disk()
+        if self._inbox:
+            return self._inbox.popleft()
+        return None
+
+    def _read(self, fd: int) -> None:
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._poller.unregister(fd)
+            self._open.discard(fd)
+            return
+        kind = self._fds[fd]
+        if kind == "chan":
+            self._take_lines(data)
+        else:
+            self._keep(kind, data)
+
+    def _take_lines(self, data: bytes) -> None:
+        self._buf += data
+        while not self.end:
+            nl = self._buf.find(b"\n")
+            if nl < 0:
+                if len(self._buf) > self.max_line:
+                    self._finish("protocol", "a result line longer than the limit")
+                return
+            if nl > self.max_line:
+                self._finish("protocol", "a result line longer than the limit")
+                return
+            msg = parse_line(bytes(self._buf[:nl]))
+            del self._buf[: nl + 1]
+            if msg is None:
+                self._finish("protocol", "a malformed result line")
+                return
+            if msg.get("k") == "hello" and self.hello is None:
+                self.hello = msg
+            self._inbox.append(msg)
+
+    def _keep(self, kind: str, data: bytes) -> None:
+        store = self.stdout if kind == "out" else self.stderr
+        if len(store) < self.max_output:
+            store += data[: self.max_output - len(store)]
+        if kind == "out":
+            self.stdout_total += len(data)
+            total = self.stdout_total
+        else:
+            self.stderr_total += len(data)
+            total = self.stderr_total
+        if total > self.max_output:
+            self._finish(
+                "output", f"output limit: the program wrote more than {self.max_output // 1024} KB to std{kind}"
+            )
+
+    def _check_disk(self) -> None:
+        assert self.workdir is not None
+        self._next_disk_check = time.monotonic() + DISK_CHECK_EVERY
+        used, entries = dir_usage(self.workdir, MAX_ENTRIES)
+        if used > self.launch.disk_mb << 20:
+            self._finish("disk", f"disk limit: the program wrote more than {self.launch.disk_mb} MB in its work dir")
+        elif entries >= MAX_ENTRIES:
+            self._finish("disk", f"disk limit: the program made more than {MAX_ENTRIES} files in its work dir")
+
+    def _exit_reason(self) -> str:
+        try:
+            status = self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            status = None
+        self.exit_status = status
+        return describe_exit(status)
+
+    def _finish(self, end: str, detail: str) -> None:
+        if not self.end:
+            self.end, self.detail = end, detail
+            self._kill()
+
+    # ------------------------------------------------------------------ ending
+    def _kill(self) -> None:
+        # Kill the group while its leader is unreaped (so the pgid cannot have
+        # been reused), then the leader; bwrap's pid namespace takes down
+        # everything inside it.
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+
+    def drain(self, seconds: float = 0.5) -> None:
+        """Ask a child that answered everything to exit, and keep what it still
+        prints (Python buffers stdout) until it closes its output."""
+        if self.end:
+            return
+        self.send({"k": "bye"})
+        until = time.monotonic() + seconds
+        while (self._open - {self._chan} or self._writing) and time.monotonic() < until:
+            for fd, _ev in self._poller.poll(max(0.0, until - time.monotonic()) * 1000 + 1):
+                if fd == self._stdin:
+                    self._write()
+                elif fd == self._chan:
+                    self._read_and_drop(fd)
+                else:
+                    self._read(fd)
+            if self.end:
+                return
+
+    def _read_and_drop(self, fd: int) -> None:
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._poller.unregister(fd)
+            self._open.discard(fd)
+
+    def close(self) -> None:
+        """Kill the child and everything it started, reap it, remove its work
+        dir. Never raises; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self._kill()
+        try:
+            status = self.proc.wait(timeout=5)
+            if self.exit_status is None:
+                self.exit_status = status
+        except (subprocess.TimeoutExpired, OSError):
+            pass
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                if f is not None:
+                    f.close()
+            except OSError:
+                pass
+        for fd in (self._chan, self._life):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if self.launch.sweep_uid and self.launch.uid is not None:
+            kill_uid(self.launch.uid)
+        if self.workdir is not None:
+            remove_tree(self.workdir)
