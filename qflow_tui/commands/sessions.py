@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from ..core.session.display import human_duration, human_time, human_tokens, short_model
 from . import fail
+
+__all__ = ["human_duration", "human_time", "human_tokens", "short_model"]
 
 
 def add_parser(sub: Any) -> None:
@@ -86,38 +88,6 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     print_table(folder, sessions, unreadable)
     return 0
-
-
-def human_time(created: str) -> str:
-    """``2026-11-22T04:50:19+0000`` -> ``2026-11-22 04:50`` in local time."""
-    try:
-        t = time.strptime(created, "%Y-%m-%dT%H:%M:%S%z")
-        import calendar
-
-        offset = t.tm_gmtoff or 0
-        stamp = calendar.timegm(t) - offset
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
-    except (ValueError, TypeError, OverflowError):
-        return created[:16].replace("T", " ")
-
-
-def human_duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    m, s = divmod(round(seconds), 60)
-    return f"{m}m{s:02d}s" if m < 60 else f"{m // 60}h{m % 60:02d}m"
-
-
-def human_tokens(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 10_000 else str(n)
-
-
-def short_model(model: str) -> str:
-    """``replay//long/path/x.jsonl`` -> ``replay/x.jsonl``: paths shortened to their file name."""
-    provider, sep, rest = model.partition("/")
-    if sep and provider in ("script", "replay") and "/" in rest:
-        return f"{provider}/{Path(rest).name}"
-    return model
 
 
 def _cut(text: str, width: int) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from qflow_tui.core import session as S
 from qflow_tui.core.events import LLMCallFinished, LLMCallStarted, Notice, RunFinished
-from qflow_tui.core.session import SessionError, SessionWriter, read_session
+from qflow_tui.core.session import SessionError, SessionWriter, fileformat, read_session, reader, transcript
 from tests.sessions.support import record_demo
 
 
@@ -233,7 +233,7 @@ def test_an_older_format_version_with_an_upgrade_replays(tmp_path, monkeypatch):
 
     path = tmp_path / "v1.jsonl"
     path.write_text(_header(format_version=1) + json.dumps({"kind": "notice", "seq": 1, "text": "hi"}) + "\n")
-    monkeypatch.setattr(S, "SESSION_FORMAT_VERSION", 2)
+    monkeypatch.setattr(fileformat, "SESSION_FORMAT_VERSION", 2)
     monkeypatch.setitem(S.UPGRADES, 1, one_to_two)
     data = read_session(path)
     assert data.header["format_version"] == 2 and data.events[0].message == "hi"
@@ -272,7 +272,7 @@ def test_listing_reads_a_finished_session_from_its_last_line(recorded, tmp_path,
     path, _, _ = recorded
     copy = tmp_path / "c.jsonl"
     copy.write_bytes(path.read_bytes())
-    monkeypatch.setattr(S, "read_session", lambda p: pytest.fail("read the whole file"))
+    monkeypatch.setattr(reader, "read_session", lambda p: pytest.fail("read the whole file"))
     assert S.session_info(copy).outcome == "accepted"
 
 
@@ -312,7 +312,7 @@ def test_export_markdown_is_a_readable_transcript(recorded, tmp_path):
 
 
 def test_markdown_fences_survive_code_blocks_inside_responses():
-    text = S._fence("```python\nx = 1\n```", "text")
+    text = transcript._fence("```python\nx = 1\n```", "text")
     assert text.startswith("````text\n") and text.endswith("````\n")
 
 

@@ -16,6 +16,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Sta
 from textual.worker import Worker, WorkerState
 
 from ...core.session import SessionInfo, Unreadable
+from ...core.session.display import human_duration, human_time, human_tokens, short_model
 
 
 def _outcome_style(outcome: str, colours: Any) -> str:
@@ -29,8 +30,6 @@ def _outcome_style(outcome: str, colours: Any) -> str:
 
 
 def _human_time(created: str) -> str:
-    from ...commands.sessions import human_time
-
     return human_time(created)
 
 
@@ -228,7 +227,6 @@ class SessionsScreen(Screen):
         """Show the sessions that match the search, keeping the cursor on ``keep``."""
         from rich.text import Text
 
-        from ...commands.sessions import human_duration, human_tokens, short_model
         from ..palette import palette
 
         colours = palette(self.app)
@@ -319,7 +317,7 @@ class SessionsScreen(Screen):
         self.app.push_screen(ReplayScreen(path))
 
     def action_demo(self) -> None:
-        from ...commands.demo import demo_session
+        from ...locations import demo_session
 
         self._open_replay(demo_session())
 
