@@ -22,11 +22,12 @@ from .fileformat import (
     SessionError,
     session_title,
 )
+from .index import FolderGroup, IndexUnavailable, Listing, Query, SessionIndex, find_sessions
 from .listing import SessionInfo, Unreadable, delete_session, list_sessions, session_info
 from .reader import SessionData, read_header, read_session, summarize
 from .redaction import SECRET_ENV_VARS, redact, secret_values
 from .transcript import markdown_transcript
-from .writer import SessionWriter, new_session_path
+from .writer import SessionWriter, compress_session, new_session_path
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -37,16 +38,23 @@ __all__ = [
     "SESSION_SUFFIX",
     "TERMINAL_KINDS",
     "UPGRADES",
+    "FolderGroup",
+    "IndexUnavailable",
+    "Listing",
+    "Query",
     "SessionData",
     "SessionError",
+    "SessionIndex",
     "SessionInfo",
     "SessionWriter",
     "Unreadable",
+    "compress_session",
     "default_export_name",
     "delete_session",
     "export_jsonl",
     "export_markdown",
     "export_session",
+    "find_sessions",
     "list_sessions",
     "markdown_transcript",
     "new_session_path",

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .fileformat import SessionError
+from .fileformat import SessionError, session_stem
 from .reader import SessionData, read_session
 from .redaction import redact, secret_values
 from .transcript import markdown_transcript
-from .writer import _dumps
+from .writer import SessionWriter
 
 
 def export_jsonl(data: SessionData, dest: Path | str) -> Path:
@@ -18,12 +18,13 @@ def export_jsonl(data: SessionData, dest: Path | str) -> Path:
     valid events; a corrupt tail is left behind). Secrets are redacted again."""
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    values = secret_values()
     tmp = dest.with_name(dest.name + ".part")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(redact(_dumps(data.header), values) + "\n")
+    tmp.unlink(missing_ok=True)
+    with SessionWriter(
+        tmp, workflow="", model="", config={}, problem={}, copy_header=data.header, index=False
+    ) as writer:
         for e in data.events:
-            fh.write(redact(_dumps(e.to_dict()), values) + "\n")
+            writer(e)
     os.replace(tmp, dest)
     return dest
 
@@ -58,5 +59,5 @@ def export_session(path: Path | str, dest: Path | str, fmt: str | None = None) -
 
 
 def default_export_name(path: Path | str, fmt: str) -> str:
-    stem = Path(path).stem
+    stem = session_stem(Path(path))
     return f"{stem}.md" if fmt == "md" else f"{stem}-export.jsonl"
