@@ -369,11 +369,13 @@ class SessionIndex:
             raise ValueError(f"unknown sort {query.sort!r}: choose {', '.join(SORTS)}")
         root = root.resolve()
         with self.open() as db:
-            self.refresh(root, recursive=recursive, db=db)
+            self.refresh(root, recursive=True, db=db)
             return self._listing(db, root, query, recursive)
 
     def _listing(self, db: sqlite3.Connection, root: Path, query: Query, recursive: bool) -> Listing:
-        where, args = _scope(root, recursive)
+        # Numbers count every session under the folder, sub-folders included,
+        # whatever this listing shows: a number means one session everywhere.
+        where, args = _scope(root, True)
         numbered = (
             f"SELECT *, ROW_NUMBER() OVER (ORDER BY created_ts DESC, name DESC) AS number FROM sessions WHERE {where}"
         )
@@ -403,6 +405,9 @@ class SessionIndex:
         if query.folder is not None:
             filters.append("s.dir = ?")
             fargs.append(str(root / query.folder) if query.folder else str(root))
+        elif not recursive and not query.benchmark:
+            filters.append("s.dir = ?")
+            fargs.append(str(root))
         cond = " AND ".join(filters) or "1"
         base = f"WITH s AS ({numbered}) SELECT {{what}} FROM s WHERE {cond}"
         try:
@@ -535,9 +540,11 @@ def find_sessions(
         return (index or SessionIndex()).listing(root, query, recursive=recursive)
     except IndexUnavailable:
         pass
-    sessions, unreadable = list_sessions(root, recursive=recursive)
+    sessions, unreadable = list_sessions(root, recursive=True)
 
     def keep(s: SessionInfo) -> bool:
+        if not recursive and not query.benchmark and query.folder is None and s.folder:
+            return False
         created = _epoch(s.created, 0.0)
         return (
             s.matches(query.search)
