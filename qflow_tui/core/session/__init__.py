@@ -22,7 +22,7 @@ from .fileformat import (
     SessionError,
     session_title,
 )
-from .index import FolderGroup, IndexUnavailable, Listing, Query, SessionIndex, find_sessions
+from .index import FolderGroup, IndexUnavailable, Listing, Query, SessionIndex, find_sessions, parse_search
 from .listing import SessionInfo, Unreadable, delete_session, list_sessions, session_info
 from .reader import SessionData, read_header, read_session, summarize
 from .redaction import SECRET_ENV_VARS, redact, secret_values
@@ -58,6 +58,7 @@ __all__ = [
     "list_sessions",
     "markdown_transcript",
     "new_session_path",
+    "parse_search",
     "read_header",
     "read_session",
     "redact",

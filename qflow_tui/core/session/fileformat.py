@@ -138,7 +138,7 @@ def _open_for_read(path: Path) -> IO[bytes]:
     if magic == b"\x1f\x8b":
         fh.close()
         try:
-            return gzip.open(path, "rb")
+            return gzip.open(path, "rb")  # type: ignore[return-value]  # a GzipFile is an IO[bytes] in all but name
         except OSError as exc:
             raise SessionError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     return fh

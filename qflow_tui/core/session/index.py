@@ -163,6 +163,37 @@ def fts_query(text: str) -> str:
     return " AND ".join(phrases)
 
 
+#: Words of a search that filter instead of searching: ``outcome:accepted``.
+FILTER_WORDS = ("workflow", "model", "outcome", "since", "until", "bench")
+
+
+def parse_search(text: str) -> Query:
+    """A search line as the browser takes it: ``key:value`` words filter
+    (``workflow:``, ``model:``, ``outcome:``, ``bench:``, ``since:`` and
+    ``until:`` with a YYYY-MM-DD date), the other words are searched. A date
+    that cannot be read is searched as text."""
+    query = Query()
+    words = []
+    for word in text.split():
+        key, sep, value = word.partition(":")
+        key = key.lower()
+        if not sep or not value or key not in FILTER_WORDS:
+            words.append(word)
+        elif key in ("since", "until"):
+            try:
+                stamp = time.mktime(time.strptime(value, "%Y-%m-%d"))
+            except ValueError:
+                words.append(word)
+                continue
+            setattr(query, key, stamp)
+        elif key == "bench":
+            query.benchmark = value
+        else:
+            setattr(query, key, value)
+    query.search = " ".join(words)
+    return query
+
+
 def _epoch(created: str, fallback: float) -> float:
     try:
         t = time.strptime(created, "%Y-%m-%dT%H:%M:%S%z")

@@ -228,7 +228,9 @@ def _last_line(path: Path, size: int, compressed: bool) -> bytes | None:
                         break
                 else:
                     return None
-    except (SessionError, *READ_ERRORS):
+    except SessionError:
+        return None
+    except READ_ERRORS:
         return None
     if not tail.endswith(b"\n"):
         return None

@@ -4,7 +4,6 @@ replays; and the run's summary from what was read."""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import types
@@ -174,12 +173,18 @@ def _count_rest(lines: Iterator[_Line]) -> int:
 # -- checking an event's fields against its declared types --------------------------------------
 
 
-@functools.cache
+_FIELD_TYPES: dict[str, dict[str, Any]] = {}
+
+
 def _field_types(cls: type[Event]) -> dict[str, Any]:
-    try:
-        return typing.get_type_hints(cls)
-    except Exception:  # an annotation this check cannot resolve: trust the field
-        return {}
+    hints = _FIELD_TYPES.get(cls.kind)
+    if hints is None:
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # an annotation this check cannot resolve: trust the field
+            hints = {}
+        _FIELD_TYPES[cls.kind] = hints
+    return hints
 
 
 def conforms(value: Any, hint: Any) -> bool:
@@ -311,7 +316,12 @@ def _parse_events(lines: Iterator[_Line], version: int, *, compact: bool = False
                 data = _upgrade(data, version, False)
             if isinstance(data, dict) and data.get("kind") == "text_deltas":
                 call_id, chunks, text = data.get("call_id"), data.get("chunks"), data.get("text")
-                if isinstance(call_id, str) and _chunks_ok(chunks) and (text is None or isinstance(text, str)):
+                if (
+                    isinstance(call_id, str)
+                    and isinstance(chunks, list)
+                    and _chunks_ok(chunks)
+                    and (text is None or isinstance(text, str))
+                ):
                     if text is not None:
                         events.extend(_expand(chunks, text, started.get(call_id), call_id))
                         expanded = True
