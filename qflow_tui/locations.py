@@ -35,6 +35,11 @@ def package_data_dir() -> Path:
     return Path(__file__).resolve().parent / "data"
 
 
+def demo_session() -> Path:
+    """The session that ships with qflow (``qflow demo``)."""
+    return package_data_dir() / "demo" / "demo-session.jsonl"
+
+
 def config_dir() -> Path:
     override = os.environ.get("QFLOW_CONFIG_DIR")
     return Path(override) if override else Path(platformdirs.user_config_dir(APP_NAME))

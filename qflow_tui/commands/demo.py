@@ -14,9 +14,9 @@ from . import fail
 
 def demo_session() -> Path:
     """The bundled demo session file."""
-    from ..locations import package_data_dir
+    from ..locations import demo_session as path
 
-    return package_data_dir() / "demo" / "demo-session.jsonl"
+    return path()
 
 
 def add_parser(sub: Any) -> None:

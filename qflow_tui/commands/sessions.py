@@ -1,5 +1,6 @@
-"""``qflow sessions``: list saved sessions (newest first), export one as JSONL or
-as a Markdown transcript, or delete one."""
+"""``qflow sessions``: list saved sessions (newest first; filter, sort, search
+statements and programs), export one as JSONL or as a Markdown transcript,
+delete or compress one, or rebuild the sessions index."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.safe_text import markup_safe, one_line
+from ..core.session.display import human_duration, human_time, human_tokens, short_model
 from . import fail
+
+__all__ = ["human_duration", "human_time", "human_tokens", "short_model"]
 
 
 def add_parser(sub: Any) -> None:
@@ -28,21 +32,36 @@ def add_parser(sub: Any) -> None:
         "--json", action="store_true", help="print one JSON object: {dir, sessions: [...], unreadable: [...]}"
     )
     p.add_argument(
-        "--search", metavar="TEXT", help="only sessions whose title, model, outcome or date contain every word"
+        "--search",
+        metavar="TEXT",
+        help="full-text search of titles, problem statements, final programs, models and outcomes: every word "
+        "must occur (a line of code finds the programs that contain it)",
     )
-    p.add_argument("-r", "--recursive", action="store_true", help="also look in sub-folders")
+    p.add_argument("--workflow", help="only runs of this workflow (qualityflow, agentcoder, ...)")
+    p.add_argument("--model", help="only runs whose model contains this text")
+    p.add_argument("--outcome", help="only runs with this outcome (accepted, reverted, failed, incomplete, ...)")
+    p.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (YYYY-MM-DD[THH:MM], local)")
+    p.add_argument("--until", metavar="DATE", help="only runs started before DATE")
+    p.add_argument("--benchmark", metavar="NAME", help="only the sessions of a benchmark (its folder's name)")
+    p.add_argument("--sort", choices=["date", "oldest", "tokens", "duration", "title"], default="date")
+    p.add_argument("--limit", type=int, metavar="N", help="show at most N sessions")
+    p.add_argument("--offset", type=int, default=0, metavar="N", help="skip the first N (with --limit: paging)")
+    p.add_argument("-r", "--recursive", action="store_true", help="also list the sessions in sub-folders")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     e = actions.add_parser("export", help="export a session as JSONL or a Markdown transcript")
-    e.add_argument("file", help="session file, or its number in the listing")
+    e.add_argument("file", help="session file, its number in the listing, or its id")
     e.add_argument(
         "-o", "--output", help="file to write (default: next to the current folder, named after the session)"
     )
     e.add_argument("--format", choices=["jsonl", "md"], help="default: from the output's suffix, else md")
     d = actions.add_parser("delete", help="delete a session file")
-    d.add_argument("file", help="session file, or its number in the listing")
+    d.add_argument("file", help="session file, its number in the listing, or its id")
     d.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
-    a = actions.add_parser("path", help="print the folder sessions are saved in")
-    _ = a
+    actions.add_parser("path", help="print the folder sessions are saved in")
+    c = actions.add_parser("compress", help="gzip finished sessions (replay, export and listing read them as before)")
+    c.add_argument("files", nargs="*", help="session files, numbers or ids (default with --all: every finished one)")
+    c.add_argument("--all", action="store_true", help="every finished, uncompressed session in the folder")
+    actions.add_parser("reindex", help="rebuild the sessions index from the files (it is a cache; nothing is lost)")
     p.set_defaults(func=run)
 
 
@@ -55,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
     if action == "path":
         print(_folder(args))
         return 0
+    if action == "compress":
+        return _compress(args)
+    if action == "reindex":
+        return _reindex(args)
     return _list(args)
 
 
@@ -64,61 +87,101 @@ def _folder(args: argparse.Namespace) -> Path:
     return Path(args.dir).expanduser() if getattr(args, "dir", None) else sessions_dir()
 
 
+def _date(text: str | None, flag: str) -> float | None:
+    if not text:
+        return None
+    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            return time.mktime(time.strptime(text, fmt))
+        except ValueError:
+            continue
+    raise ValueError(f"{flag} {text!r}: give a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM")
+
+
+def _query(args: argparse.Namespace) -> Any:
+    from ..core.session import Query
+
+    if (args.limit is not None and args.limit < 0) or args.offset < 0:
+        raise ValueError("--limit and --offset take a number of 0 or more")
+    return Query(
+        search=args.search or "",
+        workflow=args.workflow or "",
+        model=args.model or "",
+        outcome=args.outcome or "",
+        since=_date(args.since, "--since"),
+        until=_date(args.until, "--until"),
+        benchmark=args.benchmark or "",
+        sort=args.sort,
+        limit=args.limit,
+        offset=args.offset,
+    )
+
+
 def _list(args: argparse.Namespace) -> int:
-    from ..core.session import list_sessions
+    from ..core.session import find_sessions
 
     folder = _folder(args)
     if args.dir and not folder.is_dir():
         return fail(f"--dir {args.dir}: no such folder")
-    sessions, unreadable = list_sessions(folder, recursive=args.recursive)
-    if args.search:
-        sessions = [s for s in sessions if s.matches(args.search)]
+    try:
+        query = _query(args)
+    except ValueError as exc:
+        return fail(str(exc))
+    listing = find_sessions(folder, query, recursive=args.recursive)
     if args.json:
         print(
             json.dumps(
                 {
                     "dir": str(folder),
-                    "sessions": [s.to_dict() for s in sessions],
-                    "unreadable": [u.to_dict() for u in unreadable],
+                    "total": listing.total,
+                    "sessions": [s.to_dict() for s in listing.sessions],
+                    "unreadable": [u.to_dict() for u in listing.unreadable],
                 },
                 indent=2,
             )
         )
         return 0
-    print_table(folder, sessions, unreadable)
+    print_table(folder, listing.sessions, listing.unreadable)
+    if listing.total > len(listing.sessions):
+        print(f"{len(listing.sessions)} of {listing.total} shown; --limit and --offset page through the rest")
     return 0
 
 
-def human_time(created: str) -> str:
-    """``2026-11-22T04:50:19+0000`` -> ``2026-11-22 04:50`` in local time."""
+def _reindex(args: argparse.Namespace) -> int:
+    from ..core.session import IndexUnavailable, SessionIndex
+
+    folder = _folder(args)
+    if args.dir and not folder.is_dir():
+        return fail(f"--dir {args.dir}: no such folder")
+    index = SessionIndex()
+    started = time.perf_counter()
     try:
-        t = time.strptime(created, "%Y-%m-%dT%H:%M:%S%z")
-        import calendar
-
-        offset = t.tm_gmtoff or 0
-        stamp = calendar.timegm(t) - offset
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
-    except (ValueError, TypeError, OverflowError):
-        return created[:16].replace("T", " ")
+        count = index.rebuild(folder)
+    except IndexUnavailable as exc:
+        return fail(f"the sessions index {index.path} is busy or cannot be written ({exc}); try again", 1)
+    print(f"indexed {count} session files in {folder} ({time.perf_counter() - started:.1f} s) into {index.path}")
+    return 0
 
 
-def human_duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    m, s = divmod(round(seconds), 60)
-    return f"{m}m{s:02d}s" if m < 60 else f"{m // 60}h{m % 60:02d}m"
+def _compress(args: argparse.Namespace) -> int:
+    from ..core.session import SessionError, compress_session, list_sessions
 
-
-def human_tokens(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 10_000 else str(n)
-
-
-def short_model(model: str) -> str:
-    """``replay//long/path/x.jsonl`` -> ``replay/x.jsonl``: paths shortened to their file name."""
-    provider, sep, rest = model.partition("/")
-    if sep and provider in ("script", "replay") and "/" in rest:
-        return f"{provider}/{Path(rest).name}"
-    return model
+    folder = _folder(args)
+    if args.all:
+        paths = [s.path for s in list_sessions(folder, recursive=True)[0] if s.path.suffix == ".jsonl"]
+    elif args.files:
+        paths = [resolve_session_arg(f, folder) for f in args.files]
+    else:
+        return fail("name the sessions to compress, or give --all")
+    code = 0
+    for path in paths:
+        try:
+            print(compress_session(path))
+        except SessionError as exc:
+            if args.all and "has not finished" in str(exc):
+                continue
+            code = fail(str(exc), 1)
+    return code
 
 
 def _cut(text: str, width: int) -> str:
@@ -142,7 +205,8 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
         return
     width = width or shutil.get_terminal_size((100, 24)).columns
     rows = []
-    for number, s in enumerate(sessions, start=1):
+    for position, s in enumerate(sessions, start=1):
+        number = s.number if s.number is not None else position
         outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at else "")
         rows.append(
             [
@@ -197,17 +261,29 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
 
 
 def resolve_session_arg(arg: str, folder: Path | None = None) -> Path:
-    """A session given as a path, or as its number in ``qflow sessions``
-    (1 = the newest)."""
+    """A session given as a path, as its number in ``qflow sessions`` (1 = the
+    newest; the same number every listing and search shows), or as its id."""
     path = Path(arg).expanduser()
-    if path.exists() or not arg.isdigit():
+    if path.exists() or "/" in arg:
         return path
-    from ..core.session import list_sessions
+    from ..core.session import Query, find_sessions
+    from ..core.session.fileformat import session_stem
+    from ..core.session.listing import session_files
 
-    sessions, _ = list_sessions(folder)
-    number = int(arg)
-    if 1 <= number <= len(sessions):
-        return sessions[number - 1].path
+    if folder is None:
+        from ..locations import sessions_dir
+
+        folder = sessions_dir()
+    if arg.isdigit():
+        number = int(arg)
+        if number >= 1:
+            page = find_sessions(folder, Query(sort="date", limit=1, offset=number - 1), recursive=True)
+            if page.sessions and page.sessions[0].number == number:
+                return page.sessions[0].path
+        return path
+    for candidate in session_files(folder, recursive=True):
+        if session_stem(candidate) == arg:
+            return candidate
     return path
 
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..core.summary import Tokens, count_call, total
 from . import fail
 
 
@@ -170,10 +171,9 @@ def print_result(outcome: Any) -> None:
     style = {"accepted": "bold green", "reverted": "bold yellow"}.get(outcome.outcome, "bold")
     console.print(f"[{style}]{outcome.outcome.upper()}[/]{where}{prog}")
     console.print(Syntax(outcome.final_program, "python", theme="ansi_dark", line_numbers=False))
-    total_in = sum(t["input"] for t in outcome.tokens.values())
-    total_out = sum(t["output"] for t in outcome.tokens.values())
+    tokens = outcome.total_tokens
     console.print(
-        f"{outcome.llm_calls} LLM calls, {total_in} tokens in, {total_out} out, {outcome.duration:.1f}s; "
+        f"{outcome.llm_calls} LLM calls, {tokens.input} tokens in, {tokens.output} out, {outcome.duration:.1f}s; "
         f"session: {outcome.session}",
         style="dim",
     )
@@ -224,9 +224,7 @@ class LiveProgress:
         self.live = Live(console=self.console, transient=True, refresh_per_second=8)
         self.started = time.monotonic()
         self.step = "starting"
-        self.calls = 0
-        self.tokens_in = 0
-        self.tokens_out = 0
+        self.tokens: Tokens = {}
         self.streaming: set[str] = set()
 
     def __enter__(self) -> LiveProgress:
@@ -247,17 +245,16 @@ class LiveProgress:
         elif k in ("llm_call_finished", "llm_call_failed"):
             self.streaming.discard(event.call_id)
             if k == "llm_call_finished":
-                self.calls += 1
-                self.tokens_in += event.input_tokens or 0
-                self.tokens_out += event.output_tokens or 0
+                count_call(self.tokens, event.agent, event.input_tokens, event.output_tokens)
         line = describe(event)
         if line:
             self.console.print(line, highlight=False, markup=False)
         elapsed = time.monotonic() - self.started
+        t = total(self.tokens)
         self.live.update(
             Text(
-                f"{self.step}  |  {len(self.streaming)} streaming  |  {self.calls} calls  |  "
-                f"{self.tokens_in} in / {self.tokens_out} out  |  {elapsed:.1f}s",
+                f"{self.step}  |  {len(self.streaming)} streaming  |  {t.calls} calls  |  "
+                f"{t.input} in / {t.output} out  |  {elapsed:.1f}s",
                 style="bold cyan",
             )
         )

@@ -26,6 +26,7 @@ from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, LLMRequest, estimate_tokens
 from .problem import Problem
 from .prompts import PromptLibrary
+from .summary import Tokens, count_call, tokens_to_dict, total
 
 T = TypeVar("T")
 
@@ -53,16 +54,6 @@ async def gather_all(coros: Iterable[Awaitable[T]]) -> list[T]:
 
 
 @dataclass
-class TokenCount:
-    input: int = 0
-    output: int = 0
-    calls: int = 0
-
-    def to_dict(self) -> dict[str, int]:
-        return {"input": self.input, "output": self.output, "calls": self.calls}
-
-
-@dataclass
 class RunContext:
     problem: Problem
     config: RunConfig
@@ -72,8 +63,7 @@ class RunContext:
     emit: Emitter
     gate: Gate = field(default_factory=OpenGate)
     prompts: PromptLibrary = field(default_factory=PromptLibrary)
-    tokens: dict[str, TokenCount] = field(default_factory=dict)
-    llm_calls: int = 0
+    tokens: Tokens = field(default_factory=dict)
     reused_calls: int = 0
     """Model calls not made because identical work was already done in this run
     (an imagined-execution check of a program text already checked against the
@@ -172,11 +162,7 @@ class RunContext:
                 inp = estimate_tokens(prompt_text) if inp is None else inp
                 out = estimate_tokens(completion.text) if out is None else out
                 estimated = True
-            count = self.tokens.setdefault(request.agent, TokenCount())
-            count.input += inp
-            count.output += out
-            count.calls += 1
-            self.llm_calls += 1
+            count_call(self.tokens, request.agent, inp, out)
             self.emit(
                 LLMCallFinished(
                     **common,
@@ -213,5 +199,9 @@ class RunContext:
             **where,
         )
 
+    @property
+    def llm_calls(self) -> int:
+        return total(self.tokens).calls
+
     def token_summary(self) -> dict[str, dict[str, int]]:
-        return {agent: c.to_dict() for agent, c in sorted(self.tokens.items())}
+        return tokens_to_dict(self.tokens)

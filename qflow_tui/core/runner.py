@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from .llm import LLMClient, LLMError, make_client
 from .problem import Problem
 from .sandbox import SandboxUnavailable
 from .session import SessionWriter, new_session_path
+from .summary import RunSummary
 from .workflows import WORKFLOWS
 
 
@@ -27,31 +28,14 @@ class RunError(Exception):
 
 
 @dataclass
-class RunOutcome:
-    final_program: str
-    outcome: str
-    accepted_at: str | None
-    progression: int | None
-    llm_calls: int
-    tokens: dict[str, dict[str, int]]
-    session: str | None
-    duration: float
+class RunOutcome(RunSummary):
+    """A run's summary plus what only a live run knows."""
+
     first_program: str = ""
-    warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         """The ``qflow solve --json`` object."""
-        return {
-            "final_program": self.final_program,
-            "outcome": self.outcome,
-            "accepted_at": self.accepted_at,
-            "progression": self.progression,
-            "llm_calls": self.llm_calls,
-            "tokens": self.tokens,
-            "session": self.session,
-            "duration": round(self.duration, 3),
-            "warnings": self.warnings,
-        }
+        return self.to_dict()
 
 
 def build_client(config: RunConfig) -> LLMClient:

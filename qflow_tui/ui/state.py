@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core import events as ev
 from ..core.safe_text import scrub
+from ..core.summary import Tokens, TokenTally, count_call, tokens_from_dict, total
 
 #: The agents that get a pane, in the order the workflow calls them (paper's names).
 AGENTS: tuple[str, ...] = (
@@ -114,13 +115,6 @@ class SynthTest:
     """Last execution result against each progression's program, keyed by progression."""
 
 
-@dataclass
-class TokenTally:
-    input: int = 0
-    output: int = 0
-    calls: int = 0
-
-
 def _stage_of(step: str | None) -> str | None:
     """``quality_check:self_debug:1`` (a gate label) and ``self_debug:1`` share a stage."""
     if step is None:
@@ -164,7 +158,7 @@ class RunState:
         """Program candidates per progression: (step, program), oldest first."""
         self.sandbox_runs: dict[int, dict[str, Any]] = {}
         """Last sandbox run per progression (its purpose, passed/total, load error)."""
-        self.tokens: dict[str, TokenTally] = {}
+        self.tokens: Tokens = {}
         self.llm_calls = 0
         self.notices: list[tuple[str, str]] = []
         self.finished: ev.RunFinished | None = None
@@ -263,12 +257,7 @@ class RunState:
         return self.cells[key]
 
     def total_tokens(self) -> TokenTally:
-        t = TokenTally()
-        for tally in self.tokens.values():
-            t.input += tally.input
-            t.output += tally.output
-            t.calls += tally.calls
-        return t
+        return total(self.tokens)
 
     # -- the reducer ---------------------------------------------------------------
 
@@ -366,11 +355,7 @@ class RunState:
             rec.input_tokens = e.input_tokens
             rec.output_tokens = e.output_tokens
         self.streaming.discard(e.call_id)
-        agent = e.agent or "model"
-        tally = self.tokens.setdefault(agent, TokenTally())
-        tally.input += e.input_tokens or 0
-        tally.output += e.output_tokens or 0
-        tally.calls += 1
+        count_call(self.tokens, e.agent or "model", e.input_tokens, e.output_tokens)
         self.llm_calls += 1
 
     def _on_llm_call_failed(self, e: ev.LLMCallFailed) -> None:
@@ -455,10 +440,7 @@ class RunState:
         self.streaming.clear()
         if e.tokens:
             # The runner's own count is authoritative at the end.
-            self.tokens = {
-                agent: TokenTally(t.get("input", 0), t.get("output", 0), t.get("calls", 0))
-                for agent, t in e.tokens.items()
-            }
+            self.tokens = tokens_from_dict(e.tokens)
             self.llm_calls = e.llm_calls
         self.current_step = e.accepted_at or self.current_step
 

@@ -3,6 +3,7 @@ other-version files, listing, export and delete."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from qflow_tui.core import session as S
 from qflow_tui.core.events import LLMCallFinished, LLMCallStarted, Notice, RunFinished
-from qflow_tui.core.session import SessionError, SessionWriter, read_session
+from qflow_tui.core.session import SessionError, SessionWriter, fileformat, read_session, reader, transcript, writer
 from tests.sessions.support import record_demo
 
 
@@ -24,6 +25,18 @@ def recorded(tmp_path_factory):
     return Path(outcome.session), rec.events, outcome
 
 
+@pytest.fixture(scope="module")
+def recorded_plain(recorded, tmp_path_factory):
+    """The same run written one line per event (``compact=False``), for the
+    tests that damage a file line by line."""
+    _, events, outcome = recorded
+    plain = tmp_path_factory.mktemp("plain") / "plain.jsonl"
+    with SessionWriter(plain, workflow="qualityflow", model="m", config={}, problem={}, compact=False) as w:
+        for e in events:
+            w(e)
+    return plain, events, outcome
+
+
 def lines_of(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines(keepends=True)
 
@@ -31,13 +44,47 @@ def lines_of(path: Path) -> list[str]:
 # -- round trip -------------------------------------------------------------------------
 
 
+def _streams(events):
+    out: dict[str, list] = {}
+    for e in events:
+        if e.kind == "text_delta":
+            out.setdefault(e.call_id, []).append(e)
+    return out
+
+
 def test_events_written_and_read_back_are_equal(recorded):
+    """Every event comes back as it was, except that the streamed text of a call
+    comes back in coalesced chunks: the same text, at the times its chunks
+    started, in the same order among the other events."""
     path, events, outcome = recorded
     data = read_session(path)
     assert data.warnings == []
-    assert [e.to_dict() for e in data.events] == [e.to_dict() for e in events]
-    assert [type(e) for e in data.events] == [type(e) for e in events]
+    plain = [e.to_dict() for e in events if e.kind != "text_delta"]
+    assert [e.to_dict() for e in data.events if e.kind != "text_delta"] == plain
+    live, replayed = _streams(events), _streams(data.events)
+    assert live.keys() == replayed.keys()
+    for call_id, chunks in live.items():
+        again = replayed[call_id]
+        assert "".join(e.text for e in again) == "".join(e.text for e in chunks)
+        assert {e.seq for e in again} <= {e.seq for e in chunks}
+        assert all(b.ts - a.ts >= writer.COALESCE_SECONDS - 0.001 for a, b in itertools.pairwise(again))
+        assert all(
+            (e.step, e.agent, e.progression) == (chunks[0].step, chunks[0].agent, chunks[0].progression) for e in again
+        )
+    assert [e.seq for e in data.events] == sorted(e.seq for e in data.events)
     assert data.summary() == {**outcome.summary(), "duration": data.summary()["duration"]}
+
+
+def test_an_uncompacted_session_reads_back_event_for_event(recorded, tmp_path):
+    """The one-line-per-delta layout (format 1, and ``compact=False``) still reads back exactly."""
+    _, events, _ = recorded
+    path = tmp_path / "plain.jsonl"
+    with SessionWriter(path, workflow="qualityflow", model="m", config={}, problem={}, compact=False) as w:
+        for e in events:
+            w(e)
+    assert not any('"text_deltas"' in line for line in lines_of(path))
+    data = read_session(path)
+    assert data.warnings == [] and [e.to_dict() for e in data.events] == [e.to_dict() for e in events]
 
 
 def test_the_header_says_what_was_run_and_nothing_secret(recorded):
@@ -97,8 +144,8 @@ def test_odd_values_do_not_stop_the_recording(tmp_path):
 # -- damaged files ------------------------------------------------------------------------
 
 
-def test_truncated_last_line_replays_the_prefix_with_a_warning(recorded, tmp_path):
-    path, events, _ = recorded
+def test_truncated_last_line_replays_the_prefix_with_a_warning(recorded_plain, tmp_path):
+    path, events, _ = recorded_plain
     lines = lines_of(path)
     cut = tmp_path / "cut.jsonl"
     cut.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2], encoding="utf-8")
@@ -110,8 +157,8 @@ def test_truncated_last_line_replays_the_prefix_with_a_warning(recorded, tmp_pat
     assert any("truncated" in w for w in summary["warnings"])
 
 
-def test_a_corrupt_middle_line_replays_what_comes_before_it(recorded, tmp_path):
-    path, events, _ = recorded
+def test_a_corrupt_middle_line_replays_what_comes_before_it(recorded_plain, tmp_path):
+    path, events, _ = recorded_plain
     lines = lines_of(path)
     middle = len(lines) // 2
     bad = tmp_path / "bad.jsonl"
@@ -233,7 +280,7 @@ def test_an_older_format_version_with_an_upgrade_replays(tmp_path, monkeypatch):
 
     path = tmp_path / "v1.jsonl"
     path.write_text(_header(format_version=1) + json.dumps({"kind": "notice", "seq": 1, "text": "hi"}) + "\n")
-    monkeypatch.setattr(S, "SESSION_FORMAT_VERSION", 2)
+    monkeypatch.setattr(fileformat, "SESSION_FORMAT_VERSION", 2)
     monkeypatch.setitem(S.UPGRADES, 1, one_to_two)
     data = read_session(path)
     assert data.header["format_version"] == 2 and data.events[0].message == "hi"
@@ -272,18 +319,31 @@ def test_listing_reads_a_finished_session_from_its_last_line(recorded, tmp_path,
     path, _, _ = recorded
     copy = tmp_path / "c.jsonl"
     copy.write_bytes(path.read_bytes())
-    monkeypatch.setattr(S, "read_session", lambda p: pytest.fail("read the whole file"))
+    monkeypatch.setattr(reader, "read_session", lambda p: pytest.fail("read the whole file"))
     assert S.session_info(copy).outcome == "accepted"
 
 
-def test_export_jsonl_is_a_clean_session_with_the_same_events(recorded, tmp_path):
-    path, events, _ = recorded
+def _same_story(got, want):
+    assert [e.to_dict() for e in got if e.kind != "text_delta"] == [e.to_dict() for e in want if e.kind != "text_delta"]
+    assert {k: "".join(e.text for e in v) for k, v in _streams(got).items()} == {
+        k: "".join(e.text for e in v) for k, v in _streams(want).items()
+    }
+
+
+def test_export_jsonl_is_a_clean_session_with_the_same_events(recorded, recorded_plain, tmp_path):
+    path, events, _ = recorded_plain
     lines = lines_of(path)
     cut = tmp_path / "cut.jsonl"
     cut.write_text("".join(lines[:-1]) + lines[-1][:10])
     out = S.export_session(cut, tmp_path / "out" / "export.jsonl")
     again = read_session(out)
-    assert again.warnings == [] and [e.to_dict() for e in again.events] == [e.to_dict() for e in events[:-1]]
+    assert again.warnings == []
+    _same_story(again.events, events[:-1])
+    # A compact session exports to the very same chunks.
+    compact = recorded[0]
+    out = S.export_session(compact, tmp_path / "out" / "compact.jsonl")
+    again, original = read_session(out), read_session(compact)
+    assert again.warnings == [] and [e.to_dict() for e in again.events] == [e.to_dict() for e in original.events]
 
 
 def test_export_markdown_is_a_readable_transcript(recorded, tmp_path):
@@ -312,7 +372,7 @@ def test_export_markdown_is_a_readable_transcript(recorded, tmp_path):
 
 
 def test_markdown_fences_survive_code_blocks_inside_responses():
-    text = S._fence("```python\nx = 1\n```", "text")
+    text = transcript._fence("```python\nx = 1\n```", "text")
     assert text.startswith("````text\n") and text.endswith("````\n")
 
 

@@ -353,6 +353,101 @@ async def test_an_empty_browser_says_how_to_get_sessions(tmp_path, monkeypatch):
         assert isinstance(app.screen, ReplayScreen) and app.screen.path == demo_session()
 
 
+def _copies(folder: Path, count: int, *, title: str, day: int = 1, program: str | None = None) -> None:
+    raw = demo_session().read_text()
+    header, rest = raw.split("\n", 1)
+    folder.mkdir(parents=True, exist_ok=True)
+    if program is not None:
+        lines = rest.rstrip("\n").split("\n")
+        last = json.loads(lines[-1])
+        last["final_program"] = program
+        rest = "\n".join([*lines[:-1], json.dumps(last)]) + "\n"
+    for n in range(count):
+        h = json.loads(header)
+        h.update(title=f"{title} {n}", created=f"2026-02-{day:02d}T10:{n // 60:02d}:{n % 60:02d}+0000")
+        (folder / f"{title.replace(' ', '-')}-{n:03d}.jsonl").write_text(json.dumps(h) + "\n" + rest)
+
+
+async def _open_browser(pilot, app) -> SessionsScreen:
+    await pilot.press("f2")
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, SessionsScreen)
+    return screen
+
+
+async def test_escape_in_the_search_stays_in_the_browser(sessions_folder):
+    app = create_app(demo_config(), remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_browser(pilot, app)
+        await pilot.press("slash")
+        assert screen.query_one("#sessions-search").has_focus
+        await pilot.press("escape")
+        await pilot.pause()
+        # Still the browser, the table has the keys: "j" means export, not a letter in an editor.
+        assert app.screen is screen and screen.query_one("#sessions-table").has_focus
+        await pilot.press("j")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportDialog)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("escape")  # from the table, with no search: leave
+        await pilot.pause()
+        assert not isinstance(app.screen, SessionsScreen)
+
+
+async def test_a_benchmark_folder_is_one_group_row_until_opened(sessions_folder):
+    _copies(sessions_folder / "bench" / "mbpp-run", 3, title="MBPP bench", day=5)
+    app = create_app(demo_config(), remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_browser(pilot, app)
+        assert [g.folder for g in screen.groups] == ["bench/mbpp-run"]
+        assert len(screen.shown) == 2  # the top-level sessions
+        text = "\n".join(screen_text(app))
+        assert "mbpp-run/" in text and "3 sessions" in text and "3/3 accepted" in text
+        screen.query_one("#sessions-table").move_cursor(row=0)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [s.title for s in screen.shown] == ["MBPP bench 2", "MBPP bench 1", "MBPP bench 0"]
+        assert screen.groups == []
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen) and app.screen.path.name == "MBPP-bench-002.jsonl"
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("escape")  # out of the folder
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is screen and len(screen.shown) == 2 and len(screen.groups) == 1
+
+
+async def test_the_browser_pages_and_searches_programs(sessions_folder, monkeypatch):
+    from qflow_tui.ui.screens import sessions as browser
+
+    monkeypatch.setattr(browser, "PAGE_SIZE", 20)
+    _copies(sessions_folder, 45, title="Copy", day=7)
+    _copies(sessions_folder, 1, title="Other", day=8, program="def unique_thing(x):\n    return x ** 3 - 7\n")
+    app = create_app(demo_config(), remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_browser(pilot, app)
+        assert len(screen.shown) == 20 and screen.total == 48
+        assert [s.number for s in screen.shown] == list(range(1, 21))
+        await pilot.press(*["down"] * 12)  # near the end of the page
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(screen.shown) == 40, [(s.number, s.title) for s in screen.shown]
+        await pilot.press("slash", *"return x ** 3 - 7")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [s.title for s in screen.shown] == ["Other 0"] and screen.shown[0].number == 1
+
+
 # -- snapshots ---------------------------------------------------------------------------------------
 
 

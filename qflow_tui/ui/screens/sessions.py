@@ -16,7 +16,8 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Sta
 from textual.worker import Worker, WorkerState
 
 from ...core.safe_text import clean, one_line
-from ...core.session import SessionInfo, Unreadable
+from ...core.session import FolderGroup, Listing, Query, SessionInfo, Unreadable, find_sessions, parse_search
+from ...core.session.display import human_duration, human_time, human_tokens, short_model
 
 
 def _outcome_style(outcome: str, colours: Any) -> str:
@@ -30,8 +31,6 @@ def _outcome_style(outcome: str, colours: Any) -> str:
 
 
 def _human_time(created: str) -> str:
-    from ...commands.sessions import human_time
-
     return human_time(created)
 
 
@@ -126,20 +125,31 @@ class ExportDialog(ModalScreen[Path | None]):
         self.dismiss(None)
 
 
+#: Sessions read from the index per page; the next page loads when the cursor
+#: comes near the end of what is shown.
+PAGE_SIZE = 100
+
+
 class SessionsScreen(Screen):
-    """Browse the saved sessions (see the module docstring)."""
+    """Browse the saved sessions (see the module docstring). Rows come from the
+    sessions index a page at a time; a benchmark's sessions (a sub-folder) show
+    as one group row until opened."""
 
     BINDINGS = [
-        Binding("enter", "open", "Open", tooltip="Replay the selected session", show=True),
+        Binding("enter", "open", "Open", tooltip="Replay the selected session, or open the selected folder", show=True),
         Binding(
-            "slash,ctrl+f", "search", "Search", key_display="/", tooltip="Filter by problem, model, outcome or date"
+            "slash,ctrl+f",
+            "search",
+            "Search",
+            key_display="/",
+            tooltip="Search statements, programs, titles; filter with outcome: model: workflow: bench: since:",
         ),
         Binding("delete,d", "delete", "Delete", key_display="d", tooltip="Delete the selected session (asks first)"),
         Binding("m", "export('md')", "Export .md", tooltip="Export the selected session as a Markdown transcript"),
         Binding("j", "export('jsonl')", "Export .jsonl", tooltip="Export the selected session as JSONL"),
         Binding("r", "reload", "Reload", tooltip="Read the sessions folder again"),
         Binding("D", "demo", "Demo", show=False, tooltip="Replay the demo session that ships with qflow"),
-        Binding("escape", "back", "Back", tooltip="Back (clears the search first)"),
+        Binding("escape", "back", "Back", tooltip="Back (clears the search, or leaves a folder, first)"),
     ]
 
     DEFAULT_CSS = """
@@ -157,10 +167,23 @@ class SessionsScreen(Screen):
         self.directory = Path(directory) if directory is not None else None
         """The folder listed; the user's sessions folder when None."""
         self.sessions: list[SessionInfo] = []
+        """The sessions loaded so far (pages of the current listing)."""
+        self.groups: list[FolderGroup] = []
+        """Sub-folders shown as group rows (at the top level, without a search)."""
         self.unreadable: list[Unreadable] = []
-        self.shown: list[SessionInfo] = []
+        self.total = 0
+        """How many sessions the current listing has in all."""
+        self.in_folder: str | None = None
+        """The sub-folder opened from a group row; None at the top."""
         self.loaded = False
+        self._loading_more = False
+        self._keep: Path | None = None
         self.sub_title = "sessions"
+
+    @property
+    def shown(self) -> list[SessionInfo]:
+        """The session rows on screen, in order (group rows come before them)."""
+        return self.sessions
 
     @property
     def folder(self) -> Path:
@@ -172,7 +195,10 @@ class SessionsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="Search: problem, model, outcome, date…  (/)", id="sessions-search")
+        yield Input(
+            placeholder="Search statements, programs, titles…  outcome: model: workflow: bench: since:  (/)",
+            id="sessions-search",
+        )
         yield Static(id="sessions-where", markup=False)
         table: DataTable[Any] = DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield table
@@ -184,15 +210,20 @@ class SessionsScreen(Screen):
         self.query_one(DataTable).focus()
         self.load()
 
-    def _columns(self, table: DataTable[Any]) -> None:
+    def _widths(self) -> dict[str, int]:
         """Fixed columns; the problem and the model share what is left of the width."""
-        fixed = {"date": 16, "outcome": 24, "tokens": 7, "time": 7}
-        gaps = 2 * 6 + 2
+        table = self.query_one(DataTable)
+        fixed = {"#": 4, "date": 16, "outcome": 23, "tokens": 6, "time": 6}
+        gaps = 2 * 7 + 1
         room = max(20, (table.size.width or self.size.width or 100) - sum(fixed.values()) - gaps)
-        model = max(10, min(28, room * 2 // 5))
-        widths = {**fixed, "problem": max(10, room - model), "model": model}
+        # The problem first, up to 28 columns; the model up to 28; the problem the rest.
+        model = max(10, min(28, room - 28))
+        return {**fixed, "problem": max(10, room - model), "model": model}
+
+    def _columns(self, table: DataTable[Any]) -> None:
+        widths = self._widths()
         table.clear(columns=True)
-        for key in ("date", "problem", "model", "outcome", "tokens", "time"):
+        for key in ("#", "date", "problem", "model", "outcome", "tokens", "time"):
             table.add_column(key, key=key, width=widths[key])
 
     def on_resize(self) -> None:
@@ -201,76 +232,146 @@ class SessionsScreen(Screen):
 
     # -- loading ----------------------------------------------------------------------------
 
-    def load(self) -> None:
+    def _query(self, offset: int = 0) -> tuple[Query, bool]:
+        """The index query for what the screen shows, and whether it spans sub-folders."""
+        query = parse_search(self.query_one("#sessions-search", Input).value)
+        query.limit, query.offset = PAGE_SIZE, offset
+        if self.in_folder is not None:
+            query.folder = self.in_folder
+            return query, True
+        searching = bool(query.search or query.benchmark or query.model or query.outcome or query.workflow)
+        # A search or a filter looks into every folder; the plain top level
+        # shows each benchmark's folder as one row.
+        return query, searching or query.since is not None or query.until is not None
+
+    def load(self, keep: Path | None = None) -> None:
+        self._keep = keep if keep is not None else (self.selected.path if self.selected else None)
         self.query_one("#sessions-where", Static).update(f"Reading {self.folder} …")
-        self.read_sessions()
+        query, recursive = self._query()
+        self.read_sessions(query, recursive, self.in_folder is None and not recursive)
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, name="read sessions")
-    def read_sessions(self) -> tuple[list[SessionInfo], list[Unreadable]]:
-        from ...core.session import list_sessions
+    def read_sessions(self, query: Query, recursive: bool, with_groups: bool) -> tuple[Listing, list[FolderGroup]]:
+        from ...core.session import IndexUnavailable, SessionIndex
 
-        return list_sessions(self.folder)
+        listing = find_sessions(self.folder, query, recursive=recursive)
+        groups: list[FolderGroup] = []
+        if with_groups and self.folder.is_dir():
+            try:
+                groups = SessionIndex().folders(self.folder)
+            except IndexUnavailable:
+                groups = []
+        return listing, groups
+
+    @work(thread=True, exclusive=True, group="sessions-more", exit_on_error=False, name="read more sessions")
+    def read_more(self, query: Query, recursive: bool) -> Listing:
+        return find_sessions(self.folder, query, recursive=recursive)
 
     @on(Worker.StateChanged)
     def _sessions_read(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "sessions":
+        group = event.worker.group
+        if group not in ("sessions", "sessions-more"):
             return
         if event.state == WorkerState.SUCCESS:
-            self.sessions, self.unreadable = event.worker.result  # type: ignore[misc]
-            self.loaded = True
-            self.fill()
+            if group == "sessions":
+                listing, self.groups = event.worker.result  # type: ignore[misc]
+                self.sessions = list(listing.sessions)
+                self.unreadable, self.total = listing.unreadable, listing.total
+                self.loaded = True
+                self.fill(self._keep)
+            else:
+                self._loading_more = False
+                more: Listing = event.worker.result  # type: ignore[assignment]
+                self._append(more.sessions)
         elif event.state == WorkerState.ERROR:
-            self.loaded = True
-            self.sessions, self.unreadable = [], []
-            self.fill()
+            self._loading_more = False
+            if group == "sessions":
+                self.loaded = True
+                self.sessions, self.unreadable, self.groups, self.total = [], [], [], 0
+                self.fill()
             self.notify(clean(f"Cannot read {self.folder}: {event.worker.error}"), severity="error", markup=False)
 
-    def fill(self, keep: Path | None = None) -> None:
-        """Show the sessions that match the search, keeping the cursor on ``keep``."""
+    def _session_row(self, s: SessionInfo, colours: Any) -> list[Any]:
         from rich.text import Text
 
-        from ...commands.sessions import human_duration, human_tokens, short_model
+        outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at else "")
+        title = s.title if self.in_folder is not None or not s.folder else f"{s.folder}/ · {s.title}"
+        return [
+            Text(str(s.number or ""), justify="right"),
+            _human_time(s.created),
+            Text(one_line(title), overflow="ellipsis", no_wrap=True),
+            Text(one_line(short_model(s.model)), overflow="ellipsis", no_wrap=True),
+            Text(one_line(outcome), style=_outcome_style(s.outcome, colours)),
+            Text(human_tokens(s.tokens), justify="right"),
+            Text(human_duration(s.duration), justify="right"),
+        ]
+
+    def _append(self, sessions: list[SessionInfo]) -> None:
         from ..palette import palette
 
         colours = palette(self.app)
+        table = self.query_one(DataTable)
+        known = {s.path for s in self.sessions}
+        for s in sessions:
+            if s.path in known:
+                continue
+            self.sessions.append(s)
+            table.add_row(*self._session_row(s, colours), key=str(s.path))
+        self._describe()
 
+    def fill(self, keep: Path | None = None) -> None:
+        """Show the loaded rows, keeping the cursor on ``keep``."""
+        from rich.text import Text
+
+        from ..palette import palette
+
+        colours = palette(self.app)
         table = self.query_one(DataTable)
         if keep is None:
             keep = self.selected.path if self.selected else None
-        query = self.query_one("#sessions-search", Input).value
-        self.shown = [s for s in self.sessions if s.matches(query)]
         self._columns(table)
-        for s in self.shown:
-            outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at else "")
-            style = _outcome_style(s.outcome, colours)
+        for g in self.groups:
+            name = g.benchmark or Path(g.folder).name
             table.add_row(
-                _human_time(s.created),
-                Text(one_line(s.title), overflow="ellipsis", no_wrap=True),
-                Text(one_line(short_model(s.model)), overflow="ellipsis", no_wrap=True),
-                Text(one_line(outcome), style=style),
-                Text(human_tokens(s.tokens), justify="right"),
-                Text(human_duration(s.duration), justify="right"),
-                key=str(s.path),
+                Text("▸", justify="right"),
+                _human_time(g.newest),
+                Text(f"{one_line(name)}/", style="bold", overflow="ellipsis", no_wrap=True),
+                Text(f"{g.sessions} sessions", style="dim"),
+                Text(f"{g.accepted}/{g.sessions} accepted"),
+                Text(""),
+                Text(""),
+                key=f"folder:{g.folder}",
             )
+        for s in self.sessions:
+            table.add_row(*self._session_row(s, colours), key=str(s.path))
         if keep is not None:
-            for row, s in enumerate(self.shown):
+            for row, s in enumerate(self.sessions):
                 if s.path == keep:
-                    table.move_cursor(row=row)
+                    table.move_cursor(row=len(self.groups) + row)
                     break
-        count = f"{len(self.shown)} of {len(self.sessions)}" if query.strip() else str(len(self.sessions))
+        self._describe()
+
+    def _describe(self) -> None:
+        query = self.query_one("#sessions-search", Input).value.strip()
+        where = f"{self.folder / self.in_folder}" if self.in_folder is not None else str(self.folder)
+        count = f"{len(self.sessions)} of {self.total}" if len(self.sessions) < self.total else str(self.total)
         self.query_one("#sessions-where", Static).update(
-            f"{count} session{'s' if len(self.sessions) != 1 else ''} in {self.folder}"
-            + ("  ·  Enter replays the selected one" if self.shown else "")
+            f"{count} session{'s' if self.total != 1 else ''}"
+            + (f" matching {query!r}" if query else "")
+            + f" in {where}"
+            + ("  ·  Enter replays the selected one" if self.sessions else "")
+            + ("  ·  Escape goes back to all sessions" if self.in_folder is not None else "")
         )
         empty = self.query_one("#sessions-empty", Static)
-        if not self.sessions:
+        nothing = not self.sessions and not self.groups
+        if nothing and not query and self.in_folder is None:
             empty.update(
                 "No sessions yet. Every run is saved here as it happens: press Escape and run a problem, "
                 "or press D to replay the demo session that ships with qflow."
             )
-        elif not self.shown:
-            empty.update(f"No session matches {query.strip()!r}. Escape clears the search.")
-        empty.set_class(not self.shown, "-shown")
+        elif nothing:
+            empty.update(f"No session matches {query!r}. Escape clears the search.")
+        empty.set_class(nothing, "-shown")
         skipped = self.query_one("#sessions-skipped", Static)
         skipped.update(
             "\n".join(f"skipped {u.path.name}: {u.reason}" for u in self.unreadable[:3])
@@ -279,19 +380,41 @@ class SessionsScreen(Screen):
         skipped.display = bool(self.unreadable)
         self.refresh_bindings()
 
+    def _row(self) -> int | None:
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        if row is None or not 0 <= row < len(self.groups) + len(self.sessions):
+            return None
+        return row
+
     @property
     def selected(self) -> SessionInfo | None:
-        table = self.query_one(DataTable)
-        if not self.shown or table.cursor_row is None or not 0 <= table.cursor_row < len(self.shown):
+        row = self._row()
+        if row is None or row < len(self.groups):
             return None
-        return self.shown[table.cursor_row]
+        return self.sessions[row - len(self.groups)]
+
+    @property
+    def selected_group(self) -> FolderGroup | None:
+        row = self._row()
+        return self.groups[row] if row is not None and row < len(self.groups) else None
+
+    @on(DataTable.RowHighlighted)
+    def _near_the_end(self, event: DataTable.RowHighlighted) -> None:
+        """Load the next page when the cursor comes near the end of what is loaded."""
+        if self._loading_more or len(self.sessions) >= self.total:
+            return
+        if event.cursor_row >= len(self.groups) + len(self.sessions) - 10:
+            self._loading_more = True
+            query, recursive = self._query(offset=len(self.sessions))
+            self.read_more(query, recursive)
 
     # -- search -----------------------------------------------------------------------------
 
     @on(Input.Changed, "#sessions-search")
     def _search_changed(self) -> None:
         if self.loaded:
-            self.fill()
+            self.load()
 
     @on(Input.Submitted, "#sessions-search")
     def _search_submitted(self) -> None:
@@ -300,7 +423,9 @@ class SessionsScreen(Screen):
     # -- actions ----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("open", "delete", "export"):
+        if action == "open":
+            return self.selected is not None or self.selected_group is not None
+        if action in ("delete", "export"):
             return self.selected is not None
         return True
 
@@ -309,6 +434,12 @@ class SessionsScreen(Screen):
         self.action_open()
 
     def action_open(self) -> None:
+        group = self.selected_group
+        if group is not None:
+            self.in_folder = group.folder
+            self.sessions, self.groups = [], []
+            self.load()
+            return
         info = self.selected
         if info is None:
             return
@@ -320,7 +451,7 @@ class SessionsScreen(Screen):
         self.app.push_screen(ReplayScreen(path))
 
     def action_demo(self) -> None:
-        from ...commands.demo import demo_session
+        from ...locations import demo_session
 
         self._open_replay(demo_session())
 
@@ -347,10 +478,13 @@ class SessionsScreen(Screen):
                 return
             row = self.query_one(DataTable).cursor_row
             self.sessions = [s for s in self.sessions if s.path != info.path]
+            self.total = max(0, self.total - 1)
             self.fill()
-            if self.shown:
-                self.query_one(DataTable).move_cursor(row=min(row, len(self.shown) - 1))
+            if self.sessions:
+                self.query_one(DataTable).move_cursor(row=min(row, len(self.groups) + len(self.sessions) - 1))
             self.notify(clean(f"Deleted {info.path.name}."), markup=False)
+            # Numbers count the sessions that exist: read them again.
+            self.load()
 
         self.app.push_screen(ConfirmDelete(info), answered)
 
@@ -369,10 +503,21 @@ class SessionsScreen(Screen):
         self.app.push_screen(ExportDialog(info, fmt, default), exported)
 
     def action_back(self) -> None:
+        """Escape: clears the search first (staying in the browser, the cursor
+        on the session it found), then leaves an opened folder, then the browser."""
         search = self.query_one("#sessions-search", Input)
-        if search.value:
-            search.value = ""
-            self.query_one(DataTable).focus()
+        table = self.query_one(DataTable)
+        if search.has_focus or search.value:
+            keep = self.selected.path if self.selected else None
+            if search.value:
+                search.value = ""
+                self.load(keep=keep)
+            table.focus()
+            return
+        if self.in_folder is not None:
+            self.in_folder = None
+            self.sessions, self.groups = [], []
+            self.load()
             return
         self.app.pop_screen()
 

@@ -1,0 +1,38 @@
+"""How a session listing shows its numbers and names, shared by ``qflow
+sessions`` and the app's browser."""
+
+from __future__ import annotations
+
+import calendar
+import time
+from pathlib import Path
+
+
+def human_time(created: str) -> str:
+    """``2026-11-22T04:50:19+0000`` -> ``2026-11-22 04:50`` in local time."""
+    try:
+        t = time.strptime(created, "%Y-%m-%dT%H:%M:%S%z")
+        offset = t.tm_gmtoff or 0
+        stamp = calendar.timegm(t) - offset
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+    except (ValueError, TypeError, OverflowError):
+        return str(created)[:16].replace("T", " ")
+
+
+def human_duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    m, s = divmod(round(seconds), 60)
+    return f"{m}m{s:02d}s" if m < 60 else f"{m // 60}h{m % 60:02d}m"
+
+
+def human_tokens(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 10_000 else str(n)
+
+
+def short_model(model: str) -> str:
+    """``replay//long/path/x.jsonl`` -> ``replay/x.jsonl``: paths shortened to their file name."""
+    provider, sep, rest = model.partition("/")
+    if sep and provider in ("script", "replay") and "/" in rest:
+        return f"{provider}/{Path(rest).name}"
+    return model

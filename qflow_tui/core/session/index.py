@@ -1,0 +1,602 @@
+"""The sessions index: a SQLite database in the user data folder that knows
+every session file's header and outcome, with full-text search (FTS5) over
+problem statements and final programs, so listing and searching ten thousand
+sessions reads the files' metadata from one table instead of the files.
+
+It is a cache and never the only copy of anything: each listing first compares
+the folder with it (names, sizes and times only) and reads the header and last
+line of the files it does not know yet; a missing, damaged or older-version
+database is rebuilt from the files; a database another qflow process holds
+locked is passed by (the listing reads the files directly, and a session
+finished meanwhile is indexed by the next listing).
+"""
+
+from __future__ import annotations
+
+import calendar
+import contextlib
+import json
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .fileformat import SessionError, is_session_name
+from .listing import SessionInfo, Unreadable, scan_session
+
+#: Bumped whenever the schema or what is stored changes: an index of another
+#: version is rebuilt from the files.
+INDEX_VERSION = 1
+INDEX_NAME = "sessions-index.sqlite3"
+
+#: How long a listing waits for another process's lock before reading the files
+#: directly, and how long the end of a run waits before leaving the session to
+#: the next listing.
+LIST_TIMEOUT = 2.0
+NOTE_TIMEOUT = 0.5
+
+SORTS = {
+    "date": "created_ts DESC, name DESC",
+    "oldest": "created_ts ASC, name ASC",
+    "tokens": "tokens_in + tokens_out DESC, created_ts DESC",
+    "duration": "duration DESC, created_ts DESC",
+    "title": "title COLLATE NOCASE ASC, created_ts DESC",
+}
+
+_SCHEMA = """
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    dir TEXT NOT NULL,
+    name TEXT NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    created TEXT NOT NULL,
+    created_ts REAL NOT NULL,
+    title TEXT NOT NULL,
+    model TEXT NOT NULL,
+    workflow TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    accepted_at TEXT,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    llm_calls INTEGER NOT NULL,
+    duration REAL NOT NULL,
+    format_version INTEGER NOT NULL,
+    task_id TEXT,
+    parent TEXT,
+    benchmark TEXT NOT NULL DEFAULT '',
+    warnings TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX sessions_by_dir ON sessions (dir, created_ts);
+CREATE TABLE unreadable (
+    path TEXT PRIMARY KEY,
+    dir TEXT NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    reason TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE sessions_fts USING fts5 (
+    title, statement, final_program, model, workflow, outcome, task_id, tokenize = 'unicode61'
+);
+"""
+
+_COLUMNS = (
+    "path, dir, name, created, title, model, workflow, outcome, accepted_at, tokens_in, tokens_out, "
+    "llm_calls, duration, size, format_version, task_id, parent, benchmark, warnings"
+)
+
+
+def index_path() -> Path:
+    from ...locations import data_dir
+
+    return data_dir() / INDEX_NAME
+
+
+class IndexUnavailable(Exception):
+    """The index cannot be used just now (locked by another process, or the
+    disk refuses it); the caller reads the files instead."""
+
+
+@dataclass
+class Query:
+    """What a listing asks for. Empty fields do not filter."""
+
+    search: str = ""
+    """Full-text search over the title, problem statement, final program,
+    model, workflow, outcome and task id: every word must occur (the last one
+    as a prefix); a line of code finds the programs containing it."""
+    workflow: str = ""
+    model: str = ""
+    """A part of the model name."""
+    outcome: str = ""
+    since: float | None = None
+    """Runs started at or after this time (seconds since the epoch)."""
+    until: float | None = None
+    folder: str | None = None
+    """Only the sessions in this sub-folder of the listed folder ("" = the
+    folder itself); None = every folder in scope."""
+    benchmark: str = ""
+    sort: str = "date"
+    limit: int | None = None
+    offset: int = 0
+
+
+@dataclass
+class Listing:
+    """One page of a listing."""
+
+    sessions: list[SessionInfo]
+    total: int
+    """How many match the query in all (the page holds at most ``limit``)."""
+    unreadable: list[Unreadable] = field(default_factory=list)
+    folders: list[FolderGroup] = field(default_factory=list)
+
+
+@dataclass
+class FolderGroup:
+    """A sub-folder of sessions (a benchmark's), shown as one group."""
+
+    folder: str
+    sessions: int
+    accepted: int
+    newest: str
+    benchmark: str = ""
+
+
+def fts_query(text: str) -> str:
+    """A user's words as an FTS5 query: each whitespace-separated word becomes
+    a phrase of its letters-and-digits tokens (so ``s.replace(ch,`` matches
+    those tokens in order), all must match, the last as a prefix."""
+    phrases = []
+    for word in text.split():
+        tokens = re.findall(r"\w+", word)
+        if tokens:
+            phrases.append('"' + " ".join(tokens) + '"')
+    if not phrases:
+        return ""
+    phrases[-1] += " *"
+    return " AND ".join(phrases)
+
+
+#: Words of a search that filter instead of searching: ``outcome:accepted``.
+FILTER_WORDS = ("workflow", "model", "outcome", "since", "until", "bench")
+
+
+def parse_search(text: str) -> Query:
+    """A search line as the browser takes it: ``key:value`` words filter
+    (``workflow:``, ``model:``, ``outcome:``, ``bench:``, ``since:`` and
+    ``until:`` with a YYYY-MM-DD date), the other words are searched. A date
+    that cannot be read is searched as text."""
+    query = Query()
+    words = []
+    for word in text.split():
+        key, sep, value = word.partition(":")
+        key = key.lower()
+        if not sep or not value or key not in FILTER_WORDS:
+            words.append(word)
+        elif key in ("since", "until"):
+            try:
+                stamp = time.mktime(time.strptime(value, "%Y-%m-%d"))
+            except ValueError:
+                words.append(word)
+                continue
+            setattr(query, key, stamp)
+        elif key == "bench":
+            query.benchmark = value
+        else:
+            setattr(query, key, value)
+    query.search = " ".join(words)
+    return query
+
+
+def _epoch(created: str, fallback: float) -> float:
+    try:
+        t = time.strptime(created, "%Y-%m-%dT%H:%M:%S%z")
+        return float(calendar.timegm(t) - (t.tm_gmtoff or 0))
+    except (ValueError, TypeError, OverflowError):
+        return fallback
+
+
+class SessionIndex:
+    """The index database (see the module docstring)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path is not None else index_path()
+
+    # -- opening ---------------------------------------------------------------------------------
+
+    def _connect(self, timeout: float) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        return db
+
+    @contextlib.contextmanager
+    def open(self, timeout: float = LIST_TIMEOUT) -> Iterator[sqlite3.Connection]:
+        """A connection to a usable index: created when missing, rebuilt (empty,
+        to be refilled from the files) when damaged or of another version.
+        Raises :class:`IndexUnavailable` when it is locked or cannot be written."""
+        try:
+            db = self._open_checked(timeout)
+        except sqlite3.OperationalError as exc:
+            raise IndexUnavailable(str(exc)) from None
+        except OSError as exc:
+            raise IndexUnavailable(exc.strerror or str(exc)) from None
+        try:
+            yield db
+        except sqlite3.OperationalError as exc:
+            raise IndexUnavailable(str(exc)) from None
+        finally:
+            db.close()
+
+    def _open_checked(self, timeout: float) -> sqlite3.Connection:
+        try:
+            db = self._connect(timeout)
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version != INDEX_VERSION:
+                self._create(db)
+            return db
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            # Not a database, or damaged: it is only a cache, start again.
+            with contextlib.suppress(Exception):
+                db.close()
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{self.path}{suffix}")
+            db = self._connect(timeout)
+            self._create(db)
+            return db
+
+    def _create(self, db: sqlite3.Connection) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for table in ("sessions", "unreadable", "sessions_fts"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {INDEX_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            raise
+
+    # -- keeping it in step with the files --------------------------------------------------------
+
+    def refresh(self, root: Path, *, recursive: bool = False, db: sqlite3.Connection | None = None) -> int:
+        """Compare ``root`` (and its sub-folders with ``recursive``) with the
+        index: read the header and last line of new or changed files, forget
+        removed ones. Returns how many files were read."""
+        if db is None:
+            with self.open() as conn:
+                return self.refresh(root, recursive=recursive, db=conn)
+        root = root.resolve()
+        on_disk = _stat_tree(root, recursive)
+        known: dict[str, tuple[int, int]] = {}
+        where, args = _scope(root, recursive)
+        for table in ("sessions", "unreadable"):
+            for row in db.execute(f"SELECT path, mtime_ns, size FROM {table} WHERE {where}", args):
+                known[row[0]] = (row[1], row[2])
+        changed = [p for p, stamp in on_disk.items() if known.get(p) != stamp]
+        gone = [p for p in known if p not in on_disk]
+        if not changed and not gone:
+            return 0
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for p in gone:
+                self._forget(db, p)
+            for p in changed:
+                self._upsert(db, Path(p), on_disk[p])
+            db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            raise
+        return len(changed)
+
+    def note(self, path: Path, *, timeout: float = NOTE_TIMEOUT) -> bool:
+        """Index one session now (the end of a run). False when the index is
+        busy or unwritable: the next listing picks the file up."""
+        path = Path(path).resolve()
+        try:
+            st = path.stat()
+            with self.open(timeout) as db:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._upsert(db, path, (st.st_mtime_ns, st.st_size))
+                    db.execute("COMMIT")
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                    raise
+        except (IndexUnavailable, OSError, sqlite3.Error):
+            return False
+        return True
+
+    def forget(self, path: Path) -> None:
+        with contextlib.suppress(IndexUnavailable, sqlite3.Error), self.open(NOTE_TIMEOUT) as db:
+            self._forget(db, str(Path(path).resolve()))
+
+    def _forget(self, db: sqlite3.Connection, path: str) -> None:
+        row = db.execute("SELECT id FROM sessions WHERE path = ?", (path,)).fetchone()
+        if row is not None:
+            db.execute("DELETE FROM sessions_fts WHERE rowid = ?", (row[0],))
+            db.execute("DELETE FROM sessions WHERE id = ?", (row[0],))
+        db.execute("DELETE FROM unreadable WHERE path = ?", (path,))
+
+    def _upsert(self, db: sqlite3.Connection, path: Path, stamp: tuple[int, int]) -> None:
+        self._forget(db, str(path))
+        try:
+            info, texts = scan_session(path)
+        except SessionError as exc:
+            db.execute(
+                "INSERT INTO unreadable (path, dir, mtime_ns, size, reason) VALUES (?, ?, ?, ?, ?)",
+                (str(path), str(path.parent), *stamp, str(exc).removeprefix(f"{path}: ")),
+            )
+            return
+        cur = db.execute(
+            f"INSERT INTO sessions ({_COLUMNS}, mtime_ns, created_ts) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                str(path),
+                str(path.parent),
+                path.name,
+                info.created,
+                info.title,
+                info.model,
+                info.workflow,
+                info.outcome,
+                info.accepted_at,
+                info.tokens_in,
+                info.tokens_out,
+                info.llm_calls,
+                info.duration,
+                stamp[1],
+                info.format_version,
+                info.task_id,
+                info.parent,
+                texts.get("benchmark", ""),
+                json.dumps(info.warnings),
+                stamp[0],
+                _epoch(info.created, stamp[0] / 1e9),
+            ),
+        )
+        db.execute(
+            "INSERT INTO sessions_fts (rowid, title, statement, final_program, model, workflow, outcome, task_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                cur.lastrowid,
+                info.title,
+                texts.get("statement", ""),
+                texts.get("final_program", ""),
+                info.model,
+                info.workflow,
+                info.outcome,
+                info.task_id or "",
+            ),
+        )
+
+    def rebuild(self, root: Path, *, recursive: bool = True) -> int:
+        """Forget everything and index ``root`` again from its files."""
+        with self.open() as db:
+            self._create(db)
+            return self.refresh(root, recursive=recursive, db=db)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def listing(self, root: Path, query: Query | None = None, *, recursive: bool = False) -> Listing:
+        """Bring the index up to date with ``root`` and return one page of the
+        sessions matching ``query``. Raises :class:`IndexUnavailable`."""
+        query = query or Query()
+        if query.sort not in SORTS:
+            raise ValueError(f"unknown sort {query.sort!r}: choose {', '.join(SORTS)}")
+        root = root.resolve()
+        with self.open() as db:
+            self.refresh(root, recursive=True, db=db)
+            return self._listing(db, root, query, recursive)
+
+    def _listing(self, db: sqlite3.Connection, root: Path, query: Query, recursive: bool) -> Listing:
+        # Numbers count every session under the folder, sub-folders included,
+        # whatever this listing shows: a number means one session everywhere.
+        where, args = _scope(root, True)
+        numbered = (
+            f"SELECT *, ROW_NUMBER() OVER (ORDER BY created_ts DESC, name DESC) AS number FROM sessions WHERE {where}"
+        )
+        filters: list[str] = []
+        fargs: list[Any] = []
+        if query.search.strip():
+            match = fts_query(query.search)
+            if match:
+                filters.append("s.id IN (SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH ?)")
+                fargs.append(match)
+        for column, value in (("workflow", query.workflow), ("outcome", query.outcome)):
+            if value:
+                filters.append(f"s.{column} = ?")
+                fargs.append(value)
+        if query.model:
+            filters.append("instr(lower(s.model), lower(?)) > 0")
+            fargs.append(query.model)
+        if query.benchmark:
+            filters.append("(s.benchmark = ? OR s.dir = ? OR s.dir LIKE ? ESCAPE '\\')")
+            fargs += [query.benchmark, str(root / query.benchmark), "%/" + _like(query.benchmark)]
+        if query.since is not None:
+            filters.append("s.created_ts >= ?")
+            fargs.append(query.since)
+        if query.until is not None:
+            filters.append("s.created_ts < ?")
+            fargs.append(query.until)
+        if query.folder is not None:
+            filters.append("s.dir = ?")
+            fargs.append(str(root / query.folder) if query.folder else str(root))
+        elif not recursive and not query.benchmark:
+            filters.append("s.dir = ?")
+            fargs.append(str(root))
+        cond = " AND ".join(filters) or "1"
+        base = f"WITH s AS ({numbered}) SELECT {{what}} FROM s WHERE {cond}"
+        try:
+            total = db.execute(base.format(what="COUNT(*)"), [*args, *fargs]).fetchone()[0]
+            page = f" ORDER BY {SORTS[query.sort]}"
+            pargs: list[Any] = []
+            if query.limit is not None:
+                page += " LIMIT ? OFFSET ?"
+                pargs = [query.limit, query.offset]
+            rows = db.execute(base.format(what=f"{_COLUMNS}, number") + page, [*args, *fargs, *pargs]).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "fts5" in str(exc).lower() or "syntax" in str(exc).lower():
+                rows, total = [], 0
+            else:
+                raise
+        sessions = [_info(row, root) for row in rows]
+        uwhere, uargs = _scope(root, recursive)
+        unreadable = [
+            Unreadable(Path(r[0]), r[1])
+            for r in db.execute(f"SELECT path, reason FROM unreadable WHERE {uwhere} ORDER BY path", uargs)
+        ]
+        return Listing(sessions=sessions, total=total, unreadable=unreadable)
+
+    def folders(self, root: Path) -> list[FolderGroup]:
+        """The sub-folders of ``root`` holding sessions (a benchmark's), with
+        counts: what the browser shows as groups."""
+        root = root.resolve()
+        where, args = _scope(root, True)
+        out = []
+        with self.open() as db:
+            self.refresh(root, recursive=True, db=db)
+            for row in db.execute(
+                f"SELECT dir, COUNT(*), SUM(outcome = 'accepted'), MAX(created), MAX(benchmark) FROM sessions "
+                f"WHERE {where} AND dir != ? GROUP BY dir ORDER BY MAX(created_ts) DESC",
+                [*args, str(root)],
+            ):
+                out.append(FolderGroup(str(Path(row[0]).relative_to(root)), row[1], row[2] or 0, row[3], row[4] or ""))
+        return out
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _scope(root: Path, recursive: bool) -> tuple[str, list[Any]]:
+    if not recursive:
+        return "dir = ?", [str(root)]
+    prefix = str(root).rstrip(os.sep) + os.sep
+    return "(dir = ? OR substr(dir, 1, ?) = ?)", [str(root), len(prefix), prefix]
+
+
+def _stat_tree(root: Path, recursive: bool) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if is_session_name(entry.name) and entry.is_file():
+                    st = entry.stat()
+                    out[os.path.join(str(folder), entry.name)] = (st.st_mtime_ns, st.st_size)
+                elif recursive and not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+            except OSError:
+                continue
+    return out
+
+
+def _info(row: sqlite3.Row, root: Path) -> SessionInfo:
+    path = Path(row["path"])
+    try:
+        warnings = json.loads(row["warnings"])
+    except (ValueError, RecursionError):
+        warnings = []
+    folder = "" if row["dir"] == str(root) else str(Path(row["dir"]).relative_to(root))
+    return SessionInfo(
+        path=path,
+        created=row["created"],
+        title=row["title"],
+        model=row["model"],
+        workflow=row["workflow"],
+        outcome=row["outcome"],
+        accepted_at=row["accepted_at"],
+        tokens_in=row["tokens_in"],
+        tokens_out=row["tokens_out"],
+        llm_calls=row["llm_calls"],
+        duration=row["duration"],
+        size=row["size"],
+        format_version=row["format_version"],
+        task_id=row["task_id"],
+        warnings=warnings if isinstance(warnings, list) else [],
+        parent=row["parent"],
+        folder=folder,
+        number=row["number"],
+    )
+
+
+def note_session(path: Path) -> bool:
+    """Index a session that has just been written (best effort: a busy index
+    leaves it to the next listing)."""
+    return SessionIndex().note(path)
+
+
+def find_sessions(
+    directory: Path | str | None = None,
+    query: Query | None = None,
+    *,
+    recursive: bool = False,
+    index: SessionIndex | None = None,
+) -> Listing:
+    """The sessions in ``directory`` (the user's sessions folder by default)
+    matching ``query``, through the index; when the index is busy, from the
+    files themselves (slower, and the search then covers what the listing
+    shows rather than statements and programs)."""
+    from .listing import list_sessions
+
+    if directory is None:
+        from ...locations import sessions_dir
+
+        directory = sessions_dir()
+    root = Path(directory)
+    query = query or Query()
+    if not root.is_dir():
+        return Listing(sessions=[], total=0)
+    try:
+        return (index or SessionIndex()).listing(root, query, recursive=recursive)
+    except IndexUnavailable:
+        pass
+    sessions, unreadable = list_sessions(root, recursive=True)
+
+    def keep(s: SessionInfo) -> bool:
+        if not recursive and not query.benchmark and query.folder is None and s.folder:
+            return False
+        created = _epoch(s.created, 0.0)
+        return (
+            s.matches(query.search)
+            and (not query.workflow or s.workflow == query.workflow)
+            and (not query.outcome or s.outcome == query.outcome)
+            and (not query.model or query.model.lower() in s.model.lower())
+            and (not query.benchmark or s.folder == query.benchmark or s.folder.endswith("/" + query.benchmark))
+            and (query.since is None or created >= query.since)
+            and (query.until is None or created < query.until)
+            and (query.folder is None or s.folder == query.folder)
+        )
+
+    shown = [s for s in sessions if keep(s)]
+    if query.sort != "date":
+        keys = {
+            "oldest": lambda s: (_epoch(s.created, 0.0), s.path.name),
+            "tokens": lambda s: -s.tokens,
+            "duration": lambda s: -s.duration,
+            "title": lambda s: s.title.lower(),
+        }
+        shown.sort(key=keys[query.sort])
+    total = len(shown)
+    end = None if query.limit is None else query.offset + query.limit
+    return Listing(sessions=shown[query.offset : end], total=total, unreadable=unreadable)

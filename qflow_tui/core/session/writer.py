@@ -1,0 +1,217 @@
+"""Writing a session: a header line, then each event appended and flushed as it
+happens, so a crash or ``kill -9`` loses at most the event being written.
+
+Streamed text is recorded compactly: the text of a model call is kept once, on
+its ``llm_call_finished`` line (``response``), and its stream is recorded as a
+``text_deltas`` line written just before it, holding for each chunk only its
+sequence number, time and length, with the chunks of one call that came within
+:data:`COALESCE_SECONDS` of each other merged. Replay cuts the response back
+into those chunks, so it streams as it happened (calls interleaving in their
+order and at their times). A failed call's line carries the text it had
+streamed. What a ``kill -9`` loses is the streamed text of calls still in
+flight, which never had a response.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import secrets as _secrets
+import shutil
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from ... import __version__
+from ..events import EVENT_FORMAT_VERSION, Event, TextDelta
+from .fileformat import SESSION_FORMAT, SESSION_FORMAT_VERSION, SESSION_SUFFIX
+from .redaction import redact, secret_values
+
+
+def _slug(text: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    return s[:40].strip("-") or "run"
+
+
+def new_session_path(directory: Path, title: str) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path(directory) / f"{stamp}-{_slug(title)}-{_secrets.token_hex(3)}{SESSION_SUFFIX}"
+
+
+def _dumps(obj: dict[str, Any]) -> str:
+    # default=str: an odd value in an event must not stop the recording.
+    return json.dumps(obj, ensure_ascii=False, default=str)
+
+
+#: Chunks of one call's stream closer together than this are recorded as one.
+COALESCE_SECONDS = 0.25
+
+
+class _Stream:
+    """The recorded chunks of one call in flight: ``[seq, ts, chars, merged]``."""
+
+    __slots__ = ("chunks", "text")
+
+    def __init__(self) -> None:
+        self.chunks: list[list[Any]] = []
+        self.text: list[str] = []
+
+    def add(self, seq: int, ts: float, text: str, merged: int = 1) -> None:
+        last = self.chunks[-1] if self.chunks else None
+        if last is not None and ts - last[1] < COALESCE_SECONDS:
+            last[2] += len(text)
+            last[3] += merged
+        else:
+            self.chunks.append([seq, round(ts, 3), len(text), merged])
+        self.text.append(text)
+
+
+class SessionWriter:
+    """An event sink that appends each event to a JSONL file as it happens.
+
+    The file is created fresh (an existing non-empty file is never appended to:
+    two headers would make it unreadable). Every line is flushed at once; the
+    operating system keeps it even if this process is killed the next moment.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        workflow: str,
+        model: str,
+        config: dict[str, Any],
+        problem: dict[str, Any],
+        env: dict[str, str] | None = None,
+        compact: bool = True,
+        extra: dict[str, Any] | None = None,
+        index: bool = True,
+        copy_header: dict[str, Any] | None = None,
+    ) -> None:
+        """``compact=False`` writes every text delta as a line of its own (the
+        version 1 layout, still valid). ``extra`` adds header fields (a
+        benchmark names itself with ``{"benchmark": ...}``). ``index`` notes the
+        finished session in the sessions index when the writer closes.
+        ``copy_header`` writes that header instead (an export)."""
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._secrets = secret_values(env)
+        self.events_written = 0
+        self.compact = compact
+        self._index = index
+        self._streams: dict[str, _Stream] = {}
+        mode = "w" if self.path.exists() and self.path.stat().st_size == 0 else "x"
+        self._fh: IO[str] | None = open(self.path, mode, encoding="utf-8")  # noqa: SIM115 (held open for the run; closed by close())
+        header = {
+            "format": SESSION_FORMAT,
+            "format_version": SESSION_FORMAT_VERSION,
+            "event_version": EVENT_FORMAT_VERSION,
+            "app_version": __version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "workflow": workflow,
+            "model": model,
+            "title": problem.get("title") or problem.get("entry_point") or "",
+            "config": config,
+            "problem": problem,
+            **({"streams": "compact"} if compact else {}),
+            **(extra or {}),
+        }
+        if copy_header is not None:
+            header = {**copy_header, "format_version": SESSION_FORMAT_VERSION}
+        self._write(header)
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        if self._fh is None:
+            return
+        line = redact(_dumps(obj), self._secrets)
+        self._fh.write(line + "\n")
+        self._fh.flush()
+
+    def __call__(self, event: Event) -> None:
+        if self.compact:
+            call_id = getattr(event, "call_id", None)
+            if isinstance(event, TextDelta):
+                # An event read back from a compact file stands for ``merged`` deltas.
+                merged = getattr(event, "merged", 1)
+                self._streams.setdefault(event.call_id, _Stream()).add(event.seq, event.ts, event.text, merged)
+                self.events_written += 1
+                return
+            if isinstance(call_id, str) and call_id in self._streams and event.kind != "llm_call_started":
+                self._write_stream(call_id, getattr(event, "response", None))
+        self._write(event.to_dict())
+        self.events_written += 1
+
+    def _write_stream(self, call_id: str, response: str | None) -> None:
+        stream = self._streams.pop(call_id)
+        line: dict[str, Any] = {"kind": "text_deltas", "call_id": call_id, "chunks": stream.chunks}
+        text = "".join(stream.text)
+        if response is None or text != response or redact(text, self._secrets) != text:
+            # No response to cut it from (a failed call), or one that differs
+            # from what streamed: keep what streamed.
+            line["text"] = text
+        self._write(line)
+
+    @property
+    def closed(self) -> bool:
+        return self._fh is None
+
+    def close(self) -> None:
+        if self._fh is not None:
+            for call_id in list(self._streams):
+                self._write_stream(call_id, None)
+            fh, self._fh = self._fh, None
+            try:
+                fh.flush()
+                os.fsync(fh.fileno())
+            except OSError:
+                pass
+            fh.close()
+            if self._index:
+                from .index import note_session
+
+                note_session(self.path)
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def compress_session(path: Path | str) -> Path:
+    """Compress a finished session with gzip (``x.jsonl`` -> ``x.jsonl.gz``, which
+    ``gzip -d`` opens too) and remove the original once the copy is on disk.
+    Refuses a run that has not finished (its writer may still be appending).
+    Raises :class:`SessionError`."""
+    from .fileformat import COMPRESSED_SUFFIX, SessionError, session_stem
+    from .reader import read_session
+
+    path = Path(path)
+    if path.name.endswith(COMPRESSED_SUFFIX):
+        raise SessionError(f"{path}: already compressed")
+    data = read_session(path)
+    if data.finished is None:
+        raise SessionError(f"{path}: the run has not finished; only finished sessions are compressed")
+    if data.warnings:
+        raise SessionError(f"{path}: not compressed, it has read problems ({data.warnings[0]})")
+    dest = path.with_name(session_stem(path) + COMPRESSED_SUFFIX)
+    tmp = dest.with_name(dest.name + ".part")
+    try:
+        with open(path, "rb") as src, gzip.open(tmp, "wb", compresslevel=6) as out:
+            shutil.copyfileobj(src, out)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+        shutil.copystat(path, dest)
+        path.unlink()
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SessionError(f"{path}: cannot compress it ({exc.strerror or exc})") from None
+    from .index import SessionIndex
+
+    index = SessionIndex()
+    index.forget(path)
+    index.note(dest)
+    return dest

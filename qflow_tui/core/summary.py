@@ -1,0 +1,111 @@
+"""A run's result in one type (what ``qflow solve --json`` prints) and the one
+tally of tokens per agent that the run, the app, the session reader and the CLI
+all keep the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class TokenTally:
+    """Tokens and calls of one agent (or of a whole run)."""
+
+    input: int = 0
+    output: int = 0
+    calls: int = 0
+
+    def add(self, input_tokens: int | None, output_tokens: int | None) -> None:
+        """Count one finished model call; unknown counts add nothing."""
+        self.input += input_tokens or 0
+        self.output += output_tokens or 0
+        self.calls += 1
+
+    def to_dict(self) -> dict[str, int]:
+        return {"input": self.input, "output": self.output, "calls": self.calls}
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> TokenTally:
+        """Tolerant of what a file may hold: a field that is not a whole number counts 0."""
+        if not isinstance(raw, Mapping):
+            return cls()
+        return cls(*(_count(raw.get(k)) for k in ("input", "output", "calls")))
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+#: Tokens per agent role.
+Tokens = dict[str, TokenTally]
+
+
+def count_call(tokens: Tokens, agent: str | None, input_tokens: int | None, output_tokens: int | None) -> None:
+    """Add one finished model call of ``agent`` to ``tokens``."""
+    tokens.setdefault(agent or "unknown", TokenTally()).add(input_tokens, output_tokens)
+
+
+def total(tokens: Tokens) -> TokenTally:
+    """All agents together."""
+    t = TokenTally()
+    for tally in tokens.values():
+        t.input += tally.input
+        t.output += tally.output
+        t.calls += tally.calls
+    return t
+
+
+def tokens_to_dict(tokens: Tokens) -> dict[str, dict[str, int]]:
+    return {agent: t.to_dict() for agent, t in sorted(tokens.items())}
+
+
+def tokens_from_dict(raw: Any) -> Tokens:
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(agent): TokenTally.from_dict(t) for agent, t in raw.items()}
+
+
+def tally_events(events: Iterable[Any]) -> Tokens:
+    """Tokens of the ``llm_call_finished`` events among ``events``."""
+    tokens: Tokens = {}
+    for e in events:
+        if getattr(e, "kind", None) == "llm_call_finished":
+            count_call(tokens, e.agent, getattr(e, "input_tokens", 0), getattr(e, "output_tokens", 0))
+    return tokens
+
+
+@dataclass
+class RunSummary:
+    """What a run came to: the ``qflow solve --json`` object, also what
+    ``qflow replay --json`` prints for a recorded run."""
+
+    final_program: str
+    outcome: str
+    """``accepted``, ``reverted``, ``unchecked``; for a recording also ``failed``,
+    ``cancelled`` or ``incomplete``."""
+    accepted_at: str | None
+    progression: int | None
+    llm_calls: int
+    tokens: dict[str, dict[str, int]]
+    session: str | None
+    duration: float
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "final_program": self.final_program,
+            "outcome": self.outcome,
+            "accepted_at": self.accepted_at,
+            "progression": self.progression,
+            "llm_calls": self.llm_calls,
+            "tokens": self.tokens,
+            "session": self.session,
+            "duration": round(self.duration, 3),
+            "warnings": self.warnings,
+        }
+
+    @property
+    def total_tokens(self) -> TokenTally:
+        return total(tokens_from_dict(self.tokens))

@@ -1,0 +1,232 @@
+"""The sessions index: a cache of the files that can always be rebuilt from
+them, kept up to date as runs end, with full-text search and filters; numbers
+that mean one session everywhere."""
+
+from __future__ import annotations
+
+import calendar
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from qflow_tui.cli import main
+from qflow_tui.core.session import (
+    Query,
+    SessionIndex,
+    SessionWriter,
+    compress_session,
+    delete_session,
+    find_sessions,
+    read_session,
+)
+from qflow_tui.core.session import index as index_module
+from qflow_tui.locations import demo_session
+
+DEMO = read_session(demo_session())
+LINE_OF_CODE = "s = s[:first] + s[first + 1:]"
+
+
+def write_session(folder: Path, name: str, *, title: str, model: str = "script/r.py", created: str, **changes) -> Path:
+    """A copy of the demo run under another name, title, model and date (the
+    workflow, outcome and program can be changed too)."""
+    header = {**DEMO.header, "title": title, "model": model, "created": created}
+    header["problem"] = {**header["problem"], "title": title, "statement": changes.pop("statement", title)}
+    header.update({k: v for k, v in changes.items() if k in ("workflow", "benchmark")})
+    path = folder / f"{name}.jsonl"
+    with SessionWriter(path, workflow="", model="", config={}, problem={}, copy_header=header, index=False) as w:
+        for e in DEMO.events:
+            if e.kind == "run_finished" and ("outcome" in changes or "program" in changes):
+                e = type(e)(**e.__dict__)
+                e.outcome = changes.get("outcome", e.outcome)  # type: ignore[attr-defined]
+                e.final_program = changes.get("program", e.final_program)  # type: ignore[attr-defined]
+            w(e)
+    return path
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    root = tmp_path / "sessions"
+    root.mkdir()
+    write_session(root, "a", title="Reverse a list", created="2026-11-01T10:00:00+0000", outcome="reverted")
+    write_session(root, "b", title="Remove occurrences", created="2026-11-02T10:00:00+0000", model="anthropic/claude-x")
+    write_session(
+        root,
+        "c",
+        title="Sum of squares",
+        created="2026-11-03T10:00:00+0000",
+        workflow="agentcoder",
+        program="def sum_squares(xs):\n    return sum(x * x for x in xs)\n",
+    )
+    bench = root / "bench" / "humaneval-run1"
+    bench.mkdir(parents=True)
+    for i in range(3):
+        write_session(
+            bench, f"he{i}", title=f"HumanEval/{i}", created=f"2026-11-04T10:0{i}:00+0000", benchmark="humaneval-run1"
+        )
+    return root
+
+
+def rows(listing) -> list[dict]:
+    return [s.to_dict() for s in listing.sessions]
+
+
+def test_the_index_rebuilt_from_files_equals_the_incrementally_kept_one(folder, tmp_path):
+    kept = SessionIndex(tmp_path / "kept.sqlite3")
+    kept.listing(folder, recursive=True)
+    # Changes as they happen: a run ends, one is deleted, one compressed.
+    new = write_session(folder, "d", title="Late run", created="2026-11-05T10:00:00+0000")
+    assert kept.note(new)
+    (folder / "a.jsonl").unlink()
+    kept.forget(folder / "a.jsonl")
+    compress_session(folder / "b.jsonl")
+    (folder / "junk.jsonl").write_text("not a session\n")
+    # A run still going is listed as incomplete, then as what it came to.
+    whole = (folder / "c.jsonl").read_bytes()
+    (folder / "c.jsonl").write_bytes(whole[: len(whole) // 2])
+    going = {s.title: s.outcome for s in kept.listing(folder, recursive=True).sessions}
+    assert going["Sum of squares"] == "incomplete"
+    (folder / "c.jsonl").write_bytes(whole)
+    incremental = kept.listing(folder, Query(), recursive=True)
+    assert {s.title: s.outcome for s in incremental.sessions}["Sum of squares"] == "accepted"
+    rebuilt_index = SessionIndex(tmp_path / "rebuilt.sqlite3")
+    assert rebuilt_index.rebuild(folder) == 7
+    rebuilt = rebuilt_index.listing(folder, Query(), recursive=True)
+    assert rows(incremental) == rows(rebuilt) and incremental.total == rebuilt.total == 6
+    assert [u.path.name for u in incremental.unreadable] == [u.path.name for u in rebuilt.unreadable] == ["junk.jsonl"]
+    # And both equal reading the files directly.
+    from qflow_tui.core.session import list_sessions
+
+    direct, _ = list_sessions(folder, recursive=True)
+    assert [s.to_dict() for s in direct] == rows(rebuilt)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "deleted", "old version"])
+def test_a_damaged_deleted_or_old_index_is_rebuilt_without_losing_a_session(folder, tmp_path, damage):
+    index = SessionIndex(tmp_path / "index.sqlite3")
+    before = rows(index.listing(folder, recursive=True))
+    assert len(before) == 6
+    if damage == "garbage":
+        index.path.write_bytes(b"this is not a database" * 100)
+    elif damage == "deleted":
+        index.path.unlink()
+    else:
+        db = sqlite3.connect(index.path)
+        db.execute("PRAGMA user_version = 0")
+        db.execute("DELETE FROM sessions")
+        db.commit()
+        db.close()
+    assert rows(index.listing(folder, recursive=True)) == before
+
+
+LOCKER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.readline()
+db.execute("COMMIT")
+"""
+
+
+def test_a_session_written_while_another_process_locks_the_index_is_indexed_later(folder, monkeypatch):
+    index = SessionIndex()
+    index.listing(folder, recursive=True)
+    monkeypatch.setattr(index_module, "LIST_TIMEOUT", 0.2)
+    locker = subprocess.Popen(
+        [sys.executable, "-c", LOCKER, str(index.path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert locker.stdout.readline().strip() == "locked"
+        new = write_session(folder, "late", title="Written under a lock", created="2026-11-06T10:00:00+0000")
+        assert not index.note(new)  # busy: left to the next listing
+        # Meanwhile a listing reads the files themselves: nothing is missing.
+        during = find_sessions(folder, recursive=True)
+        assert "Written under a lock" in [s.title for s in during.sessions]
+    finally:
+        locker.communicate("\n", timeout=60)
+    db = sqlite3.connect(index.path)
+    assert db.execute("SELECT COUNT(*) FROM sessions WHERE title = 'Written under a lock'").fetchone()[0] == 0
+    db.close()
+    after = find_sessions(folder, recursive=True)
+    assert after.sessions[0].title == "Written under a lock" and after.total == 7
+    db = sqlite3.connect(index.path)
+    assert db.execute("SELECT COUNT(*) FROM sessions WHERE title = 'Written under a lock'").fetchone()[0] == 1
+    db.close()
+
+
+def test_a_run_that_ends_is_in_the_index_at_once(tmp_path):
+    root = tmp_path / "s"
+    root.mkdir()
+    path = root / "x.jsonl"
+    with SessionWriter(path, workflow="w", model="m", config={}, problem={"title": "noted"}):
+        pass
+    db = sqlite3.connect(SessionIndex().path)
+    assert db.execute("SELECT title FROM sessions WHERE path = ?", (str(path.resolve()),)).fetchone() == ("noted",)
+    db.close()
+
+
+def test_search_finds_a_program_by_a_line_of_its_code(folder):
+    found = find_sessions(folder, Query(search=LINE_OF_CODE), recursive=True)
+    assert found.total == 5  # every copy of the demo's program; not the sum of squares
+    assert "Sum of squares" not in [s.title for s in found.sessions]
+    found = find_sessions(folder, Query(search="return sum(x * x for x in xs)"), recursive=True)
+    assert [s.title for s in found.sessions] == ["Sum of squares"]
+    assert find_sessions(folder, Query(search="return s[:first] * 3"), recursive=True).total == 0
+    # Statements are searched too, and the last word is a prefix (search as you type).
+    assert [s.title for s in find_sessions(folder, Query(search="revers"), recursive=True).sessions] == [
+        "Reverse a list"
+    ]
+
+
+def test_filters_sorting_and_paging(folder):
+    def titles(**q) -> list[str]:
+        return [s.title for s in find_sessions(folder, Query(**q), recursive=True).sessions]
+
+    assert titles(workflow="agentcoder") == ["Sum of squares"]
+    assert titles(model="claude") == ["Remove occurrences"]
+    assert titles(outcome="reverted") == ["Reverse a list"]
+    assert titles(benchmark="humaneval-run1") == ["HumanEval/2", "HumanEval/1", "HumanEval/0"]
+    nov4, nov5 = (calendar.timegm((2026, 11, d, 0, 0, 0)) for d in (4, 5))
+    assert titles(since=nov4, until=nov5) == ["HumanEval/2", "HumanEval/1", "HumanEval/0"]
+    assert titles(sort="oldest", limit=2) == ["Reverse a list", "Remove occurrences"]
+    page = find_sessions(folder, Query(limit=2, offset=2), recursive=True)
+    assert [s.number for s in page.sessions] == [3, 4] and page.total == 6
+    # Without -r: the top folder only, numbered as in the whole folder.
+    top = find_sessions(folder)
+    assert [(s.number, s.title) for s in top.sessions] == [
+        (4, "Sum of squares"),
+        (5, "Remove occurrences"),
+        (6, "Reverse a list"),
+    ]
+    groups = SessionIndex().folders(folder)
+    assert [(g.folder, g.sessions, g.accepted, g.benchmark) for g in groups] == [
+        ("bench/humaneval-run1", 3, 3, "humaneval-run1")
+    ]
+
+
+def test_a_number_shown_by_a_search_is_the_session_replay_and_delete_use(folder, capsys):
+    assert main(["sessions", "--dir", str(folder), "--search", "reverse", "--json"]) == 0
+    (shown,) = json.loads(capsys.readouterr().out)["sessions"]
+    assert shown["title"] == "Reverse a list" and shown["number"] == 6
+    from qflow_tui.commands.sessions import resolve_session_arg
+
+    assert resolve_session_arg("6", folder) == Path(shown["path"])
+    assert resolve_session_arg(shown["id"], folder) == Path(shown["path"])
+    assert main(["sessions", "--dir", str(folder), "delete", "6", "--yes"]) == 0
+    assert not Path(shown["path"]).exists()
+    assert [s.title for s in find_sessions(folder).sessions] == ["Sum of squares", "Remove occurrences"]
+    # The table shows the same numbers as --json.
+    assert main(["sessions", "--dir", str(folder), "--search", "sum squares"]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if "Sum of squares" in line]
+    assert line.split()[0] == "4"
+
+
+def test_reindex_command_rebuilds_from_the_files(folder, capsys):
+    assert main(["sessions", "--dir", str(folder), "reindex"]) == 0
+    assert "indexed 6 session files" in capsys.readouterr().out
+    delete_session(folder / "a.jsonl")
+    assert find_sessions(folder, recursive=True).total == 5
