@@ -81,8 +81,8 @@ class RunContext:
     def event(self, ev: Event) -> Event:
         return self.emit(ev)
 
-    async def checkpoint(self, step: str) -> None:
-        await self.gate.checkpoint(step)
+    async def checkpoint(self, step: str, progression: int | None = None) -> None:
+        await self.gate.checkpoint(step, progression)
 
     def step_started(
         self, step: str, agent: str | None = None, progression: int | None = None, detail: str = ""

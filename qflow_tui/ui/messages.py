@@ -23,9 +23,10 @@ class RunEvents(Message):
 
 @dataclass
 class GateWaiting(Message):
-    """The workflow stopped at the step gate, before ``step``."""
+    """The workflow stopped at the step gate, before ``step`` (of ``progression``, if one)."""
 
     step: str
+    progression: int | None = None
 
 
 @dataclass

@@ -66,3 +66,30 @@ async def test_step_gate_lets_one_step_through_at_a_time():
     await gate.resume()
     await asyncio.wait_for(task, 1)
     assert passed == ["a", "b", "c"]
+
+
+async def test_step_gate_lets_progressions_through_round_by_round():
+    """Concurrent progressions pass one per step(), every k-th step before any
+    (k+1)-th, the lowest index first, whatever order they arrive in."""
+    waits: list[tuple[str, int | None]] = []
+    gate = StepGate(stepping=True, on_wait=lambda step: waits.append((step, gate.waiting_progression)))
+    passed: list[tuple[str, int]] = []
+
+    async def progression(index: int) -> None:
+        for step in ("generate", "check"):
+            await gate.checkpoint(step, index)
+            passed.append((step, index))
+
+    tasks = [asyncio.create_task(progression(i)) for i in (2, 0, 1)]
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert passed == [] and (gate.waiting_at, gate.waiting_progression) == ("generate", 0)
+    for _ in range(6):
+        await gate.step()
+        for _ in range(5):
+            await asyncio.sleep(0)
+    await asyncio.wait_for(asyncio.gather(*tasks), 1)
+    expected = [("generate", 0), ("generate", 1), ("generate", 2), ("check", 0), ("check", 1), ("check", 2)]
+    assert passed == expected
+    # Each new head of the queue was announced once, in that order.
+    assert waits == [("generate", 2), ("generate", 0), *expected[1:]]

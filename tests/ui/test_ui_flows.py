@@ -8,7 +8,7 @@ import json
 
 from conftest import SIZE, build_app
 from ui_fakes import FreezingClient, load_responder
-from ui_steps import finish_run, start_run, wait_for_gate, wait_until
+from ui_steps import finish_run, start_run, step_to, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig, load_config
 from qflow_tui.locations import sessions_dir
@@ -56,8 +56,14 @@ async def test_step_mode_advances_one_step_at_a_time():
         await wait_for_gate(pilot, screen, "program_generator")
         assert view.state.llm_calls == 0
         assert "before program_generator" in str(view.query_one("#run-progress").render())
+        # Progressions pass the gate one at a time: lowest index first.
         await pilot.press("n")
-        await wait_for_gate(pilot, screen, "quality_check:program_generator")
+        await wait_for_gate(pilot, screen, "program_generator", 1)
+        view.flush()
+        assert view.state.tokens["program_generator"].calls == 1
+        assert "progression 2" in str(view.query_one("#run-progress").render())
+        await pilot.press("n")
+        await wait_for_gate(pilot, screen, "quality_check:program_generator", 0)
         view.flush()
         # One program per progression, no quality check yet; every pane can be looked at.
         assert view.state.tokens["program_generator"].calls == 2
@@ -65,8 +71,8 @@ async def test_step_mode_advances_one_step_at_a_time():
         for key in ("1", "2", "3", "4", "5", "]", "["):
             await pilot.press(key)
         assert view.progression == 0
-        await pilot.press("n")
-        await wait_for_gate(pilot, screen, "test_designer")
+        # Progression 0, rejected, needs the synthesized tests: they come next.
+        assert await step_to(pilot, screen, "test_designer") == 1
         view.flush()
         assert view.state.cells[("program_generator", 0)].decision == "continue"
         assert view.state.tests_designed == 0
@@ -87,7 +93,7 @@ async def test_pause_stops_at_the_next_step():
         await wait_until(pilot, lambda: client.blocked == 2, "the self-debuggers")
         await pilot.press("p")
         client.release.set()
-        await wait_for_gate(pilot, screen, "quality_check:self_debug:1")
+        await wait_for_gate(pilot, screen, "quality_check:self_debug:1", 0)
         assert screen.running
         await pilot.press("c")
         view = await finish_run(pilot)

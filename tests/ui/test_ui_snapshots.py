@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from conftest import SIZE, WIDE, build_app
 from ui_fakes import FreezingClient, always_wrong_client, load_responder
-from ui_steps import finish_run, settle, start_run, wait_for_gate, wait_until
+from ui_steps import finish_run, settle, start_run, step_to, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig
 
@@ -52,8 +52,7 @@ class TestLiveRun:
         async def run_before(pilot):
             screen = await start_run(pilot)
             await wait_for_gate(pilot, screen, "program_generator")
-            await pilot.press("n")
-            await wait_for_gate(pilot, screen, "quality_check:program_generator")
+            assert await step_to(pilot, screen, "quality_check:program_generator", 0) == 6
             await pilot.press("1")
             await settle(pilot)
 

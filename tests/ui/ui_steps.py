@@ -35,9 +35,27 @@ async def wait_until(pilot: Pilot, condition, what: str, limit: int = 2000) -> N
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def wait_for_gate(pilot: Pilot, screen: RunScreen, step: str) -> None:
-    await wait_until(pilot, lambda: screen.waiting_at == step, f"the gate before {step}")
+async def wait_for_gate(pilot: Pilot, screen: RunScreen, step: str, progression: int | None = None) -> None:
+    """Wait until the run stops at the gate before ``step`` (of ``progression``, when given)."""
+
+    def there() -> bool:
+        return screen.waiting_at == step and (progression is None or screen.gate.waiting_progression == progression)
+
+    await wait_until(
+        pilot, there, f"the gate before {step}" + (f" of progression {progression}" if progression else "")
+    )
     await pilot.pause()
+
+
+async def step_to(pilot: Pilot, screen: RunScreen, step: str, progression: int | None = None, limit: int = 40) -> int:
+    """Press ``n`` until the gate stops before ``step`` (of ``progression``); the presses it took."""
+    for presses in range(limit):
+        await wait_until(pilot, lambda: screen.waiting_at is not None, "the gate")
+        if screen.waiting_at == step and (progression is None or screen.gate.waiting_progression == progression):
+            await pilot.pause()
+            return presses
+        await pilot.press("n")
+    raise AssertionError(f"{limit} steps did not reach {step}")
 
 
 async def settle(pilot: Pilot) -> None:

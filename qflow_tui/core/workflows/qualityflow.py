@@ -133,11 +133,12 @@ def _stages(cfg: RunConfig) -> list[str]:
 
 @asynccontextmanager
 async def _step(
-    ctx: RunContext, step: str, agent: str | None, progression: int | None, detail: str = ""
+    ctx: RunContext, step: str, agent: str | None, progression: int | None, detail: str = "", *, gate: str = ""
 ) -> AsyncIterator[dict[str, str]]:
-    """Enter one step: the gate, then started; finished (``outcome`` and
-    ``detail`` as the body left them in the yielded dict) or failed."""
-    await ctx.checkpoint(step)
+    """Enter one step: the gate (labelled ``gate``, the step by default), then
+    started; finished (``outcome`` and ``detail`` as the body left them in the
+    yielded dict) or failed."""
+    await ctx.checkpoint(gate or step, progression)
     ctx.step_started(step, agent, progression, detail=detail)
     result = {"outcome": "done", "detail": ""}
     try:
@@ -236,7 +237,9 @@ class _Run:
         if self.cfg.checker == "none":
             p.check = CheckResult(False, "no quality checker (checker=none)")
             return False
-        async with _step(self.ctx, step, "code_quality_checker", p.index, detail=self.cfg.checker) as s:
+        async with _step(
+            self.ctx, step, "code_quality_checker", p.index, detail=self.cfg.checker, gate=f"quality_check:{step}"
+        ) as s:
             p.check = await check_program(self.ctx, p.current, progression=p.index, step=step)
             s["outcome"] = "accepted" if p.check.accepted else "rejected"
         return p.check.accepted

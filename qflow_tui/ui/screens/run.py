@@ -106,7 +106,7 @@ class RunScreen(Screen):
         self._batch.append(event)
 
     def _gate_waiting(self, step: str) -> None:
-        self.post_message(GateWaiting(step))
+        self.post_message(GateWaiting(step, self.gate.waiting_progression))
 
     @on(RunEvents)
     def _show_events(self, message: RunEvents) -> None:
@@ -122,7 +122,8 @@ class RunScreen(Screen):
     def _show_gate(self, message: GateWaiting) -> None:
         self.waiting_at = message.step
         view = self.query_one(RunView)
-        view.gate_status = f"⏸ before {message.step}"
+        where = f" (progression {message.progression + 1})" if message.progression is not None else ""
+        view.gate_status = f"⏸ before {message.step}{where}"
         view.flush()
         self.refresh_bindings()
 
