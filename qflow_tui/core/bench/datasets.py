@@ -513,3 +513,40 @@ def visible_from_evaluation(problems: list[BenchProblem]) -> list[str]:
     docstring example): the relaxed ``python`` checker then runs part of the
     evaluation, which a report must say so nobody mistakes it for skill."""
     return [bp.id for bp in problems if bp.visible_source == "evaluation"]
+
+
+#: Where :func:`find_problem_in` looks, in order: a HumanEval statement matches
+#: its HumanEval+ problem first (whose canonical solution EvalPlus corrected and
+#: which passes HumanEval's own checks as well).
+_LOOKUP_ORDER = ("humaneval-plus", "humaneval", "mbpp", "mbpp-plus")
+
+
+@cache
+def _lookup_index() -> tuple[BenchProblem, ...]:
+    out: list[BenchProblem] = []
+    for name in _LOOKUP_ORDER:
+        build = _BUILDERS[DATASETS[name][1]]
+        for rec in _records(name):
+            try:
+                out.append(build(rec))
+            except ProblemError:
+                continue
+    return tuple(out)
+
+
+def find_problem_in(text: str) -> BenchProblem | None:
+    """The benchmark problem whose statement appears in ``text`` (a prompt),
+    preferring one whose visible tests appear as well, then the longest
+    statement: how a script model that plays a benchmark's canonical solutions
+    knows which problem it is asked about."""
+    best: BenchProblem | None = None
+    best_key = (False, 0)
+    for bp in _lookup_index():
+        statement = bp.problem.statement
+        if len(statement) < best_key[1] and best_key[0]:
+            continue
+        if statement in text:
+            key = (all(t in text for t in bp.problem.test_sources), len(statement))
+            if best is None or key > best_key:
+                best, best_key = bp, key
+    return best
