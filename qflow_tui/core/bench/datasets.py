@@ -521,16 +521,14 @@ _LOOKUP_ORDER = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
 
 
 @cache
-def _lookup_index(first: str | None = None) -> tuple[BenchProblem, ...]:
-    order = sorted(_LOOKUP_ORDER, key=lambda name: name != first)
+def _lookup_index(name: str) -> tuple[BenchProblem, ...]:
+    build = _BUILDERS[DATASETS[name][1]]
     out: list[BenchProblem] = []
-    for name in order:
-        build = _BUILDERS[DATASETS[name][1]]
-        for rec in _records(name):
-            try:
-                out.append(build(rec))
-            except ProblemError:
-                continue
+    for rec in _records(name):
+        try:
+            out.append(build(rec))
+        except ProblemError:
+            continue
     return tuple(out)
 
 
@@ -542,12 +540,13 @@ def find_problem_in(text: str, prefer: str | None = None) -> BenchProblem | None
     wins a tie (``humaneval-plus`` for HumanEval+'s corrected solutions)."""
     best: BenchProblem | None = None
     best_key = (False, 0)
-    for bp in _lookup_index(prefer if prefer in DATASETS else None):
-        statement = bp.problem.statement
-        if len(statement) < best_key[1] and best_key[0]:
-            continue
-        if statement in text:
-            key = (all(t in text for t in bp.problem.test_sources), len(statement))
-            if best is None or key > best_key:
-                best, best_key = bp, key
+    for name in sorted(_LOOKUP_ORDER, key=lambda n: n != prefer):
+        for bp in _lookup_index(name):
+            statement = bp.problem.statement
+            if statement in text:
+                key = (all(t in text for t in bp.problem.test_sources), len(statement))
+                if best is None or key > best_key:
+                    best, best_key = bp, key
+        if best_key[0]:
+            break  # a whole match here: the later datasets cannot beat it on a tie
     return best
