@@ -9,6 +9,8 @@ import ast
 import gzip
 import json
 import re
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,7 +22,7 @@ from ..problem import Problem, ProblemError, make_problem
 #: Benchmark name -> (file, format).
 DATASETS = {
     "humaneval": ("humaneval.jsonl.gz", "humaneval"),
-    "humaneval-plus": ("humaneval-plus.jsonl.gz", "humaneval"),
+    "humaneval-plus": ("humaneval-plus.jsonl.gz", "humaneval-plus"),
     "mbpp": ("mbpp.jsonl.gz", "mbpp"),
     "mbpp-sanitized": ("mbpp-sanitized.json.gz", "mbpp-sanitized"),
     "mbpp-plus": ("mbpp-plus.jsonl.gz", "mbpp-plus"),
@@ -36,10 +38,27 @@ class BenchProblem:
 
     problem: Problem
     eval_tests: list[str]
-    """Evaluation asserts (HumanEval: the check function's asserts)."""
+    """Evaluation asserts (MBPP: ``test_list``; HumanEval: the top-level asserts
+    of ``check``, for reference only: evaluation runs ``check_src`` whole)."""
     eval_setup: str = ""
     reference: str = ""
     """The canonical solution (for checking the harness, never shown to agents)."""
+    dataset: str = ""
+    check_src: str = ""
+    """HumanEval: the dataset's ``test`` field, defining ``check(candidate)``."""
+    visible_source: str = "dataset"
+    """Where the visible tests came from: ``docstring`` (the statement's examples),
+    ``dataset`` (MBPP's test_list, MBPP+'s prompt assert), ``constructed`` (written
+    from the statement's own encoder), ``evaluation`` (an evaluation assert: the
+    relaxed ``python`` checker then runs part of the evaluation)."""
+    plus_inputs: list[Any] | None = None
+    """EvalPlus datasets: every input (base then plus), each a list of arguments."""
+    atol: float = 0.0
+    """EvalPlus: the problem's absolute tolerance for float outputs."""
+
+    @property
+    def id(self) -> str:
+        return self.problem.task_id or ""
 
 
 def data_dir() -> Path:
@@ -58,34 +77,215 @@ def _records(name: str) -> tuple[dict[str, Any], ...]:
         return tuple(json.loads(line) for line in fh if line.strip())
 
 
-_DOCTEST_RE = re.compile(r"^\s*>>>\s?(.*)$")
+_ARROWS = ("==>", "==", "➞", "->", "=>", "=")
+_RETURN_WORDS = re.compile(r"^(?:should\s+return|should\s+be|returns?|gives?|is|outputs?)\s*:?\s*", re.I)
+
+
+def _call_end(text: str, start: int) -> int | None:
+    """Index just past the bracket that closes the call whose ``(`` is at ``start``."""
+    depth = 0
+    quote: str | None = None
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _is_expr(src: str) -> bool:
+    try:
+        ast.parse(src.strip(), mode="eval")
+    except SyntaxError:
+        return False
+    return bool(src.strip())
+
+
+def _expected_from(rest: str) -> str | None:
+    """The expected value in what follows a call: ``== 3``, ``-> 3``, ``➞ 3``,
+    ``should return 3``, ``3`` (doctest output), ``1 + 9 = 10`` (the last part)."""
+    rest = rest.strip().rstrip(".,;")
+    rest = re.sub(r"^#\s*", "", rest)  # decimal_to_binary(15)   # returns "db1111db"
+    for arrow in _ARROWS:
+        if rest.startswith(arrow):
+            rest = rest[len(arrow) :].strip()
+            break
+    else:
+        rest = _RETURN_WORDS.sub("", rest)
+    if not rest:
+        return None
+    if _is_expr(rest):
+        return rest
+    # "1 + 9 + 0 + 0 = 10": the worked sum ends with the value.
+    tail = rest.rsplit("=", 1)[-1].strip()
+    if tail != rest and _is_expr(tail):
+        return tail
+    return None
+
+
+def _entry_docstring(prompt: str, entry_point: str) -> str:
+    """The docstring of the function under test (a prompt may define helpers first)."""
+    try:
+        tree = ast.parse(prompt + "\n    pass\n")
+    except SyntaxError:
+        return prompt
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == entry_point:
+            return ast.get_docstring(node, clean=True) or ""
+    return ""
+
+
+def _kwargs_call(entry_point: str, params: list[str], text: str) -> str | None:
+    """``s = "ab", c = "a"`` (the longest prefix that reads as arguments) as a call,
+    positional where the names are the function's parameters in order."""
+    text = text.strip().rstrip(",")
+    cuts = [len(text), *[m.start() for m in re.finditer(",", text)][::-1]]
+    for cut in cuts:
+        part = text[:cut].strip()
+        try:
+            node = ast.parse(f"f({part})", mode="eval").body
+        except SyntaxError:
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        if node.keywords and not node.args and [k.arg for k in node.keywords] == params[: len(node.keywords)]:
+            args = ", ".join(ast.unparse(k.value) for k in node.keywords)
+            return f"{entry_point}({args})"
+        if not node.keywords and len(node.args) == 1 and len(params) == 1:
+            return f"{entry_point}({ast.unparse(node.args[0])})"
+    return None
+
+
+_FOR_RE = re.compile(r"^for (.*?)\s*,?\s*the (?:output|result) should be (.*)$", re.I)
+
+
+def _prose_examples(lines: list[str], entry_point: str, params: list[str]) -> list[tuple[str, str]]:
+    """``For lst = [1, 2] the output should be 3`` and ``Input: ...`` /
+    ``Output: ...`` pairs, as (call, expected)."""
+    out: list[tuple[str, str]] = []
+    pending: str | None = None
+    for raw in lines:
+        line = raw.strip()
+        m = _FOR_RE.match(line)
+        if m:
+            call = _kwargs_call(entry_point, params, m.group(1))
+            expected = _expected_from(m.group(2))
+            if call and expected:
+                out.append((call, expected))
+            continue
+        low = line.lower()
+        if low.startswith("input:"):
+            pending = _kwargs_call(entry_point, params, line[6:])
+        elif low.startswith("output:") and pending:
+            expected = _expected_from(line[7:])
+            if expected:
+                out.append((pending, expected))
+            pending = None
+    return out
+
+
+def _params(prompt: str, entry_point: str) -> list[str]:
+    try:
+        tree = ast.parse(prompt + "\n    pass\n")
+    except SyntaxError:
+        return []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == entry_point:
+            return [a.arg for a in node.args.args]
+    return []
 
 
 def _docstring_examples(prompt: str, entry_point: str) -> list[str]:
-    """Asserts from ``>>> f(x)`` / expected-output pairs in a HumanEval prompt."""
-    lines = prompt.splitlines()
+    """Asserts from the examples in a HumanEval docstring.
+
+    Doctest style (``>>> f(x)`` then the output on the next lines, or
+    ``>>> f(x) == y`` on one line) and the prose styles the dataset mixes in
+    (``f(x) == y``, ``f(x) ➞ y``, ``f(x) -> y``, ``f(x) should return y``).
+    A ``>>> f(x)`` line with neither an output nor a comparison shows no value
+    and makes no test (doctest would read it as "returns None")."""
+    lines = _entry_docstring(prompt, entry_point).splitlines()
+    call_re = re.compile(rf"(?<![\w.]){re.escape(entry_point)}\s*\(")
     out: list[str] = []
     i = 0
     while i < len(lines):
-        m = _DOCTEST_RE.match(lines[i])
-        if m and entry_point + "(" in m.group(1):
-            call = m.group(1).strip()
-            expected_lines = []
-            j = i + 1
-            while j < len(lines) and not _DOCTEST_RE.match(lines[j]) and lines[j].strip() and '"""' not in lines[j]:
-                expected_lines.append(lines[j].strip())
-                j += 1
-            expected = " ".join(expected_lines) or "None"
-            test = f"assert {call} == {expected}"
-            try:
-                ast.parse(test)
-                out.append(test)
-            except SyntaxError:
-                pass
-            i = j
-        else:
+        raw = lines[i].strip()
+        i += 1
+        doctest = raw.startswith(">>>")
+        text = raw[3:].strip() if doctest else raw
+        m = call_re.search(text)
+        if not m or (
+            not doctest
+            and m.start() > 0
+            and not re.fullmatch(r"[\s\-*•:>]*|(?:e\.g\.|example:?)\s*", text[: m.start()], re.I)
+        ):
+            continue
+        # A call may span lines (a long list): join until its bracket closes.
+        while _call_end(text, text.index("(", m.start())) is None and i < len(lines):
+            text += " " + lines[i].strip().removeprefix("...").strip()
             i += 1
+        end = _call_end(text, text.index("(", m.start()))
+        if end is None:
+            continue
+        call, rest = text[m.start() : end], text[end:]
+        if doctest and m.start() > 0:
+            # ``>>> round(find_zero([1, 2]), 2) # f(x) = 1 + 2x``: the whole expression.
+            whole = text.split(" #")[0].strip()
+            if _is_expr(whole):
+                call, rest = whole, ""
+        expected: str | None
+        if doctest and not rest.strip():
+            # The output is on the following lines, up to a blank line or the next example.
+            got: list[str] = []
+            while i < len(lines) and lines[i].strip() and not lines[i].strip().startswith(">>>"):
+                got.append(lines[i].strip())
+                i += 1
+            expected = " ".join(got) if got and _is_expr(" ".join(got)) else None
+        else:
+            expected = _expected_from(rest)
+        if expected is None:
+            continue
+        _add_example(out, call, expected, entry_point)
+    if not out:
+        for call, expected in _prose_examples(lines, entry_point, _params(prompt, entry_point)):
+            _add_example(out, call, expected, entry_point)
     return out
+
+
+def _add_example(out: list[str], call: str, expected: str, entry_point: str) -> None:
+    """Keep an example only when it is a concrete test: literal values only (no
+    ``fib4(n) == fib4(n-1) + ...`` recurrence, no unquoted ``is_happy(abc)``);
+    the docstrings' ``true``/``false`` read as Python's."""
+    try:
+        tree = ast.parse(f"{call} == {expected}", mode="eval")
+    except SyntaxError:
+        return
+    allowed = {entry_point, "round", "abs", "set", "sorted", "tuple", "list", "float", "True", "False", "None"}
+
+    class _Fix(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            if node.id in ("true", "false"):
+                return ast.copy_location(ast.Constant(node.id == "true"), node)
+            return node
+
+    tree = _Fix().visit(tree)
+    if any(isinstance(n, ast.Name) and n.id not in allowed for n in ast.walk(tree)):
+        return
+    test = "assert " + ast.unparse(tree)
+    if test not in out:
+        out.append(test)
 
 
 def _check_asserts(test_code: str, entry_point: str) -> list[str]:
@@ -105,27 +305,82 @@ def _check_asserts(test_code: str, entry_point: str) -> list[str]:
     return out
 
 
-def _humaneval(rec: dict[str, Any]) -> BenchProblem:
+#: HumanEval problems whose docstring has no example and whose ``check`` has no
+#: fixed assert (random round trips): a visible test written from the encoder
+#: the statement itself defines (encode_cyclic("abcdef") == "bcaefd";
+#: encode_shift("abc") == "fgh").
+_CONSTRUCTED_VISIBLE = {
+    "HumanEval/38": "assert decode_cyclic('bcaefd') == 'abcdef'",
+    "HumanEval/50": "assert decode_shift('fgh') == 'abc'",
+}
+
+
+#: Docstring examples that contradict the problem's canonical solution and its
+#: evaluation (errors in the dataset's statements): not shown as visible tests.
+_WRONG_EXAMPLES: dict[str, dict[str, str]] = {
+    "HumanEval/47": {"assert median([-10, 4, 6, 1000, 10, 20]) == 15.0": "the median of that list is 8.0"},
+    "HumanEval/116": {
+        "assert sort_array([1, 5, 2, 3, 4]) == [1, 2, 3, 4, 5]": "the examples sort by value, not by ones",
+        "assert sort_array([-2, -3, -4, -5, -6]) == [-6, -5, -4, -3, -2]": "the examples sort by value, not by ones",
+        "assert sort_array([1, 0, 2, 3, 4]) == [0, 1, 2, 3, 4]": "the examples sort by value, not by ones",
+    },
+    "HumanEval/130": {
+        "assert tri(1) == 3": "describes the sequence's item, tri returns a list",
+        "assert tri(2) == 2": "describes the sequence's item, tri returns a list",
+        "assert tri(4) == 3": "describes the sequence's item, tri returns a list",
+        "assert tri(3) == tri(2) + tri(1) + tri(4)": "describes the recurrence, tri returns a list",
+    },
+    "HumanEval/148": {"assert bf('Earth', 'Mercury') == 'Venus'": "the function returns a tuple, ('Venus',)"},
+}
+
+
+def _humaneval(rec: dict[str, Any], dataset: str = "humaneval") -> BenchProblem:
     entry = rec["entry_point"]
+    tid = str(rec["task_id"])
     evals = _check_asserts(rec["test"], entry)
-    visible = _docstring_examples(rec["prompt"], entry)
-    if not visible and not evals:
-        raise ProblemError(
-            "its tests are randomized round trips with no fixed assert to show as a visible test; not supported"
-        )
+    visible = [t for t in _docstring_examples(rec["prompt"], entry) if t not in _WRONG_EXAMPLES.get(tid, {})]
+    source = "docstring"
+    if not visible and tid in _CONSTRUCTED_VISIBLE:
+        visible, source = [_CONSTRUCTED_VISIBLE[tid]], "constructed"
+    if not visible and evals:
+        # No usable example: show the first evaluation assert (reported as such).
+        visible, source = evals[:1], "evaluation"
     if not visible:
-        # No doctest examples: show the first evaluation assert, as is common
-        # practice for HumanEval's "visible test".
-        visible = evals[:1]
-    problem = make_problem(rec["prompt"], "\n".join(visible), entry_point=entry, task_id=rec["task_id"])
-    return BenchProblem(problem, evals, reference=rec["prompt"] + rec["canonical_solution"])
+        raise ProblemError("no docstring example and no fixed evaluation assert to show as a visible test")
+    number = tid.split("/")[-1]
+    plus: list[Any] | None = None
+    atol = 0.0
+    if "plus_input" in rec:
+        plus = _json_field(rec["base_input"]) + _json_field(rec["plus_input"])
+        atol = float(rec.get("atol") or 0)
+    problem = make_problem(rec["prompt"], "\n".join(visible), entry_point=entry, task_id=f"{dataset}/{number}")
+    return BenchProblem(
+        problem,
+        evals,
+        reference=rec["prompt"] + rec["canonical_solution"],
+        dataset=dataset,
+        check_src=rec["test"],
+        visible_source=source,
+        plus_inputs=plus,
+        atol=atol,
+    )
+
+
+def _json_field(value: Any) -> list[Any]:
+    """An EvalPlus input list (stored as JSON text; an empty one sometimes as ``{}``)."""
+    data = json.loads(value) if isinstance(value, str) else value
+    return list(data) if isinstance(data, list) else []
 
 
 def _defined_entry(code: str, tests: list[str]) -> str | None:
     """The function the tests call among those the reference solution defines
     (MBPP names some functions after builtins, e.g. ``sum``, which detection skips)."""
     try:
-        names = [n.name for n in ast.walk(ast.parse(code)) if isinstance(n, ast.FunctionDef)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)  # MBPP code has "\d" in plain strings
+            warnings.simplefilter("ignore", DeprecationWarning)
+            tree = ast.parse(code)
+        names = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
     except SyntaxError:
         return None
     for name in names[::-1]:
@@ -143,7 +398,7 @@ def _mbpp(rec: dict[str, Any]) -> BenchProblem:
         task_id=f"mbpp/{rec['task_id']}",
         setup=rec.get("test_setup_code") or "",
     )
-    return BenchProblem(problem, list(tests), eval_setup=problem.setup, reference=rec["code"])
+    return BenchProblem(problem, list(tests), eval_setup=problem.setup, reference=rec["code"], dataset="mbpp")
 
 
 def _mbpp_sanitized(rec: dict[str, Any]) -> BenchProblem:
@@ -156,7 +411,7 @@ def _mbpp_sanitized(rec: dict[str, Any]) -> BenchProblem:
         task_id=f"mbpp-sanitized/{rec['task_id']}",
         setup=setup,
     )
-    return BenchProblem(problem, list(tests), eval_setup=problem.setup, reference=rec["code"])
+    return BenchProblem(problem, list(tests), eval_setup=problem.setup, reference=rec["code"], dataset="mbpp-sanitized")
 
 
 def _mbpp_plus(rec: dict[str, Any]) -> BenchProblem:
@@ -166,13 +421,32 @@ def _mbpp_plus(rec: dict[str, Any]) -> BenchProblem:
     statement = "\n".join(
         line for line in prompt.strip().strip('"').splitlines() if not line.strip().startswith("assert ")
     ).strip()
+    number = str(rec["task_id"]).split("/")[-1]
     problem = make_problem(
-        statement or prompt, "\n".join(visible), entry_point=rec["entry_point"], task_id=rec["task_id"]
+        statement or prompt, "\n".join(visible), entry_point=rec["entry_point"], task_id=f"mbpp-plus/{number}"
     )
-    return BenchProblem(problem, list(visible), reference=rec["canonical_solution"])
+    inputs = _json_field(rec["base_input"]) + _json_field(rec["plus_input"])
+    return BenchProblem(
+        problem,
+        list(visible),
+        reference=rec["canonical_solution"],
+        dataset="mbpp-plus",
+        plus_inputs=inputs,
+        atol=float(rec.get("atol") or 0),
+    )
 
 
-_BUILDERS = {"humaneval": _humaneval, "mbpp": _mbpp, "mbpp-sanitized": _mbpp_sanitized, "mbpp-plus": _mbpp_plus}
+def _humaneval_plus(rec: dict[str, Any]) -> BenchProblem:
+    return _humaneval(rec, "humaneval-plus")
+
+
+_BUILDERS: dict[str, Callable[[dict[str, Any]], BenchProblem]] = {
+    "humaneval": _humaneval,
+    "humaneval-plus": _humaneval_plus,
+    "mbpp": _mbpp,
+    "mbpp-sanitized": _mbpp_sanitized,
+    "mbpp-plus": _mbpp_plus,
+}
 
 
 def _key(rec: dict[str, Any]) -> str:
@@ -209,3 +483,70 @@ def list_problem_ids(name: str, *, split: str = "test") -> list[str]:
             continue
         ids.append(f"{name}/{key}")
     return ids
+
+
+def load_dataset(name: str, *, ids: list[str] | None = None, limit: int | None = None) -> list[BenchProblem]:
+    """The problems of a benchmark in dataset order (MBPP: the test split),
+    or the named ``ids`` (``humaneval/3`` or just ``3``), or the first ``limit``."""
+    if name not in DATASETS:
+        raise ProblemError(f"unknown benchmark {name!r}: choose one of {', '.join(DATASETS)}")
+    if ids:
+        specs = [i if "/" in i else f"{name}/{i}" for i in ids]
+        for spec in specs:
+            if spec.partition("/")[0].lower() != name:
+                raise ProblemError(f"{spec} is not a {name} problem: give ids like {name}/<id> or just <id>")
+        return [load_bench_problem(spec) for spec in specs]
+    build = _BUILDERS[DATASETS[name][1]]
+    out: list[BenchProblem] = []
+    for rec in _records(name):
+        key = _key(rec)
+        if name == "mbpp" and int(key) not in MBPP_TEST_SPLIT:
+            continue
+        out.append(build(rec))
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def visible_from_evaluation(problems: list[BenchProblem]) -> list[str]:
+    """Problems whose visible test is one of the evaluation's asserts (no usable
+    docstring example): the relaxed ``python`` checker then runs part of the
+    evaluation, which a report must say so nobody mistakes it for skill."""
+    return [bp.id for bp in problems if bp.visible_source == "evaluation"]
+
+
+#: Where :func:`find_problem_in` looks, in order: a HumanEval statement is the
+#: same in HumanEval+, and the first dataset in the order wins a tie.
+_LOOKUP_ORDER = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
+
+
+@cache
+def _lookup_index(name: str) -> tuple[BenchProblem, ...]:
+    build = _BUILDERS[DATASETS[name][1]]
+    out: list[BenchProblem] = []
+    for rec in _records(name):
+        try:
+            out.append(build(rec))
+        except ProblemError:
+            continue
+    return tuple(out)
+
+
+def find_problem_in(text: str, prefer: str | None = None) -> BenchProblem | None:
+    """The benchmark problem whose statement appears in ``text`` (a prompt),
+    preferring one whose visible tests appear as well, then the longest
+    statement: how a script model that plays a benchmark's canonical solutions
+    knows which problem it is asked about. ``prefer`` names the dataset that
+    wins a tie (``humaneval-plus`` for HumanEval+'s corrected solutions)."""
+    best: BenchProblem | None = None
+    best_key = (False, 0)
+    for name in sorted(_LOOKUP_ORDER, key=lambda n: n != prefer):
+        for bp in _lookup_index(name):
+            statement = bp.problem.statement
+            if statement in text:
+                key = (all(t in text for t in bp.problem.test_sources), len(statement))
+                if best is None or key > best_key:
+                    best, best_key = bp, key
+        if best_key[0]:
+            break  # a whole match here: the later datasets cannot beat it on a tie
+    return best

@@ -1,0 +1,292 @@
+"""``qflow bench``: run a workflow over HumanEval, MBPP or their EvalPlus
+versions and print the paper's tables; ``qflow bench compare DIR DIR...`` puts
+benches side by side; ``qflow bench report DIR`` prints a folder's report again;
+``qflow bench open DIR`` shows a bench folder in the app."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from . import fail
+from .solve import add_run_options, config_overrides
+
+DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="run a workflow over a benchmark and print the paper's tables",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--dataset", choices=DATASET_CHOICES, help="the benchmark (MBPP: its test split, task ids 11-510)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--limit", type=int, help="only the first N problems")
+    which.add_argument(
+        "--ids", nargs="+", metavar="ID", help="only these problems: humaneval/3 or just 3 (commas allowed)"
+    )
+    p.add_argument("--concurrency", type=int, default=4, help="problems run at once (default 4)")
+    p.add_argument(
+        "--out", help="the bench folder (default: one per dataset, workflow and model under the user data folder)"
+    )
+    p.add_argument("--samples", type=int, default=1, help="runs per problem; above 1 the report adds pass@k")
+    p.add_argument("--price-in", type=float, help="US dollars per million input tokens, for the cost figure")
+    p.add_argument("--price-out", type=float, help="US dollars per million output tokens, for the cost figure")
+    p.add_argument("--tui", action="store_true", help="watch the bench in the app")
+    add_run_options(p)
+    p.set_defaults(func=run)
+    subs = p.add_subparsers(dest="bench_command", metavar="")
+    c = subs.add_parser("compare", help="the tables of several bench folders side by side")
+    c.add_argument("folders", nargs="+", metavar="DIR")
+    c.set_defaults(func=run_compare)
+    r = subs.add_parser("report", help="print a bench folder's report again")
+    r.add_argument("folder", metavar="DIR")
+    r.set_defaults(func=run_report)
+    o = subs.add_parser("open", help="show a bench folder in the app")
+    o.add_argument("folder", metavar="DIR")
+    o.set_defaults(func=run_open)
+
+
+def default_out(dataset: str, workflow: str, model: str) -> Path:
+    from ..locations import data_dir
+
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{dataset}-{workflow}-{model}").strip("-")[:120]
+    return data_dir() / "benches" / slug
+
+
+def _ids(raw: list[str] | None) -> list[str] | None:
+    if not raw:
+        return None
+    return [i for part in raw for i in part.replace(",", " ").split() if i]
+
+
+def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
+    from ..core.bench.runner import BenchError, BenchSpec
+    from ..core.config import ConfigError, load_config
+
+    if not args.dataset:
+        raise BenchError("give the benchmark with --dataset (humaneval, mbpp, humaneval-plus or mbpp-plus)")
+    if args.limit is not None and args.limit < 1:
+        raise BenchError("--limit must be at least 1")
+    try:
+        config = load_config(overrides=config_overrides(args))
+    except ConfigError as exc:
+        raise BenchError(str(exc)) from None
+    spec = BenchSpec(
+        dataset=args.dataset,
+        config=config,
+        ids=_ids(args.ids),
+        limit=args.limit,
+        samples=args.samples,
+        concurrency=args.concurrency,
+        price_in=args.price_in,
+        price_out=args.price_out,
+    )
+    out = Path(args.out).expanduser() if args.out else default_out(args.dataset, config.workflow, config.model)
+    return spec, out
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.bench.runner import BenchError, BenchRunner
+
+    try:
+        spec, out = build_spec(args)
+        runner = BenchRunner(spec, out)
+        if args.tui:
+            return _run_tui(runner)
+        return _run_headless(runner)
+    except BenchError as exc:
+        return fail(str(exc))
+
+
+def _run_headless(runner: Any) -> int:
+    from ..core.bench.report import load_bench, render_report
+    from ..core.bench.runner import BenchError
+
+    runner.prepare()  # bad input is one line, before any progress display
+    progress: Any = LiveBenchProgress() if sys.stderr.isatty() else PlainBenchProgress()
+    runner.sinks.append(progress)
+    interrupted = False
+    try:
+        with progress:
+            asyncio.run(runner.run())
+    except KeyboardInterrupt:
+        interrupted = True
+    except BenchError as exc:
+        return fail(str(exc))
+    data = load_bench(runner.folder)
+    report = render_report(data)
+    try:
+        (runner.folder / "report.md").write_text(report, encoding="utf-8")
+    except OSError as exc:
+        print(f"qflow: cannot write {runner.folder / 'report.md'}: {exc.strerror}", file=sys.stderr)
+    print(report)
+    print(f"bench folder: {runner.folder}", file=sys.stderr)
+    if interrupted:
+        print("qflow: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    if runner.stopped:
+        return fail(f"the bench stopped: {runner.stopped}", 1)
+    unfinished = [r for r in data.records if r.get("status") != "done"]
+    if unfinished:
+        print(f"qflow: {len(unfinished)} runs did not finish; rerun the same command to retry them", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _run_tui(runner: Any) -> int:
+    from ..ui.app import create_app
+
+    runner.prepare()  # bad input is a one-line message before the app opens
+    app = create_app(bench_runner=runner)
+    app.run()
+    return 0
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from ..core.bench.report import load_bench, render_compare
+    from ..core.bench.runner import BenchError
+
+    try:
+        benches = [load_bench(Path(f).expanduser()) for f in args.folders]
+    except BenchError as exc:
+        return fail(str(exc))
+    print(render_compare(benches))
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from ..core.bench.report import load_bench, render_report
+    from ..core.bench.runner import BenchError
+
+    try:
+        print(render_report(load_bench(Path(args.folder).expanduser())))
+    except BenchError as exc:
+        return fail(str(exc))
+    return 0
+
+
+def run_open(args: argparse.Namespace) -> int:
+    from ..core.bench.report import load_bench
+    from ..core.bench.runner import BenchError
+    from ..ui.app import create_app
+
+    try:
+        data = load_bench(Path(args.folder).expanduser())
+    except BenchError as exc:
+        return fail(str(exc))
+    create_app(bench_folder=data.folder).run()
+    return 0
+
+
+# ------------------------------------------------------------------ progress
+class _Tally:
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.total = 0
+        self.done = 0
+        self.passed = 0
+        self.failed_runs = 0
+        self.tokens_done = 0
+        self.running: dict[str, int] = {}
+        self.fresh_done = 0
+
+    def update(self, u: Any) -> None:
+        if u.state == "queued":
+            self.total += 1
+        elif u.state == "skipped":
+            self.total += 1
+            self.done += 1
+            self.passed += bool(u.record and u.record.get("passed"))
+            self.tokens_done += (u.record or {}).get("tokens_total", 0)
+        elif u.state in ("running", "evaluating"):
+            self.running[u.key] = u.tokens
+        elif u.state in ("done", "provider_error", "error"):
+            self.running.pop(u.key, None)
+            self.tokens_done += (u.record or {}).get("tokens_total", 0)
+            if u.state == "done":
+                self.done += 1
+                self.fresh_done += 1
+                self.passed += bool(u.record and u.record.get("passed"))
+            else:
+                self.failed_runs += 1
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self.started
+        tokens = self.tokens_done + sum(self.running.values())
+        rate = f"{100.0 * self.passed / self.done:.1f}%" if self.done else "n/a"
+        left = self.total - self.done - self.failed_runs
+        eta = f"{elapsed / self.fresh_done * left:.0f}s" if self.fresh_done and left else "-"
+        return (
+            f"{self.done}/{self.total} done  pass {rate}  {len(self.running)} running  "
+            f"{tokens} tokens  {elapsed:.1f}s elapsed  ETA {eta}"
+            + (f"  {self.failed_runs} not finished" if self.failed_runs else "")
+        )
+
+
+def _finished_line(u: Any) -> str | None:
+    rec = u.record or {}
+    if u.state == "done":
+        verdict = "PASS" if rec.get("passed") else "FAIL"
+        steps = " ".join(f"{s['step']}={'P' if s['passed'] else 'F'}" for s in rec.get("steps", []))
+        return f"{u.key} {verdict}  {steps}  {rec.get('tokens_total', 0)} tokens  {rec.get('duration', 0):.1f}s"
+    if u.state in ("provider_error", "error"):
+        return f"{u.key} NOT FINISHED ({u.state}): {str(rec.get('error', ''))[:200]}"
+    return None
+
+
+class PlainBenchProgress:
+    """One line per finished problem on stderr (not a terminal)."""
+
+    def __init__(self) -> None:
+        self.tally = _Tally()
+
+    def __enter__(self) -> PlainBenchProgress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        print(self.tally.line(), file=sys.stderr, flush=True)
+
+    def __call__(self, u: Any) -> None:
+        self.tally.update(u)
+        line = _finished_line(u)
+        if line:
+            print(
+                f"[{self.tally.done + self.tally.failed_runs}/{self.tally.total}] {line}", file=sys.stderr, flush=True
+            )
+
+
+class LiveBenchProgress:
+    """A live status line on a terminal, finished problems scrolling above it."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.live import Live
+
+        self.tally = _Tally()
+        self.console = Console(stderr=True)
+        self.live = Live(console=self.console, transient=True, refresh_per_second=4)
+
+    def __enter__(self) -> LiveBenchProgress:
+        self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.live.__exit__(*exc)
+        self.console.print(self.tally.line(), highlight=False, markup=False)
+
+    def __call__(self, u: Any) -> None:
+        from rich.text import Text
+
+        self.tally.update(u)
+        line = _finished_line(u)
+        if line:
+            self.console.print(line, highlight=False, markup=False)
+        self.live.update(Text(self.tally.line(), style="bold cyan"))

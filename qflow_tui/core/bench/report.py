@@ -1,0 +1,388 @@
+"""The paper's tables for one bench (or several side by side), from the lines
+of ``results.jsonl``: pass@1 by workflow step (QualityFlow Table 1), the Code
+Quality Checker as a classifier at each step (Table 4), the Test Quality
+Checker as a classifier of synthesized tests (Table 6), self-debugging
+deviation, average tokens per agent (Table 11), and pass@k."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .runner import latest_results, read_results, read_spec
+
+AGENT_ORDER = (
+    "program_generator",
+    "code_quality_checker",
+    "test_designer",
+    "test_quality_checker",
+    "self_debugger",
+    "clarifier",
+    "programmer",
+    "test_executor",
+)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimator of pass@k from n samples of which c pass
+    (Chen et al. 2021): 1 - C(n-c, k) / C(n, k)."""
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
+
+
+def _pct(num: float, den: float) -> str:
+    return "n/a" if den == 0 else f"{100.0 * num / den:.2f}"
+
+
+def _step_sort_key(step: str) -> tuple[int, int]:
+    name, _, n = step.partition(":")
+    rank = {"program_generator": 0, "self_debug": 1, "clarifier": 2, "revert": 3}.get(name, 1)
+    return rank, int(n) if n.isdigit() else 0
+
+
+@dataclass
+class BenchData:
+    """A bench folder read back: its spec and the latest line of every run."""
+
+    folder: Path
+    spec: dict[str, Any]
+    records: list[dict[str, Any]]
+    problem_ids: list[str] = field(default_factory=list)
+
+    @property
+    def done(self) -> list[dict[str, Any]]:
+        return [r for r in self.records if r.get("status") == "done"]
+
+    @property
+    def label(self) -> str:
+        s = self.spec
+        return f"{s.get('workflow', '?')} · {s.get('model', '?')}"
+
+
+def load_bench(folder: Path | str) -> BenchData:
+    from .runner import BenchError
+
+    folder = Path(folder)
+    spec = read_spec(folder)
+    if spec is None:
+        raise BenchError(f"{folder} is not a bench folder (no bench.json): give the --out folder of a qflow bench run")
+    records = list(latest_results(read_results(folder)).values())
+    return BenchData(folder, spec, records, list(spec.get("problems", [])))
+
+
+# ------------------------------------------------------------------ the tables
+def step_columns(done: Iterable[dict[str, Any]]) -> list[str]:
+    steps: set[str] = set()
+    for r in done:
+        steps.update(s["step"] for s in r.get("steps", []))
+    return sorted(steps, key=_step_sort_key)
+
+
+def _after(rec: dict[str, Any], column: str) -> dict[str, Any] | None:
+    """The run's output after the step ``column``: that step's row, else the
+    last step before it (a run accepted early keeps its program)."""
+    best = None
+    for s in rec.get("steps", []):
+        if _step_sort_key(s["step"]) <= _step_sort_key(column):
+            best = s
+    return best
+
+
+def table_pass_by_step(done: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """Table 1: pass@1 of the first program (zero-shot), after each step, and final."""
+    cols = step_columns(done)
+    n = len(done)
+    header = ["first program", *cols, "final", "Δ"]
+    first = sum(1 for r in done if r.get("first_passed"))
+    values = [_pct(first, n)]
+    for c in cols:
+        values.append(_pct(sum(1 for r in done if (a := _after(r, c)) and a["passed"]), n))
+    final = sum(1 for r in done if r.get("passed"))
+    values.append(_pct(final, n))
+    values.append("n/a" if n == 0 else f"{100.0 * (final - first) / n:+.2f}")
+    return header, values
+
+
+def table_cqc(done: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Table 4: the Code Quality Checker as a classifier of the output after each
+    step (positive: passes the evaluation tests; predicted: accepted by then)."""
+    cols = [c for c in step_columns(done) if c != "revert"]
+    rows: dict[str, list[str]] = {
+        k: [] for k in ("Actual positive", "Accuracy", "Precision", "Recall", "% of final output")
+    }
+    for c in cols:
+        tp = fp = fn = tn = 0
+        for r in done:
+            a = _after(r, c)
+            passed, accepted = bool(a and a["passed"]), bool(a and a["accepted"])
+            tp += passed and accepted
+            fp += (not passed) and accepted
+            fn += passed and not accepted
+            tn += (not passed) and not accepted
+        n = tp + fp + fn + tn
+        rows["Actual positive"].append(_pct(tp + fn, n))
+        rows["Accuracy"].append(_pct(tp + tn, n))
+        rows["Precision"].append(_pct(tp, tp + fp))
+        rows["Recall"].append(_pct(tp, tp + fn))
+        rows["% of final output"].append(_pct(tp + fp, n))
+    return ["statistic", *cols], [[k, *v] for k, v in rows.items()]
+
+
+def table_cqc_verdicts(done: list[dict[str, Any]]) -> list[list[str]]:
+    """Every CQC verdict on a program, by step: how often it was right."""
+    by_step: dict[str, list[int]] = {}
+    for r in done:
+        for ch in r.get("checks", []):
+            c = by_step.setdefault(ch["step"], [0, 0, 0, 0])
+            c[0 if ch["passed"] and ch["accepted"] else 1 if ch["accepted"] else 2 if ch["passed"] else 3] += 1
+    out = []
+    for step in sorted(by_step, key=_step_sort_key):
+        tp, fp, fn, tn = by_step[step]
+        out.append(
+            [step, str(tp + fp + fn + tn), _pct(tp + tn, tp + fp + fn + tn), _pct(tp, tp + fp), _pct(tp, tp + fn)]
+        )
+    return out
+
+
+def table_tqc(done: list[dict[str, Any]]) -> list[list[str]]:
+    """Table 6: the Test Quality Checker as a classifier; a positive test is an
+    incorrect one (the canonical solution fails it), predicted by rejection."""
+    rows = [t for r in done for t in r.get("tests", []) if t.get("kept") is not None]
+    all_tests = [t for r in done for t in r.get("tests", [])]
+    covered = sum(1 for r in done if any(t.get("kept") is not None for t in r.get("tests", [])))
+    tp = sum(1 for t in rows if not t["correct"] and not t["kept"])
+    fp = sum(1 for t in rows if t["correct"] and not t["kept"])
+    fn = sum(1 for t in rows if not t["correct"] and t["kept"])
+    tn = sum(1 for t in rows if t["correct"] and t["kept"])
+    triggered = [t for t in rows if t.get("triggered")]
+    prec, rec = (tp / (tp + fp) if tp + fp else None), (tp / (tp + fn) if tp + fn else None)
+    f1 = "n/a" if not prec or not rec else f"{2 * prec * rec / (prec + rec):.2f}"
+    return [
+        ["Total programs", str(len(done))],
+        ["Covered programs (tests went through the TQC)", str(covered)],
+        ["Total synthesized tests", str(len(all_tests))],
+        ["Incorrect synthesized tests (%)", _pct(sum(1 for t in all_tests if not t["correct"]), len(all_tests))],
+        ["Tests judged by the TQC", str(len(rows))],
+        ["Triggered tests (the first program fails them)", str(len(triggered))],
+        ["Incorrect among triggered (%)", _pct(sum(1 for t in triggered if not t["correct"]), len(triggered))],
+        ["Accuracy", _pct(tp + tn, len(rows))],
+        ["Precision", _pct(tp, tp + fp)],
+        ["Recall", _pct(tp, tp + fn)],
+        ["F1", f1],
+        ["Incorrect tests filtered", str(tp)],
+        ["Correct tests filtered", str(fp)],
+    ]
+
+
+def table_debug(done: list[dict[str, Any]]) -> list[list[str]]:
+    """Self-debugging deviation: what each debug epoch did to the programs it changed."""
+    by_step: dict[str, list[int]] = {}
+    for r in done:
+        for d in r.get("debug", []):
+            c = by_step.setdefault(d["step"], [0, 0, 0, 0])
+            c[(0 if d["before"] else 2) + (0 if d["after"] else 1)] += 1
+    out = []
+    for step in sorted(by_step, key=_step_sort_key):
+        cc, ci, ic, ii = by_step[step]
+        out.append([step, str(cc + ci + ic + ii), str(cc), str(ci), str(ic), str(ii), _pct(ci, cc + ci)])
+    return out
+
+
+def table_tokens(done: list[dict[str, Any]]) -> list[list[str]]:
+    """Table 11: average tokens (input + output) per problem, per agent."""
+    agents: set[str] = set()
+    for r in done:
+        agents.update((r.get("tokens") or {}).keys())
+    order = [a for a in AGENT_ORDER if a in agents] + sorted(agents - set(AGENT_ORDER))
+    n = len(done)
+    out = []
+    for a in order:
+        tin = sum((r.get("tokens") or {}).get(a, {}).get("input", 0) for r in done)
+        tout = sum((r.get("tokens") or {}).get(a, {}).get("output", 0) for r in done)
+        calls = sum((r.get("tokens") or {}).get(a, {}).get("calls", 0) for r in done)
+        out.append([a, f"{tin / n:.0f}", f"{tout / n:.0f}", f"{(tin + tout) / n:.0f}", f"{calls / n:.2f}"])
+    total = sum(r.get("tokens_total", 0) for r in done)
+    out.append(["total", "", "", f"{total / n:.0f}" if n else "n/a", ""])
+    return out
+
+
+def pass_at_k_table(records: list[dict[str, Any]]) -> list[list[str]]:
+    """pass@k for k = 1, and each power of two up to the samples per problem."""
+    per: dict[str, list[bool]] = {}
+    for r in records:
+        if r.get("status") == "done":
+            per.setdefault(r["id"], []).append(bool(r.get("passed")))
+    if not per:
+        return []
+    n_min = min(len(v) for v in per.values())
+    ks = [k for k in (1, 2, 5, 10, 20, 50, 100) if k <= n_min]
+    return [
+        [f"pass@{k}", f"{100.0 * sum(pass_at_k(len(v), sum(v), k) for v in per.values()) / len(per):.2f}"] for k in ks
+    ]
+
+
+def cost(data: BenchData) -> float | None:
+    pin, pout = data.spec.get("price_in"), data.spec.get("price_out")
+    if pin is None and pout is None:
+        return None
+    tin = sum(t.get("input", 0) for r in data.done for t in (r.get("tokens") or {}).values())
+    tout = sum(t.get("output", 0) for r in data.done for t in (r.get("tokens") or {}).values())
+    return float(tin * float(pin or 0) + tout * float(pout or 0)) / 1e6
+
+
+# ------------------------------------------------------------------ markdown
+def _md(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _unfinished(data: BenchData) -> list[dict[str, Any]]:
+    return [r for r in data.records if r.get("status") != "done"]
+
+
+def render_report(data: BenchData) -> str:
+    from .datasets import load_dataset, visible_from_evaluation
+
+    s = data.spec
+    done = sorted(data.done, key=lambda r: (r["id"], r.get("sample", 0)))
+    first_sample = [r for r in done if r.get("sample", 0) == 0]
+    total = len(data.problem_ids) * int(s.get("samples", 1))
+    passed = sum(1 for r in first_sample if r.get("passed"))
+    parts = [f"# Bench: {s.get('dataset')} · {s.get('workflow')} · {s.get('model')}", ""]
+    parts.append(
+        f"{len(done)} of {total} runs finished; final pass@1 "
+        f"{_pct(passed, len(first_sample))}% ({passed}/{len(first_sample)})."
+    )
+    unfinished = _unfinished(data)
+    if unfinished or len(done) < total:
+        provider = sum(1 for r in unfinished if r.get("status") == "provider_error")
+        other = sum(1 for r in unfinished if r.get("status") == "error")
+        parts.append(
+            f"Not counted: {total - len(done)} unfinished ({provider} provider failures, {other} errors, "
+            f"{total - len(done) - provider - other} not run); rerun the same command to finish them."
+        )
+    settings = s.get("settings") or {}
+    parts.append("")
+    parts.append(
+        "Settings: "
+        + ", ".join(
+            f"{k}={v}"
+            for k, v in settings.items()
+            if k in ("checker", "prompts", "epochs", "clarify", "tqc", "revert", "iterations")
+        )
+    )
+    tokens_total = sum(r.get("tokens_total", 0) for r in done)
+    c = cost(data)
+    parts.append(f"Tokens: {tokens_total}" + (f"; cost ${c:.4f}" if c is not None else "") + ".")
+    if not first_sample:
+        return "\n".join(parts) + "\n"
+
+    h, v = table_pass_by_step(first_sample)
+    parts += ["", "## pass@1 by workflow step (Table 1)", "", _md(h, [v])]
+    parts.append("")
+    parts.append("Each step column is what the run would have returned had it stopped after that step.")
+    h, rows = table_cqc(first_sample)
+    if any(r.get("checks") for r in first_sample):
+        parts += ["", "## Code Quality Checker as a classifier (Table 4)", "", _md(h, rows)]
+        parts += ["", "Every CQC verdict, per step:", ""]
+        parts.append(_md(["step", "verdicts", "accuracy", "precision", "recall"], table_cqc_verdicts(first_sample)))
+    if any(r.get("tests") for r in first_sample):
+        parts += ["", "## Test Quality Checker on synthesized tests (Table 6)", ""]
+        parts.append("A positive test is an incorrect one: the canonical solution fails it.")
+        parts += ["", _md(["statistic", "value"], table_tqc(first_sample))]
+    dbg = table_debug(first_sample)
+    if dbg:
+        parts += ["", "## Self-debugging deviation (Table 7)", ""]
+        parts.append(
+            _md(
+                [
+                    "step",
+                    "debugged",
+                    "correct→correct",
+                    "correct→incorrect",
+                    "incorrect→correct",
+                    "incorrect→incorrect",
+                    "% correct made incorrect",
+                ],
+                dbg,
+            )
+        )
+    parts += ["", "## Average tokens per problem, per agent (Table 11)", ""]
+    parts.append(_md(["agent", "input", "output", "total", "calls"], table_tokens(first_sample)))
+    if int(s.get("samples", 1)) > 1:
+        parts += ["", "## pass@k (unbiased estimator)", "", _md(["metric", "%"], pass_at_k_table(done))]
+    dataset = str(s.get("dataset", ""))
+    if dataset.startswith("humaneval"):
+        try:
+            leaked = visible_from_evaluation(load_dataset(dataset, ids=[i.split("/")[-1] for i in data.problem_ids]))
+        except Exception:
+            leaked = []
+        if leaked:
+            parts += [
+                "",
+                "## Visible tests taken from the evaluation",
+                "",
+                "These problems have no usable docstring example, so their visible test is one of the evaluation's "
+                "asserts; with the relaxed `python` checker part of the evaluation runs during synthesis: "
+                + ", ".join(leaked)
+                + ".",
+            ]
+    failed = [r for r in first_sample if not r.get("passed")]
+    if failed:
+        parts += ["", "## Problems whose final program failed", ""]
+        for r in failed:
+            detail = (r.get("verdict") or {}).get("detail", "")
+            parts.append(f"- {r['id']}: {detail[:200]} ({r.get('session')})")
+    if unfinished:
+        parts += ["", "## Unfinished (retried on resume)", ""]
+        for r in unfinished:
+            parts.append(f"- {r['id']}: {r.get('status')}: {str(r.get('error', ''))[:200]}")
+    return "\n".join(parts) + "\n"
+
+
+def render_compare(benches: list[BenchData]) -> str:
+    """The tables side by side for several benches, and the problems whose verdicts differ."""
+    labels = [f"{i + 1}: {b.label}" for i, b in enumerate(benches)]
+    parts = ["# Bench comparison", ""]
+    for i, b in enumerate(benches):
+        parts.append(f"{i + 1}. `{b.folder}`: {b.spec.get('dataset')} · {b.label} ({len(b.done)} finished)")
+    firsts = [[r for r in b.done if r.get("sample", 0) == 0] for b in benches]
+    cols: list[str] = []
+    for f in firsts:
+        cols += [c for c in step_columns(f) if c not in cols]
+    cols.sort(key=_step_sort_key)
+    rows = []
+    for label, f in zip(labels, firsts, strict=True):
+        h, v = table_pass_by_step(f)
+        by_col = dict(zip(h, v, strict=True))
+        rows.append([label, by_col["first program"], *[by_col.get(c, "") for c in cols], by_col["final"], by_col["Δ"]])
+    parts += ["", "## pass@1 by workflow step", "", _md(["bench", "first program", *cols, "final", "Δ"], rows)]
+    tok_rows = []
+    for label, f in zip(labels, firsts, strict=True):
+        total = sum(r.get("tokens_total", 0) for r in f)
+        tok_rows.append([label, f"{total / len(f):.0f}" if f else "n/a", str(len(f))])
+    parts += ["", "## Average tokens per problem", "", _md(["bench", "tokens", "problems"], tok_rows)]
+    verdicts = [{r["id"]: bool(r.get("passed")) for r in f} for f in firsts]
+    common = sorted(set.intersection(*(set(v) for v in verdicts)) if verdicts else set(), key=_id_key)
+    diff = [pid for pid in common if len({v[pid] for v in verdicts}) > 1]
+    parts += ["", f"## Problems with different verdicts ({len(diff)} of {len(common)} in common)", ""]
+    if diff:
+        parts.append(
+            _md(
+                ["problem", *[str(i + 1) for i in range(len(benches))]],
+                [[pid, *("pass" if v[pid] else "fail" for v in verdicts)] for pid in diff],
+            )
+        )
+    else:
+        parts.append("None.")
+    return "\n".join(parts) + "\n"
+
+
+def _id_key(pid: str) -> tuple[str, int]:
+    name, _, n = pid.partition("/")
+    return name, int(n) if n.isdigit() else 0

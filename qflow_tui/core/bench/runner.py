@@ -1,0 +1,516 @@
+"""Running a workflow over a benchmark: problems concurrently (bounded), each a
+normal session under the bench folder, every program the workflow produced
+judged on the hidden tests, one line per finished problem in ``results.jsonl``.
+
+The folder is the state: a rerun with the same folder skips what finished and
+redoes the rest, so an interrupted or killed bench resumes where it stopped.
+A problem the provider failed is recorded as such (never as a wrong program)
+and tried again on resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ... import __version__
+from ..config import RunConfig
+from ..events import (
+    Event,
+    LLMCallFinished,
+    ProgramCandidate,
+    RunFinished,
+    StepFinished,
+    StepStarted,
+    TestsDesigned,
+    TQCVerdict,
+)
+from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
+from ..runner import RunError, build_client, run_workflow
+from .datasets import BenchProblem, load_dataset
+from .evaluate import Evaluator
+
+RESULTS = "results.jsonl"
+REPORT = "report.md"
+SPEC = "bench.json"
+SESSIONS = "sessions"
+
+#: What a bench folder's spec must match for a rerun to resume it.
+_SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples")
+
+
+class BenchError(Exception):
+    """The bench cannot start or go on; the message is one line a user can act on."""
+
+
+def workflow_names() -> list[str]:
+    """The workflows a bench can run (the one place the bench reads the registry)."""
+    from ..workflows import WORKFLOWS
+
+    return list(WORKFLOWS)
+
+
+# ------------------------------------------------------------------ the folder
+@dataclass
+class BenchSpec:
+    dataset: str
+    config: RunConfig
+    ids: list[str] | None = None
+    limit: int | None = None
+    samples: int = 1
+    concurrency: int = 4
+    price_in: float | None = None
+    """US dollars per million input tokens (for the cost figure), if known."""
+    price_out: float | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """The settings that decide the results (not the model's endpoint or the theme)."""
+        skip = {"model", "base_url", "theme", "workflow", "fallback_model", "concurrency"}
+        return {k: v for k, v in self.config.public_dict().items() if k not in skip}
+
+    def to_dict(self, problem_ids: list[str]) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "model": self.config.model,
+            "workflow": self.config.workflow,
+            "settings": self.settings(),
+            "samples": self.samples,
+            "problems": problem_ids,
+            "app_version": __version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "price_in": self.price_in,
+            "price_out": self.price_out,
+        }
+
+
+def run_key(problem_id: str, sample: int) -> str:
+    return problem_id if sample == 0 else f"{problem_id}#{sample}"
+
+
+def read_results(folder: Path) -> list[dict[str, Any]]:
+    """Every complete line of ``results.jsonl`` (a line cut short by a kill is skipped)."""
+    path = Path(folder) / RESULTS
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict) and "id" in rec:
+            out.append(rec)
+    return out
+
+
+def latest_results(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The last line for each run (a retried problem's newer line wins)."""
+    latest: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        latest[run_key(rec["id"], int(rec.get("sample", 0)))] = rec
+    return latest
+
+
+def read_spec(folder: Path) -> dict[str, Any] | None:
+    path = Path(folder) / SPEC
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
+        raise BenchError(f"{path} is not a bench spec ({exc}); choose another --out") from None
+    if not isinstance(data, dict):
+        raise BenchError(f"{path} is not a bench spec; choose another --out")
+    return data
+
+
+def _append_line(path: Path, obj: dict[str, Any]) -> None:
+    """One whole line per write, synced: a kill leaves at most a cut-short last
+    line, which the next append starts after (readers skip it)."""
+    data = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+    with open(path, "a+b") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() > 0:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) != b"\n":
+                data = "\n" + data
+        fh.write(data.encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+# ------------------------------------------------------------- progress events
+@dataclass
+class ProblemUpdate:
+    """What a bench reports as it goes, for the CLI's progress and the app's table."""
+
+    key: str
+    state: str
+    """``queued``, ``running``, ``evaluating``, ``done``, ``provider_error``, ``error``, ``skipped``."""
+    step: str = ""
+    tokens: int = 0
+    record: dict[str, Any] | None = None
+    """The results line, once finished (``done``/``*_error``/``skipped``)."""
+
+
+BenchSink = Callable[[ProblemUpdate], None]
+
+
+class _WatchedClient:
+    """The shared model client, seen through one problem: remembers the model
+    failure that ended the problem's run, so it is recorded as the provider's,
+    not as a wrong program."""
+
+    def __init__(self, inner: LLMClient) -> None:
+        self.inner = inner
+        self.name = getattr(inner, "name", "")
+        self.failure: LLMError | None = None
+
+    async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
+        try:
+            return await self.inner.complete(request, on_delta)
+        except LLMError as exc:
+            self.failure = exc
+            raise
+
+    async def aclose(self) -> None:
+        return None  # the bench closes the shared client once
+
+
+# --------------------------------------------------------------- one problem
+@dataclass
+class _Trace:
+    """The events of one run the bench needs, kept as they happen."""
+
+    steps: list[str] = field(default_factory=list)
+    programs: list[dict[str, Any]] = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    tqc: list[dict[str, Any]] = field(default_factory=list)
+    designed: list[str] = field(default_factory=list)
+    tokens: int = 0
+    finished: RunFinished | None = None
+    on_change: Callable[[str, int], None] | None = None
+
+    def __call__(self, ev: Event) -> None:
+        if isinstance(ev, StepStarted) and ev.step and ev.step not in self.steps:
+            self.steps.append(ev.step)
+            if self.on_change:
+                self.on_change(ev.step, self.tokens)
+        elif isinstance(ev, ProgramCandidate):
+            self.programs.append(
+                {"step": ev.step, "progression": ev.progression, "agent": ev.agent, "program": ev.program}
+            )
+        elif (
+            isinstance(ev, StepFinished)
+            and ev.agent == "code_quality_checker"
+            and ev.outcome in ("accepted", "rejected")
+            and ev.progression is not None
+        ):
+            # One Code Quality Checker verdict on the program its progression holds.
+            self.decisions.append(
+                {"step": ev.step, "progression": ev.progression, "accepted": ev.outcome == "accepted"}
+            )
+        elif isinstance(ev, TQCVerdict):
+            self.tqc.append({"test": ev.test, "kept": ev.verdict == "kept"})
+        elif isinstance(ev, TestsDesigned):
+            self.designed.extend(t for t in ev.tests if t not in self.designed)
+        elif isinstance(ev, LLMCallFinished):
+            self.tokens += (ev.input_tokens or 0) + (ev.output_tokens or 0)
+            if self.on_change:
+                self.on_change(self.steps[-1] if self.steps else "", self.tokens)
+        elif isinstance(ev, RunFinished):
+            self.finished = ev
+
+
+def _output_after_each_step(
+    trace: _Trace, final_program: str, accepted_at: str | None, first_program: str, reverts: bool
+) -> list[tuple[str, str, bool]]:
+    """(step, program, accepted) for each step that produced or judged a
+    program: what the run would have returned had it stopped after that step
+    (the accepted program once one is accepted; before that the first program
+    when the workflow reverts, else the origin progression's latest)."""
+    order = [s for s in trace.steps if any(p["step"] == s for p in trace.programs) or s == accepted_at]
+    origin = min((p["progression"] for p in trace.programs if p["progression"] is not None), default=None)
+    latest = first_program
+    out: list[tuple[str, str, bool]] = []
+    accepted = False
+    for step in order:
+        for p in trace.programs:
+            if p["step"] == step and p["progression"] == origin:
+                latest = p["program"]
+        if step == accepted_at:
+            accepted = True
+        if accepted:
+            out.append((step, final_program, True))
+        else:
+            out.append((step, first_program if reverts else latest, False))
+    return out
+
+
+async def _evaluate_run(
+    evaluator: Evaluator, bp: BenchProblem, trace: _Trace, config: RunConfig, outcome: Any
+) -> dict[str, Any]:
+    """Judge every distinct program of the run, and the synthesized tests."""
+    distinct: dict[str, Any] = {}
+    wanted = [p["program"] for p in trace.programs] + [outcome.final_program, outcome.first_program]
+    for program in wanted:
+        if program not in distinct:
+            distinct[program] = None
+    verdicts = await asyncio.gather(*(evaluator.evaluate(bp, prog) for prog in distinct))
+    by_program = dict(zip(distinct, verdicts, strict=True))
+
+    def ok(program: str) -> bool:
+        return bool(by_program[program].passed)
+
+    final = by_program[outcome.final_program]
+    reverts = config.revert and config.checker != "none" and config.workflow == "qualityflow"
+    steps = [
+        {"step": step, "passed": ok(prog), "accepted": acc}
+        for step, prog, acc in _output_after_each_step(
+            trace, outcome.final_program, outcome.accepted_at, outcome.first_program, reverts
+        )
+    ]
+    programs = [
+        {
+            "step": p["step"],
+            "progression": p["progression"],
+            "agent": p["agent"],
+            "passed": ok(p["program"]),
+            "status": by_program[p["program"]].status,
+            "detail": by_program[p["program"]].detail,
+        }
+        for p in trace.programs
+    ]
+    # The CQC's verdicts, each on the program its progression held at that step.
+    held: dict[int, str] = {}
+    checks = []
+    i = 0
+    for d in trace.decisions:
+        while i < len(trace.programs) and trace.steps.index(trace.programs[i]["step"]) <= trace.steps.index(d["step"]):
+            held[trace.programs[i]["progression"]] = trace.programs[i]["program"]
+            i += 1
+        prog = held.get(d["progression"])
+        if prog is not None:
+            checks.append(
+                {
+                    "step": d["step"],
+                    "progression": d["progression"],
+                    "accepted": d["accepted"],
+                    "passed": ok(prog),
+                }
+            )
+    # Self-debugging: each debugged program against the one it replaced.
+    debug = []
+    before: dict[int, str] = {}
+    for p in trace.programs:
+        prog_ix = p["progression"]
+        if p["agent"] == "self_debugger" and prog_ix in before:
+            debug.append(
+                {"step": p["step"], "progression": prog_ix, "before": ok(before[prog_ix]), "after": ok(p["program"])}
+            )
+        before[prog_ix] = p["program"]
+    # Synthesized tests: correct when the canonical solution passes them; triggered
+    # when the first program fails them.
+    tqc_rows: list[dict[str, Any]] = []
+    tests = [t["test"] for t in trace.tqc] or trace.designed
+    if tests and bp.reference:
+        canon, first = await asyncio.gather(
+            evaluator.run_tests(bp, bp.reference, tests), evaluator.run_tests(bp, outcome.first_program, tests)
+        )
+        kept = {t["test"]: t["kept"] for t in trace.tqc}
+        for test, c, f in zip(tests, canon.results, first.results, strict=True):
+            tqc_rows.append(
+                {"test": test, "kept": kept.get(test), "correct": c.status == "pass", "triggered": f.status != "pass"}
+            )
+    return {
+        "passed": final.passed,
+        "verdict": final.to_dict(),
+        "first_passed": ok(outcome.first_program),
+        "steps": steps,
+        "programs": programs,
+        "checks": checks,
+        "debug": debug,
+        "tests": tqc_rows,
+    }
+
+
+def _session_path(folder: Path, key: str) -> Path:
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", key.replace("#", "-s")).strip("-")
+    path = folder / SESSIONS / f"{base}.jsonl"
+    n = 2
+    while path.exists():  # an earlier, unfinished attempt stays as it was
+        path = folder / SESSIONS / f"{base}.attempt{n}.jsonl"
+        n += 1
+    return path
+
+
+# ----------------------------------------------------------------- the bench
+class BenchRunner:
+    """Runs (or resumes) one bench into ``folder``."""
+
+    def __init__(
+        self,
+        spec: BenchSpec,
+        folder: Path,
+        *,
+        sinks: list[BenchSink] | None = None,
+        client: LLMClient | None = None,
+        evaluator: Evaluator | None = None,
+    ) -> None:
+        self.spec = spec
+        self.folder = Path(folder)
+        self.sinks = list(sinks or [])
+        self._client = client
+        self.evaluator = evaluator
+        self.problems: list[BenchProblem] = []
+        self.keys: list[tuple[str, int]] = []
+        self.stopped: str | None = None
+        """Why the bench stopped early (a fatal provider failure), if it did."""
+
+    def _emit(self, update: ProblemUpdate) -> None:
+        for sink in list(self.sinks):
+            try:
+                sink(update)
+            except Exception:
+                self.sinks.remove(sink)
+
+    def prepare(self) -> list[dict[str, Any]]:
+        """Load the problems, create or check the folder; return the finished results."""
+        from ..problem import ProblemError
+
+        spec = self.spec
+        if spec.config.workflow not in workflow_names():
+            raise BenchError(f"unknown workflow {spec.config.workflow!r}: choose one of {', '.join(workflow_names())}")
+        if spec.samples < 1:
+            raise BenchError("--samples must be at least 1")
+        if spec.concurrency < 1:
+            raise BenchError("--concurrency must be at least 1")
+        try:
+            self.problems = load_dataset(spec.dataset, ids=spec.ids, limit=spec.limit)
+        except ProblemError as exc:
+            raise BenchError(str(exc)) from None
+        ids = [bp.id for bp in self.problems]
+        new = spec.to_dict(ids)
+        old = read_spec(self.folder)
+        if old is not None:
+            diff = [k for k in _SAME_RUN_KEYS if old.get(k) != new.get(k)]
+            if diff:
+                raise BenchError(
+                    f"{self.folder} holds a bench with another {', '.join(diff)} "
+                    f"({'; '.join(f'{k}: {old.get(k)!r}' for k in diff)}); choose another --out to start a new one"
+                )
+            # A resumed bench may name more problems (a larger --limit): keep the union.
+            new["problems"] = list(dict.fromkeys([*old.get("problems", []), *ids]))
+            new["created"] = old.get("created", new["created"])
+        try:
+            (self.folder / SESSIONS).mkdir(parents=True, exist_ok=True)
+            tmp = self.folder / (SPEC + ".tmp")
+            tmp.write_text(json.dumps(new, indent=2) + "\n", encoding="utf-8")
+            tmp.replace(self.folder / SPEC)
+        except OSError as exc:
+            raise BenchError(f"cannot write the bench folder {self.folder}: {exc.strerror}") from None
+        self.keys = [(bp.id, s) for bp in self.problems for s in range(spec.samples)]
+        return read_results(self.folder)
+
+    async def run(self) -> list[dict[str, Any]]:
+        """Run every unfinished problem; return the latest line of every run."""
+        finished = latest_results(self.prepare() if not self.keys else read_results(self.folder))
+        todo: list[tuple[BenchProblem, int]] = []
+        by_id = {bp.id: bp for bp in self.problems}
+        for pid, sample in self.keys:
+            key = run_key(pid, sample)
+            rec = finished.get(key)
+            if rec is not None and rec.get("status") == "done":
+                self._emit(ProblemUpdate(key, "skipped", record=rec))
+            else:
+                self._emit(ProblemUpdate(key, "queued"))
+                todo.append((by_id[pid], sample))
+        if not todo:
+            return list(latest_results(read_results(self.folder)).values())
+        own_client = self._client is None
+        try:
+            client = self._client or build_client(self.spec.config)
+        except LLMError as exc:
+            raise BenchError(str(exc)) from None
+        evaluator = self.evaluator or Evaluator()
+        sem = asyncio.Semaphore(self.spec.concurrency)
+        stop = asyncio.Event()
+
+        async def guarded(bp: BenchProblem, sample: int) -> None:
+            async with sem:
+                if stop.is_set():
+                    return
+                fatal = await self._one(bp, sample, client, evaluator)
+                if fatal is not None:
+                    self.stopped = fatal
+                    stop.set()
+
+        try:
+            await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
+        finally:
+            if own_client:
+                try:
+                    await client.aclose()
+                except Exception:
+                    pass
+        return list(latest_results(read_results(self.folder)).values())
+
+    async def _one(self, bp: BenchProblem, sample: int, client: LLMClient, evaluator: Evaluator) -> str | None:
+        """Run and judge one problem; append its line. Returns a fatal provider
+        failure's message (the bench stops), else None."""
+        key = run_key(bp.id, sample)
+        trace = _Trace()
+        trace.on_change = lambda step, tokens: self._emit(ProblemUpdate(key, "running", step, tokens))
+        watched = _WatchedClient(client)
+        session = _session_path(self.folder, key)
+        started = time.monotonic()
+        self._emit(ProblemUpdate(key, "running"))
+        record: dict[str, Any] = {"id": bp.id, "sample": sample, "session": str(session.relative_to(self.folder))}
+        fatal: str | None = None
+        try:
+            outcome = await run_workflow(
+                bp.problem, self.spec.config, client=watched, sinks=[trace], session_path=session
+            )
+        except RunError as exc:
+            failure = watched.failure
+            record.update(
+                status="provider_error" if failure is not None else "error",
+                error=str(exc),
+                duration=round(time.monotonic() - started, 3),
+                tokens_total=trace.tokens,
+            )
+            if failure is not None and failure.fatal:
+                fatal = str(failure)
+        else:
+            self._emit(ProblemUpdate(key, "evaluating", tokens=trace.tokens))
+            eval_started = time.monotonic()
+            try:
+                judged = await _evaluate_run(evaluator, bp, trace, self.spec.config, outcome)
+            except Exception as exc:  # the sandbox failed, not the program: redo on resume
+                record.update(status="error", error=f"evaluation failed: {type(exc).__name__}: {exc}")
+                record["duration"] = round(time.monotonic() - started, 3)
+                _append_line(self.folder / RESULTS, record)
+                self._emit(ProblemUpdate(key, "error", record=record))
+                return None
+            tokens = outcome.tokens
+            record.update(
+                status="done",
+                outcome=outcome.outcome,
+                accepted_at=outcome.accepted_at,
+                **judged,
+                tokens=tokens,
+                tokens_total=sum(t.get("input", 0) + t.get("output", 0) for t in tokens.values()),
+                llm_calls=outcome.llm_calls,
+                duration=round(time.monotonic() - started, 3),
+                eval_duration=round(time.monotonic() - eval_started, 3),
+            )
+        _append_line(self.folder / RESULTS, record)
+        self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=record))
+        return fatal

@@ -1,0 +1,252 @@
+"""qflow bench end to end with script models: the per-step tables, provider
+failures kept apart from wrong programs, resuming after an interruption or a
+kill, and the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from qflow_tui.cli import main
+from qflow_tui.core.bench.report import (
+    load_bench,
+    pass_at_k,
+    render_report,
+    table_cqc,
+    table_debug,
+    table_pass_by_step,
+    table_tqc,
+)
+from qflow_tui.core.bench.runner import RESULTS, BenchError, BenchRunner, BenchSpec, read_results
+from qflow_tui.core.config import RunConfig
+from qflow_tui.core.session import read_session
+
+SCRIPTS = Path(__file__).parent / "scripts"
+CANONICAL = Path(__file__).parents[2] / "bench" / "canonical_model.py"
+
+
+def late_fix_config() -> RunConfig:
+    return RunConfig(
+        model=f"script/{SCRIPTS / 'late_fix.py'}",
+        workflow="qualityflow",
+        checker="python",
+        prompts=1,
+        epochs=1,
+        clarify=0,
+        test_rounds=1,
+    )
+
+
+def test_canonical_after_one_self_debug_epoch_gives_the_expected_tables(tmp_path):
+    ids = ["humaneval/0", "humaneval/1", "humaneval/2", "humaneval/4"]
+    spec = BenchSpec("humaneval", late_fix_config(), ids=ids, concurrency=4)
+    records = asyncio.run(BenchRunner(spec, tmp_path).run())
+    assert sorted(r["id"] for r in records) == ids
+    assert all(r["status"] == "done" and r["passed"] and not r["first_passed"] for r in records)
+    assert all(r["accepted_at"] == "self_debug:1" for r in records)
+
+    data = load_bench(tmp_path)
+    header, values = table_pass_by_step(data.done)
+    assert dict(zip(header, values, strict=True)) == {
+        "first program": "0.00",
+        "program_generator": "0.00",
+        "self_debug:1": "100.00",
+        "final": "100.00",
+        "Δ": "+100.00",
+    }
+    header, rows = table_cqc(data.done)
+    assert header == ["statistic", "program_generator", "self_debug:1"]
+    assert rows == [
+        ["Actual positive", "0.00", "100.00"],
+        ["Accuracy", "100.00", "100.00"],
+        ["Precision", "n/a", "100.00"],
+        ["Recall", "n/a", "100.00"],
+        ["% of final output", "0.00", "100.00"],
+    ]
+    # Each problem: two correct synthesized tests kept, one wrong test rejected.
+    tqc = dict(table_tqc(data.done))
+    assert tqc["Total synthesized tests"] == "12"
+    assert tqc["Incorrect synthesized tests (%)"] == "33.33"
+    assert (tqc["Precision"], tqc["Recall"], tqc["Incorrect tests filtered"]) == ("100.00", "100.00", "4")
+    assert table_debug(data.done) == [["self_debug:1", "4", "0", "0", "4", "0", "n/a"]]
+    report = render_report(data)
+    assert "## pass@1 by workflow step (Table 1)" in report
+    assert "## Average tokens per problem, per agent (Table 11)" in report
+    assert "| self_debugger |" in report
+    # Each problem is a normal session in the folder.
+    session = read_session(tmp_path / records[0]["session"])
+    assert session.finished is not None and session.finished.kind == "run_finished"
+
+
+def _flaky_config() -> RunConfig:
+    return RunConfig(model=f"script/{SCRIPTS / 'flaky.py'}", workflow="zeroshot")
+
+
+def test_provider_failures_are_not_wrong_programs_and_are_retried(tmp_path, monkeypatch):
+    fail_file = tmp_path / "fail"
+    fail_file.write_text("humaneval/1")
+    monkeypatch.setenv("QFLOW_TEST_FAIL_FILE", str(fail_file))
+    out = tmp_path / "bench"
+    spec = BenchSpec("humaneval", _flaky_config(), limit=3)
+    records = {r["id"]: r for r in asyncio.run(BenchRunner(spec, out).run())}
+    assert records["humaneval/1"]["status"] == "provider_error"
+    assert "overloaded" in records["humaneval/1"]["error"]
+    assert "passed" not in records["humaneval/1"]
+    report = render_report(load_bench(out))
+    assert "final pass@1 100.00% (2/2)" in report
+    assert "1 provider failures" in report
+
+    fail_file.write_text("")
+    runner = BenchRunner(spec, out)
+    seen: list[str] = []
+    runner.sinks.append(lambda u: seen.append(f"{u.key}:{u.state}"))
+    records = {r["id"]: r for r in asyncio.run(runner.run())}
+    assert {r["status"] for r in records.values()} == {"done"}
+    assert "humaneval/0:skipped" in seen and "humaneval/1:done" in seen
+    assert "humaneval/0:running" not in seen
+    assert "final pass@1 100.00% (3/3)" in render_report(load_bench(out))
+
+
+def test_an_interrupted_or_killed_bench_resumes(tmp_path, monkeypatch):
+    hang_file = tmp_path / "hang"
+    hang_file.write_text("humaneval/2")
+    monkeypatch.setenv("QFLOW_TEST_HANG_FILE", str(hang_file))
+    out = tmp_path / "bench"
+    spec = BenchSpec("humaneval", _flaky_config(), limit=4, concurrency=4)
+    runner = BenchRunner(spec, out)
+
+    async def interrupt() -> None:
+        finished = asyncio.Event()
+        count = 0
+
+        def sink(u):
+            nonlocal count
+            if u.state == "done":
+                count += 1
+                if count == 3:
+                    finished.set()
+
+        runner.sinks.append(sink)
+        task = asyncio.create_task(runner.run())
+        await finished.wait()
+        task.cancel()  # what Ctrl-C does to the bench
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(interrupt())
+    lines = (out / RESULTS).read_text().splitlines()
+    assert sorted(json.loads(line)["id"] for line in lines) == ["humaneval/0", "humaneval/1", "humaneval/3"]
+    hung = read_session(out / "sessions" / "humaneval-2.jsonl")
+    assert hung.finished is not None and hung.finished.kind == "run_failed"
+
+    # A kill in the middle of a write leaves a cut-short last line.
+    with open(out / RESULTS, "a") as fh:
+        fh.write('{"id": "humaneval/2", "sample": 0, "status": "do')
+    hang_file.write_text("")
+    records = asyncio.run(BenchRunner(spec, out).run())
+    assert sorted((r["id"], r["status"]) for r in records) == [(f"humaneval/{i}", "done") for i in range(4)]
+    assert len(read_results(out)) == 4
+    # The unfinished attempt's session is kept beside the new one.
+    assert (out / "sessions" / "humaneval-2.attempt2.jsonl").exists()
+
+
+def test_a_folder_holding_another_bench_is_refused(tmp_path):
+    asyncio.run(BenchRunner(BenchSpec("humaneval", _flaky_config(), limit=1), tmp_path).run())
+    other = BenchSpec("humaneval", late_fix_config(), limit=1)
+    with pytest.raises(BenchError, match="another model, workflow, settings"):
+        BenchRunner(other, tmp_path).prepare()
+
+
+def test_pass_at_k_is_the_unbiased_estimator():
+    for n in range(1, 7):
+        for c in range(n + 1):
+            for k in range(1, n + 1):
+                subsets = list(combinations([True] * c + [False] * (n - c), k))
+                exact = sum(any(s) for s in subsets) / len(subsets)
+                assert pass_at_k(n, c, k) == pytest.approx(exact)
+
+
+def test_samples_give_pass_at_k(tmp_path):
+    spec = BenchSpec("mbpp", _flaky_config(), ids=["11", "12"], samples=2)
+    records = asyncio.run(BenchRunner(spec, tmp_path).run())
+    assert sorted((r["id"], r["sample"]) for r in records) == [
+        ("mbpp/11", 0),
+        ("mbpp/11", 1),
+        ("mbpp/12", 0),
+        ("mbpp/12", 1),
+    ]
+    report = render_report(load_bench(tmp_path))
+    assert "| pass@1 | 100.00 |" in report and "| pass@2 | 100.00 |" in report
+
+
+def test_cli_bench_report_and_compare(tmp_path, capsys):
+    right, wrong = tmp_path / "right", tmp_path / "wrong"
+    assert (
+        main(
+            [
+                "bench",
+                "--dataset",
+                "mbpp",
+                "--ids",
+                "11,12",
+                "--model",
+                f"script/{CANONICAL}",
+                "--workflow",
+                "zeroshot",
+                "--out",
+                str(right),
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr()
+    assert "final pass@1 100.00% (2/2)" in out.out
+    assert "mbpp/11 PASS" in out.err  # plain progress lines when not on a terminal
+    assert (right / "report.md").read_text() in out.out
+    late = f"script/{SCRIPTS / 'late_fix.py'}"
+    assert (
+        main(
+            [
+                "bench",
+                "--dataset",
+                "mbpp",
+                "--ids",
+                "11",
+                "12",
+                "--model",
+                late,
+                "--workflow",
+                "zeroshot",
+                "--out",
+                str(wrong),
+            ]
+        )
+        == 0
+    )
+    assert "final pass@1 0.00% (0/2)" in capsys.readouterr().out
+    assert main(["bench", "compare", str(right), str(wrong)]) == 0
+    text = capsys.readouterr().out
+    assert "## Problems with different verdicts (2 of 2 in common)" in text
+    assert "| mbpp/11 | pass | fail |" in text
+    assert main(["bench", "report", str(wrong)]) == 0
+    assert "Problems whose final program failed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["bench", "--model", "script/x.py"], "give the benchmark with --dataset"),
+        (["bench", "--dataset", "mbpp", "--ids", "mbpp/5000", "--model", "script/x.py"], "mbpp/5000: no such problem"),
+        (["bench", "--dataset", "mbpp", "--limit", "0"], "--limit must be at least 1"),
+        (["bench", "--dataset", "mbpp", "--workflow", "nope", "--limit", "1"], "unknown workflow 'nope'"),
+        (["bench", "compare", "/nonexistent/bench"], "is not a bench folder"),
+    ],
+)
+def test_bad_input_is_one_line(argv, message, capsys, tmp_path):
+    assert main([*argv, *([] if argv[1] == "compare" else ["--out", str(tmp_path / "b")])]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
