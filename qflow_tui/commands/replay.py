@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if args.rerun:
         return rerun(args, data)
     if args.json:
-        print(json.dumps(data.summary(), indent=2))
+        print(json.dumps(data.summary()))
         return 0
     return open_app(data.path, step=args.step, play=args.play)
 

@@ -17,7 +17,9 @@ from . import fail
 def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """Options shared by every command that runs a workflow."""
     p.add_argument(
-        "--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-4.1, script/responder.py"
+        "--model",
+        help="provider/model (default: the config file's, else anthropic/claude-sonnet-4-5), "
+        "e.g. openai/gpt-4.1, script/responder.py",
     )
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
     p.add_argument("--workflow", help="qualityflow (default), agentcoder (the peer workflow) or zeroshot")
@@ -154,7 +156,7 @@ def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path
     except RunError as exc:
         return fail(str(exc), 1)
     if json_out:
-        print(json.dumps(outcome.summary(), indent=2))
+        print(json.dumps(outcome.summary()))
     else:
         print_result(outcome)
     return 0
