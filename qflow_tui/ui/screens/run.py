@@ -34,6 +34,8 @@ class RunScreen(Screen):
         Binding("p", "pause", "Pause", tooltip="Pause before the next workflow step"),
         Binding("x", "cancel", "Cancel", tooltip="Cancel the run; the session is kept"),
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
+        Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
+        Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
     ]
 
     def __init__(
@@ -159,7 +161,8 @@ class RunScreen(Screen):
         else:
             error = event.worker.error
             text = str(error) if isinstance(error, RunError) else f"internal error: {type(error).__name__}: {error}"
-            self.notify(f"{text}\nThe session is kept.{session}", title="Run failed", severity="error", timeout=30)
+            # Short: the program banner keeps saying what went wrong after the toast goes.
+            self.notify(f"{text}\nThe session is kept.{session}", title="Run failed", severity="error", timeout=8)
         self.refresh_bindings()
 
     # -- actions ---------------------------------------------------------------------------
@@ -208,3 +211,29 @@ class RunScreen(Screen):
             self.notify("The run is still going: press x to cancel it first.", severity="warning")
             return
         self.dismiss()
+
+    def action_new_problem(self) -> None:
+        if self.running:
+            self.notify("The run is still going: press x to cancel it first.", severity="warning")
+            return
+        self.dismiss()
+        from .compose import ComposeScreen
+
+        if isinstance(self.app.screen, ComposeScreen):
+            self.app.screen.action_new_problem()
+
+    def action_quit_app(self) -> None:
+        if not self.running:
+            self.app.exit()
+            return
+        from .confirm import Confirm
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.workers.cancel_group(self, "run")
+                self.app.exit()
+
+        self.app.push_screen(
+            Confirm("Quit while the run is going?", "The run is cancelled; its session is kept.", yes="Quit"),
+            answered,
+        )

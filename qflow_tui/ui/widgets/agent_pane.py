@@ -53,6 +53,10 @@ def render_calls(calls: list[CallRecord], dropped: int, colours: Palette) -> Tex
 class AgentPane(VerticalScroll, can_focus=True):
     """The streamed output of one agent. Follows the tail unless scrolled up."""
 
+    ALLOW_MAXIMIZE = True
+    """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
+    containers refuse by default."""
+
     def __init__(self, agent: str, **kwargs) -> None:
         super().__init__(id=f"pane-{agent}", classes="agent-pane", **kwargs)
         self.agent = agent

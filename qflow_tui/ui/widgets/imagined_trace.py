@@ -76,6 +76,10 @@ def render_trace(state: RunState, progression: int, colours: Palette) -> Group |
 class ImaginedTrace(VerticalScroll, can_focus=True):
     """Imagined execution of the visible tests, for the selected progression."""
 
+    ALLOW_MAXIMIZE = True
+    """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
+    containers refuse by default."""
+
     def compose(self):
         yield Static(id="imagined-body")
 

@@ -50,10 +50,22 @@ class RunView(Widget):
     """Live-run display fed by core events (see the module docstring)."""
 
     BINDINGS = [
+        # One footer entry for both keys ("[ ] Progression"): "[ Prev ] Next" read like buttons.
         Binding(
-            "left_square_bracket", "progression(-1)", "Prev", key_display="[", tooltip="Show the previous progression"
+            "left_square_bracket",
+            "progression(-1)",
+            "Previous progression",
+            key_display="[",
+            show=False,
+            tooltip="Show the previous progression",
         ),
-        Binding("right_square_bracket", "progression(1)", "Next", key_display="]", tooltip="Show the next progression"),
+        Binding(
+            "right_square_bracket",
+            "progression(1)",
+            "Progression",
+            key_display="[ ]",
+            tooltip="Show the next progression ([ for the previous one)",
+        ),
         Binding("1", "show_tab('tab-timeline')", "Timeline", show=False),
         Binding("2", "show_tab('tab-agents')", "Agents", show=False),
         Binding("3", "show_tab('tab-imagined')", "Imagined", show=False),
@@ -82,9 +94,11 @@ class RunView(Widget):
         self._stale_tabs: set[str] = {t for t, _ in TABS}
         self._repaint_timer: Timer | None = None
         self._tick: Timer | None = None
+        self.recorded_elapsed: float | None = None
+        """Set by a replay: the recorded run time at the shown step (idle gate time left out)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="run-progress")
+        yield Static("starting…", id="run-progress", markup=False)
         with Vertical(id="run-main"):
             yield Timeline(id="timeline-band", side_by_side=True)
             with TabbedContent(id="run-tabs", initial="tab-agents"):
@@ -137,6 +151,8 @@ class RunView(Widget):
     @property
     def elapsed(self) -> float:
         if not self.live:
+            if self.recorded_elapsed is not None:
+                return self.recorded_elapsed
             return self.state.elapsed_from_events()
         if self._clock_start is None:
             return 0.0
@@ -197,15 +213,19 @@ class RunView(Widget):
     def _paint_progress(self) -> None:
         text = self.state.progress_text()
         if self.state.progressions > 1:
-            text = f"p{self.progression}/{self.state.progressions} · {text}"
+            text = f"showing p{self.progression} of p0–p{self.state.progressions - 1} · {text}"
         if self.gate_status:
             text = f"{self.gate_status} │ {text}"
         bar = self.query_one("#run-progress", Static)
         bar.set_class(bool(self.gate_status), "-paused")
         bar.update(text)
 
-    def _paint_status(self) -> None:
-        self.query_one(StatusBar).update_from(self.state, self.elapsed)
+    def paint_status(self) -> None:
+        """Repaint the status bar alone (elapsed time, calls, tokens)."""
+        if self.is_mounted:
+            self.query_one(StatusBar).update_from(self.state, self.elapsed, precise=not self.live)
+
+    _paint_status = paint_status
 
     def _theme_changed(self, _theme) -> None:
         self.repaint(everything=True)

@@ -62,6 +62,10 @@ class TestsTable(Vertical):
 
     __test__ = False  # not a pytest test class
 
+    ALLOW_MAXIMIZE = True
+    """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
+    containers refuse by default."""
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._state: RunState | None = None
