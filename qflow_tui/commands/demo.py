@@ -46,4 +46,4 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data.summary()))
         return 0
-    return open_app(path, play=args.play)
+    return open_app(path, play=args.play, intro=True)

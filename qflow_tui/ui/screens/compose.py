@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
 from ...core.config import CHECKERS, ConfigError, RunConfig
 from ...core.llm import LLMError
@@ -19,6 +19,7 @@ from ...core.problem import Problem, ProblemError, make_problem
 from ...core.userfiles import UserFileError, load_problem_file
 from ..access import qflow_app
 from ..palette import palette
+from ..widgets.footer import AppFooter
 
 #: The paper's running example (QualityFlow, Figure 1): MBPP No. 11.
 EXAMPLE_STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
@@ -128,7 +129,7 @@ class ComposeScreen(Screen):
                 )
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
         yield Static("", id="compose-error")
-        yield Footer(compact=True)
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.ready = True

@@ -12,16 +12,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from ...core.events import Event
 from ..access import qflow_app
 from ..replay_model import TICK, ReplayCursor, ReplayStep, play_times, replay_steps, short_step
+from ..widgets.footer import AppFooter
 from ..widgets.replay_timeline import ReplayTimeline, StepChip
 from ..widgets.run_view import RunView
 from .step_picker import StepPicker
@@ -33,7 +35,7 @@ class ReplayScreen(Screen):
     """Replay a session file in the run view (see the module docstring)."""
 
     BINDINGS = [
-        Binding("space", "toggle_play", "Play/pause", tooltip="Play the recording (again to pause)"),
+        Binding("space", "toggle_play", "Play", tooltip="Play the recording (again to pause)"),
         # Priority: the replay's arrows work on every tab, the tests table's included.
         Binding(
             "left,comma",
@@ -41,20 +43,27 @@ class ReplayScreen(Screen):
             "Step back",
             key_display="←",
             priority=True,
+            show=False,
             tooltip="Back to the previous workflow step",
         ),
         Binding(
-            "right,full_stop", "step(1)", "Step", key_display="→", priority=True, tooltip="On to the next workflow step"
+            "right,full_stop",
+            "step(1)",
+            "Step",
+            key_display="← →",
+            priority=True,
+            tooltip="On to the next workflow step",
         ),
         Binding("shift+left", "event(-1)", "Event back", show=False, tooltip="One event back"),
         Binding("shift+right", "event(1)", "Event", show=False, tooltip="One event on"),
         Binding("home", "start", "Start", show=False, tooltip="Back to the start of the run"),
         Binding("end,i", "end", "End", key_display="i", tooltip="Jump to the end at once"),
         Binding("g", "pick_step", "Go to", tooltip="Jump to any workflow step"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", tooltip="Play faster"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-", tooltip="Play slower"),
+        Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+ -", tooltip="Play faster (- slower)"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", show=False, tooltip="Play slower"),
         Binding("escape", "back", "Back", tooltip="Leave the replay"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow"),
+        Binding("h", "toggle_intro", "Intro", show=False, tooltip="Show or hide what the demo is about"),
     ]
 
     def __init__(self, path: str | Path, *, step: int | None = None, play: bool = False) -> None:
@@ -69,6 +78,8 @@ class ReplayScreen(Screen):
         self.error: str | None = None
         self.cursor = ReplayCursor([])
         self.playing = False
+        self.intro = False
+        """Explain what is on screen (the demo): the problem, what the agents do, the keys."""
         self._timer: Timer | None = None
         self._load()
 
@@ -117,10 +128,11 @@ class ReplayScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="replay-banner", markup=False)
+        yield Static(id="replay-intro")
         yield RunView(live=False, id="replay-view")
         yield ReplayTimeline(self.steps, id="replay-bar")
         yield Static(id="replay-status", markup=False)
-        yield Footer(compact=True)
+        yield AppFooter()
 
     def on_mount(self) -> None:
         banner = self.query_one("#replay-banner", Static)
@@ -141,6 +153,8 @@ class ReplayScreen(Screen):
         if self.start_step is None and not self.autoplay:
             self.start_step = options.get("step")
             self.autoplay = bool(options.get("play"))
+        self.intro = self.intro or bool(options.get("intro"))
+        self._paint_intro()
         if self.autoplay:
             self.seek(self.steps[0].end if self.steps else 0)
             self.action_toggle_play()
@@ -148,6 +162,31 @@ class ReplayScreen(Screen):
             self.go_to_step(self.start_step)
         else:
             self.seek(len(self.events))
+
+    def _paint_intro(self) -> None:
+        intro = self.query_one("#replay-intro", Static)
+        intro.display = self.intro
+        if not self.intro:
+            return
+        problem = self.header.get("problem") if isinstance(self.header.get("problem"), dict) else {}
+        statement = " ".join(str(problem.get("statement") or "").split())
+        title = str(self.header.get("title") or "a recorded run")
+        text = Text()
+        text.append(" DEMO ", style="bold reverse")
+        for key, what in (("space", "pause"), ("← →", "steps"), ("1-5", "tabs"), ("h", "hide this"), ("q", "quit")):
+            text.append(f"  {key}", style="bold")
+            text.append(f" {what}")
+        text.append(f"\n{title}: " if not statement else "\nProblem: ", style="bold")
+        text.append(f"{statement}\n")
+        text.append(
+            "QualityFlow's agents write programs in parallel progressions and tests for them; the Code Quality "
+            "Checker imagines each program running on the visible tests, then accepts, continues or reverts."
+        )
+        intro.update(text)
+
+    def action_toggle_intro(self) -> None:
+        self.intro = not self.intro
+        self._paint_intro()
 
     # -- where the replay is ---------------------------------------------------------------
 
@@ -220,6 +259,9 @@ class ReplayScreen(Screen):
         if self.cursor.at_end:
             self._stop()
             view.flush()
+            if self.intro:
+                # The demo ends on the check that accepted the program.
+                view.action_show_tab("tab-imagined")
             self._paint_status()
 
     def _stop(self) -> None:

@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
 from ...core.config import RunConfig
@@ -20,6 +20,7 @@ from ...core.problem import Problem
 from ...core.runner import RunError, RunOutcome, run_workflow
 from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
+from ..widgets.footer import AppFooter
 from ..widgets.run_view import RunView
 
 _NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
@@ -65,7 +66,7 @@ class RunScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield RunView(live=True, clock=qflow_app(self).clock, id="run-view")
-        yield Footer(compact=True)
+        yield AppFooter()
 
     def on_mount(self) -> None:
         from ...core.session import new_session_path
