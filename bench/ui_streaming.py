@@ -143,6 +143,44 @@ async def in_app(
     return elapsed, idle_samples, busy_samples
 
 
+#: The child that times a launch: imports qflow, builds the app as the CLI does and
+#: says "painted" once the compose screen has been drawn for the first time.
+_LAUNCH = """
+import asyncio, sys
+from qflow_tui.ui.app import create_app
+
+async def main():
+    app = create_app(remember_theme=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ComposeScreen", app.screen
+        sys.stdout.write("painted\\n")
+        sys.stdout.flush()
+
+asyncio.run(main())
+"""
+
+
+def launch_to_compose(runs: int = 5) -> list[float]:
+    """Seconds from starting a Python process to the first painted compose screen."""
+    import os
+    import subprocess
+
+    times: list[float] = []
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for _ in range(runs):
+        start = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-c", _LAUNCH], stdout=subprocess.PIPE, env=env, text=True)
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        elapsed = time.perf_counter() - start
+        child.wait()
+        if line.strip() != "painted":
+            raise SystemExit(f"the launch probe failed (exit {child.returncode})")
+        times.append(elapsed)
+    return times
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="160x48", help="terminal size, WxH")
@@ -163,6 +201,7 @@ async def main() -> None:
         os.environ["QFLOW_CONFIG_DIR"] = tmp
         core_s, events, chars = await headless(args.pad, args.delay, sandbox, Path(tmp))
         app_s, idle, busy = await in_app(args.pad, args.delay, sandbox, (width, height))
+        launches = launch_to_compose()
     rate = (
         "as fast as the loop allows" if not args.delay else f"a 3-word chunk every {args.delay * 1000:g} ms per stream"
     )
@@ -177,6 +216,10 @@ async def main() -> None:
     print("event-loop lag of a 10 ms timer, ms:")
     print(f"  idle app       {stats(idle)}")
     print(f"  while running  {stats(busy)}")
+    print(
+        f"launch to the first painted compose screen: median {statistics.median(launches):.2f} s, "
+        f"best {min(launches):.2f} s (of {len(launches)})"
+    )
 
 
 if __name__ == "__main__":

@@ -26,7 +26,23 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f"qflow_tui.commands.{name}")
         module.add_parser(sub)
+    for command in sub.choices.values():
+        _plain_help(command)
     return parser
+
+
+def _plain_help(parser: argparse.ArgumentParser) -> None:
+    """Help shows plain text: the commands' docstrings are written in reStructuredText
+    (``qflow solve``), which a terminal should show as `qflow solve`."""
+    if parser.description:
+        parser.description = _plain(parser.description)
+    for action in parser._actions:
+        if isinstance(action.help, str):
+            action.help = _plain(action.help)
+
+
+def _plain(text: str) -> str:
+    return text.replace("``", "`")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         }
         if report.load_error:
             out["load_error"] = report.load_error
-        print(json.dumps(out, indent=2))
+        print(json.dumps(out))
         return 0
     _print_table(report)
     return 0

@@ -44,6 +44,6 @@ def run(args: argparse.Namespace) -> int:
     if data is None:
         return code
     if args.json:
-        print(json.dumps(data.summary(), indent=2))
+        print(json.dumps(data.summary()))
         return 0
-    return open_app(path, play=args.play)
+    return open_app(path, play=args.play, intro=True)

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         "api_keys": keys,
     }
     if getattr(args, "json", False):
-        print(json.dumps(data, indent=2))
+        print(json.dumps(data))
         return 1 if broken else 0
     out = sys.stdout
     print(f"sandbox isolation: {iso.label}", file=out)

@@ -52,12 +52,12 @@ def run(args: argparse.Namespace) -> int:
     if args.rerun:
         return rerun(args, data)
     if args.json:
-        print(json.dumps(data.summary(), indent=2))
+        print(json.dumps(data.summary()))
         return 0
     return open_app(data.path, step=args.step, play=args.play)
 
 
-def open_app(path: Path, *, step: int | None = None, play: bool = False) -> int:
+def open_app(path: Path, *, step: int | None = None, play: bool = False, intro: bool = False) -> int:
     """Open the app on a replay of ``path``."""
     from ..core.config import ConfigError, RunConfig, load_config
 
@@ -71,7 +71,7 @@ def open_app(path: Path, *, step: int | None = None, play: bool = False) -> int:
         from ..ui.app import create_app
     except ImportError as exc:  # the app is not part of this build
         return fail(f"the terminal app cannot start ({exc}); use `qflow replay {path} --json`", 1)
-    app = create_app(config, replay_path=path, replay_options={"step": step, "play": play})
+    app = create_app(config, replay_path=path, replay_options={"step": step, "play": play, "intro": intro})
     app.run()
     return int(getattr(app, "return_code", 0) or 0)
 

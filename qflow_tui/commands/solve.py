@@ -18,7 +18,9 @@ from . import fail
 def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """Options shared by every command that runs a workflow."""
     p.add_argument(
-        "--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-4.1, script/responder.py"
+        "--model",
+        help="provider/model (default: the config file's, else anthropic/claude-sonnet-4-5), "
+        "e.g. openai/gpt-4.1, script/responder.py",
     )
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
     p.add_argument("--workflow", help="qualityflow (default), agentcoder (the peer workflow) or zeroshot")
@@ -155,7 +157,7 @@ def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path
     except RunError as exc:
         return fail(str(exc), 1)
     if json_out:
-        print(json.dumps(outcome.summary(), indent=2))
+        print(json.dumps(outcome.summary()))
     else:
         print_result(outcome)
     return 0
@@ -204,12 +206,48 @@ def describe(event: Any) -> str | None:
     return None
 
 
+class OnceEach:
+    """The log lines of a run, each failure said once: when many steps fail for
+    the same reason (a server that cannot be reached fails every call), the
+    first says why and the run's end says how many more failed alike."""
+
+    def __init__(self) -> None:
+        self.failures: dict[str, int] = {}
+
+    def _again(self, reason: str) -> bool:
+        """Count ``reason``; True when it was said already."""
+        for known in self.failures:
+            if known in reason:
+                self.failures[known] += 1
+                return True
+        self.failures[reason] = 1
+        return False
+
+    def __call__(self, event: Any) -> list[str]:
+        line = describe(event)
+        kind = event.kind
+        if kind == "step_finished" and event.outcome == "failed" and event.detail and self._again(event.detail):
+            return []
+        if kind == "notice" and event.level != "info" and any(known in event.message for known in self.failures):
+            self._again(event.message)
+            return []
+        if kind in ("run_failed", "run_finished"):
+            again = sum(n - 1 for n in self.failures.values())
+            lines = [f"({again} more failed for the same reason)"] if again else []
+            said = kind == "run_failed" and any(known in event.error for known in self.failures)
+            # A failure said already: the command's last line repeats it, once.
+            return lines + ([line] if line and not said else [])
+        return [line] if line else []
+
+
 class PlainProgress:
     """Progress as plain lines on stderr (not a terminal: CI logs, pipes)."""
 
+    def __init__(self) -> None:
+        self.lines = OnceEach()
+
     def __call__(self, event: Any) -> None:
-        line = describe(event)
-        if line:
+        for line in self.lines(event):
             print(line, file=sys.stderr, flush=True)
 
 
@@ -226,6 +264,7 @@ class LiveProgress:
         self.step = "starting"
         self.tokens: Tokens = {}
         self.streaming: set[str] = set()
+        self.lines = OnceEach()
 
     def __enter__(self) -> LiveProgress:
         self.live.__enter__()
@@ -246,8 +285,7 @@ class LiveProgress:
             self.streaming.discard(event.call_id)
             if k == "llm_call_finished":
                 count_call(self.tokens, event.agent, event.input_tokens, event.output_tokens)
-        line = describe(event)
-        if line:
+        for line in self.lines(event):
             self.console.print(line, highlight=False, markup=False)
         elapsed = time.monotonic() - self.started
         t = total(self.tokens)

@@ -139,21 +139,34 @@ class QFlowApp(App[int]):
     # -- command palette -----------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        """The app's own actions only: Textual's internals (scroll, focus-next, page
+        left) are not things a person looks for, and one theme entry is enough."""
+        yield SystemCommand("Quit", "Quit qflow (Ctrl+Q)", self.action_quit)
         yield SystemCommand("Sessions", "Browse saved sessions and replay one (F2)", self.action_sessions)
-        yield SystemCommand(
-            "Light / dark theme", "Switch between qflow-dark and qflow-light (F3)", self.action_toggle_light
-        )
-        # Every binding of the screen (and of the focused widget's ancestors) is a command too.
-        seen: set[str] = {"Quit", "Sessions", "Theme"}
+        yield SystemCommand("Theme", "Pick a theme from themes/ (F3 switches dark and light)", self.action_change_theme)
+        yield SystemCommand("Keys", "Show the keys of this screen", self.action_show_help_panel)
+        seen: set[str] = {"Quit", "Sessions", "Theme", "Keys"}
         for active in screen.active_bindings.values():
             binding = active.binding
             if not binding.description or binding.description in seen or not active.enabled:
+                continue
+            if not _own_binding(active.node, binding):
                 continue
             seen.add(binding.description)
             key = binding.key_display or binding.key
             help_text = f"{binding.tooltip or binding.description} ({key})"
             yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
+
+
+def _own_binding(node: Any, binding: Binding) -> bool:
+    """Whether ``binding`` was declared by one of qflow's classes (not Textual's)."""
+    for cls in type(node).__mro__:
+        if not cls.__module__.startswith("qflow_tui."):
+            continue
+        for declared in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(declared, Binding) and declared.action == binding.action:
+                return True
+    return False
 
 
 def create_app(

@@ -255,8 +255,8 @@ async def test_every_run_action_is_in_the_command_palette():
             "Imagined",
             "Tests",
             "Program",
-            "Prev",
-            "Next",
+            "Previous progression",
+            "Progression",
             "Zoom",
         ):
             assert title in titles, title

@@ -79,8 +79,8 @@ class ScriptClient:
             raise  # a script may play a provider's own failures, fatal ones included
         except Exception as exc:
             raise LLMError(
-                f"script model {self.path!r} raised {type(exc).__name__}: {exc} "
-                f"(agent {request.agent}, turn {request.turn})"
+                f"script model {self.path!r} has no answer for this {request.agent} call (turn {request.turn}): "
+                f"it raised {type(exc).__name__}: {exc}; a script model answers only the problems it was written for"
             ) from exc
         if not isinstance(text, str):
             raise LLMError(

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
 from ...core.config import CHECKERS, ConfigError, RunConfig
 from ...core.llm import LLMError
@@ -20,6 +20,7 @@ from ...core.safe_text import clean
 from ...core.userfiles import UserFileError, load_problem_file
 from ..access import qflow_app
 from ..palette import palette
+from ..widgets.footer import AppFooter
 
 #: The paper's running example (QualityFlow, Figure 1): MBPP No. 11.
 EXAMPLE_STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
@@ -48,7 +49,13 @@ class ComposeScreen(Screen):
             "ctrl+o", "focus_load", "Load", priority=True, tooltip="Load a problem file or a benchmark id (mbpp/11)"
         ),
         Binding("f4", "example", "Example", tooltip="Fill in MBPP No. 11, the paper's example"),
+        Binding("ctrl+n", "new_problem", "New", tooltip="Clear the statement, the tests and the entry point"),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ready = False
+        """Set once the form is mounted: keys pressed while the app starts are ignored."""
 
     def compose(self) -> ComposeResult:
         app = qflow_app(self)
@@ -123,9 +130,11 @@ class ComposeScreen(Screen):
                 )
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
         yield Static("", id="compose-error", markup=False)
-        yield Footer(compact=True)
+        yield AppFooter()
 
     def on_mount(self) -> None:
+        self.ready = True
+        self.refresh_bindings()
         self.query_one("#statement", TextArea).focus()
         self.app.theme_changed_signal.subscribe(self, lambda _t: self._style_editors())
         self._style_editors()
@@ -201,6 +210,11 @@ class ComposeScreen(Screen):
 
     # -- actions ---------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Before the form exists (a key pressed while the app starts) no action can
+        # read it: the key is ignored rather than crashing the app.
+        return self.ready and self.is_mounted
+
     def action_run(self) -> None:
         checked = self.validate()
         if checked is None:
@@ -210,6 +224,7 @@ class ComposeScreen(Screen):
 
         stepping = self.query_one("#stepping", Checkbox).value
         own_client = qflow_app(self).client is None
+        self.app.clear_notifications()  # the form's toasts do not belong over the run
         self.app.push_screen(RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client))
 
     @on(Button.Pressed, "#run")
@@ -227,6 +242,11 @@ class ComposeScreen(Screen):
     def action_example(self) -> None:
         self.fill(EXAMPLE_STATEMENT, EXAMPLE_TESTS, None)
         self.notify("MBPP No. 11, the example of the QualityFlow paper.")
+
+    def action_new_problem(self) -> None:
+        self.fill("", "", None)
+        self.query_one("#statement", TextArea).focus()
+        self.notify("A new problem: type or paste its statement and tests.", timeout=3)
 
     def fill(self, statement: str, tests: str, entry_point: str | None) -> None:
         self.query_one("#statement", TextArea).load_text(statement)

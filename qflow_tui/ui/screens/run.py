@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
 from ...core.config import RunConfig
@@ -21,6 +21,7 @@ from ...core.runner import RunError, RunOutcome, run_workflow
 from ...core.safe_text import clean, one_line
 from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
+from ..widgets.footer import AppFooter
 from ..widgets.run_view import RunView
 
 _NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
@@ -35,6 +36,8 @@ class RunScreen(Screen):
         Binding("p", "pause", "Pause", tooltip="Pause before the next workflow step"),
         Binding("x", "cancel", "Cancel", tooltip="Cancel the run; the session is kept"),
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
+        Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
+        Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
     ]
 
     def __init__(
@@ -64,7 +67,7 @@ class RunScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield RunView(live=True, clock=qflow_app(self).clock, id="run-view")
-        yield Footer(compact=True)
+        yield AppFooter()
 
     def on_mount(self) -> None:
         from ...core.session import new_session_path
@@ -167,11 +170,12 @@ class RunScreen(Screen):
         else:
             error = event.worker.error
             text = str(error) if isinstance(error, RunError) else f"internal error: {type(error).__name__}: {error}"
+            # Short: the program banner keeps saying what went wrong after the toast goes.
             self.notify(
                 clean(f"{text}\nThe session is kept.{session}"),
                 title="Run failed",
                 severity="error",
-                timeout=30,
+                timeout=8,
                 markup=False,
             )
         self.refresh_bindings()
@@ -222,3 +226,29 @@ class RunScreen(Screen):
             self.notify("The run is still going: press x to cancel it first.", severity="warning")
             return
         self.dismiss()
+
+    def action_new_problem(self) -> None:
+        if self.running:
+            self.notify("The run is still going: press x to cancel it first.", severity="warning")
+            return
+        self.dismiss()
+        from .compose import ComposeScreen
+
+        if isinstance(self.app.screen, ComposeScreen):
+            self.app.screen.action_new_problem()
+
+    def action_quit_app(self) -> None:
+        if not self.running:
+            self.app.exit()
+            return
+        from .confirm import Confirm
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.workers.cancel_group(self, "run")
+                self.app.exit()
+
+        self.app.push_screen(
+            Confirm("Quit while the run is going?", "The run is cancelled; its session is kept.", yes="Quit"),
+            answered,
+        )

@@ -4,7 +4,7 @@ for the selected progression (run-wide agents show their calls in every one)."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.containers import Grid, VerticalScroll
+from textual.containers import Grid, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from ..palette import Palette, palette
@@ -26,7 +26,9 @@ def call_header(call: CallRecord, colours: Palette) -> Text:
         bits.append(f"turn {call.turn}")
     if call.test and call.agent != "test_quality_checker":
         bits.append(call.test.replace("\n", " ")[:60])
-    status = {"streaming": "…", "done": "", "failed": "failed"}.get(call.status, call.status)
+    status = {"streaming": "…" if call.text else "waiting for first token", "done": "", "failed": "failed"}.get(
+        call.status, call.status
+    )
     text = Text()
     text.append(f"── {call.call_id} ", style=colours.muted)
     text.append(" · ".join(b for b in bits if b), style=f"bold {colours.primary}")
@@ -50,17 +52,57 @@ def render_calls(calls: list[CallRecord], dropped: int, colours: Palette) -> Tex
     return out
 
 
+class CallView(Static):
+    """One model call: its header and its text. Re-rendered only when that call
+    changed, so a pane costs what streamed since the last paint, not its history."""
+
+    def __init__(self, call_id: str) -> None:
+        super().__init__(classes="agent-call", markup=False)
+        self.call_id = call_id
+        self._shown: tuple[object, ...] = ()
+
+    def show(self, call: CallRecord, colours: Palette, theme: str) -> None:
+        fingerprint = (len(call.text), call.status, call.error, theme, call.text[-1:] if call.text else "")
+        if fingerprint == self._shown:
+            return
+        self._shown = fingerprint
+        self.update(render_call(call, colours))
+
+
+def render_call(call: CallRecord, colours: Palette) -> Text:
+    out = call_header(call, colours)
+    out.append("\n")
+    if call.text:
+        out.append(call.text.rstrip("\n"))
+    elif call.status == "streaming":
+        out.append("waiting for the first token…", style=colours.muted)
+    if call.status == "failed" and call.error:
+        out.append(f"\n{call.error}", style=colours.error)
+    return out
+
+
 class AgentPane(VerticalScroll, can_focus=True):
-    """The streamed output of one agent. Follows the tail unless scrolled up."""
+    """The streamed output of one agent. Follows the tail unless scrolled up.
+
+    A widget per model call: new calls are appended, a streaming call repaints
+    itself alone, finished calls are left as they are."""
+
+    ALLOW_MAXIMIZE = True
+    """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
+    containers refuse by default."""
 
     def __init__(self, agent: str, **kwargs) -> None:
         super().__init__(id=f"pane-{agent}", classes="agent-pane", **kwargs)
         self.agent = agent
         self.border_title = agent
-        self._shown: tuple = ()
+        self._progression: int | None = None
+        self._ids: list[str] = []
+        self._dropped = -1
+        self._header: tuple[object, ...] = ()
 
     def compose(self):
-        yield Static(Text("no calls yet"), classes="agent-body")
+        with Vertical(classes="agent-body"):
+            yield Static(Text("no calls yet"), classes="agent-empty")
 
     def on_mount(self) -> None:
         # Follow the stream at the bottom until the user scrolls up (Textual's anchor).
@@ -69,23 +111,50 @@ class AgentPane(VerticalScroll, can_focus=True):
     def update_from(self, state: RunState, progression: int) -> None:
         calls = state.calls_for(self.agent, progression)
         dropped = state.dropped_for(self.agent, progression)
-        # Only re-render when something this pane shows has changed.
-        fingerprint = (progression, dropped, tuple((c.call_id, len(c.text), c.status) for c in calls), self.app.theme)
-        if fingerprint == self._shown:
-            return
-        self._shown = fingerprint
         colours = palette(self.app)
+        theme = self.app.theme
+        body = self.query_one(".agent-body", Vertical)
+        ids = [c.call_id for c in calls]
+        if progression != self._progression or dropped != self._dropped or ids[: len(self._ids)] != self._ids:
+            # Another progression, or calls summarised away: start the list again.
+            body.remove_children(CallView)
+            self._ids = []
+            self._progression = progression
+            self._dropped = dropped
+        views = {v.call_id: v for v in body.query(CallView)}
+        fresh: list[CallView] = []
+        for call in calls[len(self._ids) :]:
+            view = CallView(call.call_id)
+            view.show(call, colours, theme)
+            fresh.append(view)
+            self._ids.append(call.call_id)
+        for call in calls:
+            view = views.get(call.call_id)
+            if view is not None:
+                view.show(call, colours, theme)  # a no-op unless this call changed
+        if fresh:
+            body.mount_all(fresh)
+        empty = body.query_one(".agent-empty", Static)
+        if calls and dropped:
+            empty.update(Text(f"({dropped} earlier calls not shown)", style=colours.muted))
+        elif not calls:
+            empty.update(Text("no calls yet", style=colours.muted))
+        empty.display = not calls or bool(dropped)
+        self.set_class(not calls, "-empty")
         streaming = sum(1 for c in calls if c.status == "streaming")
-        title = f"{self.agent} · all" if self.agent in RUN_WIDE else f"{self.agent} · p{progression}"
-        self.border_title = title
-        self.border_subtitle = (
-            f"{streaming} streaming"
-            if streaming
-            else (f"{len(calls)} call{'s' if len(calls) != 1 else ''}" if calls else "")
-        )
-        self.set_class(bool(streaming), "-streaming")
-        body = self.query_one(".agent-body", Static)
-        body.update(render_calls(calls, dropped, colours) if calls else Text("no calls yet", style=colours.muted))
+        waiting = sum(1 for c in calls if c.status == "streaming" and not c.text)
+        header = (progression, streaming, waiting, len(calls))
+        if header != self._header:
+            self._header = header
+            self.border_title = f"{self.agent} · all" if self.agent in RUN_WIDE else f"{self.agent} · p{progression}"
+            if waiting and waiting == streaming:
+                subtitle = "waiting for first token"
+            elif streaming:
+                subtitle = f"{streaming} streaming"
+            else:
+                subtitle = f"{len(calls)} call{'s' if len(calls) != 1 else ''}" if calls else ""
+            self.border_subtitle = subtitle
+            self.set_class(bool(streaming), "-streaming")
 
 
 class AgentPanes(Grid):

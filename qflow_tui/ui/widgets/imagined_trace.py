@@ -4,6 +4,8 @@ value and the verdict, next to the visible assert it was checked against."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -41,43 +43,91 @@ def render_check(rec: ImaginedRecord, colours: Palette) -> Table:
     return table
 
 
-def render_trace(state: RunState, progression: int, colours: Palette) -> Group | Text:
+def trace_groups(state: RunState, progression: int, colours: Palette) -> list[tuple[str | None, Group]]:
+    """The checks of one progression, one group per checked step, in plan order."""
     records = state.imagined_for(progression)
-    if not records:
-        if state.config.get("checker", "imagined") != "imagined" and state.started:
-            return Text(
-                f"The checker of this run is {state.config.get('checker')!r}: no imagined execution.",
-                style=colours.muted,
-            )
-        return Text(f"No imagined execution yet for progression {progression}.", style=colours.muted)
     order = {s: i for i, s in enumerate(state.planned_stages())}
     records.sort(key=lambda r: order.get(r.step or "", 99))
-    parts: list = []
-    stage = object()
+    groups: list[tuple[str | None, Group]] = []
+    steps: list[str | None] = []
     for rec in records:
-        if rec.step != stage:
-            stage = rec.step
-            passed = [r for r in records if r.step == stage]
-            ok = sum(1 for r in passed if r.verdict == "pass")
-            done = sum(1 for r in passed if r.verdict is not None)
-            head = Text()
-            head.append(f"{stage} · progression {progression} · ", style="bold")
-            head.append(
-                f"{ok}/{len(passed)} pass",
-                style=colours.outcome("pass" if ok == len(passed) else ("fail" if done == len(passed) else "running")),
-            )
-            parts.append(Text(""))
-            parts.append(head)
-        parts.append(Text("─" * 8, style=colours.muted))
-        parts.append(render_check(rec, colours))
-    return Group(*parts[1:])
+        if rec.step not in steps:
+            steps.append(rec.step)
+    for step in steps:
+        checks = [r for r in records if r.step == step]
+        ok = sum(1 for r in checks if r.verdict == "pass")
+        done = sum(1 for r in checks if r.verdict is not None)
+        head = Text()
+        head.append(f"{step} · progression {progression} · ", style="bold")
+        head.append(
+            f"{ok}/{len(checks)} pass",
+            style=colours.outcome("pass" if ok == len(checks) else ("fail" if done == len(checks) else "running")),
+        )
+        parts: list[Any] = [head]
+        for rec in checks:
+            parts.append(Text("─" * 8, style=colours.muted))
+            parts.append(render_check(rec, colours))
+        parts.append(Text(""))
+        groups.append((step, Group(*parts)))
+    return groups
+
+
+def empty_trace(state: RunState, progression: int, colours: Palette) -> Text:
+    if state.config.get("checker", "imagined") != "imagined" and state.started:
+        return Text(
+            f"The checker of this run is {state.config.get('checker')!r}: no imagined execution.",
+            style=colours.muted,
+        )
+    return Text(f"No imagined execution yet for progression {progression}.", style=colours.muted)
 
 
 class ImaginedTrace(VerticalScroll, can_focus=True):
-    """Imagined execution of the visible tests, for the selected progression."""
+    """Imagined execution of the visible tests, for the selected progression: one
+    block per checked step. When the run has been accepted, the trace opens on
+    the accepting check (not on the first, failing one)."""
+
+    ALLOW_MAXIMIZE = True
+    """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
+    containers refuse by default."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._landed: tuple[int, str] | None = None
 
     def compose(self):
         yield Static(id="imagined-body")
 
     def update_from(self, state: RunState, progression: int) -> None:
-        self.query_one("#imagined-body", Static).update(render_trace(state, progression, palette(self.app)))
+        colours = palette(self.app)
+        groups = trace_groups(state, progression, colours)
+        empty = self.query_one("#imagined-body", Static)
+        empty.display = not groups
+        if not groups:
+            empty.update(empty_trace(state, progression, colours))
+        blocks = list(self.query(".imagined-step").results(Static))
+        for block in blocks[len(groups) :]:
+            block.remove()
+        fresh: list[Static] = []
+        for i, (step, group) in enumerate(groups):
+            if i < len(blocks):
+                blocks[i].update(group)
+                blocks[i].step = step  # type: ignore[attr-defined]
+            else:
+                block = Static(group, classes="imagined-step")
+                block.step = step  # type: ignore[attr-defined]
+                fresh.append(block)
+        if fresh:
+            self.mount_all(fresh)
+        accepted = state.finished.accepted_at if state.finished is not None else None
+        if accepted and state.finished is not None and state.finished.progression == progression:
+            if self._landed != (progression, accepted):
+                self._landed = (progression, accepted)
+                self.call_after_refresh(self._land_on, accepted)
+        else:
+            self._landed = None
+
+    def _land_on(self, step: str) -> None:
+        for block in self.query(".imagined-step").results(Static):
+            if getattr(block, "step", None) == step:
+                self.scroll_to_widget(block, animate=False, top=True)
+                return

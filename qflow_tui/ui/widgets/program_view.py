@@ -72,6 +72,10 @@ def render_diff(first: str, final: str, colours: Palette) -> Text:
 class ProgramView(VerticalScroll, can_focus=True):
     """Banner, program, diff against the first program."""
 
+    ALLOW_MAXIMIZE = True
+    """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
+    containers refuse by default."""
+
     def compose(self):
         yield Static(id="program-banner")
         yield Static(id="program-code")

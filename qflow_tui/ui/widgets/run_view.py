@@ -46,14 +46,45 @@ TABS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Which tabs an event kind can change; a kind not named here changes them all.
+_TABS_OF_KIND: dict[str, frozenset[str]] = {
+    "text_delta": frozenset({"tab-agents"}),  # the imagined trace too, for a checker's call
+    "llm_call_started": frozenset({"tab-agents", "tab-imagined"}),
+    "llm_call_finished": frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
+    "llm_call_failed": frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
+    "imagined_check": frozenset({"tab-imagined", "tab-timeline"}),
+    "tests_designed": frozenset({"tab-tests", "tab-timeline"}),
+    "tqc_verdict": frozenset({"tab-tests", "tab-timeline"}),
+    "sandbox_run": frozenset({"tab-tests", "tab-timeline", "tab-program"}),
+    "program_candidate": frozenset({"tab-program", "tab-timeline"}),
+    "step_started": frozenset({"tab-timeline", "tab-imagined"}),
+    "step_finished": frozenset({"tab-timeline", "tab-imagined"}),
+    "decision": frozenset({"tab-timeline", "tab-program", "tab-imagined"}),
+    "notice": frozenset(),
+}
+_ALL_TABS = frozenset(t for t, _ in TABS)
+
+
 class RunView(Widget):
     """Live-run display fed by core events (see the module docstring)."""
 
     BINDINGS = [
+        # One footer entry for both keys ("[ ] Progression"): "[ Prev ] Next" read like buttons.
         Binding(
-            "left_square_bracket", "progression(-1)", "Prev", key_display="[", tooltip="Show the previous progression"
+            "left_square_bracket",
+            "progression(-1)",
+            "Previous progression",
+            key_display="[",
+            show=False,
+            tooltip="Show the previous progression",
         ),
-        Binding("right_square_bracket", "progression(1)", "Next", key_display="]", tooltip="Show the next progression"),
+        Binding(
+            "right_square_bracket",
+            "progression(1)",
+            "Progression",
+            key_display="[ ]",
+            tooltip="Show the next progression ([ for the previous one)",
+        ),
         Binding("1", "show_tab('tab-timeline')", "Timeline", show=False),
         Binding("2", "show_tab('tab-agents')", "Agents", show=False),
         Binding("3", "show_tab('tab-imagined')", "Imagined", show=False),
@@ -80,11 +111,14 @@ class RunView(Widget):
         self._clock_stop: float | None = None
         self._dirty: set[str] = set()
         self._stale_tabs: set[str] = {t for t, _ in TABS}
+        self._band_stale = True
         self._repaint_timer: Timer | None = None
         self._tick: Timer | None = None
+        self.recorded_elapsed: float | None = None
+        """Set by a replay: the recorded run time at the shown step (idle gate time left out)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="run-progress")
+        yield Static("starting…", id="run-progress", markup=False)
         with Vertical(id="run-main"):
             yield Timeline(id="timeline-band", side_by_side=True)
             with TabbedContent(id="run-tabs", initial="tab-agents"):
@@ -137,6 +171,8 @@ class RunView(Widget):
     @property
     def elapsed(self) -> float:
         if not self.live:
+            if self.recorded_elapsed is not None:
+                return self.recorded_elapsed
             return self.state.elapsed_from_events()
         if self._clock_start is None:
             return 0.0
@@ -157,7 +193,12 @@ class RunView(Widget):
             self._clock_stop = self._clock()
         if kind == "run_finished" and event.progression is not None:
             self.set_reactive(RunView.progression, event.progression)
-        self._dirty.add(kind)
+        tabs = _TABS_OF_KIND.get(kind, _ALL_TABS)
+        if kind == "text_delta":
+            call = self.state.calls.get(getattr(event, "call_id", ""))
+            if call is not None and call.agent == "code_quality_checker":
+                tabs = tabs | {"tab-imagined"}
+        self._dirty.update(tabs)
 
     def _timed_repaint(self) -> None:
         self._repaint_timer = None
@@ -166,15 +207,22 @@ class RunView(Widget):
     def repaint(self, everything: bool = False) -> None:
         if not self.is_mounted:
             return
-        if everything or self._dirty:
-            self._stale_tabs = {t for t, _ in TABS}
+        # Only the tabs the new events touched are stale: a token does not redraw
+        # the timeline, the tests table or the program.
+        if everything:
+            self._stale_tabs = set(_ALL_TABS)
+            self._band_stale = True
+        else:
+            self._stale_tabs |= self._dirty
+            self._band_stale = self._band_stale or "tab-timeline" in self._dirty
         self._dirty.clear()
         self.refresh_bindings()
         state, p = self.state, self.progression
         self._paint_progress()
         self._paint_status()
         side = self.query_one("#timeline-band", Timeline)
-        if side.display:
+        if side.display and self._band_stale:
+            self._band_stale = False
             side.update_from(state, p)
         self._paint_tab(self.query_one("#run-tabs", TabbedContent).active)
 
@@ -197,15 +245,19 @@ class RunView(Widget):
     def _paint_progress(self) -> None:
         text = self.state.progress_text()
         if self.state.progressions > 1:
-            text = f"p{self.progression}/{self.state.progressions} · {text}"
+            text = f"showing p{self.progression} of p0–p{self.state.progressions - 1} · {text}"
         if self.gate_status:
             text = f"{self.gate_status} │ {text}"
         bar = self.query_one("#run-progress", Static)
         bar.set_class(bool(self.gate_status), "-paused")
         bar.update(text)
 
-    def _paint_status(self) -> None:
-        self.query_one(StatusBar).update_from(self.state, self.elapsed)
+    def paint_status(self) -> None:
+        """Repaint the status bar alone (elapsed time, calls, tokens)."""
+        if self.is_mounted:
+            self.query_one(StatusBar).update_from(self.state, self.elapsed, precise=not self.live)
+
+    _paint_status = paint_status
 
     def _theme_changed(self, _theme) -> None:
         self.repaint(everything=True)
@@ -241,6 +293,7 @@ class RunView(Widget):
 
     def action_show_tab(self, tab: str) -> None:
         """Show a tab and focus what is in it, so arrows and PageUp/Down work at once."""
+        self._paint_tab(tab)  # drawn before it shows: no empty first frame
         self.query_one("#run-tabs", TabbedContent).active = tab
         target = {
             "tab-timeline": "#timeline-tab",

@@ -13,19 +13,22 @@ def fmt_tokens(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 10_000 else str(n)
 
 
-def fmt_elapsed(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 60}:{seconds % 60:02d}"
+def fmt_elapsed(seconds: float, precise: bool = False) -> str:
+    """``m:ss``; with ``precise`` (a replay of a fast, scripted run) tenths below a minute."""
+    if precise and seconds < 60:
+        return f"0:{seconds:04.1f}"
+    whole = int(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
 
 
 class StatusBar(Static):
     """One line; per-agent counts appear when the terminal is wide enough."""
 
-    def update_from(self, state: RunState, elapsed: float) -> None:
+    def update_from(self, state: RunState, elapsed: float, precise: bool = False) -> None:
         colours = palette(self.app)
         total = state.total_tokens()
         text = Text()
-        text.append(f"elapsed {fmt_elapsed(elapsed)}", style="bold")
+        text.append(f"{'recorded' if precise else 'elapsed'} {fmt_elapsed(elapsed, precise)}", style="bold")
         text.append(f"  {state.llm_calls} calls  ")
         text.append(f"tokens {fmt_tokens(total.input)} in / {fmt_tokens(total.output)} out", style="bold")
         if state.isolation:

@@ -62,10 +62,17 @@ class TestsTable(Vertical):
 
     __test__ = False  # not a pytest test class
 
+    ALLOW_MAXIMIZE = True
+    """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
+    containers refuse by default."""
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._state: RunState | None = None
         self._progression = 0
+        self._rows: list[tuple[str | None, str]] = []
+        """What each row shows (verdict, last result), to update only changed cells."""
+        self._theme = ""
 
     def compose(self):
         yield Static(id="tests-summary")
@@ -83,9 +90,21 @@ class TestsTable(Vertical):
         self._progression = progression
         colours = palette(self.app)
         table = self.query_one("#tests-grid", DataTable)
-        row = table.cursor_row
-        table.clear()
+        theme = self.app.theme
+        if len(state.synth) < len(self._rows) or theme != self._theme:
+            table.clear()  # a fresh run (or a replay going back), or new colours
+            self._rows = []
+            self._theme = theme
+        # Rows already shown change in place (update_cell); new tests are appended.
         for i, t in enumerate(state.synth):
+            shown = (t.verdict, repr(t.results.get(progression)))
+            if i < len(self._rows):
+                if self._rows[i] != shown:
+                    self._rows[i] = shown
+                    table.update_cell(str(i), "tqc", _tqc_cell(t, colours))
+                    table.update_cell(str(i), "run", _result_cell(t, progression, colours))
+                continue
+            self._rows.append(shown)
             table.add_row(
                 Text(str(i + 1)),
                 _tqc_cell(t, colours),
@@ -93,8 +112,6 @@ class TestsTable(Vertical):
                 Text(t.test.replace("\n", " "), no_wrap=True, overflow="ellipsis"),
                 key=str(i),
             )
-        if state.synth:
-            table.move_cursor(row=min(max(row, 0), len(state.synth) - 1), animate=False)
         kept = sum(1 for t in state.synth if t.verdict == "kept")
         rejected = sum(1 for t in state.synth if t.verdict == "rejected")
         summary = Text()

@@ -123,6 +123,10 @@ class Timeline(VerticalScroll, can_focus=True):
     """Algorithm 1 as it runs: the current step highlighted, finished steps marked.
     As a band across a wide screen, the decisions sit beside the steps."""
 
+    ALLOW_MAXIMIZE = True
+    """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
+    containers refuse by default."""
+
     def __init__(self, *, side_by_side: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.side_by_side = side_by_side

@@ -1,0 +1,229 @@
+"""A replay's steps and its clock, without Textual: where each workflow step of a
+recorded run begins and ends, when each event is shown at 1x, and the recorded
+time at any point (idle time at a step-mode gate left out)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.events import Event
+
+#: Playback speeds, as multiples of the paced recording (see :func:`play_times`).
+SPEEDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
+DEFAULT_SPEED = 1.0
+#: Playback ticks per second.
+TICK = 1 / 30
+
+#: Pacing of playback at 1x: recorded gaps between events are kept within these
+#: bounds (a script model's run takes milliseconds, a real model's calls take
+#: seconds), and a new workflow step gets a pause of its own.
+MIN_GAP = 0.08
+MAX_GAP = 1.5
+STEP_PAUSE = 0.6
+#: A gap before a step start longer than this, with no model call in flight, is
+#: time the run waited at a step-mode gate for a key.
+GATE_ALLOWANCE = 0.25
+
+_WORK_LABELS = {
+    "program_generator": "generate",
+    "test_designer": "design tests",
+    "test_quality_checker": "check tests (TQC)",
+    "revert": "revert",
+}
+
+
+@dataclass
+class ReplayStep:
+    """One workflow step of a replay: the events ``[start, end)``."""
+
+    number: int
+    """From 0 (the run's start); what the user sees."""
+    step: str | None
+    """The workflow step (``self_debug:1``), None for the start."""
+    phase: str
+    """``work`` (the step's agents) or ``check`` (the Code Quality Checker after it)."""
+    start: int
+    end: int
+
+    @property
+    def label(self) -> str:
+        """Short, for the timeline chips."""
+        if self.step is None:
+            return "start"
+        base = _step_words(self.step)
+        return f"check {short_step(self.step)}" if self.phase == "check" else base
+
+    @property
+    def title(self) -> str:
+        """Longer, for the step list and the status line."""
+        if self.step is None:
+            return "the run starts"
+        if self.phase == "check":
+            return f"quality check after {self.step}"
+        return f"{self.step}: {_step_words(self.step)}"
+
+
+def _step_words(step: str) -> str:
+    name, _, n = step.partition(":")
+    if name == "self_debug":
+        return f"self-debug {n}"
+    if name == "clarifier":
+        return f"clarify {n}"
+    return _WORK_LABELS.get(step, step)
+
+
+def short_step(step: str) -> str:
+    name, _, n = step.partition(":")
+    return {"program_generator": "gen", "self_debug": f"debug {n}", "clarifier": f"clarify {n}"}.get(name, step)
+
+
+def replay_steps(events: list[Event]) -> list[ReplayStep]:
+    """Cut a run's events into workflow steps, the same steps a live run's step
+    gate stops at: each step's agents, then the quality check that follows it.
+    Step 0 is the run's start; the last step runs to the end of the file."""
+    steps: list[ReplayStep] = [ReplayStep(0, None, "work", 0, len(events))]
+    current: tuple[str | None, str] = (None, "work")
+    for i, e in enumerate(events):
+        if e.kind != "step_started" or e.step is None:
+            continue
+        key = (e.step, "check" if e.agent == "code_quality_checker" else "work")
+        if key == current:
+            continue
+        steps[-1].end = i
+        steps.append(ReplayStep(len(steps), key[0], key[1], i, len(events)))
+        current = key
+    if len(steps) > 1 and steps[0].end == 0:
+        steps.pop(0)
+        for n, s in enumerate(steps):
+            s.number = n
+    return steps
+
+
+def idle_gaps(events: list[Event]) -> list[float]:
+    """Seconds of each event's gap (since the event before) that the run spent
+    idle at a step-mode gate: a gap that ends where a step starts while no model
+    call is in flight. A free run goes from one step to the next at once."""
+    idle: list[float] = []
+    in_flight: set[str] = set()
+    previous = events[0].ts if events else 0.0
+    for e in events:
+        gap = max(0.0, (e.ts or previous) - previous)
+        previous = e.ts or previous
+        quiet = e.kind == "step_started" and not in_flight
+        idle.append(max(0.0, gap - GATE_ALLOWANCE) if quiet else 0.0)
+        call = getattr(e, "call_id", None)
+        if e.kind == "llm_call_started" and call:
+            in_flight.add(call)
+        elif e.kind in ("llm_call_finished", "llm_call_failed") and call:
+            in_flight.discard(call)
+    return idle
+
+
+def recorded_elapsed(events: list[Event]) -> list[float]:
+    """The run's own clock after each event: recorded time since the first event,
+    without the idle time at the gate (what the live run's status bar showed,
+    less the waiting for a key)."""
+    idle = idle_gaps(events)
+    out: list[float] = []
+    first = events[0].ts if events else 0.0
+    skipped = 0.0
+    for e, wait in zip(events, idle, strict=True):
+        skipped += wait
+        out.append(max(0.0, (e.ts or first) - first - skipped))
+    return out
+
+
+def play_times(events: list[Event], steps: list[ReplayStep]) -> list[float]:
+    """When each event is shown at 1x, in seconds from the start: the recorded
+    gaps, bounded by MIN_GAP..MAX_GAP, plus a pause where a step begins; idle
+    time at a step-mode gate is skipped. Streamed text keeps its pace, so
+    answers are seen being written."""
+    starts = {s.start for s in steps if s.start > 0}
+    idle = idle_gaps(events)
+    times: list[float] = []
+    t = 0.0
+    previous = events[0].ts if events else 0.0
+    for i, e in enumerate(events):
+        gap = (e.ts or previous) - previous - idle[i]
+        previous = e.ts or previous
+        low = MIN_GAP * 0.6 if e.kind == "text_delta" else MIN_GAP
+        t += min(MAX_GAP, max(low, gap))
+        if i in starts:
+            t += STEP_PAUSE
+        times.append(t)
+    return times
+
+
+class ReplayCursor:
+    """Which events of a recording are shown, and the playback clock.
+
+    ``position`` events are shown (``events[:position]``); ``step_target`` says
+    where a step forward or back lands; ``advance`` moves the playback clock."""
+
+    def __init__(self, events: list[Event]) -> None:
+        self.events = events
+        self.steps = replay_steps(events)
+        self.times = play_times(events, self.steps)
+        self.recorded = recorded_elapsed(events)
+        self.position = 0
+        self.speed = DEFAULT_SPEED
+        self.clock = 0.0
+        """Playback seconds at 1x since the start (times[position - 1] when still)."""
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    @property
+    def at_end(self) -> bool:
+        return self.position >= len(self.events)
+
+    @property
+    def current_step(self) -> int:
+        """The step the shown events belong to."""
+        for step in reversed(self.steps):
+            if step.start < self.position:
+                return step.number
+        return 0
+
+    @property
+    def finished_steps(self) -> int:
+        return sum(1 for s in self.steps if s.end <= self.position)
+
+    @property
+    def elapsed(self) -> float:
+        """The recorded run time at the shown position."""
+        return self.recorded[self.position - 1] if self.position else 0.0
+
+    def clamp(self, position: int) -> int:
+        return max(0, min(len(self.events), position))
+
+    def moved_to(self, position: int) -> None:
+        self.position = self.clamp(position)
+        self.clock = self.times[self.position - 1] if self.position else 0.0
+
+    def step_target(self, delta: int) -> int:
+        """Where one workflow step forward (delta > 0) or back lands."""
+        ends = [s.end for s in self.steps]
+        if delta > 0:
+            later = [e for e in ends if e > self.position]
+            return later[0] if later else len(self.events)
+        earlier = [e for e in ends if e < self.position]
+        return earlier[-1] if earlier else 0
+
+    def step_end(self, number: int) -> int:
+        """The position at the end of step ``number`` (clamped)."""
+        number = max(0, min(len(self.steps) - 1, number))
+        return self.steps[number].end
+
+    def advance(self, seconds: float) -> int:
+        """Move the playback clock on by ``seconds`` of wall time at the current
+        speed; return the position playback has reached (not yet applied)."""
+        self.clock += seconds * self.speed
+        position = self.position
+        while position < len(self.events) and self.times[position] <= self.clock:
+            position += 1
+        return position
+
+    def change_speed(self, delta: int) -> None:
+        i = min(range(len(SPEEDS)), key=lambda k: abs(SPEEDS[k] - self.speed))
+        self.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i + delta))]

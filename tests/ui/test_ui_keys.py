@@ -1,0 +1,147 @@
+"""Every key works and none crashes the app: keys during start-up, the error
+state of a field, zoom, replay arrows on every tab, q to quit, the palette."""
+
+from __future__ import annotations
+
+from conftest import SIZE, build_app
+from ui_steps import finish_run, start_run, wait_for_gate
+
+from qflow_tui.commands.demo import demo_session
+from qflow_tui.core.config import RunConfig
+from qflow_tui.ui.app import create_app
+from qflow_tui.ui.screens.compose import ComposeScreen
+from qflow_tui.ui.screens.confirm import Confirm
+from qflow_tui.ui.screens.replay import ReplayScreen
+from qflow_tui.ui.widgets.agent_pane import AgentPane
+
+FAST = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2)
+
+
+def replay_app(**kwargs):
+    return create_app(RunConfig(model="script/x.py"), replay_path=demo_session(), remember_theme=False, **kwargs)
+
+
+async def test_keys_before_the_form_is_mounted_are_ignored():
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        fresh = ComposeScreen()
+        # What a key pressed while the app starts meets: a screen not yet composed.
+        assert not fresh.check_action("run", ())
+        assert not fresh.check_action("example", ())
+        app.push_screen(fresh)
+        await pilot.press("ctrl+r", "f4", "ctrl+o", "ctrl+t")
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, ComposeScreen | type(app.screen))
+
+
+async def test_a_field_in_error_still_shows_its_text():
+    app = build_app(config=RunConfig(model="nosuch/model"))
+    app.client = None  # the compose screen builds the client from the name, and fails
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        model = app.screen.query_one("#model")
+        assert model.has_class("-invalid")
+        assert model.content_region.height >= 1 and model.content_region.width > 10
+        assert "nosuch/model" in "".join(strip.text for strip in model.render_lines(model.content_region.reset_offset))
+
+
+async def test_tab_focuses_a_pane_and_z_zooms_it():
+    app = build_app(config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_run(pilot)
+        await finish_run(pilot)
+        await pilot.press("2")
+        await pilot.pause()
+        assert isinstance(app.screen.focused, AgentPane)
+        pane = app.screen.focused
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is pane
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is None
+        await pilot.press("tab")
+        await pilot.pause()
+        assert isinstance(app.screen.focused, AgentPane) and app.screen.focused is not pane
+        # The palette's zoom entry does the same.
+        zoom = [c for c in app.get_system_commands(app.screen) if c.title == "Zoom"]
+        assert zoom
+        await zoom[0].callback()
+        await pilot.pause()
+        assert app.screen.maximized is not None
+
+
+async def test_replay_arrows_work_on_the_tests_tab():
+    app = replay_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await pilot.press("home")
+        await pilot.press("4")
+        await pilot.pause()
+        assert app.screen.focused is not None and app.screen.focused.id == "tests-grid"
+        before = screen.position
+        await pilot.press("right")
+        await pilot.pause()
+        assert screen.position > before
+        after = screen.position
+        await pilot.press("right", "left")
+        await pilot.pause()
+        assert screen.position == after
+
+
+async def test_q_quits_a_replay():
+    app = replay_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_q_quits_after_a_run_and_asks_during_one():
+    app = build_app(config=FAST, stepping=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator")
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and screen.running
+        await pilot.press("c")
+        await finish_run(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_the_palette_lists_the_apps_own_actions_and_one_theme_entry():
+    app = build_app(config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_run(pilot)
+        await finish_run(pilot)
+        await pilot.press("2")
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for internal in ("Focus Next", "Focus Previous", "Scroll Down", "Page Left", "Screenshot", "Maximize"):
+            assert internal not in titles, internal
+        assert sum("theme" in t.lower() for t in titles) == 1, titles
+        assert len(titles) == len(set(titles))
+
+
+async def test_compose_toasts_do_not_follow_onto_the_run_screen():
+    app = build_app(config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f4")
+        await pilot.pause()
+        assert any("MBPP" in n.message for n in app._notifications)
+        await start_run(pilot)
+        assert not any("MBPP" in n.message for n in app._notifications)
+        await finish_run(pilot)
