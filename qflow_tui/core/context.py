@@ -104,7 +104,7 @@ class RunContext:
         async with self._sem:
             call_id = f"c{next(self._ids)}"
             prompt_hash = request.prompt_hash()
-            common = {"step": step, "agent": request.agent, "progression": request.progression}
+            common: dict[str, Any] = {"step": step, "agent": request.agent, "progression": request.progression}
             self.emit(
                 LLMCallStarted(
                     **common,

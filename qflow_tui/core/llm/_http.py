@@ -35,8 +35,8 @@ def body_message(body: object) -> str | None:
     either the whole body or its inner ``error`` object)."""
     if isinstance(body, dict):
         err = body.get("error", body)
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return err["message"]
+        if isinstance(err, dict) and isinstance(message := err.get("message"), str):
+            return message
         if isinstance(err, str):
             return err
     if isinstance(body, str):

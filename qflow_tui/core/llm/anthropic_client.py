@@ -27,6 +27,7 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 import anthropic
 import httpx2
@@ -85,7 +86,7 @@ class AnthropicClient(ProviderErrors):
         self.max_retries = max_retries
         self._timeout = timeout
         self._secret = key
-        kwargs: dict = {}
+        kwargs: dict[str, Any] = {}
         if timeout is not None:
             kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
         self._client = anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
@@ -94,7 +95,7 @@ class AnthropicClient(ProviderErrors):
         return f"AnthropicClient({self.name!r}, base_url={display_url(self.base_url)!r})"
 
     async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
-        params: dict = {
+        params: dict[str, Any] = {
             "model": self.model,
             "messages": [dict(m) for m in request.messages],
             "max_tokens": request.max_tokens,
@@ -112,7 +113,7 @@ class AnthropicClient(ProviderErrors):
             with self._errors():
                 stream = await stack.enter_async_context(self._client.messages.stream(**params))
             texts = stream.text_stream
-            stack.push_async_callback(texts.aclose)
+            stack.push_async_callback(texts.aclose)  # type: ignore[attr-defined]  # the SDK's stream is an async generator
             while True:
                 with self._errors():
                     try:

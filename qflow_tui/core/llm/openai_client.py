@@ -24,6 +24,7 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
@@ -90,7 +91,7 @@ class OpenAIClient(ProviderErrors):
         self.max_retries = max_retries
         self._timeout = timeout
         self._secret = key if self.key_from_env else ""
-        kwargs: dict = {}
+        kwargs: dict[str, Any] = {}
         if timeout is not None:
             kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
         self._client = openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
@@ -102,7 +103,7 @@ class OpenAIClient(ProviderErrors):
         messages = [dict(m) for m in request.messages]
         if request.system:
             messages.insert(0, {"role": "system", "content": request.system})
-        params: dict = {
+        params: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "temperature": request.temperature,

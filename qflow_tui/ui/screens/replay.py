@@ -175,7 +175,8 @@ class ReplayScreen(Screen):
         intro.display = self.intro
         if not self.intro:
             return
-        problem = self.header.get("problem") if isinstance(self.header.get("problem"), dict) else {}
+        raw = self.header.get("problem")
+        problem: dict[str, Any] = raw if isinstance(raw, dict) else {}
         statement = " ".join(str(problem.get("statement") or "").split())
         title = str(self.header.get("title") or "a recorded run")
         text = Text()

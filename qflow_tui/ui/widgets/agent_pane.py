@@ -129,9 +129,9 @@ class AgentPane(VerticalScroll, can_focus=True):
             fresh.append(view)
             self._ids.append(call.call_id)
         for call in calls:
-            view = views.get(call.call_id)
-            if view is not None:
-                view.show(call, colours, theme)  # a no-op unless this call changed
+            known = views.get(call.call_id)
+            if known is not None:
+                known.show(call, colours, theme)  # a no-op unless this call changed
         if fresh:
             body.mount_all(fresh)
         empty = body.query_one(".agent-empty", Static)
