@@ -75,8 +75,11 @@ class RunConfig:
         return self
 
     def public_dict(self) -> dict[str, Any]:
-        """The settings as recorded in a session (no secrets live in RunConfig)."""
-        return dataclasses.asdict(self)
+        """The settings as recorded in a session (no secrets live in RunConfig).
+        The theme is how this user looks at runs, not a setting of the run."""
+        data = dataclasses.asdict(self)
+        del data["theme"]
+        return data
 
     def replace(self, **changes: Any) -> RunConfig:
         return dataclasses.replace(self, **changes)
@@ -144,39 +147,32 @@ def load_config(
 
 
 def save_setting(key: str, value: Any, path: Path | None = None) -> None:
-    """Remember one setting (e.g. the theme) in the user's config file, keeping the rest."""
+    """Remember one setting (e.g. the theme) in the user's config file, keeping
+    the rest of it as the user wrote it: comments, order and layout (tomlkit).
+    A file that is not valid TOML is left alone: raises :class:`ConfigError`."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     from ..locations import config_file
 
     path = path or config_file()
-    data: dict[str, Any] = {}
+    text = ""
     if path.exists():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            data = {}
-    table = data.setdefault("run", {}) if "run" in data or not data else data
+            text = path.read_text(encoding="utf-8")
+            doc = tomlkit.parse(text)
+        except (TOMLKitError, UnicodeDecodeError) as exc:
+            why = f"{path}: not valid TOML ({exc}); not saving {key} there, fix or delete the file"
+            raise ConfigError(why) from None
+    else:
+        doc = tomlkit.document()
+    if "run" in doc or not text.strip():
+        table = doc.get("run")
+        if table is None:
+            table = tomlkit.table()
+            doc["run"] = table
+    else:
+        table = doc  # the settings at the top level, as the user keeps them
     table[key] = value
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(_dump_toml(data), encoding="utf-8")
-
-
-def _dump_toml(data: dict[str, Any]) -> str:
-    def fmt(v: Any) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, (int, float)):
-            return repr(v)
-        s = str(v).replace("\\", "\\\\").replace('"', '\\"')
-        return f'"{s}"'
-
-    lines: list[str] = []
-    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
-    for k, v in data.items():
-        if not isinstance(v, dict) and v is not None:
-            lines.append(f"{k} = {fmt(v)}")
-    for name, table in tables.items():
-        lines.append(f"\n[{name}]")
-        for k, v in table.items():
-            if v is not None:
-                lines.append(f"{k} = {fmt(v)}")
-    return "\n".join(lines).lstrip() + "\n"
+    path.write_text(tomlkit.dumps(doc), encoding="utf-8")

@@ -16,7 +16,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..core.config import RunConfig, save_setting
+from ..core.config import ConfigError, RunConfig, save_setting
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
 
 
@@ -113,7 +113,9 @@ class QFlowApp(App[int]):
         try:
             save_setting("theme", theme.name)
         except OSError as exc:
-            self.notify(f"Could not remember the theme: {exc.strerror or exc}", severity="warning")
+            self.notify(f"Could not remember the theme: {exc.strerror or exc}", severity="warning", markup=False)
+        except ConfigError as exc:
+            self.notify(f"Could not remember the theme: {exc}", severity="warning", markup=False)
 
     # -- navigation ----------------------------------------------------------------------
 

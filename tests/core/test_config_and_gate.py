@@ -38,6 +38,27 @@ def test_bad_config_file_says_which_setting(tmp_path, body, message):
         load_config(f, env={})
 
 
+def test_save_setting_keeps_the_users_comments_and_layout(tmp_path):
+    f = tmp_path / "config.toml"
+    text = '# my settings\n[run]\nmodel = "openai/gpt-4.1"  # the one I pay for\n\n# darker at night\ntheme = "qflow-dark"\n'
+    f.write_text(text, encoding="utf-8")
+    save_setting("theme", "qflow-light", f)
+    assert f.read_text(encoding="utf-8") == text.replace('"qflow-dark"', '"qflow-light"')
+    assert load_config(f, env={}).theme == "qflow-light"
+
+
+def test_save_setting_leaves_a_broken_file_alone(tmp_path):
+    f = tmp_path / "config.toml"
+    f.write_text("[run\nmodel = 'x'\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        save_setting("theme", "qflow-light", f)
+    assert f.read_text(encoding="utf-8") == "[run\nmodel = 'x'\n"
+
+
+def test_the_theme_is_not_a_setting_of_the_run():
+    assert "theme" not in RunConfig(theme="qflow-light").public_dict()
+
+
 def test_save_setting_keeps_other_settings(tmp_path):
     f = tmp_path / "c" / "config.toml"
     save_setting("model", "openai/gpt-4.1", f)
