@@ -108,11 +108,10 @@ class InputError(Exception):
 
 def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | None):
     """A problem from a statement file plus a tests file, or from a benchmark id."""
-    from ..core.bench.datasets import DATASETS, load_benchmark_problem
+    from ..core.bench.datasets import is_benchmark_id, load_benchmark_problem
     from ..core.problem import make_problem
 
-    name = problem_arg.partition("/")[0].lower()
-    if problem_arg != "-" and not Path(problem_arg).expanduser().exists() and name in DATASETS and "/" in problem_arg:
+    if problem_arg != "-" and is_benchmark_id(problem_arg):
         if tests_arg:
             raise InputError(f"{problem_arg} is a benchmark problem with its own visible tests: leave out --tests")
         return load_benchmark_problem(problem_arg)

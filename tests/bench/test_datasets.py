@@ -122,3 +122,15 @@ def test_every_humaneval_canonical_solution_passes_its_visible_tests():
         if not report.all_passed
     }
     assert failures == {}
+
+
+def test_one_rule_decides_what_is_a_benchmark_id(tmp_path, monkeypatch):
+    from qflow_tui.core.bench.datasets import is_benchmark_id
+
+    assert is_benchmark_id("mbpp/11") and is_benchmark_id("HumanEval/0") and is_benchmark_id("mbpp-plus/2")
+    assert not is_benchmark_id("mbpp/") and not is_benchmark_id("notes/11") and not is_benchmark_id("mbpp11")
+    # A file of that name wins over the benchmark.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mbpp").mkdir()
+    (tmp_path / "mbpp" / "11").write_text("a problem", encoding="utf-8")
+    assert not is_benchmark_id("mbpp/11")

@@ -454,6 +454,15 @@ def _key(rec: dict[str, Any]) -> str:
     return tid.split("/")[-1]
 
 
+def is_benchmark_id(spec: str) -> bool:
+    """The one rule for "is this a benchmark id?": ``<dataset>/<id>`` naming a
+    dataset we ship, and not an existing file (a file always wins)."""
+    name, sep, ident = spec.strip().partition("/")
+    if not sep or name.lower() not in DATASETS or not ident.strip():
+        return False
+    return not Path(spec).expanduser().exists()
+
+
 def load_bench_problem(spec: str) -> BenchProblem:
     """``mbpp/11``, ``humaneval/12``, ``mbpp-plus/2``, ``humaneval-plus/0``."""
     name, sep, ident = spec.strip().partition("/")

@@ -3,7 +3,6 @@ settings; problems in any of them are shown inline before a run starts."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from textual import on
@@ -30,7 +29,6 @@ EXAMPLE_TESTS = (
     'assert remove_Occ("PHP","P") == "H"\n'
 )
 
-_BENCH_RE = re.compile(r"^(humaneval|mbpp)[\w+-]*/\S+$", re.I)
 _CHECKER_HELP = {
     "imagined": "standard",
     "python": "relaxed",
@@ -260,11 +258,12 @@ class ComposeScreen(Screen):
         if not spec:
             self.show_error("✗ Type a file path or a benchmark id such as mbpp/11 or humaneval/12.", "load")
             return
-        path = Path(spec).expanduser()
-        if not path.exists() and _BENCH_RE.match(spec):
+        from ...core.bench.datasets import is_benchmark_id
+
+        if is_benchmark_id(spec):
             self._load_benchmark(spec)
         else:
-            self._load_file(path)
+            self._load_file(Path(spec).expanduser())
 
     def _load_benchmark(self, spec: str) -> None:
         try:
