@@ -13,4 +13,7 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("QFLOW_DATA_DIR", str(base / "data"))
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
+    # Plain-text tables are as wide as the terminal says: the same width under
+    # every runner (pytest-xdist workers say 80, a developer's terminal more).
+    monkeypatch.setenv("COLUMNS", "120")
     yield base

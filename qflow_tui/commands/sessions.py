@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -203,7 +204,11 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
             f"No sessions in {markup_safe(str(folder))} yet. Run `qflow` or `qflow solve`, or try `qflow demo`."
         )
         return
-    width = width or shutil.get_terminal_size((100, 24)).columns
+    if not width:
+        # Piped (grep, a file): cut nothing a reader may search for.
+        piped = not console.is_terminal and "COLUMNS" not in os.environ
+        width = 200 if piped else shutil.get_terminal_size((100, 24)).columns
+    console.width = max(console.width, width)
     rows = []
     for position, s in enumerate(sessions, start=1):
         number = s.number if s.number is not None else position

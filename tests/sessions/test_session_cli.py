@@ -227,3 +227,9 @@ def test_the_real_cli_as_a_subprocess(tmp_path):
     out = qflow("replay", str(bad))
     assert out.returncode == 2 and out.stdout == ""
     assert "not a qflow session" in one_line_error(out.stderr)
+
+
+def test_a_piped_table_cuts_no_title(capsys, folder, monkeypatch):
+    monkeypatch.delenv("COLUMNS")
+    code, out, _ = run(capsys, "sessions")
+    assert code == 0 and "accepted @ self_debug:1" in out and "…" not in out.replace("script/…", "")
