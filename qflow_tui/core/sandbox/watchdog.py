@@ -276,6 +276,7 @@ class Child:
         if self._closed:
             return
         self._closed = True
+        family = _descendants(self.proc.pid)
         self._kill()
         try:
             status = self.proc.wait(timeout=5)
@@ -283,6 +284,7 @@ class Child:
                 self.exit_status = status
         except (subprocess.TimeoutExpired, OSError):
             pass
+        wait_gone(self.proc.pid, family)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if f is not None:
@@ -298,3 +300,66 @@ class Child:
             kill_uid(self.launch.uid)
         if self.workdir is not None:
             remove_tree(self.workdir)
+
+
+def _proc_stats() -> dict[int, tuple[bytes, int, int]]:
+    """Every process: pid -> (state, parent pid, process group)."""
+    out: dict[int, tuple[bytes, int, int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return out
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            out[int(entry)] = (fields[0], int(fields[1]), int(fields[2]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes under ``pid`` now (inside bwrap's pid namespace they are in
+    other process groups, so the group alone does not find them)."""
+    children: dict[int, list[int]] = {}
+    for child, (_state, parent, _group) in _proc_stats().items():
+        children.setdefault(parent, []).append(child)
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def wait_gone(pgid: int, family: set[int], limit: float = 2.0) -> None:
+    """After the child was killed: wait (at most ``limit`` seconds) until no
+    process of its group and none of ``family`` (its descendants when it was
+    killed) still runs, so a run that returned has left nothing behind even on
+    a busy machine, where a killed process can take a while to die. Zombies
+    count as gone: they are dead, only not yet reaped by whoever adopted them."""
+    until = time.monotonic() + limit
+    while True:
+        try:
+            os.killpg(pgid, 0)
+            group_alive = True
+        except OSError:
+            group_alive = False
+        if not group_alive and not family:
+            return
+        stats = _proc_stats()
+        alive = {
+            p
+            for p, (state, _parent, group) in stats.items()
+            if state not in (b"Z", b"X") and (p in family or group == pgid)
+        }
+        if not alive or time.monotonic() >= until:
+            return
+        # Only wait: they were killed already, and a pid of ``family`` that
+        # died may have been given to an unrelated process since.
+        time.sleep(0.005)
