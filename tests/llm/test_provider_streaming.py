@@ -80,7 +80,10 @@ async def test_missing_key_names_the_variable(provider):
     with pytest.raises(LLMError) as info:
         make_client(f"{provider}/{model}", env={})
     var = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
-    assert str(info.value) == f"set {var} to use {provider}/{model}"
+    message = str(info.value)
+    assert message.startswith(f"set {var} to use {provider}/{model}; ")
+    # ... and says what to do without a key.
+    assert "--base-url http://localhost:11434/v1" in message and "qflow demo" in message
 
 
 async def test_make_client_builds_the_provider_client(stub, provider):

@@ -7,6 +7,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .base import LLMError
 
+#: What a user without a key can do instead, said with every "set the key" message.
+NO_KEY_HINT = (
+    "; or use a local server with no key (--model openai/MODEL --base-url http://localhost:11434/v1 "
+    "for Ollama, :8080/v1 for llama.cpp), or try `qflow demo`"
+)
+
 
 def clean(text: str, secret: str, limit: int) -> str:
     """One line, at most ``limit`` characters, with the key blanked out."""

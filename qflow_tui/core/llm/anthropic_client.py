@@ -32,7 +32,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from ._http import ProviderErrors, body_message, clean, display_url
+from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -79,7 +79,7 @@ class AnthropicClient(ProviderErrors):
         self.name = f"{self.provider}/{model_name}"
         key = env.get(KEY_VAR, "").strip()
         if not key:
-            raise LLMError(f"set {KEY_VAR} to use {self.name}")
+            raise LLMError(f"set {KEY_VAR} to use {self.name}{NO_KEY_HINT}")
         # Always hand the SDK an explicit URL so that only ``env`` decides (the SDK
         # would otherwise read ANTHROPIC_BASE_URL from the process environment).
         self.base_url = (base_url or env.get(BASE_URL_VAR) or DEFAULT_BASE_URL).rstrip("/")

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from ._http import ProviderErrors, body_message, clean, display_url
+from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -86,7 +86,7 @@ class OpenAIClient(ProviderErrors):
                     if self.official
                     else f" at {display_url(self.base_url)} (any string works if the server checks no key)"
                 )
-                raise LLMError(f"set {KEY_VAR} to use {self.name}{where}")
+                raise LLMError(f"set {KEY_VAR} to use {self.name}{where}{NO_KEY_HINT if self.official else ''}")
             key = LOCAL_DUMMY_KEY
         self.max_retries = max_retries
         self._timeout = timeout
