@@ -61,7 +61,7 @@ async def test_step_mode_advances_one_step_at_a_time():
         await wait_for_gate(pilot, screen, "program_generator", 1)
         view.flush()
         assert view.state.tokens["program_generator"].calls == 1
-        assert "progression 2" in str(view.query_one("#run-progress").render())
+        assert "before program_generator (p1)" in str(view.query_one("#run-progress").render())
         await pilot.press("n")
         await wait_for_gate(pilot, screen, "quality_check:program_generator", 0)
         view.flush()

@@ -125,7 +125,7 @@ class RunScreen(Screen):
     def _show_gate(self, message: GateWaiting) -> None:
         self.waiting_at = message.step
         view = self.query_one(RunView)
-        where = f" (progression {message.progression + 1})" if message.progression is not None else ""
+        where = f" (p{message.progression})" if message.progression is not None else ""
         view.gate_status = f"⏸ before {message.step}{where}"
         view.flush()
         self.refresh_bindings()
