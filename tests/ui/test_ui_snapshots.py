@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from conftest import SIZE, WIDE, build_app
 from ui_fakes import FreezingClient, always_wrong_client, load_responder
-from ui_steps import finish_run, settle, start_run, step_to, wait_for_gate, wait_until
+from ui_steps import at_rest, finish_run, settle, start_run, step_to, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig
 
 
 class TestCompose:
     def test_compose_screen(self, snap_compare):
-        assert snap_compare(build_app(), terminal_size=SIZE)
+        assert snap_compare(build_app(), terminal_size=SIZE, run_before=at_rest)
 
     def test_bad_input_inline(self, snap_compare):
         async def run_before(pilot):

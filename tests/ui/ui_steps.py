@@ -58,8 +58,31 @@ async def step_to(pilot: Pilot, screen: RunScreen, step: str, progression: int |
     raise AssertionError(f"{limit} steps did not reach {step}")
 
 
+async def steady(pilot: Pilot) -> None:
+    """Stop the cursors blinking: a snapshot must not depend on when it is taken."""
+    from textual.widgets import Input, TextArea
+
+    # The first screen may still be mounting (a busy machine): wait for its fields.
+    await wait_until(pilot, lambda: bool(pilot.app.screen.query("TextArea, Input")), "the screen's fields")
+    for widget in pilot.app.screen.query("TextArea, Input"):
+        if isinstance(widget, TextArea | Input):
+            widget.cursor_blink = False
+            widget.refresh()
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def at_rest(pilot: Pilot) -> None:
+    """The first screen with no text cursor at all: where a blinking cursor is
+    drawn at the moment of a snapshot depends on the machine's load."""
+    await steady(pilot)
+    pilot.app.set_focus(None)
+    await pilot.pause()
+
+
 async def settle(pilot: Pilot) -> None:
     """Paint everything pending and drop the toasts (they name session files)."""
+    await steady(pilot)
     for view in pilot.app.screen.query(RunView):
         view.flush()
     pilot.app.clear_notifications()
