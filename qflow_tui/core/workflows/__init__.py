@@ -7,12 +7,13 @@ from __future__ import annotations
 from ..config import ConfigError
 from .agentcoder import SPEC as AGENTCODER
 from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
+from .codetree import SPEC as CODETREE
 from .qualityflow import SPEC as QUALITYFLOW
 from .settings import Setting
 from .zeroshot import SPEC as ZEROSHOT
 
 #: Every workflow by name, in the order ``qflow workflows`` lists them.
-WORKFLOWS: dict[str, WorkflowSpec] = {spec.name: spec for spec in (QUALITYFLOW, AGENTCODER, ZEROSHOT)}
+WORKFLOWS: dict[str, WorkflowSpec] = {spec.name: spec for spec in (QUALITYFLOW, AGENTCODER, CODETREE, ZEROSHOT)}
 
 
 def get_workflow(name: str) -> WorkflowSpec:
