@@ -5,6 +5,7 @@ agents, emits events and returns a :class:`WorkflowResult`."""
 from __future__ import annotations
 
 from ..config import ConfigError
+from .adacoder import SPEC as ADACODER
 from .agentcoder import SPEC as AGENTCODER
 from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
 from .codetree import SPEC as CODETREE
@@ -13,7 +14,9 @@ from .settings import Setting
 from .zeroshot import SPEC as ZEROSHOT
 
 #: Every workflow by name, in the order ``qflow workflows`` lists them.
-WORKFLOWS: dict[str, WorkflowSpec] = {spec.name: spec for spec in (QUALITYFLOW, AGENTCODER, CODETREE, ZEROSHOT)}
+WORKFLOWS: dict[str, WorkflowSpec] = {
+    spec.name: spec for spec in (QUALITYFLOW, AGENTCODER, CODETREE, ADACODER, ZEROSHOT)
+}
 
 
 def get_workflow(name: str) -> WorkflowSpec:
