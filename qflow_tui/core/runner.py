@@ -32,10 +32,12 @@ class RunOutcome(RunSummary):
     """A run's summary plus what only a live run knows."""
 
     first_program: str = ""
+    detail: str = ""
+    """More about the result in words (CodeTree: the node returned)."""
 
     def summary(self) -> dict[str, Any]:
         """The ``qflow solve --json`` object."""
-        return self.to_dict()
+        return {**self.to_dict(), **({"detail": self.detail} if self.detail else {})}
 
 
 def build_client(config: RunConfig) -> LLMClient:
@@ -172,4 +174,5 @@ async def run_workflow(
         duration=duration,
         first_program=result.first_program,
         warnings=list(emitter.errors),
+        detail=result.detail,
     )

@@ -163,6 +163,9 @@ class _Search:
         if not self.critic:
             node.action = "accept" if node.passes else "refine"
             self._publish(node)
+            if node.passes:
+                reason = f"{node.id} passes every visible test (search={self.cfg.search}, no critic)"
+                self.ctx.event(Decision(step=node.made_at, agent=None, progression=0, decision="accept", reason=reason))
             return
         ctx = self.ctx
         async with step(ctx, "critic", "critic", attempt=node.number, progression=0, node=node.id) as s:
