@@ -65,11 +65,12 @@ def respond(request):
         if "rfind" in program:
             return (
                 "<critique>Both occurrences are removed; an absent character and a single occurrence are handled."
-                "</critique>\n<score>9</score>\n<action>accept</action>"
+                "</critique>\n<test_score>10</test_score>\n<strategy_score>8</strategy_score>\n<action>accept</action>"
             )
         return (
             "<critique>It removes the first occurrence but leaves the last one: remove_Occ('hello', 'l') gives "
-            "'helo', not 'heo'. The strategy is sound but incomplete.</critique>\n<score>6</score>\n"
+            "'helo', not 'heo'. The strategy is sound but incomplete.</critique>\n<test_score>4</test_score>\n"
+            "<strategy_score>8</strategy_score>\n"
             "<action>refine</action>"
         )
     # -- AdaCoder ---------------------------------------------------------------

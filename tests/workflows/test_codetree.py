@@ -199,3 +199,21 @@ async def test_width_limits_strategies_and_reflections(tmp_path):
     await solve(tree, tmp_path, width=2, depth=2, search="bfs", budget=50)
     assert len(tree.of("solver")) == 2  # only 2 of the Thinker's 5 strategies
     assert len(tree.of("debugger")) == 4  # 2 reflections on each of the 2 nodes, depth 2 stops there
+
+
+def test_the_critics_two_scores_and_its_tolerant_reading():
+    from qflow_tui.core.agents.critic import parse_critique
+
+    c = parse_critique(
+        "<critique>misses zeros</critique><test_score>8</test_score><strategy_score>4</strategy_score>"
+        "<action>refine</action>",
+        verify=False,
+    )
+    assert (c.action, c.score, c.test_score, c.strategy_score, c.critique) == ("refine", 0.6, 8, 4, "misses zeros")
+    # One overall score, an out-of-range value, a missing action tag.
+    assert parse_critique("<score>14</score> I would abort this.", verify=False).score == 1.0
+    assert parse_critique("I would abort this.", verify=False).action == "abort"
+    # Only a verified program can be accepted; a verification does not abort.
+    assert parse_critique("<action>accept</action>", verify=False).action == "refine"
+    assert parse_critique("<action>abort</action>", verify=True).action == "refine"
+    assert parse_critique("nothing useful", verify=True).action == "refine"

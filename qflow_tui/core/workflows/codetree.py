@@ -173,6 +173,8 @@ class _Search:
                 ctx, node.strategy, node.code, node.feedback, verify=node.passes, step=s.name, node=node.id
             )
             node.action, node.critic_score, node.critique = critique.action, critique.score, critique.critique
+            if critique.test_score is not None and critique.strategy_score is not None:
+                node.critique += f"\n(test outputs {critique.test_score:g}/10, strategy {critique.strategy_score:g}/10)"
             s.outcome = {"accept": "accepted", "abort": "rejected"}.get(node.action, "done")
             s.detail = f"{node.id}: {node.action}, score {node.score:.2f}"
         self._publish(node)
