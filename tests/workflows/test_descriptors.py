@@ -174,3 +174,16 @@ def test_an_old_session_of_an_unknown_workflow_gets_the_agents_its_events_show(t
     first = read_session(path).events[0]
     assert [a["role"] for a in first.agents] == ["planner", "coder"]
     assert [s["step"] for s in first.plan] == ["plan", "code"]
+
+
+def test_workflow_settings_are_config_file_keys(tmp_path):
+    f = tmp_path / "config.toml"
+    f.write_text('[run]\nworkflow = "codetree"\nbudget = 7\nsearch = "dfs"\n', encoding="utf-8")
+    config = load_config(f, env={})
+    assert (config.workflow, config.budget, config.search, config.depth) == ("codetree", 7, "dfs", 3)
+    f.write_text('[run]\nsearch = "wide"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="search 'wide': choose one of critic, bfs, dfs"):
+        load_config(f, env={})
+    # Flags beat the file.
+    f.write_text("[run]\nbudget = 7\n", encoding="utf-8")
+    assert load_config(f, env={}, overrides={"budget": "9"}).budget == 9
