@@ -32,12 +32,10 @@ class RunOutcome(RunSummary):
     """A run's summary plus what only a live run knows."""
 
     first_program: str = ""
-    detail: str = ""
-    """More about the result in words (CodeTree: the node returned)."""
 
     def summary(self) -> dict[str, Any]:
         """The ``qflow solve --json`` object."""
-        return {**self.to_dict(), **({"detail": self.detail} if self.detail else {})}
+        return self.to_dict()
 
 
 def build_client(config: RunConfig) -> LLMClient:

@@ -140,6 +140,11 @@ async def test_budget_spent_returns_the_highest_scored_node(tmp_path):
     assert outcome.final_program == best.code
     finished = rec.of("run_finished")[0]
     assert f"returned node {best.node}" in finished.detail and "budget of 5 programs spent" in finished.detail
+    # The result says which node it is, live and read back from the session.
+    from qflow_tui.core.session import read_session
+
+    assert outcome.summary()["detail"] == finished.detail
+    assert read_session(outcome.session).summary()["detail"] == finished.detail
 
 
 async def test_budget_best_node_prefers_the_higher_score(tmp_path):

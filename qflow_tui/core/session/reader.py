@@ -402,6 +402,7 @@ def summarize(data: SessionData) -> RunSummary:
             session=str(data.path),
             duration=getattr(end, "duration", duration) or 0.0,
             warnings=warnings,
+            detail=getattr(end, "detail", ""),
         )
     tokens = tally_events(events)
     if end is not None:  # run_failed

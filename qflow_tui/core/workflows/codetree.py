@@ -282,7 +282,8 @@ class _Search:
             return WorkflowResult("", "rejected", None, 0, first, detail="no program was written")
         # Highest score first; among equals, the earliest written.
         best = max(self.nodes, key=lambda n: (n.score, -n.number))
-        why = f"budget of {self.cfg.budget} programs spent" if self.spent else "the search ended"
+        plural = "s" if self.cfg.budget != 1 else ""
+        why = f"budget of {self.cfg.budget} program{plural} spent" if self.spent else "the search ended"
         detail = (
             f"nothing accepted ({why}): returned node {best.id}, the highest-scored "
             f"(score {best.score:.2f}, {best.passed}/{best.total} visible tests pass)"
