@@ -1,9 +1,9 @@
 """``qflow`` with no command: load the settings and open the terminal app.
 
 The bare ``qflow`` parser may carry these optional flags (each read with getattr,
-so any subset works): ``--model``, ``--checker``, ``--prompts``, ``--epochs``,
-``--clarify``, ``--no-tqc``, ``--base-url``, ``--theme``, ``--step``,
-``--problem FILE``, ``--tests FILE``, ``--replay SESSION``.
+so any subset works): ``--model``, ``--workflow`` and every workflow setting's
+flag (``--checker``, ``--prompts``, ``--budget``, ...), ``--base-url``,
+``--theme``, ``--step``, ``--problem FILE``, ``--tests FILE``, ``--replay SESSION``.
 ``python -m qflow_tui.commands.app`` accepts them all today.
 """
 
@@ -14,33 +14,16 @@ import sys
 from typing import Any
 
 from . import fail
+from .workflow_options import add_workflow_options, workflow_overrides
 
-_CONFIG_KEYS = (
-    "model",
-    "base_url",
-    "workflow",
-    "checker",
-    "prompts",
-    "epochs",
-    "clarify",
-    "tqc",
-    "revert",
-    "test_timeout",
-    "fallback_model",
-    "theme",
-    "max_tokens",
-)
+_CONFIG_KEYS = ("model", "base_url", "test_timeout", "fallback_model", "theme", "max_tokens")
 
 
 def add_app_options(p: argparse.ArgumentParser) -> None:
     """The flags the app understands (for the bare ``qflow`` parser too)."""
     p.add_argument("--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, script/tests/scripts/mbpp11.py")
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server")
-    p.add_argument("--checker", choices=["imagined", "python", "yesno", "none"], help="Code Quality Checker mode")
-    p.add_argument("--prompts", type=int, help="parallel progressions (1-6)")
-    p.add_argument("--epochs", type=int, help="self-debug epochs (0-3)")
-    p.add_argument("--clarify", type=int, help="clarifier attempts")
-    p.add_argument("--no-tqc", dest="tqc", action="store_const", const=False, help="no Test Quality Checker")
+    add_workflow_options(p)
     p.add_argument(
         "--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)"
     )
@@ -63,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from ..ui.app import create_app
 
     overrides: dict[str, Any] = {k: getattr(args, k, None) for k in _CONFIG_KEYS}
+    overrides.update(workflow_overrides(args))
     try:
         config = load_config(overrides=overrides)
     except ConfigError as exc:

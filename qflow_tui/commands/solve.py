@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core.summary import Tokens, count_call, total
 from . import fail
+from .workflow_options import add_workflow_options, workflow_overrides
 
 
 def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -23,32 +24,7 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
         "e.g. openai/gpt-4.1, script/responder.py",
     )
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
-    p.add_argument("--workflow", help="qualityflow (default), agentcoder (the peer workflow) or zeroshot")
-    p.add_argument("--iterations", type=int, help="agentcoder: refinement iterations (default 5)")
-    p.add_argument(
-        "--checker",
-        choices=["imagined", "python", "yesno", "none"],
-        help="Code Quality Checker mode (default imagined)",
-    )
-    p.add_argument(
-        "--prompts", type=int, help="program-generator prompt variants = parallel progressions (1-6, default 6)"
-    )
-    p.add_argument("--epochs", type=int, help="self-debug epochs per progression (0-3, default 3)")
-    p.add_argument("--clarify", type=int, help="clarifier attempts (default 3)")
-    p.add_argument(
-        "--no-tqc",
-        dest="tqc",
-        action="store_const",
-        const=False,
-        help="keep every synthesized test (no Test Quality Checker)",
-    )
-    p.add_argument(
-        "--no-revert",
-        dest="revert",
-        action="store_const",
-        const=False,
-        help="do not revert to the first program when nothing is accepted",
-    )
+    add_workflow_options(p)
     p.add_argument("--test-timeout", type=float, help="seconds each test may run in the sandbox (default 3)")
     p.add_argument(
         "--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)"
@@ -57,22 +33,8 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
 
 
 def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    keys = (
-        "model",
-        "base_url",
-        "workflow",
-        "checker",
-        "prompts",
-        "epochs",
-        "clarify",
-        "tqc",
-        "revert",
-        "test_timeout",
-        "fallback_model",
-        "max_tokens",
-        "iterations",
-    )
-    return {k: getattr(args, k, None) for k in keys}
+    keys = ("model", "base_url", "test_timeout", "fallback_model", "max_tokens")
+    return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 
 
 def add_parser(sub: Any) -> None:
@@ -171,6 +133,8 @@ def print_result(outcome: Any) -> None:
     prog = f", progression {outcome.progression}" if outcome.progression is not None else ""
     style = {"accepted": "bold green", "reverted": "bold yellow"}.get(outcome.outcome, "bold")
     console.print(f"[{style}]{outcome.outcome.upper()}[/]{where}{prog}")
+    if getattr(outcome, "detail", ""):
+        console.print(outcome.detail, markup=False, highlight=False)
     console.print(Syntax(outcome.final_program, "python", theme="ansi_dark", line_numbers=False))
     tokens = outcome.total_tokens
     console.print(

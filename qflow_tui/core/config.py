@@ -27,7 +27,8 @@ class RunConfig:
     base_url: str | None = None
     """Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)."""
     workflow: str = "qualityflow"
-    """``qualityflow``; the peer ``agentcoder``; ``zeroshot`` (one program, unchecked)."""
+    """``qualityflow``; the peers ``agentcoder``, ``codetree``, ``adacoder``; ``zeroshot``
+    (one program, unchecked). ``qflow workflows`` lists them with their settings."""
     checker: Checker = "imagined"
     """Code Quality Checker: ``imagined`` (Imagined Execution, the standard setting),
     ``python`` (the relaxed setting: run the visible tests), ``yesno`` (the paper's
@@ -43,7 +44,16 @@ class RunConfig:
     revert: bool = True
     """Revert to the first generated program when no check accepts (Appendix D ablation: off)."""
     iterations: int = 5
-    """AgentCoder: programmer/test-executor refinement iterations (RQ3 of its paper: up to 5)."""
+    """AgentCoder: programmer/test-executor refinement iterations (RQ3 of its paper: up to 5);
+    AdaCoder: Phase 2 iterations t (its paper's default 5)."""
+    budget: int = 20
+    """CodeTree: generation budget, the most programs the search writes (its paper: 20)."""
+    depth: int = 3
+    """CodeTree: maximum search depth d (its paper's Table 3: 3)."""
+    width: int = 3
+    """CodeTree: maximum search width w, strategies or children per node (its paper's Table 3: 3)."""
+    search: str = "critic"
+    """CodeTree: ``critic`` (the Critic guides the search), ``bfs`` or ``dfs`` (no Critic)."""
     test_rounds: int = 5
     tests_per_round: int = 10
     max_tests: int = 50
@@ -59,15 +69,15 @@ class RunConfig:
     """With a replay model: the live model that answers calls the recording lacks."""
 
     def validate(self) -> RunConfig:
-        if self.checker not in CHECKERS:
-            raise ConfigError(f"checker {self.checker!r}: choose one of {', '.join(CHECKERS)}")
-        if not 1 <= self.prompts <= 6:
-            raise ConfigError(f"prompts {self.prompts}: the program generator has 6 prompt variants; choose 1 to 6")
-        if not 0 <= self.epochs <= 3:
-            raise ConfigError(f"epochs {self.epochs}: the self-debugger has 3 prompt variants; choose 0 to 3")
-        if not 0 <= self.clarify <= 10:
-            raise ConfigError(f"clarify {self.clarify}: choose 0 to 10 clarifier attempts")
-        for name in ("iterations", "test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens"):
+        # The workflows' own settings are checked by their definitions (one source
+        # of truth for the flags, the config file and the compose form).
+        from .workflows import get_workflow
+        from .workflows.settings import all_settings
+
+        get_workflow(self.workflow)
+        for setting in all_settings():
+            setting.check(getattr(self, setting.key))
+        for name in ("test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
         if self.test_timeout <= 0:

@@ -15,6 +15,7 @@ from .config import RunConfig
 from .events import (
     Emitter,
     Event,
+    GateStop,
     LLMCallFailed,
     LLMCallFinished,
     LLMCallStarted,
@@ -82,17 +83,33 @@ class RunContext:
         return self.emit(ev)
 
     async def checkpoint(self, step: str, progression: int | None = None) -> None:
+        """Stop at the step gate labelled ``step``. The stop is an event first
+        (whether the gate is stepping or open), so a replay cuts exactly here."""
+        self.emit(GateStop(step=step, progression=progression))
         await self.gate.checkpoint(step, progression)
 
     def step_started(
-        self, step: str, agent: str | None = None, progression: int | None = None, detail: str = ""
+        self,
+        step: str,
+        agent: str | None = None,
+        progression: int | None = None,
+        detail: str = "",
+        node: str | None = None,
     ) -> None:
-        self.emit(StepStarted(step=step, agent=agent, progression=progression, detail=detail))
+        self.emit(StepStarted(step=step, agent=agent, progression=progression, detail=detail, node=node))
 
     def step_finished(
-        self, step: str, outcome: str, agent: str | None = None, progression: int | None = None, detail: str = ""
+        self,
+        step: str,
+        outcome: str,
+        agent: str | None = None,
+        progression: int | None = None,
+        detail: str = "",
+        node: str | None = None,
     ) -> None:
-        self.emit(StepFinished(step=step, agent=agent, progression=progression, outcome=outcome, detail=detail))
+        self.emit(
+            StepFinished(step=step, agent=agent, progression=progression, outcome=outcome, detail=detail, node=node)
+        )
 
     # -- model calls -----------------------------------------------------------
 
@@ -118,6 +135,7 @@ class RunContext:
                     attempt=request.attempt,
                     test=request.test,
                     prompt_hash=prompt_hash,
+                    node=request.node,
                 )
             )
             buffer: list[str] = []

@@ -67,20 +67,37 @@ class RunStarted(Event):
     problem: dict[str, Any]
     isolation: str = ""
     """What the sandbox could isolate with on this machine."""
+    agents: list[dict[str, str]] = field(default_factory=list)
+    """The workflow's agents in the order it calls them, each
+    ``{"role": "program_generator", "label": "Program generator", "short": "gen"}``."""
+    plan: list[dict[str, Any]] = field(default_factory=list)
+    """The planned steps for these settings, in order, each
+    ``{"step": "self_debug:1", "label": "self-debug 1", "agents": [...]}``; steps that
+    run per progression are listed once."""
+    summary: str = ""
+    """The workflow's one-line summary."""
+    visible_tests: str = ""
+    """What the workflow does with the visible tests, in words."""
+    progressions: int = 1
+    """How many progressions run (1 for workflows without them)."""
 
 
 @dataclass(kw_only=True)
 class StepStarted(Event):
     kind: ClassVar[str] = "step_started"
     detail: str = ""
+    node: str | None = None
+    """The search-tree node the step works on (CodeTree), else None."""
 
 
 @dataclass(kw_only=True)
 class StepFinished(Event):
     kind: ClassVar[str] = "step_finished"
     outcome: str = "done"
-    """``accepted``, ``rejected``, ``skipped``, ``done`` or ``failed``."""
+    """``accepted``, ``rejected``, ``skipped``, ``done``, ``stopped`` or ``failed``."""
     detail: str = ""
+    node: str | None = None
+    """The search-tree node the step worked on (CodeTree), else None."""
 
 
 @dataclass(kw_only=True)
@@ -96,6 +113,8 @@ class LLMCallStarted(Event):
     attempt: int | None = None
     test: str | None = None
     prompt_hash: str = ""
+    node: str | None = None
+    """The search-tree node the call works on (CodeTree), else None."""
 
 
 @dataclass(kw_only=True)
@@ -198,6 +217,37 @@ class Decision(Event):
 
 
 @dataclass(kw_only=True)
+class GateStop(Event):
+    """The run reached a step gate (emitted before the gate is awaited, whether
+    the gate is stepping or open), so replay can stop exactly where a live run
+    stopped. ``step`` is the gate label, e.g. ``quality_check:self_debug:1``."""
+
+    kind: ClassVar[str] = "gate_stop"
+
+
+@dataclass(kw_only=True)
+class TreeNode(Event):
+    """A search-tree node (CodeTree) created or updated; the latest event for a
+    node id wins."""
+
+    kind: ClassVar[str] = "tree_node"
+    node: str
+    parent: str | None = None
+    strategy: str = ""
+    code: str = ""
+    passed: int = 0
+    total: int = 0
+    score: float | None = None
+    """The Critic's score (or the pass rate when no Critic runs), None until scored."""
+    action: str = ""
+    """The Critic's action: ``refine``, ``abort``, ``accept`` or ``""`` (none yet)."""
+    feedback: str = ""
+    """Execution feedback on the visible tests."""
+    critique: str = ""
+    """What the Critic said."""
+
+
+@dataclass(kw_only=True)
 class Notice(Event):
     kind: ClassVar[str] = "notice"
     level: str = "info"
@@ -215,6 +265,8 @@ class RunFinished(Event):
     llm_calls: int = 0
     tokens: dict[str, dict[str, int]] = field(default_factory=dict)
     duration: float = 0.0
+    detail: str = ""
+    """More about the result in words (CodeTree: which node was returned and why)."""
 
 
 @dataclass(kw_only=True)

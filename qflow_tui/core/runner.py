@@ -71,7 +71,9 @@ async def run_workflow(
     config.validate()
     workflow = WORKFLOWS.get(config.workflow)
     if workflow is None:
-        raise RunError(f"unknown workflow {config.workflow!r}: choose one of {', '.join(WORKFLOWS)}")
+        raise RunError(
+            f"unknown workflow {config.workflow!r}: choose one of {', '.join(WORKFLOWS)} (`qflow workflows` lists them)"
+        )
     own_client = client is None
     try:
         client = client or build_client(config)
@@ -104,11 +106,12 @@ async def run_workflow(
             config=config.public_dict(),
             problem=problem.to_dict(),
             isolation=getattr(sandbox, "isolation", ""),
+            **workflow.described(config),
         )
     )
     try:
         try:
-            result = await workflow(ctx)
+            result = await workflow.run(ctx)
         except asyncio.CancelledError:
             emitter(RunFailed(error="cancelled by the user", cancelled=True))
             raise
@@ -153,6 +156,7 @@ async def run_workflow(
             llm_calls=ctx.llm_calls,
             tokens=tokens,
             duration=duration,
+            detail=result.detail,
         )
     )
     if writer is not None:
@@ -168,4 +172,5 @@ async def run_workflow(
         duration=duration,
         first_program=result.first_program,
         warnings=list(emitter.errors),
+        detail=result.detail,
     )

@@ -92,8 +92,12 @@ class RunSummary:
     session: str | None
     duration: float
     warnings: list[str] = field(default_factory=list)
+    detail: str = ""
+    """More about the result in words (CodeTree: the node returned); only in
+    the JSON when there is something to say."""
 
     def to_dict(self) -> dict[str, Any]:
+        extra = {"detail": self.detail} if self.detail else {}
         return {
             "final_program": self.final_program,
             "outcome": self.outcome,
@@ -104,7 +108,7 @@ class RunSummary:
             "session": self.session,
             "duration": round(self.duration, 3),
             "warnings": self.warnings,
-        }
+        } | extra
 
     @property
     def total_tokens(self) -> TokenTally:

@@ -13,11 +13,17 @@ import pytest
 
 from qflow_tui.core.agents.clarifier import clarifier_prompt
 from qflow_tui.core.agents.code_quality_checker import yesno_prompt
+from qflow_tui.core.agents.critic import critic_prompt
+from qflow_tui.core.agents.debugger import debugger_prompt
 from qflow_tui.core.agents.program_generator import clarified_prompt, generator_prompt
 from qflow_tui.core.agents.programmer import refine_prompt, write_prompt
+from qflow_tui.core.agents.programming_assistant import assistant_prompt
+from qflow_tui.core.agents.prompt_engineer import plan_prompt
 from qflow_tui.core.agents.self_debugger import debug_prompt
+from qflow_tui.core.agents.solver import solver_prompt
 from qflow_tui.core.agents.test_designer import agentcoder_test_prompt, design_prompt
 from qflow_tui.core.agents.test_quality_checker import tqc_prompt
+from qflow_tui.core.agents.thinker import reflect_prompt, strategies_prompt
 from qflow_tui.core.asserts import question_form
 from qflow_tui.core.bench.datasets import load_bench_problem
 from qflow_tui.core.config import CHECKERS, RunConfig
@@ -62,6 +68,17 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("yesno_checker", yesno_prompt(ctx, PROGRAM)))
     out.append(("programmer", write_prompt(ctx)))
     out.append(("programmer refine", refine_prompt(ctx, PROGRAM, FEEDBACK_OF.format(test=test))))
+    # The peer workflows' agents (CodeTree, AdaCoder).
+    feedback = FEEDBACK_OF.format(test=test)
+    out.append(("thinker strategies", strategies_prompt(ctx, 3)))
+    out.append(("thinker reflect", reflect_prompt(ctx, "Use a loop.", PROGRAM, feedback, 3)))
+    out.append(("solver", solver_prompt(ctx, "Use a loop.")))
+    out.append(("debugger", debugger_prompt(ctx, PROGRAM, feedback, "Handle zero.")))
+    for verify in (False, True):
+        out.append((f"critic verify={verify}", critic_prompt(ctx, "Use a loop.", PROGRAM, feedback, verify=verify)))
+    out.append(("programming_assistant", assistant_prompt(ctx, None)))
+    out.append(("programming_assistant with plan", assistant_prompt(ctx, "1. Loop.\n2. Return.")))
+    out.append(("prompt_engineer", plan_prompt(ctx, feedback)))
     for (name, scenario), attempt in itertools.product(clarifier_scenarios(settings, synthesized).items(), (1, 2, 3)):
         out.append((f"clarifier {name} {attempt}", clarifier_prompt(ctx, attempt, program=PROGRAM, **scenario)))
     return problem, [(name, text, values) for name, text in out]

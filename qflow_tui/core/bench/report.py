@@ -39,9 +39,11 @@ def _pct(num: float, den: float) -> str:
 
 
 def _step_sort_key(step: str) -> tuple[int, int]:
-    name, _, n = step.partition(":")
-    rank = {"program_generator": 0, "self_debug": 1, "clarifier": 2, "revert": 3}.get(name, 1)
-    return rank, int(n) if n.isdigit() else 0
+    from ..steps import StepId
+
+    sid = StepId.parse(step)
+    rank = {"program_generator": 0, "self_debug": 1, "clarifier": 2, "revert": 3}.get(sid.stage, 1)
+    return rank, sid.epoch or sid.attempt or 0
 
 
 @dataclass

@@ -45,6 +45,8 @@ class LLMRequest:
     step: str | None = None
     """Workflow step the call belongs to (set by the run context; not sent to
     script models, whose contract is fixed)."""
+    node: str | None = None
+    """The search-tree node the call works on (CodeTree); not sent to script models."""
 
     def prompt_hash(self) -> str:
         """Stable hash of what the model is shown (system + messages + temperature)."""

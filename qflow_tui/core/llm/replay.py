@@ -41,14 +41,24 @@ class RecordedCall:
     output_tokens: int | None
     tokens_estimated: bool
     latency: float
+    node: str | None = None
+    """The search-tree node the call worked on (CodeTree)."""
 
     @property
     def position(self) -> tuple[Any, ...]:
-        return (self.agent, self.progression, self.epoch, self.attempt, self.turn, self.test)
+        return (self.agent, self.progression, self.epoch, self.attempt, self.turn, self.test, self.node)
 
 
 def _position(request: LLMRequest) -> tuple[Any, ...]:
-    return (request.agent, request.progression, request.epoch, request.attempt, request.turn, request.test)
+    return (
+        request.agent,
+        request.progression,
+        request.epoch,
+        request.attempt,
+        request.turn,
+        request.test,
+        request.node,
+    )
 
 
 def describe_call(request: LLMRequest, step: str | None = None) -> str:
@@ -57,7 +67,7 @@ def describe_call(request: LLMRequest, step: str | None = None) -> str:
     parts = []
     if step:
         parts.append(f"step {step}")
-    for name in ("progression", "epoch", "attempt"):
+    for name in ("progression", "epoch", "attempt", "node"):
         value = getattr(request, name)
         if value is not None:
             parts.append(f"{name} {value}")
@@ -105,6 +115,7 @@ def load_recorded_calls(events: list[Any]) -> list[RecordedCall]:
                     output_tokens=e.output_tokens,
                     tokens_estimated=e.tokens_estimated,
                     latency=e.latency,
+                    node=getattr(s, "node", None),
                 )
             )
     return calls

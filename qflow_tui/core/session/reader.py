@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from ..events import Event, TextDelta, event_kinds
 from ..summary import RunSummary, tally_events, tokens_to_dict
+from ..workflows.legacy import fill_description
 from . import fileformat
 from .fileformat import (
     _MAX_HEADER_BYTES,
@@ -129,6 +130,9 @@ def read_session(path: Path | str, *, max_bytes: int | None = None) -> SessionDa
             header = _upgrade(header, version, True)
         header_warnings = _clean_header(header)
         events, warnings = _parse_events(_lines(fh, max_bytes), version, compact=header.get("streams") == "compact")
+    # Sessions recorded before workflows described themselves: their first event
+    # gets its workflow's agents and plan, so no reader needs a fallback.
+    fill_description(events)
     if not first.endswith(b"\n"):
         warnings.insert(0, "truncated after the header: the run recorded no events")
     return SessionData(path=path, header=header, events=events, warnings=header_warnings + warnings)
@@ -398,6 +402,7 @@ def summarize(data: SessionData) -> RunSummary:
             session=str(data.path),
             duration=getattr(end, "duration", duration) or 0.0,
             warnings=warnings,
+            detail=getattr(end, "detail", ""),
         )
     tokens = tally_events(events)
     if end is not None:  # run_failed

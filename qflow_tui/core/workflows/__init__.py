@@ -1,21 +1,32 @@
-"""Workflows: each composes agents, emits events and returns a WorkflowResult."""
+"""Workflows: each is described by a :class:`WorkflowSpec` (name, agents,
+settings, plan, use of the visible tests, the function that runs it), composes
+agents, emits events and returns a :class:`WorkflowResult`."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from ..config import ConfigError
+from .adacoder import SPEC as ADACODER
+from .agentcoder import SPEC as AGENTCODER
+from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
+from .codetree import SPEC as CODETREE
+from .qualityflow import SPEC as QUALITYFLOW
+from .settings import Setting
+from .zeroshot import SPEC as ZEROSHOT
 
-from ..context import RunContext
-from .agentcoder import run_agentcoder
-from .base import WorkflowResult
-from .qualityflow import run_qualityflow
-from .zeroshot import run_zeroshot
-
-Workflow = Callable[[RunContext], Awaitable[WorkflowResult]]
-
-WORKFLOWS: dict[str, Workflow] = {
-    "qualityflow": run_qualityflow,
-    "agentcoder": run_agentcoder,
-    "zeroshot": run_zeroshot,
+#: Every workflow by name, in the order ``qflow workflows`` lists them.
+WORKFLOWS: dict[str, WorkflowSpec] = {
+    spec.name: spec for spec in (QUALITYFLOW, AGENTCODER, CODETREE, ADACODER, ZEROSHOT)
 }
 
-__all__ = ["WORKFLOWS", "Workflow", "WorkflowResult"]
+
+def get_workflow(name: str) -> WorkflowSpec:
+    """The workflow called ``name``; :class:`ConfigError` (one line) when none is."""
+    spec = WORKFLOWS.get(name)
+    if spec is None:
+        raise ConfigError(
+            f"unknown workflow {name!r}: choose one of {', '.join(WORKFLOWS)} (`qflow workflows` lists them)"
+        )
+    return spec
+
+
+__all__ = ["WORKFLOWS", "Agent", "PlannedStep", "Setting", "WorkflowResult", "WorkflowSpec", "get_workflow"]

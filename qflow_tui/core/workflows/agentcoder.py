@@ -11,24 +11,26 @@ from __future__ import annotations
 from ..agents.programmer import refine_program, write_program
 from ..agents.test_designer import design_basic_edge_large_tests
 from ..agents.test_executor import execute_tests, execution_feedback
+from ..config import RunConfig
 from ..context import RunContext
 from ..events import Decision
-from .base import WorkflowResult
+from ..steps import step
+from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
+from .settings import Setting
+
+
+def _decide(ctx: RunContext, step_name: str, decision: str, reason: str) -> None:
+    ctx.event(Decision(step=step_name, agent="test_executor", progression=0, decision=decision, reason=reason))
 
 
 async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
     cfg = ctx.config
-    step = "programmer"
-    await ctx.checkpoint(step)
-    ctx.step_started(step, "programmer", 0)
-    program = first = await write_program(ctx, step=step)
-    ctx.step_finished(step, "done", "programmer", 0)
+    async with step(ctx, "programmer", "programmer", progression=0) as s:
+        program = first = await write_program(ctx, step=s.name)
 
-    step = "test_designer"
-    await ctx.checkpoint(step)
-    ctx.step_started(step, "test_designer")
-    tests = await design_basic_edge_large_tests(ctx, step=step)
-    ctx.step_finished(step, "done", "test_designer", detail=f"{len(tests)} tests")
+    async with step(ctx, "test_designer", "test_designer") as s:
+        tests = await design_basic_edge_large_tests(ctx, step=s.name)
+        s.detail = f"{len(tests)} tests"
     if not tests:
         return WorkflowResult(program, "unchecked", None, 0, first)
 
@@ -36,55 +38,59 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
     # iterations=N runs the tests after the first program and after each of N
     # refinements, and reports the last program if the tests still fail.
     for iteration in range(cfg.iterations + 1):
-        step = f"test_executor:{iteration + 1}"
-        await ctx.checkpoint(step)
-        ctx.step_started(step, "test_executor", 0)
-        report = await execute_tests(
-            ctx, program, tests, purpose="agentcoder", agent="test_executor", step=step, progression=0
-        )
-        passed = report.load_error is None and report.passed == report.total
-        ctx.step_finished(
-            step,
-            "accepted" if passed else "rejected",
-            "test_executor",
-            0,
-            detail=f"{report.passed}/{report.total} pass",
-        )
+        async with step(ctx, "test_executor", "test_executor", epoch=iteration + 1, progression=0) as s:
+            report = await execute_tests(
+                ctx, program, tests, purpose="agentcoder", agent="test_executor", step=s.name, progression=0
+            )
+            passed = report.load_error is None and report.passed == report.total
+            s.outcome = "accepted" if passed else "rejected"
+            s.detail = f"{report.passed}/{report.total} pass"
         if passed:
-            ctx.event(
-                Decision(
-                    step=step,
-                    agent="test_executor",
-                    progression=0,
-                    decision="accept",
-                    reason="every designed test passes",
-                )
-            )
-            return WorkflowResult(program, "accepted", step, 0, first)
+            _decide(ctx, s.name, "accept", "every designed test passes")
+            return WorkflowResult(program, "accepted", s.name, 0, first)
         if iteration == cfg.iterations:
-            ctx.event(
-                Decision(
-                    step=step,
-                    agent="test_executor",
-                    progression=0,
-                    decision="continue",
-                    reason=f"{cfg.iterations} refinements spent: the last program stands",
-                )
-            )
+            _decide(ctx, s.name, "continue", f"{cfg.iterations} refinements spent: the last program stands")
             break
-        ctx.event(
-            Decision(
-                step=step,
-                agent="test_executor",
-                progression=0,
-                decision="continue",
-                reason=f"{report.passed}/{report.total} pass: back to the programmer",
-            )
-        )
+        _decide(ctx, s.name, "continue", f"{report.passed}/{report.total} pass: back to the programmer")
         refinement = iteration + 1
-        step = f"programmer:{refinement}"
-        await ctx.checkpoint(step)
-        ctx.step_started(step, "programmer", 0)
-        program = await refine_program(ctx, program, execution_feedback(report), iteration=refinement, step=step)
-        ctx.step_finished(step, "done", "programmer", 0)
+        async with step(ctx, "programmer", "programmer", epoch=refinement, progression=0) as s:
+            program = await refine_program(ctx, program, execution_feedback(report), iteration=refinement, step=s.name)
     return WorkflowResult(program, "rejected", None, 0, first)
+
+
+def plan(cfg: RunConfig) -> list[PlannedStep]:
+    steps = [
+        PlannedStep("programmer", "write", ("programmer",)),
+        PlannedStep("test_designer", "design tests", ("test_designer",)),
+        PlannedStep("test_executor:1", "run tests 1", ("test_executor",)),
+    ]
+    for i in range(1, cfg.iterations + 1):
+        steps.append(PlannedStep(f"programmer:{i}", f"refine {i}", ("programmer",)))
+        steps.append(PlannedStep(f"test_executor:{i + 1}", f"run tests {i + 1}", ("test_executor",)))
+    return steps
+
+
+SPEC = WorkflowSpec(
+    name="agentcoder",
+    summary="AgentCoder: programmer, test designer (basic, edge, large-scale tests), test executor; "
+    "refine until the designed tests pass",
+    agents=(
+        Agent("programmer", "Programmer", "PR"),
+        Agent("test_designer", "Test designer", "TD"),
+        Agent("test_executor", "Test executor", "TE"),
+    ),
+    settings=(
+        Setting(
+            "iterations",
+            "refinement iterations (AgentCoder: programmer <-> test executor; AdaCoder: Phase 2 iterations t)",
+            minimum=1,
+            maximum=50,
+        ),
+    ),
+    plan=plan,
+    visible_tests=lambda cfg: "shown to the programmer only; its designed tests are executed in the sandbox",
+    run=run_agentcoder,
+    paper="agentcoder.txt section 3",
+    stage_words={"programmer": "refine", "test_designer": "design tests", "test_executor": "run tests"},
+    step_words={"programmer": "write"},
+)

@@ -1,8 +1,17 @@
-"""What every workflow returns."""
+"""What a workflow is: a described thing (name, summary, agents, settings, plan,
+use of the visible tests, the function that runs it) and what it returns."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .settings import Setting
+
+if TYPE_CHECKING:
+    from ..config import RunConfig
+    from ..context import RunContext
 
 
 @dataclass
@@ -10,8 +19,109 @@ class WorkflowResult:
     final_program: str
     outcome: str
     """``accepted``; ``reverted`` (nothing passed, the first program returned);
-    ``rejected`` (revert disabled); ``unchecked`` (no quality checker)."""
+    ``rejected`` (revert disabled, or budget spent with nothing accepted);
+    ``unchecked`` (no quality checker)."""
     accepted_at: str | None
     """Step whose program was accepted: ``program_generator``, ``self_debug:2``, ``clarifier:1``."""
     progression: int | None
     first_program: str = ""
+    detail: str = ""
+    """Anything more to say about the result (CodeTree: the node returned)."""
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One agent role of a workflow, as the app names it."""
+
+    role: str
+    """The role in the paper's words, as events carry it: ``program_generator``."""
+    label: str
+    """``Program generator``."""
+    short: str
+    """For narrow places: ``PG``."""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"role": self.role, "label": self.label, "short": self.short}
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """A step the workflow will (or may) take with given settings."""
+
+    step: str
+    """The step's name in events: ``self_debug:1``."""
+    label: str
+    """In words: ``self-debug 1``."""
+    agents: tuple[str, ...] = ()
+    """The roles that work in it, in order."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "label": self.label, "agents": list(self.agents)}
+
+
+Runner = Callable[["RunContext"], Awaitable[WorkflowResult]]
+
+
+def _one(config: RunConfig) -> int:
+    return 1
+
+
+@dataclass(frozen=True)
+class WorkflowSpec:
+    """A workflow, described: everything the app, the command line, the session
+    browser and replay need to show it, without knowing it by name."""
+
+    name: str
+    summary: str
+    """One line."""
+    agents: tuple[Agent, ...]
+    """In the order the workflow calls them."""
+    settings: tuple[Setting, ...]
+    plan: Callable[[RunConfig], list[PlannedStep]]
+    """The planned steps for given settings; steps run per progression are listed once."""
+    visible_tests: Callable[[RunConfig], str]
+    """What it does with the visible tests, in words, for given settings."""
+    run: Runner
+    progressions: Callable[[RunConfig], int] = _one
+    paper: str = ""
+    """Where it comes from: ``agentcoder.txt section 3``."""
+    stage_words: dict[str, str] = field(default_factory=dict)
+    """A step's stage (before ``:``) in words, for :meth:`step_label`."""
+    step_words: dict[str, str] = field(default_factory=dict)
+    """Whole step names in words, where they differ from their stage's words."""
+
+    def step_label(self, step: str) -> str:
+        """A step name in words: ``self_debug:2`` -> ``self-debug 2``."""
+        if step in self.step_words:
+            return self.step_words[step]
+        stage, _, number = step.partition(":")
+        words = self.stage_words.get(stage, stage.replace("_", " "))
+        return f"{words} {number}" if number else words
+
+    def agent(self, role: str) -> Agent | None:
+        return next((a for a in self.agents if a.role == role), None)
+
+    def described(self, config: RunConfig) -> dict[str, Any]:
+        """The fields of the run's first event (``RunStarted``)."""
+        return {
+            "agents": [a.to_dict() for a in self.agents],
+            "plan": [s.to_dict() for s in self.plan(config)],
+            "summary": self.summary,
+            "visible_tests": self.visible_tests(config),
+            "progressions": self.progressions(config),
+        }
+
+    def to_dict(self, config: RunConfig | None = None) -> dict[str, Any]:
+        """For ``qflow workflows --json``."""
+        from ..config import RunConfig
+
+        config = config or RunConfig(workflow=self.name)
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "paper": self.paper,
+            "agents": [a.to_dict() for a in self.agents],
+            "settings": [s.to_dict() for s in self.settings],
+            "plan": [s.to_dict() for s in self.plan(config)],
+            "visible_tests": self.visible_tests(config),
+        }

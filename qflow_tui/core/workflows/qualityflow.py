@@ -17,8 +17,7 @@ is paid for. Nothing waits on a stage barrier the rule does not need.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 
 from ..agents.clarifier import clarify
@@ -28,12 +27,15 @@ from ..agents.self_debugger import debug, run_synthesized_tests
 from ..agents.test_designer import design_tests
 from ..agents.test_executor import execution_feedback
 from ..agents.test_quality_checker import filter_tests
-from ..config import RunConfig
+from ..config import CHECKERS, RunConfig
 from ..context import RunContext
 from ..events import Decision, Notice
 from ..llm import LLMError
 from ..sandbox.report import SandboxReport
-from .base import WorkflowResult
+from ..steps import StepId, StepOutcome
+from ..steps import step as enter_step
+from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
+from .settings import Setting
 
 #: A stage a progression will never be accepted at (it stopped or ran out of steps).
 _NEVER = 1 << 30
@@ -131,25 +133,14 @@ def _stages(cfg: RunConfig) -> list[str]:
     ]
 
 
-@asynccontextmanager
-async def _step(
-    ctx: RunContext, step: str, agent: str | None, progression: int | None, detail: str = "", *, gate: str = ""
-) -> AsyncIterator[dict[str, str]]:
-    """Enter one step: the gate (labelled ``gate``, the step by default), then
-    started; finished (``outcome`` and ``detail`` as the body left them in the
-    yielded dict) or failed."""
-    await ctx.checkpoint(gate or step, progression)
-    ctx.step_started(step, agent, progression, detail=detail)
-    result = {"outcome": "done", "detail": ""}
-    try:
-        yield result
-    except LLMError as exc:
-        ctx.step_finished(step, "failed", agent, progression, detail=str(exc))
-        raise
-    except asyncio.CancelledError:
-        ctx.step_finished(step, "stopped", agent, progression, detail="stopped: the rule no longer needs its result")
-        raise
-    ctx.step_finished(step, result["outcome"], agent, progression, detail=result["detail"])
+#: Why a progression's step was cancelled: another progression's acceptance decided the run.
+_STOPPED = "stopped: the rule no longer needs its result"
+
+
+def _step(
+    ctx: RunContext, sid: StepId, agent: str | None, detail: str = "", *, gate: str = ""
+) -> AbstractAsyncContextManager[StepOutcome]:
+    return enter_step(ctx, sid, agent, detail=detail, gate=gate, stopped=_STOPPED)
 
 
 class _SharedTests:
@@ -168,20 +159,18 @@ class _SharedTests:
 
     async def _make(self) -> TestSet:
         ctx, cfg = self.ctx, self.ctx.config
-        step = "test_designer"
-        async with _step(ctx, step, "test_designer", None) as s:
-            synthesized = await design_tests(ctx, step=step)
-            s["detail"] = f"{len(synthesized)} tests"
+        async with _step(ctx, StepId("test_designer"), "test_designer") as s:
+            synthesized = await design_tests(ctx, step=s.name)
+            s.detail = f"{len(synthesized)} tests"
         if not synthesized:
             return TestSet([], [], "the test designer produced no usable test")
         if not cfg.tqc:
             return TestSet(synthesized, [])
-        step = "test_quality_checker"
-        async with _step(ctx, step, "test_quality_checker", None) as s:
-            verdicts = await filter_tests(ctx, synthesized, step=step)
+        async with _step(ctx, StepId("test_quality_checker"), "test_quality_checker") as s:
+            verdicts = await filter_tests(ctx, synthesized, step=s.name)
             kept = [v.test for v in verdicts if v.kept]
             rejected = [v.test for v in verdicts if not v.kept]
-            s["detail"] = f"{len(kept)} kept, {len(rejected)} rejected"
+            s.detail = f"{len(kept)} kept, {len(rejected)} rejected"
         return TestSet(kept, rejected, "" if kept else "no synthesized test survived the test quality checker")
 
     async def close(self) -> None:
@@ -232,16 +221,15 @@ class _Run:
             )
         )
 
-    async def _check(self, p: Progression, step: str) -> bool:
+    async def _check(self, p: Progression, sid: StepId) -> bool:
         """The Code Quality Checker on ``p``'s current program (lines 5, 17, 24)."""
         if self.cfg.checker == "none":
             p.check = CheckResult(False, "no quality checker (checker=none)")
             return False
-        async with _step(
-            self.ctx, step, "code_quality_checker", p.index, detail=self.cfg.checker, gate=f"quality_check:{step}"
-        ) as s:
-            p.check = await check_program(self.ctx, p.current, progression=p.index, step=step)
-            s["outcome"] = "accepted" if p.check.accepted else "rejected"
+        gate = f"quality_check:{sid.name}"
+        async with _step(self.ctx, sid, "code_quality_checker", detail=self.cfg.checker, gate=gate) as s:
+            p.check = await check_program(self.ctx, p.current, progression=p.index, step=s.name)
+            s.outcome = "accepted" if p.check.accepted else "rejected"
         return p.check.accepted
 
     async def _stage_end(self, p: Progression, stage: int, accepted: bool, decision: tuple[str, str] | None) -> bool:
@@ -265,11 +253,12 @@ class _Run:
 
     async def _debug_epoch(self, p: Progression, epoch: int, tests: TestSet) -> bool:
         """Lines 16: one self-debug epoch; True when the program changed (and needs a check)."""
-        ctx, step = self.ctx, f"self_debug:{epoch}"
-        async with _step(ctx, step, "self_debugger", p.index) as s:
+        ctx = self.ctx
+        async with _step(ctx, StepId("self_debug", epoch=epoch, progression=p.index), "self_debugger") as s:
+            step = s.name
             if p.debug_exhausted or not tests.kept:
                 p.debug_exhausted = True
-                s["outcome"], s["detail"] = "skipped", tests.why_none or "all synthesized tests pass"
+                s.outcome, s.detail = "skipped", tests.why_none or "all synthesized tests pass"
                 return False
             report = p.report
             if report is None:
@@ -277,7 +266,7 @@ class _Run:
             if report.load_error is None and report.passed == report.total:
                 p.debug_exhausted = True
                 p.trajectory.append(f"epoch {epoch}: all {report.total} synthesized tests pass; nothing to debug")
-                s["outcome"], s["detail"] = "skipped", "all synthesized tests pass"
+                s.outcome, s.detail = "skipped", "all synthesized tests pass"
                 return False
             feedback = execution_feedback(report)
             p.current = await debug(ctx, p.index, epoch, p.current, feedback, step=step)
@@ -288,28 +277,30 @@ class _Run:
             p.report = await run_synthesized_tests(
                 ctx, p.current, tests.kept, step=step, progression=p.index, after_fix=True
             )
-            s["detail"] = f"{report.passed}/{report.total} passed before, {p.report.passed}/{p.report.total} after"
+            s.detail = f"{report.passed}/{report.total} passed before, {p.report.passed}/{p.report.total} after"
         return True
 
     async def _algorithm_1(self, p: Progression) -> None:
         ctx, cfg = self.ctx, self.cfg
         # Line 4: GeneratedCode <- CodeGenerator(Problem, VisibleTests).
-        step = p.at = "program_generator"
-        async with _step(ctx, step, "program_generator", p.index):
-            p.generated = p.current = await generate_program(ctx, p.index, step=step)
+        sid = StepId("program_generator", progression=p.index)
+        p.at = sid.name
+        async with _step(ctx, sid, "program_generator"):
+            p.generated = p.current = await generate_program(ctx, p.index, step=sid.name)
         # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...).
         next_step = ("continue", "rejected: on to self-debugging") if cfg.epochs else _after_debug(cfg)
-        if await self._stage_end(p, 0, await self._check(p, step), next_step):
+        if await self._stage_end(p, 0, await self._check(p, sid), next_step):
             return
 
         # Lines 9-21: self-debugging against the synthesized tests (made once, shared).
         if cfg.epochs:
             tests = await self.tests.get()
             for epoch in range(1, cfg.epochs + 1):
-                step = p.at = f"self_debug:{epoch}"
+                sid = StepId("self_debug", epoch=epoch, progression=p.index)
+                p.at = sid.name
                 changed = await self._debug_epoch(p, epoch, tests)
                 # Line 17: only a program the debugger changed needs a new check.
-                accepted = changed and await self._check(p, step)
+                accepted = changed and await self._check(p, sid)
                 last = epoch == cfg.epochs
                 decision = _after_debug(cfg) if last else ("continue", "rejected: debug again") if changed else None
                 if await self._stage_end(p, epoch, accepted, decision):
@@ -318,8 +309,9 @@ class _Run:
 
         # Lines 22-26: each Clarifier attempt starts from the self-debugging result.
         for attempt in range(1, cfg.clarify + 1):
-            step = p.at = f"clarifier:{attempt}"
-            async with _step(ctx, step, "clarifier", p.index):
+            sid = StepId("clarifier", attempt=attempt, progression=p.index)
+            p.at = step = sid.name
+            async with _step(ctx, sid, "clarifier"):
                 clarified = await clarify(
                     ctx,
                     p.index,
@@ -338,7 +330,7 @@ class _Run:
             p.report = None
             last = attempt == cfg.clarify
             decision = _no_more_steps(cfg) if last else ("clarify", "rejected: clarify again")
-            if await self._stage_end(p, cfg.epochs + attempt, await self._check(p, step), decision):
+            if await self._stage_end(p, cfg.epochs + attempt, await self._check(p, sid), decision):
                 return
 
     @property
@@ -452,20 +444,112 @@ class _Run:
         if not cfg.revert:
             return WorkflowResult(origin.current, "rejected", None, origin.index, first_program)
         # Line 28: revert to the first generated program.
-        step = "revert"
-        async with _step(ctx, step, None, None) as s:
+        async with _step(ctx, StepId("revert"), None) as s:
             ctx.event(
                 Decision(
-                    step=step,
+                    step=s.name,
                     agent="code_quality_checker",
                     progression=origin.index,
                     decision="revert",
                     reason="no program passed the quality checks",
                 )
             )
-            s["detail"] = "reverted to the first generated program"
+            s.detail = "reverted to the first generated program"
         return WorkflowResult(first_program, "reverted", None, origin.index, first_program)
 
 
 async def run_qualityflow(ctx: RunContext) -> WorkflowResult:
     return await _Run(ctx).run()
+
+
+AGENTS = (
+    Agent("program_generator", "Program generator", "PG"),
+    Agent("test_designer", "Test designer", "TD"),
+    Agent("test_quality_checker", "Test quality checker", "TQC"),
+    Agent("self_debugger", "Self-debugger", "SD"),
+    Agent("code_quality_checker", "Code quality checker", "CQC"),
+    Agent("clarifier", "Clarifier", "CL"),
+)
+
+SETTINGS = (
+    Setting(
+        "checker",
+        "Code Quality Checker: imagined (Imagined Execution, standard), python (run the visible tests, "
+        "relaxed), yesno (the paper's baseline critic), none (no checks: every step runs)",
+        choices=CHECKERS,
+    ),
+    Setting(
+        "prompts",
+        "program-generator prompt variants, run as parallel progressions (Diversified Prompting)",
+        minimum=1,
+        maximum=6,
+        why="the program generator has 6 prompt variants",
+    ),
+    Setting(
+        "epochs",
+        "self-debug epochs per progression, each with its own debug prompt",
+        minimum=0,
+        maximum=3,
+        why="the self-debugger has 3 prompt variants",
+    ),
+    Setting("clarify", "Problem Clarifier attempts per progression", minimum=0, maximum=10),
+    Setting("tqc", "filter the synthesized tests with the Test Quality Checker"),
+    Setting("revert", "revert to the first generated program when no check accepts"),
+)
+
+STAGE_WORDS = {
+    "program_generator": "generate",
+    "test_designer": "design tests",
+    "test_quality_checker": "check tests (TQC)",
+    "self_debug": "self-debug",
+    "clarifier": "clarify",
+    "revert": "revert",
+}
+
+
+def plan(cfg: RunConfig) -> list[PlannedStep]:
+    """Algorithm 1 with these settings: every stage a progression may reach."""
+    check = ("code_quality_checker",) if cfg.checker != "none" else ()
+    steps = [PlannedStep("program_generator", "generate", ("program_generator", *check))]
+    if cfg.epochs:
+        steps.append(PlannedStep("test_designer", "design tests", ("test_designer",)))
+        if cfg.tqc:
+            steps.append(PlannedStep("test_quality_checker", "check tests (TQC)", ("test_quality_checker",)))
+    steps += [
+        PlannedStep(f"self_debug:{e}", f"self-debug {e}", ("self_debugger", *check)) for e in range(1, cfg.epochs + 1)
+    ]
+    steps += [
+        PlannedStep(f"clarifier:{a}", f"clarify {a}", ("clarifier", "program_generator", *check))
+        for a in range(1, cfg.clarify + 1)
+    ]
+    if cfg.checker != "none" and cfg.revert:
+        steps.append(PlannedStep("revert", "revert", ()))
+    return steps
+
+
+def visible_tests(cfg: RunConfig) -> str:
+    return {
+        "imagined": "not executed (imagined execution only)",
+        "python": "executed in the sandbox",
+        "yesno": "shown to a yes/no critic, not executed",
+        "none": "shown to the generator only, never checked",
+    }.get(cfg.checker, "")
+
+
+def progressions(cfg: RunConfig) -> int:
+    return 1 if cfg.checker == "none" else cfg.prompts
+
+
+SPEC = WorkflowSpec(
+    name="qualityflow",
+    summary="QualityFlow: diversified generation, imagined-execution quality checks, "
+    "self-debugging on filtered synthesized tests, clarification, revert",
+    agents=AGENTS,
+    settings=SETTINGS,
+    plan=plan,
+    visible_tests=visible_tests,
+    run=run_qualityflow,
+    progressions=progressions,
+    paper="qualityflow.txt Algorithm 1, Appendix A",
+    stage_words=STAGE_WORDS,
+)

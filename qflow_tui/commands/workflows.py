@@ -1,0 +1,58 @@
+"""``qflow workflows``: the workflows this qflow runs, each with its summary,
+agents, use of the visible tests, planned steps and settings (flag, default,
+allowed values); ``--json`` for one JSON object."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from . import fail
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("workflows", help="list the workflows with their settings and defaults", description=__doc__)
+    p.add_argument("name", nargs="?", help="show only this workflow")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _default_words(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.config import ConfigError
+    from ..core.workflows import WORKFLOWS, get_workflow
+
+    try:
+        specs = [get_workflow(args.name)] if args.name else list(WORKFLOWS.values())
+    except ConfigError as exc:
+        return fail(str(exc))
+    if args.json:
+        print(json.dumps({"workflows": [spec.to_dict() for spec in specs]}, indent=2))
+        return 0
+    blocks = []
+    for spec in specs:
+        info = spec.to_dict()
+        lines = [f"{spec.name}: {spec.summary}"]
+        if spec.paper:
+            lines.append(f"  paper: {spec.paper}")
+        lines.append("  agents: " + ", ".join(f"{a.label} ({a.role})" for a in spec.agents))
+        lines.append(f"  visible tests: {info['visible_tests']}")
+        lines.append("  plan (default settings): " + " > ".join(s["label"] for s in info["plan"]))
+        if spec.settings:
+            lines.append("  settings (flag / config-file key, default, allowed):")
+            for s in spec.settings:
+                flag = f"{s.flag}/--no-{s.flag[2:]}" if s.type is bool else s.flag
+                lines.append(f"    {flag:<22} {s.key:<11} {_default_words(s.default):<9} {s.allowed()}")
+                lines.append(f"        {s.doc}")
+        else:
+            lines.append("  settings: none of its own")
+        blocks.append("\n".join(lines))
+    print("\n\n".join(blocks))
+    print("\nRun one: .venv/bin/qflow solve --workflow NAME --problem FILE --tests FILE [--SETTING VALUE ...]")
+    return 0

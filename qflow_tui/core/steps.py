@@ -1,0 +1,107 @@
+"""Workflow steps: one typed identity and one way in and out of a step (the gate,
+then started; finished, failed or stopped), shared by every workflow."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .llm import LLMError
+
+if TYPE_CHECKING:
+    from .context import RunContext
+
+
+@dataclass(frozen=True)
+class StepId:
+    """Where a step sits in its workflow, in the paper's words.
+
+    The step's name in events is ``stage`` alone, or ``stage:N`` with N the
+    epoch (self-debug epochs, refinement iterations) or the attempt (clarifier
+    attempts, Phase 2 iterations)."""
+
+    stage: str
+    """``program_generator``, ``self_debug``, ``clarifier``, ``test_executor``, ``solver`` ..."""
+    epoch: int | None = None
+    attempt: int | None = None
+    progression: int | None = None
+    """Index of the parallel progression, None for the run's shared steps."""
+    node: str | None = None
+    """The search-tree node the step works on (CodeTree)."""
+
+    @property
+    def name(self) -> str:
+        number = self.epoch if self.epoch is not None else self.attempt
+        return self.stage if number is None else f"{self.stage}:{number}"
+
+    @classmethod
+    def parse(cls, step: str, progression: int | None = None, node: str | None = None) -> StepId:
+        """The identity of a recorded step name (``self_debug:2``); the number is
+        an epoch for self-debugging and refinements, an attempt otherwise."""
+        stage, _, number = step.partition(":")
+        n = int(number) if number.isdigit() else None
+        if n is None:
+            return cls(stage if not number else step, progression=progression, node=node)
+        if stage in EPOCH_STAGES:
+            return cls(stage, epoch=n, progression=progression, node=node)
+        return cls(stage, attempt=n, progression=progression, node=node)
+
+
+#: Stages whose number is an epoch (a round of debugging or refinement).
+EPOCH_STAGES = frozenset({"self_debug", "programmer", "test_executor"})
+
+
+@dataclass
+class StepOutcome:
+    """What the body of a step leaves for its ``step_finished`` event."""
+
+    id: StepId
+    outcome: str = "done"
+    """``accepted``, ``rejected``, ``skipped`` or ``done``."""
+    detail: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.id.name
+
+
+@asynccontextmanager
+async def step(
+    ctx: RunContext,
+    stage: str | StepId,
+    agent: str | None,
+    *,
+    epoch: int | None = None,
+    attempt: int | None = None,
+    progression: int | None = None,
+    node: str | None = None,
+    detail: str = "",
+    gate: str = "",
+    stopped: str = "stopped",
+) -> AsyncIterator[StepOutcome]:
+    """Enter one step: the gate (labelled ``gate``, the step's name by default),
+    then ``step_started``; on leaving, ``step_finished`` with the outcome and
+    detail the body set, ``failed`` on a model error, or ``stopped`` (with the
+    detail ``stopped``) when the step is cancelled. ``stage`` may be a whole
+    :class:`StepId` (the keyword identity arguments are then ignored)."""
+    if isinstance(stage, StepId):
+        sid = stage
+    else:
+        sid = StepId(stage, epoch=epoch, attempt=attempt, progression=progression, node=node)
+    progression, node = sid.progression, sid.node
+    name = sid.name
+    await ctx.checkpoint(gate or name, progression)
+    ctx.step_started(name, agent, progression, detail=detail, node=node)
+    result = StepOutcome(sid)
+    try:
+        yield result
+    except LLMError as exc:
+        ctx.step_finished(name, "failed", agent, progression, detail=str(exc), node=node)
+        raise
+    except asyncio.CancelledError:
+        ctx.step_finished(name, "stopped", agent, progression, detail=stopped, node=node)
+        raise
+    ctx.step_finished(name, result.outcome, agent, progression, detail=result.detail, node=node)

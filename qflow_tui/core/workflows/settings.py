@@ -1,0 +1,94 @@
+"""A workflow's own settings, each defined once: its key (a :class:`RunConfig`
+field, which gives the type and the default), its documentation, and the values
+it allows. The command-line flags, the config-file keys, ``qflow workflows``,
+the compose form and validation are all generated from these definitions."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import ConfigError, RunConfig
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One typed setting of a workflow."""
+
+    key: str
+    """The :class:`RunConfig` field (and config-file key); the flag is ``--key-with-dashes``."""
+    doc: str
+    """One line for the flag's help, ``qflow workflows`` and the compose form."""
+    choices: tuple[str, ...] = ()
+    """The allowed values of a text setting (empty: any)."""
+    minimum: int | None = None
+    maximum: int | None = None
+    why: str = ""
+    """Why the bounds are what they are, said when a value is out of them."""
+
+    @property
+    def default(self) -> Any:
+        return _DEFAULTS[self.key]
+
+    @property
+    def type(self) -> type:
+        """``bool``, ``int``, ``float`` or ``str``."""
+        return type(self.default)
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.key.replace("_", "-")
+
+    def allowed(self) -> str:
+        """The values it takes, in words."""
+        if self.choices:
+            return " | ".join(self.choices)
+        if self.type is bool:
+            return "true | false"
+        if self.minimum is not None and self.maximum is not None:
+            return f"{self.minimum} to {self.maximum}"
+        if self.minimum is not None:
+            return f"at least {self.minimum}"
+        return self.type.__name__
+
+    def check(self, value: Any) -> None:
+        """Raise :class:`ConfigError` (one line) when ``value`` is not allowed."""
+        if self.choices and value not in self.choices:
+            raise ConfigError(f"{self.key} {value!r}: choose one of {', '.join(self.choices)}")
+        if self.type is int and isinstance(value, int):
+            low = self.minimum if self.minimum is not None else value
+            high = self.maximum if self.maximum is not None else value
+            if not low <= value <= high:
+                why = f"{self.why}; " if self.why else ""
+                if self.maximum is None:
+                    raise ConfigError(f"{self.key} {value}: {why}choose at least {self.minimum}")
+                raise ConfigError(f"{self.key} {value}: {why}choose {self.minimum} to {self.maximum}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "flag": self.flag,
+            "type": self.type.__name__,
+            "default": self.default,
+            "doc": self.doc,
+            "allowed": self.allowed(),
+            "choices": list(self.choices),
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+        }
+
+
+_DEFAULTS: dict[str, Any] = {f.name: getattr(RunConfig(), f.name) for f in dataclasses.fields(RunConfig)}
+
+
+def all_settings() -> list[Setting]:
+    """Every workflow's settings, each key once (workflows may share a key, as
+    AgentCoder and AdaCoder share ``iterations``)."""
+    from . import WORKFLOWS
+
+    seen: dict[str, Setting] = {}
+    for spec in WORKFLOWS.values():
+        for setting in spec.settings:
+            seen.setdefault(setting.key, setting)
+    return list(seen.values())

@@ -1,0 +1,224 @@
+"""CodeTree with a script model and the real sandbox: every branch of the
+search (accept early, refine, abort, budget spent, BFS, DFS)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from qflow_tui.core.config import RunConfig
+from qflow_tui.core.llm.script import ScriptClient
+from qflow_tui.core.runner import run_workflow
+from tests.core.test_qualityflow import PROBLEM
+from tests.helpers import CORRECT, Recorder, buggy
+
+WRONG = buggy("wrong")
+
+
+class Tree:
+    """A script model for CodeTree. Strategies are ``S1``..``Sn``; the Solver
+    writes CORRECT for the strategies in ``good``; the Debugger writes CORRECT
+    for a reflection naming ``FIX``; ``critic`` decides from (program, verify)."""
+
+    def __init__(
+        self,
+        strategies: int = 3,
+        good: tuple[str, ...] = (),
+        reflections: Callable[[str], list[str]] | None = None,
+        critic: Callable[[str, bool], str] | None = None,
+    ) -> None:
+        self.strategies = strategies
+        self.good = good
+        self.reflections = reflections or (lambda program: ["R-a", "R-b"])
+        self.critic = critic or (lambda program, verify: "accept" if verify else "refine")
+        self.calls: list[dict] = []
+
+    def of(self, agent: str) -> list[dict]:
+        return [c for c in self.calls if c["agent"] == agent]
+
+    def __call__(self, request: dict) -> str:
+        self.calls.append(request)
+        agent, text = request["agent"], request["messages"][-1]["content"]
+        if agent == "thinker":
+            if "strategies" in text:
+                return "".join(f"<strategy>S{i} approach</strategy>\n" for i in range(1, self.strategies + 1))
+            program = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+            return "".join(f"<reflection>{r}</reflection>" for r in self.reflections(program))
+        if agent == "solver":
+            strategy = re.search(r"Implement this strategy:\n(S\d+)", text).group(1)
+            return "```python\n" + (CORRECT if strategy in self.good else buggy(strategy)) + "```"
+        if agent == "debugger":
+            reflection = text.split("Reflection on how to improve it:\n", 1)[1]
+            tag = reflection.split()[0]
+            return "```python\n" + (CORRECT if "FIX" in reflection else buggy(tag)) + "```"
+        if agent == "critic":
+            program = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+            verify = "passes every visible test" in request["system"]
+            action = self.critic(program, verify)
+            score = 9 if action == "accept" else 5 if action == "refine" else 1
+            return f"<critique>looked at it</critique>\n<score>{score}</score>\n<action>{action}</action>"
+        raise AssertionError(agent)
+
+
+async def solve(tree: Tree, tmp_path, **cfg):
+    rec = Recorder()
+    outcome = await run_workflow(
+        PROBLEM,
+        RunConfig(model="script/tree", workflow="codetree", **cfg),
+        client=ScriptClient.from_function(tree),
+        sinks=[rec],
+        session_dir=tmp_path,
+    )
+    return outcome, rec
+
+
+def latest_nodes(rec: Recorder) -> dict:
+    return {e.node: e for e in rec.of("tree_node")}
+
+
+async def test_the_critic_accepts_a_verified_first_program(tmp_path):
+    tree = Tree(good=("S1",))
+    outcome, rec = await solve(tree, tmp_path)
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "critic:1")
+    assert outcome.final_program.strip() == CORRECT.strip()
+    # One strategy call, one program, one verification: the search ends early.
+    assert [c["agent"] for c in tree.calls] == ["thinker", "solver", "critic"]
+    nodes = latest_nodes(rec)
+    assert list(nodes) == ["n1"] and nodes["n1"].action == "accept" and nodes["n1"].passed == 2
+    assert nodes["n1"].parent is None and nodes["n1"].score == 1.9
+    assert rec.of("run_finished")[0].detail.startswith("accepted node n1")
+    # The run's first event describes CodeTree.
+    assert [a["role"] for a in rec.events[0].agents] == ["thinker", "solver", "debugger", "critic"]
+
+
+async def test_refine_writes_debugger_children_from_thinker_reflections(tmp_path):
+    tree = Tree(reflections=lambda p: ["R-a", "FIX it"])
+    outcome, rec = await solve(tree, tmp_path)
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "critic:4")
+    nodes = latest_nodes(rec)
+    # Depth first: n1 (S1) is refined; its first reflection gives n2 (still wrong),
+    # refined in turn: n3 (depth 3, the limit: not refined further), then n4 (FIX).
+    assert nodes["n1"].action == "refine" and nodes["n2"].parent == "n1"
+    assert nodes["n3"].parent == "n2" and nodes["n3"].action == "refine"
+    assert nodes["n4"].parent == "n2" and nodes["n4"].action == "accept"
+    assert len(tree.of("thinker")) == 3  # strategies, reflections on n1 and on n2; none on n3
+    # The Debugger was told the execution feedback and the Critic's judgement.
+    first_debug = tree.of("debugger")[0]["messages"][-1]["content"]
+    assert "add_one(1)" in first_debug and "looked at it" in first_debug
+    # Reflections are at most `width` and each node's events carry its id.
+    assert {e.node for e in rec.of("llm_call_started") if e.agent == "debugger"} == {"n2", "n3", "n4"}
+
+
+async def test_abort_prunes_a_node_and_retraces_to_its_sibling(tmp_path):
+    tree = Tree(good=("S2",), critic=lambda p, verify: "accept" if verify else "abort")
+    outcome, rec = await solve(tree, tmp_path)
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "critic:2")
+    assert tree.of("debugger") == []  # the aborted n1 was never refined
+    nodes = latest_nodes(rec)
+    assert nodes["n1"].action == "abort" and nodes["n2"].parent is None and nodes["n2"].action == "accept"
+
+
+async def test_budget_spent_returns_the_highest_scored_node(tmp_path):
+    # Nothing is ever correct; the critic refines everything. With budget 5 the
+    # search writes exactly 5 programs and returns the best-scored one.
+    def reflections(program: str) -> list[str]:
+        return ["R-x", "R-y"]
+
+    tree = Tree(reflections=reflections)
+
+    def critic(program: str, verify: bool) -> str:
+        return "refine"
+
+    tree.critic = critic
+    outcome, rec = await solve(tree, tmp_path, budget=5)
+    programs = tree.of("solver") + tree.of("debugger")
+    assert len(programs) == 5
+    assert outcome.outcome == "rejected" and outcome.accepted_at is None
+    nodes = latest_nodes(rec)
+    assert len(nodes) == 5
+    best = max(nodes.values(), key=lambda n: (n.score, -int(n.node[1:])))
+    assert outcome.final_program == best.code
+    finished = rec.of("run_finished")[0]
+    assert f"returned node {best.node}" in finished.detail and "budget of 5 programs spent" in finished.detail
+    # The result says which node it is, live and read back from the session.
+    from qflow_tui.core.session import read_session
+
+    assert outcome.summary()["detail"] == finished.detail
+    assert read_session(outcome.session).summary()["detail"] == finished.detail
+
+
+async def test_budget_best_node_prefers_the_higher_score(tmp_path):
+    """The returned node is the one with the highest Score(F_exe) + Score(F_cri)."""
+    half = "def add_one(x):\n    return 2 if x == 1 else 0\n"  # passes 1 of 2 visible tests
+
+    tree = Tree(strategies=2, critic=lambda p, verify: "abort")
+
+    original = tree.__call__
+
+    def respond(request: dict) -> str:
+        if request["agent"] == "solver" and "S2 approach" in request["messages"][-1]["content"]:
+            tree.calls.append(request)
+            return "```python\n" + half + "```"
+        return original(request)
+
+    rec = Recorder()
+    outcome = await run_workflow(
+        PROBLEM,
+        RunConfig(model="script/tree", workflow="codetree"),
+        client=ScriptClient.from_function(respond),
+        sinks=[rec],
+        session_dir=tmp_path,
+    )
+    assert outcome.outcome == "rejected"
+    assert outcome.final_program.strip() == half.strip()
+    assert "returned node n2" in rec.of("run_finished")[0].detail
+    assert "the search ended" in rec.of("run_finished")[0].detail
+
+
+async def test_bfs_writes_every_strategy_then_refines_level_by_level(tmp_path):
+    tree = Tree(strategies=3, reflections=lambda p: ["R-a", "R-b"] if "S1" in p else ["FIX", "R-c"])
+    outcome, rec = await solve(tree, tmp_path, search="bfs")
+    assert tree.of("critic") == []
+    assert outcome.outcome == "accepted"
+    nodes = latest_nodes(rec)
+    # Level 1: n1..n3 from the strategies; level 2: n1's children n4, n5, then n2's first child n6 passes.
+    assert [nodes[f"n{i}"].parent for i in range(1, 7)] == [None, None, None, "n1", "n1", "n2"]
+    assert nodes["n6"].action == "accept" and outcome.accepted_at == nodes["n6"].step
+    assert all(n.action == "refine" for k, n in nodes.items() if k != "n6")
+    # Without the Critic a node's score is its pass rate.
+    assert nodes["n6"].score == 1.0 and nodes["n1"].score == 0.0
+
+
+async def test_dfs_refines_the_first_strategy_down_to_the_depth_limit_first(tmp_path):
+    tree = Tree(strategies=2, good=("S2",), reflections=lambda p: ["R-a"])
+    outcome, rec = await solve(tree, tmp_path, search="dfs", depth=3)
+    assert tree.of("critic") == []
+    nodes = latest_nodes(rec)
+    # n1 (S1) -> n2 -> n3 (depth 3, the limit), then back to S2: n4 passes.
+    assert [(k, n.parent) for k, n in nodes.items()] == [("n1", None), ("n2", "n1"), ("n3", "n2"), ("n4", None)]
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "solver:4")
+
+
+async def test_width_limits_strategies_and_reflections(tmp_path):
+    tree = Tree(strategies=5, reflections=lambda p: ["R-1", "R-2", "R-3", "R-4"])
+    await solve(tree, tmp_path, width=2, depth=2, search="bfs", budget=50)
+    assert len(tree.of("solver")) == 2  # only 2 of the Thinker's 5 strategies
+    assert len(tree.of("debugger")) == 4  # 2 reflections on each of the 2 nodes, depth 2 stops there
+
+
+def test_the_critics_two_scores_and_its_tolerant_reading():
+    from qflow_tui.core.agents.critic import parse_critique
+
+    c = parse_critique(
+        "<critique>misses zeros</critique><test_score>8</test_score><strategy_score>4</strategy_score>"
+        "<action>refine</action>",
+        verify=False,
+    )
+    assert (c.action, c.score, c.test_score, c.strategy_score, c.critique) == ("refine", 0.6, 8, 4, "misses zeros")
+    # One overall score, an out-of-range value, a missing action tag.
+    assert parse_critique("<score>14</score> I would abort this.", verify=False).score == 1.0
+    assert parse_critique("I would abort this.", verify=False).action == "abort"
+    # Only a verified program can be accepted; a verification does not abort.
+    assert parse_critique("<action>accept</action>", verify=False).action == "refine"
+    assert parse_critique("<action>abort</action>", verify=True).action == "refine"
+    assert parse_critique("nothing useful", verify=True).action == "refine"
