@@ -230,3 +230,43 @@ def test_reindex_command_rebuilds_from_the_files(folder, capsys):
     assert "indexed 6 session files" in capsys.readouterr().out
     delete_session(folder / "a.jsonl")
     assert find_sessions(folder, recursive=True).total == 5
+
+
+def _age_folders(root: Path) -> None:
+    """Give ``root`` and its sub-folders a time well in the past (a folder just
+    made is too young for the index to trust its time)."""
+    import os
+
+    old = 1_700_000_000_000_000_000
+    for folder in [root, *(p for p in root.rglob("*") if p.is_dir())]:
+        os.utime(folder, ns=(old, old))
+
+
+def test_unchanged_folders_are_not_scanned_file_by_file(folder, monkeypatch):
+    _age_folders(folder)
+    index = SessionIndex()
+    assert index.listing(folder, recursive=True).total == 6
+    scans: list[Path] = []
+    real = index_module._stat_tree
+    monkeypatch.setattr(index_module, "_stat_tree", lambda root, rec: scans.append(root) or real(root, rec))
+    assert index.listing(folder, recursive=True).total == 6
+    assert scans == []  # one stat per folder told it nothing changed
+    # A session copied in by hand changes its folder's time: the next listing scans and finds it.
+    write_session(folder / "bench" / "humaneval-run1", "he9", title="Copied in", created="2026-11-05T10:00:00+0000")
+    listing = index.listing(folder, recursive=True)
+    assert listing.total == 7 and "Copied in" in [s.title for s in listing.sessions] and scans
+
+
+def test_a_run_the_index_could_not_note_is_found_by_the_next_listing(folder, monkeypatch):
+    _age_folders(folder)
+    index = SessionIndex()
+    index.listing(folder)
+    path = folder / "a.jsonl"
+    _age_folders(folder)
+    # The file changes in place (a run ended) while the index is busy.
+    write_session(folder, "a-new", title="Ended while busy", created="2026-11-07T10:00:00+0000").replace(path)
+    _age_folders(folder)
+    monkeypatch.setattr(index_module.SessionIndex, "open", lambda self, timeout=0: (_ for _ in ()).throw(OSError()))
+    assert not index.note(path)
+    monkeypatch.undo()
+    assert "Ended while busy" in [s.title for s in index.listing(folder).sessions]

@@ -3,9 +3,11 @@ every session file's header and outcome, with full-text search (FTS5) over
 problem statements and final programs, so listing and searching ten thousand
 sessions reads the files' metadata from one table instead of the files.
 
-It is a cache and never the only copy of anything: each listing first compares
-the folder with it (names, sizes and times only) and reads the header and last
-line of the files it does not know yet; a missing, damaged or older-version
+It is a cache and never the only copy of anything: each listing first checks
+the folders' times (one ``stat`` per folder; a file added, removed or renamed
+changes its folder's time), compares the files of a changed folder with it
+(names, sizes and times only) and reads the header and last line of the files
+it does not know yet; a missing, damaged or older-version
 database is rebuilt from the files; a database another qflow process holds
 locked is passed by (the listing reads the files directly, and a session
 finished meanwhile is indexed by the next listing).
@@ -30,13 +32,16 @@ from .listing import SessionInfo, Unreadable, scan_session
 
 #: Bumped whenever the schema or what is stored changes: an index of another
 #: version is rebuilt from the files.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 INDEX_NAME = "sessions-index.sqlite3"
 
 #: How long a listing waits for another process's lock before reading the files
 #: directly, and how long the end of a run waits before leaving the session to
 #: the next listing.
 LIST_TIMEOUT = 2.0
+#: A folder's modification time younger than this is not trusted to mean "no
+#: change since" (file times have a coarse clock).
+FOLDER_SETTLE_NS = 2_000_000_000
 NOTE_TIMEOUT = 0.5
 
 SORTS = {
@@ -73,12 +78,18 @@ CREATE TABLE sessions (
     warnings TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX sessions_by_dir ON sessions (dir, created_ts);
+CREATE INDEX sessions_by_time ON sessions (created_ts DESC, name DESC);
 CREATE TABLE unreadable (
     path TEXT PRIMARY KEY,
     dir TEXT NOT NULL,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
     reason TEXT NOT NULL
+);
+CREATE TABLE folders (
+    dir TEXT PRIMARY KEY,
+    mtime_ns INTEGER NOT NULL,
+    recursive INTEGER NOT NULL
 );
 CREATE VIRTUAL TABLE sessions_fts USING fts5 (
     title, statement, final_program, model, workflow, outcome, task_id, tokenize = 'unicode61'
@@ -257,7 +268,7 @@ class SessionIndex:
     def _create(self, db: sqlite3.Connection) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
-            for table in ("sessions", "unreadable", "sessions_fts"):
+            for table in ("sessions", "unreadable", "folders", "sessions_fts"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
@@ -279,7 +290,9 @@ class SessionIndex:
             with self.open() as conn:
                 return self.refresh(root, recursive=recursive, db=conn)
         root = root.resolve()
-        on_disk = _stat_tree(root, recursive)
+        if self._folders_unchanged(db, root, recursive):
+            return 0
+        on_disk, folders = _stat_tree(root, recursive)
         known: dict[str, tuple[int, int]] = {}
         where, args = _scope(root, recursive)
         for table in ("sessions", "unreadable"):
@@ -287,20 +300,45 @@ class SessionIndex:
                 known[row[0]] = (row[1], row[2])
         changed = [p for p, stamp in on_disk.items() if known.get(p) != stamp]
         gone = [p for p in known if p not in on_disk]
-        if not changed and not gone:
-            return 0
         db.execute("BEGIN IMMEDIATE")
         try:
             for p in gone:
                 self._forget(db, p)
             for p in changed:
                 self._upsert(db, Path(p), on_disk[p])
+            # A folder's time is trusted only once it is a little old: a file
+            # made in the same clock tick as this scan leaves it unchanged.
+            settled = time.time_ns() - FOLDER_SETTLE_NS
+            db.execute(f"DELETE FROM folders WHERE {where}", args)
+            db.executemany(
+                "INSERT OR REPLACE INTO folders (dir, mtime_ns, recursive) VALUES (?, ?, ?)",
+                [(d, m, int(recursive and d == str(root))) for d, m in folders.items() if m < settled],
+            )
             db.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
             raise
         return len(changed)
+
+    def _folders_unchanged(self, db: sqlite3.Connection, root: Path, recursive: bool) -> bool:
+        """Whether no session file can have come, gone or changed under ``root``
+        since the last scan: every folder it scanned still has the time it had
+        (adding, removing or renaming a file changes its folder's time; a run
+        that ends rewrites its own row, or touches its folder when it could not).
+        Costs one ``stat`` per folder instead of one per file."""
+        where, args = _scope(root, recursive)
+        rows = db.execute(f"SELECT dir, mtime_ns, recursive FROM folders WHERE {where}", args).fetchall()
+        top = next((r for r in rows if r[0] == str(root)), None)
+        if top is None or (recursive and not top[2]):
+            return False
+        for folder, mtime_ns, _recursive in rows:
+            try:
+                if os.stat(folder).st_mtime_ns != mtime_ns:
+                    return False
+            except OSError:
+                return False
+        return True
 
     def note(self, path: Path, *, timeout: float = NOTE_TIMEOUT) -> bool:
         """Index one session now (the end of a run). False when the index is
@@ -318,6 +356,9 @@ class SessionIndex:
                         db.execute("ROLLBACK")
                     raise
         except (IndexUnavailable, OSError, sqlite3.Error):
+            # Left to the next listing: a new time on its folder makes that scan the files.
+            with contextlib.suppress(OSError):
+                os.utime(path.parent)
             return False
         return True
 
@@ -407,8 +448,10 @@ class SessionIndex:
         # Numbers count every session under the folder, sub-folders included,
         # whatever this listing shows: a number means one session everywhere.
         where, args = _scope(root, True)
+        # The numbering sorts only ids (narrow rows, in the time index's order).
         numbered = (
-            f"SELECT *, ROW_NUMBER() OVER (ORDER BY created_ts DESC, name DESC) AS number FROM sessions WHERE {where}"
+            "SELECT id AS nid, ROW_NUMBER() OVER (ORDER BY created_ts DESC, name DESC) AS number "
+            f"FROM sessions WHERE {where}"
         )
         filters: list[str] = []
         fargs: list[Any] = []
@@ -440,9 +483,11 @@ class SessionIndex:
             filters.append("s.dir = ?")
             fargs.append(str(root))
         cond = " AND ".join(filters) or "1"
-        base = f"WITH s AS ({numbered}) SELECT {{what}} FROM s WHERE {cond}"
+        base = f"WITH n AS ({numbered}) SELECT {{what}} FROM sessions s JOIN n ON n.nid = s.id WHERE {cond}"
         try:
-            total = db.execute(base.format(what="COUNT(*)"), [*args, *fargs]).fetchone()[0]
+            # Every session in a listing is under the root, so counting needs no numbers.
+            counted = f"SELECT COUNT(*) FROM sessions s WHERE ({where.replace('dir', 's.dir')}) AND {cond}"
+            total = db.execute(counted, [*args, *fargs]).fetchone()[0]
             page = f" ORDER BY {SORTS[query.sort]}"
             pargs: list[Any] = []
             if query.limit is not None:
@@ -490,12 +535,16 @@ def _scope(root: Path, recursive: bool) -> tuple[str, list[Any]]:
     return "(dir = ? OR substr(dir, 1, ?) = ?)", [str(root), len(prefix), prefix]
 
 
-def _stat_tree(root: Path, recursive: bool) -> dict[str, tuple[int, int]]:
+def _stat_tree(root: Path, recursive: bool) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
+    """The session files under ``root``: path -> (mtime_ns, size); and the
+    folders scanned: path -> mtime_ns (taken before their entries are read)."""
     out: dict[str, tuple[int, int]] = {}
+    folders: dict[str, int] = {}
     stack = [root]
     while stack:
         folder = stack.pop()
         try:
+            folders[str(folder)] = os.stat(folder).st_mtime_ns
             entries = list(os.scandir(folder))
         except OSError:
             continue
@@ -508,7 +557,7 @@ def _stat_tree(root: Path, recursive: bool) -> dict[str, tuple[int, int]]:
                     stack.append(Path(entry.path))
             except OSError:
                 continue
-    return out
+    return out, folders
 
 
 def _info(row: sqlite3.Row, root: Path) -> SessionInfo:
