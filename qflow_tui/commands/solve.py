@@ -29,11 +29,23 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
     p.add_argument(
         "--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)"
     )
+    p.add_argument(
+        "--call-timeout",
+        type=float,
+        help="seconds one model call may take before it ends as that agent's failed answer (default 300; 0: none)",
+    )
+    p.add_argument(
+        "--no-repetition-stop",
+        dest="repetition_stop",
+        action="store_const",
+        const=False,
+        help="let a model that repeats itself run on to max tokens (default: stop it and keep one copy)",
+    )
     p.add_argument("--fallback-model", help="with a replay/ model: a live model for calls the recording lacks")
 
 
 def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ("model", "base_url", "test_timeout", "fallback_model", "max_tokens")
+    keys = ("model", "base_url", "test_timeout", "fallback_model", "max_tokens", "call_timeout", "repetition_stop")
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 
 
@@ -137,9 +149,13 @@ def print_result(outcome: Any) -> None:
         console.print(outcome.detail, markup=False, highlight=False)
     console.print(Syntax(outcome.final_program, "python", theme="ansi_dark", line_numbers=False))
     tokens = outcome.total_tokens
+    cut = ", ".join(
+        f"{n} {reason.replace('_', ' ')}" for reason, n in sorted(outcome.stops.items()) if reason != "finished"
+    )
     console.print(
         f"{outcome.llm_calls} LLM calls, {tokens.input} tokens in, {tokens.output} out, {outcome.duration:.1f}s; "
-        f"session: {outcome.session}",
+        + (f"calls not finished: {cut}; " if cut else "")
+        + f"session: {outcome.session}",
         style="dim",
     )
 
@@ -162,6 +178,10 @@ def describe(event: Any) -> str | None:
         return f"{prog}{event.step}: {event.decision.upper()} - {event.reason}"
     if k == "tests_designed":
         return f"test designer round {event.round}: {len(event.tests)} new, {event.total} in all"
+    if k == "llm_call_finished" and getattr(event, "stop_reason", "finished") != "finished":
+        return f"{prog}{event.step} {event.agent}: answer cut: {event.detail or event.stop_reason}"
+    if k == "llm_call_failed" and getattr(event, "stop_reason", "") == "timeout":
+        return f"{prog}{event.step} {event.agent}: {event.error}"
     if k == "run_failed":
         return f"run failed: {event.error}"
     if k == "notice":

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from .llm.limits import CallLimits
+
 Checker = Literal["imagined", "python", "yesno", "none"]
 CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
 
@@ -60,6 +62,13 @@ class RunConfig:
     temperature: float = 0.0
     test_designer_temperature: float = 0.1
     max_tokens: int = 4096
+    call_timeout: float = 300.0
+    """Seconds of wall time one model call may take (0: no limit). A call that
+    runs over ends as that agent's failed answer, marked ``timeout``."""
+    repetition_stop: bool = True
+    """End a streamed answer whose tail has become one span repeated over and
+    over (small models at temperature 0 loop until max_tokens); the answer is kept
+    with the repetition collapsed, marked ``repetition``."""
     concurrency: int = 8
     """Model calls in flight at once."""
     test_timeout: float = 3.0
@@ -80,9 +89,15 @@ class RunConfig:
         for name in ("test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
+        if self.call_timeout < 0:
+            raise ConfigError("call_timeout must be a number of seconds (0 for no limit)")
         if self.test_timeout <= 0:
             raise ConfigError("test_timeout must be a positive number of seconds")
         return self
+
+    def call_limits(self) -> CallLimits:
+        """The limits every model call of the run is held to."""
+        return CallLimits(time_limit=self.call_timeout or None, repetition_stop=self.repetition_stop)
 
     def public_dict(self) -> dict[str, Any]:
         """The settings as recorded in a session (no secrets live in RunConfig).
@@ -96,6 +111,9 @@ class RunConfig:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
+
+#: Settings a ``[models."provider/name"]`` table of the config file may set for one model.
+MODEL_SETTINGS = ("max_tokens", "call_timeout", "temperature", "base_url", "repetition_stop")
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:
@@ -140,20 +158,51 @@ def load_config(
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from None
         table = data.get("run", data)
+        models = data.get("models", {})
         for key, value in table.items():
+            if key == "models" and table is data:
+                continue
             if key not in _FIELDS:
                 raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(_FIELDS))}")
             values[key] = _coerce(key, value, str(path))
+        model_table = _model_table(models, path)
+    else:
+        model_table = {}
     for key in _FIELDS:
         var = f"QFLOW_{key.upper()}"
         if var in env:
             values[key] = _coerce(key, env[var], var)
     if "base_url" not in values and env.get("OPENAI_BASE_URL"):
         values["base_url"] = env["OPENAI_BASE_URL"]
+    explicit: dict[str, Any] = {}
     for key, value in (overrides or {}).items():
         if value is not None:
-            values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+            explicit[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+    # The chosen model's own settings sit above the run-wide ones of the file
+    # but below the environment and the flags.
+    model = explicit.get("model") or values.get("model") or RunConfig.model
+    for key, value in model_table.get(model, {}).items():
+        if key not in explicit and f"QFLOW_{key.upper()}" not in env:
+            values[key] = value
+    values.update(explicit)
     return RunConfig(**values).validate()
+
+
+def _model_table(models: Any, path: Path) -> dict[str, dict[str, Any]]:
+    """``[models."openai/qwen2.5-coder"]`` tables: settings for one model."""
+    if not isinstance(models, dict):
+        raise ConfigError(f'{path}: models must be tables, e.g. [models."openai/gpt-4.1"]')
+    out: dict[str, dict[str, Any]] = {}
+    for name, settings in models.items():
+        where = f'{path} [models."{name}"]'
+        if not isinstance(settings, dict):
+            raise ConfigError(f'{where}: give settings as a table, e.g. [models."{name}"] max_tokens = 1024')
+        out[name] = {}
+        for key, value in settings.items():
+            if key not in MODEL_SETTINGS:
+                raise ConfigError(f"{where}: unknown setting {key!r}; known: {', '.join(MODEL_SETTINGS)}")
+            out[name][key] = _coerce(key, value, where)
+    return out
 
 
 def save_setting(key: str, value: Any, path: Path | None = None) -> None:

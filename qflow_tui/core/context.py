@@ -24,7 +24,8 @@ from .events import (
     TextDelta,
 )
 from .gate import Gate, OpenGate
-from .llm import LLMClient, LLMError, LLMRequest, estimate_tokens
+from .llm import LLMClient, LLMError, LLMRequest
+from .llm.limits import CallLimits, complete_within_limits
 from .problem import Problem
 from .prompts import PromptLibrary
 from .summary import Tokens, count_call, tokens_to_dict, total
@@ -71,11 +72,20 @@ class RunContext:
     same test reuses that verdict)."""
     imagined_verdicts: dict[tuple[str, str], asyncio.Future[Any]] = field(default_factory=dict)
     """(program text, test) -> the imagined-execution result, finished or in flight."""
+    stops: dict[str, int] = field(default_factory=dict)
+    """Model calls by how they ended (``finished``, ``max_tokens``, ``repetition``,
+    ``timeout``, ``failed``, ``cancelled``)."""
+    limits: CallLimits = field(init=False)
+    """What every model call may take besides max_tokens (from the config)."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
     _sem: asyncio.Semaphore | None = None
 
     def __post_init__(self) -> None:
         self._sem = asyncio.Semaphore(self.config.concurrency)
+        self.limits = self.config.call_limits()
+
+    def count_stop(self, stop_reason: str) -> None:
+        self.stops[stop_reason] = self.stops.get(stop_reason, 0) + 1
 
     # -- events ---------------------------------------------------------------
 
@@ -157,29 +167,45 @@ class RunContext:
                 if size >= DELTA_CHARS or time.monotonic() - last >= DELTA_INTERVAL:
                     flush()
 
-            try:
-                completion = await self.client.complete(request, on_delta)
-            except asyncio.CancelledError:
+            streamed = 0
+
+            def counted(text: str) -> None:
+                nonlocal streamed
+                streamed += len(text)
+                on_delta(text)
+
+            started = time.monotonic()
+
+            def failed(error: str, stop_reason: str) -> None:
                 flush()
-                self.emit(LLMCallFailed(**common, call_id=call_id, error="cancelled"))
+                self.count_stop(stop_reason)
+                self.emit(
+                    LLMCallFailed(
+                        **common,
+                        call_id=call_id,
+                        error=error,
+                        stop_reason=stop_reason,
+                        partial_chars=streamed,
+                        latency=time.monotonic() - started,
+                    )
+                )
+
+            try:
+                completion = await complete_within_limits(self.client, request, counted, self.limits)
+            except asyncio.CancelledError:
+                failed("cancelled", "cancelled")
                 raise
             except LLMError as exc:
-                flush()
-                self.emit(LLMCallFailed(**common, call_id=call_id, error=str(exc)))
+                failed(str(exc), exc.stop_reason)
                 raise
             except Exception as exc:  # an SDK or script failure we did not map: still readable
-                flush()
                 msg = f"{type(exc).__name__}: {exc}"
-                self.emit(LLMCallFailed(**common, call_id=call_id, error=msg))
+                failed(msg, "failed")
                 raise LLMError(f"model call failed ({request.agent}): {msg}") from exc
             flush()
-            inp, out, estimated = completion.input_tokens, completion.output_tokens, completion.tokens_estimated
-            if inp is None or out is None:
-                # The provider gave no usage (some local servers): estimate, and say so.
-                prompt_text = request.system + "".join(m["content"] for m in request.messages)
-                inp = estimate_tokens(prompt_text) if inp is None else inp
-                out = estimate_tokens(completion.text) if out is None else out
-                estimated = True
+            inp, out = completion.input_tokens, completion.output_tokens
+            stop_reason = str(completion.extra.get("stop_reason") or "finished")
+            self.count_stop(stop_reason)
             count_call(self.tokens, request.agent, inp, out)
             self.emit(
                 LLMCallFinished(
@@ -190,7 +216,10 @@ class RunContext:
                     output_tokens=out,
                     latency=completion.latency,
                     prompt_hash=prompt_hash,
-                    tokens_estimated=estimated,
+                    tokens_estimated=completion.tokens_estimated,
+                    stop_reason=stop_reason,
+                    time_to_first_token=completion.extra.get("time_to_first_token"),
+                    detail=_cut_detail(completion.extra, request.max_tokens),
                 )
             )
             return completion.text
@@ -223,3 +252,15 @@ class RunContext:
 
     def token_summary(self) -> dict[str, dict[str, int]]:
         return tokens_to_dict(self.tokens)
+
+
+def _cut_detail(extra: dict[str, Any], max_tokens: int) -> str:
+    """A cut answer's loss in words, for its event (empty when it finished)."""
+    reason = extra.get("stop_reason")
+    if reason == "max_tokens":
+        return f"cut at max tokens ({max_tokens})"
+    if reason == "repetition":
+        span, chars = int(extra.get("repeated_span") or 0), int(extra.get("repeated_chars") or 0)
+        times = chars // span if span else 0
+        return f"stopped for repetition: a {span}-character span repeated {times} times (kept once)"
+    return ""

@@ -134,7 +134,15 @@ class LLMCallFinished(Event):
     latency: float
     prompt_hash: str = ""
     tokens_estimated: bool = False
-    """True when the provider reported no usage and the counts are estimates."""
+    """True when the counts are estimates (script models); a provider that
+    reported no usage leaves the counts ``None``: unknown, not 0."""
+    stop_reason: str = "finished"
+    """Why the answer ended: ``finished``; cut at ``max_tokens``; stopped for
+    ``repetition`` (the response holds the repeated span once)."""
+    time_to_first_token: float | None = None
+    """Seconds from the request to the first streamed text."""
+    detail: str = ""
+    """What a cut answer lost, in words (e.g. "a 42-character span repeated 30 times")."""
 
 
 @dataclass(kw_only=True)
@@ -142,6 +150,11 @@ class LLMCallFailed(Event):
     kind: ClassVar[str] = "llm_call_failed"
     call_id: str
     error: str
+    stop_reason: str = "failed"
+    """``failed``, ``timeout`` (the per-call time limit) or ``cancelled``."""
+    partial_chars: int = 0
+    """Characters streamed before the call ended (they are in its text deltas)."""
+    latency: float | None = None
 
 
 @dataclass(kw_only=True)
@@ -267,6 +280,8 @@ class RunFinished(Event):
     duration: float = 0.0
     detail: str = ""
     """More about the result in words (CodeTree: which node was returned and why)."""
+    stops: dict[str, int] = field(default_factory=dict)
+    """Model calls by how they ended (``finished``, ``max_tokens``, ``repetition``, ...)."""
 
 
 @dataclass(kw_only=True)

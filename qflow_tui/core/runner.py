@@ -157,6 +157,7 @@ async def run_workflow(
             tokens=tokens,
             duration=duration,
             detail=result.detail,
+            stops=dict(ctx.stops),
         )
     )
     if writer is not None:
@@ -173,4 +174,5 @@ async def run_workflow(
         first_program=result.first_program,
         warnings=list(emitter.errors),
         detail=result.detail,
+        stops=dict(ctx.stops),
     )

@@ -17,6 +17,8 @@ model name:
 ``hang``           one piece, then keep-alives until the client goes away
 ``slow-headers``   wait ``SLOW`` seconds before answering at all
 ``slow-body``      send the headers, then wait ``SLOW`` seconds
+``runaway``        one piece, then ``LOOP`` over and over until the client
+                   goes away (a small model at temperature 0 looping)
 =================  ==========================================================
 """
 
@@ -32,6 +34,9 @@ PIECES = ["def add", "(a, b):", "\n    return", " a + b", "\n"]
 INPUT_TOKENS = 11
 OUTPUT_TOKENS = 7
 SLOW = 1.5
+LOOP = "    return a + b  # again\n"
+#: The most pieces a ``runaway`` stream sends before giving up on the client.
+LOOP_LIMIT = 20000
 
 # Fake keys for the tests; "SECRET" makes a leak easy to spot.
 ANTHROPIC_KEY = "sk-ant-test-SECRET-0123456789"
@@ -176,8 +181,15 @@ class _Handler(BaseHTTPRequestHandler):
                 while not self.server_stub._stopping.is_set():
                     time.sleep(0.02)
                     self._send(ping)
+            if model == "runaway":
+                piece = _piece(kind, model, LOOP)
+                for _ in range(LOOP_LIMIT):
+                    if self.server_stub._stopping.is_set():
+                        break
+                    self._send(piece)
+                    time.sleep(0.0005)
         except OSError:  # the client closed the connection
-            if model == "hang":
+            if model in ("hang", "runaway"):
                 self.server_stub.disconnected.set()
 
 
@@ -185,11 +197,20 @@ def _sse(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
+def _piece(kind: str, model: str, text: str) -> str:
+    if kind == "anthropic":
+        return _sse(
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        )
+    return _chunk(model, {"content": text})
+
+
 def _anthropic_events(model: str) -> list[str]:
     pieces = PIECES
     if model in ("truncated",):
         pieces = PIECES[:2]
-    elif model in ("midstream", "hang"):
+    elif model in ("midstream", "hang", "runaway"):
         pieces = PIECES[:1]
     out = [
         _sse(
@@ -224,7 +245,7 @@ def _anthropic_events(model: str) -> list[str]:
     if model == "midstream":
         out.append(_sse("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
         return out
-    if model in ("truncated", "hang"):
+    if model in ("truncated", "hang", "runaway"):
         return out
     out += [
         _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
@@ -256,7 +277,7 @@ def _openai_events(model: str) -> list[str]:
     pieces = PIECES
     if model == "truncated":
         pieces = PIECES[:2]
-    elif model in ("midstream", "hang"):
+    elif model in ("midstream", "hang", "runaway"):
         pieces = PIECES[:1]
     out = [_chunk(model, {"role": "assistant", "content": ""})]
     out += [_chunk(model, {"content": p}) for p in pieces]
@@ -265,7 +286,7 @@ def _openai_events(model: str) -> list[str]:
             f"data: {json.dumps({'error': {'message': 'The server is overloaded', 'type': 'server_error'}})}\n\n"
         )
         return out
-    if model in ("truncated", "hang"):
+    if model in ("truncated", "hang", "runaway"):
         return out
     out.append(_chunk(model, {}, finish="stop"))
     if model != "no-usage":

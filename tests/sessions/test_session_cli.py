@@ -23,6 +23,8 @@ SOLVE_KEYS = {
     "session",
     "duration",
     "warnings",
+    "stops",
+    "cut_calls",
 }
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..events import Event, TextDelta, event_kinds
-from ..summary import RunSummary, tally_events, tokens_to_dict
+from ..summary import RunSummary, tally_events, tally_stops, tokens_to_dict
 from ..workflows.legacy import fill_description
 from . import fileformat
 from .fileformat import (
@@ -403,6 +403,7 @@ def summarize(data: SessionData) -> RunSummary:
             duration=getattr(end, "duration", duration) or 0.0,
             warnings=warnings,
             detail=getattr(end, "detail", ""),
+            stops=tally_stops(events),
         )
     tokens = tally_events(events)
     if end is not None:  # run_failed
@@ -421,4 +422,5 @@ def summarize(data: SessionData) -> RunSummary:
         session=str(data.path),
         duration=duration,
         warnings=warnings,
+        stops=tally_stops(events),
     )
