@@ -41,11 +41,25 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
         const=False,
         help="let a model that repeats itself run on to max tokens (default: stop it and keep one copy)",
     )
+    p.add_argument(
+        "--retries",
+        type=int,
+        help="attempts per model call when the provider is busy or the connection drops (default 5; 1: never retry)",
+    )
     p.add_argument("--fallback-model", help="with a replay/ model: a live model for calls the recording lacks")
 
 
 def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ("model", "base_url", "test_timeout", "fallback_model", "max_tokens", "call_timeout", "repetition_stop")
+    keys = (
+        "model",
+        "base_url",
+        "test_timeout",
+        "fallback_model",
+        "max_tokens",
+        "call_timeout",
+        "repetition_stop",
+        "retries",
+    )
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 
 
@@ -182,6 +196,11 @@ def describe(event: Any) -> str | None:
         return f"{prog}{event.step} {event.agent}: answer cut: {event.detail or event.stop_reason}"
     if k == "llm_call_failed" and getattr(event, "stop_reason", "") == "timeout":
         return f"{prog}{event.step} {event.agent}: {event.error}"
+    if k == "llm_call_retry":
+        return (
+            f"{prog}{event.step} {event.agent}: {event.error}; retrying "
+            f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
+        )
     if k == "run_failed":
         return f"run failed: {event.error}"
     if k == "notice":

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .llm.limits import CallLimits
+from .llm.retry import RetryPolicy
 
 Checker = Literal["imagined", "python", "yesno", "none"]
 CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
@@ -71,6 +72,11 @@ class RunConfig:
     with the repetition collapsed, marked ``repetition``."""
     concurrency: int = 8
     """Model calls in flight at once."""
+    retries: int = 5
+    """Attempts per model call in all when the provider is busy or the connection
+    drops (1: never retry); 400/401/403/404 and a too-long prompt are never retried."""
+    retry_wait: float = 120.0
+    """The most seconds one call may spend waiting between its attempts."""
     test_timeout: float = 3.0
     """Seconds each test may run in the sandbox."""
     theme: str = "qflow-dark"
@@ -86,9 +92,11 @@ class RunConfig:
         get_workflow(self.workflow)
         for setting in all_settings():
             setting.check(getattr(self, setting.key))
-        for name in ("test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens"):
+        for name in ("test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens", "retries"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
+        if self.retry_wait < 0:
+            raise ConfigError("retry_wait must be a number of seconds")
         if self.call_timeout < 0:
             raise ConfigError("call_timeout must be a number of seconds (0 for no limit)")
         if self.test_timeout <= 0:
@@ -98,6 +106,10 @@ class RunConfig:
     def call_limits(self) -> CallLimits:
         """The limits every model call of the run is held to."""
         return CallLimits(time_limit=self.call_timeout or None, repetition_stop=self.repetition_stop)
+
+    def retry_policy(self) -> RetryPolicy:
+        """When a failed model call of the run is tried again."""
+        return RetryPolicy(attempts=self.retries, max_total_wait=self.retry_wait)
 
     def public_dict(self) -> dict[str, Any]:
         """The settings as recorded in a session (no secrets live in RunConfig).

@@ -18,6 +18,7 @@ from .events import (
     GateStop,
     LLMCallFailed,
     LLMCallFinished,
+    LLMCallRetry,
     LLMCallStarted,
     StepFinished,
     StepStarted,
@@ -26,6 +27,7 @@ from .events import (
 from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, LLMRequest
 from .llm.limits import CallLimits, complete_within_limits
+from .llm.retry import RetryPolicy, gave_up, is_busy
 from .problem import Problem
 from .prompts import PromptLibrary
 from .summary import Tokens, count_call, tokens_to_dict, total
@@ -77,12 +79,18 @@ class RunContext:
     ``timeout``, ``failed``, ``cancelled``)."""
     limits: CallLimits = field(init=False)
     """What every model call may take besides max_tokens (from the config)."""
+    retry: RetryPolicy = field(init=False)
+    """When a failed call is tried again (from the config)."""
+    limiter: Any = None
+    """The provider's connection limiter (:class:`ConnectionLimiter`); one per
+    provider and base URL, shared by the runs that use it."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
-    _sem: asyncio.Semaphore | None = None
 
     def __post_init__(self) -> None:
-        self._sem = asyncio.Semaphore(self.config.concurrency)
         self.limits = self.config.call_limits()
+        self.retry = self.config.retry_policy()
+        if self.limiter is None:
+            self.limiter = ConnectionLimiter(self.config.concurrency)
 
     def count_stop(self, stop_reason: str) -> None:
         self.stops[stop_reason] = self.stops.get(stop_reason, 0) + 1
@@ -125,10 +133,39 @@ class RunContext:
 
     async def call(self, request: LLMRequest, *, step: str) -> str:
         """Make one model call: emit its start, streamed text and end, count its
-        tokens, and return the response text. Raises :class:`LLMError`."""
-        assert self._sem is not None
+        tokens, and return the response text. A failure worth retrying (busy,
+        dropped, cut mid-stream) is retried as a whole call under the run's
+        :class:`RetryPolicy`, each retry an ``llm_call_retry`` event; the failed
+        attempt stays in the session with its partial text. Raises
+        :class:`LLMError`."""
         request.step = step
-        async with self._sem:
+        waited = 0.0
+        attempt = 1
+        while True:
+            try:
+                return await self._attempt(request, step, attempt, waited)
+            except _Retry as retry:
+                self.emit(
+                    LLMCallRetry(
+                        step=step,
+                        agent=request.agent,
+                        progression=request.progression,
+                        call_id=retry.call_id,
+                        retry_attempt=attempt + 1,
+                        retry_attempts=self.retry.attempts,
+                        wait=retry.wait,
+                        error=str(retry.error),
+                        status=retry.error.status,
+                    )
+                )
+                await asyncio.sleep(retry.wait)
+                waited += retry.wait
+                attempt += 1
+
+    async def _attempt(self, request: LLMRequest, step: str, attempt: int, waited: float) -> str:
+        """One attempt at a call, holding a connection slot of the provider only
+        while it runs (never while it waits to retry)."""
+        async with self.limiter.slot():
             call_id = f"c{next(self._ids)}"
             prompt_hash = request.prompt_hash()
             common: dict[str, Any] = {"step": step, "agent": request.agent, "progression": request.progression}
@@ -150,7 +187,9 @@ class RunContext:
             )
             buffer: list[str] = []
             size = 0
+            streamed = 0
             last = time.monotonic()
+            started = last
 
             def flush() -> None:
                 nonlocal size, last
@@ -161,24 +200,16 @@ class RunContext:
                 last = time.monotonic()
 
             def on_delta(text: str) -> None:
-                nonlocal size
+                nonlocal size, streamed
                 buffer.append(text)
                 size += len(text)
+                streamed += len(text)
                 if size >= DELTA_CHARS or time.monotonic() - last >= DELTA_INTERVAL:
                     flush()
 
-            streamed = 0
-
-            def counted(text: str) -> None:
-                nonlocal streamed
-                streamed += len(text)
-                on_delta(text)
-
-            started = time.monotonic()
-
-            def failed(error: str, stop_reason: str) -> None:
+            def failed(error: str, stop_reason: str, will_retry: bool = False) -> None:
                 flush()
-                self.count_stop(stop_reason)
+                self.count_stop("retried" if will_retry else stop_reason)
                 self.emit(
                     LLMCallFailed(
                         **common,
@@ -187,21 +218,28 @@ class RunContext:
                         stop_reason=stop_reason,
                         partial_chars=streamed,
                         latency=time.monotonic() - started,
+                        will_retry=will_retry,
                     )
                 )
 
             try:
-                completion = await complete_within_limits(self.client, request, counted, self.limits)
+                completion = await complete_within_limits(self.client, request, on_delta, self.limits)
             except asyncio.CancelledError:
                 failed("cancelled", "cancelled")
                 raise
             except LLMError as exc:
-                failed(str(exc), exc.stop_reason)
-                raise
+                if is_busy(exc):
+                    self.limiter.busy()
+                wait = self.retry.wait_before(attempt, exc, waited)
+                failed(str(exc), exc.stop_reason, will_retry=wait is not None)
+                if wait is not None:
+                    raise _Retry(call_id, exc, wait) from None
+                raise gave_up(exc, attempt, waited) from None
             except Exception as exc:  # an SDK or script failure we did not map: still readable
                 msg = f"{type(exc).__name__}: {exc}"
                 failed(msg, "failed")
                 raise LLMError(f"model call failed ({request.agent}): {msg}") from exc
+            self.limiter.succeeded()
             flush()
             inp, out = completion.input_tokens, completion.output_tokens
             stop_reason = str(completion.extra.get("stop_reason") or "finished")
@@ -264,3 +302,30 @@ def _cut_detail(extra: dict[str, Any], max_tokens: int) -> str:
         times = chars // span if span else 0
         return f"stopped for repetition: a {span}-character span repeated {times} times (kept once)"
     return ""
+
+
+class _Retry(Exception):
+    """One attempt failed in a way the policy retries after ``wait`` seconds."""
+
+    def __init__(self, call_id: str, error: LLMError, wait: float) -> None:
+        super().__init__(str(error))
+        self.call_id = call_id
+        self.error = error
+        self.wait = wait
+
+
+class ConnectionLimiter:
+    """At most ``limit`` calls in flight (a fixed cap, for now)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._sem = asyncio.Semaphore(limit)
+
+    def slot(self) -> asyncio.Semaphore:
+        return self._sem
+
+    def busy(self) -> None:
+        """The provider said 429 or overloaded."""
+
+    def succeeded(self) -> None:
+        """A call finished."""

@@ -155,6 +155,26 @@ class LLMCallFailed(Event):
     partial_chars: int = 0
     """Characters streamed before the call ended (they are in its text deltas)."""
     latency: float | None = None
+    will_retry: bool = False
+    """The retry policy calls again (an ``llm_call_retry`` event follows): this
+    attempt's partial text is not the agent's answer."""
+
+
+@dataclass(kw_only=True)
+class LLMCallRetry(Event):
+    """A failed call is tried again after a wait (the app's retry policy)."""
+
+    kind: ClassVar[str] = "llm_call_retry"
+    call_id: str
+    """The attempt that failed."""
+    retry_attempt: int
+    """The attempt about to start, from 2."""
+    retry_attempts: int
+    """Attempts the policy allows in all."""
+    wait: float
+    """Seconds until that attempt starts."""
+    error: str
+    status: int | None = None
 
 
 @dataclass(kw_only=True)

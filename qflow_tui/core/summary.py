@@ -77,6 +77,8 @@ def tally_stops(events: Iterable[Any]) -> dict[str, int]:
         if getattr(e, "kind", None) in ("llm_call_finished", "llm_call_failed"):
             default = "finished" if e.kind == "llm_call_finished" else "failed"
             reason = str(getattr(e, "stop_reason", None) or default)
+            if getattr(e, "will_retry", False):
+                reason = "retried"
             stops[reason] = stops.get(reason, 0) + 1
     return stops
 

@@ -371,6 +371,11 @@ class RunState:
                 rec.cut = "timed out"
         self.streaming.discard(e.call_id)
 
+    def _on_llm_call_retry(self, e: ev.LLMCallRetry) -> None:
+        rec = self.calls.get(e.call_id)
+        if rec is not None:
+            rec.error = f"{e.error}\n↻ retrying: attempt {e.retry_attempt} of {e.retry_attempts} in {e.wait:.1f} s"
+
     def _on_program_candidate(self, e: ev.ProgramCandidate) -> None:
         if e.progression is None:
             return

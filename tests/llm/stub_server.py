@@ -19,6 +19,12 @@ model name:
 ``slow-body``      send the headers, then wait ``SLOW`` seconds
 ``runaway``        one piece, then ``LOOP`` over and over until the client
                    goes away (a small model at temperature 0 looping)
+``context-400``    400 with llama.cpp's "exceeds the available context size"
+``flaky-W-N``      the first N requests for this model fail as W says, the
+                   rest stream ``ok``. W: a status (``429``, ``500``, ``503``,
+                   ``529``) or a stream fault (``truncated``, ``midstream``,
+                   ``slow-body``, ``malformed``). A ``-raMS`` suffix on a status
+                   sends ``retry-after-ms: MS`` (``-rasS``: ``retry-after: S``)
 =================  ==========================================================
 """
 
@@ -121,11 +127,19 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
         model = str(body.get("model", "ok"))
+        if model.startswith("flaky-"):
+            model = self._flaky(kind, model)
+            if not model:
+                return
         if model.startswith("status-"):
             self._error(kind, int(model.split("-", 1)[1]), f"stub error for {model}")
         elif model == "echo-key-400":
             key = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
             self._error(kind, 400, f"bad request from key {key}: max_tokens too large " + "x" * 500)
+        elif model == "context-400":
+            self._error(
+                kind, 400, "request (5000 tokens) exceeds the available context size (2048 tokens), try increasing it"
+            )
         elif model == "slow-headers":
             time.sleep(SLOW)
             self._json(200, {})
@@ -133,6 +147,26 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"hello": "world"})
         else:
             self._stream(kind, model)
+
+    def _flaky(self, kind: str, model: str) -> str:
+        """The behaviour for this request of a ``flaky-W-N[-raMS]`` model: W while
+        fewer than N requests for it came before, then ``ok`` (returns "" when
+        the answer was already sent)."""
+        parts = model.removeprefix("flaky-").replace("slow-body", "slow_body").split("-")
+        what, times = parts[0].replace("_", "-"), int(parts[1])
+        seen = self.server_stub.count(model) - 1  # this request is recorded already
+        if seen >= times:
+            return "ok"
+        if not what.isdigit():
+            return what
+        headers = {}
+        for extra in parts[2:]:
+            if extra.startswith("ras"):
+                headers["retry-after"] = extra[3:]
+            elif extra.startswith("ra"):
+                headers["retry-after-ms"] = extra[2:]
+        self._error(kind, int(what), f"stub error {what} for {model}", headers=headers or None)
+        return ""
 
     def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -144,8 +178,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _error(self, kind: str, status: int, message: str) -> None:
-        headers = {"retry-after": "0", "retry-after-ms": "5"} if status == 429 or status >= 500 else {}
+    def _error(self, kind: str, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        if headers is None:
+            headers = {"retry-after": "0", "retry-after-ms": "5"} if status == 429 or status >= 500 else {}
         if kind == "anthropic":
             etype = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
             payload: Any = {"type": "error", "error": {"type": etype, "message": message}}

@@ -83,7 +83,7 @@ def test_base_url_from_env_and_default():
     )
     client = OpenAIClient("gpt-4.1", env={"OPENAI_API_KEY": "k"})
     assert client.base_url == "https://api.openai.com/v1" and client.official
-    assert client.max_retries == 2
+    assert client.max_retries == 0 and client._client.max_retries == 0
 
 
 def test_user_and_password_in_the_url_are_not_shown():

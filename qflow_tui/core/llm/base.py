@@ -34,6 +34,8 @@ class LLMError(Exception):
         self.status = status
         self.retryable = retryable
         self.stop_reason = stop_reason
+        self.retry_after: float | None = None
+        """Seconds the server asked to wait before trying again (``retry-after``)."""
 
 
 @dataclass

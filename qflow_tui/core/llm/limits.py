@@ -21,7 +21,7 @@ from ..summary import CUT_REASONS
 from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 
 #: Why a call ended, as recorded on its event and counted in the run summary.
-STOP_REASONS = ("finished", "max_tokens", "repetition", "timeout", "failed", "cancelled")
+STOP_REASONS = ("finished", "max_tokens", "repetition", "timeout", "failed", "retried", "cancelled")
 __all__ = ["CUT_REASONS", "STOP_REASONS", "CallLimits", "RepetitionDetector", "complete_within_limits"]
 
 #: The providers' own words for a finished answer and for one cut at max tokens.

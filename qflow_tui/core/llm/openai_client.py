@@ -10,12 +10,10 @@ Every failure becomes an :class:`LLMError` whose message says what to do next,
 never a traceback and never the API key; each carries ``status`` (HTTP status or
 ``None``) and ``retryable``.
 
-Retries: the SDK retries 408/409/429/5xx and connection errors by itself, with
-backoff and ``retry-after`` (up to two minutes each). We keep that at
-``max_retries=2`` by default (configurable): a blip is absorbed, a busy provider
-or a stopped local server is reported within seconds rather than stalling every
-concurrent call of a run in invisible sleeps; the app's own, visible retry policy
-takes it from there.
+Retries: the SDK's own retries are off (``max_retries=0`` by default): the
+app's retry policy (core/llm/retry.py) retries what is worth retrying where the
+user can see it (which call, attempt k of n, how long it waits), honouring the
+``retry-after`` these errors carry as ``LLMError.retry_after``.
 """
 
 from __future__ import annotations
@@ -30,13 +28,13 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url
+from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_VAR = "OPENAI_API_KEY"
 BASE_URL_VAR = "OPENAI_BASE_URL"
-DEFAULT_MAX_RETRIES = 2
+DEFAULT_MAX_RETRIES = 0
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 # Local servers accept any key; the SDK insists on having one.
 LOCAL_DUMMY_KEY = "qflow-local"
@@ -231,6 +229,8 @@ class OpenAIClient(ProviderErrors):
                     " is the API root, usually ending in /v1"
                 )
             return self._error(f"unknown model {self.model!r} (404 from {where}): {hint}" + suffix, status=404)
+        if is_context_error(status, detail):
+            return self._context_error(status, detail)
         if status in (400, 413, 422):
             return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
         if status == 429:
@@ -238,11 +238,13 @@ class OpenAIClient(ProviderErrors):
                 f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
                 status=429,
                 retryable=True,
+                wait=retry_after(exc.response.headers),
             )
         if status >= 500 or status in (408, 409):
             return self._error(
                 f"{self.name}: server error {status}{retries}: provider busy, try again later" + suffix,
                 status=status,
                 retryable=True,
+                wait=retry_after(exc.response.headers),
             )
         return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
