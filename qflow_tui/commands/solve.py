@@ -42,6 +42,13 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
         help="let a model that repeats itself run on to max tokens (default: stop it and keep one copy)",
     )
     p.add_argument(
+        "--max-connections",
+        dest="concurrency",
+        type=int,
+        help="most model calls in flight at once per provider; the limit adapts below it "
+        "(halves on 429/overload, climbs back on success). Default: automatic",
+    )
+    p.add_argument(
         "--retries",
         type=int,
         help="attempts per model call when the provider is busy or the connection drops (default 5; 1: never retry)",
@@ -59,6 +66,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "call_timeout",
         "repetition_stop",
         "retries",
+        "concurrency",
     )
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 

@@ -70,8 +70,11 @@ class RunConfig:
     """End a streamed answer whose tail has become one span repeated over and
     over (small models at temperature 0 loop until max_tokens); the answer is kept
     with the repetition collapsed, marked ``repetition``."""
-    concurrency: int = 8
-    """Model calls in flight at once."""
+    concurrency: int = 0
+    """The most model calls in flight at once per provider (``--max-connections``);
+    0: automatic (16 for a network provider, no limit for script and replay
+    models). The limit adapts below it: halved when the provider says it is busy
+    (429, overloaded), raised again as calls succeed."""
     retries: int = 5
     """Attempts per model call in all when the provider is busy or the connection
     drops (1: never retry); 400/401/403/404 and a too-long prompt are never retried."""
@@ -92,9 +95,11 @@ class RunConfig:
         get_workflow(self.workflow)
         for setting in all_settings():
             setting.check(getattr(self, setting.key))
-        for name in ("test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens", "retries"):
+        for name in ("test_rounds", "tests_per_round", "max_tests", "max_tokens", "retries"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
+        if self.concurrency < 0:
+            raise ConfigError("concurrency (--max-connections) must be 0 (automatic) or more")
         if self.retry_wait < 0:
             raise ConfigError("retry_wait must be a number of seconds")
         if self.call_timeout < 0:

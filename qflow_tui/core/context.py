@@ -20,12 +20,14 @@ from .events import (
     LLMCallFinished,
     LLMCallRetry,
     LLMCallStarted,
+    Notice,
     StepFinished,
     StepStarted,
     TextDelta,
 )
 from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, LLMRequest
+from .llm.limiter import ConnectionLimiter, limiter_for
 from .llm.limits import CallLimits, complete_within_limits
 from .llm.retry import RetryPolicy, gave_up, is_busy
 from .problem import Problem
@@ -81,16 +83,14 @@ class RunContext:
     """What every model call may take besides max_tokens (from the config)."""
     retry: RetryPolicy = field(init=False)
     """When a failed call is tried again (from the config)."""
-    limiter: Any = None
-    """The provider's connection limiter (:class:`ConnectionLimiter`); one per
-    provider and base URL, shared by the runs that use it."""
+    limiter: ConnectionLimiter | None = None
+    """The provider's adaptive connection limiter, shared by the runs of this
+    process that use the same provider and base URL (made at the first call)."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
         self.limits = self.config.call_limits()
         self.retry = self.config.retry_policy()
-        if self.limiter is None:
-            self.limiter = ConnectionLimiter(self.config.concurrency)
 
     def count_stop(self, stop_reason: str) -> None:
         self.stops[stop_reason] = self.stops.get(stop_reason, 0) + 1
@@ -165,6 +165,8 @@ class RunContext:
     async def _attempt(self, request: LLMRequest, step: str, attempt: int, waited: float) -> str:
         """One attempt at a call, holding a connection slot of the provider only
         while it runs (never while it waits to retry)."""
+        if self.limiter is None:
+            self.limiter = limiter_for(self.client, self.config.concurrency)
         async with self.limiter.slot():
             call_id = f"c{next(self._ids)}"
             prompt_hash = request.prompt_hash()
@@ -229,7 +231,15 @@ class RunContext:
                 raise
             except LLMError as exc:
                 if is_busy(exc):
-                    self.limiter.busy()
+                    lowered = self.limiter.busy()
+                    if lowered is not None:
+                        self.emit(
+                            Notice(
+                                level="warning",
+                                message=f"{getattr(self.client, 'name', 'the provider')} is busy: "
+                                f"at most {lowered} calls at once for now",
+                            )
+                        )
                 wait = self.retry.wait_before(attempt, exc, waited)
                 failed(str(exc), exc.stop_reason, will_retry=wait is not None)
                 if wait is not None:
@@ -312,20 +322,3 @@ class _Retry(Exception):
         self.call_id = call_id
         self.error = error
         self.wait = wait
-
-
-class ConnectionLimiter:
-    """At most ``limit`` calls in flight (a fixed cap, for now)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._sem = asyncio.Semaphore(limit)
-
-    def slot(self) -> asyncio.Semaphore:
-        return self._sem
-
-    def busy(self) -> None:
-        """The provider said 429 or overloaded."""
-
-    def succeeded(self) -> None:
-        """A call finished."""

@@ -25,6 +25,8 @@ model name:
                    ``529``) or a stream fault (``truncated``, ``midstream``,
                    ``slow-body``, ``malformed``). A ``-raMS`` suffix on a status
                    sends ``retry-after-ms: MS`` (``-rasS``: ``retry-after: S``)
+``busy-over-N``    429 (retry-after-ms 20) while more than N requests are in
+                   flight, else ``ok`` streamed slowly (``STEP`` per piece)
 =================  ==========================================================
 """
 
@@ -41,6 +43,7 @@ INPUT_TOKENS = 11
 OUTPUT_TOKENS = 7
 SLOW = 1.5
 LOOP = "    return a + b  # again\n"
+STEP = 0.04
 #: The most pieces a ``runaway`` stream sends before giving up on the client.
 LOOP_LIMIT = 20000
 
@@ -63,6 +66,9 @@ _ANTHROPIC_ERROR_TYPES = {
 class StubServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.peak = 0
+        """The most requests that were ever being answered at once."""
         self.disconnected = threading.Event()  # set when a ``hang`` client goes away
         self._stopping = threading.Event()
         self._lock = threading.Lock()
@@ -127,6 +133,23 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
         model = str(body.get("model", "ok"))
+        with stub._lock:
+            stub.in_flight += 1
+            stub.peak = max(stub.peak, stub.in_flight)
+            crowded = stub.in_flight
+        try:
+            self._answer(kind, model, crowded)
+        finally:
+            with stub._lock:
+                stub.in_flight -= 1
+
+    def _answer(self, kind: str, model: str, crowded: int) -> None:
+        if model.startswith("busy-over-"):
+            if crowded > int(model.rsplit("-", 1)[1]):
+                self._error(kind, 429, "too many requests at once", headers={"retry-after-ms": "20"})
+                return
+            self._stream(kind, model)
+            return
         if model.startswith("flaky-"):
             model = self._flaky(kind, model)
             if not model:
@@ -211,6 +234,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             for event in events:
                 self._send(event)
+                if model.startswith("busy-over-"):
+                    time.sleep(STEP)
             if model == "hang":
                 ping = 'event: ping\ndata: {"type": "ping"}\n\n' if kind == "anthropic" else ": keep-alive\n\n"
                 while not self.server_stub._stopping.is_set():
