@@ -23,7 +23,16 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
         help="provider/model (default: the config file's, else anthropic/claude-sonnet-4-5), "
         "e.g. openai/gpt-4.1, script/responder.py",
     )
-    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+    p.add_argument(
+        "--base-url",
+        help="the provider's API root, e.g. http://localhost:8080/v1, or a preset for a local server: "
+        "ollama, vllm, lmstudio, llamacpp (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)",
+    )
+    p.add_argument(
+        "--context-window",
+        type=int,
+        help="the model's context window in tokens, where the server does not report it (llama.cpp does)",
+    )
     add_workflow_options(p)
     p.add_argument("--test-timeout", type=float, help="seconds each test may run in the sandbox (default 3)")
     p.add_argument(
@@ -67,6 +76,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "repetition_stop",
         "retries",
         "concurrency",
+        "context_window",
     )
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 

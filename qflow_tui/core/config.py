@@ -28,7 +28,9 @@ class RunConfig:
     model: str = "anthropic/claude-sonnet-4-5"
     """``provider/model``: anthropic/..., openai/..., script/<file.py>, replay/<session.jsonl>."""
     base_url: str | None = None
-    """Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)."""
+    """The provider's API root: an OpenAI-compatible server (``http://host:8080/v1``)
+    or a preset (``ollama``, ``vllm``, ``lmstudio``, ``llamacpp``); for Anthropic a
+    proxy. Unset: ANTHROPIC_BASE_URL or OPENAI_BASE_URL, whichever is the model's."""
     workflow: str = "qualityflow"
     """``qualityflow``; the peers ``agentcoder``, ``codetree``, ``adacoder``; ``zeroshot``
     (one program, unchecked). ``qflow workflows`` lists them with their settings."""
@@ -63,6 +65,10 @@ class RunConfig:
     temperature: float = 0.0
     test_designer_temperature: float = 0.1
     max_tokens: int = 4096
+    context_window: int = 0
+    """The model's context window in tokens (0: unknown, or as the server reports
+    it: llama.cpp says its ``n_ctx``). A prompt that cannot fit is refused before
+    it is sent."""
     call_timeout: float = 300.0
     """Seconds of wall time one model call may take (0: no limit). A call that
     runs over ends as that agent's failed answer, marked ``timeout``."""
@@ -98,6 +104,8 @@ class RunConfig:
         for name in ("test_rounds", "tests_per_round", "max_tests", "max_tokens", "retries"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
+        if self.context_window < 0:
+            raise ConfigError("context_window must be a number of tokens (0: unknown)")
         if self.concurrency < 0:
             raise ConfigError("concurrency (--max-connections) must be 0 (automatic) or more")
         if self.retry_wait < 0:
@@ -130,7 +138,7 @@ class RunConfig:
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 
 #: Settings a ``[models."provider/name"]`` table of the config file may set for one model.
-MODEL_SETTINGS = ("max_tokens", "call_timeout", "temperature", "base_url", "repetition_stop")
+MODEL_SETTINGS = ("max_tokens", "call_timeout", "temperature", "base_url", "repetition_stop", "context_window")
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:
@@ -189,8 +197,6 @@ def load_config(
         var = f"QFLOW_{key.upper()}"
         if var in env:
             values[key] = _coerce(key, env[var], var)
-    if "base_url" not in values and env.get("OPENAI_BASE_URL"):
-        values["base_url"] = env["OPENAI_BASE_URL"]
     explicit: dict[str, Any] = {}
     for key, value in (overrides or {}).items():
         if value is not None:

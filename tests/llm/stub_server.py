@@ -25,6 +25,9 @@ model name:
                    ``529``) or a stream fault (``truncated``, ``midstream``,
                    ``slow-body``, ``malformed``). A ``-raMS`` suffix on a status
                    sends ``retry-after-ms: MS`` (``-rasS``: ``retry-after: S``)
+GET ``/v1/models``  the models with llama.cpp's ``meta.n_ctx`` when ``n_ctx`` is
+                   set; ``/apply-template`` and ``/tokenize`` as llama.cpp
+                   (one token per whitespace-separated word)
 ``busy-over-N``    429 (retry-after-ms 20) while more than N requests are in
                    flight, else ``ok`` streamed slowly (``STEP`` per piece)
 =================  ==========================================================
@@ -66,6 +69,10 @@ _ANTHROPIC_ERROR_TYPES = {
 class StubServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.aux: list[str] = []
+        """Paths of the questions that are not model calls (models, props, tokenize)."""
+        self.n_ctx: int | None = None
+        """The window the server reports (llama.cpp's n_ctx); None: says nothing."""
         self.in_flight = 0
         self.peak = 0
         """The most requests that were ever being answered at once."""
@@ -116,6 +123,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- plumbing ----------------------------------------------------------------
 
+    def do_GET(self) -> None:
+        stub = self.server_stub
+        with stub._lock:
+            stub.aux.append(self.path)
+        if self.path == "/v1/models":
+            entry: dict[str, Any] = {"id": "ok", "object": "model", "owned_by": "llamacpp"}
+            if stub.n_ctx is not None:
+                entry["meta"] = {"n_ctx": stub.n_ctx, "n_ctx_train": 8192}
+            self._json(200, {"object": "list", "data": [entry]})
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -124,7 +143,21 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         stub = self.server_stub
-        stub._record({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        if self.path in ("/apply-template", "/tokenize"):
+            with stub._lock:
+                stub.aux.append(self.path)
+            if stub.n_ctx is None:
+                self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                return
+        else:
+            stub._record({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        if self.path == "/apply-template" and stub.n_ctx is not None:
+            text = "".join(f"<|{m['role']}|> {m['content']} <|end|> " for m in body.get("messages", []))
+            self._json(200, {"prompt": text})
+            return
+        if self.path == "/tokenize" and stub.n_ctx is not None:
+            self._json(200, {"tokens": list(range(len(str(body.get("content", "")).split())))})
+            return
         if self.path.endswith("/v1/messages"):
             kind = "anthropic"
         elif self.path.endswith("/chat/completions"):

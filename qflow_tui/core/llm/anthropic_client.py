@@ -32,6 +32,7 @@ import httpx2
 
 from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from .window import prompt_tokens, too_long
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 KEY_VAR = "ANTHROPIC_API_KEY"
@@ -71,9 +72,12 @@ class AnthropicClient(ProviderErrors):
         env: Mapping[str, str] | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float | None = None,
+        context_window: int | None = None,
     ) -> None:
         env = os.environ if env is None else env
         self.model = model_name
+        self.context_window = context_window
+        """Tokens the model can see at once, when configured (the API does not say)."""
         self.name = f"{self.provider}/{model_name}"
         key = env.get(KEY_VAR, "").strip()
         if not key:
@@ -100,6 +104,11 @@ class AnthropicClient(ProviderErrors):
         }
         if request.system:  # the API refuses an empty system text block
             params["system"] = request.system
+        if self.context_window:
+            shown = [{"role": "system", "content": request.system}, *request.messages]
+            tokens, exact = await prompt_tokens(None, None, shown)
+            if tokens >= self.context_window:
+                raise too_long(self.name, tokens, exact, self.context_window, "configured")
         start = time.perf_counter()
         first: float | None = None
         parts: list[str] = []
