@@ -110,6 +110,14 @@ async def run_workflow(
             **workflow.described(config),
         )
     )
+    if config.model.lower().startswith("local/smollm2"):
+        emitter(
+            Notice(
+                level="info",
+                message="local/smollm2 is a 135M-parameter model: a way to try the app offline, "
+                "not a way to get good programs",
+            )
+        )
     try:
         try:
             result = await workflow.run(ctx)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest, estimate_tokens
 
-PROVIDERS = ("anthropic", "openai", "script", "replay")
+PROVIDERS = ("anthropic", "openai", "local", "script", "replay")
 
 __all__ = [
     "BASE_URL_PRESETS",
@@ -29,7 +29,7 @@ def split_model_name(model: str) -> tuple[str, str]:
         raise LLMError(
             f"unknown model {model!r}: name it provider/model with provider one of "
             f"{', '.join(PROVIDERS)} (e.g. anthropic/claude-sonnet-4-5, openai/gpt-4.1, "
-            f"script/responder.py, replay/session.jsonl)"
+            f"local/smollm2, script/responder.py, replay/session.jsonl)"
         )
     return provider, rest
 
@@ -93,6 +93,10 @@ def make_client(
         from .openai_client import OpenAIClient
 
         return OpenAIClient(rest, base_url=base_url, env=env, context_window=context_window)
+    if provider == "local":
+        from .local import LocalClient
+
+        return LocalClient(rest)
     if provider == "replay":
         from .replay import ReplayClient
 

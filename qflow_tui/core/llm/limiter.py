@@ -114,7 +114,8 @@ def limiter_for(client: Any, max_connections: int) -> ConnectionLimiter:
     provider = getattr(client, "provider", None)
     if base_url is None or provider is None:  # script, replay: nothing to overload
         return ConnectionLimiter(max_connections or None)
-    cap = max_connections or DEFAULT_MAX_CONNECTIONS
+    # A server with few slots (a model run in the app) says how many it has.
+    cap = max_connections or getattr(client, "max_connections", None) or DEFAULT_MAX_CONNECTIONS
     loop = asyncio.get_running_loop()
     limiters = _shared.setdefault(loop, {})
     key = (provider, base_url, cap)
