@@ -85,8 +85,13 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("solve", help="solve a problem headless", description=__doc__)
     p.add_argument(
         "--problem",
-        required=True,
         help="file with the problem statement ('-' for stdin), or a benchmark id: mbpp/11, humaneval/12",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="SESSION",
+        help="run a recorded session's problem again with its settings, reusing every call it finished "
+        "(no tokens spent on them); the rest is asked of its model (or --model)",
     )
     p.add_argument(
         "--tests",
@@ -132,10 +137,48 @@ def run(args: argparse.Namespace) -> int:
     from ..core.config import ConfigError, load_config
     from ..core.problem import ProblemError
 
+    if args.resume:
+        return resume(args)
+    if not args.problem:
+        return fail("give the problem with --problem FILE (or a benchmark id such as mbpp/11), or --resume SESSION")
     try:
         problem = load_problem(args.problem, args.tests, args.entry_point)
         config = load_config(overrides=config_overrides(args))
     except (InputError, ProblemError, ConfigError) as exc:
+        return fail(str(exc))
+    session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
+    return run_headless(problem, config, json_out=args.json, session_dir=session_dir)
+
+
+def resume(args: argparse.Namespace) -> int:
+    """``--resume SESSION``: the recorded problem and settings, the recording as
+    the model for every call it finished, a live model for the rest."""
+    from ..core.config import ConfigError
+    from ..core.problem import Problem, ProblemError
+    from ..core.session import SessionError, read_session
+    from .replay import recorded_config
+
+    if args.problem or args.tests:
+        return fail("--resume runs the recorded problem: leave out --problem and --tests")
+    path = Path(args.resume).expanduser()
+    try:
+        data = read_session(path)
+    except SessionError as exc:
+        return fail(str(exc))
+    try:
+        problem = Problem.from_dict(data.header["problem"])
+    except (KeyError, TypeError, ProblemError) as exc:
+        return fail(f"{path}: the recorded problem cannot be read ({exc})")
+    recorded = data.header.get("config") if isinstance(data.header.get("config"), dict) else {}
+    live = args.model or str(data.header.get("model") or "")
+    if not live:
+        return fail(f"{path}: the session names no model; give --model for the calls it did not finish")
+    try:
+        config = recorded_config(data, args).replace(
+            fallback_model=live, base_url=args.base_url or recorded.get("base_url")
+        )
+        config.validate()
+    except ConfigError as exc:
         return fail(str(exc))
     session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
     return run_headless(problem, config, json_out=args.json, session_dir=session_dir)

@@ -152,6 +152,15 @@ async def run_workflow(
             except Exception:
                 pass
     duration = time.monotonic() - started
+    replayed = getattr(client, "replayed", None)
+    if isinstance(replayed, int) and getattr(client, "fallback", None) is not None:
+        emitter(
+            Notice(
+                level="info",
+                message=f"{replayed} calls answered from the recording, {getattr(client, 'fell_back', 0)} "
+                f"asked of {getattr(client.fallback, 'name', 'the live model')}",  # type: ignore[attr-defined]
+            )
+        )
     tokens = ctx.token_summary()
     for err in emitter.errors:
         emitter(Notice(level="warning", message=f"an event consumer failed: {err}"))
