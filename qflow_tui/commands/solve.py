@@ -203,12 +203,34 @@ def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path
         else:
             outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir))
     except RunError as exc:
-        return fail(str(exc), 1)
+        return run_failed(exc, json_out=json_out)
     if json_out:
         print(json.dumps(outcome.summary()))
     else:
         print_result(outcome)
     return 0
+
+
+def run_failed(exc: Any, *, json_out: bool) -> int:
+    """A run that failed for good: its reason, its session (complete up to the
+    failure) and how to resume it; with ``json_out`` one JSON object, the
+    recorded summary of what finished plus ``error``."""
+    session = getattr(exc, "session", None)
+    if json_out:
+        summary: dict[str, Any] = {"error": str(exc), "outcome": "failed", "session": session}
+        if session:
+            from ..core.session import SessionError, read_session
+
+            try:
+                summary = {**read_session(session).summary(), **summary}
+            except SessionError:
+                pass
+        print(json.dumps(summary))
+        return 1
+    code = fail(str(exc), 1)
+    if session:
+        print(f"qflow: session: {session} (resume it with: qflow solve --resume {session})", file=sys.stderr)
+    return code
 
 
 def print_result(outcome: Any) -> None:

@@ -26,6 +26,9 @@ from .workflows import WORKFLOWS
 class RunError(Exception):
     """The run could not finish; the message is one line a user can act on."""
 
+    session: str | None = None
+    """The session file of the failed run (complete up to the failure), if one was written."""
+
 
 @dataclass
 class RunOutcome(RunSummary):
@@ -141,9 +144,11 @@ async def run_workflow(
             emitter(RunFailed(error=message))
             where = f"; the session with the details is {writer.path}" if writer is not None else ""
             raise RunError(f"{message} (a bug in qflow-tui, please report it{where})") from None
-    except BaseException:
+    except BaseException as exc:
         if writer is not None:
             writer.close()
+            if isinstance(exc, RunError):
+                exc.session = str(writer.path)
         raise
     finally:
         if own_client:

@@ -60,8 +60,13 @@ def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
         "--json",
         cwd=tmp_path,
     )
-    assert first.returncode == 1 and "the provider is down for good" in first.stderr
+    # Failing for good, --json still prints one object: the reason, the session, what finished.
+    assert first.returncode == 1
+    summary = json.loads(first.stdout)
+    assert "the provider is down for good" in summary["error"] and summary["outcome"] == "failed"
     (failed,) = sessions.glob("*.jsonl")
+    assert summary["session"] == str(failed)
+    assert summary["llm_calls"] > 0 and summary["stops"]["failed"] == 1
     recorded = read_session(failed)
     assert recorded.events[-1].kind == "run_failed"
     finished_before = sum(1 for e in recorded.events if e.kind == "llm_call_finished")
@@ -82,6 +87,28 @@ def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
     assert resumed.path != failed and resumed.header["config"]["fallback_model"] == f"script/{responder}"
     notices = [e.message for e in resumed.events if e.kind == "notice"]
     assert f"{finished_before} calls answered from the recording, {len(live)} asked of script/{responder}" in notices
+
+
+def test_a_failed_run_says_where_its_session_is_and_how_to_resume(tmp_path):
+    responder = tmp_path / "responder.py"
+    responder.write_text(RESPONDER.format(story=str(ROOT / "tests" / "scripts" / "mbpp11.py")))
+    (tmp_path / "down").write_text("")
+    out = qflow(
+        "--problem",
+        str(DATA / "problem.txt"),
+        "--tests",
+        str(DATA / "tests.py"),
+        "--model",
+        f"script/{responder}",
+        "--prompts",
+        "1",
+        "--session-dir",
+        str(tmp_path / "s"),
+        cwd=tmp_path,
+    )
+    assert out.returncode == 1
+    (session,) = (tmp_path / "s").glob("*.jsonl")
+    assert f"qflow: session: {session} (resume it with: qflow solve --resume {session})" in out.stderr
 
 
 def test_resume_of_something_that_is_not_a_session_is_one_line(tmp_path):
