@@ -252,9 +252,19 @@ def print_result(outcome: Any) -> None:
     console.print(
         f"{outcome.llm_calls} LLM calls, {tokens.input} tokens in, {tokens.output} out, {outcome.duration:.1f}s; "
         + (f"calls not finished: {cut}; " if cut else "")
+        + _cost_text(outcome.cost)
         + f"session: {outcome.session}",
         style="dim",
     )
+
+
+def _cost_text(cost: dict[str, Any]) -> str:
+    if "total" in cost:
+        dated = f", prices of {cost['prices_as_of']}" if cost.get("prices_as_of") else ""
+        return f"cost ${cost['total']:.4f}{dated}; "
+    if "unpriced" in cost:
+        return "cost: unpriced; "
+    return ""
 
 
 def describe(event: Any) -> str | None:

@@ -167,6 +167,7 @@ async def run_workflow(
             )
         )
     tokens = ctx.token_summary()
+    cost = _cost(config.model, tokens, client)
     for err in emitter.errors:
         emitter(Notice(level="warning", message=f"an event consumer failed: {err}"))
     emitter(
@@ -198,4 +199,16 @@ async def run_workflow(
         warnings=list(emitter.errors),
         detail=result.detail,
         stops=dict(ctx.stops),
+        cost=cost,
     )
+
+
+def _cost(model: str, tokens: dict[str, dict[str, int]], client: Any) -> dict[str, Any]:
+    from .llm.openai_client import is_local
+    from .llm.prices import PriceError, load_prices, run_cost
+
+    try:
+        prices = load_prices()
+    except PriceError as exc:
+        return {"unpriced": model, "error": str(exc)}
+    return run_cost(model, tokens, prices, local=is_local(str(getattr(client, "base_url", "") or "")))

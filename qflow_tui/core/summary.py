@@ -114,6 +114,9 @@ class RunSummary:
     stops: dict[str, int] = field(default_factory=dict)
     """Model calls by how they ended: ``finished``, ``max_tokens``, ``repetition``,
     ``timeout``, ``failed``, ``cancelled``."""
+    cost: dict[str, Any] = field(default_factory=dict)
+    """US dollars per agent and in total with the date of the prices, or
+    ``{"unpriced": model}`` (core/llm/prices.py); empty when not worked out."""
 
     def to_dict(self) -> dict[str, Any]:
         extra = {"detail": self.detail} if self.detail else {}
@@ -129,6 +132,7 @@ class RunSummary:
             "warnings": self.warnings,
             "stops": dict(sorted(self.stops.items())),
             "cut_calls": self.cut_calls,
+            "cost": self.cost,
         } | extra
 
     @property

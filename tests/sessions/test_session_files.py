@@ -431,4 +431,5 @@ def test_finished_summary_matches_the_solve_json_shape():
         "warnings",
         "stops",
         "cut_calls",
+        "cost",
     }
