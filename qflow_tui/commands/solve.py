@@ -57,6 +57,7 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
         help="most model calls in flight at once per provider; the limit adapts below it "
         "(halves on 429/overload, climbs back on success). Default: automatic",
     )
+    p.add_argument("--seed", type=int, help="sampling seed where the API takes one (OpenAI, local servers)")
     p.add_argument(
         "--retries",
         type=int,
@@ -77,6 +78,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "retries",
         "concurrency",
         "context_window",
+        "seed",
     )
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 

@@ -69,6 +69,9 @@ class RunConfig:
     """The model's context window in tokens (0: unknown, or as the server reports
     it: llama.cpp says its ``n_ctx``). A prompt that cannot fit is refused before
     it is sent."""
+    seed: int = -1
+    """Sampling seed sent where the API takes one (OpenAI and compatible servers;
+    -1: none). Makes a local server's runs repeatable."""
     call_timeout: float = 300.0
     """Seconds of wall time one model call may take (0: no limit). A call that
     runs over ends as that agent's failed answer, marked ``timeout``."""
@@ -138,7 +141,15 @@ class RunConfig:
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 
 #: Settings a ``[models."provider/name"]`` table of the config file may set for one model.
-MODEL_SETTINGS = ("max_tokens", "call_timeout", "temperature", "base_url", "repetition_stop", "context_window")
+MODEL_SETTINGS = (
+    "max_tokens",
+    "call_timeout",
+    "temperature",
+    "seed",
+    "base_url",
+    "repetition_stop",
+    "context_window",
+)
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:

@@ -291,6 +291,7 @@ class RunContext:
             system=system,
             temperature=self.config.temperature if temperature is None else temperature,
             max_tokens=self.config.max_tokens,
+            seed=self.config.seed if self.config.seed >= 0 else None,
             **where,
         )
 

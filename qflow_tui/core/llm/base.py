@@ -53,6 +53,8 @@ class LLMRequest:
     epoch: int | None = None
     attempt: int | None = None
     test: str | None = None
+    seed: int | None = None
+    """Sampling seed, where the provider takes one (not part of the prompt hash)."""
     step: str | None = None
     """Workflow step the call belongs to (set by the run context; not sent to
     script models, whose contract is fixed)."""

@@ -142,6 +142,8 @@ class OpenAIClient(ProviderErrors):
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if request.seed is not None:
+            params["seed"] = request.seed
         # api.openai.com wants max_completion_tokens (its reasoning models refuse
         # max_tokens); the compatible servers know max_tokens.
         params["max_completion_tokens" if self.official else "max_tokens"] = request.max_tokens
