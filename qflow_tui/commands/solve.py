@@ -23,17 +23,63 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
         help="provider/model (default: the config file's, else anthropic/claude-sonnet-4-5), "
         "e.g. openai/gpt-4.1, script/responder.py",
     )
-    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+    p.add_argument(
+        "--base-url",
+        help="the provider's API root, e.g. http://localhost:8080/v1, or a preset for a local server: "
+        "ollama, vllm, lmstudio, llamacpp (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)",
+    )
+    p.add_argument(
+        "--context-window",
+        type=int,
+        help="the model's context window in tokens, where the server does not report it (llama.cpp does)",
+    )
     add_workflow_options(p)
     p.add_argument("--test-timeout", type=float, help="seconds each test may run in the sandbox (default 3)")
     p.add_argument(
         "--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)"
     )
+    p.add_argument(
+        "--call-timeout",
+        type=float,
+        help="seconds one model call may take before it ends as that agent's failed answer (default 300; 0: none)",
+    )
+    p.add_argument(
+        "--no-repetition-stop",
+        dest="repetition_stop",
+        action="store_const",
+        const=False,
+        help="let a model that repeats itself run on to max tokens (default: stop it and keep one copy)",
+    )
+    p.add_argument(
+        "--max-connections",
+        dest="concurrency",
+        type=int,
+        help="most model calls in flight at once per provider; the limit adapts below it "
+        "(halves on 429/overload, climbs back on success). Default: automatic",
+    )
+    p.add_argument("--seed", type=int, help="sampling seed where the API takes one (OpenAI, local servers)")
+    p.add_argument(
+        "--retries",
+        type=int,
+        help="attempts per model call when the provider is busy or the connection drops (default 5; 1: never retry)",
+    )
     p.add_argument("--fallback-model", help="with a replay/ model: a live model for calls the recording lacks")
 
 
 def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ("model", "base_url", "test_timeout", "fallback_model", "max_tokens")
+    keys = (
+        "model",
+        "base_url",
+        "test_timeout",
+        "fallback_model",
+        "max_tokens",
+        "call_timeout",
+        "repetition_stop",
+        "retries",
+        "concurrency",
+        "context_window",
+        "seed",
+    )
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 
 
@@ -41,8 +87,13 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("solve", help="solve a problem headless", description=__doc__)
     p.add_argument(
         "--problem",
-        required=True,
         help="file with the problem statement ('-' for stdin), or a benchmark id: mbpp/11, humaneval/12",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="SESSION",
+        help="run a recorded session's problem again with its settings, reusing every call it finished "
+        "(no tokens spent on them); the rest is asked of its model (or --model)",
     )
     p.add_argument(
         "--tests",
@@ -88,10 +139,48 @@ def run(args: argparse.Namespace) -> int:
     from ..core.config import ConfigError, load_config
     from ..core.problem import ProblemError
 
+    if args.resume:
+        return resume(args)
+    if not args.problem:
+        return fail("give the problem with --problem FILE (or a benchmark id such as mbpp/11), or --resume SESSION")
     try:
         problem = load_problem(args.problem, args.tests, args.entry_point)
         config = load_config(overrides=config_overrides(args))
     except (InputError, ProblemError, ConfigError) as exc:
+        return fail(str(exc))
+    session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
+    return run_headless(problem, config, json_out=args.json, session_dir=session_dir)
+
+
+def resume(args: argparse.Namespace) -> int:
+    """``--resume SESSION``: the recorded problem and settings, the recording as
+    the model for every call it finished, a live model for the rest."""
+    from ..core.config import ConfigError
+    from ..core.problem import Problem, ProblemError
+    from ..core.session import SessionError, read_session
+    from .replay import recorded_config
+
+    if args.problem or args.tests:
+        return fail("--resume runs the recorded problem: leave out --problem and --tests")
+    path = Path(args.resume).expanduser()
+    try:
+        data = read_session(path)
+    except SessionError as exc:
+        return fail(str(exc))
+    try:
+        problem = Problem.from_dict(data.header["problem"])
+    except (KeyError, TypeError, ProblemError) as exc:
+        return fail(f"{path}: the recorded problem cannot be read ({exc})")
+    recorded = data.header.get("config") if isinstance(data.header.get("config"), dict) else {}
+    live = args.model or str(data.header.get("model") or "")
+    if not live:
+        return fail(f"{path}: the session names no model; give --model for the calls it did not finish")
+    try:
+        config = recorded_config(data, args).replace(
+            fallback_model=live, base_url=args.base_url or recorded.get("base_url")
+        )
+        config.validate()
+    except ConfigError as exc:
         return fail(str(exc))
     session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
     return run_headless(problem, config, json_out=args.json, session_dir=session_dir)
@@ -116,12 +205,34 @@ def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path
         else:
             outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir))
     except RunError as exc:
-        return fail(str(exc), 1)
+        return run_failed(exc, json_out=json_out)
     if json_out:
         print(json.dumps(outcome.summary()))
     else:
         print_result(outcome)
     return 0
+
+
+def run_failed(exc: Any, *, json_out: bool) -> int:
+    """A run that failed for good: its reason, its session (complete up to the
+    failure) and how to resume it; with ``json_out`` one JSON object, the
+    recorded summary of what finished plus ``error``."""
+    session = getattr(exc, "session", None)
+    if json_out:
+        summary: dict[str, Any] = {"error": str(exc), "outcome": "failed", "session": session}
+        if session:
+            from ..core.session import SessionError, read_session
+
+            try:
+                summary = {**read_session(session).summary(), **summary}
+            except SessionError:
+                pass
+        print(json.dumps(summary))
+        return 1
+    code = fail(str(exc), 1)
+    if session:
+        print(f"qflow: session: {session} (resume it with: qflow solve --resume {session})", file=sys.stderr)
+    return code
 
 
 def print_result(outcome: Any) -> None:
@@ -137,11 +248,25 @@ def print_result(outcome: Any) -> None:
         console.print(outcome.detail, markup=False, highlight=False)
     console.print(Syntax(outcome.final_program, "python", theme="ansi_dark", line_numbers=False))
     tokens = outcome.total_tokens
+    cut = ", ".join(
+        f"{n} {reason.replace('_', ' ')}" for reason, n in sorted(outcome.stops.items()) if reason != "finished"
+    )
     console.print(
         f"{outcome.llm_calls} LLM calls, {tokens.input} tokens in, {tokens.output} out, {outcome.duration:.1f}s; "
-        f"session: {outcome.session}",
+        + (f"calls not finished: {cut}; " if cut else "")
+        + _cost_text(outcome.cost)
+        + f"session: {outcome.session}",
         style="dim",
     )
+
+
+def _cost_text(cost: dict[str, Any]) -> str:
+    if "total" in cost:
+        dated = f", prices of {cost['prices_as_of']}" if cost.get("prices_as_of") else ""
+        return f"cost ${cost['total']:.4f}{dated}; "
+    if "unpriced" in cost:
+        return "cost: unpriced; "
+    return ""
 
 
 def describe(event: Any) -> str | None:
@@ -162,6 +287,15 @@ def describe(event: Any) -> str | None:
         return f"{prog}{event.step}: {event.decision.upper()} - {event.reason}"
     if k == "tests_designed":
         return f"test designer round {event.round}: {len(event.tests)} new, {event.total} in all"
+    if k == "llm_call_finished" and getattr(event, "stop_reason", "finished") != "finished":
+        return f"{prog}{event.step} {event.agent}: answer cut: {event.detail or event.stop_reason}"
+    if k == "llm_call_failed" and getattr(event, "stop_reason", "") == "timeout":
+        return f"{prog}{event.step} {event.agent}: {event.error}"
+    if k == "llm_call_retry":
+        return (
+            f"{prog}{event.step} {event.agent}: {event.error}; retrying "
+            f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
+        )
     if k == "run_failed":
         return f"run failed: {event.error}"
     if k == "notice":

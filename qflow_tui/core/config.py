@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from .llm.limits import CallLimits
+from .llm.retry import RetryPolicy
+
 Checker = Literal["imagined", "python", "yesno", "none"]
 CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
 
@@ -25,7 +28,9 @@ class RunConfig:
     model: str = "anthropic/claude-sonnet-4-5"
     """``provider/model``: anthropic/..., openai/..., script/<file.py>, replay/<session.jsonl>."""
     base_url: str | None = None
-    """Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp)."""
+    """The provider's API root: an OpenAI-compatible server (``http://host:8080/v1``)
+    or a preset (``ollama``, ``vllm``, ``lmstudio``, ``llamacpp``); for Anthropic a
+    proxy. Unset: ANTHROPIC_BASE_URL or OPENAI_BASE_URL, whichever is the model's."""
     workflow: str = "qualityflow"
     """``qualityflow``; the peers ``agentcoder``, ``codetree``, ``adacoder``; ``zeroshot``
     (one program, unchecked). ``qflow workflows`` lists them with their settings."""
@@ -60,8 +65,30 @@ class RunConfig:
     temperature: float = 0.0
     test_designer_temperature: float = 0.1
     max_tokens: int = 4096
-    concurrency: int = 8
-    """Model calls in flight at once."""
+    context_window: int = 0
+    """The model's context window in tokens (0: unknown, or as the server reports
+    it: llama.cpp says its ``n_ctx``). A prompt that cannot fit is refused before
+    it is sent."""
+    seed: int = -1
+    """Sampling seed sent where the API takes one (OpenAI and compatible servers;
+    -1: none). Makes a local server's runs repeatable."""
+    call_timeout: float = 300.0
+    """Seconds of wall time one model call may take (0: no limit). A call that
+    runs over ends as that agent's failed answer, marked ``timeout``."""
+    repetition_stop: bool = True
+    """End a streamed answer whose tail has become one span repeated over and
+    over (small models at temperature 0 loop until max_tokens); the answer is kept
+    with the repetition collapsed, marked ``repetition``."""
+    concurrency: int = 0
+    """The most model calls in flight at once per provider (``--max-connections``);
+    0: automatic (16 for a network provider, no limit for script and replay
+    models). The limit adapts below it: halved when the provider says it is busy
+    (429, overloaded), raised again as calls succeed."""
+    retries: int = 5
+    """Attempts per model call in all when the provider is busy or the connection
+    drops (1: never retry); 400/401/403/404 and a too-long prompt are never retried."""
+    retry_wait: float = 120.0
+    """The most seconds one call may spend waiting between its attempts."""
     test_timeout: float = 3.0
     """Seconds each test may run in the sandbox."""
     theme: str = "qflow-dark"
@@ -77,12 +104,28 @@ class RunConfig:
         get_workflow(self.workflow)
         for setting in all_settings():
             setting.check(getattr(self, setting.key))
-        for name in ("test_rounds", "tests_per_round", "max_tests", "concurrency", "max_tokens"):
+        for name in ("test_rounds", "tests_per_round", "max_tests", "max_tokens", "retries"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
+        if self.context_window < 0:
+            raise ConfigError("context_window must be a number of tokens (0: unknown)")
+        if self.concurrency < 0:
+            raise ConfigError("concurrency (--max-connections) must be 0 (automatic) or more")
+        if self.retry_wait < 0:
+            raise ConfigError("retry_wait must be a number of seconds")
+        if self.call_timeout < 0:
+            raise ConfigError("call_timeout must be a number of seconds (0 for no limit)")
         if self.test_timeout <= 0:
             raise ConfigError("test_timeout must be a positive number of seconds")
         return self
+
+    def call_limits(self) -> CallLimits:
+        """The limits every model call of the run is held to."""
+        return CallLimits(time_limit=self.call_timeout or None, repetition_stop=self.repetition_stop)
+
+    def retry_policy(self) -> RetryPolicy:
+        """When a failed model call of the run is tried again."""
+        return RetryPolicy(attempts=self.retries, max_total_wait=self.retry_wait)
 
     def public_dict(self) -> dict[str, Any]:
         """The settings as recorded in a session (no secrets live in RunConfig).
@@ -96,6 +139,17 @@ class RunConfig:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
+
+#: Settings a ``[models."provider/name"]`` table of the config file may set for one model.
+MODEL_SETTINGS = (
+    "max_tokens",
+    "call_timeout",
+    "temperature",
+    "seed",
+    "base_url",
+    "repetition_stop",
+    "context_window",
+)
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:
@@ -140,20 +194,49 @@ def load_config(
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from None
         table = data.get("run", data)
+        models = data.get("models", {})
         for key, value in table.items():
+            if key == "models" and table is data:
+                continue
             if key not in _FIELDS:
                 raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(_FIELDS))}")
             values[key] = _coerce(key, value, str(path))
+        model_table = _model_table(models, path)
+    else:
+        model_table = {}
     for key in _FIELDS:
         var = f"QFLOW_{key.upper()}"
         if var in env:
             values[key] = _coerce(key, env[var], var)
-    if "base_url" not in values and env.get("OPENAI_BASE_URL"):
-        values["base_url"] = env["OPENAI_BASE_URL"]
+    explicit: dict[str, Any] = {}
     for key, value in (overrides or {}).items():
         if value is not None:
-            values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+            explicit[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+    # The chosen model's own settings sit above the run-wide ones of the file
+    # but below the environment and the flags.
+    model = explicit.get("model") or values.get("model") or RunConfig.model
+    for key, value in model_table.get(model, {}).items():
+        if key not in explicit and f"QFLOW_{key.upper()}" not in env:
+            values[key] = value
+    values.update(explicit)
     return RunConfig(**values).validate()
+
+
+def _model_table(models: Any, path: Path) -> dict[str, dict[str, Any]]:
+    """``[models."openai/qwen2.5-coder"]`` tables: settings for one model."""
+    if not isinstance(models, dict):
+        raise ConfigError(f'{path}: models must be tables, e.g. [models."openai/gpt-4.1"]')
+    out: dict[str, dict[str, Any]] = {}
+    for name, settings in models.items():
+        where = f'{path} [models."{name}"]'
+        if not isinstance(settings, dict):
+            raise ConfigError(f'{where}: give settings as a table, e.g. [models."{name}"] max_tokens = 1024')
+        out[name] = {}
+        for key, value in settings.items():
+            if key not in MODEL_SETTINGS:
+                raise ConfigError(f"{where}: unknown setting {key!r}; known: {', '.join(MODEL_SETTINGS)}")
+            out[name][key] = _coerce(key, value, where)
+    return out
 
 
 def save_setting(key: str, value: Any, path: Path | None = None) -> None:

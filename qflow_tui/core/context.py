@@ -18,13 +18,18 @@ from .events import (
     GateStop,
     LLMCallFailed,
     LLMCallFinished,
+    LLMCallRetry,
     LLMCallStarted,
+    Notice,
     StepFinished,
     StepStarted,
     TextDelta,
 )
 from .gate import Gate, OpenGate
-from .llm import LLMClient, LLMError, LLMRequest, estimate_tokens
+from .llm import LLMClient, LLMError, LLMRequest
+from .llm.limiter import ConnectionLimiter, limiter_for
+from .llm.limits import CallLimits, complete_within_limits
+from .llm.retry import RetryPolicy, gave_up, is_busy
 from .problem import Problem
 from .prompts import PromptLibrary
 from .summary import Tokens, count_call, tokens_to_dict, total
@@ -71,11 +76,24 @@ class RunContext:
     same test reuses that verdict)."""
     imagined_verdicts: dict[tuple[str, str], asyncio.Future[Any]] = field(default_factory=dict)
     """(program text, test) -> the imagined-execution result, finished or in flight."""
+    stops: dict[str, int] = field(default_factory=dict)
+    """Model calls by how they ended (``finished``, ``max_tokens``, ``repetition``,
+    ``timeout``, ``failed``, ``cancelled``)."""
+    limits: CallLimits = field(init=False)
+    """What every model call may take besides max_tokens (from the config)."""
+    retry: RetryPolicy = field(init=False)
+    """When a failed call is tried again (from the config)."""
+    limiter: ConnectionLimiter | None = None
+    """The provider's adaptive connection limiter, shared by the runs of this
+    process that use the same provider and base URL (made at the first call)."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
-    _sem: asyncio.Semaphore | None = None
 
     def __post_init__(self) -> None:
-        self._sem = asyncio.Semaphore(self.config.concurrency)
+        self.limits = self.config.call_limits()
+        self.retry = self.config.retry_policy()
+
+    def count_stop(self, stop_reason: str) -> None:
+        self.stops[stop_reason] = self.stops.get(stop_reason, 0) + 1
 
     # -- events ---------------------------------------------------------------
 
@@ -115,10 +133,41 @@ class RunContext:
 
     async def call(self, request: LLMRequest, *, step: str) -> str:
         """Make one model call: emit its start, streamed text and end, count its
-        tokens, and return the response text. Raises :class:`LLMError`."""
-        assert self._sem is not None
+        tokens, and return the response text. A failure worth retrying (busy,
+        dropped, cut mid-stream) is retried as a whole call under the run's
+        :class:`RetryPolicy`, each retry an ``llm_call_retry`` event; the failed
+        attempt stays in the session with its partial text. Raises
+        :class:`LLMError`."""
         request.step = step
-        async with self._sem:
+        waited = 0.0
+        attempt = 1
+        while True:
+            try:
+                return await self._attempt(request, step, attempt, waited)
+            except _Retry as retry:
+                self.emit(
+                    LLMCallRetry(
+                        step=step,
+                        agent=request.agent,
+                        progression=request.progression,
+                        call_id=retry.call_id,
+                        retry_attempt=attempt + 1,
+                        retry_attempts=self.retry.attempts,
+                        wait=retry.wait,
+                        error=str(retry.error),
+                        status=retry.error.status,
+                    )
+                )
+                await asyncio.sleep(retry.wait)
+                waited += retry.wait
+                attempt += 1
+
+    async def _attempt(self, request: LLMRequest, step: str, attempt: int, waited: float) -> str:
+        """One attempt at a call, holding a connection slot of the provider only
+        while it runs (never while it waits to retry)."""
+        if self.limiter is None:
+            self.limiter = limiter_for(self.client, self.config.concurrency)
+        async with self.limiter.slot():
             call_id = f"c{next(self._ids)}"
             prompt_hash = request.prompt_hash()
             common: dict[str, Any] = {"step": step, "agent": request.agent, "progression": request.progression}
@@ -140,7 +189,9 @@ class RunContext:
             )
             buffer: list[str] = []
             size = 0
+            streamed = 0
             last = time.monotonic()
+            started = last
 
             def flush() -> None:
                 nonlocal size, last
@@ -151,35 +202,58 @@ class RunContext:
                 last = time.monotonic()
 
             def on_delta(text: str) -> None:
-                nonlocal size
+                nonlocal size, streamed
                 buffer.append(text)
                 size += len(text)
+                streamed += len(text)
                 if size >= DELTA_CHARS or time.monotonic() - last >= DELTA_INTERVAL:
                     flush()
 
-            try:
-                completion = await self.client.complete(request, on_delta)
-            except asyncio.CancelledError:
+            def failed(error: str, stop_reason: str, will_retry: bool = False) -> None:
                 flush()
-                self.emit(LLMCallFailed(**common, call_id=call_id, error="cancelled"))
+                self.count_stop("retried" if will_retry else stop_reason)
+                self.emit(
+                    LLMCallFailed(
+                        **common,
+                        call_id=call_id,
+                        error=error,
+                        stop_reason=stop_reason,
+                        partial_chars=streamed,
+                        latency=time.monotonic() - started,
+                        will_retry=will_retry,
+                    )
+                )
+
+            try:
+                completion = await complete_within_limits(self.client, request, on_delta, self.limits)
+            except asyncio.CancelledError:
+                failed("cancelled", "cancelled")
                 raise
             except LLMError as exc:
-                flush()
-                self.emit(LLMCallFailed(**common, call_id=call_id, error=str(exc)))
-                raise
+                if is_busy(exc):
+                    lowered = self.limiter.busy()
+                    if lowered is not None:
+                        self.emit(
+                            Notice(
+                                level="warning",
+                                message=f"{getattr(self.client, 'name', 'the provider')} is busy: "
+                                f"at most {lowered} calls at once for now",
+                            )
+                        )
+                wait = self.retry.wait_before(attempt, exc, waited)
+                failed(str(exc), exc.stop_reason, will_retry=wait is not None)
+                if wait is not None:
+                    raise _Retry(call_id, exc, wait) from None
+                raise gave_up(exc, attempt, waited) from None
             except Exception as exc:  # an SDK or script failure we did not map: still readable
-                flush()
                 msg = f"{type(exc).__name__}: {exc}"
-                self.emit(LLMCallFailed(**common, call_id=call_id, error=msg))
+                failed(msg, "failed")
                 raise LLMError(f"model call failed ({request.agent}): {msg}") from exc
+            self.limiter.succeeded()
             flush()
-            inp, out, estimated = completion.input_tokens, completion.output_tokens, completion.tokens_estimated
-            if inp is None or out is None:
-                # The provider gave no usage (some local servers): estimate, and say so.
-                prompt_text = request.system + "".join(m["content"] for m in request.messages)
-                inp = estimate_tokens(prompt_text) if inp is None else inp
-                out = estimate_tokens(completion.text) if out is None else out
-                estimated = True
+            inp, out = completion.input_tokens, completion.output_tokens
+            stop_reason = str(completion.extra.get("stop_reason") or "finished")
+            self.count_stop(stop_reason)
             count_call(self.tokens, request.agent, inp, out)
             self.emit(
                 LLMCallFinished(
@@ -190,7 +264,10 @@ class RunContext:
                     output_tokens=out,
                     latency=completion.latency,
                     prompt_hash=prompt_hash,
-                    tokens_estimated=estimated,
+                    tokens_estimated=completion.tokens_estimated,
+                    stop_reason=stop_reason,
+                    time_to_first_token=completion.extra.get("time_to_first_token"),
+                    detail=_cut_detail(completion.extra, request.max_tokens),
                 )
             )
             return completion.text
@@ -214,6 +291,7 @@ class RunContext:
             system=system,
             temperature=self.config.temperature if temperature is None else temperature,
             max_tokens=self.config.max_tokens,
+            seed=self.config.seed if self.config.seed >= 0 else None,
             **where,
         )
 
@@ -223,3 +301,25 @@ class RunContext:
 
     def token_summary(self) -> dict[str, dict[str, int]]:
         return tokens_to_dict(self.tokens)
+
+
+def _cut_detail(extra: dict[str, Any], max_tokens: int) -> str:
+    """A cut answer's loss in words, for its event (empty when it finished)."""
+    reason = extra.get("stop_reason")
+    if reason == "max_tokens":
+        return f"cut at max tokens ({max_tokens})"
+    if reason == "repetition":
+        span, chars = int(extra.get("repeated_span") or 0), int(extra.get("repeated_chars") or 0)
+        times = chars // span if span else 0
+        return f"stopped for repetition: a {span}-character span repeated {times} times (kept once)"
+    return ""
+
+
+class _Retry(Exception):
+    """One attempt failed in a way the policy retries after ``wait`` seconds."""
+
+    def __init__(self, call_id: str, error: LLMError, wait: float) -> None:
+        super().__init__(str(error))
+        self.call_id = call_id
+        self.error = error
+        self.wait = wait

@@ -134,7 +134,15 @@ class LLMCallFinished(Event):
     latency: float
     prompt_hash: str = ""
     tokens_estimated: bool = False
-    """True when the provider reported no usage and the counts are estimates."""
+    """True when the counts are estimates (script models); a provider that
+    reported no usage leaves the counts ``None``: unknown, not 0."""
+    stop_reason: str = "finished"
+    """Why the answer ended: ``finished``; cut at ``max_tokens``; stopped for
+    ``repetition`` (the response holds the repeated span once)."""
+    time_to_first_token: float | None = None
+    """Seconds from the request to the first streamed text."""
+    detail: str = ""
+    """What a cut answer lost, in words (e.g. "a 42-character span repeated 30 times")."""
 
 
 @dataclass(kw_only=True)
@@ -142,6 +150,31 @@ class LLMCallFailed(Event):
     kind: ClassVar[str] = "llm_call_failed"
     call_id: str
     error: str
+    stop_reason: str = "failed"
+    """``failed``, ``timeout`` (the per-call time limit) or ``cancelled``."""
+    partial_chars: int = 0
+    """Characters streamed before the call ended (they are in its text deltas)."""
+    latency: float | None = None
+    will_retry: bool = False
+    """The retry policy calls again (an ``llm_call_retry`` event follows): this
+    attempt's partial text is not the agent's answer."""
+
+
+@dataclass(kw_only=True)
+class LLMCallRetry(Event):
+    """A failed call is tried again after a wait (the app's retry policy)."""
+
+    kind: ClassVar[str] = "llm_call_retry"
+    call_id: str
+    """The attempt that failed."""
+    retry_attempt: int
+    """The attempt about to start, from 2."""
+    retry_attempts: int
+    """Attempts the policy allows in all."""
+    wait: float
+    """Seconds until that attempt starts."""
+    error: str
+    status: int | None = None
 
 
 @dataclass(kw_only=True)
@@ -267,6 +300,8 @@ class RunFinished(Event):
     duration: float = 0.0
     detail: str = ""
     """More about the result in words (CodeTree: which node was returned and why)."""
+    stops: dict[str, int] = field(default_factory=dict)
+    """Model calls by how they ended (``finished``, ``max_tokens``, ``repetition``, ...)."""
 
 
 @dataclass(kw_only=True)

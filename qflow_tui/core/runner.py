@@ -26,6 +26,9 @@ from .workflows import WORKFLOWS
 class RunError(Exception):
     """The run could not finish; the message is one line a user can act on."""
 
+    session: str | None = None
+    """The session file of the failed run (complete up to the failure), if one was written."""
+
 
 @dataclass
 class RunOutcome(RunSummary):
@@ -40,9 +43,10 @@ class RunOutcome(RunSummary):
 
 def build_client(config: RunConfig) -> LLMClient:
     fallback = None
+    window = config.context_window or None
     if config.model.startswith("replay/") and config.fallback_model:
-        fallback = make_client(config.fallback_model, base_url=config.base_url)
-    return make_client(config.model, base_url=config.base_url, fallback=fallback)
+        fallback = make_client(config.fallback_model, base_url=config.base_url, context_window=window)
+    return make_client(config.model, base_url=config.base_url, fallback=fallback, context_window=window)
 
 
 def build_sandbox(config: RunConfig) -> Any:
@@ -109,6 +113,14 @@ async def run_workflow(
             **workflow.described(config),
         )
     )
+    if config.model.lower().startswith("local/smollm2"):
+        emitter(
+            Notice(
+                level="info",
+                message="local/smollm2 is a 135M-parameter model: a way to try the app offline, "
+                "not a way to get good programs",
+            )
+        )
     try:
         try:
             result = await workflow.run(ctx)
@@ -132,9 +144,11 @@ async def run_workflow(
             emitter(RunFailed(error=message))
             where = f"; the session with the details is {writer.path}" if writer is not None else ""
             raise RunError(f"{message} (a bug in qflow-tui, please report it{where})") from None
-    except BaseException:
+    except BaseException as exc:
         if writer is not None:
             writer.close()
+            if isinstance(exc, RunError):
+                exc.session = str(writer.path)
         raise
     finally:
         if own_client:
@@ -143,7 +157,17 @@ async def run_workflow(
             except Exception:
                 pass
     duration = time.monotonic() - started
+    replayed = getattr(client, "replayed", None)
+    if isinstance(replayed, int) and getattr(client, "fallback", None) is not None:
+        emitter(
+            Notice(
+                level="info",
+                message=f"{replayed} calls answered from the recording, {getattr(client, 'fell_back', 0)} "
+                f"asked of {getattr(client.fallback, 'name', 'the live model')}",  # type: ignore[attr-defined]
+            )
+        )
     tokens = ctx.token_summary()
+    cost = _cost(config.model, tokens, client)
     for err in emitter.errors:
         emitter(Notice(level="warning", message=f"an event consumer failed: {err}"))
     emitter(
@@ -157,6 +181,7 @@ async def run_workflow(
             tokens=tokens,
             duration=duration,
             detail=result.detail,
+            stops=dict(ctx.stops),
         )
     )
     if writer is not None:
@@ -173,4 +198,17 @@ async def run_workflow(
         first_program=result.first_program,
         warnings=list(emitter.errors),
         detail=result.detail,
+        stops=dict(ctx.stops),
+        cost=cost,
     )
+
+
+def _cost(model: str, tokens: dict[str, dict[str, int]], client: Any) -> dict[str, Any]:
+    from .llm.openai_client import is_local
+    from .llm.prices import PriceError, load_prices, run_cost
+
+    try:
+        prices = load_prices()
+    except PriceError as exc:
+        return {"unpriced": model, "error": str(exc)}
+    return run_cost(model, tokens, prices, local=is_local(str(getattr(client, "base_url", "") or "")))

@@ -8,6 +8,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+#: Stop reasons that mean an answer was cut short (see core/llm/limits.py).
+CUT_REASONS = ("max_tokens", "repetition", "timeout")
+
 
 @dataclass
 class TokenTally:
@@ -67,6 +70,19 @@ def tokens_from_dict(raw: Any) -> Tokens:
     return {str(agent): TokenTally.from_dict(t) for agent, t in raw.items()}
 
 
+def tally_stops(events: Iterable[Any]) -> dict[str, int]:
+    """Model calls among ``events`` by how they ended."""
+    stops: dict[str, int] = {}
+    for e in events:
+        if getattr(e, "kind", None) in ("llm_call_finished", "llm_call_failed"):
+            default = "finished" if e.kind == "llm_call_finished" else "failed"
+            reason = str(getattr(e, "stop_reason", None) or default)
+            if getattr(e, "will_retry", False):
+                reason = "retried"
+            stops[reason] = stops.get(reason, 0) + 1
+    return stops
+
+
 def tally_events(events: Iterable[Any]) -> Tokens:
     """Tokens of the ``llm_call_finished`` events among ``events``."""
     tokens: Tokens = {}
@@ -95,6 +111,12 @@ class RunSummary:
     detail: str = ""
     """More about the result in words (CodeTree: the node returned); only in
     the JSON when there is something to say."""
+    stops: dict[str, int] = field(default_factory=dict)
+    """Model calls by how they ended: ``finished``, ``max_tokens``, ``repetition``,
+    ``timeout``, ``failed``, ``cancelled``."""
+    cost: dict[str, Any] = field(default_factory=dict)
+    """US dollars per agent and in total with the date of the prices, or
+    ``{"unpriced": model}`` (core/llm/prices.py); empty when not worked out."""
 
     def to_dict(self) -> dict[str, Any]:
         extra = {"detail": self.detail} if self.detail else {}
@@ -108,7 +130,15 @@ class RunSummary:
             "session": self.session,
             "duration": round(self.duration, 3),
             "warnings": self.warnings,
+            "stops": dict(sorted(self.stops.items())),
+            "cut_calls": self.cut_calls,
+            "cost": self.cost,
         } | extra
+
+    @property
+    def cut_calls(self) -> int:
+        """Calls whose answer was cut short (max tokens, repetition, time limit)."""
+        return sum(self.stops.get(reason, 0) for reason in CUT_REASONS)
 
     @property
     def total_tokens(self) -> TokenTally:

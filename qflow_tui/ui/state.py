@@ -64,6 +64,8 @@ class CallRecord:
     input_tokens: int | None = None
     output_tokens: int | None = None
     error: str = ""
+    cut: str = ""
+    """Why the answer was cut short, in words (empty when it finished)."""
     seq: int = 0
 
     def append(self, text: str) -> None:
@@ -354,6 +356,8 @@ class RunState:
             rec.text = e.response[-MAX_CALL_CHARS:]
             rec.input_tokens = e.input_tokens
             rec.output_tokens = e.output_tokens
+            if e.stop_reason != "finished":
+                rec.cut = e.detail or e.stop_reason.replace("_", " ")
         self.streaming.discard(e.call_id)
         count_call(self.tokens, e.agent or "model", e.input_tokens, e.output_tokens)
         self.llm_calls += 1
@@ -363,7 +367,14 @@ class RunState:
         if rec is not None:
             rec.status = "failed"
             rec.error = e.error
+            if e.stop_reason == "timeout":
+                rec.cut = "timed out"
         self.streaming.discard(e.call_id)
+
+    def _on_llm_call_retry(self, e: ev.LLMCallRetry) -> None:
+        rec = self.calls.get(e.call_id)
+        if rec is not None:
+            rec.error = f"{e.error}\n↻ retrying: attempt {e.retry_attempt} of {e.retry_attempts} in {e.wait:.1f} s"
 
     def _on_program_candidate(self, e: ev.ProgramCandidate) -> None:
         if e.progression is None:

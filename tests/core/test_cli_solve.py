@@ -112,7 +112,8 @@ def test_a_failure_of_every_step_is_said_once(tmp_path):
     assert out.returncode != 0 and "Traceback" not in out.stderr
     lines = out.stderr.strip().splitlines()
     assert "has no answer for this" in lines[0] and "more failed for the same reason" in lines[1]
-    assert len(lines) == 3 and lines[2].startswith("qflow: ")
+    assert len(lines) == 4 and lines[2].startswith("qflow: ")
+    assert lines[3].startswith("qflow: session: ") and "qflow solve --resume" in lines[3]
 
 
 def test_bare_qflow_takes_the_apps_options_and_subcommands_keep_theirs():

@@ -17,6 +17,19 @@ model name:
 ``hang``           one piece, then keep-alives until the client goes away
 ``slow-headers``   wait ``SLOW`` seconds before answering at all
 ``slow-body``      send the headers, then wait ``SLOW`` seconds
+``runaway``        one piece, then ``LOOP`` over and over until the client
+                   goes away (a small model at temperature 0 looping)
+``context-400``    400 with llama.cpp's "exceeds the available context size"
+``flaky-W-N``      the first N requests for this model fail as W says, the
+                   rest stream ``ok``. W: a status (``429``, ``500``, ``503``,
+                   ``529``) or a stream fault (``truncated``, ``midstream``,
+                   ``slow-body``, ``malformed``). A ``-raMS`` suffix on a status
+                   sends ``retry-after-ms: MS`` (``-rasS``: ``retry-after: S``)
+GET ``/v1/models``  the models with llama.cpp's ``meta.n_ctx`` when ``n_ctx`` is
+                   set; ``/apply-template`` and ``/tokenize`` as llama.cpp
+                   (one token per whitespace-separated word)
+``busy-over-N``    429 (retry-after-ms 20) while more than N requests are in
+                   flight, else ``ok`` streamed slowly (``STEP`` per piece)
 =================  ==========================================================
 """
 
@@ -32,6 +45,10 @@ PIECES = ["def add", "(a, b):", "\n    return", " a + b", "\n"]
 INPUT_TOKENS = 11
 OUTPUT_TOKENS = 7
 SLOW = 1.5
+LOOP = "    return a + b  # again\n"
+STEP = 0.04
+#: The most pieces a ``runaway`` stream sends before giving up on the client.
+LOOP_LIMIT = 20000
 
 # Fake keys for the tests; "SECRET" makes a leak easy to spot.
 ANTHROPIC_KEY = "sk-ant-test-SECRET-0123456789"
@@ -52,6 +69,13 @@ _ANTHROPIC_ERROR_TYPES = {
 class StubServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.aux: list[str] = []
+        """Paths of the questions that are not model calls (models, props, tokenize)."""
+        self.n_ctx: int | None = None
+        """The window the server reports (llama.cpp's n_ctx); None: says nothing."""
+        self.in_flight = 0
+        self.peak = 0
+        """The most requests that were ever being answered at once."""
         self.disconnected = threading.Event()  # set when a ``hang`` client goes away
         self._stopping = threading.Event()
         self._lock = threading.Lock()
@@ -99,6 +123,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- plumbing ----------------------------------------------------------------
 
+    def do_GET(self) -> None:
+        stub = self.server_stub
+        with stub._lock:
+            stub.aux.append(self.path)
+        if self.path == "/v1/models":
+            entry: dict[str, Any] = {"id": "ok", "object": "model", "owned_by": "llamacpp"}
+            if stub.n_ctx is not None:
+                entry["meta"] = {"n_ctx": stub.n_ctx, "n_ctx_train": 8192}
+            self._json(200, {"object": "list", "data": [entry]})
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -107,7 +143,21 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         stub = self.server_stub
-        stub._record({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        if self.path in ("/apply-template", "/tokenize"):
+            with stub._lock:
+                stub.aux.append(self.path)
+            if stub.n_ctx is None:
+                self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                return
+        else:
+            stub._record({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        if self.path == "/apply-template" and stub.n_ctx is not None:
+            text = "".join(f"<|{m['role']}|> {m['content']} <|end|> " for m in body.get("messages", []))
+            self._json(200, {"prompt": text})
+            return
+        if self.path == "/tokenize" and stub.n_ctx is not None:
+            self._json(200, {"tokens": list(range(len(str(body.get("content", "")).split())))})
+            return
         if self.path.endswith("/v1/messages"):
             kind = "anthropic"
         elif self.path.endswith("/chat/completions"):
@@ -116,11 +166,36 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
         model = str(body.get("model", "ok"))
+        with stub._lock:
+            stub.in_flight += 1
+            stub.peak = max(stub.peak, stub.in_flight)
+            crowded = stub.in_flight
+        try:
+            self._answer(kind, model, crowded)
+        finally:
+            with stub._lock:
+                stub.in_flight -= 1
+
+    def _answer(self, kind: str, model: str, crowded: int) -> None:
+        if model.startswith("busy-over-"):
+            if crowded > int(model.rsplit("-", 1)[1]):
+                self._error(kind, 429, "too many requests at once", headers={"retry-after-ms": "20"})
+                return
+            self._stream(kind, model)
+            return
+        if model.startswith("flaky-"):
+            model = self._flaky(kind, model)
+            if not model:
+                return
         if model.startswith("status-"):
             self._error(kind, int(model.split("-", 1)[1]), f"stub error for {model}")
         elif model == "echo-key-400":
             key = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
             self._error(kind, 400, f"bad request from key {key}: max_tokens too large " + "x" * 500)
+        elif model == "context-400":
+            self._error(
+                kind, 400, "request (5000 tokens) exceeds the available context size (2048 tokens), try increasing it"
+            )
         elif model == "slow-headers":
             time.sleep(SLOW)
             self._json(200, {})
@@ -128,6 +203,26 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"hello": "world"})
         else:
             self._stream(kind, model)
+
+    def _flaky(self, kind: str, model: str) -> str:
+        """The behaviour for this request of a ``flaky-W-N[-raMS]`` model: W while
+        fewer than N requests for it came before, then ``ok`` (returns "" when
+        the answer was already sent)."""
+        parts = model.removeprefix("flaky-").replace("slow-body", "slow_body").split("-")
+        what, times = parts[0].replace("_", "-"), int(parts[1])
+        seen = self.server_stub.count(model) - 1  # this request is recorded already
+        if seen >= times:
+            return "ok"
+        if not what.isdigit():
+            return what
+        headers = {}
+        for extra in parts[2:]:
+            if extra.startswith("ras"):
+                headers["retry-after"] = extra[3:]
+            elif extra.startswith("ra"):
+                headers["retry-after-ms"] = extra[2:]
+        self._error(kind, int(what), f"stub error {what} for {model}", headers=headers or None)
+        return ""
 
     def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -139,8 +234,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _error(self, kind: str, status: int, message: str) -> None:
-        headers = {"retry-after": "0", "retry-after-ms": "5"} if status == 429 or status >= 500 else {}
+    def _error(self, kind: str, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        if headers is None:
+            headers = {"retry-after": "0", "retry-after-ms": "5"} if status == 429 or status >= 500 else {}
         if kind == "anthropic":
             etype = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
             payload: Any = {"type": "error", "error": {"type": etype, "message": message}}
@@ -171,13 +267,22 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             for event in events:
                 self._send(event)
+                if model.startswith("busy-over-"):
+                    time.sleep(STEP)
             if model == "hang":
                 ping = 'event: ping\ndata: {"type": "ping"}\n\n' if kind == "anthropic" else ": keep-alive\n\n"
                 while not self.server_stub._stopping.is_set():
                     time.sleep(0.02)
                     self._send(ping)
+            if model == "runaway":
+                piece = _piece(kind, model, LOOP)
+                for _ in range(LOOP_LIMIT):
+                    if self.server_stub._stopping.is_set():
+                        break
+                    self._send(piece)
+                    time.sleep(0.0005)
         except OSError:  # the client closed the connection
-            if model == "hang":
+            if model in ("hang", "runaway"):
                 self.server_stub.disconnected.set()
 
 
@@ -185,11 +290,20 @@ def _sse(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
+def _piece(kind: str, model: str, text: str) -> str:
+    if kind == "anthropic":
+        return _sse(
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        )
+    return _chunk(model, {"content": text})
+
+
 def _anthropic_events(model: str) -> list[str]:
     pieces = PIECES
     if model in ("truncated",):
         pieces = PIECES[:2]
-    elif model in ("midstream", "hang"):
+    elif model in ("midstream", "hang", "runaway"):
         pieces = PIECES[:1]
     out = [
         _sse(
@@ -224,7 +338,7 @@ def _anthropic_events(model: str) -> list[str]:
     if model == "midstream":
         out.append(_sse("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
         return out
-    if model in ("truncated", "hang"):
+    if model in ("truncated", "hang", "runaway"):
         return out
     out += [
         _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
@@ -256,7 +370,7 @@ def _openai_events(model: str) -> list[str]:
     pieces = PIECES
     if model == "truncated":
         pieces = PIECES[:2]
-    elif model in ("midstream", "hang"):
+    elif model in ("midstream", "hang", "runaway"):
         pieces = PIECES[:1]
     out = [_chunk(model, {"role": "assistant", "content": ""})]
     out += [_chunk(model, {"content": p}) for p in pieces]
@@ -265,7 +379,7 @@ def _openai_events(model: str) -> list[str]:
             f"data: {json.dumps({'error': {'message': 'The server is overloaded', 'type': 'server_error'}})}\n\n"
         )
         return out
-    if model in ("truncated", "hang"):
+    if model in ("truncated", "hang", "runaway"):
         return out
     out.append(_chunk(model, {}, finish="stop"))
     if model != "no-usage":

@@ -53,7 +53,8 @@ async def test_default_base_url_and_retries():
     client = AnthropicClient("claude-sonnet-4-5", env={"ANTHROPIC_API_KEY": ANTHROPIC_KEY})
     try:
         assert client.base_url == "https://api.anthropic.com"
-        assert client.max_retries == 2 and client._client.max_retries == 2
+        # The SDK retries nothing by itself: the policy in core/llm/retry.py decides, visibly.
+        assert client.max_retries == 0 and client._client.max_retries == 0
         assert ANTHROPIC_KEY not in repr(client)
     finally:
         await client.aclose()

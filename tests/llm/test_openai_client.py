@@ -83,7 +83,7 @@ def test_base_url_from_env_and_default():
     )
     client = OpenAIClient("gpt-4.1", env={"OPENAI_API_KEY": "k"})
     assert client.base_url == "https://api.openai.com/v1" and client.official
-    assert client.max_retries == 2
+    assert client.max_retries == 0 and client._client.max_retries == 0
 
 
 def test_user_and_password_in_the_url_are_not_shown():
@@ -104,3 +104,33 @@ def test_user_and_password_in_the_url_are_not_shown():
 )
 def test_is_local(url, local):
     assert is_local(url) is local
+
+
+async def test_a_seed_is_sent_only_when_one_is_set(stub):
+    await run(OpenAIClient("ok", base_url=stub.url + "/v1", env={"OPENAI_API_KEY": OPENAI_KEY}))
+    seeded = req()
+    seeded.seed = 42
+    await run(OpenAIClient("ok", base_url=stub.url + "/v1", env={"OPENAI_API_KEY": OPENAI_KEY}), seeded)
+    assert "seed" not in stub.requests[0]["body"] and stub.requests[1]["body"]["seed"] == 42
+
+
+def test_the_run_config_seed_reaches_every_request(tmp_path):
+    from qflow_tui.core.config import RunConfig, load_config
+    from qflow_tui.core.context import RunContext
+    from qflow_tui.core.events import Emitter
+    from qflow_tui.core.llm.script import ScriptClient
+    from qflow_tui.core.problem import make_problem
+
+    path = tmp_path / "config.toml"
+    path.write_text('[models."openai/qwen"]\nseed = 7\n', encoding="utf-8")
+    assert load_config(path, env={}, overrides={"model": "openai/qwen"}).seed == 7
+    ctx = RunContext(
+        problem=make_problem("Add.", "assert add(1, 2) == 3"),
+        config=RunConfig(seed=7),
+        client=ScriptClient.from_function(lambda r: "x"),
+        sandbox=None,
+        emit=Emitter(),
+    )
+    assert ctx.request("program_generator", ("s", "u")).seed == 7
+    ctx.config = RunConfig()
+    assert ctx.request("program_generator", ("s", "u")).seed is None

@@ -24,7 +24,7 @@ PROBLEM = demo_problem()
 
 #: Fields that differ between two runs of the same story (time, ids, the
 #: client's name); everything else must be equal.
-VOLATILE = {"seq", "ts", "latency", "duration", "call_id", "model"}
+VOLATILE = {"seq", "ts", "latency", "duration", "call_id", "model", "time_to_first_token"}
 
 
 def demo_config(**changes: Any) -> RunConfig:

@@ -23,6 +23,9 @@ SOLVE_KEYS = {
     "session",
     "duration",
     "warnings",
+    "stops",
+    "cut_calls",
+    "cost",
 }
 
 
@@ -198,11 +201,14 @@ def test_rerun_from_the_recording(capsys, tmp_path):
     summary = json.loads(out)
     assert (summary["outcome"], summary["accepted_at"]) == ("accepted", "self_debug:1")
     assert read_session(summary["session"]).header["model"] == f"replay/{demo_session()}"
-    code, _, err = run(
+    code, out, err = run(
         capsys, "replay", str(demo_session()), "--rerun", "--no-tqc", "--json", "--session-dir", str(out_dir)
     )
-    assert code == 1
-    assert "no recorded response for self_debugger" in one_line_error(err)
+    assert code == 1 and not err
+    # Failing, --json still prints one object: the reason and the session kept.
+    failed = json.loads(out)
+    assert "no recorded response for self_debugger" in failed["error"] and failed["outcome"] == "failed"
+    assert read_session(failed["session"]).events[-1].kind == "run_failed"
     code, out, err = run(
         capsys,
         "replay",

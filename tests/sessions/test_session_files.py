@@ -429,4 +429,7 @@ def test_finished_summary_matches_the_solve_json_shape():
         "session",
         "duration",
         "warnings",
+        "stops",
+        "cut_calls",
+        "cost",
     }

@@ -3,6 +3,10 @@ readable, key-free line."""
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit, urlunsplit
 
 from .base import LLMError
@@ -34,6 +38,44 @@ def display_url(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+_CONTEXT_RE = re.compile(
+    r"context.?(length|window|size)|prompt is too long|too many tokens|exceeds the available context"
+    r"|maximum context|reduce the length",
+    re.IGNORECASE,
+)
+
+
+def is_context_error(status: int, message: str) -> bool:
+    """Whether a refusal says the prompt (plus answer) does not fit the model's window."""
+    return status in (400, 413, 422) and bool(_CONTEXT_RE.search(message))
+
+
+def retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+    """Seconds the server asked us to wait: ``retry-after-ms``, or ``retry-after``
+    as seconds or an HTTP date; None when it said nothing usable."""
+    if not headers:
+        return None
+    lower = {k.lower(): v for k, v in headers.items()}
+    raw_ms = lower.get("retry-after-ms")
+    if raw_ms is not None:
+        try:
+            return max(0.0, float(raw_ms) / 1000)
+        except ValueError:
+            pass
+    raw = lower.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(raw).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
 
 
 def body_message(body: object) -> str | None:
@@ -80,15 +122,26 @@ class ProviderErrors:
         """Whether the client talks to the provider's own service."""
         return False
 
-    def _error(self, message: str, *, status: int | None = None, retryable: bool = False) -> LLMError:
+    def _error(
+        self, message: str, *, status: int | None = None, retryable: bool = False, wait: float | None = None
+    ) -> LLMError:
         # Provider-supplied parts were blanked already; a second pass over the
         # whole message is for keys long enough not to match ordinary words.
         # A rejected key, a forbidden or unknown model: every call would fail alike.
-        return LLMError(
+        err = LLMError(
             clean(message, self._secret if len(self._secret) >= 8 else "", 600),
             fatal=status in (401, 403, 404),
             status=status,
             retryable=retryable,
+        )
+        err.retry_after = wait
+        return err
+
+    def _context_error(self, status: int, detail: str) -> LLMError:
+        return self._error(
+            f"{self.name}: the prompt does not fit the model's context window ({status}): {detail}; "
+            "lower --max-tokens or use a model with a larger window",
+            status=status,
         )
 
     def _connection_error(self, exc: BaseException) -> LLMError:

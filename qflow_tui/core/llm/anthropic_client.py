@@ -13,12 +13,10 @@ argument any more, and the API answers 400 to one smuggled in through
 Completion says ``extra["temperature_sent"] = False`` so nobody mistakes it for
 what the model ran with.
 
-Retries: the SDK retries 408/409/429/5xx and connection errors by itself, with
-exponential backoff and honouring ``retry-after`` *without an upper bound*. We
-keep that to ``max_retries=2`` by default (configurable): a few quick silent
-retries absorb a blip, while a provider that stays busy is reported within
-seconds instead of stalling a run whose many concurrent calls would all sleep
-invisibly; the app's own retry policy, which the user can see, handles the rest.
+Retries: the SDK's own retries are off (``max_retries=0`` by default): the
+app's retry policy (core/llm/retry.py) retries what is worth retrying where the
+user can see it (which call, attempt k of n, how long it waits), honouring the
+``retry-after`` these errors carry as ``LLMError.retry_after``.
 """
 
 from __future__ import annotations
@@ -32,13 +30,14 @@ from typing import Any
 import anthropic
 import httpx2
 
-from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url
+from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from .window import prompt_tokens, too_long
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 KEY_VAR = "ANTHROPIC_API_KEY"
 BASE_URL_VAR = "ANTHROPIC_BASE_URL"
-DEFAULT_MAX_RETRIES = 2
+DEFAULT_MAX_RETRIES = 0
 
 # A streamed ``event: error`` arrives on an HTTP 200 response: its error type says
 # what the status would have been.
@@ -73,9 +72,12 @@ class AnthropicClient(ProviderErrors):
         env: Mapping[str, str] | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float | None = None,
+        context_window: int | None = None,
     ) -> None:
         env = os.environ if env is None else env
         self.model = model_name
+        self.context_window = context_window
+        """Tokens the model can see at once, when configured (the API does not say)."""
         self.name = f"{self.provider}/{model_name}"
         key = env.get(KEY_VAR, "").strip()
         if not key:
@@ -102,6 +104,11 @@ class AnthropicClient(ProviderErrors):
         }
         if request.system:  # the API refuses an empty system text block
             params["system"] = request.system
+        if self.context_window:
+            shown = [{"role": "system", "content": request.system}, *request.messages]
+            tokens, exact = await prompt_tokens(None, None, shown)
+            if tokens >= self.context_window:
+                raise too_long(self.name, tokens, exact, self.context_window, "configured")
         start = time.perf_counter()
         first: float | None = None
         parts: list[str] = []
@@ -199,6 +206,8 @@ class AnthropicClient(ProviderErrors):
             if self.base_url != DEFAULT_BASE_URL:
                 hint += f" and that {display_url(self.base_url)} is the API root (without /v1)"
             return self._error(f"unknown model {self.model!r} (404 from anthropic): {hint}" + suffix, status=404)
+        if is_context_error(status, detail):
+            return self._context_error(status, detail)
         if status == 400 or status == 413:
             return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
         if status == 429:
@@ -206,6 +215,7 @@ class AnthropicClient(ProviderErrors):
                 f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
                 status=429,
                 retryable=True,
+                wait=retry_after(exc.response.headers),
             )
         if status >= 500 or status in (408, 409):
             what = "overloaded" if status == 529 else f"server error {status}"
@@ -213,5 +223,6 @@ class AnthropicClient(ProviderErrors):
                 f"{self.name}: {what}{retries}: provider busy, try again later" + suffix,
                 status=status,
                 retryable=True,
+                wait=retry_after(exc.response.headers),
             )
         return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)

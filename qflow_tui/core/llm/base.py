@@ -16,15 +16,26 @@ class LLMError(Exception):
     ``fatal`` errors end the whole run (a rejected key, an unknown model, a
     replay with no recording for the call): every other call would fail the same
     way. Others (busy, timed out, a request too long) end only the progression
-    that made the call; ``status`` and ``retryable`` say more where known."""
+    that made the call; ``status`` and ``retryable`` say more where known.
+    ``stop_reason`` is what the call's event records: ``failed``, or ``timeout``
+    when the per-call time limit ended it."""
 
     def __init__(
-        self, message: str, *, fatal: bool = False, status: int | None = None, retryable: bool = False
+        self,
+        message: str,
+        *,
+        fatal: bool = False,
+        status: int | None = None,
+        retryable: bool = False,
+        stop_reason: str = "failed",
     ) -> None:
         super().__init__(message)
         self.fatal = fatal
         self.status = status
         self.retryable = retryable
+        self.stop_reason = stop_reason
+        self.retry_after: float | None = None
+        """Seconds the server asked to wait before trying again (``retry-after``)."""
 
 
 @dataclass
@@ -42,6 +53,8 @@ class LLMRequest:
     epoch: int | None = None
     attempt: int | None = None
     test: str | None = None
+    seed: int | None = None
+    """Sampling seed, where the provider takes one (not part of the prompt hash)."""
     step: str | None = None
     """Workflow step the call belongs to (set by the run context; not sent to
     script models, whose contract is fixed)."""
@@ -99,10 +112,10 @@ class LLMClient(Protocol):
     async def aclose(self) -> None: ...
 
 
-_TOKEN_RE = re.compile(r"\w+|[^\w\s]")
+TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 
 
 def estimate_tokens(text: str) -> int:
     """A deterministic stand-in for a tokenizer, for providers that report no usage
     (script models, some local servers): words and punctuation marks."""
-    return len(_TOKEN_RE.findall(text))
+    return len(TOKEN_RE.findall(text))

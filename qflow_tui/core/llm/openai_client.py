@@ -10,16 +10,15 @@ Every failure becomes an :class:`LLMError` whose message says what to do next,
 never a traceback and never the API key; each carries ``status`` (HTTP status or
 ``None``) and ``retryable``.
 
-Retries: the SDK retries 408/409/429/5xx and connection errors by itself, with
-backoff and ``retry-after`` (up to two minutes each). We keep that at
-``max_retries=2`` by default (configurable): a blip is absorbed, a busy provider
-or a stopped local server is reported within seconds rather than stalling every
-concurrent call of a run in invisible sleeps; the app's own, visible retry policy
-takes it from there.
+Retries: the SDK's own retries are off (``max_retries=0`` by default): the
+app's retry policy (core/llm/retry.py) retries what is worth retrying where the
+user can see it (which call, attempt k of n, how long it waits), honouring the
+``retry-after`` these errors carry as ``LLMError.retry_after``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import time
@@ -30,13 +29,14 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url
+from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from .window import prompt_tokens, server_window, too_long
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_VAR = "OPENAI_API_KEY"
 BASE_URL_VAR = "OPENAI_BASE_URL"
-DEFAULT_MAX_RETRIES = 2
+DEFAULT_MAX_RETRIES = 0
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 # Local servers accept any key; the SDK insists on having one.
 LOCAL_DUMMY_KEY = "qflow-local"
@@ -69,9 +69,14 @@ class OpenAIClient(ProviderErrors):
         env: Mapping[str, str] | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float | None = None,
+        context_window: int | None = None,
     ) -> None:
         env = os.environ if env is None else env
         self.model = model_name
+        self.context_window = context_window
+        """Tokens the model can see at once: configured, or read from the server."""
+        self._window_source = "configured" if context_window else ""
+        self._window_lock: asyncio.Lock | None = None
         self.name = f"{self.provider}/{model_name}"
         # Always hand the SDK an explicit URL so that only ``env`` decides (the SDK
         # would otherwise read OPENAI_BASE_URL from the process environment).
@@ -95,6 +100,32 @@ class OpenAIClient(ProviderErrors):
         if timeout is not None:
             kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
         self._client = openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
+        # A compatible server may say its window (llama.cpp does); the official API is not asked.
+        self._ask_window = context_window is None and not self.official
+        self._key = key
+        self._http: httpx2.AsyncClient | None = None
+
+    def _aux(self) -> httpx2.AsyncClient:
+        """A plain HTTP client for the server's own endpoints (models, props, tokenize)."""
+        if self._http is None:
+            self._http = httpx2.AsyncClient(headers={"authorization": f"Bearer {self._key}"})
+        return self._http
+
+    async def _check_fits(self, messages: list[dict[str, str]]) -> None:
+        """Refuse, before sending, a prompt the model's window cannot hold."""
+        if self._ask_window:
+            self._window_lock = self._window_lock or asyncio.Lock()
+            async with self._window_lock:
+                if self._ask_window:
+                    self._ask_window = False
+                    self.context_window = await server_window(self._aux(), self.base_url, self.model)
+                    self._window_source = "as the server reports it" if self.context_window else ""
+        if not self.context_window:
+            return
+        exact_from = self._aux() if (self._http is not None or not self.official) else None
+        tokens, exact = await prompt_tokens(exact_from, self.base_url, messages)
+        if tokens >= self.context_window:
+            raise too_long(self.name, tokens, exact, self.context_window, self._window_source)
 
     def __repr__(self) -> str:
         return f"OpenAIClient({self.name!r}, base_url={display_url(self.base_url)!r})"
@@ -103,6 +134,7 @@ class OpenAIClient(ProviderErrors):
         messages = [dict(m) for m in request.messages]
         if request.system:
             messages.insert(0, {"role": "system", "content": request.system})
+        await self._check_fits(messages)
         params: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -110,6 +142,8 @@ class OpenAIClient(ProviderErrors):
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if request.seed is not None:
+            params["seed"] = request.seed
         # api.openai.com wants max_completion_tokens (its reasoning models refuse
         # max_tokens); the compatible servers know max_tokens.
         params["max_completion_tokens" if self.official else "max_tokens"] = request.max_tokens
@@ -182,6 +216,8 @@ class OpenAIClient(ProviderErrors):
 
     async def aclose(self) -> None:
         await self._client.close()
+        if self._http is not None:
+            await self._http.aclose()
 
     # -- errors ------------------------------------------------------------------
 
@@ -231,6 +267,8 @@ class OpenAIClient(ProviderErrors):
                     " is the API root, usually ending in /v1"
                 )
             return self._error(f"unknown model {self.model!r} (404 from {where}): {hint}" + suffix, status=404)
+        if is_context_error(status, detail):
+            return self._context_error(status, detail)
         if status in (400, 413, 422):
             return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
         if status == 429:
@@ -238,11 +276,13 @@ class OpenAIClient(ProviderErrors):
                 f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
                 status=429,
                 retryable=True,
+                wait=retry_after(exc.response.headers),
             )
         if status >= 500 or status in (408, 409):
             return self._error(
                 f"{self.name}: server error {status}{retries}: provider busy, try again later" + suffix,
                 status=status,
                 retryable=True,
+                wait=retry_after(exc.response.headers),
             )
         return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)

@@ -43,6 +43,8 @@ class RecordedCall:
     latency: float
     node: str | None = None
     """The search-tree node the call worked on (CodeTree)."""
+    stop_reason: str = "finished"
+    """How the recorded call ended; a replayed call ends the same way."""
 
     @property
     def position(self) -> tuple[Any, ...]:
@@ -116,6 +118,7 @@ def load_recorded_calls(events: list[Any]) -> list[RecordedCall]:
                     tokens_estimated=e.tokens_estimated,
                     latency=e.latency,
                     node=getattr(s, "node", None),
+                    stop_reason=getattr(e, "stop_reason", "finished") or "finished",
                 )
             )
     return calls
@@ -215,7 +218,9 @@ class ReplayClient:
             output_tokens=call.output_tokens,
             latency=time.perf_counter() - start,
             tokens_estimated=call.tokens_estimated,
-            extra={"replayed_from": call.call_id},
+            # A recorded cut stays a cut (its stop reason is one of ours already,
+            # which normalising leaves as it is).
+            extra={"replayed_from": call.call_id, "stop_reason": call.stop_reason},
         )
 
     async def aclose(self) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .base import Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens
+from .base import TOKEN_RE, Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens
 
 _CHUNK_RE = re.compile(r"\S+\s*|\s+")
 
@@ -41,6 +41,15 @@ def load_script_module(path: str | Path) -> ModuleType:
     if not callable(getattr(module, "respond", None)):
         raise LLMError(f"script model {str(path)!r} defines no respond(request) function")
     return module
+
+
+def cut_at_max_tokens(text: str, max_tokens: int) -> tuple[str, bool]:
+    """The text a real model would have sent within ``max_tokens`` (counted as
+    :func:`estimate_tokens` counts), and whether it had to be cut."""
+    for count, match in enumerate(TOKEN_RE.finditer(text), start=1):
+        if count > max_tokens:
+            return text[: match.start()].rstrip(" "), True
+    return text, False
 
 
 def chunk_text(text: str, words_per_chunk: int = 3) -> list[str]:
@@ -87,6 +96,8 @@ class ScriptClient:
                 f"script model {self.path!r} returned {type(text).__name__} for agent {request.agent}; "
                 "respond() must return a str"
             )
+        # Like a real model, a script is cut off at the request's max_tokens.
+        text, cut = cut_at_max_tokens(text, request.max_tokens)
         for piece in chunk_text(text):
             on_delta(piece)
             # Yield to the loop between chunks so concurrent calls interleave as real
@@ -99,6 +110,7 @@ class ScriptClient:
             output_tokens=estimate_tokens(text),
             latency=time.perf_counter() - start,
             tokens_estimated=True,
+            extra={"stop_reason": "max_tokens" if cut else "stop"},
         )
 
     async def aclose(self) -> None:

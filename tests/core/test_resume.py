@@ -1,0 +1,122 @@
+"""``qflow solve --resume SESSION``: a run that failed for good is run again
+with its recorded problem and settings, every call it finished answered from
+the recording (no tokens), the rest asked of the live model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from qflow_tui.core.session import read_session
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "mbpp11"
+
+RESPONDER = """
+import importlib.util
+from pathlib import Path
+
+from qflow_tui.core.llm import LLMError
+
+HERE = Path(__file__).parent
+spec = importlib.util.spec_from_file_location("mbpp11_story", {story!r})
+story = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(story)
+
+
+def respond(request):
+    if request["agent"] == "self_debugger" and (HERE / "down").exists():
+        raise LLMError("the provider is down for good", fatal=True)
+    with open(HERE / "live.log", "a") as log:
+        log.write(request["agent"] + "\\n")
+    return story.respond(request)
+"""
+
+
+def qflow(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "qflow_tui.cli", "solve", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
+    responder = tmp_path / "responder.py"
+    responder.write_text(RESPONDER.format(story=str(ROOT / "tests" / "scripts" / "mbpp11.py")))
+    (tmp_path / "down").write_text("")
+    sessions = tmp_path / "sessions"
+    first = qflow(
+        "--problem",
+        str(DATA / "problem.txt"),
+        "--tests",
+        str(DATA / "tests.py"),
+        "--model",
+        f"script/{responder}",
+        "--prompts",
+        "2",
+        "--session-dir",
+        str(sessions),
+        "--json",
+        cwd=tmp_path,
+    )
+    # Failing for good, --json still prints one object: the reason, the session, what finished.
+    assert first.returncode == 1
+    summary = json.loads(first.stdout)
+    assert "the provider is down for good" in summary["error"] and summary["outcome"] == "failed"
+    (failed,) = sessions.glob("*.jsonl")
+    assert summary["session"] == str(failed)
+    assert summary["llm_calls"] > 0 and summary["stops"]["failed"] == 1
+    recorded = read_session(failed)
+    assert recorded.events[-1].kind == "run_failed"
+    finished_before = sum(1 for e in recorded.events if e.kind == "llm_call_finished")
+    live_before = (tmp_path / "live.log").read_text().splitlines()
+    assert finished_before == len(live_before) > 0
+
+    (tmp_path / "down").unlink()
+    (tmp_path / "live.log").unlink()
+    again = qflow("--resume", str(failed), "--session-dir", str(sessions), "--json", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    result = json.loads(again.stdout)
+    assert (result["outcome"], result["accepted_at"], result["progression"]) == ("accepted", "self_debug:1", 0)
+    live = (tmp_path / "live.log").read_text().splitlines()
+    # Only what the failed run never finished was asked of the model again.
+    assert live and set(live) == {"self_debugger", "code_quality_checker"}
+    assert result["llm_calls"] == finished_before + len(live)
+    resumed = read_session(result["session"])
+    assert resumed.path != failed and resumed.header["config"]["fallback_model"] == f"script/{responder}"
+    notices = [e.message for e in resumed.events if e.kind == "notice"]
+    assert f"{finished_before} calls answered from the recording, {len(live)} asked of script/{responder}" in notices
+
+
+def test_a_failed_run_says_where_its_session_is_and_how_to_resume(tmp_path):
+    responder = tmp_path / "responder.py"
+    responder.write_text(RESPONDER.format(story=str(ROOT / "tests" / "scripts" / "mbpp11.py")))
+    (tmp_path / "down").write_text("")
+    out = qflow(
+        "--problem",
+        str(DATA / "problem.txt"),
+        "--tests",
+        str(DATA / "tests.py"),
+        "--model",
+        f"script/{responder}",
+        "--prompts",
+        "1",
+        "--session-dir",
+        str(tmp_path / "s"),
+        cwd=tmp_path,
+    )
+    assert out.returncode == 1
+    (session,) = (tmp_path / "s").glob("*.jsonl")
+    assert f"qflow: session: {session} (resume it with: qflow solve --resume {session})" in out.stderr
+
+
+def test_resume_of_something_that_is_not_a_session_is_one_line(tmp_path):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("not a session\n")
+    out = qflow("--resume", str(junk), cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.startswith("qflow: ") and out.stderr.count("\n") == 1
+    both = qflow("--resume", str(junk), "--problem", "mbpp/11", cwd=tmp_path)
+    assert "leave out --problem and --tests" in both.stderr
+    neither = qflow(cwd=tmp_path)
+    assert "or --resume SESSION" in neither.stderr
