@@ -171,7 +171,8 @@ def resume(args: argparse.Namespace) -> int:
         problem = Problem.from_dict(data.header["problem"])
     except (KeyError, TypeError, ProblemError) as exc:
         return fail(f"{path}: the recorded problem cannot be read ({exc})")
-    recorded = data.header.get("config") if isinstance(data.header.get("config"), dict) else {}
+    raw = data.header.get("config")
+    recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
     live = args.model or str(data.header.get("model") or "")
     if not live:
         return fail(f"{path}: the session names no model; give --model for the calls it did not finish")
