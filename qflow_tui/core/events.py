@@ -80,6 +80,10 @@ class RunStarted(Event):
     """What the workflow does with the visible tests, in words."""
     progressions: int = 1
     """How many progressions run (1 for workflows without them)."""
+    sampling: dict[str, str] = field(default_factory=dict)
+    """The sampling settings really sent to the model, in words
+    (``{"temperature": "not sent: the provider's default"}``): the workflow asks
+    for the paper's temperatures, and not every API takes them."""
 
 
 @dataclass(kw_only=True)

@@ -55,6 +55,19 @@ def build_sandbox(config: RunConfig) -> Any:
     return Sandbox(SandboxConfig(timeout=config.test_timeout))
 
 
+def sampling_sent(client: Any, config: RunConfig) -> dict[str, str]:
+    """The sampling settings really sent to the model, in words, for the
+    session header and the run's first event."""
+    said = getattr(client, "sampling", None)
+    if isinstance(said, dict):
+        out = {str(k): str(v) for k, v in said.items()}
+    else:  # script and replay models: nothing is sampled
+        out = {"temperature": "not applicable (answers come from a script or a recording)"}
+    if "seed" not in out:
+        out["seed"] = f"sent: {config.seed}" if config.seed >= 0 else "not set"
+    return out
+
+
 async def run_workflow(
     problem: Problem,
     config: RunConfig,
@@ -95,6 +108,7 @@ async def run_workflow(
                 model=config.model,
                 config=config.public_dict(),
                 problem=problem.to_dict(),
+                extra={"sampling": sampling_sent(client, config)},
             )
         except OSError as exc:
             raise RunError(f"cannot write the session file {path}: {exc.strerror}") from None
@@ -110,6 +124,7 @@ async def run_workflow(
             config=config.public_dict(),
             problem=problem.to_dict(),
             isolation=getattr(sandbox, "isolation", ""),
+            sampling=sampling_sent(client, config),
             **workflow.described(config),
         )
     )

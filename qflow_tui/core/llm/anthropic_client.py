@@ -57,6 +57,8 @@ class AnthropicClient(ProviderErrors):
     """Streams one Messages API call per :meth:`complete`."""
 
     provider = "anthropic"
+    #: What this API takes of the sampling settings (see the module docstring).
+    sampling = {"temperature": "not sent (the API takes none): the provider's default", "seed": "not sent"}
     connection_wrapper = anthropic.APIConnectionError
     base_url_var = BASE_URL_VAR
     server_kind = "an Anthropic Messages API server"

@@ -54,6 +54,7 @@ class OpenAIClient(ProviderErrors):
     """Streams one chat-completions call per :meth:`complete`."""
 
     provider = "openai"
+    sampling = {"temperature": "sent as each agent asks (the paper's 0; 0.1 for the test designer)"}
     connection_wrapper = openai.APIConnectionError
     base_url_var = BASE_URL_VAR
     server_kind = "an OpenAI-compatible server"

@@ -1,0 +1,29 @@
+"""The session says which sampling settings really reached the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from qflow_tui.core.config import RunConfig
+from qflow_tui.core.llm.anthropic_client import AnthropicClient
+from qflow_tui.core.llm.openai_client import OpenAIClient
+from qflow_tui.core.runner import sampling_sent
+from tests.helpers import CORRECT, Story
+
+
+def test_each_provider_says_what_it_sends():
+    config = RunConfig()
+    assert sampling_sent(AnthropicClient, config)["temperature"].startswith("not sent")
+    assert sampling_sent(OpenAIClient, config)["temperature"].startswith("sent")
+    assert sampling_sent(OpenAIClient, config)["seed"] == "not set"
+    assert sampling_sent(OpenAIClient, config.replace(seed=7))["seed"] == "sent: 7"
+
+
+async def test_the_session_header_and_first_event_record_it(tmp_path):
+    from tests.core.test_qualityflow import solve
+
+    outcome, rec = await solve(Story(generate=lambda p: CORRECT), tmp_path, prompts=1)
+    header = json.loads(Path(outcome.session).read_text(encoding="utf-8").splitlines()[0])  # noqa: ASYNC240
+    assert header["sampling"]["temperature"].startswith("not applicable")
+    assert rec.of("run_started")[0].sampling == header["sampling"]
