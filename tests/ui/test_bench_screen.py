@@ -4,16 +4,19 @@ opened again, and a snapshot of one at 80x24."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import SIZE
 from rich.text import Text
 from ui_steps import wait_until
 
+from qflow_tui.cli import main
 from qflow_tui.core.bench.runner import RESULTS, BenchRunner, BenchSpec, read_results
 from qflow_tui.core.config import RunConfig
-from qflow_tui.ui.app import create_app
+from qflow_tui.ui.app import QFlowApp, create_app
 from qflow_tui.ui.screens.bench import BenchScreen
 from qflow_tui.ui.screens.replay import ReplayScreen
 from qflow_tui.ui.widgets.bench_chart import PassByStepChart, bar, pass_rows
@@ -22,6 +25,7 @@ from qflow_tui.ui.widgets.bench_table import BenchTable
 ROOT = Path(__file__).parents[2]
 SCRIPTS = ROOT / "tests" / "bench" / "scripts"
 FINISHED = ROOT / "tests" / "bench" / "data" / "finished-late-fix"
+CANONICAL = ROOT / "bench" / "canonical_model.py"
 
 
 def late_fix_runner(out: Path, ids: list[str]) -> BenchRunner:
@@ -150,3 +154,78 @@ def test_a_finished_bench_snapshot(snap_compare, tmp_path, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.fixture
+def app_run_in_pilot(monkeypatch):
+    """``QFlowApp.run`` replaced by a headless pilot that waits for the bench
+    worker to end, or (``stop_early``) leaves as soon as a problem is running,
+    as Ctrl+Q would."""
+    seen: dict[str, object] = {"stop_early": False}
+
+    def run(self: QFlowApp, *args: object, **kwargs: object) -> None:
+        async def drive() -> None:
+            async with self.run_test(size=SIZE) as pilot:
+                await wait_until(pilot, lambda: isinstance(self.screen, BenchScreen), "the bench screen")
+                screen = self.screen
+                seen["screen"] = screen
+                if seen["stop_early"]:
+                    await wait_until(
+                        pilot,
+                        lambda: any(r.state == "running" for r in screen.rows.values()),
+                        "a running problem",
+                    )
+                    return
+                await self.workers.wait_for_complete()
+                await wait_until(pilot, lambda: screen.finished, "the bench to finish")
+
+        asyncio.run(drive())
+
+    monkeypatch.setattr(QFlowApp, "run", run)
+    return seen
+
+
+def _bench_tui(out: Path) -> int:
+    model = f"script/{CANONICAL}"
+    return main(
+        [
+            "bench",
+            "--tui",
+            "--dataset",
+            "humaneval",
+            "--ids",
+            "0,1",
+            "--model",
+            model,
+            "--workflow",
+            "zeroshot",
+            "--out",
+            str(out),
+        ]
+    )
+
+
+def test_qflow_bench_tui_runs_the_bench_in_the_app(tmp_path, app_run_in_pilot, capsys):
+    assert _bench_tui(tmp_path / "b") == 0
+    screen = app_run_in_pilot["screen"]
+    assert isinstance(screen, BenchScreen) and screen.finished
+    assert {r["id"]: r["passed"] for r in read_results(tmp_path / "b")} == {"humaneval/0": True, "humaneval/1": True}
+    assert "qflow bench report" in capsys.readouterr().err
+
+
+def test_leaving_the_app_mid_bench_keeps_the_folder_and_says_how_to_resume(
+    tmp_path, app_run_in_pilot, capsys, monkeypatch
+):
+    hang = tmp_path / "hang"
+    hang.write_text("humaneval/1")
+    monkeypatch.setenv("QFLOW_TEST_HANG_FILE", str(hang))
+    app_run_in_pilot["stop_early"] = True
+    out = tmp_path / "b"
+    argv = ["bench", "--tui", "--dataset", "humaneval", "--ids", "0,1", "--model", f"script/{SCRIPTS / 'flaky.py'}"]
+    assert main([*argv, "--workflow", "zeroshot", "--concurrency", "1", "--out", str(out)]) == 1
+    assert "rerun the same command to resume" in capsys.readouterr().err
+    # The rerun (humaneval/1 no longer hangs) finishes what was left.
+    hang.write_text("")
+    app_run_in_pilot["stop_early"] = False
+    assert main([*argv, "--workflow", "zeroshot", "--concurrency", "1", "--out", str(out)]) == 0
+    assert sorted(r["id"] for r in read_results(out) if r["status"] == "done") == ["humaneval/0", "humaneval/1"]
