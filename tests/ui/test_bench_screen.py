@@ -229,3 +229,23 @@ def test_leaving_the_app_mid_bench_keeps_the_folder_and_says_how_to_resume(
     app_run_in_pilot["stop_early"] = False
     assert main([*argv, "--workflow", "zeroshot", "--concurrency", "1", "--out", str(out)]) == 0
     assert sorted(r["id"] for r in read_results(out) if r["status"] == "done") == ["humaneval/0", "humaneval/1"]
+
+
+async def test_elapsed_time_and_a_running_problems_time_move_on_between_updates(tmp_path, monkeypatch):
+    hang = tmp_path / "hang"
+    hang.write_text("humaneval/0")
+    monkeypatch.setenv("QFLOW_TEST_HANG_FILE", str(hang))
+    config = RunConfig(model=f"script/{SCRIPTS / 'flaky.py'}", workflow="zeroshot")
+    runner = BenchRunner(BenchSpec("humaneval", config, ids=["humaneval/0"]), tmp_path / "b")
+    now = [100.0]
+    app = create_app(RunConfig(), bench_runner=runner, clock=lambda: now[0], remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        assert isinstance(screen, BenchScreen)
+        await wait_until(pilot, lambda: screen.rows["humaneval/0"].state == "running", "the problem running")
+        now[0] = 107.0
+        screen._tick()  # what the screen's one-second timer calls
+        await pilot.pause()
+        assert "7s elapsed" in str(screen.query_one("#bench-summary").render())
+        assert cell(screen.query_one(BenchTable), "humaneval/0", "time") == "7.0s"

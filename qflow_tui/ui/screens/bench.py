@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 from textual.worker import Worker, WorkerState
 
@@ -74,6 +75,7 @@ class BenchScreen(Screen):
         self._posted = False
         self._started: float | None = None
         self._ended: float | None = None
+        self._clock: Timer | None = None
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -116,7 +118,17 @@ class BenchScreen(Screen):
         self.running = True
         self._started = self._now()
         self._describe()
+        # The elapsed time, the ETA and the running problems' times move on between updates.
+        self._clock = self.set_interval(1.0, self._tick)
         self.run_bench()
+
+    def _tick(self) -> None:
+        if not self.running:
+            return
+        table = self.query_one(BenchTable)
+        table.now = self._now()
+        table.update_rows([r.key for r in self.rows.values() if r.state in ("running", "evaluating")])
+        self._describe()
 
     def _heard(self, update: ProblemUpdate) -> None:
         """The runner's sink: called on the app's event loop from the bench worker.
@@ -172,6 +184,8 @@ class BenchScreen(Screen):
             return
         self.running = False
         self._ended = self._now()
+        if self._clock is not None:
+            self._clock.stop()
         runner = self.runner
         if runner is not None and self._heard in runner.sinks:
             runner.sinks.remove(self._heard)
@@ -260,7 +274,13 @@ class BenchScreen(Screen):
         if unfinished:
             parts.append(f"{unfinished} not finished")
         if self._started is not None:
-            parts.append(f"{(self._ended if self._ended is not None else self._now()) - self._started:.0f}s elapsed")
+            elapsed = (self._ended if self._ended is not None else self._now()) - self._started
+            parts.append(f"{elapsed:.0f}s elapsed")
+            # Problems this screen saw run to the end (not those a resume skipped) set the pace.
+            fresh = sum(1 for r in rows if r.state == "done" and r.started is not None)
+            left = sum(1 for r in rows if r.state in ("queued", "running", "evaluating"))
+            if self.running and fresh and left:
+                parts.append(f"ETA {elapsed / fresh * left:.0f}s")
         elif done:
             parts.append(f"{sum(float(r.get('duration', 0) or 0) for r in done):.1f}s of runs")
         summary = one_line(what) + "\n" + one_line("  ".join(parts))
