@@ -249,3 +249,26 @@ async def test_elapsed_time_and_a_running_problems_time_move_on_between_updates(
         await pilot.pause()
         assert "7s elapsed" in str(screen.query_one("#bench-summary").render())
         assert cell(screen.query_one(BenchTable), "humaneval/0", "time") == "7.0s"
+
+
+async def test_lines_qflow_did_not_write_show_as_unreadable_not_a_crash(tmp_path):
+    folder = tmp_path / "bench"
+    shutil.copytree(FINISHED, folder)
+    lines = (folder / RESULTS).read_text().splitlines()
+    # humaneval/1's line hand-edited: steps is not a list, tokens not a number.
+    lines = [
+        line.replace('"steps":[', '"steps":"x","old_steps":[').replace('"tokens_total":', '"tokens_total":"many","t":')
+        if '"id":"humaneval/1"' in line
+        else line
+        for line in lines
+    ]
+    (folder / RESULTS).write_text("\n".join(lines) + "\n")
+    app = create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        await pilot.pause()
+        table = screen.query_one(BenchTable)
+        assert cell(table, "humaneval/1", "status") == "unreadable"
+        assert cell(table, "humaneval/0", "status") == "passed"
+        assert pass_rows(screen.query_one(PassByStepChart).done)[-1] == ("final", 3, 3)

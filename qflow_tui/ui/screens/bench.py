@@ -21,12 +21,28 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 from textual.worker import Worker, WorkerState
 
-from ...core.bench.runner import BenchError, BenchRunner, ProblemUpdate, run_key
+from ...core.bench.runner import RESULTS, BenchError, BenchRunner, ProblemUpdate, run_key
 from ...core.safe_text import clean, one_line
 from ..access import qflow_app
 from ..widgets.bench_chart import PassByStepChart
 from ..widgets.bench_table import BenchRow, BenchTable
 from ..widgets.footer import AppFooter
+
+
+def _readable(rec: dict[str, Any]) -> bool:
+    """Whether a results line read from disk has the shape the runner writes
+    (a hand-edited or foreign line must not break the table or the chart)."""
+    steps = rec.get("steps", [])
+    if not isinstance(steps, list) or not all(isinstance(s, dict) and isinstance(s.get("step"), str) for s in steps):
+        return False
+    if not isinstance(rec.get("session", ""), str):
+        return False
+    try:
+        int(rec.get("tokens_total", 0) or 0)
+        float(rec.get("duration", 0) or 0)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 class BenchScreen(Screen):
@@ -225,22 +241,45 @@ class BenchScreen(Screen):
 
         try:
             data = load_bench(self.folder)
-        except BenchError as exc:
-            self.outcome = str(exc)
-            self.notify(clean(str(exc)), title="Not a bench folder", severity="error", markup=False)
+            self.spec = data.spec
+            samples = int(data.spec.get("samples", 1) or 1)
+            latest = {run_key(str(r["id"]), int(r.get("sample", 0))): r for r in data.records}
+            problem_ids = [str(pid) for pid in data.problem_ids]
+        except (BenchError, TypeError, ValueError, AttributeError) as exc:
+            why = (
+                str(exc)
+                if isinstance(exc, BenchError)
+                else f"{self.folder} has a bench.json or results.jsonl qflow did not write ({exc})"
+            )
+            self.outcome = why
+            self.notify(clean(why), title="Not a bench folder", severity="error", markup=False)
             self._describe()
             return
-        self.spec = data.spec
-        samples = int(data.spec.get("samples", 1) or 1)
-        latest = {run_key(r["id"], int(r.get("sample", 0))): r for r in data.records}
         rows: dict[str, BenchRow] = {}
-        for pid in data.problem_ids:
+        unreadable = 0
+
+        def row(key: str, rec: dict[str, Any] | None) -> BenchRow:
+            nonlocal unreadable
+            if rec is None:
+                return BenchRow(key, state="not run")
+            if not _readable(rec):
+                unreadable += 1
+                return BenchRow(key, state="unreadable")
+            return BenchRow(key, state=str(rec.get("status", "error")), record=rec)
+
+        for pid in problem_ids:
             for s in range(samples):
                 key = run_key(pid, s)
-                rec = latest.get(key)
-                rows[key] = BenchRow(key, state=str(rec.get("status", "error")) if rec else "not run", record=rec)
+                rows[key] = row(key, latest.get(key))
         for key, rec in latest.items():  # lines for problems the spec no longer names
-            rows.setdefault(key, BenchRow(key, state=str(rec.get("status", "error")), record=rec))
+            if key not in rows:
+                rows[key] = row(key, rec)
+        if unreadable:
+            self.notify(
+                clean(f"{unreadable} lines of {self.folder / RESULTS} are not what qflow writes; shown as unreadable."),
+                severity="warning",
+                markup=False,
+            )
         self.rows = rows
         table = self.query_one(BenchTable)
         table.show(list(rows.values()))
