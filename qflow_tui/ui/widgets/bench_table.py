@@ -94,7 +94,7 @@ class BenchTable(DataTable[Any]):
         self.add_column("problem", key="problem", width=16)
         self.add_column("status", key="status", width=14)
         for step in self.steps:
-            label = short_step(step)
+            label = one_line(short_step(step), 12)
             self.add_column(Text(label, justify="center"), key=f"step:{step}", width=max(3, len(label)))
         self.add_column(Text("tokens", justify="right"), key="tokens", width=6)
         self.add_column(Text("time", justify="right"), key="time", width=6)
