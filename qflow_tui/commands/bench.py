@@ -147,6 +147,15 @@ def _run_tui(runner: Any) -> int:
     runner.prepare()  # bad input is a one-line message before the app opens
     app = create_app(bench_runner=runner)
     app.run()
+    from ..core.bench.runner import latest_results, read_results, run_key
+
+    latest = latest_results(read_results(runner.folder))
+    left = sum(1 for pid, s in runner.keys if latest.get(run_key(pid, s), {}).get("status") != "done")
+    print(f"bench folder: {runner.folder}", file=sys.stderr)
+    if left:
+        print(f"qflow: {left} runs did not finish; rerun the same command to resume", file=sys.stderr)
+        return 1
+    print(f"qflow: see the tables with: qflow bench report {runner.folder}", file=sys.stderr)
     return 0
 
 

@@ -50,6 +50,8 @@ class QFlowApp(App[int]):
         clock: Callable[[], float] | None = None,
         remember_theme: bool = True,
         replay_options: dict[str, Any] | None = None,
+        bench_runner: Any = None,
+        bench_folder: str | Path | None = None,
     ) -> None:
         super().__init__()
         self.config = config
@@ -69,6 +71,10 @@ class QFlowApp(App[int]):
         self.remember_theme = remember_theme
         self.replay_options: dict[str, Any] = replay_options or {}
         """How the first replay opens (``step``, ``play``); read once by the replay screen."""
+        self.bench_runner = bench_runner
+        """A bench (a ``BenchRunner``) to run on the bench screen at start-up (``qflow bench --tui``)."""
+        self.bench_folder = bench_folder
+        """A bench folder to show on the bench screen at start-up (``qflow bench open``)."""
         self._theme_ready = False
 
     # -- start-up ------------------------------------------------------------------------
@@ -85,6 +91,10 @@ class QFlowApp(App[int]):
         self._install_themes()
         if self.replay_path is not None:
             self.open_replay(self.replay_path)
+        if self.bench_runner is not None or self.bench_folder is not None:
+            from .screens.bench import BenchScreen
+
+            self.push_screen(BenchScreen(self.bench_runner, self.bench_folder))
 
     def _install_themes(self) -> None:
         try:

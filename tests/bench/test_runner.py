@@ -74,6 +74,7 @@ def test_canonical_after_one_self_debug_epoch_gives_the_expected_tables(tmp_path
     assert (tqc["Precision"], tqc["Recall"], tqc["Incorrect tests filtered"]) == ("100.00", "100.00", "4")
     assert table_debug(data.done) == [["self_debug:1", "4", "0", "0", "4", "0", "n/a"]]
     report = render_report(data)
+    assert "Settings: checker=python, prompts=1, epochs=1, clarify=0, tqc=True, revert=True\n" in report
     assert "## pass@1 by workflow step (Table 1)" in report
     assert "## Average tokens per problem, per agent (Table 11)" in report
     assert "| self_debugger |" in report
@@ -205,6 +206,8 @@ def test_cli_bench_report_and_compare(tmp_path, capsys):
     )
     out = capsys.readouterr()
     assert "final pass@1 100.00% (2/2)" in out.out
+    # Only the workflow's own settings: zero-shot has none to show.
+    assert "Settings: none (zeroshot has no settings)" in out.out
     assert "mbpp/11 PASS" in out.err  # plain progress lines when not on a terminal
     assert (right / "report.md").read_text() in out.out
     late = f"script/{SCRIPTS / 'late_fix.py'}"

@@ -247,6 +247,17 @@ def _unfinished(data: BenchData) -> list[dict[str, Any]]:
     return [r for r in data.records if r.get("status") != "done"]
 
 
+def _workflow_settings(workflow: str) -> tuple[str, ...]:
+    """The settings ``workflow`` declares (a bench keeps every workflow's
+    settings in its spec; only the workflow's own decide its results)."""
+    from ..workflows import WORKFLOWS
+
+    spec = WORKFLOWS.get(workflow)
+    if spec is None:  # a bench of a workflow this version does not know
+        return ("checker", "prompts", "epochs", "clarify", "tqc", "revert", "iterations")
+    return tuple(setting.key for setting in spec.settings)
+
+
 def render_report(data: BenchData) -> str:
     from .datasets import load_dataset, visible_from_evaluation
 
@@ -269,15 +280,10 @@ def render_report(data: BenchData) -> str:
             f"{total - len(done) - provider - other} not run); rerun the same command to finish them."
         )
     settings = s.get("settings") or {}
+    own = _workflow_settings(str(s.get("workflow", "")))
+    shown = [f"{k}={v}" for k, v in settings.items() if k in own]
     parts.append("")
-    parts.append(
-        "Settings: "
-        + ", ".join(
-            f"{k}={v}"
-            for k, v in settings.items()
-            if k in ("checker", "prompts", "epochs", "clarify", "tqc", "revert", "iterations")
-        )
-    )
+    parts.append("Settings: " + (", ".join(shown) if shown else f"none ({s.get('workflow')} has no settings)"))
     tokens_total = sum(r.get("tokens_total", 0) for r in done)
     c = cost(data)
     parts.append(f"Tokens: {tokens_total}" + (f"; cost ${c:.4f}" if c is not None else "") + ".")

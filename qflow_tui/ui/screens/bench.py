@@ -1,0 +1,372 @@
+"""The bench screen: a bench's problems as a table that fills in live (status,
+the verdict after each workflow step, tokens, time), the running pass@1 by step
+as bars, and any finished problem opened in the replay screen.
+
+It shows either a bench it runs (a :class:`~qflow_tui.core.bench.runner.BenchRunner`,
+run in a worker on the app's event loop and heard through its sinks) or a bench
+folder read back from disk (a finished or an interrupted one)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Header, Static
+from textual.worker import Worker, WorkerState
+
+from ...core.bench.runner import RESULTS, BenchError, BenchRunner, ProblemUpdate, run_key
+from ...core.safe_text import clean, one_line
+from ..access import qflow_app
+from ..widgets.bench_chart import PassByStepChart
+from ..widgets.bench_table import BenchRow, BenchTable
+from ..widgets.footer import AppFooter
+
+
+def _readable(rec: dict[str, Any]) -> bool:
+    """Whether a results line read from disk has the shape the runner writes
+    (a hand-edited or foreign line must not break the table or the chart)."""
+    steps = rec.get("steps", [])
+    if not isinstance(steps, list) or not all(isinstance(s, dict) and isinstance(s.get("step"), str) for s in steps):
+        return False
+    if not isinstance(rec.get("session", ""), str):
+        return False
+    try:
+        int(rec.get("tokens_total", 0) or 0)
+        float(rec.get("duration", 0) or 0)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+class BenchScreen(Screen):
+    """Watch a bench run, or look at a bench folder (see the module docstring)."""
+
+    BINDINGS = [
+        # Priority: the table's own Enter (select the row) would hide the key from the footer.
+        Binding("enter", "open", "Replay", priority=True, tooltip="Replay the selected problem's session"),
+        Binding("r", "reload", "Reload", tooltip="Read the bench folder again (a bench another qflow is running)"),
+        Binding("escape", "back", "Back", tooltip="Leave the bench screen (once the bench is not running)"),
+    ]
+
+    DEFAULT_CSS = """
+    BenchScreen { layout: vertical; }
+    BenchScreen #bench-summary { height: auto; padding: 0 1; }
+    BenchScreen #bench-where { height: 1; padding: 0 1; color: $text-muted; }
+    BenchScreen #bench-body { height: 1fr; }
+    BenchScreen #bench-chart { dock: top; padding: 0 1; margin-bottom: 1; }
+    BenchScreen #bench-table { height: 1fr; }
+    BenchScreen.-wide #bench-chart {
+        dock: right; width: 64; height: 1fr; margin-bottom: 0; border-left: vkey $surface-lighten-2;
+    }
+    """
+
+    class Updated(Message):
+        """The bench reported progress (the updates wait in the screen's queue)."""
+
+    def __init__(self, runner: BenchRunner | None = None, folder: str | Path | None = None) -> None:
+        super().__init__()
+        if runner is None and folder is None:
+            raise ValueError("BenchScreen needs a runner or a folder")
+        self.runner = runner
+        """The bench this screen runs, if it runs one."""
+        self.folder = Path(folder) if folder is not None else runner.folder  # type: ignore[union-attr]
+        """The bench folder: results, report and sessions."""
+        self.spec: dict[str, Any] = {}
+        self.rows: dict[str, BenchRow] = {}
+        """Every run of the bench, by key, in the bench's order."""
+        self.running = False
+        """Whether the bench is running in this screen now."""
+        self.finished = False
+        """Whether the bench this screen ran has ended (every problem tried)."""
+        self.outcome = ""
+        """How the bench this screen ran ended, in one line."""
+        self._pending: list[ProblemUpdate] = []
+        self._posted = False
+        self._started: float | None = None
+        self._ended: float | None = None
+        self._clock: Timer | None = None
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="bench-summary", markup=False)
+        yield Static(id="bench-where", markup=False)
+        with Vertical(id="bench-body"):
+            yield BenchTable(id="bench-table")
+            yield PassByStepChart(id="bench-chart")
+        yield AppFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(BenchTable).focus()
+        if self.runner is not None:
+            self._start()
+        else:
+            self._load_folder()
+
+    def _now(self) -> float:
+        return qflow_app(self).clock()
+
+    # -- a bench this screen runs -----------------------------------------------------------
+
+    def _start(self) -> None:
+        runner = self.runner
+        assert runner is not None
+        if not runner.keys:
+            try:
+                runner.prepare()
+            except BenchError as exc:
+                self.outcome = str(exc)
+                self.notify(clean(str(exc)), title="The bench cannot start", severity="error", markup=False)
+                self._describe()
+                return
+        self.spec = runner.spec.to_dict([bp.id for bp in runner.problems])
+        self.rows = {run_key(pid, s): BenchRow(run_key(pid, s)) for pid, s in runner.keys}
+        self.query_one(BenchTable).show(list(self.rows.values()))
+        runner.sinks.append(self._heard)
+        self.running = True
+        self._started = self._now()
+        self._describe()
+        # The elapsed time, the ETA and the running problems' times move on between updates.
+        self._clock = self.set_interval(1.0, self._tick)
+        self.run_bench()
+
+    def _tick(self) -> None:
+        if not self.running:
+            return
+        table = self.query_one(BenchTable)
+        table.now = self._now()
+        table.update_rows([r.key for r in self.rows.values() if r.state in ("running", "evaluating")])
+        self._describe()
+
+    def _heard(self, update: ProblemUpdate) -> None:
+        """The runner's sink: called on the app's event loop from the bench worker.
+        Updates are queued and the screen is told once per batch, so a flood of
+        them costs one redraw."""
+        self._pending.append(update)
+        if not self._posted:
+            self._posted = True
+            self.post_message(self.Updated())
+
+    @work(exclusive=True, group="bench", exit_on_error=False, name="bench")
+    async def run_bench(self) -> None:
+        assert self.runner is not None
+        await self.runner.run()
+
+    @on(Updated)
+    def _apply_updates(self) -> None:
+        self._posted = False
+        updates, self._pending = self._pending, []
+        now = self._now()
+        changed: list[str] = []
+        for u in updates:
+            row = self.rows.get(u.key)
+            if row is None:
+                row = self.rows[u.key] = BenchRow(u.key)
+            if u.state == "skipped":
+                row.state, row.record = "done", u.record
+            else:
+                if u.state == "running" and row.started is None:
+                    row.started = now
+                row.state = u.state
+                row.step = u.step or (row.step if u.state == "running" else "")
+                row.tokens = u.tokens or row.tokens
+                if u.record is not None:
+                    row.record = u.record
+            row.seen_at = now
+            if u.key not in changed:
+                changed.append(u.key)
+        table = self.query_one(BenchTable)
+        table.now = now
+        table.rows_by_key = self.rows
+        table.update_rows(changed)
+        self._refresh_chart()
+        self._describe()
+
+    @on(Worker.StateChanged)
+    def _bench_ended(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "bench" or event.state not in (
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+            WorkerState.CANCELLED,
+        ):
+            return
+        self.running = False
+        self._ended = self._now()
+        if self._clock is not None:
+            self._clock.stop()
+        runner = self.runner
+        if runner is not None and self._heard in runner.sinks:
+            runner.sinks.remove(self._heard)
+        if event.state == WorkerState.CANCELLED or not self.is_attached:
+            return  # the app is closing: the folder is consistent, a rerun resumes it
+        self._apply_updates()  # whatever the runner said last
+        if event.state == WorkerState.SUCCESS:
+            self.finished = True
+            self.outcome = self._write_report()
+            if runner is not None and runner.stopped:
+                self.outcome = f"The bench stopped: {runner.stopped}"
+                self.notify(clean(self.outcome), severity="error", markup=False)
+            else:
+                self.notify(clean(self.outcome), title="Bench finished", markup=False)
+        elif event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.outcome = str(error) if isinstance(error, BenchError) else f"{type(error).__name__}: {error}"
+            self.notify(clean(self.outcome), title="The bench stopped", severity="error", markup=False)
+        self._describe()
+        self.refresh_bindings()
+
+    def _write_report(self) -> str:
+        from ...core.bench.report import load_bench, render_report
+        from ...core.bench.runner import REPORT
+
+        path = self.folder / REPORT
+        try:
+            path.write_text(render_report(load_bench(self.folder)), encoding="utf-8")
+        except (OSError, BenchError) as exc:
+            return f"Finished; the report could not be written to {path}: {exc}"
+        return f"Finished; report in {path}"
+
+    # -- a bench folder -----------------------------------------------------------------------
+
+    def _load_folder(self) -> None:
+        from ...core.bench.report import load_bench
+
+        try:
+            data = load_bench(self.folder)
+            self.spec = data.spec
+            samples = int(data.spec.get("samples", 1) or 1)
+            latest = {run_key(str(r["id"]), int(r.get("sample", 0))): r for r in data.records}
+            problem_ids = [str(pid) for pid in data.problem_ids]
+        except (BenchError, TypeError, ValueError, AttributeError) as exc:
+            why = (
+                str(exc)
+                if isinstance(exc, BenchError)
+                else f"{self.folder} has a bench.json or results.jsonl qflow did not write ({exc})"
+            )
+            self.outcome = why
+            self.notify(clean(why), title="Not a bench folder", severity="error", markup=False)
+            self._describe()
+            return
+        rows: dict[str, BenchRow] = {}
+        unreadable = 0
+
+        def row(key: str, rec: dict[str, Any] | None) -> BenchRow:
+            nonlocal unreadable
+            if rec is None:
+                return BenchRow(key, state="not run")
+            if not _readable(rec):
+                unreadable += 1
+                return BenchRow(key, state="unreadable")
+            return BenchRow(key, state=str(rec.get("status", "error")), record=rec)
+
+        for pid in problem_ids:
+            for s in range(samples):
+                key = run_key(pid, s)
+                rows[key] = row(key, latest.get(key))
+        for key, rec in latest.items():  # lines for problems the spec no longer names
+            if key not in rows:
+                rows[key] = row(key, rec)
+        if unreadable:
+            self.notify(
+                clean(f"{unreadable} lines of {self.folder / RESULTS} are not what qflow writes; shown as unreadable."),
+                severity="warning",
+                markup=False,
+            )
+        self.rows = rows
+        table = self.query_one(BenchTable)
+        table.show(list(rows.values()))
+        self._refresh_chart()
+        self._describe()
+
+    # -- what the screen shows ----------------------------------------------------------------
+
+    def _done(self) -> list[dict[str, Any]]:
+        return [r.record for r in self.rows.values() if r.state == "done" and r.record is not None]
+
+    def _refresh_chart(self) -> None:
+        self.query_one(PassByStepChart).show(self._done(), len(self.rows))
+
+    def _describe(self) -> None:
+        spec = self.spec
+        done = self._done()
+        rows = list(self.rows.values())
+        passed = sum(1 for r in done if r.get("passed"))
+        running = sum(1 for r in rows if r.state in ("running", "evaluating"))
+        unfinished = sum(1 for r in rows if r.state in ("provider_error", "error"))
+        tokens = sum(int((r.record or {}).get("tokens_total", 0) or 0) if r.record else r.tokens for r in rows)
+        what = " · ".join(str(spec.get(k, "?")) for k in ("dataset", "workflow", "model")) if spec else "bench"
+        parts = [
+            f"{len(done)}/{len(rows)} done",
+            f"pass@1 {100.0 * passed / len(done):.1f}% ({passed}/{len(done)})" if done else "pass@1 n/a",
+            f"{tokens} tokens",
+        ]
+        if running:
+            parts.append(f"{running} running")
+        if unfinished:
+            parts.append(f"{unfinished} not finished")
+        if self._started is not None:
+            elapsed = (self._ended if self._ended is not None else self._now()) - self._started
+            parts.append(f"{elapsed:.0f}s elapsed")
+            # Problems this screen saw run to the end (not those a resume skipped) set the pace.
+            fresh = sum(1 for r in rows if r.state == "done" and r.started is not None)
+            left = sum(1 for r in rows if r.state in ("queued", "running", "evaluating"))
+            if self.running and fresh and left:
+                parts.append(f"ETA {elapsed / fresh * left:.0f}s")
+        elif done:
+            parts.append(f"{sum(float(r.get('duration', 0) or 0) for r in done):.1f}s of runs")
+        summary = one_line(what) + "\n" + one_line("  ".join(parts))
+        if self.outcome:
+            summary += "\n" + one_line(self.outcome)
+        self.query_one("#bench-summary", Static).update(summary)
+        hint = "Enter replays a problem" if any(r.session for r in rows) else ""
+        self.query_one("#bench-where", Static).update(one_line(f"{self.folder}" + (f"  ·  {hint}" if hint else "")))
+        self.sub_title = "bench running" if self.running else "bench"
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "reload":
+            return not self.running
+        return True
+
+    @on(DataTable.RowSelected, "#bench-table")
+    def _row_selected(self) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        row = self.query_one(BenchTable).selected
+        if row is None:
+            return
+        if row.session is None:
+            what = "has not run" if row.state in ("queued", "not run") else "has not finished"
+            self.notify(f"{one_line(row.key)} {what} yet: its session opens once it is finished.", markup=False)
+            return
+        path = self.folder / row.session
+        if not path.is_file():
+            self.notify(clean(f"Its session file is missing: {path}"), severity="error", markup=False)
+            return
+        qflow_app(self).open_replay(path)
+
+    def action_reload(self) -> None:
+        if self.running:
+            return
+        self.outcome = ""
+        self._load_folder()
+
+    def action_back(self) -> None:
+        if self.running:
+            self.notify(
+                "The bench is running. Ctrl+Q stops it (run the same command again to resume).",
+                severity="warning",
+            )
+            return
+        if len(self.app.screen_stack) > 1 and self.app.screen_stack[0] is not self:
+            self.app.pop_screen()

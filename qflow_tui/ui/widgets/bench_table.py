@@ -1,0 +1,149 @@
+"""The problems of a bench as a table that fills in as they run: status, the
+verdict of the program after each workflow step, tokens and time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from ...core.bench.report import step_columns
+from ...core.safe_text import one_line
+from ..palette import Palette, palette
+from ..replay_model import short_step
+
+
+@dataclass
+class BenchRow:
+    """What the table shows of one run of a bench (a problem, or one sample of it)."""
+
+    key: str
+    """The run's key: the problem id, with ``#N`` for sample N > 0."""
+    state: str = "queued"
+    """``queued``, ``running``, ``evaluating``, ``done``, ``provider_error``, ``error`` or ``not run``."""
+    step: str = ""
+    """The workflow step it is in, while running."""
+    tokens: int = 0
+    record: dict[str, Any] | None = None
+    """Its line of ``results.jsonl``, once finished."""
+    started: float | None = None
+    """When it started running (the app's clock), for its time while running."""
+    seen_at: float | None = None
+    """When its last update arrived (the app's clock)."""
+
+    @property
+    def session(self) -> str | None:
+        """Its session file, relative to the bench folder, once known."""
+        rec = self.record or {}
+        value = rec.get("session")
+        return value if isinstance(value, str) else None
+
+
+def _status(row: BenchRow, colours: Palette) -> Text:
+    rec = row.record or {}
+    if row.state == "done":
+        if rec.get("passed"):
+            return Text("passed", style=f"bold {colours.success}")
+        return Text("FAILED", style=f"bold {colours.error}")
+    if row.state == "running":
+        label = f"▶ {short_step(row.step)}" if row.step else "▶ starting"
+        return Text(one_line(label), style=colours.accent, no_wrap=True, overflow="ellipsis")
+    if row.state == "evaluating":
+        return Text("evaluating", style=colours.accent)
+    if row.state == "provider_error":
+        return Text("provider error", style=colours.warning)
+    if row.state == "error":
+        return Text("error", style=colours.error)
+    return Text(row.state, style=colours.muted)
+
+
+def _step_cell(row: BenchRow, step: str, colours: Palette) -> Text:
+    for s in (row.record or {}).get("steps", []):
+        if s.get("step") == step:
+            mark, style = ("✓", colours.success) if s.get("passed") else ("✗", colours.error)
+            if s.get("accepted"):
+                style += " bold underline"  # the program the Code Quality Checker accepted by then
+            return Text(mark, style=style, justify="center")
+    return Text("·", style=colours.muted, justify="center")
+
+
+def _tokens(n: int) -> str:
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+class BenchTable(DataTable[Any]):
+    """One row per run, one column per workflow step seen in the results so far."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self.rows_by_key: dict[str, BenchRow] = {}
+        """Every run shown, by key, in the bench's order."""
+        self.steps: list[str] = []
+        """The step columns shown (the steps the finished runs went through, in Table 1's order)."""
+        self.now: float | None = None
+        """The app's clock at the last update, for the time of a running problem."""
+
+    def _columns(self) -> None:
+        self.clear(columns=True)
+        self.add_column("problem", key="problem", width=16)
+        self.add_column("status", key="status", width=14)
+        for step in self.steps:
+            label = one_line(short_step(step), 12)
+            self.add_column(Text(label, justify="center"), key=f"step:{step}", width=max(3, len(label)))
+        self.add_column(Text("tokens", justify="right"), key="tokens", width=6)
+        self.add_column(Text("time", justify="right"), key="time", width=6)
+
+    def _cells(self, row: BenchRow, colours: Palette) -> list[Any]:
+        rec = row.record or {}
+        tokens = rec.get("tokens_total", row.tokens) if row.record else row.tokens
+        duration = rec.get("duration")
+        if duration is None and row.started is not None and self.now is not None and row.state != "not run":
+            duration = max(0.0, self.now - row.started)
+        return [
+            Text(one_line(row.key), no_wrap=True, overflow="ellipsis"),
+            _status(row, colours),
+            *(_step_cell(row, step, colours) for step in self.steps),
+            Text(_tokens(int(tokens or 0)) if tokens or row.record else "", justify="right"),
+            Text(f"{float(duration):.1f}s" if duration is not None else "", justify="right"),
+        ]
+
+    def show(self, rows: list[BenchRow]) -> None:
+        """Show every row again (the first time, or when a new step column appears)."""
+        colours = palette(self.app)
+        keep = self.cursor_row
+        self.rows_by_key = {r.key: r for r in rows}
+        self.steps = step_columns(r.record for r in rows if r.record and r.state == "done")
+        self._columns()
+        for r in rows:
+            self.add_row(*self._cells(r, colours), key=r.key)
+        if rows:
+            self.move_cursor(row=min(keep, len(rows) - 1))
+
+    def update_rows(self, keys: list[str]) -> None:
+        """Redraw the rows of ``keys`` (a new step column redraws the whole table)."""
+        rows = list(self.rows_by_key.values())
+        steps = step_columns(r.record for r in rows if r.record and r.state == "done")
+        if steps != self.steps or self.row_count != len(rows):
+            self.show(rows)
+            return
+        colours = palette(self.app)
+        columns = list(self.columns)
+        for key in keys:
+            row = self.rows_by_key.get(key)
+            if row is None:
+                continue
+            for column, cell in zip(columns, self._cells(row, colours), strict=True):
+                self.update_cell(key, column, cell)
+
+    @property
+    def selected(self) -> BenchRow | None:
+        if not self.rows_by_key or self.cursor_row < 0 or self.cursor_row >= self.row_count:
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return self.rows_by_key.get(key) if key is not None else None

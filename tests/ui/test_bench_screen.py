@@ -1,0 +1,274 @@
+"""The bench screen: a bench run live in the app through the runner's sinks to
+its end, a problem opened in replay from the table, a finished bench folder
+opened again, and a snapshot of one at 80x24."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SIZE
+from rich.text import Text
+from ui_steps import wait_until
+
+from qflow_tui.cli import main
+from qflow_tui.core.bench.runner import RESULTS, BenchRunner, BenchSpec, read_results
+from qflow_tui.core.config import RunConfig
+from qflow_tui.ui.app import QFlowApp, create_app
+from qflow_tui.ui.screens.bench import BenchScreen
+from qflow_tui.ui.screens.replay import ReplayScreen
+from qflow_tui.ui.widgets.bench_chart import PassByStepChart, bar, pass_rows
+from qflow_tui.ui.widgets.bench_table import BenchTable
+
+ROOT = Path(__file__).parents[2]
+SCRIPTS = ROOT / "tests" / "bench" / "scripts"
+FINISHED = ROOT / "tests" / "bench" / "data" / "finished-late-fix"
+CANONICAL = ROOT / "bench" / "canonical_model.py"
+
+
+def late_fix_runner(out: Path, ids: list[str]) -> BenchRunner:
+    """QualityFlow with the late-fix script model: the first program is wrong,
+    the first self-debug epoch writes the canonical solution."""
+    config = RunConfig(
+        model=f"script/{SCRIPTS / 'late_fix.py'}",
+        workflow="qualityflow",
+        checker="python",
+        prompts=1,
+        epochs=1,
+        clarify=0,
+        test_rounds=1,
+    )
+    return BenchRunner(BenchSpec("humaneval", config, ids=ids, concurrency=2), out)
+
+
+def cell(table: BenchTable, key: str, column: str) -> str:
+    value = table.get_cell(key, column)
+    return value.plain if isinstance(value, Text) else str(value)
+
+
+async def test_a_bench_fills_the_table_live_and_opens_a_problem_in_replay(tmp_path):
+    out = tmp_path / "bench"
+    runner = late_fix_runner(out, ["humaneval/0", "humaneval/2"])
+    runner.prepare()
+    seen: list[str] = []
+    runner.sinks.append(lambda u: seen.append(f"{u.key}:{u.state}"))
+    app = create_app(RunConfig(), bench_runner=runner, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        assert isinstance(screen, BenchScreen)
+        table = screen.query_one(BenchTable)
+        # Every problem is a row before any has run.
+        assert [r.key for r in table.rows_by_key.values()] == ["humaneval/0", "humaneval/2"]
+        await app.workers.wait_for_complete()
+        await wait_until(pilot, lambda: screen.finished, "the bench to finish")
+        await pilot.pause()
+
+        # The runner's own progress went through the screen's sink, running included.
+        assert "humaneval/0:running" in seen and "humaneval/2:done" in seen
+        assert {r.state for r in table.rows_by_key.values()} == {"done"}
+        assert table.steps == ["program_generator", "self_debug:1"]
+        records = {r["id"]: r for r in read_results(out)}
+        for key in ("humaneval/0", "humaneval/2"):
+            assert cell(table, key, "status") == "passed"
+            assert cell(table, key, "step:program_generator") == "✗"
+            assert cell(table, key, "step:self_debug:1") == "✓"
+            assert cell(table, key, "time") == f"{records[key]['duration']:.1f}s"
+        # The chart is Table 1 of what finished: nothing right before self-debugging.
+        chart = screen.query_one(PassByStepChart)
+        assert pass_rows(chart.done) == [("first program", 0, 2), ("gen", 0, 2), ("debug 1", 2, 2), ("final", 2, 2)]
+        summary = str(screen.query_one("#bench-summary").render())
+        assert "2/2 done" in summary and "pass@1 100.0% (2/2)" in summary
+        assert (out / "report.md").read_text().startswith("#")
+
+        # Enter on the second problem replays its session.
+        table.focus()
+        table.move_cursor(row=1)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay screen")
+        assert app.screen.path == out / records["humaneval/2"]["session"]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "back on the bench screen")
+
+
+async def test_a_problem_that_has_not_finished_says_so_instead_of_opening(tmp_path):
+    runner = late_fix_runner(tmp_path / "bench", ["humaneval/3"])
+    runner.prepare()
+    app = create_app(RunConfig(), bench_folder=runner.folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        await pilot.pause()
+        assert cell(screen.query_one(BenchTable), "humaneval/3", "status") == "not run"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, BenchScreen)
+        assert any("has not run yet" in str(n.message) for n in app._notifications)
+
+
+async def test_a_finished_bench_folder_opens_again(tmp_path):
+    folder = tmp_path / "bench"
+    shutil.copytree(FINISHED, folder)
+    app = create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        await pilot.pause()
+        table = screen.query_one(BenchTable)
+        assert list(table.rows_by_key) == ["humaneval/0", "humaneval/1", "humaneval/2", "humaneval/4"]
+        assert cell(table, "humaneval/1", "status") == "passed"
+        assert not screen.running
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay screen")
+        assert app.screen.path == folder / "sessions" / "humaneval-1.jsonl"
+    # Looking at a folder changes nothing in it.
+    assert (folder / RESULTS).read_bytes() == (FINISHED / RESULTS).read_bytes()
+
+
+async def test_a_folder_that_is_not_a_bench_is_one_line_not_a_crash(tmp_path):
+    app = create_app(RunConfig(), bench_folder=tmp_path, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        assert "is not a bench folder" in str(app.screen.query_one("#bench-summary").render())
+
+
+def test_bars_are_drawn_in_eighths():
+    assert bar(0.0, 4) == "    "
+    assert bar(1.0, 4) == "████"
+    assert bar(0.5, 4) == "██  "
+    assert bar(1 / 32, 4) == "▏   "
+
+
+def test_a_finished_bench_snapshot(snap_compare, tmp_path, monkeypatch):
+    # A relative folder: the path on screen is the same on every machine.
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(FINISHED, tmp_path / "humaneval-late-fix")
+    app = create_app(RunConfig(), bench_folder=Path("humaneval-late-fix"), clock=lambda: 0.0, remember_theme=False)
+
+    async def run_before(pilot):
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.fixture
+def app_run_in_pilot(monkeypatch):
+    """``QFlowApp.run`` replaced by a headless pilot that waits for the bench
+    worker to end, or (``stop_early``) leaves as soon as a problem is running,
+    as Ctrl+Q would."""
+    seen: dict[str, object] = {"stop_early": False}
+
+    def run(self: QFlowApp, *args: object, **kwargs: object) -> None:
+        async def drive() -> None:
+            async with self.run_test(size=SIZE) as pilot:
+                await wait_until(pilot, lambda: isinstance(self.screen, BenchScreen), "the bench screen")
+                screen = self.screen
+                seen["screen"] = screen
+                if seen["stop_early"]:
+                    await wait_until(
+                        pilot,
+                        lambda: any(r.state == "running" for r in screen.rows.values()),
+                        "a running problem",
+                    )
+                    return
+                await self.workers.wait_for_complete()
+                await wait_until(pilot, lambda: screen.finished, "the bench to finish")
+
+        asyncio.run(drive())
+
+    monkeypatch.setattr(QFlowApp, "run", run)
+    return seen
+
+
+def _bench_tui(out: Path) -> int:
+    model = f"script/{CANONICAL}"
+    return main(
+        [
+            "bench",
+            "--tui",
+            "--dataset",
+            "humaneval",
+            "--ids",
+            "0,1",
+            "--model",
+            model,
+            "--workflow",
+            "zeroshot",
+            "--out",
+            str(out),
+        ]
+    )
+
+
+def test_qflow_bench_tui_runs_the_bench_in_the_app(tmp_path, app_run_in_pilot, capsys):
+    assert _bench_tui(tmp_path / "b") == 0
+    screen = app_run_in_pilot["screen"]
+    assert isinstance(screen, BenchScreen) and screen.finished
+    assert {r["id"]: r["passed"] for r in read_results(tmp_path / "b")} == {"humaneval/0": True, "humaneval/1": True}
+    assert "qflow bench report" in capsys.readouterr().err
+
+
+def test_leaving_the_app_mid_bench_keeps_the_folder_and_says_how_to_resume(
+    tmp_path, app_run_in_pilot, capsys, monkeypatch
+):
+    hang = tmp_path / "hang"
+    hang.write_text("humaneval/1")
+    monkeypatch.setenv("QFLOW_TEST_HANG_FILE", str(hang))
+    app_run_in_pilot["stop_early"] = True
+    out = tmp_path / "b"
+    argv = ["bench", "--tui", "--dataset", "humaneval", "--ids", "0,1", "--model", f"script/{SCRIPTS / 'flaky.py'}"]
+    assert main([*argv, "--workflow", "zeroshot", "--concurrency", "1", "--out", str(out)]) == 1
+    assert "rerun the same command to resume" in capsys.readouterr().err
+    # The rerun (humaneval/1 no longer hangs) finishes what was left.
+    hang.write_text("")
+    app_run_in_pilot["stop_early"] = False
+    assert main([*argv, "--workflow", "zeroshot", "--concurrency", "1", "--out", str(out)]) == 0
+    assert sorted(r["id"] for r in read_results(out) if r["status"] == "done") == ["humaneval/0", "humaneval/1"]
+
+
+async def test_elapsed_time_and_a_running_problems_time_move_on_between_updates(tmp_path, monkeypatch):
+    hang = tmp_path / "hang"
+    hang.write_text("humaneval/0")
+    monkeypatch.setenv("QFLOW_TEST_HANG_FILE", str(hang))
+    config = RunConfig(model=f"script/{SCRIPTS / 'flaky.py'}", workflow="zeroshot")
+    runner = BenchRunner(BenchSpec("humaneval", config, ids=["humaneval/0"]), tmp_path / "b")
+    now = [100.0]
+    app = create_app(RunConfig(), bench_runner=runner, clock=lambda: now[0], remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        assert isinstance(screen, BenchScreen)
+        await wait_until(pilot, lambda: screen.rows["humaneval/0"].state == "running", "the problem running")
+        now[0] = 107.0
+        screen._tick()  # what the screen's one-second timer calls
+        await pilot.pause()
+        assert "7s elapsed" in str(screen.query_one("#bench-summary").render())
+        assert cell(screen.query_one(BenchTable), "humaneval/0", "time") == "7.0s"
+
+
+async def test_lines_qflow_did_not_write_show_as_unreadable_not_a_crash(tmp_path):
+    folder = tmp_path / "bench"
+    shutil.copytree(FINISHED, folder)
+    lines = (folder / RESULTS).read_text().splitlines()
+    # humaneval/1's line hand-edited: steps is not a list, tokens not a number.
+    lines = [
+        line.replace('"steps":[', '"steps":"x","old_steps":[').replace('"tokens_total":', '"tokens_total":"many","t":')
+        if '"id":"humaneval/1"' in line
+        else line
+        for line in lines
+    ]
+    (folder / RESULTS).write_text("\n".join(lines) + "\n")
+    app = create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        await pilot.pause()
+        table = screen.query_one(BenchTable)
+        assert cell(table, "humaneval/1", "status") == "unreadable"
+        assert cell(table, "humaneval/0", "status") == "passed"
+        assert pass_rows(screen.query_one(PassByStepChart).done)[-1] == ("final", 3, 3)
