@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 
 from . import __version__
@@ -58,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("qflow: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader left (`qflow sessions | head`): stop quietly, as other tools do.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -156,3 +156,18 @@ def test_solve_without_tests_for_a_file_problem_says_what_to_give(tmp_path):
         "solve", "--problem", str(DATA / "problem.txt"), "--model", f"script/{SCRIPT}", "--session-dir", str(tmp_path)
     )
     assert out.returncode == 2 and "--tests FILE" in out.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    # `qflow workflows | head -1`: the pipe closes while qflow still writes.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qflow_tui.cli", "workflows"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    proc.stdout.read(10)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=60)
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err
