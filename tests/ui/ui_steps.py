@@ -62,8 +62,6 @@ async def steady(pilot: Pilot) -> None:
     """Stop the cursors blinking: a snapshot must not depend on when it is taken."""
     from textual.widgets import Input, TextArea
 
-    # The first screen may still be mounting (a busy machine): wait for its fields.
-    await wait_until(pilot, lambda: bool(pilot.app.screen.query("TextArea, Input")), "the screen's fields")
     for widget in pilot.app.screen.query("TextArea, Input"):
         if isinstance(widget, TextArea | Input):
             widget.cursor_blink = False
@@ -75,6 +73,8 @@ async def steady(pilot: Pilot) -> None:
 async def at_rest(pilot: Pilot) -> None:
     """The first screen with no text cursor at all: where a blinking cursor is
     drawn at the moment of a snapshot depends on the machine's load."""
+    # The first screen may still be mounting (a busy machine): wait for its fields.
+    await wait_until(pilot, lambda: bool(pilot.app.screen.query("TextArea, Input")), "the screen's fields")
     await steady(pilot)
     pilot.app.set_focus(None)
     await pilot.pause()
