@@ -196,7 +196,7 @@ class RunView(Widget):
         tabs = _TABS_OF_KIND.get(kind, _ALL_TABS)
         if kind == "text_delta":
             call = self.state.calls.get(getattr(event, "call_id", ""))
-            if call is not None and call.agent == "code_quality_checker":
+            if call is not None and self.state.is_imagining(call):
                 tabs = tabs | {"tab-imagined"}
         self._dirty.update(tabs)
 
