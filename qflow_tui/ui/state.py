@@ -8,6 +8,7 @@ No Textual import here: the state can be tested without an app.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,6 +170,24 @@ class SynthTest:
     """Last execution result against each progression's program, keyed by progression."""
 
 
+@dataclass
+class SearchNode:
+    """One node of a search tree (CodeTree): the latest ``tree_node`` event for it."""
+
+    node: str
+    parent: str | None
+    strategy: str
+    code: str
+    passed: int
+    total: int
+    score: float | None
+    action: str
+    """``refine``, ``abort``, ``accept`` or ``""`` (the critic has not acted)."""
+    feedback: str
+    critique: str
+    seq: int = 0
+
+
 def _stage_of(step: str | None) -> str | None:
     """``quality_check:self_debug:1`` (a gate label) and ``self_debug:1`` share a stage."""
     if step is None:
@@ -223,6 +242,8 @@ class RunState:
         """Last sandbox run per progression (its purpose, passed/total, load error)."""
         self.tokens: Tokens = {}
         self.llm_calls = 0
+        self.tree: dict[str, SearchNode] = {}
+        """The search tree's nodes by id, in the order they were first seen."""
         self.notices: list[tuple[str, str]] = []
         self.finished: ev.RunFinished | None = None
         self.failed: ev.RunFailed | None = None
@@ -342,6 +363,31 @@ class RunState:
             if stage not in self.stages:
                 self.stages.append(stage)
         return self.cells[key]
+
+    def tree_children(self, parent: str | None) -> list[SearchNode]:
+        """A node's children (the roots for None), oldest first; a node whose
+        parent is unknown counts as a root."""
+        return [n for n in self.tree.values() if (n.parent if n.parent in self.tree else None) == parent]
+
+    @property
+    def returned_node(self) -> str | None:
+        """The node whose program the finished run returned: the accepted one,
+        else the one the run names (``accepted_at``), else the last with its code."""
+        if self.finished is None or not self.tree:
+            return None
+        if self.finished.accepted_at in self.tree:
+            return self.finished.accepted_at
+        # The core's RunFinished.detail names it ("... returned node n7 ..."), where it has one.
+        named = re.search(r"\b(?:returned|accepted) node (\S+?)[\s,.;:)]*(?:\s|$)", self.finished.detail)
+        if named and named.group(1) in self.tree:
+            return named.group(1)
+        accepted = [n.node for n in self.tree.values() if n.action == "accept"]
+        if accepted:
+            return accepted[-1]
+        same = [
+            n for n in self.tree.values() if n.code.strip() and n.code.strip() == self.finished.final_program.strip()
+        ]
+        return max(same, key=lambda n: n.seq).node if same else None
 
     def total_tokens(self) -> TokenTally:
         return total(self.tokens)
@@ -543,6 +589,21 @@ class RunState:
         rejected = sum(1 for s in self.synth if s.verdict == "rejected")
         if e.step:
             self.cell(_stage_of(e.step) or e.step, e.progression).detail = f"{kept} kept, {rejected} rejected"
+
+    def _on_tree_node(self, e: ev.TreeNode) -> None:
+        self.tree[e.node] = SearchNode(
+            node=e.node,
+            parent=e.parent,
+            strategy=e.strategy,
+            code=e.code,
+            passed=e.passed,
+            total=e.total,
+            score=e.score,
+            action=e.action,
+            feedback=e.feedback,
+            critique=e.critique,
+            seq=e.seq,
+        )
 
     def _on_notice(self, e: ev.Notice) -> None:
         self.notices.append((e.level, e.message))

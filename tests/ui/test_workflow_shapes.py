@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import wf_streams
 from conftest import SIZE
-from wf_streams import AGENTCODER_AGENTS, PROBLEM, agentcoder_stream, screen_text, write_session
+from wf_streams import AGENTCODER_AGENTS, PROBLEM, agentcoder_stream, codetree_stream, screen_text, write_session
 
 from qflow_tui.core import events as ev
 from qflow_tui.ui.app import create_app
@@ -14,6 +15,7 @@ from qflow_tui.ui.replay_model import replay_steps
 from qflow_tui.ui.state import RunState
 from qflow_tui.ui.widgets.agent_pane import AgentPane
 from qflow_tui.ui.widgets.run_view import RunView
+from qflow_tui.ui.widgets.search_tree import SearchTree
 from tests.sessions.support import demo_config
 
 QUALITYFLOW_ROLES = [
@@ -166,3 +168,123 @@ async def test_the_app_shows_one_pane_per_declared_agent_and_the_plan(tmp_path: 
         await pilot.press("end")
         await pilot.pause()
         assert [p.agent for p in view.query(AgentPane)] == ["programmer", "test_designer", "test_executor"]
+
+
+def test_the_tree_reducer_keeps_the_latest_event_per_node_and_finds_the_returned_one():
+    events = codetree_stream()
+    state = fold(events)
+    assert list(state.tree) == ["1", "2", "1.1"]
+    assert [n.node for n in state.tree_children(None)] == ["1", "2"]
+    assert [n.node for n in state.tree_children("1")] == ["1.1"]
+    assert state.tree["1"].action == "refine" and state.tree["1"].score == 0.4
+    assert state.tree["2"].action == "abort"
+    assert state.returned_node == "1.1"
+    # Before the run finishes nothing is returned yet.
+    assert fold(codetree_stream(finish=False)).returned_node is None
+
+
+def test_the_returned_node_without_an_accept_is_the_one_whose_program_came_back():
+    events = [e for e in codetree_stream(finish=False) if not (e.kind == "tree_node" and e.node == "1.1")]
+    events.append(ev.RunFinished(final_program=wf_streams.BAD, outcome="rejected", accepted_at=None, seq=999))
+    state = fold(events)
+    assert state.returned_node == "2"  # both hold the same code; the latest is the one returned
+
+
+async def test_the_tree_tab_shows_nodes_and_a_selected_nodes_code_feedback_and_critique(tmp_path: Path):
+    path = write_session(tmp_path / "codetree.jsonl", codetree_stream())
+    app = create_app(demo_config(), replay_path=path, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(RunView)
+        await pilot.press("6")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "1 Add with the + operator  0/1  score 0.40  refine" in text
+        assert "★ 1.1 Add with the + operator  1/1  score 1.00  ACCEPT  returned" in text
+        assert "2 Subtract the negation  0/1  score 0.10  abort" in text
+        tree = view.query_one(SearchTree)
+        assert tree.selected_node() == "1"
+        assert "It subtracts where the statement says add." in text
+        assert "got -1" in text and "return a - b" in text
+        await pilot.press("down")
+        await pilot.pause()
+        assert tree.selected_node() == "1.1"
+        text = screen_text(app)
+        assert "the run returned this node's program" in text and "return a + b" in text
+        # Back to before the refinement: the node is gone, its parent is still "refine".
+        stop = next(i for i, e in enumerate(app.screen.events) if e.kind == "gate_stop" and e.step == "debugger")
+        app.screen.seek(stop)
+        view.flush()
+        await pilot.pause()
+        assert "1.1" not in screen_text(app).split("search tree")[0]
+        assert "★" not in screen_text(app)
+
+
+async def test_a_run_without_a_tree_offers_no_tree_tab(tmp_path: Path):
+    path = write_session(tmp_path / "agentcoder.jsonl", agentcoder_stream())
+    app = create_app(demo_config(), replay_path=path, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(RunView)
+        await pilot.press("6")
+        await pilot.pause()
+        assert view.query_one("#run-tabs").active != "tab-tree"
+        assert "Tree" not in screen_text(app).splitlines()[2]
+
+
+class TestCodeTreeSnapshot:
+    def test_search_tree_tab(self, snap_compare, tmp_path):
+        path = write_session(tmp_path / "codetree.jsonl", codetree_stream())
+
+        async def run_before(pilot):
+            await pilot.pause()
+            await pilot.press("6")
+            await pilot.press("down")
+            await pilot.pause()
+            pilot.app.clear_notifications()
+            await pilot.pause()
+
+        app = create_app(demo_config(), replay_path=path, remember_theme=False)
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings():
+    from conftest import build_app
+    from textual.widgets import Select
+
+    from qflow_tui.core.workflows import WORKFLOWS
+    from qflow_tui.ui.screens.compose import ComposeScreen
+
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ComposeScreen)
+        choice = screen.query_one("#workflow", Select)
+        assert [value for _, value in choice._options if value is not Select.BLANK] == list(WORKFLOWS)
+        assert choice.value == "qualityflow"
+        assert screen.query_one("#setting-checker").display and not screen.query_one("#setting-iterations").display
+        choice.value = "agentcoder"
+        await pilot.pause()
+        assert not screen.query_one("#setting-checker").display
+        assert not screen.query_one("#setting-prompts").display
+        assert screen.query_one("#setting-iterations").display
+        screen.query_one("#iterations", Select).value = 2
+        config = screen.read_config()
+        assert (config.workflow, config.iterations) == ("agentcoder", 2)
+        choice.value = "zeroshot"
+        await pilot.pause()
+        assert not any(screen.query_one(f"#setting-{n}").display for n in ("checker", "iterations", "tqc", "epochs"))
+
+
+def test_the_returned_node_named_by_the_run_finished_detail():
+    events = [e for e in codetree_stream(finish=False) if not (e.kind == "tree_node" and e.node == "1.1")]
+    finished = ev.RunFinished(
+        final_program="",
+        outcome="rejected",
+        accepted_at=None,
+        seq=999,
+        detail="nothing accepted (budget spent): returned node 1, score 0.4",
+    )
+    events.append(finished)
+    assert fold(events).returned_node == "1"

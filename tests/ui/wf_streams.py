@@ -148,3 +148,95 @@ def screen_text(app: Any) -> str:
     console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True)
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text(styles=False)
+
+
+CODETREE_AGENTS = [
+    {"role": "thinker", "label": "Thinker", "short": "think"},
+    {"role": "solver", "label": "Solver", "short": "solve"},
+    {"role": "debugger", "label": "Debugger", "short": "debug"},
+    {"role": "critic", "label": "Critic", "short": "critic"},
+]
+
+
+def codetree_stream(finish: bool = True) -> list[ev.Event]:
+    """CodeTree: two strategies; the first's code fails and the critic asks for a
+    refinement, whose child passes and is accepted; the second is aborted."""
+    s = Stream()
+    s(
+        ev.RunStarted(
+            workflow="codetree",
+            model="script",
+            config={"budget": 20},
+            problem=PROBLEM,
+            agents=CODETREE_AGENTS,
+            plan=[
+                {"step": "thinker", "label": "strategies", "agents": ["thinker"]},
+                {"step": "solver", "label": "solve", "agents": ["solver", "critic"]},
+                {"step": "debugger", "label": "refine", "agents": ["debugger", "critic"]},
+            ],
+            summary="CodeTree: a tree search over strategies, guided by a critic.",
+            visible_tests="executed in the sandbox",
+            progressions=1,
+        )
+    )
+
+    def node(node: str, parent: str | None, strategy: str, code: str, passed: int, score, action: str, **kw) -> None:
+        s(
+            ev.TreeNode(
+                step="solver",
+                agent="critic",
+                node=node,
+                parent=parent,
+                strategy=strategy,
+                code=code,
+                passed=passed,
+                total=1,
+                score=score,
+                action=action,
+                feedback=kw.get("feedback", ""),
+                critique=kw.get("critique", ""),
+            )
+        )
+
+    s(ev.GateStop(step="thinker"))
+    s(ev.StepStarted(step="thinker", agent="thinker"))
+    s.call("c1", "thinker", "thinker", "1. Add with +.\n2. Subtract the negation.", progression=None)
+    s(ev.StepFinished(step="thinker", agent="thinker", detail="2 strategies"))
+    for n, strategy in (("1", "Add with the + operator"), ("2", "Subtract the negation")):
+        s(ev.GateStop(step="solver"))
+        s(ev.StepStarted(step="solver", agent="solver", node=n))
+        s.call(f"c{n}s", "solver", "solver", "```python\n" + BAD + "```", node=n)
+        node(n, None, strategy, BAD, 0, None, "")
+        s(ev.StepStarted(step="solver", agent="critic", node=n))
+        s.call(f"c{n}c", "critic", "solver", "Score 0.4: wrong operator.", node=n)
+        action = "refine" if n == "1" else "abort"
+        node(
+            n,
+            None,
+            strategy,
+            BAD,
+            0,
+            0.4 if n == "1" else 0.1,
+            action,
+            feedback="assert add(1, 2) == 3 failed: got -1",
+            critique="It subtracts where the statement says add." if n == "1" else "The strategy is not worth it.",
+        )
+        s(ev.StepFinished(step="solver", agent="critic", node=n, outcome="rejected"))
+    s(ev.GateStop(step="debugger"))
+    s(ev.StepStarted(step="debugger", agent="debugger", node="1.1"))
+    s.call("c3", "debugger", "debugger", "```python\n" + GOOD + "```", node="1.1")
+    node(
+        "1.1",
+        "1",
+        "Add with the + operator",
+        GOOD,
+        1,
+        1.0,
+        "accept",
+        feedback="all visible tests pass",
+        critique="Correct.",
+    )
+    s(ev.StepFinished(step="debugger", agent="debugger", node="1.1", outcome="accepted"))
+    if finish:
+        s(ev.RunFinished(final_program=GOOD, outcome="accepted", accepted_at="1.1", first_program=BAD, llm_calls=6))
+    return s.events

@@ -37,6 +37,36 @@ _CHECKER_HELP = {
 }
 
 
+#: INTERIM, until the core's workflow registry lands (``WORKFLOWS[name].settings``,
+#: each with ``.key``, see notes/WF-REQUESTS.md): which of this form's settings
+#: each workflow reads. :func:`workflow_settings` prefers the registry.
+_INTERIM_SETTINGS: dict[str, set[str]] = {
+    "qualityflow": {"checker", "prompts", "epochs", "clarify", "tqc"},
+    "agentcoder": {"iterations"},
+    "adacoder": {"iterations"},
+}
+
+#: The settings this form can show, each in a box with the id ``setting-NAME``.
+FORM_SETTINGS = ("checker", "prompts", "epochs", "clarify", "tqc", "iterations")
+
+
+def workflow_names() -> list[str]:
+    from ...core.workflows import WORKFLOWS
+
+    return list(WORKFLOWS)
+
+
+def workflow_settings(name: str) -> set[str]:
+    """The names of the settings the workflow ``name`` reads."""
+    from ...core.workflows import WORKFLOWS
+
+    spec = WORKFLOWS.get(name)
+    settings = getattr(spec, "settings", None)  # the registry's WorkflowSpec (branch `workflows`)
+    if settings is not None:
+        return {str(getattr(s, "key", s)) for s in settings}
+    return _INTERIM_SETTINGS.get(name, set())
+
+
 class ComposeScreen(Screen):
     """Paste or load a problem, pick the settings, run."""
 
@@ -84,16 +114,26 @@ class ComposeScreen(Screen):
                 yield Input(placeholder="mbpp/11, humaneval/12, path", id="load", compact=True)
                 yield Label("Model", classes="field-label")
                 yield Input(cfg.model, id="model", compact=True, placeholder="provider/model")
-                yield Label("Checker", classes="field-label")
+                yield Label("Workflow", classes="field-label")
+                names = workflow_names()
                 yield Select(
-                    [(f"{c} ({_CHECKER_HELP[c]})", c) for c in CHECKERS],
-                    value=cfg.checker,
-                    id="checker",
+                    [(n, n) for n in names],
+                    value=cfg.workflow if cfg.workflow in names else names[0],
+                    id="workflow",
                     allow_blank=False,
                     compact=True,
                 )
+                with Vertical(classes="setting", id="setting-checker"):
+                    yield Label("Checker", classes="field-label")
+                    yield Select(
+                        [(f"{c} ({_CHECKER_HELP[c]})", c) for c in CHECKERS],
+                        value=cfg.checker,
+                        id="checker",
+                        allow_blank=False,
+                        compact=True,
+                    )
                 with Horizontal(classes="numbers"):
-                    with Vertical():
+                    with Vertical(classes="setting", id="setting-prompts"):
                         yield Label("Prompts", classes="field-label")
                         yield Select(
                             [(str(i), i) for i in range(1, 7)],
@@ -102,7 +142,7 @@ class ComposeScreen(Screen):
                             allow_blank=False,
                             compact=True,
                         )
-                    with Vertical():
+                    with Vertical(classes="setting", id="setting-epochs"):
                         yield Label("Epochs", classes="field-label")
                         yield Select(
                             [(str(i), i) for i in range(4)],
@@ -111,7 +151,7 @@ class ComposeScreen(Screen):
                             allow_blank=False,
                             compact=True,
                         )
-                    with Vertical():
+                    with Vertical(classes="setting", id="setting-clarify"):
                         yield Label("Clarify", classes="field-label")
                         yield Select(
                             [(str(i), i) for i in range(11)],
@@ -120,7 +160,17 @@ class ComposeScreen(Screen):
                             allow_blank=False,
                             compact=True,
                         )
-                yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
+                    with Vertical(classes="setting", id="setting-iterations"):
+                        yield Label("Iterations", classes="field-label")
+                        yield Select(
+                            [(str(i), i) for i in range(11)],
+                            value=min(cfg.iterations, 10),
+                            id="iterations",
+                            allow_blank=False,
+                            compact=True,
+                        )
+                with Vertical(classes="setting", id="setting-tqc"):
+                    yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
                 yield Label("Entry point", classes="field-label")
                 yield Input(
@@ -131,6 +181,7 @@ class ComposeScreen(Screen):
         yield AppFooter()
 
     def on_mount(self) -> None:
+        self._show_settings(str(self.query_one("#workflow", Select).value))
         self.ready = True
         self.refresh_bindings()
         self.query_one("#statement", TextArea).focus()
@@ -161,6 +212,8 @@ class ComposeScreen(Screen):
         cfg: RunConfig = app.config  # type: ignore[attr-defined]
         return cfg.replace(
             model=self.query_one("#model", Input).value.strip(),
+            workflow=str(self.query_one("#workflow", Select).value),
+            iterations=int(self.query_one("#iterations", Select).value),  # type: ignore[arg-type]
             checker=self.query_one("#checker", Select).value,
             prompts=int(self.query_one("#prompts", Select).value),  # type: ignore[arg-type]
             epochs=int(self.query_one("#epochs", Select).value),  # type: ignore[arg-type]
@@ -224,6 +277,17 @@ class ComposeScreen(Screen):
         own_client = qflow_app(self).client is None
         self.app.clear_notifications()  # the form's toasts do not belong over the run
         self.app.push_screen(RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client))
+
+    @on(Select.Changed, "#workflow")
+    def _workflow_chosen(self, event: Select.Changed) -> None:
+        self._show_settings(str(event.value))
+
+    def _show_settings(self, workflow: str) -> None:
+        """Show the chosen workflow's own settings, and only those."""
+        wanted = workflow_settings(workflow)
+        self.sub_title = f"{workflow}, live"
+        for name in FORM_SETTINGS:
+            self.query_one(f"#setting-{name}").display = name in wanted
 
     @on(Button.Pressed, "#run")
     def _run_pressed(self) -> None:
