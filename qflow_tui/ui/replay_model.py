@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.events import Event, RunStarted
-from .state import AgentInfo, PlanStep, run_shape
+from .state import AgentInfo, PlanStep, find_plan_step, run_shape
 
 #: Playback speeds, as multiples of the paced recording (see :func:`play_times`).
 SPEEDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
@@ -60,7 +60,7 @@ class _Names:
             self.plan = {s.step: s for s in shape.plan}
 
     def step(self, step: str) -> PlanStep:
-        return self.plan.get(step) or PlanStep(step, step, short=step)
+        return find_plan_step(list(self.plan.values()), step)
 
     def work(self, step: str) -> tuple[str, str]:
         label = self.step(step).label
@@ -76,7 +76,7 @@ class _Names:
         if label in self.plan:
             return (label, "work", *self.work(label))
         prefix, _, rest = label.partition(":")
-        if rest and (rest in self.plan or not self.plan):
+        if rest and (rest in self.plan or not self.plan) and prefix not in self.plan:
             words = prefix.replace("_", " ")
             return (rest, "check", f"{words.split()[-1]} {self.step(rest).short}", f"{words} after {rest}")
         return (label, "work", *self.work(label))

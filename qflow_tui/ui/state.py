@@ -63,6 +63,20 @@ def _step_of_plan(data: Any) -> PlanStep | None:
     )
 
 
+def find_plan_step(plan: list[PlanStep], step: str) -> PlanStep:
+    """The planned step ``step``; a numbered repeat of a step planned once
+    (``solver:3`` for ``solver``) is labelled after it; any other is its own label."""
+    for s in plan:
+        if s.step == step:
+            return s
+    name, sep, n = step.rpartition(":")
+    if sep:
+        for s in plan:
+            if s.step == name:
+                return PlanStep(step, f"{s.label} {n}", s.agents, f"{s.short} {n}", s.shared)
+    return PlanStep(step, step, short=step)
+
+
 @dataclass
 class RunShape:
     """What a run's first event says about the workflow: who works and in which steps."""
@@ -163,6 +177,9 @@ class SynthTest:
     round: int
     verdict: str | None = None
     """``kept``, ``rejected`` or None before the TQC judged it."""
+    source: str = "designed"
+    """``designed`` (a test designer's, for the TQC to judge) or ``run`` (seen
+    only in a sandbox run: no TQC verdict will come)."""
     reasoning: str = ""
     value: str | None = None
     detail: str = ""
@@ -265,10 +282,7 @@ class RunState:
         return self.agent(role).short
 
     def plan_step(self, step: str) -> PlanStep:
-        for s in self.plan:
-            if s.step == step:
-                return s
-        return PlanStep(step, step, short=step)
+        return find_plan_step(self.plan, step)
 
     def step_label(self, step: str) -> str:
         return self.plan_step(step).label
@@ -535,14 +549,19 @@ class RunState:
             "total": e.total,
             "load_error": e.load_error,
         }
-        if e.purpose not in ("self_debug", "after_debug"):
-            return
+        debugging = e.purpose in ("self_debug", "after_debug")
         for r in e.results:
-            idx = self._synth_index.get(str(r.get("test", "")).strip())
+            key = str(r.get("test", "")).strip()
+            idx = self._synth_index.get(key)
+            if idx is None and not debugging and key:
+                # A test the workflow ran without designing it through the TQC
+                # (AgentCoder's, CodeTree's, the visible tests): the table shows it too.
+                idx = self._synth_index[key] = len(self.synth)
+                self.synth.append(SynthTest(test=str(r.get("test", "")), round=0, source="run"))
             if idx is not None:
                 result = dict(r)
                 result["step"] = _stage_of(e.step)
-                result["when"] = "after" if e.purpose == "after_debug" else "before"
+                result["when"] = ("after" if e.purpose == "after_debug" else "before") if debugging else "at"
                 if e.load_error and r.get("status") != "pass":
                     result.setdefault("error", e.load_error)
                 self.synth[idx].results[e.progression] = result

@@ -288,3 +288,30 @@ def test_the_returned_node_named_by_the_run_finished_detail():
     )
     events.append(finished)
     assert fold(events).returned_node == "1"
+
+
+def test_a_numbered_repeat_of_a_step_planned_once_is_labelled_after_it():
+    events = codetree_stream()
+    first = events[0]
+    assert isinstance(first, ev.RunStarted)
+    events.insert(1, ev.GateStop(step="solver:3", seq=2))
+    state = fold(events)
+    assert state.step_label("solver:3") == "solve 3"
+    assert state.step_label("critic:7") == "critic:7"
+    assert [s.label for s in replay_steps(events)][1] == "solve 3"
+
+
+async def test_the_tests_table_shows_the_tests_another_workflow_ran(tmp_path: Path):
+    state = fold(agentcoder_stream())
+    assert [(t.test, t.source, t.results[0]["status"]) for t in state.synth] == [
+        ("assert add(2, 2) == 4", "run", "pass")
+    ]
+    path = write_session(tmp_path / "agentcoder.jsonl", agentcoder_stream())
+    app = create_app(demo_config(), replay_path=path, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("4")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "1 run · p0 at test_executor:2: 1/1 pass" in text
+        assert "assert add(2, 2) == 4" in text and "last run (p0's program at test_executor:2) pass" in text

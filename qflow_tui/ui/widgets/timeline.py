@@ -112,8 +112,10 @@ def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Tex
     if state.tokens:
         lines.append(Text(""))
         lines.append(Text("Tokens per agent (in / out, calls)", style="bold"))
+        width = max([4, *(len(state.short(agent)) for agent in state.tokens)])
         for agent, t in sorted(state.tokens.items()):
-            lines.append(Text(f"  {state.short(agent):>4} {agent:<22} {t.input:>7} / {t.output:<7} {t.calls:>3}"))
+            short = state.short(agent)
+            lines.append(Text(f"  {short:>{width}} {agent:<22} {t.input:>7} / {t.output:<7} {t.calls:>3}"))
     return lines
 
 
