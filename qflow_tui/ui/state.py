@@ -320,12 +320,24 @@ class RunState:
         return max(0.0, self.last_ts - self.first_ts)
 
     def planned_stages(self) -> list[str]:
-        """The run's planned steps, then any step seen that the plan did not foresee."""
-        plan = [s.step for s in self.plan]
-        for s in self.stages:
-            if s not in plan:
-                plan.append(s)
-        return plan
+        """The run's planned steps, then any step seen that the plan did not foresee.
+
+        A step planned once but run as numbered repeats (CodeTree's ``solver``
+        as ``solver:1``, ``critic:1``, ...) gives way to the repeats seen, in
+        the order they ran, where the first such step was planned."""
+        planned = [s.step for s in self.plan]
+        extra = [s for s in self.stages if s not in planned]
+        repeated = {n[0] for n in (_numbered(s) for s in extra) if n}
+        out: list[str] = []
+        inserted = False
+        for step in planned:
+            if step in repeated:
+                if not inserted:
+                    out += extra
+                    inserted = True
+                continue
+            out.append(step)
+        return out if inserted else out + extra
 
     def progress_text(self) -> str:
         """One line: which step (and which of its repeats), how many tests designed."""

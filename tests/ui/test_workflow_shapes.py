@@ -250,7 +250,7 @@ class TestCodeTreeSnapshot:
 
 async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings():
     from conftest import build_app
-    from textual.widgets import Select
+    from textual.widgets import Input, Select
 
     from qflow_tui.core.workflows import WORKFLOWS
     from qflow_tui.ui.screens.compose import ComposeScreen
@@ -269,12 +269,27 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
         assert not screen.query_one("#setting-checker").display
         assert not screen.query_one("#setting-prompts").display
         assert screen.query_one("#setting-iterations").display
-        screen.query_one("#iterations", Select).value = 2
+        screen.query_one("#set-iterations", Select).value = 2
         config = screen.read_config()
         assert (config.workflow, config.iterations) == ("agentcoder", 2)
+        # CodeTree's settings come from its definitions in the core's registry.
+        choice.value = "codetree"
+        await pilot.pause()
+        shown = {box.id for box in screen.query(".setting") if box.display}
+        assert shown == {"setting-budget", "setting-depth", "setting-width", "setting-search"}
+        screen.query_one("#set-search", Select).value = "bfs"
+        screen.query_one("#set-budget", Input).value = "7"
+        config = screen.read_config()
+        assert (config.workflow, config.search, config.budget) == ("codetree", "bfs", 7)
+        # A budget that is not a number is named when the run is asked for, not a traceback.
+        screen.query_one("#set-budget", Input).value = "lots"
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, ComposeScreen)
+        assert "budget" in str(screen.query_one("#compose-error").render())
         choice.value = "zeroshot"
         await pilot.pause()
-        assert not any(screen.query_one(f"#setting-{n}").display for n in ("checker", "iterations", "tqc", "epochs"))
+        assert not any(box.display for box in screen.query(".setting"))
 
 
 def test_the_returned_node_named_by_the_run_finished_detail():
@@ -315,3 +330,14 @@ async def test_the_tests_table_shows_the_tests_another_workflow_ran(tmp_path: Pa
         text = screen_text(app)
         assert "1 run · p0 at test_executor:2: 1/1 pass" in text
         assert "assert add(2, 2) == 4" in text and "last run (p0's program at test_executor:2) pass" in text
+
+
+def test_numbered_repeats_take_the_place_of_the_step_planned_once_in_the_order_they_ran():
+    plan = [{"step": s, "label": s, "agents": []} for s in ("thinker", "solver", "critic", "debugger")]
+    events: list[ev.Event] = [
+        ev.RunStarted(workflow="x", model="m", config={}, problem=PROBLEM, agents=wf_streams.CODETREE_AGENTS, plan=plan)
+    ]
+    for step in ("thinker", "solver:1", "critic:1", "debugger:2", "critic:2"):
+        events.append(ev.StepStarted(step=step, agent="a", progression=0))
+    assert fold(events).planned_stages() == ["thinker", "solver:1", "critic:1", "debugger:2", "critic:2"]
+    assert fold(events[:3]).planned_stages() == ["thinker", "solver:1", "critic", "debugger"]

@@ -4,12 +4,14 @@ settings; problems in any of them are shown inline before a run starts."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
 from ...core.config import CHECKERS, ConfigError, RunConfig
@@ -37,17 +39,13 @@ _CHECKER_HELP = {
 }
 
 
-#: INTERIM, until the core's workflow registry lands (``WORKFLOWS[name].settings``,
-#: each with ``.key``, see notes/WF-REQUESTS.md): which of this form's settings
-#: each workflow reads. :func:`workflow_settings` prefers the registry.
-_INTERIM_SETTINGS: dict[str, set[str]] = {
-    "qualityflow": {"checker", "prompts", "epochs", "clarify", "tqc"},
-    "agentcoder": {"iterations"},
-    "adacoder": {"iterations"},
-}
+#: The QualityFlow settings this form lays out by hand (a row of numbers, the
+#: checker's help); every other workflow setting gets a widget generated from
+#: its definition in the core's registry (:func:`generated_settings`).
+HAND_LAID = ("checker", "prompts", "epochs", "clarify", "tqc")
 
-#: The settings this form can show, each in a box with the id ``setting-NAME``.
-FORM_SETTINGS = ("checker", "prompts", "epochs", "clarify", "tqc", "iterations")
+#: An integer setting with at most this many allowed values is a Select.
+_SELECT_RANGE = 60
 
 
 def workflow_names() -> list[str]:
@@ -57,14 +55,43 @@ def workflow_names() -> list[str]:
 
 
 def workflow_settings(name: str) -> set[str]:
-    """The names of the settings the workflow ``name`` reads."""
+    """The keys of the settings the workflow ``name`` reads."""
     from ...core.workflows import WORKFLOWS
 
     spec = WORKFLOWS.get(name)
-    settings = getattr(spec, "settings", None)  # the registry's WorkflowSpec (branch `workflows`)
-    if settings is not None:
-        return {str(getattr(s, "key", s)) for s in settings}
-    return _INTERIM_SETTINGS.get(name, set())
+    return {s.key for s in spec.settings} if spec is not None else set()
+
+
+def generated_settings() -> list[Any]:
+    """Every workflow's settings not laid out by hand, each key once, in registry order."""
+    from ...core.workflows import WORKFLOWS
+
+    seen: dict[str, Any] = {}
+    for spec in WORKFLOWS.values():
+        for setting in spec.settings:
+            if setting.key not in HAND_LAID and setting.key not in seen:
+                seen[setting.key] = setting
+    return list(seen.values())
+
+
+def _setting_label(key: str) -> str:
+    return key.replace("_", " ").capitalize()
+
+
+def setting_widget(setting: Any, value: Any) -> Widget:
+    """A form widget for one setting, from its type, choices and bounds."""
+    wid = f"set-{setting.key}"
+    if setting.type is bool:
+        return Checkbox(_setting_label(setting.key), bool(value), id=wid, compact=True)
+    if setting.choices:
+        return Select([(str(c), c) for c in setting.choices], value=value, id=wid, allow_blank=False, compact=True)
+    low, high = setting.minimum, setting.maximum
+    if setting.type is int and low is not None and high is not None and high - low < _SELECT_RANGE:
+        shown = min(max(int(value), int(low)), int(high))
+        return Select(
+            [(str(i), i) for i in range(int(low), int(high) + 1)], value=shown, id=wid, allow_blank=False, compact=True
+        )
+    return Input(str(value), id=wid, compact=True)
 
 
 class ComposeScreen(Screen):
@@ -160,17 +187,14 @@ class ComposeScreen(Screen):
                             allow_blank=False,
                             compact=True,
                         )
-                    with Vertical(classes="setting", id="setting-iterations"):
-                        yield Label("Iterations", classes="field-label")
-                        yield Select(
-                            [(str(i), i) for i in range(11)],
-                            value=min(cfg.iterations, 10),
-                            id="iterations",
-                            allow_blank=False,
-                            compact=True,
-                        )
                 with Vertical(classes="setting", id="setting-tqc"):
                     yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
+                for setting in generated_settings():
+                    with Vertical(classes="setting", id=f"setting-{setting.key}") as box:
+                        box.tooltip = setting.doc
+                        if setting.type is not bool:
+                            yield Label(_setting_label(setting.key), classes="field-label")
+                        yield setting_widget(setting, getattr(cfg, setting.key))
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
                 yield Label("Entry point", classes="field-label")
                 yield Input(
@@ -213,14 +237,30 @@ class ComposeScreen(Screen):
         return cfg.replace(
             model=self.query_one("#model", Input).value.strip(),
             workflow=str(self.query_one("#workflow", Select).value),
-            iterations=int(self.query_one("#iterations", Select).value),  # type: ignore[arg-type]
             checker=self.query_one("#checker", Select).value,
             prompts=int(self.query_one("#prompts", Select).value),  # type: ignore[arg-type]
             epochs=int(self.query_one("#epochs", Select).value),  # type: ignore[arg-type]
             clarify=int(self.query_one("#clarify", Select).value),  # type: ignore[arg-type]
             tqc=self.query_one("#tqc", Checkbox).value,
             theme=self.app.theme,
+            **self._generated_values(),
         )
+
+    def _generated_values(self) -> dict[str, Any]:
+        """The generated settings' values, typed; a number that does not parse is
+        a ConfigError naming the setting (shown on the form)."""
+        values: dict[str, Any] = {}
+        for setting in generated_settings():
+            widget = self.query_one(f"#set-{setting.key}")
+            value: Any = widget.value  # type: ignore[attr-defined]
+            if isinstance(widget, Input) and setting.type in (int, float):
+                try:
+                    value = setting.type(value.strip())
+                except ValueError:
+                    kind = "a whole number" if setting.type is int else "a number"
+                    raise ConfigError(f"{setting.key} must be {kind}, not {value.strip()!r}") from None
+            values[setting.key] = value
+        return values
 
     def read_problem(self) -> Problem:
         statement = self.query_one("#statement", TextArea).text
@@ -286,8 +326,8 @@ class ComposeScreen(Screen):
         """Show the chosen workflow's own settings, and only those."""
         wanted = workflow_settings(workflow)
         self.sub_title = f"{workflow}, live"
-        for name in FORM_SETTINGS:
-            self.query_one(f"#setting-{name}").display = name in wanted
+        for box in self.query(".setting"):
+            box.display = (box.id or "").removeprefix("setting-") in wanted
 
     @on(Button.Pressed, "#run")
     def _run_pressed(self) -> None:

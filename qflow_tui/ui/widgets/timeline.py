@@ -37,6 +37,8 @@ def cell_text(cell: StageCell | None, colours: Palette) -> Text:
 
 
 STEP_WIDTH = 21
+"""The step column's width, grown (up to MAX_STEP_WIDTH) for longer step names."""
+MAX_STEP_WIDTH = 30
 CELL_WIDTH = 9
 
 
@@ -52,17 +54,19 @@ def render_timeline(state: RunState, selected: int, colours: Palette, side_by_si
     n = state.progressions
     lines: list[Text] = []
     head = Text()
-    head.append("  " + "step".ljust(STEP_WIDTH), style="bold")
+    stages = state.planned_stages()
+    width = min(MAX_STEP_WIDTH, max([STEP_WIDTH, *(len(s) + 1 for s in stages)]))
+    head.append("  " + "step".ljust(width), style="bold")
     for p in range(n):
         style = f"bold underline {colours.primary}" if p == selected else "bold"
         head.append_text(_pad(Text(f"p{p}", style=style), CELL_WIDTH))
     lines.append(head)
     finished = state.done
-    for stage in state.planned_stages():
+    for stage in stages:
         current = stage == state.current_step and not finished
         line = Text()
         line.append("▶ " if current else "  ", style=f"bold {colours.accent}")
-        line.append_text(_pad(Text(stage, style=f"bold {colours.accent}" if current else ""), STEP_WIDTH))
+        line.append_text(_pad(Text(stage, style=f"bold {colours.accent}" if current else ""), width))
         if state.is_shared(stage):
             cell = state.cells.get((stage, None)) or state.cells.get((stage, 0))
             if cell is None:
