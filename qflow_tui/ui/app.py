@@ -1,4 +1,4 @@
-"""The Textual app: compose a problem, run QualityFlow on it live, inspect the result.
+"""The Textual app: compose a problem, run a workflow (QualityFlow or a peer) on it live, inspect the result.
 
 :func:`create_app` is the one factory the CLI, the tests and the screenshot
 script use, so all three see the same app.
@@ -24,7 +24,7 @@ class QFlowApp(App[int]):
     """qflow's terminal app."""
 
     TITLE = "qflow"
-    SUB_TITLE = "QualityFlow, live"
+    SUB_TITLE = "program synthesis, live"
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]

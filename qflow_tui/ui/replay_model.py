@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.events import Event
+from ..core.events import Event, RunStarted
+from .state import AgentInfo, PlanStep, find_plan_step, run_shape
 
 #: Playback speeds, as multiples of the paced recording (see :func:`play_times`).
 SPEEDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
@@ -24,13 +25,6 @@ STEP_PAUSE = 0.6
 #: time the run waited at a step-mode gate for a key.
 GATE_ALLOWANCE = 0.25
 
-_WORK_LABELS = {
-    "program_generator": "generate",
-    "test_designer": "design tests",
-    "test_quality_checker": "check tests (TQC)",
-    "revert": "revert",
-}
-
 
 @dataclass
 class ReplayStep:
@@ -39,59 +33,90 @@ class ReplayStep:
     number: int
     """From 0 (the run's start); what the user sees."""
     step: str | None
-    """The workflow step (``self_debug:1``), None for the start."""
+    """The workflow step (``self_debug:1``) or gate label; None for the start."""
     phase: str
-    """``work`` (the step's agents) or ``check`` (the Code Quality Checker after it)."""
+    """``work`` (the step's own agent) or ``check`` (a later agent, or gate,
+    checking that work)."""
     start: int
     end: int
-
-    @property
-    def label(self) -> str:
-        """Short, for the timeline chips."""
-        if self.step is None:
-            return "start"
-        base = _step_words(self.step)
-        return f"check {short_step(self.step)}" if self.phase == "check" else base
-
-    @property
-    def title(self) -> str:
-        """Longer, for the step list and the status line."""
-        if self.step is None:
-            return "the run starts"
-        if self.phase == "check":
-            return f"quality check after {self.step}"
-        return f"{self.step}: {_step_words(self.step)}"
+    label: str = "start"
+    """Short, for the timeline chips."""
+    title: str = "the run starts"
+    """Longer, for the step list and the status line."""
 
 
-def _step_words(step: str) -> str:
-    name, _, n = step.partition(":")
-    if name == "self_debug":
-        return f"self-debug {n}"
-    if name == "clarifier":
-        return f"clarify {n}"
-    return _WORK_LABELS.get(step, step)
+class _Names:
+    """Labels for steps and agents, from the run's ``run_started`` event."""
 
+    def __init__(self, events: list[Event]) -> None:
+        first = next((e for e in events if isinstance(e, RunStarted)), None)
+        self.agents: dict[str, AgentInfo] = {}
+        self.plan: dict[str, PlanStep] = {}
+        self.progressions = 1
+        if first is not None:
+            shape = run_shape(first)
+            self.progressions = shape.progressions
+            self.agents = {a.role: a for a in shape.agents}
+            self.plan = {s.step: s for s in shape.plan}
 
-def short_step(step: str) -> str:
-    name, _, n = step.partition(":")
-    return {"program_generator": "gen", "self_debug": f"debug {n}", "clarifier": f"clarify {n}"}.get(name, step)
+    def step(self, step: str) -> PlanStep:
+        return find_plan_step(list(self.plan.values()), step)
+
+    def work(self, step: str) -> tuple[str, str]:
+        label = self.step(step).label
+        return label, f"{step}: {label}" if label != step else step
+
+    def check_by_agent(self, step: str, agent: str | None) -> tuple[str, str]:
+        who = self.agents[agent].label if agent in self.agents else (agent or "check")
+        return f"check {self.step(step).short}", f"{who} after {step}"
+
+    def gate(self, label: str) -> tuple[str, str, str, str]:
+        """A gate label -> (step, phase, chip label, title). A gate named after a
+        planned step is that step's work; ``prefix:step`` checks that step."""
+        if label in self.plan:
+            return (label, "work", *self.work(label))
+        prefix, _, rest = label.partition(":")
+        if rest and (rest in self.plan or not self.plan) and prefix not in self.plan:
+            words = prefix.replace("_", " ")
+            return (rest, "check", f"{words.split()[-1]} {self.step(rest).short}", f"{words} after {rest}")
+        return (label, "work", *self.work(label))
 
 
 def replay_steps(events: list[Event]) -> list[ReplayStep]:
-    """Cut a run's events into workflow steps, the same steps a live run's step
-    gate stops at: each step's agents, then the quality check that follows it.
-    Step 0 is the run's start; the last step runs to the end of the file."""
+    """Cut a run's events into the steps a live run's step gate stops at.
+
+    A session with ``gate_stop`` events is cut at each one (where the live gate
+    stops, once per progression, stepping or not). An older one is cut where a step starts: each step's first agent's
+    work, then a later agent in the same step checking it. Step 0 is the run's
+    start; the last step runs to the end of the file."""
+    names = _Names(events)
     steps: list[ReplayStep] = [ReplayStep(0, None, "work", 0, len(events))]
-    current: tuple[str | None, str] = (None, "work")
-    for i, e in enumerate(events):
-        if e.kind != "step_started" or e.step is None:
-            continue
-        key = (e.step, "check" if e.agent == "code_quality_checker" else "work")
-        if key == current:
-            continue
-        steps[-1].end = i
-        steps.append(ReplayStep(len(steps), key[0], key[1], i, len(events)))
-        current = key
+    if any(e.kind == "gate_stop" for e in events):
+        for i, e in enumerate(events):
+            if e.kind != "gate_stop" or not e.step:
+                continue
+            # One replay step per stop, as the live gate stops once per progression.
+            step, phase, label, title = names.gate(e.step)
+            if e.progression is not None and names.progressions > 1:
+                label, title = f"{label} p{e.progression}", f"{title} (progression {e.progression})"
+            steps[-1].end = i
+            steps.append(ReplayStep(len(steps), step, phase, i, len(events), label, title))
+    else:
+        first_agent: dict[str, str | None] = {}
+        current: tuple[str | None, str] = (None, "work")
+        for i, e in enumerate(events):
+            if e.kind != "step_started" or e.step is None:
+                continue
+            planned = names.step(e.step).agents
+            owner = first_agent.setdefault(e.step, planned[0] if planned else e.agent)
+            phase = "work" if e.agent == owner else "check"
+            key = (e.step, phase)
+            if key == current:
+                continue
+            label, title = names.work(e.step) if phase == "work" else names.check_by_agent(e.step, e.agent)
+            steps[-1].end = i
+            steps.append(ReplayStep(len(steps), key[0], key[1], i, len(events), label, title))
+            current = key
     if len(steps) > 1 and steps[0].end == 0:
         steps.pop(0)
         for n, s in enumerate(steps):

@@ -16,29 +16,94 @@ from ..core import events as ev
 from ..core.safe_text import scrub
 from ..core.summary import Tokens, TokenTally, count_call, tokens_from_dict, total
 
-#: The agents that get a pane, in the order the workflow calls them (paper's names).
-AGENTS: tuple[str, ...] = (
-    "program_generator",
-    "test_designer",
-    "test_quality_checker",
-    "self_debugger",
-    "code_quality_checker",
-    "clarifier",
-)
 
-#: Short labels for narrow places (status bar, headers).
-AGENT_SHORT: dict[str, str] = {
-    "program_generator": "PG",
-    "test_designer": "TD",
-    "test_quality_checker": "TQC",
-    "self_debugger": "SD",
-    "code_quality_checker": "CQC",
-    "clarifier": "CL",
-    "yesno_checker": "YN",
-}
+@dataclass(frozen=True)
+class AgentInfo:
+    """One of the workflow's agents, as its ``run_started`` event describes it."""
 
-#: Steps the whole run shares (not per progression).
-SHARED_STEPS = ("test_designer", "test_quality_checker")
+    role: str
+    """The role name (``program_generator``): events name agents by it."""
+    label: str
+    """For people (``Program generator``)."""
+    short: str
+    """For narrow places (status bar, token table)."""
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One planned step of the workflow (per-progression steps are listed once)."""
+
+    step: str
+    """The step id events carry (``self_debug:1``)."""
+    label: str
+    """For people (``self-debug 1``)."""
+    agents: tuple[str, ...] = ()
+    """The roles that work in this step, in order."""
+    short: str = ""
+    """A shorter label for chips; the label when the plan gives none."""
+    shared: bool = False
+    """The step runs once for the whole run, not per progression."""
+
+
+def _agent_of(data: Any) -> AgentInfo | None:
+    if not isinstance(data, dict) or not data.get("role"):
+        return None
+    role = str(data["role"])
+    return AgentInfo(role, str(data.get("label") or role), str(data.get("short") or role))
+
+
+def _step_of_plan(data: Any) -> PlanStep | None:
+    if not isinstance(data, dict) or not data.get("step"):
+        return None
+    step = str(data["step"])
+    agents = data.get("agents") if isinstance(data.get("agents"), list) else []
+    label = str(data.get("label") or step)
+    return PlanStep(
+        step, label, tuple(str(a) for a in agents), str(data.get("short") or label), bool(data.get("shared"))
+    )
+
+
+def find_plan_step(plan: list[PlanStep], step: str) -> PlanStep:
+    """The planned step ``step``; a numbered repeat of a step planned once
+    (``solver:3`` for ``solver``) is labelled after it; any other is its own label."""
+    for s in plan:
+        if s.step == step:
+            return s
+    name, sep, n = step.rpartition(":")
+    if sep:
+        for s in plan:
+            if s.step == name:
+                return PlanStep(step, f"{s.label} {n}", s.agents, f"{s.short} {n}", s.shared)
+    return PlanStep(step, step, short=step)
+
+
+@dataclass
+class RunShape:
+    """What a run's first event says about the workflow: who works and in which steps."""
+
+    agents: list[AgentInfo]
+    plan: list[PlanStep]
+    progressions: int
+    summary: str
+
+
+def run_shape(e: ev.RunStarted) -> RunShape:
+    """The agents, plan, progression count and summary a run's first event declares."""
+    agents_data: list[Any] = list(e.agents or [])
+    plan_data: list[Any] = list(e.plan or [])
+    progressions = int(e.progressions or 1)
+    summary = e.summary
+    if not agents_data:
+        # LEGACY FALLBACK (delete at merge, with ui/legacy_shape.py): an event
+        # stream from before RunStarted carried agents and plan.
+        from .legacy_shape import legacy_shape
+
+        agents_data, plan_data, progressions, legacy_summary = legacy_shape(e.workflow, dict(e.config))
+        summary = summary or legacy_summary
+    agents = [a for a in (_agent_of(d) for d in agents_data) if a is not None]
+    plan = [s for s in (_step_of_plan(d) for d in plan_data) if s is not None]
+    return RunShape(agents, plan, max(1, progressions), summary)
+
 
 #: Characters of streamed text kept per model call; older text is elided.
 MAX_CALL_CHARS = 20_000
@@ -81,6 +146,8 @@ class StageCell:
     status: str = "pending"
     """``running``, ``checking``, ``done``, ``skipped``, ``failed``, ``accepted``, ``rejected``."""
     detail: str = ""
+    agent: str | None = None
+    """The agent that started the step; a later agent in it checks its work."""
     decision: str | None = None
     """``accept``, ``continue``, ``clarify`` or ``revert`` once the checker decided."""
     reason: str = ""
@@ -110,11 +177,32 @@ class SynthTest:
     round: int
     verdict: str | None = None
     """``kept``, ``rejected`` or None before the TQC judged it."""
+    source: str = "designed"
+    """``designed`` (a test designer's, for the TQC to judge) or ``run`` (seen
+    only in a sandbox run: no TQC verdict will come)."""
     reasoning: str = ""
     value: str | None = None
     detail: str = ""
     results: dict[int, dict[str, Any]] = field(default_factory=dict)
     """Last execution result against each progression's program, keyed by progression."""
+
+
+@dataclass
+class SearchNode:
+    """One node of a search tree (CodeTree): the latest ``tree_node`` event for it."""
+
+    node: str
+    parent: str | None
+    strategy: str
+    code: str
+    passed: int
+    total: int
+    score: float | None
+    action: str
+    """``refine``, ``abort``, ``accept`` or ``""`` (the critic has not acted)."""
+    feedback: str
+    critique: str
+    seq: int = 0
 
 
 def _stage_of(step: str | None) -> str | None:
@@ -124,7 +212,10 @@ def _stage_of(step: str | None) -> str | None:
     return step.removeprefix("quality_check:")
 
 
-_STAGE_RE = re.compile(r"^(self_debug|clarifier):(\d+)$")
+def _numbered(step: str) -> tuple[str, int] | None:
+    """``self_debug:2`` -> (``self_debug``, 2): a step repeated by number."""
+    name, sep, n = step.rpartition(":")
+    return (name, int(n)) if sep and n.isdigit() else None
 
 
 class RunState:
@@ -140,6 +231,12 @@ class RunState:
         self.config: dict[str, Any] = {}
         self.problem: dict[str, Any] = {}
         self.isolation = ""
+        self.agents: list[AgentInfo] = []
+        """The workflow's agents: declared by the run, then any other seen in events."""
+        self.plan: list[PlanStep] = []
+        self.summary = ""
+        self.visible_tests = ""
+        self._progressions = 1
         self.first_ts: float | None = None
         self.last_ts: float | None = None
         self.last_seq = 0
@@ -162,6 +259,8 @@ class RunState:
         """Last sandbox run per progression (its purpose, passed/total, load error)."""
         self.tokens: Tokens = {}
         self.llm_calls = 0
+        self.tree: dict[str, SearchNode] = {}
+        """The search tree's nodes by id, in the order they were first seen."""
         self.notices: list[tuple[str, str]] = []
         self.finished: ev.RunFinished | None = None
         self.failed: ev.RunFailed | None = None
@@ -171,7 +270,40 @@ class RunState:
 
     @property
     def progressions(self) -> int:
-        return int(self.config.get("prompts", 1) or 1)
+        return self._progressions
+
+    def agent(self, role: str) -> AgentInfo:
+        for a in self.agents:
+            if a.role == role:
+                return a
+        return AgentInfo(role, role, role)
+
+    def short(self, role: str) -> str:
+        return self.agent(role).short
+
+    def plan_step(self, step: str) -> PlanStep:
+        return find_plan_step(self.plan, step)
+
+    def step_label(self, step: str) -> str:
+        return self.plan_step(step).label
+
+    def is_shared(self, stage: str) -> bool:
+        """A step that runs once for the whole run: so planned, or so far seen
+        only without a progression."""
+        if self.plan_step(stage).shared:
+            return True
+        keys = [p for (s, p) in self.cells if s == stage]
+        return bool(keys) and all(p is None for p in keys)
+
+    def _see_agent(self, role: str | None) -> None:
+        """An agent the run did not declare still gets a pane."""
+        if role and all(a.role != role for a in self.agents):
+            self.agents.append(AgentInfo(role, role, role))
+
+    def is_imagining(self, call: CallRecord) -> bool:
+        """A model call imagining one visible test running, for one progression's
+        program (the first turn of an imagined-execution conversation)."""
+        return bool(call.test) and call.turn == 1 and call.progression is not None
 
     @property
     def max_tests(self) -> int:
@@ -188,27 +320,27 @@ class RunState:
         return max(0.0, self.last_ts - self.first_ts)
 
     def planned_stages(self) -> list[str]:
-        """The stages Algorithm 1 will go through with this config, seen or not."""
-        cfg = self.config
-        if self.workflow and self.workflow != "qualityflow":
-            return list(self.stages)
-        plan = ["program_generator"]
-        epochs = int(cfg.get("epochs", 3))
-        if epochs:
-            plan.append("test_designer")
-            if cfg.get("tqc", True):
-                plan.append("test_quality_checker")
-        plan += [f"self_debug:{e}" for e in range(1, epochs + 1)]
-        plan += [f"clarifier:{a}" for a in range(1, int(cfg.get("clarify", 3)) + 1)]
-        if cfg.get("checker", "imagined") != "none" and cfg.get("revert", True):
-            plan.append("revert")
-        for s in self.stages:  # anything the plan did not foresee still shows
-            if s not in plan:
-                plan.append(s)
-        return plan
+        """The run's planned steps, then any step seen that the plan did not foresee.
+
+        A step planned once but run as numbered repeats (CodeTree's ``solver``
+        as ``solver:1``, ``critic:1``, ...) gives way to the repeats seen, in
+        the order they ran, where the first such step was planned."""
+        planned = [s.step for s in self.plan]
+        extra = [s for s in self.stages if s not in planned]
+        repeated = {n[0] for n in (_numbered(s) for s in extra) if n}
+        out: list[str] = []
+        inserted = False
+        for step in planned:
+            if step in repeated:
+                if not inserted:
+                    out += extra
+                    inserted = True
+                continue
+            out.append(step)
+        return out if inserted else out + extra
 
     def progress_text(self) -> str:
-        """One line: which step, which epoch, how many tests designed."""
+        """One line: which step (and which of its repeats), how many tests designed."""
         if self.failed is not None:
             return "cancelled" if self.failed.cancelled else "failed: " + self.failed.error
         if self.finished is not None:
@@ -216,13 +348,13 @@ class RunState:
             return f"finished: {self.finished.outcome}{where}"
         if not self.started:
             return "waiting to start"
-        parts = [self.current_step or "starting"]
-        m = _STAGE_RE.match(self.current_step or "")
-        if m and m.group(1) == "self_debug":
-            parts.append(f"epoch {m.group(2)}/{self.config.get('epochs', 3)}")
-        elif m:
-            parts.append(f"clarifier attempt {m.group(2)}/{self.config.get('clarify', 3)}")
-        if self.test_round or self.current_step == "test_designer":
+        parts = [self.step_label(self.current_step) if self.current_step else "starting"]
+        numbered = _numbered(self.current_step or "")
+        if numbered:
+            repeats = sum(1 for s in self.plan if (_numbered(s.step) or ("", 0))[0] == numbered[0])
+            if repeats > 1:
+                parts[0] += f" of {repeats}"
+        if self.test_round:
             parts.append(f"tests designed {self.tests_designed}/{self.max_tests}")
         if self.streaming:
             parts.append(f"{len(self.streaming)} streaming")
@@ -258,6 +390,31 @@ class RunState:
                 self.stages.append(stage)
         return self.cells[key]
 
+    def tree_children(self, parent: str | None) -> list[SearchNode]:
+        """A node's children (the roots for None), oldest first; a node whose
+        parent is unknown counts as a root."""
+        return [n for n in self.tree.values() if (n.parent if n.parent in self.tree else None) == parent]
+
+    @property
+    def returned_node(self) -> str | None:
+        """The node whose program the finished run returned: the accepted one,
+        else the one the run names (``accepted_at``), else the last with its code."""
+        if self.finished is None or not self.tree:
+            return None
+        if self.finished.accepted_at in self.tree:
+            return self.finished.accepted_at
+        # The core's RunFinished.detail names it ("... returned node n7 ..."), where it has one.
+        named = re.search(r"\b(?:returned|accepted) node (\S+?)[\s,.;:)]*(?:\s|$)", self.finished.detail)
+        if named and named.group(1) in self.tree:
+            return named.group(1)
+        accepted = [n.node for n in self.tree.values() if n.action == "accept"]
+        if accepted:
+            return accepted[-1]
+        same = [
+            n for n in self.tree.values() if n.code.strip() and n.code.strip() == self.finished.final_program.strip()
+        ]
+        return max(same, key=lambda n: n.seq).node if same else None
+
     def total_tokens(self) -> TokenTally:
         return total(self.tokens)
 
@@ -283,22 +440,34 @@ class RunState:
         self.config = dict(e.config)
         self.problem = dict(e.problem)
         self.isolation = e.isolation
+        shape = run_shape(e)
+        self.agents, self.plan, self._progressions, self.summary = (
+            shape.agents,
+            shape.plan,
+            shape.progressions,
+            shape.summary,
+        )
+        self.visible_tests = e.visible_tests
 
     def _on_step_started(self, e: ev.StepStarted) -> None:
         stage = _stage_of(e.step)
         if stage is None:
             return
         self.current_step = stage
-        cell = self.cell(stage, None if stage in SHARED_STEPS else e.progression)
-        cell.status = "checking" if e.agent == "code_quality_checker" else "running"
-        if e.detail and e.agent != "code_quality_checker":
+        self._see_agent(e.agent)
+        cell = self.cell(stage, e.progression)
+        if cell.agent is None:
+            cell.agent = e.agent
+        checking = e.agent != cell.agent  # a second agent in one step checks the first one's work
+        cell.status = "checking" if checking else "running"
+        if e.detail and not checking:
             cell.detail = e.detail
 
     def _on_step_finished(self, e: ev.StepFinished) -> None:
         stage = _stage_of(e.step)
         if stage is None:
             return
-        cell = self.cell(stage, None if stage in SHARED_STEPS else e.progression)
+        cell = self.cell(stage, e.progression)
         cell.status = e.outcome
         if e.detail:
             cell.detail = e.detail
@@ -313,6 +482,7 @@ class RunState:
 
     def _on_llm_call_started(self, e: ev.LLMCallStarted) -> None:
         agent = e.agent or "model"
+        self._see_agent(agent)
         rec = CallRecord(
             call_id=e.call_id,
             agent=agent,
@@ -333,7 +503,7 @@ class RunState:
             self.calls.pop(old, None)
             self.dropped_calls[key] = self.dropped_calls.get(key, 0) + 1
         self.streaming.add(e.call_id)
-        if agent == "code_quality_checker" and e.test and e.turn == 1:
+        if self.is_imagining(rec) and e.test:
             self.imagined.setdefault(
                 (_stage_of(e.step), e.progression, e.test),
                 ImaginedRecord(step=_stage_of(e.step), progression=e.progression, test=e.test),
@@ -344,7 +514,7 @@ class RunState:
         if rec is None:
             return
         rec.append(e.text)
-        if rec.agent == "code_quality_checker" and rec.test and rec.turn == 1:
+        if self.is_imagining(rec) and rec.test:
             im = self.imagined.get((_stage_of(rec.step), rec.progression, rec.test))
             if im is not None and im.verdict is None:
                 im.reasoning = rec.text
@@ -391,14 +561,19 @@ class RunState:
             "total": e.total,
             "load_error": e.load_error,
         }
-        if e.purpose not in ("self_debug", "after_debug"):
-            return
+        debugging = e.purpose in ("self_debug", "after_debug")
         for r in e.results:
-            idx = self._synth_index.get(str(r.get("test", "")).strip())
+            key = str(r.get("test", "")).strip()
+            idx = self._synth_index.get(key)
+            if idx is None and not debugging and key:
+                # A test the workflow ran without designing it through the TQC
+                # (AgentCoder's, CodeTree's, the visible tests): the table shows it too.
+                idx = self._synth_index[key] = len(self.synth)
+                self.synth.append(SynthTest(test=str(r.get("test", "")), round=0, source="run"))
             if idx is not None:
                 result = dict(r)
                 result["step"] = _stage_of(e.step)
-                result["when"] = "after" if e.purpose == "after_debug" else "before"
+                result["when"] = ("after" if e.purpose == "after_debug" else "before") if debugging else "at"
                 if e.load_error and r.get("status") != "pass":
                     result.setdefault("error", e.load_error)
                 self.synth[idx].results[e.progression] = result
@@ -425,8 +600,10 @@ class RunState:
                 continue
             self._synth_index[key] = len(self.synth)
             self.synth.append(SynthTest(test=t, round=e.round))
-        cell = self.cell("test_designer", None)
-        cell.detail = f"{e.total} tests, round {e.round}/{self.config.get('test_rounds', 5)}"
+        if e.step:
+            rounds = self.config.get("test_rounds")
+            of = f"/{rounds}" if rounds else ""
+            self.cell(_stage_of(e.step) or e.step, e.progression).detail = f"{e.total} tests, round {e.round}{of}"
 
     def _on_tqc_verdict(self, e: ev.TQCVerdict) -> None:
         idx = self._synth_index.get(e.test.strip())
@@ -441,7 +618,23 @@ class RunState:
         t.detail = e.detail
         kept = sum(1 for s in self.synth if s.verdict == "kept")
         rejected = sum(1 for s in self.synth if s.verdict == "rejected")
-        self.cell("test_quality_checker", None).detail = f"{kept} kept, {rejected} rejected"
+        if e.step:
+            self.cell(_stage_of(e.step) or e.step, e.progression).detail = f"{kept} kept, {rejected} rejected"
+
+    def _on_tree_node(self, e: ev.TreeNode) -> None:
+        self.tree[e.node] = SearchNode(
+            node=e.node,
+            parent=e.parent,
+            strategy=e.strategy,
+            code=e.code,
+            passed=e.passed,
+            total=e.total,
+            score=e.score,
+            action=e.action,
+            feedback=e.feedback,
+            critique=e.critique,
+            seq=e.seq,
+        )
 
     def _on_notice(self, e: ev.Notice) -> None:
         self.notices.append((e.level, e.message))

@@ -17,6 +17,14 @@ class TestCompose:
     def test_compose_screen(self, snap_compare):
         assert snap_compare(build_app(), terminal_size=SIZE, run_before=at_rest)
 
+    def test_compose_screen_agentcoder(self, snap_compare):
+        async def run_before(pilot):
+            await at_rest(pilot)
+            pilot.app.screen.query_one("#workflow").value = "agentcoder"
+            await pilot.pause()
+
+        assert snap_compare(build_app(), terminal_size=SIZE, run_before=run_before)
+
     def test_bad_input_inline(self, snap_compare):
         async def run_before(pilot):
             await pilot.pause()

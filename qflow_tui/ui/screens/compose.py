@@ -4,12 +4,14 @@ settings; problems in any of them are shown inline before a run starts."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
 from ...core.config import CHECKERS, ConfigError, RunConfig
@@ -35,6 +37,61 @@ _CHECKER_HELP = {
     "yesno": "baseline",
     "none": "ablation",
 }
+
+
+#: The QualityFlow settings this form lays out by hand (a row of numbers, the
+#: checker's help); every other workflow setting gets a widget generated from
+#: its definition in the core's registry (:func:`generated_settings`).
+HAND_LAID = ("checker", "prompts", "epochs", "clarify", "tqc")
+
+#: An integer setting with at most this many allowed values is a Select.
+_SELECT_RANGE = 60
+
+
+def workflow_names() -> list[str]:
+    from ...core.workflows import WORKFLOWS
+
+    return list(WORKFLOWS)
+
+
+def workflow_settings(name: str) -> set[str]:
+    """The keys of the settings the workflow ``name`` reads."""
+    from ...core.workflows import WORKFLOWS
+
+    spec = WORKFLOWS.get(name)
+    return {s.key for s in spec.settings} if spec is not None else set()
+
+
+def generated_settings() -> list[Any]:
+    """Every workflow's settings not laid out by hand, each key once, in registry order."""
+    from ...core.workflows import WORKFLOWS
+
+    seen: dict[str, Any] = {}
+    for spec in WORKFLOWS.values():
+        for setting in spec.settings:
+            if setting.key not in HAND_LAID and setting.key not in seen:
+                seen[setting.key] = setting
+    return list(seen.values())
+
+
+def _setting_label(key: str) -> str:
+    return key.replace("_", " ").capitalize()
+
+
+def setting_widget(setting: Any, value: Any) -> Widget:
+    """A form widget for one setting, from its type, choices and bounds."""
+    wid = f"set-{setting.key}"
+    if setting.type is bool:
+        return Checkbox(_setting_label(setting.key), bool(value), id=wid, compact=True)
+    if setting.choices:
+        return Select([(str(c), c) for c in setting.choices], value=value, id=wid, allow_blank=False, compact=True)
+    low, high = setting.minimum, setting.maximum
+    if setting.type is int and low is not None and high is not None and high - low < _SELECT_RANGE:
+        shown = min(max(int(value), int(low)), int(high))
+        return Select(
+            [(str(i), i) for i in range(int(low), int(high) + 1)], value=shown, id=wid, allow_blank=False, compact=True
+        )
+    return Input(str(value), id=wid, compact=True)
 
 
 class ComposeScreen(Screen):
@@ -84,16 +141,26 @@ class ComposeScreen(Screen):
                 yield Input(placeholder="mbpp/11, humaneval/12, path", id="load", compact=True)
                 yield Label("Model", classes="field-label")
                 yield Input(cfg.model, id="model", compact=True, placeholder="provider/model")
-                yield Label("Checker", classes="field-label")
+                yield Label("Workflow", classes="field-label")
+                names = workflow_names()
                 yield Select(
-                    [(f"{c} ({_CHECKER_HELP[c]})", c) for c in CHECKERS],
-                    value=cfg.checker,
-                    id="checker",
+                    [(n, n) for n in names],
+                    value=cfg.workflow if cfg.workflow in names else names[0],
+                    id="workflow",
                     allow_blank=False,
                     compact=True,
                 )
+                with Vertical(classes="setting", id="setting-checker"):
+                    yield Label("Checker", classes="field-label")
+                    yield Select(
+                        [(f"{c} ({_CHECKER_HELP[c]})", c) for c in CHECKERS],
+                        value=cfg.checker,
+                        id="checker",
+                        allow_blank=False,
+                        compact=True,
+                    )
                 with Horizontal(classes="numbers"):
-                    with Vertical():
+                    with Vertical(classes="setting", id="setting-prompts"):
                         yield Label("Prompts", classes="field-label")
                         yield Select(
                             [(str(i), i) for i in range(1, 7)],
@@ -102,7 +169,7 @@ class ComposeScreen(Screen):
                             allow_blank=False,
                             compact=True,
                         )
-                    with Vertical():
+                    with Vertical(classes="setting", id="setting-epochs"):
                         yield Label("Epochs", classes="field-label")
                         yield Select(
                             [(str(i), i) for i in range(4)],
@@ -111,7 +178,7 @@ class ComposeScreen(Screen):
                             allow_blank=False,
                             compact=True,
                         )
-                    with Vertical():
+                    with Vertical(classes="setting", id="setting-clarify"):
                         yield Label("Clarify", classes="field-label")
                         yield Select(
                             [(str(i), i) for i in range(11)],
@@ -120,7 +187,14 @@ class ComposeScreen(Screen):
                             allow_blank=False,
                             compact=True,
                         )
-                yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
+                with Vertical(classes="setting", id="setting-tqc"):
+                    yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
+                for setting in generated_settings():
+                    with Vertical(classes="setting", id=f"setting-{setting.key}") as box:
+                        box.tooltip = setting.doc
+                        if setting.type is not bool:
+                            yield Label(_setting_label(setting.key), classes="field-label")
+                        yield setting_widget(setting, getattr(cfg, setting.key))
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
                 yield Label("Entry point", classes="field-label")
                 yield Input(
@@ -131,6 +205,7 @@ class ComposeScreen(Screen):
         yield AppFooter()
 
     def on_mount(self) -> None:
+        self._show_settings(str(self.query_one("#workflow", Select).value))
         self.ready = True
         self.refresh_bindings()
         self.query_one("#statement", TextArea).focus()
@@ -161,13 +236,31 @@ class ComposeScreen(Screen):
         cfg: RunConfig = app.config  # type: ignore[attr-defined]
         return cfg.replace(
             model=self.query_one("#model", Input).value.strip(),
+            workflow=str(self.query_one("#workflow", Select).value),
             checker=self.query_one("#checker", Select).value,
             prompts=int(self.query_one("#prompts", Select).value),  # type: ignore[arg-type]
             epochs=int(self.query_one("#epochs", Select).value),  # type: ignore[arg-type]
             clarify=int(self.query_one("#clarify", Select).value),  # type: ignore[arg-type]
             tqc=self.query_one("#tqc", Checkbox).value,
             theme=self.app.theme,
+            **self._generated_values(),
         )
+
+    def _generated_values(self) -> dict[str, Any]:
+        """The generated settings' values, typed; a number that does not parse is
+        a ConfigError naming the setting (shown on the form)."""
+        values: dict[str, Any] = {}
+        for setting in generated_settings():
+            widget = self.query_one(f"#set-{setting.key}")
+            value: Any = widget.value  # type: ignore[attr-defined]
+            if isinstance(widget, Input) and setting.type in (int, float):
+                try:
+                    value = setting.type(value.strip())
+                except ValueError:
+                    kind = "a whole number" if setting.type is int else "a number"
+                    raise ConfigError(f"{setting.key} must be {kind}, not {value.strip()!r}") from None
+            values[setting.key] = value
+        return values
 
     def read_problem(self) -> Problem:
         statement = self.query_one("#statement", TextArea).text
@@ -224,6 +317,17 @@ class ComposeScreen(Screen):
         own_client = qflow_app(self).client is None
         self.app.clear_notifications()  # the form's toasts do not belong over the run
         self.app.push_screen(RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client))
+
+    @on(Select.Changed, "#workflow")
+    def _workflow_chosen(self, event: Select.Changed) -> None:
+        self._show_settings(str(event.value))
+
+    def _show_settings(self, workflow: str) -> None:
+        """Show the chosen workflow's own settings, and only those."""
+        wanted = workflow_settings(workflow)
+        self.sub_title = f"{workflow}, live"
+        for box in self.query(".setting"):
+            box.display = (box.id or "").removeprefix("setting-") in wanted
 
     @on(Button.Pressed, "#run")
     def _run_pressed(self) -> None:

@@ -20,16 +20,17 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Static
 
-from ...core.events import Event
+from ...core.events import Event, RunStarted
 from ...core.safe_text import one_line
 from ..access import qflow_app
-from ..replay_model import TICK, ReplayCursor, ReplayStep, play_times, replay_steps, short_step
+from ..replay_model import TICK, ReplayCursor, ReplayStep, play_times, replay_steps
+from ..state import run_shape
 from ..widgets.footer import AppFooter
 from ..widgets.replay_timeline import ReplayTimeline, StepChip
 from ..widgets.run_view import RunView
 from .step_picker import StepPicker
 
-__all__ = ["ReplayScreen", "ReplayStep", "StepChip", "StepPicker", "play_times", "replay_steps", "short_step"]
+__all__ = ["ReplayScreen", "ReplayStep", "StepChip", "StepPicker", "play_times", "replay_steps"]
 
 
 class ReplayScreen(Screen):
@@ -186,11 +187,13 @@ class ReplayScreen(Screen):
             text.append(f" {what}")
         text.append(f"\n{title}: " if not statement else "\nProblem: ", style="bold")
         text.append(f"{statement}\n")
-        text.append(
-            "QualityFlow's agents write programs in parallel progressions and tests for them; the Code Quality "
-            "Checker imagines each program running on the visible tests, then accepts, continues or reverts."
-        )
+        text.append(self._summary())
         intro.update(text)
+
+    def _summary(self) -> str:
+        """The workflow's own one-line summary, from the run's first event."""
+        first = next((e for e in self.events if isinstance(e, RunStarted)), None)
+        return run_shape(first).summary if first is not None else ""
 
     def action_toggle_intro(self) -> None:
         self.intro = not self.intro

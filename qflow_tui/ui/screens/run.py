@@ -1,4 +1,4 @@
-"""The run screen: one QualityFlow run, live, in one cancellable worker, with a
+"""The run screen: one workflow run, live, in one cancellable worker, with a
 step gate the user opens one step at a time or lets run free."""
 
 from __future__ import annotations
@@ -77,12 +77,12 @@ class RunScreen(Screen):
         self.running = True
         self.refresh_bindings()
         self.query_one(RunView).query_one("#run-tabs").focus()
-        self.run_qualityflow()
+        self.run_chosen_workflow()
 
     # -- the worker ------------------------------------------------------------------------
 
-    @work(exclusive=True, group="run", exit_on_error=False, name="qualityflow run")
-    async def run_qualityflow(self) -> RunOutcome:
+    @work(exclusive=True, group="run", exit_on_error=False, name="workflow run")
+    async def run_chosen_workflow(self) -> RunOutcome:
         sandbox = self.sandbox if self.sandbox is not None else qflow_app(self).sandbox
         try:
             return await run_workflow(

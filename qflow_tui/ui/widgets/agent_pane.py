@@ -8,23 +8,21 @@ from textual.containers import Grid, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from ..palette import Palette, palette
-from ..state import AGENTS, CallRecord, RunState
-
-#: Agents whose calls belong to the whole run, not to one progression.
-RUN_WIDE = ("test_designer", "test_quality_checker")
+from ..state import AgentInfo, CallRecord, RunState
 
 
 def call_header(call: CallRecord, colours: Palette) -> Text:
+    run_wide = call.progression is None
     bits = [call.step or ""]
     if call.epoch:
         bits.append(f"epoch {call.epoch}")
-    if call.attempt and call.agent in ("clarifier", "program_generator"):
-        bits.append(f"attempt {call.attempt}")
-    if call.agent == "test_designer" and call.attempt:
-        bits.append(f"round {call.attempt}")
+    if call.attempt and not call.test:
+        # A run-wide agent's attempts are rounds (test design); a progression's are retries.
+        bits.append(f"round {call.attempt}" if run_wide else f"attempt {call.attempt}")
     if call.turn > 1:
         bits.append(f"turn {call.turn}")
-    if call.test and call.agent != "test_quality_checker":
+    if call.test and not run_wide:
+        # The test a progression's call is about; a run-wide call's test is its whole output.
         bits.append(call.test.replace("\n", " ")[:60])
     status = {"streaming": "…" if call.text else "waiting for first token", "done": "", "failed": "failed"}.get(
         call.status, call.status
@@ -95,14 +93,17 @@ class AgentPane(VerticalScroll, can_focus=True):
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
     containers refuse by default."""
 
-    def __init__(self, agent: str, **kwargs) -> None:
+    def __init__(self, agent: str, label: str = "", **kwargs) -> None:
         super().__init__(id=f"pane-{agent}", classes="agent-pane", **kwargs)
         self.agent = agent
         self.border_title = agent
+        self.tooltip = label or agent
         self._progression: int | None = None
         self._ids: list[str] = []
         self._dropped = -1
         self._header: tuple[object, ...] = ()
+        self._pending: tuple[RunState, int] | None = None
+        self._ready = False
 
     def compose(self):
         with Vertical(classes="agent-body"):
@@ -111,8 +112,15 @@ class AgentPane(VerticalScroll, can_focus=True):
     def on_mount(self) -> None:
         # Follow the stream at the bottom until the user scrolls up (Textual's anchor).
         self.anchor()
+        self._ready = True
+        if self._pending is not None:
+            self.update_from(*self._pending)
 
     def update_from(self, state: RunState, progression: int) -> None:
+        if not self._ready:
+            self._pending = (state, progression)  # a pane added mid-run paints once it is there
+            return
+        self._pending = None
         calls = state.calls_for(self.agent, progression)
         dropped = state.dropped_for(self.agent, progression)
         colours = palette(self.app)
@@ -147,10 +155,17 @@ class AgentPane(VerticalScroll, can_focus=True):
         self.set_class(not calls, "-empty")
         streaming = sum(1 for c in calls if c.status == "streaming")
         waiting = sum(1 for c in calls if c.status == "streaming" and not c.text)
-        header = (progression, streaming, waiting, len(calls))
+        header = (
+            progression,
+            streaming,
+            waiting,
+            len(calls),
+            bool(calls) and all(c.progression is None for c in calls),
+        )
         if header != self._header:
             self._header = header
-            self.border_title = f"{self.agent} · all" if self.agent in RUN_WIDE else f"{self.agent} · p{progression}"
+            run_wide = bool(calls) and all(c.progression is None for c in calls)
+            self.border_title = f"{self.agent} · all" if run_wide else f"{self.agent} · p{progression}"
             if waiting and waiting == streaming:
                 subtitle = "waiting for first token"
             elif streaming:
@@ -162,12 +177,29 @@ class AgentPane(VerticalScroll, can_focus=True):
 
 
 class AgentPanes(Grid):
-    """All agent panes, a grid that reflows with the terminal's width."""
+    """One pane per agent the run declares (and any other that speaks), a grid
+    that reflows with the terminal's width and the number of agents."""
 
-    def compose(self):
-        for agent in AGENTS:
-            yield AgentPane(agent)
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._roles: list[str] = []
 
     def update_from(self, state: RunState, progression: int) -> None:
+        roles = [a.role for a in state.agents]
+        if roles != self._roles:
+            self._set_agents(state.agents)
         for pane in self.query(AgentPane):
             pane.update_from(state, progression)
+
+    def _set_agents(self, agents: list[AgentInfo]) -> None:
+        """Add a pane for each agent not shown yet. A run view shows one run, so
+        panes are never taken away: a replay going back (even to before an agent
+        spoke, or to the start) keeps them, and they show that moment's calls."""
+        shown = {p.agent for p in self.query_children(AgentPane)}
+        fresh = [AgentPane(a.role, a.label) for a in agents if a.role not in shown]
+        if fresh:
+            self.mount_all(fresh)
+        self._roles = [a.role for a in agents]
+        count = len(shown) + len(fresh)
+        for n in range(1, 7):
+            self.set_class(count == n, f"-n{n}")

@@ -29,6 +29,7 @@ from ..state import RunState
 from .agent_pane import AgentPanes
 from .imagined_trace import ImaginedTrace
 from .program_view import ProgramView, shown_program
+from .search_tree import SearchTree
 from .status_bar import StatusBar
 from .tests_table import TestsTable
 from .timeline import Timeline
@@ -36,13 +37,15 @@ from .timeline import Timeline
 #: Seconds between repaints while events stream in.
 REFRESH_INTERVAL = 1 / 12
 
-#: The tabs, in key order (1..5).
+#: The tabs, in key order (1..6). The search tree's tab shows only for a run
+#: that has one (CodeTree).
 TABS: tuple[tuple[str, str], ...] = (
     ("tab-timeline", "Timeline"),
     ("tab-agents", "Agents"),
     ("tab-imagined", "Imagined"),
     ("tab-tests", "Tests"),
     ("tab-program", "Program"),
+    ("tab-tree", "Tree"),
 )
 
 
@@ -60,6 +63,8 @@ _TABS_OF_KIND: dict[str, frozenset[str]] = {
     "step_started": frozenset({"tab-timeline", "tab-imagined"}),
     "step_finished": frozenset({"tab-timeline", "tab-imagined"}),
     "decision": frozenset({"tab-timeline", "tab-program", "tab-imagined"}),
+    "tree_node": frozenset({"tab-tree"}),
+    "gate_stop": frozenset(),
     "notice": frozenset(),
 }
 _ALL_TABS = frozenset(t for t, _ in TABS)
@@ -90,6 +95,7 @@ class RunView(Widget):
         Binding("3", "show_tab('tab-imagined')", "Imagined", show=False),
         Binding("4", "show_tab('tab-tests')", "Tests", show=False),
         Binding("5", "show_tab('tab-program')", "Program", show=False),
+        Binding("6", "show_tab('tab-tree')", "Tree", show=False),
         Binding("z", "zoom", "Zoom", tooltip="Maximize the focused pane (again to restore)"),
         Binding("y", "copy_program", "Copy", tooltip="Copy the program to the clipboard"),
         Binding("s", "save_program", "Save", tooltip="Save the program to a file"),
@@ -114,6 +120,8 @@ class RunView(Widget):
         self._band_stale = True
         self._repaint_timer: Timer | None = None
         self._tick: Timer | None = None
+        self._tree_shown = True
+        """Whether the search tree's tab is offered (hidden at the first paint of a run without one)."""
         self.recorded_elapsed: float | None = None
         """Set by a replay: the recorded run time at the shown step (idle gate time left out)."""
 
@@ -132,6 +140,8 @@ class RunView(Widget):
                     yield TestsTable(id="tests-table")
                 with TabPane("Program", id="tab-program"):
                     yield ProgramView(id="program-view")
+                with TabPane("Tree", id="tab-tree"):
+                    yield SearchTree(id="search-tree")
         yield StatusBar(id="run-status")
 
     def on_mount(self) -> None:
@@ -196,7 +206,7 @@ class RunView(Widget):
         tabs = _TABS_OF_KIND.get(kind, _ALL_TABS)
         if kind == "text_delta":
             call = self.state.calls.get(getattr(event, "call_id", ""))
-            if call is not None and call.agent == "code_quality_checker":
+            if call is not None and self.state.is_imagining(call):
                 tabs = tabs | {"tab-imagined"}
         self._dirty.update(tabs)
 
@@ -224,7 +234,12 @@ class RunView(Widget):
         if side.display and self._band_stale:
             self._band_stale = False
             side.update_from(state, p)
-        self._paint_tab(self.query_one("#run-tabs", TabbedContent).active)
+        tabs = self.query_one("#run-tabs", TabbedContent)
+        has_tree = bool(state.tree)
+        if has_tree != self._tree_shown:
+            self._tree_shown = has_tree
+            (tabs.show_tab if has_tree else tabs.hide_tab)("tab-tree")
+        self._paint_tab(tabs.active)
 
     def _paint_tab(self, tab: str) -> None:
         if tab not in self._stale_tabs:
@@ -241,6 +256,8 @@ class RunView(Widget):
             self.query_one(TestsTable).update_from(state, p)
         elif tab == "tab-program":
             self.query_one(ProgramView).update_from(state, p)
+        elif tab == "tab-tree":
+            self.query_one(SearchTree).update_from(state, p)
 
     def _paint_progress(self) -> None:
         text = self.state.progress_text()
@@ -293,6 +310,9 @@ class RunView(Widget):
 
     def action_show_tab(self, tab: str) -> None:
         """Show a tab and focus what is in it, so arrows and PageUp/Down work at once."""
+        if tab == "tab-tree" and not self.state.tree:
+            self.notify("This run has no search tree (only tree-search workflows such as CodeTree grow one).")
+            return
         self._paint_tab(tab)  # drawn before it shows: no empty first frame
         self.query_one("#run-tabs", TabbedContent).active = tab
         target = {
@@ -301,6 +321,7 @@ class RunView(Widget):
             "tab-imagined": "#imagined-trace",
             "tab-tests": "#tests-grid",
             "tab-program": "#program-view",
+            "tab-tree": "#search-tree-nodes",
         }.get(tab)
         if target:
             self.query(target).first().focus()
@@ -313,7 +334,8 @@ class RunView(Widget):
         widget = screen.focused
         while widget is not None and widget is not self:
             if (
-                widget.id in ("timeline-band", "timeline-tab", "imagined-trace", "tests-table", "program-view")
+                widget.id
+                in ("timeline-band", "timeline-tab", "imagined-trace", "tests-table", "program-view", "search-tree")
                 or "agent-pane" in widget.classes
             ):
                 screen.maximize(widget, container=False)

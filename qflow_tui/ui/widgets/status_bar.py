@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..palette import palette
-from ..state import AGENT_SHORT, RunState
+from ..state import RunState
 
 
 def fmt_tokens(n: int) -> str:
@@ -37,7 +37,7 @@ class StatusBar(Static):
             text.append(f"sandbox {state.isolation}", style=colours.muted)
         for agent, t in sorted(state.tokens.items()):
             text.append("  │ ", style=colours.muted)
-            text.append(f"{AGENT_SHORT.get(agent, agent)} ", style=f"bold {colours.primary}")
+            text.append(f"{state.short(agent)} ", style=f"bold {colours.primary}")
             text.append(f"{fmt_tokens(t.input)}/{fmt_tokens(t.output)}")
         text.no_wrap = True
         text.overflow = "ellipsis"

@@ -15,7 +15,7 @@ from ..state import RunState, SynthTest
 
 def _tqc_cell(t: SynthTest, colours: Palette) -> Text:
     if t.verdict is None:
-        return Text("…", style=colours.muted)
+        return Text("—" if t.source == "run" else "…", style=colours.muted)
     return Text(t.verdict, style=colours.outcome(t.verdict))
 
 
@@ -44,10 +44,9 @@ def render_detail(t: SynthTest | None, index: int, progression: int, colours: Pa
         out.append(f"   {t.detail}", style=colours.muted)
     r = t.results.get(progression)
     if r is not None:
-        out.append(
-            f"\nlast run (p{progression}'s program {r.get('when', 'before')} the {r.get('step')} fix) ",
-            style=f"bold {colours.muted}",
-        )
+        when = r.get("when", "before")
+        where = f"at {r.get('step')}" if when == "at" else f"{when} the {r.get('step')} fix"
+        out.append(f"\nlast run (p{progression}'s program {where}) ", style=f"bold {colours.muted}")
         out.append_text(_result_cell(t, progression, colours))
         if r.get("error") and r.get("status") != "fail":
             out.append(f"  {r['error']}", style=colours.error)
@@ -115,7 +114,12 @@ class TestsTable(Vertical):
         kept = sum(1 for t in state.synth if t.verdict == "kept")
         rejected = sum(1 for t in state.synth if t.verdict == "rejected")
         summary = Text()
-        summary.append(f"{len(state.synth)}/{state.max_tests} designed", style="bold")
+        designed = sum(1 for t in state.synth if t.source == "designed")
+        ran = len(state.synth) - designed
+        if designed or not ran:
+            summary.append(f"{designed}/{state.max_tests} designed", style="bold")
+        if ran:
+            summary.append(f"{' · ' if designed else ''}{ran} run", style="bold")
         if kept or rejected:
             summary.append(" · ")
             summary.append(f"{kept} kept", style=colours.success)
@@ -125,6 +129,8 @@ class TestsTable(Vertical):
         if run and run["purpose"] in ("self_debug", "after_debug"):
             when = "after" if run["purpose"] == "after_debug" else "before"
             summary.append(f" · p{progression} {when} the {run['step']} fix: {run['passed']}/{run['total']} pass")
+        elif run:
+            summary.append(f" · p{progression} at {run['step']}: {run['passed']}/{run['total']} pass")
         self.query_one("#tests-summary", Static).update(summary)
         self._show_detail()
 

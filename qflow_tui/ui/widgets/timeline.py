@@ -1,4 +1,4 @@
-"""The workflow timeline: Algorithm 1's steps as rows, progressions as columns,
+"""The workflow timeline: the steps of the run's plan as rows, progressions as columns,
 each cell saying how that step went and what the Quality Checker decided."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..palette import Palette, palette
-from ..state import AGENT_SHORT, SHARED_STEPS, RunState, StageCell
+from ..state import RunState, StageCell
 
 #: What a cell says when the checker has decided, or the step is under way.
 _DECISION_WORDS = {"accept": "ACCEPT", "continue": "continue", "clarify": "clarify", "revert": "REVERT"}
@@ -37,6 +37,8 @@ def cell_text(cell: StageCell | None, colours: Palette) -> Text:
 
 
 STEP_WIDTH = 21
+"""The step column's width, grown (up to MAX_STEP_WIDTH) for longer step names."""
+MAX_STEP_WIDTH = 30
 CELL_WIDTH = 9
 
 
@@ -52,18 +54,20 @@ def render_timeline(state: RunState, selected: int, colours: Palette, side_by_si
     n = state.progressions
     lines: list[Text] = []
     head = Text()
-    head.append("  " + "step".ljust(STEP_WIDTH), style="bold")
+    stages = state.planned_stages()
+    width = min(MAX_STEP_WIDTH, max([STEP_WIDTH, *(len(s) + 1 for s in stages)]))
+    head.append("  " + "step".ljust(width), style="bold")
     for p in range(n):
         style = f"bold underline {colours.primary}" if p == selected else "bold"
         head.append_text(_pad(Text(f"p{p}", style=style), CELL_WIDTH))
     lines.append(head)
     finished = state.done
-    for stage in state.planned_stages():
+    for stage in stages:
         current = stage == state.current_step and not finished
         line = Text()
         line.append("▶ " if current else "  ", style=f"bold {colours.accent}")
-        line.append_text(_pad(Text(stage, style=f"bold {colours.accent}" if current else ""), STEP_WIDTH))
-        if stage in SHARED_STEPS or stage == "revert":
+        line.append_text(_pad(Text(stage, style=f"bold {colours.accent}" if current else ""), width))
+        if state.is_shared(stage):
             cell = state.cells.get((stage, None)) or state.cells.get((stage, 0))
             if cell is None:
                 line.append("·", style=colours.muted)
@@ -112,15 +116,15 @@ def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Tex
     if state.tokens:
         lines.append(Text(""))
         lines.append(Text("Tokens per agent (in / out, calls)", style="bold"))
+        width = max([4, *(len(state.short(agent)) for agent in state.tokens)])
         for agent, t in sorted(state.tokens.items()):
-            lines.append(
-                Text(f"  {AGENT_SHORT.get(agent, agent):>4} {agent:<22} {t.input:>7} / {t.output:<7} {t.calls:>3}")
-            )
+            short = state.short(agent)
+            lines.append(Text(f"  {short:>{width}} {agent:<22} {t.input:>7} / {t.output:<7} {t.calls:>3}"))
     return lines
 
 
 class Timeline(VerticalScroll, can_focus=True):
-    """Algorithm 1 as it runs: the current step highlighted, finished steps marked.
+    """The workflow's plan as it runs: the current step highlighted, finished steps marked.
     As a band across a wide screen, the decisions sit beside the steps."""
 
     ALLOW_MAXIMIZE = True
