@@ -82,6 +82,13 @@ class _Names:
         return (label, "work", *self.work(label))
 
 
+def short_step(step: str) -> str:
+    """A step name in words for narrow columns, the same for every workflow:
+    ``self_debug:1`` -> ``self debug 1`` (no workflow's names are spelled here)."""
+    name, _, n = step.partition(":")
+    return f"{name.replace('_', ' ')} {n}".strip()
+
+
 def replay_steps(events: list[Event]) -> list[ReplayStep]:
     """Cut a run's events into the steps a live run's step gate stops at.
 

@@ -56,7 +56,8 @@ def _step_of_plan(data: Any) -> PlanStep | None:
     if not isinstance(data, dict) or not data.get("step"):
         return None
     step = str(data["step"])
-    agents = data.get("agents") if isinstance(data.get("agents"), list) else []
+    raw = data.get("agents")
+    agents: list[Any] = raw if isinstance(raw, list) else []
     label = str(data.get("label") or step)
     return PlanStep(
         step, label, tuple(str(a) for a in agents), str(data.get("short") or label), bool(data.get("shared"))
