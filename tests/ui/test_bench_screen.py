@@ -78,7 +78,12 @@ async def test_a_bench_fills_the_table_live_and_opens_a_problem_in_replay(tmp_pa
             assert cell(table, key, "time") == f"{records[key]['duration']:.1f}s"
         # The chart is Table 1 of what finished: nothing right before self-debugging.
         chart = screen.query_one(PassByStepChart)
-        assert pass_rows(chart.done) == [("first program", 0, 2), ("gen", 0, 2), ("debug 1", 2, 2), ("final", 2, 2)]
+        assert pass_rows(chart.done) == [
+            ("first program", 0, 2),
+            ("program generator", 0, 2),
+            ("self debug 1", 2, 2),
+            ("final", 2, 2),
+        ]
         summary = str(screen.query_one("#bench-summary").render())
         assert "2/2 done" in summary and "pass@1 100.0% (2/2)" in summary
         assert (out / "report.md").read_text().startswith("#")

@@ -54,9 +54,18 @@ class PlannedStep:
     """In words: ``self-debug 1``."""
     agents: tuple[str, ...] = ()
     """The roles that work in it, in order."""
+    short: str = ""
+    """A shorter label for narrow places (replay chips): ``debug 1``."""
+    shared: bool = False
+    """Runs once for the whole run, not once per progression."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"step": self.step, "label": self.label, "agents": list(self.agents)}
+        data: dict[str, Any] = {"step": self.step, "label": self.label, "agents": list(self.agents)}
+        if self.short:
+            data["short"] = self.short
+        if self.shared:
+            data["shared"] = True
+        return data
 
 
 Runner = Callable[["RunContext"], Awaitable[WorkflowResult]]

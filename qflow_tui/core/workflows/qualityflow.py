@@ -510,20 +510,23 @@ STAGE_WORDS = {
 def plan(cfg: RunConfig) -> list[PlannedStep]:
     """Algorithm 1 with these settings: every stage a progression may reach."""
     check = ("code_quality_checker",) if cfg.checker != "none" else ()
-    steps = [PlannedStep("program_generator", "generate", ("program_generator", *check))]
+    steps = [PlannedStep("program_generator", "generate", ("program_generator", *check), short="gen")]
     if cfg.epochs:
-        steps.append(PlannedStep("test_designer", "design tests", ("test_designer",)))
+        steps.append(PlannedStep("test_designer", "design tests", ("test_designer",), shared=True))
         if cfg.tqc:
-            steps.append(PlannedStep("test_quality_checker", "check tests (TQC)", ("test_quality_checker",)))
+            steps.append(
+                PlannedStep("test_quality_checker", "check tests (TQC)", ("test_quality_checker",), shared=True)
+            )
     steps += [
-        PlannedStep(f"self_debug:{e}", f"self-debug {e}", ("self_debugger", *check)) for e in range(1, cfg.epochs + 1)
+        PlannedStep(f"self_debug:{e}", f"self-debug {e}", ("self_debugger", *check), short=f"debug {e}")
+        for e in range(1, cfg.epochs + 1)
     ]
     steps += [
         PlannedStep(f"clarifier:{a}", f"clarify {a}", ("clarifier", "program_generator", *check))
         for a in range(1, cfg.clarify + 1)
     ]
     if cfg.checker != "none" and cfg.revert:
-        steps.append(PlannedStep("revert", "revert", ()))
+        steps.append(PlannedStep("revert", "revert", (), shared=True))
     return steps
 
 
