@@ -86,6 +86,9 @@ class RunContext:
     limiter: ConnectionLimiter | None = None
     """The provider's adaptive connection limiter, shared by the runs of this
     process that use the same provider and base URL (made at the first call)."""
+    steering: Any = None
+    """A :class:`qflow_tui.core.steer.Steering`: a person's edits the workflow takes
+    in place of an agent's answer (None: nobody steers)."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
