@@ -95,4 +95,5 @@ def render(result: dict[str, Any]) -> str:
 def _words(mark: dict[str, Any]) -> str:
     prog = f"[p{mark['progression']}] " if mark["progression"] is not None else ""
     agent = f" {mark['agent']}" if mark["agent"] else ""
-    return f"{prog}{mark['step'] or '-'}{agent}: {mark['what']} {mark['value']}"
+    what = "" if mark["what"] == "step" else f"{mark['what']} "
+    return f"{prog}{mark['step'] or '-'}{agent}: {what}{mark['value']}"

@@ -79,3 +79,27 @@ def test_compare_of_something_that_is_not_a_session_is_one_line(recorded: Record
     junk.write_text("not a session\n")
     out = recorded.qflow("compare", str(recorded.path), str(junk))
     assert out.returncode == 2 and out.stderr.startswith("qflow: ") and out.stderr.count("\n") == 1
+
+
+def test_the_diff_keeps_a_last_line_without_its_newline_apart() -> None:
+    from qflow_tui.core.steer.compare import compare_sessions
+
+    class Data:
+        def __init__(self, name: str, program: str) -> None:
+            self.path = Path(name)
+            self.header: dict[str, object] = {}
+            self.events: list[object] = []
+            self.program = program
+
+        def summary(self) -> dict[str, object]:
+            return {
+                "final_program": self.program,
+                "outcome": "accepted",
+                "accepted_at": "program_generator",
+                "progression": 0,
+                "llm_calls": 0,
+                "duration": 0.0,
+            }
+
+    result = compare_sessions(Data("a.jsonl", "x = 1"), Data("b.jsonl", "y = 2"))
+    assert "-x = 1\n+y = 2\n" in result["program_diff"]

@@ -85,10 +85,13 @@ def compare_sessions(a: Any, b: Any) -> dict[str, Any]:
     at = first_divergence(*trails)
     summaries = a.summary(), b.summary()
     programs = summaries[0]["final_program"] or "", summaries[1]["final_program"] or ""
+    # A diff line per program line, the last one too (unified_diff glues a
+    # line without its newline to the next).
+    ended = tuple(p if not p or p.endswith("\n") else p + "\n" for p in programs)
     diff = "".join(
         difflib.unified_diff(
-            programs[0].splitlines(keepends=True),
-            programs[1].splitlines(keepends=True),
+            ended[0].splitlines(keepends=True),
+            ended[1].splitlines(keepends=True),
             fromfile=f"A {a.path.name}",
             tofile=f"B {b.path.name}",
         )
