@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from . import fail
@@ -15,8 +14,8 @@ from . import fail
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("compare", help="compare two sessions side by side", description=__doc__)
-    p.add_argument("a", metavar="A", help="a session file")
-    p.add_argument("b", metavar="B", help="another session file")
+    p.add_argument("a", metavar="A", help="a session: its file, its number in `qflow sessions` or its id")
+    p.add_argument("b", metavar="B", help="another session, likewise")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -24,10 +23,11 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..core.session import SessionError, read_session
     from ..core.steer.compare import compare_sessions
+    from .sessions import resolve_session_arg
 
     try:
-        a = read_session(Path(args.a).expanduser())
-        b = read_session(Path(args.b).expanduser())
+        a = read_session(resolve_session_arg(args.a))
+        b = read_session(resolve_session_arg(args.b))
     except SessionError as exc:
         return fail(str(exc))
     result = compare_sessions(a, b)

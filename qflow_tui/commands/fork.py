@@ -20,7 +20,11 @@ PROGRAM_STAGES = ("program_generator", "self_debug", "clarifier")
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("fork", help="fork a saved session at a step, with edits", description=__doc__)
-    p.add_argument("session", metavar="SESSION", help="the session file to fork (it is never changed)")
+    p.add_argument(
+        "session",
+        metavar="SESSION",
+        help="the session to fork (never changed): its file, its number in `qflow sessions` (1: newest) or its id",
+    )
     p.add_argument(
         "--at",
         required=True,
@@ -66,9 +70,10 @@ def run(args: argparse.Namespace) -> int:
     from ..core.session import SessionError, read_session
     from ..core.steer import ForkClient, ForkError, Steering, branch_point
     from .replay import recorded_config
+    from .sessions import resolve_session_arg
     from .solve import InputError, read_text, run_headless
 
-    path = Path(args.session).expanduser()
+    path = resolve_session_arg(args.session)
     try:
         data = read_session(path)
     except SessionError as exc:
