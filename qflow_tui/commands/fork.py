@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         config = recorded_config(data, args).replace(fallback_model=live, base_url=base_url)
         config.validate()
         fallback = make_client(live, base_url=base_url, context_window=config.context_window or None)
-        client = ForkClient(path, fallback, point.prefix_calls)
+        client = ForkClient(path, fallback, point)
     except (ConfigError, LLMError) as exc:
         return fail(str(exc))
     header = {
@@ -146,6 +146,11 @@ def run(args: argparse.Namespace) -> int:
         steering=steering,
         header=header,
     )
+    if client.live_before:
+        fail(
+            f"{len(client.live_before)} calls before {args.at} were not in the recording (other settings changed "
+            f"their prompts) and were asked of {live}, the first: {client.live_before[0]}"
+        )
     if steering:
         left = ", ".join(f"{step} of progression {p}" for step, p in [*steering.programs, *steering.verdicts])
         fail(f"an edit was not taken: the fork never reached where it applies ({left}); the run went another way")

@@ -140,3 +140,45 @@ def test_fork_mistakes_are_one_line(recorded: Recorded) -> None:
     shared = recorded.qflow("fork", str(recorded.path), "--at", "test_designer", "--accept")
     assert shared.returncode == 2 and "edits apply to a progression's step" in shared.stderr
     assert recorded.live_calls() == []
+
+
+async def test_the_fork_client_answers_the_prefix_only_and_counts_live_calls_before_the_branch(
+    recorded: Recorded,
+) -> None:
+    from qflow_tui.core.llm import LLMRequest
+    from qflow_tui.core.llm.script import ScriptClient
+    from qflow_tui.core.steer import ForkClient
+
+    parent = read_session(recorded.path)
+    point = branch_point(parent.events, "self_debug:1")
+    asked: list[str] = []
+
+    def live(request: dict[str, Any]) -> str:
+        asked.append(request["agent"])
+        return "live answer"
+
+    client = ForkClient(recorded.path, ScriptClient.from_function(live), point)
+    started = {e.call_id: e for e in parent.events if e.kind == "llm_call_started"}
+    finished = {e.call_id: e for e in parent.events if e.kind == "llm_call_finished"}
+
+    def again(call_id: str) -> LLMRequest:
+        s = started[call_id]
+        return LLMRequest(
+            agent=s.agent, messages=s.messages, system=s.system, temperature=s.temperature, turn=s.turn,
+            progression=s.progression, epoch=s.epoch, attempt=s.attempt, test=s.test, step=s.step,
+        )  # fmt: skip
+
+    first = min(point.prefix_calls, key=lambda c: started[c].seq)
+    answer = await client.complete(again(first), lambda _: None)
+    assert answer.text == finished[first].response and asked == []
+    # A call the recording made from the branch on is asked of the live model.
+    (debug,) = [c for c in started if c not in point.prefix_calls and started[c].agent == "self_debugger"]
+    assert (await client.complete(again(debug), lambda _: None)).text == "live answer"
+    assert asked == ["self_debugger"] and client.live_before == []
+    # A call before the branch that the recording cannot answer (its prompt changed) is counted.
+    changed = again(first)
+    changed.messages = [{"role": "user", "content": "another prompt"}]
+    await client.complete(changed, lambda _: None)
+    assert len(client.live_before) == 1 and client.live_before[0].startswith(
+        "program_generator (step program_generator"
+    )

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..llm import LLMClient, LLMRequest
-from ..llm.replay import RecordedCall, ReplayClient
+from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest
+from ..llm.replay import RecordedCall, ReplayClient, describe_call
 
 
 class ForkError(Exception):
@@ -27,6 +27,8 @@ class BranchPoint:
     """Index of that step's first ``step_started`` in the recording's events."""
     prefix_calls: frozenset[str]
     """Call ids the recording started before the branch: answered from it."""
+    prefix_steps: frozenset[tuple[str, int | None]] = frozenset()
+    """(step, progression) the recording started before the branch."""
 
 
 def session_steps(events: list[Any]) -> list[str]:
@@ -43,8 +45,12 @@ def branch_point(events: list[Any], step: str, progression: int | None = None) -
     :class:`ForkError` naming the steps the session has."""
     for i, e in enumerate(events):
         if e.kind == "step_started" and e.step == step and (progression is None or e.progression == progression):
-            prefix = frozenset(x.call_id for x in events[:i] if x.kind == "llm_call_started")
-            return BranchPoint(step=step, progression=e.progression, event_index=i, prefix_calls=prefix)
+            before = events[:i]
+            prefix = frozenset(x.call_id for x in before if x.kind == "llm_call_started")
+            started = frozenset((x.step, x.progression) for x in before if x.kind == "step_started" and x.step != step)
+            return BranchPoint(
+                step=step, progression=e.progression, event_index=i, prefix_calls=prefix, prefix_steps=started
+            )
     steps = session_steps(events)
     where = f" for progression {progression}" if progression is not None else ""
     raise ForkError(f"the session has no step {step!r}{where}; its steps: {', '.join(steps) if steps else 'none'}")
@@ -54,12 +60,23 @@ class ForkClient(ReplayClient):
     """A replay model that answers only the calls made before the branch point;
     every other call goes to ``fallback`` (the live model)."""
 
-    def __init__(self, path: str | Path, fallback: LLMClient, prefix_calls: frozenset[str]) -> None:
+    def __init__(self, path: str | Path, fallback: LLMClient, point: BranchPoint) -> None:
         super().__init__(path, fallback)
-        self.prefix_calls = prefix_calls
+        self.point = point
+        self.prefix_calls = point.prefix_calls
+        self.live_before: list[str] = []
+        """Calls of steps the recording took before the branch that it could not
+        answer (other settings changed their prompts): asked of the live model."""
         # Calls from the branch on are spent already as far as matching goes.
-        self._used.update(c.call_id for c in self.calls if c.call_id not in prefix_calls)
+        self._used.update(c.call_id for c in self.calls if c.call_id not in self.prefix_calls)
 
     def _match(self, request: LLMRequest, prompt_hash: str) -> RecordedCall | None:
         call = super()._match(request, prompt_hash)
         return call if call is not None and call.call_id in self.prefix_calls else None
+
+    async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
+        fell_back = self.fell_back
+        completion = await super().complete(request, on_delta)
+        if self.fell_back > fell_back and (request.step, request.progression) in self.point.prefix_steps:
+            self.live_before.append(describe_call(request, request.step))
+        return completion
