@@ -92,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
     stage = args.at.partition(":")[0]
     if (args.program_file or args.verdict is not None) and progression is None:
         return fail(f"{args.at} is a step of the whole run, not of a progression: edits apply to a progression's step")
+    workflow = str(args.workflow or data.header.get("workflow") or "qualityflow")
+    if (args.program_file or args.verdict is not None) and workflow != "qualityflow":
+        return fail(f"edits at a fork are taken by the qualityflow workflow only, not {workflow}; fork without them")
     target = 0 if progression is None else progression
     if args.program_file:
         if stage not in PROGRAM_STAGES:

@@ -298,6 +298,10 @@ def describe(event: Any) -> str | None:
             f"{prog}{event.step} {event.agent}: {event.error}; retrying "
             f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
         )
+    if k == "steered":
+        return f"{prog}{event.step}: {event.what} steered by {event.who}" + (
+            f" ({event.after})" if event.what == "verdict" else ""
+        )
     if k == "run_failed":
         return f"run failed: {event.error}"
     if k == "notice":

@@ -106,6 +106,12 @@ def test_fork_with_an_edited_program_runs_differently_downstream(recorded: Recor
     assert (steered.who, steered.what, steered.step, steered.progression) == ("user", "program", "program_generator", 0)
     assert steered.after == fixed
     assert not any(e.kind == "tests_designed" for e in fork.events)
+    # Without --json the run's log says what was steered.
+    text = recorded.qflow(
+        "fork", str(recorded.path), "--at", "program_generator", "--program-file", str(edited),
+        "--session-dir", str(recorded.sessions),
+    )  # fmt: skip
+    assert text.returncode == 0 and "[p0] program_generator: program steered by user" in text.stderr
 
 
 def test_fork_with_an_overridden_verdict_accepts_what_the_checker_rejected(recorded: Recorded) -> None:
@@ -139,6 +145,8 @@ def test_fork_mistakes_are_one_line(recorded: Recorded) -> None:
     assert syntax.returncode == 2 and "not valid Python (line 1" in syntax.stderr and syntax.stderr.count("\n") == 1
     shared = recorded.qflow("fork", str(recorded.path), "--at", "test_designer", "--accept")
     assert shared.returncode == 2 and "edits apply to a progression's step" in shared.stderr
+    other = recorded.qflow("fork", str(recorded.path), "--at", "self_debug:1", "--accept", "--workflow", "agentcoder")
+    assert other.returncode == 2 and "qualityflow workflow only, not agentcoder" in other.stderr
     assert recorded.live_calls() == []
 
 
