@@ -11,7 +11,7 @@ import sys
 from . import __version__
 
 #: Subcommand modules under qflow_tui.commands; each has add_parser() and run().
-COMMANDS = ("solve", "workflows", "check", "doctor", "sessions", "replay", "demo", "bench")
+COMMANDS = ("solve", "workflows", "check", "doctor", "sessions", "replay", "fork", "compare", "demo", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,7 +3,7 @@
 The bare ``qflow`` parser may carry these optional flags (each read with getattr,
 so any subset works): ``--model``, ``--workflow`` and every workflow setting's
 flag (``--checker``, ``--prompts``, ``--budget``, ...), ``--base-url``,
-``--theme``, ``--step``, ``--problem FILE``, ``--tests FILE``, ``--replay SESSION``.
+``--theme``, ``--step``, ``--break WHERE``, ``--problem FILE``, ``--tests FILE``, ``--replay SESSION``.
 ``python -m qflow_tui.commands.app`` accepts them all today.
 """
 
@@ -31,6 +31,14 @@ def add_app_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--theme", help="qflow-dark, qflow-light or any Textual theme (remembered when changed in the app)")
     p.add_argument("--step", dest="step", action="store_true", default=None, help="start runs in step mode")
+    p.add_argument(
+        "--break",
+        dest="breakpoints",
+        action="append",
+        metavar="WHERE",
+        help="stop a run there (repeatable): agent:NAME (before each step of that agent), step:NAME "
+        "(a step or stage: self_debug:2, self_debug, quality_check), progression:N, decision:reject, decision:revert",
+    )
     p.add_argument("--problem", help="file with the problem statement (or statement + tests)")
     p.add_argument("--tests", help="file with the visible tests")
     p.add_argument("--replay", help="open a session file in replay")
@@ -53,6 +61,12 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(overrides=overrides)
     except ConfigError as exc:
         return fail(str(exc))
+    from ..core.gate import Breakpoint, BreakpointError
+
+    try:
+        breakpoints = [Breakpoint.parse(text) for text in getattr(args, "breakpoints", None) or []]
+    except BreakpointError as exc:
+        return fail(f"--break: {exc}")
     try:
         problem_text = _read(getattr(args, "problem", None), "problem")
         tests_text = _read(getattr(args, "tests", None), "tests")
@@ -69,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         replay_path=getattr(args, "replay", None),
         stepping=bool(getattr(args, "step", False)),
     )
+    # The app's run screen builds each run's StepGate with these (``breakpoints=``).
+    app.breakpoints = breakpoints  # type: ignore[attr-defined]
     result = app.run()
     return int(result or 0)
 

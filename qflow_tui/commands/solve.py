@@ -187,9 +187,10 @@ def resume(args: argparse.Namespace) -> int:
     return run_headless(problem, config, json_out=args.json, session_dir=session_dir)
 
 
-def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path | None) -> int:
+def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path | None, **run_kwargs: Any) -> int:
     """Run a workflow without the app: live progress on a terminal, plain lines
-    elsewhere, one JSON object with ``json_out``. Returns the exit code."""
+    elsewhere, one JSON object with ``json_out``. Returns the exit code.
+    ``run_kwargs`` go to :func:`run_workflow` (a fork's client, steering, header)."""
     from ..core.runner import RunError, run_workflow
 
     sinks: list[Any] = []
@@ -202,9 +203,9 @@ def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path
     try:
         if progress:
             with progress:
-                outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir))
+                outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir, **run_kwargs))
         else:
-            outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir))
+            outcome = asyncio.run(run_workflow(problem, config, sinks=sinks, session_dir=session_dir, **run_kwargs))
     except RunError as exc:
         return run_failed(exc, json_out=json_out)
     if json_out:
@@ -296,6 +297,10 @@ def describe(event: Any) -> str | None:
         return (
             f"{prog}{event.step} {event.agent}: {event.error}; retrying "
             f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
+        )
+    if k == "steered":
+        return f"{prog}{event.step}: {event.what} steered by {event.who}" + (
+            f" ({event.after})" if event.what == "verdict" else ""
         )
     if k == "run_failed":
         return f"run failed: {event.error}"

@@ -86,6 +86,9 @@ class RunContext:
     limiter: ConnectionLimiter | None = None
     """The provider's adaptive connection limiter, shared by the runs of this
     process that use the same provider and base URL (made at the first call)."""
+    steering: Any = None
+    """A :class:`qflow_tui.core.steer.Steering`: a person's edits the workflow takes
+    in place of an agent's answer (None: nobody steers)."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -98,13 +101,18 @@ class RunContext:
     # -- events ---------------------------------------------------------------
 
     def event(self, ev: Event) -> Event:
+        if ev.kind == "decision":
+            # Decision breakpoints: the gate stops the run at the next step after one.
+            note = getattr(self.gate, "note_decision", None)
+            if note is not None:
+                note(getattr(ev, "decision", ""), ev.progression, ev.step)
         return self.emit(ev)
 
-    async def checkpoint(self, step: str, progression: int | None = None) -> None:
-        """Stop at the step gate labelled ``step``. The stop is an event first
-        (whether the gate is stepping or open), so a replay cuts exactly here."""
+    async def checkpoint(self, step: str, progression: int | None = None, agent: str | None = None) -> None:
+        """Stop at the step gate labelled ``step`` (before ``agent``'s work). The stop
+        is an event first (whether the gate is stepping or open), so a replay cuts exactly here."""
         self.emit(GateStop(step=step, progression=progression))
-        await self.gate.checkpoint(step, progression)
+        await self.gate.checkpoint(step, progression, agent)
 
     def step_started(
         self,

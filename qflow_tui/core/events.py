@@ -263,6 +263,20 @@ class GateStop(Event):
 
 
 @dataclass(kw_only=True)
+class Steered(Event):
+    """A person changed what the workflow carries on with: who, what, from what, to what.
+
+    ``what`` is ``program`` (the progression's program at ``step``, in place of
+    the agent's answer) or ``verdict`` (the Code Quality Checker's decision)."""
+
+    kind: ClassVar[str] = "steered"
+    who: str = "user"
+    what: str
+    before: str = ""
+    after: str = ""
+
+
+@dataclass(kw_only=True)
 class TreeNode(Event):
     """A search-tree node (CodeTree) created or updated; the latest event for a
     node id wins."""

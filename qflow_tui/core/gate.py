@@ -1,24 +1,77 @@
 """Step-through: a gate the workflow awaits before each step.
 
 Headless runs use :class:`OpenGate`; the app uses :class:`StepGate`, which can
-run free, pause before the next step, or let exactly one step through.
+run free, pause before the next step, or let exactly one step through, and stop
+at breakpoints (:class:`Breakpoint`: before a chosen agent or step, at every
+step of a progression, after a Quality Checker rejection or a revert).
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 
 class Gate(Protocol):
-    async def checkpoint(self, step: str, progression: int | None = None) -> None: ...
+    async def checkpoint(self, step: str, progression: int | None = None, agent: str | None = None) -> None: ...
 
 
 class OpenGate:
-    async def checkpoint(self, step: str, progression: int | None = None) -> None:
+    async def checkpoint(self, step: str, progression: int | None = None, agent: str | None = None) -> None:
         return None
+
+
+#: Breakpoint kinds and what each names.
+BREAKPOINT_KINDS = {
+    "agent": "an agent role, e.g. agent:self_debugger (stop before each of its steps)",
+    "step": "a step or a stage, e.g. step:self_debug:2, step:self_debug, step:quality_check",
+    "progression": "a progression index, e.g. progression:1 (stop before each of its steps)",
+    "decision": "decision:reject (after the Quality Checker rejects) or decision:revert",
+}
+_DECISIONS = ("reject", "revert")
+
+
+class BreakpointError(ValueError):
+    """A breakpoint that cannot be read (one line for the user)."""
+
+
+@dataclass(frozen=True)
+class Breakpoint:
+    """Where a run in free mode stops: ``kind:value``."""
+
+    kind: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.value}"
+
+    @classmethod
+    def parse(cls, text: str) -> Breakpoint:
+        kind, sep, value = text.strip().partition(":")
+        kinds = ", ".join(f"{k}:..." for k in BREAKPOINT_KINDS)
+        if not sep or kind not in BREAKPOINT_KINDS or not value:
+            raise BreakpointError(f"breakpoint {text!r} is not one of {kinds} (e.g. agent:self_debugger)")
+        if kind == "progression" and not value.isdigit():
+            raise BreakpointError(f"breakpoint {text!r}: a progression is a number from 0, e.g. progression:1")
+        if kind == "decision" and value not in _DECISIONS:
+            raise BreakpointError(f"breakpoint {text!r}: a decision breakpoint is decision:reject or decision:revert")
+        return cls(kind, value)
+
+    def matches(self, step: str, progression: int | None, agent: str | None) -> bool:
+        """Whether the checkpoint (``step``, ``progression``, ``agent``) is one to stop at
+        (decision breakpoints are matched by the gate, which sees the decisions)."""
+        if self.kind == "agent":
+            return agent == self.value
+        if self.kind == "progression":
+            return progression == int(self.value)
+        if self.kind == "step":
+            # A whole step name (self_debug:2), a stage (self_debug), or a gate's own
+            # label (quality_check:self_debug:2; quality_check for every check).
+            return step == self.value or step.split(":", 1)[0] == self.value
+        return False
 
 
 class StepGate:
@@ -36,8 +89,22 @@ class StepGate:
     the next ``step()`` lets through.
     """
 
-    def __init__(self, stepping: bool = False, on_wait: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        stepping: bool = False,
+        on_wait: Callable[[str], None] | None = None,
+        breakpoints: Iterable[Breakpoint | str] = (),
+    ) -> None:
         self._stepping = stepping
+        self.breakpoints: list[Breakpoint] = [
+            b if isinstance(b, Breakpoint) else Breakpoint.parse(b) for b in breakpoints
+        ]
+        """Where a run going free stops by itself (any one matching)."""
+        self.stopped_by: str | None = None
+        """Why the run stopped at the gate: the breakpoint that matched
+        (``agent:self_debugger``, ``decision:reject after self_debug:1``); None in step mode."""
+        self._after_decision: dict[int | None, str] = {}
+        """Progressions (None: the whole run) a matching decision came for: the next checkpoint stops."""
         self._tokens = 0
         self._cond = asyncio.Condition()
         self.on_wait = on_wait
@@ -66,11 +133,38 @@ class StepGate:
             if self.on_wait:
                 self.on_wait(self.waiting_at)
 
-    async def checkpoint(self, step: str, progression: int | None = None) -> None:
+    def note_decision(self, decision: str, progression: int | None = None, step: str | None = None) -> None:
+        """The Quality Checker decided (``accept``, ``continue``, ``clarify``,
+        ``revert``): a matching decision breakpoint stops the run at the next
+        checkpoint of that progression (or of the whole run)."""
+        for b in self.breakpoints:
+            if b.kind != "decision":
+                continue
+            if (b.value == "revert" and decision == "revert") or (b.value == "reject" and decision != "accept"):
+                self._after_decision[progression] = f"{b} after {step or 'a check'}"
+                return
+
+    def _hit(self, step: str, progression: int | None, agent: str | None) -> str | None:
+        """Why this checkpoint is a stop (a breakpoint matched), or None."""
+        if progression in self._after_decision:
+            return self._after_decision.pop(progression)
+        if progression is None and self._after_decision:
+            # A shared step after a progression's decision (the run's revert step).
+            return self._after_decision.pop(next(iter(self._after_decision)))
+        if None in self._after_decision:
+            return self._after_decision.pop(None)
+        hit = next((b for b in self.breakpoints if b.matches(step, progression, agent)), None)
+        return str(hit) if hit is not None else None
+
+    async def checkpoint(self, step: str, progression: int | None = None, agent: str | None = None) -> None:
         async with self._cond:
             round_no = self._passed[progression] = self._passed.get(progression, -1) + 1
             if not self._stepping:
-                return
+                reason = self._hit(step, progression, agent) if self.breakpoints else None
+                if reason is None:
+                    return
+                # A breakpoint: stop here as step mode does, until step() or resume().
+                self._stepping, self._tokens, self.stopped_by = True, 0, reason
             me = (round_no, -1 if progression is None else progression, next(self._arrivals))
             self._waiting[me] = (step, progression)
             try:
@@ -95,6 +189,8 @@ class StepGate:
         await self._set(add=1)
 
     async def resume(self) -> None:
+        """Run free again (to the next breakpoint, if any)."""
+        self.stopped_by = None
         await self._set(stepping=False)
 
     async def pause(self) -> None:

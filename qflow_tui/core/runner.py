@@ -79,10 +79,16 @@ async def run_workflow(
     session_dir: Path | None = None,
     session_path: Path | None = None,
     record: bool = True,
+    steering: Any = None,
+    header: dict[str, Any] | None = None,
+    close_client: bool = False,
 ) -> RunOutcome:
     """Run ``config.workflow`` on ``problem``. Events go to ``sinks`` and, with
     ``record``, to a new session file. Raises :class:`RunError` (the session is
-    kept, ending in a ``run_failed`` event) or ``asyncio.CancelledError``."""
+    kept, ending in a ``run_failed`` event) or ``asyncio.CancelledError``.
+    ``steering`` (a :class:`qflow_tui.core.steer.Steering`) carries a person's
+    edits; ``close_client`` closes a given ``client`` at the end; ``header``
+    adds fields to the session header (a fork names its ``parent`` and ``forked_at``)."""
     from ..locations import sessions_dir
 
     config.validate()
@@ -91,7 +97,7 @@ async def run_workflow(
         raise RunError(
             f"unknown workflow {config.workflow!r}: choose one of {', '.join(WORKFLOWS)} (`qflow workflows` lists them)"
         )
-    own_client = client is None
+    own_client = client is None or close_client
     try:
         client = client or build_client(config)
     except LLMError as exc:
@@ -108,13 +114,19 @@ async def run_workflow(
                 model=config.model,
                 config=config.public_dict(),
                 problem=problem.to_dict(),
-                extra={"sampling": sampling_sent(client, config)},
+                extra={"sampling": sampling_sent(client, config), **(header or {})},
             )
         except OSError as exc:
             raise RunError(f"cannot write the session file {path}: {exc.strerror}") from None
         emitter.add_sink(writer)
     ctx = RunContext(
-        problem=problem, config=config, client=client, sandbox=sandbox, emit=emitter, gate=gate or OpenGate()
+        problem=problem,
+        config=config,
+        client=client,
+        sandbox=sandbox,
+        emit=emitter,
+        gate=gate or OpenGate(),
+        steering=steering,
     )
     started = time.monotonic()
     emitter(

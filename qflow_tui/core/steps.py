@@ -93,7 +93,7 @@ async def step(
         sid = StepId(stage, epoch=epoch, attempt=attempt, progression=progression, node=node)
     progression, node = sid.progression, sid.node
     name = sid.name
-    await ctx.checkpoint(gate or name, progression)
+    await ctx.checkpoint(gate or name, progression, agent)
     ctx.step_started(name, agent, progression, detail=detail, node=node)
     result = StepOutcome(sid)
     try:

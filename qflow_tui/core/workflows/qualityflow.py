@@ -32,6 +32,7 @@ from ..context import RunContext
 from ..events import Decision, Notice
 from ..llm import LLMError
 from ..sandbox.report import SandboxReport
+from ..steer.steering import steered_program, steered_verdict
 from ..steps import StepId, StepOutcome
 from ..steps import step as enter_step
 from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
@@ -228,7 +229,11 @@ class _Run:
             return False
         gate = f"quality_check:{sid.name}"
         async with _step(self.ctx, sid, "code_quality_checker", detail=self.cfg.checker, gate=gate) as s:
-            p.check = await check_program(self.ctx, p.current, progression=p.index, step=s.name)
+            verdict = steered_verdict(self.ctx, s.name, p.index)
+            if verdict is None:
+                p.check = await check_program(self.ctx, p.current, progression=p.index, step=s.name)
+            else:
+                p.check = CheckResult(verdict, f"{'accepted' if verdict else 'rejected'} by a person (steered)")
             s.outcome = "accepted" if p.check.accepted else "rejected"
         return p.check.accepted
 
@@ -269,7 +274,10 @@ class _Run:
                 s.outcome, s.detail = "skipped", "all synthesized tests pass"
                 return False
             feedback = execution_feedback(report)
-            p.current = await debug(ctx, p.index, epoch, p.current, feedback, step=step)
+            edited = steered_program(ctx, step, p.index, p.current, "self_debugger")
+            p.current = (
+                edited if edited is not None else await debug(ctx, p.index, epoch, p.current, feedback, step=step)
+            )
             p.debugged = True
             p.trajectory.append(f"epoch {epoch}: {report.passed}/{report.total} synthesized tests passed:\n{feedback}")
             # Run the kept tests on the fixed program at once: the user sees what
@@ -286,7 +294,10 @@ class _Run:
         sid = StepId("program_generator", progression=p.index)
         p.at = sid.name
         async with _step(ctx, sid, "program_generator"):
-            p.generated = p.current = await generate_program(ctx, p.index, step=sid.name)
+            edited = steered_program(ctx, sid.name, p.index, "", "program_generator")
+            p.generated = p.current = (
+                edited if edited is not None else await generate_program(ctx, p.index, step=sid.name)
+            )
         # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...).
         next_step = ("continue", "rejected: on to self-debugging") if cfg.epochs else _after_debug(cfg)
         if await self._stage_end(p, 0, await self._check(p, sid), next_step):
@@ -312,26 +323,30 @@ class _Run:
             sid = StepId("clarifier", attempt=attempt, progression=p.index)
             p.at = step = sid.name
             async with _step(ctx, sid, "clarifier"):
-                clarified = await clarify(
-                    ctx,
-                    p.index,
-                    attempt,
-                    program=p.debug_result,
-                    kept_tests=self.tests_kept,
-                    rejected_tests=self.tests_rejected,
-                    trajectory="\n\n".join(p.trajectory),
-                    check_feedback=p.debug_check.feedback if p.debug_check else "",
-                    debugged=p.debugged,
-                    step=step,
-                )
-                p.current = await generate_clarified_program(
-                    ctx, p.index, attempt, clarified, p.debug_result, step=step
-                )
+                edited = steered_program(ctx, step, p.index, p.debug_result, "program_generator")
+                p.current = edited if edited is not None else await self._clarify(p, attempt, step)
             p.report = None
             last = attempt == cfg.clarify
             decision = _no_more_steps(cfg) if last else ("clarify", "rejected: clarify again")
             if await self._stage_end(p, cfg.epochs + attempt, await self._check(p, sid), decision):
                 return
+
+    async def _clarify(self, p: Progression, attempt: int, step: str) -> str:
+        """Lines 22-23: clarify the problem, then generate again from the clarified statement."""
+        ctx = self.ctx
+        clarified = await clarify(
+            ctx,
+            p.index,
+            attempt,
+            program=p.debug_result,
+            kept_tests=self.tests_kept,
+            rejected_tests=self.tests_rejected,
+            trajectory="\n\n".join(p.trajectory),
+            check_feedback=p.debug_check.feedback if p.debug_check else "",
+            debugged=p.debugged,
+            step=step,
+        )
+        return await generate_clarified_program(ctx, p.index, attempt, clarified, p.debug_result, step=step)
 
     @property
     def tests_kept(self) -> list[str]:

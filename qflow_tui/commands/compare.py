@@ -1,0 +1,99 @@
+"""``qflow compare A B``: two sessions side by side (a fork and its parent, two
+workflows or two models on one problem): the steps each took with their
+decisions, where they part, the final programs with a diff, the outcomes, and
+tokens and time per agent. ``--json`` prints one object."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from . import fail
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("compare", help="compare two sessions side by side", description=__doc__)
+    p.add_argument("a", metavar="A", help="a session: its file, its number in `qflow sessions` or its id")
+    p.add_argument("b", metavar="B", help="another session, likewise")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.session import SessionError, read_session
+    from ..core.steer.compare import compare_sessions
+    from .sessions import resolve_session_arg
+
+    try:
+        a = read_session(resolve_session_arg(args.a))
+        b = read_session(resolve_session_arg(args.b))
+    except SessionError as exc:
+        return fail(str(exc))
+    result = compare_sessions(a, b)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(render(result))
+    return 0
+
+
+def _cell(text: str, width: int) -> str:
+    return text[: width - 1] + "…" if len(text) > width else text.ljust(width)
+
+
+def render(result: dict[str, Any]) -> str:
+    """The comparison as plain text; everything from a file is cleaned of
+    control sequences (it never drives the terminal)."""
+    from ..core.safe_text import clean, one_line
+
+    a, b = result["a"], result["b"]
+    width = 58
+    lines: list[str] = []
+    for name, side in (("A", a), ("B", b)):
+        parent = side["parent"]
+        parent = parent.get("session") if isinstance(parent, dict) else parent
+        fork = f", fork of {one_line(str(parent))} at {one_line(str(side['forked_at']))}" if parent else ""
+        lines.append(
+            f"{name}: {one_line(side['session'])} ({one_line(side['workflow'])}, {one_line(side['model'])}{fork})"
+        )
+    lines.append("")
+    lines.append(f"{_cell('A steps', width)}  B steps")
+    split = result["same_until"]
+    steps_a, steps_b = a["steps"], b["steps"]
+    for i in range(max(len(steps_a), len(steps_b))):
+        if i == split and result["divergence"] is not None:
+            lines.append(f"---- the runs part here (after {split} same marks) ----")
+        left = _words(steps_a[i]) if i < len(steps_a) else ""
+        right = _words(steps_b[i]) if i < len(steps_b) else ""
+        sep = "  " if i < split else " |"
+        lines.append(f"{_cell(one_line(left), width)}{sep}{one_line(right)}")
+    if result["divergence"] is None:
+        lines.append("(the two runs took the same steps with the same decisions)")
+    lines.append("")
+    for name, side in (("A", a), ("B", b)):
+        where = f" at {side['accepted_at']}" if side["accepted_at"] else ""
+        prog = f", progression {side['progression']}" if side["progression"] is not None else ""
+        lines.append(
+            f"{name}: {one_line(side['outcome']).upper()}{one_line(where)}{prog}; "
+            f"{side['llm_calls']} calls, {side['duration']:.1f}s"
+        )
+        for agent, row in side["agents"].items():
+            lines.append(
+                f"   {_cell(one_line(agent), 24)} {int(row['calls']):>3} calls {int(row['input']):>7} in "
+                f"{int(row['output']):>7} out {row['seconds']:>7.2f}s"
+            )
+    lines.append("")
+    if result["same_program"]:
+        lines.append("final programs: the same")
+    else:
+        lines.append("final programs (unified diff, A -> B):")
+        lines.append(clean(result["program_diff"]).rstrip("\n"))
+    return "\n".join(lines)
+
+
+def _words(mark: dict[str, Any]) -> str:
+    prog = f"[p{mark['progression']}] " if mark["progression"] is not None else ""
+    agent = f" {mark['agent']}" if mark["agent"] else ""
+    what = "" if mark["what"] == "step" else f"{mark['what']} "
+    return f"{prog}{mark['step'] or '-'}{agent}: {what}{mark['value']}"

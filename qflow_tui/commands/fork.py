@@ -1,0 +1,160 @@
+"""``qflow fork SESSION --at STEP``: a new run of a recorded session's problem
+and settings that takes every model call made before STEP from the recording
+(no model calls, no tokens) and runs live from STEP on, with your edits and, if
+asked, another model or other settings. The original session is never changed;
+the fork's session names it (``parent``) and the step (``forked_at``)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from pathlib import Path
+from typing import Any
+
+from . import fail
+from .solve import add_run_options
+
+#: The steps whose program an edit can stand in for (the stage before ``:``).
+PROGRAM_STAGES = ("program_generator", "self_debug", "clarifier")
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("fork", help="fork a saved session at a step, with edits", description=__doc__)
+    p.add_argument(
+        "session",
+        metavar="SESSION",
+        help="the session to fork (never changed): its file, its number in `qflow sessions` (1: newest) or its id",
+    )
+    p.add_argument(
+        "--at",
+        required=True,
+        metavar="STEP",
+        help="the step to branch at, by its name in the session: program_generator, self_debug:1, clarifier:2",
+    )
+    p.add_argument(
+        "--progression",
+        type=int,
+        metavar="N",
+        help="the progression whose step starts the branch and takes the edits (default: the first to reach STEP)",
+    )
+    p.add_argument(
+        "--program-file",
+        metavar="FILE",
+        help="the program the progression ends STEP with, in place of the agent's answer (no model call for it)",
+    )
+    verdict = p.add_mutually_exclusive_group()
+    verdict.add_argument(
+        "--accept",
+        dest="verdict",
+        action="store_const",
+        const=True,
+        help="the Code Quality Checker's verdict on STEP's program: accept it (no model call for it)",
+    )
+    verdict.add_argument(
+        "--reject",
+        dest="verdict",
+        action="store_const",
+        const=False,
+        help="the Code Quality Checker's verdict on STEP's program: reject it (no model call for it)",
+    )
+    add_run_options(p)
+    p.add_argument("--session-dir", help="folder for the fork's session file (default: the user data folder)")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the result")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.config import ConfigError
+    from ..core.llm import LLMError, make_client
+    from ..core.problem import Problem, ProblemError
+    from ..core.session import SessionError, read_session
+    from ..core.steer import ForkClient, ForkError, Steering, branch_point
+    from .replay import recorded_config
+    from .sessions import resolve_session_arg
+    from .solve import InputError, read_text, run_headless
+
+    path = resolve_session_arg(args.session)
+    try:
+        data = read_session(path)
+    except SessionError as exc:
+        return fail(str(exc))
+    try:
+        point = branch_point(data.events, args.at, args.progression)
+    except ForkError as exc:
+        return fail(f"{path.name}: {exc}")
+    try:
+        problem = Problem.from_dict(data.header["problem"])
+    except (KeyError, TypeError, ProblemError) as exc:
+        return fail(f"{path}: the recorded problem cannot be read ({exc})")
+    progression = args.progression if args.progression is not None else point.progression
+    steering = Steering()
+    edits: list[str] = []
+    stage = args.at.partition(":")[0]
+    if (args.program_file or args.verdict is not None) and progression is None:
+        return fail(f"{args.at} is a step of the whole run, not of a progression: edits apply to a progression's step")
+    workflow = str(args.workflow or data.header.get("workflow") or "qualityflow")
+    if (args.program_file or args.verdict is not None) and workflow != "qualityflow":
+        return fail(f"edits at a fork are taken by the qualityflow workflow only, not {workflow}; fork without them")
+    target = 0 if progression is None else progression
+    if args.program_file:
+        if stage not in PROGRAM_STAGES:
+            return fail(f"--program-file replaces a program at {', '.join(PROGRAM_STAGES)} steps, not at {args.at}")
+        try:
+            program = read_text(args.program_file, "program")
+        except InputError as exc:
+            return fail(str(exc))
+        try:
+            ast.parse(program)
+        except SyntaxError as exc:
+            return fail(f"{args.program_file}: not valid Python (line {exc.lineno}: {exc.msg}); fix it and fork again")
+        steering.programs[(args.at, target)] = program
+        edits.append(f"program of progression {progression} at {args.at} from {Path(args.program_file).name}")
+    if args.verdict is not None:
+        if stage not in PROGRAM_STAGES:
+            return fail(
+                f"--accept/--reject override the quality check of {', '.join(PROGRAM_STAGES)} steps, not {args.at}"
+            )
+        steering.verdicts[(args.at, target)] = args.verdict
+        edits.append(
+            f"quality verdict of progression {progression} at {args.at}: {'accept' if args.verdict else 'reject'}"
+        )
+    raw = data.header.get("config")
+    recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    live = args.model or str(data.header.get("model") or "")
+    if live.startswith("replay/"):
+        live = str(recorded.get("fallback_model") or "")
+    if not live:
+        return fail(f"{path.name}: the session names no live model; give --model for the calls from {args.at} on")
+    base_url = args.base_url or recorded.get("base_url")
+    try:
+        config = recorded_config(data, args).replace(fallback_model=live, base_url=base_url)
+        config.validate()
+        fallback = make_client(live, base_url=base_url, context_window=config.context_window or None)
+        client = ForkClient(path, fallback, point)
+    except (ConfigError, LLMError) as exc:
+        return fail(str(exc))
+    header = {
+        "parent": {"session": str(path.resolve()), "forked_at": args.at, "progression": progression},
+        "forked_at": args.at,
+        "edits": edits,
+    }
+    session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
+    code = run_headless(
+        problem,
+        config,
+        json_out=args.json,
+        session_dir=session_dir,
+        client=client,
+        close_client=True,
+        steering=steering,
+        header=header,
+    )
+    if client.live_before:
+        fail(
+            f"{len(client.live_before)} calls before {args.at} were not in the recording (other settings changed "
+            f"their prompts) and were asked of {live}, the first: {client.live_before[0]}"
+        )
+    if steering:
+        left = ", ".join(f"{step} of progression {p}" for step, p in [*steering.programs, *steering.verdicts])
+        fail(f"an edit was not taken: the fork never reached where it applies ({left}); the run went another way")
+    return code

@@ -1,0 +1,131 @@
+"""Two sessions side by side: the steps each took with their decisions, the
+first place where they part, the final programs with a unified diff, the
+outcomes, and tokens and time per agent."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from ..summary import tally_events
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One thing a run did that a comparison lines up: a program produced, a
+    step finished, a decision, a person's edit."""
+
+    what: str
+    """``program``, ``step``, ``decision`` or ``steered``."""
+    step: str | None
+    progression: int | None
+    agent: str | None
+    value: str
+    """The step's outcome, the decision, the edit's kind, or a program's short hash."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "what": self.what,
+            "step": self.step,
+            "progression": self.progression,
+            "agent": self.agent,
+            "value": self.value,
+        }
+
+    def words(self) -> str:
+        prog = f"[p{self.progression}] " if self.progression is not None else ""
+        agent = f" {self.agent}" if self.agent else ""
+        return f"{prog}{self.step or '-'}{agent}: {self.what} {self.value}"
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def trail(events: list[Any]) -> list[Mark]:
+    """What a run did, in order, without times and ids."""
+    out: list[Mark] = []
+    for e in events:
+        if e.kind == "program_candidate":
+            out.append(Mark("program", e.step, e.progression, e.agent, _short_hash(e.program)))
+        elif e.kind == "step_finished":
+            out.append(Mark("step", e.step, e.progression, e.agent, e.outcome))
+        elif e.kind == "decision":
+            out.append(Mark("decision", e.step, e.progression, e.agent, e.decision))
+        elif e.kind == "steered":
+            out.append(Mark("steered", e.step, e.progression, e.agent, f"{e.what} by {e.who}"))
+    return out
+
+
+def first_divergence(a: list[Mark], b: list[Mark]) -> int | None:
+    """Index of the first mark where the trails differ (one may end first); None: the same."""
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def per_agent(events: list[Any]) -> dict[str, dict[str, float]]:
+    """Tokens in and out, calls and seconds spent in model calls, per agent."""
+    out: dict[str, dict[str, float]] = {
+        agent: {"input": t.input, "output": t.output, "calls": t.calls, "seconds": 0.0}
+        for agent, t in tally_events(events).items()
+    }
+    for e in events:
+        if e.kind == "llm_call_finished" and e.agent in out:
+            out[e.agent]["seconds"] = round(out[e.agent]["seconds"] + (e.latency or 0.0), 3)
+    return dict(sorted(out.items()))
+
+
+def compare_sessions(a: Any, b: Any) -> dict[str, Any]:
+    """The comparison of two read sessions (:class:`SessionData`), as one JSON-ready object."""
+    trails = trail(a.events), trail(b.events)
+    at = first_divergence(*trails)
+    summaries = a.summary(), b.summary()
+    programs = summaries[0]["final_program"] or "", summaries[1]["final_program"] or ""
+    # A diff line per program line, the last one too (unified_diff glues a
+    # line without its newline to the next).
+    ended = tuple(p if not p or p.endswith("\n") else p + "\n" for p in programs)
+    diff = "".join(
+        difflib.unified_diff(
+            ended[0].splitlines(keepends=True),
+            ended[1].splitlines(keepends=True),
+            fromfile=f"A {a.path.name}",
+            tofile=f"B {b.path.name}",
+        )
+    )
+    divergence: dict[str, Any] | None = None
+    if at is not None:
+        divergence = {
+            "index": at,
+            "a": trails[0][at].to_dict() if at < len(trails[0]) else None,
+            "b": trails[1][at].to_dict() if at < len(trails[1]) else None,
+        }
+
+    def side(data: Any, marks: list[Mark], summary: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "session": str(data.path),
+            "workflow": data.header.get("workflow", ""),
+            "model": data.header.get("model", ""),
+            "parent": data.header.get("parent"),
+            "forked_at": data.header.get("forked_at"),
+            "outcome": summary["outcome"],
+            "accepted_at": summary["accepted_at"],
+            "progression": summary["progression"],
+            "llm_calls": summary["llm_calls"],
+            "duration": summary["duration"],
+            "final_program": summary["final_program"],
+            "agents": per_agent(data.events),
+            "steps": [m.to_dict() for m in marks],
+        }
+
+    return {
+        "a": side(a, trails[0], summaries[0]),
+        "b": side(b, trails[1], summaries[1]),
+        "same_until": at if at is not None else len(trails[0]),
+        "divergence": divergence,
+        "same_program": programs[0] == programs[1],
+        "program_diff": diff,
+    }
