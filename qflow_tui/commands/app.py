@@ -82,9 +82,8 @@ def run(args: argparse.Namespace) -> int:
         tests_text=tests_text,
         replay_path=getattr(args, "replay", None),
         stepping=bool(getattr(args, "step", False)),
+        breakpoints=breakpoints,
     )
-    # The app's run screen builds each run's StepGate with these (``breakpoints=``).
-    app.breakpoints = breakpoints  # type: ignore[attr-defined]
     result = app.run()
     return int(result or 0)
 

@@ -51,6 +51,7 @@ class QFlowApp(App[int]):
         remember_theme: bool = True,
         replay_options: dict[str, Any] | None = None,
         bench_runner: Any = None,
+        breakpoints: list[Any] | None = None,
         bench_folder: str | Path | None = None,
     ) -> None:
         super().__init__()
@@ -71,6 +72,8 @@ class QFlowApp(App[int]):
         self.remember_theme = remember_theme
         self.replay_options: dict[str, Any] = replay_options or {}
         """How the first replay opens (``step``, ``play``); read once by the replay screen."""
+        self.breakpoints: list[Any] = list(breakpoints or [])
+        """Where runs stop (``agent:self_debugger``, ``decision:reject``; see core/gate.py)."""
         self.bench_runner = bench_runner
         """A bench (a ``BenchRunner``) to run on the bench screen at start-up (``qflow bench --tui``)."""
         self.bench_folder = bench_folder

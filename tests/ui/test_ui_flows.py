@@ -289,3 +289,23 @@ async def test_sessions_command_without_the_sessions_screen_is_a_notice(monkeypa
 
 async def test_session_dir_is_the_test_dir():
     assert "qflow-home" in str(sessions_dir())
+
+
+async def test_a_breakpoint_stops_the_run_where_it_matches_and_says_why():
+    from qflow_tui.core.gate import Breakpoint
+
+    app = build_app(config=FAST, breakpoints=[Breakpoint.parse("agent:self_debugger")])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        view = screen.query_one(RunView)
+        await wait_for_gate(pilot, screen, "self_debug:1", 0)
+        view.flush()
+        # It ran free up to there: both programs generated and checked, no debugging yet.
+        assert view.state.tokens["code_quality_checker"].calls > 0
+        assert "self_debugger" not in view.state.tokens
+        assert "breakpoint agent:self_debugger: before self_debug:1 (p0)" in str(
+            view.query_one("#run-progress").render()
+        )
+        await pilot.press("c")
+        view = await finish_run(pilot)
+        assert view.state.finished is not None

@@ -316,7 +316,10 @@ class ComposeScreen(Screen):
         stepping = self.query_one("#stepping", Checkbox).value
         own_client = qflow_app(self).client is None
         self.app.clear_notifications()  # the form's toasts do not belong over the run
-        self.app.push_screen(RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client))
+        breakpoints = qflow_app(self).breakpoints
+        self.app.push_screen(
+            RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client, breakpoints=breakpoints)
+        )
 
     @on(Select.Changed, "#workflow")
     def _workflow_chosen(self, event: Select.Changed) -> None:

@@ -48,6 +48,7 @@ class RunScreen(Screen):
         client: Any = None,
         stepping: bool = False,
         own_client: bool = False,
+        breakpoints: Any = (),
         sandbox: Any = None,
     ) -> None:
         super().__init__()
@@ -56,7 +57,7 @@ class RunScreen(Screen):
         self.client = client
         self.own_client = own_client
         self.sandbox = sandbox
-        self.gate = StepGate(stepping=stepping, on_wait=self._gate_waiting)
+        self.gate = StepGate(stepping=stepping, on_wait=self._gate_waiting, breakpoints=breakpoints)
         self.session_path: Path | None = None
         self.running = False
         self.waiting_at: str | None = None
@@ -119,14 +120,19 @@ class RunScreen(Screen):
         for event in message.events:
             view.apply(event)
             if event.kind == "notice":
-                self.notify(event.message, severity=_NOTICE_SEVERITY.get(event.level, "information"))  # type: ignore[attr-defined, arg-type]
+                self.notify(
+                    clean(event.message),  # type: ignore[attr-defined]
+                    severity=_NOTICE_SEVERITY.get(event.level, "information"),  # type: ignore[attr-defined, arg-type]
+                    markup=False,
+                )
 
     @on(GateWaiting)
     def _show_gate(self, message: GateWaiting) -> None:
         self.waiting_at = message.step
         view = self.query_one(RunView)
         where = f" (p{message.progression})" if message.progression is not None else ""
-        view.gate_status = f"⏸ before {message.step}{where}"
+        why = f"breakpoint {self.gate.stopped_by}: " if self.gate.stopped_by else ""
+        view.gate_status = f"⏸ {why}before {message.step}{where}"
         view.flush()
         self.refresh_bindings()
 
