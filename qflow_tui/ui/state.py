@@ -9,6 +9,7 @@ No Textual import here: the state can be tested without an app.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -429,9 +430,9 @@ class RunState:
                 self.first_ts = event.ts
             self.last_ts = event.ts
         self.last_seq = max(self.last_seq, event.seq)
-        handler = getattr(self, f"_on_{event.kind}", None)
+        handler = next((_HANDLERS[c] for c in type(event).__mro__ if c in _HANDLERS), None)
         if handler is not None:
-            handler(event)
+            handler(self, event)
         return event.kind
 
     def _on_run_started(self, e: ev.RunStarted) -> None:
@@ -656,3 +657,27 @@ class RunState:
             if rec.status == "streaming":
                 rec.status = "failed"
                 rec.error = rec.error or e.error
+
+
+#: The reducer's dispatch, by event class: a misspelt class is an error at import,
+#: and a test checks every handler is reachable from here.
+_HANDLERS: dict[type[ev.Event], Callable[[RunState, Any], None]] = {
+    ev.RunStarted: RunState._on_run_started,
+    ev.StepStarted: RunState._on_step_started,
+    ev.StepFinished: RunState._on_step_finished,
+    ev.Decision: RunState._on_decision,
+    ev.LLMCallStarted: RunState._on_llm_call_started,
+    ev.TextDelta: RunState._on_text_delta,
+    ev.LLMCallFinished: RunState._on_llm_call_finished,
+    ev.LLMCallFailed: RunState._on_llm_call_failed,
+    ev.LLMCallRetry: RunState._on_llm_call_retry,
+    ev.ProgramCandidate: RunState._on_program_candidate,
+    ev.SandboxRun: RunState._on_sandbox_run,
+    ev.ImaginedCheck: RunState._on_imagined_check,
+    ev.TestsDesigned: RunState._on_tests_designed,
+    ev.TQCVerdict: RunState._on_tqc_verdict,
+    ev.TreeNode: RunState._on_tree_node,
+    ev.Notice: RunState._on_notice,
+    ev.RunFinished: RunState._on_run_finished,
+    ev.RunFailed: RunState._on_run_failed,
+}

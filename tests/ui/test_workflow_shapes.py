@@ -341,3 +341,13 @@ def test_numbered_repeats_take_the_place_of_the_step_planned_once_in_the_order_t
         events.append(ev.StepStarted(step=step, agent="a", progression=0))
     assert fold(events).planned_stages() == ["thinker", "solver:1", "critic:1", "debugger:2", "critic:2"]
     assert fold(events[:3]).planned_stages() == ["thinker", "solver:1", "critic", "debugger"]
+
+
+def test_every_reducer_handler_is_reached_by_its_event_class():
+    from qflow_tui.ui import state
+
+    handlers = {name for name in vars(state.RunState) if name.startswith("_on_")}
+    table = {fn.__name__ for fn in state._HANDLERS.values()}
+    assert handlers == table
+    for cls, fn in state._HANDLERS.items():
+        assert fn.__name__ == f"_on_{cls.kind}"  # the handler is the one for that class's kind
