@@ -128,11 +128,14 @@ def test_break_on_the_command_line_reaches_the_app(
     made: list[object] = []
 
     class FakeApp:
+        def __init__(self, breakpoints: list[object]) -> None:
+            self.breakpoints = breakpoints
+
         def run(self) -> int:
             made.append(self)
             return 0
 
-    monkeypatch.setattr(ui_app, "create_app", lambda *a, **k: FakeApp())
+    monkeypatch.setattr(ui_app, "create_app", lambda *a, **k: FakeApp(k.get("breakpoints") or []))
     assert main(["--break", "agent:self_debugger", "--break", "decision:reject"]) == 0
     (app,) = made
     assert [str(b) for b in app.breakpoints] == ["agent:self_debugger", "decision:reject"]  # type: ignore[attr-defined]

@@ -102,7 +102,9 @@ async def test_the_first_event_carries_the_description_and_every_gate_stop_is_an
         "step": "program_generator",
         "label": "generate",
         "agents": ["program_generator", "code_quality_checker"],
+        "short": "gen",
     }
+    assert [s["step"] for s in first.plan if s.get("shared")] == ["test_designer", "test_quality_checker", "revert"]
     assert first.progressions == 2 and first.visible_tests == "not executed (imagined execution only)"
     # Each step_started follows the gate stop that let it in, with the gate's label.
     stops = [(e.step, e.progression) for e in rec.of("gate_stop")]
