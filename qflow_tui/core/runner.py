@@ -231,7 +231,7 @@ async def run_workflow(
 
 
 def _cost(model: str, tokens: dict[str, dict[str, int]], client: Any) -> dict[str, Any]:
-    from .llm.openai_client import is_local
+    from .llm._http import is_local
     from .llm.prices import PriceError, load_prices, run_cost
 
     try:

@@ -79,3 +79,28 @@ def test_first_screen_imports_no_provider_sdk(tmp_path):
 def test_the_check_sees_an_sdk_import(tmp_path):
     # The probe itself must be able to fail.
     assert _loaded_sdks("import sys, openai\n" + _LOADED, tmp_path) == "['openai']"
+
+
+def test_a_script_model_run_imports_no_provider_sdk(tmp_path):
+    # Pricing the run at its end once imported the openai SDK for a URL helper:
+    # a second-long stall of the app's event loop as the run finished.
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys, asyncio\n"
+        "from pathlib import Path\n"
+        "from qflow_tui.core.config import RunConfig\n"
+        "from qflow_tui.core.llm import make_client\n"
+        "from qflow_tui.core.problem import make_problem\n"
+        "from qflow_tui.core.runner import run_workflow\n"
+        f"data = Path({str(root / 'tests' / 'data' / 'mbpp11')!r})\n"
+        "problem = make_problem((data / 'problem.txt').read_text(), (data / 'tests.py').read_text())\n"
+        f"cfg = RunConfig(model='script/{root / 'tests' / 'scripts' / 'mbpp11.py'}', prompts=1)\n"
+        "asyncio.run(run_workflow(problem, cfg, client=make_client(cfg.model), session_dir=Path(sys.argv[1])))\n"
+        + _LOADED
+    )
+    env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path), "PATH": "/usr/bin"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -173,3 +173,15 @@ class ProviderErrors:
             f"{self.name}: unreadable response from {display_url(self.base_url)}: "
             f"is it {self.server_kind}? ({type(exc).__name__}{': ' + detail if detail else ''})"
         )
+
+
+#: Hosts of a server on this machine: no key needed, no price charged.
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+
+
+def is_local(url: str) -> bool:
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in LOCAL_HOSTS or host.endswith(".localhost")

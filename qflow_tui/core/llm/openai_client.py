@@ -29,7 +29,16 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
+from ._http import (
+    NO_KEY_HINT,
+    ProviderErrors,
+    body_message,
+    clean,
+    display_url,
+    is_context_error,
+    is_local,
+    retry_after,
+)
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
 from .window import prompt_tokens, server_window, too_long
 
@@ -37,17 +46,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_VAR = "OPENAI_API_KEY"
 BASE_URL_VAR = "OPENAI_BASE_URL"
 DEFAULT_MAX_RETRIES = 0
-LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 # Local servers accept any key; the SDK insists on having one.
 LOCAL_DUMMY_KEY = "qflow-local"
-
-
-def is_local(url: str) -> bool:
-    try:
-        host = (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return False
-    return host in LOCAL_HOSTS or host.endswith(".localhost")
 
 
 class OpenAIClient(ProviderErrors):

@@ -430,7 +430,7 @@ def summarize(data: SessionData) -> RunSummary:
 
 def recorded_cost(header: dict[str, Any], tokens: Any) -> dict[str, Any]:
     """What a recorded run's tokens cost at today's price table (see core/llm/prices.py)."""
-    from ..llm.openai_client import is_local
+    from ..llm._http import is_local
     from ..llm.prices import PriceError, load_prices, run_cost
 
     model = str(header.get("model") or "")
