@@ -3,9 +3,17 @@ for the selected progression (run-wide agents show their calls in every one)."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Callable
+from functools import partial
+
+from rich.segment import Segment
 from rich.text import Text
-from textual.containers import Grid, Vertical, VerticalScroll
-from textual.widgets import Static
+from textual.containers import Grid
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
 
 from ..palette import Palette, palette
 from ..state import AgentInfo, CallRecord, RunState
@@ -35,40 +43,6 @@ def call_header(call: CallRecord, colours: Palette) -> Text:
     return text
 
 
-def render_calls(calls: list[CallRecord], dropped: int, colours: Palette) -> Text:
-    out = Text()
-    if dropped:
-        out.append(f"({dropped} earlier calls not shown)\n", style=colours.muted)
-    for call in calls:
-        out.append_text(call_header(call, colours))
-        out.append("\n")
-        out.append(call.text.rstrip("\n") or ("" if call.status != "streaming" else "…"))
-        if call.cut:
-            out.append(f"\n✂ {call.cut}", style=colours.error)
-        if call.status == "failed" and call.error:
-            out.append(f"\n{call.error}", style=colours.error)
-        out.append("\n")
-    out.rstrip()
-    return out
-
-
-class CallView(Static):
-    """One model call: its header and its text. Re-rendered only when that call
-    changed, so a pane costs what streamed since the last paint, not its history."""
-
-    def __init__(self, call_id: str) -> None:
-        super().__init__(classes="agent-call", markup=False)
-        self.call_id = call_id
-        self._shown: tuple[object, ...] = ()
-
-    def show(self, call: CallRecord, colours: Palette, theme: str) -> None:
-        fingerprint = (len(call.text), call.status, call.error, call.cut, theme, call.text[-1:] if call.text else "")
-        if fingerprint == self._shown:
-            return
-        self._shown = fingerprint
-        self.update(render_call(call, colours))
-
-
 def render_call(call: CallRecord, colours: Palette) -> Text:
     out = call_header(call, colours)
     out.append("\n")
@@ -83,11 +57,25 @@ def render_call(call: CallRecord, colours: Palette) -> Text:
     return out
 
 
-class AgentPane(VerticalScroll, can_focus=True):
+class _Block:
+    """One model call (or the pane's note) wrapped to the pane's width."""
+
+    __slots__ = ("fingerprint", "key", "strips")
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.fingerprint: tuple[object, ...] = ()
+        self.strips: list[Strip] = []
+
+
+class AgentPane(ScrollView, can_focus=True):
     """The streamed output of one agent. Follows the tail unless scrolled up.
 
-    A widget per model call: new calls are appended, a streaming call repaints
-    itself alone, finished calls are left as they are."""
+    The pane draws its lines itself (Textual's line API): each call is wrapped
+    once, a streaming call is re-wrapped alone when it grows, and only the
+    lines on screen are painted. Growing changes the pane's scrollable height,
+    never its size on screen, so a token never reflows the screen's layout
+    (a reflow costs tens of milliseconds with six panes streaming)."""
 
     ALLOW_MAXIMIZE = True
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
@@ -98,73 +86,63 @@ class AgentPane(VerticalScroll, can_focus=True):
         self.agent = agent
         self.border_title = agent
         self.tooltip = label or agent
-        self._progression: int | None = None
-        self._ids: list[str] = []
-        self._dropped = -1
+        self._blocks: list[_Block] = []
+        self._starts: list[int] = []
+        """The first line of each block."""
+        self._lines = 0
+        self._width = 0
         self._header: tuple[object, ...] = ()
-        self._pending: tuple[RunState, int] | None = None
-        self._ready = False
+        self._last: tuple[RunState, int] | None = None
+        self._following = True
+        """Whether the pane keeps its last line in view (until the user scrolls up)."""
+        self._moving = False
 
-    def compose(self):
-        with Vertical(classes="agent-body"):
-            yield Static(Text("no calls yet"), classes="agent-empty")
-
-    def on_mount(self) -> None:
-        # Follow the stream at the bottom until the user scrolls up (Textual's anchor).
-        self.anchor()
-        self._ready = True
-        if self._pending is not None:
-            self.update_from(*self._pending)
+    def on_resize(self) -> None:
+        if self._last is not None:
+            self.update_from(*self._last)
 
     def update_from(self, state: RunState, progression: int) -> None:
-        if not self._ready:
-            self._pending = (state, progression)  # a pane added mid-run paints once it is there
-            return
-        self._pending = None
+        self._last = (state, progression)
+        if not self.is_mounted:
+            return  # painted once it is there (on_resize)
         calls = state.calls_for(self.agent, progression)
         dropped = state.dropped_for(self.agent, progression)
         colours = palette(self.app)
         theme = self.app.theme
-        body = self.query_one(".agent-body", Vertical)
-        ids = [c.call_id for c in calls]
-        if progression != self._progression or dropped != self._dropped or ids[: len(self._ids)] != self._ids:
-            # Another progression, or calls summarised away: start the list again.
-            body.remove_children(CallView)
-            self._ids = []
-            self._progression = progression
-            self._dropped = dropped
-        views = {v.call_id: v for v in body.query(CallView)}
-        fresh: list[CallView] = []
-        for call in calls[len(self._ids) :]:
-            view = CallView(call.call_id)
-            view.show(call, colours, theme)
-            fresh.append(view)
-            self._ids.append(call.call_id)
+        self._paint_header(calls, progression)
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return  # hidden (a short terminal hides panes without calls): painted on resize
+        rewrap = width != self._width
+        self._width = width
+        note = f"({dropped} earlier calls not shown)" if calls and dropped else "" if calls else "no calls yet"
+        wanted: list[tuple[str, tuple[object, ...], Callable[[], Text]]] = []
+        if note:
+            wanted.append(("", (note, theme), lambda: Text(note, style=colours.muted)))
         for call in calls:
-            known = views.get(call.call_id)
-            if known is not None:
-                known.show(call, colours, theme)  # a no-op unless this call changed
-        if fresh:
-            body.mount_all(fresh)
-        empty = body.query_one(".agent-empty", Static)
-        if calls and dropped:
-            empty.update(Text(f"({dropped} earlier calls not shown)", style=colours.muted))
-        elif not calls:
-            empty.update(Text("no calls yet", style=colours.muted))
-        empty.display = not calls or bool(dropped)
+            wanted.append((call.call_id, _fingerprint(call, theme), partial(render_call, call, colours)))
+        known = {b.key: b for b in self._blocks}
+        blocks: list[_Block] = []
+        changed = len(wanted) != len(self._blocks)
+        for key, fingerprint, render in wanted:
+            block = known.get(key) or _Block(key)
+            if rewrap or block.fingerprint != fingerprint:
+                block.fingerprint = fingerprint
+                block.strips = self._wrap(render(), width)
+                changed = True
+            blocks.append(block)
+        if changed or [b.key for b in blocks] != [b.key for b in self._blocks]:
+            self._set_blocks(blocks, width)
+        self._follow_tail()  # also when the pane was resized: a shorter pane scrolls further
+
+    def _paint_header(self, calls: list[CallRecord], progression: int) -> None:
         self.set_class(not calls, "-empty")
         streaming = sum(1 for c in calls if c.status == "streaming")
         waiting = sum(1 for c in calls if c.status == "streaming" and not c.text)
-        header = (
-            progression,
-            streaming,
-            waiting,
-            len(calls),
-            bool(calls) and all(c.progression is None for c in calls),
-        )
+        run_wide = bool(calls) and all(c.progression is None for c in calls)
+        header = (progression, streaming, waiting, len(calls), run_wide)
         if header != self._header:
             self._header = header
-            run_wide = bool(calls) and all(c.progression is None for c in calls)
             self.border_title = f"{self.agent} · all" if run_wide else f"{self.agent} · p{progression}"
             if waiting and waiting == streaming:
                 subtitle = "waiting for first token"
@@ -174,6 +152,62 @@ class AgentPane(VerticalScroll, can_focus=True):
                 subtitle = f"{len(calls)} call{'s' if len(calls) != 1 else ''}" if calls else ""
             self.border_subtitle = subtitle
             self.set_class(bool(streaming), "-streaming")
+
+    def _wrap(self, text: Text, width: int) -> list[Strip]:
+        console = self.app.console
+        lines = list(Segment.split_lines(console.render(text, console.options.update_width(width))))
+        strips = Strip.from_lines(lines) if lines else [Strip.blank(width)]
+        for strip in strips:
+            strip.adjust_cell_length(width)
+        return strips
+
+    def _set_blocks(self, blocks: list[_Block], width: int) -> None:
+        self._blocks = blocks
+        self._starts = []
+        total = 0
+        for block in blocks:
+            self._starts.append(total)
+            total += len(block.strips)
+        self._lines = total
+        size = Size(width, total)
+        if size != self.virtual_size:
+            # The pane's own size is set by the grid: only the scroll range and
+            # the scrollbar change, so no layout of the screen is asked for.
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+        self.refresh()
+
+    def _follow_tail(self) -> None:
+        if self._following and self.scroll_y != self.max_scroll_y:
+            self._moving = True
+            try:
+                self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+            finally:
+                self._moving = False
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if not self._moving:
+            # The user scrolled: stop following unless they went back to the end.
+            self._following = new_value >= self.max_scroll_y
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        index = scroll_y + y
+        if index >= self._lines or not self._blocks:
+            return Strip.blank(width, self.rich_style)
+        block = bisect_right(self._starts, index) - 1
+        strip = self._blocks[block].strips[index - self._starts[block]]
+        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_style(self.rich_style)
+
+    def text(self) -> str:
+        """What the pane shows, as plain text (every line, not only those on screen)."""
+        return "\n".join(strip.text.rstrip() for block in self._blocks for strip in block.strips)
+
+
+def _fingerprint(call: CallRecord, theme: str) -> tuple[object, ...]:
+    return (len(call.text), call.status, call.error, call.cut, theme, call.text[-1:] if call.text else "")
 
 
 class AgentPanes(Grid):

@@ -116,6 +116,8 @@ class RunView(Widget):
         self._clock_start: float | None = None
         self._clock_stop: float | None = None
         self._dirty: set[str] = set()
+        self._offered: tuple[bool, bool] | None = None
+        self._progress_shown: str | None = None
         self._stale_tabs: set[str] = {t for t, _ in TABS}
         self._band_stale = True
         self._repaint_timer: Timer | None = None
@@ -226,7 +228,12 @@ class RunView(Widget):
             self._stale_tabs |= self._dirty
             self._band_stale = self._band_stale or "tab-timeline" in self._dirty
         self._dirty.clear()
-        self.refresh_bindings()
+        # The footer is rebuilt whenever bindings are refreshed: only when what
+        # check_action reads has changed, not on every token.
+        offered = (self.state.done and bool(self.program_text()), self.state.progressions > 1)
+        if offered != self._offered:
+            self._offered = offered
+            self.refresh_bindings()
         state, p = self.state, self.progression
         self._paint_progress()
         self._paint_status()
@@ -267,7 +274,9 @@ class RunView(Widget):
             text = f"{self.gate_status} │ {text}"
         bar = self.query_one("#run-progress", Static)
         bar.set_class(bool(self.gate_status), "-paused")
-        bar.update(text)
+        if text != self._progress_shown:
+            self._progress_shown = text
+            bar.update(text, layout=False)  # one line, always: no reflow of the screen
 
     def paint_status(self) -> None:
         """Repaint the status bar alone (elapsed time, calls, tokens)."""

@@ -24,6 +24,8 @@ def fmt_elapsed(seconds: float, precise: bool = False) -> str:
 class StatusBar(Static):
     """One line; per-agent counts appear when the terminal is wide enough."""
 
+    _shown: Text | None = None
+
     def update_from(self, state: RunState, elapsed: float, precise: bool = False) -> None:
         colours = palette(self.app)
         total = state.total_tokens()
@@ -41,4 +43,7 @@ class StatusBar(Static):
             text.append(f"{fmt_tokens(t.input)}/{fmt_tokens(t.output)}")
         text.no_wrap = True
         text.overflow = "ellipsis"
-        self.update(text)
+        if text == self._shown:
+            return
+        self._shown = text
+        self.update(text, layout=False)  # one line, always: no reflow of the screen

@@ -1,0 +1,88 @@
+"""The agent pane draws its lines itself: a token grows the pane's scroll range,
+never the screen's layout, and the pane follows the stream until the user
+scrolls up."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.containers import Grid
+
+from qflow_tui.core import events as ev
+from qflow_tui.ui.state import RunState
+from qflow_tui.ui.widgets.agent_pane import AgentPane
+
+WHERE = {"agent": "program_generator", "progression": 0, "step": "program_generator", "call_id": "c1"}
+
+
+class PaneApp(App[None]):
+    CSS = "Grid { grid-size: 1; } AgentPane { height: 8; overflow-x: hidden; }"
+
+    def compose(self) -> ComposeResult:
+        with Grid():
+            yield AgentPane("program_generator")
+
+
+def started() -> tuple[RunState, list[int]]:
+    state = RunState()
+    seq = [0]
+    feed(state, seq, ev.LLMCallStarted(**WHERE, model="m", system="", messages=[], temperature=0.0))
+    return state, seq
+
+
+def feed(state: RunState, seq: list[int], event: ev.Event) -> None:
+    seq[0] += 1
+    event.seq = seq[0]
+    state.apply(event)
+
+
+async def test_streamed_lines_never_reflow_the_screen():
+    app = PaneApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        pane = app.query_one(AgentPane)
+        state, seq = started()
+        pane.update_from(state, 0)
+        await pilot.pause()
+        layouts = 0
+        reflow = app.screen._refresh_layout
+
+        def counting(*args, **kwargs):
+            nonlocal layouts
+            layouts += 1
+            return reflow(*args, **kwargs)
+
+        app.screen._refresh_layout = counting  # type: ignore[method-assign]
+        for n in range(40):
+            feed(state, seq, ev.TextDelta(**WHERE, text=f"line {n} of the answer\n"))
+            pane.update_from(state, 0)
+            await pilot.pause()
+        # When the scrollbar first appears (two requests); never one per token.
+        assert layouts <= 2
+        assert "line 39 of the answer" in pane.text()
+        assert pane.virtual_size.height > 40
+
+
+async def test_the_pane_follows_the_stream_until_the_user_scrolls_up():
+    app = PaneApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        pane = app.query_one(AgentPane)
+        state, seq = started()
+        for n in range(30):
+            feed(state, seq, ev.TextDelta(**WHERE, text=f"line {n}\n"))
+        pane.update_from(state, 0)
+        await pilot.pause()
+        assert pane.max_scroll_y > 0 and pane.scroll_y == pane.max_scroll_y
+        pane.focus()
+        await pilot.press("home")
+        await pilot.pause()
+        assert pane.scroll_y == 0
+        feed(state, seq, ev.TextDelta(**WHERE, text="more\nand more\n"))
+        pane.update_from(state, 0)
+        await pilot.pause()
+        assert pane.scroll_y == 0, "scrolled up: the new lines must not pull the view down"
+        await pilot.press("end")
+        await pilot.pause()
+        feed(state, seq, ev.TextDelta(**WHERE, text="the end\n"))
+        pane.update_from(state, 0)
+        await pilot.pause()
+        assert pane.scroll_y == pane.max_scroll_y
+        assert "the end" in pane.text()
