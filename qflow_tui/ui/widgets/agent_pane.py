@@ -8,9 +8,10 @@ from collections.abc import Callable
 from functools import partial
 
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.containers import Grid
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -96,6 +97,7 @@ class AgentPane(ScrollView, can_focus=True):
         self._following = True
         """Whether the pane keeps its last line in view (until the user scrolls up)."""
         self._moving = False
+        self._paint: tuple[Style, int] | None = None
 
     def on_resize(self) -> None:
         if self._last is not None:
@@ -191,15 +193,24 @@ class AgentPane(ScrollView, can_focus=True):
             # The user scrolled: stop following unless they went back to the end.
             self._following = new_value >= self.max_scroll_y
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The pane's style and width are the same for every line of one paint:
+        # look them up once (rich_style costs a style-sheet walk).
+        self._paint = (self.rich_style, self.scrollable_content_region.width)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
     def render_line(self, y: int) -> Strip:
+        style, width = self._paint or (self.rich_style, self.scrollable_content_region.width)
         scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
         index = scroll_y + y
         if index >= self._lines or not self._blocks:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, style)
         block = bisect_right(self._starts, index) - 1
         strip = self._blocks[block].strips[index - self._starts[block]]
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_style(self.rich_style)
+        return strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
 
     def text(self) -> str:
         """What the pane shows, as plain text (every line, not only those on screen)."""
