@@ -370,6 +370,17 @@ class RunState:
         calls = [self.calls[i] for i in ids if i in self.calls]
         return sorted(calls, key=lambda c: c.seq)
 
+    def steps_of(self, agent: str, progression: int | None) -> list[tuple[str, StageCell]]:
+        """The steps an agent started for one progression (and run-wide), in plan
+        order: what a pane shows for an agent that makes no model call (a test
+        executor, a rule-based debugger)."""
+        return [
+            (stage, cell)
+            for stage in self.stages
+            for p in (None, progression)
+            if (cell := self.cells.get((stage, p))) is not None and cell.agent == agent
+        ]
+
     def dropped_for(self, agent: str, progression: int | None) -> int:
         return self.dropped_calls.get((agent, None), 0) + self.dropped_calls.get((agent, progression), 0)
 

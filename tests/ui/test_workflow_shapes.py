@@ -157,6 +157,10 @@ async def test_the_app_shows_one_pane_per_declared_agent_and_the_plan(tmp_path: 
         assert "Fixed:" in programmer.text()
         assert programmer.border_title == "programmer · p0"
         assert view.query_one("#pane-test_designer", AgentPane).border_title == "test_designer · all"
+        # The test executor calls no model: its pane shows the steps it ran and their outcomes.
+        executor = view.query_one("#pane-test_executor", AgentPane).text()
+        assert "no calls yet" not in executor
+        assert "test_executor:1" in executor and "test_executor:2" in executor and "accept" in executor
         view.action_show_tab("tab-timeline")
         await pilot.pause()
         timeline = screen_text(app)

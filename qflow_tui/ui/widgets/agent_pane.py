@@ -17,7 +17,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ..palette import Palette, palette
-from ..state import AgentInfo, CallRecord, RunState
+from ..state import AgentInfo, CallRecord, RunState, StageCell
 
 
 def call_header(call: CallRecord, colours: Palette) -> Text:
@@ -55,6 +55,19 @@ def render_call(call: CallRecord, colours: Palette) -> Text:
         out.append(f"\n✂ {call.cut}", style=colours.error)
     if call.status == "failed" and call.error:
         out.append(f"\n{call.error}", style=colours.error)
+    return out
+
+
+def render_step(stage: str, cell: StageCell, colours: Palette) -> Text:
+    """A step of an agent that calls no model: what it did, and with what outcome."""
+    out = Text()
+    out.append(f"── {stage} ", style=colours.muted)
+    out.append(cell.status, style=colours.outcome(cell.status))
+    if cell.decision:
+        out.append(f" · {cell.decision}", style=f"bold {colours.primary}")
+    for line in (cell.detail, cell.reason):
+        if line:
+            out.append(f"\n{line}")
     return out
 
 
@@ -117,12 +130,21 @@ class AgentPane(ScrollView, can_focus=True):
             return  # hidden (a short terminal hides panes without calls): painted on resize
         rewrap = width != self._width
         self._width = width
-        note = f"({dropped} earlier calls not shown)" if calls and dropped else "" if calls else "no calls yet"
+        steps = [] if calls else state.steps_of(self.agent, progression)
+        if calls:
+            note = f"({dropped} earlier calls not shown)" if dropped else ""
+        elif steps:
+            note = "no model calls: this agent's steps"
+        else:
+            note = "no calls yet"
         wanted: list[tuple[str, tuple[object, ...], Callable[[], Text]]] = []
         if note:
             wanted.append(("", (note, theme), lambda: Text(note, style=colours.muted)))
         for call in calls:
             wanted.append((call.call_id, _fingerprint(call, theme), partial(render_call, call, colours)))
+        for stage, cell in steps:
+            seen = (cell.status, cell.decision, cell.detail, cell.reason, theme)
+            wanted.append((f"step {stage}", seen, partial(render_step, stage, cell, colours)))
         known = {b.key: b for b in self._blocks}
         blocks: list[_Block] = []
         changed = len(wanted) != len(self._blocks)
