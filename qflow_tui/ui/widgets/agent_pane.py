@@ -124,13 +124,13 @@ class AgentPane(ScrollView, can_focus=True):
         dropped = state.dropped_for(self.agent, progression)
         colours = palette(self.app)
         theme = self.app.theme
-        self._paint_header(calls, progression)
+        steps = [] if calls else state.steps_of(self.agent, progression)
+        self._paint_header(calls, progression, empty=not calls and not steps)
         width = self.scrollable_content_region.width
         if width <= 0:
             return  # hidden (a short terminal hides panes without calls): painted on resize
         rewrap = width != self._width
         self._width = width
-        steps = [] if calls else state.steps_of(self.agent, progression)
         if calls:
             note = f"({dropped} earlier calls not shown)" if dropped else ""
         elif steps:
@@ -159,8 +159,8 @@ class AgentPane(ScrollView, can_focus=True):
             self._set_blocks(blocks, width)
         self._follow_tail()  # also when the pane was resized: a shorter pane scrolls further
 
-    def _paint_header(self, calls: list[CallRecord], progression: int) -> None:
-        self.set_class(not calls, "-empty")
+    def _paint_header(self, calls: list[CallRecord], progression: int, *, empty: bool) -> None:
+        self.set_class(empty, "-empty")
         streaming = sum(1 for c in calls if c.status == "streaming")
         waiting = sum(1 for c in calls if c.status == "streaming" and not c.text)
         run_wide = bool(calls) and all(c.progression is None for c in calls)
