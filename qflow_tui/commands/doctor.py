@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     layers = {
         "bwrap": iso.found.get("bwrap"),
         "seccomp": iso.found.get("seccomp"),
+        "landlock": iso.found.get("landlock"),
         "uid": iso.found.get("uid", "not root: runs as your own uid" if os.geteuid() != 0 else "not used"),
         "interpreter": iso.found.get("interpreter"),
     }

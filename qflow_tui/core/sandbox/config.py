@@ -46,7 +46,8 @@ class SandboxConfig:
     None: ten times ``timeout``."""
     isolation: str = "auto"
     """``auto`` (the strongest the machine offers), or the layers to use joined
-    by ``+`` from ``bwrap``, ``seccomp``, ``uid`` (``rlimits`` for none of them).
+    by ``+`` from ``bwrap``, ``seccomp``, ``landlock``, ``uid`` (``rlimits`` for
+    none of them; ``auto`` uses ``landlock`` only where there is no ``bwrap``).
     Layers the machine cannot provide are left out and the label says so. The
     environment variable ``QFLOW_SANDBOX_ISOLATION`` sets it when this is auto."""
 
@@ -139,7 +140,7 @@ def memory_plan(config: SandboxConfig, slots: int, bwrap: bool) -> MemoryPlan:
     return MemoryPlan(per, procs, disk, runs, runs * (procs * per + disk), machine)
 
 
-LAYERS = ("bwrap", "seccomp", "uid")
+LAYERS = ("bwrap", "seccomp", "landlock", "uid")
 
 
 def parse_layers(spec: str) -> set[str] | None:

@@ -485,6 +485,80 @@ def _start_guardian(life_fd, whole_uid):
         _os_exit(0)
 
 
+#: Landlock (Linux 5.13+) system calls; the same numbers on every architecture.
+_LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446
+#: Filesystem rights of the ABI versions: 1 has 13 (execute .. make_sym), 2 adds
+#: refer, 3 truncate, 5 ioctl_dev. The rights a rule on a file (not a directory)
+#: may carry: execute, write_file, read_file, truncate, ioctl_dev.
+_LL_FILE_RIGHTS = 1 | 2 | 4 | (1 << 14) | (1 << 15)
+_LL_READ = 1 | 4 | 8  # execute, read_file, read_dir
+
+
+def _install_landlock(spec):
+    """Confine the filesystem with Landlock: read (and execute) only beneath
+    ``spec["ro"]`` (the system directories and the interpreter), read and write
+    the work directory (the current directory) and the devices in
+    ``spec["dev"]``; nothing else, so no file of the user's and no other
+    process's /proc entry (the app's command line names its tests file) can be
+    opened, whatever its permissions. Where the kernel has them, also no TCP
+    bind/connect (ABI 4) and no abstract Unix socket or signal outside this
+    sandbox (ABI 6). Sets no_new_privs (setuid programs stay unprivileged).
+    Returns the ABI version; raises OSError when Landlock is unavailable."""
+    import ctypes
+    import stat
+    import struct
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+    abi = syscall(_LANDLOCK_CREATE_RULESET, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
+    if abi < 1:
+        code = ctypes.get_errno()
+        raise OSError(code, "Landlock unavailable: " + os.strerror(code))
+    handled = (1 << 13) - 1
+    for version, right in ((2, 1 << 13), (3, 1 << 14), (5, 1 << 15)):
+        if abi >= version:
+            handled |= right
+    net = 3 if abi >= 4 else 0  # bind_tcp, connect_tcp: handled, no rule allows them
+    scoped = 3 if abi >= 6 else 0  # abstract unix sockets, signals
+    attr = struct.pack("QQQ", handled, net, scoped)
+    ruleset = syscall(_LANDLOCK_CREATE_RULESET, ctypes.create_string_buffer(attr, len(attr)), len(attr), 0)
+    if ruleset < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, "landlock_create_ruleset: " + os.strerror(code))
+
+    def allow(path, rights):
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return  # absent on this system (/lib32, ...): nothing to allow
+        try:
+            if not stat.S_ISDIR(os.fstat(fd).st_mode):
+                rights &= _LL_FILE_RIGHTS
+            rule = struct.pack("=Qi", rights & handled, fd)  # struct landlock_path_beneath_attr (packed)
+            if syscall(_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.create_string_buffer(rule, len(rule)), 0) < 0:
+                code = ctypes.get_errno()
+                raise OSError(code, "landlock_add_rule %s: %s" % (path, os.strerror(code)))
+        finally:
+            os.close(fd)
+
+    try:
+        for path in spec.get("ro", ()):
+            allow(path, _LL_READ)
+        for path in spec.get("dev", ()):
+            allow(path, _LL_FILE_RIGHTS & ~1)
+        allow(".", handled)
+        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            code = ctypes.get_errno()
+            raise OSError(code, "no_new_privs: " + os.strerror(code))
+        if syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0) < 0:
+            code = ctypes.get_errno()
+            raise OSError(code, "landlock_restrict_self: " + os.strerror(code))
+    finally:
+        os.close(ruleset)
+    return abi
+
+
 _CLONE_NS_FLAGS = (
     0x00020000  # CLONE_NEWNS
     | 0x02000000  # CLONE_NEWCGROUP
@@ -945,6 +1019,13 @@ def main():
     signal.signal(signal.SIGALRM, _alarm_handler)
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes fail with EFBIG
+    ll = job.get("landlock")
+    ll_status = None
+    if ll is not None:
+        try:
+            ll_status = "abi %d" % _install_landlock(ll)
+        except BaseException as exc:  # reported; the parent decides whether it is fatal
+            ll_status = "failed: " + _short_error(exc, 0)
     sec = job.get("seccomp")
     sec_status = None
     if sec is not None:
@@ -953,8 +1034,22 @@ def main():
             sec_status = "ok"
         except BaseException as exc:  # reported; the parent decides whether it is fatal
             sec_status = "failed: " + _short_error(exc, 0)
+    if job["mode"] != "probe":
+        # A layer the level claims that did not load: run no untrusted code.
+        for layer, status in (("landlock", ll_status), ("seccomp", sec_status)):
+            if status is not None and status.startswith("failed"):
+                sys.stderr.write("qflow sandbox: the %s layer did not load: %s\n" % (layer, status))
+                sys.stderr.flush()
+                _os_exit(3)
     chan.send(
-        {"k": "hello", "pid": os.getpid(), "uid": os.getuid(), "seccomp": sec_status, "python": sys.version.split()[0]}
+        {
+            "k": "hello",
+            "pid": os.getpid(),
+            "uid": os.getuid(),
+            "seccomp": sec_status,
+            "landlock": ll_status,
+            "python": sys.version.split()[0],
+        }
     )
     mode = job["mode"]
     timeout = float(job.get("timeout", 3.0))

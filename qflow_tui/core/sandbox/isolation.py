@@ -7,6 +7,11 @@ own process group, scrubbed environment, fresh work directory):
   namespace (everything dies with the child), ``--die-with-parent``.
 - ``seccomp``: a syscall deny-list loaded by the child before untrusted code
   (Debian ``python3-seccomp``, importable by the child's interpreter).
+- ``landlock``: where there is no bwrap, a Landlock ruleset (Linux 5.13+, no
+  privilege needed) the child loads before untrusted code: it may read only
+  the system directories and its own /proc entry, and write only its work dir,
+  so neither the user's files nor the app's command line (which names the
+  tests file) can be opened, whatever their permissions.
 - ``uid``: when the app runs as root, the child runs as an unprivileged uid of
   its own (RLIMIT_NPROC does not bind root, and root can read and delete
   anything); needs an interpreter that uid can execute.
@@ -26,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .config import LAYERS, parse_layers
-from .launch import Launch, SandboxUnavailable
+from .launch import LANDLOCK_READ, Launch, SandboxUnavailable
 from .watchdog import BOOT_TIMEOUT, Child
 
 #: Start of the uid range the sandbox uses when it drops root; override with
@@ -53,6 +58,11 @@ class Isolation:
     slots: int
     """How many children may run at once (one uid each when dropping root)."""
     network_blocked: bool
+    landlock_read: tuple[str, ...] | None = None
+    """What a Landlock-confined child may read (None: no Landlock layer)."""
+    landlock_abi: int = 0
+    """The kernel's Landlock ABI version when the layer is in use (6 and later
+    also keep abstract Unix sockets and signals inside the sandbox)."""
     notes: tuple[str, ...] = ()
     """Why a layer is missing, one line each."""
     found: dict[str, str] = field(default_factory=dict, compare=False)
@@ -79,6 +89,7 @@ class Isolation:
             seccomp_path=self.seccomp_path,
             sweep_uid=uid is not None and self.bwrap is None,
             disk_mb=disk_mb,
+            landlock=self.landlock_read,
         )
 
     def protects(self) -> dict[str, bool]:
@@ -93,11 +104,20 @@ class Isolation:
             # seccomp refuses setsid/setpgid (the group kill reaches all); a uid
             # of its own is swept with kill(-1); bwrap's pid namespace ends all.
             "orphan processes": has("bwrap") or has("seccomp") or has("uid"),
-            "reading/deleting your files": has("bwrap") or has("uid"),
+            "reading/deleting your files": has("bwrap") or has("landlock") or has("uid"),
+            # A uid of its own still reads what every user may read: the app's
+            # /proc/<pid>/cmdline (the --tests path) and a world-readable file
+            # there. Only a mount namespace or Landlock hides them.
+            "the app's command line and world-readable files": has("bwrap") or has("landlock"),
+            # seccomp refuses socket(); bwrap's network namespace has its own
+            # abstract sockets and shows no host socket file. Landlock (ABI 6)
+            # stops only abstract sockets: a socket file any user may write
+            # (e.g. /run/dbus/system_bus_socket) stays reachable.
+            "unix sockets of host services": has("bwrap") or has("seccomp"),
             "secrets in the app's environment": True,
             # Without bwrap or a uid, the app makes itself undumpable, which
             # hides its /proc from a child of the same (non-root) user.
-            "the app's /proc (environ, memory)": has("bwrap") or has("uid") or not root,
+            "the app's /proc (environ, memory)": has("bwrap") or has("landlock") or has("uid") or not root,
         }
 
 
@@ -165,6 +185,13 @@ def _probe(launch: Launch) -> tuple[dict[str, Any] | None, str]:
     return hello, ""
 
 
+def landlock_read(interpreter: str, seccomp_dirs: tuple[str, ...] | None) -> tuple[str, ...]:
+    """What a Landlock-confined child may read: the system directories, the
+    interpreter's prefix and the seccomp binding (when outside /usr)."""
+    extra = [d for d in (_prefix(interpreter), *(seccomp_dirs or ())) if d != "/usr" and not d.startswith("/usr/")]
+    return LANDLOCK_READ + tuple(dict.fromkeys(extra))
+
+
 def _seccomp_dirs() -> tuple[str, ...] | None:
     dirs = tuple(d for d in SECCOMP_DIRS if os.path.isdir(d) and any(n.startswith("seccomp") for n in os.listdir(d)))
     return dirs or None
@@ -212,7 +239,11 @@ def _detect(spec: str) -> Isolation:
                 attempts.append((b, u, interp))
     chosen = None
     errors: list[str] = []
+    landlock_wanted = "landlock" in want
     for b, u, interp in attempts:
+        # auto adds Landlock only without bwrap, whose mount namespace already
+        # hides the host's files and processes.
+        ll = landlock_read(interp, sec_dirs) if landlock_wanted and (b is None or forced) else None
         launch = Launch(
             interpreter=interp,
             bwrap=b,
@@ -220,16 +251,17 @@ def _detect(spec: str) -> Isolation:
             uid=process_uid_block(uid_base) if u and uid_base is not None else None,
             seccomp_path=sec_dirs,
             sweep_uid=bool(u and b is None),
+            landlock=ll,
         )
         hello, err = _probe(launch)
         if hello is None:
             errors.append(f"{'bwrap ' if b else ''}{'uid ' if u else ''}{interp}: {err}")
             continue
-        chosen = (b, u, interp, hello)
+        chosen = (b, u, interp, hello, ll)
         break
     if chosen is None:
         raise SandboxUnavailable("the sandbox child could not start: " + "; ".join(errors))
-    b, u, interp, hello = chosen
+    b, u, interp, hello, ll = chosen
     layers = set()
     if b:
         layers.add("bwrap")
@@ -261,6 +293,20 @@ def _detect(spec: str) -> Isolation:
         notes.append(f"seccomp binding present but unusable by {interp}: {sec}")
     elif "seccomp" not in want:
         found["seccomp"] = "not wanted"
+    lls = hello.get("landlock")
+    if ll is not None and isinstance(lls, str) and lls.startswith("abi "):
+        layers.add("landlock")
+        found["landlock"] = (
+            f"filesystem confined (Landlock {lls.replace('abi', 'ABI')}): reads only {', '.join(ll)}; "
+            "writes only its work dir"
+        )
+    elif ll is not None:
+        found["landlock"] = f"could not load: {lls}"
+        notes.append(f"no landlock: {lls} (Linux 5.13+ with Landlock enabled confines the child's files)")
+    elif not landlock_wanted:
+        found["landlock"] = "not wanted"
+    else:
+        found["landlock"] = "not needed: bwrap's mount namespace hides the host's files"
     found["interpreter"] = f"{interp} (Python {hello.get('python')}, child uid {hello.get('uid')})"
 
     order = [x for x in LAYERS if x in layers]
@@ -268,6 +314,8 @@ def _detect(spec: str) -> Isolation:
     missing = [x for x in LAYERS if x not in layers and (x in want or not forced)]
     if "uid" in missing and not root:
         missing.remove("uid")  # nothing to drop
+    if "landlock" in missing and b and not forced:
+        missing.remove("landlock")  # bwrap does its job
     if forced and spec.strip().lower() not in ("auto", "full"):
         label += " (forced)"
     elif missing:
@@ -281,6 +329,8 @@ def _detect(spec: str) -> Isolation:
         uid_base=uid_base if u else None,
         slots=slots,
         network_blocked=bool(b) or "seccomp" in layers,
+        landlock_read=ll if "landlock" in layers else None,
+        landlock_abi=int(lls[4:]) if "landlock" in layers and isinstance(lls, str) else 0,
         notes=tuple(notes),
         found=found,
         probe_ms=(time.perf_counter() - t0) * 1000,

@@ -5,10 +5,12 @@ depth and any modes, every process of a dropped uid)."""
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import stat
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +41,28 @@ class Launch:
     disk_mb: int = 64
     """Size of each writable mount inside bwrap (work dir, /tmp, /dev/shm); the
     work dir's total outside bwrap (checked while the child runs)."""
+    landlock: tuple[str, ...] | None = None
+    """Directories (and files) the child may read and execute beneath, with
+    Landlock; it may also read and write its work dir and ``LANDLOCK_DEVICES``,
+    and nothing else. None: no Landlock ruleset."""
+
+
+#: Device files a Landlock-confined child may read and write.
+LANDLOCK_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+#: What a Landlock-confined child may read besides its interpreter's prefix:
+#: the same system directories bwrap shows it, and its own /proc entry (opened
+#: by the harness, so it names the harness's pid: no other process's).
+LANDLOCK_READ = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/etc/ld.so.cache",
+    "/etc/localtime",
+    "/proc/self",
+)
 
 
 def child_env(workdir_inside: str) -> dict[str, str]:
@@ -183,27 +207,100 @@ def _remove_deep(path: str) -> None:
     os.rmdir(path)
 
 
-_KILL = shutil.which("kill", path="/usr/bin:/bin")
+#: Programs that call ``kill(-1, SIGKILL)``, tried in order: procps' kill, and
+#: the shell's built-in kill where procps is missing.
+_KILLERS = tuple(
+    argv
+    for argv in (
+        [shutil.which("kill", path="/usr/bin:/bin") or "", "-KILL", "-1"],
+        [shutil.which("sh", path="/usr/bin:/bin") or "", "-c", "kill -KILL -1"],
+    )
+    if argv[0]
+)
 
 
-def kill_uid(uid: int) -> None:
-    """Kill every process of ``uid`` (root only): a process of that uid calls
-    ``kill(-1, SIGKILL)``, which the kernel delivers to all of them at once, so
-    a process that keeps forking cannot slip past a scan. Never raises."""
-    if _KILL is None:
-        return
-    for _ in range(2):
+def uid_processes(uid: int) -> list[int]:
+    """Live processes (zombies aside) whose real, effective or saved uid is
+    ``uid``, read from /proc/<pid>/status (which, unlike the owner of /proc/<pid>,
+    a process cannot hide by making itself undumpable). Never raises."""
+    found: list[int] = []
+    want = str(uid)
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
         try:
-            subprocess.run(
-                [_KILL, "-KILL", "-1"],  # procps: -1 is every process this uid may signal
-                user=uid,
-                group=uid,
-                extra_groups=[],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                close_fds=True,
-                timeout=5,
-            )
-        except (OSError, subprocess.SubprocessError, ValueError):
-            pass
+            with open(f"/proc/{entry}/status", "rb") as fh:
+                status = fh.read(4096).decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("State", "").strip()[:1] in ("Z", "X"):
+            continue
+        if want in fields.get("Uid", "").split()[:3]:
+            found.append(int(entry))
+    return found
+
+
+def _wait_exit(pids: list[int], until: float) -> None:
+    """Wait (on pidfds, not by polling) until each of ``pids`` has ended or
+    ``until`` (monotonic) has passed."""
+    fds: list[int] = []
+    for pid in pids:
+        try:
+            fds.append(os.pidfd_open(pid))
+        except (OSError, AttributeError):
+            continue
+    try:
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        pending = len(fds)
+        while pending and time.monotonic() < until:
+            ready = poller.poll(max(0.0, until - time.monotonic()) * 1000)
+            for fd, _ev in ready:
+                poller.unregister(fd)
+                pending -= 1
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def kill_uid(uid: int, limit: float = 3.0) -> bool:
+    """Kill every process of ``uid`` (root only; the uid is one run's alone): a
+    process of that uid calls ``kill(-1, SIGKILL)``, which the kernel delivers
+    to all of them in one pass that a fork cannot slip past (a process with a
+    pending SIGKILL cannot fork), so a process that keeps changing its pid is
+    caught too. Repeated until /proc shows none of that uid alive, for at most
+    ``limit`` seconds. True when none is left. Never raises."""
+    until = time.monotonic() + limit
+    while True:
+        for argv in _KILLERS:
+            try:
+                subprocess.run(
+                    argv,
+                    user=uid,
+                    group=uid,
+                    extra_groups=[],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    close_fds=True,
+                    env={"PATH": "/usr/bin:/bin"},
+                    timeout=max(0.1, until - time.monotonic()),
+                )
+                break
+            except (OSError, subprocess.SubprocessError, ValueError):
+                continue
+        left = uid_processes(uid)
+        if not left:
+            return True
+        if time.monotonic() >= until:
+            return False
+        # They were killed; a dying process needs a moment to end.
+        _wait_exit(left, min(until, time.monotonic() + 0.2))
+        if not uid_processes(uid):
+            return True

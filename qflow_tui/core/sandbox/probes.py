@@ -1,8 +1,9 @@
 """Attacks that check what an isolation level claims: each claim of
 ``Isolation.protects()`` is tried for real, with a program run in the sandbox
 at that level, and held or not by what happened (used by ``qflow doctor`` and
-the tests). Harmless by construction: signals are signal 0, the file read is a
-file made for the probe, the orphan is a ``sleep`` that is killed afterwards."""
+the tests). Harmless by construction: signals are signal 0, the files read are
+made for the probe, the sockets are the probe's own listeners, the orphan is a
+``sleep`` that is killed afterwards."""
 
 from __future__ import annotations
 
@@ -186,6 +187,75 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
         os.chmod(path, 0o600)
         actual, error = _value(sb, f"def f(x):\n    return open({path!r}).read()\n")
     add("reading/deleting your files", "qflow-probe-secret" not in actual, "read it" if actual else "refused")
+
+    # The app's command line (it names the --tests file) and a file every
+    # user may read, in a directory every user may enter.
+    with tempfile.TemporaryDirectory(prefix="qflow-probe-") as d:
+        os.chmod(d, 0o755)
+        path = os.path.join(d, "tests.py")
+        with open(path, "w") as fh:
+            fh.write("qflow-probe-hidden-test")
+        os.chmod(path, 0o644)
+        actual, error = _value(
+            sb,
+            "def f(x):\n"
+            "    got = []\n"
+            f"    for name in ('/proc/{app}/cmdline', {path!r}):\n"
+            "        try:\n"
+            "            with open(name, 'rb') as fh:\n"
+            "                got.append(name.rsplit('/', 1)[1] + ': ' + repr(fh.read(200)))\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    return '; '.join(got)\n",
+        )
+    got_through = "cmdline:" in actual or "qflow-probe-hidden-test" in actual
+    add(
+        "the app's command line and world-readable files",
+        not got_through,
+        ("read " + ", ".join(w for w in ("cmdline", "tests.py") if w + ":" in actual)) if got_through else "refused",
+    )
+
+    # Unix sockets: one at a path any user may write, one abstract.
+    with tempfile.TemporaryDirectory(prefix="qflow-probe-") as d, contextlib.ExitStack() as stack:
+        os.chmod(d, 0o755)
+        path = os.path.join(d, "service.sock")
+        name = f"qflow-probe-{uuid.uuid4().hex}"
+        listeners = []
+        for address in (path, "\0" + name):
+            srv = stack.enter_context(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+            srv.bind(address)
+            srv.listen(4)
+            srv.setblocking(False)
+            listeners.append(srv)
+        os.chmod(path, 0o777)
+        actual, error = _value(
+            sb,
+            "import socket\n"
+            "def f(x):\n"
+            "    got = []\n"
+            f"    for label, address in (('path', {path!r}), ('abstract', {chr(0) + name!r})):\n"
+            "        try:\n"
+            "            with socket.socket(socket.AF_UNIX) as s:\n"
+            "                s.settimeout(2)\n"
+            "                s.connect(address)\n"
+            "                got.append(label)\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    return ','.join(got)\n",
+        )
+        reached = []
+        for label, srv in zip(("path", "abstract"), listeners, strict=True):
+            try:
+                conn, _ = srv.accept()
+                conn.close()
+                reached.append(label)
+            except OSError:
+                pass
+    add(
+        "unix sockets of host services",
+        not reached,
+        f"connected: {', '.join(reached)}" if reached else "refused",
+    )
 
     # Secrets in the app's environment.
     marker = f"qflow-probe-{uuid.uuid4().hex}"

@@ -13,7 +13,17 @@ import time
 from collections import deque
 from typing import Any
 
-from .launch import Launch, SandboxUnavailable, build_argv, child_env, dir_usage, kill_uid, make_workdir, remove_tree
+from .launch import (
+    LANDLOCK_DEVICES,
+    Launch,
+    SandboxUnavailable,
+    build_argv,
+    child_env,
+    dir_usage,
+    kill_uid,
+    make_workdir,
+    remove_tree,
+)
 from .protocol import describe_exit, encode_line, parse_line
 
 #: Seconds an interpreter (plus bwrap) may take to start and say hello.
@@ -48,6 +58,8 @@ class Child:
         self._buf = bytearray()
         if launch.uid is not None:
             job = dict(job, guard_uid=True)  # the uid is this run's alone: its guardian may kill all of it
+        if launch.landlock is not None:
+            job = dict(job, landlock={"ro": list(launch.landlock), "dev": list(LANDLOCK_DEVICES)})
         self._out = bytearray(encode_line(job))
         self._closed = False
         self._next_disk_check = 0.0

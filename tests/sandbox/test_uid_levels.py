@@ -1,0 +1,176 @@
+"""The three attacks that got past the `uid` and `seccomp+uid` levels, run
+through the real sandbox at every level that drops root (and the strongest):
+reading the hidden tests through the app's /proc/<pid>/cmdline, reaching Unix
+sockets, and a fork-hopper that tries to outlive the uid sweep. Each test says
+exactly what holds at each level: where a level does not contain an attack
+(stated in the README and by `qflow doctor`), the test shows the attack gets
+through, so a level that starts containing it is noticed and its claim updated.
+The attack programs are in tests/sandbox/attacks/."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+from sbhelpers import ROOT, make, processes_with
+
+from qflow_tui.core.sandbox import Sandbox
+from qflow_tui.core.sandbox import launch as launch_mod
+from qflow_tui.core.sandbox.launch import uid_processes
+
+ATTACKS = Path(__file__).with_name("attacks")
+REPO = Path(__file__).resolve().parents[2]
+#: The levels that drop root; `auto` is the strongest level on the machine.
+UID_LEVELS = ["uid", "seccomp+uid", "landlock+uid", "seccomp+landlock+uid", "auto"]
+
+
+def attack(name: str) -> str:
+    return (ATTACKS / f"{name}.py").read_text(encoding="utf-8")
+
+
+def at_level(level: str, **kw) -> Sandbox:
+    """A sandbox at ``level``, or a skip saying why the machine cannot give it."""
+    if not ROOT:
+        pytest.skip("the uid levels need root (the sandbox drops root to a uid of its own)")
+    sb = make(level, **kw)
+    if "uid" not in sb.details.layers:
+        pytest.skip(f"no uid drop here: {sb.details.found.get('uid')}")
+    if "landlock" in level and "landlock" not in sb.details.layers:
+        pytest.skip(f"no Landlock here: {sb.details.found.get('landlock')}")
+    return sb
+
+
+def sandbox_uid_processes(sb: Sandbox) -> list[int]:
+    """Live processes of any uid of this test process's block (no other program
+    uses them: the block is chosen by this process's pid)."""
+    return [pid for slot in range(sb.details.slots) for pid in uid_processes(sb.details.uid_for(slot) or 0)]
+
+
+# ------------------------------------------- the hidden tests through /proc
+@pytest.mark.parametrize("level", UID_LEVELS)
+def test_hidden_tests_through_the_apps_command_line(level):
+    # `qflow check --tests FILE` with FILE world-readable where every user may
+    # enter (as in a project checkout): the program reads the path from the
+    # app's /proc/<pid>/cmdline, opens it and answers with the expected values.
+    sb = at_level(level)
+    token = f"tok-{uuid.uuid4().hex}"
+    number = uuid.uuid4().int % 10**9
+    with tempfile.TemporaryDirectory(prefix="qflow-hidden-") as d:
+        os.chmod(d, 0o755)
+        tests = Path(d, "hidden_tests.py")
+        tests.write_text(f"assert f(3) == {token!r}\nassert f(4) == {number}\n", encoding="utf-8")
+        tests.chmod(0o644)
+        app = [sys.executable, "-c", "import sys; from qflow_tui.cli import main; sys.exit(main())"]
+        proc = subprocess.run(
+            [*app, "check", "--code", str(ATTACKS / "read_tests_via_proc.py"), "--tests", str(tests), "--json"],
+            env=dict(os.environ, QFLOW_SANDBOX_ISOLATION=level),
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    statuses = [r["status"] for r in out["results"]]
+    if sb.details.protects()["the app's command line and world-readable files"]:
+        assert statuses == ["fail", "fail"], out
+        assert all(r["actual"] == "'no hidden value found'" for r in out["results"]), out
+    else:
+        # Stated: a uid of its own still reads what every user may read.
+        assert statuses == ["pass", "pass"], out
+
+
+# ------------------------------------------------------------ Unix sockets
+@pytest.mark.parametrize("level", UID_LEVELS)
+def test_unix_sockets_of_host_services(level):
+    # A service listening on a socket file any user may write (as the system
+    # D-Bus does) and one on an abstract socket (no file, no permission check).
+    sb = at_level(level, timeout=5.0)
+    with tempfile.TemporaryDirectory(prefix="qflow-sock-") as d:
+        os.chmod(d, 0o755)
+        path = os.path.join(d, "service.sock")
+        name = f"qflow-test-{uuid.uuid4().hex}"
+        with socket.socket(socket.AF_UNIX) as at_path, socket.socket(socket.AF_UNIX) as abstract:
+            at_path.bind(path)
+            os.chmod(path, 0o777)
+            abstract.bind("\0" + name)
+            reached = []
+            for srv in (at_path, abstract):
+                srv.listen(4)
+                srv.setblocking(False)
+            r = sb.run_tests_sync(attack("unix_sockets"), [f"assert f({path!r}, {name!r}) == []"])
+            for label, srv in (("path", at_path), ("abstract", abstract)):
+                try:
+                    srv.accept()[0].close()
+                    reached.append(label)
+                except BlockingIOError:
+                    pass
+    assert r.results[0].status == "fail", r.to_dict()
+    layers = sb.details.layers
+    if "seccomp" in layers or "bwrap" in layers:
+        assert reached == [], r.results[0].actual  # socket() is refused / another network namespace
+        assert sb.details.protects()["unix sockets of host services"]
+    elif "landlock" in layers and sb.details.landlock_abi >= 6:
+        assert reached == ["path"], r.results[0].actual  # stated: a socket file any user may write
+        assert not sb.details.protects()["unix sockets of host services"]
+    else:
+        assert reached == ["path", "abstract"], r.results[0].actual  # stated for plain uid
+        assert not sb.details.protects()["unix sockets of host services"]
+
+
+# ------------------------------------------------------------- fork-hopper
+@pytest.mark.parametrize("level", UID_LEVELS)
+def test_fork_hopper_leaves_nothing_of_its_uid(level):
+    sb = at_level(level, timeout=1.0)
+    marker = f"qflow-hop-{uuid.uuid4().hex}"
+    r = sb.run_tests_sync(attack("fork_hopper"), [f"assert f({marker!r}) == 1"])
+    assert r.results[0].status == "timeout", r.to_dict()
+    # When the call returns, no process of the run's uid is alive: the sweep
+    # (kill(-1) as that uid, repeated until /proc shows none) got every hop,
+    # also those that lost the harness's command line.
+    assert sandbox_uid_processes(sb) == []
+    assert processes_with(marker) == []
+
+
+def test_sweep_without_procps_kill(monkeypatch):
+    # Where procps' kill is missing, the shell's built-in kill does the sweep.
+    sb = at_level("uid", timeout=1.0)
+    shell = [argv for argv in launch_mod._KILLERS if argv[0].endswith("/sh")]
+    assert shell, "no /bin/sh here"
+    monkeypatch.setattr(launch_mod, "_KILLERS", tuple(shell))
+    marker = f"qflow-hop-{uuid.uuid4().hex}"
+    r = sb.run_tests_sync(attack("fork_hopper"), [f"assert f({marker!r}) == 1"])
+    assert r.results[0].status == "timeout", r.to_dict()
+    assert sandbox_uid_processes(sb) == []
+    assert processes_with(marker) == []
+
+
+# ------------------------------------------------- Landlock keeps the honest
+@pytest.mark.parametrize("level", ["landlock+uid", "seccomp+landlock+uid"])
+def test_landlock_keeps_what_honest_programs_use(level):
+    sb = at_level(level, timeout=5.0)
+    prog = textwrap.dedent(
+        """
+        import decimal, fractions, json, os, subprocess, tempfile
+        def f(x):
+            with tempfile.TemporaryDirectory() as d:
+                with open(os.path.join(d, "a.txt"), "w") as fh:
+                    fh.write("hi")
+                os.rename(os.path.join(d, "a.txt"), "b.txt")
+            with open("b.txt") as fh, open("/dev/null", "w") as null:
+                null.write(fh.read())
+            out = subprocess.run(["/bin/echo", "ok"], capture_output=True).stdout.decode().strip()
+            status = open("/proc/self/status").read().startswith("Name:")
+            return [out, status, str(decimal.Decimal(x) / 4), json.dumps(fractions.Fraction(1, 2).numerator)]
+        """
+    )
+    r = sb.run_tests_sync(prog, ["assert f(1) == ['ok', True, '0.25', '1']"])
+    assert r.results[0].status == "pass", r.to_dict()
