@@ -16,7 +16,16 @@ Columns, all measured in one run on this machine:
                    whole check program (program + all asserts) with a timer;
                    one verdict per problem, no OS isolation
 
-Usage: python bench/sandbox.py [--repeat N]
+Then, as root, the levels that drop root without bwrap (what ``auto`` gives
+where bubblewrap is missing), side by side:
+  before           seccomp+uid with the uid sweep as it was (procps kill(-1)
+                   run twice, nothing checked) and no Landlock
+  seccomp+uid      the sweep now: kill(-1) as the uid, repeated until /proc
+                   shows no process of that uid
+  +landlock        seccomp+landlock+uid: the same plus the child's Landlock
+                   ruleset (no file outside the system dirs, no /proc/<app>)
+
+Usage: python bench/sandbox.py [--repeat N] [--only-fallback]
 """
 
 from __future__ import annotations
@@ -25,13 +34,14 @@ import argparse
 import contextlib
 import io
 import multiprocessing
+import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import time
 
-from qflow_tui.core.sandbox import Sandbox, SandboxConfig
+from qflow_tui.core.sandbox import Sandbox, SandboxConfig, watchdog
 
 PROGRAM = "def add(a, b):\n    return a + b\n"
 
@@ -113,6 +123,55 @@ def human_eval_style(n: int, timeout: float = 3.0) -> float:
     return time.perf_counter() - t0
 
 
+def _old_sweep(uid: int) -> None:
+    # The sweep before issue 13's fix, kept here only to measure against.
+    kill = shutil.which("kill", path="/usr/bin:/bin")
+    for _ in range(2):
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            subprocess.run(
+                [kill or "kill", "-KILL", "-1"],
+                user=uid,
+                group=uid,
+                extra_groups=[],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=5,
+            )
+
+
+def ours_old_sweep(sb: Sandbox, n: int) -> float:
+    real = watchdog.kill_uid
+    watchdog.kill_uid = _old_sweep  # type: ignore[assignment]
+    try:
+        return ours(sb, n)
+    finally:
+        watchdog.kill_uid = real
+
+
+def fallback_table(repeat: int) -> None:
+    """The uid levels without bwrap: the cost of the sweep and of Landlock."""
+    import os
+
+    if os.geteuid() != 0:
+        print("\n(not root: the uid levels are not measured)")
+        return
+    plain = Sandbox(SandboxConfig(isolation="seccomp+uid"))
+    confined = Sandbox(SandboxConfig(isolation="seccomp+landlock+uid"))
+    if "landlock" not in confined.details.layers:
+        print(f"\n(no Landlock here: {confined.details.found.get('landlock')})")
+        return
+    cols = ["before (seccomp+uid)", "seccomp+uid", "+landlock"]
+    print(f"\n{'tests':>5}  " + "  ".join(f"{c:>{max(12, len(c))}}" for c in cols))
+    for n in (1, 10, 50):
+        row = [
+            median_ms(ours_old_sweep, plain, n, repeat=repeat),
+            median_ms(ours, plain, n, repeat=repeat),
+            median_ms(ours, confined, n, repeat=repeat),
+        ]
+        print(f"{n:>5}  " + "  ".join(f"{v:>{max(12, len(c))}.1f}" for v, c in zip(row, cols, strict=True)))
+
+
 def median_ms(fn, *args, repeat: int) -> float:
     fn(*args)  # warm-up (first detection, page cache)
     return statistics.median(fn(*args) for _ in range(repeat)) * 1000
@@ -121,7 +180,11 @@ def median_ms(fn, *args, repeat: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--only-fallback", action="store_true", help="print only the uid levels without bwrap")
     args = ap.parse_args()
+    if args.only_fallback:
+        fallback_table(args.repeat)
+        return 0
     strong = Sandbox(SandboxConfig())
     weak = Sandbox(SandboxConfig(isolation="rlimits"))
     interp = strong.details.interpreter
@@ -141,6 +204,7 @@ def main() -> int:
             median_ms(human_eval_style, n, repeat=args.repeat),
         ]
         print(f"{n:>5}  " + "  ".join(f"{v:>{max(12, len(c))}.1f}" for v, c in zip(row, cols, strict=True)))
+    fallback_table(args.repeat)
     return 0
 
 

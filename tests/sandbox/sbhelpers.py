@@ -1,7 +1,8 @@
 """Helpers for the sandbox tests: sandboxes per isolation level (detection is cached).
 
 ``auto`` is the strongest level on the machine (on CI: bwrap+seccomp+uid);
-the forced levels exercise the fallback paths on the same machine."""
+the forced levels exercise the fallback paths on the same machine
+(``seccomp+landlock+uid`` is what ``auto`` gives as root without bwrap)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from qflow_tui.core.sandbox.launch import owner_tag
 TIMEOUT = 0.5
 
 ROOT = os.geteuid() == 0
-LEVELS = ["auto", "seccomp+uid", "uid", "rlimits"]
+LEVELS = ["auto", "seccomp+landlock+uid", "seccomp+uid", "uid", "rlimits"]
 
 
 def make(level: str, **kw) -> Sandbox:

@@ -503,3 +503,28 @@ def test_aggregate_memory_is_bounded_below_the_machine():
     assert big.total_mb <= MEMORY_SHARE * big.machine_mb or big.per_process_mb == 128
     small = memory_plan(SandboxConfig(memory_mb=256), slots=4, bwrap=False)
     assert small.per_process_mb == 256
+
+
+def test_a_layer_that_does_not_load_runs_no_code():
+    # A level claims a layer because detection saw it load; should it fail to
+    # load later (here: the seccomp binding is not where the job says), the
+    # child runs nothing and the run ends as "sandbox unavailable".
+    from qflow_tui.core.sandbox.launch import Launch
+    from qflow_tui.core.sandbox.watchdog import Child
+
+    sb = make("rlimits")
+    job = {
+        "mode": "program",
+        "program": "import os\nos.write(2, b'the program ran')\n",
+        "limits": {},
+        "timeout": 2.0,
+        "seccomp": {"path": ["/nonexistent-qflow-seccomp"]},
+    }
+    child = Child(Launch(interpreter=sb.details.interpreter), job, max_output=1 << 16, max_line=1 << 16)
+    try:
+        first = child.receive(15.0, time.monotonic() + 15.0)
+    finally:
+        child.close()
+    assert first is None
+    assert b"the seccomp layer did not load" in child.stderr
+    assert b"the program ran" not in child.stderr
