@@ -174,3 +174,17 @@ def test_landlock_keeps_what_honest_programs_use(level):
     )
     r = sb.run_tests_sync(prog, ["assert f(1) == ['ok', True, '0.25', '1']"])
     assert r.results[0].status == "pass", r.to_dict()
+
+
+def test_no_uid_drop_into_a_range_an_account_uses(monkeypatch):
+    # The sweep kills every process of a sandbox uid, so a range that holds an
+    # account's uid (here root's: 0) is refused, with a note saying what to do.
+    from qflow_tui.core.sandbox.isolation import _detect, accounts_in_uid_range
+
+    if not ROOT:
+        pytest.skip("the uid levels need root (the sandbox drops root to a uid of its own)")
+    assert "user root (0)" in accounts_in_uid_range(0)
+    monkeypatch.setenv("QFLOW_SANDBOX_UID_BASE", "0")
+    iso = _detect("uid")
+    assert "uid" not in iso.layers
+    assert any("QFLOW_SANDBOX_UID_BASE" in note for note in iso.notes), iso.notes

@@ -126,6 +126,25 @@ def process_uid_block(base: int) -> int:
     return base + (os.getpid() % (1 << 22)) * MAX_SLOTS  # stays below 2**32 - 1 for base < 4e9
 
 
+#: Every uid an app process may use: one block of MAX_SLOTS per pid value.
+UID_RANGE = (1 << 22) * MAX_SLOTS
+
+
+def accounts_in_uid_range(base: int) -> list[str]:
+    """Accounts (user or group) whose id falls in the sandbox's uid range: the
+    sweep kills every process of a sandbox uid, so no account may have one."""
+    import grp
+    import pwd
+
+    found = []
+    try:
+        found += [f"user {p.pw_name} ({p.pw_uid})" for p in pwd.getpwall() if base <= p.pw_uid < base + UID_RANGE]
+        found += [f"group {g.gr_name} ({g.gr_gid})" for g in grp.getgrall() if base <= g.gr_gid < base + UID_RANGE]
+    except OSError:
+        pass
+    return found
+
+
 def _prefix(interpreter: str) -> str:
     return os.path.dirname(os.path.dirname(os.path.realpath(interpreter)))
 
@@ -227,7 +246,16 @@ def _detect(spec: str) -> Isolation:
     uid_base = None
     if use_uid:
         base = int(os.environ.get("QFLOW_SANDBOX_UID_BASE", DEFAULT_UID_BASE))
-        uid_base = base
+        taken = accounts_in_uid_range(base)
+        if taken:
+            use_uid = False
+            found["uid"] = f"not used: the sandbox's uids are taken ({', '.join(taken[:3])})"
+            notes.append(
+                f"no uid drop: {', '.join(taken[:3])} in the sandbox's uid range {base}..{base + UID_RANGE - 1}; "
+                "set QFLOW_SANDBOX_UID_BASE to a free range"
+            )
+        else:
+            uid_base = base
 
     # Try the strongest combination first, then drop layers that fail to start.
     attempts: list[tuple[str | None, bool, str]] = []
