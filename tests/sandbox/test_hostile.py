@@ -372,14 +372,17 @@ def test_sandbox_works_for_a_non_root_user():
         import json
         from qflow_tui.core.sandbox import Sandbox, SandboxConfig
         out = {}
-        for level in ("auto", "seccomp", "rlimits"):
+        for level in ("auto", "seccomp+landlock", "seccomp", "rlimits"):
             sb = Sandbox(SandboxConfig(isolation=level, timeout=2))
             r = sb.run_tests_sync("def f(x):\\n    return x * 2\\n", ["assert f(2) == 4", "assert f(2) == sorted([5])[0]"])
             c = sb.run_check_sync("def f(x):\\n    return x * 2\\n", "def check(c):\\n    assert c(3) == 6\\n", "f")
-            out[sb.isolation] = [o.status for o in r.results + c.results]
+            out[level] = [o.status for o in r.results + c.results]
         from qflow_tui.core.sandbox.probes import probe_all
         probes = probe_all(Sandbox(SandboxConfig(isolation="seccomp", timeout=3)))
         out["probes"] = {p.threat: [p.claimed, p.held] for p in probes}
+        confined = Sandbox(SandboxConfig(isolation="seccomp+landlock", timeout=3))
+        if "landlock" in confined.details.layers:
+            out["landlock probes"] = {p.threat: [p.claimed, p.held] for p in probe_all(confined)}
         print(json.dumps(out))
         """
     )
@@ -396,7 +399,8 @@ def test_sandbox_works_for_a_non_root_user():
 
     out = json.loads(p.stdout)
     probes = out.pop("probes")
-    assert len(out) == 3
+    landlock = out.pop("landlock probes", None)
+    assert len(out) == 4
     for statuses in out.values():
         assert statuses == ["pass", "fail", "pass"]
     # As a plain user at the seccomp level every claim holds, and the app's
@@ -404,6 +408,12 @@ def test_sandbox_works_for_a_non_root_user():
     assert all(held for claimed, held in probes.values() if claimed), probes
     assert probes["the app's /proc (environ, memory)"] == [True, True]
     assert probes["signals to the app / other processes"] == [True, True]
+    # With Landlock (where the kernel has it) neither the user's files nor the
+    # app's command line (the path of its tests) can be read.
+    if landlock is not None:
+        assert all(held for claimed, held in landlock.values() if claimed), landlock
+        assert landlock["reading/deleting your files"] == [True, True]
+        assert landlock["the app's command line and world-readable files"] == [True, True]
 
 
 # ------------------------------------------------------- what each level claims
