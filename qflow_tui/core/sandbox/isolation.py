@@ -136,7 +136,7 @@ def accounts_in_uid_range(base: int) -> list[str]:
     import grp
     import pwd
 
-    found = []
+    found: list[str] = []
     try:
         found += [f"user {p.pw_name} ({p.pw_uid})" for p in pwd.getpwall() if base <= p.pw_uid < base + UID_RANGE]
         found += [f"group {g.gr_name} ({g.gr_gid})" for g in grp.getgrall() if base <= g.gr_gid < base + UID_RANGE]
