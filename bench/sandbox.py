@@ -162,13 +162,17 @@ def fallback_table(repeat: int) -> None:
         print(f"\n(no Landlock here: {confined.details.found.get('landlock')})")
         return
     cols = ["before (seccomp+uid)", "seccomp+uid", "+landlock"]
-    print(f"\n{'tests':>5}  " + "  ".join(f"{c:>{max(12, len(c))}}" for c in cols))
+    variants = [(ours_old_sweep, plain), (ours, plain), (ours, confined)]
+    print(f"\n(interleaved: each round runs the three once, so a change in load hits all three; {repeat} rounds)")
+    print(f"{'tests':>5}  " + "  ".join(f"{c:>{max(12, len(c))}}" for c in cols))
     for n in (1, 10, 50):
-        row = [
-            median_ms(ours_old_sweep, plain, n, repeat=repeat),
-            median_ms(ours, plain, n, repeat=repeat),
-            median_ms(ours, confined, n, repeat=repeat),
-        ]
+        times: list[list[float]] = [[] for _ in variants]
+        for fn, sb in variants:
+            fn(sb, n)  # warm-up
+        for _ in range(repeat):
+            for i, (fn, sb) in enumerate(variants):
+                times[i].append(fn(sb, n))
+        row = [statistics.median(t) * 1000 for t in times]
         print(f"{n:>5}  " + "  ".join(f"{v:>{max(12, len(c))}.1f}" for v, c in zip(row, cols, strict=True)))
 
 

@@ -224,7 +224,7 @@ def uid_processes(uid: int) -> list[int]:
     ``uid``, read from /proc/<pid>/status (which, unlike the owner of /proc/<pid>,
     a process cannot hide by making itself undumpable). Never raises."""
     found: list[int] = []
-    want = str(uid)
+    want = str(uid).encode()
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -234,14 +234,16 @@ def uid_processes(uid: int) -> list[int]:
             continue
         try:
             with open(f"/proc/{entry}/status", "rb") as fh:
-                status = fh.read(4096).decode("ascii", "replace")
+                status = fh.read(2048)
         except OSError:
             continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("State", "").strip()[:1] in ("Z", "X"):
+        at = status.find(b"\nUid:")
+        if at < 0 or want not in status[at + 5 : status.find(b"\n", at + 5)].split()[:3]:
             continue
-        if want in fields.get("Uid", "").split()[:3]:
-            found.append(int(entry))
+        at = status.find(b"\nState:")
+        if at >= 0 and status[at + 7 : at + 16].split()[:1] in ([b"Z"], [b"X"]):
+            continue
+        found.append(int(entry))
     return found
 
 
