@@ -140,12 +140,15 @@ def test_fork_hopper_leaves_nothing_of_its_uid(level):
     assert processes_with(marker) == []
 
 
-def test_sweep_without_procps_kill(monkeypatch):
-    # Where procps' kill is missing, the shell's built-in kill does the sweep.
+@pytest.mark.parametrize("left", ["sh", "interpreter"])
+def test_sweep_without_procps_kill(monkeypatch, left):
+    # Where procps' kill is missing, the shell's built-in kill does the sweep;
+    # with no shell either, the sandbox's own interpreter (on main, without
+    # procps the sweep did nothing and the hopper lived on at the uid level).
     sb = at_level("uid", timeout=1.0)
-    shell = [argv for argv in launch_mod._KILLERS if argv[0].endswith("/sh")]
+    shell = tuple(argv for argv in launch_mod._KILLERS if argv[0].endswith("/sh"))
     assert shell, "no /bin/sh here"
-    monkeypatch.setattr(launch_mod, "_KILLERS", tuple(shell))
+    monkeypatch.setattr(launch_mod, "_KILLERS", shell if left == "sh" else ())
     marker = f"qflow-hop-{uuid.uuid4().hex}"
     r = sb.run_tests_sync(attack("fork_hopper"), [f"assert f({marker!r}) == 1"])
     assert r.results[0].status == "timeout", r.to_dict()

@@ -208,7 +208,8 @@ def _remove_deep(path: str) -> None:
 
 
 #: Programs that call ``kill(-1, SIGKILL)``, tried in order: procps' kill, and
-#: the shell's built-in kill where procps is missing.
+#: the shell's built-in kill where procps is missing (then the sandbox's own
+#: interpreter, see ``kill_uid``).
 _KILLERS = tuple(
     argv
     for argv in (
@@ -271,16 +272,21 @@ def _wait_exit(pids: list[int], until: float) -> None:
             os.close(fd)
 
 
-def kill_uid(uid: int, limit: float = 3.0) -> bool:
+def kill_uid(uid: int, interpreter: str | None = None, limit: float = 3.0) -> bool:
     """Kill every process of ``uid`` (root only; the uid is one run's alone): a
     process of that uid calls ``kill(-1, SIGKILL)``, which the kernel delivers
     to all of them in one pass that a fork cannot slip past (a process with a
     pending SIGKILL cannot fork), so a process that keeps changing its pid is
     caught too. Repeated until /proc shows none of that uid alive, for at most
-    ``limit`` seconds. True when none is left. Never raises."""
+    ``limit`` seconds. ``interpreter`` (one that uid can execute) is the last
+    resort when neither procps nor a shell is installed. True when none is
+    left. Never raises."""
+    killers = list(_KILLERS)
+    if interpreter:
+        killers.append([interpreter, "-I", "-S", "-c", "import os, signal; os.kill(-1, signal.SIGKILL)"])
     until = time.monotonic() + limit
     while True:
-        for argv in _KILLERS:
+        for argv in killers:
             try:
                 subprocess.run(
                     argv,

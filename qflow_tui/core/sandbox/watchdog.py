@@ -309,7 +309,7 @@ class Child:
             except OSError:
                 pass
         if self.launch.sweep_uid and self.launch.uid is not None:
-            kill_uid(self.launch.uid)
+            kill_uid(self.launch.uid, self.launch.interpreter)
         if self.workdir is not None:
             remove_tree(self.workdir)
 
