@@ -293,30 +293,28 @@ APP = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("level", ["auto", "seccomp+uid", "uid", "rlimits"])
+@pytest.mark.parametrize("level", ["auto", "seccomp+landlock+uid", "seccomp+uid", "uid", "rlimits"])
 def test_children_die_with_the_app(level):
     # An app process runs a program that forks a sleeping grandchild (which
     # tries to leave the process group) and then loops; the app is killed with
     # SIGKILL. Every process of that run must end, found by the app's owner
     # tag and by a token unique to this test.
     token = f"0.{uuid.uuid4().int % 10**12:012d}"
+    # The grandchild is a shell whose command line carries the token; it says
+    # so on a pipe once it runs (Landlock levels cannot read its /proc entry).
     prog = (
-        "import os, sys, time\n"
+        "import os\n"
         "def f(x):\n"
-        "    pid = os.fork()\n"
-        "    if pid == 0:\n"
+        "    r, w = os.pipe()\n"
+        "    if os.fork() == 0:\n"
         "        try:\n"
         "            os.setsid()\n"
         "        except OSError:\n"
         "            pass\n"
-        f"        os.execv('/bin/sleep', ['sleep', '300', {token!r}])\n"
-        "    while True:\n"
-        "        try:\n"
-        f"            if {token!r}.encode() in open('/proc/%d/cmdline' % pid, 'rb').read():\n"
-        "                break\n"
-        "        except OSError:\n"
-        "            pass\n"
-        "        time.sleep(0.01)\n"
+        "        os.set_inheritable(w, True)\n"
+        f"        os.execv('/bin/sh', ['sh', '-c', 'echo >&$1; while :; do :; done', {token!r}, str(w)])\n"
+        "    os.close(w)\n"
+        "    os.read(r, 1)\n"
         "    print('forked', flush=True)\n"
         "    while True:\n"
         "        pass\n"
