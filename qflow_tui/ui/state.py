@@ -371,14 +371,17 @@ class RunState:
         return sorted(calls, key=lambda c: c.seq)
 
     def steps_of(self, agent: str, progression: int | None) -> list[tuple[str, StageCell]]:
-        """The steps an agent started for one progression (and run-wide), in plan
-        order: what a pane shows for an agent that makes no model call (a test
-        executor, a rule-based debugger)."""
+        """The finished steps an agent started for one progression (and run-wide),
+        in plan order: what a pane shows for an agent that makes no model call (a
+        test executor, a rule-based debugger). A step still running is left out:
+        a model's agent has not started its call yet."""
         return [
             (stage, cell)
             for stage in self.stages
             for p in (None, progression)
-            if (cell := self.cells.get((stage, p))) is not None and cell.agent == agent
+            if (cell := self.cells.get((stage, p))) is not None
+            and cell.agent == agent
+            and cell.status not in ("pending", "running", "checking")
         ]
 
     def dropped_for(self, agent: str, progression: int | None) -> int:
