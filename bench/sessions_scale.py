@@ -16,6 +16,7 @@ statement and final program), then measures, one after the other:
   (prompts and answers).
 
     python bench/sessions_scale.py [--sessions 10000]
+    python bench/sessions_scale.py --ratio SESSION [SESSION ...]
 """
 
 from __future__ import annotations
@@ -92,13 +93,13 @@ async def browser_first_rows(folder: Path) -> float:
                 raise SystemExit("the browser showed no rows in 60 s")
 
 
-def size_ratio(tmp: Path) -> tuple[int, int, int]:
-    """Bytes of the demo run written compact, written in the version 1 layout,
+def size_ratio(tmp: Path, session: Path = DEMO) -> tuple[int, int, int]:
+    """Bytes of a recorded run written compact, written in the version 1 layout,
     and of the model text in it."""
     from qflow_tui.core.session import read_session
     from qflow_tui.core.session.writer import SessionWriter
 
-    data = read_session(DEMO)
+    data = read_session(session)
     h = data.header
     sizes = []
     for compact in (True, False):
@@ -128,7 +129,23 @@ def size_ratio(tmp: Path) -> tuple[int, int, int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sessions", type=int, default=10_000)
+    ap.add_argument(
+        "--ratio",
+        nargs="+",
+        type=Path,
+        metavar="SESSION",
+        help="only measure the size of these sessions (e.g. a real model's) against their model text",
+    )
     args = ap.parse_args()
+    if args.ratio:
+        with tempfile.TemporaryDirectory(prefix="qflow-ratio-") as tmp_name:
+            for session in args.ratio:
+                compact, v1, text = size_ratio(Path(tmp_name), session)
+                print(
+                    f"{session.name}: compact {compact / 1024:.0f} KB, one line per delta {v1 / 1024:.0f} KB; "
+                    f"model text {text / 1024:.0f} KB; compact file / text = {compact / text:.2f}"
+                )
+        return
     with tempfile.TemporaryDirectory(prefix="qflow-scale-") as tmp_name:
         tmp = Path(tmp_name)
         os.environ["QFLOW_DATA_DIR"] = str(tmp / "data")
