@@ -139,8 +139,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.ratio:
         with tempfile.TemporaryDirectory(prefix="qflow-ratio-") as tmp_name:
-            for session in args.ratio:
-                compact, v1, text = size_ratio(Path(tmp_name), session)
+            for i, session in enumerate(args.ratio):
+                (Path(tmp_name) / str(i)).mkdir()
+                compact, v1, text = size_ratio(Path(tmp_name) / str(i), session)
                 print(
                     f"{session.name}: compact {compact / 1024:.0f} KB, one line per delta {v1 / 1024:.0f} KB; "
                     f"model text {text / 1024:.0f} KB; compact file / text = {compact / text:.2f}"

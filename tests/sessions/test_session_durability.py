@@ -110,7 +110,7 @@ def story_on_disk(lines: list[dict]) -> tuple[list[dict], dict[str, int]]:
     streamed: dict[str, int] = {}
     for line in lines:
         if line["kind"] == "text_deltas" and line["call_id"] in ended:
-            streamed[line["call_id"]] = sum(c[2] for c in line["chunks"])
+            streamed[line["call_id"]] = sum(c[2] for c in line["d"])
     return [line for line in lines if line["kind"] != "text_deltas"], {k: v for k, v in streamed.items() if v}
 
 

@@ -18,7 +18,9 @@ from ... import __version__
 SESSION_FORMAT = "qflow-session"
 #: Version 2 records streamed text compactly (see :mod:`.writer`); a version 1
 #: file is a version 2 file without ``text_deltas`` lines.
-SESSION_FORMAT_VERSION = 2
+#: Version 3 writes a ``text_deltas`` line's chunks relative to each other
+#: (``d``); version 2's absolute ``chunks`` are still read.
+SESSION_FORMAT_VERSION = 3
 #: Oldest format version this build can still replay (older ones are upgraded
 #: line by line with :data:`UPGRADES`).
 OLDEST_READABLE_VERSION = 1
@@ -32,6 +34,7 @@ SESSION_SUFFIXES = (SESSION_SUFFIX, COMPRESSED_SUFFIX)
 #: the current one is here.
 UPGRADES: dict[int, Callable[[dict[str, Any], bool], dict[str, Any]]] = {
     1: lambda obj, is_header: {**obj, "format_version": 2} if is_header else obj,
+    2: lambda obj, is_header: {**obj, "format_version": 3} if is_header else obj,
 }
 
 #: Events that end a run.

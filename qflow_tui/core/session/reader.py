@@ -277,6 +277,22 @@ def _chunks_ok(chunks: Any) -> bool:
     )
 
 
+def _absolute(d: Any) -> list[list[Any]] | None:
+    """A version 3 ``d`` list back to absolute ``[seq, ts, chars, merged]`` chunks;
+    None when it is malformed."""
+    if not isinstance(d, list):
+        return None
+    out: list[list[Any]] = []
+    seq, ms = 0, 0
+    for entry in d:
+        if not isinstance(entry, list) or len(entry) not in (3, 4) or not all(conforms(x, int) for x in entry):
+            return None
+        seq += entry[0]
+        ms += entry[1]
+        out.append([seq, ms / 1000, entry[2], entry[3] if len(entry) == 4 else 1])
+    return out
+
+
 def _expand(chunks: list[list[Any]], text: str, start: Event | None, call_id: str) -> list[Event]:
     """The streamed text of one call as it was streamed: one event per recorded
     chunk, cut from the call's full text."""
@@ -319,7 +335,8 @@ def _parse_events(lines: Iterator[_Line], version: int, *, compact: bool = False
             if version != fileformat.SESSION_FORMAT_VERSION and isinstance(data, dict):
                 data = _upgrade(data, version, False)
             if isinstance(data, dict) and data.get("kind") == "text_deltas":
-                call_id, chunks, text = data.get("call_id"), data.get("chunks"), data.get("text")
+                call_id, text = data.get("call_id"), data.get("text")
+                chunks = _absolute(data["d"]) if "d" in data else data.get("chunks")
                 if (
                     isinstance(call_id, str)
                     and isinstance(chunks, list)

@@ -4,8 +4,10 @@ happens, so a crash or ``kill -9`` loses at most the event being written.
 Streamed text is recorded compactly: the text of a model call is kept once, on
 its ``llm_call_finished`` line (``response``), and its stream is recorded as a
 ``text_deltas`` line written just before it, holding for each chunk only its
-sequence number, time and length, with the chunks of one call that came within
-:data:`COALESCE_SECONDS` of each other merged. Replay cuts the response back
+sequence number, time and length (``d``: each counted from the chunk before, see
+:func:`relative_chunks`), with the chunks of one call that came within
+:data:`COALESCE_SECONDS` of each other merged (and a slow model's single tokens
+gathered up to :data:`MIN_CHUNK_CHARS`). Replay cuts the response back
 into those chunks, so it streams as it happened (calls interleaving in their
 order and at their times). A failed call's line carries the text it had
 streamed. What a ``kill -9`` loses is the streamed text of calls still in
@@ -47,6 +49,11 @@ def _dumps(obj: dict[str, Any]) -> str:
 
 #: Chunks of one call's stream closer together than this are recorded as one.
 COALESCE_SECONDS = 0.25
+#: A recorded chunk shorter than this many characters takes in the next delta
+#: up to :data:`SLOW_COALESCE_SECONDS` after it started: a slow model streams a
+#: token at a time, and a chunk's record (about 10 bytes) would outweigh its text.
+MIN_CHUNK_CHARS = 32
+SLOW_COALESCE_SECONDS = 1.0
 
 
 class _Stream:
@@ -60,12 +67,31 @@ class _Stream:
 
     def add(self, seq: int, ts: float, text: str, merged: int = 1) -> None:
         last = self.chunks[-1] if self.chunks else None
-        if last is not None and ts - last[1] < COALESCE_SECONDS:
+        since = ts - last[1] if last is not None else 0.0
+        if last is not None and (
+            since < COALESCE_SECONDS or (last[2] < MIN_CHUNK_CHARS and since < SLOW_COALESCE_SECONDS)
+        ):
             last[2] += len(text)
             last[3] += merged
         else:
             self.chunks.append([seq, round(ts, 3), len(text), merged])
         self.text.append(text)
+
+
+def relative_chunks(chunks: list[list[Any]]) -> list[list[int]]:
+    """Chunks as written: each ``[seq, ms, chars]`` (``, merged`` when more than
+    one delta) with seq and time in milliseconds counted from the chunk before
+    (the first from zero): a few bytes a chunk instead of two absolute numbers."""
+    out: list[list[int]] = []
+    seq0, ms0 = 0, 0
+    for seq, ts, chars, merged in chunks:
+        ms = round(ts * 1000)
+        entry = [seq - seq0, ms - ms0, chars]
+        if merged != 1:
+            entry.append(merged)
+        out.append(entry)
+        seq0, ms0 = seq, ms
+    return out
 
 
 class SessionWriter:
@@ -145,7 +171,7 @@ class SessionWriter:
 
     def _write_stream(self, call_id: str, response: str | None) -> None:
         stream = self._streams.pop(call_id)
-        line: dict[str, Any] = {"kind": "text_deltas", "call_id": call_id, "chunks": stream.chunks}
+        line: dict[str, Any] = {"kind": "text_deltas", "call_id": call_id, "d": relative_chunks(stream.chunks)}
         text = "".join(stream.text)
         if response is None or text != response or redact(text, self._secrets) != text:
             # No response to cut it from (a failed call), or one that differs
