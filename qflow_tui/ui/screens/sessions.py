@@ -148,6 +148,12 @@ class SessionsScreen(Screen):
         Binding("m", "export('md')", "Export .md", tooltip="Export the selected session as a Markdown transcript"),
         Binding("j", "export('jsonl')", "Export .jsonl", tooltip="Export the selected session as JSONL"),
         Binding("r", "reload", "Reload", tooltip="Read the sessions folder again"),
+        Binding(
+            "R",
+            "resume",
+            "Resume",
+            tooltip="Resume the selected unfinished run: finished calls come from the recording, the rest live",
+        ),
         Binding("D", "demo", "Demo", show=False, tooltip="Replay the demo session that ships with qflow"),
         Binding("escape", "back", "Back", tooltip="Back (clears the search, or leaves a folder, first)"),
     ]
@@ -425,7 +431,7 @@ class SessionsScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open":
             return self.selected is not None or self.selected_group is not None
-        if action in ("delete", "export"):
+        if action in ("delete", "export", "resume"):
             return self.selected is not None
         return True
 
@@ -501,6 +507,39 @@ class SessionsScreen(Screen):
                 self.notify(clean(f"Exported to {path}."), title="Exported", markup=False)
 
         self.app.push_screen(ExportDialog(info, fmt, default), exported)
+
+    # -- resume ------------------------------------------------------------------------------
+
+    def action_resume(self) -> None:
+        """Resume the selected run if it did not finish, as ``qflow solve --resume``
+        does, in a live run screen; a finished run or an unreachable model is one line."""
+        info = self.selected
+        if info is not None:
+            self.prepare_resume(info.path)
+
+    @work(thread=True, exclusive=True, group="resume", exit_on_error=False, name="prepare resume")
+    def prepare_resume(self, path: Path) -> tuple[Any, Any]:
+        # A thread: reading the session and building the model's client (an SDK import) take time.
+        from ...core.resume import plan_resume, reach_model
+
+        plan = plan_resume(path, unfinished_only=True)
+        return plan, reach_model(plan)
+
+    @on(Worker.StateChanged)
+    def _resume_ready(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "resume":
+            return
+        if event.state == WorkerState.ERROR:
+            from ...core.resume import ResumeError
+
+            error = event.worker.error
+            text = str(error) if isinstance(error, ResumeError) else f"{type(error).__name__}: {error}"
+            self.notify(one_line(text, 300), title="Not resumed", severity="error", markup=False)
+        elif event.state == WorkerState.SUCCESS:
+            from .run import RunScreen
+
+            plan, client = event.worker.result  # type: ignore[misc]
+            self.app.push_screen(RunScreen(plan.problem, plan.config, client=client, own_client=True))
 
     def action_back(self) -> None:
         """Escape: clears the search first (staying in the browser, the cursor
