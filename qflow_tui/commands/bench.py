@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 from . import fail
 from .solve import add_run_options, config_overrides
 
+#: core.bench.runner.BENCH_DATASETS, written out: `qflow --help` does not import the bench.
 DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
 
 
@@ -55,16 +55,15 @@ def add_parser(sub: Any) -> None:
 
 
 def default_out(dataset: str, workflow: str, model: str) -> Path:
-    from ..locations import data_dir
+    from ..core.bench.runner import default_bench_folder
 
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{dataset}-{workflow}-{model}").strip("-")[:120]
-    return data_dir() / "benches" / slug
+    return default_bench_folder(dataset, workflow, model)
 
 
 def _ids(raw: list[str] | None) -> list[str] | None:
-    if not raw:
-        return None
-    return [i for part in raw for i in part.replace(",", " ").split() if i]
+    from ..core.bench.runner import split_ids
+
+    return split_ids(raw)
 
 
 def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
