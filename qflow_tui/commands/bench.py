@@ -42,7 +42,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--tui", action="store_true", help="watch the bench in the app")
     add_run_options(p)
     p.set_defaults(func=run)
-    subs = p.add_subparsers(dest="bench_command", metavar="")
+    # The metavar names the subcommands in an error ("argument compare|report|open:
+    # invalid choice: '1'"); the help lists them below.
+    subs = p.add_subparsers(dest="bench_command", metavar="compare|report|open")
     c = subs.add_parser("compare", help="the tables of several bench folders side by side")
     c.add_argument("folders", nargs="+", metavar="DIR")
     c.set_defaults(func=run_compare)
@@ -52,6 +54,20 @@ def add_parser(sub: Any) -> None:
     o = subs.add_parser("open", help="show a bench folder in the app")
     o.add_argument("folder", metavar="DIR")
     o.set_defaults(func=run_open)
+
+
+def spread_ids(argv: list[str]) -> list[str]:
+    """``--ids=0 1 2`` read as ``--ids 0 1 2``: argparse gives an ``=`` option one
+    value, and would take the next id for a subcommand of ``bench``."""
+    out: list[str] = []
+    for arg in argv:
+        if arg == "--":
+            return out + argv[len(out) :]
+        if arg.startswith("--ids="):
+            out += ["--ids", arg[len("--ids=") :]]
+        else:
+            out.append(arg)
+    return out
 
 
 def default_out(dataset: str, workflow: str, model: str) -> Path:
