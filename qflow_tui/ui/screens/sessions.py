@@ -1,6 +1,7 @@
 """The session browser: every saved run with its date, problem, model, outcome,
-tokens and duration; search as you type; open one in replay; delete (after a
-confirmation); export as JSONL or as a Markdown transcript."""
+tokens and duration; search as you type; open one in replay; resume one that
+did not finish; delete (after a confirmation); export as JSONL or as a Markdown
+transcript (through the app's one path prompt)."""
 
 from __future__ import annotations
 
@@ -74,55 +75,6 @@ class ConfirmDelete(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
-
-
-class ExportDialog(ModalScreen[Path | None]):
-    """Asks where to export a session, writes it, dismisses with the path."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    DEFAULT_CSS = """
-    ExportDialog { align: center middle; }
-    ExportDialog > Vertical { width: 80; max-width: 95%; height: auto; }
-    ExportDialog #export-error.-error { color: $error; }
-    """
-
-    def __init__(self, info: SessionInfo, fmt: str, default: Path) -> None:
-        super().__init__()
-        self.info = info
-        self.fmt = fmt
-        self.default = default
-
-    def compose(self) -> ComposeResult:
-        what = "a Markdown transcript" if self.fmt == "md" else "JSONL (a clean copy of the session)"
-        with Vertical(classes="dialog"):
-            yield Label(f"Export as {what}", classes="dialog-title")
-            yield Input(value=str(self.default), id="export-path")
-            yield Static("Enter to export, Escape to cancel", id="export-error", classes="dialog-hint", markup=False)
-
-    @on(Input.Submitted, "#export-path")
-    def _export(self, event: Input.Submitted) -> None:
-        from ...core.session import SessionError, default_export_name, export_session
-
-        error = self.query_one("#export-error", Static)
-        raw = event.value.strip()
-        if not raw:
-            error.update("Give a file name.")
-            error.add_class("-error")
-            return
-        dest = Path(raw).expanduser()
-        if dest.is_dir():
-            dest = dest / default_export_name(self.info.path, self.fmt)
-        try:
-            written = export_session(self.info.path, dest, self.fmt)
-        except SessionError as exc:
-            error.update(clean(str(exc)))
-            error.add_class("-error")
-            return
-        self.dismiss(written.resolve())
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 #: Sessions read from the index per page; the next page loads when the cursor
@@ -498,15 +450,23 @@ class SessionsScreen(Screen):
         info = self.selected
         if info is None:
             return
-        from ...core.session import default_export_name
+        from ...core.session import SessionError, default_export_name, export_session
+        from .path_prompt import PathPrompt, WriteRefused
 
-        default = Path.cwd() / default_export_name(info.path, fmt)
+        name = default_export_name(info.path, fmt)
+
+        def export(dest: Path) -> Path:
+            try:
+                return export_session(info.path, dest, fmt)
+            except SessionError as exc:
+                raise WriteRefused(str(exc)) from None
 
         def exported(path: Path | None) -> None:
             if path is not None:
                 self.notify(clean(f"Exported to {path}."), title="Exported", markup=False)
 
-        self.app.push_screen(ExportDialog(info, fmt, default), exported)
+        what = "a Markdown transcript" if fmt == "md" else "JSONL (a clean copy of the session)"
+        self.app.push_screen(PathPrompt(f"Export as {what}", Path.cwd() / name, export, name_in_folder=name), exported)
 
     # -- resume ------------------------------------------------------------------------------
 

@@ -392,12 +392,14 @@ class RunView(Widget):
         if not program:
             self.notify("No program yet.", severity="warning")
             return
-        from ..screens.save_program import SaveProgramScreen
+        from ...core.safe_text import one_line
+        from ..screens.path_prompt import PathPrompt, write_text_file
 
-        entry = str(self.state.problem.get("entry_point") or "solution")
+        name = f"{one_line(str(self.state.problem.get('entry_point') or 'solution'), 80)}.py"
 
         def saved(path: Path | None) -> None:
             if path is not None:
-                self.notify(f"Program saved to {path}.")
+                self.notify(f"Program saved to {path}.", markup=False)
 
-        self.app.push_screen(SaveProgramScreen(program, default=f"{entry}.py"), saved)
+        prompt = PathPrompt("Save the program to a file", name, write_text_file(program), name_in_folder=name)
+        self.app.push_screen(prompt, saved)
