@@ -109,6 +109,7 @@ class ComposeScreen(Screen):
             "ctrl+b",
             "bench",
             "Bench",
+            show=False,  # the footer is full at 80 columns; the palette and the README name it
             priority=True,
             tooltip="Run a benchmark (HumanEval, MBPP) with these settings and watch it live",
         ),
