@@ -110,6 +110,34 @@ def reach_model(resumption: Resumption) -> LLMClient:
     from .runner import build_client
 
     try:
-        return build_client(resumption.config)
+        client = build_client(resumption.config)
     except LLMError as exc:
         raise ResumeError(f"cannot resume with {resumption.live_model}: {exc}") from None
+    live = getattr(client, "fallback", None)
+    url = str(getattr(live, "base_url", "") or "")
+    if url and not server_answers(url):
+        raise ResumeError(
+            f"cannot resume with {resumption.live_model}: nothing answers at {url} "
+            "(start the server, or resume with another model: qflow solve --resume SESSION --model MODEL)"
+        )
+    return client
+
+
+def server_answers(url: str, timeout: float = 2.0) -> bool:
+    """Whether a server on this machine listens at ``url`` (a local model server
+    that is not running refuses at once). A remote host is not probed: the
+    model's own calls say what is wrong there, and retry what may pass."""
+    import socket
+    from urllib.parse import urlsplit
+
+    from .llm._http import is_local
+
+    if not is_local(url):
+        return True
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname or "localhost", port), timeout=timeout):
+            return True
+    except (OSError, ValueError):
+        return False

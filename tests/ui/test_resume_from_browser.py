@@ -6,6 +6,7 @@ cannot be reached, is refused with one line."""
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 from conftest import SIZE
@@ -122,6 +123,16 @@ async def test_R_refuses_a_finished_run_and_a_model_that_cannot_be_reached(tmp_p
     finished = await record(tmp_path / "a", down=False)
     failed = await record(tmp_path / "b", down=True)
     (tmp_path / "b" / "responder.py").unlink()  # the failed run's model is gone
+    # The same failed run, as if made with a local OpenAI-compatible server that is not running now.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    header, rest = failed.read_text().split("\n", 1)
+    h = json.loads(header)
+    h["model"], h["config"]["model"] = "openai/smollm2", "openai/smollm2"
+    h["config"]["base_url"] = f"http://127.0.0.1:{port}/v1"
+    server_down = failed.with_name("server-down.jsonl")
+    server_down.write_text(json.dumps(h) + "\n" + rest)
 
     app = app_over_sessions()
     async with app.run_test(size=SIZE) as pilot:
@@ -131,6 +142,7 @@ async def test_R_refuses_a_finished_run_and_a_model_that_cannot_be_reached(tmp_p
         for path, expected in (
             (finished, "this run finished (accepted); there is nothing to resume"),
             (failed, f"cannot resume with script/{tmp_path / 'b' / 'responder.py'}"),
+            (server_down, f"cannot resume with openai/smollm2: nothing answers at http://127.0.0.1:{port}/v1"),
         ):
             app.clear_notifications()
             table.move_cursor(row=len(browser.groups) + rows[path])  # type: ignore[attr-defined]
