@@ -49,6 +49,10 @@ def _plain(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "bench" in argv:
+        from .commands.bench import spread_ids
+
+        argv = spread_ids(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

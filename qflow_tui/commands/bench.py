@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 from . import fail
 from .solve import add_run_options, config_overrides
 
+#: core.bench.runner.BENCH_DATASETS, written out: `qflow --help` does not import the bench.
 DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
 
 
@@ -42,7 +42,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--tui", action="store_true", help="watch the bench in the app")
     add_run_options(p)
     p.set_defaults(func=run)
-    subs = p.add_subparsers(dest="bench_command", metavar="")
+    # The metavar names the subcommands in an error ("argument compare|report|open:
+    # invalid choice: '1'"); the help lists them below.
+    subs = p.add_subparsers(dest="bench_command", metavar="compare|report|open")
     c = subs.add_parser("compare", help="the tables of several bench folders side by side")
     c.add_argument("folders", nargs="+", metavar="DIR")
     c.set_defaults(func=run_compare)
@@ -54,17 +56,30 @@ def add_parser(sub: Any) -> None:
     o.set_defaults(func=run_open)
 
 
-def default_out(dataset: str, workflow: str, model: str) -> Path:
-    from ..locations import data_dir
+def spread_ids(argv: list[str]) -> list[str]:
+    """``--ids=0 1 2`` read as ``--ids 0 1 2``: argparse gives an ``=`` option one
+    value, and would take the next id for a subcommand of ``bench``."""
+    out: list[str] = []
+    for arg in argv:
+        if arg == "--":
+            return out + argv[len(out) :]
+        if arg.startswith("--ids="):
+            out += ["--ids", arg[len("--ids=") :]]
+        else:
+            out.append(arg)
+    return out
 
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{dataset}-{workflow}-{model}").strip("-")[:120]
-    return data_dir() / "benches" / slug
+
+def default_out(dataset: str, workflow: str, model: str) -> Path:
+    from ..core.bench.runner import default_bench_folder
+
+    return default_bench_folder(dataset, workflow, model)
 
 
 def _ids(raw: list[str] | None) -> list[str] | None:
-    if not raw:
-        return None
-    return [i for part in raw for i in part.replace(",", " ").split() if i]
+    from ..core.bench.runner import split_ids
+
+    return split_ids(raw)
 
 
 def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:

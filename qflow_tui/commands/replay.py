@@ -79,22 +79,10 @@ def open_app(path: Path, *, step: int | None = None, play: bool = False, intro: 
 def recorded_config(data: Any, args: argparse.Namespace) -> Any:
     """The recorded settings, with the command line's run options on top and the
     recording itself as the model."""
-    import dataclasses
-
-    from ..core.config import RunConfig, _coerce
+    from ..core.resume import recorded_settings
     from .solve import config_overrides
 
-    recorded = data.header.get("config") if isinstance(data.header.get("config"), dict) else {}
-    names = {f.name for f in dataclasses.fields(RunConfig)}
-    values: dict[str, Any] = {}
-    for key, value in recorded.items():
-        if key in names and key not in ("model", "base_url", "fallback_model") and value is not None:
-            values[key] = _coerce(key, value, f"{data.path.name} config")
-    for key, value in config_overrides(args).items():
-        if value is not None and key not in ("model",):
-            values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
-    values["model"] = f"replay/{data.path}"
-    return RunConfig(**values).validate()
+    return recorded_settings(data, config_overrides(args))
 
 
 def rerun(args: argparse.Namespace, data: Any) -> int:

@@ -155,36 +155,16 @@ def run(args: argparse.Namespace) -> int:
 def resume(args: argparse.Namespace) -> int:
     """``--resume SESSION``: the recorded problem and settings, the recording as
     the model for every call it finished, a live model for the rest."""
-    from ..core.config import ConfigError
-    from ..core.problem import Problem, ProblemError
-    from ..core.session import SessionError, read_session
-    from .replay import recorded_config
+    from ..core.resume import ResumeError, plan_resume
 
     if args.problem or args.tests:
         return fail("--resume runs the recorded problem: leave out --problem and --tests")
-    path = Path(args.resume).expanduser()
     try:
-        data = read_session(path)
-    except SessionError as exc:
-        return fail(str(exc))
-    try:
-        problem = Problem.from_dict(data.header["problem"])
-    except (KeyError, TypeError, ProblemError) as exc:
-        return fail(f"{path}: the recorded problem cannot be read ({exc})")
-    raw = data.header.get("config")
-    recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    live = args.model or str(data.header.get("model") or "")
-    if not live:
-        return fail(f"{path}: the session names no model; give --model for the calls it did not finish")
-    try:
-        config = recorded_config(data, args).replace(
-            fallback_model=live, base_url=args.base_url or recorded.get("base_url")
-        )
-        config.validate()
-    except ConfigError as exc:
+        plan = plan_resume(args.resume, model=args.model, base_url=args.base_url, overrides=config_overrides(args))
+    except ResumeError as exc:
         return fail(str(exc))
     session_dir = Path(args.session_dir).expanduser() if args.session_dir else None
-    return run_headless(problem, config, json_out=args.json, session_dir=session_dir)
+    return run_headless(plan.problem, plan.config, json_out=args.json, session_dir=session_dir)
 
 
 def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path | None, **run_kwargs: Any) -> int:

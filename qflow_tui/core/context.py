@@ -18,6 +18,7 @@ from .events import (
     GateStop,
     LLMCallFailed,
     LLMCallFinished,
+    LLMCallGivenUp,
     LLMCallRetry,
     LLMCallStarted,
     Notice,
@@ -29,7 +30,7 @@ from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, LLMRequest
 from .llm.limiter import ConnectionLimiter, limiter_for
 from .llm.limits import CallLimits, complete_within_limits
-from .llm.retry import RetryPolicy, gave_up, is_busy
+from .llm.retry import RetryPolicy, RetryWaits, gave_up, given_up_by_user, is_busy
 from .problem import Problem
 from .prompts import PromptLibrary
 from .summary import Tokens, count_call, tokens_to_dict, total
@@ -89,6 +90,8 @@ class RunContext:
     steering: Any = None
     """A :class:`qflow_tui.core.steer.Steering`: a person's edits the workflow takes
     in place of an agent's answer (None: nobody steers)."""
+    retry_waits: RetryWaits = field(default_factory=RetryWaits)
+    """The retries being waited for; the app gives one up through it."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -149,15 +152,17 @@ class RunContext:
         request.step = step
         waited = 0.0
         attempt = 1
+        retry_of: str | None = None
         while True:
             try:
-                return await self._attempt(request, step, attempt, waited)
+                return await self._attempt(request, step, attempt, waited, retry_of)
             except _Retry as retry:
+                where: dict[str, Any] = {"step": step, "agent": request.agent, "progression": request.progression}
+                # Registered before the event goes out: whoever hears it may give it up at once.
+                self.retry_waits.begin(retry.call_id)
                 self.emit(
                     LLMCallRetry(
-                        step=step,
-                        agent=request.agent,
-                        progression=request.progression,
+                        **where,
                         call_id=retry.call_id,
                         retry_attempt=attempt + 1,
                         retry_attempts=self.retry.attempts,
@@ -166,11 +171,29 @@ class RunContext:
                         status=retry.error.status,
                     )
                 )
-                await asyncio.sleep(retry.wait)
+                if await self.retry_waits.wait(retry.call_id, retry.wait):
+                    # The attempt was counted as retried; it is the call's last now.
+                    self.stops["retried"] = self.stops.get("retried", 1) - 1
+                    if not self.stops["retried"]:
+                        del self.stops["retried"]
+                    self.count_stop("given_up")
+                    self.emit(
+                        LLMCallGivenUp(
+                            **where,
+                            call_id=retry.call_id,
+                            retry_attempt=attempt + 1,
+                            retry_attempts=self.retry.attempts,
+                            error=str(retry.error),
+                        )
+                    )
+                    raise given_up_by_user(retry.error, attempt + 1, self.retry.attempts) from None
                 waited += retry.wait
                 attempt += 1
+                retry_of = retry.call_id
 
-    async def _attempt(self, request: LLMRequest, step: str, attempt: int, waited: float) -> str:
+    async def _attempt(
+        self, request: LLMRequest, step: str, attempt: int, waited: float, retry_of: str | None = None
+    ) -> str:
         """One attempt at a call, holding a connection slot of the provider only
         while it runs (never while it waits to retry)."""
         if self.limiter is None:
@@ -193,6 +216,7 @@ class RunContext:
                     test=request.test,
                     prompt_hash=prompt_hash,
                     node=request.node,
+                    retry_of=retry_of,
                 )
             )
             buffer: list[str] = []

@@ -119,6 +119,8 @@ class LLMCallStarted(Event):
     prompt_hash: str = ""
     node: str | None = None
     """The search-tree node the call works on (CodeTree), else None."""
+    retry_of: str | None = None
+    """The failed attempt this call tries again (the retry policy), else None."""
 
 
 @dataclass(kw_only=True)
@@ -179,6 +181,21 @@ class LLMCallRetry(Event):
     """Seconds until that attempt starts."""
     error: str
     status: int | None = None
+
+
+@dataclass(kw_only=True)
+class LLMCallGivenUp(Event):
+    """A person gave up a waiting retry: the call ends as failed, with the error of
+    its last attempt, and the workflow takes that as the agent's failed answer."""
+
+    kind: ClassVar[str] = "llm_call_given_up"
+    call_id: str
+    """The failed attempt whose retry was waited for."""
+    retry_attempt: int
+    """The attempt that will not be made."""
+    retry_attempts: int
+    error: str
+    """The last attempt's error."""
 
 
 @dataclass(kw_only=True)

@@ -16,6 +16,7 @@ from .context import RunContext
 from .events import Emitter, Notice, RunFailed, RunFinished, RunStarted, Sink
 from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, make_client
+from .llm.retry import RetryWaits
 from .problem import Problem
 from .sandbox import SandboxUnavailable
 from .session import SessionWriter, new_session_path
@@ -82,13 +83,15 @@ async def run_workflow(
     steering: Any = None,
     header: dict[str, Any] | None = None,
     close_client: bool = False,
+    retry_waits: RetryWaits | None = None,
 ) -> RunOutcome:
     """Run ``config.workflow`` on ``problem``. Events go to ``sinks`` and, with
     ``record``, to a new session file. Raises :class:`RunError` (the session is
     kept, ending in a ``run_failed`` event) or ``asyncio.CancelledError``.
     ``steering`` (a :class:`qflow_tui.core.steer.Steering`) carries a person's
     edits; ``close_client`` closes a given ``client`` at the end; ``header``
-    adds fields to the session header (a fork names its ``parent`` and ``forked_at``)."""
+    adds fields to the session header (a fork names its ``parent`` and ``forked_at``);
+    ``retry_waits`` lets the caller give up a retry the run is waiting to make."""
     from ..locations import sessions_dir
 
     config.validate()
@@ -127,6 +130,7 @@ async def run_workflow(
         emit=emitter,
         gate=gate or OpenGate(),
         steering=steering,
+        retry_waits=retry_waits or RetryWaits(),
     )
     started = time.monotonic()
     emitter(

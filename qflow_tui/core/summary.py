@@ -80,6 +80,12 @@ def tally_stops(events: Iterable[Any]) -> dict[str, int]:
             if getattr(e, "will_retry", False):
                 reason = "retried"
             stops[reason] = stops.get(reason, 0) + 1
+        elif getattr(e, "kind", None) == "llm_call_given_up":
+            # The attempt counted as retried was the call's last: a person gave up its retry.
+            stops["retried"] = stops.get("retried", 1) - 1
+            if not stops["retried"]:
+                del stops["retried"]
+            stops["given_up"] = stops.get("given_up", 0) + 1
     return stops
 
 

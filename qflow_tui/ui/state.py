@@ -134,6 +134,14 @@ class CallRecord:
     cut: str = ""
     """Why the answer was cut short, in words (empty when it finished)."""
     seq: int = 0
+    retry: str = ""
+    """After a failed attempt: ``waiting`` for its retry, ``retried`` (a later call
+    is that retry), ``given_up`` by the user, or ``stopped`` by the run's end."""
+    retry_attempt: int = 0
+    """The attempt the retry would be (from 2), of ``retry_attempts``."""
+    retry_attempts: int = 0
+    retry_wait: float = 0.0
+    """Seconds the policy waits before the retry."""
 
     def append(self, text: str) -> None:
         self.text += text
@@ -267,6 +275,8 @@ class RunState:
         self.finished: ev.RunFinished | None = None
         self.failed: ev.RunFailed | None = None
         self.streaming: set[str] = set()
+        self.retries_waiting: set[str] = set()
+        """Failed attempts whose retry the run is waiting to make."""
 
     # -- derived -------------------------------------------------------------------
 
@@ -360,6 +370,8 @@ class RunState:
             parts.append(f"tests designed {self.tests_designed}/{self.max_tests}")
         if self.streaming:
             parts.append(f"{len(self.streaming)} streaming")
+        if self.retries_waiting:
+            parts.append(f"{len(self.retries_waiting)} waiting to retry")
         return " · ".join(parts)
 
     def calls_for(self, agent: str, progression: int | None) -> list[CallRecord]:
@@ -511,6 +523,7 @@ class RunState:
             seq=e.seq,
         )
         self.calls[e.call_id] = rec
+        self._retry_ends(e.retry_of, "retried")
         key = (agent, e.progression)
         pane = self.calls_by_pane.setdefault(key, [])
         pane.append(e.call_id)
@@ -560,7 +573,26 @@ class RunState:
     def _on_llm_call_retry(self, e: ev.LLMCallRetry) -> None:
         rec = self.calls.get(e.call_id)
         if rec is not None:
-            rec.error = f"{e.error}\n↻ retrying: attempt {e.retry_attempt} of {e.retry_attempts} in {e.wait:.1f} s"
+            rec.error = e.error
+            rec.retry = "waiting"
+            rec.retry_attempt = e.retry_attempt
+            rec.retry_attempts = e.retry_attempts
+            rec.retry_wait = e.wait
+        self.retries_waiting.add(e.call_id)
+
+    def _on_llm_call_given_up(self, e: ev.LLMCallGivenUp) -> None:
+        rec = self.calls.get(e.call_id)
+        if rec is not None:
+            rec.retry = "given_up"
+        self.retries_waiting.discard(e.call_id)
+
+    def _retry_ends(self, call_id: str | None, how: str) -> None:
+        if call_id is None:
+            return
+        rec = self.calls.get(call_id)
+        if rec is not None and rec.retry == "waiting":
+            rec.retry = how
+        self.retries_waiting.discard(call_id)
 
     def _on_program_candidate(self, e: ev.ProgramCandidate) -> None:
         if e.progression is None:
@@ -655,9 +687,14 @@ class RunState:
     def _on_notice(self, e: ev.Notice) -> None:
         self.notices.append((e.level, e.message))
 
+    def _end_retries(self) -> None:
+        for call_id in list(self.retries_waiting):
+            self._retry_ends(call_id, "stopped")
+
     def _on_run_finished(self, e: ev.RunFinished) -> None:
         self.finished = e
         self.streaming.clear()
+        self._end_retries()
         if e.tokens:
             # The runner's own count is authoritative at the end.
             self.tokens = tokens_from_dict(e.tokens)
@@ -667,6 +704,7 @@ class RunState:
     def _on_run_failed(self, e: ev.RunFailed) -> None:
         self.failed = e
         self.streaming.clear()
+        self._end_retries()
         for rec in self.calls.values():
             if rec.status == "streaming":
                 rec.status = "failed"
@@ -685,6 +723,7 @@ _HANDLERS: dict[type[ev.Event], Callable[[RunState, Any], None]] = {
     ev.LLMCallFinished: RunState._on_llm_call_finished,
     ev.LLMCallFailed: RunState._on_llm_call_failed,
     ev.LLMCallRetry: RunState._on_llm_call_retry,
+    ev.LLMCallGivenUp: RunState._on_llm_call_given_up,
     ev.ProgramCandidate: RunState._on_program_candidate,
     ev.SandboxRun: RunState._on_sandbox_run,
     ev.ImaginedCheck: RunState._on_imagined_check,

@@ -18,8 +18,9 @@ from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.session import read_session
 from qflow_tui.data.demo import responder
 from qflow_tui.ui.app import create_app
+from qflow_tui.ui.screens.path_prompt import PathPrompt
 from qflow_tui.ui.screens.replay import ReplayScreen, StepChip, replay_steps
-from qflow_tui.ui.screens.sessions import ConfirmDelete, ExportDialog, SessionsScreen
+from qflow_tui.ui.screens.sessions import ConfirmDelete, SessionsScreen
 from qflow_tui.ui.widgets.run_view import TABS, RunView
 from tests.sessions.support import InProcessSandbox, demo_config
 
@@ -306,7 +307,7 @@ async def test_the_browser_lists_searches_opens_exports_and_deletes(sessions_fol
         assert screen.selected.path.name == "s0.jsonl"
         await pilot.press("m")
         await pilot.pause()
-        assert isinstance(app.screen, ExportDialog)
+        assert isinstance(app.screen, PathPrompt)
         await pilot.press("enter")
         await pilot.pause()
         assert (tmp_path / "s0.md").read_text().startswith("# MBPP 11: remove occurrences")
@@ -390,7 +391,7 @@ async def test_escape_in_the_search_stays_in_the_browser(sessions_folder):
         assert app.screen is screen and screen.query_one("#sessions-table").has_focus
         await pilot.press("j")
         await pilot.pause()
-        assert isinstance(app.screen, ExportDialog)
+        assert isinstance(app.screen, PathPrompt)
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen

@@ -220,7 +220,7 @@ async def test_save_program(tmp_path):
         await pilot.press("s")
         await pilot.pause()
         target = tmp_path / "out" / "remove_occ.py"
-        app.screen.query_one("#save-path").value = str(target)
+        app.screen.query_one("#path-prompt-input").value = str(target)
         await pilot.press("enter")
         await pilot.pause()
         assert "rfind" in target.read_text(encoding="utf-8")

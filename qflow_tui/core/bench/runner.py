@@ -50,6 +50,27 @@ class BenchError(Exception):
     """The bench cannot start or go on; the message is one line a user can act on."""
 
 
+#: The benchmarks ``qflow bench`` runs (MBPP: its test split).
+BENCH_DATASETS = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
+
+
+def default_bench_folder(dataset: str, workflow: str, model: str) -> Path:
+    """Where a bench goes unless told: one folder per dataset, workflow and model
+    under the user data folder (so a rerun of the same bench resumes it)."""
+    from ...locations import data_dir
+
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{dataset}-{workflow}-{model}").strip("-")[:120]
+    return data_dir() / "benches" / slug
+
+
+def split_ids(raw: list[str] | str | None) -> list[str] | None:
+    """Problem ids as a person types them, separated by spaces or commas
+    (``0 1 2``, ``humaneval/3,humaneval/4``); None when there are none."""
+    parts = [raw] if isinstance(raw, str) else list(raw or [])
+    ids = [i for part in parts for i in part.replace(",", " ").split() if i]
+    return ids or None
+
+
 def workflow_names() -> list[str]:
     """The workflows a bench can run (the one place the bench reads the registry)."""
     from ..workflows import WORKFLOWS
@@ -363,11 +384,14 @@ class BenchRunner:
         sinks: list[BenchSink] | None = None,
         client: LLMClient | None = None,
         evaluator: Evaluator | None = None,
+        close_client: bool = False,
     ) -> None:
         self.spec = spec
         self.folder = Path(folder)
         self.sinks = list(sinks or [])
         self._client = client
+        self._close_client = close_client
+        """Close the given ``client`` when the bench ends (it was built for this bench)."""
         self.evaluator = evaluator
         self.problems: list[BenchProblem] = []
         self.keys: list[tuple[str, int]] = []
@@ -434,7 +458,7 @@ class BenchRunner:
                 todo.append((by_id[pid], sample))
         if not todo:
             return list(latest_results(read_results(self.folder)).values())
-        own_client = self._client is None
+        own_client = self._client is None or self._close_client
         try:
             client = self._client or build_client(self.spec.config)
         except LLMError as exc:

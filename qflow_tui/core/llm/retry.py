@@ -12,6 +12,7 @@ per-call time limit).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from .base import LLMError
@@ -63,4 +64,63 @@ def gave_up(error: LLMError, attempts: int, waited: float) -> LLMError:
         stop_reason=error.stop_reason,
     )
     final.retry_after = error.retry_after
+    return final
+
+
+class RetryWaits:
+    """The retries a run is waiting to make, and the one way to call one off: a
+    person gives up a waiting retry (the app's key), and the call then ends as
+    failed, as if the policy itself had given up. One per run."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[str, asyncio.Event] = {}
+
+    @property
+    def waiting(self) -> list[str]:
+        """The call ids (of the failed attempts) whose retry is being waited for."""
+        return list(self._waiting)
+
+    def begin(self, call_id: str) -> None:
+        """Say that the retry of ``call_id`` is waited for from now (before its
+        event goes out, so whoever hears the event can give it up)."""
+        self._waiting[call_id] = asyncio.Event()
+
+    async def wait(self, call_id: str, seconds: float) -> bool:
+        """Wait ``seconds`` for the retry of ``call_id`` (after :meth:`begin`);
+        True when a person gave it up meanwhile."""
+        flag = self._waiting.get(call_id)
+        if flag is None:
+            flag = self._waiting[call_id] = asyncio.Event()
+        try:
+            await asyncio.wait_for(flag.wait(), timeout=max(0.0, seconds))
+            return True
+        except TimeoutError:
+            return flag.is_set()
+        finally:
+            self._waiting.pop(call_id, None)
+
+    def give_up(self, call_id: str | None = None) -> int:
+        """Give up the waiting retry of ``call_id``, or every waiting retry;
+        returns how many were given up."""
+        ids = [call_id] if call_id is not None else list(self._waiting)
+        given = 0
+        for cid in ids:
+            flag = self._waiting.get(cid)
+            if flag is not None and not flag.is_set():
+                flag.set()
+                given += 1
+        return given
+
+
+def given_up_by_user(error: LLMError, attempt: int, attempts: int) -> LLMError:
+    """The error a call ends with when a person gave up its retry before
+    attempt ``attempt`` of ``attempts``: the workflow takes it as that agent's
+    failed answer, as when the policy gives up."""
+    final = LLMError(
+        f"{error} (retry given up by the user before attempt {attempt} of {attempts})",
+        fatal=error.fatal,
+        status=error.status,
+        retryable=False,
+        stop_reason="given_up",
+    )
     return final

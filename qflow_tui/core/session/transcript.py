@@ -90,6 +90,8 @@ def markdown_transcript(data: SessionData) -> str:
             out.append(f"\n**{_where(e)} · {e.agent}: model call failed** — {getattr(e, 'error', '')}\n")
             if start is not None:
                 out.append(_md_prompt(start))
+        elif k == "llm_call_given_up":
+            out.append(f"\n**{_where(e)} · {e.agent}: retry given up by the user** — {getattr(e, 'error', '')}\n")
         elif k == "step_started":
             detail = f" ({getattr(e, 'detail', '')})" if getattr(e, "detail", "") else ""
             out.append(f"- {_where(e)} · `{e.agent or e.step}` starts{detail}")

@@ -105,6 +105,14 @@ class ComposeScreen(Screen):
         ),
         Binding("f4", "example", "Example", tooltip="Fill in MBPP No. 11, the paper's example"),
         Binding("ctrl+n", "new_problem", "New", tooltip="Clear the statement, the tests and the entry point"),
+        Binding(
+            "ctrl+b",
+            "bench",
+            "Bench",
+            show=False,  # the footer is full at 80 columns; the palette and the README name it
+            priority=True,
+            tooltip="Run a benchmark (HumanEval, MBPP) with these settings and watch it live",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -320,6 +328,22 @@ class ComposeScreen(Screen):
         self.app.push_screen(
             RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client, breakpoints=breakpoints)
         )
+
+    def action_bench(self) -> None:
+        """Ask for a bench (the workflow settings are this form's) and watch it live."""
+        from .bench import BenchScreen
+        from .bench_form import BenchForm
+
+        try:
+            config = self.read_config()
+        except ConfigError:
+            config = qflow_app(self).config  # a bad setting here is the run's problem, not the bench's
+
+        def chosen(runner: Any) -> None:
+            if runner is not None:
+                self.app.push_screen(BenchScreen(runner))
+
+        self.app.push_screen(BenchForm(config), chosen)
 
     @on(Select.Changed, "#workflow")
     def _workflow_chosen(self, event: Select.Changed) -> None:

@@ -16,6 +16,7 @@ from textual.worker import Worker, WorkerState
 from ...core.config import RunConfig
 from ...core.events import Event
 from ...core.gate import StepGate
+from ...core.llm.retry import RetryWaits
 from ...core.problem import Problem
 from ...core.runner import RunError, RunOutcome, run_workflow
 from ...core.safe_text import clean, one_line
@@ -38,6 +39,7 @@ class RunScreen(Screen):
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
         Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
+        Binding("g", "give_up_retry", "Give up retry", tooltip="Give up the retries the run is waiting to make"),
     ]
 
     def __init__(
@@ -58,6 +60,8 @@ class RunScreen(Screen):
         self.own_client = own_client
         self.sandbox = sandbox
         self.gate = StepGate(stepping=stepping, on_wait=self._gate_waiting, breakpoints=breakpoints)
+        self.retry_waits = RetryWaits()
+        """The retries the run waits to make; ``g`` gives them up."""
         self.session_path: Path | None = None
         self.running = False
         self.waiting_at: str | None = None
@@ -94,6 +98,7 @@ class RunScreen(Screen):
                 client=self.client,
                 sandbox=sandbox,
                 session_path=self.session_path,
+                retry_waits=self.retry_waits,
             )
         finally:
             if self.own_client and self.client is not None:
@@ -197,6 +202,8 @@ class RunScreen(Screen):
             return self.running and not self.gate.stepping
         if action == "cancel":
             return self.running
+        if action == "give_up_retry":
+            return self.running and bool(self.retry_waits.waiting)  # shown only while a retry waits
         return True
 
     async def action_step(self) -> None:
@@ -221,6 +228,14 @@ class RunScreen(Screen):
             return
         await self.gate.pause()
         self.query_one(RunView).gate_status = "⏸ pausing at the next step…"
+        self.refresh_bindings()
+
+    def action_give_up_retry(self) -> None:
+        """Give up every retry the run is waiting to make: each call ends as failed
+        (that agent's failed answer), and the session says the user gave it up."""
+        given = self.retry_waits.give_up() if self.running else 0
+        if given:
+            self.notify(f"Gave up {given} waiting retr{'y' if given == 1 else 'ies'}.", severity="warning")
         self.refresh_bindings()
 
     def action_cancel(self) -> None:

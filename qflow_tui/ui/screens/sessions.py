@@ -1,6 +1,7 @@
 """The session browser: every saved run with its date, problem, model, outcome,
-tokens and duration; search as you type; open one in replay; delete (after a
-confirmation); export as JSONL or as a Markdown transcript."""
+tokens and duration; search as you type; open one in replay; resume one that
+did not finish; delete (after a confirmation); export as JSONL or as a Markdown
+transcript (through the app's one path prompt)."""
 
 from __future__ import annotations
 
@@ -76,55 +77,6 @@ class ConfirmDelete(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class ExportDialog(ModalScreen[Path | None]):
-    """Asks where to export a session, writes it, dismisses with the path."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    DEFAULT_CSS = """
-    ExportDialog { align: center middle; }
-    ExportDialog > Vertical { width: 80; max-width: 95%; height: auto; }
-    ExportDialog #export-error.-error { color: $error; }
-    """
-
-    def __init__(self, info: SessionInfo, fmt: str, default: Path) -> None:
-        super().__init__()
-        self.info = info
-        self.fmt = fmt
-        self.default = default
-
-    def compose(self) -> ComposeResult:
-        what = "a Markdown transcript" if self.fmt == "md" else "JSONL (a clean copy of the session)"
-        with Vertical(classes="dialog"):
-            yield Label(f"Export as {what}", classes="dialog-title")
-            yield Input(value=str(self.default), id="export-path")
-            yield Static("Enter to export, Escape to cancel", id="export-error", classes="dialog-hint", markup=False)
-
-    @on(Input.Submitted, "#export-path")
-    def _export(self, event: Input.Submitted) -> None:
-        from ...core.session import SessionError, default_export_name, export_session
-
-        error = self.query_one("#export-error", Static)
-        raw = event.value.strip()
-        if not raw:
-            error.update("Give a file name.")
-            error.add_class("-error")
-            return
-        dest = Path(raw).expanduser()
-        if dest.is_dir():
-            dest = dest / default_export_name(self.info.path, self.fmt)
-        try:
-            written = export_session(self.info.path, dest, self.fmt)
-        except SessionError as exc:
-            error.update(clean(str(exc)))
-            error.add_class("-error")
-            return
-        self.dismiss(written.resolve())
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
 #: Sessions read from the index per page; the next page loads when the cursor
 #: comes near the end of what is shown.
 PAGE_SIZE = 100
@@ -148,6 +100,12 @@ class SessionsScreen(Screen):
         Binding("m", "export('md')", "Export .md", tooltip="Export the selected session as a Markdown transcript"),
         Binding("j", "export('jsonl')", "Export .jsonl", tooltip="Export the selected session as JSONL"),
         Binding("r", "reload", "Reload", tooltip="Read the sessions folder again"),
+        Binding(
+            "R",
+            "resume",
+            "Resume",
+            tooltip="Resume the selected unfinished run: finished calls come from the recording, the rest live",
+        ),
         Binding("D", "demo", "Demo", show=False, tooltip="Replay the demo session that ships with qflow"),
         Binding("escape", "back", "Back", tooltip="Back (clears the search, or leaves a folder, first)"),
     ]
@@ -425,7 +383,7 @@ class SessionsScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open":
             return self.selected is not None or self.selected_group is not None
-        if action in ("delete", "export"):
+        if action in ("delete", "export", "resume"):
             return self.selected is not None
         return True
 
@@ -492,15 +450,56 @@ class SessionsScreen(Screen):
         info = self.selected
         if info is None:
             return
-        from ...core.session import default_export_name
+        from ...core.session import SessionError, default_export_name, export_session
+        from .path_prompt import PathPrompt, WriteRefused
 
-        default = Path.cwd() / default_export_name(info.path, fmt)
+        name = default_export_name(info.path, fmt)
+
+        def export(dest: Path) -> Path:
+            try:
+                return export_session(info.path, dest, fmt)
+            except SessionError as exc:
+                raise WriteRefused(str(exc)) from None
 
         def exported(path: Path | None) -> None:
             if path is not None:
                 self.notify(clean(f"Exported to {path}."), title="Exported", markup=False)
 
-        self.app.push_screen(ExportDialog(info, fmt, default), exported)
+        what = "a Markdown transcript" if fmt == "md" else "JSONL (a clean copy of the session)"
+        self.app.push_screen(PathPrompt(f"Export as {what}", Path.cwd() / name, export, name_in_folder=name), exported)
+
+    # -- resume ------------------------------------------------------------------------------
+
+    def action_resume(self) -> None:
+        """Resume the selected run if it did not finish, as ``qflow solve --resume``
+        does, in a live run screen; a finished run or an unreachable model is one line."""
+        info = self.selected
+        if info is not None:
+            self.prepare_resume(info.path)
+
+    @work(thread=True, exclusive=True, group="resume", exit_on_error=False, name="prepare resume")
+    def prepare_resume(self, path: Path) -> tuple[Any, Any]:
+        # A thread: reading the session and building the model's client (an SDK import) take time.
+        from ...core.resume import plan_resume, reach_model
+
+        plan = plan_resume(path, unfinished_only=True)
+        return plan, reach_model(plan)
+
+    @on(Worker.StateChanged)
+    def _resume_ready(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "resume":
+            return
+        if event.state == WorkerState.ERROR:
+            from ...core.resume import ResumeError
+
+            error = event.worker.error
+            text = str(error) if isinstance(error, ResumeError) else f"{type(error).__name__}: {error}"
+            self.notify(one_line(text, 300), title="Not resumed", severity="error", markup=False)
+        elif event.state == WorkerState.SUCCESS:
+            from .run import RunScreen
+
+            plan, client = event.worker.result  # type: ignore[misc]
+            self.app.push_screen(RunScreen(plan.problem, plan.config, client=client, own_client=True))
 
     def action_back(self) -> None:
         """Escape: clears the search first (staying in the browser, the cursor

@@ -3,8 +3,9 @@ for the selected progression (run-wide agents show their calls in every one)."""
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 
 from rich.segment import Segment
@@ -44,7 +45,23 @@ def call_header(call: CallRecord, colours: Palette) -> Text:
     return text
 
 
-def render_call(call: CallRecord, colours: Palette) -> Text:
+def retry_line(call: CallRecord, left: float | None = None) -> str:
+    """What became of a failed attempt's retry, in words; ``left`` is the live
+    countdown in seconds (a replay shows the recorded wait)."""
+    of = f"attempt {call.retry_attempt} of {call.retry_attempts}"
+    if call.retry == "waiting":
+        when = f"in {math.ceil(left)} s" if left is not None else f"in {call.retry_wait:.1f} s"
+        return f"↻ retrying: {of} {when}"
+    if call.retry == "retried":
+        return f"↻ retried: {of}"
+    if call.retry == "given_up":
+        return f"✗ retry given up by the user ({of} not made)"
+    if call.retry == "stopped":
+        return f"↻ retry not made ({of}): the run ended"
+    return ""
+
+
+def render_call(call: CallRecord, colours: Palette, left: float | None = None) -> Text:
     out = call_header(call, colours)
     out.append("\n")
     if call.text:
@@ -55,6 +72,8 @@ def render_call(call: CallRecord, colours: Palette) -> Text:
         out.append(f"\n✂ {call.cut}", style=colours.error)
     if call.status == "failed" and call.error:
         out.append(f"\n{call.error}", style=colours.error)
+    if call.retry:
+        out.append(f"\n{retry_line(call, left)}", style=colours.error)
     return out
 
 
@@ -107,6 +126,8 @@ class AgentPane(ScrollView, can_focus=True):
         self._width = 0
         self._header: tuple[object, ...] = ()
         self._last: tuple[RunState, int] | None = None
+        self._countdown: Mapping[str, float] = {}
+        """Seconds left before each waiting retry (live runs), by the failed attempt's call id."""
         self._following = True
         """Whether the pane keeps its last line in view (until the user scrolls up)."""
         self._moving = False
@@ -116,8 +137,12 @@ class AgentPane(ScrollView, can_focus=True):
         if self._last is not None:
             self.update_from(*self._last)
 
-    def update_from(self, state: RunState, progression: int) -> None:
+    def update_from(self, state: RunState, progression: int, countdown: Mapping[str, float] | None = None) -> None:
+        """Show ``progression``'s calls; ``countdown`` holds the seconds left before
+        each waiting retry (live runs), by the failed attempt's call id."""
         self._last = (state, progression)
+        if countdown is not None:
+            self._countdown = countdown
         if not self.is_mounted:
             return  # painted once it is there (on_resize)
         calls = state.calls_for(self.agent, progression)
@@ -141,7 +166,8 @@ class AgentPane(ScrollView, can_focus=True):
         if note:
             wanted.append(("", (note, theme), lambda: Text(note, style=colours.muted)))
         for call in calls:
-            wanted.append((call.call_id, _fingerprint(call, theme), partial(render_call, call, colours)))
+            left = self._countdown.get(call.call_id)
+            wanted.append((call.call_id, _fingerprint(call, theme, left), partial(render_call, call, colours, left)))
         for stage, cell in steps:
             seen = (cell.status, cell.decision, cell.detail, cell.reason, theme)
             wanted.append((f"step {stage}", seen, partial(render_step, stage, cell, colours)))
@@ -239,8 +265,10 @@ class AgentPane(ScrollView, can_focus=True):
         return "\n".join(strip.text.rstrip() for block in self._blocks for strip in block.strips)
 
 
-def _fingerprint(call: CallRecord, theme: str) -> tuple[object, ...]:
-    return (len(call.text), call.status, call.error, call.cut, theme, call.text[-1:] if call.text else "")
+def _fingerprint(call: CallRecord, theme: str, left: float | None = None) -> tuple[object, ...]:
+    countdown = math.ceil(left) if left is not None and call.retry == "waiting" else None
+    last = call.text[-1:] if call.text else ""
+    return (len(call.text), call.status, call.error, call.cut, theme, last, call.retry, countdown)
 
 
 class AgentPanes(Grid):
@@ -251,12 +279,12 @@ class AgentPanes(Grid):
         super().__init__(**kwargs)
         self._roles: list[str] = []
 
-    def update_from(self, state: RunState, progression: int) -> None:
+    def update_from(self, state: RunState, progression: int, countdown: Mapping[str, float] | None = None) -> None:
         roles = [a.role for a in state.agents]
         if roles != self._roles:
             self._set_agents(state.agents)
         for pane in self.query(AgentPane):
-            pane.update_from(state, progression)
+            pane.update_from(state, progression, countdown if countdown is not None else {})
 
     def _set_agents(self, agents: list[AgentInfo]) -> None:
         """Add a pane for each agent not shown yet. A run view shows one run, so

@@ -124,6 +124,8 @@ class RunView(Widget):
         self._tick: Timer | None = None
         self._tree_shown = True
         """Whether the search tree's tab is offered (hidden at the first paint of a run without one)."""
+        self._retry_clock: dict[str, float] = {}
+        """Live runs: when each waiting retry's wait began (the app's clock), by call id."""
         self.recorded_elapsed: float | None = None
         """Set by a replay: the recorded run time at the shown step (idle gate time left out)."""
 
@@ -150,13 +152,14 @@ class RunView(Widget):
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         self.repaint(everything=True)
         if self.live:
-            self._tick = self.set_interval(1.0, self._paint_status)
+            self._tick = self.set_interval(1.0, self.tick)
 
     # -- the API -----------------------------------------------------------------------
 
     def reset(self) -> None:
         """Forget every event: back to an empty run."""
         self.state.reset()
+        self._retry_clock.clear()
         self._clock_start = self._clock_stop = None
         self.gate_status = ""
         self.repaint(everything=True)
@@ -203,6 +206,8 @@ class RunView(Widget):
             self._clock_start = self._clock()
         if self.live and kind in ("run_finished", "run_failed"):
             self._clock_stop = self._clock()
+        if self.live and kind == "llm_call_retry":
+            self._retry_clock[getattr(event, "call_id", "")] = self._clock()
         if kind == "run_finished" and event.progression is not None:
             self.set_reactive(RunView.progression, event.progression)
         tabs = _TABS_OF_KIND.get(kind, _ALL_TABS)
@@ -256,7 +261,7 @@ class RunView(Widget):
         if tab == "tab-timeline":
             self.query_one("#timeline-tab", Timeline).update_from(state, p)
         elif tab == "tab-agents":
-            self.query_one(AgentPanes).update_from(state, p)
+            self.query_one(AgentPanes).update_from(state, p, self.retry_countdown())
         elif tab == "tab-imagined":
             self.query_one(ImaginedTrace).update_from(state, p)
         elif tab == "tab-tests":
@@ -284,6 +289,28 @@ class RunView(Widget):
             self.query_one(StatusBar).update_from(self.state, self.elapsed, precise=not self.live)
 
     _paint_status = paint_status
+
+    def retry_countdown(self) -> dict[str, float]:
+        """Live runs: seconds left before each waiting retry, by the failed
+        attempt's call id (a replay shows the recorded waits instead)."""
+        if not self.live:
+            return {}
+        now = self._clock()
+        out: dict[str, float] = {}
+        for call_id in self.state.retries_waiting:
+            call = self.state.calls.get(call_id)
+            began = self._retry_clock.get(call_id)
+            if call is not None and began is not None:
+                out[call_id] = max(0.0, call.retry_wait - (now - began))
+        return out
+
+    def tick(self) -> None:
+        """Once a second in a live run: the elapsed time, and the countdown of
+        any waiting retry."""
+        self.paint_status()
+        if self.is_mounted and self.state.retries_waiting:
+            self._stale_tabs.add("tab-agents")
+            self._paint_tab(self.query_one("#run-tabs", TabbedContent).active)
 
     def _theme_changed(self, _theme) -> None:
         self.repaint(everything=True)
@@ -365,12 +392,14 @@ class RunView(Widget):
         if not program:
             self.notify("No program yet.", severity="warning")
             return
-        from ..screens.save_program import SaveProgramScreen
+        from ...core.safe_text import one_line
+        from ..screens.path_prompt import PathPrompt, write_text_file
 
-        entry = str(self.state.problem.get("entry_point") or "solution")
+        name = f"{one_line(str(self.state.problem.get('entry_point') or 'solution'), 80)}.py"
 
         def saved(path: Path | None) -> None:
             if path is not None:
-                self.notify(f"Program saved to {path}.")
+                self.notify(f"Program saved to {path}.", markup=False)
 
-        self.app.push_screen(SaveProgramScreen(program, default=f"{entry}.py"), saved)
+        prompt = PathPrompt("Save the program to a file", name, write_text_file(program), name_in_folder=name)
+        self.app.push_screen(prompt, saved)

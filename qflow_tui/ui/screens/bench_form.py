@@ -1,0 +1,240 @@
+"""The bench form: what ``qflow bench`` asks on the command line (dataset,
+which problems, workflow, model, concurrency, folder), asked in the app; a good
+answer starts the live bench screen, a bad one is one line under the form."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+from textual.worker import Worker, WorkerState
+
+from ...core.bench.runner import BENCH_DATASETS, BenchError, BenchRunner, BenchSpec, default_bench_folder, split_ids
+from ...core.config import ConfigError, RunConfig
+from ...core.llm import LLMError
+from ...core.safe_text import clean
+from ..access import qflow_app
+
+
+class BenchFormError(Exception):
+    """A value in the form is wrong; the message says which and what to give."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def read_problems(text: str) -> tuple[int | None, list[str] | None]:
+    """The "Problems" field: empty for all, a number for the first N, else ids
+    separated by spaces or commas (``0 1 2``, ``mbpp/11, mbpp/12``)."""
+    text = text.strip()
+    if not text:
+        return None, None
+    if text.isdigit() and " " not in text and "," not in text:
+        limit = int(text)
+        if limit < 1:
+            raise BenchFormError(
+                "Problems: give at least 1 (or leave it empty for the whole dataset)", "bench-problems"
+            )
+        return limit, None
+    return None, split_ids(text)
+
+
+class BenchForm(ModalScreen[BenchRunner | None]):
+    """Ask for a bench; dismiss with a prepared :class:`BenchRunner`, or None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Close the form; nothing starts")]
+
+    def __init__(self, config: RunConfig) -> None:
+        super().__init__()
+        self.config = config
+        """The compose form's settings: the bench runs the workflow under them."""
+        self._out_default = ""
+        """The folder field's value while the user has not typed their own."""
+        self.preparing: Worker[BenchRunner] | None = None
+        """The worker loading the bench the form asked for, once Start was pressed."""
+
+    def compose(self) -> ComposeResult:
+        from ...core.workflows import WORKFLOWS
+
+        names = list(WORKFLOWS)
+        with Vertical(classes="dialog", id="bench-form"):
+            yield Label("Run a benchmark", classes="dialog-title")
+            with Horizontal(classes="bench-form-row"):
+                with Vertical():
+                    yield Label("Dataset", classes="field-label")
+                    yield Select(
+                        [(d, d) for d in BENCH_DATASETS],
+                        value="humaneval",
+                        id="bench-dataset",
+                        allow_blank=False,
+                        compact=True,
+                    )
+                with Vertical():
+                    yield Label("Workflow", classes="field-label")
+                    yield Select(
+                        [(n, n) for n in names],
+                        value=self.config.workflow if self.config.workflow in names else names[0],
+                        id="bench-workflow",
+                        allow_blank=False,
+                        compact=True,
+                    )
+            yield Label("Problems: empty for all, N for the first N, or ids (0 1 2)", classes="field-label")
+            yield Input("10", id="bench-problems", compact=True, placeholder="all problems")
+            yield Label("Model", classes="field-label")
+            yield Input(self.config.model, id="bench-model", compact=True, placeholder="provider/model")
+            yield Label("Problems at once", classes="field-label")
+            yield Input("4", id="bench-concurrency", compact=True)
+            yield Label("Folder (a rerun with the same folder resumes the bench)", classes="field-label")
+            yield Input(id="bench-out", compact=True)
+            with Horizontal(classes="bench-form-row"):
+                yield Button("Start ▶", id="bench-start", variant="primary", compact=True)
+                yield Button("Cancel", id="bench-cancel", compact=True)
+            yield Static("Enter starts, Escape cancels", id="bench-error", classes="dialog-hint", markup=False)
+
+    def on_mount(self) -> None:
+        self._default_out()
+        self.query_one("#bench-problems", Input).focus()
+
+    # -- the folder follows the dataset, workflow and model until the user types one ---------
+
+    def _default_out(self) -> None:
+        try:
+            dataset = str(self.query_one("#bench-dataset", Select).value)
+            workflow = str(self.query_one("#bench-workflow", Select).value)
+            model = self.query_one("#bench-model", Input).value.strip() or "model"
+        except Exception:  # a field not mounted yet
+            return
+        out = self.query_one("#bench-out", Input)
+        if out.value == self._out_default:
+            self._out_default = str(default_bench_folder(dataset, workflow, model))
+            out.value = self._out_default
+
+    @on(Select.Changed)
+    def _choice_changed(self) -> None:
+        self._default_out()
+
+    @on(Input.Changed, "#bench-model")
+    def _model_changed(self) -> None:
+        self._default_out()
+
+    # -- reading and starting ---------------------------------------------------------------
+
+    def read_form(self) -> tuple[BenchSpec, Path]:
+        """The bench the form asks for. Raises :class:`BenchFormError`."""
+        limit, ids = read_problems(self.query_one("#bench-problems", Input).value)
+        raw = self.query_one("#bench-concurrency", Input).value.strip()
+        try:
+            concurrency = int(raw)
+        except ValueError:
+            raise BenchFormError(f"Problems at once must be a whole number, not {raw!r}", "bench-concurrency") from None
+        if concurrency < 1:
+            raise BenchFormError("Problems at once must be at least 1", "bench-concurrency")
+        model = self.query_one("#bench-model", Input).value.strip()
+        if not model:
+            raise BenchFormError(
+                "Model: give one, e.g. anthropic/claude-sonnet-4-5 or script/responder.py", "bench-model"
+            )
+        out_text = self.query_one("#bench-out", Input).value.strip()
+        if not out_text:
+            raise BenchFormError("Folder: give one (a new or an earlier bench's folder)", "bench-out")
+        try:
+            config = self.config.replace(
+                model=model, workflow=str(self.query_one("#bench-workflow", Select).value)
+            ).validate()
+        except ConfigError as exc:
+            raise BenchFormError(str(exc)) from None
+        spec = BenchSpec(
+            dataset=str(self.query_one("#bench-dataset", Select).value),
+            config=config,
+            ids=ids,
+            limit=limit,
+            concurrency=concurrency,
+        )
+        return spec, Path(out_text).expanduser()
+
+    def show_error(self, message: str, field: str | None = None) -> None:
+        hint = self.query_one("#bench-error", Static)
+        hint.update(clean(message) if message else "Enter starts, Escape cancels")
+        hint.set_class(bool(message), "-error")
+        for widget in self.query(".-invalid"):
+            widget.remove_class("-invalid")
+        if field:
+            target = self.query_one(f"#{field}")
+            target.add_class("-invalid")
+            target.focus()
+
+    def action_start(self) -> None:
+        try:
+            spec, out = self.read_form()
+        except BenchFormError as exc:
+            self.show_error(f"✗ {exc}", exc.field)
+            return
+        self.show_error("")
+        self.query_one("#bench-error", Static).update("Loading the problems…")
+        self.preparing = self.prepare_bench(spec, out, qflow_app(self).client)
+
+    @work(thread=True, exclusive=True, group="bench-form", exit_on_error=False, name="prepare bench")
+    def prepare_bench(self, spec: BenchSpec, out: Path, client: Any) -> BenchRunner:
+        # A thread: loading a dataset and building the model's client take time.
+        from ...core.runner import build_client
+
+        close = client is None
+        if client is None:
+            try:
+                client = build_client(spec.config)
+            except LLMError as exc:
+                raise BenchFormError(f"Model: {exc}", "bench-model") from None
+        runner = BenchRunner(spec, out, client=client, close_client=close)
+        try:
+            runner.prepare()
+        except BenchError as exc:
+            if close:
+                _close_quietly(client)
+            field = None if str(out) in str(exc) else "bench-problems"
+            raise BenchFormError(str(exc), field) from None
+        return runner
+
+    @on(Worker.StateChanged)
+    def _prepared(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "bench-form":
+            return
+        if event.state == WorkerState.SUCCESS:
+            self.dismiss(event.worker.result)
+        elif event.state == WorkerState.ERROR:
+            error = event.worker.error
+            if isinstance(error, BenchFormError):
+                self.show_error(f"✗ {error}", error.field)
+            else:
+                self.show_error(f"✗ the bench cannot start: {type(error).__name__}: {error}")
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#bench-start")
+    def _start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#bench-cancel")
+    def _cancel_pressed(self) -> None:
+        self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _close_quietly(client: Any) -> None:
+    """Close a client built for a bench that did not start (from a worker thread)."""
+    import asyncio
+
+    try:
+        asyncio.run(client.aclose())
+    except Exception:
+        pass

@@ -1,0 +1,117 @@
+"""Bench from the app: the compose screen's Bench key (and palette action) opens
+a form; bad values are one line on it, nothing started; good ones start the
+live bench screen, which runs the bench to its end with a script model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import SIZE
+from ui_steps import wait_until
+
+from qflow_tui.core.bench.runner import default_bench_folder, read_results
+from qflow_tui.core.config import RunConfig
+from qflow_tui.ui.app import create_app
+from qflow_tui.ui.screens.bench import BenchScreen
+from qflow_tui.ui.screens.bench_form import BenchForm
+from qflow_tui.ui.screens.compose import ComposeScreen
+from qflow_tui.ui.widgets.bench_table import BenchTable
+
+ROOT = Path(__file__).parents[2]
+CANONICAL = f"script/{ROOT / 'bench' / 'canonical_model.py'}"
+
+
+def form_app():
+    # No client: the bench builds the model named in its form, as a user's would.
+    return create_app(RunConfig(model=CANONICAL, workflow="zeroshot"), clock=lambda: 0.0, remember_theme=False)
+
+
+async def fill(pilot, form: BenchForm, **fields: str) -> None:
+    from textual.widgets import Input, Select
+
+    for name, value in fields.items():
+        widget = form.query_one(f"#bench-{name}")
+        if isinstance(widget, Select):
+            widget.value = value
+        else:
+            assert isinstance(widget, Input)
+            widget.value = value
+    await pilot.pause()
+
+
+async def attempt(pilot, form: BenchForm) -> str:
+    """Press Start; the form's one line once the form has answered."""
+    from textual.widgets import Static
+
+    form.preparing = None
+    form.action_start()
+    worker = form.preparing
+    hint = form.query_one("#bench-error", Static)
+    if worker is not None:
+        await wait_until(pilot, lambda: worker.is_finished, "the form's answer")
+        await wait_until(pilot, lambda: not str(hint.render()).startswith("Loading"), "the answer shown")
+    return str(hint.render())
+
+
+async def test_the_bench_form_refuses_bad_values_then_runs_a_bench_live(tmp_path):
+    app = form_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
+        form = app.screen
+        assert isinstance(form, BenchForm)
+        # The folder defaults under the data folder, following the choices.
+        out = form.query_one("#bench-out").value  # type: ignore[attr-defined]
+        assert out == str(default_bench_folder("humaneval", "zeroshot", CANONICAL))
+        await fill(pilot, form, dataset="mbpp")
+        assert form.query_one("#bench-out").value == str(default_bench_folder("mbpp", "zeroshot", CANONICAL))  # type: ignore[attr-defined]
+        await fill(pilot, form, dataset="humaneval")
+
+        bad = [
+            ({"concurrency": "many"}, "Problems at once must be a whole number, not 'many'"),
+            ({"concurrency": "0"}, "Problems at once must be at least 1"),
+            ({"concurrency": "2", "problems": "0"}, "Problems: give at least 1"),
+            ({"problems": "humaneval/999"}, "humaneval/999"),
+            ({"problems": "mbpp/11"}, "mbpp/11 is not a humaneval problem"),
+            ({"problems": "0 1 2", "model": "nosuch/model"}, "unknown model 'nosuch/model'"),
+            ({"model": "script/no/such/responder.py"}, "no/such/responder.py"),
+            ({"model": CANONICAL, "out": str(tmp_path / "file")}, "cannot write the bench folder"),
+        ]
+        (tmp_path / "file").write_text("a file, not a folder")
+        for values, expected in bad:
+            await fill(pilot, form, **values)
+            line = await attempt(pilot, form)
+            assert expected in line, (values, line)
+            assert line.startswith("✗") and "\n" not in line
+            assert isinstance(app.screen, BenchForm)  # nothing started
+        assert not (tmp_path / "file").is_dir()
+
+        folder = tmp_path / "bench"
+        await fill(pilot, form, problems="0 1, 2", out=str(folder))
+        form.action_start()
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        assert isinstance(screen, BenchScreen)
+        await wait_until(pilot, lambda: screen.finished, "the bench to finish", limit=20000)
+        await pilot.pause()
+        rows = screen.query_one(BenchTable).rows_by_key
+        assert list(rows) == ["humaneval/0", "humaneval/1", "humaneval/2"]
+        assert {r.state for r in rows.values()} == {"done"}
+        records = read_results(folder)
+        assert sorted(r["id"] for r in records) == ["humaneval/0", "humaneval/1", "humaneval/2"]
+        assert all(r["passed"] for r in records)  # the canonical solutions pass
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "back on the compose screen")
+
+
+async def test_the_bench_is_a_palette_action_of_the_compose_screen():
+    app = form_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert "Bench" in commands
+        await commands["Bench"].callback()
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "the form closed")
