@@ -26,13 +26,14 @@ from tests.helpers import TestSandbox
 class CountingClient(ScriptClient):
     """The demo's script model, counting the calls it is asked (by agent)."""
 
-    def __init__(self) -> None:
-        base = ScriptClient.from_function(responder.respond, name="demo responder")
+    def __init__(self, respond: Any = responder.respond, name: str = "demo responder") -> None:
+        base = ScriptClient.from_function(respond, name=name)
         self.__dict__.update(base.__dict__)
-        self.asked: list[str] = []
+        self.asked: list[tuple[str, str | None, int | None]] = []
+        """(agent, step, progression) of every call asked."""
 
     async def complete(self, request: Any, on_delta: Any) -> Any:
-        self.asked.append(request.agent)
+        self.asked.append((request.agent, request.step, request.progression))
         return await super().complete(request, on_delta)
 
 

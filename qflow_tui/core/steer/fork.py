@@ -87,10 +87,10 @@ def branch_at_end(events: list[Any], step: str, progression: int | None = None) 
     stopped at its gate before ``step``. Every call it has finished is answered
     from the recording; the fork goes live from where the run stands."""
     prefix = frozenset(x.call_id for x in events if x.kind == "llm_call_started")
-    started = frozenset((x.step, x.progression) for x in events if x.kind == "step_started")
-    return BranchPoint(
-        step=step, progression=progression, event_index=len(events), prefix_calls=prefix, prefix_steps=started
-    )
+    # No prefix steps: the settings are the run's own, so a call the session
+    # cannot answer is one that was still to come (another progression's, or
+    # in flight at the stop), not one whose prompt changed.
+    return BranchPoint(step=step, progression=progression, event_index=len(events), prefix_calls=prefix)
 
 
 #: The steps whose program an edit can stand in for (the stage before ``:``).
@@ -208,7 +208,7 @@ def plan_fork(
         base_url = recorded.get("base_url")
         config = RunConfig(
             **values,
-            model=f"replay/{data.path}",
+            model=f"replay/{Path(data.path).resolve()}",
             fallback_model=chosen,
             base_url=str(base_url) if base_url else None,
         ).validate()
@@ -219,4 +219,4 @@ def plan_fork(
         "forked_at": at,
         "edits": edits,
     }
-    return ForkPlan(Path(data.path), problem, config, point, steering, header, chosen, edits)
+    return ForkPlan(Path(data.path).resolve(), problem, config, point, steering, header, chosen, edits)
