@@ -131,10 +131,18 @@ async def test_forks_show_under_their_parents_with_the_step_they_branched_at(fam
         titles, models = cells(table, 2), cells(table, 3)
         assert titles[1].startswith("└ MBPP 11") and titles[2].startswith("  └ MBPP 11")
         assert models[1:] == ["fork @self_debug:1", "fork @program_generator"]
-        # p goes to the parent of the selected fork.
+        # The selected fork's parent link, from its header; p goes to that parent.
         table.move_cursor(row=2)
+        await pilot.pause()
+        link = str(screen.query_one("#sessions-parent", Static).render())
+        assert link.startswith("⑂ fork of #2 at program_generator")
         await pilot.press("p")
         assert screen.selected is not None and screen.selected.path == family.fork
+        await pilot.pause()
+        assert str(screen.query_one("#sessions-parent", Static).render()).startswith("⑂ fork of #3 at self_debug:1")
+        table.move_cursor(row=0)
+        await pilot.pause()
+        assert not screen.query_one("#sessions-parent", Static).has_class("-shown")
 
 
 async def test_a_fork_whose_parent_is_filtered_out_or_deleted_still_shows_marked(family: Family) -> None:

@@ -126,7 +126,11 @@ class ReplayScreen(Screen):
         self.cursor = ReplayCursor(data.events)
         self.header = data.header
         self.warnings = [one_line(w) for w in data.warnings]
-        self.sub_title = one_line(f"replay · {data.title}", 200)  # the title comes from the file
+        parent = data.header.get("parent")
+        fork = ""
+        if isinstance(parent, dict) and isinstance(parent.get("session"), str):
+            fork = f"fork of {Path(parent['session']).name} at {parent.get('forked_at')} · "
+        self.sub_title = one_line(f"replay · {fork}{data.title}", 200)  # the title comes from the file
 
     def compose(self) -> ComposeResult:
         yield Header()

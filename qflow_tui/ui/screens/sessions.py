@@ -174,6 +174,10 @@ class SessionsScreen(Screen):
     SessionsScreen #sessions-table { height: 1fr; }
     SessionsScreen #sessions-empty { height: auto; padding: 1 2; display: none; }
     SessionsScreen #sessions-empty.-shown { display: block; }
+    SessionsScreen #sessions-parent {
+        height: 1; padding: 0 1; color: $accent; display: none; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    SessionsScreen #sessions-parent.-shown { display: block; }
     SessionsScreen #sessions-skipped { height: auto; max-height: 4; padding: 0 1; color: $warning; }
     """
 
@@ -219,6 +223,7 @@ class SessionsScreen(Screen):
             id="sessions-search",
         )
         yield Static(id="sessions-where", markup=False)
+        yield Static(id="sessions-parent", markup=False)
         table: DataTable[Any] = DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static(id="sessions-empty", markup=False)
@@ -469,6 +474,27 @@ class SessionsScreen(Screen):
     def selected_group(self) -> FolderGroup | None:
         row = self._row()
         return self.groups[row] if row is not None and row < len(self.groups) else None
+
+    @on(DataTable.RowHighlighted)
+    def _show_parent(self) -> None:
+        """The selected fork's parent link, from its header."""
+        line = self.query_one("#sessions-parent", Static)
+        info = self.selected
+        if info is None or not info.parent:
+            line.remove_class("-shown")
+            return
+        from rich.text import Text
+
+        parent = Path(info.parent)
+        shown = next((s for s in self.sessions if str(s.path) == info.parent), None)
+        name = f"#{shown.number}" if shown is not None and shown.number else parent.name
+        at = f" at {info.forked_at}" if info.forked_at else ""
+        if not parent.exists():
+            name += " (deleted)"
+        text = Text(one_line(f"⑂ fork of {name}{at}  ·  p: go to it · c: compare"), no_wrap=True)
+        text.overflow = "ellipsis"
+        line.update(text)
+        line.add_class("-shown")
 
     @on(DataTable.RowHighlighted)
     def _near_the_end(self, event: DataTable.RowHighlighted) -> None:
