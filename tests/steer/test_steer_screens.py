@@ -15,6 +15,7 @@ from qflow_tui.core.session import SessionIndex
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.compare import CompareScreen
+from qflow_tui.ui.screens.replay import ReplayScreen
 from qflow_tui.ui.screens.sessions import SessionsScreen
 from tests.steer.family import Family, make_family
 
@@ -81,9 +82,13 @@ async def test_the_compare_screen_shows_where_a_fork_parts_from_its_parent(famil
         # The fork asked the clarifier, the parent never did.
         clarifier = [r for r in range(agents.row_count) if str(agents.get_row_at(r)[0]) == "CL"]
         assert clarifier and str(agents.get_row_at(clarifier[0])[1]) == "—"
-        # s swaps the sides.
+        # s swaps the sides; a and b replay them.
         await pilot.press("s")
         assert screen.paths == (family.fork, family.parent)
+        await pilot.press("b")
+        assert isinstance(pilot.app.screen, ReplayScreen) and pilot.app.screen.path == family.parent
+        await pilot.press("escape")
+        assert pilot.app.screen is screen
         await pilot.press("escape")
         assert not isinstance(pilot.app.screen, CompareScreen)
 

@@ -73,6 +73,8 @@ class CompareScreen(Screen):
         Binding("tab", "next_tab", "Next tab", key_display="1-4", tooltip="Steps, programs, visible tests, agents"),
         Binding("d", "divergence", "Divergence", tooltip="Put the cursor on the row where the runs part"),
         Binding("s", "swap", "Swap", tooltip="Swap A and B"),
+        Binding("a", "replay(0)", "Replay", key_display="a/b", tooltip="Replay session A (b: session B)"),
+        Binding("b", "replay(1)", "Replay B", show=False, tooltip="Replay session B"),
         Binding("escape", "back", "Back", tooltip="Leave the comparison"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow"),
     ]
@@ -294,7 +296,7 @@ class CompareScreen(Screen):
     # -- actions ----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (self.result is None and action not in ("back", "quit_app"))
+        return not (self.result is None and action not in ("back", "quit_app", "replay"))
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#cmp-tabs", TabbedContent).active = tab
@@ -321,6 +323,11 @@ class CompareScreen(Screen):
         self.result, self.error = None, None
         self._load()
         self.paint()
+
+    def action_replay(self, side: int) -> None:
+        from .replay import ReplayScreen
+
+        self.app.push_screen(ReplayScreen(self.paths[side]))
 
     def action_back(self) -> None:
         self.app.pop_screen()
