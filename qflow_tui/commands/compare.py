@@ -17,6 +17,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("a", metavar="A", help="a session: its file, its number in `qflow sessions` or its id")
     p.add_argument("b", metavar="B", help="another session, likewise")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--tui", action="store_true", help="open the compare screen in the app instead of printing")
     p.set_defaults(func=run)
 
 
@@ -30,12 +31,33 @@ def run(args: argparse.Namespace) -> int:
         b = read_session(resolve_session_arg(args.b))
     except SessionError as exc:
         return fail(str(exc))
+    if args.tui and not args.json:
+        return open_app(a.path, b.path)
     result = compare_sessions(a, b)
     if args.json:
         print(json.dumps(result))
     else:
         print(render(result))
     return 0
+
+
+def open_app(a: Any, b: Any) -> int:
+    """Open the app on the compare screen of ``a`` and ``b``."""
+    from ..core.config import ConfigError, RunConfig, load_config
+
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        # Comparing needs no settings; a broken config file must not stop it.
+        print(f"qflow: ignoring the config file: {exc}")
+        config = RunConfig()
+    try:
+        from ..ui.app import create_app
+    except ImportError as exc:  # the app is not part of this build
+        return fail(f"the terminal app cannot start ({exc}); use `qflow compare {a} {b}` for text", 1)
+    app = create_app(config, compare_paths=(a, b))
+    app.run()
+    return int(getattr(app, "return_code", 0) or 0)
 
 
 def _cell(text: str, width: int) -> str:

@@ -53,6 +53,7 @@ class QFlowApp(App[int]):
         bench_runner: Any = None,
         breakpoints: list[Any] | None = None,
         bench_folder: str | Path | None = None,
+        compare_paths: tuple[str | Path, str | Path] | None = None,
     ) -> None:
         super().__init__()
         self.config = config
@@ -78,6 +79,8 @@ class QFlowApp(App[int]):
         """A bench (a ``BenchRunner``) to run on the bench screen at start-up (``qflow bench --tui``)."""
         self.bench_folder = bench_folder
         """A bench folder to show on the bench screen at start-up (``qflow bench open``)."""
+        self.compare_paths = compare_paths
+        """Two sessions to compare at start-up (``qflow compare A B --tui``)."""
         self._theme_ready = False
 
     # -- start-up ------------------------------------------------------------------------
@@ -98,6 +101,8 @@ class QFlowApp(App[int]):
             from .screens.bench import BenchScreen
 
             self.push_screen(BenchScreen(self.bench_runner, self.bench_folder))
+        if self.compare_paths is not None:
+            self.open_compare(*self.compare_paths)
 
     def _install_themes(self) -> None:
         try:
@@ -139,6 +144,12 @@ class QFlowApp(App[int]):
             self.notify("Replay is not available in this build.", severity="error")
             return
         self.push_screen(ReplayScreen(path))
+
+    def open_compare(self, a: str | Path, b: str | Path) -> None:
+        """Show two sessions side by side."""
+        from .screens.compare import CompareScreen
+
+        self.push_screen(CompareScreen(a, b))
 
     def action_sessions(self) -> None:
         try:

@@ -32,7 +32,7 @@ from .listing import SessionInfo, Unreadable, scan_session
 
 #: Bumped whenever the schema or what is stored changes: an index of another
 #: version is rebuilt from the files.
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 INDEX_NAME = "sessions-index.sqlite3"
 
 #: How long a listing waits for another process's lock before reading the files
@@ -74,6 +74,7 @@ CREATE TABLE sessions (
     format_version INTEGER NOT NULL,
     task_id TEXT,
     parent TEXT,
+    forked_at TEXT,
     benchmark TEXT NOT NULL DEFAULT '',
     warnings TEXT NOT NULL DEFAULT '[]'
 );
@@ -98,7 +99,7 @@ CREATE VIRTUAL TABLE sessions_fts USING fts5 (
 
 _COLUMNS = (
     "path, dir, name, created, title, model, workflow, outcome, accepted_at, tokens_in, tokens_out, "
-    "llm_calls, duration, size, format_version, task_id, parent, benchmark, warnings"
+    "llm_calls, duration, size, format_version, task_id, parent, forked_at, benchmark, warnings"
 )
 
 
@@ -385,7 +386,7 @@ class SessionIndex:
             return
         cur = db.execute(
             f"INSERT INTO sessions ({_COLUMNS}, mtime_ns, created_ts) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 str(path),
                 str(path.parent),
@@ -404,6 +405,7 @@ class SessionIndex:
                 info.format_version,
                 info.task_id,
                 info.parent,
+                info.forked_at,
                 texts.get("benchmark", ""),
                 json.dumps(info.warnings),
                 stamp[0],
@@ -584,6 +586,7 @@ def _info(row: sqlite3.Row, root: Path) -> SessionInfo:
         task_id=row["task_id"],
         warnings=warnings if isinstance(warnings, list) else [],
         parent=row["parent"],
+        forked_at=row["forked_at"],
         folder=folder,
         number=row["number"],
     )

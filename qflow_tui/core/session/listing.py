@@ -39,6 +39,8 @@ class SessionInfo:
     warnings: list[str] = field(default_factory=list)
     parent: str | None = None
     """The session this one was forked from, when it is a fork."""
+    forked_at: str | None = None
+    """The step of the parent it branched at, when it is a fork."""
     folder: str = ""
     """The sub-folder of the listed folder it lies in (a benchmark's sessions
     lie in a folder of their own); empty at the top."""
@@ -93,6 +95,7 @@ class SessionInfo:
             "id": self.id,
             "number": self.number,
             "parent": self.parent,
+            "forked_at": self.forked_at,
             "folder": self.folder,
         }
 
@@ -106,6 +109,14 @@ def _parent(header: dict[str, Any]) -> str | None:
     if isinstance(parent, dict):
         parent = parent.get("session")
     return str(parent) if isinstance(parent, str) else None
+
+
+def _forked_at(header: dict[str, Any]) -> str | None:
+    at = header.get("forked_at")
+    parent = header.get("parent")
+    if not isinstance(at, str) and isinstance(parent, dict):
+        at = parent.get("forked_at")
+    return at if isinstance(at, str) and _parent(header) is not None else None
 
 
 def _info_from(path: Path, header: dict[str, Any], summary: dict[str, Any], size: int, mtime: float) -> SessionInfo:
@@ -127,6 +138,7 @@ def _info_from(path: Path, header: dict[str, Any], summary: dict[str, Any], size
         format_version=int(header.get("format_version", 0)),
         task_id=str(problem["task_id"]) if problem.get("task_id") is not None else None,
         parent=_parent(header),
+        forked_at=_forked_at(header),
         warnings=list(summary.get("warnings") or []),
     )
 

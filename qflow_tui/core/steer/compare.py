@@ -45,7 +45,11 @@ def _short_hash(text: str) -> str:
 
 
 def trail(events: list[Any]) -> list[Mark]:
-    """What a run did, in order, without times and ids."""
+    """What a run did, without times and ids, step by step in the order the
+    steps first began, and within a step progression by progression.
+    Progressions run concurrently and interleave as timing has it; grouped, two
+    runs of the same story line up mark for mark and part only where they
+    really differ."""
     out: list[Mark] = []
     for e in events:
         if e.kind == "program_candidate":
@@ -56,7 +60,11 @@ def trail(events: list[Any]) -> list[Mark]:
             out.append(Mark("decision", e.step, e.progression, e.agent, e.decision))
         elif e.kind == "steered":
             out.append(Mark("steered", e.step, e.progression, e.agent, f"{e.what} by {e.who}"))
-    return out
+    first: dict[str | None, int] = {}
+    for i, m in enumerate(out):
+        first.setdefault(m.step, i)
+    order = sorted(range(len(out)), key=lambda i: (first[out[i].step], out[i].progression or -1, i))
+    return [out[i] for i in order]
 
 
 def first_divergence(a: list[Mark], b: list[Mark]) -> int | None:
@@ -77,6 +85,31 @@ def per_agent(events: list[Any]) -> dict[str, dict[str, float]]:
         if e.kind == "llm_call_finished" and e.agent in out:
             out[e.agent]["seconds"] = round(out[e.agent]["seconds"] + (e.latency or 0.0), 3)
     return dict(sorted(out.items()))
+
+
+def visible_checks(events: list[Any], progression: int | None, accepted_at: str | None) -> list[dict[str, str]]:
+    """The Code Quality Checker's verdict on each visible test, for the final
+    program: the check of the step that accepted it, otherwise the last check
+    of its progression (imagined execution, or the visible tests run in the
+    sandbox under the ``python`` checker)."""
+    rounds: dict[tuple[str | None, int | None], list[dict[str, str]]] = {}
+    order: list[tuple[str | None, int | None]] = []
+    for e in events:
+        if e.kind == "imagined_check":
+            rows = [{"test": e.test, "verdict": e.verdict}]
+        elif e.kind == "sandbox_run" and e.purpose == "python_checker":
+            rows = [{"test": str(r.get("test", "")), "verdict": str(r.get("status", ""))} for r in e.results]
+        else:
+            continue
+        key = (e.step, e.progression)
+        if key not in rounds:
+            order.append(key)
+            rounds[key] = []
+        rounds[key].extend(rows)
+    if accepted_at is not None and (accepted_at, progression) in rounds:
+        return rounds[(accepted_at, progression)]
+    mine = [k for k in order if progression is None or k[1] == progression]
+    return rounds[mine[-1]] if mine else []
 
 
 def compare_sessions(a: Any, b: Any) -> dict[str, Any]:
@@ -118,6 +151,7 @@ def compare_sessions(a: Any, b: Any) -> dict[str, Any]:
             "duration": summary["duration"],
             "final_program": summary["final_program"],
             "agents": per_agent(data.events),
+            "visible_checks": visible_checks(data.events, summary["progression"], summary["accepted_at"]),
             "steps": [m.to_dict() for m in marks],
         }
 

@@ -80,3 +80,143 @@ class ForkClient(ReplayClient):
         if self.fell_back > fell_back and (request.step, request.progression) in self.point.prefix_steps:
             self.live_before.append(describe_call(request, request.step))
         return completion
+
+
+def branch_at_end(events: list[Any], step: str, progression: int | None = None) -> BranchPoint:
+    """A branch at the end of a recording still being written: a live run
+    stopped at its gate before ``step``. Every call it has finished is answered
+    from the recording; the fork goes live from where the run stands."""
+    prefix = frozenset(x.call_id for x in events if x.kind == "llm_call_started")
+    # No prefix steps: the settings are the run's own, so a call the session
+    # cannot answer is one that was still to come (another progression's, or
+    # in flight at the stop), not one whose prompt changed.
+    return BranchPoint(step=step, progression=progression, event_index=len(events), prefix_calls=prefix)
+
+
+#: The steps whose program an edit can stand in for (the stage before ``:``).
+PROGRAM_STAGES = ("program_generator", "self_debug", "clarifier")
+
+
+def gate_step(label: str) -> str:
+    """The workflow step a gate label stops before: ``quality_check:self_debug:1``
+    -> ``self_debug:1``; a step's own name is itself."""
+    prefix, sep, rest = label.partition(":")
+    return rest if sep and prefix == "quality_check" and rest else label
+
+
+@dataclass
+class ForkPlan:
+    """Everything a fork's run needs, checked: the app and ``qflow fork`` start
+    it the same way (:func:`qflow_tui.core.runner.run_workflow` with
+    ``client=plan.client(...)``, ``steering=plan.steering``, ``header=plan.header``)."""
+
+    parent: Path
+    problem: Any
+    """The recorded :class:`~qflow_tui.core.problem.Problem`."""
+    config: Any
+    """The recorded settings (a :class:`~qflow_tui.core.config.RunConfig`), the
+    recording as the model and the live model as its fallback."""
+    point: BranchPoint
+    steering: Any
+    """The edits (a :class:`~qflow_tui.core.steer.Steering`)."""
+    header: dict[str, Any]
+    live_model: str
+    edits: list[str]
+
+    def client(self, fallback: LLMClient | None = None) -> ForkClient:
+        """The fork's model: the recording before the branch, ``fallback`` (the
+        live model built from its name when None) from it on. Raises LLMError."""
+        from ..llm import make_client
+
+        if fallback is None:
+            window = getattr(self.config, "context_window", 0) or None
+            fallback = make_client(self.live_model, base_url=self.config.base_url, context_window=window)
+        return ForkClient(self.parent, fallback, self.point)
+
+
+def plan_fork(
+    data: Any,
+    at: str,
+    *,
+    progression: int | None = None,
+    program: str | None = None,
+    program_source: str = "the editor",
+    verdict: bool | None = None,
+    model: str | None = None,
+    live: bool = False,
+) -> ForkPlan:
+    """Check a fork of the read session ``data`` (a
+    :class:`~qflow_tui.core.session.SessionData`) at step ``at`` with the given
+    edits and model, and build its run; ``live``: the session is a run stopped
+    at its gate before ``at`` (the branch is where it stands). Raises
+    :class:`ForkError` with one line for the user (the same refusals as ``qflow fork``)."""
+    import ast
+    import dataclasses
+
+    from ..config import ConfigError, RunConfig, _coerce
+    from ..problem import Problem, ProblemError
+    from .steering import Steering
+
+    name = data.path.name
+    point = branch_at_end(data.events, at, progression) if live else branch_point(data.events, at, progression)
+    try:
+        problem = Problem.from_dict(data.header["problem"])
+    except (KeyError, TypeError, ProblemError) as exc:
+        raise ForkError(f"{name}: the recorded problem cannot be read ({exc})") from None
+    if progression is None:
+        progression = point.progression
+    steering = Steering()
+    edits: list[str] = []
+    stage = at.partition(":")[0]
+    editing = program is not None or verdict is not None
+    workflow = str(data.header.get("workflow") or "qualityflow")
+    if editing and progression is None:
+        raise ForkError(f"{at} is a step of the whole run, not of a progression: edits apply to a progression's step")
+    if editing and workflow != "qualityflow":
+        raise ForkError(
+            f"edits at a fork are taken by the qualityflow workflow only, not {workflow}; fork without them"
+        )
+    if editing and stage not in PROGRAM_STAGES:
+        raise ForkError(
+            f"edits replace a program or its quality verdict at {', '.join(PROGRAM_STAGES)} steps, not {at}"
+        )
+    target = 0 if progression is None else progression
+    if program is not None:
+        try:
+            ast.parse(program)
+        except SyntaxError as exc:
+            raise ForkError(f"the edited program is not valid Python (line {exc.lineno}: {exc.msg}); fix it") from None
+        steering.programs[(at, target)] = program
+        edits.append(f"program of progression {progression} at {at} from {program_source}")
+    if verdict is not None:
+        steering.verdicts[(at, target)] = verdict
+        edits.append(f"quality verdict of progression {progression} at {at}: {'accept' if verdict else 'reject'}")
+    raw = data.header.get("config")
+    recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    chosen = model or str(data.header.get("model") or "")
+    if chosen.startswith("replay/"):
+        chosen = str(recorded.get("fallback_model") or "")
+    if not chosen:
+        raise ForkError(f"{name}: the session names no live model; give one for the calls from {at} on")
+    names = {f.name for f in dataclasses.fields(RunConfig)}
+    try:
+        values = {
+            key: _coerce(key, value, f"{name} config")
+            for key, value in recorded.items()
+            if key in names and key not in ("model", "base_url", "fallback_model") and value is not None
+        }
+        base_url = recorded.get("base_url")
+        config = RunConfig(
+            **values,
+            model=f"replay/{Path(data.path).resolve()}",
+            fallback_model=chosen,
+            base_url=str(base_url) if base_url else None,
+        ).validate()
+    except ConfigError as exc:
+        raise ForkError(str(exc)) from None
+    header = {
+        "parent": {"session": str(Path(data.path).resolve()), "forked_at": at, "progression": progression},
+        "forked_at": at,
+        "edits": edits,
+    }
+    return ForkPlan(Path(data.path).resolve(), problem, config, point, steering, header, chosen, edits)

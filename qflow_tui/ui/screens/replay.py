@@ -61,6 +61,7 @@ class ReplayScreen(Screen):
         Binding("home", "start", "Start", show=False, tooltip="Back to the start of the run"),
         Binding("end,i", "end", "End", key_display="i", tooltip="Jump to the end at once"),
         Binding("g", "pick_step", "Go to", tooltip="Jump to any workflow step"),
+        Binding("f", "fork", "Fork", tooltip="Fork the session at the current step: a new run from there, with edits"),
         Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+ -", tooltip="Play faster (- slower)"),
         Binding("minus", "speed(-1)", "Slower", key_display="-", show=False, tooltip="Play slower"),
         Binding("escape", "back", "Back", tooltip="Leave the replay"),
@@ -125,7 +126,11 @@ class ReplayScreen(Screen):
         self.cursor = ReplayCursor(data.events)
         self.header = data.header
         self.warnings = [one_line(w) for w in data.warnings]
-        self.sub_title = one_line(f"replay · {data.title}", 200)  # the title comes from the file
+        parent = data.header.get("parent")
+        fork = ""
+        if isinstance(parent, dict) and isinstance(parent.get("session"), str):
+            fork = f"fork of {Path(parent['session']).name} at {parent.get('forked_at')} · "
+        self.sub_title = one_line(f"replay · {fork}{data.title}", 200)  # the title comes from the file
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -326,6 +331,24 @@ class ReplayScreen(Screen):
                 self.go_to_step(number)
 
         self.app.push_screen(StepPicker(self.steps, self.current_step), chosen)
+
+    def action_fork(self) -> None:
+        """Fork the session at the step the replay shows (a new run that takes
+        everything before it from the recording)."""
+        from ...core.session import SessionError, read_session
+        from .fork_dialog import ForkDialog, start_fork
+
+        self._stop()
+        try:
+            data = read_session(self.path)
+        except SessionError as exc:
+            self.notify(one_line(str(exc)), title="Cannot fork", severity="error", markup=False)
+            return
+        step = self.steps[self.current_step] if self.steps else None
+        # The progression the view shows (the dialog falls back to the first to reach the step).
+        progression = self.query_one(RunView).progression
+        dialog = ForkDialog(data, step=step.step if step else None, progression=progression)
+        self.app.push_screen(dialog, lambda plan: start_fork(self.app, plan) if plan is not None else None)
 
     def action_back(self) -> None:
         self._stop()

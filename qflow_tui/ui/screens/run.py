@@ -36,6 +36,7 @@ class RunScreen(Screen):
         Binding("c", "continue", "Continue", tooltip="Run free to the end"),
         Binding("p", "pause", "Pause", tooltip="Pause before the next workflow step"),
         Binding("x", "cancel", "Cancel", tooltip="Cancel the run; the session is kept"),
+        Binding("f", "fork", "Fork", tooltip="Fork the run where it stopped: a new run from here, with edits"),
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
         Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
@@ -52,6 +53,8 @@ class RunScreen(Screen):
         own_client: bool = False,
         breakpoints: Any = (),
         sandbox: Any = None,
+        steering: Any = None,
+        header: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
         self.problem = problem
@@ -59,6 +62,10 @@ class RunScreen(Screen):
         self.client = client
         self.own_client = own_client
         self.sandbox = sandbox
+        self.steering = steering
+        """A person's edits the run takes (a fork's, see core/steer)."""
+        self.header = header
+        """Fields the session header adds (a fork names its parent)."""
         self.gate = StepGate(stepping=stepping, on_wait=self._gate_waiting, breakpoints=breakpoints)
         self.retry_waits = RetryWaits()
         """The retries the run waits to make; ``g`` gives them up."""
@@ -99,6 +106,8 @@ class RunScreen(Screen):
                 sandbox=sandbox,
                 session_path=self.session_path,
                 retry_waits=self.retry_waits,
+                steering=self.steering,
+                header=self.header,
             )
         finally:
             if self.own_client and self.client is not None:
@@ -204,6 +213,8 @@ class RunScreen(Screen):
             return self.running
         if action == "give_up_retry":
             return self.running and bool(self.retry_waits.waiting)  # shown only while a retry waits
+        if action == "fork":
+            return self.running and self.waiting_at is not None
         return True
 
     async def action_step(self) -> None:
@@ -237,6 +248,30 @@ class RunScreen(Screen):
         if given:
             self.notify(f"Gave up {given} waiting retr{'y' if given == 1 else 'ies'}.", severity="warning")
         self.refresh_bindings()
+
+    def action_fork(self) -> None:
+        """Fork this run at its stop: the session written so far is the parent;
+        the fork's run takes it as the recording up to here and goes on live."""
+        from ...core.session import SessionError, read_session
+        from ...core.steer.fork import gate_step
+        from .fork_dialog import ForkDialog, start_fork
+
+        if not self.running or self.waiting_at is None or self.session_path is None:
+            return
+        try:
+            data = read_session(self.session_path)
+        except SessionError as exc:
+            self.notify(clean(str(exc)), title="Cannot fork", severity="error", markup=False)
+            return
+        model = self.config.fallback_model if self.config.model.startswith("replay/") else self.config.model
+        dialog = ForkDialog(
+            data,
+            step=gate_step(self.waiting_at),
+            progression=self.gate.waiting_progression,
+            live=True,
+            fallback_model=model,
+        )
+        self.app.push_screen(dialog, lambda plan: start_fork(self.app, plan) if plan is not None else None)
 
     def action_cancel(self) -> None:
         if self.running:

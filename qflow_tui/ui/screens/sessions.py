@@ -13,12 +13,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
+from textual.widgets import Button, DataTable, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from ...core.safe_text import clean, one_line
 from ...core.session import FolderGroup, Listing, Query, SessionInfo, Unreadable, find_sessions, parse_search
 from ...core.session.display import human_duration, human_time, human_tokens, short_model
+from ..widgets.footer import AppFooter
 
 
 def _outcome_style(outcome: str, colours: Any) -> str:
@@ -97,13 +98,28 @@ class SessionsScreen(Screen):
             tooltip="Search statements, programs, titles; filter with outcome: model: workflow: bench: since:",
         ),
         Binding("delete,d", "delete", "Delete", key_display="d", tooltip="Delete the selected session (asks first)"),
-        Binding("m", "export('md')", "Export .md", tooltip="Export the selected session as a Markdown transcript"),
-        Binding("j", "export('jsonl')", "Export .jsonl", tooltip="Export the selected session as JSONL"),
-        Binding("r", "reload", "Reload", tooltip="Read the sessions folder again"),
+        Binding(
+            "m",
+            "export('md')",
+            "Export .md",
+            show=False,
+            tooltip="Export the selected session as a Markdown transcript",
+        ),
+        Binding("j", "export('jsonl')", "Export .jsonl", show=False, tooltip="Export the selected session as JSONL"),
+        Binding("r", "reload", "Reload", show=False, tooltip="Read the sessions folder again"),
+        Binding("space", "mark", "Mark", tooltip="Mark the selected session for compare (two at most)"),
+        Binding(
+            "c",
+            "compare",
+            "Compare",
+            tooltip="Compare the two marked sessions, a marked one with the selected one, or a fork with its parent",
+        ),
+        Binding("p", "parent", "Parent", show=False, tooltip="Go to the session the selected fork was forked from"),
         Binding(
             "R",
             "resume",
             "Resume",
+            show=False,
             tooltip="Resume the selected unfinished run: finished calls come from the recording, the rest live",
         ),
         Binding("D", "demo", "Demo", show=False, tooltip="Replay the demo session that ships with qflow"),
@@ -117,6 +133,10 @@ class SessionsScreen(Screen):
     SessionsScreen #sessions-table { height: 1fr; }
     SessionsScreen #sessions-empty { height: auto; padding: 1 2; display: none; }
     SessionsScreen #sessions-empty.-shown { display: block; }
+    SessionsScreen #sessions-parent {
+        height: 1; padding: 0 1; color: $accent; display: none; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    SessionsScreen #sessions-parent.-shown { display: block; }
     SessionsScreen #sessions-skipped { height: auto; max-height: 4; padding: 0 1; color: $warning; }
     """
 
@@ -136,6 +156,10 @@ class SessionsScreen(Screen):
         self.loaded = False
         self._loading_more = False
         self._keep: Path | None = None
+        self.marked: list[Path] = []
+        """Sessions marked for compare (space), the first marked first; two at most."""
+        self.depth: dict[Path, int] = {}
+        """How deep in the fork tree each shown session sits (0: at the top)."""
         self.sub_title = "sessions"
 
     @property
@@ -158,11 +182,12 @@ class SessionsScreen(Screen):
             id="sessions-search",
         )
         yield Static(id="sessions-where", markup=False)
+        yield Static(id="sessions-parent", markup=False)
         table: DataTable[Any] = DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static(id="sessions-empty", markup=False)
         yield Static(id="sessions-skipped", markup=False)
-        yield Footer(compact=True)
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()
@@ -171,9 +196,17 @@ class SessionsScreen(Screen):
     def _widths(self) -> dict[str, int]:
         """Fixed columns; the problem and the model share what is left of the width."""
         table = self.query_one(DataTable)
-        fixed = {"#": 4, "date": 16, "outcome": 23, "tokens": 6, "time": 6}
+        width = table.size.width or self.size.width or 100
+        # Narrow: the date without its year, the outcome cut, so the problem shows.
+        fixed = {
+            "#": 4,
+            "date": 16 if width >= 100 else 11,
+            "outcome": 23 if width >= 100 else 15,
+            "tokens": 6,
+            "time": 6,
+        }
         gaps = 2 * 7 + 1
-        room = max(20, (table.size.width or self.size.width or 100) - sum(fixed.values()) - gaps)
+        room = max(20, width - sum(fixed.values()) - gaps)
         # The problem first, up to 28 columns; the model up to 28; the problem the rest.
         model = max(10, min(28, room - 28))
         return {**fixed, "problem": max(10, room - model), "model": model}
@@ -254,28 +287,71 @@ class SessionsScreen(Screen):
 
         outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at else "")
         title = s.title if self.in_folder is not None or not s.folder else f"{s.folder}/ · {s.title}"
+        mark, where = self._fork_note(s)
+        cell = Text(mark, style=f"bold {colours.accent}", overflow="ellipsis", no_wrap=True)
+        cell.append(one_line(title))
+        model = Text(where, style=f"italic {colours.accent}") if where else Text(one_line(short_model(s.model)))
+        model.overflow, model.no_wrap = "ellipsis", True
+        marked = s.path in self.marked
+        number = ("●" if marked else "") + str(s.number or "")
         return [
-            Text(str(s.number or ""), justify="right"),
-            _human_time(s.created),
-            Text(one_line(title), overflow="ellipsis", no_wrap=True),
-            Text(one_line(short_model(s.model)), overflow="ellipsis", no_wrap=True),
+            Text(number, justify="right", style=f"bold {colours.accent}" if marked else ""),
+            _human_time(s.created)[5:] if self._widths()["date"] < 16 else _human_time(s.created),
+            cell,
+            model,
             Text(one_line(outcome), style=_outcome_style(s.outcome, colours)),
             Text(human_tokens(s.tokens), justify="right"),
             Text(human_duration(s.duration), justify="right"),
         ]
 
     def _append(self, sessions: list[SessionInfo]) -> None:
-        from ..palette import palette
-
-        colours = palette(self.app)
-        table = self.query_one(DataTable)
         known = {s.path for s in self.sessions}
+        self.sessions.extend(s for s in sessions if s.path not in known)
+        # A page may hold the parents of forks already shown: draw the tree again.
+        self.fill()
+
+    def _as_tree(self, sessions: list[SessionInfo]) -> list[SessionInfo]:
+        """The sessions in listing order with each fork moved under its parent
+        (depth first); a fork whose parent is not shown (deleted, filtered out,
+        on a later page) stays at the top, marked in its row."""
+        by_path = {str(s.path): s for s in sessions}
+        children: dict[str, list[SessionInfo]] = {}
+        roots: list[SessionInfo] = []
         for s in sessions:
-            if s.path in known:
-                continue
-            self.sessions.append(s)
-            table.add_row(*self._session_row(s, colours), key=str(s.path))
-        self._describe()
+            if s.parent and s.parent in by_path and s.parent != str(s.path):
+                children.setdefault(s.parent, []).append(s)
+            else:
+                roots.append(s)
+        out: list[SessionInfo] = []
+        self.depth = {}
+
+        def walk(s: SessionInfo, depth: int) -> None:
+            if s.path in self.depth:  # a loop of parents in hostile files
+                return
+            self.depth[s.path] = depth
+            out.append(s)
+            for child in children.get(str(s.path), []):
+                walk(child, depth + 1)
+
+        for s in roots:
+            walk(s, 0)
+        for s in sessions:  # only forks in a loop of parents are left
+            if s.path not in self.depth:
+                walk(s, 0)
+        return out
+
+    def _fork_note(self, s: SessionInfo) -> tuple[str, str]:
+        """A fork's row: the tree mark before its title and, in place of its model
+        (the recording of its parent), the step it branched at; a fork whose
+        parent is not shown says why."""
+        if not s.parent:
+            return "", ""
+        at = f"fork @{one_line(s.forked_at)}" if s.forked_at else "fork"
+        depth = self.depth.get(s.path, 0)
+        if depth > 0:
+            return "  " * (depth - 1) + "└ ", at
+        gone = not Path(s.parent).exists()
+        return "↳ ", f"{at} · {'parent deleted' if gone else 'parent not shown'}"
 
     def fill(self, keep: Path | None = None) -> None:
         """Show the loaded rows, keeping the cursor on ``keep``."""
@@ -288,6 +364,7 @@ class SessionsScreen(Screen):
         if keep is None:
             keep = self.selected.path if self.selected else None
         self._columns(table)
+        self.sessions = self._as_tree(self.sessions)
         for g in self.groups:
             name = g.benchmark or Path(g.folder).name
             table.add_row(
@@ -358,6 +435,27 @@ class SessionsScreen(Screen):
         return self.groups[row] if row is not None and row < len(self.groups) else None
 
     @on(DataTable.RowHighlighted)
+    def _show_parent(self) -> None:
+        """The selected fork's parent link, from its header."""
+        line = self.query_one("#sessions-parent", Static)
+        info = self.selected
+        if info is None or not info.parent:
+            line.remove_class("-shown")
+            return
+        from rich.text import Text
+
+        parent = Path(info.parent)
+        shown = next((s for s in self.sessions if str(s.path) == info.parent), None)
+        name = f"#{shown.number}" if shown is not None and shown.number else parent.name
+        at = f" at {info.forked_at}" if info.forked_at else ""
+        if not parent.exists():
+            name += " (deleted)"
+        text = Text(one_line(f"⑂ fork of {name}{at}  ·  p: go to it · c: compare"), no_wrap=True)
+        text.overflow = "ellipsis"
+        line.update(text)
+        line.add_class("-shown")
+
+    @on(DataTable.RowHighlighted)
     def _near_the_end(self, event: DataTable.RowHighlighted) -> None:
         """Load the next page when the cursor comes near the end of what is loaded."""
         if self._loading_more or len(self.sessions) >= self.total:
@@ -383,7 +481,7 @@ class SessionsScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open":
             return self.selected is not None or self.selected_group is not None
-        if action in ("delete", "export", "resume"):
+        if action in ("delete", "export", "resume", "mark", "parent"):
             return self.selected is not None
         return True
 
@@ -500,6 +598,47 @@ class SessionsScreen(Screen):
 
             plan, client = event.worker.result  # type: ignore[misc]
             self.app.push_screen(RunScreen(plan.problem, plan.config, client=client, own_client=True))
+
+    def action_mark(self) -> None:
+        info = self.selected
+        if info is None:
+            return
+        if info.path in self.marked:
+            self.marked.remove(info.path)
+        else:
+            self.marked = [*self.marked, info.path][-2:]
+        self.fill(info.path)
+
+    def action_compare(self) -> None:
+        from .compare import CompareScreen
+
+        info = self.selected
+        if len(self.marked) == 2:
+            a, b = self.marked
+        elif len(self.marked) == 1 and info is not None and info.path != self.marked[0]:
+            a, b = self.marked[0], info.path
+        elif info is not None and info.parent and Path(info.parent).exists():
+            a, b = Path(info.parent), info.path
+        else:
+            self.notify(
+                "Mark two sessions with space to compare them (or select a fork: c compares it with its parent).",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.app.push_screen(CompareScreen(a, b))
+
+    def action_parent(self) -> None:
+        info = self.selected
+        if info is None or not info.parent:
+            self.notify("The selected session is not a fork.", markup=False)
+            return
+        for row, s in enumerate(self.sessions):
+            if str(s.path) == info.parent:
+                self.query_one(DataTable).move_cursor(row=len(self.groups) + row)
+                return
+        where = "has been deleted" if not Path(info.parent).exists() else "is not in this listing"
+        self.notify(clean(f"Its parent {Path(info.parent).name} {where}."), severity="warning", markup=False)
 
     def action_back(self) -> None:
         """Escape: clears the search first (staying in the browser, the cursor

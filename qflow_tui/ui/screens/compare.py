@@ -1,0 +1,336 @@
+"""The compare screen: two sessions side by side (a fork and its parent, two
+workflows or two models on one problem). The steps each took with their
+decisions in two aligned columns, the row where they part marked; the final
+programs with a coloured diff; the Code Quality Checker's verdicts on the
+visible tests; calls, tokens and time per agent. What is compared comes from
+:func:`qflow_tui.core.steer.compare.compare_sessions`, as ``qflow compare``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
+
+from ...core.events import RunStarted
+from ...core.safe_text import clean, one_line
+from ..state import run_shape
+from ..widgets.footer import AppFooter
+
+#: The compare screen's tabs, in the order the number keys pick them.
+COMPARE_TABS = (
+    ("cmp-steps", "Steps"),
+    ("cmp-programs", "Programs"),
+    ("cmp-checks", "Visible tests"),
+    ("cmp-agents", "Agents"),
+)
+
+
+def _short_agents(data: Any) -> dict[str, str]:
+    """Each agent's short label from the run's first event (``CQC`` for the
+    Code Quality Checker), so a step fits half a narrow terminal."""
+    first = next((e for e in data.events if isinstance(e, RunStarted)), None)
+    if first is None:
+        return {}
+    return {a.role: a.short for a in run_shape(first).agents}
+
+
+def mark_words(mark: dict[str, Any] | None, agents: dict[str, str]) -> str:
+    """One step mark in few words: ``p0 self_debug:1 CQC: decision accept``."""
+    if mark is None:
+        return ""
+    prog = f"p{mark['progression']} " if mark["progression"] is not None else ""
+    role = mark["agent"] or ""
+    step = mark["step"] or "-"
+    # A step named after an agent is said by its short label: ``PG`` for
+    # program_generator's own work, ``PG›CQC`` for the check after it.
+    owner = agents.get(step)
+    if owner and role == step:
+        where = owner
+    elif owner:
+        where = f"{owner}›{agents.get(role, role)}"
+    else:
+        where = f"{step} {agents.get(role, role)}".strip()
+    what = "" if mark["what"] == "step" else f"{mark['what']} "
+    return one_line(f"{prog}{where}: {what}{mark['value']}")
+
+
+class CompareScreen(Screen):
+    """Two sessions side by side (see the module docstring)."""
+
+    BINDINGS = [
+        Binding("1", "show_tab('cmp-steps')", "Steps", show=False),
+        Binding("2", "show_tab('cmp-programs')", "Programs", show=False),
+        Binding("3", "show_tab('cmp-checks')", "Tests", show=False),
+        Binding("4", "show_tab('cmp-agents')", "Agents", show=False),
+        Binding("tab", "next_tab", "Next tab", key_display="1-4", tooltip="Steps, programs, visible tests, agents"),
+        Binding("d", "divergence", "Divergence", tooltip="Put the cursor on the row where the runs part"),
+        Binding("s", "swap", "Swap", tooltip="Swap A and B"),
+        Binding("a", "replay(0)", "Replay", key_display="a/b", tooltip="Replay session A (b: session B)"),
+        Binding("b", "replay(1)", "Replay B", show=False, tooltip="Replay session B"),
+        Binding("escape", "back", "Back", tooltip="Leave the comparison"),
+        Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow"),
+    ]
+
+    DEFAULT_CSS = """
+    CompareScreen { layout: vertical; }
+    CompareScreen #cmp-heads { height: auto; padding: 0 1; }
+    CompareScreen #cmp-heads.-error { color: $error; }
+    CompareScreen #cmp-tabs { height: 1fr; }
+    CompareScreen #cmp-tabs > ContentSwitcher { height: 1fr; }
+    CompareScreen TabPane { padding: 0; height: 1fr; }
+    CompareScreen DataTable { height: 1fr; }
+    CompareScreen #cmp-program-scroll { height: 1fr; }
+    CompareScreen #cmp-program { width: auto; padding: 0 1; }
+    """
+
+    def __init__(self, a: str | Path, b: str | Path) -> None:
+        super().__init__()
+        self.paths = (Path(a), Path(b))
+        self.result: dict[str, Any] | None = None
+        self.error: str | None = None
+        self.agents: dict[str, str] = {}
+        self.titles = ("", "")
+        self._load()
+
+    def _load(self) -> None:
+        from ...core.session import SessionError, read_session
+        from ...core.steer.compare import compare_sessions
+
+        try:
+            a, b = read_session(self.paths[0]), read_session(self.paths[1])
+        except SessionError as exc:
+            self.error = one_line(str(exc))
+            return
+        except Exception as exc:  # what a file holds must never take the app down
+            self.error = one_line(f"cannot compare these sessions ({type(exc).__name__}: {exc})")
+            return
+        self.result = compare_sessions(a, b)
+        self.agents = {**_short_agents(a), **_short_agents(b)}
+        self.titles = (one_line(a.title), one_line(b.title))
+        self.sub_title = one_line(f"compare · {a.title}", 200)
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="cmp-heads", markup=False)
+        with TabbedContent(id="cmp-tabs"):
+            with TabPane("Steps", id="cmp-steps"):
+                yield DataTable(id="cmp-steps-table", cursor_type="row", zebra_stripes=True)
+            with TabPane("Programs", id="cmp-programs"), VerticalScroll(id="cmp-program-scroll"):
+                yield Static(id="cmp-program", markup=False)
+            with TabPane("Visible tests", id="cmp-checks"):
+                yield DataTable(id="cmp-checks-table", cursor_type="row")
+            with TabPane("Agents", id="cmp-agents"):
+                yield DataTable(id="cmp-agents-table", cursor_type="row")
+        yield AppFooter()
+
+    def on_mount(self) -> None:
+        self.paint()
+        if self.result is not None:
+            self.query_one("#cmp-steps-table", DataTable).focus()
+            self.action_divergence()
+
+    def on_resize(self) -> None:
+        self.paint()
+
+    def paint(self) -> None:
+        heads = self.query_one("#cmp-heads", Static)
+        if self.error or self.result is None:
+            heads.update(f"✖ {self.error}\nPress Escape to go back.")
+            heads.add_class("-error")
+            return
+        self._paint_heads()
+        self._paint_steps()
+        self._paint_program()
+        self._paint_checks()
+        self._paint_agents()
+
+    def _palette(self) -> Any:
+        from ..palette import palette
+
+        return palette(self.app)
+
+    def _side_line(self, name: str, side: dict[str, Any], title: str) -> Text:
+        colours = self._palette()
+        outcome = str(side["outcome"] or "unfinished")
+        style = colours.success if outcome == "accepted" else colours.warning
+        text = Text()
+        text.append(f"{name} ", style="bold reverse")
+        text.append(f" {outcome.upper()}", style=f"bold {style}")
+        if side["accepted_at"]:
+            text.append(f" @ {one_line(str(side['accepted_at']))}")
+        parent = side.get("parent")
+        if isinstance(parent, dict):
+            parent = parent.get("session")
+        if parent:
+            text.append(one_line(f" · fork @ {side.get('forked_at')} of {Path(str(parent)).name}"), style="italic")
+        text.append(f" · {side['llm_calls']} calls · {side['duration']:.1f}s · ")
+        text.append(one_line(f"{side['workflow']} · {side['model']}"), style=colours.muted)
+        if not parent:
+            text.append(f" · {Path(str(side['session'])).name}", style=colours.muted)
+        return text
+
+    def _paint_heads(self) -> None:
+        assert self.result is not None
+        r = self.result
+        lines = [
+            self._side_line("A", r["a"], self.titles[0]),
+            self._side_line("B", r["b"], self.titles[1]),
+        ]
+        same = r["same_until"]
+        if r["divergence"] is None:
+            lines.append(Text(f"The two runs took the same {same} steps and decisions.", style="bold"))
+        else:
+            lines.append(Text(f"The same for {same} marks; they part at row {same + 1} (d).", style="bold"))
+        width = max(20, (self.size.width or 80) - 2)
+        for line in lines:
+            line.truncate(width, overflow="ellipsis")
+        self.query_one("#cmp-heads", Static).update(Text("\n").join(lines))
+
+    def _paint_steps(self) -> None:
+        assert self.result is not None
+        r = self.result
+        colours = self._palette()
+        table = self.query_one("#cmp-steps-table", DataTable)
+        row = table.cursor_row
+        table.clear(columns=True)
+        room = max(20, (self.size.width or 80) - 5 - 2 * 3 - 2)
+        half = room // 2
+        table.add_column("#", key="n", width=4)
+        table.add_column("A", key="a", width=half)
+        table.add_column("B", key="b", width=room - half)
+        steps_a, steps_b = r["a"]["steps"], r["b"]["steps"]
+        split = r["same_until"] if r["divergence"] is not None else None
+        for i in range(max(len(steps_a), len(steps_b))):
+            left = mark_words(steps_a[i] if i < len(steps_a) else None, self.agents)
+            right = mark_words(steps_b[i] if i < len(steps_b) else None, self.agents)
+            if split is not None and i == split:
+                number = Text(f"▶{i + 1}", style=f"bold {colours.warning}", justify="right")
+                cells = [Text(left, style=f"bold {colours.warning}"), Text(right, style=f"bold {colours.warning}")]
+            elif split is not None and i > split:
+                number = Text(str(i + 1), justify="right")
+                cells = [Text(left, style=colours.accent), Text(right, style=colours.accent)]
+            else:
+                number = Text(str(i + 1), justify="right", style=colours.muted)
+                cells = [Text(left), Text(right, style=colours.muted)]
+            for cell in cells:
+                cell.no_wrap, cell.overflow = True, "ellipsis"
+            table.add_row(number, *cells, key=str(i))
+        if row:
+            table.move_cursor(row=row)
+
+    def _paint_program(self) -> None:
+        assert self.result is not None
+        r = self.result
+        colours = self._palette()
+        widget = self.query_one("#cmp-program", Static)
+        if r["same_program"]:
+            program = clean(r["a"]["final_program"] or "")
+            title = Text("Both runs end with the same program:", style="bold")
+            body: Any = Syntax(program or "(no program)", "python", theme=colours.syntax_theme, line_numbers=True)
+        else:
+            title = Text("The final programs differ (unified diff, A → B):", style="bold")
+            body = Syntax(clean(r["program_diff"]).rstrip("\n"), "diff", theme=colours.syntax_theme)
+        widget.update(Group(title, body))
+
+    def _paint_checks(self) -> None:
+        assert self.result is not None
+        r = self.result
+        colours = self._palette()
+        table = self.query_one("#cmp-checks-table", DataTable)
+        table.clear(columns=True)
+        verdicts: dict[str, list[str]] = {}
+        for n, side in enumerate((r["a"], r["b"])):
+            for row in side.get("visible_checks") or []:
+                verdicts.setdefault(str(row["test"]), ["", ""])[n] = str(row["verdict"])
+        width = max(20, (self.size.width or 80) - 2 * 8 - 3 * 3 - 2)
+        table.add_column("visible test", key="test", width=width)
+        table.add_column("A", key="a", width=8)
+        table.add_column("B", key="b", width=8)
+
+        def verdict(value: str) -> Text:
+            style = colours.success if value == "pass" else colours.error if value else colours.muted
+            return Text(value or "—", style=f"bold {style}" if value else style)
+
+        for test, (va, vb) in verdicts.items():
+            table.add_row(Text(one_line(clean(test)), no_wrap=True, overflow="ellipsis"), verdict(va), verdict(vb))
+        if not verdicts:
+            table.add_row(Text("(no check of the visible tests in either run)", style=colours.muted), "", "")
+
+    def _paint_agents(self) -> None:
+        assert self.result is not None
+        r = self.result
+        table = self.query_one("#cmp-agents-table", DataTable)
+        table.clear(columns=True)
+        narrow = (self.size.width or 80) < 100
+        # "A #": A's calls.
+        table.add_column("agent", key="agent", width=10 if narrow else 24)
+        for side in ("A", "B"):
+            for what, width in (("#", 5), ("in", 7), ("out", 6), ("s", 6)):
+                table.add_column(f"{side} {what}", key=f"{side}{what}", width=width)
+        agents = sorted(set(r["a"]["agents"]) | set(r["b"]["agents"]))
+        for agent in agents:
+            cells: list[Any] = [Text(one_line(self.agents.get(agent, agent) if narrow else agent), no_wrap=True)]
+            for side in (r["a"], r["b"]):
+                row = side["agents"].get(agent)
+                if row is None:
+                    cells += [Text("—", justify="right")] * 4
+                    continue
+                cells += [
+                    Text(str(int(row["calls"])), justify="right"),
+                    Text(str(int(row["input"])), justify="right"),
+                    Text(str(int(row["output"])), justify="right"),
+                    Text(f"{row['seconds']:.2f}", justify="right"),
+                ]
+            table.add_row(*cells)
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.result is None and action not in ("back", "quit_app", "replay"))
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one("#cmp-tabs", TabbedContent).active = tab
+        table = {"cmp-steps": "#cmp-steps-table", "cmp-checks": "#cmp-checks-table", "cmp-agents": "#cmp-agents-table"}
+        if tab in table:
+            self.query_one(table[tab], DataTable).focus()
+        else:
+            self.query_one("#cmp-program-scroll", VerticalScroll).focus()
+
+    def action_next_tab(self) -> None:
+        tabs = [t for t, _ in COMPARE_TABS]
+        active = self.query_one("#cmp-tabs", TabbedContent).active
+        self.action_show_tab(tabs[(tabs.index(active) + 1) % len(tabs)] if active in tabs else tabs[0])
+
+    def action_divergence(self) -> None:
+        if self.result is None:
+            return
+        self.action_show_tab("cmp-steps")
+        table = self.query_one("#cmp-steps-table", DataTable)
+        table.move_cursor(row=min(self.result["same_until"], max(0, table.row_count - 1)))
+
+    def action_swap(self) -> None:
+        self.paths = (self.paths[1], self.paths[0])
+        self.result, self.error = None, None
+        self._load()
+        self.paint()
+
+    def action_replay(self, side: int) -> None:
+        from .replay import ReplayScreen
+
+        self.app.push_screen(ReplayScreen(self.paths[side]))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_quit_app(self) -> None:
+        self.app.exit()
