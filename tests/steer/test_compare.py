@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from conftest import Recorded
+    from steer_recorded import Recorded
 
 EDITED = (
     "def remove_Occ(s, ch):\n"

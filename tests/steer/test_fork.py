@@ -14,7 +14,7 @@ from qflow_tui.core.session.listing import session_info
 from qflow_tui.core.steer import branch_point
 
 if TYPE_CHECKING:
-    from conftest import Recorded
+    from steer_recorded import Recorded
 
 
 def _shape(events: list[Any]) -> list[tuple[Any, ...]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import SIZE
+from ui_app import SIZE
 from ui_steps import wait_until
 
 from qflow_tui.core.bench.runner import default_bench_folder, read_results

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SIZE
 from rich.text import Text
+from ui_app import SIZE
 from ui_steps import wait_until
 
 from qflow_tui.cli import main

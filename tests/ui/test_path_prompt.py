@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-from conftest import SIZE, build_app
+from ui_app import SIZE, build_app
 from ui_steps import finish_run, start_run, wait_until
 
 from qflow_tui.core.config import RunConfig

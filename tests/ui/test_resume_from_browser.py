@@ -9,7 +9,7 @@ import json
 import socket
 from pathlib import Path
 
-from conftest import SIZE
+from ui_app import SIZE
 from ui_fakes import InProcessSandbox
 from ui_steps import finish_run, wait_until
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import SIZE
+from ui_app import SIZE
 from ui_fakes import InProcessSandbox, load_responder
 from ui_steps import finish_run, start_run, wait_until
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import SIZE, build_app
+from ui_app import SIZE, build_app
 from ui_fakes import FreezingClient, load_responder
 from ui_steps import finish_run, start_run, step_to, wait_for_gate, wait_until
 

@@ -3,7 +3,7 @@ state of a field, zoom, replay arrows on every tab, q to quit, the palette."""
 
 from __future__ import annotations
 
-from conftest import SIZE, build_app
+from ui_app import SIZE, build_app
 from ui_steps import finish_run, start_run, wait_for_gate
 
 from qflow_tui.commands.demo import demo_session

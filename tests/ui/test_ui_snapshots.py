@@ -6,7 +6,7 @@ Toasts are cleared before a snapshot (they name session files)."""
 
 from __future__ import annotations
 
-from conftest import SIZE, WIDE, build_app
+from ui_app import SIZE, WIDE, build_app
 from ui_fakes import FreezingClient, always_wrong_client, load_responder
 from ui_steps import at_rest, finish_run, settle, start_run, step_to, wait_for_gate, wait_until
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import wf_streams
-from conftest import SIZE
+from ui_app import SIZE
 from wf_streams import AGENTCODER_AGENTS, PROBLEM, agentcoder_stream, codetree_stream, screen_text, write_session
 
 from qflow_tui.core import events as ev
@@ -253,8 +253,8 @@ class TestCodeTreeSnapshot:
 
 
 async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings():
-    from conftest import build_app
     from textual.widgets import Input, Select
+    from ui_app import build_app
 
     from qflow_tui.core.workflows import WORKFLOWS
     from qflow_tui.ui.screens.compose import ComposeScreen

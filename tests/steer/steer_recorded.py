@@ -1,0 +1,71 @@
+"""A recorded QualityFlow run of MBPP 11 (tests/scripts/mbpp11.py) made by a
+script model that logs every call it is asked, for forks to branch from."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "mbpp11"
+
+RESPONDER = """
+import importlib.util
+from pathlib import Path
+
+HERE = Path(__file__).parent
+spec = importlib.util.spec_from_file_location("mbpp11_story", {story!r})
+story = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(story)
+
+
+def respond(request):
+    with open(HERE / "live.log", "a") as log:
+        log.write(request["agent"] + "\\n")
+    return story.respond(request)
+"""
+
+
+def qflow(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+class Recorded:
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.responder = tmp / "responder.py"
+        self.responder.write_text(RESPONDER.format(story=str(ROOT / "tests" / "scripts" / "mbpp11.py")))
+        self.sessions = tmp / "sessions"
+        out = qflow(
+            "solve",
+            "--problem",
+            str(DATA / "problem.txt"),
+            "--tests",
+            str(DATA / "tests.py"),
+            "--model",
+            f"script/{self.responder}",
+            "--prompts",
+            "1",
+            "--session-dir",
+            str(self.sessions),
+            "--json",
+            cwd=tmp,
+        )
+        assert out.returncode == 0, out.stderr
+        self.summary = json.loads(out.stdout)
+        self.path = Path(self.summary["session"])
+        self.live_log.unlink()
+
+    @property
+    def live_log(self) -> Path:
+        return self.tmp / "live.log"
+
+    def qflow(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return qflow(*args, cwd=self.tmp)
+
+    def live_calls(self) -> list[str]:
+        return self.live_log.read_text().splitlines() if self.live_log.exists() else []
