@@ -19,6 +19,7 @@ from qflow_tui.core.config import RunConfig
 CANONICAL = Path(__file__).parents[2] / "bench" / "canonical_model.py"
 
 
+@pytest.mark.slow  # all 664 problems through qflow bench: run with -m slow (.ci/run does)
 def test_canonical_solutions_pass_every_humaneval_and_mbpp_problem(tmp_path):
     config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
     results = {}

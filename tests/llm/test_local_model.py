@@ -87,6 +87,7 @@ def check_protocol(result: dict, events: list[dict]) -> None:
     assert sum(result["stops"].values()) >= len(finished)
 
 
+@pytest.mark.slow  # a real model end to end: run with -m slow (.ci/run does)
 @needs_local
 def test_a_llama_cpp_server_through_the_openai_client(tmp_path):
     import xllamacpp
@@ -110,6 +111,7 @@ def test_a_llama_cpp_server_through_the_openai_client(tmp_path):
     check_protocol(result, events)
 
 
+@pytest.mark.slow  # a real model end to end: run with -m slow (.ci/run does)
 @needs_local
 def test_local_smollm2_runs_inside_qflow(tmp_path):
     result, events = solve(tmp_path, "--model", "local/smollm2")
@@ -118,6 +120,7 @@ def test_local_smollm2_runs_inside_qflow(tmp_path):
     assert any("a way to try the app offline" in n for n in notices)
 
 
+@pytest.mark.slow  # a real model end to end: run with -m slow (.ci/run does)
 @needs_local
 async def test_the_local_server_reports_its_window_and_refuses_what_cannot_fit():
     from qflow_tui.core.llm import LLMRequest
