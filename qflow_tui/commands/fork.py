@@ -57,6 +57,47 @@ def add_parser(sub: Any) -> None:
         const=False,
         help="the Code Quality Checker's verdict on STEP's program: reject it (no model call for it)",
     )
+    tests = p.add_argument_group(
+        "synthesized tests (taken into the kept set the self-debugger runs, at the first self-debug step "
+        "from STEP on); N is the test's number on the app's Tests tab, 1 for the first the run designed"
+    )
+    tests.add_argument(
+        "--keep-test",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="keep synthesized test N although the Test Quality Checker dropped it (repeatable)",
+    )
+    tests.add_argument(
+        "--drop-test",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="drop synthesized test N although the Test Quality Checker kept it (repeatable)",
+    )
+    tests.add_argument(
+        "--delete-test", type=int, action="append", default=[], metavar="N", help="delete synthesized test N"
+    )
+    tests.add_argument(
+        "--add-test",
+        action="append",
+        default=[],
+        metavar="ASSERT",
+        help="add a test to the kept set, e.g. 'assert f(1) == 2' (repeatable)",
+    )
+    tests.add_argument(
+        "--tests-file",
+        metavar="FILE",
+        help="replace every synthesized test by the asserts in FILE (all kept)",
+    )
+    p.add_argument(
+        "--statement-file",
+        metavar="FILE",
+        help="the problem statement the clarifier and the clarified generator read (from the first clarifier "
+        "step on); the other agents keep the original",
+    )
     add_run_options(p)
     p.add_argument("--session-dir", help="folder for the fork's session file (default: the user data folder)")
     p.add_argument("--json", action="store_true", help="print one JSON object with the result")
@@ -69,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.problem import Problem, ProblemError
     from ..core.session import SessionError, read_session
     from ..core.steer import ForkClient, ForkError, Steering, branch_point
+    from ..core.steer.steering import SteerError
     from .replay import recorded_config
     from .sessions import resolve_session_arg
     from .solve import InputError, read_text, run_headless
@@ -118,6 +160,12 @@ def run(args: argparse.Namespace) -> int:
         edits.append(
             f"quality verdict of progression {progression} at {args.at}: {'accept' if args.verdict else 'reject'}"
         )
+    try:
+        edits += _test_and_statement_edits(args, steering, data.events, problem.entry_point, path.name)
+    except (SteerError, InputError) as exc:
+        return fail(str(exc))
+    if (steering.has_test_edits() or steering.statement is not None) and workflow != "qualityflow":
+        return fail(f"edits at a fork are taken by the qualityflow workflow only, not {workflow}; fork without them")
     raw = data.header.get("config")
     recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
     live = args.model or str(data.header.get("model") or "")
@@ -155,6 +203,65 @@ def run(args: argparse.Namespace) -> int:
             f"their prompts) and were asked of {live}, the first: {client.live_before[0]}"
         )
     if steering:
-        left = ", ".join(f"{step} of progression {p}" for step, p in [*steering.programs, *steering.verdicts])
+        left = "; ".join(steering.pending())
         fail(f"an edit was not taken: the fork never reached where it applies ({left}); the run went another way")
     return code
+
+
+def synthesized_tests(events: list[Any]) -> list[str]:
+    """The run's synthesized tests in the order it designed them (the Tests tab's numbers, from 1)."""
+    out: list[str] = []
+    for e in events:
+        if e.kind == "tests_designed":
+            out += [t for t in e.tests if t not in out]
+    return out
+
+
+def _test_and_statement_edits(
+    args: argparse.Namespace, steering: Any, events: list[Any], entry_point: str, name: str
+) -> list[str]:
+    """Put the test and statement flags into ``steering``; the edits in words. Raises
+    SteerError / InputError (one line) for a number the session has no test for, a bad file."""
+    from ..core.steer.steering import SteerError, check_test, check_tests
+    from .solve import read_text
+
+    edits: list[str] = []
+    numbered = args.keep_test + args.drop_test + args.delete_test
+    designed = synthesized_tests(events) if numbered else []
+
+    def test(n: int, flag: str) -> str:
+        if not designed:
+            raise SteerError(f"{flag} {n}: {name} has no synthesized tests (its run designed none); use --tests-file")
+        if not 1 <= n <= len(designed):
+            raise SteerError(f"{flag} {n}: {name} has synthesized tests 1 to {len(designed)}")
+        return designed[n - 1]
+
+    for n in args.keep_test:
+        steering.test_verdicts[test(n, "--keep-test")] = True
+        edits.append(f"keep synthesized test {n}")
+    for n in args.drop_test:
+        t = test(n, "--drop-test")
+        if steering.test_verdicts.get(t):
+            raise SteerError(f"--drop-test {n}: test {n} is also given to --keep-test; choose one")
+        steering.test_verdicts[t] = False
+        edits.append(f"drop synthesized test {n}")
+    for n in args.delete_test:
+        steering.test_edits[test(n, "--delete-test")] = ""
+        edits.append(f"delete synthesized test {n}")
+    for text in args.add_test:
+        steering.added_tests.append(check_test(text, entry_point))
+        edits.append(f"add test {text.strip()}")
+    if args.tests_file:
+        if numbered or args.add_test:
+            raise SteerError(
+                "--tests-file replaces every synthesized test: give it without --keep/--drop/--delete/--add-test"
+            )
+        steering.tests = check_tests(read_text(args.tests_file, "tests"), entry_point, args.tests_file)
+        edits.append(f"synthesized tests replaced by {Path(args.tests_file).name} ({len(steering.tests)})")
+    if args.statement_file:
+        statement = read_text(args.statement_file, "statement")
+        if not statement.strip():
+            raise SteerError(f"{args.statement_file} is empty: write the statement the clarifier should read")
+        steering.statement = statement.strip()
+        edits.append(f"statement for the clarifier from {Path(args.statement_file).name}")
+    return edits

@@ -284,13 +284,19 @@ class Steered(Event):
     """A person changed what the workflow carries on with: who, what, from what, to what.
 
     ``what`` is ``program`` (the progression's program at ``step``, in place of
-    the agent's answer) or ``verdict`` (the Code Quality Checker's decision)."""
+    the agent's answer), ``verdict`` (the Code Quality Checker's decision),
+    ``test verdict`` (a synthesized test kept or dropped over the Test Quality
+    Checker), ``test`` (a synthesized test edited, added (``before`` empty) or
+    deleted (``after`` empty)), ``tests`` (every synthesized test replaced) or
+    ``statement`` (the problem statement the clarifier path reads)."""
 
     kind: ClassVar[str] = "steered"
     who: str = "user"
     what: str
     before: str = ""
     after: str = ""
+    test: str = ""
+    """The synthesized test a ``test verdict`` or ``test`` edit is about (its text before the edit)."""
 
 
 @dataclass(kw_only=True)

@@ -54,10 +54,12 @@ def clarifier_prompt(
     trajectory: str,
     check_feedback: str,
     debugged: bool,
+    statement: str | None = None,
 ) -> tuple[str, str]:
     """The clarifier's prompt for one attempt: variant ``attempt`` of the
     diversified clarifier prompts, filled with what the run learned.
-    ``debugged``: the self-debugger revised the program at least once."""
+    ``debugged``: the self-debugger revised the program at least once;
+    ``statement``: the statement as a person edited it (the problem's when None)."""
     cfg = ctx.config
     designed = bool(kept_tests or rejected_tests)
     evidence: list[str] = []
@@ -82,7 +84,7 @@ def clarifier_prompt(
         program_section += f"\n\nWhy it was not accepted:\n{check_feedback.strip()}"
     variants = ctx.prompts.variants(AGENT)
     return variants[(attempt - 1) % len(variants)].render(
-        statement=ctx.problem.statement,
+        statement=ctx.problem.statement if statement is None else statement,
         tests=tests_text(ctx),
         history=_history(ctx, designed, kept_tests, debugged),
         evidence="".join("\n\n" + section for section in evidence),
@@ -102,6 +104,7 @@ async def clarify(
     check_feedback: str,
     step: str,
     debugged: bool | None = None,
+    statement: str | None = None,
 ) -> str:
     if debugged is None:
         # The trajectory has a "passed:" entry for each epoch the debugger ran.
@@ -115,6 +118,7 @@ async def clarify(
         trajectory=trajectory,
         check_feedback=check_feedback,
         debugged=debugged,
+        statement=statement,
     )
     text = await ctx.call(ctx.request(AGENT, rendered, progression=progression, attempt=attempt), step=step)
     return extract_clarified(text)

@@ -27,11 +27,14 @@ def generator_prompt(ctx: RunContext, progression: int) -> tuple[str, str]:
     )
 
 
-def clarified_prompt(ctx: RunContext, attempt: int, clarified: str, rejected_program: str) -> tuple[str, str]:
-    """Line 23 of Algorithm 1, one prompt variant per clarifier attempt."""
+def clarified_prompt(
+    ctx: RunContext, attempt: int, clarified: str, rejected_program: str, statement: str | None = None
+) -> tuple[str, str]:
+    """Line 23 of Algorithm 1, one prompt variant per clarifier attempt (``statement``:
+    as a person edited it, the problem's when None)."""
     variants = ctx.prompts.variants(AGENT, "clarified")
     return variants[(attempt - 1) % len(variants)].render(
-        statement=ctx.problem.statement,
+        statement=ctx.problem.statement if statement is None else statement,
         clarified=clarified,
         tests=tests_text(ctx),
         rejected_program=rejected_program,
@@ -48,11 +51,18 @@ async def generate_program(ctx: RunContext, progression: int, *, step: str = "pr
 
 
 async def generate_clarified_program(
-    ctx: RunContext, progression: int, attempt: int, clarified: str, rejected_program: str, *, step: str
+    ctx: RunContext,
+    progression: int,
+    attempt: int,
+    clarified: str,
+    rejected_program: str,
+    *,
+    step: str,
+    statement: str | None = None,
 ) -> str:
     """Line 23 of Algorithm 1: generate again from the clarified statement,
     instructed to write a different implementation."""
-    rendered = clarified_prompt(ctx, attempt, clarified, rejected_program)
+    rendered = clarified_prompt(ctx, attempt, clarified, rejected_program, statement)
     text = await ctx.call(ctx.request(AGENT, rendered, progression=progression, attempt=attempt), step=step)
     program = extract_program(text, ctx.problem.entry_point)
     ctx.event(ProgramCandidate(step=step, agent=AGENT, progression=progression, program=program))

@@ -32,7 +32,7 @@ from ..context import RunContext
 from ..events import Decision, Notice
 from ..llm import LLMError
 from ..sandbox.report import SandboxReport
-from ..steer.steering import steered_program, steered_verdict
+from ..steer.steering import has_program, steered_program, steered_statement, steered_tests, steered_verdict
 from ..steps import StepId, StepOutcome
 from ..steps import step as enter_step
 from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
@@ -58,6 +58,8 @@ class Progression:
     """No failing synthesized test is left to debug against."""
     report: SandboxReport | None = None
     """The kept tests' results on ``current``, when already run."""
+    report_for: list[str] | None = None
+    """The kept tests ``report`` ran (a person's edit to the tests makes it stale)."""
     debug_result: str = ""
     """DebuggedCode: what self-debugging ended with; every clarifier attempt starts from it."""
     debug_check: CheckResult | None = None
@@ -134,6 +136,9 @@ def _stages(cfg: RunConfig) -> list[str]:
     ]
 
 
+#: The agent whose answer a person's program stands in for, by stage.
+_PRODUCER = {"program_generator": "program_generator", "self_debug": "self_debugger", "clarifier": "program_generator"}
+
 #: Why a progression's step was cancelled: another progression's acceptance decided the run.
 _STOPPED = "stopped: the rule no longer needs its result"
 
@@ -208,6 +213,8 @@ class _Run:
         self.cancelled: set[int] = set()
         self.stopped_early: list[str] = []
         """``progression (step)`` of work cancelled because the rule could no longer report it."""
+        self.statement = ctx.problem.statement
+        """The statement the clarifier path reads (a person may edit it)."""
 
     # -- one progression -----------------------------------------------------------
 
@@ -229,6 +236,12 @@ class _Run:
             return False
         gate = f"quality_check:{sid.name}"
         async with _step(self.ctx, sid, "code_quality_checker", detail=self.cfg.checker, gate=gate) as s:
+            # A person's program for this step, given once the step had answered: it is what gets checked.
+            edited = steered_program(self.ctx, s.name, p.index, p.current, _PRODUCER.get(sid.stage, sid.stage))
+            if edited is not None:
+                p.current, p.report = edited, None
+                if sid.stage == "program_generator":
+                    p.generated = edited
             verdict = steered_verdict(self.ctx, s.name, p.index)
             if verdict is None:
                 p.check = await check_program(self.ctx, p.current, progression=p.index, step=s.name)
@@ -256,35 +269,61 @@ class _Run:
         # Nothing more to do once another progression's acceptance beats anything this one could still do.
         return self.referee.out_of_the_race(p.index)
 
+    def _take_test_edits(self, tests: TestSet, step: str, progression: int) -> None:
+        """A person's pending edits to the synthesized tests, taken into the shared set."""
+        edit = steered_tests(self.ctx, tests.kept, tests.rejected, step, progression)
+        if edit.changed:
+            # New lists, not changed in place: a sandbox run of the old ones may be under way.
+            tests.kept, tests.rejected = edit.kept, edit.rejected
+            tests.why_none = "" if tests.kept else "a person left no synthesized test to debug against"
+
     async def _debug_epoch(self, p: Progression, epoch: int, tests: TestSet) -> bool:
         """Lines 16: one self-debug epoch; True when the program changed (and needs a check)."""
         ctx = self.ctx
         async with _step(ctx, StepId("self_debug", epoch=epoch, progression=p.index), "self_debugger") as s:
             step = s.name
+            self._take_test_edits(tests, step, p.index)
+            if p.report_for is not tests.kept:
+                # The tests changed since the last run (or never ran): run them again.
+                p.report, p.debug_exhausted = None, False
+            if has_program(ctx, step, p.index):
+                # A person's program ends this epoch in place of the debugger's answer.
+                p.current = steered_program(ctx, step, p.index, p.current, "self_debugger") or p.current
+                p.debugged, p.debug_exhausted = True, False
+                p.trajectory.append(f"epoch {epoch}: a person replaced the program")
+                p.report, p.report_for = None, None
+                if tests.kept:
+                    kept = tests.kept
+                    p.report = await run_synthesized_tests(
+                        ctx, p.current, kept, step=step, progression=p.index, after_fix=True
+                    )
+                    p.report_for = kept
+                    s.detail = f"program edited by a person: {p.report.passed}/{p.report.total} pass"
+                else:
+                    s.detail = "program edited by a person"
+                return True
             if p.debug_exhausted or not tests.kept:
                 p.debug_exhausted = True
                 s.outcome, s.detail = "skipped", tests.why_none or "all synthesized tests pass"
                 return False
             report = p.report
+            kept = tests.kept
             if report is None:
-                report = await run_synthesized_tests(ctx, p.current, tests.kept, step=step, progression=p.index)
+                report = await run_synthesized_tests(ctx, p.current, kept, step=step, progression=p.index)
+            p.report, p.report_for = report, kept
             if report.load_error is None and report.passed == report.total:
                 p.debug_exhausted = True
                 p.trajectory.append(f"epoch {epoch}: all {report.total} synthesized tests pass; nothing to debug")
                 s.outcome, s.detail = "skipped", "all synthesized tests pass"
                 return False
             feedback = execution_feedback(report)
-            edited = steered_program(ctx, step, p.index, p.current, "self_debugger")
-            p.current = (
-                edited if edited is not None else await debug(ctx, p.index, epoch, p.current, feedback, step=step)
-            )
+            p.current = await debug(ctx, p.index, epoch, p.current, feedback, step=step)
             p.debugged = True
             p.trajectory.append(f"epoch {epoch}: {report.passed}/{report.total} synthesized tests passed:\n{feedback}")
             # Run the kept tests on the fixed program at once: the user sees what
             # the fix achieved, and the next epoch starts from this report.
-            p.report = await run_synthesized_tests(
-                ctx, p.current, tests.kept, step=step, progression=p.index, after_fix=True
-            )
+            p.report = await run_synthesized_tests(ctx, p.current, kept, step=step, progression=p.index, after_fix=True)
+            p.report_for = kept
             s.detail = f"{report.passed}/{report.total} passed before, {p.report.passed}/{p.report.total} after"
         return True
 
@@ -323,6 +362,8 @@ class _Run:
             sid = StepId("clarifier", attempt=attempt, progression=p.index)
             p.at = step = sid.name
             async with _step(ctx, sid, "clarifier"):
+                if self.tests.task is not None and self.tests.task.done() and not self.tests.task.cancelled():
+                    self._take_test_edits(self.tests.task.result(), step, p.index)
                 edited = steered_program(ctx, step, p.index, p.debug_result, "program_generator")
                 p.current = edited if edited is not None else await self._clarify(p, attempt, step)
             p.report = None
@@ -334,10 +375,14 @@ class _Run:
     async def _clarify(self, p: Progression, attempt: int, step: str) -> str:
         """Lines 22-23: clarify the problem, then generate again from the clarified statement."""
         ctx = self.ctx
+        edited = steered_statement(ctx, step, p.index, self.statement)
+        if edited is not None:
+            self.statement = edited
         clarified = await clarify(
             ctx,
             p.index,
             attempt,
+            statement=self.statement,
             program=p.debug_result,
             kept_tests=self.tests_kept,
             rejected_tests=self.tests_rejected,
@@ -346,7 +391,9 @@ class _Run:
             debugged=p.debugged,
             step=step,
         )
-        return await generate_clarified_program(ctx, p.index, attempt, clarified, p.debug_result, step=step)
+        return await generate_clarified_program(
+            ctx, p.index, attempt, clarified, p.debug_result, step=step, statement=self.statement
+        )
 
     @property
     def tests_kept(self) -> list[str]:
