@@ -14,9 +14,6 @@ from typing import Any
 from . import fail
 from .solve import add_run_options
 
-#: The steps whose program an edit can stand in for (the stage before ``:``).
-PROGRAM_STAGES = ("program_generator", "self_debug", "clarifier")
-
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("fork", help="fork a saved session at a step, with edits", description=__doc__)
@@ -110,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.problem import Problem, ProblemError
     from ..core.session import SessionError, read_session
     from ..core.steer import ForkClient, ForkError, Steering, branch_point
-    from ..core.steer.steering import SteerError
+    from ..core.steer.steering import PROGRAM_STAGES, SteerError
     from .replay import recorded_config
     from .sessions import resolve_session_arg
     from .solve import InputError, read_text, run_headless

@@ -272,6 +272,8 @@ class RunState:
         self.tree: dict[str, SearchNode] = {}
         """The search tree's nodes by id, in the order they were first seen."""
         self.notices: list[tuple[str, str]] = []
+        self.steered: list[ev.Steered] = []
+        """A person's edits the run took, in order (the timeline shows each under its step)."""
         self.finished: ev.RunFinished | None = None
         self.failed: ev.RunFailed | None = None
         self.streaming: set[str] = set()
@@ -684,6 +686,13 @@ class RunState:
             seq=e.seq,
         )
 
+    def _on_steered(self, e: ev.Steered) -> None:
+        self.steered.append(e)
+
+    def steered_at(self, stage: str) -> list[ev.Steered]:
+        """The edits taken at ``stage`` (its check included)."""
+        return [e for e in self.steered if _stage_of(e.step) == stage]
+
     def _on_notice(self, e: ev.Notice) -> None:
         self.notices.append((e.level, e.message))
 
@@ -731,6 +740,7 @@ _HANDLERS: dict[type[ev.Event], Callable[[RunState, Any], None]] = {
     ev.TQCVerdict: RunState._on_tqc_verdict,
     ev.TreeNode: RunState._on_tree_node,
     ev.Notice: RunState._on_notice,
+    ev.Steered: RunState._on_steered,
     ev.RunFinished: RunState._on_run_finished,
     ev.RunFailed: RunState._on_run_failed,
 }

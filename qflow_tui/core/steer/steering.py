@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from ..context import RunContext
 
 
+#: The stages whose program a person's edit can stand in for (the step name before ``:``).
+PROGRAM_STAGES = ("program_generator", "self_debug", "clarifier")
+
+
 class SteerError(ValueError):
     """An edit that cannot be taken (one line for the user)."""
 
@@ -63,6 +67,18 @@ class Steering:
 
     def has_test_edits(self) -> bool:
         return bool(self.test_verdicts or self.test_edits or self.added_tests or self.tests is not None)
+
+    def brief(self) -> str:
+        """The edits not taken yet, in a few words for a status line ("program of p0, drop test ×2")."""
+        words = [f"program of p{p}" for _, p in self.programs]
+        words += [f"verdict of p{p}" for _, p in self.verdicts] + [f"verdict of p{p}" for p in self.next_verdicts]
+        words += ["tests replaced"] if self.tests is not None else []
+        words += ["keep test" if v else "drop test" for v in self.test_verdicts.values()]
+        words += ["edit test" if new else "delete test" for new in self.test_edits.values()]
+        words += ["add test"] * len(self.added_tests)
+        words += ["statement"] if self.statement is not None else []
+        counted = {w: words.count(w) for w in words}
+        return ", ".join(w if n == 1 else f"{w} ×{n}" for w, n in counted.items())
 
     def pending(self) -> list[str]:
         """The edits not taken yet, in words ("program of p0 at self_debug:1")."""

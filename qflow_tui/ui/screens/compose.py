@@ -15,6 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
 from ...core.config import CHECKERS, ConfigError, RunConfig
+from ...core.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
 from ...core.llm import LLMError
 from ...core.problem import Problem, ProblemError, make_problem
 from ...core.safe_text import clean
@@ -204,6 +205,15 @@ class ComposeScreen(Screen):
                             yield Label(_setting_label(setting.key), classes="field-label")
                         yield setting_widget(setting, getattr(cfg, setting.key))
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
+                with Vertical(classes="setting", id="setting-break-at") as box:
+                    box.tooltip = "Stop the run before these (comma-separated): " + "; ".join(BREAKPOINT_KINDS.values())
+                    yield Label("Break at", classes="field-label")
+                    yield Input(
+                        ", ".join(str(b) for b in app.breakpoints),
+                        placeholder="agent:self_debugger, decision:reject",
+                        id="break-at",
+                        compact=True,
+                    )
                 yield Label("Entry point", classes="field-label")
                 yield Input(
                     app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True
@@ -276,6 +286,12 @@ class ComposeScreen(Screen):
         entry = self.query_one("#entry-point", Input).value.strip() or None
         return make_problem(statement, tests, entry_point=entry)
 
+    def read_breakpoints(self) -> list[Breakpoint]:
+        """The "Break at" field: breakpoints in ``--break`` syntax, comma-separated.
+        Raises BreakpointError (one line) for one that cannot be read."""
+        text = self.query_one("#break-at", Input).value
+        return [Breakpoint.parse(part.strip()) for part in text.split(",") if part.strip()]
+
     def validate(self) -> tuple[Problem, RunConfig, object] | None:
         """Everything a run needs, or None after showing what is wrong."""
         try:
@@ -294,6 +310,11 @@ class ComposeScreen(Screen):
             config = self.read_config().validate()
         except ConfigError as exc:
             self.show_error(f"✗ {exc}")
+            return None
+        try:
+            self.read_breakpoints()
+        except BreakpointError as exc:
+            self.show_error(f"✗ {exc}", "break-at")
             return None
         client = qflow_app(self).client
         if client is None:
@@ -324,7 +345,7 @@ class ComposeScreen(Screen):
         stepping = self.query_one("#stepping", Checkbox).value
         own_client = qflow_app(self).client is None
         self.app.clear_notifications()  # the form's toasts do not belong over the run
-        breakpoints = qflow_app(self).breakpoints
+        breakpoints = self.read_breakpoints()
         self.app.push_screen(
             RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client, breakpoints=breakpoints)
         )

@@ -1,29 +1,36 @@
 """The run screen: one workflow run, live, in one cancellable worker, with a
-step gate the user opens one step at a time or lets run free."""
+step gate the user opens one step at a time or lets run free. While the gate
+holds the run, a person may edit what it carries on with (a program, the next
+quality verdict, the synthesized tests, the statement the clarifier reads): the
+edits go into the run's :class:`Steering` and the run takes them as it goes on.
+Breakpoints are set from the timeline (b at a step, B at its agent)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Header
+from textual.widgets import DataTable, Header, TabbedContent
 from textual.worker import Worker, WorkerState
 
 from ...core.config import RunConfig
 from ...core.events import Event
-from ...core.gate import StepGate
+from ...core.gate import Breakpoint, StepGate
 from ...core.llm.retry import RetryWaits
 from ...core.problem import Problem
 from ...core.runner import RunError, RunOutcome, run_workflow
 from ...core.safe_text import clean, one_line
+from ...core.steer.steering import PROGRAM_STAGES, SteerError, Steering, check_program, check_test
 from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
+from ..state import SynthTest
 from ..widgets.footer import AppFooter
 from ..widgets.run_view import RunView
+from ..widgets.timeline import Timeline
 
 _NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
@@ -37,6 +44,24 @@ class RunScreen(Screen):
         Binding("p", "pause", "Pause", tooltip="Pause before the next workflow step"),
         Binding("x", "cancel", "Cancel", tooltip="Cancel the run; the session is kept"),
         Binding("f", "fork", "Fork", tooltip="Fork the run where it stopped: a new run from here, with edits"),
+        # Edits at a stop (shown only while the gate holds the run).
+        Binding("e", "edit_program", "Edit", tooltip="Edit the program the stopped progression carries on with"),
+        Binding(
+            "a",
+            "override_verdict(True)",
+            "Verdict",
+            key_display="a/r",
+            tooltip="The stopped progression's next quality check: a accept, r reject (the same key again: undo)",
+        ),
+        Binding("r", "override_verdict(False)", "Reject", show=False),
+        Binding("k", "toggle_test_verdict", "Keep/drop", tooltip="Keep or drop the highlighted test over the TQC"),
+        Binding("t", "edit_test", "Edit test", tooltip="Edit the highlighted synthesized test"),
+        Binding("plus", "add_test", "Add", key_display="+", tooltip="Add a test to the kept synthesized tests"),
+        Binding("d", "delete_test", "Delete", tooltip="Delete the highlighted synthesized test"),
+        Binding("w", "edit_statement", "Statement", tooltip="Edit the problem statement the clarifier path reads"),
+        # Breakpoints from the timeline (shown while a timeline has the focus).
+        Binding("b", "toggle_breakpoint('step')", "Break", tooltip="Stop before the highlighted step (again: remove)"),
+        Binding("B", "toggle_breakpoint('agent')", "Break at agent", show=False, tooltip="Stop before its agent"),
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
         Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
@@ -62,13 +87,17 @@ class RunScreen(Screen):
         self.client = client
         self.own_client = own_client
         self.sandbox = sandbox
-        self.steering = steering
-        """A person's edits the run takes (a fork's, see core/steer)."""
+        self.steering: Steering = steering if isinstance(steering, Steering) else Steering()
+        """A person's edits the run takes: a fork's, and those put in while the gate holds the run."""
         self.header = header
         """Fields the session header adds (a fork names its parent)."""
         self.gate = StepGate(stepping=stepping, on_wait=self._gate_waiting, breakpoints=breakpoints)
         self.retry_waits = RetryWaits()
         """The retries the run waits to make; ``g`` gives them up."""
+        self._drafts: dict[str, str] = {}
+        """What a person wrote in an editor they left without taking it, by what it edits."""
+        self._gate_text = ""
+        """Where the gate holds the run (the status line adds the pending edits)."""
         self.session_path: Path | None = None
         self.running = False
         self.waiting_at: str | None = None
@@ -89,6 +118,9 @@ class RunScreen(Screen):
         self.running = True
         self.refresh_bindings()
         self.query_one(RunView).query_one("#run-tabs").focus()
+        for timeline in self.query(Timeline):
+            timeline.cursor = 0
+        self._mark_breakpoints()
         self.run_chosen_workflow()
 
     # -- the worker ------------------------------------------------------------------------
@@ -131,14 +163,20 @@ class RunScreen(Screen):
         if message.events is self._batch:
             self._batch = None
         view = self.query_one(RunView)
+        steered = False
         for event in message.events:
             view.apply(event)
+            steered = steered or event.kind == "steered"
             if event.kind == "notice":
                 self.notify(
                     clean(event.message),  # type: ignore[attr-defined]
                     severity=_NOTICE_SEVERITY.get(event.level, "information"),  # type: ignore[attr-defined, arg-type]
                     markup=False,
                 )
+        if steered:  # an edit was taken: the status line stops calling it pending
+            self._paint_gate()
+        if any(e.kind == "run_started" for e in message.events):
+            self._mark_breakpoints()  # the plan is known now: mark the breakpoints given at the start
 
     @on(GateWaiting)
     def _show_gate(self, message: GateWaiting) -> None:
@@ -146,9 +184,20 @@ class RunScreen(Screen):
         view = self.query_one(RunView)
         where = f" (p{message.progression})" if message.progression is not None else ""
         why = f"breakpoint {self.gate.stopped_by}: " if self.gate.stopped_by else ""
-        view.gate_status = f"⏸ {why}before {message.step}{where}"
+        self._paint_gate(f"⏸ {why}before {message.step}{where}")
         view.flush()
         self.refresh_bindings()
+
+    def _paint_gate(self, text: str | None = None) -> None:
+        """The status line: where the gate holds the run, and the edits not taken yet."""
+        if text is not None:
+            self._gate_text = text
+        line = self._gate_text
+        if self.running and self.steering:
+            # First: on a small screen the end of the line is cut, and this is what the next key acts on.
+            goes_on = " — continues on n/c" if self.stopped else " — taken where it applies"
+            line = f"✎ edit pending: {self.steering.brief()}{goes_on}" + (f" · {line}" if line else "")
+        self.query_one(RunView).gate_status = line
 
     @on(Worker.StateChanged)
     def _run_state_changed(self, event: Worker.StateChanged) -> None:
@@ -160,6 +209,7 @@ class RunScreen(Screen):
             return
         self.running = False
         self.waiting_at = None
+        self._gate_text = ""
         view = self.query_one(RunView)
         if self._batch is not None:  # events the message loop has not shown yet
             batch, self._batch = self._batch, None
@@ -198,11 +248,24 @@ class RunScreen(Screen):
                 timeout=8,
                 markup=False,
             )
+        if self.steering:
+            self.notify(
+                clean(f"Not taken (the run never reached where it applies): {'; '.join(self.steering.pending())}"),
+                title="Edit not taken",
+                severity="warning",
+                timeout=8,
+                markup=False,
+            )
         self.refresh_bindings()
 
     # -- actions ---------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _EDITS:
+            return self._can_edit(action)
+        if action == "toggle_breakpoint":
+            # A timeline the person sees (the band is hidden on a small screen, yet may hold the focus).
+            return self.running and isinstance(self.focused, Timeline) and self.focused.display
         if action == "step":
             return self.running and self.gate.stepping
         if action == "continue":
@@ -220,9 +283,9 @@ class RunScreen(Screen):
     async def action_step(self) -> None:
         if not self.running:
             return
-        view = self.query_one(RunView)
-        view.gate_status = f"▶ {self.waiting_at}" if self.waiting_at else "▶ stepping"
+        text = f"▶ {self.waiting_at}" if self.waiting_at else "▶ stepping"
         self.waiting_at = None
+        self._paint_gate(text)
         await self.gate.step()
         self.refresh_bindings()
 
@@ -230,7 +293,7 @@ class RunScreen(Screen):
         if not self.running:
             return
         self.waiting_at = None
-        self.query_one(RunView).gate_status = ""
+        self._paint_gate("")
         await self.gate.resume()
         self.refresh_bindings()
 
@@ -238,7 +301,7 @@ class RunScreen(Screen):
         if not self.running:
             return
         await self.gate.pause()
-        self.query_one(RunView).gate_status = "⏸ pausing at the next step…"
+        self._paint_gate("⏸ pausing at the next step…")
         self.refresh_bindings()
 
     def action_give_up_retry(self) -> None:
@@ -308,3 +371,260 @@ class RunScreen(Screen):
             Confirm("Quit while the run is going?", "The run is cancelled; its session is kept.", yes="Quit"),
             answered,
         )
+
+    # -- steering at a stop ----------------------------------------------------------------
+
+    @property
+    def stopped(self) -> bool:
+        """The gate holds the run (step mode or a breakpoint) before a step."""
+        return self.running and self.gate.stepping and self.gate.waiting_at is not None
+
+    def _stop_stage(self) -> tuple[str, int] | None:
+        """The stopped progression's step (its quality check's gate label read as the step)."""
+        at, p = self.gate.waiting_at, self.gate.waiting_progression
+        if at is None or p is None:
+            return None
+        return at.removeprefix("quality_check:"), p
+
+    def _tests_shown(self) -> bool:
+        return self.query_one(RunView).query_one("#run-tabs", TabbedContent).active == "tab-tests"
+
+    def _highlighted_test(self) -> SynthTest | None:
+        state = self.query_one(RunView).state
+        row = self.query_one(RunView).query_one("#tests-grid", DataTable).cursor_row
+        return state.synth[row] if 0 <= row < len(state.synth) else None
+
+    def _can_edit(self, action: str) -> bool:
+        """Edit keys are offered only while the gate holds a QualityFlow run (the
+        workflow that takes them); the test keys only on the Tests tab."""
+        if not self.stopped or self.config.workflow != "qualityflow":
+            return False
+        if action in ("edit_program", "override_verdict"):
+            where = self._stop_stage()
+            return where is not None and where[0].partition(":")[0] in PROGRAM_STAGES
+        if action in ("toggle_test_verdict", "edit_test", "delete_test"):
+            return self._tests_shown() and self.config.epochs > 0 and self._highlighted_test() is not None
+        if action == "add_test":
+            return self._tests_shown() and self.config.epochs > 0
+        return action == "edit_statement" and self.config.clarify > 0
+
+    def _edited(self, message: str) -> None:
+        self.notify(clean(message), markup=False)
+        self._paint_gate()
+
+    def _edit(self, key: str, title: str, text: str, check: Any, take: Any, language: str | None = "python") -> None:
+        """Open the editor on ``text`` (or the draft left for ``key``); ``take`` gets what was taken."""
+        from .steer_edit import SteerEditScreen
+
+        def done(result: tuple[bool, str] | None) -> None:
+            if result is None:
+                return
+            taken, text = result
+            if not taken:
+                self._drafts[key] = text
+                return
+            self._drafts.pop(key, None)
+            if not self.stopped:  # the run went on (or ended) while the editor was open
+                self.notify("The run is no longer stopped: the edit was not taken.", severity="warning")
+                self._drafts[key] = text
+                return
+            take(text)
+
+        self.app.push_screen(SteerEditScreen(title, self._drafts.get(key, text), check, language=language), done)
+
+    def action_edit_program(self) -> None:
+        where = self._stop_stage()
+        if where is None or not self._can_edit("edit_program"):
+            return
+        step, p = where
+        checking = (self.gate.waiting_at or "").startswith("quality_check:")
+        current = self.query_one(RunView).state.current_program(p)
+        text = self.steering.programs.get((step, p)) or (current[1] if current else "")
+        how = f"checked in place of {step}'s answer" if checking else f"in place of the agent's answer at {step}"
+        if not checking and step == "program_generator":
+            how = "in place of the program generator's answer"
+
+        def take(program: str) -> None:
+            self.steering.programs[(step, p)] = program
+            self._edited(f"Program of p{p} edited: the run carries on with it from {step}.")
+
+        self._edit(f"program:{step}:{p}", f"Program of p{p}, {how}", text, check_program, take)
+
+    def action_override_verdict(self, accept: bool) -> None:
+        where = self._stop_stage()
+        if where is None or not self._can_edit("override_verdict"):
+            return
+        p = where[1]
+        word = "accept" if accept else "reject"
+        if self.steering.next_verdicts.get(p) is accept:
+            del self.steering.next_verdicts[p]
+            self._edited(f"Override undone: the checker decides p{p}'s next check.")
+            return
+        self.steering.next_verdicts[p] = accept
+        self._edited(f"p{p}'s next quality check: {word} (the checker is not asked).")
+
+    def action_toggle_test_verdict(self) -> None:
+        test = self._highlighted_test()
+        if test is None or not self._can_edit("toggle_test_verdict"):
+            return
+        if test.test in self.steering.test_verdicts:
+            del self.steering.test_verdicts[test.test]
+            self._edited("Undone: the Test Quality Checker's verdict stands.")
+            return
+        if test.verdict not in ("kept", "rejected"):
+            self.notify("The Test Quality Checker has not judged this test yet.", severity="warning")
+            return
+        keep = test.verdict == "rejected"
+        self.steering.test_verdicts[test.test] = keep
+        self._edited(f"Test {'kept' if keep else 'dropped'} over the TQC: {one_line(test.test, 60)}")
+
+    def _entry_point(self) -> str:
+        return self.problem.entry_point
+
+    def action_edit_test(self) -> None:
+        test = self._highlighted_test()
+        if test is None or not self._can_edit("edit_test"):
+            return
+        original = test.test
+
+        def take(new: str) -> None:
+            if new.strip() == original.strip():
+                self.steering.test_edits.pop(original, None)
+                self._edited("The test is as it was: no edit.")
+                return
+            self.steering.test_edits[original] = new
+            self._edited(f"Test edited (kept): {one_line(new, 60)}")
+
+        self._edit(
+            f"test:{original}",
+            "A synthesized test (an edited test is kept: you are its judge)",
+            self.steering.test_edits.get(original) or original,
+            lambda text: check_test(text, self._entry_point()),
+            take,
+        )
+
+    def action_delete_test(self) -> None:
+        test = self._highlighted_test()
+        if test is None or not self._can_edit("delete_test"):
+            return
+        if self.steering.test_edits.get(test.test) == "":
+            del self.steering.test_edits[test.test]
+            self._edited("Undone: the test is not deleted.")
+            return
+        self.steering.test_edits[test.test] = ""
+        self._edited(f"Test deleted: {one_line(test.test, 60)}")
+
+    def action_add_test(self) -> None:
+        if not self._can_edit("add_test"):
+            return
+
+        def take(new: str) -> None:
+            self.steering.added_tests.append(new)
+            self._edited(f"Test added (kept): {one_line(new, 60)}")
+
+        self._edit(
+            "test:new",
+            "A test to add to the kept synthesized tests",
+            f"assert {self._entry_point()}(...) == ...",
+            lambda text: check_test(text, self._entry_point()),
+            take,
+        )
+
+    def action_edit_statement(self) -> None:
+        if not self._can_edit("edit_statement"):
+            return
+        original = self.problem.statement
+
+        def check(text: str) -> str:
+            if not text.strip():
+                raise SteerError("the statement is empty: write the statement the clarifier should read")
+            return text.strip()
+
+        def take(new: str) -> None:
+            if new == original.strip():
+                self.steering.statement = None
+                self._edited("The statement is as it was: no edit.")
+                return
+            self.steering.statement = new
+            self._edited("Statement edited: the clarifier and the clarified generator read it.")
+
+        self._edit(
+            "statement",
+            "The problem statement the clarifier path reads (the other agents keep the original)",
+            self.steering.statement or original,
+            check,
+            take,
+            language=None,
+        )
+
+    # -- breakpoints from the timeline -----------------------------------------------------
+
+    def on_descendant_focus(self, _event: events.DescendantFocus) -> None:
+        self.refresh_bindings()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_shown(self, _event: TabbedContent.TabActivated) -> None:
+        self.refresh_bindings()
+
+    @on(DataTable.RowHighlighted, "#tests-grid")
+    def _test_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self.refresh_bindings()
+
+    @on(Timeline.Highlighted)
+    def _step_highlighted(self, event: Timeline.Highlighted) -> None:
+        for timeline in self.query(Timeline):
+            if timeline is not event.timeline:
+                timeline.cursor = event.timeline.cursor
+
+    def action_toggle_breakpoint(self, kind: str) -> None:
+        timeline = self.focused
+        if not self.check_action("toggle_breakpoint", ()) or not isinstance(timeline, Timeline):
+            return
+        if timeline.highlighted is None:
+            return
+        step = timeline.highlighted
+        value = step
+        if kind == "agent":
+            agents = self.query_one(RunView).state.plan_step(step).agents
+            if not agents:
+                self.notify(f"No agent works in {step}: press b to stop before the step.", severity="warning")
+                return
+            value = agents[0]
+        point = Breakpoint(kind, value)
+        if point in self.gate.breakpoints:
+            self.gate.breakpoints.remove(point)
+            self.notify(f"Breakpoint removed: {point}.", markup=False)
+        else:
+            self.gate.breakpoints.append(point)
+            where = f"each {value} step" if kind == "agent" else value
+            self.notify(f"Breakpoint set: {point}. The run stops before {where}.", markup=False)
+        self._mark_breakpoints()
+
+    def _mark_breakpoints(self) -> None:
+        """Mark the timeline rows a breakpoint stops before (● at the step)."""
+        state = self.query_one(RunView).state
+        points = self.gate.breakpoints
+        steps = {b.value for b in points if b.kind == "step"}
+        agents = {b.value for b in points if b.kind == "agent"}
+        marks = frozenset(
+            s
+            for s in state.planned_stages()
+            if s in steps or s.partition(":")[0] in steps or bool(agents & set(state.plan_step(s).agents[:1]))
+        )
+        for timeline in self.query(Timeline):
+            timeline.marks = marks
+            timeline.update_from(state, self.query_one(RunView).progression)
+
+
+#: The actions that edit what a stopped run carries on with.
+_EDITS = frozenset(
+    {
+        "edit_program",
+        "override_verdict",
+        "toggle_test_verdict",
+        "edit_test",
+        "delete_test",
+        "add_test",
+        "edit_statement",
+    }
+)

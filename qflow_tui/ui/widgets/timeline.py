@@ -3,12 +3,18 @@ each cell saying how that step went and what the Quality Checker decided."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import Static
 
+from ...core import events as ev
+from ...core.safe_text import one_line
 from ..palette import Palette, palette
 from ..state import RunState, StageCell
 
@@ -49,8 +55,48 @@ def _pad(text: Text, width: int) -> Text:
     return text
 
 
-def render_timeline(state: RunState, selected: int, colours: Palette, side_by_side: bool = False) -> RenderableType:
-    """Rows of fixed-width cells (a shared step's detail runs across the columns)."""
+def steered_words(e: ev.Steered) -> str:
+    """What a person's edit changed, in a few words for its timeline row."""
+    test = one_line(e.test or e.after or e.before, 50)
+    if e.what == "program":
+        return "program replaced"
+    if e.what == "verdict":
+        return f"quality verdict: {e.after}"
+    if e.what == "test verdict":
+        return f"test {e.after}: {test}"
+    if e.what == "test":
+        change = "added" if not e.before else "deleted" if not e.after else "edited"
+        return f"test {change}: {one_line(e.after or e.before, 50)}"
+    if e.what == "tests":
+        return f"synthesized tests replaced ({len(e.after.splitlines())})"
+    if e.what == "statement":
+        return "statement edited (for the clarifier)"
+    return e.what
+
+
+def _steered_row(e: ev.Steered, colours: Palette) -> Text:
+    row = Text("    ✎ ", style=f"bold {colours.accent}")
+    row.append("steered ", style=f"bold {colours.accent}")
+    if e.progression is not None:
+        row.append(f"p{e.progression} ", style="bold")
+    row.append(steered_words(e))
+    row.append(f"  by {e.who}", style=colours.muted)
+    row.no_wrap = True
+    row.overflow = "ellipsis"
+    return row
+
+
+def render_timeline(
+    state: RunState,
+    selected: int,
+    colours: Palette,
+    side_by_side: bool = False,
+    cursor: int | None = None,
+    marks: frozenset[str] = frozenset(),
+) -> RenderableType:
+    """Rows of fixed-width cells (a shared step's detail runs across the columns);
+    under a step, a row for each edit a person made there. ``cursor``: the
+    highlighted step row; ``marks``: steps with a breakpoint (●)."""
     n = state.progressions
     lines: list[Text] = []
     head = Text()
@@ -62,11 +108,17 @@ def render_timeline(state: RunState, selected: int, colours: Palette, side_by_si
         head.append_text(_pad(Text(f"p{p}", style=style), CELL_WIDTH))
     lines.append(head)
     finished = state.done
-    for stage in stages:
+    for row, stage in enumerate(stages):
         current = stage == state.current_step and not finished
         line = Text()
-        line.append("▶ " if current else "  ", style=f"bold {colours.accent}")
-        line.append_text(_pad(Text(stage, style=f"bold {colours.accent}" if current else ""), width))
+        if stage in marks:
+            line.append("● ", style=f"bold {colours.error}")
+        else:
+            line.append("▶ " if current else "  ", style=f"bold {colours.accent}")
+        name_style = f"bold {colours.accent}" if current else ""
+        if row == cursor:
+            name_style = f"{name_style} reverse".strip()
+        line.append_text(_pad(Text(stage, style=name_style), width))
         if state.is_shared(stage):
             cell = state.cells.get((stage, None)) or state.cells.get((stage, 0))
             if cell is None:
@@ -86,6 +138,10 @@ def render_timeline(state: RunState, selected: int, colours: Palette, side_by_si
         line.no_wrap = True
         line.overflow = "ellipsis"
         lines.append(line)
+        lines += [_steered_row(e, colours) for e in state.steered_at(stage)]
+    lines += [
+        _steered_row(e, colours) for e in state.steered if (e.step or "").removeprefix("quality_check:") not in stages
+    ]
     decisions = decision_lines(state, selected, colours)
     if side_by_side:
         grid = Table.grid(padding=(0, 3))
@@ -125,20 +181,80 @@ def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Tex
 
 class Timeline(VerticalScroll, can_focus=True):
     """The workflow's plan as it runs: the current step highlighted, finished steps marked.
-    As a band across a wide screen, the decisions sit beside the steps."""
+    As a band across a wide screen, the decisions sit beside the steps.
+
+    A live run's screen gives it a ``cursor``: up and down then move a highlight
+    over the step rows (to set a breakpoint there) instead of scrolling."""
 
     ALLOW_MAXIMIZE = True
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
     containers refuse by default."""
 
+    BINDINGS = [
+        Binding("up", "move_cursor(-1)", "Previous step", show=False),
+        Binding("down", "move_cursor(1)", "Next step", show=False),
+    ]
+
+    @dataclass
+    class Highlighted(Message):
+        """The step row under the cursor changed."""
+
+        timeline: Timeline
+        step: str
+
     def __init__(self, *, side_by_side: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.side_by_side = side_by_side
+        self.cursor: int | None = None
+        """The highlighted step row; None: no cursor (up and down scroll)."""
+        self.marks: frozenset[str] = frozenset()
+        """Steps with a breakpoint, marked ●."""
+        self._state: RunState | None = None
+        self._selected = 0
 
     def compose(self):
         yield Static(id="timeline-body")
 
+    @property
+    def highlighted(self) -> str | None:
+        """The step under the cursor."""
+        stages = self._state.planned_stages() if self._state is not None else []
+        if self.cursor is None or not stages:
+            return None
+        return stages[min(self.cursor, len(stages) - 1)]
+
     def update_from(self, state: RunState, selected: int) -> None:
+        self._state, self._selected = state, selected
         self.query_one("#timeline-body", Static).update(
-            render_timeline(state, selected, palette(self.app), self.side_by_side)
+            render_timeline(
+                state,
+                selected,
+                palette(self.app),
+                self.side_by_side,
+                # The highlight shows where b would set a breakpoint: only while the keys reach it.
+                self.cursor if self.has_focus else None,
+                self.marks,
+            )
         )
+
+    def _repaint(self) -> None:
+        if self._state is not None and self.cursor is not None:
+            self.update_from(self._state, self._selected)
+
+    def on_focus(self) -> None:
+        self._repaint()
+
+    def on_blur(self) -> None:
+        self._repaint()
+
+    def action_move_cursor(self, delta: int) -> None:
+        stages = self._state.planned_stages() if self._state is not None else []
+        if self.cursor is None or not stages:
+            # No cursor (a replay, the run's end): the keys scroll, as they always did.
+            (self.scroll_up if delta < 0 else self.scroll_down)()
+            return
+        self.cursor = max(0, min(len(stages) - 1, self.cursor + delta))
+        self.update_from(self._state or RunState(), self._selected)
+        step = self.highlighted
+        if step is not None:
+            self.post_message(self.Highlighted(self, step))

@@ -1,0 +1,70 @@
+"""A dialog with a text editor for one edit at a stopped run: a program (python,
+syntax-checked before it is taken), a synthesized test, or the problem statement.
+
+It dismisses with ``(taken, text)``: ``taken`` is False when the person left
+without taking the edit, and ``text`` is what they wrote all the same, so the
+run screen can offer it again next time (nothing a person wrote is lost)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static, TextArea
+
+from ...core.safe_text import one_line
+from ...core.steer.steering import SteerError
+from ..palette import palette
+
+#: What the hint under the editor says until a check fails.
+_HINT = "ctrl+s take the edit · Escape leave it (kept as a draft)"
+
+
+class SteerEditScreen(ModalScreen[tuple[bool, str]]):
+    """Edit ``text``; ``check`` turns it into what is taken or raises SteerError (one line)."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "take", "Take the edit", priority=True),
+        # Priority: the code editor would otherwise take Escape to move the focus.
+        Binding("escape", "leave", "Leave", priority=True, tooltip="Leave without taking the edit (kept as a draft)"),
+    ]
+
+    def __init__(self, title: str, text: str, check: Callable[[str], str], *, language: str | None = "python") -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+        self.check = check
+        self.language = language
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="steer-edit", classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title", markup=False)
+            if self.language:
+                yield TextArea.code_editor(self.text, language=self.language, id="steer-editor")
+            else:
+                yield TextArea(self.text, id="steer-editor", soft_wrap=True, tab_behavior="focus")
+            yield Static(_HINT, id="steer-error", classes="dialog-hint", markup=False)
+
+    def on_mount(self) -> None:
+        editor = self.query_one("#steer-editor", TextArea)
+        theme = palette(self.app).editor_theme
+        if theme in editor.available_themes:
+            editor.theme = theme
+        editor.focus()
+
+    def action_take(self) -> None:
+        text = self.query_one("#steer-editor", TextArea).text
+        try:
+            taken = self.check(text)
+        except SteerError as exc:
+            error = self.query_one("#steer-error", Static)
+            error.update(f"✗ {one_line(str(exc), 200)}")
+            error.add_class("-error")
+            return
+        self.dismiss((True, taken))
+
+    def action_leave(self) -> None:
+        self.dismiss((False, self.query_one("#steer-editor", TextArea).text))
