@@ -233,13 +233,19 @@ def _test_and_statement_edits(
             raise SteerError(f"{flag} {n}: {name} has synthesized tests 1 to {len(designed)}")
         return designed[n - 1]
 
+    verdicts = {e.test: e.verdict for e in events if e.kind == "tqc_verdict"}
     for n in args.keep_test:
-        steering.test_verdicts[test(n, "--keep-test")] = True
+        t = test(n, "--keep-test")
+        if verdicts.get(t) != "rejected":
+            raise SteerError(f"--keep-test {n}: the Test Quality Checker did not drop test {n}; keep a test it dropped")
+        steering.test_verdicts[t] = True
         edits.append(f"keep synthesized test {n}")
     for n in args.drop_test:
         t = test(n, "--drop-test")
         if steering.test_verdicts.get(t):
             raise SteerError(f"--drop-test {n}: test {n} is also given to --keep-test; choose one")
+        if verdicts.get(t) == "rejected":
+            raise SteerError(f"--drop-test {n}: the Test Quality Checker dropped test {n} already")
         steering.test_verdicts[t] = False
         edits.append(f"drop synthesized test {n}")
     for n in args.delete_test:

@@ -195,6 +195,9 @@ class SynthTest:
     detail: str = ""
     results: dict[int, dict[str, Any]] = field(default_factory=dict)
     """Last execution result against each progression's program, keyed by progression."""
+    steered: str = ""
+    """What a person made of it: ``kept`` or ``rejected`` over the TQC, ``edited``,
+    ``deleted``, ``replaced``; ``written`` for a test a person added (empty: untouched)."""
 
 
 @dataclass
@@ -688,6 +691,32 @@ class RunState:
 
     def _on_steered(self, e: ev.Steered) -> None:
         self.steered.append(e)
+        if e.what == "test verdict":
+            self._steer_test(e.test, e.after)
+        elif e.what == "test":
+            if e.before:
+                self._steer_test(e.before, "edited" if e.after else "deleted")
+            if e.after:
+                self._written_test(e.after)
+        elif e.what == "tests":
+            for t in self.synth:
+                if t.source == "designed" and not t.steered:
+                    t.steered = "replaced"
+            for test in e.after.splitlines():
+                self._written_test(test)
+
+    def _steer_test(self, test: str, what: str) -> None:
+        idx = self._synth_index.get(test.strip())
+        if idx is not None:
+            self.synth[idx].steered = what
+
+    def _written_test(self, test: str) -> None:
+        """A test a person wrote: a row of its own on the Tests tab."""
+        key = test.strip()
+        if key not in self._synth_index:
+            self._synth_index[key] = len(self.synth)
+            self.synth.append(SynthTest(test=test, round=0, source="person"))
+        self.synth[self._synth_index[key]].steered = "written"
 
     def steered_at(self, stage: str) -> list[ev.Steered]:
         """The edits taken at ``stage`` (its check included)."""

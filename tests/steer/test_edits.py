@@ -144,7 +144,9 @@ def test_test_and_statement_mistakes_are_one_line(recorded: Recorded) -> None:
         return out.stderr
 
     assert "has synthesized tests 1 to 10" in fails("--keep-test", "11")
-    assert "is also given to --keep-test" in fails("--keep-test", "3", "--drop-test", "3")
+    assert "is also given to --keep-test" in fails("--keep-test", "10", "--drop-test", "10")
+    assert "did not drop test 3; keep a test it dropped" in fails("--keep-test", "3")
+    assert "dropped test 9 already" in fails("--drop-test", "9")
     assert "does not call remove_Occ()" in fails("--add-test", "assert len('a') == 1")
     bad = recorded.tmp / "bad.py"
     bad.write_text("print('hi')\n")

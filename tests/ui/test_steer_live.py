@@ -199,6 +199,18 @@ async def test_tests_tab_keys_keep_drop_edit_add_and_delete_synthesized_tests() 
             [("test verdict", "rejected"), ("test verdict", "kept"), ("test", ""), ("test", edited), ("test", added)]
         )
         assert "test deleted" in _timeline_text(screen)
+        # The Tests tab says what a person made of each test, over the TQC's verdict.
+        marks = {t.test: t.steered for t in view.state.synth if t.steered}
+        assert marks == {
+            synth[0]: "rejected",
+            synth[9]: "kept",
+            synth[1]: "deleted",
+            synth[2]: "edited",
+            edited: "written",
+            added: "written",
+        }
+        cell = str(view.query_one("#tests-grid").get_cell_at((0, 1)))
+        assert cell == "✎ rejected"
 
 
 async def test_w_edits_the_statement_the_clarifier_path_reads() -> None:

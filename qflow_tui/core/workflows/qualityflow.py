@@ -269,9 +269,10 @@ class _Run:
         # Nothing more to do once another progression's acceptance beats anything this one could still do.
         return self.referee.out_of_the_race(p.index)
 
-    def _take_test_edits(self, tests: TestSet, step: str, progression: int) -> None:
-        """A person's pending edits to the synthesized tests, taken into the shared set."""
-        edit = steered_tests(self.ctx, tests.kept, tests.rejected, step, progression)
+    def _take_test_edits(self, tests: TestSet, step: str) -> None:
+        """A person's pending edits to the synthesized tests, taken into the set every
+        progression shares (so their events belong to the whole run, not to a progression)."""
+        edit = steered_tests(self.ctx, tests.kept, tests.rejected, step, None)
         if edit.changed:
             # New lists, not changed in place: a sandbox run of the old ones may be under way.
             tests.kept, tests.rejected = edit.kept, edit.rejected
@@ -282,7 +283,7 @@ class _Run:
         ctx = self.ctx
         async with _step(ctx, StepId("self_debug", epoch=epoch, progression=p.index), "self_debugger") as s:
             step = s.name
-            self._take_test_edits(tests, step, p.index)
+            self._take_test_edits(tests, step)
             if p.report_for is not tests.kept:
                 # The tests changed since the last run (or never ran): run them again.
                 p.report, p.debug_exhausted = None, False
@@ -363,7 +364,7 @@ class _Run:
             p.at = step = sid.name
             async with _step(ctx, sid, "clarifier"):
                 if self.tests.task is not None and self.tests.task.done() and not self.tests.task.cancelled():
-                    self._take_test_edits(self.tests.task.result(), step, p.index)
+                    self._take_test_edits(self.tests.task.result(), step)
                 edited = steered_program(ctx, step, p.index, p.debug_result, "program_generator")
                 p.current = edited if edited is not None else await self._clarify(p, attempt, step)
             p.report = None

@@ -14,6 +14,9 @@ from ..state import RunState, SynthTest
 
 
 def _tqc_cell(t: SynthTest, colours: Palette) -> Text:
+    if t.steered:
+        # A person's word over the TQC's (the detail below still gives the TQC's).
+        return Text(f"✎ {t.steered}", style=f"bold {colours.accent}")
     if t.verdict is None:
         return Text("—" if t.source == "run" else "…", style=colours.muted)
     return Text(t.verdict, style=colours.outcome(t.verdict))
@@ -36,7 +39,15 @@ def render_detail(t: SynthTest | None, index: int, progression: int, colours: Pa
     out.append(f"#{index + 1} ", style="bold")
     out.append(t.test + "\n")
     out.append("TQC ", style=f"bold {colours.muted}")
-    out.append_text(_tqc_cell(t, colours))
+    if t.steered:
+        out.append_text(_tqc_cell(t, colours))
+        if t.source == "person":
+            out.append(" by a person (the TQC does not judge it)", style=colours.muted)
+        else:
+            out.append(" by a person; the TQC: ", style=colours.muted)
+            out.append_text(_tqc_cell(SynthTest(t.test, t.round, t.verdict, t.source), colours))
+    else:
+        out.append_text(_tqc_cell(t, colours))
     if t.value is not None:
         out.append("   reasoned value ", style=f"bold {colours.muted}")
         out.append(str(t.value))
@@ -96,7 +107,7 @@ class TestsTable(Vertical):
             self._theme = theme
         # Rows already shown change in place (update_cell); new tests are appended.
         for i, t in enumerate(state.synth):
-            shown = (t.verdict, repr(t.results.get(progression)))
+            shown = (f"{t.verdict}{t.steered}", repr(t.results.get(progression)))
             if i < len(self._rows):
                 if self._rows[i] != shown:
                     self._rows[i] = shown
@@ -115,7 +126,7 @@ class TestsTable(Vertical):
         rejected = sum(1 for t in state.synth if t.verdict == "rejected")
         summary = Text()
         designed = sum(1 for t in state.synth if t.source == "designed")
-        ran = len(state.synth) - designed
+        ran = sum(1 for t in state.synth if t.source == "run")
         if designed or not ran:
             summary.append(f"{designed}/{state.max_tests} designed", style="bold")
         if ran:
