@@ -115,6 +115,8 @@ class StepGate:
         self._passed: dict[int | None, int] = {}
         """The last step number each progression (None: the shared steps) came to the gate with."""
         self._announced: tuple[int, int, int] | None = None
+        self._resumed: tuple[int, int, int] | None = None
+        """The stop ``resume()`` let go; the others queued behind it still meet their breakpoints."""
 
     @property
     def stepping(self) -> bool:
@@ -168,8 +170,19 @@ class StepGate:
             me = (round_no, -1 if progression is None else progression, next(self._arrivals))
             self._waiting[me] = (step, progression)
             try:
-                self._announce()
-                await self._cond.wait_for(lambda: not self._stepping or (self._tokens > 0 and min(self._waiting) == me))
+                while True:
+                    self._announce()
+                    await self._cond.wait_for(
+                        lambda: not self._stepping or (self._tokens > 0 and min(self._waiting) == me)
+                    )
+                    if self._stepping or me == self._resumed or not self.breakpoints:
+                        break
+                    # Queued at the gate when the run was let go: a breakpoint of its own
+                    # still stops it (agent:self_debugger stops every progression's debugger).
+                    reason = self._hit(step, progression, agent)
+                    if reason is None:
+                        break
+                    self._stepping, self._tokens, self.stopped_by = True, 0, reason
             finally:
                 del self._waiting[me]
             if self._stepping:
@@ -191,6 +204,7 @@ class StepGate:
     async def resume(self) -> None:
         """Run free again (to the next breakpoint, if any)."""
         self.stopped_by = None
+        self._resumed = min(self._waiting) if self._waiting else None
         await self._set(stepping=False)
 
     async def pause(self) -> None:

@@ -143,3 +143,24 @@ def test_break_on_the_command_line_reaches_the_app(
     err = capsys.readouterr().err
     assert err.startswith("qflow: --break: breakpoint 'decision:accept'") and err.count("\n") == 1
     assert len(made) == 1
+
+
+async def test_progressions_queued_at_the_gate_still_meet_their_breakpoint_after_continue() -> None:
+    """agent:self_debugger stops before every progression's self-debugger, also those
+    that came to the gate while the run was stopped at the first one."""
+    waits: list[tuple[str, int | None]] = []
+    gate = StepGate(breakpoints=["agent:self_debugger"])
+    gate.on_wait = lambda step: waits.append((step, gate.waiting_progression))
+    tasks = [asyncio.create_task(gate.checkpoint("self_debug:1", p, "self_debugger")) for p in range(3)]
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert waits == [("self_debug:1", 0)] and not any(t.done() for t in tasks)
+    for passed in range(3):
+        await gate.resume()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert [t.done() for t in tasks] == [p <= passed for p in range(3)]
+        if passed < 2:
+            assert gate.stepping and gate.stopped_by == "agent:self_debugger"
+            assert waits[-1] == ("self_debug:1", passed + 1)
+    assert not gate.stepping and gate.stopped_by is None
