@@ -160,6 +160,8 @@ async def test_tests_tab_keys_keep_drop_edit_add_and_delete_synthesized_tests() 
         synth = [t.test for t in view.state.synth]
         assert len(synth) == 10 and view.state.synth[9].verdict == "rejected"
         assert screen.check_action("toggle_test_verdict", ())
+        # The Tests tab's keys take the footer there; the program's keys are back on the other tabs.
+        assert not screen.check_action("edit_program", ()) and not screen.check_action("edit_statement", ())
         await pilot.press("k")  # test 1: kept -> dropped
         grid.move_cursor(row=9)
         await pilot.pause()

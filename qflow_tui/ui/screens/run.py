@@ -55,7 +55,7 @@ class RunScreen(Screen):
         ),
         Binding("r", "override_verdict(False)", "Reject", show=False),
         Binding("k", "toggle_test_verdict", "Keep/drop", tooltip="Keep or drop the highlighted test over the TQC"),
-        Binding("t", "edit_test", "Edit test", tooltip="Edit the highlighted synthesized test"),
+        Binding("t", "edit_test", "Edit", tooltip="Edit the highlighted synthesized test"),
         Binding("plus", "add_test", "Add", key_display="+", tooltip="Add a test to the kept synthesized tests"),
         Binding("d", "delete_test", "Delete", tooltip="Delete the highlighted synthesized test"),
         Binding("w", "edit_statement", "Statement", tooltip="Edit the problem statement the clarifier path reads"),
@@ -396,16 +396,22 @@ class RunScreen(Screen):
 
     def _can_edit(self, action: str) -> bool:
         """Edit keys are offered only while the gate holds a QualityFlow run (the
-        workflow that takes them); the test keys only on the Tests tab."""
+        workflow that takes them); the test keys only on the Tests tab, the others
+        everywhere else."""
         if not self.stopped or self.config.workflow != "qualityflow":
+            return False
+        if action in ("toggle_test_verdict", "edit_test", "delete_test", "add_test"):
+            return (
+                self._tests_shown()
+                and self.config.epochs > 0
+                and (action == "add_test" or self._highlighted_test() is not None)
+            )
+        if self._tests_shown():
+            # The Tests tab's own keys take the footer there (80 columns hold no more).
             return False
         if action in ("edit_program", "override_verdict"):
             where = self._stop_stage()
             return where is not None and where[0].partition(":")[0] in PROGRAM_STAGES
-        if action in ("toggle_test_verdict", "edit_test", "delete_test"):
-            return self._tests_shown() and self.config.epochs > 0 and self._highlighted_test() is not None
-        if action == "add_test":
-            return self._tests_shown() and self.config.epochs > 0
         return action == "edit_statement" and self.config.clarify > 0
 
     def _edited(self, message: str) -> None:
