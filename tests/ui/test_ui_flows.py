@@ -307,5 +307,10 @@ async def test_a_breakpoint_stops_the_run_where_it_matches_and_says_why():
             view.query_one("#run-progress").render()
         )
         await pilot.press("c")
+        # Progression 1 came to the gate while the run was held at p0: its own
+        # self-debugger step is a breakpoint too, so the run stops there next.
+        await wait_for_gate(pilot, screen, "self_debug:1", 1)
+        assert screen.gate.stopped_by == "agent:self_debugger"
+        await pilot.press("c")
         view = await finish_run(pilot)
         assert view.state.finished is not None
