@@ -21,7 +21,7 @@ from qflow_tui.core.session import read_session
 from qflow_tui.core.steer import Steering
 
 if TYPE_CHECKING:
-    from conftest import Recorded
+    from steer_recorded import Recorded
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"

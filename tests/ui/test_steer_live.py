@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import SIZE, build_app
+from ui_app import SIZE, build_app
 from ui_steps import finish_run, settle, start_run, step_to, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig
