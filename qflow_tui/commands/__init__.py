@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ..core.safe_text import one_line
+
+if TYPE_CHECKING:
+    from ..core.config import RunConfig
 
 
 def fail(message: str, code: int = 2) -> int:
@@ -13,3 +17,16 @@ def fail(message: str, code: int = 2) -> int:
     every control sequence removed."""
     print(f"qflow: {one_line(message)}", file=sys.stderr)
     return code
+
+
+def viewing_config() -> RunConfig:
+    """The user's settings for opening the app on something recorded (a replay,
+    a comparison): those need no settings, so a broken config file is a
+    one-line note, not a refusal."""
+    from ..core.config import ConfigError, RunConfig, load_config
+
+    try:
+        return load_config()
+    except ConfigError as exc:
+        print(f"qflow: ignoring the config file: {one_line(str(exc))}")
+        return RunConfig()

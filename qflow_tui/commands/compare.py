@@ -9,7 +9,7 @@ import argparse
 import json
 from typing import Any
 
-from . import fail
+from . import fail, viewing_config
 
 
 def add_parser(sub: Any) -> None:
@@ -43,14 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 def open_app(a: Any, b: Any) -> int:
     """Open the app on the compare screen of ``a`` and ``b``."""
-    from ..core.config import ConfigError, RunConfig, load_config
-
-    try:
-        config = load_config()
-    except ConfigError as exc:
-        # Comparing needs no settings; a broken config file must not stop it.
-        print(f"qflow: ignoring the config file: {exc}")
-        config = RunConfig()
+    config = viewing_config()
     try:
         from ..ui.app import create_app
     except ImportError as exc:  # the app is not part of this build

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import fail
+from . import fail, viewing_config
 
 
 def add_parser(sub: Any) -> None:
@@ -59,14 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
 def open_app(path: Path, *, step: int | None = None, play: bool = False, intro: bool = False) -> int:
     """Open the app on a replay of ``path``."""
-    from ..core.config import ConfigError, RunConfig, load_config
-
-    try:
-        config = load_config()
-    except ConfigError as exc:
-        # A replay needs no settings; a broken config file must not stop it.
-        print(f"qflow: ignoring the config file: {exc}")
-        config = RunConfig()
+    config = viewing_config()
     try:
         from ..ui.app import create_app
     except ImportError as exc:  # the app is not part of this build

@@ -17,3 +17,16 @@ if TYPE_CHECKING:
 def qflow_app(node: DOMNode) -> QFlowApp:
     """The app ``node`` belongs to, typed as qflow's app."""
     return cast("QFlowApp", node.app)
+
+
+def mark_invalid(screen: DOMNode, field: str | None) -> None:
+    """Clear every field's error mark on a form, then mark ``field`` (a widget id)
+    and focus it, so the user lands on what to correct."""
+    from textual.widget import Widget
+
+    for widget in screen.query(".-invalid"):
+        widget.remove_class("-invalid")
+    if field:
+        target = screen.query_one(f"#{field}", Widget)
+        target.add_class("-invalid")
+        target.focus()

@@ -19,7 +19,7 @@ from ...core.bench.runner import BENCH_DATASETS, BenchError, BenchRunner, BenchS
 from ...core.config import ConfigError, RunConfig
 from ...core.llm import LLMError
 from ...core.safe_text import clean
-from ..access import qflow_app
+from ..access import mark_invalid, qflow_app
 
 
 class BenchFormError(Exception):
@@ -163,12 +163,7 @@ class BenchForm(ModalScreen[BenchRunner | None]):
         hint = self.query_one("#bench-error", Static)
         hint.update(clean(message) if message else "Enter starts, Escape cancels")
         hint.set_class(bool(message), "-error")
-        for widget in self.query(".-invalid"):
-            widget.remove_class("-invalid")
-        if field:
-            target = self.query_one(f"#{field}")
-            target.add_class("-invalid")
-            target.focus()
+        mark_invalid(self, field)
 
     def action_start(self) -> None:
         try:

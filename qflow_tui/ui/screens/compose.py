@@ -20,7 +20,7 @@ from ...core.llm import LLMError
 from ...core.problem import Problem, ProblemError, make_problem
 from ...core.safe_text import clean
 from ...core.userfiles import UserFileError, load_problem_file
-from ..access import qflow_app
+from ..access import mark_invalid, qflow_app
 from ..palette import palette
 from ..widgets.footer import AppFooter
 
@@ -242,12 +242,7 @@ class ComposeScreen(Screen):
         error = self.query_one("#compose-error", Static)
         error.update(clean(message))
         error.set_class(bool(message), "-visible")
-        for widget in self.query(".-invalid"):
-            widget.remove_class("-invalid")
-        if field:
-            target = self.query_one(f"#{field}")
-            target.add_class("-invalid")
-            target.focus()
+        mark_invalid(self, field)
 
     def read_config(self) -> RunConfig:
         app = self.app
