@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from qflow_tui.core.config import RunConfig
@@ -140,3 +141,35 @@ class Story:
 
     def of(self, agent: str) -> list[dict]:
         return [c for c in self.calls if c["agent"] == agent]
+
+
+#: The story of tests/scripts/mbpp11.py as a script model written into a test's
+#: own folder (``write_logging_mbpp11``): every call answered live is logged to
+#: ``live.log`` beside it, and while a file ``down`` is there the provider is down
+#: for good at the self-debugger.
+_LOGGING_MBPP11 = """
+import importlib.util
+from pathlib import Path
+
+from qflow_tui.core.llm import LLMError
+
+HERE = Path(__file__).parent
+spec = importlib.util.spec_from_file_location("mbpp11_story", {story!r})
+story = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(story)
+
+
+def respond(request):
+    if request["agent"] == "self_debugger" and (HERE / "down").exists():
+        raise LLMError("the provider is down for good", fatal=True)
+    with open(HERE / "live.log", "a") as log:
+        log.write(request["agent"] + "\\n")
+    return story.respond(request)
+"""
+
+
+def write_logging_mbpp11(path: Path) -> Path:
+    """Write the logging MBPP 11 script model to ``path``; returns ``path``."""
+    story = Path(__file__).resolve().parent / "scripts" / "mbpp11.py"
+    path.write_text(_LOGGING_MBPP11.format(story=str(story)))
+    return path

@@ -10,29 +10,10 @@ import sys
 from pathlib import Path
 
 from qflow_tui.core.session import read_session
+from tests.helpers import write_logging_mbpp11
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"
-
-RESPONDER = """
-import importlib.util
-from pathlib import Path
-
-from qflow_tui.core.llm import LLMError
-
-HERE = Path(__file__).parent
-spec = importlib.util.spec_from_file_location("mbpp11_story", {story!r})
-story = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(story)
-
-
-def respond(request):
-    if request["agent"] == "self_debugger" and (HERE / "down").exists():
-        raise LLMError("the provider is down for good", fatal=True)
-    with open(HERE / "live.log", "a") as log:
-        log.write(request["agent"] + "\\n")
-    return story.respond(request)
-"""
 
 
 def qflow(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -43,7 +24,7 @@ def qflow(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
     responder = tmp_path / "responder.py"
-    responder.write_text(RESPONDER.format(story=str(ROOT / "tests" / "scripts" / "mbpp11.py")))
+    write_logging_mbpp11(responder)
     (tmp_path / "down").write_text("")
     sessions = tmp_path / "sessions"
     first = qflow(
@@ -91,7 +72,7 @@ def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
 
 def test_a_failed_run_says_where_its_session_is_and_how_to_resume(tmp_path):
     responder = tmp_path / "responder.py"
-    responder.write_text(RESPONDER.format(story=str(ROOT / "tests" / "scripts" / "mbpp11.py")))
+    write_logging_mbpp11(responder)
     (tmp_path / "down").write_text("")
     out = qflow(
         "--problem",

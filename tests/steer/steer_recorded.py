@@ -8,24 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import write_logging_mbpp11
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"
-
-RESPONDER = """
-import importlib.util
-from pathlib import Path
-
-HERE = Path(__file__).parent
-spec = importlib.util.spec_from_file_location("mbpp11_story", {story!r})
-story = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(story)
-
-
-def respond(request):
-    with open(HERE / "live.log", "a") as log:
-        log.write(request["agent"] + "\\n")
-    return story.respond(request)
-"""
 
 
 def qflow(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -38,7 +24,7 @@ class Recorded:
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.responder = tmp / "responder.py"
-        self.responder.write_text(RESPONDER.format(story=str(ROOT / "tests" / "scripts" / "mbpp11.py")))
+        write_logging_mbpp11(self.responder)
         self.sessions = tmp / "sessions"
         out = qflow(
             "solve",

@@ -20,37 +20,16 @@ from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.run import RunScreen
 from qflow_tui.ui.screens.sessions import SessionsScreen
+from tests.helpers import write_logging_mbpp11
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"
-
-#: tests/scripts/mbpp11.py, except that the provider is down for good at the
-#: self-debugger while the file ``down`` exists; every call answered live is logged.
-RESPONDER = """
-import importlib.util
-from pathlib import Path
-
-from qflow_tui.core.llm import LLMError
-
-HERE = Path(__file__).parent
-spec = importlib.util.spec_from_file_location("mbpp11_story", {story!r})
-story = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(story)
-
-
-def respond(request):
-    if request["agent"] == "self_debugger" and (HERE / "down").exists():
-        raise LLMError("the provider is down for good", fatal=True)
-    with open(HERE / "live.log", "a") as log:
-        log.write(request["agent"] + "\\n")
-    return story.respond(request)
-"""
 
 
 async def record(tmp_path: Path, *, down: bool) -> Path:
     """A session of MBPP 11 with the responder above, failed (``down``) or finished."""
     responder = tmp_path / "responder.py"
-    responder.write_text(RESPONDER.format(story=str(ROOT / "tests" / "scripts" / "mbpp11.py")))
+    write_logging_mbpp11(responder)
     if down:
         (tmp_path / "down").write_text("")
     problem = make_problem(
