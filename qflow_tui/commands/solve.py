@@ -279,29 +279,14 @@ def describe(event: Any) -> str | None:
             f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
         )
     if k == "steered":
-        return f"{prog}{event.step}: {event.what} steered by {event.who}" + _steered_detail(event)
+        from ..core.steer.steering import steered_words
+
+        return f"{prog}{event.step}: {event.what} steered by {event.who} ({steered_words(event)})"
     if k == "run_failed":
         return f"run failed: {event.error}"
     if k == "notice":
         return f"{event.level}: {event.message}"
     return None
-
-
-def _steered_detail(event: Any) -> str:
-    """What a steered edit changed, in a few words for the log line."""
-    from ..core.safe_text import one_line
-
-    test = one_line(event.test, 60)
-    if event.what == "verdict":
-        return f" ({event.after})"
-    if event.what == "test verdict":
-        return f" ({event.after}: {test})"
-    if event.what == "test":
-        change = "added" if not event.before else "deleted" if not event.after else "edited"
-        return f" ({change}: {one_line(event.after or event.before, 60)})"
-    if event.what == "tests":
-        return f" ({len(event.after.splitlines())} tests in place of the synthesized ones)"
-    return ""
 
 
 class OnceEach:

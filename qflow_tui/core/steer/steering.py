@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..events import ProgramCandidate, Steered
 from ..problem import ProblemError, parse_tests
+from ..safe_text import one_line
 
 if TYPE_CHECKING:
     from ..context import RunContext
@@ -271,3 +272,22 @@ def steered_statement(ctx: RunContext, step: str, progression: int, current: str
         )
     )
     return statement
+
+
+def steered_words(e: Steered) -> str:
+    """What a person's edit changed, in a few words (a timeline row, a log line)."""
+    test = one_line(e.test or e.after or e.before, 50)
+    if e.what == "program":
+        return "program replaced"
+    if e.what == "verdict":
+        return f"quality verdict: {e.after}"
+    if e.what == "test verdict":
+        return f"test {e.after}: {test}"
+    if e.what == "test":
+        change = "added" if not e.before else "deleted" if not e.after else "edited"
+        return f"test {change}: {one_line(e.after or e.before, 50)}"
+    if e.what == "tests":
+        return f"synthesized tests replaced ({len(e.after.splitlines())})"
+    if e.what == "statement":
+        return "statement edited (for the clarifier)"
+    return e.what

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ...core import events as ev
-from ...core.safe_text import one_line
+from ...core.steer.steering import steered_words
 from ..palette import Palette, palette
 from ..state import RunState, StageCell
 
@@ -53,25 +53,6 @@ def _pad(text: Text, width: int) -> Text:
     text.truncate(width - 1, overflow="ellipsis", pad=False)
     text.pad_right(width - text.cell_len)
     return text
-
-
-def steered_words(e: ev.Steered) -> str:
-    """What a person's edit changed, in a few words for its timeline row."""
-    test = one_line(e.test or e.after or e.before, 50)
-    if e.what == "program":
-        return "program replaced"
-    if e.what == "verdict":
-        return f"quality verdict: {e.after}"
-    if e.what == "test verdict":
-        return f"test {e.after}: {test}"
-    if e.what == "test":
-        change = "added" if not e.before else "deleted" if not e.after else "edited"
-        return f"test {change}: {one_line(e.after or e.before, 50)}"
-    if e.what == "tests":
-        return f"synthesized tests replaced ({len(e.after.splitlines())})"
-    if e.what == "statement":
-        return "statement edited (for the clarifier)"
-    return e.what
 
 
 def _steered_row(e: ev.Steered, colours: Palette) -> Text:
