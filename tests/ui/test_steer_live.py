@@ -276,7 +276,10 @@ async def test_break_at_on_the_compose_screen() -> None:
         await pilot.pause()
         compose = app.screen
         assert isinstance(compose, ComposeScreen)
-        compose.query_one("#break-at").value = "agent:self_debugger, when:reject"
+        field = compose.query_one("#break-at")
+        # Shown for every workflow (it was once hidden with the workflow settings).
+        assert field.display and field.parent.display and field.region.height >= 1
+        field.value = "agent:self_debugger, when:reject"
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert app.screen is compose

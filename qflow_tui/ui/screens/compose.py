@@ -205,7 +205,7 @@ class ComposeScreen(Screen):
                             yield Label(_setting_label(setting.key), classes="field-label")
                         yield setting_widget(setting, getattr(cfg, setting.key))
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
-                with Vertical(classes="setting", id="setting-break-at") as box:
+                with Vertical(classes="break-box", id="break-box") as box:
                     box.tooltip = "Stop the run before these (comma-separated): " + "; ".join(BREAKPOINT_KINDS.values())
                     yield Label("Break at", classes="field-label")
                     yield Input(
