@@ -16,34 +16,12 @@ from typing import Any
 from ..core import events as ev
 from ..core.safe_text import scrub
 from ..core.summary import Tokens, TokenTally, count_call, tokens_from_dict, total
+from ..core.workflows.base import Agent, PlannedStep
 
-
-@dataclass(frozen=True)
-class AgentInfo:
-    """One of the workflow's agents, as its ``run_started`` event describes it."""
-
-    role: str
-    """The role name (``program_generator``): events name agents by it."""
-    label: str
-    """For people (``Program generator``)."""
-    short: str
-    """For narrow places (status bar, token table)."""
-
-
-@dataclass(frozen=True)
-class PlanStep:
-    """One planned step of the workflow (per-progression steps are listed once)."""
-
-    step: str
-    """The step id events carry (``self_debug:1``)."""
-    label: str
-    """For people (``self-debug 1``)."""
-    agents: tuple[str, ...] = ()
-    """The roles that work in this step, in order."""
-    short: str = ""
-    """A shorter label for chips; the label when the plan gives none."""
-    shared: bool = False
-    """The step runs once for the whole run, not per progression."""
+#: A run's agents and plan as its ``run_started`` event describes them: the very
+#: types the workflows declare them with (read back from the event's dicts).
+AgentInfo = Agent
+PlanStep = PlannedStep
 
 
 def _agent_of(data: Any) -> AgentInfo | None:

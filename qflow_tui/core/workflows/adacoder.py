@@ -24,7 +24,7 @@ from ..context import RunContext
 from ..events import Decision, ProgramCandidate
 from ..steps import StepOutcome, step
 from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
-from .settings import Setting
+from .settings import ITERATIONS
 
 
 async def _evaluate(ctx: RunContext, code: str, s: StepOutcome) -> tuple[bool, str]:
@@ -120,14 +120,7 @@ SPEC = WorkflowSpec(
         Agent("debug_specialist", "Debug specialist", "DS"),
         Agent("prompt_engineer", "Prompt engineer", "PE"),
     ),
-    settings=(
-        Setting(
-            "iterations",
-            "refinement iterations (AgentCoder: programmer <-> test executor; AdaCoder: Phase 2 iterations t)",
-            minimum=1,
-            maximum=50,
-        ),
-    ),
+    settings=(ITERATIONS,),
     plan=plan,
     visible_tests=lambda cfg: "executed in the sandbox",
     run=run_adacoder,

@@ -16,7 +16,7 @@ from ..context import RunContext
 from ..events import Decision
 from ..steps import step
 from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
-from .settings import Setting
+from .settings import ITERATIONS
 
 
 def _decide(ctx: RunContext, step_name: str, decision: str, reason: str) -> None:
@@ -79,14 +79,7 @@ SPEC = WorkflowSpec(
         Agent("test_designer", "Test designer", "TD"),
         Agent("test_executor", "Test executor", "TE"),
     ),
-    settings=(
-        Setting(
-            "iterations",
-            "refinement iterations (AgentCoder: programmer <-> test executor; AdaCoder: Phase 2 iterations t)",
-            minimum=1,
-            maximum=50,
-        ),
-    ),
+    settings=(ITERATIONS,),
     plan=plan,
     visible_tests=lambda cfg: "shown to the programmer only; its designed tests are executed in the sandbox",
     run=run_agentcoder,

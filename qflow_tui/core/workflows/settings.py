@@ -92,3 +92,13 @@ def all_settings() -> list[Setting]:
         for setting in spec.settings:
             seen.setdefault(setting.key, setting)
     return list(seen.values())
+
+
+#: One config key (``iterations``) that two workflows read, declared once so its
+#: flag, bounds and help cannot drift apart between them.
+ITERATIONS = Setting(
+    "iterations",
+    "refinement iterations (AgentCoder: programmer <-> test executor; AdaCoder: Phase 2 iterations t)",
+    minimum=1,
+    maximum=50,
+)
