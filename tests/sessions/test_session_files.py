@@ -433,3 +433,38 @@ def test_finished_summary_matches_the_solve_json_shape():
         "cut_calls",
         "cost",
     }
+
+
+def test_a_slow_stream_comes_back_at_its_own_times_and_sequence_numbers(tmp_path):
+    """Format 3 writes a stream's chunks relative to each other: a call streamed
+    slowly, in many chunks, reads back with each chunk's own sequence number and
+    time (to the millisecond); single tokens are gathered up to MIN_CHUNK_CHARS
+    within SLOW_COALESCE_SECONDS, longer pieces apart stay apart."""
+    from qflow_tui.core.events import TextDelta
+
+    where = {"step": "program_generator", "agent": "program_generator", "progression": 0, "call_id": "c1"}
+    start = LLMCallStarted(**where, model="m", system="", messages=[], temperature=0.0)
+    start.seq, start.ts = 1, 1000.0
+    # Seq 2-4: three single tokens 0.3 s apart (gathered into one chunk); then
+    # pieces of 40 characters 0.5 s apart (each its own chunk).
+    deltas = [(2, 1000.1, "a"), (3, 1000.4, "b"), (4, 1000.7, "c")]
+    deltas += [(5 + 2 * i, 1001.5 + 0.5 * i, chr(ord("d") + i) * 40) for i in range(4)]
+    text = "".join(t for _, _, t in deltas)
+    path = tmp_path / "slow.jsonl"
+    with SessionWriter(path, workflow="qualityflow", model="m", config={}, problem={}) as w:
+        w(start)
+        for seq, ts, piece in deltas:
+            delta = TextDelta(**where, text=piece)
+            delta.seq, delta.ts = seq, ts
+            w(delta)
+        done = LLMCallFinished(**where, response=text, input_tokens=1, output_tokens=1, latency=3.0)
+        done.seq, done.ts = 20, 1003.5
+        w(done)
+    again = [e for e in read_session(path).events if e.kind == "text_delta"]
+    assert [(e.seq, round(e.ts, 3), e.text) for e in again] == [
+        (2, 1000.1, "abc"),
+        (5, 1001.5, "d" * 40),
+        (7, 1002.0, "e" * 40),
+        (9, 1002.5, "f" * 40),
+        (11, 1003.0, "g" * 40),
+    ]
