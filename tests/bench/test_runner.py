@@ -84,7 +84,9 @@ def test_canonical_after_one_self_debug_epoch_gives_the_expected_tables(tmp_path
 
 
 def _flaky_config() -> RunConfig:
-    return RunConfig(model=f"script/{SCRIPTS / 'flaky.py'}", workflow="zeroshot")
+    # Two attempts a call: a provider failure is still retried once (one second
+    # of backoff) before it counts, without the default policy's 15 s of waits.
+    return RunConfig(model=f"script/{SCRIPTS / 'flaky.py'}", workflow="zeroshot", retries=2)
 
 
 def test_provider_failures_are_not_wrong_programs_and_are_retried(tmp_path, monkeypatch):
@@ -96,6 +98,7 @@ def test_provider_failures_are_not_wrong_programs_and_are_retried(tmp_path, monk
     records = {r["id"]: r for r in asyncio.run(BenchRunner(spec, out).run())}
     assert records["humaneval/1"]["status"] == "provider_error"
     assert "overloaded" in records["humaneval/1"]["error"]
+    assert "gave up after 2 attempts" in records["humaneval/1"]["error"]
     assert "passed" not in records["humaneval/1"]
     report = render_report(load_bench(out))
     assert "final pass@1 100.00% (2/2)" in report

@@ -288,7 +288,10 @@ class Child:
         if self._closed:
             return
         self._closed = True
-        family = _descendants(self.proc.pid)
+        # Inside bwrap's pid namespace every descendant dies with it, whatever its
+        # group; without one, the kill reaches the group only, and waiting for a
+        # descendant that left it (setsid) would wait for what was never killed.
+        family = _descendants(self.proc.pid) if self.launch.bwrap else set()
         self._kill()
         try:
             status = self.proc.wait(timeout=5)
