@@ -82,6 +82,10 @@ class QFlowApp(App[int]):
         self.compare_paths = compare_paths
         """Two sessions to compare at start-up (``qflow compare A B --tui``)."""
         self._theme_ready = False
+        self._theme_warnings: list[str] = []
+        # The theme is chosen before the first screen mounts: set later, it makes
+        # Textual parse the stylesheet again and restyle every widget of it.
+        self._install_themes()
 
     # -- start-up ------------------------------------------------------------------------
 
@@ -94,7 +98,10 @@ class QFlowApp(App[int]):
         return ComposeScreen()
 
     def on_mount(self) -> None:
-        self._install_themes()
+        for warning in self._theme_warnings:
+            self.notify(warning, severity="warning", markup=False)
+        self._theme_ready = True
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.replay_path is not None:
             self.open_replay(self.replay_path)
         if self.bench_runner is not None or self.bench_folder is not None:
@@ -109,7 +116,7 @@ class QFlowApp(App[int]):
             themes = load_themes()
         except (OSError, ThemeFileError) as exc:
             themes = []
-            self.notify(f"Themes could not be loaded: {exc}", severity="warning")
+            self._theme_warnings.append(f"Themes could not be loaded: {exc}")
         for theme in themes:
             self.register_theme(theme)
         wanted = self.config.theme or DEFAULT_THEME
@@ -117,13 +124,10 @@ class QFlowApp(App[int]):
             self.theme = wanted
         else:
             fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
-            self.notify(
-                f"Unknown theme {wanted!r}; using {fallback}. Pick one with F3 or the command palette.",
-                severity="warning",
+            self._theme_warnings.append(
+                f"Unknown theme {wanted!r}; using {fallback}. Pick one with F3 or the command palette."
             )
             self.theme = fallback
-        self._theme_ready = True
-        self.theme_changed_signal.subscribe(self, self._remember_theme)
 
     def _remember_theme(self, theme: Any) -> None:
         if not self._theme_ready or not self.remember_theme:

@@ -86,3 +86,24 @@ async def test_the_pane_follows_the_stream_until_the_user_scrolls_up():
         await pilot.pause()
         assert pane.scroll_y == pane.max_scroll_y
         assert "the end" in pane.text()
+
+
+async def test_text_that_brings_the_scrollbar_is_wrapped_beside_it():
+    app = PaneApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        pane = app.query_one(AgentPane)
+        state, seq = started()
+        pane.update_from(state, 0)
+        await pilot.pause()
+        assert not pane.show_vertical_scrollbar
+        # One update long enough to need the scrollbar: words that exactly fill a
+        # line without it must wrap to the width left beside it.
+        words = " ".join(["abcdefghi"] * 40)
+        feed(state, seq, ev.TextDelta(**WHERE, text=words))
+        pane.update_from(state, 0)
+        await pilot.pause()
+        assert pane.show_vertical_scrollbar
+        width = pane.scrollable_content_region.width
+        assert pane._width == width
+        longest = max(len(line.rstrip()) for line in pane.text().splitlines())
+        assert longest <= width, (longest, width)

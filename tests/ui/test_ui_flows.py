@@ -238,6 +238,21 @@ async def test_theme_is_remembered():
     assert load_config().theme == "qflow-light"
 
 
+async def test_a_theme_from_the_config_is_in_effect_at_the_first_paint_and_an_unknown_one_is_said():
+    # The theme is chosen before the first screen mounts (no second styling pass).
+    light = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py", theme="qflow-light"))
+    async with light.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert light.theme == "qflow-light" and "-theme-qflow-light" in light.classes
+        assert not light._notifications
+    app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py", theme="no-such-theme"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.theme == "qflow-dark"
+        said = [n.message for n in app._notifications]
+        assert any("Unknown theme 'no-such-theme'; using qflow-dark" in m for m in said), said
+
+
 async def test_every_run_action_is_in_the_command_palette():
     app = build_app(stepping=True)
     async with app.run_test(size=SIZE) as pilot:

@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 from textual.worker import Worker, WorkerState
@@ -27,6 +26,7 @@ from ..access import qflow_app
 from ..widgets.bench_chart import PassByStepChart
 from ..widgets.bench_table import BenchRow, BenchTable
 from ..widgets.footer import AppFooter
+from .base import AppScreen
 
 
 def _readable(rec: dict[str, Any]) -> bool:
@@ -45,7 +45,7 @@ def _readable(rec: dict[str, Any]) -> bool:
     return True
 
 
-class BenchScreen(Screen):
+class BenchScreen(AppScreen):
     """Watch a bench run, or look at a bench folder (see the module docstring)."""
 
     BINDINGS = [

@@ -11,7 +11,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
@@ -20,6 +19,7 @@ from ...core.config import ConfigError, RunConfig
 from ...core.llm import LLMError
 from ...core.safe_text import clean
 from ..access import mark_invalid, qflow_app
+from .base import AppModal
 
 
 class BenchFormError(Exception):
@@ -46,7 +46,7 @@ def read_problems(text: str) -> tuple[int | None, list[str] | None]:
     return None, split_ids(text)
 
 
-class BenchForm(ModalScreen[BenchRunner | None]):
+class BenchForm(AppModal[BenchRunner | None]):
     """Ask for a bench; dismiss with a prepared :class:`BenchRunner`, or None."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Close the form; nothing starts")]

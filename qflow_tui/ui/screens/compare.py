@@ -16,13 +16,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
 
 from ...core.events import RunStarted
 from ...core.safe_text import clean, one_line
 from ..state import run_shape
 from ..widgets.footer import AppFooter
+from .base import AppScreen
 
 #: The compare screen's tabs, in the order the number keys pick them.
 COMPARE_TABS = (
@@ -62,7 +62,7 @@ def mark_words(mark: dict[str, Any] | None, agents: dict[str, str]) -> str:
     return one_line(f"{prog}{where}: {what}{mark['value']}")
 
 
-class CompareScreen(Screen):
+class CompareScreen(AppScreen):
     """Two sessions side by side (see the module docstring)."""
 
     BINDINGS = [

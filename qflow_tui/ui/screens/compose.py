@@ -10,7 +10,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
@@ -23,6 +22,7 @@ from ...core.userfiles import UserFileError, load_problem_file
 from ..access import mark_invalid, qflow_app
 from ..palette import palette
 from ..widgets.footer import AppFooter
+from .base import AppScreen
 
 #: The paper's running example (QualityFlow, Figure 1): MBPP No. 11.
 EXAMPLE_STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
@@ -95,7 +95,7 @@ def setting_widget(setting: Any, value: Any) -> Widget:
     return Input(str(value), id=wid, compact=True)
 
 
-class ComposeScreen(Screen):
+class ComposeScreen(AppScreen):
     """Paste or load a problem, pick the settings, run."""
 
     BINDINGS = [

@@ -6,11 +6,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from .base import AppModal
 
-class Confirm(ModalScreen[bool]):
+
+class Confirm(AppModal[bool]):
     """Dismisses with True for yes (``y``, Enter on Yes), False for no (``n``, Escape)."""
 
     BINDINGS = [

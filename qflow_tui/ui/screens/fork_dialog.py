@@ -13,11 +13,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from ...core.safe_text import clean, one_line
 from ...core.steer.fork import ForkError, ForkPlan, plan_fork, session_steps
+from .base import AppModal
 
 #: The verdict choices (Select values are strings): what the checker's verdict becomes.
 VERDICTS: list[tuple[str, str]] = [("the checker decides", "checker"), ("accept", "accept"), ("reject", "reject")]
@@ -43,7 +43,7 @@ def step_progressions(events: list[Any], step: str) -> list[int]:
     return list(seen)
 
 
-class ForkDialog(ModalScreen[ForkPlan | None]):
+class ForkDialog(AppModal[ForkPlan | None]):
     """Ask where and how to fork ``data`` (a read session); see the module docstring."""
 
     BINDINGS = [

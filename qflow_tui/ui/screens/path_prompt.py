@@ -12,10 +12,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from ...core.safe_text import one_line
+from .base import AppModal
 
 #: The hint under the field while nothing is wrong.
 _HINT = "Enter to save, Escape to cancel"
@@ -30,7 +30,7 @@ Writer = Callable[[Path], Path]
 returns the path written; raises :class:`WriteRefused` or :class:`OSError`."""
 
 
-class PathPrompt(ModalScreen[Path | None]):
+class PathPrompt(AppModal[Path | None]):
     """Ask where to write, then write there; dismisses with the absolute path
     written, or None when cancelled."""
 

@@ -16,7 +16,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Static
 
@@ -28,12 +27,13 @@ from ..state import run_shape
 from ..widgets.footer import AppFooter
 from ..widgets.replay_timeline import ReplayTimeline, StepChip
 from ..widgets.run_view import RunView
+from .base import AppScreen
 from .step_picker import StepPicker
 
 __all__ = ["ReplayScreen", "ReplayStep", "StepChip", "StepPicker", "play_times", "replay_steps"]
 
 
-class ReplayScreen(Screen):
+class ReplayScreen(AppScreen):
     """Replay a session file in the run view (see the module docstring)."""
 
     BINDINGS = [

@@ -13,7 +13,6 @@ from typing import Any
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Header, TabbedContent
 from textual.worker import Worker, WorkerState
 
@@ -31,11 +30,12 @@ from ..state import SynthTest
 from ..widgets.footer import AppFooter
 from ..widgets.run_view import RunView
 from ..widgets.timeline import Timeline
+from .base import AppScreen
 
 _NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
 
-class RunScreen(Screen):
+class RunScreen(AppScreen):
     """Watch (and step through) one run; the session file is written as it goes."""
 
     BINDINGS = [

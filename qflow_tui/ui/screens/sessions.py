@@ -12,7 +12,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
@@ -20,6 +19,7 @@ from ...core.safe_text import clean, one_line
 from ...core.session import FolderGroup, Listing, Query, SessionInfo, Unreadable, find_sessions, parse_search
 from ...core.session.display import human_duration, human_time, human_tokens, short_model
 from ..widgets.footer import AppFooter
+from .base import AppModal, AppScreen
 
 
 def _outcome_style(outcome: str, colours: Any) -> str:
@@ -36,7 +36,7 @@ def _human_time(created: str) -> str:
     return human_time(created)
 
 
-class ConfirmDelete(ModalScreen[bool]):
+class ConfirmDelete(AppModal[bool]):
     """Asks before a session file is deleted; dismisses with True to delete."""
 
     BINDINGS = [
@@ -83,7 +83,7 @@ class ConfirmDelete(ModalScreen[bool]):
 PAGE_SIZE = 100
 
 
-class SessionsScreen(Screen):
+class SessionsScreen(AppScreen):
     """Browse the saved sessions (see the module docstring). Rows come from the
     sessions index a page at a time; a benchmark's sessions (a sub-folder) show
     as one group row until opened."""

@@ -12,18 +12,18 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static, TextArea
 
 from ...core.safe_text import one_line
 from ...core.steer.steering import SteerError
 from ..palette import palette
+from .base import AppModal
 
 #: What the hint under the editor says until a check fails.
 _HINT = "ctrl+s take the edit · Escape leave it (kept as a draft)"
 
 
-class SteerEditScreen(ModalScreen[tuple[bool, str]]):
+class SteerEditScreen(AppModal[tuple[bool, str]]):
     """Edit ``text``; ``check`` turns it into what is taken or raises SteerError (one line)."""
 
     BINDINGS = [

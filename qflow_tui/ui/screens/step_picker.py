@@ -6,15 +6,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.safe_text import markup_safe, one_line
 from ..replay_model import ReplayStep
+from .base import AppModal
 
 
-class StepPicker(ModalScreen[int | None]):
+class StepPicker(AppModal[int | None]):
     """Choose a step to jump to (``g``)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

@@ -183,6 +183,11 @@ class AgentPane(ScrollView, can_focus=True):
             blocks.append(block)
         if changed or [b.key for b in blocks] != [b.key for b in self._blocks]:
             self._set_blocks(blocks, width)
+            if self.scrollable_content_region.width != width:
+                # The text's height showed or hid the scrollbar, which moved the
+                # wrap width: wrap again at the width the lines now have.
+                self.update_from(state, progression)
+                return
         self._follow_tail()  # also when the pane was resized: a shorter pane scrolls further
 
     def _paint_header(self, calls: list[CallRecord], progression: int, *, empty: bool) -> None:
