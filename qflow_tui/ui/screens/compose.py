@@ -138,8 +138,7 @@ class ComposeScreen(AppScreen):
                 yield Label("Visible tests: one assert per test", classes="field-label")
                 yield TextArea(
                     app.tests_text or "",
-                    language="python",
-                    id="tests",
+                    id="tests",  # Python from on_mount: given here, its highlighting is compiled twice
                     soft_wrap=False,
                     tab_behavior="focus",
                     show_line_numbers=True,
@@ -198,12 +197,12 @@ class ComposeScreen(AppScreen):
                         )
                 with Vertical(classes="setting", id="setting-tqc"):
                     yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
+                # The other workflows' settings are mounted when one is chosen
+                # (_show_settings): a hidden widget costs start-up like a shown one.
+                first = cfg.workflow if cfg.workflow in names else names[0]
                 for setting in generated_settings():
-                    with Vertical(classes="setting", id=f"setting-{setting.key}") as box:
-                        box.tooltip = setting.doc
-                        if setting.type is not bool:
-                            yield Label(_setting_label(setting.key), classes="field-label")
-                        yield setting_widget(setting, getattr(cfg, setting.key))
+                    if setting.key in workflow_settings(first):
+                        yield self._setting_box(setting, getattr(cfg, setting.key))
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
                 with Vertical(classes="break-box", id="break-box") as box:
                     box.tooltip = "Stop the run before these (comma-separated): " + "; ".join(BREAKPOINT_KINDS.values())
@@ -222,7 +221,15 @@ class ComposeScreen(AppScreen):
         yield Static("", id="compose-error", markup=False)
         yield AppFooter()
 
+    @staticmethod
+    def _setting_box(setting: Any, value: Any) -> Vertical:
+        label = [] if setting.type is bool else [Label(_setting_label(setting.key), classes="field-label")]
+        box = Vertical(*label, setting_widget(setting, value), classes="setting", id=f"setting-{setting.key}")
+        box.tooltip = setting.doc
+        return box
+
     def on_mount(self) -> None:
+        self.query_one("#tests", TextArea).language = "python"
         self._show_settings(str(self.query_one("#workflow", Select).value))
         self.ready = True
         self.refresh_bindings()
@@ -263,8 +270,13 @@ class ComposeScreen(AppScreen):
         """The generated settings' values, typed; a number that does not parse is
         a ConfigError naming the setting (shown on the form)."""
         values: dict[str, Any] = {}
+        cfg: RunConfig = qflow_app(self).config
         for setting in generated_settings():
-            widget = self.query_one(f"#set-{setting.key}")
+            found = self.query(f"#set-{setting.key}")
+            if not found:  # a workflow not chosen on this form: its setting as configured
+                values[setting.key] = getattr(cfg, setting.key)
+                continue
+            widget = found.first()
             value: Any = widget.value  # type: ignore[attr-defined]
             if isinstance(widget, Input) and setting.type in (int, float):
                 try:
@@ -369,8 +381,23 @@ class ComposeScreen(AppScreen):
         """Show the chosen workflow's own settings, and only those."""
         wanted = workflow_settings(workflow)
         self.sub_title = f"{workflow}, live"
+        self._mount_settings(wanted)
         for box in self.query(".setting"):
             box.display = (box.id or "").removeprefix("setting-") in wanted
+
+    def _mount_settings(self, keys: set[str]) -> None:
+        """Mount the generated settings among ``keys`` not yet on the form, each in
+        its registry place (before the next one mounted, or before Step mode)."""
+        cfg: RunConfig = qflow_app(self).config
+        column = self.query_one("#compose-settings")
+        order = generated_settings()
+        for i, setting in enumerate(order):
+            if setting.key not in keys or self.query(f"#setting-{setting.key}"):
+                continue
+            later = [f"#setting-{s.key}" for s in order[i + 1 :] if self.query(f"#setting-{s.key}")]
+            column.mount(
+                self._setting_box(setting, getattr(cfg, setting.key)), before=later[0] if later else "#stepping"
+            )
 
     @on(Button.Pressed, "#run")
     def _run_pressed(self) -> None:
