@@ -292,6 +292,7 @@ class Child:
         # group; without one, the kill reaches the group only, and waiting for a
         # descendant that left it (setsid) would wait for what was never killed.
         family = _descendants(self.proc.pid) if self.launch.bwrap else set()
+        namespace = _pid_namespace(family)
         self._kill()
         try:
             status = self.proc.wait(timeout=5)
@@ -299,7 +300,7 @@ class Child:
                 self.exit_status = status
         except (subprocess.TimeoutExpired, OSError):
             pass
-        wait_gone(self.proc.pid, family)
+        wait_gone(self.proc.pid, family, namespace)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if f is not None:
@@ -352,12 +353,32 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
-def wait_gone(pgid: int, family: set[int], limit: float = 2.0) -> None:
+def _namespace_of(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def _pid_namespace(family: set[int]) -> str | None:
+    """The pid namespace bwrap made for the run (not this process's), from the
+    processes in it; None without one."""
+    own = _namespace_of(os.getpid())
+    for pid in family:
+        found = _namespace_of(pid)
+        if found is not None and found != own:
+            return found
+    return None
+
+
+def wait_gone(pgid: int, family: set[int], namespace: str | None = None, limit: float = 2.0) -> None:
     """After the child was killed: wait (at most ``limit`` seconds) until no
-    process of its group and none of ``family`` (its descendants when it was
-    killed) still runs, so a run that returned has left nothing behind even on
-    a busy machine, where a killed process can take a while to die. Zombies
-    count as gone: they are dead, only not yet reaped by whoever adopted them."""
+    process of its group, none of ``family`` (its descendants when it was
+    killed) and none in its pid ``namespace`` still runs, so a run that returned
+    has left nothing behind even on a busy machine, where a killed process can
+    take a while to die. The namespace also finds what was forked after the
+    family was listed (a fork-hopper makes new pids all the time). Zombies count
+    as gone: they are dead, only not yet reaped by whoever adopted them."""
     until = time.monotonic() + limit
     while True:
         try:
@@ -365,13 +386,14 @@ def wait_gone(pgid: int, family: set[int], limit: float = 2.0) -> None:
             group_alive = True
         except OSError:
             group_alive = False
-        if not group_alive and not family:
+        if not group_alive and not family and namespace is None:
             return
         stats = _proc_stats()
         alive = {
             p
             for p, (state, _parent, group) in stats.items()
-            if state not in (b"Z", b"X") and (p in family or group == pgid)
+            if state not in (b"Z", b"X")
+            and (p in family or group == pgid or (namespace is not None and _namespace_of(p) == namespace))
         }
         if not alive or time.monotonic() >= until:
             return
