@@ -145,3 +145,28 @@ async def test_compose_toasts_do_not_follow_onto_the_run_screen():
         await start_run(pilot)
         assert not any("MBPP" in n.message for n in app._notifications)
         await finish_run(pilot)
+
+
+async def test_the_replay_timeline_at_80_columns_never_starts_mid_step():
+    from qflow_tui.ui.widgets.replay_timeline import ReplayTimeline, StepChip
+
+    app = replay_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        timeline = screen.query_one(ReplayTimeline)
+        chips = list(timeline.query(StepChip))
+        starts = {chip.virtual_region.x for chip in chips}
+        assert chips[-1].virtual_region.right > timeline.scrollable_content_region.width  # it does scroll
+        await pilot.press("home")
+        for _ in range(len(chips) + 1):  # every step, then the end
+            await pilot.press("right")
+            await pilot.pause()
+            current = chips[screen.current_step]
+            assert timeline.scroll_x in starts, (timeline.scroll_x, sorted(starts))
+            shown = current.virtual_region
+            assert timeline.scroll_x <= shown.x and shown.right <= timeline.scroll_x + timeline.size.width
+        await pilot.press("left", "left", "left")
+        await pilot.pause()
+        assert timeline.scroll_x in starts

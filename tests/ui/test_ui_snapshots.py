@@ -6,11 +6,22 @@ Toasts are cleared before a snapshot (they name session files)."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
 from ui_app import SIZE, WIDE, build_app
-from ui_fakes import FreezingClient, always_wrong_client, load_responder
+from ui_fakes import FreezingClient, InProcessSandbox, always_wrong_client, load_responder, mbpp11_client
 from ui_steps import at_rest, finish_run, settle, start_run, step_to, wait_for_gate, wait_until
 
+from qflow_tui.core import events as events_module
+from qflow_tui.core import runner as runner_module
 from qflow_tui.core.config import RunConfig
+from qflow_tui.core.problem import make_problem
+from qflow_tui.core.runner import run_workflow
+from qflow_tui.ui.app import create_app
+from qflow_tui.ui.screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS
 
 
 class TestCompose:
@@ -67,33 +78,54 @@ class TestLiveRun:
         assert snap_compare(build_app(stepping=True), terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.fixture(scope="module")
+def six_progressions(tmp_path_factory) -> Path:
+    """The example's six-progression run, recorded once per test process with the
+    same script model, sandbox and problem the app's Run uses, at a frozen clock
+    (every event at one time, so the replay's clock reads the same each time).
+    The results are snapshotted through replay: tests/sessions proves a replay
+    ends in the very state of the live run, and running the workflow in the app
+    for each snapshot was most of their time."""
+    folder = tmp_path_factory.mktemp("six-progressions")
+    frozen = SimpleNamespace(time=lambda: 1_700_000_000.0, monotonic=lambda: 0.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(events_module, "time", frozen)
+        mp.setattr(runner_module, "time", frozen)
+        outcome = asyncio.run(
+            run_workflow(
+                make_problem(EXAMPLE_STATEMENT, EXAMPLE_TESTS),
+                RunConfig(model="script/tests/scripts/mbpp11.py"),
+                client=mbpp11_client(),
+                sandbox=InProcessSandbox(),
+                session_dir=folder,
+            )
+        )
+    assert outcome.outcome == "accepted"
+    return Path(outcome.session)
+
+
+def replay_of(path: Path):
+    return create_app(RunConfig(model="script/tests/scripts/mbpp11.py"), replay_path=path, remember_theme=False)
+
+
 class TestResults:
-    def test_imagined_execution_pane(self, snap_compare):
+    def test_imagined_execution_pane(self, snap_compare, six_progressions):
         async def run_before(pilot):
-            await start_run(pilot)
-            await finish_run(pilot)
             await pilot.press("3")
             await settle(pilot)
 
-        assert snap_compare(build_app(), terminal_size=SIZE, run_before=run_before)
+        assert snap_compare(replay_of(six_progressions), terminal_size=SIZE, run_before=run_before)
 
-    def test_tests_table_with_tqc_verdicts(self, snap_compare):
+    def test_tests_table_with_tqc_verdicts(self, snap_compare, six_progressions):
         async def run_before(pilot):
-            await start_run(pilot)
-            await finish_run(pilot)
             await pilot.press("4")
             await pilot.press("down", "down", "down", "down", "down", "down", "down", "down", "down")
             await settle(pilot)
 
-        assert snap_compare(build_app(), terminal_size=SIZE, run_before=run_before)
+        assert snap_compare(replay_of(six_progressions), terminal_size=SIZE, run_before=run_before)
 
-    def test_accepted_result(self, snap_compare):
-        async def run_before(pilot):
-            await start_run(pilot)
-            await finish_run(pilot)
-            await settle(pilot)
-
-        assert snap_compare(build_app(), terminal_size=SIZE, run_before=run_before)
+    def test_accepted_result(self, snap_compare, six_progressions):
+        assert snap_compare(replay_of(six_progressions), terminal_size=SIZE, run_before=settle)
 
     def test_reverted_result(self, snap_compare):
         async def run_before(pilot):

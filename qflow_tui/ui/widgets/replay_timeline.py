@@ -40,13 +40,40 @@ class ReplayTimeline(HorizontalScroll):
     def compose(self) -> ComposeResult:
         for step in self.steps:
             yield StepChip(step)
+        # Room after the last step, so the strip can start at a step's first
+        # letter also when it shows the last one (see _bring_into_view).
+        tail = Static("", classes="replay-tail")
+        tail.styles.width = max((len(f"{s.number} {s.label}") + 3 for s in self.steps), default=0)
+        yield tail
 
     def show(self, current: int, finished_steps: int) -> None:
         for chip in self.query(StepChip):
             chip.set_class(chip.number == current, "-current")
             chip.set_class(chip.number < finished_steps and chip.number != current, "-done")
-        try:
-            chip = self.query(StepChip)[current]
-        except IndexError:
+        chips = list(self.query(StepChip))
+        if not chips:
             return
-        self.scroll_to_widget(chip, animate=False)
+        self._bring_into_view(chips, min(max(current, 0), len(chips) - 1))
+
+    def _bring_into_view(self, chips: list[StepChip], index: int) -> None:
+        """Scroll so chip ``index`` shows whole and the strip starts at a chip's
+        first letter: a scrolled strip never begins mid-word."""
+        view = self.scrollable_content_region.width
+        if view <= 0:
+            return
+        chip = chips[index].virtual_region
+        left, right = self.scroll_x, self.scroll_x + view
+        if chip.x >= left and chip.right <= right and self._at_chip_start(chips):
+            return
+        if chip.x < left:
+            self.scroll_to(x=chip.x, animate=False, immediate=True)
+            return
+        start = chip.x
+        for earlier in reversed(chips[:index]):
+            if chip.right - earlier.virtual_region.x > view:
+                break
+            start = earlier.virtual_region.x
+        self.scroll_to(x=start, animate=False, immediate=True)
+
+    def _at_chip_start(self, chips: list[StepChip]) -> bool:
+        return self.scroll_x == 0 or any(c.virtual_region.x == self.scroll_x for c in chips)
