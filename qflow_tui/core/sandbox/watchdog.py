@@ -62,6 +62,10 @@ class Child:
             job = dict(job, landlock={"ro": list(launch.landlock), "dev": list(LANDLOCK_DEVICES)})
         self._out = bytearray(encode_line(job))
         self._closed = False
+        self._family: set[int] | None = None
+        """The child's descendants and pid namespace, listed at the first kill
+        (after it they are orphans that no longer descend from it)."""
+        self._namespace: str | None = None
         self._next_disk_check = 0.0
         self.workdir = None if launch.bwrap else make_workdir(launch.uid)
         chan_r, chan_w = os.pipe()
@@ -243,7 +247,14 @@ class Child:
     def _kill(self) -> None:
         # Kill the group while its leader is unreaped (so the pgid cannot have
         # been reused), then the leader; bwrap's pid namespace takes down
-        # everything inside it.
+        # everything inside it. What to wait for is listed before the first kill:
+        # once bwrap is dead its namespace's processes no longer descend from it.
+        if self._family is None:
+            # Inside bwrap's pid namespace every descendant dies with it, whatever
+            # its group; without one, the kill reaches the group only, and waiting
+            # for a descendant that left it (setsid) would wait for what was never killed.
+            self._family = _descendants(self.proc.pid) if self.launch.bwrap else set()
+            self._namespace = _pid_namespace(self._family)
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except OSError:
@@ -288,11 +299,6 @@ class Child:
         if self._closed:
             return
         self._closed = True
-        # Inside bwrap's pid namespace every descendant dies with it, whatever its
-        # group; without one, the kill reaches the group only, and waiting for a
-        # descendant that left it (setsid) would wait for what was never killed.
-        family = _descendants(self.proc.pid) if self.launch.bwrap else set()
-        namespace = _pid_namespace(family)
         self._kill()
         try:
             status = self.proc.wait(timeout=5)
@@ -300,7 +306,7 @@ class Child:
                 self.exit_status = status
         except (subprocess.TimeoutExpired, OSError):
             pass
-        wait_gone(self.proc.pid, family, namespace)
+        wait_gone(self.proc.pid, self._family or set(), self._namespace)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if f is not None:
