@@ -76,6 +76,28 @@ def test_first_screen_imports_no_provider_sdk(tmp_path):
     assert _loaded_sdks(code, tmp_path) == "[]"
 
 
+def test_the_run_screen_is_imported_on_a_thread_once_the_form_is_up(tmp_path):
+    # Imported in the loop at the first Ctrl+R it stalled the app about 0.1 s:
+    # not at start-up, but on a thread after the first paint, and with no SDK.
+    code = (
+        "import sys, asyncio, threading\n"
+        "from qflow_tui.ui.app import create_app\n"
+        "from qflow_tui.core.config import RunConfig\n"
+        "from qflow_tui.ui.screens.compose import RUN_MODULE\n"
+        "async def main():\n"
+        "    app = create_app(RunConfig(), remember_theme=False)\n"
+        "    assert RUN_MODULE not in sys.modules, 'imported before the form'\n"
+        "    async with app.run_test(size=(100, 30)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "        for t in threading.enumerate():\n"
+        "            if t.name == 'warm up':\n"
+        "                t.join(60)\n"
+        "        assert RUN_MODULE in sys.modules, 'not warmed up'\n"
+        "asyncio.run(main())\n" + _LOADED
+    )
+    assert _loaded_sdks(code, tmp_path) == "[]"
+
+
 def test_the_check_sees_an_sdk_import(tmp_path):
     # The probe itself must be able to fail.
     assert _loaded_sdks("import sys, openai\n" + _LOADED, tmp_path) == "['openai']"
