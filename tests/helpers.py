@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +16,23 @@ from qflow_tui.core.context import RunContext
 from qflow_tui.core.events import Emitter, Event
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import Problem
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def qflow(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run the CLI as a user does (``python -m qflow_tui.cli ARGS``), in a child
+    process with this environment plus ``env``; its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "qflow_tui.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=timeout,
+    )
 
 
 class TestSandbox:

@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import qflow
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"
 SCRIPT = ROOT / "tests" / "scripts" / "mbpp11.py"
-
-
-def qflow(*args: str, env_extra: dict | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
-    env = dict(os.environ.items())
-    env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
-    )
 
 
 def test_solve_json_follows_the_papers_control_flow(tmp_path):
@@ -159,8 +152,6 @@ def test_solve_without_tests_for_a_file_problem_says_what_to_give(tmp_path):
 
 
 def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path):
-    import subprocess
-    import sys
 
     # `qflow workflows | head -1`: the pipe closes while qflow still writes.
     proc = subprocess.Popen(

@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from qflow_tui.core.session import read_session
-from tests.helpers import write_logging_mbpp11
+from tests.helpers import qflow, write_logging_mbpp11
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"
 
 
-def qflow(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "qflow_tui.cli", "solve", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
+def solve(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return qflow("solve", *args, cwd=cwd)
 
 
 def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
@@ -27,7 +24,7 @@ def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
     write_logging_mbpp11(responder)
     (tmp_path / "down").write_text("")
     sessions = tmp_path / "sessions"
-    first = qflow(
+    first = solve(
         "--problem",
         str(DATA / "problem.txt"),
         "--tests",
@@ -56,7 +53,7 @@ def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
 
     (tmp_path / "down").unlink()
     (tmp_path / "live.log").unlink()
-    again = qflow("--resume", str(failed), "--session-dir", str(sessions), "--json", cwd=tmp_path)
+    again = solve("--resume", str(failed), "--session-dir", str(sessions), "--json", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     result = json.loads(again.stdout)
     assert (result["outcome"], result["accepted_at"], result["progression"]) == ("accepted", "self_debug:1", 0)
@@ -74,7 +71,7 @@ def test_a_failed_run_says_where_its_session_is_and_how_to_resume(tmp_path):
     responder = tmp_path / "responder.py"
     write_logging_mbpp11(responder)
     (tmp_path / "down").write_text("")
-    out = qflow(
+    out = solve(
         "--problem",
         str(DATA / "problem.txt"),
         "--tests",
@@ -95,9 +92,9 @@ def test_a_failed_run_says_where_its_session_is_and_how_to_resume(tmp_path):
 def test_resume_of_something_that_is_not_a_session_is_one_line(tmp_path):
     junk = tmp_path / "junk.jsonl"
     junk.write_text("not a session\n")
-    out = qflow("--resume", str(junk), cwd=tmp_path)
+    out = solve("--resume", str(junk), cwd=tmp_path)
     assert out.returncode == 2 and out.stderr.startswith("qflow: ") and out.stderr.count("\n") == 1
-    both = qflow("--resume", str(junk), "--problem", "mbpp/11", cwd=tmp_path)
+    both = solve("--resume", str(junk), "--problem", "mbpp/11", cwd=tmp_path)
     assert "leave out --problem and --tests" in both.stderr
-    neither = qflow(cwd=tmp_path)
+    neither = solve(cwd=tmp_path)
     assert "or --resume SESSION" in neither.stderr

@@ -3,9 +3,6 @@ comparison, run the CLI as a user does."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -92,18 +89,3 @@ def responses(events: list[Event]) -> dict[tuple, list[str]]:
             key = (s.step, s.agent, s.progression, s.epoch, s.attempt, s.turn, s.test, s.prompt_hash)
             out.setdefault(key, []).append(e.response)
     return out
-
-
-def qflow(
-    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 120
-) -> subprocess.CompletedProcess:
-    full = dict(os.environ)
-    full.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "qflow_tui.cli", *args],
-        capture_output=True,
-        text=True,
-        env=full,
-        cwd=cwd,
-        timeout=timeout,
-    )

@@ -11,7 +11,8 @@ import pytest
 from qflow_tui.cli import main
 from qflow_tui.commands.demo import demo_session
 from qflow_tui.core.session import read_session
-from tests.sessions.support import RESPONDER, qflow
+from tests.helpers import qflow
+from tests.sessions.support import RESPONDER
 
 SOLVE_KEYS = {
     "final_program",

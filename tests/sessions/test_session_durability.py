@@ -15,7 +15,8 @@ from pathlib import Path
 
 from qflow_tui.core.session import export_session, read_session
 from qflow_tui.data.demo import responder
-from tests.sessions.support import ROOT, qflow, record_demo
+from tests.helpers import qflow
+from tests.sessions.support import ROOT, record_demo
 
 MARKER_A = "sk-ant-MARKER-0123456789abcdefghijklmnopqrstuv"
 MARKER_O = "sk-openai-MARKER-9876543210"

@@ -5,19 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.helpers import write_logging_mbpp11
+from tests.helpers import qflow, write_logging_mbpp11
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"
-
-
-def qflow(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
 
 
 class Recorded:
