@@ -3,12 +3,11 @@ state of a field, zoom, replay arrows on every tab, q to quit, the palette."""
 
 from __future__ import annotations
 
-from ui_app import SIZE, build_app
+from ui_app import SIZE, build_app, replay_app
 from ui_steps import finish_run, start_run, wait_for_gate
 
 from qflow_tui.commands.demo import demo_session
 from qflow_tui.core.config import RunConfig
-from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.compose import ComposeScreen
 from qflow_tui.ui.screens.confirm import Confirm
 from qflow_tui.ui.screens.replay import ReplayScreen
@@ -17,8 +16,8 @@ from qflow_tui.ui.widgets.agent_pane import AgentPane
 FAST = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2)
 
 
-def replay_app(**kwargs):
-    return create_app(RunConfig(model="script/x.py"), replay_path=demo_session(), remember_theme=False, **kwargs)
+def demo_replay(**kwargs):
+    return replay_app(demo_session(), **kwargs)
 
 
 async def test_keys_before_the_form_is_mounted_are_ignored():
@@ -75,7 +74,7 @@ async def test_tab_focuses_a_pane_and_z_zooms_it():
 
 
 async def test_replay_arrows_work_on_the_tests_tab():
-    app = replay_app()
+    app = demo_replay()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -95,7 +94,7 @@ async def test_replay_arrows_work_on_the_tests_tab():
 
 
 async def test_q_quits_a_replay():
-    app = replay_app()
+    app = demo_replay()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("q")
@@ -150,7 +149,7 @@ async def test_compose_toasts_do_not_follow_onto_the_run_screen():
 async def test_the_replay_timeline_at_80_columns_never_starts_mid_step():
     from qflow_tui.ui.widgets.replay_timeline import ReplayTimeline, StepChip
 
-    app = replay_app()
+    app = demo_replay()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = app.screen

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from ui_app import SIZE, WIDE, build_app
+from ui_app import SIZE, WIDE, build_app, replay_app
 from ui_fakes import FreezingClient, InProcessSandbox, always_wrong_client, load_responder, mbpp11_client
 from ui_steps import at_rest, finish_run, settle, start_run, step_to, wait_for_gate, wait_until
 
@@ -20,7 +20,6 @@ from qflow_tui.core import runner as runner_module
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.runner import run_workflow
-from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS
 
 
@@ -104,17 +103,13 @@ def six_progressions(tmp_path_factory) -> Path:
     return Path(outcome.session)
 
 
-def replay_of(path: Path):
-    return create_app(RunConfig(model="script/tests/scripts/mbpp11.py"), replay_path=path, remember_theme=False)
-
-
 class TestResults:
     def test_imagined_execution_pane(self, snap_compare, six_progressions):
         async def run_before(pilot):
             await pilot.press("3")
             await settle(pilot)
 
-        assert snap_compare(replay_of(six_progressions), terminal_size=SIZE, run_before=run_before)
+        assert snap_compare(replay_app(six_progressions), terminal_size=SIZE, run_before=run_before)
 
     def test_tests_table_with_tqc_verdicts(self, snap_compare, six_progressions):
         async def run_before(pilot):
@@ -122,10 +117,10 @@ class TestResults:
             await pilot.press("down", "down", "down", "down", "down", "down", "down", "down", "down")
             await settle(pilot)
 
-        assert snap_compare(replay_of(six_progressions), terminal_size=SIZE, run_before=run_before)
+        assert snap_compare(replay_app(six_progressions), terminal_size=SIZE, run_before=run_before)
 
     def test_accepted_result(self, snap_compare, six_progressions):
-        assert snap_compare(replay_of(six_progressions), terminal_size=SIZE, run_before=settle)
+        assert snap_compare(replay_app(six_progressions), terminal_size=SIZE, run_before=settle)
 
     def test_reverted_result(self, snap_compare):
         async def run_before(pilot):

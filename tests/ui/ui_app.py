@@ -15,6 +15,13 @@ SIZE = (80, 24)
 WIDE = (160, 48)
 
 
+def replay_app(path: Any, **kwargs: Any) -> QFlowApp:
+    """The app as `qflow replay PATH` builds it."""
+    return create_app(
+        RunConfig(model="script/tests/scripts/mbpp11.py"), replay_path=path, remember_theme=False, **kwargs
+    )
+
+
 def build_app(client: Any = None, *, config: RunConfig | None = None, example: bool = True, **kwargs: Any) -> QFlowApp:
     """The app as `qflow` builds it, with test doubles plugged in."""
     config = config or RunConfig(model="script/tests/scripts/mbpp11.py")

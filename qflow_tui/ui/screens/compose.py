@@ -57,15 +57,12 @@ _SELECT_RANGE = 60
 RUN_MODULE = "qflow_tui.ui.screens.run"
 
 
-def warm_up_the_run_screen() -> threading.Thread | None:
+def warm_up_the_run_screen() -> None:
     """Import the run screen's code on a thread once the form is painted, while
     the user reads or types (Python's import lock makes a Run pressed meanwhile
     wait for the same import, never import twice)."""
-    if RUN_MODULE in sys.modules:
-        return None
-    thread = threading.Thread(target=_import_quietly, name="warm up", daemon=True)
-    thread.start()
-    return thread
+    if RUN_MODULE not in sys.modules:
+        threading.Thread(target=_import_quietly, name="warm up", daemon=True).start()
 
 
 def _import_quietly() -> None:
@@ -177,9 +174,10 @@ class ComposeScreen(AppScreen):
                 yield Input(cfg.model, id="model", compact=True, placeholder="provider/model")
                 yield Label("Workflow", classes="field-label")
                 names = workflow_names()
+                first = cfg.workflow if cfg.workflow in names else names[0]
                 yield Select(
                     [(n, n) for n in names],
-                    value=cfg.workflow if cfg.workflow in names else names[0],
+                    value=first,
                     id="workflow",
                     allow_blank=False,
                     compact=True,
@@ -225,7 +223,6 @@ class ComposeScreen(AppScreen):
                     yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
                 # The other workflows' settings are mounted when one is chosen
                 # (_show_settings): a hidden widget costs start-up like a shown one.
-                first = cfg.workflow if cfg.workflow in names else names[0]
                 for setting in generated_settings():
                     if setting.key in workflow_settings(first):
                         yield self._setting_box(setting, getattr(cfg, setting.key))
