@@ -22,7 +22,8 @@ from qflow_tui.core.session import (
     read_session,
     session_info,
 )
-from tests.sessions.support import qflow, record_demo
+from tests.helpers import qflow
+from tests.sessions.support import record_demo
 
 NESTED = "[" * 100_000 + "]" * 100_000
 

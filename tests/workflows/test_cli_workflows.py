@@ -13,7 +13,7 @@ import pytest
 from qflow_tui.cli import build_parser, main
 from qflow_tui.core.workflows import WORKFLOWS
 from qflow_tui.core.workflows.settings import all_settings
-from tests.core.test_cli_solve import qflow
+from tests.helpers import qflow
 
 SOLVE = [
     "solve",
