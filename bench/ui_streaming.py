@@ -125,6 +125,7 @@ async def in_app(
         problem_text=EXAMPLE_STATEMENT,
         tests_text=EXAMPLE_TESTS,
         remember_theme=False,
+        settle_memory=True,  # as the CLI builds it
     )
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
@@ -146,21 +147,30 @@ async def in_app(
     return elapsed, cpu, idle_samples, busy_samples
 
 
-#: The child that times a launch: imports qflow, builds the app as the CLI does and
-#: says "painted" once the compose screen has been drawn for the first time.
+#: The child that times a launch: runs `qflow` with no arguments, as a user does
+#: (qflow_tui.cli.main), with Textual's App.run swapped for a headless run at 80x24.
+#: It says "painted" when Textual posts Ready, right after the first screen's first
+#: paint, and checks that screen was the compose form.
 _LAUNCH = """
+import gc
+gc.disable()  # what qflow's main() does first; this probe needs Textual before it, to swap App.run
 import asyncio, sys
-from qflow_tui.ui.app import create_app
+from textual import events
+from textual.app import App
 
-async def main():
-    app = create_app(remember_theme=False)
+def say_painted(event):
+    sys.stdout.write("painted\\n")
+    sys.stdout.flush()
+
+async def run(app):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert type(app.screen).__name__ == "ComposeScreen", app.screen
-        sys.stdout.write("painted\\n")
-        sys.stdout.flush()
 
-asyncio.run(main())
+App.on_ready = say_painted
+App.run = lambda app, **_: asyncio.run(run(app))
+from qflow_tui.cli import main
+main([])
 """
 
 
@@ -178,12 +188,13 @@ class Floor(App):
         yield Input()
         yield Footer()
 
-async def main():
-    app = Floor()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+    def on_ready(self):
         sys.stdout.write("painted\\n")
         sys.stdout.flush()
+
+async def main():
+    async with Floor().run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
 
 asyncio.run(main())
 """

@@ -6,6 +6,7 @@ script use, so all three see the same app.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -54,6 +55,7 @@ class QFlowApp(App[int]):
         breakpoints: list[Any] | None = None,
         bench_folder: str | Path | None = None,
         compare_paths: tuple[str | Path, str | Path] | None = None,
+        settle_memory: bool = False,
     ) -> None:
         super().__init__()
         self.config = config
@@ -81,6 +83,8 @@ class QFlowApp(App[int]):
         """A bench folder to show on the bench screen at start-up (``qflow bench open``)."""
         self.compare_paths = compare_paths
         """Two sessions to compare at start-up (``qflow compare A B --tui``)."""
+        self.settle_memory = settle_memory
+        """This process is the app's alone (the CLI): see `on_ready`."""
         self._theme_ready = False
         self._theme_warnings: list[str] = []
         # The theme is chosen before the first screen mounts: set later, it makes
@@ -110,6 +114,21 @@ class QFlowApp(App[int]):
             self.push_screen(BenchScreen(self.bench_runner, self.bench_folder))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
+
+    def on_ready(self) -> None:
+        # The first screen is painted. What is alive now (modules, classes, the
+        # app, the compose form) lives as long as the process; Python's full
+        # collections walked all of it again every few seconds of a run, stalling
+        # the loop 60-80 ms each time. Collected once here and frozen, it is left
+        # out of every later collection (what it holds that dies later is freed by
+        # reference counting; a cycle of it stays, the few kB of a settings box the
+        # user swaps out). The CLI turns the collector off until here (cli.py):
+        # the start-up made garbage but few cycles worth a pass.
+        if self.settle_memory:
+            self.settle_memory = False
+            gc.collect()
+            gc.freeze()
+            gc.enable()
 
     def _install_themes(self) -> None:
         try:

@@ -1,0 +1,34 @@
+"""The app as the CLI runs it (`settle_memory`): once the first screen is painted
+it collects once, freezes what lives on (later full collections no longer walk
+every module and class: they stalled a run's loop 60-80 ms each) and turns the
+collector on again; an app built for a test process leaves the collector alone."""
+
+from __future__ import annotations
+
+import gc
+
+from ui_app import SIZE, build_app
+
+
+async def test_the_cli_app_freezes_what_lives_on_once_painted():
+    frozen = gc.get_freeze_count()
+    gc.disable()  # as qflow's main() leaves it
+    try:
+        app = build_app(settle_memory=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert gc.isenabled()
+            assert gc.get_freeze_count() > frozen + 10_000  # modules, classes, the app and its form
+            assert not app.settle_memory  # once
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+async def test_an_app_for_tests_leaves_the_collector_alone():
+    frozen = gc.get_freeze_count()
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert gc.get_freeze_count() == frozen
+        assert gc.isenabled()
