@@ -7,10 +7,10 @@ the fork's session names it (``parent``) and the step (``forked_at``)."""
 from __future__ import annotations
 
 import argparse
-import ast
 from pathlib import Path
 from typing import Any
 
+from ..core import pyparse
 from . import fail
 from .solve import add_run_options
 
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         except InputError as exc:
             return fail(str(exc))
         try:
-            ast.parse(program)
+            pyparse.parse(program)
         except SyntaxError as exc:
             return fail(f"{args.program_file}: not valid Python (line {exc.lineno}: {exc.msg}); fix it and fork again")
         steering.programs[(args.at, target)] = program

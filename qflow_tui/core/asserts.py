@@ -11,6 +11,8 @@ import gc
 from collections import Counter
 from dataclasses import dataclass
 
+from . import pyparse
+
 #: Names that are never the function under test even when called in an assert.
 _NOT_ENTRY = set(dir(builtins)) | {"math", "isclose", "cmath", "np", "numpy", "re", "collections"}
 
@@ -51,7 +53,7 @@ def parse_python(src: str, mode: str = "exec") -> ast.AST:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        tree = ast.parse(src, mode=mode)
+        tree = pyparse.parse(src, mode=mode)
         too_deep = nesting_too_deep(tree, MAX_NESTING + 2)
     except SyntaxError:
         raise

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import re
 
+from . import pyparse
+
 _FENCE_RE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 
 
@@ -17,7 +19,7 @@ def code_blocks(text: str) -> list[tuple[str, str]]:
 
 def _parses(code: str) -> bool:
     try:
-        ast.parse(code)
+        pyparse.parse(code)
     except SyntaxError:
         return False
     return True
@@ -25,7 +27,7 @@ def _parses(code: str) -> bool:
 
 def _defines(code: str, name: str) -> bool:
     try:
-        tree = ast.parse(code)
+        tree = pyparse.parse(code)
     except SyntaxError:
         return False
     return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree))
@@ -51,7 +53,7 @@ def _strip_demo(code: str) -> str:
     """Drop top-level asserts, prints and ``if __name__ == '__main__'`` blocks:
     they would run at import time in the sandbox and are not part of the solution."""
     try:
-        tree = ast.parse(code)
+        tree = pyparse.parse(code)
     except SyntaxError:
         return code.strip()
     lines = code.splitlines()
@@ -103,7 +105,7 @@ def _unfence(text: str) -> str:
 
 def _is_expression(text: str) -> bool:
     try:
-        ast.parse(text, mode="eval")
+        pyparse.parse(text, mode="eval")
     except (SyntaxError, ValueError):
         return False
     return True
@@ -133,7 +135,7 @@ def extract_value_only(text: str) -> str | None:
         if m:
             candidate = m.group(1).strip().strip("`").strip()
             try:
-                node = ast.parse(candidate, mode="eval").body
+                node = pyparse.parse(candidate, mode="eval").body
             except (SyntaxError, ValueError):
                 return None
             if not isinstance(node, ast.Name):
@@ -211,6 +213,6 @@ def extract_yes_no(text: str) -> bool | None:
 def normalize_assert(src: str) -> str:
     """A canonical form for de-duplication (formatting and quotes do not matter)."""
     try:
-        return ast.dump(ast.parse(src.strip()))
+        return ast.dump(pyparse.parse(src.strip()))
     except SyntaxError:
         return " ".join(src.split())

@@ -8,6 +8,8 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
+from . import pyparse
+
 if TYPE_CHECKING:
     from .problem import Problem
 
@@ -23,7 +25,7 @@ def statement_imports(statement: str) -> str:
         if line != line.lstrip() or not _IMPORT_LINE_RE.match(line.strip()):
             continue
         try:
-            tree = ast.parse(line.strip())
+            tree = pyparse.parse(line.strip())
         except SyntaxError:
             continue
         if len(tree.body) == 1 and isinstance(tree.body[0], (ast.Import, ast.ImportFrom)):
@@ -52,7 +54,7 @@ def _statements(code: str) -> list[ast.stmt]:
     if not code.strip():
         return []
     try:
-        return ast.parse(code.replace("\r\n", "\n")).body
+        return pyparse.parse(code.replace("\r\n", "\n")).body
     except SyntaxError:
         return []
 
@@ -93,13 +95,13 @@ def judging_setup(setup: str, judged: list[str]) -> str:
     if not setup.strip():
         return ""
     try:
-        body = ast.parse(setup.replace("\r\n", "\n")).body
+        body = pyparse.parse(setup.replace("\r\n", "\n")).body
     except SyntaxError:
         return setup
     needed: set[str] = set()
     for src in judged:
         try:
-            needed |= _loaded_names(ast.parse(src.strip()))
+            needed |= _loaded_names(pyparse.parse(src.strip()))
         except SyntaxError:
             continue
     kept: list[ast.stmt] = []

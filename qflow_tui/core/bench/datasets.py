@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...locations import package_data_dir
+from .. import pyparse
 from ..problem import Problem, ProblemError, make_problem
 
 #: Benchmark name -> (file, format).
@@ -108,7 +109,7 @@ def _call_end(text: str, start: int) -> int | None:
 
 def _is_expr(src: str) -> bool:
     try:
-        ast.parse(src.strip(), mode="eval")
+        pyparse.parse(src.strip(), mode="eval")
     except SyntaxError:
         return False
     return bool(src.strip())
@@ -139,7 +140,7 @@ def _expected_from(rest: str) -> str | None:
 def _entry_docstring(prompt: str, entry_point: str) -> str:
     """The docstring of the function under test (a prompt may define helpers first)."""
     try:
-        tree = ast.parse(prompt + "\n    pass\n")
+        tree = pyparse.parse(prompt + "\n    pass\n")
     except SyntaxError:
         return prompt
     for node in ast.walk(tree):
@@ -156,7 +157,7 @@ def _kwargs_call(entry_point: str, params: list[str], text: str) -> str | None:
     for cut in cuts:
         part = text[:cut].strip()
         try:
-            node = ast.parse(f"f({part})", mode="eval").body
+            node = pyparse.parse(f"f({part})", mode="eval").body
         except SyntaxError:
             continue
         if not isinstance(node, ast.Call):
@@ -199,7 +200,7 @@ def _prose_examples(lines: list[str], entry_point: str, params: list[str]) -> li
 
 def _params(prompt: str, entry_point: str) -> list[str]:
     try:
-        tree = ast.parse(prompt + "\n    pass\n")
+        tree = pyparse.parse(prompt + "\n    pass\n")
     except SyntaxError:
         return []
     for node in ast.walk(tree):
@@ -269,7 +270,7 @@ def _add_example(out: list[str], call: str, expected: str, entry_point: str) -> 
     ``fib4(n) == fib4(n-1) + ...`` recurrence, no unquoted ``is_happy(abc)``);
     the docstrings' ``true``/``false`` read as Python's."""
     try:
-        tree = ast.parse(f"{call} == {expected}", mode="eval")
+        tree = pyparse.parse(f"{call} == {expected}", mode="eval")
     except SyntaxError:
         return
     allowed = {entry_point, "round", "abs", "set", "sorted", "tuple", "list", "float", "True", "False", "None"}
@@ -291,7 +292,7 @@ def _add_example(out: list[str], call: str, expected: str, entry_point: str) -> 
 def _check_asserts(test_code: str, entry_point: str) -> list[str]:
     """The asserts of HumanEval's ``check(candidate)``, calling the entry point."""
     try:
-        tree = ast.parse(test_code)
+        tree = pyparse.parse(test_code)
     except SyntaxError:
         return []
     out = []
@@ -379,7 +380,7 @@ def _defined_entry(code: str, tests: list[str]) -> str | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)  # MBPP code has "\d" in plain strings
             warnings.simplefilter("ignore", DeprecationWarning)
-            tree = ast.parse(code)
+            tree = pyparse.parse(code)
         names = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
     except SyntaxError:
         return None

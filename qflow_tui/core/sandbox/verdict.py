@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import pyparse
 from ..asserts import AssertSyntaxError, called_functions, parse_assert, parse_python
 from .codec import check_hashes, strict_eq, strict_in
 
@@ -587,7 +588,7 @@ def defined_functions(program: str | None) -> set[str]:
     """Top-level functions the program defines: the names a trusted check may
     call (through proxies into the program's process)."""
     try:
-        tree = ast.parse(program or "")
+        tree = pyparse.parse(program or "")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -596,7 +597,7 @@ def defined_functions(program: str | None) -> set[str]:
 def defined_names(program: str | None) -> set[str]:
     """Top-level functions and classes the program defines (empty if it does not parse)."""
     try:
-        tree = ast.parse(program or "")
+        tree = pyparse.parse(program or "")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}

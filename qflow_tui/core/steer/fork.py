@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import pyparse
 from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest
 from ..llm.replay import RecordedCall, ReplayClient, describe_call
 
@@ -150,7 +151,6 @@ def plan_fork(
     edits and model, and build its run; ``live``: the session is a run stopped
     at its gate before ``at`` (the branch is where it stands). Raises
     :class:`ForkError` with one line for the user (the same refusals as ``qflow fork``)."""
-    import ast
     import dataclasses
 
     from ..config import ConfigError, RunConfig, _coerce
@@ -183,7 +183,7 @@ def plan_fork(
     target = 0 if progression is None else progression
     if program is not None:
         try:
-            ast.parse(program)
+            pyparse.parse(program)
         except SyntaxError as exc:
             raise ForkError(f"the edited program is not valid Python (line {exc.lineno}: {exc.msg}); fix it") from None
         steering.programs[(at, target)] = program

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .. import pyparse
 from ..events import ProgramCandidate, Steered
 from ..problem import ProblemError, parse_tests
 from ..safe_text import one_line
@@ -107,12 +108,11 @@ def _short(test: str, width: int = 48) -> str:
 
 def check_program(text: str, where: str = "the program") -> str:
     """``text`` if it is valid Python, else :class:`SteerError` naming the line."""
-    import ast
 
     if not text.strip():
         raise SteerError(f"{where} is empty: write the program the run should carry on with")
     try:
-        ast.parse(text)
+        pyparse.parse(text)
     except SyntaxError as exc:
         raise SteerError(f"{where} is not valid Python (line {exc.lineno}: {exc.msg}); fix it and try again") from None
     return text
