@@ -3,7 +3,24 @@ test reads the user's config or writes into the user's sessions."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The garbage collector, tuned for a process that builds a hundred apps.
+
+    Each app test leaves tens of thousands of objects in Textual's bounded caches
+    and makes as many cyclic ones that die with its app; Python's full
+    collections walked all of it again about once a test, a quarter of an app
+    test module's CPU. What is alive once the tests are collected (modules,
+    classes, fixtures) is frozen out of every collection, and a collection
+    starts after 20,000 new objects instead of 700: the app tests take about a
+    fifth less CPU, for some 60 MB more per worker."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 10, 10)
 
 
 @pytest.fixture(autouse=True)

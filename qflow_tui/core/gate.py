@@ -82,11 +82,13 @@ class StepGate:
     the step name whenever the workflow stops at the gate.
 
     Progressions run concurrently, so several may wait at once: they pass one
-    per ``step()``, in a fixed order, so stepping through a run is the same
-    every time: round by round (every progression's k-th step before anyone's
-    (k+1)-th), and within a round the run's shared steps first, then the lowest
-    progression index. ``waiting_at`` and ``waiting_progression`` name the one
-    the next ``step()`` lets through.
+    per ``step()``, in a fixed order among those waiting: round by round (every
+    progression's k-th step before anyone's (k+1)-th), and within a round the
+    run's shared steps first, then the lowest progression index. A checkpoint
+    that arrives while another is announced goes first if it is earlier in that
+    order (a shared step a check asked for, after the next progression's check
+    was shown). ``waiting_at`` and ``waiting_progression`` name the one the next
+    ``step()`` lets through.
     """
 
     def __init__(

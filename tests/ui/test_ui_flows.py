@@ -71,8 +71,11 @@ async def test_step_mode_advances_one_step_at_a_time():
         for key in ("1", "2", "3", "4", "5", "]", "["):
             await pilot.press(key)
         assert view.progression == 0
-        # Progression 0, rejected, needs the synthesized tests: they come next.
-        assert await step_to(pilot, screen, "test_designer") == 1
+        # Progression 0, rejected, needs the synthesized tests: they are designed
+        # before any progression's second check. Progression 1's first check,
+        # already waiting, may show (and pass) first while progression 0's check
+        # runs: the gate orders what waits, not what has not arrived yet.
+        assert await step_to(pilot, screen, "test_designer") in (1, 2)
         view.flush()
         assert view.state.cells[("program_generator", 0)].decision == "continue"
         assert view.state.tests_designed == 0
