@@ -21,7 +21,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
 from ...core.events import Event
@@ -68,6 +68,18 @@ _TABS_OF_KIND: dict[str, frozenset[str]] = {
     "notice": frozenset(),
 }
 _ALL_TABS = frozenset(t for t, _ in TABS)
+
+#: What the tabs behind the agents' and the timeline's hold, mounted one after
+#: the other once the run screen is painted (or at once, when a tab is wanted
+#: first): composing them with the screen stalled the loop some 50 ms longer at
+#: the start of every run. The timeline is composed: the run screen gives it a
+#: step cursor and breakpoint marks as it mounts.
+_TAB_CONTENT: dict[str, Callable[[], Widget]] = {
+    "tab-imagined": lambda: ImaginedTrace(id="imagined-trace"),
+    "tab-tests": lambda: TestsTable(id="tests-table"),
+    "tab-program": lambda: ProgramView(id="program-view"),
+    "tab-tree": lambda: SearchTree(id="search-tree"),
+}
 
 
 class RunView(Widget):
@@ -128,24 +140,21 @@ class RunView(Widget):
         """Live runs: when each waiting retry's wait began (the app's clock), by call id."""
         self.recorded_elapsed: float | None = None
         """Set by a replay: the recorded run time at the shown step (idle gate time left out)."""
+        self._content: dict[str, Widget] = {}
+        """Each tab's widget, from when its mount starts (see _TAB_CONTENT); the agents' is composed."""
+        self._mounting: dict[str, AwaitMount] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("starting…", id="run-progress", markup=False)
         with Vertical(id="run-main"):
             yield Timeline(id="timeline-band", side_by_side=True)
             with TabbedContent(id="run-tabs", initial="tab-agents"):
-                with TabPane("Timeline", id="tab-timeline"):
-                    yield Timeline(id="timeline-tab")
-                with TabPane("Agents", id="tab-agents"):
-                    yield AgentPanes(id="agent-panes")
-                with TabPane("Imagined", id="tab-imagined"):
-                    yield ImaginedTrace(id="imagined-trace")
-                with TabPane("Tests", id="tab-tests"):
-                    yield TestsTable(id="tests-table")
-                with TabPane("Program", id="tab-program"):
-                    yield ProgramView(id="program-view")
-                with TabPane("Tree", id="tab-tree"):
-                    yield SearchTree(id="search-tree")
+                for tab, title in TABS:
+                    with TabPane(title, id=tab):
+                        if tab == "tab-agents":
+                            yield AgentPanes(id="agent-panes")
+                        elif tab == "tab-timeline":
+                            yield Timeline(id="timeline-tab")
         yield StatusBar(id="run-status")
 
     def on_mount(self) -> None:
@@ -153,6 +162,44 @@ class RunView(Widget):
         self.repaint(everything=True)
         if self.live:
             self._tick = self.set_interval(1.0, self.tick)
+        self.call_after_refresh(self._mount_next_tab)
+
+    # -- the tabs' contents, mounted after the first paint -----------------------------------
+
+    def _mount_next_tab(self, _mounted: str = "") -> None:
+        """Mount the first tab content not mounted yet, and the next once it is
+        (the loop handles what else waits in between: keys, events, paints)."""
+        for tab in _TAB_CONTENT:
+            if tab not in self._mounting:
+                self._once_mounted(tab, self._mount_next_tab)
+                return
+
+    def _mount_tab(self, tab: str) -> AwaitMount:
+        """Mount a tab's content unless it is mounted or on its way; what to await."""
+        if tab not in self._mounting:
+            widget = _TAB_CONTENT[tab]()
+            self._content[tab] = widget
+            self._mounting[tab] = self.query_one(f"#{tab}", TabPane).mount(widget)
+        return self._mounting[tab]
+
+    def _ready(self, tab: str) -> Widget | None:
+        """A tab's content if it is mounted (the agents' and the timeline's always are)."""
+        if tab == "tab-agents":
+            return self.query_one(AgentPanes)
+        if tab == "tab-timeline":
+            return self.query_one("#timeline-tab", Timeline)
+        widget = self._content.get(tab)
+        return widget if widget is not None and widget.is_mounted else None
+
+    def _once_mounted(self, tab: str, then: Callable[[str], object]) -> None:
+        """Mount a tab's content now, and call ``then(tab)`` once it is."""
+        mounting = self._mount_tab(tab)
+
+        async def go_on() -> None:
+            await mounting
+            then(tab)
+
+        self.call_next(go_on)
 
     # -- the API -----------------------------------------------------------------------
 
@@ -256,20 +303,16 @@ class RunView(Widget):
     def _paint_tab(self, tab: str) -> None:
         if tab not in self._stale_tabs:
             return
+        content = self._ready(tab)
+        if content is None:  # wanted before its turn: mounted now, painted once it is
+            self._once_mounted(tab, self._paint_tab)
+            return
         self._stale_tabs.discard(tab)
         state, p = self.state, self.progression
-        if tab == "tab-timeline":
-            self.query_one("#timeline-tab", Timeline).update_from(state, p)
-        elif tab == "tab-agents":
+        if tab == "tab-agents":
             self.query_one(AgentPanes).update_from(state, p, self.retry_countdown())
-        elif tab == "tab-imagined":
-            self.query_one(ImaginedTrace).update_from(state, p)
-        elif tab == "tab-tests":
-            self.query_one(TestsTable).update_from(state, p)
-        elif tab == "tab-program":
-            self.query_one(ProgramView).update_from(state, p)
-        elif tab == "tab-tree":
-            self.query_one(SearchTree).update_from(state, p)
+        elif isinstance(content, Timeline | ImaginedTrace | TestsTable | ProgramView | SearchTree):
+            content.update_from(state, p)
 
     def _paint_progress(self) -> None:
         text = self.state.progress_text()
@@ -348,6 +391,9 @@ class RunView(Widget):
         """Show a tab and focus what is in it, so arrows and PageUp/Down work at once."""
         if tab == "tab-tree" and not self.state.tree:
             self.notify("This run has no search tree (only tree-search workflows such as CodeTree grow one).")
+            return
+        if self._ready(tab) is None:  # shown once it is mounted and painted
+            self._once_mounted(tab, self.action_show_tab)
             return
         self._paint_tab(tab)  # drawn before it shows: no empty first frame
         self.query_one("#run-tabs", TabbedContent).active = tab
