@@ -212,6 +212,8 @@ class _Run:
         self.tests = _SharedTests(ctx)
         self.cancelled: set[int] = set()
         self.stopped_early: list[str] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        """Each progression's task, once the run has started them."""
         """``progression (step)`` of work cancelled because the rule could no longer report it."""
         self.statement = ctx.problem.statement
         """The statement the clarifier path reads (a person may edit it)."""
@@ -256,6 +258,10 @@ class _Run:
         if accepted:
             self._decide(p, step, True, "", "")
             self.referee.accept(p.index, stage)
+            # At once, before any other progression runs on: one whose next step
+            # can no longer be reported must not start it (the run's loop would
+            # see the acceptance only after the ready progressions had gone on).
+            self._stop_the_beaten()
             return True
         if decision is not None and not self.referee.out_of_the_race(p.index):
             if self.cfg.checker == "none":
@@ -430,8 +436,15 @@ class _Run:
 
     # -- the run --------------------------------------------------------------------
 
+    def _stop_the_beaten(self) -> None:
+        for q, task in zip(self.progs, self._tasks, strict=True):
+            if not task.done() and self.referee.out_of_the_race(q.index):
+                self._stop(q, task)
+
     def _stop(self, p: Progression, task: asyncio.Task[None]) -> None:
         """Cancel work whose result the rule will never report."""
+        if p.index in self.cancelled:
+            return
         if p.at:
             self.stopped_early.append(f"{p.index} ({p.at})")
         self.cancelled.add(p.index)
@@ -470,7 +483,7 @@ class _Run:
                     ),
                 )
             )
-        tasks = [asyncio.create_task(self._progression(p)) for p in self.progs]
+        tasks = self._tasks = [asyncio.create_task(self._progression(p)) for p in self.progs]
         try:
             await self._until_decided(tasks)
         finally:
