@@ -146,7 +146,7 @@ async def test_compose_toasts_do_not_follow_onto_the_run_screen():
         await finish_run(pilot)
 
 
-async def test_the_replay_timeline_at_80_columns_never_starts_mid_step():
+async def test_the_replay_timeline_at_80_columns_never_starts_or_ends_mid_step():
     from qflow_tui.ui.widgets.replay_timeline import ReplayTimeline, StepChip
 
     app = demo_replay()
@@ -163,6 +163,12 @@ async def test_the_replay_timeline_at_80_columns_never_starts_mid_step():
             shown = chips[screen.current_step].virtual_region
             assert timeline.scroll_x in starts, (timeline.scroll_x, sorted(starts))
             assert timeline.scroll_x <= shown.x and shown.right <= timeline.scroll_x + timeline.size.width
+            # ... and ends at a step's last letter: a step the edge would cut is drawn blank.
+            edge = timeline.scroll_x + timeline.scrollable_content_region.width
+            for chip in chips:
+                region = chip.virtual_region
+                cut = region.x < edge < region.right
+                assert chip.has_class("-cut") == cut, (chip.number, region, edge)
 
         check()  # a replay opens at the end: the last steps show
         await pilot.press("home")

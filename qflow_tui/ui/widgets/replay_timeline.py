@@ -36,6 +36,7 @@ class ReplayTimeline(HorizontalScroll):
     def __init__(self, steps: list[ReplayStep], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.steps = steps
+        self._shown: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         for step in self.steps:
@@ -47,6 +48,7 @@ class ReplayTimeline(HorizontalScroll):
         yield tail
 
     def show(self, current: int, finished_steps: int) -> None:
+        self._shown = (current, finished_steps)
         for chip in self.query(StepChip):
             chip.set_class(chip.number == current, "-current")
             chip.set_class(chip.number < finished_steps and chip.number != current, "-done")
@@ -54,6 +56,24 @@ class ReplayTimeline(HorizontalScroll):
         if not chips:
             return
         self._bring_into_view(chips, min(max(current, 0), len(chips) - 1))
+        self._hide_the_cut(chips)
+
+    def on_resize(self) -> None:
+        if self._shown is not None:
+            self.call_after_refresh(self.show, *self._shown)
+
+    def _hide_the_cut(self, chips: list[StepChip]) -> None:
+        """A step the strip's right edge would cut is drawn blank (class
+        ``-cut``; its room and place kept): the strip ends at the last whole
+        step, never mid-step (``23 check debug``); the step line below says
+        how many there are."""
+        view = self.scrollable_content_region.width
+        if view <= 0:
+            return
+        right = self.scroll_x + view
+        for chip in chips:
+            region = chip.virtual_region
+            chip.set_class(region.x < right < region.right, "-cut")
 
     def _bring_into_view(self, chips: list[StepChip], index: int) -> None:
         """Scroll so chip ``index`` shows whole and the strip starts at a chip's
