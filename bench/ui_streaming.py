@@ -125,8 +125,8 @@ async def in_app(
         problem_text=EXAMPLE_STATEMENT,
         tests_text=EXAMPLE_TESTS,
         remember_theme=False,
-        settle_memory=True,  # as the CLI builds it
     )
+    app.settle_memory = True  # what App.run sets for the CLI; run_test does not
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         idle = LagProbe()

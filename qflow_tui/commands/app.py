@@ -83,7 +83,6 @@ def run(args: argparse.Namespace) -> int:
         replay_path=getattr(args, "replay", None),
         stepping=bool(getattr(args, "step", False)),
         breakpoints=breakpoints,
-        settle_memory=True,
     )
     result = app.run()
     return int(result or 0)

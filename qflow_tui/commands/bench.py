@@ -160,7 +160,7 @@ def _run_tui(runner: Any) -> int:
     from ..ui.app import create_app
 
     runner.prepare()  # bad input is a one-line message before the app opens
-    app = create_app(bench_runner=runner, settle_memory=True)
+    app = create_app(bench_runner=runner)
     app.run()
     from ..core.bench.runner import latest_results, read_results, run_key
 
@@ -206,7 +206,7 @@ def run_open(args: argparse.Namespace) -> int:
         data = load_bench(Path(args.folder).expanduser())
     except BenchError as exc:
         return fail(str(exc))
-    create_app(bench_folder=data.folder, settle_memory=True).run()
+    create_app(bench_folder=data.folder).run()
     return 0
 
 

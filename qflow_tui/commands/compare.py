@@ -48,7 +48,7 @@ def open_app(a: Any, b: Any) -> int:
         from ..ui.app import create_app
     except ImportError as exc:  # the app is not part of this build
         return fail(f"the terminal app cannot start ({exc}); use `qflow compare {a} {b}` for text", 1)
-    app = create_app(config, compare_paths=(a, b), settle_memory=True)
+    app = create_app(config, compare_paths=(a, b))
     app.run()
     return int(getattr(app, "return_code", 0) or 0)
 

@@ -64,9 +64,7 @@ def open_app(path: Path, *, step: int | None = None, play: bool = False, intro: 
         from ..ui.app import create_app
     except ImportError as exc:  # the app is not part of this build
         return fail(f"the terminal app cannot start ({exc}); use `qflow replay {path} --json`", 1)
-    app = create_app(
-        config, replay_path=path, replay_options={"step": step, "play": play, "intro": intro}, settle_memory=True
-    )
+    app = create_app(config, replay_path=path, replay_options={"step": step, "play": play, "intro": intro})
     app.run()
     return int(getattr(app, "return_code", 0) or 0)
 

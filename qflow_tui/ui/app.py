@@ -55,7 +55,6 @@ class QFlowApp(App[int]):
         breakpoints: list[Any] | None = None,
         bench_folder: str | Path | None = None,
         compare_paths: tuple[str | Path, str | Path] | None = None,
-        settle_memory: bool = False,
     ) -> None:
         super().__init__()
         self.config = config
@@ -83,8 +82,9 @@ class QFlowApp(App[int]):
         """A bench folder to show on the bench screen at start-up (``qflow bench open``)."""
         self.compare_paths = compare_paths
         """Two sessions to compare at start-up (``qflow compare A B --tui``)."""
-        self.settle_memory = settle_memory
-        """This process is the app's alone (the CLI): see `on_ready`."""
+        self.settle_memory = False
+        """This process is the app's alone: set by `run` (the CLI's way in, where
+        tests use run_test); see `on_ready`."""
         self._theme_ready = False
         self._theme_warnings: list[str] = []
         # The theme is chosen before the first screen mounts: set later, it makes
@@ -114,6 +114,11 @@ class QFlowApp(App[int]):
             self.push_screen(BenchScreen(self.bench_runner, self.bench_folder))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
+
+    def run(self, *args: Any, **kwargs: Any) -> int | None:
+        """Run in this terminal, as every qflow command that opens the app does."""
+        self.settle_memory = True
+        return super().run(*args, **kwargs)
 
     def on_ready(self) -> None:
         # The first screen is painted. What is alive now (modules, classes, the

@@ -1,4 +1,4 @@
-"""The app as the CLI runs it (`settle_memory`): once the first screen is painted
+"""The app as the CLI runs it (`run`, which sets `settle_memory`): once the first screen is painted
 it collects once, freezes what lives on (later full collections no longer walk
 every module and class: they stalled a run's loop 60-80 ms each) and turns the
 collector on again; an app built for a test process leaves the collector alone."""
@@ -14,7 +14,8 @@ async def test_the_cli_app_freezes_what_lives_on_once_painted():
     frozen = gc.get_freeze_count()
     gc.disable()  # as qflow's main() leaves it
     try:
-        app = build_app(settle_memory=True)
+        app = build_app()
+        app.settle_memory = True  # as QFlowApp.run sets it
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert gc.isenabled()
@@ -23,6 +24,17 @@ async def test_the_cli_app_freezes_what_lives_on_once_painted():
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+def test_run_is_the_way_in_that_settles_memory(monkeypatch):
+    from textual.app import App
+
+    seen = []
+    monkeypatch.setattr(App, "run", lambda app, *a, **k: seen.append(app.settle_memory))
+    app = build_app()
+    assert not app.settle_memory
+    app.run()
+    assert seen == [True]
 
 
 async def test_an_app_for_tests_leaves_the_collector_alone():
