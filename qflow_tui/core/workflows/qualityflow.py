@@ -437,6 +437,7 @@ class _Run:
     # -- the run --------------------------------------------------------------------
 
     def _stop_the_beaten(self) -> None:
+        """Stop every progression still running whose result the rule can no longer report."""
         for q, task in zip(self.progs, self._tasks, strict=True):
             if not task.done() and self.referee.out_of_the_race(q.index):
                 self._stop(q, task)
@@ -458,9 +459,7 @@ class _Run:
             self.referee.changed.clear()
             if self.referee.winner() is not None:
                 return
-            for p, task in zip(self.progs, tasks, strict=True):
-                if task in pending and self.referee.out_of_the_race(p.index):
-                    self._stop(p, task)
+            self._stop_the_beaten()
             changed: asyncio.Task[bool] = asyncio.ensure_future(self.referee.changed.wait())
             done, _ = await asyncio.wait({*pending, changed}, return_when=asyncio.FIRST_COMPLETED)
             changed.cancel()
