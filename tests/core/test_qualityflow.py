@@ -535,7 +535,10 @@ class Held(Story):
     async def respond(self, request):
         key = self.hold(request)
         if key is not None:
-            await asyncio.wait_for(self.event(key).wait(), 30)
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a
+            # cancellation that arrives as the event is set (the run's stop).
+            async with asyncio.timeout(30):
+                await self.event(key).wait()
         return self(request)
 
 
@@ -590,3 +593,20 @@ async def test_an_earlier_stage_beats_a_lower_index_that_ran_ahead(tmp_path):
     assert (outcome.accepted_at, outcome.progression) == ("program_generator", 1)
     accepts = [(e.step, e.progression) for e in rec.of("decision") if e.decision == "accept"]
     assert accepts == [("self_debug:1", 0), ("program_generator", 1)]
+
+
+async def test_an_acceptance_stops_a_beaten_progression_before_it_goes_on(tmp_path):
+    # Progression 2's generator answers at the moment progression 1 is accepted at
+    # the same stage: beaten (a higher index), it must not go on to a check. The
+    # rule still waits for progression 0, held the same way.
+    held = {0, 2}
+    story = Held(
+        lambda r: (1, "accept") if r["agent"] == "program_generator" and r["progression"] in held else None,
+        generate=lambda p: CORRECT if p == 1 else buggy(f"gen {p}"),
+    )
+    outcome, rec = await solve_held(story, tmp_path, prompts=3)
+    assert (outcome.accepted_at, outcome.progression) == ("program_generator", 1)
+    accept = next(e for e in rec.of("decision") if e.decision == "accept")
+    after = [(e.agent, e.progression) for e in rec.of("llm_call_started") if e.seq > accept.seq]
+    assert all(p != 2 for _, p in after), after
+    assert not [e for e in rec.of("decision") if e.progression == 2]

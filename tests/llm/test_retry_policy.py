@@ -4,6 +4,7 @@ long it waits, what it tells, and what is never retried."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 
 import pytest
@@ -14,7 +15,7 @@ from qflow_tui.core.context import RunContext
 from qflow_tui.core.events import Emitter, Event
 from qflow_tui.core.llm import LLMError
 from qflow_tui.core.llm._http import retry_after
-from qflow_tui.core.llm.retry import RetryPolicy
+from qflow_tui.core.llm.retry import RetryPolicy, RetryWaits
 from qflow_tui.core.problem import make_problem
 
 PROBLEM = make_problem("Add two numbers.", "assert add(1, 2) == 3")
@@ -201,3 +202,17 @@ def test_the_policy_backs_off_exponentially_within_its_caps():
     assert [policy.wait_before(k, busy, 0) for k in range(1, 7)] == [1, 2, 4, 4, 4, None]
     assert policy.wait_before(2, busy, waited=7) is None  # 7 + 2 > 8
     assert policy.wait_before(1, LLMError("bad", status=400), 0) is None
+
+
+async def test_a_run_stopping_the_wait_as_the_retry_is_given_up_still_stops_it():
+    # The progression waiting to retry is cancelled (the run no longer needs it) at
+    # the moment a person gives the retry up: the cancellation must not be lost
+    # (asyncio.wait_for on Python 3.11 dropped it and the progression went on).
+    waits = RetryWaits()
+    waits.begin("c1")
+    waiting = asyncio.create_task(waits.wait("c1", 30))
+    await asyncio.sleep(0)
+    assert waits.give_up("c1") == 1
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting

@@ -92,7 +92,11 @@ class RetryWaits:
         if flag is None:
             flag = self._waiting[call_id] = asyncio.Event()
         try:
-            await asyncio.wait_for(flag.wait(), timeout=max(0.0, seconds))
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a
+            # cancellation (the run stopping this progression) that arrives as the
+            # flag is set, and the progression would go on.
+            async with asyncio.timeout(max(0.0, seconds)):
+                await flag.wait()
             return True
         except TimeoutError:
             return flag.is_set()
