@@ -56,13 +56,13 @@ class ReplayTimeline(HorizontalScroll):
         if not chips:
             return
         self._bring_into_view(chips, min(max(current, 0), len(chips) - 1))
-        self._hide_the_cut(chips)
+        self._blank_the_cut(chips)
 
     def on_resize(self) -> None:
         if self._shown is not None:
             self.call_after_refresh(self.show, *self._shown)
 
-    def _hide_the_cut(self, chips: list[StepChip]) -> None:
+    def _blank_the_cut(self, chips: list[StepChip]) -> None:
         """A step the strip's right edge would cut is drawn blank (class
         ``-cut``; its room and place kept): the strip ends at the last whole
         step, never mid-step (``23 check debug``); the step line below says
