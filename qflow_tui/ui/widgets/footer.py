@@ -33,13 +33,14 @@ class AppFooter(Footer):
 
     def _offer(self) -> tuple[Any, ...]:
         """Everything the footer's keys are drawn from: the bindings it shows
-        (key, label, action, enabled, tooltip, group) and the palette hint."""
+        (key, label, action, enabled, tooltip, group) and the palette hint (the
+        footer is always compact)."""
         shown = tuple(
             (binding.key, binding.key_display, binding.description, binding.action, enabled, tooltip, binding.group)
             for (_node, binding, enabled, tooltip) in self.screen.active_bindings.values()
             if binding.show or binding.key == self.app.COMMAND_PALETTE_BINDING
         )
-        return shown, self.show_command_palette, self.compact
+        return shown, self.show_command_palette
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         # Textual rebuilds the footer whenever any binding may have changed: a
