@@ -1,16 +1,21 @@
 """The footer is rebuilt when the keys it offers change, and only then: Textual
 asks for a rebuild at every focus move, screen resume and binding refresh
-(nineteen times in one run of MBPP 11), most of which offer the same keys."""
+(nineteen times in one run of MBPP 11), most of which offer the same keys. It
+shows whole keys that fit its width, then ``…`` where some are left out, and the
+palette hint only where it covers no key."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
-from ui_app import SIZE, build_app
+from rich.console import Console
+from ui_app import SIZE, build_app, replay_app
 from ui_steps import finish_run, start_run
 
-from qflow_tui.ui.widgets.footer import AppFooter
+from qflow_tui.commands.demo import demo_session
+from qflow_tui.ui.widgets.footer import AppFooter, fit, key_width
 
 
 def shown(footer: AppFooter) -> list[str]:
@@ -39,3 +44,64 @@ async def test_a_run_rebuilds_the_footer_only_for_new_keys(monkeypatch: pytest.M
     assert len(builds) >= 3  # the compose form, the run screen, the finished run
     repeats = [i for i in range(1, len(builds)) if builds[i] == builds[i - 1]]
     assert not repeats, f"{len(repeats)} of {len(builds)} rebuilds offered the keys already on show"
+
+
+def footer_line(app: Any) -> str:
+    """The footer's line as a user sees it."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text(styles=False).splitlines()[-1].rstrip()
+
+
+def test_the_fit_shows_every_key_then_the_hint_or_whole_keys_and_the_ellipsis():
+    assert fit([5, 5], 4, 14) == (2, True)
+    assert fit([5, 5], 4, 13) == (2, False)  # the hint would sit over the last key
+    assert fit([5, 5], 0, 14) == (2, False)  # no palette, no hint
+    assert fit([5, 5, 5], 4, 14) == (2, False)  # two whole keys and the 2 cells of "…"
+    assert fit([5, 5, 5], 4, 11) == (1, False)
+    assert fit([12], 4, 10) == (0, False)
+    assert key_width("^q", "Quit") == 8 and key_width("…", "") == 2
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120, 130, 160])
+async def test_the_footer_shows_whole_keys_and_never_covers_one(width: int):
+    app = replay_app(demo_session())
+    async with app.run_test(size=(width, 30)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        footer = app.screen.query_one(AppFooter)
+        bindings = {b.description: b for (_n, b, _e, _t) in app.screen.active_bindings.values() if b.show}
+        line = footer_line(app)
+        assert len(line) <= width
+        keys = [k for k in footer.query("FooterKey") if not k.has_class("-command-palette") and k.key_display != "…"]
+        more = [k for k in footer.query("FooterKey") if k.key_display == "…"]
+        hint = footer.query("FooterKey.-command-palette")
+        for key in keys:  # each shown key's label is on the line, whole
+            assert f"{app.get_key_display(bindings[key.description])} {key.description}" in line, (key, line)
+        if len(keys) < len({b.action for b in bindings.values()}):
+            assert more and line.endswith("…") and not hint, line
+        else:
+            assert not more
+        if hint:
+            # One blank cell at least between the last key's label and the hint's border.
+            head, _, tail = line.rpartition("▏")
+            assert head.endswith(" ") and tail.strip() == "^p palette", line
+        if width >= 160:
+            assert hint, line  # room for every key and the hint
+
+
+async def test_a_resize_fits_the_footer_again():
+    app = replay_app(demo_session())
+    async with app.run_test(size=(160, 30)) as pilot:
+        await pilot.pause()
+        assert "▏^p palette" in footer_line(app)
+        await pilot.resize_terminal(90, 30)
+        await pilot.pause()
+        await pilot.pause()
+        narrow = footer_line(app)
+        assert narrow.endswith("…") and "▏" not in narrow, narrow
+        await pilot.resize_terminal(160, 30)
+        await pilot.pause()
+        await pilot.pause()
+        assert "▏^p palette" in footer_line(app)
