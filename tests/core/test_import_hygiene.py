@@ -98,6 +98,47 @@ def test_the_run_screen_is_imported_on_a_thread_once_the_form_is_up(tmp_path):
     assert _loaded_sdks(code, tmp_path) == "[]"
 
 
+#: What the first paint of the form never needs: the workflows' implementations
+#: and their agents (about 60 ms of the launch); descriptions are enough.
+_HEAVY = (
+    "def heavy():\n"
+    "    impl = {f'qflow_tui.core.workflows.{w}' for w in ('qualityflow', 'agentcoder', 'codetree', 'adacoder', 'zeroshot')}\n"
+    "    return sorted(m for m in sys.modules if m in impl or m.startswith(('qflow_tui.core.agents', 'qflow_tui.core.context')))\n"
+)
+
+
+def test_the_app_paints_its_form_before_importing_any_workflows_implementation(tmp_path):
+    code = (
+        "import sys, asyncio\n" + _HEAVY + "from textual import events\n"
+        "seen = []\n"
+        "ready_init = events.Ready.__init__\n"
+        "def ready(self, *a, **k):\n"
+        "    ready_init(self, *a, **k)\n"
+        "    seen.append(heavy())\n"
+        "events.Ready.__init__ = ready\n"
+        "from textual.app import App\n"
+        "async def run(app):\n"
+        "    async with app.run_test(size=(100, 30)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "App.run = lambda app, **_: asyncio.run(run(app))\n"
+        "from qflow_tui.cli import main\n"
+        "main(['--workflow', 'codetree'])\n"
+        "print(seen)\n"
+    )
+    assert _loaded_sdks(code, tmp_path) == "[[]]"
+
+
+def test_a_workflows_implementation_is_imported_when_a_run_asks_for_it(tmp_path):
+    code = (
+        "import sys\n"
+        "from qflow_tui.core.workflows import get_workflow\n"
+        "assert 'qflow_tui.core.workflows.codetree' not in sys.modules\n"
+        "run = get_workflow('codetree').run\n"
+        "print(run.__module__, run.__name__)\n"
+    )
+    assert _loaded_sdks(code, tmp_path) == "qflow_tui.core.workflows.codetree run_codetree"
+
+
 def test_the_check_sees_an_sdk_import(tmp_path):
     # The probe itself must be able to fail.
     assert _loaded_sdks("import sys, openai\n" + _LOADED, tmp_path) == "['openai']"

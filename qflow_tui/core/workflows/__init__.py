@@ -1,17 +1,15 @@
 """Workflows: each is described by a :class:`WorkflowSpec` (name, agents,
-settings, plan, use of the visible tests, the function that runs it), composes
-agents, emits events and returns a :class:`WorkflowResult`."""
+settings, plan, use of the visible tests, where the function that runs it is;
+all in :mod:`.catalog`), composes agents, emits events and returns a
+:class:`WorkflowResult`. Importing this package imports the descriptions only;
+a workflow's implementation is imported when a run asks for it."""
 
 from __future__ import annotations
 
 from ..config import ConfigError
-from .adacoder import SPEC as ADACODER
-from .agentcoder import SPEC as AGENTCODER
 from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
-from .codetree import SPEC as CODETREE
-from .qualityflow import SPEC as QUALITYFLOW
+from .catalog import ADACODER, AGENTCODER, CODETREE, QUALITYFLOW, ZEROSHOT
 from .settings import Setting
-from .zeroshot import SPEC as ZEROSHOT
 
 #: Every workflow by name, in the order ``qflow workflows`` lists them.
 WORKFLOWS: dict[str, WorkflowSpec] = {

@@ -19,12 +19,10 @@ from ..agents import debug_specialist
 from ..agents.programming_assistant import write_code
 from ..agents.prompt_engineer import make_plan
 from ..agents.test_executor import execute_tests, execution_feedback
-from ..config import RunConfig
 from ..context import RunContext
 from ..events import Decision, ProgramCandidate
 from ..steps import StepOutcome, step
-from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
-from .settings import ITERATIONS
+from .base import WorkflowResult
 
 
 async def _evaluate(ctx: RunContext, code: str, s: StepOutcome) -> tuple[bool, str]:
@@ -94,41 +92,3 @@ async def run_adacoder(ctx: RunContext) -> WorkflowResult:
         if ok:
             return WorkflowResult(code, "accepted", s.name, 0, first)
     raise AssertionError("unreachable: the loop returns")
-
-
-def plan(cfg: RunConfig) -> list[PlannedStep]:
-    steps = [PlannedStep("programming_assistant", "phase 1: generate", ("programming_assistant", "code_evaluator"))]
-    for i in range(1, cfg.iterations + 2):
-        steps.append(PlannedStep(f"debug_specialist:{i}", f"debug rules {i}", ("debug_specialist", "code_evaluator")))
-        if i <= cfg.iterations:
-            steps.append(PlannedStep(f"prompt_engineer:{i}", f"plan {i}", ("prompt_engineer",)))
-            steps.append(
-                PlannedStep(
-                    f"programming_assistant:{i}", f"regenerate {i}", ("programming_assistant", "code_evaluator")
-                )
-            )
-    return steps
-
-
-SPEC = WorkflowSpec(
-    name="adacoder",
-    summary="AdaCoder: generate without a plan; only on failure, rule-based debugging (no model call), "
-    "then a plan from the error feedback and regeneration, up to t iterations",
-    agents=(
-        Agent("programming_assistant", "Programming assistant", "PA"),
-        Agent("code_evaluator", "Code evaluator", "CE"),
-        Agent("debug_specialist", "Debug specialist", "DS"),
-        Agent("prompt_engineer", "Prompt engineer", "PE"),
-    ),
-    settings=(ITERATIONS,),
-    plan=plan,
-    visible_tests=lambda cfg: "executed in the sandbox",
-    run=run_adacoder,
-    paper="adacoder.txt section IV, Algorithms 1-3",
-    stage_words={
-        "programming_assistant": "regenerate",
-        "debug_specialist": "debug rules",
-        "prompt_engineer": "plan",
-    },
-    step_words={"programming_assistant": "phase 1: generate"},
-)

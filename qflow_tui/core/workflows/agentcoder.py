@@ -11,12 +11,10 @@ from __future__ import annotations
 from ..agents.programmer import refine_program, write_program
 from ..agents.test_designer import design_basic_edge_large_tests
 from ..agents.test_executor import execute_tests, execution_feedback
-from ..config import RunConfig
 from ..context import RunContext
 from ..events import Decision
 from ..steps import step
-from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
-from .settings import ITERATIONS
+from .base import WorkflowResult
 
 
 def _decide(ctx: RunContext, step_name: str, decision: str, reason: str) -> None:
@@ -56,34 +54,3 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
         async with step(ctx, "programmer", "programmer", epoch=refinement, progression=0) as s:
             program = await refine_program(ctx, program, execution_feedback(report), iteration=refinement, step=s.name)
     return WorkflowResult(program, "rejected", None, 0, first)
-
-
-def plan(cfg: RunConfig) -> list[PlannedStep]:
-    steps = [
-        PlannedStep("programmer", "write", ("programmer",)),
-        PlannedStep("test_designer", "design tests", ("test_designer",)),
-        PlannedStep("test_executor:1", "run tests 1", ("test_executor",)),
-    ]
-    for i in range(1, cfg.iterations + 1):
-        steps.append(PlannedStep(f"programmer:{i}", f"refine {i}", ("programmer",)))
-        steps.append(PlannedStep(f"test_executor:{i + 1}", f"run tests {i + 1}", ("test_executor",)))
-    return steps
-
-
-SPEC = WorkflowSpec(
-    name="agentcoder",
-    summary="AgentCoder: programmer, test designer (basic, edge, large-scale tests), test executor; "
-    "refine until the designed tests pass",
-    agents=(
-        Agent("programmer", "Programmer", "PR"),
-        Agent("test_designer", "Test designer", "TD"),
-        Agent("test_executor", "Test executor", "TE"),
-    ),
-    settings=(ITERATIONS,),
-    plan=plan,
-    visible_tests=lambda cfg: "shown to the programmer only; its designed tests are executed in the sandbox",
-    run=run_agentcoder,
-    paper="agentcoder.txt section 3",
-    stage_words={"programmer": "refine", "test_designer": "design tests", "test_executor": "run tests"},
-    step_words={"programmer": "write"},
-)

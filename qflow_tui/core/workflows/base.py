@@ -3,6 +3,7 @@ use of the visible tests, the function that runs it) and what it returns."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -90,7 +91,10 @@ class WorkflowSpec:
     """The planned steps for given settings; steps run per progression are listed once."""
     visible_tests: Callable[[RunConfig], str]
     """What it does with the visible tests, in words, for given settings."""
-    run: Runner
+    runner: str
+    """Where the function that runs it is, as ``module:function`` within this
+    package (``qualityflow:run_qualityflow``): imported when :attr:`run` is
+    first asked for, so describing a workflow never imports its agents."""
     progressions: Callable[[RunConfig], int] = _one
     paper: str = ""
     """Where it comes from: ``agentcoder.txt section 3``."""
@@ -98,6 +102,14 @@ class WorkflowSpec:
     """A step's stage (before ``:``) in words, for :meth:`step_label`."""
     step_words: dict[str, str] = field(default_factory=dict)
     """Whole step names in words, where they differ from their stage's words."""
+
+    @property
+    def run(self) -> Runner:
+        """The function that runs the workflow (its module is imported now if
+        it was not yet)."""
+        module, _, name = self.runner.partition(":")
+        runner: Runner = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+        return runner
 
     def step_label(self, step: str) -> str:
         """A step name in words: ``self_debug:2`` -> ``self-debug 2``."""

@@ -26,14 +26,10 @@ from ..agents.debugger import refine
 from ..agents.solver import implement
 from ..agents.test_executor import execute_tests, execution_feedback
 from ..agents.thinker import propose_strategies, reflect
-from ..config import RunConfig
 from ..context import RunContext
 from ..events import Decision, TreeNode
 from ..steps import step
-from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
-from .settings import Setting
-
-SEARCHES = ("critic", "bfs", "dfs")
+from .base import WorkflowResult
 
 #: When the Thinker answers with no strategy at all, the Solver still gets one.
 _PLAIN_STRATEGY = "Solve the problem directly, handling the edge cases the statement implies."
@@ -294,54 +290,3 @@ class _Search:
 
 async def run_codetree(ctx: RunContext) -> WorkflowResult:
     return await _Search(ctx).run()
-
-
-AGENTS = (
-    Agent("thinker", "Thinker", "TH"),
-    Agent("solver", "Solver", "SO"),
-    Agent("debugger", "Debugger", "DB"),
-    Agent("critic", "Critic", "CR"),
-)
-
-
-def plan(cfg: RunConfig) -> list[PlannedStep]:
-    """The kinds of step the search takes; it repeats them per node, as the
-    Critic (or the BFS/DFS order) and the budget decide."""
-    critic = ("critic",) if cfg.search == "critic" else ()
-    return [
-        PlannedStep("thinker", "strategies", ("thinker",)),
-        PlannedStep("solver", "implement a strategy", ("solver",)),
-        *([PlannedStep("critic", "score / verify", critic)] if critic else []),
-        PlannedStep("reflection", "reflect on a node", ("thinker",)),
-        PlannedStep("debugger", "refine a node", ("debugger",)),
-    ]
-
-
-SPEC = WorkflowSpec(
-    name="codetree",
-    summary="CodeTree: Thinker strategies, Solver programs, Critic-guided tree search with "
-    "Thinker reflections and Debugger refinements, within a generation budget",
-    agents=AGENTS,
-    settings=(
-        Setting("budget", "generation budget: the most programs the search writes", minimum=1, maximum=200),
-        Setting("depth", "maximum search depth d (1: strategies only, no refinement)", minimum=1, maximum=10),
-        Setting("width", "maximum search width w: strategies, and reflections per node", minimum=1, maximum=10),
-        Setting(
-            "search",
-            "critic (the Critic scores nodes and decides refine/abort/accept), or the paper's "
-            "ablations without the Critic: bfs, dfs",
-            choices=SEARCHES,
-        ),
-    ),
-    plan=plan,
-    visible_tests=lambda cfg: "executed in the sandbox",
-    run=run_codetree,
-    paper="codetree.txt section 3",
-    stage_words={
-        "thinker": "strategies",
-        "solver": "solve",
-        "critic": "critic",
-        "reflection": "reflect",
-        "debugger": "debug",
-    },
-)

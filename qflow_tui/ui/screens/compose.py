@@ -58,16 +58,21 @@ RUN_MODULE = "qflow_tui.ui.screens.run"
 
 
 def warm_up_the_run_screen() -> None:
-    """Import the run screen's code on a thread once the form is painted, while
-    the user reads or types (Python's import lock makes a Run pressed meanwhile
-    wait for the same import, never import twice)."""
+    """Import the run screen's code and the workflows' implementations on a
+    thread once the form is painted, while the user reads or types (Python's
+    import lock makes a Run pressed meanwhile wait for the same import, never
+    import twice)."""
     if RUN_MODULE not in sys.modules:
         threading.Thread(target=_import_quietly, name="warm up", daemon=True).start()
 
 
 def _import_quietly() -> None:
+    from ...core.workflows import WORKFLOWS
+
     try:
         importlib.import_module(RUN_MODULE)
+        for spec in WORKFLOWS.values():
+            spec.run  # noqa: B018 - imports the implementation
     except Exception:  # the Run key imports it again and says what failed
         pass
 
