@@ -147,37 +147,54 @@ async def in_app(
     return elapsed, cpu, idle_samples, busy_samples
 
 
-#: The child that times a launch: runs `qflow` with no arguments, as a user does
-#: (qflow_tui.cli.main), with Textual's App.run swapped for a headless run at 80x24.
-#: It says "painted" when Textual posts Ready, right after the first screen's first
-#: paint, and checks that screen was the compose form.
-_LAUNCH = """
-import gc
-gc.disable()  # what qflow's main() does first; this probe needs Textual before it, to swap App.run
-import asyncio, sys
+#: How both probes say "painted": at the moment Textual makes its Ready event,
+#: which it does right after the first screen's first paint, before any handler
+#: of Ready runs (qflow's collects Python's garbage there, after the paint).
+_SAY_PAINTED = """
+import sys
 from textual import events
-from textual.app import App
 
-def say_painted(event):
+_ready = events.Ready.__init__
+
+def _painted(self, *args, **kwargs):
+    _ready(self, *args, **kwargs)
     sys.stdout.write("painted\\n")
     sys.stdout.flush()
+
+events.Ready.__init__ = _painted
+"""
+
+#: The child that times a launch: runs `qflow` with no arguments, as a user does
+#: (qflow_tui.cli.main), with Textual's App.run swapped for a headless run at 80x24,
+#: and checks the first screen was the compose form.
+_LAUNCH = (
+    """
+import gc
+gc.disable()  # what qflow's main() does first; this probe needs Textual before it, to swap App.run
+"""
+    + _SAY_PAINTED
+    + """
+import asyncio
+from textual.app import App
 
 async def run(app):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert type(app.screen).__name__ == "ComposeScreen", app.screen
 
-App.on_ready = say_painted
 App.run = lambda app, **_: asyncio.run(run(app))
 from qflow_tui.cli import main
 main([])
 """
+)
 
 
 #: The floor the launch is measured against, in the same run: a Textual app of
 #: four widgets (a header, a text area, an input, a footer), launched the same way.
-_FLOOR = """
-import asyncio, sys
+_FLOOR = (
+    _SAY_PAINTED
+    + """
+import asyncio
 from textual.app import App
 from textual.widgets import Footer, Header, Input, TextArea
 
@@ -188,16 +205,13 @@ class Floor(App):
         yield Input()
         yield Footer()
 
-    def on_ready(self):
-        sys.stdout.write("painted\\n")
-        sys.stdout.flush()
-
 async def main():
     async with Floor().run_test(size=(80, 24)) as pilot:
         await pilot.pause()
 
 asyncio.run(main())
 """
+)
 
 
 def _launch(program: str) -> float:
