@@ -166,7 +166,7 @@ class ComposeScreen(AppScreen):
                 yield Label("Visible tests: one assert per test", classes="field-label")
                 yield TextArea(
                     app.tests_text or "",
-                    id="tests",  # Python from on_mount: given here, its highlighting is compiled twice
+                    id="tests",  # Python after the first paint (on_mount): given here, it is compiled twice
                     soft_wrap=False,
                     tab_behavior="focus",
                     show_line_numbers=True,
@@ -257,7 +257,10 @@ class ComposeScreen(AppScreen):
         return box
 
     def on_mount(self) -> None:
-        self.query_one("#tests", TextArea).language = "python"
+        # The tests' highlighting (tree-sitter's Python grammar and its query,
+        # about 30 ms) comes one frame after the form's first paint: the form
+        # shows that much sooner, with the tests uncoloured for that frame.
+        self.call_after_refresh(self._highlight_tests)
         self._show_settings(str(self.query_one("#workflow", Select).value))
         self.ready = True
         self.refresh_bindings()
@@ -265,6 +268,10 @@ class ComposeScreen(AppScreen):
         self.app.theme_changed_signal.subscribe(self, lambda _t: self._style_editors())
         self._style_editors()
         self.call_after_refresh(warm_up_the_run_screen)
+
+    def _highlight_tests(self) -> None:
+        if self.is_attached:
+            self.query_one("#tests", TextArea).language = "python"
 
     def _style_editors(self) -> None:
         theme = palette(self.app).editor_theme
