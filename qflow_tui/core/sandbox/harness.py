@@ -4,9 +4,11 @@ reports them as plain data on a private pipe. It never decides a verdict for an
 untrusted program; the parent does (see ``verdict.py``).
 
 The parent imports this module only for the value codec and the strict
-comparison (so both sides share one definition); the child receives its source
-text via ``python -c``. Keep it importable without side effects, stdlib only,
-and valid Python 3.8+ (the child interpreter may be the system one).
+comparison (so both sides share one definition); the child receives it compiled
+by its own interpreter, once per app process, from a sealed memory file (or its
+source text via ``python -c`` where that could not be made; see ``launch.py``).
+Keep it importable without side effects, stdlib only, and valid Python 3.8+ (the
+child interpreter may be the system one).
 """
 
 # Bind every builtin the harness uses as a global of this module *before* any

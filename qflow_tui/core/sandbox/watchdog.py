@@ -19,6 +19,7 @@ from .launch import (
     SandboxUnavailable,
     build_argv,
     child_env,
+    compiled_harness,
     dir_usage,
     kill_uid,
     make_workdir,
@@ -73,7 +74,11 @@ class Child:
         self._chan = chan_r
         self._life = life_w
         guard = launch.bwrap is None  # bwrap's pid namespace already ends everything with the app
-        argv, inside = build_argv(launch, chan_w, life_r if guard else -1, self.workdir)
+        harness = compiled_harness(launch.interpreter)
+        argv, inside = build_argv(launch, chan_w, life_r if guard else -1, self.workdir, harness)
+        passed: tuple[int, ...] = (chan_w, life_r) if guard else (chan_w,)
+        if harness is not None:
+            passed += (harness[0],)
         kwargs: dict[str, Any] = {}
         if launch.uid is not None:
             kwargs.update(user=launch.uid, group=launch.uid, extra_groups=[])
@@ -83,7 +88,7 @@ class Child:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                pass_fds=(chan_w, life_r) if guard else (chan_w,),
+                pass_fds=passed,
                 cwd=self.workdir or "/",
                 env=child_env(inside),
                 start_new_session=True,

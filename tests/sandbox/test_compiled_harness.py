@@ -1,0 +1,61 @@
+"""The harness is compiled once per child interpreter and handed to each child
+in a sealed memory file: a child no longer compiles 1,100 lines at every start
+(about a third of a small program's run). The program under test never sees
+that file, and a child whose interpreter could not compile it still runs."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from sbhelpers import make
+
+from qflow_tui.core.sandbox import detect_isolation, watchdog
+from qflow_tui.core.sandbox.launch import HARNESS_SOURCE, build_argv, compiled_harness
+
+#: A program that lists what its open fds point at.
+FDS = (
+    "import os\n"
+    "def f(x):\n"
+    "    seen = []\n"
+    "    for fd in os.listdir('/proc/self/fd'):\n"
+    "        try:\n"
+    "            seen.append(os.readlink('/proc/self/fd/' + fd))\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "    return seen\n"
+)
+
+
+def test_one_sealed_compiled_harness_per_interpreter():
+    interpreter = detect_isolation("auto").interpreter
+    made = compiled_harness(interpreter)
+    assert made is not None
+    fd, size = made
+    assert compiled_harness(interpreter) == made  # made once
+    assert os.fstat(fd).st_size == size > 10_000
+    with pytest.raises(PermissionError):
+        os.pwrite(fd, b"x", 0)  # sealed: no child, and no thread of the app, can change it
+
+
+def test_the_command_line_carries_the_boot_not_the_source():
+    launch = detect_isolation("rlimits").launch(0)
+    harness = compiled_harness(launch.interpreter)
+    assert harness is not None
+    argv, _ = build_argv(launch, 5, -1, "/tmp", harness)
+    assert HARNESS_SOURCE not in argv and sum(map(len, argv)) < 1000
+    assert argv[-4:-1] == [str(harness[0]), "5", "-1"]  # the boot's fd, then the harness's own arguments
+
+
+def test_the_program_never_sees_the_compiled_harness(sb):
+    r = sb.run_tests_sync(FDS, ["assert f(1) == []"])
+    outcome = r.results[0]
+    assert outcome.status == "fail" and outcome.actual, outcome
+    assert "pipe:" in outcome.actual or "/dev/null" in outcome.actual, outcome.actual  # the listing works
+    assert "qflow-harness" not in outcome.actual, outcome.actual
+
+
+def test_a_child_without_a_compiled_harness_compiles_the_source(monkeypatch):
+    monkeypatch.setattr(watchdog, "compiled_harness", lambda interpreter: None)
+    r = make("auto").run_tests_sync("def f(x):\n    return x + 1\n", ["assert f(1) == 2", "assert f(2) == 2"])
+    assert [t.status for t in r.results] == ["pass", "fail"]
