@@ -123,8 +123,9 @@ def human_eval_style(n: int, timeout: float = 3.0) -> float:
     return time.perf_counter() - t0
 
 
-def _old_sweep(uid: int) -> None:
-    # The sweep before issue 13's fix, kept here only to measure against.
+def _old_sweep(uid: int, interpreter: str | None = None, limit: float = 3.0) -> bool:
+    # The sweep before issue 13's fix, kept here only to measure against (it
+    # takes what kill_uid takes, and checks nothing).
     kill = shutil.which("kill", path="/usr/bin:/bin")
     for _ in range(2):
         with contextlib.suppress(OSError, subprocess.SubprocessError):
@@ -138,6 +139,7 @@ def _old_sweep(uid: int) -> None:
                 stderr=subprocess.DEVNULL,
                 timeout=5,
             )
+    return True
 
 
 def ours_old_sweep(sb: Sandbox, n: int) -> float:
