@@ -332,7 +332,8 @@ class RunView(Widget):
     def paint_status(self) -> None:
         """Repaint the status bar alone (elapsed time, calls, tokens)."""
         if self.is_mounted:
-            self.query_one(StatusBar).update_from(self.state, self.elapsed, precise=not self.live)
+            final = not self.live or self._clock_stop is not None
+            self.query_one(StatusBar).update_from(self.state, self.elapsed, precise=final, recorded=not self.live)
 
     _paint_status = paint_status
 

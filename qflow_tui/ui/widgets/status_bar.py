@@ -14,7 +14,8 @@ def fmt_tokens(n: int) -> str:
 
 
 def fmt_elapsed(seconds: float, precise: bool = False) -> str:
-    """``m:ss``; with ``precise`` (a replay of a fast, scripted run) tenths below a minute."""
+    """``m:ss``; with ``precise`` (a finished run or a replay) tenths below a
+    minute, so a scripted run of 0.8 s does not read ``0:00``."""
     if precise and seconds < 60:
         return f"0:{seconds:04.1f}"
     whole = int(seconds)
@@ -26,11 +27,13 @@ class StatusBar(Static):
 
     _shown: Text | None = None
 
-    def update_from(self, state: RunState, elapsed: float, precise: bool = False) -> None:
+    def update_from(self, state: RunState, elapsed: float, precise: bool = False, recorded: bool = False) -> None:
+        """``precise``: the time is final (tenths below a minute); ``recorded``:
+        it comes from a session's events (a replay), not this app's clock."""
         colours = palette(self.app)
         total = state.total_tokens()
         text = Text()
-        text.append(f"{'recorded' if precise else 'elapsed'} {fmt_elapsed(elapsed, precise)}", style="bold")
+        text.append(f"{'recorded' if recorded else 'elapsed'} {fmt_elapsed(elapsed, precise)}", style="bold")
         text.append(f"  {state.llm_calls} calls  ")
         text.append(f"tokens {fmt_tokens(total.input)} in / {fmt_tokens(total.output)} out", style="bold")
         if state.isolation:

@@ -1,0 +1,31 @@
+"""The status bar's time: whole seconds while a run is live, tenths below a
+minute once it has ended (a scripted run of 0.8 s read ``elapsed 0:00``), and
+``recorded`` in a replay, whose time comes from the session."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from ui_app import SIZE, build_app
+from ui_steps import finish_run, start_run
+
+from qflow_tui.ui.widgets.status_bar import StatusBar, fmt_elapsed
+
+
+def test_fmt_elapsed():
+    assert fmt_elapsed(0.84) == "0:00"
+    assert fmt_elapsed(0.84, precise=True) == "0:00.8"
+    assert fmt_elapsed(75.3, precise=True) == "1:15"  # a minute and more: seconds are enough
+    assert fmt_elapsed(3725) == "62:05"
+
+
+async def test_a_finished_run_shows_its_time_in_tenths():
+    app = build_app()
+    ticks = itertools.count()
+    app.clock = lambda: 100 + next(ticks) * 0.01  # each look at the clock is 10 ms later
+    async with app.run_test(size=SIZE) as pilot:
+        await start_run(pilot)
+        await finish_run(pilot)
+        shown = str(app.screen.query_one(StatusBar).content)
+        assert re.match(r"elapsed 0:\d\d\.\d ", shown), shown
