@@ -29,3 +29,23 @@ async def test_a_finished_run_shows_its_time_in_tenths():
         await finish_run(pilot)
         shown = str(app.screen.query_one(StatusBar).content)
         assert re.match(r"elapsed 0:\d\d\.\d ", shown), shown
+
+
+async def test_a_bar_too_long_for_the_terminal_ends_in_an_ellipsis():
+    import io
+
+    from rich.console import Console
+    from ui_app import replay_app
+
+    from qflow_tui.commands.demo import demo_session
+
+    app = replay_app(demo_session())
+    async with app.run_test(size=(60, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("i")  # the end: every call and token counted
+        await pilot.pause()
+        bar = app.screen.query_one(StatusBar)
+        console = Console(width=60, height=24, file=io.StringIO(), force_terminal=True, record=True)
+        console.print(app.screen._compositor.render_update(full=True))
+        line = console.export_text(styles=False).splitlines()[bar.region.y].rstrip()
+        assert line.startswith(" recorded") and line.endswith("…"), line
