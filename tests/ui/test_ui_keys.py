@@ -12,6 +12,7 @@ from qflow_tui.ui.screens.compose import ComposeScreen
 from qflow_tui.ui.screens.confirm import Confirm
 from qflow_tui.ui.screens.replay import ReplayScreen
 from qflow_tui.ui.widgets.agent_pane import AgentPane
+from qflow_tui.ui.widgets.run_view import RunView
 
 FAST = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2)
 
@@ -176,3 +177,26 @@ async def test_the_replay_timeline_at_80_columns_never_starts_or_ends_mid_step()
             await pilot.press(key)
             await pilot.pause()
             check()
+
+
+async def test_a_short_terminal_shows_the_agents_before_any_has_spoken():
+    # Paused before the first step at 80x24, the Agents tab was blank: a short
+    # terminal hides the panes of agents without calls, and none had any yet.
+    app = build_app(stepping=True, config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator")
+        await pilot.pause()
+        shown = [p for p in screen.query(AgentPane) if p.display and p.region.height > 0]
+        assert len(shown) >= 2, [p.agent for p in shown]
+        assert "no calls yet" in shown[0].text()
+        await pilot.press("n")  # the generator speaks: its pane alone, the whole width
+        await wait_for_gate(pilot, screen, "program_generator", progression=1)
+        screen.query_one(RunView).flush()
+        await pilot.pause()
+        shown = [p for p in screen.query(AgentPane) if p.display and p.region.height > 0]
+        assert [p.agent for p in shown] == ["program_generator"] and shown[0].region.width == SIZE[0], shown
+        await pilot.press("c")  # on to the end: once agents have spoken, the silent ones step aside
+        await finish_run(pilot)
+        silent = [p for p in screen.query(AgentPane) if p.has_class("-empty")]
+        assert all(not p.display or p.region.height == 0 for p in silent)

@@ -290,6 +290,11 @@ class AgentPanes(Grid):
             self._set_agents(state.agents)
         for pane in self.query(AgentPane):
             pane.update_from(state, progression, countdown if countdown is not None else {})
+        # A short terminal hides the panes of agents that have not spoken; before
+        # any has, it shows them all (each says "no calls yet"), not a blank tab.
+        spoken = sum(1 for r in roles if state.calls_for(r, progression) or state.steps_of(r, progression))
+        self.set_class(not spoken, "-all-empty")
+        self.set_class(spoken == 1, "-one-spoken")  # there, the one pane shown takes the width
 
     def _set_agents(self, agents: list[AgentInfo]) -> None:
         """Add a pane for each agent not shown yet. A run view shows one run, so
