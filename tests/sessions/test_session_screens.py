@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -273,6 +274,17 @@ def sessions_folder(tmp_path, monkeypatch):
         (folder / f"s{n}.jsonl").write_text(json.dumps(h) + "\n" + rest)
     (folder / "junk.jsonl").write_text("not a session\n")
     return folder
+
+
+async def test_the_browser_at_80_columns_cuts_a_long_outcome_with_an_ellipsis(sessions_folder):
+    app = create_app(demo_config(), remember_theme=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = "\n".join(screen_text(app))
+        assert re.search(r"accepted @ \S*…", text), text
 
 
 async def test_the_browser_lists_searches_opens_exports_and_deletes(sessions_folder, tmp_path, monkeypatch):

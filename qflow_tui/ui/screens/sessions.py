@@ -299,7 +299,7 @@ class SessionsScreen(AppScreen):
             _human_time(s.created)[5:] if self._widths()["date"] < 16 else _human_time(s.created),
             cell,
             model,
-            Text(one_line(outcome), style=_outcome_style(s.outcome, colours)),
+            Text(one_line(outcome), style=_outcome_style(s.outcome, colours), overflow="ellipsis", no_wrap=True),
             Text(human_tokens(s.tokens), justify="right"),
             Text(human_duration(s.duration), justify="right"),
         ]
