@@ -67,6 +67,10 @@ def render_detail(t: SynthTest | None, index: int, progression: int, colours: Pa
     return out
 
 
+#: The widths of the columns before the test's, which takes the rest.
+_WIDTHS = {"n": 3, "tqc": 9, "run": 18}
+
+
 class TestsTable(Vertical):
     """The tests as a table, the selected test's TQC reasoning below it."""
 
@@ -83,14 +87,14 @@ class TestsTable(Vertical):
         self._rows: list[tuple[str | None, str]] = []
         """What each row shows (verdict, last result), to update only changed cells."""
         self._theme = ""
+        self._test_width = 0
+        """Cells the test column has (0: not laid out yet): longer tests end in
+        an ellipsis there, as the detail below shows them whole."""
 
     def compose(self):
         yield Static(id="tests-summary")
         table: DataTable = DataTable(id="tests-grid", cursor_type="row", zebra_stripes=True)
-        table.add_column("#", key="n", width=3)
-        table.add_column("TQC", key="tqc", width=9)
-        table.add_column("last run", key="run", width=18)
-        table.add_column("test", key="test")
+        self._add_columns(table)
         yield table
         with VerticalScroll(id="tests-detail"):
             yield Static(id="tests-detail-body")
@@ -119,7 +123,7 @@ class TestsTable(Vertical):
                 Text(str(i + 1)),
                 _tqc_cell(t, colours),
                 _result_cell(t, progression, colours),
-                Text(t.test.replace("\n", " "), no_wrap=True, overflow="ellipsis"),
+                self._test_cell(t),
                 key=str(i),
             )
         kept = sum(1 for t in state.synth if t.verdict == "kept")
@@ -144,6 +148,37 @@ class TestsTable(Vertical):
             summary.append(f" · p{progression} at {run['step']}: {run['passed']}/{run['total']} pass")
         self.query_one("#tests-summary", Static).update(summary)
         self._show_detail()
+
+    def _add_columns(self, table: DataTable) -> None:
+        table.add_column("#", key="n", width=_WIDTHS["n"])
+        table.add_column("TQC", key="tqc", width=_WIDTHS["tqc"])
+        table.add_column("last run", key="run", width=_WIDTHS["run"])
+        if self._test_width:
+            table.add_column("test", key="test", width=self._test_width)
+        else:
+            table.add_column("test", key="test")  # as wide as the tests, until the table has a width
+
+    def _test_cell(self, t: SynthTest) -> Text:
+        return Text(t.test.replace("\n", " "), no_wrap=True, overflow="ellipsis")
+
+    def on_resize(self) -> None:
+        # The test column takes the width the others leave, so a long test ends
+        # in an ellipsis (the detail below shows it whole) and the table never
+        # scrolls sideways. Textual's table has no way to change a column's
+        # width: it is built again with the new one, the selected row kept.
+        table = self.query_one("#tests-grid", DataTable)
+        others = sum(_WIDTHS.values()) + 2 * table.cell_padding * len(_WIDTHS)
+        width = max(8, table.scrollable_content_region.width - others - 2 * table.cell_padding)
+        if width == self._test_width:
+            return
+        self._test_width = width
+        row = table.cursor_row
+        table.clear(columns=True)
+        self._add_columns(table)
+        self._rows = []
+        if self._state is not None:
+            self.update_from(self._state, self._progression)
+            table.move_cursor(row=row, animate=False)
 
     def _show_detail(self) -> None:
         state = self._state
