@@ -365,6 +365,14 @@ class RunState:
         calls = [self.calls[i] for i in ids if i in self.calls]
         return sorted(calls, key=lambda c: c.seq)
 
+    def has_spoken(self, agent: str, progression: int | None) -> bool:
+        """Whether an agent's pane has anything to show for one progression: a
+        call (its own or run-wide) or a finished step (:meth:`steps_of`)."""
+        for key in ((agent, None), (agent, progression)):
+            if any(i in self.calls for i in self.calls_by_pane.get(key, ())):
+                return True
+        return bool(self.steps_of(agent, progression))
+
     def steps_of(self, agent: str, progression: int | None) -> list[tuple[str, StageCell]]:
         """The finished steps an agent started for one progression (and run-wide),
         in plan order: what a pane shows for an agent that makes no model call (a

@@ -150,7 +150,7 @@ class AgentPane(ScrollView, can_focus=True):
         colours = palette(self.app)
         theme = self.app.theme
         steps = [] if calls else state.steps_of(self.agent, progression)
-        self._paint_header(calls, progression, empty=not calls and not steps)
+        self._paint_header(calls, progression, empty=not state.has_spoken(self.agent, progression))
         width = self.scrollable_content_region.width
         if width <= 0:
             return  # hidden (a short terminal hides panes without calls): painted on resize
@@ -288,11 +288,12 @@ class AgentPanes(Grid):
         roles = [a.role for a in state.agents]
         if roles != self._roles:
             self._set_agents(state.agents)
-        for pane in self.query(AgentPane):
+        panes = list(self.query(AgentPane))
+        for pane in panes:
             pane.update_from(state, progression, countdown if countdown is not None else {})
         # A short terminal hides the panes of agents that have not spoken; before
         # any has, it shows them all (each says "no calls yet"), not a blank tab.
-        spoken = sum(1 for r in roles if state.calls_for(r, progression) or state.steps_of(r, progression))
+        spoken = sum(1 for pane in panes if state.has_spoken(pane.agent, progression))
         self.set_class(not spoken, "-all-empty")
         self.set_class(spoken == 1, "-one-spoken")  # there, the one pane shown takes the width
 
