@@ -40,3 +40,27 @@ async def test_the_tests_table_fits_its_width_and_keeps_the_selected_test_on_res
         wide = [line for line in lines(app) if "assert remove_Occ(" in line and line.lstrip()[:1].isdigit()]
         assert wide and not any("…" in row for row in wide), wide
         assert table.cursor_row == 2
+
+
+async def test_tests_arriving_after_the_table_is_fitted_never_make_it_scroll_sideways():
+    # Opened before any test exists, the table was fitted to its whole width;
+    # the rows then brought a vertical scrollbar, which narrowed it and did not
+    # resize it, and the table scrolled sideways.
+    from ui_app import SIZE, build_app
+    from ui_steps import start_run, step_to, wait_for_gate
+
+    from qflow_tui.ui.widgets.run_view import RunView
+
+    app = build_app(stepping=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator")
+        await pilot.press("4")  # the Tests tab, empty yet
+        await pilot.pause()
+        await pilot.pause()
+        await step_to(pilot, screen, "self_debug:1")  # the tests are designed and checked
+        screen.query_one(RunView).flush()
+        await pilot.pause()
+        table = app.screen.query_one("#tests-grid", DataTable)
+        assert table.scrollable_content_region.width < table.size.width  # the vertical scrollbar is there
+        assert table.virtual_size.width <= table.scrollable_content_region.width

@@ -67,8 +67,8 @@ def render_detail(t: SynthTest | None, index: int, progression: int, colours: Pa
     return out
 
 
-#: The widths of the columns before the test's, which takes the rest.
-_WIDTHS = {"n": 3, "tqc": 9, "run": 18}
+#: The columns before the test's (label, key, width); the test's takes the rest.
+_COLUMNS = (("#", "n", 3), ("TQC", "tqc", 9), ("last run", "run", 18))
 
 
 class TestsTable(Vertical):
@@ -123,7 +123,7 @@ class TestsTable(Vertical):
                 Text(str(i + 1)),
                 _tqc_cell(t, colours),
                 _result_cell(t, progression, colours),
-                self._test_cell(t),
+                Text(t.test.replace("\n", " "), no_wrap=True, overflow="ellipsis"),
                 key=str(i),
             )
         kept = sum(1 for t in state.synth if t.verdict == "kept")
@@ -150,16 +150,10 @@ class TestsTable(Vertical):
         self._show_detail()
 
     def _add_columns(self, table: DataTable) -> None:
-        table.add_column("#", key="n", width=_WIDTHS["n"])
-        table.add_column("TQC", key="tqc", width=_WIDTHS["tqc"])
-        table.add_column("last run", key="run", width=_WIDTHS["run"])
-        if self._test_width:
-            table.add_column("test", key="test", width=self._test_width)
-        else:
-            table.add_column("test", key="test")  # as wide as the tests, until the table has a width
-
-    def _test_cell(self, t: SynthTest) -> Text:
-        return Text(t.test.replace("\n", " "), no_wrap=True, overflow="ellipsis")
+        for label, key, width in _COLUMNS:
+            table.add_column(label, key=key, width=width)
+        # As wide as the tests until the table has a width (on_resize).
+        table.add_column("test", key="test", width=self._test_width or None)
 
     def on_resize(self) -> None:
         # The test column takes the width the others leave, so a long test ends
@@ -167,8 +161,11 @@ class TestsTable(Vertical):
         # scrolls sideways. Textual's table has no way to change a column's
         # width: it is built again with the new one, the selected row kept.
         table = self.query_one("#tests-grid", DataTable)
-        others = sum(_WIDTHS.values()) + 2 * table.cell_padding * len(_WIDTHS)
-        width = max(8, table.scrollable_content_region.width - others - 2 * table.cell_padding)
+        # Room is kept for the vertical scrollbar, shown or not: the rows that
+        # bring it may come after this resize, and it does not resize this.
+        room = table.size.width - table.styles.scrollbar_size_vertical
+        padded = [width + 2 * table.cell_padding for _label, _key, width in _COLUMNS]
+        width = max(8, room - sum(padded) - 2 * table.cell_padding)
         if width == self._test_width:
             return
         self._test_width = width
