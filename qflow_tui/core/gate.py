@@ -88,7 +88,8 @@ class StepGate:
     that arrives while another is announced goes first if it is earlier in that
     order (a shared step a check asked for, after the next progression's check
     was shown). ``waiting_at`` and ``waiting_progression`` name the one the next
-    ``step()`` lets through.
+    ``step()`` lets through; a stop that arrives after that ``step()``, even one
+    earlier in the order, waits to be announced in its turn.
     """
 
     def __init__(
@@ -108,6 +109,9 @@ class StepGate:
         self._after_decision: dict[int | None, str] = {}
         """Progressions (None: the whole run) a matching decision came for: the next checkpoint stops."""
         self._tokens = 0
+        """Steps given while no stop was announced: the next in order takes each."""
+        self._go: set[tuple[int, int, int]] = set()
+        """Announced stops a ``step()`` let through that have not passed yet."""
         self._cond = asyncio.Condition()
         self.on_wait = on_wait
         self.waiting_at: str | None = None
@@ -126,7 +130,7 @@ class StepGate:
 
     def _announce(self) -> None:
         """Say who waits first, once per new head of the queue."""
-        if not self._stepping or self._tokens > 0 or not self._waiting:
+        if not self._stepping or self._tokens > 0 or self._go or not self._waiting:
             self.waiting_at = self.waiting_progression = None
             self._announced = None
             return
@@ -175,7 +179,7 @@ class StepGate:
                 while True:
                     self._announce()
                     await self._cond.wait_for(
-                        lambda: not self._stepping or (self._tokens > 0 and min(self._waiting) == me)
+                        lambda: not self._stepping or me in self._go or (self._tokens > 0 and min(self._waiting) == me)
                     )
                     if self._stepping or me == self._resumed or not self.breakpoints:
                         break
@@ -187,21 +191,28 @@ class StepGate:
                     self._stepping, self._tokens, self.stopped_by = True, 0, reason
             finally:
                 del self._waiting[me]
-            if self._stepping:
+                stepped = me in self._go
+                self._go.discard(me)
+            if self._stepping and not stepped:
                 self._tokens -= 1
             self._announce()
             self._cond.notify_all()
 
-    async def _set(self, stepping: bool | None = None, add: int = 0) -> None:
+    async def _set(self, stepping: bool) -> None:
         async with self._cond:
-            if stepping is not None:
-                self._stepping = stepping
-            self._tokens += add
+            self._stepping = stepping
             self._announce()
             self._cond.notify_all()
 
     async def step(self) -> None:
-        await self._set(add=1)
+        """Let the announced stop through (or, with none announced, the next to come)."""
+        async with self._cond:
+            if self._stepping and self._announced is not None:
+                self._go.add(self._announced)
+            else:
+                self._tokens += 1
+            self._announce()
+            self._cond.notify_all()
 
     async def resume(self) -> None:
         """Run free again (to the next breakpoint, if any)."""

@@ -23,7 +23,10 @@ class RunEvents(Message):
 
 @dataclass
 class GateWaiting(Message):
-    """The workflow stopped at the step gate, before ``step`` (of ``progression``, if one)."""
+    """The workflow stopped at the step gate, before ``step`` (of ``progression``, if one).
+
+    By the time the screen handles it the gate may have moved on (a key stepped
+    it, an earlier stop arrived): the screen shows what the gate holds then."""
 
     step: str
     progression: int | None = None

@@ -89,6 +89,33 @@ async def test_step_gate_lets_one_step_through_at_a_time():
     assert passed == ["a", "b", "c"]
 
 
+async def test_a_step_lets_through_the_stop_announced_not_one_arriving_after():
+    gate = StepGate(stepping=True)
+    passed: list[str] = []
+    release = asyncio.Event()
+
+    async def stop(step: str, progression: int | None, after: asyncio.Event | None = None) -> None:
+        if after is not None:
+            await after.wait()
+        await gate.checkpoint(step, progression)
+        passed.append(step)
+
+    check = asyncio.create_task(stop("check", 0))
+    shared = asyncio.create_task(stop("designer", None, after=release))
+    await asyncio.sleep(0)
+    assert gate.waiting_at == "check"
+    # The shared step comes to the gate just as the check is stepped: it is
+    # earlier in the gate's order, yet the step was for the check.
+    release.set()
+    await gate.step()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert passed == ["check"] and gate.waiting_at == "designer"
+    await gate.step()
+    await asyncio.wait_for(asyncio.gather(check, shared), 1)
+    assert passed == ["check", "designer"]
+
+
 async def test_step_gate_lets_progressions_through_round_by_round():
     """Concurrent progressions pass one per step(), every k-th step before any
     (k+1)-th, the lowest index first, whatever order they arrive in."""

@@ -4,6 +4,7 @@ saving the program, the theme remembered, every action in the palette."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from ui_app import SIZE, build_app
@@ -12,6 +13,7 @@ from ui_steps import finish_run, start_run, step_to, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig, load_config
 from qflow_tui.locations import sessions_dir
+from qflow_tui.ui.messages import GateWaiting
 from qflow_tui.ui.screens.compose import ComposeScreen
 from qflow_tui.ui.screens.run import RunScreen
 from qflow_tui.ui.widgets.run_view import RunView
@@ -86,6 +88,60 @@ async def test_step_mode_advances_one_step_at_a_time():
         await pilot.press("c")
         view = await finish_run(pilot)
         assert view.state.finished is not None and view.state.finished.outcome == "accepted"
+
+
+async def test_a_step_key_between_stops_is_not_kept_for_a_stop_not_shown_yet():
+    app = build_app(stepping=True, config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator", 0)
+        # Two presses before the gate shows its next stop: the first lets
+        # progression 0's generator through, the second has nothing shown to step
+        # (kept, it would let progression 1's generator through unseen).
+        await screen.action_step()
+        await screen.action_step()
+        await wait_until(pilot, lambda: screen.waiting_at is not None, "the next stop")
+        assert (screen.waiting_at, screen.gate.waiting_progression) == ("program_generator", 1)
+        await pilot.press("c")
+        await finish_run(pilot)
+
+
+async def test_a_late_gate_message_shows_the_stop_the_gate_holds():
+    app = build_app(stepping=True, config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator", 0)
+        # A message posted for a stop that has since been let through arrives
+        # late: the screen shows what the gate holds, not what the message said.
+        screen.post_message(GateWaiting("test_designer", None))
+        await pilot.pause()
+        assert screen.waiting_at == "program_generator"
+        progress = str(screen.query_one("#run-progress").render())
+        assert "before program_generator (p0)" in progress and "test_designer" not in progress
+        await pilot.press("c")
+        await finish_run(pilot)
+
+
+async def test_a_step_key_lets_through_only_the_stop_shown():
+    app = build_app(stepping=True, config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator", 0)
+        # A shared step comes to the gate after progression 0's generator was
+        # shown, and goes first in the gate's order; n is pressed before the
+        # screen has heard of it.
+        shared = asyncio.create_task(screen.gate.checkpoint("test_designer"))
+        await asyncio.sleep(0)
+        assert screen.gate.waiting_at == "test_designer" and screen.waiting_at == "program_generator"
+        await screen.action_step()
+        # Nothing went through unseen: the screen now shows the shared step.
+        assert not shared.done()
+        assert screen.waiting_at == "test_designer"
+        assert "before test_designer" in str(screen.query_one("#run-progress").render())
+        await screen.action_step()
+        await shared
+        await pilot.press("c")
+        await finish_run(pilot)
 
 
 async def test_pause_stops_at_the_next_step():

@@ -100,7 +100,8 @@ class RunScreen(AppScreen):
         """Where the gate holds the run (the status line adds the pending edits)."""
         self.session_path: Path | None = None
         self.running = False
-        self.waiting_at: str | None = None
+        self._shown: tuple[str, int | None] | None = None
+        """The stop at the gate the screen shows (step, progression): what ``n`` lets through."""
         self._batch: list[Event] | None = None
         self.outcome: RunOutcome | None = None
         self.sub_title = one_line(problem.title or problem.entry_point, 200)
@@ -178,13 +179,28 @@ class RunScreen(AppScreen):
         if any(e.kind == "run_started" for e in message.events):
             self._mark_breakpoints()  # the plan is known now: mark the breakpoints given at the start
 
+    @property
+    def waiting_at(self) -> str | None:
+        """The step the run is shown stopped before at the gate, if any."""
+        return self._shown[0] if self._shown is not None else None
+
     @on(GateWaiting)
     def _show_gate(self, message: GateWaiting) -> None:
-        self.waiting_at = message.step
+        # The message says the gate changed; what it holds now is the gate's to say.
+        # A stop let through since the message was posted must not show as the one
+        # waiting: a key pressed on it would step a stop the person never saw.
+        self._show_stop()
+
+    def _show_stop(self) -> None:
+        """Show the stop the gate holds now (nothing, if it holds none)."""
+        step, progression = self.gate.waiting_at, self.gate.waiting_progression
+        if step is None:
+            return
+        self._shown = (step, progression)
         view = self.query_one(RunView)
-        where = f" (p{message.progression})" if message.progression is not None else ""
+        where = f" (p{progression})" if progression is not None else ""
         why = f"breakpoint {self.gate.stopped_by}: " if self.gate.stopped_by else ""
-        self._paint_gate(f"⏸ {why}before {message.step}{where}")
+        self._paint_gate(f"⏸ {why}before {step}{where}")
         view.flush()
         self.refresh_bindings()
 
@@ -208,7 +224,7 @@ class RunScreen(AppScreen):
         if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
         self.running = False
-        self.waiting_at = None
+        self._shown = None
         self._gate_text = ""
         view = self.query_one(RunView)
         if self._batch is not None:  # events the message loop has not shown yet
@@ -281,10 +297,16 @@ class RunScreen(AppScreen):
         return True
 
     async def action_step(self) -> None:
-        if not self.running:
+        if not self.running or self.gate.waiting_at is None:
+            # Between stops: a press does not bank a step for a stop not shown yet.
             return
-        text = f"▶ {self.waiting_at}" if self.waiting_at else "▶ stepping"
-        self.waiting_at = None
+        if (self.gate.waiting_at, self.gate.waiting_progression) != self._shown:
+            # An earlier stop arrived since the one shown (a shared step a check
+            # asked for): the gate would let it through unseen. Show it instead.
+            self._show_stop()
+            return
+        text = f"▶ {self.waiting_at}"
+        self._shown = None
         self._paint_gate(text)
         await self.gate.step()
         self.refresh_bindings()
@@ -292,7 +314,7 @@ class RunScreen(AppScreen):
     async def action_continue(self) -> None:
         if not self.running:
             return
-        self.waiting_at = None
+        self._shown = None
         self._paint_gate("")
         await self.gate.resume()
         self.refresh_bindings()
@@ -319,8 +341,9 @@ class RunScreen(AppScreen):
         from ...core.steer.fork import gate_step
         from .fork_dialog import ForkDialog, start_fork
 
-        if not self.running or self.waiting_at is None or self.session_path is None:
+        if not self.running or self._shown is None or self.session_path is None:
             return
+        step, progression = self._shown
         try:
             data = read_session(self.session_path)
         except SessionError as exc:
@@ -329,8 +352,8 @@ class RunScreen(AppScreen):
         model = self.config.fallback_model if self.config.model.startswith("replay/") else self.config.model
         dialog = ForkDialog(
             data,
-            step=gate_step(self.waiting_at),
-            progression=self.gate.waiting_progression,
+            step=gate_step(step),
+            progression=progression,
             live=True,
             fallback_model=model,
         )
