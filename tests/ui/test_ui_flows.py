@@ -9,7 +9,7 @@ import json
 
 from ui_app import SIZE, build_app
 from ui_fakes import FreezingClient, load_responder
-from ui_steps import finish_run, start_run, step_to, wait_for_gate, wait_until
+from ui_steps import finish_run, start_run, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig, load_config
 from qflow_tui.locations import sessions_dir
@@ -74,10 +74,17 @@ async def test_step_mode_advances_one_step_at_a_time():
             await pilot.press(key)
         assert view.progression == 0
         # Progression 0, rejected, needs the synthesized tests: they are designed
-        # before any progression's second check. Progression 1's first check,
-        # already waiting, may show (and pass) first while progression 0's check
-        # runs: the gate orders what waits, not what has not arrived yet.
-        assert await step_to(pilot, screen, "test_designer") in (1, 2)
+        # before any progression's second check. While progression 0's check runs
+        # the gate shows progression 1's, already waiting; once the check has
+        # decided, the test designer's stop goes first.
+        await pilot.press("n")
+
+        def decided() -> bool:
+            cell = view.state.cells.get(("program_generator", 0))
+            return cell is not None and cell.decision is not None
+
+        await wait_until(pilot, decided, "progression 0's first check")
+        await wait_for_gate(pilot, screen, "test_designer")
         view.flush()
         assert view.state.cells[("program_generator", 0)].decision == "continue"
         assert view.state.tests_designed == 0
