@@ -222,10 +222,11 @@ class Timeline(VerticalScroll, can_focus=True):
         if self._state is not None and self.cursor is not None:
             self.update_from(self._state, self._selected)
 
-    def on_focus(self) -> None:
-        self._repaint()
-
-    def on_blur(self) -> None:
+    def watch_has_focus(self, has_focus: bool) -> None:
+        # Here, not in on_focus: a Focus event reaches this class's handler before
+        # Widget's sets has_focus, and the cursor was drawn as if unfocused (no
+        # highlight after pressing 1 until some later repaint).
+        super().watch_has_focus(has_focus)
         self._repaint()
 
     def action_move_cursor(self, delta: int) -> None:
