@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
+from textual.pilot import Pilot
 from ui_app import SIZE, build_app
 from ui_fakes import FreezingClient, load_responder
 from ui_steps import finish_run, start_run, wait_for_gate, wait_until
@@ -97,11 +100,20 @@ async def test_step_mode_advances_one_step_at_a_time():
         assert view.state.finished is not None and view.state.finished.outcome == "accepted"
 
 
-async def test_a_step_key_between_stops_is_not_kept_for_a_stop_not_shown_yet():
+@asynccontextmanager
+async def stopped_at_the_first_generator() -> AsyncIterator[tuple[Pilot, RunScreen]]:
+    """A step-mode run held before progression 0's generator; run free to the end after."""
     app = build_app(stepping=True, config=FAST)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
         await wait_for_gate(pilot, screen, "program_generator", 0)
+        yield pilot, screen
+        await pilot.press("c")
+        await finish_run(pilot)
+
+
+async def test_a_step_key_between_stops_is_not_kept_for_a_stop_not_shown_yet():
+    async with stopped_at_the_first_generator() as (pilot, screen):
         # Two presses before the gate shows its next stop: the first lets
         # progression 0's generator through, the second has nothing shown to step
         # (kept, it would let progression 1's generator through unseen).
@@ -109,15 +121,10 @@ async def test_a_step_key_between_stops_is_not_kept_for_a_stop_not_shown_yet():
         await screen.action_step()
         await wait_until(pilot, lambda: screen.waiting_at is not None, "the next stop")
         assert (screen.waiting_at, screen.gate.waiting_progression) == ("program_generator", 1)
-        await pilot.press("c")
-        await finish_run(pilot)
 
 
 async def test_a_late_gate_message_shows_the_stop_the_gate_holds():
-    app = build_app(stepping=True, config=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await start_run(pilot)
-        await wait_for_gate(pilot, screen, "program_generator", 0)
+    async with stopped_at_the_first_generator() as (pilot, screen):
         # A message posted for a stop that has since been let through arrives
         # late: the screen shows what the gate holds, not what the message said.
         screen.post_message(GateWaiting("test_designer", None))
@@ -125,15 +132,10 @@ async def test_a_late_gate_message_shows_the_stop_the_gate_holds():
         assert screen.waiting_at == "program_generator"
         progress = str(screen.query_one("#run-progress").render())
         assert "before program_generator (p0)" in progress and "test_designer" not in progress
-        await pilot.press("c")
-        await finish_run(pilot)
 
 
 async def test_a_step_key_lets_through_only_the_stop_shown():
-    app = build_app(stepping=True, config=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await start_run(pilot)
-        await wait_for_gate(pilot, screen, "program_generator", 0)
+    async with stopped_at_the_first_generator() as (_pilot, screen):
         # A shared step comes to the gate after progression 0's generator was
         # shown, and goes first in the gate's order; n is pressed before the
         # screen has heard of it.
@@ -147,8 +149,6 @@ async def test_a_step_key_lets_through_only_the_stop_shown():
         assert "before test_designer" in str(screen.query_one("#run-progress").render())
         await screen.action_step()
         await shared
-        await pilot.press("c")
-        await finish_run(pilot)
 
 
 async def test_pause_stops_at_the_next_step():
