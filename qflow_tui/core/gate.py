@@ -77,7 +77,7 @@ class Breakpoint:
 class StepGate:
     """A gate that starts paused (``stepping=True``) or open.
 
-    ``step()`` lets one checkpoint pass, ``resume()`` opens it for good,
+    ``step()`` lets the announced checkpoint pass, ``resume()`` opens it for good,
     ``pause()`` makes the next checkpoint wait again. ``on_wait`` is called with
     the step name whenever the workflow stops at the gate.
 
@@ -108,8 +108,6 @@ class StepGate:
         (``agent:self_debugger``, ``decision:reject after self_debug:1``); None in step mode."""
         self._after_decision: dict[int | None, str] = {}
         """Progressions (None: the whole run) a matching decision came for: the next checkpoint stops."""
-        self._tokens = 0
-        """Steps given while no stop was announced: the next in order takes each."""
         self._go: set[tuple[int, int, int]] = set()
         """Announced stops a ``step()`` let through that have not passed yet."""
         self._cond = asyncio.Condition()
@@ -130,7 +128,7 @@ class StepGate:
 
     def _announce(self) -> None:
         """Say who waits first, once per new head of the queue."""
-        if not self._stepping or self._tokens > 0 or self._go or not self._waiting:
+        if not self._stepping or self._go or not self._waiting:
             self.waiting_at = self.waiting_progression = None
             self._announced = None
             return
@@ -172,15 +170,13 @@ class StepGate:
                 if reason is None:
                     return
                 # A breakpoint: stop here as step mode does, until step() or resume().
-                self._stepping, self._tokens, self.stopped_by = True, 0, reason
+                self._stepping, self.stopped_by = True, reason
             me = (round_no, -1 if progression is None else progression, next(self._arrivals))
             self._waiting[me] = (step, progression)
             try:
                 while True:
                     self._announce()
-                    await self._cond.wait_for(
-                        lambda: not self._stepping or me in self._go or (self._tokens > 0 and min(self._waiting) == me)
-                    )
+                    await self._cond.wait_for(lambda: not self._stepping or me in self._go)
                     if self._stepping or me == self._resumed or not self.breakpoints:
                         break
                     # Queued at the gate when the run was let go: a breakpoint of its own
@@ -188,13 +184,10 @@ class StepGate:
                     reason = self._hit(step, progression, agent)
                     if reason is None:
                         break
-                    self._stepping, self._tokens, self.stopped_by = True, 0, reason
+                    self._stepping, self.stopped_by = True, reason
             finally:
                 del self._waiting[me]
-                stepped = me in self._go
                 self._go.discard(me)
-            if self._stepping and not stepped:
-                self._tokens -= 1
             self._announce()
             self._cond.notify_all()
 
@@ -205,12 +198,11 @@ class StepGate:
             self._cond.notify_all()
 
     async def step(self) -> None:
-        """Let the announced stop through (or, with none announced, the next to come)."""
+        """Let the announced stop through; with none announced, nothing (a step is
+        never kept for a stop that has not been shown)."""
         async with self._cond:
             if self._stepping and self._announced is not None:
                 self._go.add(self._announced)
-            else:
-                self._tokens += 1
             self._announce()
             self._cond.notify_all()
 
@@ -223,5 +215,4 @@ class StepGate:
     async def pause(self) -> None:
         async with self._cond:
             self._stepping = True
-            self._tokens = 0
             self._announce()

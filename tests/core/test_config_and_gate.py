@@ -116,6 +116,24 @@ async def test_a_step_lets_through_the_stop_announced_not_one_arriving_after():
     assert passed == ["check", "designer"]
 
 
+async def test_a_step_with_no_stop_announced_is_not_kept_for_the_next():
+    gate = StepGate(stepping=True)
+    await gate.step()  # nothing waits yet: a person pressed n while a step ran
+    passed: list[str] = []
+
+    async def stop() -> None:
+        await gate.checkpoint("check", 0)
+        passed.append("check")
+
+    task = asyncio.create_task(stop())
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert passed == [] and gate.waiting_at == "check"
+    await gate.step()
+    await asyncio.wait_for(task, 1)
+    assert passed == ["check"]
+
+
 async def test_step_gate_lets_progressions_through_round_by_round():
     """Concurrent progressions pass one per step(), every k-th step before any
     (k+1)-th, the lowest index first, whatever order they arrive in."""

@@ -298,8 +298,7 @@ class RunScreen(AppScreen):
 
     async def action_step(self) -> None:
         if not self.running or self.gate.waiting_at is None:
-            # Between stops: a press does not bank a step for a stop not shown yet.
-            return
+            return  # between stops: nothing to step (the gate keeps no step for later)
         if (self.gate.waiting_at, self.gate.waiting_progression) != self._shown:
             # An earlier stop arrived since the one shown (a shared step a check
             # asked for): the gate would let it through unseen. Show it instead.
