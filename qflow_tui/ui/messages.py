@@ -21,15 +21,10 @@ class RunEvents(Message):
     events: list[Event]
 
 
-@dataclass
 class GateWaiting(Message):
-    """The workflow stopped at the step gate, before ``step`` (of ``progression``, if one).
-
-    By the time the screen handles it the gate may have moved on (a key stepped
-    it, an earlier stop arrived): the screen shows what the gate holds then."""
-
-    step: str
-    progression: int | None = None
+    """The workflow stopped at the step gate. It names no stop: by the time the
+    screen handles it the gate may have moved on (a key stepped it, an earlier
+    stop arrived), so the screen shows what the gate holds then."""
 
 
 @dataclass

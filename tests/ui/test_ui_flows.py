@@ -125,9 +125,9 @@ async def test_a_step_key_between_stops_is_not_kept_for_a_stop_not_shown_yet():
 
 async def test_a_late_gate_message_shows_the_stop_the_gate_holds():
     async with stopped_at_the_first_generator() as (pilot, screen):
-        # A message posted for a stop that has since been let through arrives
-        # late: the screen shows what the gate holds, not what the message said.
-        screen.post_message(GateWaiting("test_designer", None))
+        # A gate message arrives late (its stop long shown): the screen shows
+        # what the gate holds when it handles the message.
+        screen.post_message(GateWaiting())
         await pilot.pause()
         assert screen.waiting_at == "program_generator"
         progress = str(screen.query_one("#run-progress").render())

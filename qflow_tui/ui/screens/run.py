@@ -156,8 +156,8 @@ class RunScreen(AppScreen):
             self.post_message(RunEvents(self._batch))
         self._batch.append(event)
 
-    def _gate_waiting(self, step: str) -> None:
-        self.post_message(GateWaiting(step, self.gate.waiting_progression))
+    def _gate_waiting(self, _step: str) -> None:
+        self.post_message(GateWaiting())
 
     @on(RunEvents)
     def _show_events(self, message: RunEvents) -> None:
@@ -186,9 +186,9 @@ class RunScreen(AppScreen):
 
     @on(GateWaiting)
     def _show_gate(self, message: GateWaiting) -> None:
-        # The message says the gate changed; what it holds now is the gate's to say.
-        # A stop let through since the message was posted must not show as the one
-        # waiting: a key pressed on it would step a stop the person never saw.
+        # What the gate holds now, not when the message was posted: a stop let
+        # through since must not show as waiting (a key pressed on it would step
+        # a stop the person never saw).
         self._show_stop()
 
     def _show_stop(self) -> None:
