@@ -144,14 +144,33 @@ class QFlowApp(App[int]):
         for theme in themes:
             self.register_theme(theme)
         wanted = self.config.theme or DEFAULT_THEME
-        if wanted in self.available_themes:
-            self.theme = wanted
-        else:
+        if wanted not in self.available_themes:
             fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
             self._theme_warnings.append(
                 f"Unknown theme {wanted!r}; using {fallback}. Pick one with F3 or the command palette."
             )
-            self.theme = fallback
+            wanted = fallback
+        self._choose_first_theme(wanted)
+
+    def _choose_first_theme(self, name: str) -> None:
+        """Start in the theme ``name`` without a second parse of the stylesheet.
+
+        Setting ``App.theme`` runs Textual's watcher, which queues a re-parse of
+        every stylesheet: at start-up that parsed app.tcss a second time before the
+        first paint (13 ms of the launch). Nothing is parsed yet here, so setting
+        the stylesheet's variables is enough; the classes are the ones the watcher
+        sets. The watcher also points Rich's ANSI colours at the dark or the light
+        terminal palette: a theme that differs from Textual's default in that goes
+        the watcher's way, and pays the parse."""
+        theme = self.get_theme(name)
+        if theme is None or theme.dark != self.current_theme.dark:
+            self.theme = name
+            return
+        self.set_reactive(App.theme, name)
+        classes = {c: False for c in self.classes if c.startswith("-theme-")}
+        classes.update({f"-theme-{name}": True, "-dark-mode": theme.dark, "-light-mode": not theme.dark})
+        self.update_classes(classes, update=False)
+        self.stylesheet.set_variables(self.get_css_variables())
 
     def _remember_theme(self, theme: Any) -> None:
         if not self._theme_ready or not self.remember_theme:

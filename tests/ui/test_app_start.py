@@ -58,3 +58,37 @@ async def test_the_tests_editor_is_highlighted_once_the_form_is_up():
         tests = app.screen.query_one("#tests", TextArea)
         assert tests.language == "python" and tests.is_syntax_aware
         assert app.screen.query_one("#statement", TextArea).language is None  # prose stays plain
+
+
+async def test_the_app_starts_in_its_dark_theme_with_the_stylesheet_parsed_once(monkeypatch):
+    # Setting App.theme at start-up made Textual parse every stylesheet again before
+    # the first paint (13 ms of the launch); the first theme is chosen without it.
+    from textual.color import Color
+    from textual.css.stylesheet import Stylesheet
+
+    reparsed: list[str] = []
+    reparse = Stylesheet.reparse
+    monkeypatch.setattr(Stylesheet, "reparse", lambda sheet: (reparsed.append("reparse"), reparse(sheet))[1])
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert reparsed == []
+        theme = app.current_theme
+        assert theme.name == "qflow-dark" and app.has_class("-theme-qflow-dark", "-dark-mode")
+        assert app.screen.styles.background == Color.parse(theme.background)  # its colours, not Textual's default
+        await pilot.press("f3")  # and switching still restyles
+        await pilot.pause()
+        assert app.theme == "qflow-light" and app.has_class("-light-mode") and not app.has_class("-dark-mode")
+        assert app.screen.styles.background == Color.parse(app.current_theme.background)
+
+
+async def test_a_light_theme_from_the_settings_is_the_first_screens_theme():
+    from textual.color import Color
+
+    from qflow_tui.core.config import RunConfig
+
+    app = build_app(config=RunConfig(theme="qflow-light"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.theme == "qflow-light" and app.has_class("-light-mode")
+        assert app.screen.styles.background == Color.parse(app.current_theme.background)
