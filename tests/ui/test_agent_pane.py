@@ -107,3 +107,19 @@ async def test_text_that_brings_the_scrollbar_is_wrapped_beside_it():
         assert pane._width == width
         longest = max(len(line.rstrip()) for line in pane.text().splitlines())
         assert longest <= width, (longest, width)
+
+
+async def test_a_call_waiting_for_its_first_token_says_so_once_then_streams():
+    app = PaneApp()
+    async with app.run_test(size=(40, 12)) as pilot:  # narrow: a long header wraps
+        pane = app.query_one(AgentPane)
+        state, seq = started()
+        pane.update_from(state, 0)
+        await pilot.pause()
+        assert pane.text().count("first token") == 1 and "waiting for the first token…" in pane.text()
+        assert pane.border_subtitle == "waiting for first token"
+        feed(state, seq, ev.TextDelta(**WHERE, text="def f():"))
+        pane.update_from(state, 0)
+        await pilot.pause()
+        assert "first token" not in pane.text() and "def f():" in pane.text()
+        assert pane.border_subtitle == "1 streaming"

@@ -34,9 +34,10 @@ def call_header(call: CallRecord, colours: Palette) -> Text:
     if call.test and not run_wide:
         # The test a progression's call is about; a run-wide call's test is its whole output.
         bits.append(call.test.replace("\n", " ")[:60])
-    status = {"streaming": "…" if call.text else "waiting for first token", "done": "", "failed": "failed"}.get(
-        call.status, call.status
-    )
+    # A call waiting for its first token says so in its body (render_call): said
+    # in the header too, a narrow pane wrapped it onto a line of its own above
+    # the same words.
+    status = {"streaming": "…" if call.text else "", "done": "", "failed": "failed"}.get(call.status, call.status)
     text = Text()
     text.append(f"── {call.call_id} ", style=colours.muted)
     text.append(" · ".join(b for b in bits if b), style=f"bold {colours.primary}")
