@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import DataTable, TabbedContent
-from ui_app import SIZE, build_app
+from ui_app import SIZE, WIDE, build_app
 from ui_steps import finish_run, start_run, wait_until
 
 from qflow_tui.ui.widgets.run_view import RunView
@@ -56,3 +56,25 @@ async def test_a_tab_wanted_before_its_turn_shows_painted(monkeypatch: pytest.Mo
         assert grid.row_count == len(view.state.synth) > 0
         assert screen.focused is grid
         assert children(view, "tab-imagined") == 0  # the other tabs still wait
+
+
+async def test_with_the_timeline_band_every_tab_ends_above_the_status_bar():
+    # At 160x48 the timeline band sits above the tabs; the tabs, as tall as
+    # their contents, ran under the status bars and hid the tests' detail.
+    app = build_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await start_run(pilot)
+        view = await finish_run(pilot)
+        assert view.query_one("#timeline-band").display
+        status = view.query_one("#run-status")
+        tabs = view.query_one("#run-tabs", TabbedContent)
+        for key, tab in zip(
+            "12345", ("tab-timeline", "tab-agents", "tab-imagined", "tab-tests", "tab-program"), strict=True
+        ):
+            await pilot.press(key)
+            await wait_until(pilot, lambda want=tab: tabs.active == want, tab)
+            await pilot.pause()
+            pane = view.query_one(f"#{tab}")
+            assert 0 < pane.region.bottom <= status.region.y, (tab, pane.region, status.region)
+        detail = view.query_one("#tests-detail")
+        assert view.query_one(TestsTable).region.contains_region(detail.region)
