@@ -98,6 +98,25 @@ def test_the_run_screen_is_imported_on_a_thread_once_the_form_is_up(tmp_path):
     assert _loaded_sdks(code, tmp_path) == "[]"
 
 
+def test_with_its_key_set_the_models_sdk_is_warmed_up_too(tmp_path):
+    # Imported at the first Ctrl+R, the SDK froze the app one to three seconds.
+    code = (
+        "import sys, asyncio, threading, os\n"
+        "os.environ['ANTHROPIC_API_KEY'] = 'sk-test'\n"
+        "from qflow_tui.ui.app import create_app\n"
+        "from qflow_tui.core.config import RunConfig\n"
+        "async def main():\n"
+        "    app = create_app(RunConfig(model='anthropic/claude-sonnet-4-5'), remember_theme=False)\n"
+        "    async with app.run_test(size=(100, 30)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "        for t in threading.enumerate():\n"
+        "            if t.name == 'warm up':\n"
+        "                t.join(60)\n"
+        "asyncio.run(main())\n" + _LOADED
+    )
+    assert _loaded_sdks(code, tmp_path) == "['anthropic']"
+
+
 #: What the first paint of the form never needs: the workflows' implementations
 #: and their agents (about 60 ms of the launch); descriptions are enough.
 _HEAVY = (

@@ -7,7 +7,8 @@ import pytest
 from stub_server import OPENAI_KEY
 
 from qflow_tui.core.llm import LLMError, LLMRequest
-from qflow_tui.core.llm.openai_client import LOCAL_DUMMY_KEY, OpenAIClient, is_local
+from qflow_tui.core.llm._http import is_local
+from qflow_tui.core.llm.openai_client import LOCAL_DUMMY_KEY, OpenAIClient
 
 
 def req(system: str = "You write Python.") -> LLMRequest:

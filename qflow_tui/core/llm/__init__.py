@@ -14,6 +14,7 @@ __all__ = [
     "LLMClient",
     "LLMError",
     "LLMRequest",
+    "client_module",
     "estimate_tokens",
     "make_client",
     "resolve_base_url",
@@ -85,6 +86,8 @@ def make_client(
         from .script import ScriptClient
 
         return ScriptClient(rest)
+    if provider in _CLIENT_MODULES:
+        _check_key(provider, model, base_url, env)  # said before the SDK's import, which takes seconds
     if provider == "anthropic":
         from .anthropic_client import AnthropicClient
 
@@ -102,3 +105,36 @@ def make_client(
 
         return ReplayClient(rest, fallback=fallback)
     raise AssertionError(provider)  # split_model_name only returns known providers
+
+
+#: The client module of each HTTP provider: importing its SDK takes one to three seconds.
+_CLIENT_MODULES = {"anthropic": f"{__name__}.anthropic_client", "openai": f"{__name__}.openai_client"}
+
+
+def _check_key(provider: str, model: str, base_url: str | None, env: dict[str, str]) -> None:
+    """Raise the :class:`LLMError` the provider's client would, for a missing key,
+    without importing its SDK."""
+    from .provider_keys import anthropic_key, openai_key, openai_url
+
+    if provider == "anthropic":
+        anthropic_key(model, env)
+    else:
+        openai_key(model, openai_url(base_url, env), env)
+
+
+def client_module(model: str, *, base_url: str | None = None, env: dict[str, str] | None = None) -> str | None:
+    """The module :func:`make_client` imports for ``model`` when it could build the
+    client now (its key is set, or its server is local), else None: what the app
+    imports on a thread while the user reads the form, so the first Run does not
+    freeze for the SDK's import."""
+    import os
+
+    env = dict(os.environ) if env is None else env
+    try:
+        provider, _rest = split_model_name(model)
+        if provider not in _CLIENT_MODULES:
+            return None
+        _check_key(provider, model, resolve_base_url(provider, base_url), env)
+    except LLMError:
+        return None
+    return _CLIENT_MODULES[provider]

@@ -30,13 +30,14 @@ from typing import Any
 import anthropic
 import httpx2
 
-from ._http import NO_KEY_HINT, ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
+from ._http import ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from .provider_keys import ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, ANTHROPIC_URL_VAR, anthropic_key, anthropic_url
 from .window import prompt_tokens, too_long
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
-KEY_VAR = "ANTHROPIC_API_KEY"
-BASE_URL_VAR = "ANTHROPIC_BASE_URL"
+DEFAULT_BASE_URL = ANTHROPIC_DEFAULT_URL
+KEY_VAR = ANTHROPIC_KEY_VAR
+BASE_URL_VAR = ANTHROPIC_URL_VAR
 DEFAULT_MAX_RETRIES = 0
 
 # A streamed ``event: error`` arrives on an HTTP 200 response: its error type says
@@ -81,12 +82,10 @@ class AnthropicClient(ProviderErrors):
         self.context_window = context_window
         """Tokens the model can see at once, when configured (the API does not say)."""
         self.name = f"{self.provider}/{model_name}"
-        key = env.get(KEY_VAR, "").strip()
-        if not key:
-            raise LLMError(f"set {KEY_VAR} to use {self.name}{NO_KEY_HINT}")
+        key = anthropic_key(self.name, env)
         # Always hand the SDK an explicit URL so that only ``env`` decides (the SDK
         # would otherwise read ANTHROPIC_BASE_URL from the process environment).
-        self.base_url = (base_url or env.get(BASE_URL_VAR) or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = anthropic_url(base_url, env)
         self.max_retries = max_retries
         self._timeout = timeout
         self._secret = key

@@ -24,30 +24,34 @@ import os
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx2
 import openai
 
 from ._http import (
-    NO_KEY_HINT,
     ProviderErrors,
     body_message,
     clean,
     display_url,
     is_context_error,
-    is_local,
     retry_after,
 )
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from .provider_keys import (
+    LOCAL_DUMMY_KEY,
+    OPENAI_DEFAULT_URL,
+    OPENAI_KEY_VAR,
+    OPENAI_URL_VAR,
+    is_official_openai,
+    openai_key,
+    openai_url,
+)
 from .window import prompt_tokens, server_window, too_long
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-KEY_VAR = "OPENAI_API_KEY"
-BASE_URL_VAR = "OPENAI_BASE_URL"
+DEFAULT_BASE_URL = OPENAI_DEFAULT_URL
+KEY_VAR = OPENAI_KEY_VAR
+BASE_URL_VAR = OPENAI_URL_VAR
 DEFAULT_MAX_RETRIES = 0
-# Local servers accept any key; the SDK insists on having one.
-LOCAL_DUMMY_KEY = "qflow-local"
 
 
 class OpenAIClient(ProviderErrors):
@@ -81,18 +85,11 @@ class OpenAIClient(ProviderErrors):
         self.name = f"{self.provider}/{model_name}"
         # Always hand the SDK an explicit URL so that only ``env`` decides (the SDK
         # would otherwise read OPENAI_BASE_URL from the process environment).
-        self.base_url = (base_url or env.get(BASE_URL_VAR) or DEFAULT_BASE_URL).rstrip("/")
-        self.official = urlsplit(self.base_url).hostname == "api.openai.com"
-        key = env.get(KEY_VAR, "").strip()
+        self.base_url = openai_url(base_url, env)
+        self.official = is_official_openai(self.base_url)
+        key = openai_key(self.name, self.base_url, env)
         self.key_from_env = bool(key)
         if not key:
-            if not is_local(self.base_url):
-                where = (
-                    ""
-                    if self.official
-                    else f" at {display_url(self.base_url)} (any string works if the server checks no key)"
-                )
-                raise LLMError(f"set {KEY_VAR} to use {self.name}{where}{NO_KEY_HINT if self.official else ''}")
             key = LOCAL_DUMMY_KEY
         self.max_retries = max_retries
         self._timeout = timeout

@@ -57,24 +57,31 @@ _SELECT_RANGE = 60
 RUN_MODULE = "qflow_tui.ui.screens.run"
 
 
-def warm_up_the_run_screen() -> None:
-    """Import the run screen's code and the workflows' implementations on a
-    thread once the form is painted, while the user reads or types (Python's
-    import lock makes a Run pressed meanwhile wait for the same import, never
-    import twice)."""
-    if RUN_MODULE not in sys.modules:
-        threading.Thread(target=_import_quietly, name="warm up", daemon=True).start()
+def warm_up_the_run_screen(model: str = "", base_url: str | None = None) -> None:
+    """Import the run screen's code, the workflows' implementations and the
+    model's client (its SDK takes one to three seconds; only when its key is set,
+    so the Run will need it) on a thread once the form is painted, while the user
+    reads or types. Python's import lock makes a Run pressed meanwhile wait for
+    the same import, never import twice."""
+    from ...core.llm import client_module
+
+    wanted = [RUN_MODULE, client_module(model, base_url=base_url) or ""]
+    missing = [name for name in wanted if name and name not in sys.modules]
+    if missing:
+        threading.Thread(target=_import_quietly, args=(missing,), name="warm up", daemon=True).start()
 
 
-def _import_quietly() -> None:
+def _import_quietly(modules: list[str]) -> None:
     from ...core.workflows import WORKFLOWS
 
-    try:
-        importlib.import_module(RUN_MODULE)
-        for spec in WORKFLOWS.values():
-            spec.run  # noqa: B018 - imports the implementation
-    except Exception:  # the Run key imports it again and says what failed
-        pass
+    for name in modules:
+        try:
+            importlib.import_module(name)
+            if name == RUN_MODULE:
+                for spec in WORKFLOWS.values():
+                    spec.run  # noqa: B018 - imports the implementation
+        except Exception:  # the Run key imports it again and says what failed
+            pass
 
 
 def workflow_names() -> list[str]:
@@ -267,7 +274,8 @@ class ComposeScreen(AppScreen):
         self.query_one("#statement", TextArea).focus()
         self.app.theme_changed_signal.subscribe(self, lambda _t: self._style_editors())
         self._style_editors()
-        self.call_after_refresh(warm_up_the_run_screen)
+        cfg: RunConfig = qflow_app(self).config
+        self.call_after_refresh(warm_up_the_run_screen, cfg.model, cfg.base_url)
 
     def _highlight_tests(self) -> None:
         if self.is_attached:
