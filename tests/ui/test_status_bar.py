@@ -49,3 +49,22 @@ async def test_a_bar_too_long_for_the_terminal_ends_in_an_ellipsis():
         console.print(app.screen._compositor.render_update(full=True))
         line = console.export_text(styles=False).splitlines()[bar.region.y].rstrip()
         assert line.startswith(" recorded") and line.endswith("…"), line
+
+
+async def test_the_call_count_reads_one_call_and_two_calls():
+    from textual.app import App, ComposeResult
+
+    from qflow_tui.ui.state import RunState
+
+    class Bar(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusBar()
+
+    async with Bar().run_test(size=SIZE) as pilot:
+        bar = pilot.app.query_one(StatusBar)
+        state = RunState()
+        for calls, said in ((1, " 1 call "), (2, " 2 calls ")):
+            state.llm_calls = calls
+            bar.update_from(state, 3.0)
+            await pilot.pause()
+            assert said in str(bar.content), str(bar.content)

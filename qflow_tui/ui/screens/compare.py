@@ -173,7 +173,8 @@ class CompareScreen(AppScreen):
             parent = parent.get("session")
         if parent:
             text.append(one_line(f" · fork @ {side.get('forked_at')} of {Path(str(parent)).name}"), style="italic")
-        text.append(f" · {side['llm_calls']} calls · {side['duration']:.1f}s · ")
+        calls = side["llm_calls"]
+        text.append(f" · {calls} call{'' if calls == 1 else 's'} · {side['duration']:.1f}s · ")
         text.append(one_line(f"{side['workflow']} · {side['model']}"), style=colours.muted)
         if not parent:
             text.append(f" · {Path(str(side['session'])).name}", style=colours.muted)

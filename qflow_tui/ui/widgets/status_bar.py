@@ -34,7 +34,7 @@ class StatusBar(Static):
         total = state.total_tokens()
         text = Text()
         text.append(f"{'recorded' if recorded else 'elapsed'} {fmt_elapsed(elapsed, precise)}", style="bold")
-        text.append(f"  {state.llm_calls} calls  ")
+        text.append(f"  {state.llm_calls} call{'' if state.llm_calls == 1 else 's'}  ")
         text.append(f"tokens {fmt_tokens(total.input)} in / {fmt_tokens(total.output)} out", style="bold")
         if state.isolation:
             # How generated code is contained matters as much as what it costs.
