@@ -78,7 +78,8 @@ def render(result: dict[str, Any]) -> str:
     steps_a, steps_b = a["steps"], b["steps"]
     for i in range(max(len(steps_a), len(steps_b))):
         if i == split and result["divergence"] is not None:
-            lines.append(f"---- the runs part here (after {split} same marks) ----")
+            same = f"after {split} same row{'' if split == 1 else 's'}" if split else "at the first row"
+            lines.append(f"---- the runs part here ({same}) ----")
         left = _words(steps_a[i]) if i < len(steps_a) else ""
         right = _words(steps_b[i]) if i < len(steps_b) else ""
         sep = "  " if i < split else " |"

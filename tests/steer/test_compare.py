@@ -58,7 +58,7 @@ def test_compare_a_fork_with_its_parent(recorded: Recorded) -> None:
 
     text = recorded.qflow("compare", str(recorded.path), str(fork))
     assert text.returncode == 0, text.stderr
-    assert "---- the runs part here (after 0 same marks) ----" in text.stdout
+    assert "---- the runs part here (at the first row) ----" in text.stdout
     assert "A: ACCEPTED at self_debug:1, progression 0" in text.stdout
     assert "B: ACCEPTED at program_generator, progression 0" in text.stdout
     assert "+    # Edited by hand" in text.stdout and "\x1b" not in text.stdout and "\x07" not in text.stdout

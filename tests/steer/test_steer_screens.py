@@ -70,6 +70,7 @@ async def test_the_compare_screen_shows_where_a_fork_parts_from_its_parent(famil
         assert steps.cursor_row == split
         heads = str(screen.query_one("#cmp-heads", Static).render())
         assert "fork @ self_debug:1 of demo.jsonl" in heads
+        assert f"Rows 1-{split} are the same; the runs part at row {split + 1} (d goes there)." in heads
         # The programs differ: a diff; the visible tests, per side; per agent figures.
         await pilot.press("2")
         program = str(screen.query_one("#cmp-program", Static).content.renderables[1].code)  # type: ignore[union-attr]

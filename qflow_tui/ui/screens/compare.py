@@ -191,7 +191,9 @@ class CompareScreen(AppScreen):
         if r["divergence"] is None:
             lines.append(Text(f"The two runs took the same {same} steps and decisions.", style="bold"))
         else:
-            lines.append(Text(f"The same for {same} marks; they part at row {same + 1} (d).", style="bold"))
+            alike = {0: "", 1: "Row 1 is the same; "}.get(same, f"Rows 1-{same} are the same; ")
+            said = f"{alike}the runs part at row {same + 1} (d goes there)."
+            lines.append(Text(said[:1].upper() + said[1:], style="bold"))
         width = max(20, (self.size.width or 80) - 2)
         for line in lines:
             line.truncate(width, overflow="ellipsis")
