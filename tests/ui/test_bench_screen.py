@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
-from ui_app import SIZE
+from ui_app import SIZE, WIDE
 from ui_steps import wait_until
 
 from qflow_tui.cli import main
@@ -130,6 +130,24 @@ async def test_a_finished_bench_folder_opens_again(tmp_path):
         assert app.screen.path == folder / "sessions" / "humaneval-1.jsonl"
     # Looking at a folder changes nothing in it.
     assert (folder / RESULTS).read_bytes() == (FINISHED / RESULTS).read_bytes()
+
+
+@pytest.mark.parametrize(("size", "named"), [(WIDE, "program generator"), (SIZE, "program gen…")])
+async def test_step_columns_are_named_whole_where_the_table_has_room(tmp_path, size, named):
+    folder = tmp_path / "bench"
+    shutil.copytree(FINISHED, folder)
+    app = create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        table = app.screen.query_one(BenchTable)
+        assert table.columns["step:program_generator"].label.plain == named
+        assert "program generator " in str(app.screen.query_one(PassByStepChart).render())  # the chart has room
+        if size == WIDE:  # narrowed, the columns are built again with cut names
+            await pilot.resize_terminal(*SIZE)
+            await wait_until(
+                pilot, lambda: table.columns["step:program_generator"].label.plain == "program gen…", "cut"
+            )
 
 
 async def test_a_folder_that_is_not_a_bench_is_one_line_not_a_crash(tmp_path):

@@ -17,7 +17,7 @@ from ..replay_model import short_step
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 #: Columns the labels and the figures after each bar take.
-_LABEL_WIDTH = 14
+_LABEL_WIDTH = 17  # "program generator", whole
 _FIGURE_WIDTH = 16
 
 

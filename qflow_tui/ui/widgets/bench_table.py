@@ -14,6 +14,11 @@ from ...core.safe_text import one_line
 from ..palette import Palette, palette
 from ..replay_model import short_step
 
+#: The columns beside the steps', and their widths.
+_FIXED = (("problem", 16), ("status", 14), ("tokens", 6), ("time", 6))
+#: The longest step name shown whole where there is room.
+_WHOLE = 20
+
 
 @dataclass
 class BenchRow:
@@ -88,16 +93,31 @@ class BenchTable(DataTable[Any]):
         """The step columns shown (the steps the finished runs went through, in Table 1's order)."""
         self.now: float | None = None
         """The app's clock at the last update, for the time of a running problem."""
+        self._room = 0
+        """The step names' room the columns were built with (see _label_room)."""
+
+    def _label_room(self) -> int:
+        """Cells a step's column name may take: whole names ("program generator")
+        where the table has room for them all, else 12, cut with an ellipsis."""
+        names = [len(short_step(step)) for step in self.steps]
+        fixed = sum(width for _key, width in _FIXED) + 2 * self.cell_padding * (len(_FIXED) + len(names))
+        room = self.size.width - self.styles.scrollbar_size_vertical
+        return _WHOLE if fixed + sum(max(3, min(n, _WHOLE)) for n in names) <= room else 12
+
+    def on_resize(self) -> None:
+        if self.steps and self._room != self._label_room():
+            self.show(list(self.rows_by_key.values()))
 
     def _columns(self) -> None:
         self.clear(columns=True)
-        self.add_column("problem", key="problem", width=16)
-        self.add_column("status", key="status", width=14)
+        self.add_column("problem", key="problem", width=dict(_FIXED)["problem"])
+        self.add_column("status", key="status", width=dict(_FIXED)["status"])
+        self._room = self._label_room()
         for step in self.steps:
-            label = one_line(short_step(step), 12)
+            label = one_line(short_step(step), self._room)
             self.add_column(Text(label, justify="center"), key=f"step:{step}", width=max(3, len(label)))
-        self.add_column(Text("tokens", justify="right"), key="tokens", width=6)
-        self.add_column(Text("time", justify="right"), key="time", width=6)
+        self.add_column(Text("tokens", justify="right"), key="tokens", width=dict(_FIXED)["tokens"])
+        self.add_column(Text("time", justify="right"), key="time", width=dict(_FIXED)["time"])
 
     def _cells(self, row: BenchRow, colours: Palette) -> list[Any]:
         rec = row.record or {}
