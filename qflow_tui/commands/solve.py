@@ -292,10 +292,14 @@ def describe(event: Any) -> str | None:
 class OnceEach:
     """The log lines of a run, each failure said once: when many steps fail for
     the same reason (a server that cannot be reached fails every call), the
-    first says why and the run's end says how many more failed alike."""
+    first says why and the run's end says how many more failed alike; their
+    retries are said once per round (attempt 2 of 5, 3 of 5, ...)."""
 
     def __init__(self) -> None:
         self.failures: dict[str, int] = {}
+        self.retries: set[tuple[str, int]] = set()
+        """(error, attempt) of the retries said: the calls of every progression
+        retry alike when a server is down, and each round is said once."""
 
     def _again(self, reason: str) -> bool:
         """Count ``reason``; True when it was said already."""
@@ -311,6 +315,11 @@ class OnceEach:
         kind = event.kind
         if kind == "step_finished" and event.outcome == "failed" and event.detail and self._again(event.detail):
             return []
+        if kind == "llm_call_retry":
+            retry = (event.error, event.retry_attempt)
+            if retry in self.retries:
+                return []
+            self.retries.add(retry)
         if kind == "notice" and event.level != "info" and any(known in event.message for known in self.failures):
             self._again(event.message)
             return []

@@ -162,3 +162,42 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path):
     proc.stdout.close()
     _, err = proc.communicate(timeout=60)
     assert b"Traceback" not in err and b"BrokenPipeError" not in err
+
+
+def test_calls_retrying_alike_are_said_once_per_round():
+    # A server that is down: six progressions' calls retry with the same error.
+    from qflow_tui.commands.solve import OnceEach
+    from qflow_tui.core import events as ev
+
+    lines = OnceEach()
+    error = "could not reach http://127.0.0.1:9/v1: is the server running?"
+    said = []
+    for attempt in (2, 3):
+        for p in range(6):
+            retry = ev.LLMCallRetry(
+                agent="program_generator",
+                step="program_generator",
+                progression=p,
+                call_id=f"c{p}",
+                retry_attempt=attempt,
+                retry_attempts=5,
+                wait=1.0,
+                error=error,
+            )
+            said += lines(retry)
+    other = ev.LLMCallRetry(
+        agent="test_designer",
+        step="test_designer",
+        call_id="c9",
+        retry_attempt=2,
+        retry_attempts=5,
+        wait=1.0,
+        error="busy",
+    )
+    said += lines(other)
+    assert [line.split("retrying ")[1] for line in said] == [
+        "(attempt 2 of 5) in 1.0 s",
+        "(attempt 3 of 5) in 1.0 s",
+        "(attempt 2 of 5) in 1.0 s",
+    ]
+    assert said[0].startswith("[p0] program_generator program_generator: could not reach") and "busy" in said[2]
