@@ -165,3 +165,24 @@ async def test_retry_waits_give_up_only_what_waits():
     assert waits.waiting == ["c1"]
     assert waits.give_up("c9") == 0 and waits.give_up() == 1
     assert await first is True and waits.waiting == []
+
+
+async def test_progressions_stopping_for_one_reason_toast_it_once():
+    # A server that is down stops all six progressions alike: one toast says
+    # why, then the run's failure; not seven toasts stacked over the program.
+    def down(request: dict) -> str:
+        raise LLMError("could not reach http://127.0.0.1:9/v1: is the server running?")
+
+    client = ScriptClient.from_function(down, name="down.py")
+    config = RunConfig(model="script/down.py", prompts=6)
+    app = create_app(config, client=client, sandbox=InProcessSandbox(), clock=lambda: 0.0, remember_theme=False)
+    app.problem_text, app.tests_text = EXAMPLE_STATEMENT, EXAMPLE_TESTS
+    async with app.run_test(size=SIZE) as pilot:
+        await start_run(pilot)
+        await finish_run(pilot)
+        toasts = [str(n.message) for n in app._notifications]
+        assert len([t for t in toasts if "stopped: could not reach" in t]) == 1, toasts
+        assert any(n.title == "Run failed" for n in app._notifications)
+        # The session still says each progression stopped.
+        notices = [e for e in session_events(app.screen.session_path) if e["kind"] == "notice"]
+        assert len([e for e in notices if "stopped: could not reach" in e["message"]]) == 6
