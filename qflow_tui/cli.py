@@ -16,8 +16,38 @@ from . import __version__
 COMMANDS = ("solve", "workflows", "check", "doctor", "sessions", "replay", "fork", "compare", "demo", "bench")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Refuses bad flags in one line, as qflow refuses every bad input, instead
+    of argparse's usage block (`--help` still shows it). Its commands' parsers
+    are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
+def _misplaced_option(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """What to say of an option given before any command that the app does not
+    take (``qflow --retries 1``): argparse took the ``1`` for a command and
+    said "invalid choice: '1'"."""
+    top = [s for action in parser._actions for s in action.option_strings]
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for word in argv:
+        if word in commands:
+            return None
+        name = word.split("=", 1)[0]
+        if not name.startswith("--") or any(option.startswith(name) for option in top):
+            continue
+        owners = [c for c, p in commands.items() if any(name in a.option_strings for a in p._actions)]
+        if not owners:
+            return None  # nobody's option: argparse's own message says so
+        said = owners[0] if len(owners) == 1 else f"{', '.join(owners[:-1])} and {owners[-1]}"
+        takes = "takes" if len(owners) == 1 else "take"
+        return f"qflow: {name} is not an option of the app; qflow {said} {takes} it (see `qflow {owners[0]} --help`)"
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="qflow",
         description="Watch and steer LLM program synthesis with QualityFlow. "
         "Without a command, opens the terminal app.",
@@ -103,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
 
         argv = spread_ids(argv)
     parser = build_parser()
+    misplaced = _misplaced_option(parser, argv)
+    if misplaced is not None:
+        print(misplaced, file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     if args.command is None:
         from .commands import app as app_command

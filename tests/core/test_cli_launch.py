@@ -52,7 +52,8 @@ def test_a_bad_value_is_reported_once_by_the_whole_parser(capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.count("invalid int value: 'abc'") == 1
-    assert "COMMAND" in err  # the whole parser's usage, commands and all
+    # The whole parser's one line, pointing at the help that lists commands and all.
+    assert err == "qflow: argument --max-tokens: invalid int value: 'abc' (see `qflow --help`)\n"
     assert gc.isenabled()
 
 

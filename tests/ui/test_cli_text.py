@@ -34,3 +34,24 @@ def test_json_outputs_are_one_line(args, capsys):
     out = capsys.readouterr().out
     assert out.count("\n") == 1
     assert json.loads(out)["outcome"] == "accepted"
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--bogus"], "qflow: unrecognized arguments: --bogus (see `qflow --help`)"),
+        (["bench", "--limit", "x"], "qflow bench: argument --limit: invalid int value: 'x' (see `qflow bench --help`)"),
+        # argparse took the 1 for a command and said "invalid choice: '1'".
+        (
+            ["--retries", "1"],
+            "qflow: --retries is not an option of the app; qflow solve, replay, fork and bench take it "
+            "(see `qflow solve --help`)",
+        ),
+    ],
+)
+def test_a_bad_flag_is_refused_in_one_line(argv, said, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        code = main(argv)
+        raise SystemExit(code)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == said + "\n"
