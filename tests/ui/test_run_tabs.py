@@ -78,3 +78,33 @@ async def test_with_the_timeline_band_every_tab_ends_above_the_status_bar():
             assert 0 < pane.region.bottom <= status.region.y, (tab, pane.region, status.region)
         detail = view.query_one("#tests-detail")
         assert view.query_one(TestsTable).region.contains_region(detail.region)
+
+
+async def test_the_timeline_cuts_content_with_an_ellipsis_never_blank_padding():
+    # At 80 columns the last progression's column ends at the edge: a row of
+    # "·" cells ended in "·      …", as if something were hidden there.
+    import io
+    import re
+
+    from rich.console import Console
+
+    from qflow_tui.ui.palette import palette
+    from qflow_tui.ui.widgets.timeline import render_timeline
+
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await start_run(pilot)
+        view = await finish_run(pilot)
+
+        # 80 columns less the tab's padding and a scrollbar: the width the rows
+        # had in a terminal when the tab scrolled.
+        def rows(width: int) -> list[str]:
+            out = io.StringIO()
+            Console(file=out, width=width, color_system=None).print(render_timeline(view.state, 0, palette(app)))
+            return out.getvalue().splitlines()
+
+        assert view.state.progressions == 6
+        shown = rows(76)
+        assert shown[1].endswith("continue continue")  # the last cell whole: its padding was what did not fit
+        assert not [row for row in shown if re.search(r" …$", row)], shown  # padding cut: no ellipsis
+        assert rows(75)[1].endswith("contin…")  # content cut: an ellipsis

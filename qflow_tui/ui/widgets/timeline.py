@@ -87,6 +87,7 @@ def render_timeline(
     for p in range(n):
         style = f"bold underline {colours.primary}" if p == selected else "bold"
         head.append_text(_pad(Text(f"p{p}", style=style), CELL_WIDTH))
+    head.rstrip()
     lines.append(head)
     finished = state.done
     for row, stage in enumerate(stages):
@@ -116,6 +117,7 @@ def render_timeline(
         else:
             for p in range(n):
                 line.append_text(_pad(cell_text(state.cells.get((stage, p)), colours), CELL_WIDTH))
+        line.rstrip()  # a last cell's padding is no content to cut with an ellipsis
         line.no_wrap = True
         line.overflow = "ellipsis"
         lines.append(line)
