@@ -7,7 +7,6 @@ Breakpoints are set from the timeline (b at a step, B at its agent)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +33,6 @@ from ..widgets.timeline import Timeline
 from .base import AppScreen
 
 _NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
-#: The notice a workflow gives when a progression stops on a model error.
-_STOPPED = re.compile(r"progression \d+ stopped: (.+)", re.DOTALL)
 
 
 class RunScreen(AppScreen):
@@ -101,9 +98,9 @@ class RunScreen(AppScreen):
         """What a person wrote in an editor they left without taking it, by what it edits."""
         self._gate_text = ""
         """Where the gate holds the run (the status line adds the pending edits)."""
-        self._reasons: set[str] = set()
-        """Why progressions stopped, as toasted: the progressions that stop for a
-        reason toasted already (a server down stops all six alike) add no toast."""
+        self._toasted: set[str] = set()
+        """Notices toasted, their progression left out: the same notice from another
+        progression (a server down stops all six alike) adds no toast."""
         self.session_path: Path | None = None
         self.running = False
         self._shown: tuple[str, int | None] | None = None
@@ -174,7 +171,7 @@ class RunScreen(AppScreen):
         for event in message.events:
             view.apply(event)
             steered = steered or event.kind == "steered"
-            if event.kind == "notice" and self._first_time(event.message):  # type: ignore[attr-defined]
+            if event.kind == "notice" and self._first_time(event):
                 self.notify(
                     clean(event.message),  # type: ignore[attr-defined]
                     severity=_NOTICE_SEVERITY.get(event.level, "information"),  # type: ignore[attr-defined, arg-type]
@@ -185,15 +182,14 @@ class RunScreen(AppScreen):
         if any(e.kind == "run_started" for e in message.events):
             self._mark_breakpoints()  # the plan is known now: mark the breakpoints given at the start
 
-    def _first_time(self, message: str) -> bool:
-        """False for a progression stopping for a reason toasted already."""
-        stopped = _STOPPED.match(message)
-        if stopped is None:
-            return True
-        reason = stopped.group(1)
-        if reason in self._reasons:
+    def _first_time(self, notice: Event) -> bool:
+        """False for a notice toasted already, from this progression or another."""
+        said: str = notice.message  # type: ignore[attr-defined]
+        if notice.progression is not None:
+            said = said.replace(f"progression {notice.progression}", "progression", 1)
+        if said in self._toasted:
             return False
-        self._reasons.add(reason)
+        self._toasted.add(said)
         return True
 
     @property
