@@ -13,9 +13,10 @@ from ...core.bench.report import step_columns
 from ...core.safe_text import one_line
 from ..palette import Palette, palette
 from ..replay_model import short_step
+from .columns import room_left
 
-#: The columns beside the steps', and their widths.
-_FIXED = (("problem", 16), ("status", 14), ("tokens", 6), ("time", 6))
+#: The widths of the columns beside the steps'.
+_WIDTHS = {"problem": 16, "status": 14, "tokens": 6, "time": 6}
 #: The longest step name shown whole where there is room.
 _WHOLE = 20
 
@@ -99,10 +100,8 @@ class BenchTable(DataTable[Any]):
     def _label_room(self) -> int:
         """Cells a step's column name may take: whole names ("program generator")
         where the table has room for them all, else 12, cut with an ellipsis."""
-        names = [len(short_step(step)) for step in self.steps]
-        fixed = sum(width for _key, width in _FIXED) + 2 * self.cell_padding * (len(_FIXED) + len(names))
-        room = self.size.width - self.styles.scrollbar_size_vertical
-        return _WHOLE if fixed + sum(max(3, min(n, _WHOLE)) for n in names) <= room else 12
+        whole = [max(3, min(len(short_step(step)), _WHOLE)) for step in self.steps]
+        return _WHOLE if room_left(self, [*_WIDTHS.values(), *whole]) >= 0 else 12
 
     def on_resize(self) -> None:
         if self.steps and self._room != self._label_room():
@@ -110,14 +109,14 @@ class BenchTable(DataTable[Any]):
 
     def _columns(self) -> None:
         self.clear(columns=True)
-        self.add_column("problem", key="problem", width=dict(_FIXED)["problem"])
-        self.add_column("status", key="status", width=dict(_FIXED)["status"])
+        self.add_column("problem", key="problem", width=_WIDTHS["problem"])
+        self.add_column("status", key="status", width=_WIDTHS["status"])
         self._room = self._label_room()
         for step in self.steps:
             label = one_line(short_step(step), self._room)
             self.add_column(Text(label, justify="center"), key=f"step:{step}", width=max(3, len(label)))
-        self.add_column(Text("tokens", justify="right"), key="tokens", width=dict(_FIXED)["tokens"])
-        self.add_column(Text("time", justify="right"), key="time", width=dict(_FIXED)["time"])
+        self.add_column(Text("tokens", justify="right"), key="tokens", width=_WIDTHS["tokens"])
+        self.add_column(Text("time", justify="right"), key="time", width=_WIDTHS["time"])
 
     def _cells(self, row: BenchRow, colours: Palette) -> list[Any]:
         rec = row.record or {}

@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Static
 
 from ..palette import Palette, palette
 from ..state import RunState, SynthTest
+from .columns import room_left
 
 
 def _tqc_cell(t: SynthTest, colours: Palette) -> Text:
@@ -161,11 +162,7 @@ class TestsTable(Vertical):
         # scrolls sideways. Textual's table has no way to change a column's
         # width: it is built again with the new one, the selected row kept.
         table = self.query_one("#tests-grid", DataTable)
-        # Room is kept for the vertical scrollbar, shown or not: the rows that
-        # bring it may come after this resize, and it does not resize this.
-        room = table.size.width - table.styles.scrollbar_size_vertical
-        padded = [width + 2 * table.cell_padding for _label, _key, width in _COLUMNS]
-        width = max(8, room - sum(padded) - 2 * table.cell_padding)
+        width = max(8, room_left(table, (width for _label, _key, width in _COLUMNS)) - 2 * table.cell_padding)
         if width == self._test_width:
             return
         self._test_width = width
