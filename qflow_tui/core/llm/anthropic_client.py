@@ -32,12 +32,12 @@ import httpx2
 
 from ._http import ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
-from .provider_keys import ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, ANTHROPIC_URL_VAR, anthropic_key, anthropic_url
+from .provider_keys import ANTHROPIC_DEFAULT_URL as DEFAULT_BASE_URL
+from .provider_keys import ANTHROPIC_KEY_VAR as KEY_VAR
+from .provider_keys import ANTHROPIC_URL_VAR as BASE_URL_VAR
+from .provider_keys import anthropic_key, anthropic_url
 from .window import prompt_tokens, too_long
 
-DEFAULT_BASE_URL = ANTHROPIC_DEFAULT_URL
-KEY_VAR = ANTHROPIC_KEY_VAR
-BASE_URL_VAR = ANTHROPIC_URL_VAR
 DEFAULT_MAX_RETRIES = 0
 
 # A streamed ``event: error`` arrives on an HTTP 200 response: its error type says

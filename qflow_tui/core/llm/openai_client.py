@@ -37,20 +37,11 @@ from ._http import (
     retry_after,
 )
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
-from .provider_keys import (
-    LOCAL_DUMMY_KEY,
-    OPENAI_DEFAULT_URL,
-    OPENAI_KEY_VAR,
-    OPENAI_URL_VAR,
-    is_official_openai,
-    openai_key,
-    openai_url,
-)
+from .provider_keys import LOCAL_DUMMY_KEY, is_official_openai, openai_key, openai_url
+from .provider_keys import OPENAI_KEY_VAR as KEY_VAR
+from .provider_keys import OPENAI_URL_VAR as BASE_URL_VAR
 from .window import prompt_tokens, server_window, too_long
 
-DEFAULT_BASE_URL = OPENAI_DEFAULT_URL
-KEY_VAR = OPENAI_KEY_VAR
-BASE_URL_VAR = OPENAI_URL_VAR
 DEFAULT_MAX_RETRIES = 0
 
 
