@@ -21,8 +21,12 @@ class _Parser(argparse.ArgumentParser):
     of argparse's usage block (`--help` still shows it). Its commands' parsers
     are of this class too."""
 
+    help_for = ""
+    """Whose help the message points to, when not this parser's: the top parser
+    reports a command's unrecognized flags (``qflow solve --bogus``)."""
+
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, f"{self.prog}: {message} (see `{self.help_for or self.prog} --help`)\n")
 
 
 def _misplaced_option(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
@@ -46,7 +50,7 @@ def _misplaced_option(parser: argparse.ArgumentParser, argv: list[str]) -> str |
     return None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     parser = _Parser(
         prog="qflow",
         description="Watch and steer LLM program synthesis with QualityFlow. "
@@ -137,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     if misplaced is not None:
         print(misplaced, file=sys.stderr)
         return 2
+    command = next((word for word in argv if word in COMMANDS), None)
+    if command is not None:
+        parser.help_for = f"qflow {command}"
     args = parser.parse_args(argv)
     if args.command is None:
         from .commands import app as app_command

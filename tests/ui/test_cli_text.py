@@ -40,6 +40,7 @@ def test_json_outputs_are_one_line(args, capsys):
     ("argv", "said"),
     [
         (["--bogus"], "qflow: unrecognized arguments: --bogus (see `qflow --help`)"),
+        (["solve", "--bogus"], "qflow: unrecognized arguments: --bogus (see `qflow solve --help`)"),
         (["bench", "--limit", "x"], "qflow bench: argument --limit: invalid int value: 'x' (see `qflow bench --help`)"),
         # argparse took the 1 for a command and said "invalid choice: '1'".
         (
