@@ -2,6 +2,7 @@
 
     python screenshots/generate.py            # all of them
     python screenshots/generate.py accepted   # the ones whose name contains "accepted"
+    python screenshots/generate.py --list     # their names
 
 Each picture is the app `qflow` opens, driven by the MBPP No. 11 script model
 (tests/scripts/mbpp11.py) and the real sandbox, at a fixed terminal size, with
@@ -13,6 +14,7 @@ changed.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import sys
@@ -125,8 +127,25 @@ async def main(filters: list[str]) -> int:
     return 0
 
 
+def parse(argv: list[str]) -> argparse.Namespace:
+    names = [name for name, *_ in scenarios()]
+    parser = argparse.ArgumentParser(
+        prog="screenshots/generate.py",
+        description="Regenerate the SVG screenshots in screenshots/ from the real app.",
+        epilog="pictures: " + ", ".join(names),
+    )
+    parser.add_argument("filters", nargs="*", metavar="NAME", help="only the pictures whose name contains NAME")
+    parser.add_argument("--list", action="store_true", help="print the pictures' names and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        print("\n".join(names))
+        raise SystemExit(0)
+    return args
+
+
 if __name__ == "__main__":
+    args = parse(sys.argv[1:])
     with tempfile.TemporaryDirectory(prefix="qflow-shots-") as tmp:
         os.environ["QFLOW_CONFIG_DIR"] = str(Path(tmp) / "config")
         os.environ["QFLOW_DATA_DIR"] = str(Path(tmp) / "data")
-        sys.exit(asyncio.run(main(sys.argv[1:])))
+        sys.exit(asyncio.run(main(args.filters)))
