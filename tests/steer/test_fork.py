@@ -190,3 +190,26 @@ async def test_the_fork_client_answers_the_prefix_only_and_counts_live_calls_bef
     assert len(client.live_before) == 1 and client.live_before[0].startswith(
         "program_generator (step program_generator"
     )
+
+
+def test_the_demo_forks_from_any_folder(tmp_path: Path) -> None:
+    """The demo names its model by the package's own file; a user outside the
+    checkout forks it all the same (it said 'no such file')."""
+    from helpers import qflow
+
+    from qflow_tui.locations import demo_session
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = qflow(
+        "fork",
+        str(demo_session()),
+        "--at",
+        "self_debug:1",
+        "--session-dir",
+        str(tmp_path / "s"),
+        "--json",
+        cwd=elsewhere,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["outcome"] == "accepted"

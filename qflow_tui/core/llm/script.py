@@ -23,8 +23,25 @@ from .base import TOKEN_RE, Completion, DeltaCallback, LLMError, LLMRequest, est
 _CHUNK_RE = re.compile(r"\S+\s*|\s+")
 
 
-def load_script_module(path: str | Path) -> ModuleType:
+#: The folder that holds the ``qflow_tui`` package: a checkout's top, or site-packages.
+_PACKAGE_PARENT = Path(__file__).resolve().parents[3]
+
+
+def resolve_script_path(path: str | Path) -> Path:
+    """Where a script model's file is. A relative path is read from the current
+    folder; one that starts with ``qflow_tui/`` and is not there names a file the
+    package ships (the demo's responder), found wherever qflow is installed, so a
+    session recorded with it can be forked or re-run from any folder."""
     p = Path(path).expanduser()
+    if not p.is_absolute() and not p.exists() and p.parts[:1] == ("qflow_tui",):
+        packaged = _PACKAGE_PARENT / p
+        if packaged.is_file():
+            return packaged
+    return p
+
+
+def load_script_module(path: str | Path) -> ModuleType:
+    p = resolve_script_path(path)
     if not p.is_file():
         raise LLMError(f"script model {str(path)!r}: no such file (give script/<path to a .py file>)")
     name = f"qflow_script_{abs(hash(str(p.resolve())))}"
