@@ -89,6 +89,10 @@ def split_statements(text: str) -> list[tuple[int, str]]:
         lines = src.splitlines()
         snippet = lines[line - 1].strip() if 0 < line <= len(lines) else ""
         where = f"tests, line {line}" if line else "tests"
+        if snippet and not snippet.startswith(("assert", "import", "from", "#")):
+            raise ProblemError(
+                f"{where}: not an assert (write each test as assert f(...) == expected): {snippet[:80]}"
+            ) from None
         raise ProblemError(f"{where}: not valid Python ({exc.msg}): {snippet[:80]}") from None
     assert isinstance(tree, ast.Module)
     lines = src.splitlines()

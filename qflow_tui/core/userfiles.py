@@ -79,6 +79,14 @@ def load_problem_file(path: str | Path) -> ProblemText:
         return ProblemText(*split_problem_file(text))
     try:
         data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserFileError(
+            f"problem file {path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            'a .json problem is an object with "statement" and "tests"'
+        ) from None
+    except (ValueError, RecursionError):
+        raise UserFileError(f"problem file {path}: not valid JSON") from None
+    try:
         statement, tests = data["statement"], data["tests"]
         tests = "\n".join(tests) if isinstance(tests, list) else str(tests)
         entry = data.get("entry_point")

@@ -58,6 +58,7 @@ def test_mbpp_11_from_the_paper():
         ("s", "assert f(1) == 2\nassert f(2) ==", "line 2: not valid Python"),
         ("s", "assert f(1) == 2\nprint(f(1))", "line 2"),
         ("s", "import math", "no assert found"),
+        ("s", "f(1) should be 2", "line 1: not an assert"),
         ("s", "assert 1 == 1", "could not tell which function"),
     ],
 )

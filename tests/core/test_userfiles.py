@@ -64,11 +64,19 @@ def test_json_problem_files(tmp_path):
     good.write_text('{"statement": "Add one.", "tests": ["assert f(1) == 2"], "entry_point": "f"}')
     assert load_problem_file(good).tests == "assert f(1) == 2"
     assert load_problem_file(good).entry_point == "f"
-    for text in ('{"statement": "x"}', "[1, 2]", "not json", '{"statement": 3, "tests": ""}', "[" * 100_000):
-        bad = tmp_path / "bad.json"
+    bad = tmp_path / "bad.json"
+    for text in ('{"statement": "x"}', "[1, 2]", '{"statement": 3, "tests": ""}'):
         bad.write_text(text)
         with pytest.raises(UserFileError, match='needs "statement" and "tests"'):
             load_problem_file(bad)
+    # A file that is not JSON at all says so, and where, not that it lacks keys.
+    for text, where in (("not json", "line 1, column 1"), ('{"statement": "x",\n "tests": [', "line 2")):
+        bad.write_text(text)
+        with pytest.raises(UserFileError, match=f"not valid JSON \\({where}"):
+            load_problem_file(bad)
+    bad.write_text("[" * 100_000)
+    with pytest.raises(UserFileError, match="not valid JSON"):
+        load_problem_file(bad)
 
 
 def test_solve_names_the_file_in_one_line(tmp_path):

@@ -278,6 +278,30 @@ async def test_load_benchmark_and_file(tmp_path):
         assert screen.query_one("#compose-error").has_class("-visible")
 
 
+async def test_loading_a_file_without_asserts_or_not_json_says_so(tmp_path):
+    prose = tmp_path / "prose.txt"
+    prose.write_text("Add two numbers.\n\nadd(1, 2) should give 3\n", encoding="utf-8")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"statement": "Add two numbers.", "tests": [', encoding="utf-8")
+    app = build_app(example=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        screen = app.screen
+        screen.query_one("#load").value = str(prose)
+        await pilot.press("enter")
+        await pilot.pause()
+        error = screen.query_one("#compose-error")
+        assert error.has_class("-visible")
+        assert "no line that starts with assert" in str(error.render())
+        assert screen.query_one("#tests").has_class("-invalid")
+        await pilot.press("ctrl+o")
+        screen.query_one("#load").value = str(broken)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "not valid JSON (line 1" in str(error.render())
+
+
 async def test_save_program(tmp_path):
     app = build_app(config=FAST)
     async with app.run_test(size=SIZE) as pilot:

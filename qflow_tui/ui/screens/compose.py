@@ -507,4 +507,12 @@ class ComposeScreen(AppScreen):
             self.show_error(f"✗ {exc}{hint}.", "load")
             return
         self.fill(loaded.statement, loaded.tests, loaded.entry_point)
+        if not loaded.tests.strip():
+            # Said inline, under the field the user must fill next, not in a toast.
+            self.show_error(
+                f"✗ Loaded the statement of {path.name}, but no test: it has no line that starts with assert. "
+                "Type the visible tests in Tests.",
+                "tests",
+            )
+            return
         self.notify(clean(f"Loaded {path.name}."), markup=False)
