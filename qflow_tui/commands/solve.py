@@ -218,17 +218,27 @@ def run_failed(exc: Any, *, json_out: bool) -> int:
 
 
 def print_result(outcome: Any) -> None:
+    """The result for a person, or for a pipe: piped, the program is written as
+    it is and no line is wrapped, so ``> program.py`` and ``| tail -1`` (the
+    session's path) give whole text."""
     from rich.console import Console
     from rich.syntax import Syntax
+
+    from ..core.safe_text import clean
 
     console = Console()
     where = f" at {outcome.accepted_at}" if outcome.accepted_at else ""
     prog = f", progression {outcome.progression}" if outcome.progression is not None else ""
     style = {"accepted": "bold green", "reverted": "bold yellow"}.get(outcome.outcome, "bold")
-    console.print(f"[{style}]{outcome.outcome.upper()}[/]{where}{prog}")
+    console.print(f"[{style}]{outcome.outcome.upper()}[/]{where}{prog}", soft_wrap=True)
     if getattr(outcome, "detail", ""):
-        console.print(outcome.detail, markup=False, highlight=False)
-    console.print(Syntax(outcome.final_program, "python", theme="ansi_dark", line_numbers=False))
+        console.print(outcome.detail, markup=False, highlight=False, soft_wrap=True)
+    if console.is_terminal:
+        console.print(Syntax(outcome.final_program, "python", theme="ansi_dark", line_numbers=False, word_wrap=True))
+    else:
+        # Rich crops a highlighted line at the console's width (80 when piped).
+        sys.stdout.write(clean(outcome.final_program).rstrip("\n") + "\n")
+        sys.stdout.flush()
     tokens = outcome.total_tokens
     cut = ", ".join(
         f"{n} {reason.replace('_', ' ')}" for reason, n in sorted(outcome.stops.items()) if reason != "finished"
@@ -236,10 +246,11 @@ def print_result(outcome: Any) -> None:
     console.print(
         f"{outcome.llm_calls} LLM calls, {tokens.input} tokens in, {tokens.output} out, {outcome.duration:.1f}s; "
         + (f"calls not finished: {cut}; " if cut else "")
-        + _cost_text(outcome.cost)
-        + f"session: {outcome.session}",
+        + _cost_text(outcome.cost).rstrip("; "),
         style="dim",
+        soft_wrap=True,
     )
+    console.print(f"session: {outcome.session}", style="dim", soft_wrap=True, markup=False, highlight=False)
 
 
 def _cost_text(cost: dict[str, Any]) -> str:

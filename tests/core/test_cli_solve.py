@@ -68,6 +68,34 @@ def test_solve_relative_script_path_and_plain_progress(tmp_path):
     assert "[p0] self_debug:1: ACCEPT" in out.stderr and "[p0] program_generator: CONTINUE" in out.stderr
 
 
+def test_solve_piped_prints_the_whole_program_and_the_session_path_last(tmp_path):
+    """Piped, nothing is wrapped or cropped at 80 columns: the program is the
+    session's to the letter and ``| tail -1`` gives the whole session path."""
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 4)
+    out = qflow(
+        "solve",
+        "--problem",
+        "mbpp/11",
+        "--model",
+        "script/tests/scripts/mbpp11.py",
+        "--prompts",
+        "1",
+        "--session-dir",
+        str(deep),
+    )
+    assert out.returncode == 0, out.stderr
+    last = out.stdout.rstrip("\n").splitlines()[-1]
+    assert last.startswith("session: ")
+    session = Path(last.removeprefix("session: "))
+    assert session.parent == deep and session.exists()
+    from qflow_tui.core.session import read_session
+
+    program = read_session(session).summary()["final_program"]
+    assert max(len(line) for line in program.splitlines()) > 0
+    assert program.strip() in out.stdout
+    assert "\x1b" not in out.stdout
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -201,3 +229,29 @@ def test_calls_retrying_alike_are_said_once_per_round():
         "(attempt 2 of 5) in 1.0 s",
     ]
     assert said[0].startswith("[p0] program_generator program_generator: could not reach") and "busy" in said[2]
+
+
+def test_a_long_program_line_is_not_cropped_when_piped(capsys):
+    from types import SimpleNamespace
+
+    from qflow_tui.commands.solve import print_result
+    from qflow_tui.core.summary import TokenTally
+
+    program = "def f():\n    return '" + "x" * 150 + "'  # the end\n"
+    outcome = SimpleNamespace(
+        outcome="accepted",
+        accepted_at="program_generator",
+        progression=0,
+        detail="",
+        final_program=program,
+        total_tokens=TokenTally(),
+        stops={},
+        llm_calls=1,
+        duration=0.1,
+        cost={},
+        session="/s.jsonl",
+    )
+    print_result(outcome)
+    out = capsys.readouterr().out
+    assert program in out
+    assert out.splitlines()[-1] == "session: /s.jsonl"
