@@ -112,8 +112,8 @@ def run(args: argparse.Namespace) -> int:
     from .sessions import resolve_session_arg
     from .solve import InputError, read_text, run_headless
 
-    path = resolve_session_arg(args.session)
     try:
+        path = resolve_session_arg(args.session)
         data = read_session(path)
     except SessionError as exc:
         return fail(str(exc))

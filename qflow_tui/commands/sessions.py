@@ -171,7 +171,10 @@ def _compress(args: argparse.Namespace) -> int:
     if args.all:
         paths = [s.path for s in list_sessions(folder, recursive=True)[0] if s.path.suffix == ".jsonl"]
     elif args.files:
-        paths = [resolve_session_arg(f, folder) for f in args.files]
+        try:
+            paths = [resolve_session_arg(f, folder) for f in args.files]
+        except SessionError as exc:
+            return fail(str(exc))
     else:
         return fail("name the sessions to compress, or give --all")
     code = 0
@@ -267,7 +270,8 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
 
 def resolve_session_arg(arg: str, folder: Path | None = None) -> Path:
     """A session given as a path, as its number in ``qflow sessions`` (1 = the
-    newest; the same number every listing and search shows), or as its id."""
+    newest; the same number every listing and search shows), or as its id.
+    Raises SessionError for a number that names no session."""
     path = Path(arg).expanduser()
     if path.exists() or "/" in arg:
         return path
@@ -280,12 +284,15 @@ def resolve_session_arg(arg: str, folder: Path | None = None) -> Path:
 
         folder = sessions_dir()
     if arg.isdigit():
+        from ..core.session import SessionError
+
         number = int(arg)
-        if number >= 1:
-            page = find_sessions(folder, Query(sort="date", limit=1, offset=number - 1), recursive=True)
-            if page.sessions and page.sessions[0].number == number:
-                return page.sessions[0].path
-        return path
+        page = find_sessions(folder, Query(sort="date", limit=1, offset=max(0, number - 1)), recursive=True)
+        if number >= 1 and page.sessions and page.sessions[0].number == number:
+            return page.sessions[0].path
+        count = page.total
+        listed = f"{count} session{'' if count == 1 else 's'}, 1 the newest" if count else "none yet"
+        raise SessionError(f"no session #{arg} in {folder} ({listed}; qflow sessions lists them)")
     for candidate in session_files(folder, recursive=True):
         if session_stem(candidate) == arg:
             return candidate
@@ -314,8 +321,8 @@ def _export(args: argparse.Namespace) -> int:
 def _delete(args: argparse.Namespace) -> int:
     from ..core.session import SessionError, read_header, session_title
 
-    path = resolve_session_arg(args.file, _folder(args))
     try:
+        path = resolve_session_arg(args.file, _folder(args))
         header = read_header(path)
     except SessionError as exc:
         return fail(str(exc))

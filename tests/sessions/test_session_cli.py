@@ -141,6 +141,24 @@ def test_replay_by_number_in_the_listing(capsys, folder):
 
 
 @pytest.mark.parametrize(
+    "command",
+    [
+        ["replay", "999"],
+        ["fork", "999", "--at", "self_debug:1"],
+        ["compare", "1", "999"],
+        ["sessions", "delete", "999"],
+        ["sessions", "export", "999"],
+        ["sessions", "compress", "999"],
+    ],
+)
+def test_a_number_that_names_no_session_says_so(capsys, folder, command):
+    code, out, err = run(capsys, *command)
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    assert "no session #999" in line and "2 sessions" in line and "no such file" not in line
+
+
+@pytest.mark.parametrize(
     "content, reason",
     [
         ("just some text\n", "not a qflow session"),
