@@ -88,34 +88,45 @@ def _folder(args: argparse.Namespace) -> Path:
     return Path(args.dir).expanduser() if getattr(args, "dir", None) else sessions_dir()
 
 
-def _date(text: str | None, flag: str) -> float | None:
-    if not text:
-        return None
-    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"):
-        try:
-            return time.mktime(time.strptime(text, fmt))
-        except ValueError:
-            continue
-    raise ValueError(f"{flag} {text!r}: give a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM")
-
-
 def _query(args: argparse.Namespace) -> Any:
-    from ..core.session import Query
+    """The listing's query from the flags; ``--search`` takes the browser's
+    ``key:value`` filters too. Raises ValueError (one line) for a value that
+    cannot match anything."""
+    from ..core.session import parse_search
+    from ..core.session.index import check_outcome, parse_date
 
     if (args.limit is not None and args.limit < 0) or args.offset < 0:
         raise ValueError("--limit and --offset take a number of 0 or more")
-    return Query(
-        search=args.search or "",
-        workflow=args.workflow or "",
-        model=args.model or "",
-        outcome=args.outcome or "",
-        since=_date(args.since, "--since"),
-        until=_date(args.until, "--until"),
-        benchmark=args.benchmark or "",
-        sort=args.sort,
-        limit=args.limit,
-        offset=args.offset,
+    query = parse_search(args.search or "")
+    query.workflow = args.workflow or query.workflow
+    query.model = args.model or query.model
+    query.outcome = check_outcome(args.outcome, "--outcome ") if args.outcome else query.outcome
+    query.since = parse_date(args.since, "--since") if args.since else query.since
+    query.until = parse_date(args.until, "--until") if args.until else query.until
+    query.benchmark = args.benchmark or query.benchmark
+    query.sort, query.limit, query.offset = args.sort, args.limit, args.offset
+    return query
+
+
+def _filtered(query: Any) -> bool:
+    return bool(
+        query.search
+        or query.workflow
+        or query.model
+        or query.outcome
+        or query.benchmark
+        or query.since is not None
+        or query.until is not None
     )
+
+
+def _said(args: argparse.Namespace) -> str:
+    """The search and filters as the user gave them."""
+    parts = [repr(args.search)] if args.search else []
+    for flag in ("workflow", "model", "outcome", "since", "until", "benchmark"):
+        if getattr(args, flag, None):
+            parts.append(f"--{flag} {getattr(args, flag)}")
+    return " ".join(parts)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -141,6 +152,12 @@ def _list(args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
+        return 0
+    if not listing.sessions and _filtered(query):
+        everything = find_sessions(folder, type(query)(limit=0), recursive=args.recursive).total
+        print(f"No session matches {_said(args)} ({everything} in {folder}).")
+        for u in listing.unreadable:
+            print(f"skipped {one_line(u.path.name)}: {one_line(u.reason)}")
         return 0
     print_table(folder, listing.sessions, listing.unreadable)
     if listing.total > len(listing.sessions):

@@ -140,6 +140,17 @@ def test_replay_by_number_in_the_listing(capsys, folder):
     assert code == 0 and json.loads(out)["session"] == str(folder / "a-finished.jsonl")
 
 
+def test_a_search_that_matches_nothing_says_so_and_a_bad_filter_is_refused(capsys, folder):
+    code, out, _ = run(capsys, "sessions", "--search", "nomatch")
+    assert code == 0 and out.splitlines()[0] == f"No session matches 'nomatch' (2 in {folder})."
+    code, out, err = run(capsys, "sessions", "--search", "outcome:bogus")
+    assert code == 2 and "outcome:bogus: no session has that outcome" in one_line_error(err)
+    code, out, err = run(capsys, "sessions", "--since", "someday")
+    assert code == 2 and "--since 'someday': give a date" in one_line_error(err)
+    code, out, _ = run(capsys, "sessions", "--search", "outcome:accepted", "--json")
+    assert code == 0 and [s["outcome"] for s in json.loads(out)["sessions"]] == ["accepted"]
+
+
 @pytest.mark.parametrize(
     "command",
     [

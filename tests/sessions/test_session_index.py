@@ -270,3 +270,27 @@ def test_a_run_the_index_could_not_note_is_found_by_the_next_listing(folder, mon
     assert not index.note(path)
     monkeypatch.undo()
     assert "Ended while busy" in [s.title for s in index.listing(folder).sessions]
+
+
+def test_filters_refuse_a_value_that_cannot_match():
+    from qflow_tui.core.session import SearchError, parse_search
+    from qflow_tui.core.session.index import parse_date
+
+    assert parse_search("outcome:acc mbpp").outcome == "accepted"
+    assert parse_search("outcome:acc mbpp").search == "mbpp"
+    for text, said in (
+        ("outcome:bogus", "no session has that outcome"),
+        ("outcome:re", r"which one\? choose reverted, rejected"),
+        ("since:yesterdayish", "give a date as YYYY-MM-DD"),
+        ("until:2026-13-01", "give a date"),
+    ):
+        with pytest.raises(SearchError, match=said):
+            parse_search(text)
+    import time
+
+    noon = time.mktime((2026, 11, 25, 12, 0, 0, 0, 0, -1))
+    midnight = time.mktime((2026, 11, 25, 0, 0, 0, 0, 0, -1))
+    assert parse_date("today", "since:", now=noon) == midnight
+    assert parse_date("yesterday", "since:", now=noon) == midnight - 86400
+    assert parse_date("2w", "since:", now=noon) == midnight - 14 * 86400
+    assert parse_date("2026-11-20", "since:") == time.mktime((2026, 11, 20, 0, 0, 0, 0, 0, -1))

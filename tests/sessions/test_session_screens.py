@@ -488,3 +488,27 @@ class TestReplaySnapshots:
 
     def test_truncated_file_warning(self, snap_compare, tmp_path):
         assert snap_compare(replay_app(_cut(tmp_path)), terminal_size=SIZE, run_before=settle)
+
+
+async def test_a_filter_that_cannot_match_says_so_and_keeps_the_rows(sessions_folder):
+    app = create_app(demo_config(), remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_browser(pilot, app)
+        await pilot.press("slash")
+        screen.query_one("#sessions-search").value = "outcome:bogus"  # pasted
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        where = str(screen.query_one("#sessions-where").render())
+        assert "✗ outcome:bogus: no session has that outcome" in where
+        assert len(screen.shown) == 2  # what was listed stays listed
+        await pilot.press(*["backspace"] * 5, *"acc")  # a prefix of one outcome is that outcome
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "✗" not in str(screen.query_one("#sessions-where").render())
+        assert len(screen.shown) == 2  # both are accepted runs
+        await pilot.press(*["backspace"] * 3, *"rev")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.shown == [] and "No session matches" in str(screen.query_one("#sessions-empty").render())

@@ -22,7 +22,16 @@ from .fileformat import (
     SessionError,
     session_title,
 )
-from .index import FolderGroup, IndexUnavailable, Listing, Query, SessionIndex, find_sessions, parse_search
+from .index import (
+    FolderGroup,
+    IndexUnavailable,
+    Listing,
+    Query,
+    SearchError,
+    SessionIndex,
+    find_sessions,
+    parse_search,
+)
 from .listing import SessionInfo, Unreadable, delete_session, list_sessions, session_info
 from .reader import SessionData, read_header, read_session, summarize
 from .redaction import SECRET_ENV_VARS, redact, secret_values
@@ -42,6 +51,7 @@ __all__ = [
     "IndexUnavailable",
     "Listing",
     "Query",
+    "SearchError",
     "SessionData",
     "SessionError",
     "SessionIndex",

@@ -178,12 +178,56 @@ def fts_query(text: str) -> str:
 #: Words of a search that filter instead of searching: ``outcome:accepted``.
 FILTER_WORDS = ("workflow", "model", "outcome", "since", "until", "bench")
 
+#: Every outcome a listing shows: a finished run's, or the reader's word for
+#: one that did not finish.
+OUTCOMES = ("accepted", "reverted", "rejected", "unchecked", "failed", "cancelled", "incomplete")
+
+
+class SearchError(ValueError):
+    """A filter whose value cannot match anything; the message says what to give."""
+
+
+_RELATIVE = re.compile(r"(\d+)([dw])")
+
+
+def parse_date(text: str, what: str, *, now: float | None = None) -> float:
+    """A date as a person types it: ``YYYY-MM-DD`` (optionally with ``THH:MM``),
+    ``today``, ``yesterday``, or ``3d`` / ``2w`` ago; seconds since the epoch
+    (local midnight for a day). Raises SearchError naming ``what``."""
+    now = time.time() if now is None else now
+    word = text.strip().lower()
+    midnight = time.mktime((*time.localtime(now)[:3], 0, 0, 0, 0, 0, -1))
+    if word in ("today", "yesterday"):
+        return midnight - (86400 if word == "yesterday" else 0)
+    relative = _RELATIVE.fullmatch(word)
+    if relative:
+        return midnight - int(relative[1]) * (7 if relative[2] == "w" else 1) * 86400
+    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            return time.mktime(time.strptime(text.strip(), fmt))
+        except (ValueError, OverflowError):
+            continue
+    raise SearchError(f"{what} {text!r}: give a date as YYYY-MM-DD, today, yesterday, or 3d / 2w ago")
+
+
+def check_outcome(value: str, what: str = "outcome:") -> str:
+    """The outcome ``value`` names (in full, or a prefix of one only: ``acc``);
+    else SearchError."""
+    word = value.lower()
+    matches = [o for o in OUTCOMES if o == word] or [o for o in OUTCOMES if o.startswith(word)]
+    if len(matches) == 1:
+        return matches[0]
+    choose = ", ".join(matches or OUTCOMES)
+    raise SearchError(f"{what}{value}: {'which one' if matches else 'no session has that outcome'}? choose {choose}")
+
 
 def parse_search(text: str) -> Query:
     """A search line as the browser takes it: ``key:value`` words filter
     (``workflow:``, ``model:``, ``outcome:``, ``bench:``, ``since:`` and
-    ``until:`` with a YYYY-MM-DD date), the other words are searched. A date
-    that cannot be read is searched as text."""
+    ``until:`` with a date, see :func:`parse_date`), the other words are
+    searched. A filter value that cannot match (``outcome:bogus``,
+    ``since:someday``) raises SearchError rather than silently matching
+    nothing."""
     query = Query()
     words = []
     for word in text.split():
@@ -192,14 +236,11 @@ def parse_search(text: str) -> Query:
         if not sep or not value or key not in FILTER_WORDS:
             words.append(word)
         elif key in ("since", "until"):
-            try:
-                stamp = time.mktime(time.strptime(value, "%Y-%m-%d"))
-            except ValueError:
-                words.append(word)
-                continue
-            setattr(query, key, stamp)
+            setattr(query, key, parse_date(value, f"{key}:"))
         elif key == "bench":
             query.benchmark = value
+        elif key == "outcome":
+            query.outcome = check_outcome(value)
         else:
             setattr(query, key, value)
     query.search = " ".join(words)

@@ -16,7 +16,16 @@ from textual.widgets import Button, DataTable, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from ...core.safe_text import clean, one_line
-from ...core.session import FolderGroup, Listing, Query, SessionInfo, Unreadable, find_sessions, parse_search
+from ...core.session import (
+    FolderGroup,
+    Listing,
+    Query,
+    SearchError,
+    SessionInfo,
+    Unreadable,
+    find_sessions,
+    parse_search,
+)
 from ...core.session.display import human_duration, human_time, human_tokens, short_model
 from ..widgets.footer import AppFooter
 from .base import AppModal, AppScreen
@@ -237,8 +246,13 @@ class SessionsScreen(AppScreen):
 
     def load(self, keep: Path | None = None) -> None:
         self._keep = keep if keep is not None else (self.selected.path if self.selected else None)
+        try:
+            query, recursive = self._query()
+        except SearchError as exc:
+            # Said where the user looks while typing; the rows shown stay.
+            self.query_one("#sessions-where", Static).update(f"✗ {exc}")
+            return
         self.query_one("#sessions-where", Static).update(f"Reading {self.folder} …")
-        query, recursive = self._query()
         self.read_sessions(query, recursive, self.in_folder is None and not recursive)
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, name="read sessions")
@@ -461,8 +475,11 @@ class SessionsScreen(AppScreen):
         if self._loading_more or len(self.sessions) >= self.total:
             return
         if event.cursor_row >= len(self.groups) + len(self.sessions) - 10:
+            try:
+                query, recursive = self._query(offset=len(self.sessions))
+            except SearchError:
+                return  # the search line already says what is wrong
             self._loading_more = True
-            query, recursive = self._query(offset=len(self.sessions))
             self.read_more(query, recursive)
 
     # -- search -----------------------------------------------------------------------------
