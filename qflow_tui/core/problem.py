@@ -168,16 +168,30 @@ def make_problem(
         statement=statement,
         tests=tests,
         entry_point=entry,
-        title=title or _title_from(statement),
+        title=title or title_from(statement, task_id, entry),
         task_id=task_id,
         setup=full_setup,
     )
 
 
-def _title_from(statement: str) -> str:
-    first = statement.strip().splitlines()[0] if statement.strip() else ""
-    first = re.sub(r"^(write|create|implement)\s+(a|an)\s+(python\s+)?function\s+(to|that)\s+", "", first, flags=re.I)
-    return (first[:60] + "…") if len(first) > 61 else first
+_DEF_RE = re.compile(r"^\s*def\s+(\w+)\s*\(")
+
+
+def title_from(statement: str, task_id: str | None = None, entry_point: str = "") -> str:
+    """A short title: a benchmark problem's id and entry point first (``humaneval/12
+    longest: ...``), then the statement's gist: its first line of prose, skipping
+    the imports and the ``def`` line of a HumanEval-style prompt for its docstring."""
+    gist = ""
+    for line in statement.strip().splitlines():
+        text = line.strip().strip('"').strip("'").strip()
+        if not text or _IMPORT_RE.match(line) or _DEF_RE.match(line) or text.startswith(("#", "@")):
+            continue
+        gist = text
+        break
+    gist = re.sub(r"^(write|create|implement)\s+(a|an)\s+(python\s+)?function\s+(to|that)\s+", "", gist, flags=re.I)
+    if task_id:
+        gist = f"{task_id} {entry_point}: {gist}" if gist else f"{task_id} {entry_point}"
+    return (gist[:60] + "…") if len(gist) > 61 else gist
 
 
 _MODULE_USE_RE = re.compile(r"\b(math|cmath|re|collections|itertools|heapq|string)\.")

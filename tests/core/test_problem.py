@@ -79,3 +79,21 @@ def test_problem_round_trips_through_a_dict():
     p = make_problem("Add.", "assert add(1, 2) == 3", title="Add")
     q = type(p).from_dict(p.to_dict())
     assert q.to_dict() == p.to_dict()
+
+
+def test_titles_tell_problems_apart():
+    from qflow_tui.core.bench.datasets import load_benchmark_problem
+    from qflow_tui.core.session.fileformat import session_title
+
+    # A benchmark problem: its id and entry point first, then the gist of its statement.
+    assert load_benchmark_problem("humaneval/12").title.startswith("humaneval/12 longest: Out of list of strings")
+    assert load_benchmark_problem("mbpp/11").title.startswith("mbpp/11 remove_Occ: remove first and last")
+    # A pasted HumanEval-style prompt: the docstring's first line, not the import.
+    prompt = 'from typing import List\n\n\ndef total(xs: List[int]) -> int:\n    """ Sum the numbers.\n    """\n'
+    assert make_problem(prompt, "assert total([1]) == 1").title == "Sum the numbers."
+    # An older session titled by its prompt's import line gets the title it would get now.
+    header = {
+        "title": "from typing import List",
+        "problem": {"statement": prompt, "task_id": "humaneval/99", "entry_point": "total"},
+    }
+    assert session_title(header) == "humaneval/99 total: Sum the numbers."

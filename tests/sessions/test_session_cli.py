@@ -140,6 +140,21 @@ def test_replay_by_number_in_the_listing(capsys, folder):
     assert code == 0 and json.loads(out)["session"] == str(folder / "a-finished.jsonl")
 
 
+def test_a_bench_folder_lists_its_sessions_without_its_own_files(capsys, tmp_path):
+    bench = tmp_path / "bench"
+    (bench / "sessions").mkdir(parents=True)
+    (bench / "bench.json").write_text('{"dataset": "mbpp"}')
+    (bench / "results.jsonl").write_text('{"task_id": "mbpp/11", "passed": true}\n')
+    (bench / "samples.jsonl").write_text('{"task_id": "Mbpp/11", "solution": ""}\n')
+    (bench / "sessions" / "mbpp-11.jsonl").write_text(demo_session().read_text())
+    (tmp_path / "results.jsonl").write_text("not a session\n")  # outside a bench folder: still named
+    code, out, _ = run(capsys, "sessions", "--dir", str(tmp_path), "-r", "--json")
+    listed = json.loads(out)
+    assert code == 0 and [Path(s["path"]).name for s in listed["sessions"]] == ["mbpp-11.jsonl"]
+    assert [Path(u["path"]).name for u in listed["unreadable"]] == ["results.jsonl"]
+    assert Path(listed["unreadable"][0]["path"]).parent == tmp_path
+
+
 def test_a_search_that_matches_nothing_says_so_and_a_bad_filter_is_refused(capsys, folder):
     code, out, _ = run(capsys, "sessions", "--search", "nomatch")
     assert code == 0 and out.splitlines()[0] == f"No session matches 'nomatch' (2 in {folder})."

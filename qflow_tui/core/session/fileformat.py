@@ -9,7 +9,7 @@ import json
 import os
 import stat
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
@@ -55,8 +55,20 @@ def section(header: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def session_title(header: dict[str, Any]) -> str:
+    """The session's title as recorded; for one recorded before benchmark
+    problems were titled by id (a HumanEval title was its prompt's first line,
+    ``from typing import List``), the title they get now."""
     problem = section(header, "problem")
-    return str(header.get("title") or problem.get("title") or problem.get("entry_point") or "untitled")
+    title = str(header.get("title") or problem.get("title") or problem.get("entry_point") or "untitled")
+    if title.startswith(("from ", "import ")) and isinstance(problem.get("statement"), str):
+        from ..problem import title_from
+
+        task_id = problem.get("task_id")
+        entry = problem.get("entry_point")
+        title = title_from(
+            problem["statement"], task_id if isinstance(task_id, str) else None, entry if isinstance(entry, str) else ""
+        )
+    return title
 
 
 def _check_header(path: Path, first: bytes) -> dict[str, Any]:
@@ -92,8 +104,19 @@ def _upgrade(obj: dict[str, Any], version: int, is_header: bool) -> dict[str, An
     return obj
 
 
+#: A bench folder's spec: beside it, ``results.jsonl`` and exported samples are
+#: the bench's own files; its sessions are in its ``sessions/`` sub-folder.
+BENCH_SPEC = "bench.json"
+
+
 def is_session_name(name: str) -> bool:
     return name.endswith(SESSION_SUFFIXES) and not name.startswith(".")
+
+
+def is_bench_folder(names: Iterable[str]) -> bool:
+    """Whether a folder with these entries is a bench's top folder (whose own
+    JSONL files are not sessions)."""
+    return BENCH_SPEC in names
 
 
 def session_stem(path: Path) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .fileformat import SessionError, is_session_name
+from .fileformat import SessionError, is_bench_folder, is_session_name
 from .listing import SessionInfo, Unreadable, scan_session
 
 #: Bumped whenever the schema or what is stored changes: an index of another
@@ -591,9 +591,10 @@ def _stat_tree(root: Path, recursive: bool) -> tuple[dict[str, tuple[int, int]],
             entries = list(os.scandir(folder))
         except OSError:
             continue
+        bench = is_bench_folder(e.name for e in entries)
         for entry in entries:
             try:
-                if is_session_name(entry.name) and entry.is_file():
+                if not bench and is_session_name(entry.name) and entry.is_file():
                     st = entry.stat()
                     out[os.path.join(str(folder), entry.name)] = (st.st_mtime_ns, st.st_size)
                 elif recursive and not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):

@@ -11,7 +11,16 @@ from typing import Any
 
 from ..summary import tokens_from_dict, total
 from . import reader
-from .fileformat import READ_ERRORS, SessionError, _open_for_read, is_session_name, section, session_stem, session_title
+from .fileformat import (
+    READ_ERRORS,
+    SessionError,
+    _open_for_read,
+    is_bench_folder,
+    is_session_name,
+    section,
+    session_stem,
+    session_title,
+)
 from .reader import read_header
 
 
@@ -270,9 +279,10 @@ def session_files(directory: Path, *, recursive: bool = False) -> list[Path]:
             entries = list(os.scandir(folder))
         except OSError:
             continue
+        bench = is_bench_folder(e.name for e in entries)
         for entry in entries:
             try:
-                if entry.is_file(follow_symlinks=True) and is_session_name(entry.name):
+                if not bench and entry.is_file(follow_symlinks=True) and is_session_name(entry.name):
                     out.append(Path(entry.path))
                 elif recursive and entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
                     stack.append(Path(entry.path))

@@ -203,27 +203,35 @@ class SessionsScreen(AppScreen):
         self.load()
 
     def _widths(self) -> dict[str, int]:
-        """Fixed columns; the problem and the model share what is left of the width."""
+        """Fixed columns; the problem and the model share what is left of the
+        width. Narrow, the model gives way (0: no column) so the problem, what
+        tells runs apart, keeps room to be read."""
         table = self.query_one(DataTable)
         width = table.size.width or self.size.width or 100
         # Narrow: the date without its year, the outcome cut, so the problem shows.
         fixed = {
             "#": 4,
             "date": 16 if width >= 100 else 11,
-            "outcome": 23 if width >= 100 else 15,
+            "outcome": 23 if width >= 100 else 10,
             "tokens": 6,
             "time": 6,
         }
         gaps = 2 * 7 + 1
         room = max(20, width - sum(fixed.values()) - gaps)
+        if width < 100:
+            return {**fixed, "problem": room + 2, "model": 0}
         # The problem first, up to 28 columns; the model up to 28; the problem the rest.
         model = max(10, min(28, room - 28))
         return {**fixed, "problem": max(10, room - model), "model": model}
 
+    def _shown_columns(self) -> list[str]:
+        widths = self._widths()
+        return [k for k in ("#", "date", "problem", "model", "outcome", "tokens", "time") if widths[k]]
+
     def _columns(self, table: DataTable[Any]) -> None:
         widths = self._widths()
         table.clear(columns=True)
-        for key in ("#", "date", "problem", "model", "outcome", "tokens", "time"):
+        for key in self._shown_columns():
             table.add_column(key, key=key, width=widths[key])
 
     def on_resize(self) -> None:
@@ -299,7 +307,9 @@ class SessionsScreen(AppScreen):
     def _session_row(self, s: SessionInfo, colours: Any) -> list[Any]:
         from rich.text import Text
 
-        outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at else "")
+        # Narrow, the outcome alone: where it was accepted is in the replay.
+        narrow = self._widths()["outcome"] < 23
+        outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at and not narrow else "")
         title = s.title if self.in_folder is not None or not s.folder else f"{s.folder}/ · {s.title}"
         mark, where = self._fork_note(s)
         cell = Text(mark, style=f"bold {colours.accent}", overflow="ellipsis", no_wrap=True)
@@ -308,15 +318,18 @@ class SessionsScreen(AppScreen):
         model.overflow, model.no_wrap = "ellipsis", True
         marked = s.path in self.marked
         number = ("●" if marked else "") + str(s.number or "")
-        return [
-            Text(number, justify="right", style=f"bold {colours.accent}" if marked else ""),
-            _human_time(s.created)[5:] if self._widths()["date"] < 16 else _human_time(s.created),
-            cell,
-            model,
-            Text(one_line(outcome), style=_outcome_style(s.outcome, colours), overflow="ellipsis", no_wrap=True),
-            Text(human_tokens(s.tokens), justify="right"),
-            Text(human_duration(s.duration), justify="right"),
-        ]
+        cells = {
+            "#": Text(number, justify="right", style=f"bold {colours.accent}" if marked else ""),
+            "date": _human_time(s.created)[5:] if self._widths()["date"] < 16 else _human_time(s.created),
+            "problem": cell,
+            "model": model,
+            "outcome": Text(
+                one_line(outcome), style=_outcome_style(s.outcome, colours), overflow="ellipsis", no_wrap=True
+            ),
+            "tokens": Text(human_tokens(s.tokens), justify="right"),
+            "time": Text(human_duration(s.duration), justify="right"),
+        }
+        return [cells[k] for k in self._shown_columns()]
 
     def _append(self, sessions: list[SessionInfo]) -> None:
         known = {s.path for s in self.sessions}
@@ -381,16 +394,16 @@ class SessionsScreen(AppScreen):
         self.sessions = self._as_tree(self.sessions)
         for g in self.groups:
             name = g.benchmark or Path(g.folder).name
-            table.add_row(
-                Text("▸", justify="right"),
-                _human_time(g.newest),
-                Text(f"{one_line(name)}/", style="bold", overflow="ellipsis", no_wrap=True),
-                Text(f"{g.sessions} sessions", style="dim"),
-                Text(f"{g.accepted}/{g.sessions} accepted"),
-                Text(""),
-                Text(""),
-                key=f"folder:{g.folder}",
-            )
+            cells = {
+                "#": Text("▸", justify="right"),
+                "date": _human_time(g.newest),
+                "problem": Text(f"{one_line(name)}/", style="bold", overflow="ellipsis", no_wrap=True),
+                "model": Text(f"{g.sessions} sessions", style="dim"),
+                "outcome": Text(f"{g.accepted}/{g.sessions} accepted"),
+                "tokens": Text(""),
+                "time": Text(""),
+            }
+            table.add_row(*(cells[k] for k in self._shown_columns()), key=f"folder:{g.folder}")
         for s in self.sessions:
             table.add_row(*self._session_row(s, colours), key=str(s.path))
         if keep is not None:
