@@ -295,3 +295,46 @@ async def test_lines_qflow_did_not_write_show_as_unreadable_not_a_crash(tmp_path
         assert cell(table, "humaneval/1", "status") == "unreadable"
         assert cell(table, "humaneval/0", "status") == "passed"
         assert pass_rows(screen.query_one(PassByStepChart).done)[-1] == ("final", 3, 3)
+
+
+async def test_failures_say_why_on_the_screen_and_what_would_help(tmp_path):
+    """A model with no answer for an agent: every row says why in its own column
+    and in full under the table, and the summary says that running again will
+    fail again (it said 'provider error' and nothing more)."""
+    mute = tmp_path / "mute.py"
+    mute.write_text("def respond(request):\n    raise ValueError('no answer for ' + request['agent'])\n")
+    config = RunConfig(model=f"script/{mute}", workflow="qualityflow", prompts=1, epochs=1, clarify=0, test_rounds=1)
+    runner = BenchRunner(
+        BenchSpec("humaneval", config, ids=["humaneval/0", "humaneval/2"], concurrency=2), tmp_path / "b"
+    )
+    runner.prepare()
+    app = create_app(RunConfig(), bench_runner=runner, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        await app.workers.wait_for_complete()
+        await wait_until(pilot, lambda: screen.finished or screen.outcome, "the bench to end")
+        await pilot.pause()
+        table = screen.query_one(BenchTable)
+        failed = [r for r in table.rows_by_key.values() if r.state in ("provider_error", "error")]
+        assert failed, [r.state for r in table.rows_by_key.values()]
+        for row in failed:
+            assert "no answer for program_generator" in row.why
+            assert cell(table, row.key, "why").startswith("script model")
+        summary = str(screen.query_one("#bench-summary").render())
+        if len(failed) == 2:
+            assert "failed the same way" in summary and "running again will fail again" in summary
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.pause()
+        detail = str(screen.query_one("#bench-detail").render())
+        assert failed[0].key in detail and "no answer for program_generator" in detail
+
+
+def test_the_pass_rate_interval_is_wilsons():
+    from qflow_tui.ui.screens.bench import _interval
+
+    assert _interval(0, 10) == "0-28%"
+    assert _interval(10, 10) == "72-100%"
+    assert _interval(5, 10) == "24-76%"
+    assert _interval(0, 0) == "n/a"

@@ -8,6 +8,7 @@ folder read back from disk (a finished or an interrupted one)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ class BenchScreen(AppScreen):
     BenchScreen #bench-body { height: 1fr; }
     BenchScreen #bench-chart { dock: top; padding: 0 1; margin-bottom: 1; }
     BenchScreen #bench-table { height: 1fr; }
+    BenchScreen #bench-detail { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     BenchScreen.-wide #bench-chart {
         dock: right; width: 64; height: 1fr; margin-bottom: 0; border-left: vkey $surface-lighten-2;
     }
@@ -102,6 +104,7 @@ class BenchScreen(AppScreen):
         with Vertical(id="bench-body"):
             yield BenchTable(id="bench-table")
             yield PassByStepChart(id="bench-chart")
+        yield Static(id="bench-detail", markup=False)
         yield AppFooter()
 
     def on_mount(self) -> None:
@@ -305,7 +308,9 @@ class BenchScreen(AppScreen):
         what = " · ".join(str(spec.get(k, "?")) for k in ("dataset", "workflow", "model")) if spec else "bench"
         parts = [
             f"{len(done)}/{len(rows)} done",
-            f"pass@1 {100.0 * passed / len(done):.1f}% ({passed}/{len(done)})" if done else "pass@1 n/a",
+            f"pass@1 {100.0 * passed / len(done):.1f}% ({passed}/{len(done)}), 95% CI {_interval(passed, len(done))}"
+            if done
+            else "pass@1 n/a",
             f"{tokens} tokens",
         ]
         if running:
@@ -325,6 +330,9 @@ class BenchScreen(AppScreen):
         summary = one_line(what) + "\n" + one_line("  ".join(parts))
         if self.outcome:
             summary += "\n" + one_line(self.outcome)
+        advice = _advice(rows, self.running)
+        if advice:
+            summary += "\n" + one_line(advice)
         self.query_one("#bench-summary", Static).update(summary)
         hint = "Enter replays a problem" if any(r.session for r in rows) else ""
         self.query_one("#bench-where", Static).update(one_line(f"{self.folder}" + (f"  ·  {hint}" if hint else "")))
@@ -336,6 +344,28 @@ class BenchScreen(AppScreen):
         if action == "reload":
             return not self.running
         return True
+
+    @on(DataTable.RowHighlighted, "#bench-table")
+    def _show_detail(self) -> None:
+        """The highlighted problem in full under the table: its state, why it
+        failed (whole, where the column cuts it) and its time."""
+        row = self.query_one(BenchTable).selected
+        detail = self.query_one("#bench-detail", Static)
+        if row is None:
+            detail.update("")
+            return
+        rec = row.record or {}
+        state = {"done": "passed" if rec.get("passed") else "FAILED"}.get(row.state, row.state.replace("_", " "))
+        bits = [row.key, state]
+        if rec.get("outcome"):
+            bits.append(f"{rec['outcome']}" + (f" at {rec['accepted_at']}" if rec.get("accepted_at") else ""))
+        if rec.get("duration") is not None:
+            bits.append(f"{float(rec['duration']):.1f}s")
+        text = " · ".join(one_line(str(b)) for b in bits)
+        if row.why:
+            # At most the lines the detail has room for, cut with an ellipsis.
+            text += "\n" + one_line(row.why, max(20, (self.size.width - 2) * (_DETAIL_LINES - 1)))
+        detail.update(text)
 
     @on(DataTable.RowSelected, "#bench-table")
     def _row_selected(self) -> None:
@@ -370,3 +400,34 @@ class BenchScreen(AppScreen):
             return
         if len(self.app.screen_stack) > 1 and self.app.screen_stack[0] is not self:
             self.app.pop_screen()
+
+
+#: The lines of the detail under the table (#bench-detail's max-height).
+_DETAIL_LINES = 4
+
+
+def _interval(passed: int, n: int) -> str:
+    """pass@1's 95% Wilson score interval, in percent: honest at small n and at
+    0 or n passes, where the normal approximation is not."""
+    if n <= 0:
+        return "n/a"
+    z = 1.959964
+    p = passed / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return f"{100 * max(0.0, centre - half):.0f}-{100 * min(1.0, centre + half):.0f}%"
+
+
+def _advice(rows: list[BenchRow], running: bool) -> str:
+    """What would help when runs failed for want of an answer: the same error on
+    every unfinished problem will not change by running again."""
+    failed = [r for r in rows if r.state in ("provider_error", "error")]
+    if running or not failed:
+        return ""
+    reasons = {r.why for r in failed}
+    if len(failed) >= 2 and len(reasons) == 1:
+        return (
+            f"All {len(failed)} unfinished problems failed the same way (the line under the table says how): "
+            "running again will fail again; change the model or its settings (Ctrl+B)."
+        )
+    return f"{len(failed)} problems did not finish: the line under the table says why for the highlighted one."

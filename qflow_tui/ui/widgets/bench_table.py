@@ -1,5 +1,6 @@
 """The problems of a bench as a table that fills in as they run: status, the
-verdict of the program after each workflow step, tokens and time."""
+verdict of the program after each workflow step, tokens, time, and why a
+problem failed."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from .columns import room_left
 
 #: The widths of the columns beside the steps'.
 _WIDTHS = {"problem": 16, "status": 14, "tokens": 6, "time": 6}
+#: The least room the "why" column takes; it gets what the others leave (the
+#: line under the table shows the highlighted problem's reason whole).
+_WHY_MIN = 8
 #: The longest step name shown whole where there is room.
 _WHOLE = 20
 
@@ -38,6 +42,20 @@ class BenchRow:
     """When it started running (the app's clock), for its time while running."""
     seen_at: float | None = None
     """When its last update arrived (the app's clock)."""
+
+    @property
+    def why(self) -> str:
+        """Why it did not pass, in one line: the run's error (a provider that
+        failed, a model with no answer) or the hidden tests' verdict; "" when it
+        passed or has not finished."""
+        rec = self.record or {}
+        if self.state in ("provider_error", "error"):
+            return one_line(str(rec.get("error") or self.state.replace("_", " ")))
+        if self.state == "done" and not rec.get("passed"):
+            verdict = rec.get("verdict")
+            detail = verdict.get("detail") or verdict.get("status") if isinstance(verdict, dict) else ""
+            return one_line(str(detail or "failed the hidden tests"))
+        return ""
 
     @property
     def session(self) -> str | None:
@@ -96,15 +114,17 @@ class BenchTable(DataTable[Any]):
         """The app's clock at the last update, for the time of a running problem."""
         self._room = 0
         """The step names' room the columns were built with (see _label_room)."""
+        self._why = 0
+        """The width the "why" column was built with (below ``_WHY_MIN``: not shown)."""
 
     def _label_room(self) -> int:
         """Cells a step's column name may take: whole names ("program generator")
         where the table has room for them all, else 12, cut with an ellipsis."""
         whole = [max(3, min(len(short_step(step)), _WHOLE)) for step in self.steps]
-        return _WHOLE if room_left(self, [*_WIDTHS.values(), *whole]) >= 0 else 12
+        return _WHOLE if room_left(self, [*_WIDTHS.values(), *whole, _WHY_MIN]) >= 0 else 12
 
     def on_resize(self) -> None:
-        if self.steps and self._room != self._label_room():
+        if self.rows_by_key:
             self.show(list(self.rows_by_key.values()))
 
     def _columns(self) -> None:
@@ -117,6 +137,12 @@ class BenchTable(DataTable[Any]):
             self.add_column(Text(label, justify="center"), key=f"step:{step}", width=max(3, len(label)))
         self.add_column(Text("tokens", justify="right"), key="tokens", width=_WIDTHS["tokens"])
         self.add_column(Text("time", justify="right"), key="time", width=_WIDTHS["time"])
+        steps = [max(3, len(one_line(short_step(step), self._room))) for step in self.steps]
+        # What is left goes to why a problem failed; too narrow for it, the
+        # column gives way to the line under the table, which shows it whole.
+        self._why = room_left(self, [*_WIDTHS.values(), *steps, 0])
+        if self._why >= _WHY_MIN:
+            self.add_column("why", key="why", width=self._why)
 
     def _cells(self, row: BenchRow, colours: Palette) -> list[Any]:
         rec = row.record or {}
@@ -130,6 +156,7 @@ class BenchTable(DataTable[Any]):
             *(_step_cell(row, step, colours) for step in self.steps),
             Text(_tokens(int(tokens or 0)) if tokens or row.record else "", justify="right"),
             Text(f"{float(duration):.1f}s" if duration is not None else "", justify="right"),
+            *([Text(row.why, style=colours.muted, no_wrap=True, overflow="ellipsis")] if self._why >= _WHY_MIN else []),
         ]
 
     def show(self, rows: list[BenchRow]) -> None:
