@@ -156,7 +156,7 @@ def value_problem(name: str, value: Any) -> str | None:
     finite number, and the range of the setting's own definition (a workflow's
     :class:`Setting`, :data:`_BOUNDS`, the sandbox's time limits)."""
     from .sandbox.config import timeout_problem
-    from .workflows import WORKFLOWS
+    from .workflows import WORKFLOWS, get_workflow
     from .workflows.settings import all_settings
 
     default = getattr(RunConfig, name, None)
@@ -178,7 +178,10 @@ def value_problem(name: str, value: Any) -> str | None:
     elif value is not None and not isinstance(value, str):
         return f"{name} must be text, not {_shown(value)}"
     if name == "workflow" and value not in WORKFLOWS:
-        return f"workflow {_shown(value)}: choose one of {', '.join(WORKFLOWS)} (`qflow workflows` lists them)"
+        try:
+            get_workflow(value)
+        except ConfigError as exc:  # the workflows' own words for it
+            return str(exc)
     if name == "model" and not value:
         return "model must name one, as provider/model (e.g. anthropic/claude-sonnet-4-5)"
     if name == "test_timeout":

@@ -87,6 +87,7 @@ class StreamText:
 # and the escape right after it when that is a low surrogate.
 _JSON_SURROGATE = re.compile(r"(?<!\\)(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})(?:\\u([dD][c-fC-F][0-9a-fA-F]{2}))?")
 _JSON_REPLACEMENT = "\\ufffd"
+_ANY_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _fix_escape(m: re.Match[str]) -> str:
@@ -105,7 +106,7 @@ def valid_json_text(text: str) -> str:
     becomes ``\\ufffd`` (:data:`REPLACEMENT`). ``json.loads`` of it yields only
     valid strings, however deep they sit; text without such escapes comes back
     as it is."""
-    if "\\u" not in text:
+    if "\\u" not in text or not _ANY_SURROGATE_ESCAPE.search(text):
         return text
     return _JSON_SURROGATE.sub(_fix_escape, text)
 

@@ -35,7 +35,7 @@ from tests.helpers import qflow
         ("max_tokens = 99999999999999999999", "max_tokens is far too large"),
         ("max_tokens = 0", "max_tokens 0: give 1 to 10,000,000"),
         ("checker = 5", "checker must be text, not 5"),
-        ("workflow = 'nope'", "workflow 'nope': choose one of"),
+        ("workflow = 'nope'", "unknown workflow 'nope': choose one of"),
         ("repetition_stop = 'maybe'", "repetition_stop must be true or false"),
         ('[models."openai/x"]\ntemperature = inf', '[models."openai/x"]: temperature must be a finite number'),
         ("[[run]]\nepochs = 1", "run must be a table"),
