@@ -4,7 +4,9 @@ are read: built-in defaults < the user's TOML file < environment < flags."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +14,7 @@ from typing import Any, Literal
 
 from .llm.limits import CallLimits
 from .llm.retry import RetryPolicy
+from .safe_text import one_line, valid_text
 
 Checker = Literal["imagined", "python", "yesno", "none"]
 CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
@@ -96,27 +99,12 @@ class RunConfig:
     """With a replay model: the live model that answers calls the recording lacks."""
 
     def validate(self) -> RunConfig:
-        # The workflows' own settings are checked by their definitions (one source
-        # of truth for the flags, the config file and the compose form).
-        from .workflows import get_workflow
-        from .workflows.settings import all_settings
-
-        get_workflow(self.workflow)
-        for setting in all_settings():
-            setting.check(getattr(self, setting.key))
-        for name in ("test_rounds", "tests_per_round", "max_tests", "max_tokens", "retries"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be at least 1")
-        if self.context_window < 0:
-            raise ConfigError("context_window must be a number of tokens (0: unknown)")
-        if self.concurrency < 0:
-            raise ConfigError("concurrency (--max-connections) must be 0 (automatic) or more")
-        if self.retry_wait < 0:
-            raise ConfigError("retry_wait must be a number of seconds")
-        if self.call_timeout < 0:
-            raise ConfigError("call_timeout must be a number of seconds (0 for no limit)")
-        if self.test_timeout <= 0:
-            raise ConfigError("test_timeout must be a positive number of seconds")
+        """Raise :class:`ConfigError` (one line naming the setting) for the first
+        value of a wrong type or out of its range; see :func:`value_problem`."""
+        for name in _FIELDS:
+            problem = value_problem(name, getattr(self, name))
+            if problem:
+                raise ConfigError(problem)
         return self
 
     def call_limits(self) -> CallLimits:
@@ -140,6 +128,87 @@ class RunConfig:
 
 _FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 
+#: The bounds of the run-wide numbers (the workflows' own settings carry theirs
+#: in their :class:`Setting`; the sandbox's time limit is the sandbox's own):
+#: ``name: (lowest, highest, what the value is, in words)``.
+_BOUNDS: dict[str, tuple[float, float, str]] = {
+    "test_rounds": (1, 1000, "rounds of test design"),
+    "tests_per_round": (1, 1000, "tests asked for per round"),
+    "max_tests": (1, 100_000, "synthesized tests kept"),
+    "max_tokens": (1, 10_000_000, "tokens per answer"),
+    "context_window": (0, 100_000_000, "tokens (0: unknown)"),
+    "seed": (-1, 2**31 - 1, "a sampling seed (-1: none)"),
+    "concurrency": (0, 10_000, "calls in flight (0: automatic)"),
+    "retries": (1, 100, "attempts per call (1: never retry)"),
+    "temperature": (0.0, 2.0, "a sampling temperature"),
+    "test_designer_temperature": (0.0, 2.0, "a sampling temperature"),
+    "call_timeout": (0.0, 86_400.0, "seconds per model call (0: no limit)"),
+    "retry_wait": (0.0, 86_400.0, "seconds of waiting between attempts"),
+}
+#: Whole numbers beyond this are refused whatever the setting: no setting
+#: means them, and some consumers (SQLite, C APIs) cannot hold them.
+_MAX_WHOLE = 2**53
+
+
+def value_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` cannot be setting ``name`` (one line naming it and saying
+    what to give), or None when it can: the type of the field's default, a
+    finite number, and the range of the setting's own definition (a workflow's
+    :class:`Setting`, :data:`_BOUNDS`, the sandbox's time limits)."""
+    from .sandbox.config import timeout_problem
+    from .workflows import WORKFLOWS, get_workflow
+    from .workflows.settings import all_settings
+
+    default = getattr(RunConfig, name, None)
+    kind = type(default)
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            return f"{name} must be true or false, not {_shown(value)}"
+        return None
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"{name} must be a whole number, not {_shown(value)}"
+        if abs(value) > _MAX_WHOLE:
+            return f"{name} is far too large ({_shown(value)}); give a sensible whole number"
+    elif isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{name} must be a number, not {_shown(value)}"
+        if not math.isfinite(value):
+            return f"{name} must be a finite number, not {value}"
+    elif value is not None and not isinstance(value, str):
+        return f"{name} must be text, not {_shown(value)}"
+    if name == "workflow" and value not in WORKFLOWS:
+        try:
+            get_workflow(value)
+        except ConfigError as exc:  # the workflows' own words for it
+            return str(exc)
+    if name == "model" and not value:
+        return "model must name one, as provider/model (e.g. anthropic/claude-sonnet-4-5)"
+    if name == "test_timeout":
+        why = timeout_problem(value)
+        return f"test_timeout {value:g}: {why}" if why else None
+    setting = next((s for s in all_settings() if s.key == name), None)
+    if setting is not None:
+        try:
+            setting.check(value)
+        except ConfigError as exc:
+            return str(exc)
+    if name in _BOUNDS:
+        low, high, what = _BOUNDS[name]
+        if not low <= value <= high:
+            low_text, high_text = (f"{int(low):,}", f"{int(high):,}") if kind is int else (f"{low:g}", f"{high:g}")
+            return f"{name} {_shown(value)}: give {low_text} to {high_text} ({what})"
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A value as a message shows it: its repr, shortened, as valid text."""
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"a whole number of {value.bit_length()} bits"  # repr refuses past 4,300 digits
+    text = repr(value)
+    return valid_text(text if len(text) <= 60 else text[:59] + "…")
+
+
 #: Settings a ``[models."provider/name"]`` table of the config file may set for one model.
 MODEL_SETTINGS = (
     "max_tokens",
@@ -153,26 +222,83 @@ MODEL_SETTINGS = (
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:
+    """``value`` for setting ``name`` from ``where`` (the file, an environment
+    variable or a flag): text from the environment read as the setting's type;
+    then checked (:func:`value_problem`). Raises :class:`ConfigError` naming
+    ``where`` and the setting."""
     default = getattr(RunConfig(), name)
-    if isinstance(default, bool):
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-            return value.lower() in ("1", "true", "yes", "on")
-        raise ConfigError(f"{where}: {name} must be true or false, not {value!r}")
-    if isinstance(default, int) and not isinstance(default, bool):
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{where}: {name} must be a whole number, not {value!r}") from None
-    if isinstance(default, float):
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{where}: {name} must be a number, not {value!r}") from None
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"{where}: {name} must be a string, not {value!r}")
+    if isinstance(value, str) and not isinstance(default, str) and default is not None:
+        text = value.strip()
+        if isinstance(default, bool):
+            if text.lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+                raise ConfigError(f"{where}: {name} must be true or false, not {_shown(value)}")
+            value = text.lower() in ("1", "true", "yes", "on")
+        elif isinstance(default, int):
+            try:
+                value = int(text)
+            except ValueError:
+                raise ConfigError(f"{where}: {name} must be a whole number, not {_shown(value)}") from None
+        elif isinstance(default, float):
+            try:
+                value = float(text)
+            except ValueError:
+                raise ConfigError(f"{where}: {name} must be a number, not {_shown(value)}") from None
+    elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)  # "test_timeout = 5" means 5 seconds
+    problem = value_problem(name, value)
+    if problem:
+        raise ConfigError(f"{where}: {problem}")
     return value
+
+
+#: A config file larger than this is not one (a few settings take a few hundred
+#: bytes); reading stops there instead of reading what may never end.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def read_config_text(path: Path) -> str | None:
+    """The text of the config file ``path``; None when there is none. Only a
+    regular file is read, and at most :data:`MAX_CONFIG_BYTES`: a folder, a
+    device (a link to /dev/zero reads forever) or a pipe is refused. Raises
+    :class:`ConfigError` naming the file and what to do."""
+    fix = "fix it, delete it, or point QFLOW_CONFIG_DIR elsewhere"
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); {fix}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ConfigError(f"{path}: is a folder, not a config file; remove it or point QFLOW_CONFIG_DIR elsewhere")
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{path}: not a regular file (a device, pipe or socket); {fix}")
+    try:
+        # O_NONBLOCK: should it have become a FIFO since the check, the open does not wait.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise ConfigError(f"{path}: not a regular file (a device, pipe or socket); {fix}")
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); {fix}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 1024} KB, not a qflow config file; {fix}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; {fix}") from None
+
+
+def _parse_config(path: Path) -> dict[str, Any] | None:
+    text = read_config_text(path)
+    if text is None:
+        return None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({one_line(str(exc))}); fix or delete the file") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML (nested too deeply); fix or delete the file") from None
 
 
 def load_config(
@@ -188,19 +314,19 @@ def load_config(
     env = dict(os.environ) if env is None else env
     values: dict[str, Any] = {}
     path = path or config_file()
-    if path.exists():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from None
+    data = _parse_config(path)
+    if data is not None:
         table = data.get("run", data)
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: run must be a table of settings, e.g. [run] then epochs = 3 on the next line")
         models = data.get("models", {})
         for key, value in table.items():
-            if key == "models" and table is data:
+            if key in ("models", "prices") and table is data:
                 continue
             if key not in _FIELDS:
-                raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(_FIELDS))}")
-            values[key] = _coerce(key, value, str(path))
+                shown = one_line(repr(key), 60)
+                raise ConfigError(f"{path}: unknown setting {shown}; known: {', '.join(sorted(_FIELDS))}")
+            values[key] = _coerce(key, value, f"{path}: [run]" if table is not data else str(path))
         model_table = _model_table(models, path)
     else:
         model_table = {}
@@ -228,13 +354,14 @@ def _model_table(models: Any, path: Path) -> dict[str, dict[str, Any]]:
         raise ConfigError(f'{path}: models must be tables, e.g. [models."openai/gpt-4.1"]')
     out: dict[str, dict[str, Any]] = {}
     for name, settings in models.items():
-        where = f'{path} [models."{name}"]'
+        where = f'{path} [models."{one_line(name, 80)}"]'
         if not isinstance(settings, dict):
-            raise ConfigError(f'{where}: give settings as a table, e.g. [models."{name}"] max_tokens = 1024')
+            raise ConfigError(f"{where}: give settings as a table, then e.g. max_tokens = 1024 on the next line")
         out[name] = {}
         for key, value in settings.items():
             if key not in MODEL_SETTINGS:
-                raise ConfigError(f"{where}: unknown setting {key!r}; known: {', '.join(MODEL_SETTINGS)}")
+                shown = one_line(repr(key), 60)
+                raise ConfigError(f"{where}: unknown setting {shown}; known: {', '.join(MODEL_SETTINGS)}")
             out[name][key] = _coerce(key, value, where)
     return out
 
@@ -249,13 +376,12 @@ def save_setting(key: str, value: Any, path: Path | None = None) -> None:
     from ..locations import config_file
 
     path = path or config_file()
-    text = ""
-    if path.exists():
+    text = read_config_text(path) or ""
+    if text:
         try:
-            text = path.read_text(encoding="utf-8")
             doc = tomlkit.parse(text)
-        except (TOMLKitError, UnicodeDecodeError) as exc:
-            why = f"{path}: not valid TOML ({exc}); not saving {key} there, fix or delete the file"
+        except (TOMLKitError, RecursionError) as exc:
+            why = f"{path}: not valid TOML ({one_line(str(exc))}); not saving {key} there, fix or delete the file"
             raise ConfigError(why) from None
     else:
         doc = tomlkit.document()
@@ -267,5 +393,8 @@ def save_setting(key: str, value: Any, path: Path | None = None) -> None:
     else:
         table = doc  # the settings at the top level, as the user keeps them
     table[key] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot save {key} there ({exc.strerror or exc})") from None

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .safe_text import valid_json_text, valid_text
+
 #: A file larger than this is refused before it is read: no problem statement,
 #: test file or program is anywhere near it, and reading it whole would stall.
 MAX_USER_FILE = 64 * 1024 * 1024
@@ -28,7 +30,9 @@ def read_user_file(path: str | Path, what: str, *, stdin: bool = True) -> str:
     ``what`` names the file in messages: ``problem``, ``tests``, ``code``.
     Raises :class:`UserFileError` with a one-line reason."""
     if stdin and str(path) == "-":
-        return sys.stdin.read()
+        # Under a C locale Python reads bytes that are not UTF-8 as lone
+        # surrogates: made valid here, marked as U+FFFD.
+        return valid_text(sys.stdin.read())
     p = Path(path).expanduser()
     label = f"{what} file {path}"
     try:
@@ -78,7 +82,7 @@ def load_problem_file(path: str | Path) -> ProblemText:
     if Path(path).suffix.lower() != ".json":
         return ProblemText(*split_problem_file(text))
     try:
-        data = json.loads(text)
+        data = json.loads(valid_json_text(text))
     except json.JSONDecodeError as exc:
         raise UserFileError(
             f"problem file {path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "

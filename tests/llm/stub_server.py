@@ -28,6 +28,9 @@ model name:
 GET ``/v1/models``  the models with llama.cpp's ``meta.n_ctx`` when ``n_ctx`` is
                    set; ``/apply-template`` and ``/tokenize`` as llama.cpp
                    (one token per whitespace-separated word)
+``split-pairs``    ``SPLIT_PIECES``: a surrogate pair cut across two chunks
+                   (as a proxy slicing by UTF-16 unit sends it), a lone
+                   surrogate, and a pair cut at the very end of the stream
 ``busy-over-N``    429 (retry-after-ms 20) while more than N requests are in
                    flight, else ``ok`` streamed slowly (``STEP`` per piece)
 =================  ==========================================================
@@ -47,6 +50,11 @@ OUTPUT_TOKENS = 7
 SLOW = 1.5
 LOOP = "    return a + b  # again\n"
 STEP = 0.04
+#: ``split-pairs``: U+1F600 cut in two, a lone high surrogate mid-text, and a
+#: high surrogate whose low half never comes (the stream ends).
+SPLIT_PIECES = ["smile ", "\ud83d", "\ude00 then a lone ", "\ud800", " one", "\ud83d"]
+#: What a client must make of them: the pair joined, each lone half marked.
+SPLIT_TEXT = "smile \U0001f600 then a lone \ufffd one\ufffd"
 #: The most pieces a ``runaway`` stream sends before giving up on the client.
 LOOP_LIMIT = 20000
 
@@ -300,7 +308,7 @@ def _piece(kind: str, model: str, text: str) -> str:
 
 
 def _anthropic_events(model: str) -> list[str]:
-    pieces = PIECES
+    pieces = SPLIT_PIECES if model == "split-pairs" else PIECES
     if model in ("truncated",):
         pieces = PIECES[:2]
     elif model in ("midstream", "hang", "runaway"):
@@ -367,7 +375,7 @@ def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> str:
 
 
 def _openai_events(model: str) -> list[str]:
-    pieces = PIECES
+    pieces = SPLIT_PIECES if model == "split-pairs" else PIECES
     if model == "truncated":
         pieces = PIECES[:2]
     elif model in ("midstream", "hang", "runaway"):

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit, urlunsplit
 
+from ..safe_text import valid_text
 from .base import LLMError
 
 #: What a user without a key can do instead, said with every "set the key" message.
@@ -19,7 +20,9 @@ NO_KEY_HINT = (
 
 
 def clean(text: str, secret: str, limit: int) -> str:
-    """One line, at most ``limit`` characters, with the key blanked out."""
+    """One line, at most ``limit`` characters, with the key blanked out, as
+    valid text (a provider's message may hold a lone surrogate)."""
+    text = valid_text(text)
     if secret:
         text = text.replace(secret, "***")
     text = " ".join(text.split())

@@ -30,6 +30,7 @@ from typing import Any
 import anthropic
 import httpx2
 
+from ..safe_text import StreamText, valid_text
 from ._http import ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
 from .provider_keys import ANTHROPIC_DEFAULT_URL as DEFAULT_BASE_URL
@@ -113,6 +114,7 @@ class AnthropicClient(ProviderErrors):
         start = time.perf_counter()
         first: float | None = None
         parts: list[str] = []
+        decoded = StreamText()
         # Only the SDK's own work runs under ``_errors``: an exception raised by
         # on_delta is the caller's and propagates untouched. Leaving the ``async
         # with`` for any reason (including cancellation) closes the response, so
@@ -128,12 +130,17 @@ class AnthropicClient(ProviderErrors):
                         text = await texts.__anext__()
                     except StopAsyncIteration:
                         break
+                # A surrogate pair split across two events is joined; lone ones are marked.
+                text = decoded.feed(text) if isinstance(text, str) else ""
                 if not text:
                     continue
                 if first is None:
                     first = time.perf_counter() - start
                 parts.append(text)
                 on_delta(text)
+            if tail := decoded.end():
+                parts.append(tail)
+                on_delta(tail)
             with self._errors():
                 message = await stream.get_final_message()
         latency = time.perf_counter() - start
@@ -143,7 +150,8 @@ class AnthropicClient(ProviderErrors):
                 "(connection dropped?): try again",
                 retryable=True,
             )
-        text = "".join(block.text for block in message.content if block.type == "text") or "".join(parts)
+        # The SDK joins the events' raw text: the same repair as the deltas had.
+        text = valid_text("".join(block.text for block in message.content if block.type == "text")) or "".join(parts)
         usage = message.usage
         input_tokens = usage.input_tokens
         if input_tokens is not None:

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..safe_text import valid_text
+
 
 class LLMError(Exception):
     """A model call failed in a way a user can act on; the message says how.
@@ -62,13 +64,15 @@ class LLMRequest:
     """The search-tree node the call works on (CodeTree); not sent to script models."""
 
     def prompt_hash(self) -> str:
-        """Stable hash of what the model is shown (system + messages + temperature)."""
+        """Stable hash of what the model is shown (system + messages + temperature).
+        Text that is not valid Unicode is hashed as the session records it
+        (:func:`valid_text`), so a replay finds the call."""
         blob = json.dumps(
             {"system": self.system, "messages": self.messages, "temperature": self.temperature},
             sort_keys=True,
             ensure_ascii=False,
         )
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        return hashlib.sha256(valid_text(blob).encode()).hexdigest()[:16]
 
     def as_script_request(self) -> dict[str, Any]:
         """The exact dict a ``script/<file.py>`` responder receives."""

@@ -28,6 +28,7 @@ from typing import Any
 import httpx2
 import openai
 
+from ..safe_text import StreamText
 from ._http import (
     ProviderErrors,
     body_message,
@@ -143,6 +144,7 @@ class OpenAIClient(ProviderErrors):
         finish: str | None = None
         served_by: str | None = None
         received = 0
+        decoded = StreamText()
         # Only the SDK's own work runs under ``_errors``: an exception raised by
         # on_delta is the caller's and propagates untouched. Leaving the ``async
         # with`` for any reason (including cancellation) closes the response, so
@@ -168,12 +170,17 @@ class OpenAIClient(ProviderErrors):
                     if choice.finish_reason:
                         finish = choice.finish_reason
                     text = choice.delta.content if choice.delta is not None else None
+                    # A surrogate pair split across two chunks is joined; lone ones are marked.
+                    text = decoded.feed(text) if isinstance(text, str) else None
                     if not text:
                         continue
                     if first is None:
                         first = time.perf_counter() - start
                     parts.append(text)
                     on_delta(text)
+            if tail := decoded.end():
+                parts.append(tail)
+                on_delta(tail)
         latency = time.perf_counter() - start
         if received == 0:
             raise self._error(

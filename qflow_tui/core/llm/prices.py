@@ -53,12 +53,16 @@ def load_prices(path: Path | None = None) -> dict[str, Price]:
     from ...locations import config_file
 
     prices = dict(BUILT_IN)
+    from ..config import ConfigError, read_config_text
+
     path = path or config_file()
-    if not path.exists():
-        return prices
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+        # Bounded, regular files only: the same read as load_config's.
+        text = read_config_text(path)
+        if text is None:
+            return prices
+        data = tomllib.loads(text)
+    except (ConfigError, tomllib.TOMLDecodeError, RecursionError):
         return prices  # load_config reports a broken file
     table = data.get("prices", {})
     if not isinstance(table, dict):

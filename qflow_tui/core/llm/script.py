@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..safe_text import valid_text
 from .base import TOKEN_RE, Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens
 
 _CHUNK_RE = re.compile(r"\S+\s*|\s+")
@@ -113,6 +114,9 @@ class ScriptClient:
                 f"script model {self.path!r} returned {type(text).__name__} for agent {request.agent}; "
                 "respond() must return a str"
             )
+        # A script's text may hold lone surrogates (a "\ud800" in its source): as
+        # a provider's stream would be, it is made valid before anyone sees it.
+        text = valid_text(text)
         # Like a real model, a script is cut off at the request's max_tokens.
         text, cut = cut_at_max_tokens(text, request.max_tokens)
         for piece in chunk_text(text):

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from ..asserts import detect_entry_point
+from ..safe_text import valid
 from .codec import NotPlain, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
 from .isolation import Isolation, detect_isolation
@@ -233,6 +234,9 @@ class Sandbox:
         return report
 
     def _finish(self, report: SandboxReport, servers: Servers, t0: float) -> None:
+        # What the children said enters the app here: as valid text (a program's
+        # lone surrogate would end a run where the session is written).
+        report.results, report.load_error = valid((report.results, report.load_error))
         cap = self.config.max_output_kb * 1024
         report.stdout = _cap_text(bytes(servers.stdout), cap)
         report.stderr = _cap_text(bytes(servers.stderr), cap)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ... import __version__
+from ..safe_text import valid_json_text
 
 SESSION_FORMAT = "qflow-session"
 #: Version 2 records streamed text compactly (see :mod:`.writer`); a version 1
@@ -76,7 +77,7 @@ def _check_header(path: Path, first: bytes) -> dict[str, Any]:
     if not text:
         raise SessionError(f"{path}: empty file, not a qflow session")
     try:
-        header = json.loads(text)
+        header = json.loads(valid_json_text(text))
     except (json.JSONDecodeError, RecursionError):
         raise SessionError(f"{path}: not a qflow session (the first line is not a JSON header)") from None
     if not isinstance(header, dict) or header.get("format") != SESSION_FORMAT:

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..safe_text import valid_text
 from .fileformat import SessionError, is_bench_folder, is_session_name
-from .listing import SessionInfo, Unreadable, scan_session
+from .listing import BAD_NAME, SessionInfo, Unreadable, scan_session, stored_path
 
 #: Bumped whenever the schema or what is stored changes: an index of another
 #: version is rebuilt from the files.
@@ -335,17 +336,19 @@ class SessionIndex:
         if self._folders_unchanged(db, root, recursive):
             return 0
         on_disk, folders = _stat_tree(root, recursive)
+        # Files are known to the index by their path as text (see stored_path).
+        stored = {stored_path(p): p for p in on_disk}
         known: dict[str, tuple[int, int]] = {}
         where, args = _scope(root, recursive)
         for table in ("sessions", "unreadable"):
             for row in db.execute(f"SELECT path, mtime_ns, size FROM {table} WHERE {where}", args):
                 known[row[0]] = (row[1], row[2])
-        changed = [p for p, stamp in on_disk.items() if known.get(p) != stamp]
-        gone = [p for p in known if p not in on_disk]
+        changed = [p for key, p in stored.items() if known.get(key) != on_disk[p]]
+        gone = [key for key in known if key not in stored]
         db.execute("BEGIN IMMEDIATE")
         try:
-            for p in gone:
-                self._forget(db, p)
+            for key in gone:
+                self._forget(db, key)
             for p in changed:
                 self._upsert(db, Path(p), on_disk[p])
             # A folder's time is trusted only once it is a little old: a file
@@ -354,7 +357,11 @@ class SessionIndex:
             db.execute(f"DELETE FROM folders WHERE {where}", args)
             db.executemany(
                 "INSERT OR REPLACE INTO folders (dir, mtime_ns, recursive) VALUES (?, ?, ?)",
-                [(d, m, int(recursive and d == str(root))) for d, m in folders.items() if m < settled],
+                [
+                    (d, m, int(recursive and d == str(root)))
+                    for d, m in folders.items()
+                    if m < settled and stored_path(d) == d  # a folder whose name is not text is scanned each time
+                ],
             )
             db.execute("COMMIT")
         except BaseException:
@@ -406,7 +413,7 @@ class SessionIndex:
 
     def forget(self, path: Path) -> None:
         with contextlib.suppress(IndexUnavailable, sqlite3.Error), self.open(NOTE_TIMEOUT) as db:
-            self._forget(db, str(Path(path).resolve()))
+            self._forget(db, stored_path(str(Path(path).resolve())))
 
     def _forget(self, db: sqlite3.Connection, path: str) -> None:
         row = db.execute("SELECT id FROM sessions WHERE path = ?", (path,)).fetchone()
@@ -416,15 +423,38 @@ class SessionIndex:
         db.execute("DELETE FROM unreadable WHERE path = ?", (path,))
 
     def _upsert(self, db: sqlite3.Connection, path: Path, stamp: tuple[int, int]) -> None:
-        self._forget(db, str(path))
+        """Index one file, or note it as unreadable with why: one bad file never
+        stops the others from being indexed (its own rows are rolled back)."""
+        key = stored_path(str(path))
+        self._forget(db, key)
+        if key != str(path):
+            self._unreadable(db, key, stamp, BAD_NAME)
+            return
+        db.execute("SAVEPOINT one_session")
         try:
             info, texts = scan_session(path)
+            self._insert(db, path, info, texts, stamp)
         except SessionError as exc:
-            db.execute(
-                "INSERT INTO unreadable (path, dir, mtime_ns, size, reason) VALUES (?, ?, ?, ?, ?)",
-                (str(path), str(path.parent), *stamp, str(exc).removeprefix(f"{path}: ")),
-            )
+            reason = str(exc).removeprefix(f"{path}: ")
+        except (ValueError, OverflowError, RecursionError) as exc:
+            # Content the index cannot hold (a number beyond SQLite's, say).
+            reason = f"cannot be indexed ({type(exc).__name__}: {exc}); `qflow replay` may still read it"
+        else:
+            db.execute("RELEASE one_session")
             return
+        db.execute("ROLLBACK TO one_session")
+        db.execute("RELEASE one_session")
+        self._unreadable(db, key, stamp, reason)
+
+    def _unreadable(self, db: sqlite3.Connection, key: str, stamp: tuple[int, int], reason: str) -> None:
+        db.execute(
+            "INSERT INTO unreadable (path, dir, mtime_ns, size, reason) VALUES (?, ?, ?, ?, ?)",
+            (key, os.path.dirname(key), *stamp, valid_text(reason)),
+        )
+
+    def _insert(
+        self, db: sqlite3.Connection, path: Path, info: SessionInfo, texts: dict[str, str], stamp: tuple[int, int]
+    ) -> None:
         cur = db.execute(
             f"INSERT INTO sessions ({_COLUMNS}, mtime_ns, created_ts) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -524,7 +554,7 @@ class SessionIndex:
             fargs.append(str(root / query.folder) if query.folder else str(root))
         elif not recursive and not query.benchmark:
             filters.append("s.dir = ?")
-            fargs.append(str(root))
+            fargs.append(stored_path(str(root)))
         cond = " AND ".join(filters) or "1"
         base = f"WITH n AS ({numbered}) SELECT {{what}} FROM sessions s JOIN n ON n.nid = s.id WHERE {cond}"
         try:
@@ -572,10 +602,11 @@ def _like(text: str) -> str:
 
 
 def _scope(root: Path, recursive: bool) -> tuple[str, list[Any]]:
+    top = stored_path(str(root))
     if not recursive:
-        return "dir = ?", [str(root)]
-    prefix = str(root).rstrip(os.sep) + os.sep
-    return "(dir = ? OR substr(dir, 1, ?) = ?)", [str(root), len(prefix), prefix]
+        return "dir = ?", [top]
+    prefix = top.rstrip(os.sep) + os.sep
+    return "(dir = ? OR substr(dir, 1, ?) = ?)", [top, len(prefix), prefix]
 
 
 def _stat_tree(root: Path, recursive: bool) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:

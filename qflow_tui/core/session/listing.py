@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..safe_text import valid_text
 from ..summary import tokens_from_dict, total
 from . import reader
 from .fileformat import (
@@ -269,6 +270,23 @@ class Unreadable:
         return {"path": str(self.path), "reason": self.reason}
 
 
+def stored_path(path: str) -> str:
+    """A path as the index keeps it and a listing names it: as it is when it is valid text; a name
+    that is not valid UTF-8 (bytes Python holds as lone surrogates) spelled
+    with ``\\xNN`` for those bytes, which SQLite takes and a person can read."""
+    stored = valid_text(path)
+    if stored is path or stored == path:
+        return path
+    try:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    except UnicodeError:  # not a name from the file system
+        return stored
+
+
+#: Why a file whose path is not text is skipped.
+BAD_NAME = "its name (or its folder's) is not valid UTF-8: rename it to list it"
+
+
 def session_files(directory: Path, *, recursive: bool = False) -> list[Path]:
     """The session files (plain and compressed) in ``directory``; regular files only."""
     out: list[Path] = []
@@ -306,6 +324,9 @@ def list_sessions(
     found: list[SessionInfo] = []
     bad: list[Unreadable] = []
     for path in session_files(directory, recursive=recursive):
+        if (shown := stored_path(str(path))) != str(path):
+            bad.append(Unreadable(Path(shown), BAD_NAME))
+            continue
         try:
             info = session_info(path)
         except SessionError as exc:

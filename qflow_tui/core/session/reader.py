@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..events import Event, TextDelta, event_kinds
+from ..safe_text import valid_json_text
 from ..summary import RunSummary, tally_events, tally_stops, tokens_to_dict
 from ..workflows.legacy import fill_description
 from . import fileformat
@@ -253,7 +254,9 @@ def event_from_line(data: Any) -> tuple[Event | None, str]:
 
 def _decode(line: bytes) -> tuple[Any, str]:
     try:
-        return json.loads(line.decode("utf-8", errors="replace")), ""
+        # Bytes that are not UTF-8 become U+FFFD, and so do escaped lone
+        # surrogates: everything read from a session is valid text.
+        return json.loads(valid_json_text(line.decode("utf-8", errors="replace"))), ""
     except json.JSONDecodeError:
         return None, "not JSON"
     except RecursionError:

@@ -16,6 +16,7 @@ flight, which never had a response.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
@@ -28,6 +29,7 @@ from typing import IO, Any
 
 from ... import __version__
 from ..events import EVENT_FORMAT_VERSION, Event, TextDelta
+from ..safe_text import valid_text
 from .fileformat import SESSION_FORMAT, SESSION_FORMAT_VERSION, SESSION_SUFFIX
 from .redaction import redact, secret_values
 
@@ -43,8 +45,52 @@ def new_session_path(directory: Path, title: str) -> Path:
 
 
 def _dumps(obj: dict[str, Any]) -> str:
-    # default=str: an odd value in an event must not stop the recording.
-    return json.dumps(obj, ensure_ascii=False, default=str)
+    """One line of JSON for ``obj``, whatever it holds: the writer is the last
+    line of defence, so content never stops the recording. An odd value is
+    written as its ``str`` (``default``); keys JSON cannot take, a cycle or
+    nesting too deep are written as far as they go (:func:`_plain`); text that
+    is not valid Unicode (a lone surrogate from a program or a provider) is
+    made valid, with its lone surrogates marked as U+FFFD."""
+    try:
+        line = json.dumps(obj, ensure_ascii=False, default=_text_of)
+    except (TypeError, ValueError, RecursionError):
+        line = json.dumps(_plain(obj, 0, set()), ensure_ascii=False)
+    return valid_text(line)
+
+
+def _event_dict(event: Event) -> dict[str, Any]:
+    try:
+        return event.to_dict()
+    except (TypeError, ValueError, RecursionError):  # a field holding a cycle, or an object asdict cannot copy
+        fields = {f.name: _plain(getattr(event, f.name, None), 1, set()) for f in dataclasses.fields(event)}
+        return {"kind": event.kind, **fields}
+
+
+def _text_of(value: Any) -> str:
+    try:
+        return str(value)
+    except Exception:  # an object whose __str__ fails still leaves a trace
+        return f"<{type(value).__name__}>"
+
+
+def _plain(value: Any, depth: int, path: set[int]) -> Any:
+    """``value`` as plain JSON data: string keys, lists for tuples, the text of
+    anything else, and a mark where a cycle closes or nesting goes too deep."""
+    if isinstance(value, int) and value.bit_length() > 14_000:
+        return f"<a whole number of {value.bit_length()} bits>"  # beyond int-to-text's digit limit
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if not isinstance(value, (dict, list, tuple)):
+        return _text_of(value)
+    if depth > 100 or id(value) in path:
+        return "…"
+    path.add(id(value))
+    try:
+        if isinstance(value, dict):
+            return {k if isinstance(k, str) else _text_of(k): _plain(v, depth + 1, path) for k, v in value.items()}
+        return [_plain(v, depth + 1, path) for v in value]
+    finally:
+        path.discard(id(value))
 
 
 #: Chunks of one call's stream closer together than this are recorded as one.
@@ -166,7 +212,7 @@ class SessionWriter:
                 return
             if isinstance(call_id, str) and call_id in self._streams and event.kind != "llm_call_started":
                 self._write_stream(call_id, getattr(event, "response", None))
-        self._write(event.to_dict())
+        self._write(_event_dict(event))
         self.events_written += 1
 
     def _write_stream(self, call_id: str, response: str | None) -> None:

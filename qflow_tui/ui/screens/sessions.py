@@ -436,7 +436,7 @@ class SessionsScreen(AppScreen):
         empty.set_class(nothing, "-shown")
         skipped = self.query_one("#sessions-skipped", Static)
         skipped.update(
-            "\n".join(f"skipped {u.path.name}: {u.reason}" for u in self.unreadable[:3])
+            "\n".join(f"skipped {one_line(u.path.name)}: {one_line(u.reason)}" for u in self.unreadable[:3])
             + (f"\n… and {len(self.unreadable) - 3} more" if len(self.unreadable) > 3 else "")
         )
         skipped.display = bool(self.unreadable)
