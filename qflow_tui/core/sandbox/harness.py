@@ -786,6 +786,7 @@ class _Oracle:
         self.timeout = timeout
         self.max_value = max_value
         self.failed = None
+        self.calls = 0
 
     def proxy(self, name):
         oracle = self
@@ -806,11 +807,15 @@ class _Oracle:
         except NotPlain as exc:
             raise _CallFailed("error", "an argument to %s() is not a plain value: %s" % (name, exc)) from None
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
-        self.chan.send({"k": "call", "fn": name, "a": enc_args, "kw": enc_kw})
+        self.calls += 1
+        self.chan.send({"k": "call", "c": self.calls, "fn": name, "a": enc_args, "kw": enc_kw})
         reply = self.requests.next()
         _arm(left)
-        if type(reply) is not dict:
-            self.failed = _CallFailed("error", "the call to %s() got no answer" % name)
+        if type(reply) is not dict or reply.get("k") not in ("ret", "exc") or reply.get("c") != self.calls:
+            # One reply per call, matched by its number: anything else means
+            # the two sides are out of step, and no value read now is trusted.
+            why = "got no answer" if reply is None else "got an answer that is not its own"
+            self.failed = _CallFailed("error", "the call to %s() %s" % (name, why))
             raise self.failed
         if reply.get("k") == "ret":
             return decode_value(reply["v"])

@@ -14,11 +14,17 @@ Requests (app -> child, on the child's stdin; the first line is the job):
 - oracle process: ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "assert",
   "expr", "subjects": [values]}``, ``{"i", "op": "check", "src", "fn",
   "entry", "limit"}``; while answering one, the oracle may send ``{"k":
-  "call", "fn", "a", "kw"}`` and waits for ``{"k": "ret", "v"}`` or ``{"k":
-  "exc", "st", "e"}``.
+  "call", "c", "fn", "a", "kw"}`` and waits for ``{"k": "ret", "c", "v"}`` or
+  ``{"k": "exc", "c", "st", "e"}``.
 
 Messages (child -> app, on a private pipe): ``hello``, then ``loaded`` or
-``load_error``, then one ``{"k": "res", "i", ...}`` per request, in order.
+``load_error``, then one ``{"k": "res", "i", ...}`` per request.
+
+The two sides cannot get out of step: the app sends a child its next request
+only once the last one is answered (so nothing is ever queued that a reply
+could be mistaken for), and every answer carries the number of what it
+answers: ``i`` for a request, ``c`` for an oracle's call (numbered from 1 in
+each oracle process). A line that answers anything else ends that child.
 """
 
 from __future__ import annotations
