@@ -637,6 +637,10 @@ SECCOMP_DENY = (
     "accept4",
     "mknod",
     "mknodat",
+    # Memory files are shared memory, which RLIMIT_AS does not count; the
+    # harness's own sealed memory file is made by the app, not here.
+    "memfd_create",
+    "memfd_secret",
 )
 
 #: Signals only to this process itself (its own pid as the target).
@@ -1019,6 +1023,20 @@ def main():
     os.close(devnull)
     requests = _Requests(req_fd)
     job = requests.next()
+    # Join the run's cgroup first, so every process of the run (the guardian
+    # and any fork) is counted; the descriptors close before untrusted code.
+    cg_status = None
+    if job.get("cgroup_fds") is not None:
+        cg_status = "ok"
+        for fd in job["cgroup_fds"]:
+            try:
+                _os_write(int(fd), b"0")
+            except BaseException as exc:
+                cg_status = "failed: " + _short_error(exc, 0)
+            try:
+                os.close(int(fd))
+            except OSError:
+                pass
     if life_fd >= 0:
         _start_guardian(life_fd, bool(job.get("guard_uid")))
         os.close(life_fd)
@@ -1043,7 +1061,7 @@ def main():
             sec_status = "failed: " + _short_error(exc, 0)
     if job["mode"] != "probe":
         # A layer the level claims that did not load: run no untrusted code.
-        for layer, status in (("landlock", ll_status), ("seccomp", sec_status)):
+        for layer, status in (("landlock", ll_status), ("seccomp", sec_status), ("cgroup", cg_status)):
             if status is not None and status.startswith("failed"):
                 sys.stderr.write("qflow sandbox: the %s layer did not load: %s\n" % (layer, status))
                 sys.stderr.flush()
@@ -1055,6 +1073,7 @@ def main():
             "uid": os.getuid(),
             "seccomp": sec_status,
             "landlock": ll_status,
+            "cgroup": cg_status,
             "python": sys.version.split()[0],
         }
     )

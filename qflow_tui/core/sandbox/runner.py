@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from ..asserts import detect_entry_point
+from . import cgroups
 from .codec import NotPlain, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
 from .isolation import Isolation, detect_isolation
@@ -27,6 +28,7 @@ from .verdict import (
     plan_test,
     safe_repr,
 )
+from .watchdog import DISK_CHECK_EVERY
 
 _executor: concurrent.futures.ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
@@ -58,6 +60,52 @@ class Sandbox:
     @property
     def details(self) -> Isolation:
         return self._iso
+
+    @property
+    def uses_cgroup(self) -> bool:
+        """Whether each child runs in a memory and pids cgroup of its own."""
+        return self.config.cgroup and cgroups.support().version > 0
+
+    def protects(self) -> dict[str, bool]:
+        """What this sandbox guarantees, by threat: its level's layers plus
+        the cgroup where one is in use."""
+        return self._iso.protects(cgroup=self.uses_cgroup)
+
+    def bounds(self) -> dict[str, str]:
+        """The memory and disk bounds in force, one line each (``qflow doctor``)."""
+        c, has = self.config, self._iso.layers.__contains__
+        sup = cgroups.support()
+        tmpfs = f"{c.max_disk_mb} MB tmpfs for the work dir, /tmp and /dev/shm each"
+        if self.uses_cgroup:
+            cg = f"yes, v{sup.version}: one per child, for all its processes together, shared memory included"
+        elif not c.cgroup:
+            cg = "no: turned off in the config"
+        else:
+            cg = f"no: {sup.note}"
+        if has("seccomp"):
+            memfd = "refused (seccomp)"
+        elif has("bwrap"):
+            memfd = "allowed; counted by the cgroup" if self.uses_cgroup else "allowed; not counted by RLIMIT_AS"
+        else:
+            memfd = "allowed; counted by the disk cap" + (" and the cgroup" if self.uses_cgroup else "")
+        if has("bwrap"):
+            disk = f"sized mounts ({tmpfs}); unlinked files count against their mount"
+        else:
+            disk = (
+                f"{c.max_disk_mb} MB for the work dir plus the files the child keeps open or mapped after "
+                f"unlinking them, checked every {DISK_CHECK_EVERY:g} s"
+            )
+            disk += (
+                "; it can write nowhere else (Landlock)" if has("landlock") else "; /tmp and /dev/shm are not counted"
+            )
+        return {
+            "cgroup": cg,
+            "RLIMIT_AS": f"{self.memory.per_process_mb} MB per process",
+            "RLIMIT_NOFILE": f"{c.max_open_files} open files per process",
+            "RLIMIT_FSIZE": f"{c.max_file_mb} MB per file",
+            "memfd_create": memfd,
+            "disk": disk,
+        }
 
     # ------------------------------------------------------------ async API
     async def run_tests(
@@ -139,6 +187,7 @@ class Sandbox:
             "cpu": c.cpu_limit(n),
             "nproc": c.max_procs,
             "fsize": c.max_file_mb << 20,
+            "nofile": c.max_open_files,
             "core": 0,
         }
 

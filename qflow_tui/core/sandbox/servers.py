@@ -93,7 +93,7 @@ class Servers:
     def _spawn(self, job: dict[str, Any], slot: int) -> Child:
         c = self.config
         return Child(
-            self.iso.launch(slot, c.max_disk_mb),
+            self.iso.launch(slot, c.max_disk_mb, c.cgroup),
             job,
             max_output=c.max_output_kb * 1024,
             max_line=2 * c.max_value_kb * 1024 + (1 << 20),
