@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import select
 import signal
 import threading
 import time
@@ -270,29 +271,52 @@ class RunCgroup:
         until = time.monotonic() + limit
         while True:
             pids = self.procs()
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
             if not pids or time.monotonic() >= until:
                 break
-            time.sleep(0.005)
+            fds = []
+            for pid in pids:
+                try:
+                    fds.append(os.pidfd_open(pid))
+                except OSError:
+                    continue
+            for fd in fds:
+                try:
+                    signal.pidfd_send_signal(fd, signal.SIGKILL)  # the very process listed, even if its pid is reused
+                except OSError:
+                    pass
+            _wait_all(fds, until)
         for d in self.dirs:
             if not _rmdir(d):
                 with _lock:
                     _leftover.append(d)
 
 
+def _wait_all(fds: list[int], until: float) -> None:
+    """Wait (on pidfds, not by polling) until each process has ended or
+    ``until`` has passed; close the fds."""
+    try:
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        pending = len(fds)
+        while pending and time.monotonic() < until:
+            for fd, _ev in poller.poll(max(0.0, until - time.monotonic()) * 1000):
+                poller.unregister(fd)
+                pending -= 1
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
 def _rmdir(path: str) -> bool:
-    for _ in range(50):
+    for _ in range(100):
         try:
             os.rmdir(path)
             return True
         except FileNotFoundError:
             return True
         except OSError:
-            time.sleep(0.002)  # a killed process leaves its cgroup a moment after it dies
+            time.sleep(0.001)  # a dead process leaves its cgroup a moment after it ends
     return False
 
 

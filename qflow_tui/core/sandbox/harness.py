@@ -372,8 +372,28 @@ class _Requests:
     def __init__(self, fd):
         self.fd = fd
         self.buf = b""
+        self.waiting = []
+        """Requests read while the oracle waited for a call's reply: the
+        parent may send its requests at once, so they are kept, in order,
+        and never taken for a reply."""
 
     def next(self):
+        if self.waiting:
+            return self.waiting.pop(0)
+        return self._line()
+
+    def reply(self):
+        """The next line that is a reply (``ret``/``exc``); requests met on
+        the way wait their turn. None once the parent closed the pipe."""
+        while True:
+            msg = self._line()
+            if type(msg) is dict and msg.get("k") in ("ret", "exc"):
+                return msg
+            if msg is None:
+                return None
+            self.waiting.append(msg)
+
+    def _line(self):
         while True:
             nl = self.buf.find(b"\n")
             if nl >= 0:
@@ -813,7 +833,7 @@ class _Oracle:
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
         self.calls += 1
         self.chan.send({"k": "call", "c": self.calls, "fn": name, "a": enc_args, "kw": enc_kw})
-        reply = self.requests.next()
+        reply = self.requests.reply()
         _arm(left)
         if type(reply) is not dict or reply.get("k") not in ("ret", "exc") or reply.get("c") != self.calls:
             # One reply per call, matched by its number: anything else means

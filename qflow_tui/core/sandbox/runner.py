@@ -310,9 +310,9 @@ class Sandbox:
         report.duration = time.monotonic() - t0
 
     def _leaves(self, servers: Servers, srcs: list[str]) -> list[dict[str, Any]]:
-        """The expected values, computed in the oracle process one request at
-        a time. A leaf that kills the oracle loses only itself: the leaves
-        after it are asked of a fresh one."""
+        """The expected values, computed in the oracle process (all requests
+        sent at once). A leaf that kills the oracle loses only itself: the
+        leaves after it are asked of a fresh one."""
         answers = servers.ask_oracle_many([{"op": "leaf", "src": s} for s in srcs], self.config.timeout)
         return [self._leaf(res) for res in answers]
 

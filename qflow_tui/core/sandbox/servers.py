@@ -194,37 +194,43 @@ class Servers:
         return self.ask_oracle_many([request], limit)[0]
 
     def ask_oracle_many(self, requests: list[dict[str, Any]], limit: float) -> list[dict[str, Any]]:
-        """Requests to the oracle process, one at a time (the next is sent once
-        the last is answered, so a call the oracle makes can only ever read its
-        own reply), relaying its calls into the program process. The oracle's
-        own time per request is limited to ``limit`` (the time its calls take
-        is not counted: each call has its own limit). A failure answers that
-        request; the ones after it are asked of a fresh oracle process."""
+        """Requests to the oracle process, sent at once (it answers them in
+        order, so each answer's time runs from the one before), relaying its
+        calls into the program process: each call and its reply carry the
+        call's number, and the oracle keeps requests that arrive while it
+        waits for a reply (see ``protocol``). The oracle's own time per
+        request is limited to ``limit`` (the time its calls take is not
+        counted: each call has its own limit). A request that ends the oracle
+        is answered with the failure; the ones after it are asked of a fresh
+        oracle process."""
         answers: list[dict[str, Any]] = []
-        for request in requests:
+        while len(answers) < len(requests):
+            rest = len(requests) - len(answers)
             child = self._oracle
             if child is None:
                 if self.stopped is not None:
-                    return answers + [{"st": self.stopped[0], "e": self.stopped[1]}] * (len(requests) - len(answers))
+                    return answers + [{"st": self.stopped[0], "e": self.stopped[1]}] * rest
                 child = self._oracle = self._spawn(self._oracle_job, self._slots[-1])
                 self._oracle_calls = 0
             why = self._ready(child, "trusted test process")
             if why is not None:
                 self._oracle = None
                 self._retire(child)
-                return answers + [{"st": "error", "e": why}] * (len(requests) - len(answers))
-            answer = self._ask_one(child, request, limit)
-            answers.append(answer)
-            if self._oracle is None and self.stopped is not None:
-                return answers + [{"st": self.stopped[0], "e": self.stopped[1]}] * (len(requests) - len(answers))
+                return answers + [{"st": "error", "e": why}] * rest
+            seqs = []
+            for request in requests[len(answers) :]:
+                self._seq += 1
+                seqs.append(self._seq)
+                child.send(dict(request, i=self._seq))
+            for seq in seqs:
+                answers.append(self._answer(child, seq, limit))
+                if self._oracle is None:
+                    break  # it ended: the requests after this one were not answered
         return answers
 
-    def _ask_one(self, child: Child, request: dict[str, Any], limit: float) -> dict[str, Any]:
-        """One request's answer (its calls relayed); on anything out of step,
-        the oracle is ended (a later request starts a fresh one)."""
-        self._seq += 1
-        seq = self._seq
-        child.send(dict(request, i=seq))
+    def _answer(self, child: Child, seq: int, limit: float) -> dict[str, Any]:
+        """The answer to request ``seq`` (its calls relayed); on anything out
+        of step the oracle is ended (a later request starts a fresh one)."""
         left = limit + GRACE
         while True:
             t0 = time.monotonic()
