@@ -6,6 +6,7 @@ config so the attacks stay small."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from sbhelpers import ROOT, live_harness_processes, make
@@ -93,7 +94,7 @@ def test_files_unlinked_and_kept_open_count_against_the_disk_cap(sb):
             assert o.actual == "'refused: errno 28'", r.to_dict()  # ENOSPC: the sized tmpfs
 
 
-def test_a_child_runs_in_its_own_cgroup_which_is_always_removed(sb):
+def test_a_child_runs_in_its_own_cgroup_which_is_always_emptied(sb):
     sup = cgroups.support()
     if not ROOT or sup.version == 0:
         pytest.skip("needs a memory cgroup (root)")
@@ -108,8 +109,12 @@ def test_a_child_runs_in_its_own_cgroup_which_is_always_removed(sb):
     )
     mine = f"{cgroups.PREFIX}{os.getpid()}-"
     dirs = [d for d in (sup.memory_dir, sup.pids_dir) if d]
-    assert [n for d in dirs for n in os.listdir(d) if n.startswith(mine)] == []
+    ours = [os.path.join(d, n) for d in dirs for n in os.listdir(d) if n.startswith(mine)]
+    assert ours  # kept for the next child...
+    assert all(Path(p, "cgroup.procs").read_text().split() == [] for p in ours)  # ...with nothing left in it
     assert not live_harness_processes()
+    cgroups.shutdown()  # what the app does at exit
+    assert [n for d in dirs for n in os.listdir(d) if n.startswith(mine)] == []
 
 
 def test_doctor_bounds_say_what_is_in_force(sb):

@@ -4,14 +4,18 @@ memfd files, tmpfs pages, its forks), which RLIMIT_AS per process does not.
 
 Made under this app process's own cgroup (v2 where its controllers are
 delegated there, else v1's ``memory`` and ``pids`` hierarchies; both need
-root), one per child, and removed when the child is closed, after every
-process in it is killed. The child enters it itself, first thing, through a
-``cgroup.procs`` descriptor the app opened (so its forks, orphans included,
-stay in it), and closes that descriptor before any untrusted code runs.
+root), one per running child. The child enters it itself, first thing,
+through a ``cgroup.procs`` descriptor the app opened (so its forks, orphans
+included, stay in it), and closes that descriptor before any untrusted code
+runs. When the child is closed every process in the cgroup is killed; the
+empty cgroup is then kept for the next child (making and removing one costs
+several ms of CPU on some kernels) and removed when the app exits, or at the
+next start if the app was killed.
 """
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import select
@@ -143,8 +147,12 @@ def _sweep_stale(directory: str) -> None:
 _support: CgroupSupport | None = None
 _lock = threading.Lock()
 _counter = itertools.count(1)
-#: Cgroups that could not be removed yet (a process in them was still dying).
-_leftover: list[str] = []
+_pool: dict[tuple[int, int], list[RunCgroup]] = {}
+"""Cgroups with no process in them, ready for the next child, by their
+(memory, pids) limits: a cgroup keeps the page cache its children read
+charged to it, so lowering its limit could fail; one is made per limit."""
+_made: list[RunCgroup] = []
+"""Every cgroup this process made and has not removed."""
 
 
 def support() -> CgroupSupport:
@@ -165,29 +173,53 @@ def _write(path: str, value: str) -> bool:
         return False
 
 
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="ascii") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
 class RunCgroup:
     """One child's cgroup: ``memory_bytes`` for all its processes together
-    (RAM and swap), at most ``pids`` processes. ``make`` returns None where
+    (RAM and swap), at most ``pids`` processes. ``acquire`` returns None where
     the machine offers none; nothing here raises."""
 
-    def __init__(self, dirs: list[str], memory_dir: str, version: int, memory_bytes: int) -> None:
+    def __init__(self, dirs: list[str], version: int) -> None:
         self.dirs = dirs
-        self.memory_dir = memory_dir
+        self.memory_dir = dirs[0]
         self.version = version
-        self.memory_bytes = memory_bytes
+        self.memory_bytes = 0
+        self.pids = 0
         self._fds: list[int] = []
+        self._ooms = 0
 
     @classmethod
-    def make(cls, memory_bytes: int, pids: int) -> RunCgroup | None:
+    def acquire(cls, memory_bytes: int, pids: int) -> RunCgroup | None:
+        """An empty cgroup (from the pool, or made) with these limits, or None."""
         sup = support()
         if sup.version == 0 or sup.memory_dir is None:
             return None
         with _lock:
-            _retry_leftovers()
+            idle = _pool.get((memory_bytes, pids))
+            cg = idle.pop() if idle else None
+        if cg is None:
+            cg = cls._make(sup)
+            if cg is None:
+                return None
+        if not cg._limit(memory_bytes, pids) or not cg.entry_fds():
+            cg._remove()
+            return None
+        cg._ooms = cg._oom_kills()
+        return cg
+
+    @classmethod
+    def _make(cls, sup: CgroupSupport) -> RunCgroup | None:
+        assert sup.memory_dir is not None
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
         made: list[str] = []
-        parents = [sup.memory_dir] + ([sup.pids_dir] if sup.pids_dir else [])
-        for parent in parents:
+        for parent in [sup.memory_dir] + ([sup.pids_dir] if sup.pids_dir else []):
             path = os.path.join(parent, name)
             try:
                 os.mkdir(path)
@@ -196,35 +228,48 @@ class RunCgroup:
                     _rmdir(d)
                 return None
             made.append(path)
-        cg = cls(made, made[0], sup.version, memory_bytes)
-        mem = str(memory_bytes)
-        if sup.version == 2:
-            ok = _write(f"{made[0]}/memory.max", mem) and _write(f"{made[0]}/pids.max", str(pids))
-            _write(f"{made[0]}/memory.swap.max", "0")  # absent without swap accounting
-        else:
-            ok = _write(f"{made[0]}/memory.limit_in_bytes", mem)
-            if os.path.exists(f"{made[0]}/memory.memsw.limit_in_bytes"):
-                ok = ok and _write(f"{made[0]}/memory.memsw.limit_in_bytes", mem)
-            if len(made) > 1:
-                ok = ok and _write(f"{made[1]}/pids.max", str(pids))
-        if not ok:
-            cg.destroy()
-            return None
+        cg = cls(made, sup.version)
+        with _lock:
+            _made.append(cg)
         return cg
 
+    def _limit(self, memory_bytes: int, pids: int) -> bool:
+        """Set the limits (only those that changed since the last child)."""
+        ok = True
+        d = self.memory_dir
+        if memory_bytes != self.memory_bytes:
+            mem = str(memory_bytes)
+            if self.version == 2:
+                ok = _write(f"{d}/memory.max", mem)
+                _write(f"{d}/memory.swap.max", "0")  # absent without swap accounting
+            else:
+                # memsw (RAM + swap) may never be below the RAM limit: raise it
+                # first, lower it last (a new cgroup's limits are unlimited).
+                has_memsw = os.path.exists(f"{d}/memory.memsw.limit_in_bytes")
+                order = ["memory.limit_in_bytes"] + (["memory.memsw.limit_in_bytes"] if has_memsw else [])
+                if self.memory_bytes and memory_bytes > self.memory_bytes:
+                    order.reverse()
+                ok = all(_write(f"{d}/{name}", mem) for name in order)
+            self.memory_bytes = memory_bytes if ok else 0
+        if ok and pids != self.pids:
+            pids_dir = self.dirs[0] if self.version == 2 else (self.dirs[1] if len(self.dirs) > 1 else None)
+            ok = pids_dir is None or _write(f"{pids_dir}/pids.max", str(pids))
+            self.pids = pids if ok else 0
+        return ok
+
     def entry_fds(self) -> list[int]:
-        """Descriptors of each ``cgroup.procs``, for the child to write ``0``
-        into (joining it); the app closes its copies with ``close_fds``."""
+        """Descriptors of each ``cgroup.procs`` (close-on-exec, kept open for
+        the cgroup's life), for the child to write ``0`` into, joining it."""
         if not self._fds:
             for d in self.dirs:
                 try:
                     self._fds.append(os.open(f"{d}/cgroup.procs", os.O_WRONLY | os.O_CLOEXEC))
                 except OSError:
-                    self.close_fds()
+                    self._close_fds()
                     return []
         return list(self._fds)
 
-    def close_fds(self) -> None:
+    def _close_fds(self) -> None:
         for fd in self._fds:
             try:
                 os.close(fd)
@@ -236,43 +281,44 @@ class RunCgroup:
         """Every process in the cgroup now (forks and orphans included)."""
         found: set[int] = set()
         for d in self.dirs:
-            try:
-                with open(f"{d}/cgroup.procs", encoding="ascii") as fh:
-                    found |= {int(x) for x in fh.read().split() if x.isdigit()}
-            except OSError:
-                pass
+            found |= {int(x) for x in _read(f"{d}/cgroup.procs").split() if x.isdigit()}
         return found
 
-    def out_of_memory(self) -> bool:
-        """Did the kernel refuse or reclaim memory at the limit (an OOM kill)?"""
-        # v2 counts kills in memory.events; v1 in memory.oom_control (newer
-        # kernels) and the times the limit was hit in memory.failcnt.
-        files = ["memory.events"] if self.version == 2 else ["memory.oom_control", "memory.failcnt"]
-        for name in files:
-            try:
-                with open(f"{self.memory_dir}/{name}", encoding="ascii") as fh:
-                    text = fh.read()
-            except OSError:
-                continue
-            if name == "memory.failcnt":
-                if text.strip() not in ("", "0"):
-                    return True
-                continue
-            for line in text.splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill" and value.strip() not in ("", "0"):
-                    return True
-        return False
+    def _oom_kills(self) -> int:
+        # v2 counts kills in memory.events, v1 in memory.oom_control (kernels
+        # since 4.13); older v1 only counts the times the limit was hit.
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        text = _read(f"{self.memory_dir}/{name}")
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        failcnt = _read(f"{self.memory_dir}/memory.failcnt").strip()
+        return int(failcnt) if failcnt.isdigit() else 0
 
-    def destroy(self, limit: float = 2.0) -> None:
-        """Kill every process in it and remove it (kept for a later retry if a
-        process is still dying). Never raises."""
-        self.close_fds()
+    def out_of_memory(self) -> bool:
+        """Did the kernel kill a process of this child at the memory limit?"""
+        return self._oom_kills() > self._ooms
+
+    def release(self, limit: float = 2.0) -> None:
+        """Kill every process in it, waiting until they have ended (at most
+        ``limit`` seconds); then it goes back to the pool, or is removed if
+        one would not die. Never raises."""
+        if self._kill_all(limit):
+            with _lock:
+                _pool.setdefault((self.memory_bytes, self.pids), []).append(self)
+        else:
+            self._remove()
+
+    def _kill_all(self, limit: float) -> bool:
+        """Kill every process in it; True once none is left (within ``limit`` s)."""
         until = time.monotonic() + limit
         while True:
             pids = self.procs()
-            if not pids or time.monotonic() >= until:
-                break
+            if not pids:
+                return True
+            if time.monotonic() >= until:
+                return False
             fds = []
             for pid in pids:
                 try:
@@ -281,14 +327,21 @@ class RunCgroup:
                     continue
             for fd in fds:
                 try:
-                    signal.pidfd_send_signal(fd, signal.SIGKILL)  # the very process listed, even if its pid is reused
+                    signal.pidfd_send_signal(fd, signal.SIGKILL)
                 except OSError:
                     pass
             _wait_all(fds, until)
+
+    def _remove(self) -> None:
+        self._close_fds()
         for d in self.dirs:
-            if not _rmdir(d):
-                with _lock:
-                    _leftover.append(d)
+            _rmdir(d)
+        with _lock:
+            if self in _made:
+                _made.remove(self)
+            for idle in _pool.values():
+                if self in idle:
+                    idle.remove(self)
 
 
 def _wait_all(fds: list[int], until: float) -> None:
@@ -308,8 +361,8 @@ def _wait_all(fds: list[int], until: float) -> None:
             os.close(fd)
 
 
-def _rmdir(path: str) -> bool:
-    for _ in range(100):
+def _rmdir(path: str, tries: int = 100) -> bool:
+    for _ in range(tries):
         try:
             os.rmdir(path)
             return True
@@ -320,16 +373,14 @@ def _rmdir(path: str) -> bool:
     return False
 
 
-def _retry_leftovers() -> None:
-    left = [d for d in _leftover if not _rmdir_once(d)]
-    _leftover[:] = left
+def shutdown() -> None:
+    """Remove every cgroup this process made (at exit; a process still in one
+    is killed first). Never raises."""
+    with _lock:
+        made = list(_made)
+    for cg in made:
+        cg._kill_all(1.0)
+        cg._remove()
 
 
-def _rmdir_once(path: str) -> bool:
-    try:
-        os.rmdir(path)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return True
+atexit.register(shutdown)

@@ -652,6 +652,12 @@ def callable_helpers(program: str | None, sources: list[str], entry_point: str |
     ``def isclose`` or ``def List`` never stands in for the real one in an
     expected value. Tests that do not parse contribute nothing."""
     functions = defined_functions(program)
+    helpers = {entry_point} & functions if entry_point is not None else set()
+    # Most programs define no other function a test could name: then no test
+    # needs reading (this runs for every sandbox call).
+    candidates = {n for n in functions - helpers - TRUSTED_NAMES if any(n in src for src in sources)}
+    if not candidates:
+        return sorted(helpers)
     referenced: set[str] = set()
     bound: set[str] = set()
     for k, src in enumerate([setup, *sources]):
@@ -662,10 +668,7 @@ def callable_helpers(program: str | None, sources: list[str], entry_point: str |
         bound |= _bound_names(tree)
         if k:
             referenced |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    helpers = {n for n in referenced - bound - TRUSTED_NAMES if n in functions}
-    if entry_point is not None and entry_point in functions:
-        helpers.add(entry_point)
-    return sorted(helpers)
+    return sorted(helpers | (candidates & referenced) - bound)
 
 
 def defined_names(program: str | None) -> set[str]:
@@ -713,6 +716,7 @@ def plan_test(
     plan.scoped_calls = (
         entry is not None
         and value_src is None
+        and ("lambda" in test or "for" in test)  # no walk for the usual assert
         and any(isinstance(n, _SCOPES) and _calls(n, entry) for n in ast.walk(expr))
     )
     if value_src is not None:

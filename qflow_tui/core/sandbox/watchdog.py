@@ -72,11 +72,8 @@ class Child:
         if launch.cgroup and limits.get("as"):
             # Under bwrap its tmpfs mounts are memory too, charged to the run.
             tmpfs = 3 * (launch.disk_mb << 20) if launch.bwrap else 0
-            self.cgroup = RunCgroup.make(int(limits["as"]) + tmpfs + CGROUP_SLACK, int(limits.get("nproc") or 8) + 2)
+            self.cgroup = RunCgroup.acquire(int(limits["as"]) + tmpfs + CGROUP_SLACK, int(limits.get("nproc") or 8) + 2)
         cg_fds = self.cgroup.entry_fds() if self.cgroup is not None else []
-        if self.cgroup is not None and not cg_fds:
-            self.cgroup.destroy()
-            self.cgroup = None
         if cg_fds:
             job = dict(job, cgroup_fds=cg_fds)
         self._out = bytearray(encode_line(job))
@@ -120,12 +117,10 @@ class Child:
             if self.workdir:
                 remove_tree(self.workdir)
             if self.cgroup is not None:
-                self.cgroup.destroy()
+                self.cgroup.release()
             raise SandboxUnavailable(f"cannot start the sandbox child ({argv[0]}): {exc}") from exc
         os.close(chan_w)
         os.close(life_r)
-        if self.cgroup is not None:
-            self.cgroup.close_fds()
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self._fds = {chan_r: "chan", self.proc.stdout.fileno(): "out", self.proc.stderr.fileno(): "err"}
         self._stdin = self.proc.stdin.fileno()
@@ -357,7 +352,7 @@ class Child:
             except OSError:
                 pass
         if self.cgroup is not None:
-            self.cgroup.destroy()  # kills what is left in it, orphans included
+            self.cgroup.release()  # kills what is left in it, orphans included
         if self.launch.sweep_uid and self.launch.uid is not None:
             kill_uid(self.launch.uid, self.launch.interpreter)
         if self.workdir is not None:
