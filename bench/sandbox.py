@@ -25,7 +25,12 @@ where bubblewrap is missing), side by side:
   +landlock        seccomp+landlock+uid: the same plus the child's Landlock
                    ruleset (no file outside the system dirs, no /proc/<app>)
 
-Usage: python bench/sandbox.py [--repeat N] [--only-fallback]
+With ``--before DIR`` (a checkout of an older version, e.g. ``git worktree add
+/tmp/old <commit>``), it prints instead the version in DIR and this one side by
+side: each runs in a worker process of its own, and every measurement is taken
+from both in turn, so a change in load hits both (the cost of a fix).
+
+Usage: python bench/sandbox.py [--repeat N] [--only-fallback] [--before DIR]
 """
 
 from __future__ import annotations
@@ -178,6 +183,99 @@ def fallback_table(repeat: int) -> None:
         print(f"{n:>5}  " + "  ".join(f"{v:>{max(12, len(c))}.1f}" for v, c in zip(row, cols, strict=True)))
 
 
+#: The workloads compared with --before: (label, kind, isolation).
+COMPARED = [
+    ("auto", "ours", "auto"),
+    ("auto + oracle", "oracle", "auto"),
+    ("auto check()", "check", "auto"),
+    ("seccomp+landlock+uid", "ours", "seccomp+landlock+uid"),
+    ("rlimits", "ours", "rlimits"),
+]
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that ended (the sandbox's
+    processes, bwrap's included: each is reaped by its parent)."""
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def worker() -> int:
+    """Answer ``kind isolation n`` lines with one measurement each: wall ms
+    and CPU ms (the app and its sandbox processes)."""
+    sandboxes: dict[str, Sandbox] = {}
+    kinds = {"ours": ours, "oracle": ours_oracle, "check": ours_check}
+    for line in sys.stdin:
+        kind, isolation, n = line.split()
+        if isolation not in sandboxes:
+            sandboxes[isolation] = Sandbox(SandboxConfig(isolation=isolation))
+        cpu0 = cpu_seconds()
+        ms = kinds[kind](sandboxes[isolation], int(n)) * 1000
+        print(f"{ms:.3f} {(cpu_seconds() - cpu0) * 1000:.3f}", flush=True)
+    return 0
+
+
+def compare(before: str, repeat: int) -> None:
+    """Both versions side by side, each measurement taken from both in turn."""
+    import os
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    procs = []
+    for root in (before, here):
+        env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), "--worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                env=env,
+                cwd=os.path.abspath(root),
+            )
+        )
+
+    def ask(p: subprocess.Popen, kind: str, isolation: str, n: int) -> tuple[float, float]:
+        assert p.stdin and p.stdout
+        p.stdin.write(f"{kind} {isolation} {n}\n")
+        p.stdin.flush()
+        wall, cpu = p.stdout.readline().split()
+        return float(wall), float(cpu)
+
+    print(
+        f"median ms per program over {repeat} runs, interleaved (wall time, and CPU time of the app "
+        f"and its sandbox processes): before = {before}, after = {here}"
+    )
+    print(
+        f"{'workload':<22} {'tests':>5} {'wall before':>12} {'after':>7} {'ratio':>6} "
+        f"{'CPU before':>11} {'after':>7} {'ratio':>6}"
+    )
+    try:
+        for label, kind, isolation in COMPARED:
+            for n in (1, 10, 50):
+                walls: list[list[float]] = [[], []]
+                cpus: list[list[float]] = [[], []]
+                for p in procs:
+                    ask(p, kind, isolation, n)  # warm-up
+                for _ in range(repeat):
+                    for i, p in enumerate(procs):
+                        wall, cpu = ask(p, kind, isolation, n)
+                        walls[i].append(wall)
+                        cpus[i].append(cpu)
+                wb, wa = statistics.median(walls[0]), statistics.median(walls[1])
+                cb, ca = statistics.median(cpus[0]), statistics.median(cpus[1])
+                print(
+                    f"{label:<22} {n:>5} {wb:>12.1f} {wa:>7.1f} {wa / wb:>6.2f} {cb:>11.1f} {ca:>7.1f} {ca / cb:>6.2f}",
+                    flush=True,
+                )
+    finally:
+        for p in procs:
+            if p.stdin:
+                p.stdin.close()
+            p.wait(timeout=30)
+
+
 def median_ms(fn, *args, repeat: int) -> float:
     fn(*args)  # warm-up (first detection, page cache)
     return statistics.median(fn(*args) for _ in range(repeat)) * 1000
@@ -187,7 +285,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--only-fallback", action="store_true", help="print only the uid levels without bwrap")
+    ap.add_argument("--before", metavar="DIR", help="compare with the version checked out in DIR, side by side")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.worker:
+        return worker()
+    if args.before:
+        compare(args.before, args.repeat)
+        return 0
     if args.only_fallback:
         fallback_table(args.repeat)
         return 0

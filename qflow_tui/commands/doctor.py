@@ -1,5 +1,7 @@
 """``qflow doctor``: what the sandbox can isolate with on this machine (each
-layer and what it found), what the level protects against, each claim checked
+layer and what it found), the memory and disk bounds in force (cgroup,
+RLIMIT_AS, open files, memory files, the disk cap's mechanism), what the
+level protects against, each claim checked
 by a probe that really tries the attack in the sandbox, and which API-key
 variables are set (names only, never values). Exits 1 when a probe gets past a
 protection the level claims."""
@@ -50,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     data = {
         "isolation": iso.label,
         "layers": layers,
-        "protects": iso.protects(),
+        "protects": sandbox.protects(),
+        "bounds": sandbox.bounds(),
         "probes": {p.threat: {"claimed": p.claimed, "held": p.held, "detail": p.detail} for p in probes},
         "memory": {
             "bound_mb": sandbox.memory.total_mb,
@@ -70,9 +73,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"sandbox isolation: {iso.label}", file=out)
     for name, found in layers.items():
         print(f"  {name:<12} {found}", file=out)
+    print("memory and disk bounds:", file=out)
+    for name, bound in sandbox.bounds().items():
+        print(f"  {name:<14} {one_line(bound, 160)}", file=out)
     print("protects against:" + ("" if probes else " (not probed)"), file=out)
     tried = {p.threat: p for p in probes}
-    for threat, ok in iso.protects().items():
+    for threat, ok in sandbox.protects().items():
         p = tried.get(threat)
         if p is None:
             verdict = ""

@@ -62,4 +62,4 @@ def processes_with(token: str) -> list[int]:
 
 
 def protects(sb: Sandbox, what: str) -> bool:
-    return sb.details.protects()[what]
+    return sb.protects()[what]

@@ -356,8 +356,10 @@ def test_app_unharmed_after_everything():
 def test_rlimits_level_says_what_it_lacks():
     from sbhelpers import make
 
-    weak = make("rlimits")
+    weak = make("rlimits", cgroup=False)
     assert weak.isolation.startswith("rlimits only")
     assert not weak.details.network_blocked
     if ROOT:
+        # RLIMIT_NPROC does not bind root; only a pids cgroup would
         assert not protects(weak, "process count (fork bomb)")
+        assert protects(make("rlimits"), "process count (fork bomb)") == make("rlimits").uses_cgroup

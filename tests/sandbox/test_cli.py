@@ -198,3 +198,15 @@ def test_problem_parsing_refuses_hostile_tests_with_one_line(tests_text):
     with pytest.raises(ProblemError) as info:
         make_problem("Return x.", tests_text)
     assert "\n" not in str(info.value) and len(str(info.value)) < 300
+
+
+def test_doctor_shows_the_memory_and_disk_bounds():
+    strong = json.loads(qflow("doctor", "--json", "--no-probes").stdout)
+    weak = json.loads(qflow("doctor", "--json", "--no-probes", env={"QFLOW_SANDBOX_ISOLATION": "rlimits"}).stdout)
+    for data in (strong, weak):
+        assert set(data["bounds"]) == {"cgroup", "RLIMIT_AS", "RLIMIT_NOFILE", "RLIMIT_FSIZE", "memfd_create", "disk"}
+    assert "seccomp" in strong["bounds"]["memfd_create"]
+    assert weak["bounds"]["memfd_create"].startswith("allowed")
+    assert "unlinking" in weak["bounds"]["disk"] and "/tmp and /dev/shm are not counted" in weak["bounds"]["disk"]
+    text = qflow("doctor", "--no-probes").stdout
+    assert "memory and disk bounds:" in text and "RLIMIT_NOFILE" in text

@@ -490,7 +490,7 @@ def test_every_claim_of_a_level_is_backed_by_its_probe(level):
 
     sb = make(level, timeout=3.0)
     results = probe_all(sb)
-    assert {p.threat for p in results} == set(sb.details.protects())
+    assert {p.threat for p in results} == set(sb.protects())
     wrong = [p for p in results if p.claimed and not p.held]
     assert not wrong, wrong
 

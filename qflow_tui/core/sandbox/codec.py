@@ -16,3 +16,5 @@ encode_value: Callable[[Any], Any] = harness.encode_value
 check_hashes: Callable[[list[Any]], None] = harness.check_hashes
 strict_eq: Callable[[Any, Any], bool] = harness.strict_eq
 strict_in: Callable[[Any, Any], bool] = harness.strict_in
+harness_lazy_modules: tuple[str, ...] = harness._LAZY_MODULES
+"""Standard modules the oracle resolves by name in a test even when nothing imported them."""

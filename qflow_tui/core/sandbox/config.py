@@ -30,6 +30,14 @@ class SandboxConfig:
     unprivileged uid, which is why the sandbox drops root (see ``isolation``)."""
     max_file_mb: int = 16
     """Largest file the code may write (RLIMIT_FSIZE)."""
+    max_open_files: int = 64
+    """Most files each sandbox process may have open at once (RLIMIT_NOFILE);
+    without it a child inherits the app's limit (often thousands)."""
+    cgroup: bool = True
+    """Put each child in a memory and pids cgroup of its own where the machine
+    offers one (as root: cgroup v2 with delegated controllers, or v1's memory
+    controller): the bound on memory of every kind its processes hold
+    together, shared memory included, which RLIMIT_AS does not count."""
     max_output_kb: int = 256
     """stdout and stderr are each kept up to this size; a process that writes
     more is killed and the test it was running errors."""
@@ -39,7 +47,9 @@ class SandboxConfig:
     max_disk_mb: int = 64
     """Under bwrap: the size of each writable mount (the work dir, /tmp,
     /dev/shm; everything else is read-only). Without bwrap: the most the work
-    dir may hold (checked every 0.1 s while the child runs)."""
+    dir may hold together with the files the child's processes keep open (or
+    mapped) after unlinking them, wherever they are (checked every 0.1 s
+    while the child runs)."""
     check_timeout: float | None = None
     """Seconds a whole ``check(candidate)`` function may spend in the trusted
     process, not counting its calls into the program (each has ``timeout``);

@@ -372,8 +372,28 @@ class _Requests:
     def __init__(self, fd):
         self.fd = fd
         self.buf = b""
+        self.waiting = []
+        """Requests read while the oracle waited for a call's reply: the
+        parent may send its requests at once, so they are kept, in order,
+        and never taken for a reply."""
 
     def next(self):
+        if self.waiting:
+            return self.waiting.pop(0)
+        return self._line()
+
+    def reply(self):
+        """The next line that is a reply (``ret``/``exc``); requests met on
+        the way wait their turn. None once the parent closed the pipe."""
+        while True:
+            msg = self._line()
+            if type(msg) is dict and msg.get("k") in ("ret", "exc"):
+                return msg
+            if msg is None:
+                return None
+            self.waiting.append(msg)
+
+    def _line(self):
         while True:
             nl = self.buf.find(b"\n")
             if nl >= 0:
@@ -637,6 +657,10 @@ SECCOMP_DENY = (
     "accept4",
     "mknod",
     "mknodat",
+    # Memory files are shared memory, which RLIMIT_AS does not count; the
+    # harness's own sealed memory file is made by the app, not here.
+    "memfd_create",
+    "memfd_secret",
 )
 
 #: Signals only to this process itself (its own pid as the target).
@@ -786,6 +810,7 @@ class _Oracle:
         self.timeout = timeout
         self.max_value = max_value
         self.failed = None
+        self.calls = 0
 
     def proxy(self, name):
         oracle = self
@@ -806,11 +831,15 @@ class _Oracle:
         except NotPlain as exc:
             raise _CallFailed("error", "an argument to %s() is not a plain value: %s" % (name, exc)) from None
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
-        self.chan.send({"k": "call", "fn": name, "a": enc_args, "kw": enc_kw})
-        reply = self.requests.next()
+        self.calls += 1
+        self.chan.send({"k": "call", "c": self.calls, "fn": name, "a": enc_args, "kw": enc_kw})
+        reply = self.requests.reply()
         _arm(left)
-        if type(reply) is not dict:
-            self.failed = _CallFailed("error", "the call to %s() got no answer" % name)
+        if type(reply) is not dict or reply.get("k") not in ("ret", "exc") or reply.get("c") != self.calls:
+            # One reply per call, matched by its number: anything else means
+            # the two sides are out of step, and no value read now is trusted.
+            why = "got no answer" if reply is None else "got an answer that is not its own"
+            self.failed = _CallFailed("error", "the call to %s() %s" % (name, why))
             raise self.failed
         if reply.get("k") == "ret":
             return decode_value(reply["v"])
@@ -1014,6 +1043,20 @@ def main():
     os.close(devnull)
     requests = _Requests(req_fd)
     job = requests.next()
+    # Join the run's cgroup first, so every process of the run (the guardian
+    # and any fork) is counted; the descriptors close before untrusted code.
+    cg_status = None
+    if job.get("cgroup_fds") is not None:
+        cg_status = "ok"
+        for fd in job["cgroup_fds"]:
+            try:
+                _os_write(int(fd), b"0")
+            except BaseException as exc:
+                cg_status = "failed: " + _short_error(exc, 0)
+            try:
+                os.close(int(fd))
+            except OSError:
+                pass
     if life_fd >= 0:
         _start_guardian(life_fd, bool(job.get("guard_uid")))
         os.close(life_fd)
@@ -1038,7 +1081,7 @@ def main():
             sec_status = "failed: " + _short_error(exc, 0)
     if job["mode"] != "probe":
         # A layer the level claims that did not load: run no untrusted code.
-        for layer, status in (("landlock", ll_status), ("seccomp", sec_status)):
+        for layer, status in (("landlock", ll_status), ("seccomp", sec_status), ("cgroup", cg_status)):
             if status is not None and status.startswith("failed"):
                 sys.stderr.write("qflow sandbox: the %s layer did not load: %s\n" % (layer, status))
                 sys.stderr.flush()
@@ -1050,6 +1093,7 @@ def main():
             "uid": os.getuid(),
             "seccomp": sec_status,
             "landlock": ll_status,
+            "cgroup": cg_status,
             "python": sys.version.split()[0],
         }
     )

@@ -76,7 +76,7 @@ class Isolation:
             return None
         return process_uid_block(self.uid_base) + slot
 
-    def launch(self, slot: int, disk_mb: int = 64) -> Launch:
+    def launch(self, slot: int, disk_mb: int = 64, cgroup: bool = True) -> Launch:
         uid = self.uid_for(slot)
         bind: tuple[str, ...] = ()
         if self.bwrap and not self.interpreter.startswith("/usr/"):
@@ -90,20 +90,30 @@ class Isolation:
             sweep_uid=uid is not None and self.bwrap is None,
             disk_mb=disk_mb,
             landlock=self.landlock_read,
+            cgroup=cgroup,
         )
 
-    def protects(self) -> dict[str, bool]:
-        """What this level guarantees, by threat (used by doctor and tests)."""
+    def protects(self, cgroup: bool = False) -> dict[str, bool]:
+        """What this level guarantees, by threat (used by doctor and tests);
+        ``cgroup``: each child runs in a memory and pids cgroup of its own."""
         has = self.layers.__contains__
         root = os.geteuid() == 0
         return {
             "runaway time, memory, output, file size": True,
-            "process count (fork bomb)": has("uid") or not root,
+            # RLIMIT_NPROC binds only a uid that is not root; a pids cgroup binds all.
+            "process count (fork bomb)": has("uid") or not root or cgroup,
+            # memfd files, shared memory and files on tmpfs (/dev/shm): a cgroup
+            # counts them all; else bwrap's sized mounts or Landlock's write-only-
+            # the-work-dir, where the disk cap counts what is unlinked (memfds too).
+            "memory outside RLIMIT_AS (memfd, /dev/shm)": cgroup or has("bwrap") or has("landlock"),
+            # Only bwrap's sized mounts or Landlock keep every write inside what
+            # the cap measures; elsewhere /tmp and /dev/shm stay writable.
+            "disk beyond the cap (unlinked files, /tmp)": has("bwrap") or has("landlock"),
             "network": has("bwrap") or has("seccomp"),
             "signals to the app / other processes": has("bwrap") or has("seccomp") or has("uid"),
             # seccomp refuses setsid/setpgid (the group kill reaches all); a uid
             # of its own is swept with kill(-1); bwrap's pid namespace ends all.
-            "orphan processes": has("bwrap") or has("seccomp") or has("uid"),
+            "orphan processes": has("bwrap") or has("seccomp") or has("uid") or cgroup,
             "reading/deleting your files": has("bwrap") or has("landlock") or has("uid"),
             # A uid of its own still reads what every user may read: the app's
             # /proc/<pid>/cmdline (the --tests path) and a world-readable file

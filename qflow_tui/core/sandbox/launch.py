@@ -71,6 +71,9 @@ class Launch:
     """Directories (and files) the child may read and execute beneath, with
     Landlock; it may also read and write its work dir and ``LANDLOCK_DEVICES``,
     and nothing else. None: no Landlock ruleset."""
+    cgroup: bool = True
+    """Put the child in a memory and pids cgroup of its own where the machine
+    offers one (see ``cgroups``)."""
 
 
 #: Device files a Landlock-confined child may read and write.
@@ -222,6 +225,79 @@ def dir_usage(path: str, max_entries: int = 20_000) -> tuple[int, int]:
         except OSError:
             continue
     return total, entries
+
+
+def process_tree(pid: int) -> set[int]:
+    """``pid`` and its descendants now, from each thread's ``children`` file
+    (no scan of all of /proc). Never raises."""
+    found = {pid}
+    todo = [pid]
+    while todo and len(found) < 4096:
+        top = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{top}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{top}/task/{tid}/children", "rb") as fh:
+                    kids = [int(x) for x in fh.read().split()]
+            except (OSError, ValueError):
+                continue
+            for kid in kids:
+                if kid not in found:
+                    found.add(kid)
+                    todo.append(kid)
+    return found
+
+
+def held_unlinked(pids: set[int], unknown_size: int) -> int:
+    """Bytes of files that ``pids`` keep alive after they were unlinked (open
+    descriptors, memory files, mappings): the work dir's usage never shows
+    them. Each file counts once. A deleted mapping whose size cannot be read
+    (reading it needs root) counts as ``unknown_size`` (the largest file the
+    child may write). Never raises."""
+    seen: set[tuple[str, int]] = set()
+    total = 0
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            fds = []
+        for fd in fds:
+            try:
+                st = os.stat(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if st.st_nlink == 0 and stat.S_ISREG(st.st_mode):
+                key = (f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}", st.st_ino)
+                if key not in seen:
+                    seen.add(key)
+                    total += max(st.st_blocks * 512, st.st_size)
+        try:
+            with open(f"/proc/{pid}/maps", "rb") as fh:
+                maps = fh.read(1 << 20).splitlines()
+        except OSError:
+            continue
+        for line in maps:
+            if not line.endswith(b" (deleted)"):
+                continue
+            parts = line.split(None, 5)
+            if len(parts) < 6 or not parts[5].startswith(b"/"):
+                continue
+            try:
+                key = (parts[3].decode("ascii"), int(parts[4]))
+            except (UnicodeDecodeError, ValueError):
+                continue
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                st = os.stat(f"/proc/{pid}/map_files/{parts[0].decode('ascii')}")
+                total += max(st.st_blocks * 512, st.st_size)
+            except (OSError, UnicodeDecodeError):
+                total += unknown_size
+    return total
 
 
 def remove_tree(path: str) -> bool:

@@ -1,5 +1,5 @@
 """Attacks that check what an isolation level claims: each claim of
-``Isolation.protects()`` is tried for real, with a program run in the sandbox
+``Sandbox.protects()`` is tried for real, with a program run in the sandbox
 at that level, and held or not by what happened (used by ``qflow doctor`` and
 the tests). Harmless by construction: signals are signal 0, the files read are
 made for the probe, the sockets are the probe's own listeners, the orphan is a
@@ -8,6 +8,7 @@ made for the probe, the sockets are the probe's own listeners, the orphan is a
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import select
 import signal
@@ -23,7 +24,7 @@ from .runner import Sandbox
 @dataclass(frozen=True)
 class ProbeResult:
     threat: str
-    """The claim's name, as in ``Isolation.protects()``."""
+    """The claim's name, as in ``Sandbox.protects()``."""
     claimed: bool
     held: bool
     """Whether the attack was stopped."""
@@ -85,9 +86,42 @@ def _value(sb: Sandbox, program: str) -> tuple[str, str]:
     return (r.actual or ""), (r.error or report.load_error or "")
 
 
+#: A program that fills files of 16 MB (RLIMIT_FSIZE's size in the probe) up
+#: to a total, kept open, and returns how many MB it held: kind ``memfd``
+#: (memory files), ``path`` (files named prefix-<n>) or ``unlinked`` (files
+#: in the work dir, unlinked once written).
+_FILL = """
+import os
+def f(x):
+    kind, total, prefix = %r, %d, %r
+    fds, held = [], 0
+    try:
+        for i in range(total // 16):
+            if kind == 'memfd':
+                fd = os.memfd_create('probe')
+            else:
+                fd = os.open('%%s-%%d' %% (prefix, i), os.O_CREAT | os.O_WRONLY, 0o600)
+            fds.append(fd)
+            for _ in range(2):
+                os.write(fd, b'x' * (8 << 20))
+                held += 8
+            if kind == 'unlinked':
+                os.unlink('%%s-%%d' %% (prefix, i))
+    except OSError:
+        pass
+    return held
+"""
+
+
+def _held_mb(sb: Sandbox, program: str) -> int:
+    """How many MB the program held (0 when it was stopped before returning)."""
+    actual, _error = _value(sb, program)
+    return int(actual) if actual.isdigit() else 0
+
+
 def probe_all(sb: Sandbox) -> list[ProbeResult]:
     """Try every attack against ``sb``'s level."""
-    claims = sb.details.protects()
+    claims = sb.protects()
     out: list[ProbeResult] = []
     app = os.getpid()
 
@@ -116,6 +150,38 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
     )
     made = int(actual) if actual.isdigit() else 0
     add("process count (fork bomb)", made < 200, f"{made} of 200 forks succeeded" if actual else error[:120])
+
+    # Memory RLIMIT_AS does not count, and disk the work dir's usage does not
+    # show, tried with small caps (so the probe writes little): memory files,
+    # files on /dev/shm, files in /tmp, files unlinked and kept open.
+    small = Sandbox(dataclasses.replace(sb.config, memory_mb=128, max_disk_mb=32, max_file_mb=16))
+    token = f"qflow-probe-{uuid.uuid4().hex}"
+    want = 320  # MB: beyond 128 MB of memory plus three 32 MB mounts and the slack
+    try:
+        mem = [
+            _held_mb(small, _FILL % ("memfd", want, "")),
+            _held_mb(small, _FILL % ("path", want, f"/dev/shm/{token}")),
+        ]
+        disk = [
+            _held_mb(small, _FILL % ("path", 96, f"/tmp/{token}")),
+            _held_mb(small, _FILL % ("unlinked", 96, "blob")),
+        ]
+    finally:
+        for d in ("/dev/shm", "/tmp"):
+            for name in os.listdir(d) if os.path.isdir(d) else []:
+                if name.startswith(token):
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(d, name))
+    add(
+        "memory outside RLIMIT_AS (memfd, /dev/shm)",
+        all(m < want for m in mem),
+        f"held {mem[0]} MB in memory files, {mem[1]} MB in /dev/shm of {want} MB tried",
+    )
+    add(
+        "disk beyond the cap (unlinked files, /tmp)",
+        all(d < 96 for d in disk),
+        f"held {disk[0]} MB in /tmp, {disk[1]} MB unlinked of 96 MB tried (cap 32 MB)",
+    )
 
     # Network: connect to a listener this process opens. The kernel finishes a
     # connection's handshake before anyone accepts it, so once the program has

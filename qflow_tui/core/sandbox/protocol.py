@@ -14,11 +14,19 @@ Requests (app -> child, on the child's stdin; the first line is the job):
 - oracle process: ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "assert",
   "expr", "subjects": [values]}``, ``{"i", "op": "check", "src", "fn",
   "entry", "limit"}``; while answering one, the oracle may send ``{"k":
-  "call", "fn", "a", "kw"}`` and waits for ``{"k": "ret", "v"}`` or ``{"k":
-  "exc", "st", "e"}``.
+  "call", "c", "fn", "a", "kw"}`` and waits for ``{"k": "ret", "c", "v"}`` or
+  ``{"k": "exc", "c", "st", "e"}``.
 
 Messages (child -> app, on a private pipe): ``hello``, then ``loaded`` or
-``load_error``, then one ``{"k": "res", "i", ...}`` per request, in order.
+``load_error``, then one ``{"k": "res", "i", ...}`` per request.
+
+The two sides cannot get out of step: every answer carries the number of
+what it answers, ``i`` for a request and ``c`` for an oracle's call (numbered
+from 1 in each oracle process), and a line that answers anything else ends
+that child. The app may send the oracle its requests at once; while the
+oracle waits for a call's reply it keeps the requests it reads, in order,
+and takes only a ``ret``/``exc`` line for the reply (before, it took the
+next line, a queued request, as its reply).
 """
 
 from __future__ import annotations

@@ -12,12 +12,24 @@ from typing import Any
 
 from ..asserts import detect_entry_point
 from ..safe_text import valid
+from . import cgroups
 from .codec import NotPlain, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
 from .isolation import Isolation, detect_isolation
 from .report import SandboxReport, Status, TestOutcome
 from .servers import Servers
-from .verdict import Ctx, EvalError, LeafError, TestPlan, defined_functions, defined_names, plan_test, safe_repr
+from .verdict import (
+    TRUSTED_NAMES,
+    Ctx,
+    EvalError,
+    LeafError,
+    TestPlan,
+    callable_helpers,
+    defined_names,
+    plan_test,
+    safe_repr,
+)
+from .watchdog import DISK_CHECK_EVERY
 
 _executor: concurrent.futures.ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
@@ -49,6 +61,52 @@ class Sandbox:
     @property
     def details(self) -> Isolation:
         return self._iso
+
+    @property
+    def uses_cgroup(self) -> bool:
+        """Whether each child runs in a memory and pids cgroup of its own."""
+        return self.config.cgroup and cgroups.support().version > 0
+
+    def protects(self) -> dict[str, bool]:
+        """What this sandbox guarantees, by threat: its level's layers plus
+        the cgroup where one is in use."""
+        return self._iso.protects(cgroup=self.uses_cgroup)
+
+    def bounds(self) -> dict[str, str]:
+        """The memory and disk bounds in force, one line each (``qflow doctor``)."""
+        c, has = self.config, self._iso.layers.__contains__
+        sup = cgroups.support()
+        tmpfs = f"{c.max_disk_mb} MB tmpfs for the work dir, /tmp and /dev/shm each"
+        if self.uses_cgroup:
+            cg = f"yes, v{sup.version}: one per child, for all its processes together, shared memory included"
+        elif not c.cgroup:
+            cg = "no: turned off in the config"
+        else:
+            cg = f"no: {sup.note}"
+        if has("seccomp"):
+            memfd = "refused (seccomp)"
+        elif has("bwrap"):
+            memfd = "allowed; counted by the cgroup" if self.uses_cgroup else "allowed; not counted by RLIMIT_AS"
+        else:
+            memfd = "allowed; counted by the disk cap" + (" and the cgroup" if self.uses_cgroup else "")
+        if has("bwrap"):
+            disk = f"sized mounts ({tmpfs}); unlinked files count against their mount"
+        else:
+            disk = (
+                f"{c.max_disk_mb} MB for the work dir plus the files the child keeps open or mapped after "
+                f"unlinking them, checked every {DISK_CHECK_EVERY:g} s"
+            )
+            disk += (
+                "; it can write nowhere else (Landlock)" if has("landlock") else "; /tmp and /dev/shm are not counted"
+            )
+        return {
+            "cgroup": cg,
+            "RLIMIT_AS": f"{self.memory.per_process_mb} MB per process",
+            "RLIMIT_NOFILE": f"{c.max_open_files} open files per process",
+            "RLIMIT_FSIZE": f"{c.max_file_mb} MB per file",
+            "memfd_create": memfd,
+            "disk": disk,
+        }
 
     # ------------------------------------------------------------ async API
     async def run_tests(
@@ -92,9 +150,14 @@ class Sandbox:
         if entry_point is None:
             entry_point = detect_entry_point(tests)
         defined = defined_names(program)
+        if entry_point is not None:
+            # An assert that does not call the entry point has a helper of the
+            # program's as its subject, never a builtin the program redefined.
+            defined = {n for n in defined if n == entry_point or n not in TRUSTED_NAMES}
         leaf_srcs: list[str] = []
         plans = [_plan(i, t, entry_point, leaf_srcs, defined=defined) for i, t in enumerate(tests)]
-        return self._execute(program, plans, leaf_srcs, setup, cancel)
+        helpers = callable_helpers(program, tests, entry_point, setup)
+        return self._execute(program, plans, leaf_srcs, setup, cancel, helpers)
 
     def check_values_sync(
         self,
@@ -108,7 +171,7 @@ class Sandbox:
             entry_point = detect_entry_point([a for a, _ in items])
         leaf_srcs: list[str] = []
         plans = [_plan(i, a, entry_point, leaf_srcs, value_src=v) for i, (a, v) in enumerate(items)]
-        return self._execute(None, plans, leaf_srcs, setup, cancel)
+        return self._execute(None, plans, leaf_srcs, setup, cancel, [])
 
     async def run_check(
         self, program: str, check: str, entry_point: str, setup: str = "", *, check_function: str = "check"
@@ -125,6 +188,7 @@ class Sandbox:
             "cpu": c.cpu_limit(n),
             "nproc": c.max_procs,
             "fsize": c.max_file_mb << 20,
+            "nofile": c.max_open_files,
             "core": 0,
         }
 
@@ -136,13 +200,14 @@ class Sandbox:
         need_oracle: bool,
         deadline: float,
         cancel: threading.Event | None,
+        helpers: list[str],
     ) -> Servers:
         return Servers(
             self._iso,
             self.config,
             program=program,
             setup=setup,
-            proxies=sorted(defined_functions(program)),
+            proxies=helpers,
             need_oracle=need_oracle,
             deadline=deadline,
             cancel=cancel,
@@ -160,8 +225,9 @@ class Sandbox:
         cancel: threading.Event | None = None,
     ) -> SandboxReport:
         """Run ``check_function(candidate)`` from the source ``check`` in the
-        trusted oracle process, with ``candidate`` (and every other function
-        the program defines) calling into the program's process. One result:
+        trusted oracle process, with ``candidate`` (and the helpers the check
+        may call, see :func:`verdict.callable_helpers`) calling into the
+        program's process. One result:
         ``pass`` when the check returns, ``fail`` on an AssertionError or a
         value that is not plain, ``timeout``/``error`` otherwise. ``setup``
         runs in both processes (imports both sides need)."""
@@ -170,7 +236,8 @@ class Sandbox:
         deadline = t0 + (c.run_timeout if c.run_timeout is not None else 30.0 + 20 * c.timeout)
         report = SandboxReport(isolation=self._iso.label)
         label = f"{check_function}({entry_point})"
-        servers = self._servers(program, setup, 1, True, deadline, cancel)
+        helpers = callable_helpers(program, [check], entry_point, setup)
+        servers = self._servers(program, setup, 1, True, deadline, cancel, helpers)
         try:
             # Load the program first: a program that does not load fails the
             # check with the reason, as run_tests reports it.
@@ -198,6 +265,7 @@ class Sandbox:
         leaf_srcs: list[str],
         setup: str,
         cancel: threading.Event | None,
+        helpers: list[str],
     ) -> SandboxReport:
         t0 = time.monotonic()
         deadline = t0 + self.config.run_deadline(len(plans))
@@ -206,18 +274,21 @@ class Sandbox:
         for p in plans:
             if p.error is not None:
                 outcomes[p.index] = TestOutcome(p.test, "error", error=p.error)
-        runnable = [p for p in plans if p.error is None and p.subject_srcs]
+        runnable = [p for p in plans if p.error is None and (p.subject_srcs or p.scoped_calls)]
         if not runnable:
             report.results = [outcomes.get(p.index) or TestOutcome(p.test, "error", error="no result") for p in plans]
             report.duration = time.monotonic() - t0
             return report
         need_oracle = bool(leaf_srcs) or any(p.mode == "judge" for p in runnable)
-        servers = self._servers(program, setup, len(runnable), need_oracle, deadline, cancel)
+        servers = self._servers(program, setup, len(runnable), need_oracle, deadline, cancel, helpers)
         try:
             leaves = self._leaves(servers, leaf_srcs)
             subjects: dict[int, list[Any]] = {}
             for p in runnable:
                 t1 = time.monotonic()
+                if not p.subject_srcs:  # only calls inside a comprehension: the oracle makes them
+                    outcomes[p.index], subjects[p.index] = TestOutcome(p.test, "pass"), []
+                    continue
                 reply = servers.call({"src": p.subject_srcs})
                 outcomes[p.index], vals = self._subject_outcome(p, reply, time.monotonic() - t1)
                 if vals is not None:
@@ -244,19 +315,10 @@ class Sandbox:
 
     def _leaves(self, servers: Servers, srcs: list[str]) -> list[dict[str, Any]]:
         """The expected values, computed in the oracle process (all requests
-        sent at once). A leaf that timed out loses the oracle; the leaves after
-        it are asked of a fresh one."""
-        out: list[dict[str, Any]] = []
-        while len(out) < len(srcs):
-            todo = srcs[len(out) :]
-            answers = servers.ask_oracle_many([{"op": "leaf", "src": s} for s in todo], self.config.timeout)
-            for res in answers:
-                out.append(self._leaf(res))
-                if "v" not in res and res.get("st") in ("timeout", "error") and "t" not in res:
-                    break  # the process ended here; the rest were not answered
-            if servers.stopped is not None:
-                out += [{"e": servers.stopped[1], "t": "timeout"}] * (len(srcs) - len(out))
-        return out
+        sent at once). A leaf that kills the oracle loses only itself: the
+        leaves after it are asked of a fresh one."""
+        answers = servers.ask_oracle_many([{"op": "leaf", "src": s} for s in srcs], self.config.timeout)
+        return [self._leaf(res) for res in answers]
 
     @staticmethod
     def _leaf(res: dict[str, Any]) -> dict[str, Any]:

@@ -65,6 +65,8 @@ class Servers:
         self.stdout = bytearray()
         self.stderr = bytearray()
         self._seq = 0
+        self._oracle_calls = 0
+        """Calls the current oracle process has made (each carries its number)."""
         self._started_once = False
         base = {
             "timeout": config.timeout,
@@ -91,7 +93,7 @@ class Servers:
     def _spawn(self, job: dict[str, Any], slot: int) -> Child:
         c = self.config
         return Child(
-            self.iso.launch(slot, c.max_disk_mb),
+            self.iso.launch(slot, c.max_disk_mb, c.cgroup),
             job,
             max_output=c.max_output_kb * 1024,
             max_line=2 * c.max_value_kb * 1024 + (1 << 20),
@@ -194,50 +196,62 @@ class Servers:
     def ask_oracle_many(self, requests: list[dict[str, Any]], limit: float) -> list[dict[str, Any]]:
         """Requests to the oracle process, sent at once (it answers them in
         order, so each answer's time runs from the one before), relaying its
-        calls into the program process. The oracle's own time per request is
-        limited to ``limit`` (the time its calls take is not counted: each call
-        has its own limit). A failure answers that request and the rest."""
-        if not requests:
-            return []
-        child = self._oracle
-        if child is None:
-            if self.stopped is not None:
-                return [{"st": self.stopped[0], "e": self.stopped[1]}] * len(requests)
-            child = self._oracle = self._spawn(self._oracle_job, self._slots[-1])
-        why = self._ready(child, "trusted test process")
-        if why is not None:
-            self._oracle = None
-            self._retire(child)
-            return [{"st": "error", "e": why}] * len(requests)
-        seqs = []
-        for request in requests:
-            self._seq += 1
-            seqs.append(self._seq)
-            child.send(dict(request, i=self._seq))
+        calls into the program process: each call and its reply carry the
+        call's number, and the oracle keeps requests that arrive while it
+        waits for a reply (see ``protocol``). The oracle's own time per
+        request is limited to ``limit`` (the time its calls take is not
+        counted: each call has its own limit). A request that ends the oracle
+        is answered with the failure; the ones after it are asked of a fresh
+        oracle process."""
         answers: list[dict[str, Any]] = []
-        for seq in seqs:
-            left = limit + GRACE
-            while True:
-                t0 = time.monotonic()
-                msg = child.receive(left, self.deadline, self.cancel)
-                left -= time.monotonic() - t0
-                kind = None if msg is None else msg.get("k")
-                if kind == "res" and msg is not None and msg.get("i") == seq:
-                    answers.append(msg)
-                    break
-                if kind == "call" and msg is not None:
-                    child.send(self._relay(msg))
-                    continue
-                if msg is not None:
-                    child._finish("protocol", "out-of-order message from the trusted test process")
-                status = "timeout" if child.end in ("timeout", "deadline") else "error"
-                failed = {"st": status, "e": self._end_reason(child, "test")}
+        while len(answers) < len(requests):
+            rest = len(requests) - len(answers)
+            child = self._oracle
+            if child is None:
+                if self.stopped is not None:
+                    return answers + [{"st": self.stopped[0], "e": self.stopped[1]}] * rest
+                child = self._oracle = self._spawn(self._oracle_job, self._slots[-1])
+                self._oracle_calls = 0
+            why = self._ready(child, "trusted test process")
+            if why is not None:
                 self._oracle = None
                 self._retire(child)
-                if child.end in ("deadline", "cancelled"):
-                    self.stopped = ("timeout", failed["e"])
-                return answers + [failed] * (len(seqs) - len(answers))
+                return answers + [{"st": "error", "e": why}] * rest
+            seqs = []
+            for request in requests[len(answers) :]:
+                self._seq += 1
+                seqs.append(self._seq)
+                child.send(dict(request, i=self._seq))
+            for seq in seqs:
+                answers.append(self._answer(child, seq, limit))
+                if self._oracle is None:
+                    break  # it ended: the requests after this one were not answered
         return answers
+
+    def _answer(self, child: Child, seq: int, limit: float) -> dict[str, Any]:
+        """The answer to request ``seq`` (its calls relayed); on anything out
+        of step the oracle is ended (a later request starts a fresh one)."""
+        left = limit + GRACE
+        while True:
+            t0 = time.monotonic()
+            msg = child.receive(left, self.deadline, self.cancel)
+            left -= time.monotonic() - t0
+            kind = None if msg is None else msg.get("k")
+            if msg is not None and kind == "res" and msg.get("i") == seq:
+                return msg
+            if msg is not None and kind == "call" and msg.get("c") == self._oracle_calls + 1:
+                self._oracle_calls += 1
+                child.send(dict(self._relay(msg), c=self._oracle_calls))
+                continue
+            if msg is not None:
+                child._finish("protocol", "out-of-order message from the trusted test process")
+            status = "timeout" if child.end in ("timeout", "deadline") else "error"
+            failed = {"st": status, "e": self._end_reason(child, "test")}
+            self._oracle = None
+            self._retire(child)
+            if child.end in ("deadline", "cancelled"):
+                self.stopped = ("timeout", failed["e"])
+            return failed
 
     def _relay(self, msg: dict[str, Any]) -> dict[str, Any]:
         fn, args, kw = msg.get("fn"), msg.get("a"), msg.get("kw")

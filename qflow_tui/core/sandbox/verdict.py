@@ -24,6 +24,7 @@ reach that process, so it cannot fake the verdict there either.
 from __future__ import annotations
 
 import ast
+import builtins
 import itertools
 import math
 import operator
@@ -33,7 +34,7 @@ from typing import Any
 
 from .. import pyparse
 from ..asserts import AssertSyntaxError, called_functions, parse_assert, parse_python
-from .codec import check_hashes, strict_eq, strict_in
+from .codec import check_hashes, harness_lazy_modules, strict_eq, strict_in
 
 SUBJECT_PREFIX = "__qf_s"
 
@@ -73,6 +74,9 @@ class TestPlan:
     evaluate: Compiled | None = None
     judge_expr: str = ""
     """The assert's expression with subjects replaced by ``__qf_s<k>``."""
+    scoped_calls: bool = False
+    """The function under test is also called inside a lambda or a
+    comprehension: the oracle makes those calls (through its proxy)."""
 
 
 # ------------------------------------------------------------------ plain ops
@@ -569,19 +573,31 @@ class _Rename(ast.NodeTransformer):
         return result
 
 
+#: Nodes with a scope of their own: a call inside one may use the names it
+#: binds (``[f(k) for k in ...]``), so it cannot be evaluated on its own.
+_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
 def outermost_calls(expr: ast.AST, entry_point: str) -> list[ast.Call]:
-    """Calls to ``entry_point`` not nested inside another such call, in source order."""
+    """Calls to ``entry_point`` not nested inside another such call nor inside
+    a lambda or comprehension, in source order."""
     found: list[ast.Call] = []
 
     def walk(node: ast.AST) -> None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point:
             found.append(node)
             return
+        if isinstance(node, _SCOPES):
+            return
         for child in ast.iter_child_nodes(node):
             walk(child)
 
     walk(expr)
     return found
+
+
+def _calls(expr: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name for n in ast.walk(expr))
 
 
 def defined_functions(program: str | None) -> set[str]:
@@ -592,6 +608,67 @@ def defined_functions(program: str | None) -> set[str]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+#: Names the trusted side gives a meaning of its own: every builtin, and the
+#: standard modules the oracle resolves by name (``harness._LAZY_MODULES``).
+TRUSTED_NAMES = frozenset(dir(builtins)) | frozenset(harness_lazy_modules)
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Every name a piece of code binds anywhere in it (assignments, loop and
+    comprehension targets, defs, classes, parameters, imports, ``except ..
+    as``, match captures), whatever its scope: a name the trusted code binds
+    itself is never the program's."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, ast.alias):
+            found.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            found.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            found.add(node.rest)
+    return found
+
+
+def callable_helpers(program: str | None, sources: list[str], entry_point: str | None, setup: str = "") -> list[str]:
+    """The program's functions the trusted oracle may call (through proxies
+    into the program's process) while it works out expected values, judges
+    asserts or runs a ``check``; nothing else of the program's reaches it.
+
+    The rule: the entry point, if the program defines it, and every other
+    top-level ``def`` of the program that the tests (or the check) refer to by
+    a bare name the trusted side has no meaning for: not a builtin, not a
+    standard module the oracle supplies by name (``math``, ``re``, ...), not
+    bound by the setup, and not bound anywhere in the test or check code
+    itself (its imports, defs, parameters, assignments). So ``assert f(i) ==
+    g(i)`` calls the program's ``g``, and a program's ``def set``, ``def abs``,
+    ``def isclose`` or ``def List`` never stands in for the real one in an
+    expected value. Tests that do not parse contribute nothing."""
+    functions = defined_functions(program)
+    helpers = {entry_point} & functions if entry_point is not None else set()
+    # Most programs define no other function a test could name: then no test
+    # needs reading (this runs for every sandbox call).
+    candidates = {n for n in functions - helpers - TRUSTED_NAMES if any(n in src for src in sources)}
+    if not candidates:
+        return sorted(helpers)
+    referenced: set[str] = set()
+    bound: set[str] = set()
+    for k, src in enumerate([setup, *sources]):
+        try:
+            tree = pyparse.parse(src or "")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        bound |= _bound_names(tree)
+        if k:
+            referenced |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return sorted(helpers | (candidates & referenced) - bound)
 
 
 def defined_names(program: str | None) -> set[str]:
@@ -636,6 +713,12 @@ def plan_test(
             names = called_functions(test)
             entry = names[0] if names else None
     subjects = outermost_calls(expr, entry) if entry else []
+    plan.scoped_calls = (
+        entry is not None
+        and value_src is None
+        and ("lambda" in test or "for" in test)  # no walk for the usual assert
+        and any(isinstance(n, _SCOPES) and _calls(n, entry) for n in ast.walk(expr))
+    )
     if value_src is not None:
         if not subjects:
             plan.error = "no call to the function under test in this assert"

@@ -13,6 +13,7 @@ import time
 from collections import deque
 from typing import Any
 
+from .cgroups import RunCgroup
 from .launch import (
     LANDLOCK_DEVICES,
     Launch,
@@ -21,8 +22,10 @@ from .launch import (
     child_env,
     compiled_harness,
     dir_usage,
+    held_unlinked,
     kill_uid,
     make_workdir,
+    process_tree,
     remove_tree,
 )
 from .protocol import describe_exit, encode_line, parse_line
@@ -33,6 +36,9 @@ BOOT_TIMEOUT = 15.0
 DISK_CHECK_EVERY = 0.1
 #: More entries than this in the work dir ends the child.
 MAX_ENTRIES = 20_000
+#: Memory a run's cgroup allows beyond its process's RLIMIT_AS: the guardian
+#: process and the kernel's own small charges.
+CGROUP_SLACK = 32 << 20
 
 
 class Child:
@@ -61,6 +67,15 @@ class Child:
             job = dict(job, guard_uid=True)  # the uid is this run's alone: its guardian may kill all of it
         if launch.landlock is not None:
             job = dict(job, landlock={"ro": list(launch.landlock), "dev": list(LANDLOCK_DEVICES)})
+        limits = job.get("limits") or {}
+        self.cgroup: RunCgroup | None = None
+        if launch.cgroup and limits.get("as"):
+            # Under bwrap its tmpfs mounts are memory too, charged to the run.
+            tmpfs = 3 * (launch.disk_mb << 20) if launch.bwrap else 0
+            self.cgroup = RunCgroup.acquire(int(limits["as"]) + tmpfs + CGROUP_SLACK, int(limits.get("nproc") or 8) + 2)
+        cg_fds = self.cgroup.entry_fds() if self.cgroup is not None else []
+        if cg_fds:
+            job = dict(job, cgroup_fds=cg_fds)
         self._out = bytearray(encode_line(job))
         self._closed = False
         self._family: set[int] | None = None
@@ -79,6 +94,7 @@ class Child:
         passed: tuple[int, ...] = (chan_w, life_r) if guard else (chan_w,)
         if harness is not None:
             passed += (harness[0],)
+        passed += tuple(cg_fds)
         kwargs: dict[str, Any] = {}
         if launch.uid is not None:
             kwargs.update(user=launch.uid, group=launch.uid, extra_groups=[])
@@ -100,6 +116,8 @@ class Child:
                 os.close(fd)
             if self.workdir:
                 remove_tree(self.workdir)
+            if self.cgroup is not None:
+                self.cgroup.release()
             raise SandboxUnavailable(f"cannot start the sandbox child ({argv[0]}): {exc}") from exc
         os.close(chan_w)
         os.close(life_r)
@@ -230,8 +248,16 @@ class Child:
         assert self.workdir is not None
         self._next_disk_check = time.monotonic() + DISK_CHECK_EVERY
         used, entries = dir_usage(self.workdir, MAX_ENTRIES)
+        # Files unlinked but kept open (or mapped) hold disk or memory that
+        # the work dir does not show: count them, wherever they were.
+        pids = self.cgroup.procs() if self.cgroup is not None else process_tree(self.proc.pid)
+        used += held_unlinked(pids, self.launch.disk_mb << 20)
         if used > self.launch.disk_mb << 20:
-            self._finish("disk", f"disk limit: the program wrote more than {self.launch.disk_mb} MB in its work dir")
+            self._finish(
+                "disk",
+                f"disk limit: the program holds more than {self.launch.disk_mb} MB in files "
+                "(its work dir, and files it unlinked but kept open)",
+            )
         elif entries >= MAX_ENTRIES:
             self._finish("disk", f"disk limit: the program made more than {MAX_ENTRIES} files in its work dir")
 
@@ -241,6 +267,8 @@ class Child:
         except subprocess.TimeoutExpired:
             status = None
         self.exit_status = status
+        if status == -9 and self.cgroup is not None and self.cgroup.out_of_memory():
+            return f"the process was killed: its memory limit ({self.cgroup.memory_bytes >> 20} MB, a cgroup)"
         return describe_exit(status)
 
     def _finish(self, end: str, detail: str) -> None:
@@ -323,6 +351,8 @@ class Child:
                 os.close(fd)
             except OSError:
                 pass
+        if self.cgroup is not None:
+            self.cgroup.release()  # kills what is left in it, orphans included
         if self.launch.sweep_uid and self.launch.uid is not None:
             kill_uid(self.launch.uid, self.launch.interpreter)
         if self.workdir is not None:
