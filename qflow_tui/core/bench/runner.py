@@ -196,6 +196,8 @@ class _WatchedClient:
     def __init__(self, inner: LLMClient) -> None:
         self.inner = inner
         self.name = getattr(inner, "name", "")
+        self.sampling = getattr(inner, "sampling", None)
+        """What the inner client sends, so each bench session says it."""
         self.failure: LLMError | None = None
 
     async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
