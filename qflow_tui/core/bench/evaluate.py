@@ -43,6 +43,13 @@ PLUS_CHECK_FUNCTION = "_qf_check"
 #: inputs include a few large combinatorial cases).
 EVAL_MEMORY_MB = 4096
 
+#: Output a judged program may write to stdout and to stderr, each, before its
+#: process is stopped (KB). The reference harnesses swallow a program's output
+#: whatever its size, and a program that prints a debug line per call writes
+#: about a megabyte over EvalPlus's thousand inputs; 16 MB each stays bounded
+#: (the sandbox keeps that much per stream while a program runs).
+EVAL_OUTPUT_KB = 16 * 1024
+
 #: Seconds one call into the program (HumanEval) or one MBPP test may take in
 #: the sandbox: a backstop for a program that never returns.
 CHECK_TIMEOUT = 20.0
@@ -187,11 +194,15 @@ class Evaluator:
         if convention not in CONVENTIONS:
             raise ValueError(f"unknown convention {convention!r}: choose one of {', '.join(CONVENTIONS)}")
         self.convention = convention
-        self.sandbox = sandbox or Sandbox(SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB))
+        self.sandbox = sandbox or Sandbox(
+            SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB)
+        )
         # One call may use the whole cap (and no more): a program that never
         # returns is stopped there, whatever the input's own limit.
         self.plus_sandbox = sandbox or Sandbox(
-            SandboxConfig(timeout=task_cap() + EVALPLUS_CAP_SLACK, memory_mb=EVAL_MEMORY_MB)
+            SandboxConfig(
+                timeout=task_cap() + EVALPLUS_CAP_SLACK, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB
+            )
         )
 
     async def evaluate(self, bp: BenchProblem, program: str) -> Verdict:
