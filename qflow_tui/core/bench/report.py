@@ -64,6 +64,18 @@ class BenchData:
         s = self.spec
         return f"{s.get('workflow', '?')} · {s.get('model', '?')}"
 
+    @property
+    def dataset(self) -> str:
+        return str(self.spec.get("dataset", ""))
+
+    @property
+    def full_label(self) -> str:
+        """The label with the dataset, the setting and the convention: what a
+        row of a comparison must say to be read right."""
+        from .protocol import convention, setting, title
+
+        return f"{title(self.dataset)} · {self.label} · {setting(self.spec)} · {convention(self.spec)}"
+
 
 def load_bench(folder: Path | str) -> BenchData:
     from .runner import BenchError
@@ -258,19 +270,53 @@ def _workflow_settings(workflow: str) -> tuple[str, ...]:
     return tuple(setting.key for setting in spec.settings)
 
 
+def base_and_plus(done: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """(runs, passing EvalPlus's base inputs, passing base and plus) over finished runs."""
+    base = sum(1 for r in done if (r.get("verdict") or {}).get("base", r.get("passed")))
+    return len(done), base, sum(1 for r in done if r.get("passed"))
+
+
+#: Run settings that shape every model call, shown with any workflow's own.
+MODEL_SETTINGS_SHOWN = ("temperature", "max_tokens", "seed", "test_timeout")
+
+
+def _settings_line(s: dict[str, Any]) -> str:
+    settings = s.get("settings") or {}
+    own = _workflow_settings(str(s.get("workflow", "")))
+    shown = [f"{k}={v}" for k, v in settings.items() if k in own]
+    model = [
+        f"{k}={settings[k]}" for k in MODEL_SETTINGS_SHOWN if k in settings and not (k == "seed" and settings[k] == -1)
+    ]
+    line = "Settings: " + (", ".join(shown) if shown else f"{s.get('workflow')} has no settings of its own")
+    if model:
+        line += "; model calls: " + ", ".join(model)
+    return line + "."
+
+
 def render_report(data: BenchData) -> str:
-    from .datasets import load_dataset, visible_from_evaluation
+    from .datasets import load_dataset, without_visible_tests
+    from .protocol import is_evalplus, protocol_lines, title
 
     s = data.spec
     done = sorted(data.done, key=lambda r: (r["id"], r.get("sample", 0)))
     first_sample = [r for r in done if r.get("sample", 0) == 0]
     total = len(data.problem_ids) * int(s.get("samples", 1))
     passed = sum(1 for r in first_sample if r.get("passed"))
-    parts = [f"# Bench: {s.get('dataset')} · {s.get('workflow')} · {s.get('model')}", ""]
-    parts.append(
-        f"{len(done)} of {total} runs finished; final pass@1 "
-        f"{_pct(passed, len(first_sample))}% ({passed}/{len(first_sample)})."
-    )
+    dataset = str(s.get("dataset", ""))
+    parts = [f"# Bench: {title(dataset)} · {s.get('workflow')} · {s.get('model')}", ""]
+    parts += protocol_lines(s)
+    parts.append("")
+    if is_evalplus(dataset):
+        n, base, plus = base_and_plus(first_sample)
+        parts.append(
+            f"{len(done)} of {total} runs finished; final pass@1 base {_pct(base, n)}% ({base}/{n}), "
+            f"plus {_pct(plus, n)}% ({plus}/{n})."
+        )
+    else:
+        parts.append(
+            f"{len(done)} of {total} runs finished; final pass@1 "
+            f"{_pct(passed, len(first_sample))}% ({passed}/{len(first_sample)})."
+        )
     unfinished = _unfinished(data)
     if unfinished or len(done) < total:
         provider = sum(1 for r in unfinished if r.get("status") == "provider_error")
@@ -279,11 +325,8 @@ def render_report(data: BenchData) -> str:
             f"Not counted: {total - len(done)} unfinished ({provider} provider failures, {other} errors, "
             f"{total - len(done) - provider - other} not run); rerun the same command to finish them."
         )
-    settings = s.get("settings") or {}
-    own = _workflow_settings(str(s.get("workflow", "")))
-    shown = [f"{k}={v}" for k, v in settings.items() if k in own]
     parts.append("")
-    parts.append("Settings: " + (", ".join(shown) if shown else f"none ({s.get('workflow')} has no settings)"))
+    parts.append(_settings_line(s))
     tokens_total = sum(r.get("tokens_total", 0) for r in done)
     c = cost(data)
     parts.append(f"Tokens: {tokens_total}" + (f"; cost ${c:.4f}" if c is not None else "") + ".")
@@ -324,21 +367,18 @@ def render_report(data: BenchData) -> str:
     parts.append(_md(["agent", "input", "output", "total", "calls"], table_tokens(first_sample)))
     if int(s.get("samples", 1)) > 1:
         parts += ["", "## pass@k (unbiased estimator)", "", _md(["metric", "%"], pass_at_k_table(done))]
-    dataset = str(s.get("dataset", ""))
     if dataset.startswith("humaneval"):
         try:
-            leaked = visible_from_evaluation(load_dataset(dataset, ids=[i.split("/")[-1] for i in data.problem_ids]))
+            bare = without_visible_tests(load_dataset(dataset, ids=[i.split("/")[-1] for i in data.problem_ids]))
         except Exception:
-            leaked = []
-        if leaked:
+            bare = []
+        if bare:
             parts += [
                 "",
-                "## Visible tests taken from the evaluation",
+                "## Problems run without visible tests",
                 "",
-                "These problems have no usable docstring example, so their visible test is one of the evaluation's "
-                "asserts; with the relaxed `python` checker part of the evaluation runs during synthesis: "
-                + ", ".join(leaked)
-                + ".",
+                "Their docstrings show no usable example and the paper does not say what it showed; a hidden "
+                "test is never shown instead, so these ran with no visible test: " + ", ".join(bare) + ".",
             ]
     failed = [r for r in first_sample if not r.get("passed")]
     if failed:
@@ -353,12 +393,43 @@ def render_report(data: BenchData) -> str:
     return "\n".join(parts) + "\n"
 
 
+def compare_problem(benches: list[BenchData]) -> str | None:
+    """Why these benches cannot be compared problem by problem (HumanEval
+    against MBPP), or None when they can."""
+    from .protocol import family, title
+
+    families = {family(b.dataset) for b in benches}
+    if len(families) > 1:
+        named = ", ".join(f"{b.folder} ({title(b.dataset)})" for b in benches)
+        return (
+            f"these benches judge different problems ({named}): compare HumanEval with HumanEval(+) and MBPP "
+            "with MBPP(+), or put them side by side with 'qflow bench table'"
+        )
+    return None
+
+
+def _mixed_settings_note(benches: list[BenchData]) -> list[str]:
+    from .protocol import setting
+
+    settings = {setting(b.spec) for b in benches}
+    if len(settings) > 1:
+        relaxed = [str(i + 1) for i, b in enumerate(benches) if setting(b.spec) == "relaxed"]
+        return [
+            "",
+            f"**Mixed settings:** bench {', '.join(relaxed)} executed the visible tests during synthesis "
+            "(relaxed); the others did not (standard). Their figures are not comparable as equals.",
+        ]
+    return []
+
+
 def render_compare(benches: list[BenchData]) -> str:
-    """The tables side by side for several benches, and the problems whose verdicts differ."""
-    labels = [f"{i + 1}: {b.label}" for i, b in enumerate(benches)]
+    """The tables side by side for several benches (of one dataset family), and
+    the problems whose verdicts differ."""
+    labels = [f"{i + 1}: {b.full_label}" for i, b in enumerate(benches)]
     parts = ["# Bench comparison", ""]
     for i, b in enumerate(benches):
-        parts.append(f"{i + 1}. `{b.folder}`: {b.spec.get('dataset')} · {b.label} ({len(b.done)} finished)")
+        parts.append(f"{i + 1}. `{b.folder}`: {b.full_label} ({len(b.done)} finished)")
+    parts += _mixed_settings_note(benches)
     firsts = [[r for r in b.done if r.get("sample", 0) == 0] for b in benches]
     cols: list[str] = []
     for f in firsts:
@@ -370,24 +441,109 @@ def render_compare(benches: list[BenchData]) -> str:
         by_col = dict(zip(h, v, strict=True))
         rows.append([label, by_col["first program"], *[by_col.get(c, "") for c in cols], by_col["final"], by_col["Δ"]])
     parts += ["", "## pass@1 by workflow step", "", _md(["bench", "first program", *cols, "final", "Δ"], rows)]
+    if any(b.dataset.endswith("-plus") for b in benches):
+        plus_rows = []
+        for label, b, f in zip(labels, benches, firsts, strict=True):
+            if b.dataset.endswith("-plus"):
+                n, base, plus = base_and_plus(f)
+                plus_rows.append([label, _pct(base, n), _pct(plus, n)])
+        parts += ["", "## EvalPlus base and plus (final pass@1)", "", _md(["bench", "base", "plus"], plus_rows)]
     tok_rows = []
     for label, f in zip(labels, firsts, strict=True):
         total = sum(r.get("tokens_total", 0) for r in f)
         tok_rows.append([label, f"{total / len(f):.0f}" if f else "n/a", str(len(f))])
     parts += ["", "## Average tokens per problem", "", _md(["bench", "tokens", "problems"], tok_rows)]
-    verdicts = [{r["id"]: bool(r.get("passed")) for r in f} for f in firsts]
+    # HumanEval and HumanEval+ share their problems: compare them by number.
+    verdicts = [{_number(r["id"]): bool(r.get("passed")) for r in f} for f in firsts]
+    shown = {_number(r["id"]): r["id"] for f in reversed(firsts) for r in f}  # the first bench's spelling
     common = sorted(set.intersection(*(set(v) for v in verdicts)) if verdicts else set(), key=_id_key)
     diff = [pid for pid in common if len({v[pid] for v in verdicts}) > 1]
-    parts += ["", f"## Problems with different verdicts ({len(diff)} of {len(common)} in common)", ""]
-    if diff:
+    if not common:
+        parts += ["", "## Problems with different verdicts", "", "No problem is in all of these benches."]
+    elif not diff:
+        parts += [
+            "",
+            "## Problems with different verdicts",
+            "",
+            f"None differ: the {len(common)} problems in common have the same verdict in every bench.",
+        ]
+    else:
+        parts += ["", f"## Problems with different verdicts ({len(diff)} of the {len(common)} in common)", ""]
         parts.append(
             _md(
                 ["problem", *[str(i + 1) for i in range(len(benches))]],
-                [[pid, *("pass" if v[pid] else "fail" for v in verdicts)] for pid in diff],
+                [[shown[pid], *("pass" if v[pid] else "fail" for v in verdicts)] for pid in diff],
             )
         )
-    else:
-        parts.append("None.")
+    return "\n".join(parts) + "\n"
+
+
+def _number(pid: str) -> str:
+    """``humaneval-plus/3`` and ``humaneval/3`` as ``HumanEval/3`` (EvalPlus's
+    own ids): the same problem under either dataset."""
+    name, _, n = pid.partition("/")
+    return f"{'HumanEval' if name.startswith('humaneval') else 'Mbpp'}/{n}"
+
+
+def _cell(k: int, n: int) -> str:
+    return f"{_pct(k, n)} ({n})"
+
+
+def render_table(benches: list[BenchData]) -> str:
+    """One table across the four datasets, as the paper's: a row per workflow,
+    model, setting and convention; a column per dataset, EvalPlus's with base
+    and plus apart. Each cell is the final pass@1 of the first sample."""
+    from .protocol import TABLE_ORDER, convention, setting, title
+
+    columns = ["MBPP", "HumanEval", "MBPP+ base", "MBPP+ plus", "HumanEval+ base", "HumanEval+ plus"]
+    rows: dict[tuple[str, str, str, str], dict[str, str]] = {}
+    notes: list[str] = []
+    for b in benches:
+        key = (str(b.spec.get("workflow", "?")), str(b.spec.get("model", "?")), setting(b.spec), convention(b.spec))
+        cells = rows.setdefault(key, {})
+        first = [r for r in b.done if r.get("sample", 0) == 0]
+        n, base, plus = base_and_plus(first)
+        name = title(b.dataset)
+        if b.dataset not in TABLE_ORDER:
+            notes.append(f"`{b.folder}`: {name} is not one of the table's datasets; left out.")
+            continue
+        targets = (
+            {name: _cell(plus, n)}
+            if not b.dataset.endswith("-plus")
+            else {
+                f"{name} base": _cell(base, n),
+                f"{name} plus": _cell(plus, n),
+            }
+        )
+        for col, value in targets.items():
+            if col in cells:
+                notes.append(f"`{b.folder}`: a second {name} bench for the same row; the first is shown.")
+            else:
+                cells[col] = value
+        expected = len(b.problem_ids) * int(b.spec.get("samples", 1))
+        if len(b.done) < expected:
+            notes.append(f"`{b.folder}`: {len(b.done)} of {expected} runs finished; its figure counts those only.")
+    body = [[*key, *(cells.get(c, "") for c in columns)] for key, cells in rows.items()]
+    parts = [
+        "# pass@1 across the benchmarks",
+        "",
+        "Each cell: final pass@1 in % (problems judged). HumanEval is judged by its original check(), "
+        "MBPP by its test_list; MBPP+ and HumanEval+ by EvalPlus's rules, base = the base inputs, "
+        "plus = base and extra inputs.",
+        "",
+        _md(["workflow", "model", "setting", "convention", *columns], body),
+    ]
+    settings = {key[2] for key in rows}
+    if len(settings) > 1:
+        parts += [
+            "",
+            "**Mixed settings:** the relaxed rows executed the visible tests during synthesis (on MBPP those "
+            "are the evaluation tests); compare them with standard rows only as such.",
+        ]
+    if any(key[2] == "relaxed" and ("MBPP" in cells or "MBPP+ base" in cells) for key, cells in rows.items()):
+        parts += ["", "MBPP in a relaxed row: the workflow executed MBPP's evaluation tests while writing programs."]
+    if notes:
+        parts += ["", *[f"- {n}" for n in notes]]
     return "\n".join(parts) + "\n"
 
 

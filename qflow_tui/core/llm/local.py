@@ -63,6 +63,9 @@ class LocalClient:
     """A llama.cpp server in this process, and an OpenAI client talking to it."""
 
     provider = "local"
+    sampling = {"temperature": "sent as each agent asks (the paper's 0; 0.1 for the test designer) to llama.cpp"}
+    """llama.cpp samples with the temperature each request carries (its OpenAI
+    server is the inner client): the session says so, as for any OpenAI server."""
 
     def __init__(
         self,

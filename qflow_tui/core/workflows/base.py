@@ -76,6 +76,10 @@ def _one(config: RunConfig) -> int:
     return 1
 
 
+def _never(config: RunConfig) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class WorkflowSpec:
     """A workflow, described: everything the app, the command line, the session
@@ -96,6 +100,9 @@ class WorkflowSpec:
     package (``qualityflow:run_qualityflow``): imported when :attr:`run` is
     first asked for, so describing a workflow never imports its agents."""
     progressions: Callable[[RunConfig], int] = _one
+    executes_visible: Callable[[RunConfig], bool] = _never
+    """Whether, with given settings, it executes the visible tests during
+    synthesis: the relaxed setting (on MBPP those are the evaluation tests)."""
     paper: str = ""
     """Where it comes from: ``agentcoder.txt section 3``."""
     stage_words: dict[str, str] = field(default_factory=dict)
@@ -118,6 +125,11 @@ class WorkflowSpec:
         stage, _, number = step.partition(":")
         words = self.stage_words.get(stage, stage.replace("_", " "))
         return f"{words} {number}" if number else words
+
+    def executes_visible_tests(self, config: RunConfig) -> bool:
+        """True when a run with ``config`` executes the visible tests during
+        synthesis (the relaxed setting), as :attr:`executes_visible` says."""
+        return bool(self.executes_visible(config))
 
     def agent(self, role: str) -> Agent | None:
         return next((a for a in self.agents if a.role == role), None)

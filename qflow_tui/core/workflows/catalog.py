@@ -103,6 +103,7 @@ QUALITYFLOW = WorkflowSpec(
     settings=QUALITYFLOW_SETTINGS,
     plan=_qualityflow_plan,
     visible_tests=_qualityflow_visible_tests,
+    executes_visible=lambda cfg: cfg.checker == "python",
     runner="qualityflow:run_qualityflow",
     progressions=_qualityflow_progressions,
     paper="qualityflow.txt Algorithm 1, Appendix A",
@@ -187,6 +188,7 @@ CODETREE = WorkflowSpec(
     ),
     plan=_codetree_plan,
     visible_tests=lambda cfg: "executed in the sandbox",
+    executes_visible=lambda cfg: True,
     runner="codetree:run_codetree",
     paper="codetree.txt section 3",
     stage_words={
@@ -229,6 +231,7 @@ ADACODER = WorkflowSpec(
     settings=(ITERATIONS,),
     plan=_adacoder_plan,
     visible_tests=lambda cfg: "executed in the sandbox",
+    executes_visible=lambda cfg: True,
     runner="adacoder:run_adacoder",
     paper="adacoder.txt section IV, Algorithms 1-3",
     stage_words={

