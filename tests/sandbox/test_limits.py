@@ -98,23 +98,27 @@ def test_a_child_runs_in_its_own_cgroup_which_is_always_emptied(sb):
     sup = cgroups.support()
     if not ROOT or sup.version == 0:
         pytest.skip("needs a memory cgroup (root)")
+    mine = f"{cgroups.PREFIX}{os.getpid()}-"
+    dirs = [d for d in (sup.memory_dir, sup.pids_dir) if d]
+
+    def ours() -> list[str]:
+        return [os.path.join(d, n) for d in dirs for n in os.listdir(d) if n.startswith(mine)]
+
     prog = "def f():\n    return open('/proc/self/cgroup').read()\n"
     r = sb.run_tests_sync(prog, ["assert f() == ''"], entry_point="f")
     assert cgroups.PREFIX in (r.results[0].actual or ""), r.to_dict()
-    # a fork left running, a loop killed for time, a crash: nothing stays
+    assert ours()  # kept for the next child, empty
+    assert all(Path(p, "cgroup.procs").read_text().split() == [] for p in ours())
+    # a fork left running, a loop killed for time: nothing stays in any
     sb.run_tests_sync(
         "import os, time\ndef f():\n    if os.fork() == 0:\n        time.sleep(60)\n    while True:\n        pass\n",
         ["assert f() == 1"],
         entry_point="f",
     )
-    mine = f"{cgroups.PREFIX}{os.getpid()}-"
-    dirs = [d for d in (sup.memory_dir, sup.pids_dir) if d]
-    ours = [os.path.join(d, n) for d in dirs for n in os.listdir(d) if n.startswith(mine)]
-    assert ours  # kept for the next child...
-    assert all(Path(p, "cgroup.procs").read_text().split() == [] for p in ours)  # ...with nothing left in it
+    assert all(Path(p, "cgroup.procs").read_text().split() == [] for p in ours())
     assert not live_harness_processes()
     cgroups.shutdown()  # what the app does at exit
-    assert [n for d in dirs for n in os.listdir(d) if n.startswith(mine)] == []
+    assert ours() == []
 
 
 def test_doctor_bounds_say_what_is_in_force(sb):

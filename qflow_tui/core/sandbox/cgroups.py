@@ -26,6 +26,9 @@ from dataclasses import dataclass
 
 #: Prefix of every cgroup the sandbox makes: ``qflow-sb-<app pid>-<n>``.
 PREFIX = "qflow-sb-"
+#: A cgroup that counts more dead, unreaped processes than this is removed
+#: rather than kept for the next child.
+MAX_UNREAPED = 16
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,8 @@ class RunCgroup:
         self.pids = 0
         self._fds: list[int] = []
         self._ooms = 0
+        self.key = (0, 0)
+        """The (memory, pids) limits it was asked for: its place in the pool."""
 
     @classmethod
     def acquire(cls, memory_bytes: int, pids: int) -> RunCgroup | None:
@@ -208,9 +213,14 @@ class RunCgroup:
             cg = cls._make(sup)
             if cg is None:
                 return None
-        if not cg._limit(memory_bytes, pids) or not cg.entry_fds():
+        # Processes of earlier children that died unreaped (orphans, where
+        # nothing reaps them: a container's init) still count against
+        # pids.max; the child gets its own allowance on top of them.
+        dead = cg._pids_current()
+        if not cg._limit(memory_bytes, pids + dead) or not cg.entry_fds():
             cg._remove()
             return None
+        cg.key = (memory_bytes, pids)
         cg._ooms = cg._oom_kills()
         return cg
 
@@ -304,11 +314,18 @@ class RunCgroup:
         """Kill every process in it, waiting until they have ended (at most
         ``limit`` seconds); then it goes back to the pool, or is removed if
         one would not die. Never raises."""
-        if self._kill_all(limit):
+        if self._kill_all(limit) and self._pids_current() <= MAX_UNREAPED:
             with _lock:
-                _pool.setdefault((self.memory_bytes, self.pids), []).append(self)
+                _pool.setdefault(self.key, []).append(self)
         else:
             self._remove()
+
+    def _pids_current(self) -> int:
+        pids_dir = self.dirs[0] if self.version == 2 else (self.dirs[1] if len(self.dirs) > 1 else None)
+        if pids_dir is None:
+            return 0
+        text = _read(f"{pids_dir}/pids.current").strip()
+        return int(text) if text.isdigit() else 1
 
     def _kill_all(self, limit: float) -> bool:
         """Kill every process in it; True once none is left (within ``limit`` s)."""
