@@ -207,6 +207,14 @@ class QFlowApp(App[int]):
             return
         self.push_screen(SessionsScreen())
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q: while a run is going, ask first (as q does on the run screen)."""
+        live = [s for s in self.screen_stack if getattr(s, "running", False) and hasattr(s, "action_quit_app")]
+        if live and not isinstance(self.screen, _confirm_class()):
+            live[-1].action_quit_app()
+            return
+        self.exit()
+
     def action_keys(self) -> None:
         from .screens.keys import KeysScreen
 
@@ -243,6 +251,12 @@ class QFlowApp(App[int]):
             key = binding.key_display or binding.key
             help_text = f"{binding.tooltip or binding.description} ({key})"
             yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
+
+
+def _confirm_class() -> type:
+    from .screens.confirm import Confirm
+
+    return Confirm
 
 
 def create_app(
