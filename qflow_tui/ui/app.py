@@ -35,6 +35,7 @@ class QFlowApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f2", "sessions", "Sessions", tooltip="Browse saved sessions and replay one"),
         Binding("f3", "toggle_light", "Theme", tooltip="Switch between the qflow dark and light themes"),
+        Binding("question_mark,f1", "keys", "Keys", tooltip="Every key of this screen, with what it does"),
     ]
 
     def __init__(
@@ -206,6 +207,25 @@ class QFlowApp(App[int]):
             return
         self.push_screen(SessionsScreen())
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q: while a run is going, ask first (as q does on the run screen)."""
+        live = [s for s in self.screen_stack if getattr(s, "running", False) and hasattr(s, "action_quit_app")]
+        if live and not isinstance(self.screen, _confirm_class()):
+            live[-1].action_quit_app()
+            return
+        self.exit()
+
+    def action_keys(self) -> None:
+        from .screens.keys import KeysScreen
+
+        if isinstance(self.screen, KeysScreen):
+            return
+        self.push_screen(KeysScreen(self.screen))
+
+    def action_show_help_panel(self) -> None:
+        """The command palette's "Keys": qflow's own keys screen, not Textual's panel."""
+        self.action_keys()
+
     def action_toggle_light(self) -> None:
         self.theme = "qflow-light" if self.theme != "qflow-light" else "qflow-dark"
 
@@ -214,16 +234,18 @@ class QFlowApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The app's own actions only: Textual's internals (scroll, focus-next, page
         left) are not things a person looks for, and one theme entry is enough."""
+        from .screens.keys import own_binding
+
         yield SystemCommand("Quit", "Quit qflow (Ctrl+Q)", self.action_quit)
         yield SystemCommand("Sessions", "Browse saved sessions and replay one (F2)", self.action_sessions)
         yield SystemCommand("Theme", "Pick a theme from themes/ (F3 switches dark and light)", self.action_change_theme)
-        yield SystemCommand("Keys", "Show the keys of this screen", self.action_show_help_panel)
+        yield SystemCommand("Keys", "Every key of this screen, with what it does (?)", self.action_keys)
         seen: set[str] = {"Quit", "Sessions", "Theme", "Keys"}
         for active in screen.active_bindings.values():
             binding = active.binding
             if not binding.description or binding.description in seen or not active.enabled:
                 continue
-            if not _own_binding(active.node, binding):
+            if not own_binding(active.node, binding):
                 continue
             seen.add(binding.description)
             key = binding.key_display or binding.key
@@ -231,15 +253,10 @@ class QFlowApp(App[int]):
             yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
 
 
-def _own_binding(node: Any, binding: Binding) -> bool:
-    """Whether ``binding`` was declared by one of qflow's classes (not Textual's)."""
-    for cls in type(node).__mro__:
-        if not cls.__module__.startswith("qflow_tui."):
-            continue
-        for declared in cls.__dict__.get("BINDINGS", ()):
-            if isinstance(declared, Binding) and declared.action == binding.action:
-                return True
-    return False
+def _confirm_class() -> type:
+    from .screens.confirm import Confirm
+
+    return Confirm
 
 
 def create_app(

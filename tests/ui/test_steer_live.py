@@ -122,7 +122,7 @@ async def test_leaving_the_editor_keeps_what_was_written_as_a_draft() -> None:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, SteerEditScreen), "the edit dialog")
         assert "return 'draft'" in pilot.app.screen.query_one("#steer-editor").text
         await pilot.press("escape")
-        await pilot.press("x")
+        await pilot.press("x", "y")  # cancel, and yes to the question
         await finish_run(pilot)
 
 

@@ -172,7 +172,7 @@ async def test_cancel_mid_run_keeps_the_session():
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
         await wait_until(pilot, lambda: client.blocked == 2, "the self-debuggers")
-        await pilot.press("x")
+        await pilot.press("x", "y")  # cancel, and yes to the question
         view = await finish_run(pilot)
         assert not screen.running
         assert view.state.failed is not None and view.state.failed.cancelled
@@ -185,6 +185,32 @@ async def test_cancel_mid_run_keeps_the_session():
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ComposeScreen)
+
+
+async def test_x_and_ctrl_q_ask_before_losing_a_live_run():
+    from qflow_tui.ui.screens.confirm import Confirm
+
+    client = FreezingClient(load_responder(), "self_debugger")
+    app = build_app(client, config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_until(pilot, lambda: client.blocked == 2, "the self-debuggers")
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm) and "session is kept" in app.screen.detail
+        assert "qflow solve --resume" in app.screen.detail
+        await pilot.press("n")  # keep running
+        await pilot.pause()
+        assert app.screen is screen and screen.running
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm) and app.screen.question == "Quit while the run is going?"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and screen.running and app.is_running
+        await pilot.press("x", "y")
+        view = await finish_run(pilot)
+        assert not screen.running and view.state.failed is not None and view.state.failed.cancelled
 
 
 async def test_model_error_is_a_notice_and_the_session_is_kept():
@@ -365,7 +391,7 @@ async def test_every_run_action_is_in_the_command_palette():
             "Zoom",
         ):
             assert title in titles, title
-        await pilot.press("x")
+        await pilot.press("x", "y")  # cancel, and yes to the question
         await finish_run(pilot)
 
 

@@ -35,6 +35,13 @@ from .base import AppScreen
 _NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
 
+#: What a person loses by cancelling a live run, and how to get it back.
+KEPT = (
+    "The run stops; its session is kept with every call it finished. Resume it later with R in the "
+    "sessions browser (F2), or qflow solve --resume SESSION: the finished calls come from the recording."
+)
+
+
 class RunScreen(AppScreen):
     """Watch (and step through) one run; the session file is written as it goes."""
 
@@ -372,8 +379,16 @@ class RunScreen(AppScreen):
         self.app.push_screen(dialog, lambda plan: start_fork(self.app, plan) if plan is not None else None)
 
     def action_cancel(self) -> None:
-        if self.running:
-            self.workers.cancel_group(self, "run")
+        """Ask first: a run costs time and tokens, and x is one key away from n."""
+        if not self.running:
+            return
+        from .confirm import Confirm
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.running:
+                self.workers.cancel_group(self, "run")
+
+        self.app.push_screen(Confirm("Cancel the run?", KEPT, yes="Cancel run", no="Keep running"), answered)
 
     def action_back(self) -> None:
         if self.running:
@@ -402,10 +417,7 @@ class RunScreen(AppScreen):
                 self.workers.cancel_group(self, "run")
                 self.app.exit()
 
-        self.app.push_screen(
-            Confirm("Quit while the run is going?", "The run is cancelled; its session is kept.", yes="Quit"),
-            answered,
-        )
+        self.app.push_screen(Confirm("Quit while the run is going?", KEPT, yes="Quit"), answered)
 
     # -- steering at a stop ----------------------------------------------------------------
 

@@ -1,0 +1,122 @@
+"""Every key of the screen beneath, grouped, with what each does (``?`` or F1).
+
+The footer shows the keys a screen uses most; this shows them all, the ones the
+footer has no room for and those it never shows (the session browser's export
+and resume keys, a table's j/k), read from the live bindings so it cannot drift
+from what the keys do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Label, Static
+
+from ...core.safe_text import one_line
+from .base import AppModal
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """One key as the help shows it."""
+
+    keys: str
+    """How the key is written (``ctrl+r`` as ``^r``, several keys joined by ``/``)."""
+    what: str
+    """What it does: the binding's description and its tooltip."""
+    enabled: bool
+
+
+def own_binding(node: object, binding: Binding) -> bool:
+    """Whether ``binding`` was declared by one of qflow's classes: Textual's own
+    (scrolling, focus, a table's cursor) are not what a person looks for."""
+    for cls in type(node).__mro__:
+        if not cls.__module__.startswith("qflow_tui."):
+            continue
+        for declared in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(declared, Binding) and declared.action == binding.action:
+                return True
+    return False
+
+
+def _declared(node: object) -> list[Binding]:
+    """The bindings qflow's own classes declare on ``node``, most derived first."""
+    out: list[Binding] = []
+    for cls in type(node).__mro__:
+        if cls.__module__.startswith("qflow_tui."):
+            out += [b for b in cls.__dict__.get("BINDINGS", ()) if isinstance(b, Binding)]
+    return out
+
+
+def keys_of(screen: Screen) -> list[tuple[str, list[KeyRow]]]:
+    """The keys ``screen`` answers to now, in groups: where the cursor is, the
+    screen itself, and the app (everywhere). Read from the classes' own
+    bindings, not from the active keys, so a key a widget shadows (a table's
+    Enter over the screen's) is still listed; Textual's own keys (scrolling,
+    focus) are left out. A key the screen refuses just now says so."""
+    app = screen.app
+    chain = list(screen.focused.ancestors_with_self) if screen.focused is not None else [screen, app]
+    if app not in chain:
+        chain.append(app)
+    groups: dict[str, list[KeyRow]] = {}
+    for node in chain:
+        group = "Everywhere" if node is app else "This screen" if node is screen else "Where the cursor is"
+        rows = groups.setdefault(group, [])
+        for binding in _declared(node):
+            if not binding.description:
+                continue
+            what = binding.description + (f": {binding.tooltip}" if binding.tooltip else "")
+            if any(r.what == what for rows_ in groups.values() for r in rows_):
+                continue  # declared again by a subclass, or on a nearer node
+            keys = ", ".join(dict.fromkeys(app.get_key_display(Binding(k.strip(), "")) for k in binding.key.split(",")))
+            name, _, _ = binding.action.partition("(")
+            check = getattr(node, "check_action", None)
+            enabled = check(name, ()) is not False if check is not None else True
+            rows.append(KeyRow(keys, what, enabled))
+    order = ["Where the cursor is", "This screen", "Everywhere"]
+    return [(g, groups[g]) for g in order if groups.get(g)]
+
+
+class KeysScreen(AppModal[None]):
+    """The keys of the screen beneath; Escape, ``?`` or ``q`` closes it."""
+
+    DEFAULT_CSS = """
+    KeysScreen { align: center middle; }
+    KeysScreen > VerticalScroll {
+        width: 90%; max-width: 100; height: auto; max-height: 90%;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    KeysScreen .keys-group { text-style: bold; color: $primary; margin-top: 1; }
+    KeysScreen .keys-hint { color: $text-muted; margin-top: 1; }
+    KeysScreen .keys-row { height: auto; }
+    KeysScreen .keys-key { width: 12; text-align: right; padding-right: 2; }
+    KeysScreen .keys-what { width: 1fr; }
+    """
+
+    BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss_keys", "Close", show=False)]
+
+    def __init__(self, beneath: Screen) -> None:
+        super().__init__()
+        self.beneath = beneath
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            where = self.beneath.sub_title or "this screen"
+            yield Label(one_line(f"Keys: {where}", 80), classes="dialog-title")
+            for group, rows in keys_of(self.beneath):
+                yield Label(group, classes="keys-group")
+                for row in rows:
+                    with Horizontal(classes="keys-row"):
+                        yield Static(Text(row.keys, style="bold" if row.enabled else "dim"), classes="keys-key")
+                        what = Text(one_line(row.what), style="" if row.enabled else "dim")
+                        if not row.enabled:
+                            what.append("  (not now)", style="dim italic")
+                        yield Static(what, classes="keys-what")
+            yield Static("Escape, ?, F1 or q closes this.", classes="keys-hint")
+
+    def action_dismiss_keys(self) -> None:
+        self.dismiss(None)
