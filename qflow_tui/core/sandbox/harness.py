@@ -801,8 +801,9 @@ class _CallFailed(BaseException):
 
 class _Oracle:
     """The trusted side: setup, expected values, whole asserts and check
-    functions, with every function the program defines bound to a proxy that
-    asks the parent to run the call in the program's process."""
+    functions, with the program's functions the job names (the entry point
+    and the helpers a test means; see ``verdict.callable_helpers``) bound to
+    proxies that ask the parent to run the call in the program's process."""
 
     def __init__(self, chan, requests, timeout, max_value):
         self.chan = chan

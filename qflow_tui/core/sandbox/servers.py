@@ -6,9 +6,11 @@
 - The **oracle process** (trusted: it never loads the program) evaluates the
   expected values that are not literals, whole asserts of shapes the app's
   own evaluator does not know, and a dataset's whole ``check(candidate)``
-  function. Every function the program defines is bound there to a proxy:
-  calling it sends the arguments (plain values) to the app, which runs the
-  call in the program process and sends the plain result back.
+  function. The entry point and the helpers a test is meant to call (see
+  ``verdict.callable_helpers``; every other name is the trusted side's) are
+  bound there to proxies: calling one sends the arguments (plain values) to
+  the app, which runs the call in the program process and sends the plain
+  result back.
 
 Both run under the same isolation and limits. The program process is
 restarted after a call that timed out or killed it (at most ``MAX_RESPAWNS``
