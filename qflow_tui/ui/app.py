@@ -38,7 +38,9 @@ class QFlowApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f2", "sessions", "Sessions", tooltip="Browse saved sessions and replay one"),
         Binding("f3", "toggle_light", "Theme", tooltip="Switch between the qflow dark and light themes"),
-        Binding("question_mark,f1", "keys", "Keys", tooltip="Every key of this screen, with what it does"),
+        # Not in the footer: at 80 columns it would push a screen's own keys out;
+        # the footer's "…" (keys left out) says ? lists them all.
+        Binding("question_mark,f1", "keys", "Keys", show=False, tooltip="Every key of this screen, with what it does"),
         Binding("ctrl+l", "messages", "Messages", show=False, tooltip="Every notice this session of the app gave"),
     ]
 
