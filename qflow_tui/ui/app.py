@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import gc
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import Notify
 from textual.screen import Screen
 
 from ..core.config import ConfigError, RunConfig, save_setting
@@ -35,7 +38,10 @@ class QFlowApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f2", "sessions", "Sessions", tooltip="Browse saved sessions and replay one"),
         Binding("f3", "toggle_light", "Theme", tooltip="Switch between the qflow dark and light themes"),
-        Binding("question_mark,f1", "keys", "Keys", tooltip="Every key of this screen, with what it does"),
+        # Not in the footer: at 80 columns it would push a screen's own keys out;
+        # the footer's "…" (keys left out) says ? lists them all.
+        Binding("question_mark,f1", "keys", "Keys", show=False, tooltip="Every key of this screen, with what it does"),
+        Binding("ctrl+l", "messages", "Messages", show=False, tooltip="Every notice this session of the app gave"),
     ]
 
     def __init__(
@@ -72,6 +78,9 @@ class QFlowApp(App[int]):
         """Start runs in step mode (pause before every workflow step)."""
         self.clock = clock or time.monotonic
         """Where live runs read elapsed time; tests pass a frozen clock."""
+        self._started_at = self.clock()
+        self.message_log: deque[LoggedMessage] = deque(maxlen=MESSAGE_LOG_SIZE)
+        """Every notification so far (the newest ``MESSAGE_LOG_SIZE``), for Ctrl+L."""
         self.remember_theme = remember_theme
         self.replay_options: dict[str, Any] = replay_options or {}
         """How the first replay opens (``step``, ``play``); read once by the replay screen."""
@@ -215,6 +224,26 @@ class QFlowApp(App[int]):
             return
         self.exit()
 
+    def _on_notify(self, event: Notify) -> None:
+        """Keep every notification in the log, and say one thing once: a message
+        already on screen is not toasted again (the log counts the repeat)."""
+        note = event.notification
+        message = str(note.message)
+        last = self.message_log[-1] if self.message_log else None
+        if last is not None and last.message == message and last.title == note.title:
+            last.repeats += 1
+        else:
+            at = self.clock() - self._started_at
+            self.message_log.append(LoggedMessage(at, str(note.severity), note.title, message))
+        if any(str(shown.message) == message for shown in self._notifications):
+            event.prevent_default()  # Textual's handler (which shows it) runs after this one
+
+    def action_messages(self) -> None:
+        from .screens.messages import MessagesScreen
+
+        if not isinstance(self.screen, MessagesScreen):
+            self.push_screen(MessagesScreen())
+
     def action_keys(self) -> None:
         from .screens.keys import KeysScreen
 
@@ -251,6 +280,23 @@ class QFlowApp(App[int]):
             key = binding.key_display or binding.key
             help_text = f"{binding.tooltip or binding.description} ({key})"
             yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
+
+
+#: How many notifications the log keeps.
+MESSAGE_LOG_SIZE = 200
+
+
+@dataclass
+class LoggedMessage:
+    """One notification as the log keeps it."""
+
+    at: float
+    """Seconds since the app started."""
+    severity: str
+    title: str
+    message: str
+    repeats: int = 0
+    """How many times more it was said right after."""
 
 
 def _confirm_class() -> type:

@@ -338,3 +338,15 @@ def test_the_pass_rate_interval_is_wilsons():
     assert _interval(10, 10) == "72-100%"
     assert _interval(5, 10) == "24-76%"
     assert _interval(0, 0) == "n/a"
+
+
+async def test_a_long_folder_is_cut_at_its_start_and_the_hint_stays(tmp_path):
+    folder = tmp_path / ("a-long-folder-name-" * 5) / "bench"
+    shutil.copytree(FINISHED, folder)
+    app = create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        line = str(app.screen.query_one("#bench-where").render())
+        assert line.startswith("…") and line.endswith("/bench  ·  Enter replays a problem")
+        assert len(line) <= SIZE[0] - 2

@@ -102,7 +102,7 @@ async def test_e_edits_the_stopped_progressions_program_syntax_checked_then_the_
         # The edited program was checked in place of the generator's, and accepted at once.
         assert view.state.finished is not None and view.state.finished.accepted_at == "program_generator"
         assert view.state.finished.final_program == FIXED
-        assert "steered p0 program replaced" in _timeline_text(screen)
+        assert "steered p0 by user: program replaced" in _timeline_text(screen)
         (steered,) = [e for e in _session(screen).events if e.kind == "steered"]
         assert (steered.what, steered.step, steered.after) == ("program", "program_generator", FIXED)
         assert "find(ch)" in steered.before and "edit pending" not in _status(screen)

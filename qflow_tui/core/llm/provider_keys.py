@@ -24,6 +24,17 @@ OPENAI_URL_VAR = "OPENAI_BASE_URL"
 LOCAL_DUMMY_KEY = "qflow-local"
 
 
+class MissingKey(LLMError):
+    """A provider's key is not set. ``str()`` is the command line's advice; a
+    front end with other ways in (the app's form) words its own from the fields."""
+
+    def __init__(self, variable: str, model: str, message: str) -> None:
+        super().__init__(message)
+        self.variable = variable
+        """The environment variable to set: ``ANTHROPIC_API_KEY``."""
+        self.model = model
+
+
 def anthropic_url(base_url: str | None, env: Mapping[str, str]) -> str:
     """The URL calls go to: the one given, else ANTHROPIC_BASE_URL, else the API's."""
     return (base_url or env.get(ANTHROPIC_URL_VAR) or ANTHROPIC_DEFAULT_URL).rstrip("/")
@@ -33,7 +44,7 @@ def anthropic_key(name: str, env: Mapping[str, str]) -> str:
     """The key in ANTHROPIC_API_KEY, or an :class:`LLMError` saying to set it."""
     key = env.get(ANTHROPIC_KEY_VAR, "").strip()
     if not key:
-        raise LLMError(f"set {ANTHROPIC_KEY_VAR} to use {name}{NO_KEY_HINT}")
+        raise MissingKey(ANTHROPIC_KEY_VAR, name, f"set {ANTHROPIC_KEY_VAR} to use {name}{NO_KEY_HINT}")
     return key
 
 
@@ -54,4 +65,6 @@ def openai_key(name: str, url: str, env: Mapping[str, str]) -> str:
         return key
     official = is_official_openai(url)
     where = "" if official else f" at {display_url(url)} (any string works if the server checks no key)"
-    raise LLMError(f"set {OPENAI_KEY_VAR} to use {name}{where}{NO_KEY_HINT if official else ''}")
+    raise MissingKey(
+        OPENAI_KEY_VAR, name, f"set {OPENAI_KEY_VAR} to use {name}{where}{NO_KEY_HINT if official else ''}"
+    )

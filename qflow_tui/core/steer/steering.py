@@ -274,9 +274,11 @@ def steered_statement(ctx: RunContext, step: str, progression: int, current: str
     return statement
 
 
-def steered_words(e: Steered) -> str:
-    """What a person's edit changed, in a few words (a timeline row, a log line)."""
-    test = one_line(e.test or e.after or e.before, 50)
+def steered_words(e: Steered, limit: int | None = 50) -> str:
+    """What a person's edit changed, in a few words (a timeline row, a log line);
+    a test's text cut at ``limit`` characters (None: whole, for a row that cuts
+    itself, so one ellipsis ends it, not two)."""
+    test = one_line(e.test or e.after or e.before, limit)
     if e.what == "program":
         return "program replaced"
     if e.what == "verdict":
@@ -285,7 +287,7 @@ def steered_words(e: Steered) -> str:
         return f"test {e.after}: {test}"
     if e.what == "test":
         change = "added" if not e.before else "deleted" if not e.after else "edited"
-        return f"test {change}: {one_line(e.after or e.before, 50)}"
+        return f"test {change}: {one_line(e.after or e.before, limit)}"
     if e.what == "tests":
         return f"synthesized tests replaced ({len(e.after.splitlines())})"
     if e.what == "statement":

@@ -97,6 +97,9 @@ class BenchScreen(AppScreen):
 
     # -- layout ---------------------------------------------------------------------------
 
+    _hint = ""
+    """What the line under the summary says a key does (after the folder)."""
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="bench-summary", markup=False)
@@ -335,7 +338,22 @@ class BenchScreen(AppScreen):
             summary += "\n" + one_line(advice)
         self.query_one("#bench-summary", Static).update(summary)
         hint = "Enter replays a problem" if any(r.session for r in rows) else ""
-        self.query_one("#bench-where", Static).update(one_line(f"{self.folder}" + (f"  ·  {hint}" if hint else "")))
+        self._hint = hint
+        self._show_where()
+
+    def _show_where(self) -> None:
+        """The folder, and the hint whole: a folder too long for the line is cut
+        at its start (the end names the bench), with an ellipsis."""
+        tail = f"  ·  {self._hint}" if self._hint else ""
+        room = max(10, (self.size.width or 80) - 2 - len(tail))
+        folder = one_line(str(self.folder))
+        if len(folder) > room:
+            folder = "…" + folder[-(room - 1) :]
+        self.query_one("#bench-where", Static).update(folder + tail)
+
+    def on_resize(self) -> None:
+        if self.is_mounted:
+            self._show_where()
         self.sub_title = "bench running" if self.running else "bench"
 
     # -- actions ------------------------------------------------------------------------------

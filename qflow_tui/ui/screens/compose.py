@@ -19,6 +19,7 @@ from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Stat
 from ...core.config import CHECKERS, ConfigError, RunConfig
 from ...core.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
 from ...core.llm import LLMError
+from ...core.llm.provider_keys import MissingKey
 from ...core.problem import Problem, ProblemError, make_problem
 from ...core.safe_text import clean
 from ...core.userfiles import UserFileError, load_problem_file
@@ -373,6 +374,15 @@ class ComposeScreen(AppScreen):
 
             try:
                 client = build_client(config)
+            except MissingKey as exc:
+                # The command line's advice names flags this form does not have.
+                self.show_error(
+                    f"✗ set {exc.variable} to use {exc.model}, or, with no key: local/smollm2 in Model runs a "
+                    "small model on this machine, script/qflow_tui/data/demo/responder.py plays every agent, "
+                    "and F2 then D replays the demo",
+                    "model",
+                )
+                return None
             except LLMError as exc:
                 self.show_error(f"✗ {exc}", "model")
                 return None

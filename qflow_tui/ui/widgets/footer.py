@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - another Textual
 
 #: What stands for the keys left out: the palette's key, drawn as one cell.
 MORE = "…"
-MORE_TOOLTIP = "More keys: the command palette (Ctrl+P) lists every action"
+MORE_TOOLTIP = "More keys: ? lists every key of this screen; the command palette (Ctrl+P) every action"
 
 
 def key_width(key_display: str, description: str) -> int:

@@ -60,8 +60,9 @@ def _steered_row(e: ev.Steered, colours: Palette) -> Text:
     row.append("steered ", style=f"bold {colours.accent}")
     if e.progression is not None:
         row.append(f"p{e.progression} ", style="bold")
-    row.append(steered_words(e))
-    row.append(f"  by {e.who}", style=colours.muted)
+    # Who first: the words run to the row's end and are cut there, once.
+    row.append(f"by {e.who}: ", style=colours.muted)
+    row.append(steered_words(e, limit=None))
     row.no_wrap = True
     row.overflow = "ellipsis"
     return row

@@ -1,0 +1,63 @@
+"""Notifications: a toast never covers the compose form's inline error, one
+thing is said once, and Ctrl+L lists every notice of the session."""
+
+from __future__ import annotations
+
+from ui_app import SIZE, build_app
+
+from qflow_tui.ui.screens.messages import MessagesScreen
+
+
+async def test_a_toast_never_covers_the_inline_error(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    app = build_app()
+    app.client = None
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#model").value = "anthropic/claude-sonnet-4-5"
+        await pilot.press("f4", "ctrl+r")  # F4 toasts; Ctrl+R shows an inline error
+        await pilot.pause()
+
+        error = app.screen.query_one("#compose-error")
+        assert error.has_class("-visible")
+        toasts = list(app.screen.query("Toast"))
+        assert toasts, "the example's toast is on screen"
+        for toast in toasts:
+            assert not toast.region.overlaps(error.region), (toast.region, error.region)
+
+
+async def test_one_thing_is_said_once_and_the_log_keeps_it():
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(3):
+            app.notify("could not reach the server", title="Run failed", severity="error")
+        app.notify("could not reach the server", title="Progression 2", severity="error")
+        await pilot.pause()
+        shown = [t for t in app._notifications if t.message == "could not reach the server"]
+        assert len(shown) == 1
+        assert [(m.title, m.repeats) for m in app.message_log if "reach" in m.message] == [
+            ("Run failed", 2),
+            ("Progression 2", 0),
+        ]
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert isinstance(app.screen, MessagesScreen)
+        text = "\n".join(str(w.render()) for w in app.screen.query(".message"))
+        assert "Run failed  (×3)" in text and "Progression 2" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, MessagesScreen)
+
+
+def test_the_messages_snapshot(snap_compare):
+    async def run_before(pilot):
+        await pilot.pause()
+        pilot.app.notify("The run was cancelled; its session is kept.", title="Cancelled")
+        pilot.app.notify("could not reach http://localhost:11434/v1", title="Run failed", severity="error")
+        await pilot.pause()
+        pilot.app.clear_notifications()
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+
+    assert snap_compare(build_app(), terminal_size=SIZE, run_before=run_before)
