@@ -127,9 +127,8 @@ def test_solve_bad_input_is_one_line_never_a_traceback(tmp_path, args, message):
 
 
 def test_a_failure_of_every_step_is_said_once(tmp_path):
-    # The mbpp11 script model knows nothing of HumanEval/0: every check fails alike.
-    # (Not HumanEval/38: its docstring has no example, so it has no visible test
-    # and the checker has nothing to ask the model.)
+    # The mbpp11 script model knows nothing of HumanEval/0: every check of its
+    # visible tests fails alike. (HumanEval/38 has no visible test any more.)
     argv = ["solve", "--session-dir", str(tmp_path), "--problem", "humaneval/0"]
     out = qflow(*argv, "--model", "script/tests/scripts/mbpp11.py")
     assert out.returncode != 0 and "Traceback" not in out.stderr

@@ -163,9 +163,10 @@ class Verdict:
     """Why it did not pass: the failing test and its reason."""
     duration: float = 0.0
     base: bool | None = None
-    """EvalPlus datasets: the verdict on EvalPlus's base inputs alone (the
-    paper's "MBPP"/"HumanEval" column from EvalPlus); ``passed`` is then the
-    plus verdict, base and plus inputs both (EvalPlus's "+" figure)."""
+    """EvalPlus datasets: the verdict on EvalPlus's base inputs alone (what
+    ``evalplus.evaluate`` prints as "base tests"); ``passed`` is then the plus
+    verdict, base and plus inputs both (its "+" figure, the paper's
+    MBPP-EvalPlus and HumanEval-EvalPlus columns)."""
     plus: bool | None = None
     """EvalPlus datasets: the verdict on the plus inputs alone (None when the
     base inputs failed and the plus part was not run)."""
