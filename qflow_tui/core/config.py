@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -94,6 +94,23 @@ class RunConfig:
     theme: str = "qflow-dark"
     fallback_model: str | None = None
     """With a replay model: the live model that answers calls the recording lacks."""
+    workflow_settings: dict[str, Any] = field(default_factory=dict)
+    """The settings of workflows that are not built in (a plugin's), by key: from
+    their ``[workflow.<name>]`` table, their flags or a recorded session. The
+    built-in workflows' settings are the fields above."""
+
+    def setting(self, key: str) -> Any:
+        """A workflow setting's value, wherever it is kept."""
+        if key in _FIELDS:
+            return getattr(self, key)
+        if key in self.workflow_settings:
+            return self.workflow_settings[key]
+        from .workflows.settings import find_setting
+
+        found = find_setting(key)
+        if found is None:
+            raise ConfigError(f"unknown setting {key!r}: `qflow workflows` lists every workflow's settings")
+        return found.default
 
     def validate(self) -> RunConfig:
         # The workflows' own settings are checked by their definitions (one source
@@ -102,8 +119,12 @@ class RunConfig:
         from .workflows.settings import all_settings
 
         get_workflow(self.workflow)
-        for setting in all_settings():
-            setting.check(getattr(self, setting.key))
+        known = all_settings()
+        for key in self.workflow_settings:
+            if key in _FIELDS or all(s.key != key for s in known):
+                raise ConfigError(f"unknown setting {key!r}: `qflow workflows` lists every workflow's settings")
+        for setting in known:
+            setting.check(self.setting(setting.key))
         for name in ("test_rounds", "tests_per_round", "max_tests", "max_tokens", "retries"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1")
@@ -135,6 +156,11 @@ class RunConfig:
         return data
 
     def replace(self, **changes: Any) -> RunConfig:
+        """A copy with ``changes``; a key that is not a field is a plugin
+        workflow's setting (:attr:`workflow_settings`)."""
+        others = {k: changes.pop(k) for k in list(changes) if k not in _FIELDS}
+        if others:
+            changes["workflow_settings"] = {**self.workflow_settings, **others}
         return dataclasses.replace(self, **changes)
 
 
@@ -152,8 +178,30 @@ MODEL_SETTINGS = (
 )
 
 
+def make_config(values: dict[str, Any]) -> RunConfig:
+    """A RunConfig of coerced ``values``; a key that is not a field is a plugin
+    workflow's setting and goes to :attr:`RunConfig.workflow_settings`."""
+    fields = {k: v for k, v in values.items() if k in _FIELDS}
+    others = {k: v for k, v in values.items() if k not in _FIELDS}
+    if others:
+        fields["workflow_settings"] = {**fields.get("workflow_settings", {}), **others}
+    return RunConfig(**fields)
+
+
 def _coerce(name: str, value: Any, where: str) -> Any:
-    default = getattr(RunConfig(), name)
+    if name == "workflow_settings":
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: workflow_settings must be a table of settings, not {value!r}")
+        return {str(k): _coerce(str(k), v, where) for k, v in value.items()}
+    if name in _FIELDS:
+        default = getattr(RunConfig(), name)
+    else:
+        from .workflows.settings import find_setting
+
+        setting = find_setting(name)
+        if setting is None:
+            raise ConfigError(f"{where}: unknown setting {name!r}; `qflow workflows` lists every workflow's settings")
+        default = setting.default
     if isinstance(default, bool):
         if isinstance(value, bool):
             return value
@@ -196,11 +244,14 @@ def load_config(
         table = data.get("run", data)
         models = data.get("models", {})
         for key, value in table.items():
-            if key == "models" and table is data:
+            if key in ("models", "workflow") and table is data and isinstance(value, dict):
                 continue
             if key not in _FIELDS:
                 raise ConfigError(f"{path}: unknown setting {key!r}; known: {', '.join(sorted(_FIELDS))}")
             values[key] = _coerce(key, value, str(path))
+        tables = data.get("workflow", {})
+        if isinstance(tables, dict) or table is not data:  # at the top level, ``workflow = "name"`` chooses one
+            values.update(_workflow_tables(tables, path))
         model_table = _model_table(models, path)
     else:
         model_table = {}
@@ -219,7 +270,30 @@ def load_config(
         if key not in explicit and f"QFLOW_{key.upper()}" not in env:
             values[key] = value
     values.update(explicit)
-    return RunConfig(**values).validate()
+    return make_config(values).validate()
+
+
+def _workflow_tables(tables: Any, path: Path) -> dict[str, Any]:
+    """``[workflow.codetree]`` tables: each workflow's own settings."""
+    from .workflows import get_workflow
+
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{path}: give a workflow's settings as a table, e.g. [workflow.codetree] budget = 10")
+    out: dict[str, Any] = {}
+    for name, settings in tables.items():
+        where = f"{path} [workflow.{name}]"
+        if not isinstance(settings, dict):
+            raise ConfigError(f"{where}: give settings as a table, e.g. [workflow.{name}] followed by key = value")
+        try:
+            keys = [s.key for s in get_workflow(name).settings]
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        for key, value in settings.items():
+            if key not in keys:
+                known = ", ".join(keys) or "none"
+                raise ConfigError(f"{where}: {name} has no setting {key!r}; its settings: {known}")
+            out[key] = _coerce(key, value, where)
+    return out
 
 
 def _model_table(models: Any, path: Path) -> dict[str, dict[str, Any]]:

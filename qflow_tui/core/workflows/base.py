@@ -92,9 +92,10 @@ class WorkflowSpec:
     visible_tests: Callable[[RunConfig], str]
     """What it does with the visible tests, in words, for given settings."""
     runner: str
-    """Where the function that runs it is, as ``module:function`` within this
-    package (``qualityflow:run_qualityflow``): imported when :attr:`run` is
-    first asked for, so describing a workflow never imports its agents."""
+    """Where the function that runs it is, as ``module:function``
+    (``qflow_tui.core.workflows.qualityflow.run:run_qualityflow``): imported when
+    :attr:`run` is first asked for, so describing a workflow never imports its
+    agents."""
     progressions: Callable[[RunConfig], int] = _one
     paper: str = ""
     """Where it comes from: ``agentcoder.txt section 3``."""
@@ -102,13 +103,16 @@ class WorkflowSpec:
     """A step's stage (before ``:``) in words, for :meth:`step_label`."""
     step_words: dict[str, str] = field(default_factory=dict)
     """Whole step names in words, where they differ from their stage's words."""
+    rank: int = 100
+    """Where ``qflow workflows`` and the compose form list it: the built-ins
+    0 to 4, then the others by name."""
 
     @property
     def run(self) -> Runner:
         """The function that runs the workflow (its module is imported now if
         it was not yet)."""
         module, _, name = self.runner.partition(":")
-        runner: Runner = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+        runner: Runner = getattr(importlib.import_module(module), name)
         return runner
 
     def step_label(self, step: str) -> str:
