@@ -251,13 +251,15 @@ def _cost_text(cost: dict[str, Any]) -> str:
     return ""
 
 
-def describe(event: Any) -> str | None:
-    """One line for the events worth a line in a headless log: the Quality
-    Checker's decisions, test design and filtering, skipped or failed steps."""
+def describe(event: Any, decided: tuple[str, ...] = ()) -> str | None:
+    """One line for the events worth a line in a headless log: the quality
+    checker's decisions, test design and filtering, skipped or failed steps.
+    ``decided``: the roles whose steps a decision event says (the workflow's
+    spec names them), not logged twice."""
     k = event.kind
     prog = f"[p{event.progression}] " if event.progression is not None else ""
     if k == "step_finished":
-        if event.agent in ("code_quality_checker", "program_generator", "clarifier") and event.outcome in (
+        if event.agent in decided and event.outcome in (
             "accepted",
             "rejected",
             "done",
@@ -296,6 +298,8 @@ class OnceEach:
     retries are said once per round (attempt 2 of 5, 3 of 5, ...)."""
 
     def __init__(self) -> None:
+        self.decided: tuple[str, ...] = ()
+        """The roles whose steps end in a decision (the run's workflow says, at its first event)."""
         self.failures: dict[str, int] = {}
         self.retries: set[tuple[str, int]] = set()
         """(error, attempt) of the retries said: the calls of every progression
@@ -311,8 +315,13 @@ class OnceEach:
         return False
 
     def __call__(self, event: Any) -> list[str]:
-        line = describe(event)
         kind = event.kind
+        if kind == "run_started":
+            from ..core.workflows import WORKFLOWS
+
+            spec = WORKFLOWS.get(event.workflow)
+            self.decided = spec.decided if spec is not None else ()
+        line = describe(event, self.decided)
         if kind == "step_finished" and event.outcome == "failed" and event.detail and self._again(event.detail):
             return []
         if kind == "llm_call_retry":

@@ -25,20 +25,3 @@ class GateWaiting(Message):
     """The workflow stopped at the step gate. It names no stop: by the time the
     screen handles it the gate may have moved on (a key stepped it, an earlier
     stop arrived), so the screen shows what the gate holds then."""
-
-
-@dataclass
-class ProgressionSelected(Message):
-    """The user chose which progression the panes show."""
-
-    progression: int
-
-
-@dataclass
-class ProblemLoaded(Message):
-    """A problem was loaded into the compose form (from a file or a benchmark)."""
-
-    statement: str
-    tests: str
-    entry_point: str | None = None
-    source: str = ""

@@ -60,7 +60,7 @@ def test_progress_names_the_planned_step_and_its_repeat():
 
 
 def test_a_stream_without_agents_of_qualityflow_gets_its_six_agents_and_plan():
-    # LEGACY FALLBACK (delete with ui/legacy_shape.py when the session reader fills agents/plan).
+    # A stream from before RunStarted carried agents: the workflow's spec fills them, as the session reader does.
     state = fold(
         [
             ev.RunStarted(

@@ -203,3 +203,32 @@ def test_the_compose_form_offers_it_with_its_setting(env, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["plainshot", "plainshot", "False"]
+
+
+def test_the_guide_shows_the_package_as_it_is():
+    """docs/guide/write-a-workflow.md builds this package: each of its code
+    blocks is in the file it shows, word for word."""
+    import re
+
+    guide = (ROOT / "docs" / "guide" / "write-a-workflow.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(python|toml)\n(.*?)```", guide, re.S)
+    files = {
+        "toml": [PLUGIN / "pyproject.toml"],
+        "python": [PLUGIN / "qflow_plainshot" / "__init__.py", PLUGIN / "qflow_plainshot" / "run.py"],
+    }
+    assert len(blocks) == 3
+    for language, code in blocks:
+        assert any(code in path.read_text(encoding="utf-8") for path in files[language]), code[:60]
+
+
+def test_a_broken_plugin_is_said_and_the_others_still_run(tmp_path):
+    site = tmp_path / "site"
+    info = site / "qflow_broken-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: qflow-broken\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[qflow.workflows]\nbroken = qflow_broken:SPEC\n", encoding="utf-8")
+    (site / "qflow_broken.py").write_text("raise ImportError('needs a newer numpy')\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    out = qflow(env, "workflows")
+    assert out.returncode == 0 and "zeroshot:" in out.stdout
+    assert "a workflow could not be loaded: broken (qflow_broken:SPEC): ImportError: needs a newer numpy" in out.stderr

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from importlib.metadata import entry_points
 
 from ..config import ConfigError
-from .base import Agent, PlannedStep, WorkflowResult, WorkflowSpec
+from .base import Agent, Edit, PlannedStep, Steerable, WorkflowResult, WorkflowSpec
 from .settings import Setting
 
 GROUP = "qflow.workflows"
@@ -98,8 +98,10 @@ __all__ = [
     "GROUP",
     "WORKFLOWS",
     "Agent",
+    "Edit",
     "PlannedStep",
     "Setting",
+    "Steerable",
     "WorkflowResult",
     "WorkflowSpec",
     "broken_plugins",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .settings import Setting
 
@@ -71,9 +71,39 @@ class PlannedStep:
 
 Runner = Callable[["RunContext"], Awaitable[WorkflowResult]]
 
+Edit = Literal["program", "verdict", "tests", "statement"]
+"""What a person may change in a run at a stop or a fork: a step's program, a
+quality verdict on it, the synthesized tests, the statement."""
+
 
 def _one(config: RunConfig) -> int:
     return 1
+
+
+def _never(config: RunConfig) -> bool:
+    return False
+
+
+def _no_edits(config: RunConfig) -> frozenset[Edit]:
+    return frozenset()
+
+
+@dataclass(frozen=True)
+class Steerable:
+    """What a person may steer in a workflow, so that the run screen, fork and
+    the command line offer exactly that without knowing the workflow."""
+
+    edits: Callable[[RunConfig], frozenset[Edit]] = _no_edits
+    """The kinds of edit the workflow takes with given settings."""
+    program_stages: tuple[str, ...] = ()
+    """The stages (a step's name before ``:``) whose program a person may
+    replace or whose quality verdict override (``program`` and ``verdict``)."""
+    first_stage: str = ""
+    """The stage that writes the first program: an edit there stands in for
+    that agent's answer rather than for a checked program."""
+
+    def takes(self, edit: Edit, config: RunConfig) -> bool:
+        return edit in self.edits(config)
 
 
 @dataclass(frozen=True)
@@ -103,6 +133,18 @@ class WorkflowSpec:
     """A step's stage (before ``:``) in words, for :meth:`step_label`."""
     step_words: dict[str, str] = field(default_factory=dict)
     """Whole step names in words, where they differ from their stage's words."""
+    steering: Steerable = Steerable()
+    """What a person may edit in its runs."""
+    checker: str = ""
+    """The role whose step outcome (``accepted`` or ``rejected``) is a quality
+    verdict on the program its progression holds (the bench scores it as a
+    classifier); empty: no such agent."""
+    decided: tuple[str, ...] = ()
+    """Roles whose steps end in a :class:`Decision` that says their outcome (a
+    headless log prints the decision, not the step's end)."""
+    reverts: Callable[[RunConfig], bool] = _never
+    """With given settings, does it return its first program when no check
+    accepts one (the bench's pass@1 after each step follows that)?"""
     rank: int = 100
     """Where ``qflow workflows`` and the compose form list it: the built-ins
     0 to 4, then the others by name."""

@@ -5,7 +5,7 @@ imported only when a run asks for it."""
 from __future__ import annotations
 
 from ...config import CHECKERS, RunConfig
-from ..base import Agent, PlannedStep, WorkflowSpec
+from ..base import Agent, Edit, PlannedStep, Steerable, WorkflowSpec
 from ..settings import Setting
 
 AGENTS = (
@@ -85,6 +85,21 @@ def _qualityflow_visible_tests(cfg: RunConfig) -> str:
     }.get(cfg.checker, "")
 
 
+def _qualityflow_edits(cfg: RunConfig) -> frozenset[Edit]:
+    """Programs and verdicts at any program step; the synthesized tests when
+    self-debugging runs on them; the statement when the clarifier reads it."""
+    edits: set[Edit] = {"program", "verdict"}
+    if cfg.epochs:
+        edits.add("tests")
+    if cfg.clarify:
+        edits.add("statement")
+    return frozenset(edits)
+
+
+def _qualityflow_reverts(cfg: RunConfig) -> bool:
+    return cfg.revert and cfg.checker != "none"
+
+
 def _qualityflow_progressions(cfg: RunConfig) -> int:
     return 1 if cfg.checker == "none" else cfg.prompts
 
@@ -102,4 +117,12 @@ SPEC = WorkflowSpec(
     progressions=_qualityflow_progressions,
     paper="qualityflow.txt Algorithm 1, Appendix A",
     stage_words=STAGE_WORDS,
+    steering=Steerable(
+        edits=_qualityflow_edits,
+        program_stages=("program_generator", "self_debug", "clarifier"),
+        first_stage="program_generator",
+    ),
+    checker="code_quality_checker",
+    decided=("code_quality_checker", "program_generator", "clarifier"),
+    reverts=_qualityflow_reverts,
 )

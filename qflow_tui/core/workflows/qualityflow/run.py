@@ -243,7 +243,7 @@ class _Run:
                 p.current, p.report = edited, None
                 if sid.stage == "program_generator":
                     p.generated = edited
-            verdict = steered_verdict(self.ctx, s.name, p.index)
+            verdict = steered_verdict(self.ctx, s.name, p.index, "code_quality_checker")
             if verdict is None:
                 p.check = await check_program(self.ctx, p.current, progression=p.index, step=s.name)
             else:
@@ -277,7 +277,9 @@ class _Run:
     def _take_test_edits(self, tests: TestSet, step: str) -> None:
         """A person's pending edits to the synthesized tests, taken into the set every
         progression shares (so their events belong to the whole run, not to a progression)."""
-        edit = steered_tests(self.ctx, tests.kept, tests.rejected, step, None)
+        edit = steered_tests(
+            self.ctx, tests.kept, tests.rejected, step, None, designer="test_designer", judge="test_quality_checker"
+        )
         if edit.changed:
             # New lists, not changed in place: a sandbox run of the old ones may be under way.
             tests.kept, tests.rejected = edit.kept, edit.rejected
@@ -381,7 +383,7 @@ class _Run:
     async def _clarify(self, p: Progression, attempt: int, step: str) -> str:
         """Lines 22-23: clarify the problem, then generate again from the clarified statement."""
         ctx = self.ctx
-        edited = steered_statement(ctx, step, p.index, self.statement)
+        edited = steered_statement(ctx, step, p.index, self.statement, "clarifier")
         if edited is not None:
             self.statement = edited
         clarified = await clarify(

@@ -1,7 +1,5 @@
 """Plain-shot's run: one step, one call, the program the answer holds."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from qflow_tui.core.agents.shown import tests_text
