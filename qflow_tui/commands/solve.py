@@ -307,10 +307,9 @@ class OnceEach:
 
     def _again(self, reason: str) -> bool:
         """Count ``reason``; True when it was said already."""
-        for known in self.failures:
-            if known in reason:
-                self.failures[known] += 1
-                return True
+        if reason in self.failures:
+            self.failures[reason] += 1
+            return True
         self.failures[reason] = 1
         return False
 
@@ -329,8 +328,8 @@ class OnceEach:
             if retry in self.retries:
                 return []
             self.retries.add(retry)
-        if kind == "notice" and event.level != "info" and any(known in event.message for known in self.failures):
-            self._again(event.message)
+        if kind == "notice" and event.level != "info" and event.cause and event.cause in self.failures:
+            self._again(event.cause)
             return []
         if kind in ("run_failed", "run_finished"):
             again = sum(n - 1 for n in self.failures.values())

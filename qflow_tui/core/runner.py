@@ -210,6 +210,7 @@ async def run_workflow(
             tokens=tokens,
             duration=duration,
             detail=result.detail,
+            node=result.node,
             stops=dict(ctx.stops),
         )
     )

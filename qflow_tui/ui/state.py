@@ -9,7 +9,6 @@ No Textual import here: the state can be tested without an app.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -416,16 +415,14 @@ class RunState:
 
     @property
     def returned_node(self) -> str | None:
-        """The node whose program the finished run returned: the accepted one,
-        else the one the run names (``accepted_at``), else the last with its code."""
+        """The node whose program the finished run returned: the one it names
+        (``node``, or ``accepted_at`` where that is a node), else (sessions from
+        before runs named it) the accepted one, else the last with its code."""
         if self.finished is None or not self.tree:
             return None
-        if self.finished.accepted_at in self.tree:
-            return self.finished.accepted_at
-        # The core's RunFinished.detail names it ("... returned node n7 ..."), where it has one.
-        named = re.search(r"\b(?:returned|accepted) node (\S+?)[\s,.;:)]*(?:\s|$)", self.finished.detail)
-        if named and named.group(1) in self.tree:
-            return named.group(1)
+        for named in (self.finished.node, self.finished.accepted_at):
+            if named in self.tree:
+                return named
         accepted = [n.node for n in self.tree.values() if n.action == "accept"]
         if accepted:
             return accepted[-1]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import pyparse
-from ..events import ProgramCandidate, Steered
+from ..events import ProgramCandidate, Steered, SteeredWhat
 from ..problem import ProblemError, parse_tests
 from ..safe_text import one_line
 
@@ -245,7 +245,7 @@ def steered_tests(
     if steering is None or not steering.has_test_edits():
         return out
 
-    def said(what: str, before: str, after: str, test: str = "") -> None:
+    def said(what: SteeredWhat, before: str, after: str, test: str = "") -> None:
         out.changed = True
         ctx.event(
             Steered(

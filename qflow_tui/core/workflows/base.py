@@ -13,12 +13,13 @@ from .settings import Setting
 if TYPE_CHECKING:
     from ..config import RunConfig
     from ..context import RunContext
+    from ..events import RunOutcomeWord
 
 
 @dataclass
 class WorkflowResult:
     final_program: str
-    outcome: str
+    outcome: RunOutcomeWord
     """``accepted``; ``reverted`` (nothing passed, the first program returned);
     ``rejected`` (revert disabled, or budget spent with nothing accepted);
     ``unchecked`` (no quality checker)."""
@@ -27,7 +28,9 @@ class WorkflowResult:
     progression: int | None
     first_program: str = ""
     detail: str = ""
-    """Anything more to say about the result (CodeTree: the node returned)."""
+    """Anything more to say about the result, in words."""
+    node: str | None = None
+    """The search-tree node whose program is returned (CodeTree), else None."""
 
 
 @dataclass(frozen=True)

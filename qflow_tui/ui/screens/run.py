@@ -13,11 +13,12 @@ from typing import Any
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.widgets import DataTable, Header, TabbedContent
 from textual.worker import Worker, WorkerState
 
 from ...core.config import RunConfig
-from ...core.events import Event
+from ...core.events import Event, Notice, NoticeLevel, RunStarted, Steered
 from ...core.gate import Breakpoint, StepGate
 from ...core.llm.base import close_quietly
 from ...core.llm.retry import RetryWaits
@@ -34,7 +35,7 @@ from ..widgets.run_view import RunView
 from ..widgets.timeline import Timeline
 from .base import AppScreen
 
-_NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+_NOTICE_SEVERITY: dict[NoticeLevel, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
 
 class RunScreen(AppScreen):
@@ -167,25 +168,25 @@ class RunScreen(AppScreen):
             self._batch = None
         view = self.query_one(RunView)
         steered = False
+        started = False
         for event in message.events:
             view.apply(event)
-            steered = steered or event.kind == "steered"
-            if event.kind == "notice" and self._first_time(event):
-                self.notify(
-                    clean(event.message),  # type: ignore[attr-defined]
-                    severity=_NOTICE_SEVERITY.get(event.level, "information"),  # type: ignore[attr-defined, arg-type]
-                    markup=False,
-                )
+            match event:
+                case Steered():
+                    steered = True
+                case RunStarted():
+                    started = True
+                case Notice() if self._first_time(event):
+                    self.notify(clean(event.message), severity=_NOTICE_SEVERITY[event.level], markup=False)
         if steered:  # an edit was taken: the status line stops calling it pending
             self._paint_gate()
-        if any(e.kind == "run_started" for e in message.events):
+        if started:
             self._mark_breakpoints()  # the plan is known now: mark the breakpoints given at the start
 
-    def _first_time(self, notice: Event) -> bool:
-        """False for a notice toasted already, from this progression or another."""
-        said: str = notice.message  # type: ignore[attr-defined]
-        if notice.progression is not None:
-            said = said.replace(f"progression {notice.progression}", "progression", 1)
+    def _first_time(self, notice: Notice) -> bool:
+        """False for a notice toasted already, from this progression or another:
+        notices that report one error (their ``cause``) are said once."""
+        said = f"cause: {notice.cause}" if notice.cause else notice.message
         if said in self._toasted:
             return False
         self._toasted.add(said)

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from ...agents.test_executor import execute_tests, execution_feedback
 from ...context import RunContext
-from ...events import Decision
+from ...events import Decision, DecisionWord
 from ...steps import step
 from ..base import WorkflowResult
 from .programmer import refine_program, write_program
 from .test_designer import design_basic_edge_large_tests
 
 
-def _decide(ctx: RunContext, step_name: str, decision: str, reason: str) -> None:
+def _decide(ctx: RunContext, step_name: str, decision: DecisionWord, reason: str) -> None:
     ctx.event(Decision(step=step_name, agent="test_executor", progression=0, decision=decision, reason=reason))
 
 

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from ...context import RunContext
+from ...events import CriticAction
 
 AGENT = "critic"
 PROMPTS = "codetree/critic"
@@ -17,8 +18,7 @@ ACTIONS = ("refine", "abort", "accept")
 
 @dataclass
 class Critique:
-    action: str
-    """``refine``, ``abort`` or ``accept``."""
+    action: CriticAction
     score: float
     """Score(F_cri) in [0, 1]: the mean of the test-output and strategy scores."""
     critique: str
@@ -42,10 +42,11 @@ def parse_critique(text: str, *, verify: bool) -> Critique:
     as ``refine``, and after it ``abort`` reads as ``refine`` (the paper's
     verification either accepts or suggests improvements)."""
     found = re.search(r"<action>\s*(\w+)", text, flags=re.I)
-    action = found.group(1).lower() if found else ""
-    if action not in ACTIONS:
+    said = found.group(1).lower() if found else ""
+    if said not in ACTIONS:
         words = re.findall(r"\b(refine|abort|accept)\b", text, flags=re.I)
-        action = words[-1].lower() if words else "refine"
+        said = words[-1].lower() if words else "refine"
+    action: CriticAction = "abort" if said == "abort" else "accept" if said == "accept" else "refine"
     if verify and action == "abort":
         action = "refine"
     if not verify and action == "accept":

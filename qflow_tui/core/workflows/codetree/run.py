@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ...agents.test_executor import execute_tests, execution_feedback
 from ...context import RunContext
-from ...events import Decision, TreeNode
+from ...events import CriticAction, Decision, TreeNode
 from ...steps import step
 from ..base import WorkflowResult
 from .critic import criticise
@@ -54,7 +54,7 @@ class Node:
     load_error: bool = False
     feedback: str = ""
     critic_score: float | None = None
-    action: str = ""
+    action: CriticAction = ""
     critique: str = ""
     children: list[Node] = field(default_factory=list)
 
@@ -171,7 +171,7 @@ class _Search:
             node.action, node.critic_score, node.critique = critique.action, critique.score, critique.critique
             if critique.test_score is not None and critique.strategy_score is not None:
                 node.critique += f"\n(test outputs {critique.test_score:g}/10, strategy {critique.strategy_score:g}/10)"
-            s.outcome = {"accept": "accepted", "abort": "rejected"}.get(node.action, "done")
+            s.outcome = "accepted" if node.action == "accept" else "rejected" if node.action == "abort" else "done"
             s.detail = f"{node.id}: {node.action}, score {node.score:.2f}"
         self._publish(node)
         reason = {
@@ -273,7 +273,7 @@ class _Search:
             node = self.accepted
             at = f"critic:{node.number}" if self.critic else node.made_at
             detail = f"accepted node {node.id} ({node.passed}/{node.total} visible tests pass)"
-            return WorkflowResult(node.code, "accepted", at, 0, first, detail=detail)
+            return WorkflowResult(node.code, "accepted", at, 0, first, detail=detail, node=node.id)
         if not self.nodes:
             return WorkflowResult("", "rejected", None, 0, first, detail="no program was written")
         # Highest score first; among equals, the earliest written.
@@ -285,7 +285,7 @@ class _Search:
             f"(score {best.score:.2f}, {best.passed}/{best.total} visible tests pass)"
         )
         self.ctx.event(Decision(step=best.made_at, agent=None, progression=0, decision="continue", reason=detail))
-        return WorkflowResult(best.code, "rejected", None, 0, first, detail=detail)
+        return WorkflowResult(best.code, "rejected", None, 0, first, detail=detail, node=best.id)
 
 
 async def run_codetree(ctx: RunContext) -> WorkflowResult:

@@ -260,7 +260,7 @@ async def imagined_execution(
                 reasoning=result.reasoning,
                 answer=result.answer,
                 value=result.value,
-                verdict=result.verdict,
+                verdict="pass" if result.passed else "fail",
                 detail=detail,
             )
         )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ...agents.test_executor import execution_feedback
 from ...config import RunConfig
 from ...context import RunContext
-from ...events import Decision, Notice
+from ...events import Decision, DecisionWord, Notice
 from ...llm import LLMError
 from ...sandbox.report import SandboxReport
 from ...steer.steering import has_program, steered_program, steered_statement, steered_tests, steered_verdict
@@ -185,11 +185,11 @@ class _SharedTests:
             await asyncio.gather(self.task, return_exceptions=True)
 
 
-def _after_debug(cfg: RunConfig) -> tuple[str, str]:
+def _after_debug(cfg: RunConfig) -> tuple[DecisionWord, str]:
     return ("clarify", "rejected: on to the clarifier") if cfg.clarify else _no_more_steps(cfg)
 
 
-def _no_more_steps(cfg: RunConfig) -> tuple[str, str]:
+def _no_more_steps(cfg: RunConfig) -> tuple[DecisionWord, str]:
     """The decision when a rejected program has no step left to go to."""
     if cfg.revert and cfg.checker != "none":
         return "revert", "rejected: revert to the first generated program"
@@ -219,7 +219,7 @@ class _Run:
 
     # -- one progression -----------------------------------------------------------
 
-    def _decide(self, p: Progression, step: str, accepted: bool, decision: str, reason: str) -> None:
+    def _decide(self, p: Progression, step: str, accepted: bool, decision: DecisionWord, reason: str) -> None:
         self.ctx.event(
             Decision(
                 step=step,
@@ -251,11 +251,13 @@ class _Run:
             s.outcome = "accepted" if p.check.accepted else "rejected"
         return p.check.accepted
 
-    async def _stage_end(self, p: Progression, stage: int, accepted: bool, decision: tuple[str, str] | None) -> bool:
+    async def _stage_end(
+        self, p: Progression, stage: int, accepted: bool, decision: tuple[DecisionWord, str] | None
+    ) -> bool:
         """Report a stage's end to the referee (and its decision); True when ``p`` is done."""
         step = self.stages[stage]
         if accepted:
-            self._decide(p, step, True, "", "")
+            self._decide(p, step, True, "accept", "")
             self.referee.accept(p.index, stage)
             # At once, before any other progression runs on: one whose next step
             # can no longer be reported must not start it (the run's loop would
@@ -346,7 +348,9 @@ class _Run:
                 edited if edited is not None else await generate_program(ctx, p.index, step=sid.name)
             )
         # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...).
-        next_step = ("continue", "rejected: on to self-debugging") if cfg.epochs else _after_debug(cfg)
+        next_step: tuple[DecisionWord, str] = (
+            ("continue", "rejected: on to self-debugging") if cfg.epochs else _after_debug(cfg)
+        )
         if await self._stage_end(p, 0, await self._check(p, sid), next_step):
             return
 
@@ -428,6 +432,7 @@ class _Run:
                     progression=p.index,
                     level="warning",
                     message=f"progression {p.index} stopped: {exc}",
+                    cause=str(exc),
                 )
             )
         finally:

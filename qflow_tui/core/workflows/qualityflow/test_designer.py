@@ -34,7 +34,13 @@ async def _round(ctx: RunContext, round_no: int, step: str) -> str | None:
             raise
         # Tests are a help for the debugger, not a must: go on with the other rounds.
         ctx.event(
-            Notice(step=step, agent=AGENT, level="warning", message=f"test design round {round_no} failed: {exc}")
+            Notice(
+                step=step,
+                agent=AGENT,
+                level="warning",
+                message=f"test design round {round_no} failed: {exc}",
+                cause=str(exc),
+            )
         )
         return None
 
