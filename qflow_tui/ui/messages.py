@@ -8,10 +8,12 @@ from six progressions becomes a few messages per frame, and nothing is lost.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ..core.events import Event
+if TYPE_CHECKING:  # the screens import this module at launch; the events are not needed then
+    from ..core.events import Event
 
 
 @dataclass
@@ -19,6 +21,18 @@ class RunEvents(Message):
     """Core events that arrived since the last batch, oldest first."""
 
     events: list[Event]
+
+
+@dataclass
+class SaveRequested(Message):
+    """A widget asks its screen to save ``text`` to a file the user names
+    (a widget never opens a screen itself: widgets sit below screens)."""
+
+    text: str
+    title: str
+    name: str
+    saved: str
+    """What to say once it is saved: ``Program saved``."""
 
 
 class GateWaiting(Message):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
@@ -443,13 +442,7 @@ class RunView(Widget):
             self.notify("No program yet.", severity="warning")
             return
         from ...core.safe_text import one_line
-        from ..screens.path_prompt import PathPrompt, write_text_file
+        from ..messages import SaveRequested
 
         name = f"{one_line(str(self.state.problem.get('entry_point') or 'solution'), 80)}.py"
-
-        def saved(path: Path | None) -> None:
-            if path is not None:
-                self.notify(f"Program saved to {path}.", markup=False)
-
-        prompt = PathPrompt("Save the program to a file", name, write_text_file(program), name_in_folder=name)
-        self.app.push_screen(prompt, saved)
+        self.post_message(SaveRequested(program, "Save the program to a file", name, "Program saved"))
