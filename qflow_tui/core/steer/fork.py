@@ -12,6 +12,8 @@ from typing import Any
 from .. import pyparse
 from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest
 from ..llm.replay import RecordedCall, ReplayClient, describe_call
+from ..workflows import Edit
+from ..workflows.legacy import recorded_settings as settings_of
 
 
 class ForkError(Exception):
@@ -151,8 +153,6 @@ def plan_fork(
 
     from ..config import ConfigError, RunConfig, _coerce
     from ..problem import Problem, ProblemError
-    from ..workflows import Edit
-    from ..workflows.legacy import recorded_settings as settings_of
     from .steering import Steering, program_stages, refusal
 
     name = data.path.name

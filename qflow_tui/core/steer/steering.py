@@ -18,6 +18,7 @@ from .. import pyparse
 from ..events import ProgramCandidate, Steered, SteeredWhat
 from ..problem import ProblemError, parse_tests
 from ..safe_text import one_line
+from ..workflows import WORKFLOWS, Steerable
 
 if TYPE_CHECKING:
     from ..config import RunConfig
@@ -35,8 +36,6 @@ _EDIT_WORDS = {
 def refusal(workflow: str, config: RunConfig, edits: Collection[Edit]) -> str | None:
     """Why ``workflow`` (its spec says what it takes) will not take ``edits``
     with settings ``config``, in one line; None: it takes them."""
-    from ..workflows import WORKFLOWS, Steerable
-
     spec = WORKFLOWS.get(workflow)
     steerable = spec.steering if spec is not None else Steerable()
     for edit in edits:
@@ -49,8 +48,6 @@ def refusal(workflow: str, config: RunConfig, edits: Collection[Edit]) -> str | 
 
 def program_stages(workflow: str) -> tuple[str, ...]:
     """The stages of ``workflow`` whose program or verdict an edit may replace."""
-    from ..workflows import WORKFLOWS
-
     spec = WORKFLOWS.get(workflow)
     return spec.steering.program_stages if spec is not None else ()
 
