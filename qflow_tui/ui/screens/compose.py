@@ -130,7 +130,7 @@ def setting_widget(setting: Any, value: Any) -> Widget:
     return Input(str(value), id=wid, compact=True)
 
 
-class ComposeScreen(AppScreen):
+class ComposeScreen(AppScreen[None]):
     """Paste or load a problem, pick the settings, run."""
 
     BINDINGS = [

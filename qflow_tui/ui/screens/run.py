@@ -38,7 +38,7 @@ from .base import AppScreen
 _NOTICE_SEVERITY: dict[NoticeLevel, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
 
-class RunScreen(AppScreen):
+class RunScreen(AppScreen[None]):
     """Watch (and step through) one run; the session file is written as it goes."""
 
     BINDINGS = [

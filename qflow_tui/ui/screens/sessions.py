@@ -17,12 +17,13 @@ from textual.worker import Worker, WorkerState
 from ...core.safe_text import clean, one_line
 from ...core.session import FolderGroup, Listing, Query, SessionInfo, Unreadable, find_sessions, parse_search
 from ...core.session.display import human_duration, human_time, human_tokens, short_model
+from ..palette import Palette
 from ..widgets.footer import AppFooter
 from .base import AppScreen
 from .confirm import Confirm
 
 
-def _outcome_style(outcome: str, colours: Any) -> str:
+def _outcome_style(outcome: str, colours: Palette) -> str:
     if outcome == "accepted":
         return f"bold {colours.success}"
     if outcome in ("reverted", "rejected", "unchecked"):
@@ -41,7 +42,7 @@ def _human_time(created: str) -> str:
 PAGE_SIZE = 100
 
 
-class SessionsScreen(AppScreen):
+class SessionsScreen(AppScreen[None]):
     """Browse the saved sessions (see the module docstring). Rows come from the
     sessions index a page at a time; a benchmark's sessions (a sub-folder) show
     as one group row until opened."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -121,7 +122,7 @@ class RunView(Widget):
     gate_status: reactive[str] = reactive("", init=False)
     """Set by a live run screen: where the step gate holds the run, if anywhere."""
 
-    def __init__(self, *, live: bool = False, clock: Callable[[], float] | None = None, **kwargs) -> None:
+    def __init__(self, *, live: bool = False, clock: Callable[[], float] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.state = RunState()
         self.live = live
@@ -358,7 +359,7 @@ class RunView(Widget):
             self._stale_tabs.add("tab-agents")
             self._paint_tab(self.query_one("#run-tabs", TabbedContent).active)
 
-    def _theme_changed(self, _theme) -> None:
+    def _theme_changed(self, _theme: object) -> None:
         self.repaint(everything=True)
 
     def watch_progression(self) -> None:
