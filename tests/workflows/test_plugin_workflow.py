@@ -232,3 +232,18 @@ def test_a_broken_plugin_is_said_and_the_others_still_run(tmp_path):
     out = qflow(env, "workflows")
     assert out.returncode == 0 and "zeroshot:" in out.stdout
     assert "a workflow could not be loaded: broken (qflow_broken:SPEC): ImportError: needs a newer numpy" in out.stderr
+
+
+def test_the_registry_reads_the_entry_points_importlib_metadata_reads(env):
+    # qflow reads entry_points.txt itself (importlib.metadata costs the launch
+    # about 35 ms); with the plugin installed, both see the same entries.
+    code = (
+        "from importlib.metadata import entry_points\n"
+        "from qflow_tui.core.workflows import GROUP, entry_points as ours\n"
+        "theirs = sorted((e.name, e.value) for e in entry_points(group=GROUP))\n"
+        "assert sorted(ours(GROUP)) == theirs, (ours(GROUP), theirs)\n"
+        "print(len(theirs))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(len(WORKFLOWS) + 1)
