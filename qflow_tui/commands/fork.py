@@ -102,12 +102,14 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.config import ConfigError
+    from ..core.config import ConfigError, RunConfig
     from ..core.llm import LLMError, make_client
     from ..core.problem import Problem, ProblemError
     from ..core.session import SessionError, read_session
     from ..core.steer import ForkClient, ForkError, Steering, branch_point
-    from ..core.steer.steering import PROGRAM_STAGES, SteerError
+    from ..core.steer.steering import SteerError, program_stages, refusal
+    from ..core.workflows import Edit
+    from ..core.workflows.legacy import recorded_settings
     from .replay import recorded_config
     from .sessions import resolve_session_arg
     from .solve import InputError, read_text, run_headless
@@ -131,13 +133,23 @@ def run(args: argparse.Namespace) -> int:
     stage = args.at.partition(":")[0]
     if (args.program_file or args.verdict is not None) and progression is None:
         return fail(f"{args.at} is a step of the whole run, not of a progression: edits apply to a progression's step")
-    workflow = str(args.workflow or data.header.get("workflow") or "qualityflow")
-    if (args.program_file or args.verdict is not None) and workflow != "qualityflow":
-        return fail(f"edits at a fork are taken by the qualityflow workflow only, not {workflow}; fork without them")
+    workflow = str(args.workflow or data.header.get("workflow") or RunConfig.workflow)
+    raw = data.header.get("config")
+    recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    settings = recorded_settings(workflow, recorded)
+    stages = ", ".join(program_stages(workflow))
+    kinds: list[Edit] = []
+    if args.program_file:
+        kinds.append("program")
+    if args.verdict is not None:
+        kinds.append("verdict")
+    why = refusal(workflow, settings, kinds)
+    if why:
+        return fail(why)
     target = 0 if progression is None else progression
     if args.program_file:
-        if stage not in PROGRAM_STAGES:
-            return fail(f"--program-file replaces a program at {', '.join(PROGRAM_STAGES)} steps, not at {args.at}")
+        if stage not in program_stages(workflow):
+            return fail(f"--program-file replaces a program at {stages} steps, not at {args.at}")
         try:
             program = read_text(args.program_file, "program")
         except InputError as exc:
@@ -149,10 +161,8 @@ def run(args: argparse.Namespace) -> int:
         steering.programs[(args.at, target)] = program
         edits.append(f"program of progression {progression} at {args.at} from {Path(args.program_file).name}")
     if args.verdict is not None:
-        if stage not in PROGRAM_STAGES:
-            return fail(
-                f"--accept/--reject override the quality check of {', '.join(PROGRAM_STAGES)} steps, not {args.at}"
-            )
+        if stage not in program_stages(workflow):
+            return fail(f"--accept/--reject override the quality check of {stages} steps, not {args.at}")
         steering.verdicts[(args.at, target)] = args.verdict
         edits.append(
             f"quality verdict of progression {progression} at {args.at}: {'accept' if args.verdict else 'reject'}"
@@ -161,10 +171,14 @@ def run(args: argparse.Namespace) -> int:
         edits += _test_and_statement_edits(args, steering, data.events, problem.entry_point, path.name)
     except (SteerError, InputError) as exc:
         return fail(str(exc))
-    if (steering.has_test_edits() or steering.statement is not None) and workflow != "qualityflow":
-        return fail(f"edits at a fork are taken by the qualityflow workflow only, not {workflow}; fork without them")
-    raw = data.header.get("config")
-    recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    later: list[Edit] = []
+    if steering.has_test_edits():
+        later.append("tests")
+    if steering.statement is not None:
+        later.append("statement")
+    why = refusal(workflow, settings, later)
+    if why:
+        return fail(why)
     live = args.model or str(data.header.get("model") or "")
     if live.startswith("replay/"):
         live = str(recorded.get("fallback_model") or "")

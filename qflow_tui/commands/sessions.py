@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> None:
         help="full-text search of titles, problem statements, final programs, models and outcomes: every word "
         "must occur (a line of code finds the programs that contain it)",
     )
-    p.add_argument("--workflow", help="only runs of this workflow (qualityflow, agentcoder, ...)")
+    p.add_argument("--workflow", help="only runs of this workflow (`qflow workflows` lists them)")
     p.add_argument("--model", help="only runs whose model contains this text")
     p.add_argument("--outcome", help="only runs with this outcome (accepted, reverted, failed, incomplete, ...)")
     p.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (YYYY-MM-DD[THH:MM], local)")

@@ -262,13 +262,15 @@ def _cost_text(cost: dict[str, Any]) -> str:
     return ""
 
 
-def describe(event: Any) -> str | None:
-    """One line for the events worth a line in a headless log: the Quality
-    Checker's decisions, test design and filtering, skipped or failed steps."""
+def describe(event: Any, decided: tuple[str, ...] = ()) -> str | None:
+    """One line for the events worth a line in a headless log: the quality
+    checker's decisions, test design and filtering, skipped or failed steps.
+    ``decided``: the roles whose steps a decision event says (the workflow's
+    spec names them), not logged twice."""
     k = event.kind
     prog = f"[p{event.progression}] " if event.progression is not None else ""
     if k == "step_finished":
-        if event.agent in ("code_quality_checker", "program_generator", "clarifier") and event.outcome in (
+        if event.agent in decided and event.outcome in (
             "accepted",
             "rejected",
             "done",
@@ -307,6 +309,8 @@ class OnceEach:
     retries are said once per round (attempt 2 of 5, 3 of 5, ...)."""
 
     def __init__(self) -> None:
+        self.decided: tuple[str, ...] = ()
+        """The roles whose steps end in a decision (the run's workflow says, at its first event)."""
         self.failures: dict[str, int] = {}
         self.retries: set[tuple[str, int]] = set()
         """(error, attempt) of the retries said: the calls of every progression
@@ -314,16 +318,20 @@ class OnceEach:
 
     def _again(self, reason: str) -> bool:
         """Count ``reason``; True when it was said already."""
-        for known in self.failures:
-            if known in reason:
-                self.failures[known] += 1
-                return True
+        if reason in self.failures:
+            self.failures[reason] += 1
+            return True
         self.failures[reason] = 1
         return False
 
     def __call__(self, event: Any) -> list[str]:
-        line = describe(event)
         kind = event.kind
+        if kind == "run_started":
+            from ..core.workflows import WORKFLOWS
+
+            spec = WORKFLOWS.get(event.workflow)
+            self.decided = spec.decided if spec is not None else ()
+        line = describe(event, self.decided)
         if kind == "step_finished" and event.outcome == "failed" and event.detail and self._again(event.detail):
             return []
         if kind == "llm_call_retry":
@@ -331,8 +339,8 @@ class OnceEach:
             if retry in self.retries:
                 return []
             self.retries.add(retry)
-        if kind == "notice" and event.level != "info" and any(known in event.message for known in self.failures):
-            self._again(event.message)
+        if kind == "notice" and event.level != "info" and event.cause and event.cause in self.failures:
+            self._again(event.cause)
             return []
         if kind in ("run_failed", "run_finished"):
             again = sum(n - 1 for n in self.failures.values())

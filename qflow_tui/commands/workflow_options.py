@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..core.config import RunConfig
 from ..core.workflows import WORKFLOWS
 from ..core.workflows.settings import Setting, all_settings
 
@@ -32,7 +33,7 @@ def add_workflow_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -
     p.add_argument(
         "--workflow",
         metavar="NAME",
-        help=f"{' | '.join(WORKFLOWS)} (default qualityflow); `qflow workflows` lists them with their settings",
+        help=f"{' | '.join(WORKFLOWS)} (default {RunConfig.workflow}); `qflow workflows` lists them and their settings",
     )
     for setting in all_settings():
         if setting.type is bool:

@@ -8,7 +8,7 @@ import math
 import os
 import stat
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -97,12 +97,43 @@ class RunConfig:
     theme: str = "qflow-dark"
     fallback_model: str | None = None
     """With a replay model: the live model that answers calls the recording lacks."""
+    workflow_settings: dict[str, Any] = field(default_factory=dict)
+    """The settings of workflows that are not built in (a plugin's), by key: from
+    their ``[workflow.<name>]`` table, their flags or a recorded session. The
+    built-in workflows' settings are the fields above."""
+
+    def setting(self, key: str) -> Any:
+        """A workflow setting's value, wherever it is kept."""
+        if key in _FIELDS:
+            return getattr(self, key)
+        if key in self.workflow_settings:
+            return self.workflow_settings[key]
+        from .workflows.settings import find_setting
+
+        found = find_setting(key)
+        if found is None:
+            raise ConfigError(f"unknown setting {key!r}: `qflow workflows` lists every workflow's settings")
+        return found.default
 
     def validate(self) -> RunConfig:
         """Raise :class:`ConfigError` (one line naming the setting) for the first
-        value of a wrong type or out of its range; see :func:`value_problem`."""
+        value of a wrong type or out of its range (see :func:`value_problem`);
+        a plugin workflow's settings are checked by their own definitions."""
+        from .workflows.settings import all_settings
+
         for name in _FIELDS:
+            if name == "workflow_settings":
+                continue
             problem = value_problem(name, getattr(self, name))
+            if problem:
+                raise ConfigError(problem)
+        known = {s.key for s in all_settings()}
+        for key, value in self.workflow_settings.items():
+            if key in _FIELDS or key not in known:
+                raise ConfigError(
+                    f"unknown setting {one_line(repr(key), 60)}: `qflow workflows` lists every workflow's settings"
+                )
+            problem = value_problem(key, value)
             if problem:
                 raise ConfigError(problem)
         return self
@@ -123,6 +154,11 @@ class RunConfig:
         return data
 
     def replace(self, **changes: Any) -> RunConfig:
+        """A copy with ``changes``; a key that is not a field is a plugin
+        workflow's setting (:attr:`workflow_settings`)."""
+        others = {k: changes.pop(k) for k in list(changes) if k not in _FIELDS}
+        if others:
+            changes["workflow_settings"] = {**self.workflow_settings, **others}
         return dataclasses.replace(self, **changes)
 
 
@@ -159,7 +195,11 @@ def value_problem(name: str, value: Any) -> str | None:
     from .workflows import WORKFLOWS, get_workflow
     from .workflows.settings import all_settings
 
-    default = getattr(RunConfig, name, None)
+    if name in _FIELDS:
+        default = getattr(RunConfig, name, None)
+    else:  # a plugin workflow's setting: its own definition's default says its type
+        found = next((s for s in all_settings() if s.key == name), None)
+        default = found.default if found is not None else None
     kind = type(default)
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -221,12 +261,41 @@ MODEL_SETTINGS = (
 )
 
 
+def make_config(values: dict[str, Any]) -> RunConfig:
+    """A RunConfig of coerced ``values``; a key that is not a field is a plugin
+    workflow's setting and goes to :attr:`RunConfig.workflow_settings`."""
+    fields = {k: v for k, v in values.items() if k in _FIELDS}
+    others = {k: v for k, v in values.items() if k not in _FIELDS}
+    if others:
+        fields["workflow_settings"] = {**fields.get("workflow_settings", {}), **others}
+    return RunConfig(**fields)
+
+
+def _default_of(name: str, where: str) -> Any:
+    """The default of setting ``name``: a field's, or a plugin workflow's
+    :class:`Setting`'s; ConfigError naming ``where`` for a name that is neither."""
+    if name in _FIELDS:
+        return getattr(RunConfig(), name)
+    from .workflows.settings import find_setting
+
+    setting = find_setting(name)
+    if setting is None:
+        shown = one_line(repr(name), 60)
+        raise ConfigError(f"{where}: unknown setting {shown}; `qflow workflows` lists every workflow's settings")
+    return setting.default
+
+
 def _coerce(name: str, value: Any, where: str) -> Any:
     """``value`` for setting ``name`` from ``where`` (the file, an environment
     variable or a flag): text from the environment read as the setting's type;
-    then checked (:func:`value_problem`). Raises :class:`ConfigError` naming
-    ``where`` and the setting."""
-    default = getattr(RunConfig(), name)
+    then checked (:func:`value_problem`). A name that is not a field is a
+    plugin workflow's setting. Raises :class:`ConfigError` naming ``where`` and
+    the setting."""
+    if name == "workflow_settings":
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: workflow_settings must be a table of settings, not {_shown(value)}")
+        return {str(k): _coerce(str(k), v, where) for k, v in value.items()}
+    default = _default_of(name, where)
     if isinstance(value, str) and not isinstance(default, str) and default is not None:
         text = value.strip()
         if isinstance(default, bool):
@@ -323,10 +392,15 @@ def load_config(
         for key, value in table.items():
             if key in ("models", "prices") and table is data:
                 continue
+            if key == "workflow" and table is data and isinstance(value, dict):
+                continue  # the [workflow.<name>] tables, read below
             if key not in _FIELDS:
                 shown = one_line(repr(key), 60)
                 raise ConfigError(f"{path}: unknown setting {shown}; known: {', '.join(sorted(_FIELDS))}")
             values[key] = _coerce(key, value, f"{path}: [run]" if table is not data else str(path))
+        tables = data.get("workflow", {})
+        if isinstance(tables, dict) or table is not data:  # at the top level, ``workflow = "name"`` chooses one
+            values.update(_workflow_tables(tables, path))
         model_table = _model_table(models, path)
     else:
         model_table = {}
@@ -345,7 +419,30 @@ def load_config(
         if key not in explicit and f"QFLOW_{key.upper()}" not in env:
             values[key] = value
     values.update(explicit)
-    return RunConfig(**values).validate()
+    return make_config(values).validate()
+
+
+def _workflow_tables(tables: Any, path: Path) -> dict[str, Any]:
+    """``[workflow.codetree]`` tables: each workflow's own settings."""
+    from .workflows import get_workflow
+
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{path}: give a workflow's settings as a table, e.g. [workflow.codetree] budget = 10")
+    out: dict[str, Any] = {}
+    for name, settings in tables.items():
+        where = f"{path} [workflow.{name}]"
+        if not isinstance(settings, dict):
+            raise ConfigError(f"{where}: give settings as a table, e.g. [workflow.{name}] followed by key = value")
+        try:
+            keys = [s.key for s in get_workflow(name).settings]
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        for key, value in settings.items():
+            if key not in keys:
+                known = ", ".join(keys) or "none"
+                raise ConfigError(f"{where}: {name} has no setting {key!r}; its settings: {known}")
+            out[key] = _coerce(key, value, where)
+    return out
 
 
 def _model_table(models: Any, path: Path) -> dict[str, dict[str, Any]]:

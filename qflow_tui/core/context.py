@@ -23,6 +23,7 @@ from .events import (
     LLMCallStarted,
     Notice,
     StepFinished,
+    StepOutcomeWord,
     StepStarted,
     TextDelta,
 )
@@ -130,7 +131,7 @@ class RunContext:
     def step_finished(
         self,
         step: str,
-        outcome: str,
+        outcome: StepOutcomeWord,
         agent: str | None = None,
         progression: int | None = None,
         detail: str = "",

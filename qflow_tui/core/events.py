@@ -11,7 +11,17 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
+
+# The closed sets of values some fields take; readers match on them.
+StepOutcomeWord = Literal["accepted", "rejected", "skipped", "done", "stopped", "failed"]
+RunOutcomeWord = Literal["accepted", "reverted", "rejected", "unchecked"]
+CheckVerdict = Literal["pass", "fail"]
+TestVerdict = Literal["kept", "rejected"]
+DecisionWord = Literal["accept", "continue", "clarify", "revert"]
+NoticeLevel = Literal["info", "warning", "error"]
+SteeredWhat = Literal["program", "verdict", "test verdict", "test", "tests", "statement"]
+CriticAction = Literal["refine", "abort", "accept", ""]
 
 #: Bumped when an event's fields change incompatibly; session readers check it.
 EVENT_FORMAT_VERSION = 1
@@ -97,8 +107,7 @@ class StepStarted(Event):
 @dataclass(kw_only=True)
 class StepFinished(Event):
     kind: ClassVar[str] = "step_finished"
-    outcome: str = "done"
-    """``accepted``, ``rejected``, ``skipped``, ``done``, ``stopped`` or ``failed``."""
+    outcome: StepOutcomeWord = "done"
     detail: str = ""
     node: str | None = None
     """The search-tree node the step worked on (CodeTree), else None."""
@@ -234,8 +243,7 @@ class ImaginedCheck(Event):
     """The completed assert the model answered, as parsed from its reply."""
     value: str | None
     """The model's value expression that replaced the function call."""
-    verdict: str
-    """``pass`` or ``fail``."""
+    verdict: CheckVerdict
     detail: str = ""
 
 
@@ -253,8 +261,7 @@ class TQCVerdict(Event):
     kind: ClassVar[str] = "tqc_verdict"
     index: int
     test: str
-    verdict: str
-    """``kept`` or ``rejected``."""
+    verdict: TestVerdict
     reasoning: str = ""
     value: str | None = None
     detail: str = ""
@@ -265,8 +272,7 @@ class Decision(Event):
     """The Quality Checker's control-flow decision after a check."""
 
     kind: ClassVar[str] = "decision"
-    decision: str
-    """``accept``, ``continue``, ``clarify`` or ``revert``."""
+    decision: DecisionWord
     reason: str = ""
 
 
@@ -292,7 +298,7 @@ class Steered(Event):
 
     kind: ClassVar[str] = "steered"
     who: str = "user"
-    what: str
+    what: SteeredWhat
     before: str = ""
     after: str = ""
     test: str = ""
@@ -313,8 +319,8 @@ class TreeNode(Event):
     total: int = 0
     score: float | None = None
     """The Critic's score (or the pass rate when no Critic runs), None until scored."""
-    action: str = ""
-    """The Critic's action: ``refine``, ``abort``, ``accept`` or ``""`` (none yet)."""
+    action: CriticAction = ""
+    """The Critic's action; ``""``: none yet."""
     feedback: str = ""
     """Execution feedback on the visible tests."""
     critique: str = ""
@@ -324,16 +330,19 @@ class TreeNode(Event):
 @dataclass(kw_only=True)
 class Notice(Event):
     kind: ClassVar[str] = "notice"
-    level: str = "info"
+    level: NoticeLevel = "info"
     message: str = ""
+    cause: str = ""
+    """The error it reports, word for word, when it reports one (a failed call
+    or round): a reader groups failures by it and never parses ``message``."""
 
 
 @dataclass(kw_only=True)
 class RunFinished(Event):
     kind: ClassVar[str] = "run_finished"
     final_program: str
-    outcome: str
-    """``accepted``, ``reverted`` or ``unchecked`` (checker ``none``)."""
+    outcome: RunOutcomeWord
+    """``unchecked``: no quality checker ran; ``rejected``: none accepted and no revert."""
     accepted_at: str | None
     first_program: str = ""
     llm_calls: int = 0
@@ -341,6 +350,8 @@ class RunFinished(Event):
     duration: float = 0.0
     detail: str = ""
     """More about the result in words (CodeTree: which node was returned and why)."""
+    node: str | None = None
+    """The search-tree node whose program was returned (CodeTree), else None."""
     stops: dict[str, int] = field(default_factory=dict)
     """Model calls by how they ended (``finished``, ``max_tokens``, ``repetition``, ...)."""
 

@@ -1,4 +1,5 @@
-"""Prompt templates, one text file per variant under ``prompts/<agent>/``.
+"""Prompt templates, one text file per variant under ``prompts/<workflow>/<agent>/``
+(agents address their folder as ``<workflow>/<agent>``).
 
 A file is an optional system prompt, a line ``---``, then the user message.
 Placeholders are ``{{name}}``; any other braces (Python code, dicts) are left

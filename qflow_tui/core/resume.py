@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError, RunConfig, _coerce
+from .config import ConfigError, RunConfig, _coerce, make_config
 from .llm import LLMClient, LLMError
 from .problem import Problem, ProblemError
 from .session import SessionData, SessionError, read_session
@@ -38,7 +38,7 @@ def recorded_settings(data: SessionData, overrides: Mapping[str, Any] | None = N
         if value is not None and key != "model":
             values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
     values["model"] = f"replay/{data.path}"
-    return RunConfig(**values).validate()
+    return make_config(values).validate()
 
 
 @dataclasses.dataclass

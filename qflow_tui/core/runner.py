@@ -16,6 +16,7 @@ from .context import RunContext
 from .events import Emitter, Notice, RunFailed, RunFinished, RunStarted, Sink
 from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, make_client
+from .llm.base import close_quietly
 from .llm.retry import RetryWaits
 from .problem import Problem
 from .sandbox import SandboxUnavailable
@@ -183,10 +184,7 @@ async def run_workflow(
         raise
     finally:
         if own_client:
-            try:
-                await client.aclose()
-            except Exception:
-                pass
+            await close_quietly(client)
     duration = time.monotonic() - started
     replayed = getattr(client, "replayed", None)
     if isinstance(replayed, int) and getattr(client, "fallback", None) is not None:
@@ -212,6 +210,7 @@ async def run_workflow(
             tokens=tokens,
             duration=duration,
             detail=result.detail,
+            node=result.node,
             stops=dict(ctx.stops),
         )
     )

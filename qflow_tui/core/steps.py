@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .events import StepOutcomeWord
 from .llm import LLMError
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class StepOutcome:
     """What the body of a step leaves for its ``step_finished`` event."""
 
     id: StepId
-    outcome: str = "done"
+    outcome: StepOutcomeWord = "done"
     """``accepted``, ``rejected``, ``skipped`` or ``done``."""
     detail: str = ""
 

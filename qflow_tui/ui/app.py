@@ -106,7 +106,7 @@ class QFlowApp(App[int]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults()
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[Any]:
         from .screens.compose import ComposeScreen
 
         return ComposeScreen()
@@ -260,7 +260,7 @@ class QFlowApp(App[int]):
 
     # -- command palette -----------------------------------------------------------------
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The app's own actions only: Textual's internals (scroll, focus-next, page
         left) are not things a person looks for, and one theme entry is enough."""
         from .screens.keys import own_binding

@@ -8,10 +8,12 @@ from six progressions becomes a few messages per frame, and nothing is lost.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ..core.events import Event
+if TYPE_CHECKING:  # the screens import this module at launch; the events are not needed then
+    from ..core.events import Event
 
 
 @dataclass
@@ -21,24 +23,19 @@ class RunEvents(Message):
     events: list[Event]
 
 
+@dataclass
+class SaveRequested(Message):
+    """A widget asks its screen to save ``text`` to a file the user names
+    (a widget never opens a screen itself: widgets sit below screens)."""
+
+    text: str
+    title: str
+    name: str
+    saved: str
+    """What to say once it is saved: ``Program saved``."""
+
+
 class GateWaiting(Message):
     """The workflow stopped at the step gate. It names no stop: by the time the
     screen handles it the gate may have moved on (a key stepped it, an earlier
     stop arrived), so the screen shows what the gate holds then."""
-
-
-@dataclass
-class ProgressionSelected(Message):
-    """The user chose which progression the panes show."""
-
-    progression: int
-
-
-@dataclass
-class ProblemLoaded(Message):
-    """A problem was loaded into the compose form (from a file or a benchmark)."""
-
-    statement: str
-    tests: str
-    entry_point: str | None = None
-    source: str = ""

@@ -8,7 +8,7 @@ No Textual import here: the state can be tested without an app.
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +17,7 @@ from ..core import events as ev
 from ..core.safe_text import scrub
 from ..core.summary import Tokens, TokenTally, count_call, tokens_from_dict, total
 from ..core.workflows.base import Agent, PlannedStep
+from ..core.workflows.legacy import describe_started
 
 #: A run's agents and plan as its ``run_started`` event describes them: the very
 #: types the workflows declare them with (read back from the event's dicts).
@@ -69,17 +70,15 @@ class RunShape:
 
 def run_shape(e: ev.RunStarted) -> RunShape:
     """The agents, plan, progression count and summary a run's first event declares."""
+    if not e.agents:
+        # A stream from before RunStarted carried agents and plan (the session
+        # reader fills them; a stream handed over directly gets the same here).
+        e = dataclasses.replace(e)
+        describe_started(e)
     agents_data: list[Any] = list(e.agents or [])
     plan_data: list[Any] = list(e.plan or [])
     progressions = int(e.progressions or 1)
     summary = e.summary
-    if not agents_data:
-        # LEGACY FALLBACK (delete at merge, with ui/legacy_shape.py): an event
-        # stream from before RunStarted carried agents and plan.
-        from .legacy_shape import legacy_shape
-
-        agents_data, plan_data, progressions, legacy_summary = legacy_shape(e.workflow, dict(e.config))
-        summary = summary or legacy_summary
     agents = [a for a in (_agent_of(d) for d in agents_data) if a is not None]
     plan = [s for s in (_step_of_plan(d) for d in plan_data) if s is not None]
     return RunShape(agents, plan, max(1, progressions), summary)
@@ -416,16 +415,14 @@ class RunState:
 
     @property
     def returned_node(self) -> str | None:
-        """The node whose program the finished run returned: the accepted one,
-        else the one the run names (``accepted_at``), else the last with its code."""
+        """The node whose program the finished run returned: the one it names
+        (``node``, or ``accepted_at`` where that is a node), else (sessions from
+        before runs named it) the accepted one, else the last with its code."""
         if self.finished is None or not self.tree:
             return None
-        if self.finished.accepted_at in self.tree:
-            return self.finished.accepted_at
-        # The core's RunFinished.detail names it ("... returned node n7 ..."), where it has one.
-        named = re.search(r"\b(?:returned|accepted) node (\S+?)[\s,.;:)]*(?:\s|$)", self.finished.detail)
-        if named and named.group(1) in self.tree:
-            return named.group(1)
+        for named in (self.finished.node, self.finished.accepted_at):
+            if named in self.tree:
+                return named
         accepted = [n.node for n in self.tree.values() if n.action == "accept"]
         if accepted:
             return accepted[-1]

@@ -8,8 +8,8 @@ import ast
 
 import pytest
 
-from qflow_tui.core.imagined import imagined_execution, parse_value
 from qflow_tui.core.problem import make_problem
+from qflow_tui.core.workflows.qualityflow.imagined import imagined_execution, parse_value
 from tests.helpers import make_ctx
 
 EXAMPLES = {

@@ -17,17 +17,17 @@ def test_prompt_variants_the_paper_asks_for_exist():
     from qflow_tui.core.prompts import PromptLibrary
 
     lib = PromptLibrary()
-    assert len(lib.variants("program_generator")) == 6
-    assert len(lib.variants("self_debugger")) == 3
+    assert len(lib.variants("qualityflow/program_generator")) == 6
+    assert len(lib.variants("qualityflow/self_debugger")) == 3
     # Section 3.6: diversified prompts for every agent, the clarifier's attempts included.
-    assert len(lib.variants("clarifier")) == 3
-    assert len(lib.variants("program_generator", "clarified")) == 3
+    assert len(lib.variants("qualityflow/clarifier")) == 3
+    assert len(lib.variants("qualityflow/program_generator", "clarified")) == 3
     for agent, name in [
-        ("test_designer", "common_cases"),
-        ("test_quality_checker", "default"),
-        ("code_quality_checker", "turn1"),
-        ("code_quality_checker", "turn2"),
-        ("yesno_checker", "default"),
+        ("qualityflow/test_designer", "common_cases"),
+        ("qualityflow/test_quality_checker", "default"),
+        ("qualityflow/code_quality_checker", "turn1"),
+        ("qualityflow/code_quality_checker", "turn2"),
+        ("qualityflow/yesno_checker", "default"),
     ]:
         assert lib.get(agent, name).user
 
@@ -50,7 +50,9 @@ def test_a_built_package_finds_prompts_themes_and_data_outside_the_checkout(tmp_
         "from qflow_tui.core.prompts import PromptLibrary\n"
         "from qflow_tui.core.bench.datasets import load_benchmark_problem\n"
         f"assert str(prompts_dir()).startswith({str(lib)!r}), prompts_dir()\n"
-        "assert len(PromptLibrary().variants('program_generator')) == 6\n"
+        "assert len(PromptLibrary().variants('qualityflow/program_generator')) == 6\n"
+        "from qflow_tui.core.workflows import WORKFLOWS\n"
+        "assert list(WORKFLOWS)[0] == 'qualityflow', list(WORKFLOWS)\n"
         "assert sorted(p.name for p in themes_dir().glob('*.tcss'))\n"
         "print(load_benchmark_problem('mbpp/11').entry_point)\n"
     )

@@ -11,23 +11,24 @@ import re
 
 import pytest
 
-from qflow_tui.core.agents.clarifier import clarifier_prompt
-from qflow_tui.core.agents.code_quality_checker import yesno_prompt
-from qflow_tui.core.agents.critic import critic_prompt
-from qflow_tui.core.agents.debugger import debugger_prompt
-from qflow_tui.core.agents.program_generator import clarified_prompt, generator_prompt
-from qflow_tui.core.agents.programmer import refine_prompt, write_prompt
-from qflow_tui.core.agents.programming_assistant import assistant_prompt
-from qflow_tui.core.agents.prompt_engineer import plan_prompt
-from qflow_tui.core.agents.self_debugger import debug_prompt
-from qflow_tui.core.agents.solver import solver_prompt
-from qflow_tui.core.agents.test_designer import agentcoder_test_prompt, design_prompt
-from qflow_tui.core.agents.test_quality_checker import tqc_prompt
-from qflow_tui.core.agents.thinker import reflect_prompt, strategies_prompt
 from qflow_tui.core.asserts import question_form
 from qflow_tui.core.bench.datasets import load_bench_problem
 from qflow_tui.core.config import CHECKERS, RunConfig
-from qflow_tui.core.imagined import cqc_turn1_prompt, cqc_turn2_prompt
+from qflow_tui.core.workflows.adacoder.programming_assistant import assistant_prompt
+from qflow_tui.core.workflows.adacoder.prompt_engineer import plan_prompt
+from qflow_tui.core.workflows.agentcoder.programmer import refine_prompt, write_prompt
+from qflow_tui.core.workflows.agentcoder.test_designer import agentcoder_test_prompt
+from qflow_tui.core.workflows.codetree.critic import critic_prompt
+from qflow_tui.core.workflows.codetree.debugger import debugger_prompt
+from qflow_tui.core.workflows.codetree.solver import solver_prompt
+from qflow_tui.core.workflows.codetree.thinker import reflect_prompt, strategies_prompt
+from qflow_tui.core.workflows.qualityflow.clarifier import clarifier_prompt
+from qflow_tui.core.workflows.qualityflow.code_quality_checker import yesno_prompt
+from qflow_tui.core.workflows.qualityflow.imagined import cqc_turn1_prompt, cqc_turn2_prompt
+from qflow_tui.core.workflows.qualityflow.program_generator import clarified_prompt, generator_prompt
+from qflow_tui.core.workflows.qualityflow.self_debugger import debug_prompt
+from qflow_tui.core.workflows.qualityflow.test_designer import design_prompt
+from qflow_tui.core.workflows.qualityflow.test_quality_checker import tqc_prompt
 from tests.helpers import make_ctx
 
 PROBLEMS = ["mbpp/11", "mbpp/367", "humaneval/0"]

@@ -340,7 +340,7 @@ async def test_each_decision_names_the_step_that_really_follows(tmp_path, cfg, e
 
 
 async def test_a_bug_of_ours_is_one_line_for_the_user_and_a_traceback_in_the_session(tmp_path, monkeypatch):
-    import qflow_tui.core.workflows.qualityflow as qf
+    import qflow_tui.core.workflows.qualityflow.run as qf
     from qflow_tui.core.runner import RunError
 
     def broken(*args, **kwargs):

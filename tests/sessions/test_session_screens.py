@@ -19,9 +19,10 @@ from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.session import read_session
 from qflow_tui.data.demo import responder
 from qflow_tui.ui.app import create_app
+from qflow_tui.ui.screens.confirm import Confirm
 from qflow_tui.ui.screens.path_prompt import PathPrompt
 from qflow_tui.ui.screens.replay import ReplayScreen, StepChip, replay_steps
-from qflow_tui.ui.screens.sessions import ConfirmDelete, SessionsScreen
+from qflow_tui.ui.screens.sessions import SessionsScreen
 from qflow_tui.ui.widgets.run_view import TABS, RunView
 from tests.sessions.support import InProcessSandbox, demo_config
 
@@ -344,7 +345,7 @@ async def test_the_browser_lists_searches_opens_exports_and_deletes(sessions_fol
         # Delete: asks first; "n" keeps it, "y" deletes it.
         await pilot.press("d")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmDelete)
+        assert isinstance(app.screen, Confirm)
         await pilot.press("n")
         await pilot.pause()
         assert (sessions_folder / "s1.jsonl").exists()

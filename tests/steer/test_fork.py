@@ -146,7 +146,7 @@ def test_fork_mistakes_are_one_line(recorded: Recorded) -> None:
     shared = recorded.qflow("fork", str(recorded.path), "--at", "test_designer", "--accept")
     assert shared.returncode == 2 and "edits apply to a progression's step" in shared.stderr
     other = recorded.qflow("fork", str(recorded.path), "--at", "self_debug:1", "--accept", "--workflow", "agentcoder")
-    assert other.returncode == 2 and "qualityflow workflow only, not agentcoder" in other.stderr
+    assert other.returncode == 2 and "agentcoder takes no edits at a fork; fork without them" in other.stderr
     assert recorded.live_calls() == []
 
 

@@ -45,7 +45,7 @@ def test_the_refusals_are_those_of_qflow_fork(demo) -> None:
     assert "step of the whole run, not of a progression" in refusal(demo, "test_designer", verdict=False)
     assert "not valid Python (line 1" in refusal(demo, "program_generator", progression=0, program="def f(:\n")
     other = dataclasses.replace(demo, header={**demo.header, "workflow": "agentcoder"})
-    assert "taken by the qualityflow workflow only, not agentcoder" in refusal(other, "self_debug:1", verdict=True)
+    assert "agentcoder takes no edits at a fork; fork without them" in refusal(other, "self_debug:1", verdict=True)
     # Without edits another workflow forks.
     assert plan_fork(other, "self_debug:1").steering.verdicts == {}
     nameless = dataclasses.replace(demo, header={**demo.header, "model": "replay/x.jsonl", "config": {}})

@@ -60,7 +60,7 @@ def test_progress_names_the_planned_step_and_its_repeat():
 
 
 def test_a_stream_without_agents_of_qualityflow_gets_its_six_agents_and_plan():
-    # LEGACY FALLBACK (delete with ui/legacy_shape.py when the session reader fills agents/plan).
+    # A stream from before RunStarted carried agents: the workflow's spec fills them, as the session reader does.
     state = fold(
         [
             ev.RunStarted(
@@ -298,14 +298,15 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
         assert not any(box.display for box in screen.query(".setting"))
 
 
-def test_the_returned_node_named_by_the_run_finished_detail():
+def test_the_returned_node_named_by_the_run_finished_event():
     events = [e for e in codetree_stream(finish=False) if not (e.kind == "tree_node" and e.node == "1.1")]
     finished = ev.RunFinished(
         final_program="",
         outcome="rejected",
         accepted_at=None,
         seq=999,
-        detail="nothing accepted (budget spent): returned node 1, score 0.4",
+        detail="nothing accepted (budget spent): the highest-scored, score 0.4",
+        node="1",
     )
     events.append(finished)
     assert fold(events).returned_node == "1"

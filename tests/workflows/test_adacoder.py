@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from qflow_tui.core.agents.debug_specialist import (
+from qflow_tui.core.config import RunConfig
+from qflow_tui.core.llm.script import ScriptClient
+from qflow_tui.core.runner import run_workflow
+from qflow_tui.core.workflows.adacoder.debug_specialist import (
     NAME_DATABASE,
     compiles,
     debug,
@@ -13,9 +16,6 @@ from qflow_tui.core.agents.debug_specialist import (
     normalise_indentation,
     truncate_overflow,
 )
-from qflow_tui.core.config import RunConfig
-from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.runner import run_workflow
 from tests.core.test_qualityflow import PROBLEM
 from tests.helpers import CORRECT, Recorder, buggy
 

@@ -207,7 +207,7 @@ async def test_width_limits_strategies_and_reflections(tmp_path):
 
 
 def test_the_critics_two_scores_and_its_tolerant_reading():
-    from qflow_tui.core.agents.critic import parse_critique
+    from qflow_tui.core.workflows.codetree.critic import parse_critique
 
     c = parse_critique(
         "<critique>misses zeros</critique><test_score>8</test_score><strategy_score>4</strategy_score>"

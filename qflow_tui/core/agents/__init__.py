@@ -1,1 +1,1 @@
-"""One module per agent role of QualityFlow, each a small async function."""
+"""Agents and helpers more than one workflow uses (a workflow's own agents live in its package)."""

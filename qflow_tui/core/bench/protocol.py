@@ -45,18 +45,17 @@ def convention(spec: dict[str, Any]) -> str:
 def relaxed(spec: dict[str, Any]) -> bool:
     """Whether the bench's workflow, with its settings, executed the visible
     tests during synthesis (the workflow's own declaration says so)."""
-    from ..config import RunConfig
+    from ..config import ConfigError, RunConfig, make_config
     from ..workflows import WORKFLOWS
 
     workflow = str(spec.get("workflow", ""))
     settings = dict(spec.get("settings") or {})
     wf = WORKFLOWS.get(workflow)
-    if wf is None:  # a workflow this version does not know: the checker is the one sign left
-        return settings.get("checker") == "python" or workflow in ("codetree", "adacoder")
-    known = {k: v for k, v in settings.items() if k in RunConfig.__dataclass_fields__}
+    if wf is None:  # a workflow not installed here: the checker is the one sign left
+        return settings.get("checker") == "python"
     try:
-        config = RunConfig(**{**known, "workflow": workflow})
-    except TypeError:
+        config = make_config({**settings, "workflow": workflow})
+    except (ConfigError, TypeError):
         config = RunConfig(workflow=workflow)
     return wf.executes_visible_tests(config)
 

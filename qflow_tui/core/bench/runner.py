@@ -33,7 +33,9 @@ from ..events import (
     TQCVerdict,
 )
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
+from ..llm.base import close_quietly
 from ..runner import RunError, build_client, run_workflow
+from ..workflows import get_workflow
 from .datasets import BenchProblem, load_dataset
 from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator
 
@@ -224,6 +226,8 @@ class _Trace:
     tokens: int = 0
     finished: RunFinished | None = None
     on_change: Callable[[str, int], None] | None = None
+    checker: str = ""
+    """The role whose accepted/rejected step is a quality verdict (the workflow's spec says)."""
 
     def __call__(self, ev: Event) -> None:
         if isinstance(ev, StepStarted) and ev.step and ev.step not in self.steps:
@@ -236,11 +240,12 @@ class _Trace:
             )
         elif (
             isinstance(ev, StepFinished)
-            and ev.agent == "code_quality_checker"
+            and self.checker
+            and ev.agent == self.checker
             and ev.outcome in ("accepted", "rejected")
             and ev.progression is not None
         ):
-            # One Code Quality Checker verdict on the program its progression holds.
+            # One quality checker's verdict on the program its progression holds.
             self.decisions.append(
                 {"step": ev.step, "progression": ev.progression, "accepted": ev.outcome == "accepted"}
             )
@@ -297,7 +302,7 @@ async def _evaluate_run(
         return bool(by_program[program].passed)
 
     final = by_program[outcome.final_program]
-    reverts = config.revert and config.checker != "none" and config.workflow == "qualityflow"
+    reverts = get_workflow(config.workflow).reverts(config)
     steps = [
         {"step": step, "passed": ok(prog), "accepted": acc}
         for step, prog, acc in _output_after_each_step(
@@ -487,17 +492,14 @@ class BenchRunner:
             await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
         finally:
             if own_client:
-                try:
-                    await client.aclose()
-                except Exception:
-                    pass
+                await close_quietly(client)
         return list(latest_results(read_results(self.folder)).values())
 
     async def _one(self, bp: BenchProblem, sample: int, client: LLMClient, evaluator: Evaluator) -> str | None:
         """Run and judge one problem; append its line. Returns a fatal provider
         failure's message (the bench stops), else None."""
         key = run_key(bp.id, sample)
-        trace = _Trace()
+        trace = _Trace(checker=get_workflow(self.spec.config.workflow).checker)
         trace.on_change = lambda step, tokens: self._emit(ProblemUpdate(key, "running", step, tokens))
         watched = _WatchedClient(client)
         session = _session_path(self.folder, key)

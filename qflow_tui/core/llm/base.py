@@ -123,3 +123,14 @@ def estimate_tokens(text: str) -> int:
     """A deterministic stand-in for a tokenizer, for providers that report no usage
     (script models, some local servers): words and punctuation marks."""
     return len(TOKEN_RE.findall(text))
+
+
+async def close_quietly(client: LLMClient | None) -> None:
+    """Close a client the caller owns, at the end of a run or a bench: a
+    failure to close (a connection already gone) changes nothing the run did."""
+    if client is None:
+        return
+    try:
+        await client.aclose()
+    except Exception:
+        pass

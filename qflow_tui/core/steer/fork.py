@@ -12,6 +12,8 @@ from typing import Any
 from .. import pyparse
 from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest
 from ..llm.replay import RecordedCall, ReplayClient, describe_call
+from ..workflows import Edit
+from ..workflows.legacy import recorded_settings as settings_of
 
 
 class ForkError(Exception):
@@ -94,10 +96,6 @@ def branch_at_end(events: list[Any], step: str, progression: int | None = None) 
     return BranchPoint(step=step, progression=progression, event_index=len(events), prefix_calls=prefix)
 
 
-#: The steps whose program an edit can stand in for (the stage before ``:``).
-PROGRAM_STAGES = ("program_generator", "self_debug", "clarifier")
-
-
 def gate_step(label: str) -> str:
     """The workflow step a gate label stops before: ``quality_check:self_debug:1``
     -> ``self_debug:1``; a step's own name is itself."""
@@ -155,7 +153,7 @@ def plan_fork(
 
     from ..config import ConfigError, RunConfig, _coerce
     from ..problem import Problem, ProblemError
-    from .steering import Steering
+    from .steering import Steering, program_stages, refusal
 
     name = data.path.name
     point = branch_at_end(data.events, at, progression) if live else branch_point(data.events, at, progression)
@@ -167,19 +165,23 @@ def plan_fork(
         progression = point.progression
     steering = Steering()
     edits: list[str] = []
-    stage = at.partition(":")[0]
     editing = program is not None or verdict is not None
-    workflow = str(data.header.get("workflow") or "qualityflow")
+    workflow = str(data.header.get("workflow") or RunConfig.workflow)
     if editing and progression is None:
         raise ForkError(f"{at} is a step of the whole run, not of a progression: edits apply to a progression's step")
-    if editing and workflow != "qualityflow":
-        raise ForkError(
-            f"edits at a fork are taken by the qualityflow workflow only, not {workflow}; fork without them"
-        )
-    if editing and stage not in PROGRAM_STAGES:
-        raise ForkError(
-            f"edits replace a program or its quality verdict at {', '.join(PROGRAM_STAGES)} steps, not {at}"
-        )
+    raw = data.header.get("config")
+    recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    kinds: list[Edit] = []
+    if program is not None:
+        kinds.append("program")
+    if verdict is not None:
+        kinds.append("verdict")
+    why = refusal(workflow, settings_of(workflow, recorded), kinds)
+    if why:
+        raise ForkError(why)
+    stages = program_stages(workflow)
+    if kinds and at.partition(":")[0] not in stages:
+        raise ForkError(f"edits replace a program or its quality verdict at {', '.join(stages)} steps, not {at}")
     target = 0 if progression is None else progression
     if program is not None:
         try:
@@ -191,8 +193,6 @@ def plan_fork(
     if verdict is not None:
         steering.verdicts[(at, target)] = verdict
         edits.append(f"quality verdict of progression {progression} at {at}: {'accept' if verdict else 'reject'}")
-    raw = data.header.get("config")
-    recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
     chosen = model or str(data.header.get("model") or "")
     if chosen.startswith("replay/"):
         chosen = str(recorded.get("fallback_model") or "")

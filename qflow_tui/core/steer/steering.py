@@ -10,20 +10,46 @@ once, the first time it reaches the place the edit applies to."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import pyparse
-from ..events import ProgramCandidate, Steered
+from ..events import ProgramCandidate, Steered, SteeredWhat
 from ..problem import ProblemError, parse_tests
 from ..safe_text import one_line
+from ..workflows import WORKFLOWS, Steerable
 
 if TYPE_CHECKING:
+    from ..config import RunConfig
     from ..context import RunContext
+    from ..workflows import Edit
+
+_EDIT_WORDS = {
+    "program": "program",
+    "verdict": "quality-verdict",
+    "tests": "synthesized-test",
+    "statement": "statement",
+}
 
 
-#: The stages whose program a person's edit can stand in for (the step name before ``:``).
-PROGRAM_STAGES = ("program_generator", "self_debug", "clarifier")
+def refusal(workflow: str, config: RunConfig, edits: Collection[Edit]) -> str | None:
+    """Why ``workflow`` (its spec says what it takes) will not take ``edits``
+    with settings ``config``, in one line; None: it takes them."""
+    spec = WORKFLOWS.get(workflow)
+    steerable = spec.steering if spec is not None else Steerable()
+    for edit in edits:
+        if not steerable.takes(edit, config):
+            if not steerable.edits(config):
+                return f"{workflow} takes no edits at a fork; fork without them"
+            return f"{workflow} takes no {_EDIT_WORDS[edit]} edits with these settings; fork without them"
+    return None
+
+
+def program_stages(workflow: str) -> tuple[str, ...]:
+    """The stages of ``workflow`` whose program or verdict an edit may replace."""
+    spec = WORKFLOWS.get(workflow)
+    return spec.steering.program_stages if spec is not None else ()
 
 
 class SteerError(ValueError):
@@ -172,9 +198,9 @@ def steered_program(ctx: RunContext, step: str, progression: int, current: str, 
     return program
 
 
-def steered_verdict(ctx: RunContext, step: str, progression: int) -> bool | None:
+def steered_verdict(ctx: RunContext, step: str, progression: int, checker: str) -> bool | None:
     """The overridden quality verdict for ``step`` of ``progression`` (or for the
-    progression's next check), taken once; None: the checker decides."""
+    progression's next check), taken once; None: ``checker`` (the role) decides."""
     steering = _steering(ctx)
     if steering is None:
         return None
@@ -186,7 +212,7 @@ def steered_verdict(ctx: RunContext, step: str, progression: int) -> bool | None
     ctx.event(
         Steered(
             step=step,
-            agent="code_quality_checker",
+            agent=checker,
             progression=progression,
             who=steering.who,
             what="verdict",
@@ -198,22 +224,30 @@ def steered_verdict(ctx: RunContext, step: str, progression: int) -> bool | None
 
 
 def steered_tests(
-    ctx: RunContext, kept: list[str], rejected: list[str], step: str, progression: int | None
+    ctx: RunContext,
+    kept: list[str],
+    rejected: list[str],
+    step: str,
+    progression: int | None,
+    *,
+    designer: str,
+    judge: str,
 ) -> TestSetEdit:
     """The synthesized tests after a person's pending test edits (each taken once,
-    each a ``steered`` event); an edit naming a test the set does not hold stays
-    pending. Tests a person writes or edits are kept: the person is their judge."""
+    each a ``steered`` event, said by ``designer``'s role, or ``judge``'s for a
+    test's verdict); an edit naming a test the set does not hold stays pending.
+    Tests a person writes or edits are kept: the person is their judge."""
     out = TestSetEdit(list(kept), list(rejected))
     steering = _steering(ctx)
     if steering is None or not steering.has_test_edits():
         return out
 
-    def said(what: str, before: str, after: str, test: str = "") -> None:
+    def said(what: SteeredWhat, before: str, after: str, test: str = "") -> None:
         out.changed = True
         ctx.event(
             Steered(
                 step=step,
-                agent="test_quality_checker" if what == "test verdict" else "test_designer",
+                agent=judge if what == "test verdict" else designer,
                 progression=progression,
                 who=steering.who,
                 what=what,
@@ -254,8 +288,8 @@ def steered_tests(
     return out
 
 
-def steered_statement(ctx: RunContext, step: str, progression: int, current: str) -> str | None:
-    """The statement a person wrote for the clarifier path, taken once; None: unchanged."""
+def steered_statement(ctx: RunContext, step: str, progression: int, current: str, reader: str) -> str | None:
+    """The statement a person wrote for ``reader`` (a role), taken once; None: unchanged."""
     steering = _steering(ctx)
     if steering is None or steering.statement is None:
         return None
@@ -263,7 +297,7 @@ def steered_statement(ctx: RunContext, step: str, progression: int, current: str
     ctx.event(
         Steered(
             step=step,
-            agent="clarifier",
+            agent=reader,
             progression=progression,
             who=steering.who,
             what="statement",

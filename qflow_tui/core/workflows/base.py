@@ -6,19 +6,20 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .settings import Setting
 
 if TYPE_CHECKING:
     from ..config import RunConfig
     from ..context import RunContext
+    from ..events import RunOutcomeWord
 
 
 @dataclass
 class WorkflowResult:
     final_program: str
-    outcome: str
+    outcome: RunOutcomeWord
     """``accepted``; ``reverted`` (nothing passed, the first program returned);
     ``rejected`` (revert disabled, or budget spent with nothing accepted);
     ``unchecked`` (no quality checker)."""
@@ -27,7 +28,9 @@ class WorkflowResult:
     progression: int | None
     first_program: str = ""
     detail: str = ""
-    """Anything more to say about the result (CodeTree: the node returned)."""
+    """Anything more to say about the result, in words."""
+    node: str | None = None
+    """The search-tree node whose program is returned (CodeTree), else None."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,10 @@ class PlannedStep:
 
 Runner = Callable[["RunContext"], Awaitable[WorkflowResult]]
 
+Edit = Literal["program", "verdict", "tests", "statement"]
+"""What a person may change in a run at a stop or a fork: a step's program, a
+quality verdict on it, the synthesized tests, the statement."""
+
 
 def _one(config: RunConfig) -> int:
     return 1
@@ -78,6 +85,28 @@ def _one(config: RunConfig) -> int:
 
 def _never(config: RunConfig) -> bool:
     return False
+
+
+def _no_edits(config: RunConfig) -> frozenset[Edit]:
+    return frozenset()
+
+
+@dataclass(frozen=True)
+class Steerable:
+    """What a person may steer in a workflow, so that the run screen, fork and
+    the command line offer exactly that without knowing the workflow."""
+
+    edits: Callable[[RunConfig], frozenset[Edit]] = _no_edits
+    """The kinds of edit the workflow takes with given settings."""
+    program_stages: tuple[str, ...] = ()
+    """The stages (a step's name before ``:``) whose program a person may
+    replace or whose quality verdict override (``program`` and ``verdict``)."""
+    first_stage: str = ""
+    """The stage that writes the first program: an edit there stands in for
+    that agent's answer rather than for a checked program."""
+
+    def takes(self, edit: Edit, config: RunConfig) -> bool:
+        return edit in self.edits(config)
 
 
 @dataclass(frozen=True)
@@ -96,9 +125,10 @@ class WorkflowSpec:
     visible_tests: Callable[[RunConfig], str]
     """What it does with the visible tests, in words, for given settings."""
     runner: str
-    """Where the function that runs it is, as ``module:function`` within this
-    package (``qualityflow:run_qualityflow``): imported when :attr:`run` is
-    first asked for, so describing a workflow never imports its agents."""
+    """Where the function that runs it is, as ``module:function``
+    (``qflow_tui.core.workflows.qualityflow.run:run_qualityflow``): imported when
+    :attr:`run` is first asked for, so describing a workflow never imports its
+    agents."""
     progressions: Callable[[RunConfig], int] = _one
     executes_visible: Callable[[RunConfig], bool] = _never
     """Whether, with given settings, it executes the visible tests during
@@ -109,13 +139,28 @@ class WorkflowSpec:
     """A step's stage (before ``:``) in words, for :meth:`step_label`."""
     step_words: dict[str, str] = field(default_factory=dict)
     """Whole step names in words, where they differ from their stage's words."""
+    steering: Steerable = Steerable()
+    """What a person may edit in its runs."""
+    checker: str = ""
+    """The role whose step outcome (``accepted`` or ``rejected``) is a quality
+    verdict on the program its progression holds (the bench scores it as a
+    classifier); empty: no such agent."""
+    decided: tuple[str, ...] = ()
+    """Roles whose steps end in a :class:`Decision` that says their outcome (a
+    headless log prints the decision, not the step's end)."""
+    reverts: Callable[[RunConfig], bool] = _never
+    """With given settings, does it return its first program when no check
+    accepts one (the bench's pass@1 after each step follows that)?"""
+    rank: int = 100
+    """Where ``qflow workflows`` and the compose form list it: the built-ins
+    0 to 4, then the others by name."""
 
     @property
     def run(self) -> Runner:
         """The function that runs the workflow (its module is imported now if
         it was not yet)."""
         module, _, name = self.runner.partition(":")
-        runner: Runner = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+        runner: Runner = getattr(importlib.import_module(module), name)
         return runner
 
     def step_label(self, step: str) -> str:

@@ -12,14 +12,14 @@ from ..config import RunConfig
 from ..events import Event, RunStarted
 
 
-def _config(workflow: str, recorded: dict[str, Any]) -> RunConfig:
+def recorded_settings(workflow: str, recorded: dict[str, Any]) -> RunConfig:
     """The recorded settings as a RunConfig; values this build cannot use are
     left at their defaults (an old session must still open)."""
     names = {f.name for f in dataclasses.fields(RunConfig)}
     config = RunConfig(workflow=workflow)
     for key, value in recorded.items():
         if key in names and key != "workflow":
-            candidate = dataclasses.replace(config, **{key: value})
+            candidate = config.replace(**{key: value})
             try:
                 candidate.validate()
             except Exception:
@@ -32,24 +32,34 @@ def _label(role: str) -> str:
     return role.replace("_", " ").capitalize()
 
 
+def describe_started(event: RunStarted) -> bool:
+    """Give ``event`` (a ``run_started`` without agents) the agents, plan,
+    summary and progressions its workflow has now for the settings it
+    recorded (in place); False when this build does not know the workflow.
+    The oldest sessions name no workflow: they were the default's."""
+    from . import WORKFLOWS
+
+    workflow = event.workflow or RunConfig.workflow
+    spec = WORKFLOWS.get(workflow)
+    if spec is None:
+        return False
+    described = spec.described(recorded_settings(workflow, event.config if isinstance(event.config, dict) else {}))
+    event.agents = described["agents"]
+    event.plan = described["plan"]
+    event.summary = event.summary or described["summary"]
+    event.visible_tests = event.visible_tests or described["visible_tests"]
+    event.progressions = described["progressions"]
+    return True
+
+
 def fill_description(events: list[Event]) -> None:
     """Give a ``run_started`` without ``agents`` the agents and plan of its
     workflow (in place). A workflow this build does not know gets the agents
     and steps its events show, in order of appearance."""
-    from . import WORKFLOWS
-
     for i, event in enumerate(events):
         if not isinstance(event, RunStarted) or event.agents:
             continue
-        spec = WORKFLOWS.get(event.workflow)
-        if spec is not None:
-            config = _config(event.workflow, event.config if isinstance(event.config, dict) else {})
-            described = spec.described(config)
-            event.agents = described["agents"]
-            event.plan = described["plan"]
-            event.summary = event.summary or described["summary"]
-            event.visible_tests = event.visible_tests or described["visible_tests"]
-            event.progressions = described["progressions"]
+        if describe_started(event):
             continue
         roles: list[str] = []
         steps: dict[str, list[str]] = {}

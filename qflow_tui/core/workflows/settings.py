@@ -1,12 +1,13 @@
-"""A workflow's own settings, each defined once: its key (a :class:`RunConfig`
-field, which gives the type and the default), its documentation, and the values
-it allows. The command-line flags, the config-file keys, ``qflow workflows``,
-the compose form and validation are all generated from these definitions."""
+"""A workflow's own settings, each defined once: its key, its default (which
+gives its type; a built-in workflow's settings are :class:`RunConfig` fields and
+take their defaults there), its documentation, and the values it allows. The
+command-line flags, the config-file keys, ``qflow workflows``, the compose form
+and validation are all generated from these definitions."""
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import ConfigError, RunConfig
@@ -17,7 +18,10 @@ class Setting:
     """One typed setting of a workflow."""
 
     key: str
-    """The :class:`RunConfig` field (and config-file key); the flag is ``--key-with-dashes``."""
+    """The config-file key (in the workflow's ``[workflow.<name>]`` table); the
+    flag is ``--key-with-dashes``. A :class:`RunConfig` field for the built-in
+    workflows; any other workflow's values are kept in
+    :attr:`RunConfig.workflow_settings`."""
     doc: str
     """One line for the flag's help, ``qflow workflows`` and the compose form."""
     choices: tuple[str, ...] = ()
@@ -26,10 +30,16 @@ class Setting:
     maximum: int | None = None
     why: str = ""
     """Why the bounds are what they are, said when a value is out of them."""
+    default: Any = field(default=None)
+    """``bool``, ``int``, ``float`` or ``str``; None: the :class:`RunConfig` field's default."""
 
-    @property
-    def default(self) -> Any:
-        return _DEFAULTS[self.key]
+    def __post_init__(self) -> None:
+        if self.default is None:
+            if self.key not in _DEFAULTS:
+                raise TypeError(f"setting {self.key!r} needs a default (it is not a RunConfig field)")
+            object.__setattr__(self, "default", _DEFAULTS[self.key])
+        elif self.key in _DEFAULTS:
+            raise TypeError(f"setting {self.key!r} is a RunConfig field: its default is that field's")
 
     @property
     def type(self) -> type:
@@ -79,7 +89,14 @@ class Setting:
         }
 
 
-_DEFAULTS: dict[str, Any] = {f.name: getattr(RunConfig(), f.name) for f in dataclasses.fields(RunConfig)}
+_DEFAULTS: dict[str, Any] = {
+    f.name: getattr(RunConfig(), f.name) for f in dataclasses.fields(RunConfig) if f.name != "workflow_settings"
+}
+
+
+def find_setting(key: str) -> Setting | None:
+    """The setting called ``key`` of any workflow installed."""
+    return next((s for s in all_settings() if s.key == key), None)
 
 
 def all_settings() -> list[Setting]:

@@ -46,7 +46,7 @@ def _readable(rec: dict[str, Any]) -> bool:
     return True
 
 
-class BenchScreen(AppScreen):
+class BenchScreen(AppScreen[None]):
     """Watch a bench run, or look at a bench folder (see the module docstring)."""
 
     BINDINGS = [

@@ -229,7 +229,6 @@ def _close_quietly(client: Any) -> None:
     """Close a client built for a bench that did not start (from a worker thread)."""
     import asyncio
 
-    try:
-        asyncio.run(client.aclose())
-    except Exception:
-        pass
+    from ...core.llm.base import close_quietly
+
+    asyncio.run(close_quietly(client))

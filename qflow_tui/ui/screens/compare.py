@@ -62,7 +62,7 @@ def mark_words(mark: dict[str, Any] | None, agents: dict[str, str]) -> str:
     return one_line(f"{prog}{where}: {what}{mark['value']}")
 
 
-class CompareScreen(AppScreen):
+class CompareScreen(AppScreen[None]):
     """Two sessions side by side (see the module docstring)."""
 
     BINDINGS = [

@@ -131,7 +131,7 @@ def setting_widget(setting: Any, value: Any) -> Widget:
     return Input(str(value), id=wid, compact=True)
 
 
-class ComposeScreen(AppScreen):
+class ComposeScreen(AppScreen[None]):
     """Paste or load a problem, pick the settings, run."""
 
     BINDINGS = [
@@ -238,7 +238,7 @@ class ComposeScreen(AppScreen):
                 # (_show_settings): a hidden widget costs start-up like a shown one.
                 for setting in generated_settings():
                     if setting.key in workflow_settings(first):
-                        yield self._setting_box(setting, getattr(cfg, setting.key))
+                        yield self._setting_box(setting, cfg.setting(setting.key))
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
                 with Vertical(classes="break-box", id="break-box") as box:
                     box.tooltip = "Stop the run before these (comma-separated): " + "; ".join(BREAKPOINT_KINDS.values())
@@ -319,7 +319,7 @@ class ComposeScreen(AppScreen):
         for setting in generated_settings():
             found = self.query(f"#set-{setting.key}")
             if not found:  # a workflow not chosen on this form: its setting as configured
-                values[setting.key] = getattr(cfg, setting.key)
+                values[setting.key] = cfg.setting(setting.key)
                 continue
             widget = found.first()
             value: Any = widget.value  # type: ignore[attr-defined]
@@ -450,7 +450,7 @@ class ComposeScreen(AppScreen):
                 continue
             later = [f"#setting-{s.key}" for s in order[i + 1 :] if self.query(f"#setting-{s.key}")]
             column.mount(
-                self._setting_box(setting, getattr(cfg, setting.key)), before=later[0] if later else "#stepping"
+                self._setting_box(setting, cfg.setting(setting.key)), before=later[0] if later else "#stepping"
             )
 
     @on(Button.Pressed, "#run")

@@ -8,6 +8,7 @@ from what the keys do."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -52,7 +53,7 @@ def _declared(node: object) -> list[Binding]:
     return out
 
 
-def keys_of(screen: Screen) -> list[tuple[str, list[KeyRow]]]:
+def keys_of(screen: Screen[Any]) -> list[tuple[str, list[KeyRow]]]:
     """The keys ``screen`` answers to now, in groups: where the cursor is, the
     screen itself, and the app (everywhere). Read from the classes' own
     bindings, not from the active keys, so a key a widget shadows (a table's
@@ -99,7 +100,7 @@ class KeysScreen(AppModal[None]):
 
     BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss_keys", "Close", show=False)]
 
-    def __init__(self, beneath: Screen) -> None:
+    def __init__(self, beneath: Screen[Any]) -> None:
         super().__init__()
         self.beneath = beneath
 

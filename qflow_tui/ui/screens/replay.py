@@ -33,7 +33,7 @@ from .step_picker import StepPicker
 __all__ = ["ReplayScreen", "ReplayStep", "StepChip", "StepPicker", "play_times", "replay_steps"]
 
 
-class ReplayScreen(AppScreen):
+class ReplayScreen(AppScreen[None]):
     """Replay a session file in the run view (see the module docstring)."""
 
     BINDINGS = [

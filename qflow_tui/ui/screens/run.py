@@ -13,17 +13,20 @@ from typing import Any
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.widgets import DataTable, Header, TabbedContent
 from textual.worker import Worker, WorkerState
 
 from ...core.config import RunConfig
-from ...core.events import Event
+from ...core.events import Event, Notice, NoticeLevel, RunStarted, Steered
 from ...core.gate import Breakpoint, StepGate
+from ...core.llm.base import close_quietly
 from ...core.llm.retry import RetryWaits
 from ...core.problem import Problem
 from ...core.runner import RunError, RunOutcome, run_workflow
 from ...core.safe_text import clean, one_line
-from ...core.steer.steering import PROGRAM_STAGES, SteerError, Steering, check_program, check_test
+from ...core.steer.steering import SteerError, Steering, check_program, check_test
+from ...core.workflows import WORKFLOWS, Edit, Steerable
 from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
 from ..state import SynthTest
@@ -32,7 +35,7 @@ from ..widgets.run_view import RunView
 from ..widgets.timeline import Timeline
 from .base import AppScreen
 
-_NOTICE_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+_NOTICE_SEVERITY: dict[NoticeLevel, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
 
 #: What a person loses by cancelling a live run, and how to get it back.
@@ -42,7 +45,7 @@ KEPT = (
 )
 
 
-class RunScreen(AppScreen):
+class RunScreen(AppScreen[None]):
     """Watch (and step through) one run; the session file is written as it goes."""
 
     BINDINGS = [
@@ -153,11 +156,8 @@ class RunScreen(AppScreen):
                 header=self.header,
             )
         finally:
-            if self.own_client and self.client is not None:
-                try:
-                    await self.client.aclose()
-                except Exception:
-                    pass
+            if self.own_client:
+                await close_quietly(self.client)
 
     def _sink(self, event: Event) -> None:
         """The runner's event sink: gather events, post one message per batch."""
@@ -175,25 +175,25 @@ class RunScreen(AppScreen):
             self._batch = None
         view = self.query_one(RunView)
         steered = False
+        started = False
         for event in message.events:
             view.apply(event)
-            steered = steered or event.kind == "steered"
-            if event.kind == "notice" and self._first_time(event):
-                self.notify(
-                    clean(event.message),  # type: ignore[attr-defined]
-                    severity=_NOTICE_SEVERITY.get(event.level, "information"),  # type: ignore[attr-defined, arg-type]
-                    markup=False,
-                )
+            match event:
+                case Steered():
+                    steered = True
+                case RunStarted():
+                    started = True
+                case Notice() if self._first_time(event):
+                    self.notify(clean(event.message), severity=_NOTICE_SEVERITY[event.level], markup=False)
         if steered:  # an edit was taken: the status line stops calling it pending
             self._paint_gate()
-        if any(e.kind == "run_started" for e in message.events):
+        if started:
             self._mark_breakpoints()  # the plan is known now: mark the breakpoints given at the start
 
-    def _first_time(self, notice: Event) -> bool:
-        """False for a notice toasted already, from this progression or another."""
-        said: str = notice.message  # type: ignore[attr-defined]
-        if notice.progression is not None:
-            said = said.replace(f"progression {notice.progression}", "progression", 1)
+    def _first_time(self, notice: Notice) -> bool:
+        """False for a notice toasted already, from this progression or another:
+        notices that report one error (their ``cause``) are said once."""
+        said = f"cause: {notice.cause}" if notice.cause else notice.message
         if said in self._toasted:
             return False
         self._toasted.add(said)
@@ -441,16 +441,22 @@ class RunScreen(AppScreen):
         row = self.query_one(RunView).query_one("#tests-grid", DataTable).cursor_row
         return state.synth[row] if 0 <= row < len(state.synth) else None
 
+    @property
+    def _steerable(self) -> Steerable:
+        spec = WORKFLOWS.get(self.config.workflow)
+        return spec.steering if spec is not None else Steerable()
+
     def _can_edit(self, action: str) -> bool:
-        """Edit keys are offered only while the gate holds a QualityFlow run (the
-        workflow that takes them); the test keys only on the Tests tab, the others
-        everywhere else."""
-        if not self.stopped or self.config.workflow != "qualityflow":
+        """Edit keys are offered only while the gate holds a run whose workflow
+        takes that edit (its spec says which); the test keys only on the Tests
+        tab, the others everywhere else."""
+        if not self.stopped:
             return False
+        steerable = self._steerable
         if action in ("toggle_test_verdict", "edit_test", "delete_test", "add_test"):
             return (
                 self._tests_shown()
-                and self.config.epochs > 0
+                and steerable.takes("tests", self.config)
                 and (action == "add_test" or self._highlighted_test() is not None)
             )
         if self._tests_shown():
@@ -458,8 +464,13 @@ class RunScreen(AppScreen):
             return False
         if action in ("edit_program", "override_verdict"):
             where = self._stop_stage()
-            return where is not None and where[0].partition(":")[0] in PROGRAM_STAGES
-        return action == "edit_statement" and self.config.clarify > 0
+            edit: Edit = "program" if action == "edit_program" else "verdict"
+            return (
+                where is not None
+                and steerable.takes(edit, self.config)
+                and where[0].partition(":")[0] in steerable.program_stages
+            )
+        return action == "edit_statement" and steerable.takes("statement", self.config)
 
     def _edited(self, message: str) -> None:
         self.notify(clean(message), markup=False)
@@ -494,8 +505,11 @@ class RunScreen(AppScreen):
         current = self.query_one(RunView).state.current_program(p)
         text = self.steering.programs.get((step, p)) or (current[1] if current else "")
         how = f"checked in place of {step}'s answer" if checking else f"in place of the agent's answer at {step}"
-        if not checking and step == "program_generator":
-            how = "in place of the program generator's answer"
+        first = self._steerable.first_stage
+        if not checking and step == first:
+            spec = WORKFLOWS.get(self.config.workflow)
+            agent = spec.agent(first) if spec is not None else None
+            how = f"in place of the {(agent.label if agent else first).lower()}'s answer"
 
         def take(program: str) -> None:
             self.steering.programs[(step, p)] = program

@@ -11,8 +11,7 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, DataTable, Header, Input, Label, Static
+from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
 from ...core.safe_text import clean, one_line
@@ -27,11 +26,13 @@ from ...core.session import (
     parse_search,
 )
 from ...core.session.display import human_duration, human_time, human_tokens, short_model
+from ..palette import Palette
 from ..widgets.footer import AppFooter
-from .base import AppModal, AppScreen
+from .base import AppScreen
+from .confirm import Confirm
 
 
-def _outcome_style(outcome: str, colours: Any) -> str:
+def _outcome_style(outcome: str, colours: Palette) -> str:
     if outcome == "accepted":
         return f"bold {colours.success}"
     if outcome in ("reverted", "rejected", "unchecked"):
@@ -45,54 +46,12 @@ def _human_time(created: str) -> str:
     return human_time(created)
 
 
-class ConfirmDelete(AppModal[bool]):
-    """Asks before a session file is deleted; dismisses with True to delete."""
-
-    BINDINGS = [
-        Binding("escape,n", "answer(False)", "Keep"),
-        Binding("y", "answer(True)", "Delete"),
-    ]
-
-    DEFAULT_CSS = """
-    ConfirmDelete { align: center middle; }
-    ConfirmDelete > Vertical { width: 64; max-width: 90%; height: auto; }
-    ConfirmDelete Horizontal { height: auto; margin-top: 1; }
-    ConfirmDelete Button { margin-right: 2; }
-    """
-
-    def __init__(self, info: SessionInfo) -> None:
-        super().__init__()
-        self.info = info
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Label("Delete this session?", classes="dialog-title")
-            yield Static(
-                f"{self.info.title}\n{_human_time(self.info.created)} · {self.info.outcome}\n{self.info.path}",
-                markup=False,
-            )
-            with Horizontal():
-                yield Button("Delete", variant="error", id="delete-yes")
-                yield Button("Keep", id="delete-no")
-            yield Static("The file is removed from disk; this cannot be undone. y / n", classes="dialog-hint")
-
-    def on_mount(self) -> None:
-        self.query_one("#delete-no", Button).focus()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "delete-yes")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
-
-
 #: Sessions read from the index per page; the next page loads when the cursor
 #: comes near the end of what is shown.
 PAGE_SIZE = 100
 
 
-class SessionsScreen(AppScreen):
+class SessionsScreen(AppScreen[None]):
     """Browse the saved sessions (see the module docstring). Rows come from the
     sessions index a page at a time; a benchmark's sessions (a sub-folder) show
     as one group row until opened."""
@@ -572,7 +531,11 @@ class SessionsScreen(AppScreen):
             # Numbers count the sessions that exist: read them again.
             self.load()
 
-        self.app.push_screen(ConfirmDelete(info), answered)
+        detail = (
+            f"{info.title}\n{_human_time(info.created)} · {info.outcome}\n{info.path}\n\n"
+            "The file is removed from disk; this cannot be undone."
+        )
+        self.app.push_screen(Confirm("Delete this session?", detail, yes="Delete", no="Keep"), answered)
 
     def action_export(self, fmt: str) -> None:
         info = self.selected

@@ -7,6 +7,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from functools import partial
+from typing import Any
 
 from rich.segment import Segment
 from rich.style import Style
@@ -115,7 +116,7 @@ class AgentPane(ScrollView, can_focus=True):
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
     containers refuse by default."""
 
-    def __init__(self, agent: str, label: str = "", **kwargs) -> None:
+    def __init__(self, agent: str, label: str = "", **kwargs: Any) -> None:
         super().__init__(id=f"pane-{agent}", classes="agent-pane", **kwargs)
         self.agent = agent
         self.border_title = agent
@@ -281,7 +282,7 @@ class AgentPanes(Grid):
     """One pane per agent the run declares (and any other that speaks), a grid
     that reflows with the terminal's width and the number of agents."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._roles: list[str] = []
 

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -94,7 +95,7 @@ class ImaginedTrace(VerticalScroll, can_focus=True):
         super().__init__(**kwargs)
         self._landed: tuple[int, str] | None = None
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(id="imagined-body")
 
     def update_from(self, state: RunState, progression: int) -> None:

@@ -8,6 +8,7 @@ import difflib
 
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -76,7 +77,7 @@ class ProgramView(VerticalScroll, can_focus=True):
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
     containers refuse by default."""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(id="program-banner")
         yield Static(id="program-code")
         yield Static("Diff against the first generated program", id="program-diff-title")

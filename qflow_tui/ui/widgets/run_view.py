@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -122,7 +122,7 @@ class RunView(Widget):
     gate_status: reactive[str] = reactive("", init=False)
     """Set by a live run screen: where the step gate holds the run, if anywhere."""
 
-    def __init__(self, *, live: bool = False, clock: Callable[[], float] | None = None, **kwargs) -> None:
+    def __init__(self, *, live: bool = False, clock: Callable[[], float] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.state = RunState()
         self.live = live
@@ -359,7 +359,7 @@ class RunView(Widget):
             self._stale_tabs.add("tab-agents")
             self._paint_tab(self.query_one("#run-tabs", TabbedContent).active)
 
-    def _theme_changed(self, _theme) -> None:
+    def _theme_changed(self, _theme: object) -> None:
         self.repaint(everything=True)
 
     def watch_progression(self) -> None:
@@ -443,13 +443,7 @@ class RunView(Widget):
             self.notify("No program yet.", severity="warning")
             return
         from ...core.safe_text import one_line
-        from ..screens.path_prompt import PathPrompt, write_text_file
+        from ..messages import SaveRequested
 
         name = f"{one_line(str(self.state.problem.get('entry_point') or 'solution'), 80)}.py"
-
-        def saved(path: Path | None) -> None:
-            if path is not None:
-                self.notify(f"Program saved to {path}.", markup=False)
-
-        prompt = PathPrompt("Save the program to a file", name, write_text_file(program), name_in_folder=name)
-        self.app.push_screen(prompt, saved)
+        self.post_message(SaveRequested(program, "Save the program to a file", name, "Program saved"))

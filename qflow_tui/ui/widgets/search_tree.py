@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.text import Text
 from textual import on
+from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
@@ -82,7 +83,7 @@ class SearchTree(Vertical):
         self._shown: dict[str, tuple[object, ...]] = {}
         self._theme = ""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         tree: Tree[str] = Tree("search tree", id="search-tree-nodes")
         tree.show_root = False
         tree.guide_depth = 2
@@ -106,7 +107,9 @@ class SearchTree(Vertical):
             tree.cursor_line = 0  # the first node's details show at once
         self._show_detail()
 
-    def _add(self, under: TreeNode[str], parent: str | None, state: RunState, returned: str | None, colours) -> None:
+    def _add(
+        self, under: TreeNode[str], parent: str | None, state: RunState, returned: str | None, colours: Palette
+    ) -> None:
         for n in state.tree_children(parent):
             shown = (n.seq, n.node == returned)
             node = self._tree_nodes.get(n.node)

@@ -4,8 +4,11 @@ progression's program."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual import on
+from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
@@ -81,7 +84,7 @@ class TestsTable(Vertical):
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
     containers refuse by default."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._state: RunState | None = None
         self._progression = 0
@@ -92,9 +95,9 @@ class TestsTable(Vertical):
         """Cells the test column has (0: not laid out yet): longer tests end in
         an ellipsis there, as the detail below shows them whole."""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(id="tests-summary")
-        table: DataTable = DataTable(id="tests-grid", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = DataTable(id="tests-grid", cursor_type="row", zebra_stripes=True)
         self._add_columns(table)
         yield table
         with VerticalScroll(id="tests-detail"):
@@ -150,7 +153,7 @@ class TestsTable(Vertical):
         self.query_one("#tests-summary", Static).update(summary)
         self._show_detail()
 
-    def _add_columns(self, table: DataTable) -> None:
+    def _add_columns(self, table: DataTable[Any]) -> None:
         for label, key, width in _COLUMNS:
             table.add_column(label, key=key, width=width)
         # As wide as the tests until the table has a width (on_resize).

@@ -4,10 +4,12 @@ each cell saying how that step went and what the Quality Checker decided."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -186,7 +188,7 @@ class Timeline(VerticalScroll, can_focus=True):
         timeline: Timeline
         step: str
 
-    def __init__(self, *, side_by_side: bool = False, **kwargs) -> None:
+    def __init__(self, *, side_by_side: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.side_by_side = side_by_side
         self.cursor: int | None = None
@@ -196,7 +198,7 @@ class Timeline(VerticalScroll, can_focus=True):
         self._state: RunState | None = None
         self._selected = 0
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(id="timeline-body")
 
     @property

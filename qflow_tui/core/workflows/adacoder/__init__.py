@@ -1,0 +1,49 @@
+"""AdaCoder (adacoder.txt section IV), described: the spec the command line, the config file, the
+compose form and replay read. Its agents and its run function (``.run``) are
+imported only when a run asks for it."""
+
+from __future__ import annotations
+
+from ...config import RunConfig
+from ..base import Agent, PlannedStep, WorkflowSpec
+from ..settings import ITERATIONS
+
+
+def _adacoder_plan(cfg: RunConfig) -> list[PlannedStep]:
+    steps = [PlannedStep("programming_assistant", "phase 1: generate", ("programming_assistant", "code_evaluator"))]
+    for i in range(1, cfg.iterations + 2):
+        steps.append(PlannedStep(f"debug_specialist:{i}", f"debug rules {i}", ("debug_specialist", "code_evaluator")))
+        if i <= cfg.iterations:
+            steps.append(PlannedStep(f"prompt_engineer:{i}", f"plan {i}", ("prompt_engineer",)))
+            steps.append(
+                PlannedStep(
+                    f"programming_assistant:{i}", f"regenerate {i}", ("programming_assistant", "code_evaluator")
+                )
+            )
+    return steps
+
+
+SPEC = WorkflowSpec(
+    name="adacoder",
+    rank=3,
+    summary="AdaCoder: generate without a plan; only on failure, rule-based debugging (no model call), "
+    "then a plan from the error feedback and regeneration, up to t iterations",
+    agents=(
+        Agent("programming_assistant", "Programming assistant", "PA"),
+        Agent("code_evaluator", "Code evaluator", "CE"),
+        Agent("debug_specialist", "Debug specialist", "DS"),
+        Agent("prompt_engineer", "Prompt engineer", "PE"),
+    ),
+    settings=(ITERATIONS,),
+    plan=_adacoder_plan,
+    visible_tests=lambda cfg: "executed in the sandbox",
+    executes_visible=lambda cfg: True,
+    runner=f"{__name__}.run:run_adacoder",
+    paper="adacoder.txt section IV, Algorithms 1-3",
+    stage_words={
+        "programming_assistant": "regenerate",
+        "debug_specialist": "debug rules",
+        "prompt_engineer": "plan",
+    },
+    step_words={"programming_assistant": "phase 1: generate"},
+)

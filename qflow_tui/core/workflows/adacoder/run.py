@@ -1,0 +1,94 @@
+"""AdaCoder (Zhu et al., section IV, Algorithms 1-3): adaptive planning.
+
+Phase 1: the Programming Assistant writes the program from the task alone (no
+plan) and the Code Evaluator (a script: here the sandbox) runs the sample
+tests, i.e. the visible tests. Phase 2, only when Phase 1 fails, repeated up to
+t times (5 by default): Step 1, the rule-based Debug Specialist fixes
+superficial errors with no model call and the Code Evaluator runs the tests
+again; Step 2, the Prompt Engineer writes a plan from the error feedback and
+the Programming Assistant writes the program again, following the plan. As in
+Algorithm 1, the last regenerated program gets the Debug Specialist too, and
+when nothing passes the last debugged program is returned (line 22). The plan
+Algorithm 1 would make after the last iteration is skipped: no program would
+follow it.
+"""
+
+from __future__ import annotations
+
+from ...agents.test_executor import execute_tests, execution_feedback
+from ...context import RunContext
+from ...events import Decision, ProgramCandidate
+from ...steps import StepOutcome, step
+from ..base import WorkflowResult
+from . import debug_specialist
+from .programming_assistant import write_code
+from .prompt_engineer import make_plan
+
+
+async def _evaluate(ctx: RunContext, code: str, s: StepOutcome) -> tuple[bool, str]:
+    """The Code Evaluator (Algorithm 2) on ``code``: success, or the error
+    information (the load error, or each failing test's error or value)."""
+    report = await execute_tests(
+        ctx, code, ctx.problem.test_sources, purpose="adacoder", agent="code_evaluator", step=s.name, progression=0
+    )
+    ok = report.load_error is None and report.total > 0 and report.passed == report.total
+    s.outcome = "accepted" if ok else "rejected"
+    s.detail = (s.detail + "; " if s.detail else "") + f"{report.passed}/{report.total} sample tests pass"
+    return ok, "" if ok else execution_feedback(report)
+
+
+def _decide(ctx: RunContext, step_name: str, ok: bool, reason: str) -> None:
+    ctx.event(
+        Decision(
+            step=step_name,
+            agent="code_evaluator",
+            progression=0,
+            decision="accept" if ok else "continue",
+            reason="every sample test passes" if ok else reason,
+        )
+    )
+
+
+async def _debug_step(ctx: RunContext, iteration: int, code: str, info: str) -> tuple[str, bool, str]:
+    """Phase 2, Step 1: the Debug Specialist (no model call), then the Code Evaluator."""
+    async with step(ctx, "debug_specialist", "debug_specialist", attempt=iteration, progression=0) as s:
+        fixed = debug_specialist.debug(code, info)
+        s.detail = ", ".join(fixed.rules) if fixed.rules else "no rule applied"
+        if fixed.rules:
+            ctx.event(ProgramCandidate(step=s.name, agent="debug_specialist", progression=0, program=fixed.code))
+            ok, info = await _evaluate(ctx, fixed.code, s)
+        else:
+            # Nothing changed: evaluating the same program again would say the same.
+            ok, s.outcome = False, "rejected"
+    return fixed.code, ok, info
+
+
+async def run_adacoder(ctx: RunContext) -> WorkflowResult:
+    t = ctx.config.iterations
+    # Phase 1: initial code generation without planning.
+    async with step(ctx, "programming_assistant", "programming_assistant", progression=0) as s:
+        code = first = await write_code(ctx, None, step=s.name)
+        ok, info = await _evaluate(ctx, code, s)
+    _decide(ctx, s.name, ok, "Phase 1 failed: on to Phase 2 (debug specialist, then planning)")
+    if ok:
+        return WorkflowResult(code, "accepted", s.name, 0, first)
+
+    # Phase 2: iterative code generation with planning.
+    for iteration in range(1, t + 2):
+        debugged, ok, debug_info = await _debug_step(ctx, iteration, code, info)
+        last = iteration == t + 1
+        name = f"debug_specialist:{iteration}"
+        _decide(ctx, name, ok, "the last debugged program stands" if last else "logic errors remain: on to planning")
+        if ok:
+            return WorkflowResult(debugged, "accepted", name, 0, first)
+        if last:
+            return WorkflowResult(debugged, "rejected", None, 0, first)
+        async with step(ctx, "prompt_engineer", "prompt_engineer", attempt=iteration, progression=0) as s:
+            plan = await make_plan(ctx, debug_info or info, step=s.name, iteration=iteration)
+        async with step(ctx, "programming_assistant", "programming_assistant", attempt=iteration, progression=0) as s:
+            code = await write_code(ctx, plan, step=s.name, iteration=iteration)
+            ok, info = await _evaluate(ctx, code, s)
+        _decide(ctx, s.name, ok, "the planned program fails: back to the debug specialist")
+        if ok:
+            return WorkflowResult(code, "accepted", s.name, 0, first)
+    raise AssertionError("unreachable: the loop returns")

@@ -1,0 +1,41 @@
+"""AgentCoder (agentcoder.txt section 3), described: the spec the command line, the config file, the
+compose form and replay read. Its agents and its run function (``.run``) are
+imported only when a run asks for it."""
+
+from __future__ import annotations
+
+from ...config import RunConfig
+from ..base import Agent, PlannedStep, WorkflowSpec
+from ..settings import ITERATIONS
+
+
+def _agentcoder_plan(cfg: RunConfig) -> list[PlannedStep]:
+    steps = [
+        PlannedStep("programmer", "write", ("programmer",)),
+        PlannedStep("test_designer", "design tests", ("test_designer",)),
+        PlannedStep("test_executor:1", "run tests 1", ("test_executor",)),
+    ]
+    for i in range(1, cfg.iterations + 1):
+        steps.append(PlannedStep(f"programmer:{i}", f"refine {i}", ("programmer",)))
+        steps.append(PlannedStep(f"test_executor:{i + 1}", f"run tests {i + 1}", ("test_executor",)))
+    return steps
+
+
+SPEC = WorkflowSpec(
+    name="agentcoder",
+    rank=1,
+    summary="AgentCoder: programmer, test designer (basic, edge, large-scale tests), test executor; "
+    "refine until the designed tests pass",
+    agents=(
+        Agent("programmer", "Programmer", "PR"),
+        Agent("test_designer", "Test designer", "TD"),
+        Agent("test_executor", "Test executor", "TE"),
+    ),
+    settings=(ITERATIONS,),
+    plan=_agentcoder_plan,
+    visible_tests=lambda cfg: "shown to the programmer only; its designed tests are executed in the sandbox",
+    runner=f"{__name__}.run:run_agentcoder",
+    paper="agentcoder.txt section 3",
+    stage_words={"programmer": "refine", "test_designer": "design tests", "test_executor": "run tests"},
+    step_words={"programmer": "write"},
+)

@@ -1,0 +1,26 @@
+"""Zero-shot, the baseline, described: the spec the command line, the config file, the
+compose form and replay read. Its agents and its run function (``.run``) are
+imported only when a run asks for it."""
+
+from __future__ import annotations
+
+from ...config import RunConfig
+from ..base import Agent, PlannedStep, WorkflowSpec
+
+
+def _zeroshot_plan(cfg: RunConfig) -> list[PlannedStep]:
+    return [PlannedStep("program_generator", "generate", ("program_generator",))]
+
+
+SPEC = WorkflowSpec(
+    name="zeroshot",
+    rank=4,
+    summary="Zero-shot: one program from one generator call, unchecked (the baseline)",
+    agents=(Agent("program_generator", "Program generator", "PG"),),
+    settings=(),
+    plan=_zeroshot_plan,
+    visible_tests=lambda cfg: "shown to the generator only, never executed",
+    runner=f"{__name__}.run:run_zeroshot",
+    paper="qualityflow.txt, the zero-shot baseline",
+    stage_words={"program_generator": "generate"},
+)
