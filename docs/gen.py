@@ -75,11 +75,18 @@ def _walk(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
         yield from _walk(sub)
 
 
+def python() -> str:
+    """The Python whose argparse wrote the CLI reference: help differs between
+    versions (3.13 writes ``-o, --output FILE`` where 3.11 writes ``-o FILE,
+    --output FILE``)."""
+    return f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
 def cli_reference() -> str:
     """Every command's and subcommand's ``--help``, from the parser ``qflow`` itself builds."""
     from qflow_tui.cli import build_parser
 
-    parts: list[str] = []
+    parts = [f"As Python {python()}'s argparse formats it at {HELP_WIDTH} columns."]
     with _columns(HELP_WIDTH):
         for parser in _walk(build_parser()):
             depth = parser.prog.count(" ")

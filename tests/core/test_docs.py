@@ -28,6 +28,8 @@ def test_each_generated_region_is_in_step_with_the_code(region):
     page, write = gen.REGIONS[region]
     path = ROOT / "docs" / page
     now = path.read_text(encoding="utf-8")
+    if region == "cli" and f"As Python {gen.python()}'s argparse" not in now:
+        pytest.skip(f"docs/{page} was written by another Python's argparse, whose help reads differently")
     if gen.fill(now, region, write()) != now:
         pytest.fail(
             f"docs/{page} ({region}) is out of step with the code: run `python docs/gen.py` (or `make docs`)",
