@@ -18,6 +18,7 @@ import argparse
 import ast
 import contextlib
 import dataclasses
+import functools
 import inspect
 import io
 import json
@@ -276,12 +277,20 @@ def _summary(cls: type) -> str:
     return first.split(". ")[0].rstrip(".") + "." if first else ""
 
 
-def _all_ui_classes() -> list[type]:
-    """Every class qflow's UI modules define (once :func:`_ui_classes` imported them)."""
-    out: list[type] = []
+@functools.cache
+def _class_sources() -> dict[type, str]:
+    """The source of every class qflow's UI modules define (once :func:`_ui_classes`
+    imported them), each module parsed once a process (parsing them all takes
+    a second)."""
+    out: dict[type, str] = {}
     for name, module in sorted(sys.modules.items()):
-        if name.startswith("qflow_tui.ui."):
-            out += [c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == name]
+        if not name.startswith("qflow_tui.ui.") or module is None or not getattr(module, "__file__", None):
+            continue
+        lines = Path(module.__file__).read_text(encoding="utf-8").splitlines()
+        for node in ast.parse("\n".join(lines)).body:
+            cls = getattr(module, node.name, None) if isinstance(node, ast.ClassDef) else None
+            if isinstance(cls, type) and cls.__module__ == name:
+                out[cls] = "\n".join(lines[node.lineno - 1 : node.end_lineno])
     return out
 
 
@@ -291,12 +300,13 @@ def _used_by(widget: type) -> list[type]:
     from textual.screen import Screen
     from textual.widget import Widget
 
+    sources = _class_sources()
     screens: list[type] = []
     todo, seen = [widget], {widget}
     while todo:
         pattern = re.compile(rf"\b{todo.pop().__name__}\b")
-        for other in _all_ui_classes():
-            if other in seen or not pattern.search(inspect.getsource(other)):
+        for other, source in sources.items():
+            if other in seen or not pattern.search(source):
                 continue
             seen.add(other)
             if issubclass(other, Screen):
