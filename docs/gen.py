@@ -102,7 +102,7 @@ def cli_reference() -> str:
 def _field_docs(cls: type) -> dict[str, str]:
     """The docstrings written under a dataclass's fields (Python keeps none at run time)."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body  # type: ignore[attr-defined]
+    body = typing.cast(ast.ClassDef, tree.body[0]).body
     docs: dict[str, str] = {}
     for node, following in zip(body, [*body[1:], None], strict=True):
         if (
