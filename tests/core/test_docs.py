@@ -1,0 +1,147 @@
+"""The documentation's generated references say what the code does: each page's
+regions are regenerated in memory and must match what is committed."""
+
+import dataclasses
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_gen():
+    spec = importlib.util.spec_from_file_location("qflow_docs_gen", ROOT / "docs" / "gen.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _load_gen()
+
+
+@pytest.mark.parametrize("region", sorted(gen.REGIONS))
+def test_each_generated_region_is_in_step_with_the_code(region):
+    page, write = gen.REGIONS[region]
+    path = ROOT / "docs" / page
+    now = path.read_text(encoding="utf-8")
+    if region == "cli" and f"As Python {gen.python()}'s argparse" not in now:
+        pytest.skip(f"docs/{page} was written by another Python's argparse, whose help reads differently")
+    if gen.fill(now, region, write()) != now:
+        pytest.fail(
+            f"docs/{page} ({region}) is out of step with the code: run `python docs/gen.py` (or `make docs`)",
+            pytrace=False,
+        )
+
+
+def test_filling_a_region_keeps_the_prose_around_it():
+    page = "# Title\n\nBefore.\n\n<!-- generated: x -->\nold\nlines\n<!-- end -->\n\nAfter.\n"
+    filled = gen.fill(page, "x", "new")
+    assert filled == "# Title\n\nBefore.\n\n<!-- generated: x -->\nnew\n<!-- end -->\n\nAfter.\n"
+    assert gen.fill(filled, "x", "new") == filled
+    assert gen.fill("<!-- generated: x -->\n<!-- end -->\n", "x", "a") == "<!-- generated: x -->\na\n<!-- end -->\n"
+
+
+def test_a_page_without_its_region_is_refused_in_one_line():
+    with pytest.raises(SystemExit) as refused:
+        gen.fill("# Keys\n\nno markers here\n", "keys", "anything")
+    assert str(refused.value) == "gen: no region `<!-- generated: keys -->` ... `<!-- end -->` to fill"
+
+
+def test_check_mode_names_the_stale_page_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    docs = tmp_path / "docs"
+    for page in {page for page, _ in gen.REGIONS.values()}:
+        (docs / page).parent.mkdir(parents=True, exist_ok=True)
+        (docs / page).write_text((ROOT / "docs" / page).read_text(encoding="utf-8"), encoding="utf-8")
+    stale = docs / "reference" / "keys.md"
+    stale.write_text(stale.read_text(encoding="utf-8").replace("| yes |", "| no |", 1), encoding="utf-8")
+    before = stale.read_text(encoding="utf-8")
+    monkeypatch.setattr(gen, "DOCS", docs)
+    assert gen.main(["--check"]) == 1
+    assert stale.read_text(encoding="utf-8") == before
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "keys.md" in err and "run `python docs/gen.py` (or `make docs`)" in err
+    assert gen.main([]) == 0
+    assert gen.main(["--check"]) == 0
+    assert stale.read_text(encoding="utf-8") == (ROOT / "docs" / "reference" / "keys.md").read_text(encoding="utf-8")
+
+
+def test_the_cli_reference_is_each_commands_help_at_a_fixed_width(monkeypatch):
+    from qflow_tui.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "40")
+    text = gen.cli_reference()
+    monkeypatch.setenv("COLUMNS", "200")
+    assert gen.cli_reference() == text
+    for parser in gen._walk(build_parser()):
+        assert f"`{parser.prog}`" in text
+    assert "#### `qflow sessions export`" in text and "#### `qflow bench open`" in text
+    monkeypatch.setenv("COLUMNS", str(gen.HELP_WIDTH))
+    assert f"```text\n{build_parser().format_help().rstrip()}\n```" in text
+
+
+def test_the_config_reference_has_every_run_setting_and_every_workflow_setting():
+    from qflow_tui.core.config import RunConfig
+    from qflow_tui.core.workflows import WORKFLOWS
+
+    text = gen.config_reference()
+    for field in dataclasses.fields(RunConfig):
+        assert f"| `{field.name}` | `QFLOW_{field.name.upper()}` |" in text
+    for spec in WORKFLOWS.values():
+        assert f"#### {spec.name}" in text
+        for setting in spec.settings:
+            assert f"`{setting.flag}`" in text and setting.allowed().replace("|", "\\|") in text
+    # Its own words, not a copy of the CLI's: the field's docstring, literals in Markdown.
+    assert "(`http://host:8080/v1`)" in text
+
+
+def test_a_workflow_added_at_run_time_gets_its_settings_documented(monkeypatch):
+    """The workflows come from where `qflow workflows` gets them, not a list of names:
+    a workflow provided some other way (a plugin) is documented as it appears."""
+    from qflow_tui.core import workflows
+    from qflow_tui.core.workflows import Setting
+
+    extra = dataclasses.replace(
+        workflows.WORKFLOWS["zeroshot"],
+        name="pluggedin",
+        summary="A workflow from elsewhere",
+        settings=(Setting("budget", "programs it may write", minimum=1, maximum=9),),
+    )
+    monkeypatch.setitem(workflows.WORKFLOWS, "pluggedin", extra)
+    text = gen.config_reference()
+    section = text.split("#### pluggedin", 1)[1]
+    assert "A workflow from elsewhere." in section
+    assert "| `--budget` | `budget` | int | `20` | 1 to 9 | programs it may write |" in section
+
+
+def test_the_keys_reference_lists_every_described_binding_of_every_ui_class():
+    from textual.binding import Binding
+
+    text = gen.keys_reference()
+    classes = gen._ui_classes()
+    names = {cls.__name__ for cls in classes}
+    assert {"QFlowApp", "ComposeScreen", "RunScreen", "ReplayScreen", "SessionsScreen", "RunView"} <= names
+    for cls in classes:
+        assert f"`{cls.__module__}.{cls.__name__}`" in text
+        for binding in cls.__dict__["BINDINGS"]:
+            assert isinstance(binding, Binding)
+            if binding.description:
+                what = binding.description + (f": {binding.tooltip}" if binding.tooltip else "")
+                assert what.replace("|", "\\|") in text, (cls.__name__, binding.key)
+    # Keys as the app's own key help writes them; a pane says which screens show it.
+    assert "| `^r` | Run: Check the input and start the run | yes |" in text
+    assert "| `/`, `^f` | Search:" in text
+    assert "On the replay screen and the run screen." in text
+
+
+def test_the_home_page_quotes_the_readmes_set_up_commands():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quoted = gen.setup_commands()
+    commands = [line for line in quoted.splitlines() if line.startswith("python3 -m venv")]
+    assert len(commands) >= 2
+    for command in commands:
+        assert f"\n{command}\n" in readme
+    assert "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest -q" in commands
