@@ -110,7 +110,8 @@ def test_a_workflow_added_at_run_time_gets_its_settings_documented(monkeypatch):
         summary="A workflow from elsewhere",
         settings=(Setting("budget", "programs it may write", minimum=1, maximum=9),),
     )
-    monkeypatch.setitem(workflows.WORKFLOWS, "pluggedin", extra)
+    # As if its entry point were installed: the registry's own table gets it.
+    monkeypatch.setitem(workflows.WORKFLOWS.specs, "pluggedin", extra)
     text = gen.config_reference()
     section = text.split("#### pluggedin", 1)[1]
     assert "A workflow from elsewhere." in section
