@@ -341,3 +341,12 @@ def test_a_program_printing_on_every_call_is_judged_as_the_references_judge_it()
     )
     verdict = asyncio.run(Evaluator().evaluate(bp, program))
     assert (verdict.passed, verdict.base, verdict.plus) == (True, True, True), verdict
+
+
+def test_a_program_may_name_its_function_after_a_builtin_the_check_uses():
+    # MBPP+ 126's function is sum: the oracle's proxy of it must not replace
+    # the builtin the EvalPlus check adds the per-input limits with.
+    bp = load_bench_problem("mbpp-plus/126")
+    assert bp.problem.entry_point == "sum"
+    verdict = judge("mbpp-plus/126", bp.reference)
+    assert verdict.passed, verdict.detail
