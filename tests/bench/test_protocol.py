@@ -341,3 +341,31 @@ def test_a_program_printing_on_every_call_is_judged_as_the_references_judge_it()
     )
     verdict = asyncio.run(Evaluator().evaluate(bp, program))
     assert (verdict.passed, verdict.base, verdict.plus) == (True, True, True), verdict
+
+
+def test_a_program_may_name_its_function_after_a_builtin_the_check_uses():
+    # MBPP+ 126's function is sum: the oracle's proxy of it must not replace
+    # the builtin the EvalPlus check adds the per-input limits with.
+    bp = load_bench_problem("mbpp-plus/126")
+    assert bp.problem.entry_point == "sum"
+    verdict = judge("mbpp-plus/126", bp.reference)
+    assert verdict.passed, verdict.detail
+
+
+def test_the_check_keeps_the_builtins_a_program_redefines():
+    # A program whose function is min: the oracle puts a proxy of it in the
+    # check's namespace, and the check's own min(cap, limits) must stay the builtin.
+    from qflow_tui.core.bench.datasets import BenchProblem
+    from qflow_tui.core.problem import make_problem
+
+    reference = "def min(xs):\n    return sorted(xs)[0]\n"
+    bp = BenchProblem(
+        make_problem("the smallest item", "", entry_point="min", task_id="mbpp-plus/9001", allow_no_tests=True),
+        [],
+        reference=reference,
+        dataset="mbpp-plus",
+        base_inputs=[[[3, 1, 2]]],
+        plus_inputs=[[[5, 4]], [[9]]],
+    )
+    verdict = asyncio.run(Evaluator().evaluate(bp, reference))
+    assert verdict.passed, verdict.detail
