@@ -123,3 +123,25 @@ async def test_a_call_waiting_for_its_first_token_says_so_once_then_streams():
         await pilot.pause()
         assert "first token" not in pane.text() and "def f():" in pane.text()
         assert pane.border_subtitle == "1 streaming"
+
+
+def test_a_checkers_call_is_headed_as_on_the_step_it_checks():
+    """The Code Quality Checker's calls on the generator's step read as the
+    generator's ('c10 program_generator · turn 2'); the header now says the
+    step in the plan's words, after 'on' when the step is another agent's."""
+    from qflow_tui.ui.palette import Palette
+    from qflow_tui.ui.state import CallRecord, PlanStep
+    from qflow_tui.ui.widgets.agent_pane import call_header, step_words
+
+    state = RunState()
+    state.plan = [PlanStep("program_generator", "generate", ("program_generator", "code_quality_checker"), "gen")]
+    check = CallRecord("c10", "code_quality_checker", "program_generator", 0, turn=2)
+    made = CallRecord("c1", "program_generator", "program_generator", 0)
+    again = CallRecord("c20", "solver", "solver:3", 0)
+    state.plan.append(PlanStep("solver", "solve", ("solver",), "solve"))
+    assert step_words(state, check) == "on generate"
+    assert step_words(state, made) == "generate"
+    assert step_words(state, again) == "solve 3"  # a numbered repeat, labelled after its plan
+    colours = Palette("green", "red", "yellow", "cyan", "blue", "grey50", "white", "black", "monokai", "monokai", True)
+    assert call_header(check, colours, step_words(state, check)).plain.startswith("── c10 on generate · turn 2")
+    assert call_header(made, colours, step_words(state, made)).plain.startswith("── c1 generate")

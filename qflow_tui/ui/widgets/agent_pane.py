@@ -22,9 +22,23 @@ from ..palette import Palette, palette
 from ..state import AgentInfo, CallRecord, RunState, StageCell
 
 
-def call_header(call: CallRecord, colours: Palette) -> Text:
+def step_words(state: RunState, call: CallRecord) -> str:
+    """A call's step as its header says it: the plan's words for the step
+    (``generate``, ``self-debug 1``), after "on" when the call's agent is not
+    the one whose step it is (the checker's calls on the generator's step read
+    as the generator's otherwise)."""
+    if not call.step:
+        return ""
+    planned = state.plan_step(call.step)
+    if planned.agents and call.agent != planned.agents[0]:
+        return f"on {planned.label}"
+    return planned.label
+
+
+def call_header(call: CallRecord, colours: Palette, where: str | None = None) -> Text:
+    """``where``: the step in words (see :func:`step_words`); the step's name when not given."""
     run_wide = call.progression is None
-    bits = [call.step or ""]
+    bits = [call.step or "" if where is None else where]
     if call.epoch:
         bits.append(f"epoch {call.epoch}")
     if call.attempt and not call.test:
@@ -63,8 +77,8 @@ def retry_line(call: CallRecord, left: float | None = None) -> str:
     return ""
 
 
-def render_call(call: CallRecord, colours: Palette, left: float | None = None) -> Text:
-    out = call_header(call, colours)
+def render_call(call: CallRecord, colours: Palette, left: float | None = None, where: str | None = None) -> Text:
+    out = call_header(call, colours, where)
     out.append("\n")
     if call.text:
         out.append(call.text.rstrip("\n"))
@@ -169,7 +183,13 @@ class AgentPane(ScrollView, can_focus=True):
             wanted.append(("", (note, theme), lambda: Text(note, style=colours.muted)))
         for call in calls:
             left = self._countdown.get(call.call_id)
-            wanted.append((call.call_id, _fingerprint(call, theme, left), partial(render_call, call, colours, left)))
+            wanted.append(
+                (
+                    call.call_id,
+                    _fingerprint(call, theme, left),
+                    partial(render_call, call, colours, left, step_words(state, call)),
+                )
+            )
         for stage, cell in steps:
             seen = (cell.status, cell.decision, cell.detail, cell.reason, theme)
             wanted.append((f"step {stage}", seen, partial(render_step, stage, cell, colours)))
