@@ -369,3 +369,18 @@ def test_the_check_keeps_the_builtins_a_program_redefines():
     )
     verdict = asyncio.run(Evaluator().evaluate(bp, reference))
     assert verdict.passed, verdict.detail
+
+
+@pytest.mark.parametrize("pid", ["mbpp-plus/737", "mbpp-plus/787", "mbpp-plus/794"])
+def test_a_right_match_or_none_answer_passes_and_a_wrong_one_fails(pid):
+    """EvalPlus judges these by whether the output is None. The right answer
+    returns a re.Match, which a sandboxed program may not hand back: it was
+    misjudged as an error. The program's process now answers `is not None`."""
+    bp = load_bench_problem(pid)
+    verdict = asyncio.run(Evaluator().evaluate(bp, bp.reference))
+    assert verdict.passed and verdict.base and verdict.plus, verdict.to_dict()
+    entry = bp.problem.entry_point
+    never = f"def {entry}(*args):\n    return None\n"
+    assert not asyncio.run(Evaluator().evaluate(bp, never)).passed
+    always = f"import re\ndef {entry}(*args):\n    return re.match('', '')\n"
+    assert not asyncio.run(Evaluator().evaluate(bp, always)).passed

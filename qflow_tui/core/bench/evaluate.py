@@ -229,6 +229,8 @@ class Evaluator:
         """EvalPlus's two parts, each in its own run as EvalPlus runs them: the
         base inputs, then (when they pass) the plus inputs."""
         entry = bp.problem.entry_point
+        if bp.dataset.startswith("mbpp") and entry in MBPP_OUTPUT_NOT_NONE:
+            source, entry = not_none_entry(source, entry)
         base = await self._check(self.plus_sandbox, source, plus_check_source(bp, "base"), entry, PLUS_CHECK_FUNCTION)
         if not base.passed:
             base.detail = f"base: {base.detail}"
@@ -496,6 +498,25 @@ def _tag(x: Any) -> Any:
     if isinstance(x, list):
         return [_tag(i) for i in x]
     return x
+
+
+#: The function the check calls on a match-or-None problem (see not_none_entry).
+NOT_NONE_ENTRY = "__qflow_not_none__"
+
+
+def not_none_entry(program: str, entry: str) -> tuple[str, str]:
+    """A match-or-None problem's program and the function to call instead of
+    ``entry``: EvalPlus judges only whether the output is None, and the right
+    answer returns a ``re.Match``, which is no plain value a sandboxed program
+    may hand back. So the program's process answers ``output is not None``
+    itself (a bool stays as it is, as EvalPlus compares one). The entry point
+    is not rebound, so a program that calls itself is unchanged."""
+    wrapper = (
+        f"\n\ndef {NOT_NONE_ENTRY}(*args, **kwargs):\n"
+        f"    out = {entry}(*args, **kwargs)\n"
+        "    return out if isinstance(out, bool) else out is not None\n"
+    )
+    return program + wrapper, NOT_NONE_ENTRY
 
 
 def plus_check_source(bp: BenchProblem, part: str = "plus") -> str:
