@@ -218,8 +218,11 @@ class QFlowApp(App[int]):
 
     async def action_quit(self) -> None:
         """Ctrl+Q: while a run is going, ask first (as q does on the run screen)."""
-        live = [s for s in self.screen_stack if getattr(s, "running", False) and hasattr(s, "action_quit_app")]
-        if live and not isinstance(self.screen, _confirm_class()):
+        from .screens.confirm import Confirm
+        from .screens.run import RunScreen
+
+        live = [s for s in self.screen_stack if isinstance(s, RunScreen) and s.running]
+        if live and not isinstance(self.screen, Confirm):
             live[-1].action_quit_app()
             return
         self.exit()
@@ -297,12 +300,6 @@ class LoggedMessage:
     message: str
     repeats: int = 0
     """How many times more it was said right after."""
-
-
-def _confirm_class() -> type:
-    from .screens.confirm import Confirm
-
-    return Confirm
 
 
 def create_app(
