@@ -340,6 +340,8 @@ class BenchScreen(AppScreen[None]):
         hint = "Enter replays a problem" if any(r.session for r in rows) else ""
         self._hint = hint
         self._show_where()
+        # The highlighted problem may have changed under the cursor (a run ended).
+        self._show_detail()
 
     def _show_where(self) -> None:
         """The folder, and the hint whole: a folder too long for the line is cut
