@@ -124,8 +124,15 @@ class BenchTable(DataTable[Any]):
         return _WHOLE if room_left(self, [*_WIDTHS.values(), *whole, _WHY_MIN]) >= 0 else 12
 
     def on_resize(self) -> None:
-        if self.rows_by_key:
+        # Built again only when a column's width would change: a terminal being
+        # dragged sends many resizes, and a bench may have hundreds of rows.
+        if self.rows_by_key and (self._room, self._why) != (self._label_room(), self._why_width(self._label_room())):
             self.show(list(self.rows_by_key.values()))
+
+    def _why_width(self, room: int) -> int:
+        """The cells left for the "why" column with step names ``room`` wide."""
+        steps = [max(3, len(one_line(short_step(step), room))) for step in self.steps]
+        return room_left(self, [*_WIDTHS.values(), *steps, 0])
 
     def _columns(self) -> None:
         self.clear(columns=True)
@@ -137,10 +144,9 @@ class BenchTable(DataTable[Any]):
             self.add_column(Text(label, justify="center"), key=f"step:{step}", width=max(3, len(label)))
         self.add_column(Text("tokens", justify="right"), key="tokens", width=_WIDTHS["tokens"])
         self.add_column(Text("time", justify="right"), key="time", width=_WIDTHS["time"])
-        steps = [max(3, len(one_line(short_step(step), self._room))) for step in self.steps]
         # What is left goes to why a problem failed; too narrow for it, the
         # column gives way to the line under the table, which shows it whole.
-        self._why = room_left(self, [*_WIDTHS.values(), *steps, 0])
+        self._why = self._why_width(self._room)
         if self._why >= _WHY_MIN:
             self.add_column("why", key="why", width=self._why)
 
