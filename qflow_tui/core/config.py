@@ -63,11 +63,22 @@ class RunConfig:
     search: str = "critic"
     """CodeTree: ``critic`` (the Critic guides the search), ``bfs`` or ``dfs`` (no Critic)."""
     test_rounds: int = 5
+    """QualityFlow's Test Designer: rounds of tests asked for (Appendix A: 5). The
+    rounds are independent samples, run at once, de-duplicated in round order."""
     tests_per_round: int = 10
+    """QualityFlow's Test Designer: tests asked for in each round (Appendix A: 10)."""
     max_tests: int = 50
+    """The most synthesized tests a run keeps (Appendix A: 50); AgentCoder's test
+    designer asks for this many in its one call."""
     temperature: float = 0.0
+    """Sampling temperature of every model call but the Test Designer's (the
+    paper: 0). Anthropic's current API takes none: the session still records it."""
     test_designer_temperature: float = 0.1
+    """Sampling temperature of QualityFlow's Test Designer (Appendix A: 0.1), so
+    that its rounds differ."""
     max_tokens: int = 4096
+    """The longest answer one model call may write, in tokens; lower it for a
+    small local context."""
     context_window: int = 0
     """The model's context window in tokens (0: unknown, or as the server reports
     it: llama.cpp says its ``n_ctx``). A prompt that cannot fit is refused before
@@ -95,6 +106,8 @@ class RunConfig:
     test_timeout: float = 3.0
     """Seconds each test may run in the sandbox."""
     theme: str = "qflow-dark"
+    """The app's look: ``qflow-dark``, ``qflow-light``, a theme file's name from
+    ``themes/`` or any Textual theme; remembered when changed in the app."""
     fallback_model: str | None = None
     """With a replay model: the live model that answers calls the recording lacks."""
     workflow_settings: dict[str, Any] = field(default_factory=dict)
