@@ -146,3 +146,36 @@ def test_the_home_page_quotes_the_readmes_set_up_commands():
     for command in commands:
         assert f"\n{command}\n" in readme
     assert "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest -q" in commands
+
+
+def test_every_built_in_workflow_has_its_page():
+    from qflow_tui.core.workflows import WORKFLOWS
+
+    built_in = {spec.name for spec in WORKFLOWS.values() if spec.runner.startswith("qflow_tui.")}
+    assert set(gen.BUILT_IN_WORKFLOWS) == built_in
+    for name in built_in:
+        assert f"workflow-{name}" in gen.REGIONS and (ROOT / "docs" / "workflows" / f"{name}.md").is_file()
+
+
+def test_a_workflow_page_says_its_agents_plan_and_settings():
+    text = gen.workflow_page("codetree")()
+    assert "Critic (`critic`)" in text and "| `solver` |" in text
+    assert "| `--budget` | `budget` | int | `20` | 1 to 200 |" in text
+    assert "none of its own" in gen.workflow_page("zeroshot")()
+    with pytest.raises(SystemExit, match="no workflow 'nosuch'"):
+        gen.workflow_page("nosuch")()
+
+
+def test_the_solve_json_sample_is_a_real_runs_output():
+    """What `qflow solve --json` printed, indented, with only its duration and its
+    session's file name (which differ on every run) replaced."""
+    import json
+
+    text = gen.solve_json_sample()
+    sample = text.split("```json\n", 1)[1].split("\n```", 1)[0]
+    result = json.loads(sample.replace("<seconds>", "0"))
+    assert result["outcome"] == "accepted" and result["accepted_at"] == "self_debug:1"
+    assert result["session"].startswith("<data folder>/sessions/<time>-") and result["session"].endswith("-<id>.jsonl")
+    assert result["tokens"]["test_quality_checker"]["calls"] == 10
+    assert "def remove_Occ(s, ch):" in result["final_program"]
+    assert ".venv/bin/qflow solve \\\n    --problem tests/data/mbpp11/problem.txt" in text
