@@ -192,12 +192,12 @@ README_MOST_LINES = 200
 """The README leads a newcomer to a first run; the depth lives in docs/ (issue 32)."""
 
 
-def _readme_commands() -> list[str]:
-    """Every command line of the README's shell blocks, comments cut off."""
-    text = README.read_text(encoding="utf-8")
+def _readme_commands(path: Path = README) -> list[str]:
+    """Every command line of a page's shell blocks, comments cut off, continued lines joined."""
+    text = path.read_text(encoding="utf-8")
     lines: list[str] = []
     for block in re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL):
-        for line in block.splitlines():
+        for line in block.replace("\\\n", " ").splitlines():
             line = re.sub(r"\s+#\s.*$", "", line).strip()
             if line:
                 lines.append(line)
@@ -284,3 +284,26 @@ def test_every_example_of_the_readme_runs_as_written(tmp_path):
             assert done.returncode == 0, f"README: `{part}` failed ({done.returncode}): {done.stderr.strip()[-500:]}"
             ran.append(args.command)
     assert {"solve", "sessions", "bench"} <= set(ran)
+
+
+def test_every_qflow_command_of_the_docs_is_one_qflow_takes():
+    """The pages' examples are parsed by qflow's own parser (the README's are also run)."""
+    from qflow_tui.cli import build_parser
+
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    checked = 0
+    for page in pages:
+        for line in _readme_commands(page):
+            for part in (p.strip() for p in line.split("&&")):
+                words = shlex.split(part)
+                if words[0] != ".venv/bin/qflow":
+                    continue
+                try:
+                    args = build_parser().parse_args(words[1:])
+                except SystemExit:
+                    pytest.fail(f"{page.relative_to(ROOT)}: qflow refuses `{part}`", pytrace=False)
+                model = getattr(args, "model", None) or ""
+                if model.startswith("script/"):
+                    assert (ROOT / model[len("script/") :]).is_file(), f"{page.relative_to(ROOT)}: `{part}`"
+                checked += 1
+    assert checked > 20
