@@ -264,7 +264,7 @@ def workflow_page(name: str) -> Callable[[], str]:
         ]
         for step in spec["plan"]:
             who = ", ".join(labels.get(agent, agent) for agent in step["agents"]) or "none (no model call)"
-            shared = " (once a run, shared by every progression)" if step.get("shared") else ""
+            shared = " (once a run)" if step.get("shared") else ""
             lines.append(f"| `{step['step']}` | {_cell(step['label'] + shared)} | {_cell(who)} |")
         if not spec["settings"]:
             lines += [
