@@ -46,6 +46,8 @@ def echo_provider() -> Iterator[None]:
 
 
 def test_the_built_in_providers_are_registered():
+    import qflow_tui.core.session  # noqa: F401  # registers replay/
+
     assert list(providers()) == ["anthropic", "openai", "local", "script", "replay"]
 
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...locations import config_file
+from ..config_file import ConfigError, read_config_text
 from .registry import providers
 
 
@@ -51,11 +53,7 @@ class PriceError(ValueError):
 
 def load_prices(path: Path | None = None) -> dict[str, Price]:
     """The built-in table with the config file's ``[prices]`` tables on top."""
-    from ...locations import config_file
-
     prices = dict(BUILT_IN)
-    from ..config import ConfigError, read_config_text
-
     path = path or config_file()
     try:
         # Bounded, regular files only: the same read as load_config's.

@@ -1,4 +1,5 @@
-"""The built-in model providers, one ``@modelapi`` registration each.
+"""The built-in model providers, one ``@modelapi`` registration each (``replay/``
+registers in the session layer, which owns recordings: :mod:`..session.replay`).
 
 Each factory imports its client inside, so that naming a provider costs nothing
 until a run asks for it (the SDKs take one to three seconds to import)."""
@@ -66,12 +67,3 @@ def script(
     from .script import ScriptClient
 
     return ScriptClient(rest)
-
-
-@modelapi("replay", example="replay/session.jsonl", free=True)
-def replay(
-    rest: str, base_url: str | None, env: Mapping[str, str], context_window: int | None, fallback: LLMClient | None
-) -> LLMClient:
-    from .replay import ReplayClient
-
-    return ReplayClient(rest, fallback=fallback)
