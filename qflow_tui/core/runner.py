@@ -16,7 +16,9 @@ from .context import RunContext
 from .events import Emitter, Notice, RunFailed, RunFinished, RunStarted, Sink
 from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, make_client
+from .llm._http import is_local
 from .llm.base import close_quietly
+from .llm.prices import PriceError, load_prices, run_cost
 from .llm.retry import RetryWaits
 from .problem import Problem
 from .sandbox import SandboxUnavailable
@@ -234,9 +236,6 @@ async def run_workflow(
 
 
 def _cost(model: str, tokens: dict[str, dict[str, int]], client: Any) -> dict[str, Any]:
-    from .llm._http import is_local
-    from .llm.prices import PriceError, load_prices, run_cost
-
     try:
         prices = load_prices()
     except PriceError as exc:

@@ -15,12 +15,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import Notify
 from textual.screen import Screen
 
 from ..core.config import ConfigError, RunConfig, save_setting
+from .messages import KeyDone
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
 
 
@@ -95,6 +97,9 @@ class QFlowApp(App[int]):
         self.settle_memory = False
         """This process is the app's alone: set by `run` (the CLI's way in, where
         tests use run_test); see `on_ready`."""
+        self._keys_waiting: deque[events.Key | events.Paste] = deque()
+        """Keys that came while the one before them was on its way (see `on_event`)."""
+        self._key_on_its_way: KeyDone | None = None
         self._theme_ready = False
         self._theme_warnings: list[str] = []
         # The theme is chosen before the first screen mounts: set later, it makes
@@ -192,6 +197,45 @@ class QFlowApp(App[int]):
         except ConfigError as exc:
             self.notify(f"Could not remember the theme: {exc}", severity="warning", markup=False)
 
+    # -- keys in the order they were typed -----------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys (and pastes) one at a time, in the order they came.
+
+        Textual hands a key to the focused widget's queue and goes on to the next
+        key at once. A priority key (Ctrl+R) then ran before the keys ahead of it
+        were handled (F4's example, the characters just typed), and a key after
+        a Tab went to the widget the Tab was leaving. Here a key waits while the
+        one before it is on its way: the :class:`KeyDone` that follows it up the
+        widget tree says when it arrived."""
+        if not isinstance(event, events.Key | events.Paste) or event.is_forwarded:
+            await super().on_event(event)
+            return
+        self._keys_waiting.append(event)
+        if self._key_on_its_way is None:
+            await self._next_key()
+
+    async def _next_key(self) -> None:
+        while self._keys_waiting and self._key_on_its_way is None:
+            event = self._keys_waiting.popleft()
+            target = self.focused or self.screen
+            await super().on_event(event)
+            if event.is_forwarded:  # handed to a widget: the next waits for it
+                done = KeyDone()
+                self._key_on_its_way = done
+                target.post_message(done)
+                # Should the widget go before it handles the key, the key is lost, not the rest.
+                self.set_timer(KEY_WAIT_LIMIT, partial(self._key_done, done))
+
+    @on(KeyDone)
+    async def _key_arrived(self, message: KeyDone) -> None:
+        await self._key_done(message)
+
+    async def _key_done(self, done: KeyDone) -> None:
+        if self._key_on_its_way is done:
+            self._key_on_its_way = None
+            await self._next_key()
+
     # -- navigation ----------------------------------------------------------------------
 
     def open_replay(self, path: str | Path) -> None:
@@ -284,6 +328,10 @@ class QFlowApp(App[int]):
             help_text = f"{binding.tooltip or binding.description} ({key})"
             yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
 
+
+#: Seconds a key waits at most for the one before it: a key handed to a widget
+#: that goes away before it handles it never reports back.
+KEY_WAIT_LIMIT = 0.5
 
 #: How many notifications the log keeps.
 MESSAGE_LOG_SIZE = 200

@@ -87,3 +87,28 @@ async def settle(pilot: Pilot) -> None:
         view.flush()
     pilot.app.clear_notifications()
     await pilot.pause()
+
+
+def burst(pilot: Pilot, *keys: str) -> None:
+    """Send ``keys`` as a terminal delivers a fast typist's or a macro's keys:
+    all at once, with no pause for the app to handle one before the next
+    (``pilot.press`` waits for the app to be idle after each key)."""
+    import unicodedata
+
+    from textual import events
+    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+
+    app = pilot.app
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        if len(key) == 1 and not key.isalnum():
+            key = _character_to_key(key)
+        original = REPLACED_KEYS.get(key, key)
+        try:
+            char: str | None = unicodedata.lookup(_get_unicode_name_from_key(original))
+        except KeyError:
+            char = key if len(key) == 1 else None
+        event = events.Key(key, char)
+        event.set_sender(app)
+        driver.send_message(event)

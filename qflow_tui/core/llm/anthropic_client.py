@@ -31,7 +31,7 @@ import anthropic
 import httpx2
 
 from ..safe_text import StreamText, valid_text
-from ._http import ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
+from ._http import ProviderErrors, body_message, clean, display_url
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
 from .provider_keys import ANTHROPIC_DEFAULT_URL as DEFAULT_BASE_URL
 from .provider_keys import ANTHROPIC_KEY_VAR as KEY_VAR
@@ -63,6 +63,7 @@ class AnthropicClient(ProviderErrors):
     sampling = {"temperature": "not sent (the API takes none): the provider's default", "seed": "not sent"}
     connection_wrapper = anthropic.APIConnectionError
     base_url_var = BASE_URL_VAR
+    key_var = KEY_VAR
     server_kind = "an Anthropic Messages API server"
 
     def _official(self) -> bool:
@@ -183,7 +184,7 @@ class AnthropicClient(ProviderErrors):
         try:
             yield
         except anthropic.APIStatusError as exc:
-            raise self._status_error(exc) from None
+            raise self._sdk_status_error(exc) from None
         except anthropic.APITimeoutError:
             raise self._timeout_error() from None
         except anthropic.APIConnectionError as exc:
@@ -195,43 +196,15 @@ class AnthropicClient(ProviderErrors):
         except Exception as exc:  # malformed or unexpected data from the server
             raise self._unreadable_error(exc) from None
 
-    def _status_error(self, exc: anthropic.APIStatusError) -> LLMError:
+    def _sdk_status_error(self, exc: anthropic.APIStatusError) -> LLMError:
         status = exc.status_code
         if status < 400:  # an error event inside a 200 stream
             status = _TYPE_STATUS.get(exc.type or "", 500)
         detail = clean(exc.api_message or body_message(exc.body) or "", self._secret, 300)
-        suffix = f": {detail}" if detail else ""
-        retries = f" after {self.max_retries} retries" if self.max_retries else ""
-        if status == 401:
-            return self._error(f"anthropic rejected the API key (401): check {KEY_VAR}", status=401)
-        if status == 403:
-            return self._error(
-                f"permission denied for {self.name} (403): the key in {KEY_VAR} may not have access to this model"
-                + suffix,
-                status=403,
-            )
-        if status == 404:
-            hint = "check the name after 'anthropic/'"
-            if self.base_url != DEFAULT_BASE_URL:
-                hint += f" and that {display_url(self.base_url)} is the API root (without /v1)"
-            return self._error(f"unknown model {self.model!r} (404 from anthropic): {hint}" + suffix, status=404)
-        if is_context_error(status, detail):
-            return self._context_error(status, detail)
-        if status == 400 or status == 413:
-            return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
-        if status == 429:
-            return self._error(
-                f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
-                status=429,
-                retryable=True,
-                wait=retry_after(exc.response.headers),
-            )
-        if status >= 500 or status in (408, 409):
-            what = "overloaded" if status == 529 else f"server error {status}"
-            return self._error(
-                f"{self.name}: {what}{retries}: provider busy, try again later" + suffix,
-                status=status,
-                retryable=True,
-                wait=retry_after(exc.response.headers),
-            )
-        return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
+        return self._status_error(status, detail, exc.response.headers)
+
+    def _model_hint(self) -> str:
+        hint = super()._model_hint()
+        if self.base_url != DEFAULT_BASE_URL:
+            hint += f" and that {display_url(self.base_url)} is the API root (without /v1)"
+        return hint

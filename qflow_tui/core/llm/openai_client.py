@@ -34,8 +34,6 @@ from ._http import (
     body_message,
     clean,
     display_url,
-    is_context_error,
-    retry_after,
 )
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
 from .provider_keys import LOCAL_DUMMY_KEY, is_official_openai, openai_key, openai_url
@@ -53,6 +51,7 @@ class OpenAIClient(ProviderErrors):
     sampling = {"temperature": "sent as each agent asks (the paper's 0; 0.1 for the test designer)"}
     connection_wrapper = openai.APIConnectionError
     base_url_var = BASE_URL_VAR
+    key_var = KEY_VAR
     server_kind = "an OpenAI-compatible server"
 
     def _official(self) -> bool:
@@ -222,7 +221,7 @@ class OpenAIClient(ProviderErrors):
         try:
             yield
         except openai.APIStatusError as exc:
-            raise self._status_error(exc) from None
+            raise self._sdk_status_error(exc) from None
         except openai.APITimeoutError:
             raise self._timeout_error() from None
         except openai.APIConnectionError as exc:
@@ -239,46 +238,20 @@ class OpenAIClient(ProviderErrors):
         except Exception as exc:  # malformed or unexpected data from the server
             raise self._unreadable_error(exc) from None
 
-    def _status_error(self, exc: openai.APIStatusError) -> LLMError:
-        status = exc.status_code
+    def _sdk_status_error(self, exc: openai.APIStatusError) -> LLMError:
         detail = clean(body_message(exc.body) or "", self._secret, 300)
-        suffix = f": {detail}" if detail else ""
-        retries = f" after {self.max_retries} retries" if self.max_retries else ""
-        where = "openai" if self.official else display_url(self.base_url)
-        if status == 401:
-            if self.key_from_env:
-                return self._error(f"{where} rejected the API key (401): check {KEY_VAR}", status=401)
-            return self._error(f"{where} wants an API key (401): set {KEY_VAR} to the key it expects", status=401)
-        if status == 403:
-            return self._error(
-                f"permission denied for {self.name} (403): the key in {KEY_VAR} may not have access to this model"
-                + suffix,
-                status=403,
+        return self._status_error(exc.status_code, detail, exc.response.headers)
+
+    def _key_refused(self) -> str:
+        if self.key_from_env:
+            return super()._key_refused()
+        return f"{self._where()} wants an API key (401): set {self.key_var} to the key it expects"
+
+    def _model_hint(self) -> str:
+        hint = super()._model_hint()
+        if not self.official:
+            hint += (
+                f" (is it pulled/loaded on the server?) and that {display_url(self.base_url)}"
+                " is the API root, usually ending in /v1"
             )
-        if status == 404:
-            hint = "check the name after 'openai/'"
-            if not self.official:
-                hint += (
-                    f" (is it pulled/loaded on the server?) and that {display_url(self.base_url)}"
-                    " is the API root, usually ending in /v1"
-                )
-            return self._error(f"unknown model {self.model!r} (404 from {where}): {hint}" + suffix, status=404)
-        if is_context_error(status, detail):
-            return self._context_error(status, detail)
-        if status in (400, 413, 422):
-            return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
-        if status == 429:
-            return self._error(
-                f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
-                status=429,
-                retryable=True,
-                wait=retry_after(exc.response.headers),
-            )
-        if status >= 500 or status in (408, 409):
-            return self._error(
-                f"{self.name}: server error {status}{retries}: provider busy, try again later" + suffix,
-                status=status,
-                retryable=True,
-                wait=retry_after(exc.response.headers),
-            )
-        return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
+        return hint

@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...locations import config_file
+from ..config_file import ConfigError, read_config_text
+from .registry import providers
+
 
 @dataclass(frozen=True)
 class Price:
@@ -41,7 +45,6 @@ BUILT_IN: dict[str, Price] = {
     "openai/gpt-4o": Price(2.5, 10.0, "2025-10-01"),
     "openai/gpt-4o-mini": Price(0.15, 0.6, "2025-10-01"),
 }
-FREE_PROVIDERS = ("local", "script", "replay")
 
 
 class PriceError(ValueError):
@@ -50,11 +53,7 @@ class PriceError(ValueError):
 
 def load_prices(path: Path | None = None) -> dict[str, Price]:
     """The built-in table with the config file's ``[prices]`` tables on top."""
-    from ...locations import config_file
-
     prices = dict(BUILT_IN)
-    from ..config import ConfigError, read_config_text
-
     path = path or config_file()
     try:
         # Bounded, regular files only: the same read as load_config's.
@@ -83,7 +82,8 @@ def price_of(model: str, prices: dict[str, Price], *, local: bool = False) -> Pr
     this machine (``local/``, a server on localhost, a script, a replay)."""
     if model in prices:
         return prices[model]
-    if local or model.partition("/")[0] in FREE_PROVIDERS:
+    provider = providers().get(model.partition("/")[0])
+    if local or (provider is not None and provider.free):
         return Price(0.0, 0.0, "")
     return None
 

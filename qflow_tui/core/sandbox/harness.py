@@ -754,24 +754,6 @@ def _eval_expr(src, globals_, locals_):
 
 
 class _StrictCompare(ast.NodeTransformer):
-    """For judge mode: ``a == b``/``a != b`` become strict comparisons."""
-
-    def visit_Compare(self, node):
-        self.generic_visit(node)
-        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
-            call = ast.Call(
-                func=ast.Name(id="__qf_strict_eq__", ctx=ast.Load()), args=[node.left, node.comparators[0]], keywords=[]
-            )
-            new = call if isinstance(node.ops[0], ast.Eq) else ast.UnaryOp(op=ast.Not(), operand=call)
-            return ast.copy_location(new, node)
-        return node
-
-
-def _eval_expr(src, globals_, locals_):
-    return eval(compile(src, "<test>", "eval"), globals_, locals_)
-
-
-class _StrictCompare(ast.NodeTransformer):
     """For asserts judged here: ``a == b``/``a != b`` become strict comparisons."""
 
     def visit_Compare(self, node):

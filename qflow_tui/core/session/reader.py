@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..events import Event, TextDelta, event_kinds
+from ..llm._http import is_local
+from ..llm.prices import PriceError, load_prices, run_cost
 from ..safe_text import valid_json_text
 from ..summary import RunSummary, tally_events, tally_stops, tokens_to_dict
 from ..workflows.legacy import fill_description
@@ -450,9 +452,6 @@ def summarize(data: SessionData) -> RunSummary:
 
 def recorded_cost(header: dict[str, Any], tokens: Any) -> dict[str, Any]:
     """What a recorded run's tokens cost at today's price table (see core/llm/prices.py)."""
-    from ..llm._http import is_local
-    from ..llm.prices import PriceError, load_prices, run_cost
-
     model = str(header.get("model") or "")
     raw = header.get("config")
     config: dict[str, Any] = raw if isinstance(raw, dict) else {}

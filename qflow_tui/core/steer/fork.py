@@ -1,6 +1,6 @@
 """Fork a recorded session at a step: the new run takes every model call the
 recording made before that step from the recording (prompt-hash matching of
-:class:`~qflow_tui.core.llm.replay.ReplayClient`, no tokens) and asks the live
+:class:`~qflow_tui.core.session.replay.ReplayClient`, no tokens) and asks the live
 model for everything from the step on, even where the recording has an answer."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import pyparse
-from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest
-from ..llm.replay import RecordedCall, ReplayClient, describe_call
+from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest, make_client
+from ..session.replay import RecordedCall, ReplayClient, describe_call
 from ..workflows import Edit
 from ..workflows.legacy import recorded_settings as settings_of
 
@@ -125,8 +125,6 @@ class ForkPlan:
     def client(self, fallback: LLMClient | None = None) -> ForkClient:
         """The fork's model: the recording before the branch, ``fallback`` (the
         live model built from its name when None) from it on. Raises LLMError."""
-        from ..llm import make_client
-
         if fallback is None:
             window = getattr(self.config, "context_window", 0) or None
             fallback = make_client(self.live_model, base_url=self.config.base_url, context_window=window)

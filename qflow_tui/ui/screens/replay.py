@@ -176,6 +176,9 @@ class ReplayScreen(AppScreen[None]):
         else:
             self.seek(len(self.events))
 
+    def focus_fallback(self) -> None:
+        self.query_one(RunView).focus_shown_tab()
+
     def _paint_intro(self) -> None:
         intro = self.query_one("#replay-intro", Static)
         intro.display = self.intro

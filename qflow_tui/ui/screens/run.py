@@ -137,6 +137,9 @@ class RunScreen(AppScreen[None]):
         self._mark_breakpoints()
         self.run_chosen_workflow()
 
+    def focus_fallback(self) -> None:
+        self.query_one(RunView).focus_shown_tab()
+
     # -- the worker ------------------------------------------------------------------------
 
     @work(exclusive=True, group="run", exit_on_error=False, name="workflow run")

@@ -72,6 +72,16 @@ _TABS_OF_KIND: dict[str, frozenset[str]] = {
 }
 _ALL_TABS = frozenset(t for t, _ in TABS)
 
+#: What takes the focus when a tab is shown.
+_TAB_FOCUS: dict[str, str] = {
+    "tab-timeline": "#timeline-tab",
+    "tab-agents": ".agent-pane",
+    "tab-imagined": "#imagined-trace",
+    "tab-tests": "#tests-grid",
+    "tab-program": "#program-view",
+    "tab-tree": "#search-tree-nodes",
+}
+
 #: What the tabs behind the agents' and the timeline's hold, mounted one after
 #: the other once the run screen is painted (or at once, when a tab is wanted
 #: first): composing them with the screen stalled the loop some 50 ms longer at
@@ -401,16 +411,15 @@ class RunView(Widget):
             return
         self._paint_tab(tab)  # drawn before it shows: no empty first frame
         self.query_one("#run-tabs", TabbedContent).active = tab
-        target = {
-            "tab-timeline": "#timeline-tab",
-            "tab-agents": ".agent-pane",
-            "tab-imagined": "#imagined-trace",
-            "tab-tests": "#tests-grid",
-            "tab-program": "#program-view",
-            "tab-tree": "#search-tree-nodes",
-        }.get(tab)
-        if target:
-            self.query(target).first().focus()
+        self.focus_shown_tab()
+
+    def focus_shown_tab(self) -> None:
+        """Focus what the shown tab holds (its first pane), so its keys and the
+        view's work at once."""
+        target = _TAB_FOCUS.get(self.query_one("#run-tabs", TabbedContent).active)
+        found = self.query(target) if target else None
+        if found:
+            found.first().focus()
 
     def action_zoom(self) -> None:
         screen = self.screen

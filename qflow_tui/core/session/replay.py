@@ -15,12 +15,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict, deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
-from .script import chunk_text
+from ..llm.base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
+from ..llm.registry import modelapi
+from ..llm.script import chunk_text
+from .fileformat import SessionError
+from .reader import read_session
 
 
 @dataclass
@@ -135,8 +139,6 @@ class ReplayClient:
         stream_delay: float = 0.0,
         words_per_chunk: int = 3,
     ) -> None:
-        from ..session import SessionError, read_session
-
         self.path = str(path)
         self.name = f"replay/{self.path}"
         self.fallback = fallback
@@ -226,3 +228,11 @@ class ReplayClient:
     async def aclose(self) -> None:
         if self.fallback is not None:
             await self.fallback.aclose()
+
+
+@modelapi("replay", example="replay/session.jsonl", free=True)
+def replay(
+    rest: str, base_url: str | None, env: Mapping[str, str], context_window: int | None, fallback: LLMClient | None
+) -> LLMClient:
+    """The ``replay/`` provider: registered by the session layer, which owns the recordings."""
+    return ReplayClient(rest, fallback=fallback)
