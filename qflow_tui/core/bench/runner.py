@@ -302,8 +302,9 @@ async def _evaluate_run(
     # Self-debugging: each debugged program against the one it replaced.
     debug = []
     before: dict[int | None, str] = {}
+    debugger = get_workflow(config.workflow).debugger
     for p in run.candidates:
-        if p.agent == "self_debugger" and p.progression in before:
+        if debugger and p.agent == debugger and p.progression in before:
             debug.append(
                 {
                     "step": p.step,
