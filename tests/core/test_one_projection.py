@@ -120,3 +120,33 @@ def test_every_reader_of_a_recording_gives_the_same_figures(which, tmp_path):
         assert failures and again > 0
     if which in ("demo", "late_fix"):
         assert figures["checks"] or figures["decisions"]
+
+
+def test_a_format_1_copy_of_a_recording_without_agents_or_plan_projects_the_same(tmp_path):
+    """Session format 1 (one line per streamed chunk) from before run_started
+    described the workflow: read back, upgraded and described, the same figures."""
+    import json
+
+    data = read_session(DEMO)
+    lines = [{**data.header, "format_version": 1}]
+    for seq, e in enumerate(data.events, start=1):
+        line = e.to_dict() | {"seq": seq}  # one line per chunk, numbered in a row
+        if isinstance(e, ev.RunStarted):
+            for key in ("agents", "plan", "summary", "visible_tests", "progressions", "sampling"):
+                line.pop(key, None)
+        lines.append(line)
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+
+    again = read_session(old)
+    assert not again.warnings and len(again.events) == len(data.events)
+    first = again.events[0]
+    assert isinstance(first, ev.RunStarted) and first.agents and first.plan
+    projections = []
+    for events in (data.events, again.events):
+        state = AppState()
+        for e in events:
+            state.apply(e)
+        projections.append((_figures(state), state.planned_stages(), [a.role for a in state.agents]))
+    assert projections[0] == projections[1]
+    assert again.summary() | {"session": None, "cost": None} == data.summary() | {"session": None, "cost": None}
