@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from .config import RunConfig
 from .events import (
+    Decision,
     Emitter,
     Event,
     GateStop,
@@ -105,11 +106,11 @@ class RunContext:
     # -- events ---------------------------------------------------------------
 
     def event(self, ev: Event) -> Event:
-        if ev.kind == "decision":
+        if isinstance(ev, Decision):
             # Decision breakpoints: the gate stops the run at the next step after one.
             note = getattr(self.gate, "note_decision", None)
             if note is not None:
-                note(getattr(ev, "decision", ""), ev.progression, ev.step)
+                note(ev.decision, ev.progression, ev.step)
         return self.emit(ev)
 
     async def checkpoint(self, step: str, progression: int | None = None, agent: str | None = None) -> None:

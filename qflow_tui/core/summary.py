@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .events import Event, LLMCallFailed, LLMCallFinished, LLMCallGivenUp
+
 #: Stop reasons that mean an answer was cut short (see core/llm/limits.py).
 CUT_REASONS = ("max_tokens", "repetition", "timeout")
 
@@ -70,31 +72,36 @@ def tokens_from_dict(raw: Any) -> Tokens:
     return {str(agent): TokenTally.from_dict(t) for agent, t in raw.items()}
 
 
-def tally_stops(events: Iterable[Any]) -> dict[str, int]:
-    """Model calls among ``events`` by how they ended."""
-    stops: dict[str, int] = {}
-    for e in events:
-        if getattr(e, "kind", None) in ("llm_call_finished", "llm_call_failed"):
-            default = "finished" if e.kind == "llm_call_finished" else "failed"
-            reason = str(getattr(e, "stop_reason", None) or default)
-            if getattr(e, "will_retry", False):
-                reason = "retried"
-            stops[reason] = stops.get(reason, 0) + 1
-        elif getattr(e, "kind", None) == "llm_call_given_up":
+def count_stop(stops: dict[str, int], event: Event) -> None:
+    """Add one model call's end (finished, failed or given up) to ``stops``."""
+    match event:
+        case LLMCallFinished(stop_reason=reason):
+            stops[reason or "finished"] = stops.get(reason or "finished", 0) + 1
+        case LLMCallFailed(stop_reason=reason, will_retry=will_retry):
+            key = "retried" if will_retry else reason or "failed"
+            stops[key] = stops.get(key, 0) + 1
+        case LLMCallGivenUp():
             # The attempt counted as retried was the call's last: a person gave up its retry.
             stops["retried"] = stops.get("retried", 1) - 1
             if not stops["retried"]:
                 del stops["retried"]
             stops["given_up"] = stops.get("given_up", 0) + 1
+
+
+def tally_stops(events: Iterable[Event]) -> dict[str, int]:
+    """Model calls among ``events`` by how they ended."""
+    stops: dict[str, int] = {}
+    for e in events:
+        count_stop(stops, e)
     return stops
 
 
-def tally_events(events: Iterable[Any]) -> Tokens:
-    """Tokens of the ``llm_call_finished`` events among ``events``."""
+def tally_events(events: Iterable[Event]) -> Tokens:
+    """Tokens of the finished model calls among ``events``."""
     tokens: Tokens = {}
     for e in events:
-        if getattr(e, "kind", None) == "llm_call_finished":
-            count_call(tokens, e.agent, getattr(e, "input_tokens", 0), getattr(e, "output_tokens", 0))
+        if isinstance(e, LLMCallFinished):
+            count_call(tokens, e.agent, e.input_tokens, e.output_tokens)
     return tokens
 
 

@@ -351,7 +351,7 @@ def test_numbered_repeats_take_the_place_of_the_step_planned_once_in_the_order_t
 
 
 def test_every_reducer_handler_is_reached_by_its_event_class():
-    from qflow_tui.ui import state
+    from qflow_tui.core import run_state as state
 
     handlers = {name for name in vars(state.RunState) if name.startswith("_on_")}
     table = {fn.__name__ for fn in state._HANDLERS.values()}

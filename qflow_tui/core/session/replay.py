@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..events import Event, LLMCallFinished, LLMCallStarted
 from ..llm.base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.registry import modelapi
 from ..llm.script import chunk_text
@@ -95,13 +96,13 @@ def _guess_step(request: LLMRequest) -> str | None:
     return None
 
 
-def load_recorded_calls(events: list[Any]) -> list[RecordedCall]:
-    started: dict[str, Any] = {}
+def load_recorded_calls(events: list[Event]) -> list[RecordedCall]:
+    started: dict[str, LLMCallStarted] = {}
     calls: list[RecordedCall] = []
     for e in events:
-        if e.kind == "llm_call_started":
+        if isinstance(e, LLMCallStarted):
             started[e.call_id] = e
-        elif e.kind == "llm_call_finished":
+        elif isinstance(e, LLMCallFinished):
             s = started.pop(e.call_id, None)
             if s is None:
                 continue
@@ -121,8 +122,8 @@ def load_recorded_calls(events: list[Any]) -> list[RecordedCall]:
                     output_tokens=e.output_tokens,
                     tokens_estimated=e.tokens_estimated,
                     latency=e.latency,
-                    node=getattr(s, "node", None),
-                    stop_reason=getattr(e, "stop_reason", "finished") or "finished",
+                    node=s.node,
+                    stop_reason=e.stop_reason or "finished",
                 )
             )
     return calls

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import pyparse
+from ..events import Event, LLMCallStarted, StepStarted
 from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest, make_client
 from ..session.replay import RecordedCall, ReplayClient, describe_call
 from ..workflows import Edit
@@ -34,23 +35,31 @@ class BranchPoint:
     """(step, progression) the recording started before the branch."""
 
 
-def session_steps(events: list[Any]) -> list[str]:
+def session_steps(events: list[Event]) -> list[str]:
     """The steps a session took, in the order they first started."""
     seen: dict[str, None] = {}
     for e in events:
-        if e.kind == "step_started" and e.step:
+        if isinstance(e, StepStarted) and e.step:
             seen.setdefault(e.step, None)
     return list(seen)
 
 
-def branch_point(events: list[Any], step: str, progression: int | None = None) -> BranchPoint:
+def _calls_started(events: list[Event]) -> frozenset[str]:
+    return frozenset(x.call_id for x in events if isinstance(x, LLMCallStarted))
+
+
+def branch_point(events: list[Event], step: str, progression: int | None = None) -> BranchPoint:
     """Where ``step`` (of ``progression`` when given) first started; raises
     :class:`ForkError` naming the steps the session has."""
     for i, e in enumerate(events):
-        if e.kind == "step_started" and e.step == step and (progression is None or e.progression == progression):
+        if isinstance(e, StepStarted) and e.step == step and progression in (None, e.progression):
             before = events[:i]
-            prefix = frozenset(x.call_id for x in before if x.kind == "llm_call_started")
-            started = frozenset((x.step, x.progression) for x in before if x.kind == "step_started" and x.step != step)
+            prefix = _calls_started(before)
+            started = frozenset(
+                (x.step, x.progression)
+                for x in before
+                if isinstance(x, StepStarted) and x.step is not None and x.step != step
+            )
             return BranchPoint(
                 step=step, progression=e.progression, event_index=i, prefix_calls=prefix, prefix_steps=started
             )
@@ -85,11 +94,11 @@ class ForkClient(ReplayClient):
         return completion
 
 
-def branch_at_end(events: list[Any], step: str, progression: int | None = None) -> BranchPoint:
+def branch_at_end(events: list[Event], step: str, progression: int | None = None) -> BranchPoint:
     """A branch at the end of a recording still being written: a live run
     stopped at its gate before ``step``. Every call it has finished is answered
     from the recording; the fork goes live from where the run stands."""
-    prefix = frozenset(x.call_id for x in events if x.kind == "llm_call_started")
+    prefix = _calls_started(events)
     # No prefix steps: the settings are the run's own, so a call the session
     # cannot answer is one that was still to come (another progression's, or
     # in flight at the stop), not one whose prompt changed.

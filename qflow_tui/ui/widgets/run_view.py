@@ -24,6 +24,7 @@ from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
+from ...core import events as ev
 from ...core.events import Event
 from ..state import RunState
 from .agent_pane import AgentPanes
@@ -53,22 +54,22 @@ TABS: tuple[tuple[str, str], ...] = (
 
 
 #: Which tabs an event kind can change; a kind not named here changes them all.
-_TABS_OF_KIND: dict[str, frozenset[str]] = {
-    "text_delta": frozenset({"tab-agents"}),  # the imagined trace too, for a checker's call
-    "llm_call_started": frozenset({"tab-agents", "tab-imagined"}),
-    "llm_call_finished": frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
-    "llm_call_failed": frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
-    "imagined_check": frozenset({"tab-imagined", "tab-timeline"}),
-    "tests_designed": frozenset({"tab-tests", "tab-timeline"}),
-    "tqc_verdict": frozenset({"tab-tests", "tab-timeline"}),
-    "sandbox_run": frozenset({"tab-tests", "tab-timeline", "tab-program"}),
-    "program_candidate": frozenset({"tab-program", "tab-timeline"}),
-    "step_started": frozenset({"tab-timeline", "tab-imagined"}),
-    "step_finished": frozenset({"tab-timeline", "tab-imagined"}),
-    "decision": frozenset({"tab-timeline", "tab-program", "tab-imagined"}),
-    "tree_node": frozenset({"tab-tree"}),
-    "gate_stop": frozenset(),
-    "notice": frozenset(),
+_TABS_OF_EVENT: dict[type[Event], frozenset[str]] = {
+    ev.TextDelta: frozenset({"tab-agents"}),  # the imagined trace too, for a checker's call
+    ev.LLMCallStarted: frozenset({"tab-agents", "tab-imagined"}),
+    ev.LLMCallFinished: frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
+    ev.LLMCallFailed: frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
+    ev.ImaginedCheck: frozenset({"tab-imagined", "tab-timeline"}),
+    ev.TestsDesigned: frozenset({"tab-tests", "tab-timeline"}),
+    ev.TQCVerdict: frozenset({"tab-tests", "tab-timeline"}),
+    ev.SandboxRun: frozenset({"tab-tests", "tab-timeline", "tab-program"}),
+    ev.ProgramCandidate: frozenset({"tab-program", "tab-timeline"}),
+    ev.StepStarted: frozenset({"tab-timeline", "tab-imagined"}),
+    ev.StepFinished: frozenset({"tab-timeline", "tab-imagined"}),
+    ev.Decision: frozenset({"tab-timeline", "tab-program", "tab-imagined"}),
+    ev.TreeNode: frozenset({"tab-tree"}),
+    ev.GateStop: frozenset(),
+    ev.Notice: frozenset(),
 }
 _ALL_TABS = frozenset(t for t, _ in TABS)
 
@@ -261,20 +262,22 @@ class RunView(Widget):
     # -- folding and painting ------------------------------------------------------------
 
     def _fold(self, event: Event) -> None:
-        kind = self.state.apply(event)
-        if self.live and kind == "run_started" and self._clock_start is None:
-            self._clock_start = self._clock()
-        if self.live and kind in ("run_finished", "run_failed"):
-            self._clock_stop = self._clock()
-        if self.live and kind == "llm_call_retry":
-            self._retry_clock[getattr(event, "call_id", "")] = self._clock()
-        if kind == "run_finished" and event.progression is not None:
-            self.set_reactive(RunView.progression, event.progression)
-        tabs = _TABS_OF_KIND.get(kind, _ALL_TABS)
-        if kind == "text_delta":
-            call = self.state.calls.get(getattr(event, "call_id", ""))
-            if call is not None and self.state.is_imagining(call):
-                tabs = tabs | {"tab-imagined"}
+        self.state.apply(event)
+        tabs = _TABS_OF_EVENT.get(type(event), _ALL_TABS)
+        match event:
+            case ev.RunStarted() if self.live and self._clock_start is None:
+                self._clock_start = self._clock()
+            case ev.RunFinished() | ev.RunFailed():
+                if self.live:
+                    self._clock_stop = self._clock()
+                if isinstance(event, ev.RunFinished) and event.progression is not None:
+                    self.set_reactive(RunView.progression, event.progression)
+            case ev.LLMCallRetry(call_id=call_id) if self.live:
+                self._retry_clock[call_id] = self._clock()
+            case ev.TextDelta(call_id=call_id):
+                call = self.state.calls.get(call_id)
+                if call is not None and self.state.is_imagining(call):
+                    tabs = tabs | {"tab-imagined"}
         self._dirty.update(tabs)
 
     def _timed_repaint(self) -> None:

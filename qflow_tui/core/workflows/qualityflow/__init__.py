@@ -124,6 +124,7 @@ SPEC = WorkflowSpec(
         first_stage="program_generator",
     ),
     checker="code_quality_checker",
+    debugger="self_debugger",
     decided=("code_quality_checker", "program_generator", "clarifier"),
     reverts=_qualityflow_reverts,
 )
