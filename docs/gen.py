@@ -466,6 +466,20 @@ def solve_json_sample() -> str:
     return f"```sh\n.venv/bin/qflow {command}\n```\n\nprints (indented here):\n\n```json\n{text}\n```"
 
 
+# -- the bench scripts ------------------------------------------------------------------
+
+
+def bench_scripts() -> str:
+    """Each script in bench/ with the first paragraph of its docstring (what `make
+    bench` prints), so a new script appears on the performance page by itself."""
+    lines = ["| Script | What it is for |", "|---|---|"]
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        about = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        first = " ".join(about.split("\n\n")[0].split()).replace("``", "`")
+        lines.append(f"| `bench/{path.name}` | {_cell(first) or '-'} |")
+    return "\n".join(lines)
+
+
 # -- the pages ----------------------------------------------------------------------------
 
 #: The workflows that ship with qflow, each with a page of its own under workflows/.
@@ -478,6 +492,7 @@ REGIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "config": ("reference/config.md", config_reference),
     "keys": ("reference/keys.md", keys_reference),
     "solve-json": ("solve.md", solve_json_sample),
+    "bench-scripts": ("performance.md", bench_scripts),
     **{f"workflow-{name}": (f"workflows/{name}.md", workflow_page(name)) for name in BUILT_IN_WORKFLOWS},
 }
 
