@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..core.summary import Tokens, count_call, total
+from ..core.summary import Tokens, count_event, total
 from . import fail
 from .workflow_options import add_workflow_options, workflow_overrides
 
@@ -51,6 +51,13 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
         help="let a model that repeats itself run on to max tokens (default: stop it and keep one copy)",
     )
     p.add_argument(
+        "--no-prompt-cache",
+        dest="prompt_cache",
+        action="store_const",
+        const=False,
+        help="do not ask the provider to cache prompt prefixes (default: ask where it pays)",
+    )
+    p.add_argument(
         "--max-connections",
         dest="concurrency",
         type=int,
@@ -75,6 +82,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "max_tokens",
         "call_timeout",
         "repetition_stop",
+        "prompt_cache",
         "retries",
         "concurrency",
         "context_window",
@@ -394,8 +402,7 @@ class LiveProgress:
             self.streaming.add(event.call_id)
         elif k in ("llm_call_finished", "llm_call_failed"):
             self.streaming.discard(event.call_id)
-            if k == "llm_call_finished":
-                count_call(self.tokens, event.agent, event.input_tokens, event.output_tokens)
+            count_event(self.tokens, event)
         for line in self.lines(event):
             self.console.print(line, highlight=False, markup=False)
         elapsed = time.monotonic() - self.started

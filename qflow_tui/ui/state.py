@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core import events as ev
 from ..core.safe_text import scrub
-from ..core.summary import Tokens, TokenTally, count_call, tokens_from_dict, total
+from ..core.summary import Tokens, TokenTally, count_event, tokens_from_dict, total
 from ..core.workflows.base import Agent, PlannedStep
 from ..core.workflows.legacy import describe_started
 
@@ -546,7 +546,7 @@ class RunState:
             if e.stop_reason != "finished":
                 rec.cut = e.detail or e.stop_reason.replace("_", " ")
         self.streaming.discard(e.call_id)
-        count_call(self.tokens, e.agent or "model", e.input_tokens, e.output_tokens)
+        count_event(self.tokens, e)
         self.llm_calls += 1
 
     def _on_llm_call_failed(self, e: ev.LLMCallFailed) -> None:
@@ -557,6 +557,7 @@ class RunState:
             if e.stop_reason == "timeout":
                 rec.cut = "timed out"
         self.streaming.discard(e.call_id)
+        count_event(self.tokens, e)  # a cut call's counted tokens
 
     def _on_llm_call_retry(self, e: ev.LLMCallRetry) -> None:
         rec = self.calls.get(e.call_id)

@@ -82,6 +82,18 @@ async def prompt_tokens(
     return sum(estimate_tokens(m.get("content", "")) for m in messages), False
 
 
+async def text_tokens(http: httpx2.AsyncClient, base_url: str, text: str) -> int | None:
+    """Tokens of ``text`` by a llama.cpp server's tokenizer; None where it has none."""
+    try:
+        r = await http.post(
+            f"{api_root(base_url)}/tokenize", json={"content": text, "add_special": False}, timeout=ASK_TIMEOUT
+        )
+        tokens = r.json().get("tokens") if r.status_code == 200 else None
+    except (httpx2.HTTPError, ValueError, AttributeError):
+        return None
+    return len(tokens) if isinstance(tokens, list) else None
+
+
 def too_long(name: str, tokens: int, exact: bool, window: int, source: str) -> LLMError:
     """The refusal of a prompt that cannot fit, naming the window."""
     counted = "" if exact else " (at least, estimated)"
