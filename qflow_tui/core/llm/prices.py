@@ -59,20 +59,21 @@ class Price:
 CACHE_RATIOS = {"anthropic": (0.1, 1.25), "openai": (0.5, 1.0)}
 
 
-def _with_cache(model: str, input: float, output: float, as_of: str, read: float | None = None) -> Price:
+def with_cache_rates(model: str, input: float, output: float, as_of: str, read: float | None = None) -> Price:
+    """A price whose cache rates follow the model's provider (or ``read`` where published)."""
     ratio_read, ratio_write = CACHE_RATIOS.get(model.partition("/")[0], (1.0, 1.0))
     return Price(input, output, as_of, input * ratio_read if read is None else read, input * ratio_write)
 
 
 #: List prices as published by the providers when this table was written.
 BUILT_IN: dict[str, Price] = {
-    "anthropic/claude-sonnet-4-5": _with_cache("anthropic/", 3.0, 15.0, "2025-10-01"),
-    "anthropic/claude-opus-4-1": _with_cache("anthropic/", 15.0, 75.0, "2025-10-01"),
-    "anthropic/claude-haiku-4-5": _with_cache("anthropic/", 1.0, 5.0, "2025-10-15"),
-    "openai/gpt-4.1": _with_cache("openai/", 2.0, 8.0, "2025-10-01", read=0.5),
-    "openai/gpt-4.1-mini": _with_cache("openai/", 0.4, 1.6, "2025-10-01", read=0.1),
-    "openai/gpt-4o": _with_cache("openai/", 2.5, 10.0, "2025-10-01", read=1.25),
-    "openai/gpt-4o-mini": _with_cache("openai/", 0.15, 0.6, "2025-10-01", read=0.075),
+    "anthropic/claude-sonnet-4-5": with_cache_rates("anthropic/", 3.0, 15.0, "2025-10-01"),
+    "anthropic/claude-opus-4-1": with_cache_rates("anthropic/", 15.0, 75.0, "2025-10-01"),
+    "anthropic/claude-haiku-4-5": with_cache_rates("anthropic/", 1.0, 5.0, "2025-10-15"),
+    "openai/gpt-4.1": with_cache_rates("openai/", 2.0, 8.0, "2025-10-01", read=0.5),
+    "openai/gpt-4.1-mini": with_cache_rates("openai/", 0.4, 1.6, "2025-10-01", read=0.1),
+    "openai/gpt-4o": with_cache_rates("openai/", 2.5, 10.0, "2025-10-01", read=1.25),
+    "openai/gpt-4o-mini": with_cache_rates("openai/", 0.15, 0.6, "2025-10-01", read=0.075),
 }
 
 
@@ -100,7 +101,9 @@ def load_prices(path: Path | None = None) -> dict[str, Price]:
         if not isinstance(entry, dict):
             raise PriceError(f"{where}: give input and output in dollars per million tokens")
         try:
-            base = _with_cache(str(model), float(entry["input"]), float(entry["output"]), str(entry.get("as_of", "")))
+            base = with_cache_rates(
+                str(model), float(entry["input"]), float(entry["output"]), str(entry.get("as_of", ""))
+            )
             read = float(entry["cache_read"]) if "cache_read" in entry else base.cache_read
             write = float(entry["cache_write"]) if "cache_write" in entry else base.cache_write
             prices[model] = Price(base.input, base.output, base.as_of, read, write)
