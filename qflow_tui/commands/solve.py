@@ -52,6 +52,13 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
         help="let a model that repeats itself run on to max tokens (default: stop it and keep one copy)",
     )
     p.add_argument(
+        "--no-prompt-cache",
+        dest="prompt_cache",
+        action="store_const",
+        const=False,
+        help="do not ask the provider to cache prompt prefixes (default: ask where it pays)",
+    )
+    p.add_argument(
         "--max-connections",
         dest="concurrency",
         type=int,
@@ -76,6 +83,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "max_tokens",
         "call_timeout",
         "repetition_stop",
+        "prompt_cache",
         "retries",
         "concurrency",
         "context_window",

@@ -91,6 +91,10 @@ class RunConfig:
     """End a streamed answer whose tail has become one span repeated over and
     over (small models at temperature 0 loop until max_tokens); the answer is kept
     with the repetition collapsed, marked ``repetition``."""
+    prompt_cache: bool = True
+    """Ask the provider to cache each prompt's shared prefix where that pays
+    (Anthropic: prompts of 1,024 tokens or more; a llama.cpp server keeps the
+    prefix in its slot). OpenAI caches by itself either way."""
     concurrency: int = 0
     """The most model calls in flight at once per provider (``--max-connections``);
     0: automatic (16 for a network provider, no limit for script and replay
@@ -269,6 +273,7 @@ MODEL_SETTINGS = (
     "base_url",
     "repetition_stop",
     "context_window",
+    "prompt_cache",
 )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import events as ev
-from .summary import RunSummary, Tokens, TokenTally, count_call, count_stop, tokens_from_dict, tokens_to_dict, total
+from .summary import RunSummary, Tokens, TokenTally, count_event, count_stop, tokens_from_dict, tokens_to_dict, total
 from .workflows import WORKFLOWS
 from .workflows.base import Agent, PlannedStep
 from .workflows.legacy import describe_started
@@ -643,7 +643,7 @@ class RunState:
             if e.stop_reason != "finished":
                 rec.cut = e.detail or e.stop_reason.replace("_", " ")
         self.streaming.discard(e.call_id)
-        count_call(self.tokens, e.agent or "model", e.input_tokens, e.output_tokens)
+        count_event(self.tokens, e)
         count_stop(self.stops, e)
         self.llm_calls += 1
 
@@ -655,6 +655,7 @@ class RunState:
             if e.stop_reason == "timeout":
                 rec.cut = "timed out"
         self.streaming.discard(e.call_id)
+        count_event(self.tokens, e)  # a cut call's counted tokens
         count_stop(self.stops, e)
 
     def _on_llm_call_retry(self, e: ev.LLMCallRetry) -> None:

@@ -48,9 +48,14 @@ class RunOutcome(RunSummary):
 def build_client(config: RunConfig) -> LLMClient:
     fallback = None
     window = config.context_window or None
+    cache = config.prompt_cache
     if config.model.startswith("replay/") and config.fallback_model:
-        fallback = make_client(config.fallback_model, base_url=config.base_url, context_window=window)
-    return make_client(config.model, base_url=config.base_url, fallback=fallback, context_window=window)
+        fallback = make_client(
+            config.fallback_model, base_url=config.base_url, context_window=window, prompt_cache=cache
+        )
+    return make_client(
+        config.model, base_url=config.base_url, fallback=fallback, context_window=window, prompt_cache=cache
+    )
 
 
 def build_sandbox(config: RunConfig) -> Any:

@@ -36,7 +36,7 @@ class EchoClient:
 @pytest.fixture
 def echo_provider() -> Iterator[None]:
     @modelapi("echo", example="echo/any", free=True)
-    def echo(rest, base_url, env, context_window, fallback):  # type: ignore[no-untyped-def]
+    def echo(rest, options):  # type: ignore[no-untyped-def]
         return EchoClient(f"echo/{rest}")
 
     try:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
 from .runner import latest_results, read_results, read_spec
 
@@ -260,13 +261,45 @@ def pass_at_k_table(records: list[dict[str, Any]]) -> list[list[str]]:
     ]
 
 
-def cost(data: BenchData) -> float | None:
-    pin, pout = data.spec.get("price_in"), data.spec.get("price_out")
-    if pin is None and pout is None:
+def bench_price(spec: dict[str, Any]) -> Price | None:
+    """The bench's price: ``--price-in/--price-out`` when given (with the
+    provider's usual cache ratios), else the dated price table's for its model;
+    None when unknown, or nothing to pay (a local or script model)."""
+    pin, pout = spec.get("price_in"), spec.get("price_out")
+    model = str(spec.get("model") or "")
+    if pin is not None or pout is not None:
+        return with_cache_rates(model, float(pin or 0), float(pout or 0), "")
+    try:
+        price = price_of(model, load_prices())
+    except PriceError:
         return None
-    tin = sum(t.get("input", 0) for r in data.done for t in (r.get("tokens") or {}).values())
-    tout = sum(t.get("output", 0) for r in data.done for t in (r.get("tokens") or {}).values())
-    return float(tin * float(pin or 0) + tout * float(pout or 0)) / 1e6
+    return price if price is not None and (price.input or price.output) else None
+
+
+def records_cost(records: list[dict[str, Any]], price: Price | None) -> float | None:
+    """US dollars of these runs, each part of each prompt at its own rate."""
+    if price is None:
+        return None
+    return sum(price.cost(t) for r in records for t in (r.get("tokens") or {}).values() if isinstance(t, dict))
+
+
+def cost(data: BenchData) -> float | None:
+    return records_cost(data.done, bench_price(data.spec))
+
+
+def cost_line(records: list[dict[str, Any]], passed: int, price: Price | None) -> str:
+    """``cost $X ($Y per solved problem)``, or "" when the model has no price."""
+    c = records_cost(records, price)
+    if c is None:
+        return ""
+    per = f"${c / passed:.4f} per solved problem" if passed else "no problem solved"
+    return f"cost ${c:.4f} ({per})"
+
+
+def cached_tokens(records: list[dict[str, Any]]) -> tuple[int, int]:
+    """(read from, written to) the prompt cache, over these runs."""
+    tallies = [t for r in records for t in (r.get("tokens") or {}).values() if isinstance(t, dict)]
+    return sum(t.get("cache_read", 0) for t in tallies), sum(t.get("cache_write", 0) for t in tallies)
 
 
 # ------------------------------------------------------------------ markdown
@@ -349,8 +382,11 @@ def render_report(data: BenchData) -> str:
     parts.append("")
     parts.append(_settings_line(s))
     tokens_total = sum(r.get("tokens_total", 0) for r in done)
-    c = cost(data)
-    parts.append(f"Tokens: {tokens_total}" + (f"; cost ${c:.4f}" if c is not None else "") + ".")
+    read, write = cached_tokens(done)
+    cached = f" ({read} read from the prompt cache, {write} written to it)" if read or write else ""
+    solved = sum(1 for r in done if r.get("passed"))
+    priced = cost_line(done, solved, bench_price(s))
+    parts.append(f"Tokens: {tokens_total}{cached}" + (f"; {priced}" if priced else "") + ".")
     if not first_sample:
         return "\n".join(parts) + "\n"
 
@@ -470,10 +506,24 @@ def render_compare(benches: list[BenchData]) -> str:
                 plus_rows.append([label, _pct(base, n), _pct(plus, n)])
         parts += ["", "## EvalPlus base and plus (final pass@1)", "", _md(["bench", "base", "plus"], plus_rows)]
     tok_rows = []
-    for label, f in zip(labels, firsts, strict=True):
+    for label, b, f in zip(labels, benches, firsts, strict=True):
         total = sum(r.get("tokens_total", 0) for r in f)
-        tok_rows.append([label, f"{total / len(f):.0f}" if f else "n/a", str(len(f))])
-    parts += ["", "## Average tokens per problem", "", _md(["bench", "tokens", "problems"], tok_rows)]
+        read, _write = cached_tokens(f)
+        solved = sum(1 for r in f if r.get("passed"))
+        c = records_cost(f, bench_price(b.spec))
+        per_solved = "n/a" if c is None else (f"${c / solved:.4f}" if solved else "none solved")
+        tok_rows.append(
+            [
+                label,
+                _pct(solved, len(f)) if f else "n/a",
+                f"{total / len(f):.0f}" if f else "n/a",
+                f"{read / len(f):.0f}" if f else "n/a",
+                per_solved,
+                str(len(f)),
+            ]
+        )
+    header = ["bench", "pass@1", "tokens", "of them cached", "cost per solved", "problems"]
+    parts += ["", "## Tokens and cost per problem", "", _md(header, tok_rows)]
     # HumanEval and HumanEval+ share their problems: compare them by number.
     verdicts = [{_number(r["id"]): bool(r.get("passed")) for r in f} for f in firsts]
     shown = {_number(r["id"]): r["id"] for f in reversed(firsts) for r in f}  # the first bench's spelling

@@ -6,10 +6,11 @@ import os
 
 from . import providers as _built_ins  # noqa: F401  # registers the built-in providers
 from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest, estimate_tokens
-from .registry import Provider, modelapi, providers
+from .registry import ClientOptions, Provider, modelapi, providers
 
 __all__ = [
     "BASE_URL_PRESETS",
+    "ClientOptions",
     "Completion",
     "DeltaCallback",
     "LLMClient",
@@ -75,6 +76,7 @@ def make_client(
     fallback: LLMClient | None = None,
     env: dict[str, str] | None = None,
     context_window: int | None = None,
+    prompt_cache: bool = True,
 ) -> LLMClient:
     """Build the client for a model name. Raises :class:`LLMError` with a message a
     user can act on (unknown prefix, missing API key, missing script file, a
@@ -87,7 +89,8 @@ def make_client(
         base_url = resolve_base_url(name, base_url)
     if provider.check_key is not None:
         provider.check_key(model, base_url, env)  # said before the SDK's import, which takes seconds
-    return provider.factory(rest, base_url, env, context_window, fallback)
+    options = ClientOptions(base_url, env, context_window, fallback, prompt_cache)
+    return provider.factory(rest, options)
 
 
 def client_module(model: str, *, base_url: str | None = None, env: dict[str, str] | None = None) -> str | None:

@@ -32,7 +32,7 @@ import httpx2
 
 from ..safe_text import StreamText, valid_text
 from ._http import ProviderErrors, body_message, clean, display_url
-from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from .base import Completion, DeltaCallback, LLMError, LLMRequest, prompt_text_tokens
 from .provider_keys import ANTHROPIC_DEFAULT_URL as DEFAULT_BASE_URL
 from .provider_keys import ANTHROPIC_KEY_VAR as KEY_VAR
 from .provider_keys import ANTHROPIC_URL_VAR as BASE_URL_VAR
@@ -40,6 +40,9 @@ from .provider_keys import anthropic_key, anthropic_url
 from .window import prompt_tokens, too_long
 
 DEFAULT_MAX_RETRIES = 0
+#: The shortest prompt Anthropic caches (Sonnet and Opus; a shorter one is sent
+#: as it is and costs a cache write for nothing).
+CACHE_MIN_TOKENS = 1024
 
 # A streamed ``event: error`` arrives on an HTTP 200 response: its error type says
 # what the status would have been.
@@ -78,9 +81,12 @@ class AnthropicClient(ProviderErrors):
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float | None = None,
         context_window: int | None = None,
+        prompt_cache: bool = True,
     ) -> None:
         env = os.environ if env is None else env
         self.model = model_name
+        self.prompt_cache = prompt_cache
+        """Ask the API to cache each prompt's prefix where it is long enough."""
         self.context_window = context_window
         """Tokens the model can see at once, when configured (the API does not say)."""
         self.name = f"{self.provider}/{model_name}"
@@ -107,6 +113,11 @@ class AnthropicClient(ProviderErrors):
         }
         if request.system:  # the API refuses an empty system text block
             params["system"] = request.system
+        if self.prompt_cache and prompt_text_tokens(request) >= CACHE_MIN_TOKENS:
+            # The top-level marker caches up to the last cacheable block: the prompts
+            # put what calls share first, so the next call with that prefix reads it
+            # at a tenth of the price (a write costs 1.25x, once).
+            params["cache_control"] = {"type": "ephemeral"}
         if self.context_window:
             shown = [{"role": "system", "content": request.system}, *request.messages]
             tokens, exact = await prompt_tokens(None, None, shown)
@@ -155,15 +166,20 @@ class AnthropicClient(ProviderErrors):
         text = valid_text("".join(block.text for block in message.content if block.type == "text")) or "".join(parts)
         usage = message.usage
         input_tokens = usage.input_tokens
+        # The API reports the cached parts of the prompt beside input_tokens (the
+        # uncached rest): the whole prompt is their sum, each part priced apart.
+        cache_read = usage.cache_read_input_tokens
+        cache_write = usage.cache_creation_input_tokens
         if input_tokens is not None:
-            # Prompt caching reports the cached part of the prompt separately.
-            input_tokens += (usage.cache_creation_input_tokens or 0) + (usage.cache_read_input_tokens or 0)
+            input_tokens += (cache_write or 0) + (cache_read or 0)
         return Completion(
             text=text,
             input_tokens=input_tokens,
             output_tokens=usage.output_tokens,
             latency=latency,
             tokens_estimated=False,
+            cache_read_tokens=cache_read,
+            cache_write_tokens=cache_write,
             extra={
                 "stop_reason": message.stop_reason,
                 "truncated": message.stop_reason == "max_tokens",

@@ -35,11 +35,11 @@ from ._http import (
     clean,
     display_url,
 )
-from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from .base import Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens, prompt_text_tokens
 from .provider_keys import LOCAL_DUMMY_KEY, is_official_openai, openai_key, openai_url
 from .provider_keys import OPENAI_KEY_VAR as KEY_VAR
 from .provider_keys import OPENAI_URL_VAR as BASE_URL_VAR
-from .window import prompt_tokens, server_window, too_long
+from .window import prompt_tokens, server_window, text_tokens, too_long
 
 DEFAULT_MAX_RETRIES = 0
 
@@ -66,9 +66,14 @@ class OpenAIClient(ProviderErrors):
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float | None = None,
         context_window: int | None = None,
+        cache_prompt: bool = False,
     ) -> None:
         env = os.environ if env is None else env
         self.model = model_name
+        self.cache_prompt = cache_prompt
+        """Ask a llama.cpp server to keep the prompt in its slot (``cache_prompt``),
+        so the next call with the same prefix skips evaluating it. OpenAI's own
+        API caches long prefixes by itself."""
         self.context_window = context_window
         """Tokens the model can see at once: configured, or read from the server."""
         self._window_source = "configured" if context_window else ""
@@ -116,6 +121,20 @@ class OpenAIClient(ProviderErrors):
         if tokens >= self.context_window:
             raise too_long(self.name, tokens, exact, self.context_window, self._window_source)
 
+    async def count_tokens(self, request: LLMRequest, text: str) -> tuple[int, int, bool]:
+        """(prompt, answer, exact) of a call cut before its usage came: by a
+        llama.cpp server's own tokenizer where it has one, else estimated."""
+        messages = [dict(m) for m in request.messages]
+        if request.system:
+            messages.insert(0, {"role": "system", "content": request.system})
+        if self.official:
+            return prompt_text_tokens(request), estimate_tokens(text), False
+        prompt, exact = await prompt_tokens(self._aux(), self.base_url, messages)
+        answer = await text_tokens(self._aux(), self.base_url, text) if exact else None
+        if answer is None:
+            return prompt, estimate_tokens(text), False
+        return prompt, answer, True
+
     def __repr__(self) -> str:
         return f"OpenAIClient({self.name!r}, base_url={display_url(self.base_url)!r})"
 
@@ -133,6 +152,8 @@ class OpenAIClient(ProviderErrors):
         }
         if request.seed is not None:
             params["seed"] = request.seed
+        if self.cache_prompt:
+            params["extra_body"] = {"cache_prompt": True}
         # api.openai.com wants max_completion_tokens (its reasoning models refuse
         # max_tokens); the compatible servers know max_tokens.
         params["max_completion_tokens" if self.official else "max_tokens"] = request.max_tokens
@@ -194,12 +215,15 @@ class OpenAIClient(ProviderErrors):
             )
         input_tokens = getattr(usage, "prompt_tokens", None)
         output_tokens = getattr(usage, "completion_tokens", None)
+        # OpenAI caches long prefixes by itself and says how much of prompt_tokens it served.
+        cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
         return Completion(
             text="".join(parts),
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             latency=latency,
             tokens_estimated=False,
+            cache_read_tokens=cached if isinstance(cached, int) else None,
             extra={
                 "stop_reason": finish,
                 "truncated": finish == "length",

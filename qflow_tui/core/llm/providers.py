@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from .base import LLMClient
 from .provider_keys import anthropic_key, openai_key, openai_url
-from .registry import modelapi
+from .registry import ClientOptions, modelapi
 
 
 def _anthropic_key(model: str, base_url: str | None, env: Mapping[str, str]) -> None:
@@ -28,12 +28,16 @@ def _openai_key(model: str, base_url: str | None, env: Mapping[str, str]) -> Non
     check_key=_anthropic_key,
     takes_base_url=True,
 )
-def anthropic(
-    rest: str, base_url: str | None, env: Mapping[str, str], context_window: int | None, fallback: LLMClient | None
-) -> LLMClient:
+def anthropic(rest: str, options: ClientOptions) -> LLMClient:
     from .anthropic_client import AnthropicClient
 
-    return AnthropicClient(rest, base_url=base_url, env=env, context_window=context_window)
+    return AnthropicClient(
+        rest,
+        base_url=options.base_url,
+        env=options.env,
+        context_window=options.context_window,
+        prompt_cache=options.prompt_cache,
+    )
 
 
 @modelapi(
@@ -43,27 +47,21 @@ def anthropic(
     check_key=_openai_key,
     takes_base_url=True,
 )
-def openai(
-    rest: str, base_url: str | None, env: Mapping[str, str], context_window: int | None, fallback: LLMClient | None
-) -> LLMClient:
+def openai(rest: str, options: ClientOptions) -> LLMClient:
     from .openai_client import OpenAIClient
 
-    return OpenAIClient(rest, base_url=base_url, env=env, context_window=context_window)
+    return OpenAIClient(rest, base_url=options.base_url, env=options.env, context_window=options.context_window)
 
 
 @modelapi("local", example="local/smollm2", free=True)
-def local(
-    rest: str, base_url: str | None, env: Mapping[str, str], context_window: int | None, fallback: LLMClient | None
-) -> LLMClient:
+def local(rest: str, options: ClientOptions) -> LLMClient:
     from .local import LocalClient
 
-    return LocalClient(rest)
+    return LocalClient(rest, prompt_cache=options.prompt_cache)
 
 
 @modelapi("script", example="script/responder.py", free=True)
-def script(
-    rest: str, base_url: str | None, env: Mapping[str, str], context_window: int | None, fallback: LLMClient | None
-) -> LLMClient:
+def script(rest: str, options: ClientOptions) -> LLMClient:
     from .script import ScriptClient
 
     return ScriptClient(rest)

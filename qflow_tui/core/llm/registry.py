@@ -10,14 +10,26 @@ module and one ``@modelapi`` function there.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
-if TYPE_CHECKING:
-    from .base import LLMClient
+from .base import LLMClient
 
-#: ``(rest of the name, base_url, env, context_window, fallback) -> client``.
-Factory = Callable[[str, "str | None", Mapping[str, str], "int | None", "LLMClient | None"], "LLMClient"]
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """What a run asks of the client besides the model's name."""
+
+    base_url: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    context_window: int | None = None
+    fallback: LLMClient | None = None
+    """With a replay model: the live model for calls the recording lacks."""
+    prompt_cache: bool = True
+    """Ask the provider to cache the prompt's shared prefix where that pays."""
+
+
+#: ``(rest of the name, options) -> client``.
+Factory = Callable[[str, ClientOptions], "LLMClient"]
 #: ``(model, base_url, env)`` -> None, or raises the LLMError the client would for a missing key.
 KeyCheck = Callable[[str, "str | None", Mapping[str, str]], None]
 

@@ -15,14 +15,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict, deque
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..events import Event, LLMCallFinished, LLMCallStarted
 from ..llm.base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
-from ..llm.registry import modelapi
+from ..llm.registry import ClientOptions, modelapi
 from ..llm.script import chunk_text
 from .fileformat import SessionError
 from .reader import read_session
@@ -232,8 +231,6 @@ class ReplayClient:
 
 
 @modelapi("replay", example="replay/session.jsonl", free=True)
-def replay(
-    rest: str, base_url: str | None, env: Mapping[str, str], context_window: int | None, fallback: LLMClient | None
-) -> LLMClient:
+def replay(rest: str, options: ClientOptions) -> LLMClient:
     """The ``replay/`` provider: registered by the session layer, which owns the recordings."""
-    return ReplayClient(rest, fallback=fallback)
+    return ReplayClient(rest, fallback=options.fallback)
