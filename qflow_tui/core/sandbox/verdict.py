@@ -610,9 +610,10 @@ def defined_functions(program: str | None) -> set[str]:
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
-#: Names the trusted side gives a meaning of its own: every builtin, and the
-#: standard modules the oracle resolves by name (``harness._LAZY_MODULES``).
-TRUSTED_NAMES = frozenset(dir(builtins)) | frozenset(harness_lazy_modules)
+#: Names the trusted side gives a meaning of its own: every builtin, the
+#: standard modules the oracle resolves by name (``harness._LAZY_MODULES``),
+#: and what a check uses to limit a call (``__qf_limit__``, ``__qf_took__``).
+TRUSTED_NAMES = frozenset(dir(builtins)) | frozenset(harness_lazy_modules) | frozenset({"__qf_limit__", "__qf_took__"})
 
 
 def _bound_names(tree: ast.AST) -> set[str]:
