@@ -26,6 +26,7 @@ from .verdict import (
     TestPlan,
     callable_helpers,
     defined_names,
+    own_names,
     plan_test,
     safe_repr,
 )
@@ -155,7 +156,8 @@ class Sandbox:
             # program's as its subject, never a builtin the program redefined.
             defined = {n for n in defined if n == entry_point or n not in TRUSTED_NAMES}
         leaf_srcs: list[str] = []
-        plans = [_plan(i, t, entry_point, leaf_srcs, defined=defined) for i, t in enumerate(tests)]
+        local = own_names(program, setup)
+        plans = [_plan(i, t, entry_point, leaf_srcs, defined=defined, local_names=local) for i, t in enumerate(tests)]
         helpers = callable_helpers(program, tests, entry_point, setup)
         return self._execute(program, plans, leaf_srcs, setup, cancel, helpers)
 
@@ -170,7 +172,8 @@ class Sandbox:
         if entry_point is None:
             entry_point = detect_entry_point([a for a, _ in items])
         leaf_srcs: list[str] = []
-        plans = [_plan(i, a, entry_point, leaf_srcs, value_src=v) for i, (a, v) in enumerate(items)]
+        local = own_names(None, setup)
+        plans = [_plan(i, a, entry_point, leaf_srcs, value_src=v, local_names=local) for i, (a, v) in enumerate(items)]
         return self._execute(None, plans, leaf_srcs, setup, cancel, [])
 
     async def run_check(
