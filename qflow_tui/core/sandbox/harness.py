@@ -1076,6 +1076,22 @@ def _program_mode(chan, requests, job, g, names, timeout, max_value):
     _serve(chan, requests, handle)
 
 
+def _leaf_value(src, g, names, limit, max_value):
+    """One expected value of a batch, each within its own time limit: its
+    encoded value, or what went wrong (as a ``leaf`` request reports it)."""
+    _arm(limit)
+    try:
+        return {"v": _plain(_eval_expr(src, g, names), max_value)}
+    except _Timeout:
+        return {"st": "timeout", "e": "timeout: no result within the time limit"}
+    except NotPlain as exc:
+        return {"st": "error", "e": str(exc), "t": "notplain"}
+    except BaseException as exc:
+        return {"st": "error", "e": _short_error(exc, 2), "t": _type_name(exc)}
+    finally:
+        _disarm()
+
+
 def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
     """The trusted process: no program is loaded here. Evaluates expected
     values, whole asserts (with the program's values in place of its calls)
@@ -1108,6 +1124,10 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
             _arm(float(req.get("limit") or timeout))
             if op == "leaf":
                 _plain_result(msg, [_eval_expr(req["src"], g, names)], max_value)
+                return
+            if op == "leaves":
+                each = float(req.get("each") or timeout)
+                msg["vs"] = [_leaf_value(src, g, names, each, max_value) for src in req["srcs"]]
                 return
             if op == "assert":
                 local = _LazyNames()

@@ -14,7 +14,9 @@ Requests (app -> child, on the child's stdin; the first line is the job):
   defines, within ``t`` seconds, reporting a value of at most ``m`` bytes;
   answered ``{"vj": the value's JSON text, "d": the call's own seconds}``);
   ``{"k": "bye"}``.
-- oracle process: ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "assert",
+- oracle process: ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "leaves",
+  "srcs", "each"}`` (answered ``{"vs": [{"v"} or {"st", "e", "t"}]}``, each
+  leaf within ``each`` seconds), ``{"i", "op": "assert",
   "expr", "subjects": [values]}``, ``{"i", "op": "check", "src", "fn",
   "entry", "limit"}``; while answering one, the oracle may send ``{"k":
   "call", "c", "fn", "a", "kw", "t"?, "m"?}`` and waits for ``{"k": "ret",
