@@ -116,3 +116,24 @@ def test_a_looping_program_on_humaneval_times_out_on_the_checks_own_limit():
     verdict = asyncio.run(Evaluator().evaluate(bp, "def add(x, y):\n    while True:\n        pass\n"))
     assert (verdict.passed, verdict.status) == (False, "timeout"), verdict.detail
     assert verdict.duration < 15, verdict
+
+
+def test_a_program_that_reports_a_false_time_is_still_a_timeout():
+    # It ignores the alarm, takes 1.4 s over an input whose limit is 1 s,
+    # and writes its own answer line saying the call took no time. The app's
+    # clock allows 0.1 s (and the answer's size) for sending the value.
+    forger = (
+        "import os, signal, sys, time\n"
+        "seq = [1]\n"
+        "def f(n):\n"
+        "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "    seq[0] += 1\n"
+        "    time.sleep(1.4)\n"
+        '    line = \'{"k":"res","i":%d,"vj":"[\\\\"i\\\\",\\\\"%x\\\\"]","d":0.0}\\n\' % (seq[0], n + 1)\n'
+        "    os.write(int(sys.argv[1]), line.encode())\n"
+        "    time.sleep(30)\n"
+    )
+    bp = plus_problem("f", "def f(n):\n    return n + 1\n", [[1]], [[3]])
+    verdict = judge(bp, forger)
+    assert (verdict.passed, verdict.status) == (False, "timeout"), verdict.detail
+    assert "over its limit" in verdict.detail

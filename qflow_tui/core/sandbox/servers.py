@@ -39,11 +39,13 @@ GRACE = 0.3
 #: A call with a time limit of its own (an EvalPlus input's) is timed by the
 #: program's process, which honest programs report truly. The app's own clock
 #: also runs from the request to the whole answer, which includes encoding and
-#: sending the value: it may exceed the limit by this many seconds plus the
-#: value cap over ``TRANSFER_RATE``, so a program that reports a false time
-#: gains at most that, and an honest one with a large right answer is judged
-#: on its call alone, as EvalPlus judges it.
-TRANSFER_BASE = 0.5
+#: sending the value: the call's time is never less than that clock's less
+#: this many seconds and the answer's size over ``TRANSFER_RATE``. So a
+#: program that reports a false time gains at most that (0.1 s for a small
+#: answer), and an honest one with a large right answer is judged on its call
+#: alone, as EvalPlus judges it. The app ends the process once its clock
+#: passes the limit plus the same allowance for the largest answer allowed.
+TRANSFER_BASE = 0.1
 #: Bytes a second the app assumes for encoding and sending a value (a loaded
 #: 2-core machine moves a 30 MB answer in about 2 s).
 TRANSFER_RATE = 8 << 20
@@ -209,7 +211,8 @@ class Servers:
                     # slack the app's clock allows for sending the value.
                     said = msg.get("d")
                     own = min(float(said), wall) if isinstance(said, (int, float)) and 0 <= said < 1e9 else wall
-                    return {"vj": msg["vj"], "d": max(own, wall - slack)}
+                    sent = TRANSFER_BASE + len(msg["vj"]) / TRANSFER_RATE if limit is not None else 0.0
+                    return {"vj": msg["vj"], "d": max(own, wall - sent)}
                 return {"st": "error", "e": "malformed result from the program's process"}
             if "v" in msg:
                 if type(msg["v"]) is list and len(msg["v"]) == n:
