@@ -44,11 +44,14 @@ GRACE = 0.3
 #: program that reports a false time gains at most that (0.1 s for a small
 #: answer), and an honest one with a large right answer is judged on its call
 #: alone, as EvalPlus judges it. The app ends the process once its clock
-#: passes the limit plus the same allowance for the largest answer allowed.
+#: passes the limit, ``KILL_SLACK`` and the allowance for the largest answer
+#: allowed (only a program that ignores its alarm gets that far).
 TRANSFER_BASE = 0.1
-#: Bytes a second the app assumes for encoding and sending a value (a loaded
-#: 2-core machine moves a 30 MB answer in about 2 s).
-TRANSFER_RATE = 8 << 20
+#: Bytes a second the app assumes for encoding and sending a value: a 2-core
+#: machine at load 25 took 2.5 to 5.3 s for HumanEval+ 130's 30 MB answers,
+#: and up to about 1 MB/s for MBPP+ 630's nested lists.
+TRANSFER_RATE = 2 << 20
+KILL_SLACK = 1.0
 
 
 class Servers:
@@ -192,7 +195,7 @@ class Servers:
             cap = request["m"] = min(size, BIG_VALUE_MAX)
         if limit is not None:
             seconds = request["t"] = min(seconds, max(0.0, limit))
-            slack = TRANSFER_BASE + cap / TRANSFER_RATE
+            slack = KILL_SLACK + cap / TRANSFER_RATE
         t0 = time.monotonic()
         child.send(request)
         usual_line = child.max_line
