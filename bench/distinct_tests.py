@@ -25,7 +25,7 @@ from pathlib import Path
 
 from qflow_tui.commands.solve import load_problem
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.events import Event, TestsDesigned
+from qflow_tui.core.events import Event, Notice, TestsDesigned
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import RunError, run_workflow
 
@@ -50,13 +50,16 @@ def prompt_only(request: dict) -> str:
 class Rounds:
     def __init__(self) -> None:
         self.totals: list[int] = []
+        self.failed = 0
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TestsDesigned):
             self.totals.append(event.total)
+        elif isinstance(event, Notice) and event.message.startswith("test design round"):
+            self.failed += 1
 
 
-async def measure(problem_id: str, model: str, max_tokens: int) -> None:
+async def measure(problem_id: str, model: str, max_tokens: int, call_timeout: float) -> None:
     problem = load_problem(problem_id, None, None)
     config = RunConfig(
         model=model if model != "prompt-only" else "script/prompt-only",
@@ -66,6 +69,7 @@ async def measure(problem_id: str, model: str, max_tokens: int) -> None:
         clarify=0,
         tqc=False,
         max_tokens=max_tokens,
+        call_timeout=call_timeout,
     )
     client = ScriptClient.from_function(prompt_only) if model == "prompt-only" else None
     rounds = Rounds()
@@ -81,14 +85,14 @@ async def measure(problem_id: str, model: str, max_tokens: int) -> None:
     final = rounds.totals[-1] if rounds.totals else 0
     print(
         f"{problem_id} {model}: {final} distinct of {asked} asked (after each round: {after}) "
-        f"in {time.monotonic() - t0:.0f} s",
+        f"{rounds.failed} rounds failed, in {time.monotonic() - t0:.0f} s",
         flush=True,
     )
 
 
 async def main(args: argparse.Namespace) -> None:
     for problem_id in args.problem or ["mbpp/11"]:
-        await measure(problem_id, args.model, args.max_tokens)
+        await measure(problem_id, args.model, args.max_tokens, args.call_timeout)
 
 
 if __name__ == "__main__":
@@ -96,4 +100,5 @@ if __name__ == "__main__":
     parser.add_argument("--model", default="prompt-only")
     parser.add_argument("--problem", action="append")
     parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument("--call-timeout", type=float, default=600.0)
     asyncio.run(main(parser.parse_args()))

@@ -72,10 +72,12 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("programmer refine", refine_prompt(ctx, PROGRAM, FEEDBACK_OF.format(test=test))))
     # The peer workflows' agents (CodeTree, AdaCoder).
     feedback = FEEDBACK_OF.format(test=test)
-    out.append(("thinker strategies", strategies_prompt(ctx, 3)))
-    out.append(("thinker reflect", reflect_prompt(ctx, "Use a loop.", PROGRAM, feedback, 3)))
+    out.append(("thinker strategies", strategies_prompt(ctx, None)))
+    out.append(("thinker strategies bounded", strategies_prompt(ctx, 3)))
+    out.append(("thinker reflect", reflect_prompt(ctx, "Use a loop.", PROGRAM, feedback, None)))
+    out.append(("thinker reflect bounded", reflect_prompt(ctx, "Use a loop.", PROGRAM, feedback, 3)))
     out.append(("solver", solver_prompt(ctx, "Use a loop.")))
-    out.append(("debugger", debugger_prompt(ctx, PROGRAM, feedback, "Handle zero.")))
+    out.append(("debugger", debugger_prompt(ctx, PROGRAM, feedback, "Handle zero.", "Use a loop.")))
     for verify in (False, True):
         out.append((f"critic verify={verify}", critic_prompt(ctx, "Use a loop.", PROGRAM, feedback, verify=verify)))
     out.append(("programming_assistant", assistant_prompt(ctx, None)))

@@ -49,7 +49,15 @@ def test_qflow_workflows_lists_each_with_its_settings_and_defaults(capsys):
     assert main(["workflows", "codetree", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     (tree,) = data["workflows"]
-    assert [s["key"] for s in tree["settings"]] == ["budget", "depth", "width", "search"]
+    assert [s["key"] for s in tree["settings"]] == [
+        "budget",
+        "depth",
+        "width",
+        "search",
+        "solution_verification",
+        "node_abort",
+        "node_scoring",
+    ]
     assert tree["settings"][0]["default"] == 20 and tree["settings"][3]["choices"] == ["critic", "bfs", "dfs"]
     assert [a["role"] for a in tree["agents"]] == ["thinker", "solver", "debugger", "critic"]
 
