@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,18 @@ async def test_tqc_rejects_a_wrong_synthesized_test_and_the_debugger_never_sees_
     # The visible tests are never run for feedback in the standard setting.
     runs = rec.of("sandbox_run")
     assert runs and all("add_one(1) == 2" not in json.dumps(r.results) for r in runs)
+
+
+@pytest.mark.parametrize("told", [False, True])
+async def test_the_debugger_is_told_the_tests_may_be_wrong_only_when_the_setting_says_so(tmp_path, told):
+    """The paper's Self-Debugger is not told to doubt the tests (the Test Quality
+    Checker does that); ``tests_may_be_wrong`` adds the instruction, off by default."""
+    story = Story(debug=lambda p, e: CORRECT)
+    cfg = {"workflow_settings": {"tests_may_be_wrong": True}} if told else {}
+    await solve(story, tmp_path, prompts=1, **cfg)
+    prompts = [c["messages"][-1]["content"] for c in story.of("self_debugger")]
+    assert prompts and all(("may be wrong" in p) is told for p in prompts)
+    assert all("follow the statement" not in p for p in prompts) is not told
 
 
 async def test_without_tqc_the_debugger_sees_the_wrong_test(tmp_path):
@@ -193,6 +206,27 @@ async def test_test_designer_rounds_temperature_and_dedup(tmp_path):
     assert designed[0].tests == ["assert add_one(10) == 11"] and designed[-1].total == 1
 
 
+async def test_each_test_design_round_is_told_the_tests_it_has_and_so_yields_new_ones(tmp_path):
+    """A low-temperature model answers the same prompt the same way: five
+    identical rounds would yield one round's tests. Told the tests it has, a
+    model whose answer depends only on its prompt yields 50 distinct."""
+
+    def designer(request: dict) -> str:
+        text = request["messages"][-1]["content"]
+        if request["agent"] != "test_designer":
+            return story(request)
+        shown = {int(x) for x in re.findall(r"add_one\((-?\d+)\)", text)}
+        fresh = [x for x in range(100, 200) if x not in shown][:10]
+        return "```python\n" + "\n".join(f"assert add_one({x}) == {x + 1}" for x in fresh) + "\n```"
+
+    story = Story(debug=lambda p, e: CORRECT)
+    config = RunConfig(model="script/story", prompts=1, tqc=False)
+    rec = Recorder()
+    await run_workflow(PROBLEM, config, client=ScriptClient.from_function(designer), sinks=[rec], session_dir=tmp_path)
+    designed = rec.of("tests_designed")
+    assert [e.total for e in designed] == [10, 20, 30, 40, 50]
+
+
 async def test_session_file_holds_every_event(tmp_path):
     story = Story(generate=lambda p: CORRECT)
     outcome, rec = await solve(story, tmp_path, prompts=1)
@@ -278,7 +312,7 @@ async def test_a_failed_tqc_check_leaves_that_test_out_and_a_failed_design_round
     assert (
         verdicts["assert add_one(0) == 1"][0] == "rejected" and "not checked" in verdicts["assert add_one(0) == 1"][1]
     )
-    # The rounds run at once: round 2's failure costs only its own tests.
+    # Round 2's failure costs only its own tests: the later rounds still run.
     assert len(story.of("test_designer")) == 5
     assert any("test design round 2 failed" in n.message for n in rec.of("notice"))
     assert "add_one(0)" not in " ".join(c["messages"][-1]["content"] for c in story.of("self_debugger"))
