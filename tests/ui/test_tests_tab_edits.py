@@ -1,4 +1,4 @@
-"""The Tests tab's edits at a stop show at once: a kept, dropped or deleted test
+"""The Tests tab's edits at a stop show at once: a test kept or dropped (space) or deleted (d)
 changes its row while the edit waits for the run to take it, `t` refuses a test
 deleted with `d`, and `+` opens an empty editor whose example is a placeholder
 (typing writes the test, it does not append to the example)."""
@@ -30,12 +30,12 @@ async def test_k_and_d_change_the_row_and_t_refuses_a_deleted_test() -> None:
         view = screen.query_one(RunView)
         grid = view.query_one("#tests-grid", DataTable)
         assert row_text(grid, 0)[1] == "kept" and row_text(grid, 9)[1] == "rejected"
-        await pilot.press("k")  # test 1: kept, to be dropped
+        await pilot.press("space")  # test 1: kept, to be dropped
         await pilot.pause()
         assert row_text(grid, 0)[1] == "→ drop", row_text(grid, 0)
         grid.move_cursor(row=9)
         await pilot.pause()
-        await pilot.press("k")  # test 10: rejected, to be kept
+        await pilot.press("space")  # test 10: rejected, to be kept
         await pilot.pause()
         assert row_text(grid, 9)[1] == "→ keep", row_text(grid, 9)
         grid.move_cursor(row=1)
@@ -53,7 +53,7 @@ async def test_k_and_d_change_the_row_and_t_refuses_a_deleted_test() -> None:
             str(n.message) for n in app._notifications
         ]
         # k on it neither: a deleted test has no verdict to turn.
-        await pilot.press("k")
+        await pilot.press("space")
         await pilot.pause()
         assert row_text(grid, 1)[1] == "→ delete"
         # d again undoes the delete: the row is as the TQC left it.

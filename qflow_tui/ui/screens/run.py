@@ -64,7 +64,12 @@ class RunScreen(AppScreen[None]):
             tooltip="The stopped progression's next quality check: a accept, r reject (the same key again: undo)",
         ),
         Binding("r", "override_verdict(False)", "Reject", show=False),
-        Binding("k", "toggle_test_verdict", "Keep/drop", tooltip="Keep or drop the highlighted test over the TQC"),
+        Binding(
+            "space",
+            "toggle_test_verdict",
+            "Keep/drop",
+            tooltip="Keep or drop the highlighted test over the TQC",
+        ),
         Binding("t", "edit_test", "Edit", tooltip="Edit the highlighted synthesized test"),
         Binding("plus", "add_test", "Add", key_display="+", tooltip="Add a test to the kept synthesized tests"),
         Binding("d", "delete_test", "Delete", tooltip="Delete the highlighted synthesized test"),
@@ -75,7 +80,7 @@ class RunScreen(AppScreen[None]):
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
         Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
-        Binding("g", "give_up_retry", "Give up retry", tooltip="Give up the retries the run is waiting to make"),
+        Binding("ctrl+g", "give_up_retry", "Give up retry", tooltip="Give up the retries the run is waiting to make"),
     ]
 
     def __init__(
@@ -566,7 +571,7 @@ class RunScreen(AppScreen[None]):
         test = self._highlighted_test()
         if test is None or not self._can_edit("toggle_test_verdict"):
             return
-        if self._refuse_deleted(test, "k keeps or drops it"):
+        if self._refuse_deleted(test, "space keeps or drops it"):
             return
         if test.test in self.steering.test_verdicts:
             del self.steering.test_verdicts[test.test]

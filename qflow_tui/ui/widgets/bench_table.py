@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import DataTable
 
 from ...core.bench.report import step_columns
 from ...core.safe_text import one_line
 from ..palette import Palette, palette
 from ..replay_model import short_step
 from .columns import room_left
+from .lists import ListTable
 
 #: The widths of the columns beside the steps'.
 _WIDTHS = {"problem": 16, "status": 14, "tokens": 6, "time": 6}
@@ -101,7 +101,7 @@ def _tokens(n: int) -> str:
     return str(n)
 
 
-class BenchTable(DataTable[Any]):
+class BenchTable(ListTable):
     """One row per run, one column per workflow step seen in the results so far."""
 
     def __init__(self, **kwargs: Any) -> None:

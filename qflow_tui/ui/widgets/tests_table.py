@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static
 from ..palette import Palette, palette
 from ..state import RunState, SynthTest
 from .columns import room_left
+from .lists import ListTable
 
 #: How an edit a person made at a stop, not yet taken by the run, reads in the
 #: TQC column (the run takes it when it goes on: then the row says ✎).
@@ -22,8 +23,8 @@ PENDING_WORDS = {"keep": "→ keep", "drop": "→ drop", "delete": "→ delete",
 
 #: What the detail says of a pending edit.
 _PENDING_DETAIL = {
-    "keep": "kept over the TQC when the run goes on (k again: undo)",
-    "drop": "dropped over the TQC when the run goes on (k again: undo)",
+    "keep": "kept over the TQC when the run goes on (space again: undo)",
+    "drop": "dropped over the TQC when the run goes on (space again: undo)",
     "delete": "deleted when the run goes on (d again: undo)",
     "edit": "replaced by your edit when the run goes on (t: change it)",
 }
@@ -124,7 +125,7 @@ class TestsTable(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="tests-summary")
-        table: DataTable[Any] = DataTable(id="tests-grid", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = ListTable(id="tests-grid", cursor_type="row", zebra_stripes=True)
         self._add_columns(table)
         yield table
         with VerticalScroll(id="tests-detail"):
