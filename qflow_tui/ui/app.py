@@ -7,9 +7,10 @@ script use, so all three see the same app.
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -22,6 +23,7 @@ from textual.notifications import Notify
 from textual.screen import Screen
 
 from ..core.config import ConfigError, RunConfig, save_setting
+from .first_minute import FirstMinute, first_minute
 from .messages import KeyDone
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
 
@@ -64,8 +66,21 @@ class QFlowApp(App[int]):
         breakpoints: list[Any] | None = None,
         bench_folder: str | Path | None = None,
         compare_paths: tuple[str | Path, str | Path] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
+        self.first_minute: FirstMinute | None = None
+        """Set when the default model has no key: the app opens on a model that
+        answers instead (see ui/first_minute.py)."""
+        opens_elsewhere = replay_path or bench_runner or bench_folder or compare_paths
+        if client is None and not opens_elsewhere:
+            self.first_minute = first_minute(config, os.environ if env is None else env)
+        if self.first_minute is not None:
+            config = config.replace(model=self.first_minute.model)
+            if self.first_minute.offer_ways and not (problem_text or tests_text):
+                from .screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS  # what the script model answers
+
+                problem_text, tests_text = EXAMPLE_STATEMENT, EXAMPLE_TESTS
         self.config = config
         """Settings the compose form starts from; each run uses the form's copy."""
         self.client = client
@@ -129,6 +144,36 @@ class QFlowApp(App[int]):
             self.push_screen(BenchScreen(self.bench_runner, self.bench_folder))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
+        if self.first_minute is not None:
+            self._offer_first_minute(self.first_minute)
+
+    def _offer_first_minute(self, start: FirstMinute) -> None:
+        """Say which model the form holds instead of the default, and why; with no
+        model on this machine, offer the three ways in on one screen."""
+        missing = start.missing
+        if not start.offer_ways:
+            self.notify(
+                f"{missing.variable} is not set, so the form holds {start.model}, a small model on this machine "
+                f"(set {missing.variable} and start again for {missing.model}).",
+                timeout=10,
+                markup=False,
+            )
+            return
+        from .screens.first_minute import FirstMinuteScreen
+
+        def chosen(way: str | None) -> None:
+            if way == "demo":
+                from ..locations import demo_session
+
+                self.replay_options = {"play": True, "intro": True}
+                self.open_replay(demo_session())
+            elif way == "run":
+                from .screens.compose import ComposeScreen
+
+                if isinstance(self.screen, ComposeScreen):
+                    self.screen.action_run()
+
+        self.push_screen(FirstMinuteScreen(missing.variable, missing.model), chosen)
 
     def run(self, *args: Any, **kwargs: Any) -> int | None:
         """Run in this terminal, as every qflow command that opens the app does."""
