@@ -141,3 +141,28 @@ async def test_the_keys_list_scrolls_on_j_k_g_g() -> None:
         assert scroll.scroll_y == scroll.max_scroll_y
         await pilot.press("g")
         assert scroll.scroll_y == 0
+
+
+async def test_slash_filters_the_bench_table_and_escape_clears_it(tmp_path):
+    folder = tmp_path / "bench"
+    shutil.copytree(FINISHED, folder)
+    app = create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        screen = app.screen
+        table = screen.query_one("#bench-table", DataTable)
+        everything = table.row_count
+        await pilot.press("slash", *"passed /1")
+        await pilot.pause()
+        found = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert everything == 4 and found == ["humaneval/1"], found
+        await pilot.press("enter")  # back to the rows found, not a replay
+        await pilot.pause()
+        assert table.has_focus and isinstance(app.screen, BenchScreen)
+        await pilot.press("escape")  # clears the search first
+        await pilot.pause()
+        assert app.screen is screen and table.row_count == everything
+        await pilot.press("slash", *"nothing-like-this")
+        await pilot.pause()
+        assert table.row_count == 0 and "No problem matches" in str(screen.query_one("#bench-detail").render())
