@@ -276,7 +276,9 @@ class ComposeScreen(AppScreen[None]):
         self.app.theme_changed_signal.subscribe(self, lambda _t: self._style_editors())
         self._style_editors()
         cfg: RunConfig = qflow_app(self).config
-        self.call_after_refresh(warm_up_the_run_screen, cfg.model, cfg.base_url)
+        # The app's refresh, not this screen's: a dialog over the form at start
+        # (the three ways in, with no key) keeps the form from refreshing.
+        self.app.call_after_refresh(warm_up_the_run_screen, cfg.model, cfg.base_url)
 
     def _highlight_tests(self) -> None:
         if self.is_attached:
