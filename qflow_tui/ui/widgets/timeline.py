@@ -179,8 +179,8 @@ class Timeline(VerticalScroll, can_focus=True):
     BINDINGS = [
         Binding("up,k", "move_cursor(-1)", "Previous step", show=False),
         Binding("down,j", "move_cursor(1)", "Next step", show=False),
-        Binding("home,g", "move_to(0)", "First step", show=False),
-        Binding("end,G", "move_to(-1)", "Last step", show=False),
+        Binding("g", "move_to(0)", "First step", show=False),
+        Binding("G", "move_to(-1)", "Last step", show=False),
     ]
 
     @dataclass
