@@ -270,11 +270,22 @@ class QFlowApp(App[int]):
                 self._key_on_its_way = done
                 target.post_message(done)
                 # Should the widget go before it handles the key, the key is lost, not the rest.
-                self.set_timer(KEY_WAIT_LIMIT, partial(self._key_done, done))
+                self.set_timer(KEY_WAIT_LIMIT, partial(self._key_lost, done, target, KEY_WAIT_LIMIT))
 
     @on(KeyDone)
     async def _key_arrived(self, message: KeyDone) -> None:
         await self._key_done(message)
+
+    async def _key_lost(self, done: KeyDone, target: Any, waited: float) -> None:
+        """A key still on its way after ``waited`` seconds: lost if the widget it
+        went to is gone; else (a busy machine) waited for, up to KEY_WAIT_MOST
+        (a handler that never returns must not leave every later key dead)."""
+        if self._key_on_its_way is not done:
+            return
+        if target.is_attached and target.is_running and waited < KEY_WAIT_MOST:
+            self.set_timer(KEY_WAIT_LIMIT, partial(self._key_lost, done, target, waited + KEY_WAIT_LIMIT))
+            return
+        await self._key_done(done)
 
     async def _key_done(self, done: KeyDone) -> None:
         if self._key_on_its_way is done:
@@ -374,9 +385,12 @@ class QFlowApp(App[int]):
             yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
 
 
-#: Seconds a key waits at most for the one before it: a key handed to a widget
+#: Seconds between looks at a key still on its way: a key handed to a widget
 #: that goes away before it handles it never reports back.
 KEY_WAIT_LIMIT = 0.5
+#: Seconds a key waits at most while the widget before it is alive but busy
+#: (under a load of 20 the key before took over half a second).
+KEY_WAIT_MOST = 5.0
 
 #: How many notifications the log keeps.
 MESSAGE_LOG_SIZE = 200
