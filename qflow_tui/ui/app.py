@@ -7,9 +7,10 @@ script use, so all three see the same app.
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -22,6 +23,7 @@ from textual.notifications import Notify
 from textual.screen import Screen
 
 from ..core.config import ConfigError, RunConfig, save_setting
+from .first_minute import FirstMinute, first_minute
 from .messages import KeyDone
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
 
@@ -64,8 +66,21 @@ class QFlowApp(App[int]):
         breakpoints: list[Any] | None = None,
         bench_folder: str | Path | None = None,
         compare_paths: tuple[str | Path, str | Path] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
+        self.first_minute: FirstMinute | None = None
+        """Set when the default model has no key: the app opens on a model that
+        answers instead (see ui/first_minute.py)."""
+        opens_elsewhere = replay_path or bench_runner or bench_folder or compare_paths
+        if client is None and not opens_elsewhere:
+            self.first_minute = first_minute(config, os.environ if env is None else env)
+        if self.first_minute is not None:
+            config = config.replace(model=self.first_minute.model)
+            if self.first_minute.offer_ways and not (problem_text or tests_text):
+                from .screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS  # what the script model answers
+
+                problem_text, tests_text = EXAMPLE_STATEMENT, EXAMPLE_TESTS
         self.config = config
         """Settings the compose form starts from; each run uses the form's copy."""
         self.client = client
@@ -129,6 +144,36 @@ class QFlowApp(App[int]):
             self.push_screen(BenchScreen(self.bench_runner, self.bench_folder))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
+        if self.first_minute is not None:
+            self._offer_first_minute(self.first_minute)
+
+    def _offer_first_minute(self, start: FirstMinute) -> None:
+        """Say which model the form holds instead of the default, and why; with no
+        model on this machine, offer the three ways in on one screen."""
+        missing = start.missing
+        if not start.offer_ways:
+            self.notify(
+                f"{missing.variable} is not set, so the form holds {start.model}, a small model on this machine "
+                f"(set {missing.variable} and start again for {missing.model}).",
+                timeout=10,
+                markup=False,
+            )
+            return
+        from .screens.first_minute import FirstMinuteScreen
+
+        def chosen(way: str | None) -> None:
+            if way == "demo":
+                from ..locations import demo_session
+
+                self.replay_options = {"play": True, "intro": True}
+                self.open_replay(demo_session())
+            elif way == "run":
+                from .screens.compose import ComposeScreen
+
+                if isinstance(self.screen, ComposeScreen):
+                    self.screen.action_run()
+
+        self.push_screen(FirstMinuteScreen(missing.variable, missing.model), chosen)
 
     def run(self, *args: Any, **kwargs: Any) -> int | None:
         """Run in this terminal, as every qflow command that opens the app does."""
@@ -225,11 +270,22 @@ class QFlowApp(App[int]):
                 self._key_on_its_way = done
                 target.post_message(done)
                 # Should the widget go before it handles the key, the key is lost, not the rest.
-                self.set_timer(KEY_WAIT_LIMIT, partial(self._key_done, done))
+                self.set_timer(KEY_WAIT_LIMIT, partial(self._key_lost, done, target, KEY_WAIT_LIMIT))
 
     @on(KeyDone)
     async def _key_arrived(self, message: KeyDone) -> None:
         await self._key_done(message)
+
+    async def _key_lost(self, done: KeyDone, target: Any, waited: float) -> None:
+        """A key still on its way after ``waited`` seconds: lost if the widget it
+        went to is gone; else (a busy machine) waited for, up to KEY_WAIT_MOST
+        (a handler that never returns must not leave every later key dead)."""
+        if self._key_on_its_way is not done:
+            return
+        if target.is_attached and target.is_running and waited < KEY_WAIT_MOST:
+            self.set_timer(KEY_WAIT_LIMIT, partial(self._key_lost, done, target, waited + KEY_WAIT_LIMIT))
+            return
+        await self._key_done(done)
 
     async def _key_done(self, done: KeyDone) -> None:
         if self._key_on_its_way is done:
@@ -329,9 +385,12 @@ class QFlowApp(App[int]):
             yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
 
 
-#: Seconds a key waits at most for the one before it: a key handed to a widget
+#: Seconds between looks at a key still on its way: a key handed to a widget
 #: that goes away before it handles it never reports back.
 KEY_WAIT_LIMIT = 0.5
+#: Seconds a key waits at most while the widget before it is alive but busy
+#: (under a load of 20 the key before took over half a second).
+KEY_WAIT_MOST = 5.0
 
 #: How many notifications the log keeps.
 MESSAGE_LOG_SIZE = 200

@@ -171,7 +171,7 @@ async def test_jump_to_a_step_from_the_timeline_and_from_the_list():
         await settle(pilot)
         at = len(chips) - 3
         assert screen.current_step == at and screen.position == screen.steps[at].end
-        await pilot.press("g")
+        await pilot.press("colon")
         await pilot.pause()
         await pilot.press("end", "enter")
         await settle(pilot)
@@ -250,7 +250,7 @@ async def test_a_file_that_is_not_a_session_is_refused_on_screen(tmp_path):
         assert isinstance(screen, ReplayScreen)
         assert "not a qflow session" in screen.error
         assert "not a qflow session" in str(screen.query_one("#replay-banner").render())
-        await pilot.press("space", "right", "g")  # nothing to do, and no crash
+        await pilot.press("space", "right", "colon")  # nothing to do, and no crash
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ReplayScreen)
@@ -334,7 +334,7 @@ async def test_the_browser_lists_searches_opens_exports_and_deletes(sessions_fol
         await pilot.press("enter")
         await pilot.pause()
         assert (tmp_path / "s0.md").read_text().startswith("# MBPP 11: remove occurrences")
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
@@ -410,9 +410,9 @@ async def test_escape_in_the_search_stays_in_the_browser(sessions_folder):
         assert screen.query_one("#sessions-search").has_focus
         await pilot.press("escape")
         await pilot.pause()
-        # Still the browser, the table has the keys: "j" means export, not a letter in an editor.
+        # Still the browser, the table has the keys: "J" means export, not a letter in an editor.
         assert app.screen is screen and screen.query_one("#sessions-table").has_focus
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert isinstance(app.screen, PathPrompt)
         await pilot.press("escape")

@@ -296,7 +296,9 @@ class ComposeScreen(AppScreen[None]):
         self.app.theme_changed_signal.subscribe(self, lambda _t: self._style_editors())
         self._style_editors()
         cfg: RunConfig = qflow_app(self).config
-        self.call_after_refresh(warm_up_the_run_screen, cfg.model, cfg.base_url)
+        # The app's refresh, not this screen's: a dialog over the form at start
+        # (the three ways in, with no key) keeps the form from refreshing.
+        self.app.call_after_refresh(warm_up_the_run_screen, cfg.model, cfg.base_url)
         if cfg.base_url:
             base_url = cfg.base_url
             self.run_worker(lambda: self._ask_server(base_url), thread=True, group="models", exit_on_error=False)

@@ -157,6 +157,8 @@ class RunView(Widget):
         self._content: dict[str, Widget] = {}
         """Each tab's widget, from when its mount starts (see _TAB_CONTENT); the agents' is composed."""
         self._mounting: dict[str, AwaitMount] = {}
+        self._pending_tests: dict[str, str] = {}
+        """Edits to the synthesized tests a live run has not taken yet (see show_pending_tests)."""
 
     def compose(self) -> ComposeResult:
         yield Static("starting…", id="run-progress", markup=False)
@@ -327,6 +329,9 @@ class RunView(Widget):
         state, p = self.state, self.progression
         if tab == "tab-agents":
             self.query_one(AgentPanes).update_from(state, p, self.retry_countdown())
+        elif isinstance(content, TestsTable):
+            content.pending = self._pending_tests
+            content.update_from(state, p)
         elif isinstance(content, Timeline | ImaginedTrace | TestsTable | ProgramView | SearchTree):
             content.update_from(state, p)
 
@@ -341,6 +346,17 @@ class RunView(Widget):
         if text != self._progress_shown:
             self._progress_shown = text
             bar.update(text, layout=False)  # one line, always: no reflow of the screen
+
+    def show_pending_tests(self, pending: dict[str, str]) -> None:
+        """Mark the synthesized tests a person kept, dropped, deleted or edited at
+        a stop, until the run takes the edits (``{test: "keep"}``, see
+        TestsTable.pending)."""
+        if pending == self._pending_tests:
+            return
+        self._pending_tests = dict(pending)
+        self._stale_tabs.add("tab-tests")
+        if self.is_mounted:
+            self._paint_tab(self.query_one("#run-tabs", TabbedContent).active)
 
     def paint_status(self) -> None:
         """Repaint the status bar alone (elapsed time, calls, tokens)."""
