@@ -6,7 +6,17 @@ from __future__ import annotations
 
 from ...config import RunConfig
 from ..base import Agent, PlannedStep, WorkflowSpec
-from ..settings import ITERATIONS
+from ..settings import ITERATIONS, Setting
+
+SETTINGS = (
+    ITERATIONS,
+    Setting(
+        "per_test_feedback",
+        "the Code Evaluator reports every failing test with the value returned (not in the paper, "
+        "whose Algorithm 2 reports the first error message only)",
+        default=False,
+    ),
+)
 
 
 def _adacoder_plan(cfg: RunConfig) -> list[PlannedStep]:
@@ -34,7 +44,7 @@ SPEC = WorkflowSpec(
         Agent("debug_specialist", "Debug specialist", "DS"),
         Agent("prompt_engineer", "Prompt engineer", "PE"),
     ),
-    settings=(ITERATIONS,),
+    settings=SETTINGS,
     plan=_adacoder_plan,
     visible_tests=lambda cfg: "executed in the sandbox",
     executes_visible=lambda cfg: True,

@@ -15,26 +15,14 @@ follow it.
 
 from __future__ import annotations
 
-from ...agents.test_executor import execute_tests, execution_feedback
 from ...context import RunContext
 from ...events import Decision, ProgramCandidate
-from ...steps import StepOutcome, step
+from ...steps import step
 from ..base import WorkflowResult
 from . import debug_specialist
+from .code_evaluator import evaluate
 from .programming_assistant import write_code
 from .prompt_engineer import make_plan
-
-
-async def _evaluate(ctx: RunContext, code: str, s: StepOutcome) -> tuple[bool, str]:
-    """The Code Evaluator (Algorithm 2) on ``code``: success, or the error
-    information (the load error, or each failing test's error or value)."""
-    report = await execute_tests(
-        ctx, code, ctx.problem.test_sources, purpose="adacoder", agent="code_evaluator", step=s.name, progression=0
-    )
-    ok = report.load_error is None and report.total > 0 and report.passed == report.total
-    s.outcome = "accepted" if ok else "rejected"
-    s.detail = (s.detail + "; " if s.detail else "") + f"{report.passed}/{report.total} sample tests pass"
-    return ok, "" if ok else execution_feedback(report)
 
 
 def _decide(ctx: RunContext, step_name: str, ok: bool, reason: str) -> None:
@@ -56,7 +44,7 @@ async def _debug_step(ctx: RunContext, iteration: int, code: str, info: str) -> 
         s.detail = ", ".join(fixed.rules) if fixed.rules else "no rule applied"
         if fixed.rules:
             ctx.event(ProgramCandidate(step=s.name, agent="debug_specialist", progression=0, program=fixed.code))
-            ok, info = await _evaluate(ctx, fixed.code, s)
+            ok, info = await evaluate(ctx, fixed.code, s)
         else:
             # Nothing changed: evaluating the same program again would say the same.
             ok, s.outcome = False, "rejected"
@@ -68,7 +56,7 @@ async def run_adacoder(ctx: RunContext) -> WorkflowResult:
     # Phase 1: initial code generation without planning.
     async with step(ctx, "programming_assistant", "programming_assistant", progression=0) as s:
         code = first = await write_code(ctx, None, step=s.name)
-        ok, info = await _evaluate(ctx, code, s)
+        ok, info = await evaluate(ctx, code, s)
     _decide(ctx, s.name, ok, "Phase 1 failed: on to Phase 2 (debug specialist, then planning)")
     if ok:
         return WorkflowResult(code, "accepted", s.name, 0, first)
@@ -87,7 +75,7 @@ async def run_adacoder(ctx: RunContext) -> WorkflowResult:
             plan = await make_plan(ctx, debug_info or info, step=s.name, iteration=iteration)
         async with step(ctx, "programming_assistant", "programming_assistant", attempt=iteration, progression=0) as s:
             code = await write_code(ctx, plan, step=s.name, iteration=iteration)
-            ok, info = await _evaluate(ctx, code, s)
+            ok, info = await evaluate(ctx, code, s)
         _decide(ctx, s.name, ok, "the planned program fails: back to the debug specialist")
         if ok:
             return WorkflowResult(code, "accepted", s.name, 0, first)
