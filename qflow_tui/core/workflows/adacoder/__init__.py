@@ -16,15 +16,32 @@ SETTINGS = (
         "whose Algorithm 2 reports the first error message only)",
         default=False,
     ),
+    Setting(
+        "prompt_engineer",
+        "the Prompt Engineer plans each regeneration (Table XI ablation: off, the program is "
+        "written again from the task alone)",
+        default=True,
+    ),
+    Setting(
+        "debug_specialist",
+        "the Debug Specialist's rules fix superficial errors (Table XI ablation: off, the Prompt "
+        "Engineer plans from the program's own error)",
+        default=True,
+    ),
 )
 
 
 def _adacoder_plan(cfg: RunConfig) -> list[PlannedStep]:
+    with_debug, with_plan = cfg.setting("debug_specialist"), cfg.setting("prompt_engineer")
     steps = [PlannedStep("programming_assistant", "phase 1: generate", ("programming_assistant", "code_evaluator"))]
     for i in range(1, cfg.iterations + 2):
-        steps.append(PlannedStep(f"debug_specialist:{i}", f"debug rules {i}", ("debug_specialist", "code_evaluator")))
+        if with_debug:
+            steps.append(
+                PlannedStep(f"debug_specialist:{i}", f"debug rules {i}", ("debug_specialist", "code_evaluator"))
+            )
         if i <= cfg.iterations:
-            steps.append(PlannedStep(f"prompt_engineer:{i}", f"plan {i}", ("prompt_engineer",)))
+            if with_plan:
+                steps.append(PlannedStep(f"prompt_engineer:{i}", f"plan {i}", ("prompt_engineer",)))
             steps.append(
                 PlannedStep(
                     f"programming_assistant:{i}", f"regenerate {i}", ("programming_assistant", "code_evaluator")

@@ -11,6 +11,15 @@ Algorithm 1, the last regenerated program gets the Debug Specialist too, and
 when nothing passes the last debugged program is returned (line 22). The plan
 Algorithm 1 would make after the last iteration is skipped: no program would
 follow it.
+
+Table XI's ablations remove an agent from Algorithm 1 and change nothing else:
+- ``prompt_engineer`` off ("w/o Prompt"): line 20 goes, so the plan stays None
+  and each Phase 2 iteration the Programming Assistant writes the program again
+  from the task alone (line 7);
+- ``debug_specialist`` off ("w/o Debug"): lines 15-19 go, so the Prompt
+  Engineer plans from the Code Evaluator's error on the program as written
+  (EvalResult1), and when nothing passes the last program written is returned.
+With both off, Phase 2 is t more programs written from the task alone.
 """
 
 from __future__ import annotations
@@ -53,30 +62,42 @@ async def _debug_step(ctx: RunContext, iteration: int, code: str, info: str) -> 
 
 async def run_adacoder(ctx: RunContext) -> WorkflowResult:
     t = ctx.config.iterations
+    with_debug = bool(ctx.config.setting("debug_specialist"))
+    with_plan = bool(ctx.config.setting("prompt_engineer"))
+    next_stage = "on to planning" if with_plan else "on to writing it again"
     # Phase 1: initial code generation without planning.
     async with step(ctx, "programming_assistant", "programming_assistant", progression=0) as s:
         code = first = await write_code(ctx, None, step=s.name)
         ok, info = await evaluate(ctx, code, s)
-    _decide(ctx, s.name, ok, "Phase 1 failed: on to Phase 2 (debug specialist, then planning)")
+    phase_2 = "debug specialist" if with_debug else "no debug specialist"
+    _decide(ctx, s.name, ok, f"Phase 1 failed: on to Phase 2 ({phase_2}, {'planning' if with_plan else 'no plan'})")
     if ok:
         return WorkflowResult(code, "accepted", s.name, 0, first)
 
     # Phase 2: iterative code generation with planning.
     for iteration in range(1, t + 2):
-        debugged, ok, debug_info = await _debug_step(ctx, iteration, code, info)
         last = iteration == t + 1
-        name = f"debug_specialist:{iteration}"
-        _decide(ctx, name, ok, "the last debugged program stands" if last else "logic errors remain: on to planning")
-        if ok:
-            return WorkflowResult(debugged, "accepted", name, 0, first)
+        if with_debug:
+            code, ok, debug_info = await _debug_step(ctx, iteration, code, info)
+            info = debug_info or info
+            name = f"debug_specialist:{iteration}"
+            _decide(ctx, name, ok, "the last debugged program stands" if last else f"logic errors remain: {next_stage}")
+            if ok:
+                return WorkflowResult(code, "accepted", name, 0, first)
         if last:
-            return WorkflowResult(debugged, "rejected", None, 0, first)
-        async with step(ctx, "prompt_engineer", "prompt_engineer", attempt=iteration, progression=0) as s:
-            plan = await make_plan(ctx, debug_info or info, step=s.name, iteration=iteration)
+            return WorkflowResult(code, "rejected", None, 0, first)
+        plan = None
+        if with_plan:
+            async with step(ctx, "prompt_engineer", "prompt_engineer", attempt=iteration, progression=0) as s:
+                plan = await make_plan(ctx, info, step=s.name, iteration=iteration)
         async with step(ctx, "programming_assistant", "programming_assistant", attempt=iteration, progression=0) as s:
             code = await write_code(ctx, plan, step=s.name, iteration=iteration)
             ok, info = await evaluate(ctx, code, s)
-        _decide(ctx, s.name, ok, "the planned program fails: back to the debug specialist")
+        if iteration == t and not with_debug:
+            reason = "the last program written stands"
+        else:
+            reason = "the program fails: " + ("back to the debug specialist" if with_debug else next_stage)
+        _decide(ctx, s.name, ok, reason)
         if ok:
             return WorkflowResult(code, "accepted", s.name, 0, first)
     raise AssertionError("unreachable: the loop returns")
