@@ -11,7 +11,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable, OptionList
 from ui_app import SIZE, build_app, replay_app
-from ui_steps import start_run, step_to, wait_until
+from ui_steps import open_tests_tab_at_first_debug, wait_until
 
 from qflow_tui.commands.demo import demo_session
 from qflow_tui.core.config import RunConfig
@@ -59,10 +59,15 @@ async def test_the_sessions_browser_moves_on_j_k_g_g_and_exports_jsonl_on_shift_
         assert type(app.screen).__name__ == "PathPrompt"
 
 
-async def test_the_bench_table_moves_on_j_k_g_g(tmp_path):
+def _finished_bench_app(tmp_path: Path):
+    """The app on a copy of a finished bench folder (the bench screen opens on it)."""
     folder = tmp_path / "bench"
     shutil.copytree(FINISHED, folder)
-    app = create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+    return create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+
+
+async def test_the_bench_table_moves_on_j_k_g_g(tmp_path):
+    app = _finished_bench_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
         await pilot.pause()
@@ -72,11 +77,7 @@ async def test_the_bench_table_moves_on_j_k_g_g(tmp_path):
 async def test_the_tests_table_moves_on_j_k_and_space_keeps_or_drops() -> None:
     app = build_app(config=ONE, stepping=True)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await start_run(pilot)
-        await step_to(pilot, screen, "self_debug:1", 0)
-        await pilot.press("4")
-        await pilot.pause()
-        grid = screen.query_one("#tests-grid", DataTable)
+        screen, grid = await open_tests_tab_at_first_debug(pilot)
         await walk_rows(pilot, grid)
         await pilot.press("space")
         assert screen.steering.test_verdicts == {screen.query_one(RunView).state.synth[0].test: False}
@@ -144,9 +145,7 @@ async def test_the_keys_list_scrolls_on_j_k_g_g() -> None:
 
 
 async def test_slash_filters_the_bench_table_and_escape_clears_it(tmp_path):
-    folder = tmp_path / "bench"
-    shutil.copytree(FINISHED, folder)
-    app = create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+    app = _finished_bench_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
         await pilot.pause()

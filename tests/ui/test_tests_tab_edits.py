@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, TextArea
 from ui_app import SIZE, build_app
-from ui_steps import finish_run, start_run, step_to, wait_until
+from ui_steps import finish_run, open_tests_tab_at_first_debug, wait_until
 
 from qflow_tui.core.config import RunConfig
 from qflow_tui.ui.screens.steer_edit import SteerEditScreen
@@ -20,15 +20,11 @@ def row_text(grid: DataTable, row: int) -> list[str]:
     return [str(cell) for cell in grid.get_row_at(row)]
 
 
-async def test_k_and_d_change_the_row_and_t_refuses_a_deleted_test() -> None:
+async def test_space_and_d_change_the_row_and_t_refuses_a_deleted_test() -> None:
     app = build_app(config=ONE, stepping=True)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await start_run(pilot)
-        await step_to(pilot, screen, "self_debug:1", 0)
-        await pilot.press("4")
-        await pilot.pause()
+        screen, grid = await open_tests_tab_at_first_debug(pilot)
         view = screen.query_one(RunView)
-        grid = view.query_one("#tests-grid", DataTable)
         assert row_text(grid, 0)[1] == "kept" and row_text(grid, 9)[1] == "rejected"
         await pilot.press("space")  # test 1: kept, to be dropped
         await pilot.pause()
@@ -73,10 +69,7 @@ async def test_k_and_d_change_the_row_and_t_refuses_a_deleted_test() -> None:
 async def test_plus_opens_an_empty_editor_with_the_example_as_placeholder() -> None:
     app = build_app(config=ONE, stepping=True)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await start_run(pilot)
-        await step_to(pilot, screen, "self_debug:1", 0)
-        await pilot.press("4")
-        await pilot.pause()
+        screen, _grid = await open_tests_tab_at_first_debug(pilot)
         await pilot.press("plus")
         await wait_until(pilot, lambda: isinstance(app.screen, SteerEditScreen), "the edit dialog")
         editor = app.screen.query_one("#steer-editor", TextArea)

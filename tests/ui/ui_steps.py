@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.pilot import Pilot
+from textual.widgets import DataTable
 
 from qflow_tui.ui.screens.run import RunScreen
 from qflow_tui.ui.widgets.run_view import RunView
@@ -112,3 +113,13 @@ def burst(pilot: Pilot, *keys: str) -> None:
         event = events.Key(key, char)
         event.set_sender(app)
         driver.send_message(event)
+
+
+async def open_tests_tab_at_first_debug(pilot: Pilot) -> tuple[RunScreen, DataTable]:
+    """Start a stepped run, step to progression 0's first self-debug and show the
+    Tests tab: the designed tests with their TQC verdicts, before any edit."""
+    screen = await start_run(pilot)
+    await step_to(pilot, screen, "self_debug:1", 0)
+    await pilot.press("4")
+    await pilot.pause()
+    return screen, screen.query_one(RunView).query_one("#tests-grid", DataTable)
