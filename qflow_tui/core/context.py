@@ -95,6 +95,12 @@ class RunContext:
     in place of an agent's answer (None: nobody steers)."""
     retry_waits: RetryWaits = field(default_factory=RetryWaits)
     """The retries being waited for; the app gives one up through it."""
+    stopped: set[int] = field(default_factory=set)
+    """Progressions the workflow has stopped: no model call of theirs starts any
+    more. Cancelling a progression's task does not reach the tasks it had just
+    made (the concurrent checks of its tests) until it runs again, and the loop
+    may run those first: without this they would start, and be paid for, calls
+    whose result the run will never use."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -202,6 +208,8 @@ class RunContext:
         if self.limiter is None:
             self.limiter = limiter_for(self.client, self.config.concurrency)
         async with self.limiter.slot():
+            if request.progression is not None and request.progression in self.stopped:
+                raise asyncio.CancelledError
             call_id = f"c{next(self._ids)}"
             prompt_hash = request.prompt_hash()
             common: dict[str, Any] = {"step": step, "agent": request.agent, "progression": request.progression}

@@ -646,3 +646,31 @@ async def test_an_acceptance_stops_a_beaten_progression_before_it_goes_on(tmp_pa
     after = [(e.agent, e.progression) for e in rec.of("llm_call_started") if e.seq > accept.seq]
     assert all(p != 2 for _, p in after), after
     assert not [e for e in rec.of("decision") if e.progression == 2]
+
+
+async def test_a_stopped_progression_starts_no_call_not_even_from_tasks_it_just_made():
+    """The race behind a flaky acceptance: a progression makes the concurrent
+    checks of its tests (child tasks), then another's acceptance stops it before
+    it runs again. The loop runs the children first; they must not start calls."""
+    from qflow_tui.core.context import gather_all
+    from qflow_tui.core.workflows.qualityflow.run import _Run
+    from tests.helpers import make_ctx
+
+    ctx, rec = make_ctx(PROBLEM, lambda c: "x", RunConfig(model="script/inline", prompts=3))
+    run = _Run(ctx)
+
+    def request(p: int):
+        return ctx.request("code_quality_checker", messages=[{"role": "user", "content": "q"}], progression=p)
+
+    async def checks(p: int) -> list[str]:
+        return await gather_all(ctx.call(request(p), step="self_debug:2") for _ in range(2))
+
+    beaten = asyncio.create_task(checks(2))
+    await asyncio.sleep(0)  # it runs: its two checks are now queued ahead of anything else
+    run._stop(run.progs[2], beaten)
+    with pytest.raises(asyncio.CancelledError):
+        await beaten
+    assert rec.of("llm_call_started") == []
+    # A progression still in the race calls as before.
+    assert await checks(0) == ["x", "x"]
+    assert [e.progression for e in rec.of("llm_call_started")] == [0, 0]

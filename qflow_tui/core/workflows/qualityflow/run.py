@@ -455,6 +455,7 @@ class _Run:
         if p.at:
             self.stopped_early.append(f"{p.index} ({p.at})")
         self.cancelled.add(p.index)
+        self.ctx.stopped.add(p.index)
         task.cancel()
 
     async def _until_decided(self, tasks: list[asyncio.Task[None]]) -> None:
