@@ -261,6 +261,11 @@ class QFlowApp(App[int]):
             await self._next_key()
 
     async def _next_key(self) -> None:
+        if not self.screen_stack:
+            # The app is closing (a key's wait timer fired after its screens went):
+            # nothing is left to type into.
+            self._keys_waiting.clear()
+            return
         while self._keys_waiting and self._key_on_its_way is None:
             event = self._keys_waiting.popleft()
             target = self.focused or self.screen

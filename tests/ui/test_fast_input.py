@@ -49,3 +49,17 @@ async def test_keys_after_a_tab_go_where_the_tab_moved_the_focus():
         await wait_until(pilot, lambda: "x" in model.value + load.value, "the x to be typed")
         assert app.screen.focused is model
         assert load.value == "" and model.value.endswith("x"), (load.value, model.value)
+
+
+async def test_a_key_still_waiting_when_the_app_closes_is_dropped_quietly():
+    """A key's wait timer may fire after the app's screens are gone (a loaded
+    machine, a quick exit): the key goes with the app, it does not crash it."""
+    from textual import events
+
+    app = build_app(example=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+    assert not app.screen_stack
+    app._keys_waiting.append(events.Key("x", "x"))
+    await app._next_key()
+    assert not app._keys_waiting
