@@ -23,7 +23,8 @@ def viewing_config() -> RunConfig:
     """The user's settings for opening the app on something recorded (a replay,
     a comparison): those need no settings, so a broken config file is a
     one-line note, not a refusal."""
-    from ..core.config import ConfigError, RunConfig, load_config
+    from ..core.config import ConfigError, RunConfig
+    from ..core.workflows.values import load_config
 
     try:
         return load_config()

@@ -51,8 +51,9 @@ def _read(path: str | None, what: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.config import ConfigError, load_config
+    from ..core.config import ConfigError
     from ..core.userfiles import UserFileError
+    from ..core.workflows.values import load_config
     from ..ui.app import create_app
 
     overrides: dict[str, Any] = {k: getattr(args, k, None) for k in _CONFIG_KEYS}

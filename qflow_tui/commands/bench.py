@@ -117,7 +117,8 @@ def _ids(raw: list[str] | None) -> list[str] | None:
 
 def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
     from ..core.bench.runner import BenchError, BenchSpec
-    from ..core.config import ConfigError, load_config
+    from ..core.config import ConfigError
+    from ..core.workflows.values import load_config
 
     if not args.dataset:
         raise BenchError("give the benchmark with --dataset (humaneval, mbpp, humaneval-plus or mbpp-plus)")

@@ -111,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.steer.steering import SteerError, program_stages, refusal
     from ..core.workflows import Edit
     from ..core.workflows.legacy import recorded_settings
+    from ..core.workflows.values import validate
     from .replay import recorded_config
     from .sessions import resolve_session_arg
     from .solve import InputError, read_text, run_headless
@@ -188,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
     base_url = args.base_url or recorded.get("base_url")
     try:
         config = recorded_config(data, args).replace(fallback_model=live, base_url=base_url)
-        config.validate()
+        validate(config)
         fallback = make_client(live, base_url=base_url, context_window=config.context_window or None)
         client = ForkClient(path, fallback, point)
     except (ConfigError, LLMError) as exc:

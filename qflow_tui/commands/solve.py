@@ -145,8 +145,9 @@ def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | Non
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.config import ConfigError, load_config
+    from ..core.config import ConfigError
     from ..core.problem import ProblemError
+    from ..core.workflows.values import load_config
 
     if args.resume:
         return resume(args)

@@ -11,7 +11,8 @@ from typing import Any
 
 from ..core.config import RunConfig
 from ..core.workflows import WORKFLOWS
-from ..core.workflows.settings import Setting, all_settings
+from ..core.workflows.settings import Setting
+from ..core.workflows.values import all_settings
 
 
 def _owners(setting: Setting) -> list[str]:

@@ -10,11 +10,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError, RunConfig, _coerce, make_config
+from .config import ConfigError, RunConfig, make_config
 from .events import RunFinished
 from .llm import LLMClient, LLMError
 from .problem import Problem, ProblemError
 from .session import SessionData, SessionError, read_session
+from .workflows.values import coerce, validate
 
 #: Settings a recording never hands on: the model is the recording itself.
 _NOT_RECORDED = ("model", "base_url", "fallback_model")
@@ -34,12 +35,12 @@ def recorded_settings(data: SessionData, overrides: Mapping[str, Any] | None = N
     values: dict[str, Any] = {}
     for key, value in recorded.items():
         if key in names and key not in _NOT_RECORDED and value is not None:
-            values[key] = _coerce(key, value, f"{data.path.name} config")
+            values[key] = coerce(key, value, f"{data.path.name} config")
     for key, value in (overrides or {}).items():
         if value is not None and key != "model":
-            values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+            values[key] = coerce(key, value, f"--{key.replace('_', '-')}")
     values["model"] = f"replay/{data.path}"
-    return make_config(values).validate()
+    return validate(make_config(values))
 
 
 @dataclasses.dataclass
@@ -97,7 +98,7 @@ def plan_resume(
         config = recorded_settings(data, overrides).replace(
             fallback_model=live, base_url=base_url or recorded.get("base_url")
         )
-        config.validate()
+        validate(config)
     except ConfigError as exc:
         raise ResumeError(str(exc)) from None
     return Resumption(data, problem, config)

@@ -25,6 +25,7 @@ from .sandbox import SandboxUnavailable
 from .session import SessionWriter, new_session_path
 from .summary import RunSummary
 from .workflows import WORKFLOWS
+from .workflows.values import validate
 
 
 class RunError(Exception):
@@ -102,7 +103,7 @@ async def run_workflow(
     ``retry_waits`` lets the caller give up a retry the run is waiting to make."""
     from ..locations import sessions_dir
 
-    config.validate()
+    validate(config)
     workflow = WORKFLOWS.get(config.workflow)
     if workflow is None:
         raise RunError(

@@ -425,7 +425,7 @@ def create_app(
     **kwargs: Any,
 ) -> QFlowApp:
     """Build the app for the CLI, the tests and the screenshot script."""
-    from ..core.config import load_config
+    from ..core.workflows.values import load_config
 
     return QFlowApp(
         config if config is not None else load_config(),

@@ -2,8 +2,9 @@ import asyncio
 
 import pytest
 
-from qflow_tui.core.config import ConfigError, RunConfig, load_config, save_setting
+from qflow_tui.core.config import ConfigError, RunConfig, save_setting
 from qflow_tui.core.gate import StepGate
+from qflow_tui.core.workflows.values import load_config
 
 
 def test_paper_defaults():

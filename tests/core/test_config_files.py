@@ -14,8 +14,9 @@ import tomlkit
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from qflow_tui.core.config import MAX_CONFIG_BYTES, ConfigError, RunConfig, load_config, save_setting
+from qflow_tui.core.config import MAX_CONFIG_BYTES, ConfigError, RunConfig, save_setting
 from qflow_tui.core.llm.prices import load_prices
+from qflow_tui.core.workflows.values import load_config, validate
 from tests.helpers import qflow
 
 
@@ -177,7 +178,7 @@ def test_any_toml_values_give_a_valid_config_or_one_line(tmp_path, table, under_
         assert message.startswith(str(f)) and "\n" not in message and "Traceback" not in message
         return
     # Whatever was accepted is a config a run can use.
-    assert config.validate() is config
+    assert validate(config) is config
     for name, value in vars(config).items():
         if name == "workflow_settings":  # a plugin's settings: none given here
             assert value == {}, value

@@ -28,8 +28,8 @@ LATE_FIX = ROOT / "tests/bench/data/finished-late-fix/sessions/humaneval-0.jsonl
 def _failing_session(folder: Path) -> Path:
     """A run whose every check fails alike: the mbpp11 script model knows nothing of HumanEval/0."""
     from qflow_tui.core.bench.datasets import load_benchmark_problem
-    from qflow_tui.core.config import load_config
     from qflow_tui.core.runner import RunError, run_workflow
+    from qflow_tui.core.workflows.values import load_config
 
     config = load_config(overrides={"model": "script/tests/scripts/mbpp11.py"})
     with pytest.raises(RunError) as failed:

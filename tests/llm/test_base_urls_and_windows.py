@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from stub_server import KEYS, OPENAI_KEY
 
-from qflow_tui.core.config import load_config
 from qflow_tui.core.llm import LLMError, LLMRequest, make_client
 from qflow_tui.core.llm.anthropic_client import AnthropicClient
 from qflow_tui.core.llm.openai_client import OpenAIClient
 from qflow_tui.core.runner import build_client
+from qflow_tui.core.workflows.values import load_config
 
 
 def req(words: int) -> LLMRequest:

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 from stub_server import LOOP
 
-from qflow_tui.core.config import ConfigError, RunConfig, load_config
+from qflow_tui.core.config import ConfigError, RunConfig
 from qflow_tui.core.llm import LLMError, LLMRequest
 from qflow_tui.core.llm.limits import CallLimits, RepetitionDetector, complete_within_limits, normalise_stop_reason
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.runner import run_workflow
+from qflow_tui.core.workflows.values import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"

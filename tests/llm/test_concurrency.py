@@ -9,12 +9,13 @@ import asyncio
 import pytest
 import stub_server
 
-from qflow_tui.core.config import ConfigError, RunConfig, load_config
+from qflow_tui.core.config import ConfigError, RunConfig
 from qflow_tui.core.context import RunContext
 from qflow_tui.core.events import Emitter
 from qflow_tui.core.llm.limiter import DEFAULT_MAX_CONNECTIONS, ConnectionLimiter, limiter_for
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
+from qflow_tui.core.workflows.values import load_config, validate
 
 PROBLEM = make_problem("Add two numbers.", "assert add(1, 2) == 3")
 
@@ -152,7 +153,7 @@ async def test_a_crowded_server_gets_fewer_calls_at_once_and_every_call_finishes
 
 
 def test_max_connections_is_a_setting_with_automatic_as_default(tmp_path):
-    assert RunConfig().validate().concurrency == 0
+    assert validate(RunConfig()).concurrency == 0
     assert load_config(tmp_path / "none.toml", env={}, overrides={"concurrency": 3}).concurrency == 3
     with pytest.raises(ConfigError):
-        RunConfig(concurrency=-1).validate()
+        validate(RunConfig(concurrency=-1))

@@ -116,11 +116,12 @@ async def test_a_seed_is_sent_only_when_one_is_set(stub):
 
 
 def test_the_run_config_seed_reaches_every_request(tmp_path):
-    from qflow_tui.core.config import RunConfig, load_config
+    from qflow_tui.core.config import RunConfig
     from qflow_tui.core.context import RunContext
     from qflow_tui.core.events import Emitter
     from qflow_tui.core.llm.script import ScriptClient
     from qflow_tui.core.problem import make_problem
+    from qflow_tui.core.workflows.values import load_config
 
     path = tmp_path / "config.toml"
     path.write_text('[models."openai/qwen"]\nseed = 7\n', encoding="utf-8")

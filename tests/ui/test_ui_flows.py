@@ -14,7 +14,8 @@ from ui_app import SIZE, build_app
 from ui_fakes import FreezingClient, load_responder
 from ui_steps import finish_run, start_run, wait_for_gate, wait_until
 
-from qflow_tui.core.config import RunConfig, load_config
+from qflow_tui.core.config import RunConfig
+from qflow_tui.core.workflows.values import load_config
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.messages import GateWaiting
 from qflow_tui.ui.screens.compose import ComposeScreen

@@ -10,6 +10,7 @@ from ui_app import SIZE
 from wf_streams import AGENTCODER_AGENTS, PROBLEM, agentcoder_stream, codetree_stream, screen_text, write_session
 
 from qflow_tui.core import events as ev
+from qflow_tui.core.workflows.values import setting_value
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.replay_model import replay_steps
 from qflow_tui.ui.state import RunState
@@ -296,7 +297,7 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
         screen.query_one("#set-node_abort", Checkbox).value = False
         config = screen.read_config()
         assert (config.workflow, config.search, config.budget) == ("codetree", "bfs", 7)
-        assert config.setting("node_abort") is False and config.setting("node_scoring") is True
+        assert setting_value(config, "node_abort") is False and setting_value(config, "node_scoring") is True
         # A budget that is not a number is named when the run is asked for, not a traceback.
         screen.query_one("#set-budget", Input).value = "lots"
         await pilot.press("ctrl+r")

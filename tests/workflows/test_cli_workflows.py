@@ -12,7 +12,7 @@ import pytest
 
 from qflow_tui.cli import build_parser, main
 from qflow_tui.core.workflows import WORKFLOWS
-from qflow_tui.core.workflows.settings import all_settings
+from qflow_tui.core.workflows.values import all_settings
 from tests.helpers import qflow
 
 SOLVE = [

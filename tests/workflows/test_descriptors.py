@@ -7,13 +7,14 @@ import json
 
 import pytest
 
-from qflow_tui.core.config import ConfigError, RunConfig, load_config
+from qflow_tui.core.config import ConfigError, RunConfig
 from qflow_tui.core.events import RunStarted
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import read_session
 from qflow_tui.core.steps import StepId
 from qflow_tui.core.workflows import WORKFLOWS, get_workflow
+from qflow_tui.core.workflows.values import load_config, setting_value
 from tests.core.test_qualityflow import PROBLEM
 from tests.helpers import CORRECT, Recorder, Story
 
@@ -31,7 +32,7 @@ def test_every_workflow_describes_itself():
             assert step["label"] and step["step"]
         assert described["summary"] and described["visible_tests"]
         for setting in spec.settings:
-            assert setting.doc and setting.default == cfg.setting(setting.key)
+            assert setting.doc and setting.default == setting_value(cfg, setting.key)
 
 
 def test_qualityflow_plan_follows_its_settings():

@@ -187,6 +187,7 @@ def test_the_compose_form_offers_it_with_its_setting(env, tmp_path):
         "import asyncio\n"
         "from textual.widgets import Checkbox, Select\n"
         "from qflow_tui.core.config import RunConfig\n"
+        "from qflow_tui.core.workflows.values import setting_value\n"
         "from qflow_tui.ui.app import create_app\n"
         "async def main():\n"
         "    app = create_app(RunConfig(workflow='plainshot'), remember_theme=False)\n"
@@ -197,7 +198,7 @@ def test_the_compose_form_offers_it_with_its_setting(env, tmp_path):
         "        box.value = False\n"
         "        await pilot.pause()\n"
         "        cfg = app.screen_stack[0].read_config()\n"
-        "        print(options[-1], cfg.workflow, cfg.setting('show_tests'))\n"
+        "        print(options[-1], cfg.workflow, setting_value(cfg, 'show_tests'))\n"
         "asyncio.run(main())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)

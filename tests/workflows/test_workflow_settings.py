@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from qflow_tui.core.config import ConfigError, RunConfig, load_config
+from qflow_tui.core.config import ConfigError, RunConfig
 from qflow_tui.core.workflows.settings import Setting
+from qflow_tui.core.workflows.values import load_config, setting_value, validate
 
 
 def _load(tmp_path, text, **overrides):
@@ -55,17 +56,17 @@ def test_bad_tables_are_one_line(tmp_path, text, message):
 
 
 def test_a_setting_that_is_not_a_field_lives_in_workflow_settings(monkeypatch):
-    from qflow_tui.core.workflows import settings
+    from qflow_tui.core.workflows import values
 
     extra = Setting("show_tests", "show the visible tests", default=True)
-    monkeypatch.setattr(settings, "all_settings", lambda: [extra])
+    monkeypatch.setattr(values, "all_settings", lambda: [extra])
     cfg = RunConfig()
-    assert cfg.setting("show_tests") is True
+    assert setting_value(cfg, "show_tests") is True
     changed = cfg.replace(show_tests=False, epochs=1)
-    assert changed.setting("show_tests") is False and changed.epochs == 1 and cfg.workflow_settings == {}
+    assert setting_value(changed, "show_tests") is False and changed.epochs == 1 and cfg.workflow_settings == {}
     assert changed.public_dict()["workflow_settings"] == {"show_tests": False}
     with pytest.raises(ConfigError, match="unknown setting 'colour'"):
-        RunConfig(workflow_settings={"colour": "red"}).validate()
+        validate(RunConfig(workflow_settings={"colour": "red"}))
 
 
 def test_a_setting_needs_a_default_unless_it_is_a_field():

@@ -15,6 +15,7 @@ from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest, make_client
 from ..session.replay import RecordedCall, ReplayClient, describe_call
 from ..workflows import Edit
 from ..workflows.legacy import recorded_settings as settings_of
+from ..workflows.values import coerce, validate
 
 
 class ForkError(Exception):
@@ -158,7 +159,7 @@ def plan_fork(
     :class:`ForkError` with one line for the user (the same refusals as ``qflow fork``)."""
     import dataclasses
 
-    from ..config import ConfigError, RunConfig, _coerce
+    from ..config import ConfigError, RunConfig
     from ..problem import Problem, ProblemError
     from .steering import Steering, program_stages, refusal
 
@@ -208,7 +209,7 @@ def plan_fork(
     names = {f.name for f in dataclasses.fields(RunConfig)}
     try:
         values = {
-            key: _coerce(key, value, f"{name} config")
+            key: coerce(key, value, f"{name} config")
             for key, value in recorded.items()
             if key in names and key not in ("model", "base_url", "fallback_model") and value is not None
         }
@@ -218,7 +219,8 @@ def plan_fork(
             model=f"replay/{Path(data.path).resolve()}",
             fallback_model=chosen,
             base_url=str(base_url) if base_url else None,
-        ).validate()
+        )
+        validate(config)
     except ConfigError as exc:
         raise ForkError(str(exc)) from None
     header = {

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..config import RunConfig
 from ..events import Event, RunStarted, StepStarted
+from .values import validate
 
 
 def recorded_settings(workflow: str, recorded: dict[str, Any]) -> RunConfig:
@@ -21,7 +22,7 @@ def recorded_settings(workflow: str, recorded: dict[str, Any]) -> RunConfig:
         if key in names and key != "workflow":
             candidate = config.replace(**{key: value})
             try:
-                candidate.validate()
+                validate(candidate)
             except Exception:
                 continue
             config = candidate

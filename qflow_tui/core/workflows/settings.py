@@ -94,23 +94,6 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
-def find_setting(key: str) -> Setting | None:
-    """The setting called ``key`` of any workflow installed."""
-    return next((s for s in all_settings() if s.key == key), None)
-
-
-def all_settings() -> list[Setting]:
-    """Every workflow's settings, each key once (workflows may share a key, as
-    AgentCoder and AdaCoder share ``iterations``)."""
-    from . import WORKFLOWS
-
-    seen: dict[str, Setting] = {}
-    for spec in WORKFLOWS.values():
-        for setting in spec.settings:
-            seen.setdefault(setting.key, setting)
-    return list(seen.values())
-
-
 #: One config key (``iterations``) that two workflows read, declared once so its
 #: flag, bounds and help cannot drift apart between them.
 ITERATIONS = Setting(

@@ -18,6 +18,7 @@ from ...core.bench.runner import BENCH_DATASETS, BenchError, BenchRunner, BenchS
 from ...core.config import ConfigError, RunConfig
 from ...core.llm import LLMError
 from ...core.safe_text import clean
+from ...core.workflows.values import validate
 from ..access import mark_invalid, qflow_app
 from .base import AppModal
 
@@ -145,9 +146,9 @@ class BenchForm(AppModal[BenchRunner | None]):
         if not out_text:
             raise BenchFormError("Folder: give one (a new or an earlier bench's folder)", "bench-out")
         try:
-            config = self.config.replace(
-                model=model, workflow=str(self.query_one("#bench-workflow", Select).value)
-            ).validate()
+            config = validate(
+                self.config.replace(model=model, workflow=str(self.query_one("#bench-workflow", Select).value))
+            )
         except ConfigError as exc:
             raise BenchFormError(str(exc)) from None
         spec = BenchSpec(

@@ -24,6 +24,7 @@ from ...core.llm.provider_keys import MissingKey
 from ...core.problem import Problem, ProblemError, make_problem
 from ...core.safe_text import clean
 from ...core.userfiles import UserFileError, load_problem_file
+from ...core.workflows.values import setting_value, validate
 from ..access import mark_invalid, qflow_app
 from ..palette import palette
 from ..widgets.footer import AppFooter
@@ -258,7 +259,7 @@ class ComposeScreen(AppScreen[None]):
                 # (_show_settings): a hidden widget costs start-up like a shown one.
                 for setting in generated_settings():
                     if setting.key in workflow_settings(first):
-                        yield self._setting_box(setting, cfg.setting(setting.key))
+                        yield self._setting_box(setting, setting_value(cfg, setting.key))
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
                 with Vertical(classes="break-box", id="break-box") as box:
                     box.tooltip = "Stop the run before these (comma-separated): " + "; ".join(BREAKPOINT_KINDS.values())
@@ -367,7 +368,7 @@ class ComposeScreen(AppScreen[None]):
         for setting in generated_settings():
             found = self.query(f"#set-{setting.key}")
             if not found:  # a workflow not chosen on this form: its setting as configured
-                values[setting.key] = cfg.setting(setting.key)
+                values[setting.key] = setting_value(cfg, setting.key)
                 continue
             widget = found.first()
             value: Any = widget.value  # type: ignore[attr-defined]
@@ -407,7 +408,7 @@ class ComposeScreen(AppScreen[None]):
             self.show_error(f"✗ {message}", field)
             return None
         try:
-            config = self.read_config().validate()
+            config = validate(self.read_config())
         except ConfigError as exc:
             self.show_error(f"✗ {exc}")
             return None
@@ -498,7 +499,7 @@ class ComposeScreen(AppScreen[None]):
                 continue
             later = [f"#setting-{s.key}" for s in order[i + 1 :] if self.query(f"#setting-{s.key}")]
             column.mount(
-                self._setting_box(setting, cfg.setting(setting.key)), before=later[0] if later else "#stepping"
+                self._setting_box(setting, setting_value(cfg, setting.key)), before=later[0] if later else "#stepping"
             )
 
     @on(Button.Pressed, "#run")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...config import RunConfig
 from ..base import Agent, PlannedStep, WorkflowSpec
 from ..settings import ITERATIONS, Setting
+from ..values import setting_value
 
 SETTINGS = (
     ITERATIONS,
@@ -32,7 +33,7 @@ SETTINGS = (
 
 
 def _adacoder_plan(cfg: RunConfig) -> list[PlannedStep]:
-    with_debug, with_plan = cfg.setting("debug_specialist"), cfg.setting("prompt_engineer")
+    with_debug, with_plan = setting_value(cfg, "debug_specialist"), setting_value(cfg, "prompt_engineer")
     steps = [PlannedStep("programming_assistant", "phase 1: generate", ("programming_assistant", "code_evaluator"))]
     for i in range(1, cfg.iterations + 2):
         if with_debug:

@@ -37,6 +37,7 @@ from ...context import RunContext
 from ...events import CriticAction, Decision, TreeNode
 from ...steps import step
 from ..base import WorkflowResult
+from ..values import setting_value
 from .critic import criticise
 from .debugger import refine
 from .solver import implement
@@ -106,9 +107,9 @@ class _Search:
         self.ctx = ctx
         self.cfg = ctx.config
         self.critic = self.cfg.search == "critic"
-        self.verification = bool(self.cfg.setting("solution_verification"))
-        self.abort = bool(self.cfg.setting("node_abort"))
-        self.scoring = bool(self.cfg.setting("node_scoring"))
+        self.verification = bool(setting_value(self.cfg, "solution_verification"))
+        self.abort = bool(setting_value(self.cfg, "node_abort"))
+        self.scoring = bool(setting_value(self.cfg, "node_scoring"))
         # Width bounds the BFS/DFS ablations only; with the Critic the Thinker decides.
         self.width: int | None = None if self.critic else self.cfg.width
         self.depth = self.cfg.depth

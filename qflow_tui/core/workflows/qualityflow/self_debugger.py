@@ -15,6 +15,7 @@ from ...context import RunContext
 from ...events import ProgramCandidate
 from ...extract import extract_program
 from ...sandbox.report import SandboxReport
+from ..values import setting_value
 
 AGENT = "self_debugger"
 PROMPTS = "qualityflow/self_debugger"
@@ -35,7 +36,7 @@ def debug_prompt(ctx: RunContext, epoch: int, program: str, feedback: str) -> tu
     """Epoch ``e`` uses the ``e``-th debug prompt (Appendix A: a different one each epoch)."""
     variants = ctx.prompts.variants(PROMPTS)
     doubt = ""
-    if ctx.config.setting("tests_may_be_wrong"):
+    if setting_value(ctx.config, "tests_may_be_wrong"):
         doubt = " " + ctx.prompts.get(PROMPTS, "tests_may_be_wrong").user
     return variants[(epoch - 1) % len(variants)].render(
         statement=ctx.problem.statement,
