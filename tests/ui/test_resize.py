@@ -34,8 +34,15 @@ async def test_a_resize_mid_run_keeps_the_progression_and_zoom_keys():
         await wait_until(pilot, lambda: "Progression" in footer_keys(app), "the progression key")
         # What 160x48 focuses first: the timeline band, which 80x24 hides.
         assert isinstance(screen.focused, Timeline) and screen.focused.id == "timeline-band"
+        band = screen.focused
         await pilot.resize_terminal(80, 24)
-        await wait_until(pilot, lambda: screen.focused is not None, "the focus to come back")
+        # The resize has taken effect once the band is hidden and the focus has moved on
+        # (before that, a key still goes to the band the old layout showed).
+        await wait_until(
+            pilot,
+            lambda: not band.display and screen.focused is not None and screen.focused is not band,
+            "the focus to move off the hidden band",
+        )
         assert screen.focused.display and view in screen.focused.ancestors
         await wait_until(pilot, lambda: "Zoom" in footer_keys(app), "the zoom key in the footer")
         keys = footer_keys(app)
