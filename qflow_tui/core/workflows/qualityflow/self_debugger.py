@@ -15,6 +15,7 @@ from ...context import RunContext
 from ...events import ProgramCandidate
 from ...extract import extract_program
 from ...sandbox.report import SandboxReport
+from . import variant_index
 
 AGENT = "self_debugger"
 PROMPTS = "qualityflow/self_debugger"
@@ -32,12 +33,13 @@ async def run_synthesized_tests(
 
 
 def debug_prompt(ctx: RunContext, epoch: int, program: str, feedback: str) -> tuple[str, str]:
-    """Epoch ``e`` uses the ``e``-th debug prompt (Appendix A: a different one each epoch)."""
+    """Epoch ``e`` uses the ``e``-th debug prompt (Appendix A: a different one each
+    epoch; the first every epoch without Diversified Prompting)."""
     variants = ctx.prompts.variants(PROMPTS)
     doubt = ""
     if ctx.config.setting("tests_may_be_wrong"):
         doubt = " " + ctx.prompts.get(PROMPTS, "tests_may_be_wrong").user
-    return variants[(epoch - 1) % len(variants)].render(
+    return variants[variant_index(ctx.config, epoch - 1, len(variants))].render(
         statement=ctx.problem.statement,
         program=program,
         feedback=feedback,
