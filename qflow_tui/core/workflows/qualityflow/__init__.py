@@ -153,4 +153,5 @@ SPEC = WorkflowSpec(
     debugger="self_debugger",
     decided=("code_quality_checker", "program_generator", "clarifier"),
     reverts=_qualityflow_reverts,
+    pass_at_last=5,
 )
