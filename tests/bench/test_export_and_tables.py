@@ -95,6 +95,10 @@ def test_one_table_across_the_four_datasets(tmp_path):
     (late,) = [line for line in text.splitlines() if "late_fix" in line]
     assert late.endswith("|  |  |  |  | 0.00 (1) | 0.00 (1) |")
     assert "Mixed settings" not in text
+    # Each program's EvalPlus base verdict is kept apart (pass@5 reports base and plus apart).
+    assert [p["base"] for r in load_bench(folders[2]).done for p in r["programs"]] == [True]
+    assert [p["base"] for r in load_bench(folders[3]).done for p in r["programs"]] == [False]
+    assert all("base" not in p for r in load_bench(folders[0]).done for p in r["programs"])
 
 
 def test_a_relaxed_mbpp_bench_is_labelled_everywhere(tmp_path, capsys):

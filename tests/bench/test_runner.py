@@ -13,8 +13,11 @@ import pytest
 
 from qflow_tui.cli import main
 from qflow_tui.core.bench.report import (
+    last_programs_k,
     load_bench,
     pass_at_k,
+    pass_at_last,
+    pass_at_last_words,
     render_report,
     table_cqc,
     table_debug,
@@ -191,6 +194,63 @@ def test_samples_give_pass_at_k(tmp_path):
     ]
     report = render_report(load_bench(tmp_path))
     assert "| pass@1 | 100.00 |" in report and "| pass@2 | 100.00 |" in report
+
+
+def last_five_config() -> RunConfig:
+    return RunConfig(
+        model=f"script/{SCRIPTS / 'last_five.py'}",
+        workflow="qualityflow",
+        checker="yesno",
+        prompts=1,
+        tqc=False,
+        test_rounds=1,
+    )
+
+
+def test_pass_at_5_counts_the_last_five_programs_of_each_run(tmp_path, capsys):
+    """QualityFlow section 4.1: "To report pass@5 accuracy, we choose the last five
+    programs produced". Each run writes seven programs and reverts to its wrong
+    first one; mbpp/11's fifth program is right (one of the last five), mbpp/12's
+    second (not). The figure comes from the workflow's spec: zero-shot has none."""
+    out = tmp_path / "qualityflow"
+    spec = BenchSpec("mbpp", last_five_config(), ids=["11", "12"], concurrency=2)
+    records = {r["id"]: r for r in asyncio.run(BenchRunner(spec, out).run())}
+    assert {r["outcome"] for r in records.values()} == {"reverted"}
+    assert [len(r["programs"]) for r in records.values()] == [7, 7]
+    assert [p["passed"] for p in records["mbpp/11"]["programs"]] == [False] * 4 + [True, False, False]
+    assert [p["passed"] for p in records["mbpp/12"]["programs"]] == [False, True] + [False] * 5
+    data = load_bench(out)
+    assert pass_at_last(data.done, last_programs_k(data.spec)) == (2, 1, 1)
+    report = render_report(data)
+    assert "final pass@1 0.00% (0/2); pass@5 (the last 5 programs) 50.00% (1/2)." in report
+    assert "## pass@5 as the paper counts it" in report
+
+    zeroshot = tmp_path / "zeroshot"
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot", max_tokens=256)
+    asyncio.run(BenchRunner(BenchSpec("mbpp", config, ids=["11", "12"]), zeroshot).run())
+    assert "pass@5" not in render_report(load_bench(zeroshot))
+    assert main(["bench", "compare", str(out), str(zeroshot)]) == 0
+    text = capsys.readouterr().out
+    assert "## pass@k over each run's last k programs (the paper's pass@5)" in text
+    assert "| 1: MBPP · qualityflow · script/" in text and "| pass@5 (the last 5 programs) 50.00% (1/2) |" in text
+    assert "n/a: zeroshot's paper reports no pass@k over a run's last programs |" in text
+
+
+def test_pass_at_5_on_evalplus_counts_base_and_plus_apart():
+    def run(*programs: tuple[bool, bool]) -> dict:
+        return {"programs": [{"passed": plus, "base": base} for base, plus in programs]}
+
+    done = [
+        run((False, False), (True, False)),  # base only, in the last five
+        run((True, True), *[(False, False)] * 5),  # right, but sixth from the end
+        run((False, False), (True, True)),
+        {"programs": []},
+    ]
+    assert pass_at_last(done, 5) == (4, 2, 1)
+    assert pass_at_last(done, 6) == (4, 3, 2)
+    spec = {"workflow": "qualityflow", "dataset": "mbpp-plus"}
+    assert pass_at_last_words(spec, done) == "pass@5 (the last 5 programs) base 50.00% (2/4), plus 25.00% (1/4)"
+    assert pass_at_last_words({"workflow": "zeroshot", "dataset": "mbpp-plus"}, done) == ""
 
 
 def test_cli_bench_report_and_compare(tmp_path, capsys):

@@ -35,7 +35,10 @@ PROBLEMS = ["mbpp/11", "mbpp/367", "humaneval/0"]
 SETTINGS = [
     {"checker": checker, "epochs": epochs, "tqc": tqc}
     for checker, epochs, tqc in itertools.product(CHECKERS, (0, 3), (True, False))
-] + [{"checker": "imagined", "epochs": 3, "tqc": True, "workflow_settings": {"tests_may_be_wrong": True}}]
+] + [
+    {"checker": "imagined", "epochs": 3, "tqc": True, "workflow_settings": {"tests_may_be_wrong": True}},
+    {"checker": "imagined", "epochs": 3, "tqc": True, "workflow_settings": {"diversified_prompting": False}},
+]
 PROGRAM = "def marker_program_0451(x):\n    return x\n"
 FEEDBACK_OF = "{test}\n    -> failed: the function returned 41\n(0 of 1 tests pass)"
 

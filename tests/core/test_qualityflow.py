@@ -85,6 +85,49 @@ async def test_the_debugger_is_told_the_tests_may_be_wrong_only_when_the_setting
     assert all("follow the statement" not in p for p in prompts) is not told
 
 
+@pytest.mark.parametrize("diversified", [True, False])
+async def test_without_diversified_prompting_every_agent_sends_one_prompt(tmp_path, diversified):
+    """Table 12's ablation: one prompt for every agent, the self-debugger and the
+    clarifier included, so one progression runs. The programs and the clarified
+    statement are the same at every step, so only the prompt variant can make two
+    prompts of one agent differ."""
+    story = Story(generate=lambda p: buggy("same"), debug=lambda p, e: buggy("same"))
+    clarifier_answer = "<clarified_problem>Return x plus one.</clarified_problem>"
+
+    def respond(request: dict) -> str:
+        answer = story(request)
+        return clarifier_answer if request["agent"] == "clarifier" else answer
+
+    config = RunConfig(model="script/story", clarify=2, workflow_settings={"diversified_prompting": diversified})
+    rec = Recorder()
+    outcome = await run_workflow(
+        PROBLEM, config, client=ScriptClient.from_function(respond), sinks=[rec], session_dir=tmp_path
+    )
+    assert outcome.outcome == "reverted"
+    progressions = 6 if diversified else 1
+    assert rec.of("run_started")[0].progressions == progressions
+    generated = [c for c in story.of("program_generator") if not c["attempt"]]
+    assert sorted(c["progression"] for c in generated) == list(range(progressions))
+
+    def sent(agent: str) -> set[tuple[str, str]]:
+        calls = [c for c in story.of(agent) if c["progression"] == 0]
+        assert len(calls) == {"self_debugger": 3, "clarifier": 2, "program_generator": 3}[agent]
+        if agent == "program_generator":
+            calls = [c for c in calls if c["attempt"]]
+        return {(c["system"], c["messages"][-1]["content"]) for c in calls}
+
+    debug_prompts, clarifier_prompts, regenerate_prompts = (
+        sent("self_debugger"),
+        sent("clarifier"),
+        sent("program_generator"),
+    )
+    assert (len(debug_prompts), len(clarifier_prompts), len(regenerate_prompts)) == (
+        (3, 2, 2) if diversified else (1, 1, 1)
+    )
+    notices = [n.message for n in rec.of("notice") if "Diversified Prompting" in n.message]
+    assert bool(notices) is not diversified
+
+
 async def test_without_tqc_the_debugger_sees_the_wrong_test(tmp_path):
     story = Story(debug=lambda p, e: CORRECT)
     _, rec = await solve(story, tmp_path, prompts=1, tqc=False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ui_app import SIZE
-from ui_steps import wait_until
+from ui_steps import at_rest, steady, wait_until
 
 from qflow_tui.core.bench.runner import default_bench_folder, read_results
 from qflow_tui.core.config import RunConfig
@@ -115,3 +115,54 @@ async def test_the_bench_is_a_palette_action_of_the_compose_screen():
         await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "the form closed")
+
+
+async def test_the_convention_chosen_judges_the_bench_and_a_resume_keeps_it(tmp_path):
+    """The form's convention is ``qflow bench --convention``: it goes into the
+    bench's spec and report, and a folder judged under another is refused, in
+    one line, as the command line refuses it."""
+    import json
+
+    folder = tmp_path / "bench"
+    app = form_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
+        form = app.screen
+        assert form.query_one("#bench-convention").value == "completion"  # type: ignore[attr-defined]
+        await fill(pilot, form, problems="humaneval/0", out=str(folder), convention="solution")
+        form.action_start()
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.finished, "the bench to finish", limit=20000)
+        assert json.loads((folder / "bench.json").read_text())["convention"] == "solution"
+        assert "Convention: solution (the program alone" in (folder / "report.md").read_text()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "back on the compose screen")
+
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form again")
+        form = app.screen
+        await fill(pilot, form, problems="humaneval/0", out=str(folder), convention="completion")
+        line = await attempt(pilot, form)
+        assert line.startswith("✗") and "another convention (convention: 'solution')" in line, line
+        assert isinstance(app.screen, BenchForm)
+
+
+def test_the_bench_form_snapshot(snap_compare):
+    """Every field at 80x24, the convention beside the problems run at once."""
+    app = create_app(
+        RunConfig(model="script/bench/canonical_model.py", workflow="zeroshot"), clock=lambda: 0.0, remember_theme=False
+    )
+
+    async def run_before(pilot):
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        await at_rest(pilot)  # no text cursor behind the form
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
+        # A folder that is the same on every machine (the default is under the data folder).
+        await fill(pilot, app.screen, out="runs/humaneval-zeroshot")
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -98,6 +98,27 @@ async def test_a_bench_fills_the_table_live_and_opens_a_problem_in_replay(tmp_pa
         await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "back on the bench screen")
 
 
+async def test_the_summary_gives_the_papers_pass_at_5_beside_pass_at_1(tmp_path):
+    """QualityFlow's spec declares pass@5 over a run's last five programs: of two
+    reverted runs, one wrote a right program among its last five."""
+    config = RunConfig(
+        model=f"script/{SCRIPTS / 'last_five.py'}",
+        workflow="qualityflow",
+        checker="yesno",
+        prompts=1,
+        tqc=False,
+        test_rounds=1,
+    )
+    out = tmp_path / "bench"
+    await BenchRunner(BenchSpec("mbpp", config, ids=["11", "12"], concurrency=2), out).run()
+    app = create_app(RunConfig(), bench_folder=out, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        summary = str(app.screen.query_one("#bench-summary").render())
+        assert "pass@1 0.0% (0/2)" in summary and "pass@5 (last 5 programs) 50.0% (1/2)" in summary
+
+
 async def test_a_problem_that_has_not_finished_says_so_instead_of_opening(tmp_path):
     runner = late_fix_runner(tmp_path / "bench", ["humaneval/3"])
     runner.prepare()

@@ -261,6 +261,43 @@ def pass_at_k_table(records: list[dict[str, Any]]) -> list[list[str]]:
     ]
 
 
+def last_programs_k(spec: dict[str, Any]) -> int:
+    """k when the bench's workflow's paper reports pass@k over the last k programs
+    of a run (its spec says so; QualityFlow: 5), else 0."""
+    workflow = WORKFLOWS.get(str(spec.get("workflow", "")))
+    return workflow.pass_at_last if workflow is not None else 0
+
+
+def pass_at_last(done: list[dict[str, Any]], k: int) -> tuple[int, int, int]:
+    """(runs, passing EvalPlus's base inputs, passing) where a run counts when any
+    of the last ``k`` programs it produced passes (QualityFlow section 4.1's
+    pass@5); a run that produced fewer counts all of its programs."""
+    base = passed = 0
+    for r in done:
+        programs = r.get("programs")
+        # A hand-edited line may hold anything: what is not a program is not counted.
+        made = [p for p in programs if isinstance(p, dict)] if isinstance(programs, list) else []
+        last = made[-k:] if k > 0 else []
+        passed += any(p.get("passed") for p in last)
+        base += any(p.get("base", p.get("passed")) for p in last)
+    return len(done), base, passed
+
+
+def pass_at_last_words(spec: dict[str, Any], done: list[dict[str, Any]]) -> str:
+    """``pass@5 (the last 5 programs) 80.00% (8/10)``, with base and plus apart on
+    EvalPlus's datasets; "" when the bench's workflow reports no such figure."""
+    from .protocol import is_evalplus
+
+    k = last_programs_k(spec)
+    if not k:
+        return ""
+    n, base, passed = pass_at_last(done, k)
+    what = f"pass@{k} (the last {k} programs)"
+    if is_evalplus(str(spec.get("dataset", ""))):
+        return f"{what} base {_pct(base, n)}% ({base}/{n}), plus {_pct(passed, n)}% ({passed}/{n})"
+    return f"{what} {_pct(passed, n)}% ({passed}/{n})"
+
+
 def bench_price(spec: dict[str, Any]) -> Price | None:
     """The bench's price: ``--price-in/--price-out`` when given (with the
     provider's usual cache ratios), else the dated price table's for its model;
@@ -360,16 +397,18 @@ def render_report(data: BenchData) -> str:
     parts = [f"# Bench: {title(dataset)} · {s.get('workflow')} · {s.get('model')}", ""]
     parts += protocol_lines(s)
     parts.append("")
+    last = pass_at_last_words(s, first_sample) if first_sample else ""
+    last = f"; {last}" if last else ""
     if is_evalplus(dataset):
         n, base, plus = base_and_plus(first_sample)
         parts.append(
             f"{len(done)} of {total} runs finished; final pass@1 base {_pct(base, n)}% ({base}/{n}), "
-            f"plus {_pct(plus, n)}% ({plus}/{n})."
+            f"plus {_pct(plus, n)}% ({plus}/{n}){last}."
         )
     else:
         parts.append(
             f"{len(done)} of {total} runs finished; final pass@1 "
-            f"{_pct(passed, len(first_sample))}% ({passed}/{len(first_sample)})."
+            f"{_pct(passed, len(first_sample))}% ({passed}/{len(first_sample)}){last}."
         )
     unfinished = _unfinished(data)
     if unfinished or len(done) < total:
@@ -394,6 +433,16 @@ def render_report(data: BenchData) -> str:
     parts += ["", "## pass@1 by workflow step (Table 1)", "", _md(h, [v])]
     parts.append("")
     parts.append("Each step column is what the run would have returned had it stopped after that step.")
+    last = pass_at_last_words(s, first_sample)
+    if last:
+        k = last_programs_k(s)
+        parts += ["", f"## pass@{k} as the paper counts it", ""]
+        parts += [f"{last}.", ""]
+        parts.append(
+            f"As the workflow's paper counts its pass@{k}, a problem counts when any of the last {k} programs "
+            "its run produced passes, in the order they were produced; a run that produced fewer counts them "
+            f"all. A reverted run's answer, its first program, is among them only when it is one of its last {k}."
+        )
     h, rows = table_cqc(first_sample)
     if any(r.get("checks") for r in first_sample):
         parts += ["", "## Code Quality Checker as a classifier (Table 4)", "", _md(h, rows)]
@@ -505,6 +554,15 @@ def render_compare(benches: list[BenchData]) -> str:
                 n, base, plus = base_and_plus(f)
                 plus_rows.append([label, _pct(base, n), _pct(plus, n)])
         parts += ["", "## EvalPlus base and plus (final pass@1)", "", _md(["bench", "base", "plus"], plus_rows)]
+    if any(last_programs_k(b.spec) for b in benches):
+        last_rows = []
+        for label, b, f in zip(labels, benches, firsts, strict=True):
+            words = pass_at_last_words(b.spec, f) if f else ""
+            if not words and f:
+                words = f"n/a: {b.spec.get('workflow', '?')}'s paper reports no pass@k over a run's last programs"
+            last_rows.append([label, words or "n/a: no run finished"])
+        parts += ["", "## pass@k over each run's last k programs (the paper's pass@5)", ""]
+        parts.append(_md(["bench", "figure"], last_rows))
     tok_rows = []
     for label, b, f in zip(labels, benches, firsts, strict=True):
         total = sum(r.get("tokens_total", 0) for r in f)

@@ -284,6 +284,8 @@ async def _evaluate_run(
             "passed": ok(p.program),
             "status": by_program[p.program].status,
             "detail": by_program[p.program].detail,
+            # EvalPlus's base verdict apart, for figures over several programs (pass@5).
+            **({"base": by_program[p.program].base} if by_program[p.program].base is not None else {}),
         }
         for p in run.candidates
     ]

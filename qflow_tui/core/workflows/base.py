@@ -157,6 +157,10 @@ class WorkflowSpec:
     rank: int = 100
     """Where ``qflow workflows`` and the compose form list it: the built-ins
     0 to 4, then the others by name."""
+    pass_at_last: int = 0
+    """k when its paper reports pass@k over the last k programs a run produced
+    (QualityFlow section 4.1: "To report pass@5 accuracy, we choose the last five
+    programs produced"); the bench reports it beside pass@1. 0: no such figure."""
 
     @property
     def run(self) -> Runner:

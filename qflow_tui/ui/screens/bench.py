@@ -1,6 +1,7 @@
 """The bench screen: a bench's problems as a table that fills in live (status,
-the verdict after each workflow step, tokens, time), the running pass@1 by step
-as bars, and any finished problem opened in the replay screen.
+the verdict after each workflow step, tokens, time), the running pass@1 (and the
+paper's pass@k over each run's last programs, where the workflow declares one)
+with pass@1 by step as bars, and any finished problem opened in the replay screen.
 
 It shows either a bench it runs (a :class:`~qflow_tui.core.bench.runner.BenchRunner`,
 run in a worker on the app's event loop and heard through its sinks) or a bench
@@ -21,6 +22,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
+from ...core.bench.report import last_programs_k, pass_at_last
 from ...core.bench.runner import RESULTS, BenchError, BenchRunner, ProblemUpdate, run_key
 from ...core.safe_text import clean, one_line
 from ..access import qflow_app
@@ -335,6 +337,11 @@ class BenchScreen(AppScreen[None]):
             else "pass@1 n/a",
             f"{tokens} tokens",
         ]
+        # The workflow's paper's pass@k over a run's last k programs, when its spec declares one.
+        k = last_programs_k(spec) if spec else 0
+        if k and done:
+            _n, _base, last = pass_at_last(done, k)
+            parts.insert(2, f"pass@{k} (last {k} programs) {100.0 * last / len(done):.1f}% ({last}/{len(done)})")
         if running:
             parts.append(f"{running} running")
         if unfinished:

@@ -1,6 +1,7 @@
 """The bench form: what ``qflow bench`` asks on the command line (dataset,
-which problems, workflow, model, concurrency, folder), asked in the app; a good
-answer starts the live bench screen, a bad one is one line under the form."""
+which problems, workflow, model, concurrency, convention, folder), asked in the
+app; a good answer starts the live bench screen, a bad one is one line under
+the form."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
+from ...core.bench.evaluate import CONVENTIONS, DEFAULT_CONVENTION
 from ...core.bench.runner import BENCH_DATASETS, BenchError, BenchRunner, BenchSpec, default_bench_folder, split_ids
 from ...core.config import ConfigError, RunConfig
 from ...core.llm import LLMError
@@ -21,6 +23,9 @@ from ...core.safe_text import clean
 from ...core.workflows.values import validate
 from ..access import mark_invalid, qflow_app
 from .base import AppModal
+
+#: Each convention in the few words its choice has room for (the bench's report says it whole).
+_CONVENTION_WORDS = {"completion": "prompt + program", "solution": "program alone"}
 
 
 class BenchFormError(Exception):
@@ -90,8 +95,20 @@ class BenchForm(AppModal[BenchRunner | None]):
             yield Input("10", id="bench-problems", compact=True, placeholder="all problems")
             yield Label("Model", classes="field-label")
             yield Input(self.config.model, id="bench-model", compact=True, placeholder="provider/model")
-            yield Label("Problems at once", classes="field-label")
-            yield Input("4", id="bench-concurrency", compact=True)
+            with Horizontal(classes="bench-form-row"):
+                with Vertical():
+                    yield Label("Problems at once", classes="field-label")
+                    yield Input("4", id="bench-concurrency", compact=True)
+                with Vertical():
+                    # qflow bench --convention: how a HumanEval program is judged.
+                    yield Label("Convention (HumanEval)", classes="field-label")
+                    yield Select(
+                        [(f"{c} ({_CONVENTION_WORDS.get(c, c)})", c) for c in CONVENTIONS],
+                        value=DEFAULT_CONVENTION,
+                        id="bench-convention",
+                        allow_blank=False,
+                        compact=True,
+                    )
             yield Label("Folder (a rerun with the same folder resumes the bench)", classes="field-label")
             yield Input(id="bench-out", compact=True)
             with Horizontal(classes="bench-form-row"):
@@ -157,6 +174,8 @@ class BenchForm(AppModal[BenchRunner | None]):
             ids=ids,
             limit=limit,
             concurrency=concurrency,
+            # A choice among CONVENTIONS, as --convention's: nothing else can be chosen.
+            convention=str(self.query_one("#bench-convention", Select).value),
         )
         return spec, Path(out_text).expanduser()
 

@@ -47,6 +47,12 @@ SETTINGS = (
         "(not in the paper, whose Test Quality Checker does that job)",
         default=False,
     ),
+    Setting(
+        "diversified_prompting",
+        "a different prompt for each progression, self-debug epoch and clarifier attempt (Table 12 "
+        "ablation: off, one prompt for every agent and one progression)",
+        default=True,
+    ),
 )
 
 STAGE_WORDS = {
@@ -106,8 +112,25 @@ def _qualityflow_reverts(cfg: RunConfig) -> bool:
     return cfg.revert and cfg.checker != "none"
 
 
+def diversified(cfg: RunConfig) -> bool:
+    """Diversified Prompting (section 3.6) is on; off is Table 12's ablation. Read
+    from the run's workflow settings with this spec's own default (the registry's
+    lookup, ``values.setting_value``, sits above this module)."""
+    default = next(s.default for s in SETTINGS if s.key == "diversified_prompting")
+    return bool(cfg.workflow_settings.get("diversified_prompting", default))
+
+
+def variant_index(cfg: RunConfig, n: int, count: int) -> int:
+    """Which of ``count`` prompt variants the ``n``-th progression, epoch or attempt
+    (from 0) uses: its own with Diversified Prompting, else the first for all."""
+    return n % count if diversified(cfg) else 0
+
+
 def _qualityflow_progressions(cfg: RunConfig) -> int:
-    return 1 if cfg.checker == "none" else cfg.prompts
+    # checker=none: nothing is ever accepted, so the rule reports progression 0's
+    # last program. Without Diversified Prompting every progression would send the
+    # same prompts: one is the whole ablation.
+    return 1 if cfg.checker == "none" or not diversified(cfg) else cfg.prompts
 
 
 SPEC = WorkflowSpec(
@@ -133,4 +156,5 @@ SPEC = WorkflowSpec(
     debugger="self_debugger",
     decided=("code_quality_checker", "program_generator", "clarifier"),
     reverts=_qualityflow_reverts,
+    pass_at_last=5,
 )

@@ -4,7 +4,8 @@ the check failed) so the generator gets a second, better-informed chance.
 
 Every attempt starts from the progression's self-debugging result (Appendix A:
 "3 Clarifier attempts are performed on each of the 6 self-debugging results"),
-each with its own prompt variant (section 3.6, Diversified Prompting). The
+each with its own prompt variant (section 3.6, Diversified Prompting; the
+first for every attempt in Table 12's ablation without it). The
 prompt says only what is true of the run: no debugging when there were no
 epochs or no usable test, no Test Quality Checker verdicts when it was off, no
 rejection when no checker runs."""
@@ -14,6 +15,7 @@ from __future__ import annotations
 from ...agents.shown import tests_text
 from ...context import RunContext
 from ...extract import extract_clarified
+from . import variant_index
 
 AGENT = "clarifier"
 PROMPTS = "qualityflow/clarifier"
@@ -84,7 +86,7 @@ def clarifier_prompt(
     if cfg.checker != "none" and check_feedback.strip():
         program_section += f"\n\nWhy it was not accepted:\n{check_feedback.strip()}"
     variants = ctx.prompts.variants(PROMPTS)
-    return variants[(attempt - 1) % len(variants)].render(
+    return variants[variant_index(ctx.config, attempt - 1, len(variants))].render(
         statement=ctx.problem.statement if statement is None else statement,
         tests=tests_text(ctx),
         history=_history(ctx, designed, kept_tests, debugged),

@@ -7,6 +7,7 @@ from ...agents.shown import tests_text
 from ...context import RunContext
 from ...events import ProgramCandidate
 from ...extract import extract_program
+from . import variant_index
 
 AGENT = "program_generator"
 PROMPTS = "qualityflow/program_generator"
@@ -15,7 +16,7 @@ PROMPTS = "qualityflow/program_generator"
 def generator_prompt(ctx: RunContext, progression: int) -> tuple[str, str]:
     """Diversified Prompting: progression ``p`` uses the ``p``-th generator prompt."""
     variants = ctx.prompts.variants(PROMPTS)
-    return variants[progression % len(variants)].render(
+    return variants[variant_index(ctx.config, progression, len(variants))].render(
         statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=ctx.problem.entry_point
     )
 
@@ -26,7 +27,7 @@ def clarified_prompt(
     """Line 23 of Algorithm 1, one prompt variant per clarifier attempt (``statement``:
     as a person edited it, the problem's when None)."""
     variants = ctx.prompts.variants(PROMPTS, "clarified")
-    return variants[(attempt - 1) % len(variants)].render(
+    return variants[variant_index(ctx.config, attempt - 1, len(variants))].render(
         statement=ctx.problem.statement if statement is None else statement,
         clarified=clarified,
         tests=tests_text(ctx),

@@ -30,6 +30,7 @@ from ...steering import has_program, steered_program, steered_statement, steered
 from ...steps import StepId, StepOutcome
 from ...steps import step as enter_step
 from ..base import WorkflowResult
+from . import SPEC, diversified
 from .clarifier import clarify
 from .code_quality_checker import CheckResult, check_program
 from .program_generator import generate_clarified_program, generate_program
@@ -202,9 +203,7 @@ class _Run:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
         self.cfg = ctx.config
-        # checker=none: nothing is ever accepted, so the rule reports progression 0's
-        # last program; the other progressions' work would be thrown away unread.
-        count = 1 if self.cfg.checker == "none" else self.cfg.prompts
+        count = SPEC.progressions(self.cfg)
         self.progs = [Progression(i) for i in range(count)]
         self.stages = _stages(self.cfg)
         self.referee = Referee(count)
@@ -486,6 +485,16 @@ class _Run:
                     message=(
                         "checker=none: only progression 0 runs; with no check nothing is accepted, so the "
                         "paper's rule reports progression 0's last program and the others would be thrown away"
+                    ),
+                )
+            )
+        elif not diversified(cfg) and cfg.prompts > 1:
+            ctx.event(
+                Notice(
+                    level="info",
+                    message=(
+                        "without Diversified Prompting one progression runs, with the first prompt of every "
+                        "agent: the others would send the same prompts"
                     ),
                 )
             )

@@ -16,6 +16,7 @@ from ...events import ProgramCandidate
 from ...extract import extract_program
 from ...sandbox.report import SandboxReport
 from ..values import setting_value
+from . import variant_index
 
 AGENT = "self_debugger"
 PROMPTS = "qualityflow/self_debugger"
@@ -33,12 +34,13 @@ async def run_synthesized_tests(
 
 
 def debug_prompt(ctx: RunContext, epoch: int, program: str, feedback: str) -> tuple[str, str]:
-    """Epoch ``e`` uses the ``e``-th debug prompt (Appendix A: a different one each epoch)."""
+    """Epoch ``e`` uses the ``e``-th debug prompt (Appendix A: a different one each
+    epoch; the first every epoch without Diversified Prompting)."""
     variants = ctx.prompts.variants(PROMPTS)
     doubt = ""
     if setting_value(ctx.config, "tests_may_be_wrong"):
         doubt = " " + ctx.prompts.get(PROMPTS, "tests_may_be_wrong").user
-    return variants[(epoch - 1) % len(variants)].render(
+    return variants[variant_index(ctx.config, epoch - 1, len(variants))].render(
         statement=ctx.problem.statement,
         program=program,
         feedback=feedback,
