@@ -384,3 +384,17 @@ def test_a_right_match_or_none_answer_passes_and_a_wrong_one_fails(pid):
     assert not asyncio.run(Evaluator().evaluate(bp, never)).passed
     always = f"import re\ndef {entry}(*args):\n    return re.match('', '')\n"
     assert not asyncio.run(Evaluator().evaluate(bp, always)).passed
+
+
+def test_the_report_says_a_workflow_only_setting_a_user_set():
+    """An ablation that is not a RunConfig field (Table 12's diversified_prompting)
+    is part of the protocol line of the report, as the fields are."""
+    from qflow_tui.core.bench.report import _settings_line
+    from qflow_tui.core.bench.runner import BenchSpec
+
+    config = RunConfig(model="script/x", prompts=1).replace(diversified_prompting=False)
+    spec = BenchSpec(dataset="mbpp", config=config).to_dict(["mbpp/11"])
+    line = _settings_line(spec)
+    assert "diversified_prompting=False" in line and "prompts=1" in line, line
+    plain = BenchSpec(dataset="mbpp", config=RunConfig(model="script/x")).to_dict(["mbpp/11"])
+    assert "diversified_prompting" not in _settings_line(plain)

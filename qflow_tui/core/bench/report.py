@@ -374,7 +374,10 @@ MODEL_SETTINGS_SHOWN = ("temperature", "max_tokens", "seed", "test_timeout")
 def _settings_line(s: dict[str, Any]) -> str:
     settings = s.get("settings") or {}
     own = _workflow_settings(str(s.get("workflow", "")))
-    shown = [f"{k}={v}" for k, v in settings.items() if k in own]
+    # A setting that is not a RunConfig field (an ablation such as
+    # diversified_prompting) is kept in workflow_settings once a user set it.
+    merged = {**settings, **(settings.get("workflow_settings") or {})}
+    shown = [f"{k}={v}" for k, v in merged.items() if k in own]
     model = [
         f"{k}={settings[k]}" for k in MODEL_SETTINGS_SHOWN if k in settings and not (k == "seed" and settings[k] == -1)
     ]
