@@ -44,8 +44,11 @@ def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
     assert "the provider is down for good" in summary["error"] and summary["outcome"] == "failed"
     (failed,) = sessions.glob("*.jsonl")
     assert summary["session"] == str(failed)
-    assert summary["llm_calls"] > 0 and summary["stops"]["failed"] == 1
     recorded = read_session(failed)
+    # Each progression's self-debugger may have asked before the first failure ended
+    # the run: the count is of the failed calls the session shows, one at least.
+    failed_calls = sum(1 for e in recorded.events if e.kind == "llm_call_failed")
+    assert summary["llm_calls"] > 0 and summary["stops"]["failed"] == failed_calls >= 1
     assert recorded.events[-1].kind == "run_failed"
     finished_before = sum(1 for e in recorded.events if e.kind == "llm_call_finished")
     live_before = (tmp_path / "live.log").read_text().splitlines()
