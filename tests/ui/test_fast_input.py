@@ -12,6 +12,16 @@ from qflow_tui.ui.screens.compose import ComposeScreen
 from qflow_tui.ui.screens.run import RunScreen
 
 
+def tabs_ready(app) -> bool:
+    from textual.widgets import TabbedContent
+
+    found = app.screen.query("#run-tabs")
+    if not found:
+        return False
+    tabs = found.first(TabbedContent)
+    return tabs.is_mounted and bool(tabs.active)
+
+
 async def test_f4_then_ctrl_r_in_one_burst_runs_the_example():
     app = build_app(example=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -20,6 +30,9 @@ async def test_f4_then_ctrl_r_in_one_burst_runs_the_example():
         await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run to start")
         assert app.screen.problem.entry_point == "remove_Occ"
         await app.workers.wait_for_complete()
+        # Leave only once the run screen's tabs are up: on a loaded machine an app
+        # closed mid-mount lets Textual's tabs look for children already pruned.
+        await wait_until(pilot, lambda: tabs_ready(app), "the run screen's tabs")
 
 
 async def test_ctrl_r_after_typed_keys_reads_what_they_typed():
