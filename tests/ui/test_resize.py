@@ -16,7 +16,7 @@ from qflow_tui.ui.widgets.timeline import Timeline
 
 
 def footer_keys(app) -> list[str]:
-    return [str(key.description) for key in app.screen.query_one(AppFooter).query("FooterKey")]
+    return [str(key.description) for key in app.screen.query_one(AppFooter).shown_keys()]
 
 
 async def test_a_resize_mid_run_keeps_the_progression_and_zoom_keys():
