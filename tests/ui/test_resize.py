@@ -35,6 +35,9 @@ async def test_a_resize_mid_run_keeps_the_progression_and_zoom_keys():
         # What 160x48 focuses first: the timeline band, which 80x24 hides.
         assert isinstance(screen.focused, Timeline) and screen.focused.id == "timeline-band"
         await pilot.resize_terminal(80, 24)
+        # Wait for the new size itself: on a loaded machine the band may still be
+        # shown (and focused) when the resize call returns.
+        await wait_until(pilot, lambda: not screen.query_one("#timeline-band").display, "the band to hide")
         await wait_until(pilot, lambda: screen.focused is not None, "the focus to come back")
         assert screen.focused.display and view in screen.focused.ancestors
         await wait_until(pilot, lambda: "Zoom" in footer_keys(app), "the zoom key in the footer")
@@ -67,6 +70,7 @@ async def test_a_resize_of_a_replay_keeps_its_keys():
         band.focus()
         await pilot.pause()
         await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: not band.display, "the band to hide")
         await wait_until(pilot, lambda: screen.focused is not None, "the focus to come back")
         assert screen.focused.display and screen.focused is not band
         await pilot.press("z")
