@@ -345,6 +345,7 @@ class BenchScreen(AppScreen[None]):
         if advice:
             summary += "\n" + one_line(advice)
         self.query_one("#bench-summary", Static).update(summary)
+        self.sub_title = "bench running" if self.running else "bench"
         hint = "Enter replays a problem" if any(r.session for r in rows) else ""
         self._hint = hint
         self._show_where()
@@ -364,7 +365,6 @@ class BenchScreen(AppScreen[None]):
     def on_resize(self) -> None:
         if self.is_mounted:
             self._show_where()
-        self.sub_title = "bench running" if self.running else "bench"
 
     # -- actions ------------------------------------------------------------------------------
 

@@ -104,6 +104,7 @@ class KeysScreen(AppModal[None]):
         width: 90%; max-width: 100; height: auto; max-height: 90%;
         border: round $primary; background: $surface; padding: 0 1;
     }
+    KeysScreen .dialog-title { text-wrap: nowrap; text-overflow: ellipsis; }
     KeysScreen .keys-group { text-style: bold; color: $primary; margin-top: 1; }
     KeysScreen .keys-hint { color: $text-muted; margin-top: 1; }
     KeysScreen .keys-row { height: auto; }
@@ -124,7 +125,7 @@ class KeysScreen(AppModal[None]):
     def compose(self) -> ComposeResult:
         with ListScroll():
             where = self.beneath.sub_title or "this screen"
-            yield Label(one_line(f"Keys: {where}", 80), classes="dialog-title")
+            yield Label(one_line(f"Keys: {where}"), classes="dialog-title")
             yield SearchLine("a key or what it does", id="keys-search")
             for group, rows in keys_of(self.beneath):
                 yield Label(group, classes="keys-group")
