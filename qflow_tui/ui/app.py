@@ -267,6 +267,9 @@ class QFlowApp(App[int]):
 
     async def _next_key(self) -> None:
         while self._keys_waiting and self._key_on_its_way is None:
+            if not self.screen_stack:  # the app is closing: no screen takes a key
+                self._keys_waiting.clear()
+                return
             event = self._keys_waiting.popleft()
             target = self.focused or self.screen
             await super().on_event(event)
