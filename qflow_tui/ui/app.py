@@ -16,13 +16,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.content import Content
 from textual.notifications import Notify
 from textual.screen import Screen
 
 from ..core.config import ConfigError, RunConfig, save_setting
+from ..core.safe_text import one_line
 from .first_minute import FirstMinute, first_minute
 from .messages import KeyDone
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
@@ -97,6 +100,8 @@ class QFlowApp(App[int]):
         """Where live runs read elapsed time; tests pass a frozen clock."""
         self._started_at = self.clock()
         self.message_log: deque[LoggedMessage] = deque(maxlen=MESSAGE_LOG_SIZE)
+        self._toasted: dict[str, tuple[str, str]] = {}
+        """What each toast says (title, message) before it is fitted to its line, by notification identity."""
         """Every notification so far (the newest ``MESSAGE_LOG_SIZE``), for Ctrl+L."""
         self.remember_theme = remember_theme
         self.replay_options: dict[str, Any] = replay_options or {}
@@ -261,12 +266,12 @@ class QFlowApp(App[int]):
             await self._next_key()
 
     async def _next_key(self) -> None:
-        if not self.screen_stack:
-            # The app is closing (a key's wait timer fired after its screens went):
-            # nothing is left to type into.
-            self._keys_waiting.clear()
-            return
         while self._keys_waiting and self._key_on_its_way is None:
+            if not self.screen_stack:
+                # The app is closing (a key's wait timer fired after its screens
+                # went): nothing is left to type into.
+                self._keys_waiting.clear()
+                return
             event = self._keys_waiting.popleft()
             target = self.focused or self.screen
             await super().on_event(event)
@@ -334,17 +339,32 @@ class QFlowApp(App[int]):
 
     def _on_notify(self, event: Notify) -> None:
         """Keep every notification in the log, and say one thing once: a message
-        already on screen is not toasted again (the log counts the repeat)."""
+        already on screen is not toasted again (the log counts the repeat).
+
+        A toast is one line over the header (app.tcss), the newest only: a
+        boxed toast at 80x24 covered the tests table the user was editing, a
+        dialog's key hint or an inline error for its timeout. The title leads
+        the line; what does not fit is cut, and the line says where it is whole."""
         note = event.notification
-        message = str(note.message)
+        message = Content.from_markup(note.message).plain if note.markup else str(note.message)
         last = self.message_log[-1] if self.message_log else None
         if last is not None and last.message == message and last.title == note.title:
             last.repeats += 1
         else:
             at = self.clock() - self._started_at
             self.message_log.append(LoggedMessage(at, str(note.severity), note.title, message))
-        if any(str(shown.message) == message for shown in self._notifications):
+        if any(self._toasted.get(shown.identity, ("", ""))[1] == message for shown in self._notifications):
             event.prevent_default()  # Textual's handler (which shows it) runs after this one
+            return
+        self._toasted = {n.identity: self._toasted.get(n.identity, ("", n.message)) for n in self._notifications}
+        self._toasted[note.identity] = (note.title, message)
+        note.title, note.message, note.markup = "", toast_line(note.title, message, self.size.width), False
+
+    def notices_shown(self) -> list[str]:
+        """The notifications on show now, each whole (its title, then its
+        message), as the log keeps them; a toast shows what fits its line."""
+        said = [self._toasted.get(n.identity, ("", str(n.message))) for n in self._notifications]
+        return [f"{title}: {message}" if title else message for title, message in said]
 
     def action_messages(self) -> None:
         from .screens.messages import MessagesScreen
@@ -399,6 +419,25 @@ KEY_WAIT_MOST = 5.0
 
 #: How many notifications the log keeps.
 MESSAGE_LOG_SIZE = 200
+
+
+#: What ends a toast cut to its line: the log (Ctrl+L) has it whole.
+CUT_HINT = " … ^l log"
+
+
+def toast_line(title: str, message: str, width: int) -> str:
+    """A notification as its one-line toast ``width`` columns wide (its edge
+    and padding take 3): the title, then the message; cut with a pointer to
+    the log where it does not fit."""
+    line = one_line(f"{title}: {message}" if title else message)
+    room = max(len(CUT_HINT) + 10, width - 3)
+    if cell_len(line) <= room:
+        return line
+    if title:  # a long title (a session's) leaves the message, the news, its room
+        line = one_line(f"{one_line(title, max(12, room // 3))}: {message}")
+        if cell_len(line) <= room:
+            return line
+    return one_line(line, room - len(CUT_HINT) + 1)[:-1].rstrip() + CUT_HINT
 
 
 @dataclass

@@ -145,3 +145,8 @@ def test_a_checkers_call_is_headed_as_on_the_step_it_checks():
     colours = Palette("green", "red", "yellow", "cyan", "blue", "grey50", "white", "black", "monokai", "monokai", True)
     assert call_header(check, colours, step_words(state, check)).plain.startswith("── c10 on generate · turn 2")
     assert call_header(made, colours, step_words(state, made)).plain.startswith("── c1 generate")
+    # A long test in the header is cut with an ellipsis, not mid-value.
+    long = CallRecord("c8", "code_quality_checker", "program_generator", 0, test="assert f(" + "1.0, " * 30 + ") == 2")
+    long.status = "failed"
+    head = call_header(long, colours, step_words(state, long)).plain
+    assert "assert f(1.0, 1.0" in head and head.endswith("… failed"), head

@@ -62,9 +62,11 @@ async def test_a_bench_fills_the_table_live_and_opens_a_problem_in_replay(tmp_pa
         table = screen.query_one(BenchTable)
         # Every problem is a row before any has run.
         assert [r.key for r in table.rows_by_key.values()] == ["humaneval/0", "humaneval/2"]
+        assert screen.sub_title == "bench running"
         await app.workers.wait_for_complete()
         await wait_until(pilot, lambda: screen.finished, "the bench to finish")
         await pilot.pause()
+        assert screen.sub_title == "bench"  # the header no longer says it runs
 
         # The runner's own progress went through the screen's sink, running included.
         assert "humaneval/0:running" in seen and "humaneval/2:done" in seen

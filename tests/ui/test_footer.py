@@ -11,15 +11,18 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from ui_app import SIZE, build_app, replay_app
-from ui_steps import finish_run, start_run
+from textual.geometry import Size
+from ui_app import SIZE, WIDE, build_app, replay_app
+from ui_fakes import FreezingClient, load_responder
+from ui_steps import finish_run, start_run, wait_until
 
 from qflow_tui.commands.demo import demo_session
+from qflow_tui.ui.screens.run import RunScreen
 from qflow_tui.ui.widgets.footer import AppFooter, fit, key_width
 
 
 def shown(footer: AppFooter) -> list[str]:
-    return [str(key.description) for key in footer.query("FooterKey")]
+    return [str(key.description) for key in footer.shown_keys()]
 
 
 async def test_a_run_rebuilds_the_footer_only_for_new_keys(monkeypatch: pytest.MonkeyPatch):
@@ -46,21 +49,22 @@ async def test_a_run_rebuilds_the_footer_only_for_new_keys(monkeypatch: pytest.M
     assert not repeats, f"{len(repeats)} of {len(builds)} rebuilds offered the keys already on show"
 
 
-def footer_line(app: Any) -> str:
-    """The footer's line as a user sees it."""
-    width, height = app.size
+def footer_line(app: Any, width: int | None = None) -> str:
+    """The footer's line as a user sees it (at ``width`` columns: the screen's
+    last layout, when it differs from the app's size)."""
+    width, height = (width or app.size[0]), app.size[1]
     console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True)
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text(styles=False).splitlines()[-1].rstrip()
 
 
 def test_the_fit_shows_every_key_then_the_hint_or_whole_keys_and_the_ellipsis():
-    assert fit([5, 5], 4, 14) == (2, True)
-    assert fit([5, 5], 4, 13) == (2, False)  # the hint would sit over the last key
-    assert fit([5, 5], 0, 14) == (2, False)  # no palette, no hint
-    assert fit([5, 5, 5], 4, 14) == (2, False)  # two whole keys and the 2 cells of "…"
-    assert fit([5, 5, 5], 4, 11) == (1, False)
-    assert fit([12], 4, 10) == (0, False)
+    assert fit([5, 5], 4, 14) == (2, "hint")
+    assert fit([5, 5], 4, 13) == (2, "more")  # the hint would sit over the last key: "…" stands for it
+    assert fit([5, 5], 4, 11) == (1, "more")  # no room for "…" after both: a key gives way
+    assert fit([5, 5], 0, 14) == (2, "")  # no palette, no hint
+    assert fit([5, 5, 5], 4, 14) == (2, "more")  # two whole keys and the 2 cells of "…"
+    assert fit([12], 4, 10) == (0, "more")
     assert key_width("^q", "Quit") == 8 and key_width("…", "") == 2
 
 
@@ -74,15 +78,18 @@ async def test_the_footer_shows_whole_keys_and_never_covers_one(width: int):
         bindings = {b.description: b for (_n, b, _e, _t) in app.screen.active_bindings.values() if b.show}
         line = footer_line(app)
         assert len(line) <= width
-        keys = [k for k in footer.query("FooterKey") if not k.has_class("-command-palette") and k.key_display != "…"]
-        more = [k for k in footer.query("FooterKey") if k.key_display == "…"]
-        hint = footer.query("FooterKey.-command-palette")
+        on_show = footer.shown_keys()
+        keys = [k for k in on_show if not (k.has_class("-more") or k.has_class("-hint"))]
+        more = [k for k in on_show if k.has_class("-more")]
+        hint = [k for k in on_show if k.has_class("-hint")]
         for key in keys:  # each shown key's label is on the line, whole
             assert f"{app.get_key_display(bindings[key.description])} {key.description}" in line, (key, line)
+        # Keys or the hint left out: "…" stands for them; else the hint ends the line.
+        assert bool(more) != bool(hint), line
+        if more:
+            assert line.endswith("…") and "▏" not in line, line
         if len(keys) < len({b.action for b in bindings.values()}):
-            assert more and line.endswith("…") and not hint, line
-        else:
-            assert not more
+            assert more, line
         if hint:
             # One blank cell at least between the last key's label and the hint's border.
             head, _, tail = line.rpartition("▏")
@@ -105,3 +112,51 @@ async def test_a_resize_fits_the_footer_again():
         await pilot.pause()
         await pilot.pause()
         assert "▏^p palette" in footer_line(app)
+
+
+def whole_keys_then_the_end(app: Any, line: str) -> None:
+    """``line`` (the footer's) is whole keys of the screen, then ``…`` or the
+    palette hint: no key cut at the edge or under the hint."""
+    labels = {
+        f"{app.get_key_display(b)} {b.description}" for (_n, b, _e, _t) in app.screen.active_bindings.values() if b.show
+    }
+    if line.endswith("…"):
+        head = line[:-1].rstrip()
+    else:
+        head, bar, tail = line.rpartition("▏")
+        assert bar and tail.strip() == "^p palette", f"neither … nor the palette hint ends the footer: {line!r}"
+        head = head.rstrip()
+    assert not head or any(head.endswith(label) for label in labels), f"a key is cut: {line!r}"
+
+
+async def test_the_compose_footer_at_80_columns_ends_with_the_ellipsis_for_the_palette():
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        line = footer_line(app)
+        # Every key of the form fits at 80 columns, the palette hint does not: "…" stands for it.
+        assert line.endswith("…") and "palette" not in line, line
+        whole_keys_then_the_end(app, line)
+
+
+async def test_the_first_layout_after_a_resize_fits_the_run_footer():
+    client = FreezingClient(load_responder(), "program_generator")
+    app = build_app(client, example=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        await pilot.press("f4")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+        await wait_until(pilot, lambda: client.blocked >= 2, "the progressions to stream")
+        await wait_until(pilot, lambda: "Zoom" in footer_line(app), "the run's keys in the footer")
+        whole_keys_then_the_end(app, footer_line(app))
+        # The frame a terminal shows right after it shrank: the screen laid out at
+        # the new size, before any handler (a footer rebuild) had its turn.
+        app.screen._refresh_layout(Size(80, 24))
+        line = footer_line(app, 80)
+        assert len(line) <= 80
+        whole_keys_then_the_end(app, line)
+        app.screen._refresh_layout(Size(*WIDE))
+        whole_keys_then_the_end(app, footer_line(app))

@@ -7,6 +7,11 @@ import sys
 from pathlib import Path
 
 from ui_app import SIZE, build_app
+from ui_steps import open_tests_tab_at_first_debug, wait_until
+
+from qflow_tui.core.config import RunConfig
+from qflow_tui.ui.app import CUT_HINT, toast_line
+from qflow_tui.ui.screens.steer_edit import SteerEditScreen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))  # the stub model server
 
@@ -41,7 +46,7 @@ async def test_one_thing_is_said_once_and_the_log_keeps_it():
             app.notify("could not reach the server", title="Run failed", severity="error")
         app.notify("could not reach the server", title="Progression 2", severity="error")
         await pilot.pause()
-        shown = [t for t in app._notifications if t.message == "could not reach the server"]
+        shown = [t for t in app._notifications if "could not reach the server" in t.message]
         assert len(shown) == 1
         assert [(m.title, m.repeats) for m in app.message_log if "reach" in m.message] == [
             ("Run failed", 2),
@@ -55,6 +60,50 @@ async def test_one_thing_is_said_once_and_the_log_keeps_it():
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, MessagesScreen)
+
+
+def shown_toasts(app) -> list:
+    return [t for t in app.screen.query("Toast") if t.region]
+
+
+async def test_a_toast_is_one_line_over_the_header_never_over_the_tests_table_or_a_dialog_hint():
+    app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py", prompts=1), stepping=True)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        _screen, grid = await open_tests_tab_at_first_debug(pilot)
+        app.notify("test 3 kept; the run takes it when it goes on.", title="Tests")
+        app.notify("a longer notice " * 12, title="Second", severity="warning")
+        await wait_until(pilot, lambda: shown_toasts(app), "a toast")
+        await pilot.pause()
+        toasts = shown_toasts(app)
+        # The newest only, one line, on the header's row: the table is not covered.
+        assert len(toasts) == 1 and toasts[0].region.height == 1 and toasts[0].region.y == 0, toasts
+        assert not toasts[0].region.overlaps(grid.region), (toasts[0].region, grid.region)
+        text = str(toasts[0].render())
+        assert text.startswith("Second: a longer notice") and text.endswith(CUT_HINT), text
+        # The log keeps both whole.
+        assert [m.title for m in app.message_log][-2:] == ["Tests", "Second"]
+        assert app.message_log[-1].message == "a longer notice " * 12
+        # A dialog's key hint is not covered either.
+        await pilot.press("plus")
+        await wait_until(pilot, lambda: isinstance(app.screen, SteerEditScreen), "the test editor")
+        app.notify("something happened while the editor was open", title="Notice")
+        await wait_until(pilot, lambda: shown_toasts(app), "a toast over the editor")
+        await pilot.pause()
+        hints = [w for w in app.screen.query(".dialog-hint") if w.region]
+        assert hints
+        for toast in shown_toasts(app):
+            for hint in hints:
+                assert not toast.region.overlaps(hint.region), (toast.region, hint.region)
+
+
+def test_a_toast_line_says_the_title_first_and_where_the_rest_is():
+    assert toast_line("Run failed", "no server", 80) == "Run failed: no server"
+    assert toast_line("", "line one\nline two", 80) == "line one line two"
+    cut = toast_line("T", "x" * 200, 40)
+    assert len(cut) == 37 and cut.endswith(CUT_HINT) and cut.startswith("T: xxx")
+    # A long title gives the message, the news, most of the line.
+    cut = toast_line("Not resumed: " + "a long session title " * 4, "this run finished", 80)
+    assert "this run finished" in cut and len(cut) <= 77, cut
 
 
 def test_the_messages_snapshot(snap_compare):

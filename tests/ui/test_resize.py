@@ -16,7 +16,7 @@ from qflow_tui.ui.widgets.timeline import Timeline
 
 
 def footer_keys(app) -> list[str]:
-    return [str(key.description) for key in app.screen.query_one(AppFooter).query("FooterKey")]
+    return [str(key.description) for key in app.screen.query_one(AppFooter).shown_keys()]
 
 
 async def test_a_resize_mid_run_keeps_the_progression_and_zoom_keys():
@@ -73,6 +73,7 @@ async def test_a_resize_of_a_replay_keeps_its_keys():
         band.focus()
         await pilot.pause()
         await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: not band.display, "the band to hide")
         await wait_until(pilot, lambda: screen.focused is not None, "the focus to come back")
         assert screen.focused.display and screen.focused is not band
         await pilot.press("z")

@@ -61,7 +61,7 @@ async def open_browser(pilot) -> SessionsScreen:
 
 
 def notices(app) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return app.notices_shown()
 
 
 async def test_R_resumes_an_unfinished_run_reusing_every_finished_call(tmp_path):

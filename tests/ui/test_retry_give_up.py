@@ -182,7 +182,7 @@ async def test_progressions_stopping_for_one_reason_toast_it_once():
         await finish_run(pilot)
         toasts = [str(n.message) for n in app._notifications]
         assert len([t for t in toasts if "stopped: could not reach" in t]) == 1, toasts
-        assert any(n.title == "Run failed" for n in app._notifications)
+        assert any(m.title == "Run failed" for m in app.message_log)
         # The session still says each progression stopped.
         notices = [e for e in session_events(app.screen.session_path) if e["kind"] == "notice"]
         assert len([e for e in notices if "stopped: could not reach" in e["message"]]) == 6

@@ -182,7 +182,7 @@ async def test_cancel_mid_run_keeps_the_session():
         assert "CANCELLED" in str(view.query_one("#program-banner").render())
         events = session_events(screen.session_path)
         assert events[-1]["kind"] == "run_failed" and events[-1]["cancelled"] is True
-        assert any(n.title == "Cancelled" for n in app._notifications)
+        assert any(m.title == "Cancelled" for m in app.message_log)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ComposeScreen)
@@ -227,7 +227,7 @@ async def test_model_error_is_a_notice_and_the_session_is_kept():
         screen = await start_run(pilot)
         view = await finish_run(pilot)
         assert view.state.failed is not None and not view.state.failed.cancelled
-        notes = [n for n in app._notifications if n.title == "Run failed"]
+        notes = [m for m in app.message_log if m.title == "Run failed"]
         assert notes and "the model fell over" in notes[0].message
         assert screen.session_path.exists()
 

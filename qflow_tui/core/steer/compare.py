@@ -60,22 +60,28 @@ def trail(events: list[Event]) -> list[Mark]:
     Progressions run concurrently and interleave as timing has it; grouped, two
     runs of the same story line up mark for mark and part only where they
     really differ."""
-    out: list[Mark] = []
-    for e in events:
+    return [mark for mark, _ in placed_trail(events)]
+
+
+def placed_trail(events: list[Event]) -> list[tuple[Mark, int]]:
+    """:func:`trail`, each mark with the index in ``events`` of the event it
+    comes from (a replay opens there)."""
+    out: list[tuple[Mark, int]] = []
+    for i, e in enumerate(events):
         match e:
             case ProgramCandidate():
-                out.append(Mark("program", e.step, e.progression, e.agent, _short_hash(e.program)))
+                out.append((Mark("program", e.step, e.progression, e.agent, _short_hash(e.program)), i))
             case StepFinished():
-                out.append(Mark("step", e.step, e.progression, e.agent, e.outcome))
+                out.append((Mark("step", e.step, e.progression, e.agent, e.outcome), i))
             case Decision():
-                out.append(Mark("decision", e.step, e.progression, e.agent, e.decision))
+                out.append((Mark("decision", e.step, e.progression, e.agent, e.decision), i))
             case Steered():
-                out.append(Mark("steered", e.step, e.progression, e.agent, f"{e.what} by {e.who}"))
+                out.append((Mark("steered", e.step, e.progression, e.agent, f"{e.what} by {e.who}"), i))
     first: dict[str | None, int] = {}
-    for i, m in enumerate(out):
-        first.setdefault(m.step, i)
-    order = sorted(range(len(out)), key=lambda i: (first[out[i].step], out[i].progression or -1, i))
-    return [out[i] for i in order]
+    for n, (m, _) in enumerate(out):
+        first.setdefault(m.step, n)
+    order = sorted(range(len(out)), key=lambda n: (first[out[n][0].step], out[n][0].progression or -1, n))
+    return [out[n] for n in order]
 
 
 def first_divergence(a: list[Mark], b: list[Mark]) -> int | None:

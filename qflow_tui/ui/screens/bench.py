@@ -29,6 +29,7 @@ from ..access import qflow_app
 from ..widgets.bench_chart import PassByStepChart
 from ..widgets.bench_table import BenchRow, BenchTable
 from ..widgets.footer import AppFooter
+from ..widgets.search_line import SearchLine, search_key
 from .base import AppScreen
 
 
@@ -54,13 +55,7 @@ class BenchScreen(AppScreen[None]):
     BINDINGS = [
         # Priority: the table's own Enter (select the row) would hide the key from the footer.
         Binding("enter", "open", "Replay", priority=True, tooltip="Replay the selected problem's session"),
-        Binding(
-            "slash",
-            "search",
-            "Search",
-            key_display="/",
-            tooltip="Show only the problems whose id, status or reason hold the words typed",
-        ),
+        search_key("Show only the problems whose id, status or reason hold the words typed"),
         Binding("r", "reload", "Reload", tooltip="Read the bench folder again (a bench another qflow is running)"),
         Binding(
             "escape",
@@ -77,8 +72,6 @@ class BenchScreen(AppScreen[None]):
     BenchScreen #bench-body { height: 1fr; }
     BenchScreen #bench-chart { dock: top; padding: 0 1; margin-bottom: 1; }
     BenchScreen #bench-table { height: 1fr; }
-    BenchScreen #bench-search { display: none; margin: 0 1; }
-    BenchScreen #bench-search.-shown { display: block; }
     BenchScreen #bench-detail { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     BenchScreen.-wide #bench-chart {
         dock: right; width: 64; height: 1fr; margin-bottom: 0; border-left: vkey $surface-lighten-2;
@@ -120,11 +113,7 @@ class BenchScreen(AppScreen[None]):
         yield Header()
         yield Static(id="bench-summary", markup=False)
         yield Static(id="bench-where", markup=False)
-        yield Input(
-            placeholder="search: an id, a status, a reason (Enter: to the table, Escape: clear)",
-            id="bench-search",
-            compact=True,
-        )
+        yield SearchLine("an id, a status, a reason", id="bench-search")
         with Vertical(id="bench-body"):
             yield BenchTable(id="bench-table")
             yield PassByStepChart(id="bench-chart")
@@ -363,6 +352,7 @@ class BenchScreen(AppScreen[None]):
         if advice:
             summary += "\n" + one_line(advice)
         self.query_one("#bench-summary", Static).update(summary)
+        self.sub_title = "bench running" if self.running else "bench"
         hint = "Enter replays a problem" if any(r.session for r in rows) else ""
         self._hint = hint
         self._show_where()
@@ -382,7 +372,6 @@ class BenchScreen(AppScreen[None]):
     def on_resize(self) -> None:
         if self.is_mounted:
             self._show_where()
-        self.sub_title = "bench running" if self.running else "bench"
 
     # -- actions ------------------------------------------------------------------------------
 
@@ -418,9 +407,7 @@ class BenchScreen(AppScreen[None]):
         self.action_open()
 
     def action_search(self) -> None:
-        search = self.query_one("#bench-search", Input)
-        search.add_class("-shown")
-        search.focus()
+        self.query_one(SearchLine).open()
 
     @on(Input.Changed, "#bench-search")
     def _search_changed(self, event: Input.Changed) -> None:
@@ -432,18 +419,15 @@ class BenchScreen(AppScreen[None]):
 
     def _close_search(self, clear: bool) -> bool:
         """Leave the search line (emptied if ``clear``); False if it was not open."""
-        search = self.query_one("#bench-search", Input)
-        if not search.has_class("-shown"):
+        table = self.query_one(BenchTable)
+        if not self.query_one(SearchLine).close(table, clear=clear):
             return False
         if clear:
-            search.value = ""
-            self.query_one(BenchTable).search_for("")
-            search.remove_class("-shown")
-        self.query_one(BenchTable).focus()
+            table.search_for("")
         return True
 
     def action_open(self) -> None:
-        if self.query_one("#bench-search", Input).has_focus:
+        if self.query_one(SearchLine).has_focus:
             self._close_search(clear=False)  # Enter in the search: to the rows it left
             return
         row = self.query_one(BenchTable).selected

@@ -13,16 +13,18 @@ from typing import Any
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane
 
 from ...core.events import RunStarted
 from ...core.safe_text import clean, one_line
 from ..state import run_shape
 from ..widgets.footer import AppFooter
 from ..widgets.lists import ListTable
+from ..widgets.search_line import SearchLine, matches, search_key
 from .base import AppScreen
 
 #: The compare screen's tabs, in the order the number keys pick them.
@@ -73,10 +75,25 @@ class CompareScreen(AppScreen[None]):
         Binding("4", "show_tab('cmp-agents')", "Agents", show=False),
         Binding("tab", "next_tab", "Next tab", key_display="1-4", tooltip="Steps, programs, visible tests, agents"),
         Binding("d", "divergence", "Divergence", tooltip="Put the cursor on the row where the runs part"),
+        # Priority: the table's own Enter (select the row) would hide the key from the footer.
+        Binding(
+            "enter",
+            "open_row",
+            "Open",
+            priority=True,
+            tooltip="Replay the highlighted row's session; a step opens at that step (A's, or B's where only B has it)",
+        ),
+        search_key("Show only the rows (steps, visible tests, agents) that hold the words typed"),
         Binding("s", "swap", "Swap", tooltip="Swap A and B"),
-        Binding("a", "replay(0)", "Replay", key_display="a/b", tooltip="Replay session A (b: session B)"),
-        Binding("b", "replay(1)", "Replay B", show=False, tooltip="Replay session B"),
-        Binding("escape", "back", "Back", tooltip="Leave the comparison"),
+        Binding(
+            "a",
+            "replay(0)",
+            "Replay",
+            key_display="a/b",
+            tooltip="Replay session A (b: session B), at the highlighted step on the Steps tab",
+        ),
+        Binding("b", "replay(1)", "Replay B", show=False, tooltip="Replay session B, at the highlighted step"),
+        Binding("escape", "back", "Back", tooltip="Leave the comparison (clears the search first)"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow"),
     ]
 
@@ -99,11 +116,16 @@ class CompareScreen(AppScreen[None]):
         self.error: str | None = None
         self.agents: dict[str, str] = {}
         self.titles = ("", "")
+        self.positions: tuple[list[int], list[int]] = ([], [])
+        """For each row of the Steps table, per side, the event index it comes from."""
+        self.replay_steps: tuple[list[Any], list[Any]] = ([], [])
+        """Each side's steps as its replay cuts them (what a row opens at)."""
         self._load()
 
     def _load(self) -> None:
         from ...core.session import SessionError, read_session
-        from ...core.steer.compare import compare_sessions
+        from ...core.steer.compare import compare_sessions, placed_trail
+        from ..replay_model import replay_steps
 
         try:
             a, b = read_session(self.paths[0]), read_session(self.paths[1])
@@ -114,6 +136,8 @@ class CompareScreen(AppScreen[None]):
             self.error = one_line(f"cannot compare these sessions ({type(exc).__name__}: {exc})")
             return
         self.result = compare_sessions(a, b)
+        self.positions = tuple([at for _, at in placed_trail(d.events)] for d in (a, b))  # type: ignore[assignment]
+        self.replay_steps = (replay_steps(a.events), replay_steps(b.events))
         self.agents = {**_short_agents(a), **_short_agents(b)}
         self.titles = (one_line(a.title), one_line(b.title))
         self.sub_title = one_line(f"compare · {a.title}", 200)
@@ -123,6 +147,7 @@ class CompareScreen(AppScreen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="cmp-heads", markup=False)
+        yield SearchLine("a step, a test, an agent", id="cmp-search")
         with TabbedContent(id="cmp-tabs"):
             with TabPane("Steps", id="cmp-steps"):
                 yield ListTable(id="cmp-steps-table", cursor_type="row", zebra_stripes=True)
@@ -217,6 +242,8 @@ class CompareScreen(AppScreen[None]):
         for i in range(max(len(steps_a), len(steps_b))):
             left = mark_words(steps_a[i] if i < len(steps_a) else None, self.agents)
             right = mark_words(steps_b[i] if i < len(steps_b) else None, self.agents)
+            if not matches(f"{i + 1} {left} {right}", self._search()):
+                continue
             if split is not None and i == split:
                 number = Text(f"▶{i + 1}", style=f"bold {colours.warning}", justify="right")
                 cells = [Text(left, style=f"bold {colours.warning}"), Text(right, style=f"bold {colours.warning}")]
@@ -229,6 +256,7 @@ class CompareScreen(AppScreen[None]):
             for cell in cells:
                 cell.no_wrap, cell.overflow = True, "ellipsis"
             table.add_row(number, *cells, key=str(i))
+        self._none_found(table, 3, at=1)
         if row:
             table.move_cursor(row=row)
 
@@ -266,9 +294,12 @@ class CompareScreen(AppScreen[None]):
             return Text(value or "—", style=f"bold {style}" if value else style)
 
         for test, (va, vb) in verdicts.items():
+            if not matches(f"{test} {va} {vb}", self._search()):
+                continue
             table.add_row(Text(one_line(clean(test)), no_wrap=True, overflow="ellipsis"), verdict(va), verdict(vb))
         if not verdicts:
             table.add_row(Text("(no check of the visible tests in either run)", style=colours.muted), "", "")
+        self._none_found(table, 3)
 
     def _paint_agents(self) -> None:
         assert self.result is not None
@@ -283,6 +314,8 @@ class CompareScreen(AppScreen[None]):
                 table.add_column(f"{side} {what}", key=f"{side}{what}", width=width)
         agents = sorted(set(r["a"]["agents"]) | set(r["b"]["agents"]))
         for agent in agents:
+            if not matches(f"{agent} {self.agents.get(agent, '')}", self._search()):
+                continue
             cells: list[Any] = [Text(one_line(self.agents.get(agent, agent) if narrow else agent), no_wrap=True)]
             for side in (r["a"], r["b"]):
                 row = side["agents"].get(agent)
@@ -295,7 +328,20 @@ class CompareScreen(AppScreen[None]):
                     Text(str(int(row["output"])), justify="right"),
                     Text(f"{row['seconds']:.2f}", justify="right"),
                 ]
-            table.add_row(*cells)
+            table.add_row(*cells, key=agent)
+        self._none_found(table, 9)
+
+    def _search(self) -> str:
+        return self.query_one(SearchLine).search
+
+    def _none_found(self, table: DataTable[Any], columns: int, at: int = 0) -> None:
+        """Say so in ``table`` (in column ``at``) when the search left none of its rows."""
+        if not table.row_count and self._search():
+            said = Text(f"No row matches {self._search()!r}; Escape clears the search.", style=self._palette().muted)
+            said.no_wrap, said.overflow = True, "ellipsis"
+            cells: list[Any] = [""] * columns
+            cells[at] = said
+            table.add_row(*cells, key="none")
 
     # -- actions ----------------------------------------------------------------------------
 
@@ -320,7 +366,14 @@ class CompareScreen(AppScreen[None]):
             return
         self.action_show_tab("cmp-steps")
         table = self.query_one("#cmp-steps-table", DataTable)
-        table.move_cursor(row=min(self.result["same_until"], max(0, table.row_count - 1)))
+        key = str(self.result["same_until"])
+        if key not in table.rows and self._search():  # the search hides it: show every row again
+            self.query_one(SearchLine).close(table, clear=True)
+            self._search_changed()
+        if key in table.rows:
+            table.move_cursor(row=table.get_row_index(key))
+        else:
+            table.move_cursor(row=max(0, table.row_count - 1))
 
     def action_swap(self) -> None:
         self.paths = (self.paths[1], self.paths[0])
@@ -328,12 +381,72 @@ class CompareScreen(AppScreen[None]):
         self._load()
         self.paint()
 
+    def _active_table(self) -> DataTable[Any] | None:
+        tables = {"cmp-steps": "#cmp-steps-table", "cmp-checks": "#cmp-checks-table", "cmp-agents": "#cmp-agents-table"}
+        active = self.query_one("#cmp-tabs", TabbedContent).active
+        return self.query_one(tables[active], DataTable) if active in tables else None
+
+    def _highlighted(self) -> str | None:
+        """The key of the active table's highlighted row (None: no table, no row)."""
+        table = self._active_table()
+        if table is None or not table.row_count or table.cursor_row < 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return None if key == "none" else key
+
+    def _step_at(self, side: int) -> int | None:
+        """The replay step of ``side`` the highlighted Steps row names (None: the
+        Steps tab is not shown, or ``side`` has no such row)."""
+        if self.query_one("#cmp-tabs", TabbedContent).active != "cmp-steps":
+            return None
+        key = self._highlighted()
+        if key is None or not key.isdigit() or int(key) >= len(self.positions[side]):
+            return None
+        at = self.positions[side][int(key)]
+        return next((s.number for s in self.replay_steps[side] if s.start <= at < s.end), None)
+
+    def action_open_row(self) -> None:
+        """Enter: the highlighted row's session. A Steps row opens at its step
+        (A's; B's where only B has the row); a visible test or an agent opens
+        the session that has it (A's when both do), at its end."""
+        search = self.query_one(SearchLine)
+        if search.has_focus:
+            search.close(self._active_table() or self.query_one("#cmp-steps-table", DataTable), clear=False)
+            return
+        key = self._highlighted()
+        if key is None or self.result is None:
+            if self.query_one("#cmp-tabs", TabbedContent).active == "cmp-programs":
+                self.action_replay(0)
+            return
+        active = self.query_one("#cmp-tabs", TabbedContent).active
+        if active == "cmp-steps":
+            side = 0 if int(key) < len(self.positions[0]) else 1
+        elif active == "cmp-agents":
+            side = 0 if key in self.result["a"]["agents"] else 1
+        else:
+            side = 0
+        self.action_replay(side)
+
     def action_replay(self, side: int) -> None:
         from .replay import ReplayScreen
 
-        self.app.push_screen(ReplayScreen(self.paths[side]))
+        self.app.push_screen(ReplayScreen(self.paths[side], step=self._step_at(side)))
+
+    def action_search(self) -> None:
+        self.query_one(SearchLine).open()
+
+    @on(Input.Changed, "#cmp-search")
+    def _search_changed(self) -> None:
+        if self.result is not None:
+            self._paint_steps()
+            self._paint_checks()
+            self._paint_agents()
 
     def action_back(self) -> None:
+        search = self.query_one(SearchLine)
+        if search.close(self._active_table() or self.query_one("#cmp-steps-table", DataTable), clear=True):
+            self._search_changed()
+            return
         self.app.pop_screen()
 
     def action_quit_app(self) -> None:

@@ -266,7 +266,7 @@ class ComposeScreen(AppScreen[None]):
                     yield Label("Break at", classes="field-label")
                     yield Input(
                         ", ".join(str(b) for b in app.breakpoints),
-                        placeholder="agent:self_debugger, decision:reject",
+                        placeholder="e.g. decision:reject",
                         id="break-at",
                         compact=True,
                     )

@@ -11,14 +11,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Label, Static
+from textual.widget import Widget
+from textual.widgets import Input, Label, Static
 
 from ...core.safe_text import one_line
 from ..widgets.lists import ListScroll
+from ..widgets.search_line import SearchLine, matches, search_key
 from .base import AppModal
 
 
@@ -83,6 +86,15 @@ def keys_of(screen: Screen[Any]) -> list[tuple[str, list[KeyRow]]]:
     return [(g, groups[g]) for g in order if groups.get(g)]
 
 
+class KeyLine(Horizontal):
+    """One key's line: the key and what it does."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__(classes="keys-row")
+        self.said = said
+        """The key and its words, as the search reads them."""
+
+
 class KeysScreen(AppModal[None]):
     """The keys of the screen beneath; Escape, ``?`` or ``q`` closes it."""
 
@@ -92,6 +104,7 @@ class KeysScreen(AppModal[None]):
         width: 90%; max-width: 100; height: auto; max-height: 90%;
         border: round $primary; background: $surface; padding: 0 1;
     }
+    KeysScreen .dialog-title { text-wrap: nowrap; text-overflow: ellipsis; }
     KeysScreen .keys-group { text-style: bold; color: $primary; margin-top: 1; }
     KeysScreen .keys-hint { color: $text-muted; margin-top: 1; }
     KeysScreen .keys-row { height: auto; }
@@ -99,7 +112,11 @@ class KeysScreen(AppModal[None]):
     KeysScreen .keys-what { width: 1fr; }
     """
 
-    BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss_keys", "Close", show=False)]
+    BINDINGS = [
+        Binding("question_mark,f1,q", "dismiss_keys", "Close", show=False),
+        Binding("escape", "escape", "Close", show=False, tooltip="Close this (clears the search first)"),
+        search_key("Show only the keys whose key or words hold the words typed"),
+    ]
 
     def __init__(self, beneath: Screen[Any]) -> None:
         super().__init__()
@@ -108,17 +125,54 @@ class KeysScreen(AppModal[None]):
     def compose(self) -> ComposeResult:
         with ListScroll():
             where = self.beneath.sub_title or "this screen"
-            yield Label(one_line(f"Keys: {where}", 80), classes="dialog-title")
+            yield Label(one_line(f"Keys: {where}"), classes="dialog-title")
+            yield SearchLine("a key or what it does", id="keys-search")
             for group, rows in keys_of(self.beneath):
                 yield Label(group, classes="keys-group")
                 for row in rows:
-                    with Horizontal(classes="keys-row"):
+                    with KeyLine(f"{row.keys} {row.what}"):
                         yield Static(Text(row.keys, style="bold" if row.enabled else "dim"), classes="keys-key")
                         what = Text(one_line(row.what), style="" if row.enabled else "dim")
                         if not row.enabled:
                             what.append("  (not now)", style="dim italic")
                         yield Static(what, classes="keys-what")
-            yield Static("Escape, ?, F1 or q closes this.", classes="keys-hint")
+            yield Static("No key matches.", id="keys-none", classes="keys-hint")
+            yield Static("/ searches; Escape, ?, F1 or q closes this.", classes="keys-hint")
+
+    def on_mount(self) -> None:
+        self._show("")
+
+    def _show(self, search: str) -> None:
+        """Show the keys that hold every word of ``search``, under their groups."""
+        group: Widget | None = None
+        found = 0
+        for widget in self.query_one(ListScroll).children:
+            if widget.has_class("keys-group"):
+                group = widget
+                group.display = False
+            elif widget.has_class("keys-row"):
+                widget.display = isinstance(widget, KeyLine) and matches(widget.said, search)
+                if widget.display and group is not None:
+                    group.display = True
+                found += widget.display
+        self.query_one("#keys-none").display = not found
+
+    @on(Input.Changed, "#keys-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self._show(event.value.strip())
+
+    @on(Input.Submitted, "#keys-search")
+    def _search_done(self) -> None:
+        self.query_one(SearchLine).close(self.query_one(ListScroll), clear=False)
+
+    def action_search(self) -> None:
+        self.query_one(SearchLine).open()
+
+    def action_escape(self) -> None:
+        if self.query_one(SearchLine).close(self.query_one(ListScroll), clear=True):
+            self._show("")
+            return
+        self.dismiss(None)
 
     def action_dismiss_keys(self) -> None:
         self.dismiss(None)

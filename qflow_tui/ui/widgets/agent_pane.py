@@ -18,6 +18,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ...core.safe_text import one_line
 from ..palette import Palette, palette
 from ..state import AgentInfo, CallRecord, RunState, StageCell
 
@@ -48,7 +49,7 @@ def call_header(call: CallRecord, colours: Palette, where: str | None = None) ->
         bits.append(f"turn {call.turn}")
     if call.test and not run_wide:
         # The test a progression's call is about; a run-wide call's test is its whole output.
-        bits.append(call.test.replace("\n", " ")[:60])
+        bits.append(one_line(call.test, 60))
     # A call waiting for its first token says so in its body (render_call): said
     # in the header too, a narrow pane wrapped it onto a line of its own above
     # the same words.

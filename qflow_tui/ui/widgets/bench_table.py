@@ -15,6 +15,7 @@ from ..palette import Palette, palette
 from ..replay_model import short_step
 from .columns import room_left
 from .lists import ListTable
+from .search_line import matches
 
 #: The widths of the columns beside the steps'.
 _WIDTHS = {"problem": 16, "status": 14, "tokens": 6, "time": 6}
@@ -173,8 +174,7 @@ class BenchTable(ListTable):
         """Whether ``row`` is shown under the search (case does not matter)."""
         if not self.search:
             return True
-        said = f"{row.key} {_status(row, palette(self.app)).plain} {row.why}".lower()
-        return all(word in said for word in self.search.lower().split())
+        return matches(f"{row.key} {_status(row, palette(self.app)).plain} {row.why}", self.search)
 
     def show(self, rows: list[BenchRow]) -> None:
         """Show every row again (the first time, or when a new step column appears)."""

@@ -1,18 +1,24 @@
 """The footer every qflow screen shows: Textual's compact footer, fitted to the
-width it has. It shows whole keys only: where the screen's keys do not all fit,
-it shows those that do and then ``…``, the command palette's key (the palette
-lists every action). The palette hint (``▏^p palette``) shows only where it fits
-after the keys, so it never sits over a key's label (the stray letter of
-``▏^p paletteG``, or the keys it covered at 100-140 columns)."""
+width it has. It shows whole keys only: where the screen's keys and the command
+palette's hint (``▏^p palette``) do not all fit, it shows the keys that do and
+then ``…``, the palette's key (the palette lists every action, ``?`` every key).
+The hint shows only where it fits after every key, so it never sits over a key's
+label (the stray letter of ``▏^p paletteG``, or the keys it covered at 100-140
+columns).
+
+The fit is made in the footer's layout (:meth:`AppFooter.process_layout`), in
+the same pass that gives the footer its new width: a resize never paints a key
+cut at the edge while a rebuild waits its turn on a busy event loop."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from rich.cells import cell_len
-from textual import events
 from textual.app import ComposeResult
+from textual.geometry import Size
+from textual.layout import WidgetPlacement
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -27,6 +33,10 @@ except ImportError:  # pragma: no cover - another Textual
 MORE = "…"
 MORE_TOOLTIP = "More keys: ? lists every key of this screen; the command palette (Ctrl+P) every action"
 
+#: What the end of the footer shows after the keys that fit: the palette hint,
+#: the ``…`` that stands for what was left out, or nothing (no palette).
+Tail = Literal["hint", "more", ""]
+
 
 def key_width(key_display: str, description: str) -> int:
     """Cells a compact footer key takes, its right margin included (Textual's
@@ -34,63 +44,52 @@ def key_width(key_display: str, description: str) -> int:
     return cell_len(key_display) + (1 + cell_len(description) if description else 0) + 1
 
 
-def hint_width(key_display: str, description: str) -> int:
-    """Cells the palette hint takes: its left border, the key, a space, the
-    words, and the footer's last column, which Textual leaves blank after it."""
-    return 1 + cell_len(key_display) + 1 + cell_len(description) + 1
-
-
-def fit(widths: Sequence[int], hint: int, width: int) -> tuple[int, bool]:
+def fit(widths: Sequence[int], hint: int, width: int) -> tuple[int, Tail]:
     """How many keys of ``widths`` (in order) the footer shows within ``width``
-    cells, and whether the palette hint (``hint`` cells, 0: none) shows too.
-    Every key, then the hint if it fits after them; else as many whole keys as
-    fit before the one-cell ``…`` (and its margin), and no hint."""
+    cells, and what ends it: every key and the palette hint (``hint`` cells, 0:
+    no palette) where both fit; else as many whole keys as fit before the
+    one-cell ``…`` and its margin, which stands for the keys or the hint left
+    out. Without a palette there is no ``…`` to open: the keys that fit."""
     need = sum(widths)
-    if need <= width:
-        return len(widths), bool(hint) and need + hint <= width
-    room = width - key_width(MORE, "")
+    if not hint:
+        room, tail = width, ""
+    elif need + hint <= width:
+        return len(widths), "hint"
+    else:
+        room, tail = width - key_width(MORE, ""), "more"
     shown = 0
     for w in widths:
         if w > room:
             break
         room -= w
         shown += 1
-    return shown, False
+    return shown, tail  # type: ignore[return-value]
 
 
 class AppFooter(Footer):
+    DEFAULT_CSS = """
+    AppFooter FooterKey.-hint { border-left: vkey $foreground 20%; }
+    """
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(compact=True, **kwargs)  # type: ignore[arg-type]
         #: What the keys on show were built from (see `_offer`).
         self._built: tuple[Any, ...] | None = None
-
-    def _width(self) -> int:
-        # Before its first layout the footer has no size; it spans the screen.
-        return self.size.width or self.app.size.width
+        #: The width the last layout fitted the keys into.
+        self._fit_width = 0
+        #: What the last layout showed: how many keys, and what ended the line.
+        self.fitted: tuple[int, Tail] = (0, "")
 
     def _offer(self) -> tuple[Any, ...]:
         """Everything the footer's keys are drawn from: the bindings it shows
         (key, label, action, enabled, tooltip, group), one per action as
-        Textual's footer shows them, and how many of them fit with or without
-        the palette hint."""
-        shown = tuple(
+        Textual's footer shows them. The width is not in it: the layout fits
+        the keys (see the module docstring)."""
+        return tuple(
             (binding.key, binding.key_display, binding.description, binding.action, enabled, tooltip, binding.group)
             for (_node, binding, enabled, tooltip) in self.screen.active_bindings.values()
             if binding.show or binding.key == self.app.COMMAND_PALETTE_BINDING
         )
-        widths: dict[str, int] = {}
-        for _node, binding, _enabled, _tooltip in self.screen.active_bindings.values():
-            if binding.show and binding.action not in widths:
-                widths[binding.action] = key_width(self.app.get_key_display(binding), binding.description)
-        palette = self._palette_binding()
-        hint = hint_width(self.app.get_key_display(palette), palette.description) if palette is not None else 0
-        return shown, fit(list(widths.values()), hint, self._width())
-
-    def _palette_binding(self) -> Any:
-        if not self.app.ENABLE_COMMAND_PALETTE:
-            return None
-        found = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
-        return found[1] if found is not None else None
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         # Textual rebuilds the footer whenever any binding may have changed: a
@@ -109,33 +108,68 @@ class AppFooter(Footer):
         if not self._bindings_ready:
             return
         self._built = self._offer()
-        keys, with_hint = self._built[1]
-        yield from self._fitted(super().compose(), keys, with_hint)
+        yield from self._every_key(super().compose())
 
-    def _fitted(self, widgets: Iterable[Any], keys: int, with_hint: bool) -> ComposeResult:
-        # Each key is told it is compact after it mounts, which restyles that key
-        # on its own, and the footer is rebuilt whenever the keys on offer change
-        # (some forty times in a run). A key that already has the class is not
-        # restyled: the look is the same, the rebuild costs half.
-        count = 0
+    def _every_key(self, widgets: Iterable[Any]) -> ComposeResult:
+        """Every key, then ``…`` and the palette hint: the layout shows those that fit."""
+        # Each key is told it is compact before it mounts: told after, it
+        # restyles on its own, and the footer is rebuilt whenever the keys on
+        # offer change (some forty times in a run).
         for widget in widgets:
             if FooterKey is None or not isinstance(widget, FooterKey):
                 yield widget
                 continue
             widget.set_class(True, "-compact", update=False)
-            if widget.has_class("-command-palette"):
-                if with_hint:
-                    yield widget
-                    continue
-                if count > keys:  # keys were left out: the palette's key stands for them
-                    more = FooterKey(widget.key, MORE, "", widget.action, tooltip=MORE_TOOLTIP)
-                    more.set_class(True, "-compact", update=False)
-                    yield more
-                continue
-            count += 1
-            if count <= keys:
+            if not widget.has_class("-command-palette"):
                 yield widget
+                continue
+            # Not docked, as Textual docks it: a docked hint takes its room
+            # from the keys whether it shows or not.
+            tip = str(widget.tooltip or widget.description)
+            for label, description, classes, tooltip in (
+                (MORE, "", "-more", MORE_TOOLTIP),
+                (widget.key_display, widget.description, "-hint", tip),
+            ):
+                key = FooterKey(widget.key, label, description, widget.action, tooltip=tooltip, classes=classes)
+                key.set_class(True, "-compact", update=False)
+                yield key
 
-    def on_resize(self, event: events.Resize) -> None:
-        if self._built is not None and self._offer() != self._built:
-            self.call_after_refresh(self._rebuild_if_changed)
+    def arrange(self, size: Size, optimal: bool = False) -> Any:
+        self._fit_width = size.width
+        return super().arrange(size, optimal)
+
+    def process_layout(self, placements: list[WidgetPlacement]) -> list[WidgetPlacement]:
+        """Keep the keys that fit the footer's width (see :func:`fit`), then
+        ``…`` right after them or the hint at the right edge; drop the rest."""
+        more = hint = None
+        keys: list[WidgetPlacement] = []
+        for placement in placements:
+            if placement.widget.has_class("-more"):
+                more = placement
+            elif placement.widget.has_class("-hint"):
+                hint = placement
+            else:
+                keys.append(placement)
+        widths, end = [], 0
+        for placement in keys:
+            right = placement.region.right + placement.margin.right
+            widths.append(right - end)
+            end = right
+        width = self._fit_width
+        shown, tail = fit(widths, hint.region.width + 1 if hint is not None else 0, width)
+        self.fitted = (shown, tail)
+        out = keys[:shown]
+        if tail == "more" and more is not None:
+            x = sum(widths[:shown])
+            out.append(more._replace(region=more.region._replace(x=x)))
+        elif tail == "hint" and hint is not None:
+            out.append(hint._replace(region=hint.region._replace(x=width - hint.region.width - 1)))
+        return out
+
+    def shown_keys(self) -> list[Any]:
+        """The keys on show now, ``…`` and the hint included, in order."""
+        keys = [key for key in self.query("FooterKey") if not (key.has_class("-more") or key.has_class("-hint"))]
+        shown, tail = self.fitted
+        out = keys[:shown]
+        out += list(self.query(f"FooterKey.-{tail}")) if tail else []
+        return out
