@@ -30,6 +30,7 @@ from typing import Any
 
 from ...locations import config_file
 from ..config_file import ConfigError, read_config_text
+from ._http import is_local
 from .registry import providers
 
 
@@ -126,6 +127,23 @@ def price_of(model: str, prices: dict[str, Price], *, local: bool = False) -> Pr
     return None
 
 
+def run_price(model: str, base_url: str | None, prices: dict[str, Price] | None = None) -> Price | None:
+    """What a run of ``model`` pays per token (None: unpriced), as its summary
+    prices it: a server on this machine costs nothing unless the table names
+    the model. Raises :class:`PriceError` for a config file it cannot read."""
+    return price_of(model, load_prices() if prices is None else prices, local=is_local(str(base_url or "")))
+
+
+def is_free(price: Price) -> bool:
+    """A model that costs nothing to run (``local/``, a script, a replay, a local server)."""
+    return not (price.input or price.output or price.cache_read or price.cache_write)
+
+
+def agents_cost(price: Price, tokens: Mapping[str, Mapping[str, int]]) -> dict[str, float]:
+    """US dollars per agent, rounded as a run's summary rounds them."""
+    return {agent: round(price.cost(t), 6) for agent, t in sorted(tokens.items())}
+
+
 def run_cost(
     model: str, tokens: dict[str, dict[str, int]], prices: dict[str, Price], *, local: bool = False
 ) -> dict[str, Any]:
@@ -134,7 +152,7 @@ def run_cost(
     price = price_of(model, prices, local=local)
     if price is None:
         return {"unpriced": model}
-    per_agent = {agent: round(price.cost(t), 6) for agent, t in sorted(tokens.items())}
+    per_agent = agents_cost(price, tokens)
     return {
         "currency": "USD",
         "total": round(sum(per_agent.values()), 6),
