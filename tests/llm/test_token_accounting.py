@@ -158,3 +158,36 @@ def test_the_tally_keeps_parts_apart_counts_cut_calls_and_reads_old_sessions():
     old = tokens_from_dict({"a": {"input": 10, "output": 2, "calls": 1}})["a"]
     assert (old.cache_read, old.cache_write, old.fresh_input) == (0, 0, 10)
     assert old.to_dict() == {"input": 10, "output": 2, "calls": 1}
+
+
+def _write_config(text: str) -> None:
+    import os
+    from pathlib import Path
+
+    folder = Path(os.environ["QFLOW_CONFIG_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.toml").write_text(text, encoding="utf-8")
+
+
+async def test_anthropic_asks_for_caching_from_each_models_own_minimum(make, provider, stub):
+    """Anthropic's minimum cacheable prompt is per model (1,024 tokens for Sonnet
+    4.5 and Opus 4.1, 4,096 for Haiku 4.5): a prompt between the two is marked
+    for the one and not the other, and the config file's price table can say it
+    for a model the built-in table lacks."""
+    if provider != "anthropic":
+        pytest.skip("Anthropic caches only when asked")
+    assert BUILT_IN["anthropic/claude-haiku-4-5"].cache_min_tokens == 4096
+    assert BUILT_IN["anthropic/claude-sonnet-4-5"].cache_min_tokens == 1024
+    between = " ".join(f"w{i}" for i in range(2500))  # about 2,500 tokens
+    await ask(make("claude-opus-4-1"), req(between))
+    assert stub.requests[-1]["body"]["cache_control"] == {"type": "ephemeral"}
+    await ask(make("claude-haiku-4-5"), req(between))
+    assert "cache_control" not in stub.requests[-1]["body"]
+    await ask(make("claude-haiku-4-5"), req(between * 2))  # past 4,096
+    assert stub.requests[-1]["body"]["cache_control"] == {"type": "ephemeral"}
+    _write_config('[prices."anthropic/claude-3-5-haiku"]\ninput = 0.8\noutput = 4.0\ncache_min_tokens = 2048\n')
+    assert load_prices()["anthropic/claude-3-5-haiku"].cache_min_tokens == 2048
+    await ask(make("claude-3-5-haiku"), req(LONG))  # 1,200 tokens: under its 2,048
+    assert "cache_control" not in stub.requests[-1]["body"]
+    await ask(make("claude-some-new-model"), req(LONG))  # not in the table: the lowest minimum
+    assert stub.requests[-1]["body"]["cache_control"] == {"type": "ephemeral"}

@@ -109,3 +109,118 @@ async def test_cached_prompt_tokens_are_shown_apart_and_a_cut_call_still_counts(
         bar.update_from(state, 3.0)
         await pilot.pause()
         assert "tokens 1500 in (1000 cached, 150 to cache) / 49 out" in str(bar.content), str(bar.content)
+
+
+def _bar_app():
+    from textual.app import App, ComposeResult
+
+    class Bar(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusBar()
+
+    return Bar()
+
+
+def _started(model: str, base_url: str | None = None):
+    from qflow_tui.core.events import RunStarted
+
+    return RunStarted(workflow="qualityflow", model=model, config={"base_url": base_url}, problem={})
+
+
+def _finished(call_id: str, inp: int, out: int, **kw):
+    from qflow_tui.core.events import LLMCallFinished
+
+    return LLMCallFinished(
+        agent="program_generator", call_id=call_id, response="x", input_tokens=inp, output_tokens=out, latency=0.1, **kw
+    )
+
+
+async def test_the_cost_so_far_is_priced_per_token_kind_and_marked_where_estimated():
+    from qflow_tui.ui.state import RunState
+
+    async with _bar_app().run_test(size=(160, 10)) as pilot:
+        bar = pilot.app.query_one(StatusBar)
+        state = RunState()
+        state.apply(_started("anthropic/claude-sonnet-4-5"))
+        bar.update_from(state, 1.0)
+        await pilot.pause()
+        assert " cost $0.0000 " in str(bar.content), str(bar.content)
+        # $3/M in, $0.30/M cache reads, $3.75/M cache writes, $15/M out:
+        # 50 fresh + 1000 read + 150 written in, 9 out = 0.00015 + 0.0003 + 0.0005625 + 0.000135.
+        state.apply(_finished("c1", 1200, 9, cache_read_tokens=1000, cache_write_tokens=150))
+        bar.update_from(state, 2.0)
+        await pilot.pause()
+        assert " cost $0.0011 " in str(bar.content), str(bar.content)
+        state.apply(_finished("c2", 100_000, 20_000, tokens_estimated=True))
+        bar.update_from(state, 3.0)
+        await pilot.pause()
+        assert " cost $0.6011 (est.) " in str(bar.content), str(bar.content)
+
+
+async def test_a_model_without_a_price_says_so_and_one_that_runs_here_shows_no_cost():
+    from qflow_tui.ui.state import RunState
+
+    async with _bar_app().run_test(size=(160, 10)) as pilot:
+        bar = pilot.app.query_one(StatusBar)
+        for model, base_url, shown in (
+            ("openai/some-new-model", None, "cost: no price"),
+            ("openai/some-new-model", "http://127.0.0.1:8080/v1", ""),  # a server on this machine
+            ("script/tests/scripts/mbpp11.py", None, ""),
+            ("local/smollm2", None, ""),
+        ):
+            state = RunState()
+            state.apply(_started(model, base_url))
+            state.apply(_finished("c1", 1200, 9))
+            bar.update_from(state, 1.0)
+            await pilot.pause()
+            text = str(bar.content)
+            assert (shown in text) if shown else ("cost" not in text), (model, text)
+
+
+def _solve_priced(tmp_path):  # type: ignore[no-untyped-def]
+    """``qflow solve --json`` of MBPP 11 with the script model priced by the
+    config file; returns its summary."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    model = "script/tests/scripts/mbpp11.py"
+    (tmp_path / "config.toml").write_text(f'[prices."{model}"]\ninput = 3.0\noutput = 15.0\n', encoding="utf-8")
+    solve = [sys.executable, "-m", "qflow_tui.cli", "solve", "--problem", "mbpp/11", "--prompts", "1"]
+    out = subprocess.run(
+        [*solve, "--model", model, "--session-dir", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+        env={**os.environ, "QFLOW_CONFIG_DIR": str(tmp_path)},
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+async def test_the_bar_shows_the_cost_solve_json_reports(tmp_path, monkeypatch):
+    """A priced run (the config file prices the script model) headless: the bar
+    fed the session's events shows the total ``solve --json`` printed."""
+    import asyncio
+    from pathlib import Path
+
+    from qflow_tui.core.session import read_session
+    from qflow_tui.ui.state import RunState
+    from qflow_tui.ui.widgets.status_bar import fmt_cost
+
+    summary = await asyncio.to_thread(_solve_priced, tmp_path)
+    assert summary["cost"]["total"] > 0, summary["cost"]
+    state = RunState()
+    for event in read_session(Path(summary["session"])).events:
+        state.apply(event)
+    monkeypatch.setenv("QFLOW_CONFIG_DIR", str(tmp_path))
+    async with _bar_app().run_test(size=(160, 10)) as pilot:
+        bar = pilot.app.query_one(StatusBar)
+        bar.update_from(state, 1.0)
+        await pilot.pause()
+        # A script model's tokens are counted from characters: an estimate.
+        assert f" cost {fmt_cost(summary['cost']['total'])} (est.) " in str(bar.content), str(bar.content)

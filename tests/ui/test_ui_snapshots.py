@@ -7,6 +7,7 @@ Toasts are cleared before a snapshot (they name session files)."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -75,6 +76,31 @@ class TestLiveRun:
             await settle(pilot)
 
         assert snap_compare(build_app(stepping=True), terminal_size=SIZE, run_before=run_before)
+
+
+class TestCost:
+    """The cost so far while a priced model streams (the config file prices the
+    script model), at both sizes: it stands before the tokens, so 80 columns
+    still show it, and the rest ends in an ellipsis."""
+
+    @pytest.fixture(autouse=True)
+    def _priced(self):
+        folder = Path(os.environ["QFLOW_CONFIG_DIR"])
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "config.toml").write_text(
+            '[prices."script/tests/scripts/mbpp11.py"]\ninput = 3.0\noutput = 15.0\n', encoding="utf-8"
+        )
+
+    @pytest.mark.parametrize("size", [SIZE, WIDE], ids=["80x24", "160x48"])
+    def test_cost_while_streaming(self, snap_compare, size):
+        client = FreezingClient(load_responder(), "self_debugger")
+
+        async def run_before(pilot):
+            await start_run(pilot)
+            await wait_until(pilot, lambda: client.blocked == 6, "six self-debuggers streaming")
+            await settle(pilot)
+
+        assert snap_compare(build_app(client), terminal_size=size, run_before=run_before)
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ import httpx2
 from ..safe_text import StreamText, valid_text
 from ._http import ProviderErrors, body_message, clean, display_url
 from .base import Completion, DeltaCallback, LLMError, LLMRequest, prompt_text_tokens
+from .prices import cache_min_tokens
 from .provider_keys import ANTHROPIC_DEFAULT_URL as DEFAULT_BASE_URL
 from .provider_keys import ANTHROPIC_KEY_VAR as KEY_VAR
 from .provider_keys import ANTHROPIC_URL_VAR as BASE_URL_VAR
@@ -40,9 +41,6 @@ from .provider_keys import anthropic_key, anthropic_url
 from .window import prompt_tokens, too_long
 
 DEFAULT_MAX_RETRIES = 0
-#: The shortest prompt Anthropic caches (Sonnet and Opus; a shorter one is sent
-#: as it is and costs a cache write for nothing).
-CACHE_MIN_TOKENS = 1024
 
 # A streamed ``event: error`` arrives on an HTTP 200 response: its error type says
 # what the status would have been.
@@ -90,6 +88,9 @@ class AnthropicClient(ProviderErrors):
         self.context_window = context_window
         """Tokens the model can see at once, when configured (the API does not say)."""
         self.name = f"{self.provider}/{model_name}"
+        self.cache_min_tokens = cache_min_tokens(self.name)
+        """The shortest prompt this model caches (per model: see core/llm/prices.py);
+        a shorter one is sent without the marker."""
         key = anthropic_key(self.name, env)
         # Always hand the SDK an explicit URL so that only ``env`` decides (the SDK
         # would otherwise read ANTHROPIC_BASE_URL from the process environment).
@@ -113,7 +114,7 @@ class AnthropicClient(ProviderErrors):
         }
         if request.system:  # the API refuses an empty system text block
             params["system"] = request.system
-        if self.prompt_cache and prompt_text_tokens(request) >= CACHE_MIN_TOKENS:
+        if self.prompt_cache and prompt_text_tokens(request) >= self.cache_min_tokens:
             # The top-level marker caches up to the last cacheable block: the prompts
             # put what calls share first, so the next call with that prefix reads it
             # at a tenth of the price (a write costs 1.25x, once).

@@ -9,12 +9,18 @@ prices change, so every figure says when it was read), which a
     output = 8.0
     cache_read = 0.5     # optional: prompt tokens served from the cache
     cache_write = 2.0    # optional: prompt tokens written to it
+    cache_min_tokens = 1024  # optional: the shortest prompt the provider caches
     as_of = "2026-11-01"
 
 Cached prompt tokens are priced apart: Anthropic reads at a tenth of the input
 price and writes (5-minute cache) at 1.25x; OpenAI reads at its published
 discount and charges nothing extra to write. A price given without cache rates
 takes the provider's usual ratios.
+
+The shortest prompt a provider caches depends on the model (Anthropic's docs,
+read 2026-11-25: 1,024 tokens for Sonnet 4.5, Sonnet 4 and Opus 4.1; 4,096 for
+Haiku 4.5 and Opus 4.5; 2,048 for Haiku 3.5 and 3; OpenAI: 1,024): the table
+says it per model, and the Anthropic client asks for caching only from there.
 
 A model run in the app (``local/``), a script and a replay cost nothing; any
 other model without a price is "unpriced", never a guess.
@@ -30,6 +36,7 @@ from typing import Any
 
 from ...locations import config_file
 from ..config_file import ConfigError, read_config_text
+from ._http import is_local
 from .registry import providers
 
 
@@ -45,6 +52,9 @@ class Price:
     """US dollars per million prompt tokens read from the cache (None: the input price)."""
     cache_write: float | None = None
     """US dollars per million prompt tokens written to the cache (None: the input price)."""
+    cache_min_tokens: int | None = None
+    """The shortest prompt the provider caches for this model, in tokens (None:
+    :data:`DEFAULT_CACHE_MIN_TOKENS`)."""
 
     def cost(self, tally: Mapping[str, int]) -> float:
         """US dollars for a tally (``input`` holds the cached parts; each part at its rate)."""
@@ -59,21 +69,35 @@ class Price:
 CACHE_RATIOS = {"anthropic": (0.1, 1.25), "openai": (0.5, 1.0)}
 
 
-def with_cache_rates(model: str, input: float, output: float, as_of: str, read: float | None = None) -> Price:
+#: The shortest cacheable prompt of a model the table does not say it for: the
+#: lowest any current model has, so that caching is never left unasked where it pays.
+DEFAULT_CACHE_MIN_TOKENS = 1024
+
+
+def with_cache_rates(
+    model: str,
+    input: float,
+    output: float,
+    as_of: str,
+    read: float | None = None,
+    cache_min_tokens: int | None = None,
+) -> Price:
     """A price whose cache rates follow the model's provider (or ``read`` where published)."""
     ratio_read, ratio_write = CACHE_RATIOS.get(model.partition("/")[0], (1.0, 1.0))
-    return Price(input, output, as_of, input * ratio_read if read is None else read, input * ratio_write)
+    return Price(
+        input, output, as_of, input * ratio_read if read is None else read, input * ratio_write, cache_min_tokens
+    )
 
 
 #: List prices as published by the providers when this table was written.
 BUILT_IN: dict[str, Price] = {
-    "anthropic/claude-sonnet-4-5": with_cache_rates("anthropic/", 3.0, 15.0, "2025-10-01"),
-    "anthropic/claude-opus-4-1": with_cache_rates("anthropic/", 15.0, 75.0, "2025-10-01"),
-    "anthropic/claude-haiku-4-5": with_cache_rates("anthropic/", 1.0, 5.0, "2025-10-15"),
-    "openai/gpt-4.1": with_cache_rates("openai/", 2.0, 8.0, "2025-10-01", read=0.5),
-    "openai/gpt-4.1-mini": with_cache_rates("openai/", 0.4, 1.6, "2025-10-01", read=0.1),
-    "openai/gpt-4o": with_cache_rates("openai/", 2.5, 10.0, "2025-10-01", read=1.25),
-    "openai/gpt-4o-mini": with_cache_rates("openai/", 0.15, 0.6, "2025-10-01", read=0.075),
+    "anthropic/claude-sonnet-4-5": with_cache_rates("anthropic/", 3.0, 15.0, "2025-10-01", cache_min_tokens=1024),
+    "anthropic/claude-opus-4-1": with_cache_rates("anthropic/", 15.0, 75.0, "2025-10-01", cache_min_tokens=1024),
+    "anthropic/claude-haiku-4-5": with_cache_rates("anthropic/", 1.0, 5.0, "2025-10-15", cache_min_tokens=4096),
+    "openai/gpt-4.1": with_cache_rates("openai/", 2.0, 8.0, "2025-10-01", read=0.5, cache_min_tokens=1024),
+    "openai/gpt-4.1-mini": with_cache_rates("openai/", 0.4, 1.6, "2025-10-01", read=0.1, cache_min_tokens=1024),
+    "openai/gpt-4o": with_cache_rates("openai/", 2.5, 10.0, "2025-10-01", read=1.25, cache_min_tokens=1024),
+    "openai/gpt-4o-mini": with_cache_rates("openai/", 0.15, 0.6, "2025-10-01", read=0.075, cache_min_tokens=1024),
 }
 
 
@@ -106,12 +130,15 @@ def load_prices(path: Path | None = None) -> dict[str, Price]:
             )
             read = float(entry["cache_read"]) if "cache_read" in entry else base.cache_read
             write = float(entry["cache_write"]) if "cache_write" in entry else base.cache_write
-            prices[model] = Price(base.input, base.output, base.as_of, read, write)
         except (KeyError, TypeError, ValueError):
             raise PriceError(
                 f"{where}: needs input = and output = (and optionally cache_read =, cache_write =) "
                 "in dollars per million tokens"
             ) from None
+        least = entry.get("cache_min_tokens", BUILT_IN[model].cache_min_tokens if model in BUILT_IN else None)
+        if least is not None and (not isinstance(least, int) or isinstance(least, bool) or least < 0):
+            raise PriceError(f"{where}: cache_min_tokens must be a whole number of tokens, e.g. 1024")
+        prices[model] = Price(base.input, base.output, base.as_of, read, write, least)
     return prices
 
 
@@ -126,6 +153,35 @@ def price_of(model: str, prices: dict[str, Price], *, local: bool = False) -> Pr
     return None
 
 
+def cache_min_tokens(model: str, prices: dict[str, Price] | None = None) -> int:
+    """The shortest prompt the provider caches for ``model``, in tokens, from the
+    price table (the config file's included); the default where it does not say."""
+    try:
+        price = (load_prices() if prices is None else prices).get(model)
+    except PriceError:  # solve and the app report a broken table; caching still works
+        price = BUILT_IN.get(model)
+    if price is None or price.cache_min_tokens is None:
+        return DEFAULT_CACHE_MIN_TOKENS
+    return price.cache_min_tokens
+
+
+def run_price(model: str, base_url: str | None, prices: dict[str, Price] | None = None) -> Price | None:
+    """What a run of ``model`` pays per token (None: unpriced), as its summary
+    prices it: a server on this machine costs nothing unless the table names
+    the model. Raises :class:`PriceError` for a config file it cannot read."""
+    return price_of(model, load_prices() if prices is None else prices, local=is_local(str(base_url or "")))
+
+
+def is_free(price: Price) -> bool:
+    """A model that costs nothing to run (``local/``, a script, a replay, a local server)."""
+    return not (price.input or price.output or price.cache_read or price.cache_write)
+
+
+def agents_cost(price: Price, tokens: Mapping[str, Mapping[str, int]]) -> dict[str, float]:
+    """US dollars per agent, rounded as a run's summary rounds them."""
+    return {agent: round(price.cost(t), 6) for agent, t in sorted(tokens.items())}
+
+
 def run_cost(
     model: str, tokens: dict[str, dict[str, int]], prices: dict[str, Price], *, local: bool = False
 ) -> dict[str, Any]:
@@ -134,7 +190,7 @@ def run_cost(
     price = price_of(model, prices, local=local)
     if price is None:
         return {"unpriced": model}
-    per_agent = {agent: round(price.cost(t), 6) for agent, t in sorted(tokens.items())}
+    per_agent = agents_cost(price, tokens)
     return {
         "currency": "USD",
         "total": round(sum(per_agent.values()), 6),
