@@ -10,6 +10,7 @@ import os
 
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig
 from qflow_tui.core.sandbox.launch import owner_tag
+from qflow_tui.core.sandbox.pool import warm_pool
 
 #: Short limits keep the adversarial cases fast.
 TIMEOUT = 0.5
@@ -40,7 +41,18 @@ def live_harness_processes() -> list[int]:
             continue
         if tag in cmd.split(b"\0") and state not in (b"Z", b"X"):
             found.append(int(entry))
-    return found
+    # Idle warm children, started ahead of need, ran no program. Listed after
+    # the scan: a booting one forks its guardian at any moment.
+    warm = warm_pool().idle_pids()
+    return [pid for pid in found if pid not in warm]
+
+
+def leftover_files(folder) -> list:
+    """What is in ``folder`` besides the work dirs of idle warm children
+    (started ahead of need, no program ran in them)."""
+    found = list(folder.iterdir())
+    warm = warm_pool().idle_workdirs()  # after the listing: one may be booting
+    return [p for p in found if str(p) not in warm]
 
 
 def processes_with(token: str) -> list[int]:

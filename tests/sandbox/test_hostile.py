@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sbhelpers import ROOT, TIMEOUT, live_harness_processes, make, processes_with
+from sbhelpers import ROOT, TIMEOUT, leftover_files, live_harness_processes, make, processes_with
 
 from qflow_tui.core.sandbox.launch import owner_tag, remove_tree
 
@@ -223,7 +223,7 @@ def test_deep_tree_in_the_work_dir_is_removed(level, tmp_path, monkeypatch):
     )
     r = make(level, timeout=10.0).run_tests_sync(prog, ["assert f(1) == 1"])
     assert r.results[0].status == "pass", r.to_dict()
-    assert list(tmp_path.iterdir()) == []
+    assert leftover_files(tmp_path) == []
 
 
 @pytest.mark.parametrize("level", ["rlimits", "uid", "auto"])
@@ -247,7 +247,7 @@ def test_work_dir_total_is_capped(level, tmp_path, monkeypatch):
         assert "No space left" in r.results[0].error
     else:
         assert "disk limit" in r.results[0].error
-    assert list(tmp_path.iterdir()) == []
+    assert leftover_files(tmp_path) == []
 
 
 def test_every_writable_mount_under_bwrap_is_capped():
