@@ -200,6 +200,7 @@ APP = textwrap.dedent(
     print(warm_pool().idle_count(), flush=True)
     if sys.argv[2] == "wait":
         time.sleep(60)
+    sys.stdin.readline()  # the test has seen the warm children: exit
     """
 )
 
@@ -209,6 +210,7 @@ APP = textwrap.dedent(
 def test_the_app_ending_leaves_no_warm_child(level, how):
     app = subprocess.Popen(
         [sys.executable, "-c", APP, level, "wait" if how == "kill" else "exit"],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=str(Path(__file__).resolve().parents[2]),
     )
@@ -218,6 +220,9 @@ def test_the_app_ending_leaves_no_warm_child(level, how):
         assert processes_with(tag)  # the warm children, idle
         if how == "kill":
             app.send_signal(signal.SIGKILL)
+        else:
+            app.stdin.write(b"\n")
+            app.stdin.flush()
         app.wait(timeout=30)
         end = time.monotonic() + 10
         while processes_with(tag) and time.monotonic() < end:
