@@ -6,8 +6,11 @@ Columns, all measured in one run on this machine:
                    compared in the app (one child per program)
   cold             the column before with warm children turned off (each run
                    starts its own; see ``qflow_tui/core/sandbox/pool.py``)
-  + oracle         the same with every expected value computed (``sorted([...])``),
-                   so a trusted oracle process runs beside the program's
+  + oracle         the same with every expected value computed by a function
+                   the setup defines (MBPP's test_setup_code), so a trusted
+                   oracle process runs beside the program's
+  computed         expected values the app's evaluator knows whole
+                   (``sorted([...])[0]``): computed in the app, no oracle
   check()          HumanEval's shape: one check(candidate) function with all the
                    asserts, run in the oracle process, each candidate call
                    relayed into the program's process
@@ -31,6 +34,10 @@ With ``--before DIR`` (a checkout of an older version, e.g. ``git worktree add
 /tmp/old <commit>``), it prints instead the version in DIR and this one side by
 side: each runs in a worker process of its own, and every measurement is taken
 from both in turn, so a change in load hits both (the cost of a fix).
+
+Last, the looping program: a program that never returns, judged on
+HumanEval+/0 by ``qflow bench``'s evaluator (EvalPlus's per-input limits; the
+target is under 5 s).
 
 Usage: python bench/sandbox.py [--repeat N] [--only-fallback] [--before DIR]
 """
@@ -66,11 +73,35 @@ def ours(sb: Sandbox, n: int) -> float:
 
 
 def ours_oracle(sb: Sandbox, n: int) -> float:
+    tests = [f"assert add({i}, 1) == expected({i + 1})" for i in range(n)]
+    t0 = time.perf_counter()
+    report = sb.run_tests_sync(PROGRAM, tests, setup="def expected(v):\n    return v\n")
+    assert report.passed == n, report.to_dict()
+    return time.perf_counter() - t0
+
+
+def ours_computed(sb: Sandbox, n: int) -> float:
     tests = [f"assert add({i}, 1) == sorted([{i + 1}])[0]" for i in range(n)]
     t0 = time.perf_counter()
     report = sb.run_tests_sync(PROGRAM, tests)
     assert report.passed == n, report.to_dict()
     return time.perf_counter() - t0
+
+
+LOOPING = "def has_close_elements(numbers, threshold):\n    while True:\n        pass\n"
+
+
+def looping_program() -> tuple[float, str]:
+    """Seconds to judge a program that never returns on HumanEval+/0, and its verdict."""
+    import asyncio
+
+    from qflow_tui.core.bench.datasets import load_bench_problem
+    from qflow_tui.core.bench.evaluate import Evaluator
+
+    bp = load_bench_problem("humaneval-plus/0")
+    t0 = time.perf_counter()
+    verdict = asyncio.run(Evaluator(convention="solution").evaluate(bp, LOOPING))
+    return time.perf_counter() - t0, verdict.status
 
 
 def check_source(n: int) -> str:
@@ -190,6 +221,7 @@ def fallback_table(repeat: int) -> None:
 COMPARED = [
     ("auto", "ours", "auto"),
     ("auto + oracle", "oracle", "auto"),
+    ("auto computed", "computed", "auto"),
     ("auto check()", "check", "auto"),
     ("seccomp+landlock+uid", "ours", "seccomp+landlock+uid"),
     ("rlimits", "ours", "rlimits"),
@@ -209,9 +241,13 @@ def worker() -> int:
     """Answer ``kind isolation n`` lines with one measurement each: wall ms
     and CPU ms (the app and its sandbox processes)."""
     sandboxes: dict[str, Sandbox] = {}
-    kinds = {"ours": ours, "oracle": ours_oracle, "check": ours_check}
+    kinds = {"ours": ours, "oracle": ours_oracle, "computed": ours_computed, "check": ours_check}
     for line in sys.stdin:
         kind, isolation, n = line.split()
+        if kind == "looping":
+            seconds, status = looping_program()
+            print(f"{seconds * 1000:.3f} {status}", flush=True)
+            continue
         if isolation not in sandboxes:
             sandboxes[isolation] = Sandbox(SandboxConfig(isolation=isolation))
         cpu0 = cpu_seconds()
@@ -272,6 +308,14 @@ def compare(before: str, repeat: int) -> None:
                     f"{label:<22} {n:>5} {wb:>12.1f} {wa:>7.1f} {wa / wb:>6.2f} {cb:>11.1f} {ca:>7.1f} {ca / cb:>6.2f}",
                     flush=True,
                 )
+        loops = []
+        for p in procs:
+            assert p.stdin and p.stdout
+            p.stdin.write("looping auto 1\n")
+            p.stdin.flush()
+            ms, status = p.stdout.readline().split()
+            loops.append(f"{float(ms) / 1000:.1f} s ({status})")
+        print(f"looping program on HumanEval+/0: before {loops[0]}, after {loops[1]}", flush=True)
     finally:
         for p in procs:
             if p.stdin:
@@ -307,6 +351,7 @@ def main() -> int:
         "cold",
         "+ oracle",
         "cold",
+        "computed",
         "check()",
         "ours (rlimits)",
         "per-test",
@@ -328,12 +373,15 @@ def main() -> int:
             cold,
             median_ms(ours_oracle, strong, n, repeat=args.repeat),
             cold_oracle,
+            median_ms(ours_computed, strong, n, repeat=args.repeat),
             median_ms(ours_check, strong, n, repeat=args.repeat),
             median_ms(ours, weak, n, repeat=args.repeat),
             median_ms(per_test, interp, n, repeat=max(3, args.repeat // 3)),
             median_ms(human_eval_style, n, repeat=args.repeat),
         ]
         print(f"{n:>5}  " + "  ".join(f"{v:>{max(8, len(c))}.1f}" for v, c in zip(row, cols, strict=True)))
+    seconds, status = looping_program()
+    print(f"looping program on HumanEval+/0: judged in {seconds:.1f} s ({status})", flush=True)
     print(f"load after: {load()}; the target: at most 15 ms a program, full isolation")
     fallback_table(args.repeat)
     return 0

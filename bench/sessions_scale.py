@@ -96,6 +96,7 @@ async def browser_first_rows(folder: Path) -> float:
 def size_ratio(tmp: Path, session: Path = DEMO) -> tuple[int, int, int]:
     """Bytes of a recorded run written compact, written in the version 1 layout,
     and of the model text in it."""
+    from qflow_tui.core.events import LLMCallFinished, LLMCallStarted
     from qflow_tui.core.session import read_session
     from qflow_tui.core.session.writer import SessionWriter
 
@@ -119,10 +120,11 @@ def size_ratio(tmp: Path, session: Path = DEMO) -> tuple[int, int, int]:
         sizes.append(path.stat().st_size)
     text = 0
     for e in data.events:
-        if e.kind == "llm_call_started":
-            text += len(e.system) + sum(len(m.get("content", "")) for m in e.messages)  # type: ignore[attr-defined]
-        elif e.kind == "llm_call_finished":
-            text += len(e.response)  # type: ignore[attr-defined]
+        match e:
+            case LLMCallStarted():
+                text += len(e.system) + sum(len(m.get("content", "")) for m in e.messages)
+            case LLMCallFinished():
+                text += len(e.response)
     return sizes[0], sizes[1], text
 
 

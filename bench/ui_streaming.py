@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from qflow_tui.core.config import RunConfig  # noqa: E402
+from qflow_tui.core.events import TextDelta  # noqa: E402
 from qflow_tui.core.llm.script import ScriptClient, load_script_module  # noqa: E402
 from qflow_tui.core.problem import make_problem  # noqa: E402
 from qflow_tui.core.runner import run_workflow  # noqa: E402
@@ -96,7 +97,7 @@ async def headless(pad: int, delay: float, sandbox: Sandbox, out: Path) -> tuple
     def sink(event) -> None:
         nonlocal count, chars
         count += 1
-        if event.kind == "text_delta":
+        if isinstance(event, TextDelta):
             chars += len(event.text)
 
     start = time.perf_counter()

@@ -226,16 +226,62 @@ def config_reference() -> str:
         if spec.get("paper"):
             lines[-1] += f" From {spec['paper']}."
         lines.append("")
-        if not spec["settings"]:
-            lines += ["No settings of its own.", ""]
-            continue
-        lines += ["| Flag | Key | Type | Default | Allowed | What it sets |", "|---|---|---|---|---|---|"]
-        for s in spec["settings"]:
-            flag = f"`{s['flag']}` / `--no-{s['flag'][2:]}`" if s["type"] == "bool" else f"`{s['flag']}`"
-            row = [flag, f"`{s['key']}`", s["type"], _value(s["default"]), s["allowed"], s["doc"]]
-            lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
-        lines.append("")
+        lines += [_settings_table(spec), ""]
     return "\n".join(lines).rstrip()
+
+
+def _settings_table(spec: dict[str, Any]) -> str:
+    """One workflow's own settings as a table, as ``qflow workflows --json`` gives them."""
+    if not spec["settings"]:
+        return "No settings of its own."
+    lines = ["| Flag | Key | Type | Default | Allowed | What it sets |", "|---|---|---|---|---|---|"]
+    for s in spec["settings"]:
+        flag = f"`{s['flag']}` / `--no-{s['flag'][2:]}`" if s["type"] == "bool" else f"`{s['flag']}`"
+        row = [flag, f"`{s['key']}`", s["type"], _value(s["default"]), s["allowed"], s["doc"]]
+        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    return "\n".join(lines)
+
+
+def workflow_page(name: str) -> Callable[[], str]:
+    """The writer of a workflow page's generated part: its agents, its plan of
+    steps for the default settings, its use of the visible tests and its settings."""
+
+    def write() -> str:
+        spec = next((w for w in _workflows() if w["name"] == name), None)
+        if spec is None:
+            raise SystemExit(f"gen: `qflow workflows` lists no workflow {name!r}")
+        labels = {a["role"]: a["label"] for a in spec["agents"]}
+        lines = [
+            "**Agents:** " + ", ".join(f"{a['label']} (`{a['role']}`)" for a in spec["agents"]) + ".",
+            "",
+            f"**Visible tests:** {_cell(spec['visible_tests'])}.",
+            "",
+            "**Its plan of steps with the default settings** (the run's first event carries it, so the "
+            "app, replay and the session browser draw it):",
+            "",
+            "| Step | What | Agents |",
+            "|---|---|---|",
+        ]
+        for step in spec["plan"]:
+            who = ", ".join(labels.get(agent, agent) for agent in step["agents"]) or "none (no model call)"
+            shared = " (once a run)" if step.get("shared") else ""
+            lines.append(f"| `{step['step']}` | {_cell(step['label'] + shared)} | {_cell(who)} |")
+        if not spec["settings"]:
+            lines += [
+                "",
+                "**Settings:** none of its own; the [run settings](../reference/config.md#run-settings) apply.",
+            ]
+            return "\n".join(lines)
+        lines += [
+            "",
+            "**Settings** (each a flag of `qflow solve`, `qflow bench`, `qflow replay --rerun` and the app, "
+            f"and a key of the config file's `[workflow.{name}]` table):",
+            "",
+            _settings_table(spec),
+        ]
+        return "\n".join(lines)
+
+    return write
 
 
 # -- the keys reference -------------------------------------------------------------------
@@ -373,7 +419,71 @@ def setup_commands() -> str:
     return "\n\n".join(f"{intro}\n\n```{lang or 'sh'}\n{command}\n```" for intro, lang, command in found)
 
 
+# -- the `qflow solve --json` sample ------------------------------------------------------
+
+SOLVE_SAMPLE = [
+    "solve",
+    "--problem",
+    "tests/data/mbpp11/problem.txt",
+    "--tests",
+    "tests/data/mbpp11/tests.py",
+    "--model",
+    "script/tests/scripts/mbpp11.py",
+    "--json",
+]
+"""The run the sample comes from: the script model's MBPP No. 11 story, the defaults."""
+
+
+@functools.cache
+def solve_json_sample() -> str:
+    """The command and what it printed, from a real run in a fresh process with an
+    empty config and data folder (so nobody's own settings show). The object is
+    indented for reading; the two values that differ on every run, its duration and
+    its session's file name, are shown as placeholders."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="qflow-docs-") as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("QFLOW_") and not k.endswith("_API_KEY")}
+        env |= {"QFLOW_CONFIG_DIR": f"{tmp}/config", "QFLOW_DATA_DIR": f"{tmp}/data", "NO_COLOR": "1"}
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from qflow_tui.cli import main; sys.exit(main())", *SOLVE_SAMPLE],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    if done.returncode != 0:
+        raise SystemExit(f"gen: `qflow {' '.join(SOLVE_SAMPLE)}` failed ({done.returncode}): {done.stderr.strip()}")
+    result = json.loads(done.stdout)
+    name = re.sub(r"^\d{8}-\d{6}-(.*)-[0-9a-f]+(\.jsonl(?:\.gz)?)$", r"<time>-\1-<id>\2", Path(result["session"]).name)
+    result["session"] = f"<data folder>/sessions/{name}"
+    result["duration"] = "<seconds>"
+    text = json.dumps(result, indent=2, ensure_ascii=False)
+    text = text.replace('"<seconds>"', "<seconds>")
+    command = " ".join(SOLVE_SAMPLE).replace(" --", " \\\n    --")
+    return f"```sh\n.venv/bin/qflow {command}\n```\n\nprints (indented here):\n\n```json\n{text}\n```"
+
+
+# -- the bench scripts ------------------------------------------------------------------
+
+
+def bench_scripts() -> str:
+    """Each script in bench/ with the first paragraph of its docstring (what `make
+    bench` prints), so a new script appears on the performance page by itself."""
+    lines = ["| Script | What it is for |", "|---|---|"]
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        about = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        first = " ".join(about.split("\n\n")[0].split()).replace("``", "`")
+        lines.append(f"| `bench/{path.name}` | {_cell(first) or '-'} |")
+    return "\n".join(lines)
+
+
 # -- the pages ----------------------------------------------------------------------------
+
+#: The workflows that ship with qflow, each with a page of its own under workflows/.
+BUILT_IN_WORKFLOWS = ("qualityflow", "agentcoder", "codetree", "adacoder", "zeroshot")
 
 #: Each generated region: its name, the page it lives on and what writes it.
 REGIONS: dict[str, tuple[str, Callable[[], str]]] = {
@@ -381,6 +491,9 @@ REGIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "cli": ("reference/cli.md", cli_reference),
     "config": ("reference/config.md", config_reference),
     "keys": ("reference/keys.md", keys_reference),
+    "solve-json": ("solve.md", solve_json_sample),
+    "bench-scripts": ("performance.md", bench_scripts),
+    **{f"workflow-{name}": (f"workflows/{name}.md", workflow_page(name)) for name in BUILT_IN_WORKFLOWS},
 }
 
 

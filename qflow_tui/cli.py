@@ -13,7 +13,7 @@ from typing import NoReturn
 from . import __version__
 
 #: Subcommand modules under qflow_tui.commands; each has add_parser() and run().
-COMMANDS = ("solve", "workflows", "check", "doctor", "sessions", "replay", "fork", "compare", "demo", "bench")
+COMMANDS = ("solve", "workflows", "models", "check", "doctor", "sessions", "replay", "fork", "compare", "demo", "bench")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -66,7 +66,7 @@ async def nothing(pilot) -> None:
 
 def scenarios() -> list[tuple[str, Callable[[], object], tuple[int, int], Scenario]]:
     from ui_fakes import FreezingClient, always_wrong_client, load_responder
-    from ui_steps import finish_run, start_run, wait_for_gate, wait_until
+    from ui_steps import finish_run, start_run, step_to, wait_for_gate, wait_until
 
     def frozen():
         return FreezingClient(load_responder(), "self_debugger")
@@ -85,8 +85,8 @@ def scenarios() -> list[tuple[str, Callable[[], object], tuple[int, int], Scenar
     async def paused(pilot):
         screen = await start_run(pilot)
         await wait_for_gate(pilot, screen, "program_generator")
-        await pilot.press("n")
-        await wait_for_gate(pilot, screen, "quality_check:program_generator")
+        # Gates stop each progression in turn: step until progression 0's check.
+        await step_to(pilot, screen, "quality_check:program_generator", 0)
         await pilot.press("1")
 
     def finished(*keys: str):

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import pyparse
+from ..core.events import Event, TestsDesigned, TQCVerdict
 from . import fail
 from .solve import add_run_options
 
@@ -219,17 +220,17 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def synthesized_tests(events: list[Any]) -> list[str]:
+def synthesized_tests(events: list[Event]) -> list[str]:
     """The run's synthesized tests in the order it designed them (the Tests tab's numbers, from 1)."""
     out: list[str] = []
     for e in events:
-        if e.kind == "tests_designed":
+        if isinstance(e, TestsDesigned):
             out += [t for t in e.tests if t not in out]
     return out
 
 
 def _test_and_statement_edits(
-    args: argparse.Namespace, steering: Any, events: list[Any], entry_point: str, name: str
+    args: argparse.Namespace, steering: Any, events: list[Event], entry_point: str, name: str
 ) -> list[str]:
     """Put the test and statement flags into ``steering``; the edits in words. Raises
     SteerError / InputError (one line) for a number the session has no test for, a bad file."""
@@ -247,7 +248,7 @@ def _test_and_statement_edits(
             raise SteerError(f"{flag} {n}: {name} has synthesized tests 1 to {len(designed)}")
         return designed[n - 1]
 
-    verdicts = {e.test: e.verdict for e in events if e.kind == "tqc_verdict"}
+    verdicts = {e.test: e.verdict for e in events if isinstance(e, TQCVerdict)}
     for n in args.keep_test:
         t = test(n, "--keep-test")
         if verdicts.get(t) != "rejected":

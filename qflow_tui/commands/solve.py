@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..core.summary import Tokens, count_call, total
+from ..core import events as ev
+from ..core.run_state import RunState
 from . import fail
 from .workflow_options import add_workflow_options, workflow_overrides
 
@@ -51,6 +52,13 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
         help="let a model that repeats itself run on to max tokens (default: stop it and keep one copy)",
     )
     p.add_argument(
+        "--no-prompt-cache",
+        dest="prompt_cache",
+        action="store_const",
+        const=False,
+        help="do not ask the provider to cache prompt prefixes (default: ask where it pays)",
+    )
+    p.add_argument(
         "--max-connections",
         dest="concurrency",
         type=int,
@@ -75,6 +83,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "max_tokens",
         "call_timeout",
         "repetition_stop",
+        "prompt_cache",
         "retries",
         "concurrency",
         "context_window",
@@ -262,43 +271,39 @@ def _cost_text(cost: dict[str, Any]) -> str:
     return ""
 
 
-def describe(event: Any, decided: tuple[str, ...] = ()) -> str | None:
+def describe(event: ev.Event, decided: tuple[str, ...] = ()) -> str | None:
     """One line for the events worth a line in a headless log: the quality
     checker's decisions, test design and filtering, skipped or failed steps.
     ``decided``: the roles whose steps a decision event says (the workflow's
     spec names them), not logged twice."""
-    k = event.kind
     prog = f"[p{event.progression}] " if event.progression is not None else ""
-    if k == "step_finished":
-        if event.agent in decided and event.outcome in (
-            "accepted",
-            "rejected",
-            "done",
-        ):
+    match event:
+        case ev.StepFinished(outcome="accepted" | "rejected" | "done") if event.agent in decided:
             return None  # the decision that follows says it
-        detail = f" ({event.detail})" if event.detail else ""
-        return f"{prog}{event.step} {event.agent or ''}: {event.outcome}{detail}"
-    if k == "decision":
-        return f"{prog}{event.step}: {event.decision.upper()} - {event.reason}"
-    if k == "tests_designed":
-        return f"test designer round {event.round}: {len(event.tests)} new, {event.total} in all"
-    if k == "llm_call_finished" and getattr(event, "stop_reason", "finished") != "finished":
-        return f"{prog}{event.step} {event.agent}: answer cut: {event.detail or event.stop_reason}"
-    if k == "llm_call_failed" and getattr(event, "stop_reason", "") == "timeout":
-        return f"{prog}{event.step} {event.agent}: {event.error}"
-    if k == "llm_call_retry":
-        return (
-            f"{prog}{event.step} {event.agent}: {event.error}; retrying "
-            f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
-        )
-    if k == "steered":
-        from ..core.steer.steering import steered_words
+        case ev.StepFinished(outcome=outcome, detail=detail):
+            said = f" ({detail})" if detail else ""
+            return f"{prog}{event.step} {event.agent or ''}: {outcome}{said}"
+        case ev.Decision(decision=decision, reason=reason):
+            return f"{prog}{event.step}: {decision.upper()} - {reason}"
+        case ev.TestsDesigned(round=round_, tests=tests, total=total):
+            return f"test designer round {round_}: {len(tests)} new, {total} in all"
+        case ev.LLMCallFinished(stop_reason=stop) if stop != "finished":
+            return f"{prog}{event.step} {event.agent}: answer cut: {event.detail or stop}"
+        case ev.LLMCallFailed(stop_reason="timeout", error=error):
+            return f"{prog}{event.step} {event.agent}: {error}"
+        case ev.LLMCallRetry():
+            return (
+                f"{prog}{event.step} {event.agent}: {event.error}; retrying "
+                f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
+            )
+        case ev.Steered():
+            from ..core.steer.steering import steered_words
 
-        return f"{prog}{event.step}: {event.what} steered by {event.who} ({steered_words(event)})"
-    if k == "run_failed":
-        return f"run failed: {event.error}"
-    if k == "notice":
-        return f"{event.level}: {event.message}"
+            return f"{prog}{event.step}: {event.what} steered by {event.who} ({steered_words(event)})"
+        case ev.RunFailed(error=error):
+            return f"run failed: {error}"
+        case ev.Notice(level=level, message=message):
+            return f"{level}: {message}"
     return None
 
 
@@ -306,48 +311,33 @@ class OnceEach:
     """The log lines of a run, each failure said once: when many steps fail for
     the same reason (a server that cannot be reached fails every call), the
     first says why and the run's end says how many more failed alike; their
-    retries are said once per round (attempt 2 of 5, 3 of 5, ...)."""
+    retries are said once per round (attempt 2 of 5, 3 of 5, ...). The failures
+    are counted by the run's projection, which the live status line reads too."""
 
     def __init__(self) -> None:
-        self.decided: tuple[str, ...] = ()
-        """The roles whose steps end in a decision (the run's workflow says, at its first event)."""
-        self.failures: dict[str, int] = {}
+        self.state = RunState()
         self.retries: set[tuple[str, int]] = set()
         """(error, attempt) of the retries said: the calls of every progression
         retry alike when a server is down, and each round is said once."""
 
-    def _again(self, reason: str) -> bool:
-        """Count ``reason``; True when it was said already."""
-        if reason in self.failures:
-            self.failures[reason] += 1
-            return True
-        self.failures[reason] = 1
-        return False
-
-    def __call__(self, event: Any) -> list[str]:
-        kind = event.kind
-        if kind == "run_started":
-            from ..core.workflows import WORKFLOWS
-
-            spec = WORKFLOWS.get(event.workflow)
-            self.decided = spec.decided if spec is not None else ()
-        line = describe(event, self.decided)
-        if kind == "step_finished" and event.outcome == "failed" and event.detail and self._again(event.detail):
-            return []
-        if kind == "llm_call_retry":
-            retry = (event.error, event.retry_attempt)
-            if retry in self.retries:
+    def __call__(self, event: ev.Event) -> list[str]:
+        self.state.apply(event)
+        line = describe(event, self.state.decided)
+        match event:
+            case ev.StepFinished(outcome="failed", detail=detail) if detail and self.state.failed_again(detail):
                 return []
-            self.retries.add(retry)
-        if kind == "notice" and event.level != "info" and event.cause and event.cause in self.failures:
-            self._again(event.cause)
-            return []
-        if kind in ("run_failed", "run_finished"):
-            again = sum(n - 1 for n in self.failures.values())
-            lines = [f"({again} more failed for the same reason)"] if again else []
-            said = kind == "run_failed" and any(known in event.error for known in self.failures)
-            # A failure said already: the command's last line repeats it, once.
-            return lines + ([line] if line and not said else [])
+            case ev.Notice(cause=cause) if event.level != "info" and cause and self.state.failed_again(cause):
+                return []
+            case ev.LLMCallRetry(error=error, retry_attempt=attempt):
+                if (error, attempt) in self.retries:
+                    return []
+                self.retries.add((error, attempt))
+            case ev.RunFinished() | ev.RunFailed():
+                again = sum(n - 1 for n in self.state.failures.values())
+                lines = [f"({again} more failed for the same reason)"] if again else []
+                # A failure said already: the command's last line repeats it, once.
+                said = isinstance(event, ev.RunFailed) and event.error in self.state.failures
+                return lines + ([line] if line and not said else [])
         return [line] if line else []
 
 
@@ -357,7 +347,7 @@ class PlainProgress:
     def __init__(self) -> None:
         self.lines = OnceEach()
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: ev.Event) -> None:
         for line in self.lines(event):
             print(line, file=sys.stderr, flush=True)
 
@@ -372,9 +362,6 @@ class LiveProgress:
         self.console = Console(stderr=True)
         self.live = Live(console=self.console, transient=True, refresh_per_second=8)
         self.started = time.monotonic()
-        self.step = "starting"
-        self.tokens: Tokens = {}
-        self.streaming: set[str] = set()
         self.lines = OnceEach()
 
     def __enter__(self) -> LiveProgress:
@@ -384,26 +371,17 @@ class LiveProgress:
     def __exit__(self, *exc: Any) -> None:
         self.live.__exit__(*exc)
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: ev.Event) -> None:
         from rich.text import Text
 
-        k = event.kind
-        if k == "step_started":
-            self.step = event.step or self.step
-        elif k == "llm_call_started":
-            self.streaming.add(event.call_id)
-        elif k in ("llm_call_finished", "llm_call_failed"):
-            self.streaming.discard(event.call_id)
-            if k == "llm_call_finished":
-                count_call(self.tokens, event.agent, event.input_tokens, event.output_tokens)
         for line in self.lines(event):
             self.console.print(line, highlight=False, markup=False)
+        state = self.lines.state
+        t = state.total_tokens()
         elapsed = time.monotonic() - self.started
-        t = total(self.tokens)
         self.live.update(
             Text(
-                f"{self.step}  |  {len(self.streaming)} streaming  |  {t.calls} calls  |  "
-                f"{t.input} in / {t.output} out  |  {elapsed:.1f}s",
+                f"{state.progress_text()}  |  {t.calls} calls  |  {t.input} in / {t.output} out  |  {elapsed:.1f}s",
                 style="bold cyan",
             )
         )

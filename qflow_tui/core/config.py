@@ -6,22 +6,20 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .config_file import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES  # re-exported: the limit is the config's
+from .config_file import ConfigError as ConfigError  # re-exported: every setting raises it
+from .config_file import read_config_text
 from .llm.limits import CallLimits
 from .llm.retry import RetryPolicy
 from .safe_text import one_line, valid_text
 
 Checker = Literal["imagined", "python", "yesno", "none"]
 CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
-
-
-class ConfigError(ValueError):
-    """A setting with a wrong value; the message names the setting and the file."""
 
 
 @dataclass
@@ -63,11 +61,22 @@ class RunConfig:
     search: str = "critic"
     """CodeTree: ``critic`` (the Critic guides the search), ``bfs`` or ``dfs`` (no Critic)."""
     test_rounds: int = 5
+    """QualityFlow's Test Designer: rounds of tests asked for (Appendix A: 5). The
+    rounds are independent samples, run at once, de-duplicated in round order."""
     tests_per_round: int = 10
+    """QualityFlow's Test Designer: tests asked for in each round (Appendix A: 10)."""
     max_tests: int = 50
+    """The most synthesized tests a run keeps (Appendix A: 50); AgentCoder's test
+    designer asks for this many in its one call."""
     temperature: float = 0.0
+    """Sampling temperature of every model call but the Test Designer's (the
+    paper: 0). Anthropic's current API takes none: the session still records it."""
     test_designer_temperature: float = 0.1
+    """Sampling temperature of QualityFlow's Test Designer (Appendix A: 0.1), so
+    that its rounds differ."""
     max_tokens: int = 4096
+    """The longest answer one model call may write, in tokens; lower it for a
+    small local context."""
     context_window: int = 0
     """The model's context window in tokens (0: unknown, or as the server reports
     it: llama.cpp says its ``n_ctx``). A prompt that cannot fit is refused before
@@ -82,6 +91,10 @@ class RunConfig:
     """End a streamed answer whose tail has become one span repeated over and
     over (small models at temperature 0 loop until max_tokens); the answer is kept
     with the repetition collapsed, marked ``repetition``."""
+    prompt_cache: bool = True
+    """Ask the provider to cache each prompt's shared prefix where that pays
+    (Anthropic: prompts of 1,024 tokens or more; a llama.cpp server keeps the
+    prefix in its slot). OpenAI caches by itself either way."""
     concurrency: int = 0
     """The most model calls in flight at once per provider (``--max-connections``);
     0: automatic (16 for a network provider, no limit for script and replay
@@ -95,6 +108,8 @@ class RunConfig:
     test_timeout: float = 3.0
     """Seconds each test may run in the sandbox."""
     theme: str = "qflow-dark"
+    """The app's look: ``qflow-dark``, ``qflow-light``, a theme file's name from
+    ``themes/`` or any Textual theme; remembered when changed in the app."""
     fallback_model: str | None = None
     """With a replay model: the live model that answers calls the recording lacks."""
     workflow_settings: dict[str, Any] = field(default_factory=dict)
@@ -258,6 +273,7 @@ MODEL_SETTINGS = (
     "base_url",
     "repetition_stop",
     "context_window",
+    "prompt_cache",
 )
 
 
@@ -318,44 +334,6 @@ def _coerce(name: str, value: Any, where: str) -> Any:
     if problem:
         raise ConfigError(f"{where}: {problem}")
     return value
-
-
-#: A config file larger than this is not one (a few settings take a few hundred
-#: bytes); reading stops there instead of reading what may never end.
-MAX_CONFIG_BYTES = 1024 * 1024
-
-
-def read_config_text(path: Path) -> str | None:
-    """The text of the config file ``path``; None when there is none. Only a
-    regular file is read, and at most :data:`MAX_CONFIG_BYTES`: a folder, a
-    device (a link to /dev/zero reads forever) or a pipe is refused. Raises
-    :class:`ConfigError` naming the file and what to do."""
-    fix = "fix it, delete it, or point QFLOW_CONFIG_DIR elsewhere"
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); {fix}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise ConfigError(f"{path}: is a folder, not a config file; remove it or point QFLOW_CONFIG_DIR elsewhere")
-    if not stat.S_ISREG(st.st_mode):
-        raise ConfigError(f"{path}: not a regular file (a device, pipe or socket); {fix}")
-    try:
-        # O_NONBLOCK: should it have become a FIFO since the check, the open does not wait.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise ConfigError(f"{path}: not a regular file (a device, pipe or socket); {fix}")
-            data = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); {fix}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 1024} KB, not a qflow config file; {fix}")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text; {fix}") from None
 
 
 def _parse_config(path: Path) -> dict[str, Any] | None:

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from .config import RunConfig
 from .events import (
+    Decision,
     Emitter,
     Event,
     GateStop,
@@ -28,7 +29,8 @@ from .events import (
     TextDelta,
 )
 from .gate import Gate, OpenGate
-from .llm import LLMClient, LLMError, LLMRequest
+from .llm import LLMClient, LLMError, LLMRequest, estimate_tokens
+from .llm.base import prompt_text_tokens
 from .llm.limiter import ConnectionLimiter, limiter_for
 from .llm.limits import CallLimits, complete_within_limits
 from .llm.retry import RetryPolicy, RetryWaits, gave_up, given_up_by_user, is_busy
@@ -93,6 +95,12 @@ class RunContext:
     in place of an agent's answer (None: nobody steers)."""
     retry_waits: RetryWaits = field(default_factory=RetryWaits)
     """The retries being waited for; the app gives one up through it."""
+    stopped: set[int] = field(default_factory=set)
+    """Progressions the workflow has stopped: no model call of theirs starts any
+    more. Cancelling a progression's task does not reach the tasks it had just
+    made (the concurrent checks of its tests) until it runs again, and the loop
+    may run those first: without this they would start, and be paid for, calls
+    whose result the run will never use."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -105,11 +113,11 @@ class RunContext:
     # -- events ---------------------------------------------------------------
 
     def event(self, ev: Event) -> Event:
-        if ev.kind == "decision":
+        if isinstance(ev, Decision):
             # Decision breakpoints: the gate stops the run at the next step after one.
             note = getattr(self.gate, "note_decision", None)
             if note is not None:
-                note(getattr(ev, "decision", ""), ev.progression, ev.step)
+                note(ev.decision, ev.progression, ev.step)
         return self.emit(ev)
 
     async def checkpoint(self, step: str, progression: int | None = None, agent: str | None = None) -> None:
@@ -200,6 +208,8 @@ class RunContext:
         if self.limiter is None:
             self.limiter = limiter_for(self.client, self.config.concurrency)
         async with self.limiter.slot():
+            if request.progression is not None and request.progression in self.stopped:
+                raise asyncio.CancelledError
             call_id = f"c{next(self._ids)}"
             prompt_hash = request.prompt_hash()
             common: dict[str, Any] = {"step": step, "agent": request.agent, "progression": request.progression}
@@ -234,17 +244,25 @@ class RunContext:
                     size = 0
                 last = time.monotonic()
 
+            so_far: list[str] = []
+
             def on_delta(text: str) -> None:
                 nonlocal size, streamed
+                so_far.append(text)
                 buffer.append(text)
                 size += len(text)
                 streamed += len(text)
                 if size >= DELTA_CHARS or time.monotonic() - last >= DELTA_INTERVAL:
                     flush()
 
-            def failed(error: str, stop_reason: str, will_retry: bool = False) -> None:
+            def failed(
+                error: str, stop_reason: str, will_retry: bool = False, counted: tuple[int, int, bool] | None = None
+            ) -> None:
                 flush()
                 self.count_stop("retried" if will_retry else stop_reason)
+                inp, out, exact = counted or (None, None, False)
+                if inp is not None:
+                    count_call(self.tokens, request.agent, inp, out, estimated=not exact, cut=True)
                 self.emit(
                     LLMCallFailed(
                         **common,
@@ -254,13 +272,19 @@ class RunContext:
                         partial_chars=streamed,
                         latency=time.monotonic() - started,
                         will_retry=will_retry,
+                        input_tokens=inp,
+                        output_tokens=out,
+                        tokens_estimated=inp is not None and not exact,
                     )
                 )
 
             try:
                 completion = await complete_within_limits(self.client, request, on_delta, self.limits)
             except asyncio.CancelledError:
-                failed("cancelled", "cancelled")
+                # A person's stop: the prompt was sent and the answer so far made;
+                # counted by estimate, as nothing may be awaited here.
+                answer = estimate_tokens("".join(so_far))
+                failed("cancelled", "cancelled", counted=(prompt_text_tokens(request), answer, False))
                 raise
             except LLMError as exc:
                 if is_busy(exc):
@@ -274,7 +298,7 @@ class RunContext:
                             )
                         )
                 wait = self.retry.wait_before(attempt, exc, waited)
-                failed(str(exc), exc.stop_reason, will_retry=wait is not None)
+                failed(str(exc), exc.stop_reason, will_retry=wait is not None, counted=exc.counted)
                 if wait is not None:
                     raise _Retry(call_id, exc, wait) from None
                 raise gave_up(exc, attempt, waited) from None
@@ -287,7 +311,16 @@ class RunContext:
             inp, out = completion.input_tokens, completion.output_tokens
             stop_reason = str(completion.extra.get("stop_reason") or "finished")
             self.count_stop(stop_reason)
-            count_call(self.tokens, request.agent, inp, out)
+            cache_read, cache_write = completion.cache_read_tokens, completion.cache_write_tokens
+            count_call(
+                self.tokens,
+                request.agent,
+                inp,
+                out,
+                cache_read=cache_read,
+                cache_write=cache_write,
+                estimated=completion.tokens_estimated,
+            )
             self.emit(
                 LLMCallFinished(
                     **common,
@@ -298,6 +331,8 @@ class RunContext:
                     latency=completion.latency,
                     prompt_hash=prompt_hash,
                     tokens_estimated=completion.tokens_estimated,
+                    cache_read_tokens=cache_read,
+                    cache_write_tokens=cache_write,
                     stop_reason=stop_reason,
                     time_to_first_token=completion.extra.get("time_to_first_token"),
                     detail=_cut_detail(completion.extra, request.max_tokens),

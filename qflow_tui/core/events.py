@@ -149,8 +149,13 @@ class LLMCallFinished(Event):
     latency: float
     prompt_hash: str = ""
     tokens_estimated: bool = False
-    """True when the counts are estimates (script models); a provider that
-    reported no usage leaves the counts ``None``: unknown, not 0."""
+    """True when the counts are estimates (script models, a cut call counted
+    without the server's tokenizer); a provider that reported no usage leaves
+    the counts ``None``: unknown, not 0."""
+    cache_read_tokens: int | None = None
+    """Of ``input_tokens``, those read from the provider's prompt cache."""
+    cache_write_tokens: int | None = None
+    """Of ``input_tokens``, those written to the provider's prompt cache."""
     stop_reason: str = "finished"
     """Why the answer ended: ``finished``; cut at ``max_tokens``; stopped for
     ``repetition`` (the response holds the repeated span once)."""
@@ -173,6 +178,13 @@ class LLMCallFailed(Event):
     will_retry: bool = False
     """The retry policy calls again (an ``llm_call_retry`` event follows): this
     attempt's partial text is not the agent's answer."""
+    input_tokens: int | None = None
+    """A call cut by the time limit or a person still cost its prompt: counted
+    here (``None`` for a call the provider refused)."""
+    output_tokens: int | None = None
+    """The tokens streamed before the cut, counted."""
+    tokens_estimated: bool = False
+    """True when the counts are estimates, not the server's tokenizer."""
 
 
 @dataclass(kw_only=True)

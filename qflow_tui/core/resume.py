@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import ConfigError, RunConfig, _coerce, make_config
+from .events import RunFinished
 from .llm import LLMClient, LLMError
 from .problem import Problem, ProblemError
 from .session import SessionData, SessionError, read_session
@@ -73,8 +74,8 @@ def plan_resume(
     except SessionError as exc:
         raise ResumeError(str(exc)) from None
     end = data.finished
-    if unfinished_only and end is not None and end.kind == "run_finished":
-        outcome = str(getattr(end, "outcome", "") or "finished")
+    if unfinished_only and isinstance(end, RunFinished):
+        outcome = end.outcome or "finished"
         raise ResumeError(f"{data.title}: this run finished ({outcome}); there is nothing to resume (Enter replays it)")
     try:
         problem = Problem.from_dict(data.header["problem"])

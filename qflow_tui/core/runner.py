@@ -16,7 +16,9 @@ from .context import RunContext
 from .events import Emitter, Notice, RunFailed, RunFinished, RunStarted, Sink
 from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, make_client
+from .llm._http import is_local
 from .llm.base import close_quietly
+from .llm.prices import PriceError, load_prices, run_cost
 from .llm.retry import RetryWaits
 from .problem import Problem
 from .sandbox import SandboxUnavailable
@@ -46,9 +48,14 @@ class RunOutcome(RunSummary):
 def build_client(config: RunConfig) -> LLMClient:
     fallback = None
     window = config.context_window or None
+    cache = config.prompt_cache
     if config.model.startswith("replay/") and config.fallback_model:
-        fallback = make_client(config.fallback_model, base_url=config.base_url, context_window=window)
-    return make_client(config.model, base_url=config.base_url, fallback=fallback, context_window=window)
+        fallback = make_client(
+            config.fallback_model, base_url=config.base_url, context_window=window, prompt_cache=cache
+        )
+    return make_client(
+        config.model, base_url=config.base_url, fallback=fallback, context_window=window, prompt_cache=cache
+    )
 
 
 def build_sandbox(config: RunConfig) -> Any:
@@ -234,9 +241,6 @@ async def run_workflow(
 
 
 def _cost(model: str, tokens: dict[str, dict[str, int]], client: Any) -> dict[str, Any]:
-    from .llm._http import is_local
-    from .llm.prices import PriceError, load_prices, run_cost
-
     try:
         prices = load_prices()
     except PriceError as exc:

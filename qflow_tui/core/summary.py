@@ -8,33 +8,76 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .events import Event, LLMCallFailed, LLMCallFinished, LLMCallGivenUp
+
 #: Stop reasons that mean an answer was cut short (see core/llm/limits.py).
 CUT_REASONS = ("max_tokens", "repetition", "timeout")
 
 
 @dataclass
 class TokenTally:
-    """Tokens and calls of one agent (or of a whole run)."""
+    """Tokens and calls of one agent (or of a whole run).
+
+    ``input`` is every prompt token; ``cache_read`` and ``cache_write`` are the
+    parts of it the provider served from, or wrote to, its prompt cache, each
+    priced at its own rate. ``estimated`` counts the calls whose tokens were
+    estimated (a cut call counted without the server's tokenizer, a script
+    model); ``cut`` the calls that ended without an answer (time limit, a
+    person's stop) whose tokens are counted all the same."""
 
     input: int = 0
     output: int = 0
     calls: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    estimated: int = 0
+    cut: int = 0
 
-    def add(self, input_tokens: int | None, output_tokens: int | None) -> None:
-        """Count one finished model call; unknown counts add nothing."""
-        self.input += input_tokens or 0
-        self.output += output_tokens or 0
-        self.calls += 1
+    def add(
+        self,
+        input_tokens: int | None,
+        output_tokens: int | None,
+        *,
+        cache_read: int | None = None,
+        cache_write: int | None = None,
+        estimated: bool = False,
+        cut: bool = False,
+    ) -> None:
+        """Count one model call; unknown counts add nothing. A ``cut`` call adds
+        its tokens but is not a finished call."""
+        self.input += _count(input_tokens)
+        self.output += _count(output_tokens)
+        self.cache_read += _count(cache_read)
+        self.cache_write += _count(cache_write)
+        self.estimated += bool(estimated)
+        if cut:
+            self.cut += 1
+        else:
+            self.calls += 1
+
+    @property
+    def fresh_input(self) -> int:
+        """Prompt tokens neither read from nor written to a cache."""
+        return max(0, self.input - self.cache_read - self.cache_write)
 
     def to_dict(self) -> dict[str, int]:
-        return {"input": self.input, "output": self.output, "calls": self.calls}
+        """``input``, ``output`` and ``calls``; the cache and cut counts only where
+        there are any, so a run without caching reads as it always did."""
+        out = {"input": self.input, "output": self.output, "calls": self.calls}
+        for key in _OPTIONAL:
+            if value := getattr(self, key):
+                out[key] = value
+        return out
 
     @classmethod
     def from_dict(cls, raw: Any) -> TokenTally:
         """Tolerant of what a file may hold: a field that is not a whole number counts 0."""
         if not isinstance(raw, Mapping):
             return cls()
-        return cls(*(_count(raw.get(k)) for k in ("input", "output", "calls")))
+        return cls(*(_count(raw.get(k)) for k in ("input", "output", "calls", *_OPTIONAL)))
+
+
+_OPTIONAL = ("cache_read", "cache_write", "estimated", "cut")
 
 
 def _count(value: Any) -> int:
@@ -45,18 +88,56 @@ def _count(value: Any) -> int:
 Tokens = dict[str, TokenTally]
 
 
-def count_call(tokens: Tokens, agent: str | None, input_tokens: int | None, output_tokens: int | None) -> None:
-    """Add one finished model call of ``agent`` to ``tokens``."""
-    tokens.setdefault(agent or "unknown", TokenTally()).add(input_tokens, output_tokens)
+def count_call(
+    tokens: Tokens,
+    agent: str | None,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    *,
+    cache_read: int | None = None,
+    cache_write: int | None = None,
+    estimated: bool = False,
+    cut: bool = False,
+) -> None:
+    """Add one model call of ``agent`` to ``tokens``."""
+    tokens.setdefault(agent or "unknown", TokenTally()).add(
+        input_tokens, output_tokens, cache_read=cache_read, cache_write=cache_write, estimated=estimated, cut=cut
+    )
+
+
+def count_event(tokens: Tokens, event: Event) -> None:
+    """Add the model call an ``LLMCallFinished`` event ends, or the tokens a cut
+    ``LLMCallFailed`` counted, to ``tokens``; other events add nothing."""
+    match event:
+        case LLMCallFinished():
+            count_call(
+                tokens,
+                event.agent,
+                event.input_tokens,
+                event.output_tokens,
+                cache_read=event.cache_read_tokens,
+                cache_write=event.cache_write_tokens,
+                estimated=event.tokens_estimated,
+            )
+        case LLMCallFailed(input_tokens=int()):
+            count_call(
+                tokens,
+                event.agent,
+                event.input_tokens,
+                event.output_tokens,
+                estimated=event.tokens_estimated,
+                cut=True,
+            )
+        case _:
+            pass
 
 
 def total(tokens: Tokens) -> TokenTally:
     """All agents together."""
     t = TokenTally()
     for tally in tokens.values():
-        t.input += tally.input
-        t.output += tally.output
-        t.calls += tally.calls
+        for key in ("input", "output", "calls", *_OPTIONAL):
+            setattr(t, key, getattr(t, key) + getattr(tally, key))
     return t
 
 
@@ -70,31 +151,35 @@ def tokens_from_dict(raw: Any) -> Tokens:
     return {str(agent): TokenTally.from_dict(t) for agent, t in raw.items()}
 
 
-def tally_stops(events: Iterable[Any]) -> dict[str, int]:
-    """Model calls among ``events`` by how they ended."""
-    stops: dict[str, int] = {}
-    for e in events:
-        if getattr(e, "kind", None) in ("llm_call_finished", "llm_call_failed"):
-            default = "finished" if e.kind == "llm_call_finished" else "failed"
-            reason = str(getattr(e, "stop_reason", None) or default)
-            if getattr(e, "will_retry", False):
-                reason = "retried"
-            stops[reason] = stops.get(reason, 0) + 1
-        elif getattr(e, "kind", None) == "llm_call_given_up":
+def count_stop(stops: dict[str, int], event: Event) -> None:
+    """Add one model call's end (finished, failed or given up) to ``stops``."""
+    match event:
+        case LLMCallFinished(stop_reason=reason):
+            stops[reason or "finished"] = stops.get(reason or "finished", 0) + 1
+        case LLMCallFailed(stop_reason=reason, will_retry=will_retry):
+            key = "retried" if will_retry else reason or "failed"
+            stops[key] = stops.get(key, 0) + 1
+        case LLMCallGivenUp():
             # The attempt counted as retried was the call's last: a person gave up its retry.
             stops["retried"] = stops.get("retried", 1) - 1
             if not stops["retried"]:
                 del stops["retried"]
             stops["given_up"] = stops.get("given_up", 0) + 1
+
+
+def tally_stops(events: Iterable[Event]) -> dict[str, int]:
+    """Model calls among ``events`` by how they ended."""
+    stops: dict[str, int] = {}
+    for e in events:
+        count_stop(stops, e)
     return stops
 
 
-def tally_events(events: Iterable[Any]) -> Tokens:
-    """Tokens of the ``llm_call_finished`` events among ``events``."""
+def tally_events(events: Iterable[Event]) -> Tokens:
+    """Tokens of the model calls among ``events`` (finished, and cut but counted)."""
     tokens: Tokens = {}
     for e in events:
-        if getattr(e, "kind", None) == "llm_call_finished":
-            count_call(tokens, e.agent, getattr(e, "input_tokens", 0), getattr(e, "output_tokens", 0))
+        count_event(tokens, e)
     return tokens
 
 

@@ -7,20 +7,24 @@ script use, so all three see the same app.
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import Notify
 from textual.screen import Screen
 
 from ..core.config import ConfigError, RunConfig, save_setting
+from .first_minute import FirstMinute, first_minute
+from .messages import KeyDone
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
 
 
@@ -62,8 +66,21 @@ class QFlowApp(App[int]):
         breakpoints: list[Any] | None = None,
         bench_folder: str | Path | None = None,
         compare_paths: tuple[str | Path, str | Path] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
+        self.first_minute: FirstMinute | None = None
+        """Set when the default model has no key: the app opens on a model that
+        answers instead (see ui/first_minute.py)."""
+        opens_elsewhere = replay_path or bench_runner or bench_folder or compare_paths
+        if client is None and not opens_elsewhere:
+            self.first_minute = first_minute(config, os.environ if env is None else env)
+        if self.first_minute is not None:
+            config = config.replace(model=self.first_minute.model)
+            if self.first_minute.offer_ways and not (problem_text or tests_text):
+                from .screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS  # what the script model answers
+
+                problem_text, tests_text = EXAMPLE_STATEMENT, EXAMPLE_TESTS
         self.config = config
         """Settings the compose form starts from; each run uses the form's copy."""
         self.client = client
@@ -95,6 +112,9 @@ class QFlowApp(App[int]):
         self.settle_memory = False
         """This process is the app's alone: set by `run` (the CLI's way in, where
         tests use run_test); see `on_ready`."""
+        self._keys_waiting: deque[events.Key | events.Paste] = deque()
+        """Keys that came while the one before them was on its way (see `on_event`)."""
+        self._key_on_its_way: KeyDone | None = None
         self._theme_ready = False
         self._theme_warnings: list[str] = []
         # The theme is chosen before the first screen mounts: set later, it makes
@@ -124,6 +144,36 @@ class QFlowApp(App[int]):
             self.push_screen(BenchScreen(self.bench_runner, self.bench_folder))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
+        if self.first_minute is not None:
+            self._offer_first_minute(self.first_minute)
+
+    def _offer_first_minute(self, start: FirstMinute) -> None:
+        """Say which model the form holds instead of the default, and why; with no
+        model on this machine, offer the three ways in on one screen."""
+        missing = start.missing
+        if not start.offer_ways:
+            self.notify(
+                f"{missing.variable} is not set, so the form holds {start.model}, a small model on this machine "
+                f"(set {missing.variable} and start again for {missing.model}).",
+                timeout=10,
+                markup=False,
+            )
+            return
+        from .screens.first_minute import FirstMinuteScreen
+
+        def chosen(way: str | None) -> None:
+            if way == "demo":
+                from ..locations import demo_session
+
+                self.replay_options = {"play": True, "intro": True}
+                self.open_replay(demo_session())
+            elif way == "run":
+                from .screens.compose import ComposeScreen
+
+                if isinstance(self.screen, ComposeScreen):
+                    self.screen.action_run()
+
+        self.push_screen(FirstMinuteScreen(missing.variable, missing.model), chosen)
 
     def run(self, *args: Any, **kwargs: Any) -> int | None:
         """Run in this terminal, as every qflow command that opens the app does."""
@@ -191,6 +241,56 @@ class QFlowApp(App[int]):
             self.notify(f"Could not remember the theme: {exc.strerror or exc}", severity="warning", markup=False)
         except ConfigError as exc:
             self.notify(f"Could not remember the theme: {exc}", severity="warning", markup=False)
+
+    # -- keys in the order they were typed -----------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys (and pastes) one at a time, in the order they came.
+
+        Textual hands a key to the focused widget's queue and goes on to the next
+        key at once. A priority key (Ctrl+R) then ran before the keys ahead of it
+        were handled (F4's example, the characters just typed), and a key after
+        a Tab went to the widget the Tab was leaving. Here a key waits while the
+        one before it is on its way: the :class:`KeyDone` that follows it up the
+        widget tree says when it arrived."""
+        if not isinstance(event, events.Key | events.Paste) or event.is_forwarded:
+            await super().on_event(event)
+            return
+        self._keys_waiting.append(event)
+        if self._key_on_its_way is None:
+            await self._next_key()
+
+    async def _next_key(self) -> None:
+        while self._keys_waiting and self._key_on_its_way is None:
+            event = self._keys_waiting.popleft()
+            target = self.focused or self.screen
+            await super().on_event(event)
+            if event.is_forwarded:  # handed to a widget: the next waits for it
+                done = KeyDone()
+                self._key_on_its_way = done
+                target.post_message(done)
+                # Should the widget go before it handles the key, the key is lost, not the rest.
+                self.set_timer(KEY_WAIT_LIMIT, partial(self._key_lost, done, target, KEY_WAIT_LIMIT))
+
+    @on(KeyDone)
+    async def _key_arrived(self, message: KeyDone) -> None:
+        await self._key_done(message)
+
+    async def _key_lost(self, done: KeyDone, target: Any, waited: float) -> None:
+        """A key still on its way after ``waited`` seconds: lost if the widget it
+        went to is gone; else (a busy machine) waited for, up to KEY_WAIT_MOST
+        (a handler that never returns must not leave every later key dead)."""
+        if self._key_on_its_way is not done:
+            return
+        if target.is_attached and target.is_running and waited < KEY_WAIT_MOST:
+            self.set_timer(KEY_WAIT_LIMIT, partial(self._key_lost, done, target, waited + KEY_WAIT_LIMIT))
+            return
+        await self._key_done(done)
+
+    async def _key_done(self, done: KeyDone) -> None:
+        if self._key_on_its_way is done:
+            self._key_on_its_way = None
+            await self._next_key()
 
     # -- navigation ----------------------------------------------------------------------
 
@@ -284,6 +384,13 @@ class QFlowApp(App[int]):
             help_text = f"{binding.tooltip or binding.description} ({key})"
             yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
 
+
+#: Seconds between looks at a key still on its way: a key handed to a widget
+#: that goes away before it handles it never reports back.
+KEY_WAIT_LIMIT = 0.5
+#: Seconds a key waits at most while the widget before it is alive but busy
+#: (under a load of 20 the key before took over half a second).
+KEY_WAIT_MOST = 5.0
 
 #: How many notifications the log keeps.
 MESSAGE_LOG_SIZE = 200

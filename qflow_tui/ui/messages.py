@@ -39,3 +39,9 @@ class GateWaiting(Message):
     """The workflow stopped at the step gate. It names no stop: by the time the
     screen handles it the gate may have moved on (a key stepped it, an earlier
     stop arrived), so the screen shows what the gate holds then."""
+
+
+class KeyDone(Message, bubble=True, verbose=True):
+    """Posted to the widget a key was handed to, right after the key: it bubbles
+    up the same path the key does, behind it, so when it reaches the app the
+    key has been handled wherever it was going to be (see ``QFlowApp.on_event``)."""

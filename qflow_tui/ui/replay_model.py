@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.events import Event, RunStarted
+from ..core.events import (
+    Event,
+    GateStop,
+    LLMCallFailed,
+    LLMCallFinished,
+    LLMCallStarted,
+    RunStarted,
+    StepStarted,
+    TextDelta,
+)
 from .state import AgentInfo, PlanStep, find_plan_step, run_shape
 
 #: Playback speeds, as multiples of the paced recording (see :func:`play_times`).
@@ -98,9 +107,9 @@ def replay_steps(events: list[Event]) -> list[ReplayStep]:
     start; the last step runs to the end of the file."""
     names = _Names(events)
     steps: list[ReplayStep] = [ReplayStep(0, None, "work", 0, len(events))]
-    if any(e.kind == "gate_stop" for e in events):
+    if any(isinstance(e, GateStop) for e in events):
         for i, e in enumerate(events):
-            if e.kind != "gate_stop" or not e.step:
+            if not isinstance(e, GateStop) or not e.step:
                 continue
             # One replay step per stop, as the live gate stops once per progression.
             step, phase, label, title = names.gate(e.step)
@@ -112,7 +121,7 @@ def replay_steps(events: list[Event]) -> list[ReplayStep]:
         first_agent: dict[str, str | None] = {}
         current: tuple[str | None, str] = (None, "work")
         for i, e in enumerate(events):
-            if e.kind != "step_started" or e.step is None:
+            if not isinstance(e, StepStarted) or e.step is None:
                 continue
             planned = names.step(e.step).agents
             owner = first_agent.setdefault(e.step, planned[0] if planned else e.agent)
@@ -141,13 +150,13 @@ def idle_gaps(events: list[Event]) -> list[float]:
     for e in events:
         gap = max(0.0, (e.ts or previous) - previous)
         previous = e.ts or previous
-        quiet = e.kind == "step_started" and not in_flight
+        quiet = isinstance(e, StepStarted) and not in_flight
         idle.append(max(0.0, gap - GATE_ALLOWANCE) if quiet else 0.0)
-        call = getattr(e, "call_id", None)
-        if e.kind == "llm_call_started" and call:
-            in_flight.add(call)
-        elif e.kind in ("llm_call_finished", "llm_call_failed") and call:
-            in_flight.discard(call)
+        match e:
+            case LLMCallStarted(call_id=call) if call:
+                in_flight.add(call)
+            case LLMCallFinished(call_id=call) | LLMCallFailed(call_id=call) if call:
+                in_flight.discard(call)
     return idle
 
 
@@ -178,7 +187,7 @@ def play_times(events: list[Event], steps: list[ReplayStep]) -> list[float]:
     for i, e in enumerate(events):
         gap = (e.ts or previous) - previous - idle[i]
         previous = e.ts or previous
-        low = MIN_GAP * 0.6 if e.kind == "text_delta" else MIN_GAP
+        low = MIN_GAP * 0.6 if isinstance(e, TextDelta) else MIN_GAP
         t += min(MAX_GAP, max(low, gap))
         if i in starts:
             t += STEP_PAUSE

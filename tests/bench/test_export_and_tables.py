@@ -149,3 +149,39 @@ def test_the_live_status_line_ticks_without_events():
     assert "30." in first and "elapsed" in first
     progress.tally.started -= 5  # five seconds pass with no event
     assert "35." in shown()
+
+
+def test_the_report_and_compare_give_cost_per_solved_problem_with_cached_tokens_apart(tmp_path):
+    from qflow_tui.core.bench.report import BenchData, render_compare, render_report
+
+    def record(pid: str, passed: bool) -> dict:
+        tokens = {
+            "program_generator": {"input": 2000, "output": 100, "calls": 2, "cache_read": 1000, "cache_write": 500}
+        }
+        return {
+            "id": pid,
+            "sample": 0,
+            "status": "done",
+            "passed": passed,
+            "steps": [],
+            "tokens": tokens,
+            "tokens_total": 2100,
+        }
+
+    spec = {
+        "dataset": "mbpp",
+        "workflow": "zeroshot",
+        "model": "anthropic/claude-sonnet-4-5",
+        "problems": ["mbpp/2", "mbpp/3"],
+    }
+    data = BenchData(tmp_path, spec, [record("mbpp/2", True), record("mbpp/3", False)], spec["problems"])
+    # Each problem: 500 fresh at $3, 1000 read at $0.30, 500 written at $3.75, 100 out at $15 per million.
+    per_problem = (500 * 3 + 1000 * 0.3 + 500 * 3.75 + 100 * 15) / 1e6
+    report = render_report(data)
+    assert "2000 read from the prompt cache, 1000 written to it" in report
+    assert f"cost ${2 * per_problem:.4f} (${2 * per_problem:.4f} per solved problem)" in report
+    compare = render_compare([data, data])
+    assert "| pass@1 | tokens | of them cached | cost per solved |" in compare
+    assert f"| 50.00 | 2100 | 1000 | ${2 * per_problem:.4f} |" in compare
+    free = BenchData(tmp_path, {**spec, "model": "script/x.py"}, data.records, spec["problems"])
+    assert "cost $" not in render_report(free)

@@ -1,8 +1,12 @@
 """The documentation's generated references say what the code does: each page's
 regions are regenerated in memory and must match what is committed."""
 
+import argparse
 import dataclasses
 import importlib.util
+import os
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -146,3 +150,160 @@ def test_the_home_page_quotes_the_readmes_set_up_commands():
     for command in commands:
         assert f"\n{command}\n" in readme
     assert "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest -q" in commands
+
+
+def test_every_built_in_workflow_has_its_page():
+    from qflow_tui.core.workflows import WORKFLOWS
+
+    built_in = {spec.name for spec in WORKFLOWS.values() if spec.runner.startswith("qflow_tui.")}
+    assert set(gen.BUILT_IN_WORKFLOWS) == built_in
+    for name in built_in:
+        assert f"workflow-{name}" in gen.REGIONS and (ROOT / "docs" / "workflows" / f"{name}.md").is_file()
+
+
+def test_a_workflow_page_says_its_agents_plan_and_settings():
+    text = gen.workflow_page("codetree")()
+    assert "Critic (`critic`)" in text and "| `solver` |" in text
+    assert "| `--budget` | `budget` | int | `20` | 1 to 200 |" in text
+    assert "none of its own" in gen.workflow_page("zeroshot")()
+    with pytest.raises(SystemExit, match="no workflow 'nosuch'"):
+        gen.workflow_page("nosuch")()
+
+
+def test_the_solve_json_sample_is_a_real_runs_output():
+    """What `qflow solve --json` printed, indented, with only its duration and its
+    session's file name (which differ on every run) replaced."""
+    import json
+
+    text = gen.solve_json_sample()
+    sample = text.split("```json\n", 1)[1].split("\n```", 1)[0]
+    result = json.loads(sample.replace("<seconds>", "0"))
+    assert result["outcome"] == "accepted" and result["accepted_at"] == "self_debug:1"
+    assert result["session"].startswith("<data folder>/sessions/<time>-") and result["session"].endswith("-<id>.jsonl")
+    assert result["tokens"]["test_quality_checker"]["calls"] == 10
+    assert "def remove_Occ(s, ch):" in result["final_program"]
+    assert ".venv/bin/qflow solve \\\n    --problem tests/data/mbpp11/problem.txt" in text
+
+
+# -- the README ---------------------------------------------------------------------------
+
+README = ROOT / "README.md"
+README_MOST_LINES = 200
+"""The README leads a newcomer to a first run; the depth lives in docs/ (issue 32)."""
+
+
+def _readme_commands(path: Path = README) -> list[str]:
+    """Every command line of a page's shell blocks, comments cut off, continued lines joined."""
+    text = path.read_text(encoding="utf-8")
+    lines: list[str] = []
+    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = re.sub(r"\s+#\s.*$", "", line).strip()
+            if line:
+                lines.append(line)
+    return lines
+
+
+def test_the_readme_stays_short():
+    lines = README.read_text(encoding="utf-8").count("\n")
+    assert lines <= README_MOST_LINES, (
+        f"README.md has {lines} lines, more than {README_MOST_LINES}: move the depth into docs/ and link it"
+    )
+
+
+def test_every_link_of_the_readme_resolves():
+    text = README.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert links, "the README links into the docs"
+    for link in links:
+        if re.match(r"[a-z]+:", link):
+            continue
+        path, _, anchor = link.partition("#")
+        target = ROOT / path
+        assert target.is_file(), f"README.md links to {link}, which does not exist"
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", target.read_text(encoding="utf-8"), flags=re.MULTILINE)
+            slugs = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-") for h in headings}
+            assert anchor in slugs, f"README.md links to {link}: {path} has no such heading"
+
+
+def _opens_the_app(args: argparse.Namespace) -> bool:
+    return args.command in (None, "demo", "replay") or bool(getattr(args, "tui", False))
+
+
+def test_every_example_of_the_readme_runs_as_written(tmp_path):
+    """Each `qflow` command of the README: those that run headless and offline are run,
+    in the README's order (the sessions listing sees the run before it), with the data
+    and config folders and /tmp in a temporary folder; those that open the app, or need
+    the `local` extra and minutes, are parsed by qflow's own parser, and the files they
+    name must exist. Install lines may name only extras pyproject.toml declares."""
+    import subprocess
+    import tomllib
+
+    from qflow_tui.cli import build_parser
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QFLOW_") and not k.endswith("_API_KEY")}
+    env |= {"QFLOW_CONFIG_DIR": str(tmp_path / "config"), "QFLOW_DATA_DIR": str(tmp_path / "data"), "NO_COLOR": "1"}
+    commands = _readme_commands()
+    ran = []
+    for line in commands:
+        for part in (p.strip() for p in line.split("&&")):
+            words = shlex.split(part)
+            if words[0] == "export":
+                continue
+            if "pip" in words[0]:
+                for extra in re.findall(r"\.\[([\w,]+)\]", part):
+                    assert set(extra.split(",")) <= set(extras), f"README: {part}: no such extra"
+                continue
+            if words[0] in ("python3", ".venv/bin/python"):
+                continue  # the set-up commands: .ci/run runs them word for word
+            assert words[0] == ".venv/bin/qflow", f"README: an example that is not qflow's: {part}"
+            try:
+                args = build_parser().parse_args(words[1:])
+            except SystemExit:
+                pytest.fail(f"README: qflow refuses `{part}`", pytrace=False)
+            for name in ("model", "problem", "tests"):
+                value = getattr(args, name, None) or ""
+                named = value.split("/", 1)[1] if value.startswith("script/") else value
+                if name != "model" and "/" in value and not Path(ROOT / value).exists():
+                    assert re.fullmatch(r"[a-z-]+/\d+", value), f"README: `{part}` names {value}, which does not exist"
+                if value.startswith("script/"):
+                    assert (ROOT / named).is_file(), f"README: `{part}` names {named}, which does not exist"
+            if _opens_the_app(args) or (args.model or "").startswith("local/"):
+                continue
+            argv = [w.replace("/tmp/", f"{tmp_path}/") for w in words[1:]]
+            done = subprocess.run(
+                [sys.executable, "-c", "import sys; from qflow_tui.cli import main; sys.exit(main())", *argv],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            assert done.returncode == 0, f"README: `{part}` failed ({done.returncode}): {done.stderr.strip()[-500:]}"
+            ran.append(args.command)
+    assert {"solve", "sessions", "bench"} <= set(ran)
+
+
+def test_every_qflow_command_of_the_docs_is_one_qflow_takes():
+    """The pages' examples are parsed by qflow's own parser (the README's are also run)."""
+    from qflow_tui.cli import build_parser
+
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    checked = 0
+    for page in pages:
+        for line in _readme_commands(page):
+            for part in (p.strip() for p in line.split("&&")):
+                words = shlex.split(part)
+                if words[0] != ".venv/bin/qflow":
+                    continue
+                try:
+                    args = build_parser().parse_args(words[1:])
+                except SystemExit:
+                    pytest.fail(f"{page.relative_to(ROOT)}: qflow refuses `{part}`", pytrace=False)
+                model = getattr(args, "model", None) or ""
+                if model.startswith("script/"):
+                    assert (ROOT / model[len("script/") :]).is_file(), f"{page.relative_to(ROOT)}: `{part}`"
+                checked += 1
+    assert checked > 20

@@ -35,7 +35,7 @@ PROBLEMS = ["mbpp/11", "mbpp/367", "humaneval/0"]
 SETTINGS = [
     {"checker": checker, "epochs": epochs, "tqc": tqc}
     for checker, epochs, tqc in itertools.product(CHECKERS, (0, 3), (True, False))
-]
+] + [{"checker": "imagined", "epochs": 3, "tqc": True, "workflow_settings": {"tests_may_be_wrong": True}}]
 PROGRAM = "def marker_program_0451(x):\n    return x\n"
 FEEDBACK_OF = "{test}\n    -> failed: the function returned 41\n(0 of 1 tests pass)"
 
@@ -62,6 +62,7 @@ def rendered_prompts(problem_id: str, settings: dict):
     for epoch in (1, 2, 3):
         out.append((f"self_debugger {epoch}", debug_prompt(ctx, epoch, PROGRAM, FEEDBACK_OF.format(test=test))))
     out.append(("test_designer", design_prompt(ctx)))
+    out.append(("test_designer round 2", design_prompt(ctx, synthesized)))
     out.append(("agentcoder test_designer", agentcoder_test_prompt(ctx)))
     out.append(("test_quality_checker", tqc_prompt(ctx, synthesized[0])))
     out.append(("code_quality_checker turn 1", cqc_turn1_prompt(ctx, PROGRAM, test)))
@@ -71,10 +72,12 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("programmer refine", refine_prompt(ctx, PROGRAM, FEEDBACK_OF.format(test=test))))
     # The peer workflows' agents (CodeTree, AdaCoder).
     feedback = FEEDBACK_OF.format(test=test)
-    out.append(("thinker strategies", strategies_prompt(ctx, 3)))
-    out.append(("thinker reflect", reflect_prompt(ctx, "Use a loop.", PROGRAM, feedback, 3)))
+    out.append(("thinker strategies", strategies_prompt(ctx, None)))
+    out.append(("thinker strategies bounded", strategies_prompt(ctx, 3)))
+    out.append(("thinker reflect", reflect_prompt(ctx, "Use a loop.", PROGRAM, feedback, None)))
+    out.append(("thinker reflect bounded", reflect_prompt(ctx, "Use a loop.", PROGRAM, feedback, 3)))
     out.append(("solver", solver_prompt(ctx, "Use a loop.")))
-    out.append(("debugger", debugger_prompt(ctx, PROGRAM, feedback, "Handle zero.")))
+    out.append(("debugger", debugger_prompt(ctx, PROGRAM, feedback, "Handle zero.", "Use a loop.")))
     for verify in (False, True):
         out.append((f"critic verify={verify}", critic_prompt(ctx, "Use a loop.", PROGRAM, feedback, verify=verify)))
     out.append(("programming_assistant", assistant_prompt(ctx, None)))
@@ -149,8 +152,9 @@ def test_prompts_claim_only_what_the_settings_make_true(problem_id, settings):
                 assert "no usable unit test" in low, where
                 assert "revised by self-debugging" not in low, where
         if name.startswith("self_debugger"):
-            # Table 6: most triggered synthesized tests are wrong even after the TQC.
-            assert re.search(r"(may|can)( themselves| itself)? be (wrong|mistaken)", low), where
+            # The paper's debugger is not told to doubt the tests (the TQC does that): only the setting says so.
+            told = bool(settings.get("workflow_settings", {}).get("tests_may_be_wrong"))
+            assert bool(re.search(r"(may|can)( themselves| itself)? be (wrong|mistaken)", low)) is told, where
             assert f"`{problem.entry_point}`" in user and "signature" in low, where
         if name == "code_quality_checker turn 1":
             # The call only: never the expected value of the test.

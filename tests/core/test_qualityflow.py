@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,18 @@ async def test_tqc_rejects_a_wrong_synthesized_test_and_the_debugger_never_sees_
     # The visible tests are never run for feedback in the standard setting.
     runs = rec.of("sandbox_run")
     assert runs and all("add_one(1) == 2" not in json.dumps(r.results) for r in runs)
+
+
+@pytest.mark.parametrize("told", [False, True])
+async def test_the_debugger_is_told_the_tests_may_be_wrong_only_when_the_setting_says_so(tmp_path, told):
+    """The paper's Self-Debugger is not told to doubt the tests (the Test Quality
+    Checker does that); ``tests_may_be_wrong`` adds the instruction, off by default."""
+    story = Story(debug=lambda p, e: CORRECT)
+    cfg = {"workflow_settings": {"tests_may_be_wrong": True}} if told else {}
+    await solve(story, tmp_path, prompts=1, **cfg)
+    prompts = [c["messages"][-1]["content"] for c in story.of("self_debugger")]
+    assert prompts and all(("may be wrong" in p) is told for p in prompts)
+    assert all("follow the statement" not in p for p in prompts) is not told
 
 
 async def test_without_tqc_the_debugger_sees_the_wrong_test(tmp_path):
@@ -156,11 +169,13 @@ async def test_token_accounting_sums_match_the_calls(tmp_path):
     assert len(finished) == outcome.llm_calls == len(story.calls)
     per_agent: dict[str, list[int]] = {}
     for e in finished:
-        s = per_agent.setdefault(e.agent, [0, 0, 0])
+        s = per_agent.setdefault(e.agent, [0, 0, 0, 0])
         s[0] += e.input_tokens
         s[1] += e.output_tokens
         s[2] += 1
-    assert {a: {"input": v[0], "output": v[1], "calls": v[2]} for a, v in per_agent.items()} == outcome.tokens
+        s[3] += e.tokens_estimated  # a script model's counts are estimates
+    expected = {a: {"input": v[0], "output": v[1], "calls": v[2], "estimated": v[3]} for a, v in per_agent.items()}
+    assert expected == outcome.tokens
     assert rec.of("run_finished")[0].tokens == outcome.tokens
     assert all(e.input_tokens > 0 and e.output_tokens > 0 for e in finished)
 
@@ -189,6 +204,27 @@ async def test_test_designer_rounds_temperature_and_dedup(tmp_path):
     designed = rec.of("tests_designed")
     # Duplicates and the visible test are dropped.
     assert designed[0].tests == ["assert add_one(10) == 11"] and designed[-1].total == 1
+
+
+async def test_each_test_design_round_is_told_the_tests_it_has_and_so_yields_new_ones(tmp_path):
+    """A low-temperature model answers the same prompt the same way: five
+    identical rounds would yield one round's tests. Told the tests it has, a
+    model whose answer depends only on its prompt yields 50 distinct."""
+
+    def designer(request: dict) -> str:
+        text = request["messages"][-1]["content"]
+        if request["agent"] != "test_designer":
+            return story(request)
+        shown = {int(x) for x in re.findall(r"add_one\((-?\d+)\)", text)}
+        fresh = [x for x in range(100, 200) if x not in shown][:10]
+        return "```python\n" + "\n".join(f"assert add_one({x}) == {x + 1}" for x in fresh) + "\n```"
+
+    story = Story(debug=lambda p, e: CORRECT)
+    config = RunConfig(model="script/story", prompts=1, tqc=False)
+    rec = Recorder()
+    await run_workflow(PROBLEM, config, client=ScriptClient.from_function(designer), sinks=[rec], session_dir=tmp_path)
+    designed = rec.of("tests_designed")
+    assert [e.total for e in designed] == [10, 20, 30, 40, 50]
 
 
 async def test_session_file_holds_every_event(tmp_path):
@@ -276,7 +312,7 @@ async def test_a_failed_tqc_check_leaves_that_test_out_and_a_failed_design_round
     assert (
         verdicts["assert add_one(0) == 1"][0] == "rejected" and "not checked" in verdicts["assert add_one(0) == 1"][1]
     )
-    # The rounds run at once: round 2's failure costs only its own tests.
+    # Round 2's failure costs only its own tests: the later rounds still run.
     assert len(story.of("test_designer")) == 5
     assert any("test design round 2 failed" in n.message for n in rec.of("notice"))
     assert "add_one(0)" not in " ".join(c["messages"][-1]["content"] for c in story.of("self_debugger"))
@@ -610,3 +646,31 @@ async def test_an_acceptance_stops_a_beaten_progression_before_it_goes_on(tmp_pa
     after = [(e.agent, e.progression) for e in rec.of("llm_call_started") if e.seq > accept.seq]
     assert all(p != 2 for _, p in after), after
     assert not [e for e in rec.of("decision") if e.progression == 2]
+
+
+async def test_a_stopped_progression_starts_no_call_not_even_from_tasks_it_just_made():
+    """The race behind a flaky acceptance: a progression makes the concurrent
+    checks of its tests (child tasks), then another's acceptance stops it before
+    it runs again. The loop runs the children first; they must not start calls."""
+    from qflow_tui.core.context import gather_all
+    from qflow_tui.core.workflows.qualityflow.run import _Run
+    from tests.helpers import make_ctx
+
+    ctx, rec = make_ctx(PROBLEM, lambda c: "x", RunConfig(model="script/inline", prompts=3))
+    run = _Run(ctx)
+
+    def request(p: int):
+        return ctx.request("code_quality_checker", messages=[{"role": "user", "content": "q"}], progression=p)
+
+    async def checks(p: int) -> list[str]:
+        return await gather_all(ctx.call(request(p), step="self_debug:2") for _ in range(2))
+
+    beaten = asyncio.create_task(checks(2))
+    await asyncio.sleep(0)  # it runs: its two checks are now queued ahead of anything else
+    run._stop(run.progs[2], beaten)
+    with pytest.raises(asyncio.CancelledError):
+        await beaten
+    assert rec.of("llm_call_started") == []
+    # A progression still in the race calls as before.
+    assert await checks(0) == ["x", "x"]
+    assert [e.progression for e in rec.of("llm_call_started")] == [0, 0]

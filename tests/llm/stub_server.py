@@ -33,6 +33,13 @@ GET ``/v1/models``  the models with llama.cpp's ``meta.n_ctx`` when ``n_ctx`` is
                    surrogate, and a pair cut at the very end of the stream
 ``busy-over-N``    429 (retry-after-ms 20) while more than N requests are in
                    flight, else ``ok`` streamed slowly (``STEP`` per piece)
+``cache``          ``ok`` with prompt caching on the system text (one token a
+                   word): Anthropic caches it only when the request carries a
+                   ``cache_control`` marker and reports a write for a prefix
+                   it has not seen, a read for one it has (``input_tokens``
+                   stays the uncached ``INPUT_TOKENS``); OpenAI caches by
+                   itself and reports reads as ``cached_tokens`` inside
+                   ``prompt_tokens``. A cut stream (``runaway``) reports no usage
 =================  ==========================================================
 """
 
@@ -79,6 +86,8 @@ class StubServer:
         self.requests: list[dict[str, Any]] = []
         self.aux: list[str] = []
         """Paths of the questions that are not model calls (models, props, tokenize)."""
+        self.prefixes: set[str] = set()
+        """The system texts the ``cache`` model has cached."""
         self.n_ctx: int | None = None
         """The window the server reports (llama.cpp's n_ctx); None: says nothing."""
         self.in_flight = 0
@@ -174,6 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
         model = str(body.get("model", "ok"))
+        self.body = body
         with stub._lock:
             stub.in_flight += 1
             stub.peak = max(stub.peak, stub.in_flight)
@@ -232,6 +242,29 @@ class _Handler(BaseHTTPRequestHandler):
         self._error(kind, int(what), f"stub error {what} for {model}", headers=headers or None)
         return ""
 
+    def _cache(self, kind: str) -> tuple[int, int, int]:
+        """(tokens read from, written to the cache, system text's tokens) for this request."""
+        body = self.body
+        if kind == "anthropic":
+            system = body.get("system") or ""
+            if isinstance(system, list):
+                system = "".join(b.get("text", "") for b in system if isinstance(b, dict))
+            marked = "cache_control" in body or '"cache_control"' in json.dumps(body.get("system", ""))
+        else:
+            messages = body.get("messages") or []
+            system = messages[0]["content"] if messages and messages[0].get("role") == "system" else ""
+            marked = True  # OpenAI caches without being asked
+        size = len(str(system).split())
+        if not marked or not size:
+            return 0, 0, size
+        stub = self.server_stub
+        with stub._lock:
+            seen = system in stub.prefixes
+            stub.prefixes.add(system)
+        if seen:
+            return size, 0, size
+        return 0, size if kind == "anthropic" else 0, size
+
     def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
@@ -271,7 +304,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "event: message_start\ndata: {this is not json\n\n" if kind == "anthropic" else "data: {nope\n\n"
             )
             return
-        events = _anthropic_events(model) if kind == "anthropic" else _openai_events(model)
+        cache = self._cache(kind) if model == "cache" else None
+        events = _anthropic_events(model, cache) if kind == "anthropic" else _openai_events(model, cache)
         try:
             for event in events:
                 self._send(event)
@@ -307,7 +341,7 @@ def _piece(kind: str, model: str, text: str) -> str:
     return _chunk(model, {"content": text})
 
 
-def _anthropic_events(model: str) -> list[str]:
+def _anthropic_events(model: str, cache: tuple[int, int, int] | None = None) -> list[str]:
     pieces = SPLIT_PIECES if model == "split-pairs" else PIECES
     if model in ("truncated",):
         pieces = PIECES[:2]
@@ -326,7 +360,7 @@ def _anthropic_events(model: str) -> list[str]:
                     "model": model,
                     "stop_reason": None,
                     "stop_sequence": None,
-                    "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 1},
+                    "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 1, **_anthropic_cache(cache)},
                 },
             },
         ),
@@ -363,6 +397,12 @@ def _anthropic_events(model: str) -> list[str]:
     return out
 
 
+def _anthropic_cache(cache: tuple[int, int, int] | None) -> dict[str, int]:
+    if cache is None:
+        return {}
+    return {"cache_read_input_tokens": cache[0], "cache_creation_input_tokens": cache[1]}
+
+
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> str:
     data = {
         "id": "chatcmpl-stub",
@@ -374,7 +414,7 @@ def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> str:
     return f"data: {json.dumps(data)}\n\n"
 
 
-def _openai_events(model: str) -> list[str]:
+def _openai_events(model: str, cache: tuple[int, int, int] | None = None) -> list[str]:
     pieces = SPLIT_PIECES if model == "split-pairs" else PIECES
     if model == "truncated":
         pieces = PIECES[:2]
@@ -391,11 +431,15 @@ def _openai_events(model: str) -> list[str]:
         return out
     out.append(_chunk(model, {}, finish="stop"))
     if model != "no-usage":
-        usage = {
+        usage: dict[str, Any] = {
             "prompt_tokens": INPUT_TOKENS,
             "completion_tokens": OUTPUT_TOKENS,
             "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS,
         }
+        if cache is not None:
+            # The system text is part of the prompt; what was seen before comes from the cache.
+            usage["prompt_tokens"] += cache[2]
+            usage["prompt_tokens_details"] = {"cached_tokens": cache[0]}
         out.append(
             "data: "
             + json.dumps(

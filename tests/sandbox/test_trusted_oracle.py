@@ -347,3 +347,67 @@ def test_hostile_lines_never_raise_hang_or_pass(bursts, then, newline_last):
     # Bounded by the run's own limits (2 s a call, a few calls each), never hung.
     assert elapsed < 60, elapsed
     assert not live_harness_processes()
+
+
+# ------------------------------------------- expected values the app computes
+def test_expected_values_the_app_knows_whole_need_no_oracle_process(monkeypatch):
+    from qflow_tui.core.sandbox import runner
+
+    started: list[bool] = []
+    real = runner.Servers.__init__
+
+    def spy(self, *args, **kwargs):
+        started.append(kwargs["need_oracle"])
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(runner.Servers, "__init__", spy)
+    sb = make("auto")
+    tests = ["assert f([3, 1]) == sorted([1, 3])", "assert set(f([2, 2])) == set([2])", "assert f([]) == list(())"]
+    right = sb.run_tests_sync("def f(x):\n    return sorted(x)\n", tests)
+    assert [o.status for o in right.results] == ["pass"] * 3, right.to_dict()
+    wrong = sb.run_tests_sync("def f(x):\n    return x\n", tests)
+    assert [o.status for o in wrong.results] == ["fail", "pass", "pass"], wrong.to_dict()
+    assert started == [False, False]
+    # A name the setup binds means what the setup says: the oracle computes it.
+    setup = "def sorted(x):\n    return [7]\n"
+    shadowed = sb.run_tests_sync("def f(x):\n    return [7]\n", tests[:1], setup=setup)
+    assert [o.status for o in shadowed.results] == ["pass"], shadowed.to_dict()
+    # An expected value that raises is the oracle's to report, as Python would.
+    raising = sb.run_tests_sync("def f(x):\n    return 1\n", ["assert f(0) == sorted([1, 'a'])"])
+    assert raising.results[0].status == "error" and "TypeError" in (raising.results[0].error or "")
+    assert started[2:] == [True, True]
+
+
+def test_the_oracle_answers_every_expected_value_in_one_request(monkeypatch):
+    from qflow_tui.core.sandbox.servers import Servers
+
+    asked: list[int] = []
+    real = Servers.ask_oracle_many
+
+    def spy(self, requests, limit):
+        asked.append(len(requests))
+        return real(self, requests, limit)
+
+    monkeypatch.setattr(Servers, "ask_oracle_many", spy)
+    sb = make("auto")
+    setup = "def expected(v):\n    return v\n"
+    tests = [f"assert f({i}) == expected({i})" for i in range(20)] + ["assert f(1) == expected(2)"]
+    r = sb.run_tests_sync("def f(x):\n    return x\n", tests, setup=setup)
+    assert [o.status for o in r.results] == ["pass"] * 20 + ["fail"], r.to_dict()
+    assert asked == [1]
+    # A leaf that runs out of time fails only its own test, in the same request.
+    slow = setup + "def never():\n    while True:\n        pass\n"
+    r = sb.run_tests_sync(
+        "def f(x):\n    return x\n", ["assert f(1) == never()", "assert f(2) == expected(2)"], setup=slow
+    )
+    assert [o.status for o in r.results] == ["error", "pass"], r.to_dict()
+    assert "timeout" in (r.results[0].error or "")
+    assert asked == [1, 1]
+    # A leaf that ends the oracle: the leaves are asked again one by one.
+    dying = setup + "import os\ndef die():\n    os._exit(0)\n"
+    r = sb.run_tests_sync(
+        "def f(x):\n    return x\n", ["assert f(1) == die()", "assert f(2) == expected(2)"], setup=dying
+    )
+    assert [o.status for o in r.results][1] == "pass", r.to_dict()
+    assert r.results[0].status != "pass"
+    assert asked == [1, 1, 1, 2]

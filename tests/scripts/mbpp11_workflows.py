@@ -49,7 +49,7 @@ def respond(request):
     text = request["messages"][-1]["content"]
     # -- CodeTree ---------------------------------------------------------------
     if agent == "thinker":
-        if "Propose between" in text:
+        if "Propose between" in text or "Propose distinct strategies" in text:
             return "Two approaches.\n" + "".join(f"<strategy>{s}</strategy>\n" for s in STRATEGIES)
         return (
             "<reflection>The program removes only the first occurrence. After cutting it out, find the last "

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from qflow_tui.core.llm import LLMError, LLMRequest, make_client
-from qflow_tui.core.llm.replay import ReplayClient
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import RunError
+from qflow_tui.core.session.replay import ReplayClient
 from qflow_tui.data.demo import responder
 from tests.sessions.support import comparable, flow, record_demo, responses
 

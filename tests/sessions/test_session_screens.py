@@ -166,10 +166,12 @@ async def test_jump_to_a_step_from_the_timeline_and_from_the_list():
         screen = app.screen
         chips = list(screen.query(StepChip))
         assert [c.number for c in chips] == [s.number for s in screen.steps]
-        await pilot.click(chips[2])
+        # The bar shows the steps around the current one (the last, when a replay opens).
+        await pilot.click(chips[-3])
         await settle(pilot)
-        assert screen.current_step == 2 and screen.position == screen.steps[2].end
-        await pilot.press("g")
+        at = len(chips) - 3
+        assert screen.current_step == at and screen.position == screen.steps[at].end
+        await pilot.press("colon")
         await pilot.pause()
         await pilot.press("end", "enter")
         await settle(pilot)
@@ -248,7 +250,7 @@ async def test_a_file_that_is_not_a_session_is_refused_on_screen(tmp_path):
         assert isinstance(screen, ReplayScreen)
         assert "not a qflow session" in screen.error
         assert "not a qflow session" in str(screen.query_one("#replay-banner").render())
-        await pilot.press("space", "right", "g")  # nothing to do, and no crash
+        await pilot.press("space", "right", "colon")  # nothing to do, and no crash
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ReplayScreen)
@@ -332,7 +334,7 @@ async def test_the_browser_lists_searches_opens_exports_and_deletes(sessions_fol
         await pilot.press("enter")
         await pilot.pause()
         assert (tmp_path / "s0.md").read_text().startswith("# MBPP 11: remove occurrences")
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
@@ -408,9 +410,9 @@ async def test_escape_in_the_search_stays_in_the_browser(sessions_folder):
         assert screen.query_one("#sessions-search").has_focus
         await pilot.press("escape")
         await pilot.pause()
-        # Still the browser, the table has the keys: "j" means export, not a letter in an editor.
+        # Still the browser, the table has the keys: "J" means export, not a letter in an editor.
         assert app.screen is screen and screen.query_one("#sessions-table").has_focus
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert isinstance(app.screen, PathPrompt)
         await pilot.press("escape")
@@ -480,7 +482,7 @@ class TestReplaySnapshots:
     def test_demo_at_the_first_quality_check_imagined_tab(self, snap_compare):
         async def run_before(pilot):
             await settle(pilot)
-            pilot.app.screen.go_to_step(2)
+            pilot.app.screen.go_to_step(3)
             await pilot.press("3")
             await settle(pilot)
 
@@ -489,7 +491,7 @@ class TestReplaySnapshots:
     def test_demo_tests_tab_after_the_tqc(self, snap_compare):
         async def run_before(pilot):
             await settle(pilot)
-            pilot.app.screen.go_to_step(4)
+            pilot.app.screen.go_to_step(6)
             await pilot.press("4")
             await settle(pilot)
 

@@ -74,8 +74,8 @@ async def test_a_fork_from_the_replay_screen_asks_the_model_nothing_before_the_b
     parent = read_session(family.parent)
     point = branch_point(parent.events, "self_debug:1", 0)
     client = CountingClient()
-    # Step 5 of the demo's replay is self-debug 1.
-    async with replay_app(family.parent, client, 5).run_test(size=SIZE) as pilot:
+    # Step 7 of the demo's replay is self-debug 1 of progression 0.
+    async with replay_app(family.parent, client, 7).run_test(size=SIZE) as pilot:
         replay = pilot.app.screen
         assert isinstance(replay, ReplayScreen) and replay.steps[replay.current_step].step == "self_debug:1"
         dialog = await open_fork_dialog(pilot)
@@ -120,7 +120,7 @@ async def test_a_program_edited_in_the_dialog_is_what_the_fork_carries_on_with(f
 
 
 async def test_the_dialog_says_in_one_line_why_the_core_refuses_a_fork(family: Family) -> None:
-    async with replay_app(family.parent, CountingClient(), 3).run_test(size=SIZE) as pilot:
+    async with replay_app(family.parent, CountingClient(), 5).run_test(size=SIZE) as pilot:
         replay = pilot.app.screen
         dialog = await open_fork_dialog(pilot)
         error = dialog.query_one("#fork-error", Static)

@@ -3,7 +3,14 @@ thing is said once, and Ctrl+L lists every notice of the session."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from ui_app import SIZE, build_app
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))  # the stub model server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))  # the stub model server
 
 from qflow_tui.ui.screens.messages import MessagesScreen
 
@@ -61,3 +68,43 @@ def test_the_messages_snapshot(snap_compare):
         await pilot.pause()
 
     assert snap_compare(build_app(), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_model_field_completes_from_the_price_table_and_the_local_server():
+    from stub_server import StubServer
+
+    stub = StubServer().start()
+    try:
+        await _completes_from(stub)
+    finally:
+        stub.stop()
+
+
+async def _completes_from(stub) -> None:  # type: ignore[no-untyped-def]
+    from qflow_tui.core.config import RunConfig
+
+    app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py", base_url=stub.url + "/v1"))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        field = app.screen.query_one("#model")
+        assert await field.suggester.get_suggestion("anthropic/claude-so") == "anthropic/claude-sonnet-4-5"
+        assert await field.suggester.get_suggestion("openai/o") == "openai/ok"
+        assert not app.screen.query_one("#model-hint").has_class("-visible")
+
+
+async def test_an_unreachable_server_is_one_line_under_the_model_field():
+    import socket
+
+    from qflow_tui.core.config import RunConfig
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py", base_url=f"http://127.0.0.1:{port}/v1"))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        hint = app.screen.query_one("#model-hint")
+        assert hint.has_class("-visible")
+        assert str(hint.content).startswith("could not reach http://127.0.0.1:")

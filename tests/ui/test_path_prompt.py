@@ -89,7 +89,7 @@ async def test_exporting_a_session(tmp_path, monkeypatch):
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, "browser")
         browser = app.screen
-        await pilot.press("j")
+        await pilot.press("J")
         await wait_until(pilot, lambda: isinstance(app.screen, PathPrompt), "the path prompt")
         prompt = app.screen
         assert field(app) == str(tmp_path / "demo-export.jsonl")

@@ -96,7 +96,7 @@ async def test_a_waiting_retry_counts_down_and_g_gives_it_up():
         await pilot.pause()
         assert "↻ retrying: attempt 2 of 5 in 87 s" in pane_text()
 
-        await pilot.press("g")
+        await pilot.press("ctrl+g")
         finished = await finish_run(pilot)
         # Progression 0's program generator failed; progression 1 went on and won.
         assert finished.state.finished is not None

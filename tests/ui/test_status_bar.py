@@ -68,3 +68,44 @@ async def test_the_call_count_reads_one_call_and_two_calls():
             bar.update_from(state, 3.0)
             await pilot.pause()
             assert said in str(bar.content), str(bar.content)
+
+
+async def test_cached_prompt_tokens_are_shown_apart_and_a_cut_call_still_counts():
+    from textual.app import App, ComposeResult
+
+    from qflow_tui.core.events import LLMCallFailed, LLMCallFinished
+    from qflow_tui.ui.state import RunState
+
+    class Bar(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusBar()
+
+    async with Bar().run_test(size=(160, 10)) as pilot:
+        bar = pilot.app.query_one(StatusBar)
+        state = RunState()
+        state.apply(
+            LLMCallFinished(
+                agent="program_generator",
+                call_id="c1",
+                response="x",
+                input_tokens=1200,
+                output_tokens=9,
+                latency=0.1,
+                cache_read_tokens=1000,
+                cache_write_tokens=150,
+            )
+        )
+        state.apply(
+            LLMCallFailed(
+                agent="program_generator",
+                call_id="c2",
+                error="timed out",
+                stop_reason="timeout",
+                input_tokens=300,
+                output_tokens=40,
+                tokens_estimated=True,
+            )
+        )
+        bar.update_from(state, 3.0)
+        await pilot.pause()
+        assert "tokens 1500 in (1000 cached, 150 to cache) / 49 out" in str(bar.content), str(bar.content)

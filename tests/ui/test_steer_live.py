@@ -162,10 +162,10 @@ async def test_tests_tab_keys_keep_drop_edit_add_and_delete_synthesized_tests() 
         assert screen.check_action("toggle_test_verdict", ())
         # The Tests tab's keys take the footer there; the program's keys are back on the other tabs.
         assert not screen.check_action("edit_program", ()) and not screen.check_action("edit_statement", ())
-        await pilot.press("k")  # test 1: kept -> dropped
+        await pilot.press("space")  # test 1: kept -> dropped
         grid.move_cursor(row=9)
         await pilot.pause()
-        await pilot.press("k")  # test 10 (wrong): rejected -> kept
+        await pilot.press("space")  # test 10 (wrong): rejected -> kept
         grid.move_cursor(row=1)
         await pilot.pause()
         await pilot.press("d")  # test 2: deleted

@@ -253,7 +253,7 @@ class TestCodeTreeSnapshot:
 
 
 async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings():
-    from textual.widgets import Input, Select
+    from textual.widgets import Checkbox, Input, Select
     from ui_app import build_app
 
     from qflow_tui.core.workflows import WORKFLOWS
@@ -282,11 +282,21 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
         choice.value = "codetree"
         await pilot.pause()
         shown = {box.id for box in screen.query(".setting") if box.display}
-        assert shown == {"setting-budget", "setting-depth", "setting-width", "setting-search"}
+        assert shown == {
+            "setting-budget",
+            "setting-depth",
+            "setting-width",
+            "setting-search",
+            "setting-solution_verification",
+            "setting-node_abort",
+            "setting-node_scoring",
+        }
         screen.query_one("#set-search", Select).value = "bfs"
         screen.query_one("#set-budget", Input).value = "7"
+        screen.query_one("#set-node_abort", Checkbox).value = False
         config = screen.read_config()
         assert (config.workflow, config.search, config.budget) == ("codetree", "bfs", 7)
+        assert config.setting("node_abort") is False and config.setting("node_scoring") is True
         # A budget that is not a number is named when the run is asked for, not a traceback.
         screen.query_one("#set-budget", Input).value = "lots"
         await pilot.press("ctrl+r")
@@ -351,7 +361,7 @@ def test_numbered_repeats_take_the_place_of_the_step_planned_once_in_the_order_t
 
 
 def test_every_reducer_handler_is_reached_by_its_event_class():
-    from qflow_tui.ui import state
+    from qflow_tui.core import run_state as state
 
     handlers = {name for name in vars(state.RunState) if name.startswith("_on_")}
     table = {fn.__name__ for fn in state._HANDLERS.values()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.pilot import Pilot
+from textual.widgets import DataTable
 
 from qflow_tui.ui.screens.run import RunScreen
 from qflow_tui.ui.widgets.run_view import RunView
@@ -87,3 +88,38 @@ async def settle(pilot: Pilot) -> None:
         view.flush()
     pilot.app.clear_notifications()
     await pilot.pause()
+
+
+def burst(pilot: Pilot, *keys: str) -> None:
+    """Send ``keys`` as a terminal delivers a fast typist's or a macro's keys:
+    all at once, with no pause for the app to handle one before the next
+    (``pilot.press`` waits for the app to be idle after each key)."""
+    import unicodedata
+
+    from textual import events
+    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+
+    app = pilot.app
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        if len(key) == 1 and not key.isalnum():
+            key = _character_to_key(key)
+        original = REPLACED_KEYS.get(key, key)
+        try:
+            char: str | None = unicodedata.lookup(_get_unicode_name_from_key(original))
+        except KeyError:
+            char = key if len(key) == 1 else None
+        event = events.Key(key, char)
+        event.set_sender(app)
+        driver.send_message(event)
+
+
+async def open_tests_tab_at_first_debug(pilot: Pilot) -> tuple[RunScreen, DataTable]:
+    """Start a stepped run, step to progression 0's first self-debug and show the
+    Tests tab: the designed tests with their TQC verdicts, before any edit."""
+    screen = await start_run(pilot)
+    await step_to(pilot, screen, "self_debug:1", 0)
+    await pilot.press("4")
+    await pilot.pause()
+    return screen, screen.query_one(RunView).query_one("#tests-grid", DataTable)

@@ -142,9 +142,10 @@ async def test_planning_path_regenerates_from_a_plan_made_of_the_error_feedback(
         "prompt_engineer",
         "programming_assistant",
     ]
-    # The plan is made from the Code Evaluator's feedback and handed to the assistant.
+    # The plan is made from the Code Evaluator's feedback (Algorithm 2: the first
+    # error only) and handed to the assistant.
     plan_prompt = model.of("prompt_engineer")[0]["messages"][-1]["content"]
-    assert "add_one(1)" in plan_prompt and "returned 3" in plan_prompt
+    assert "AssertionError (failed: assert add_one(1) == 2)" in plan_prompt
     assert "(plan 2)" in model.of("programming_assistant")[2]["messages"][-1]["content"]
     # A logic error gives the Debug Specialist nothing to fix, and says so.
     details = {e.step: e.detail for e in rec.of("step_finished")}
@@ -166,3 +167,87 @@ async def test_t_iterations_then_the_last_debugged_program(tmp_path, t):
         planned += [f"debug_specialist:{i}", f"prompt_engineer:{i}", f"programming_assistant:{i}"]
     planned.append(f"debug_specialist:{t + 1}")
     assert [p["step"] for p in rec.events[0].plan] == planned
+
+
+# -- Algorithm 2's feedback and Table XI's ablations ------------------------------------------
+
+
+@pytest.mark.parametrize("per_test", [False, True])
+async def test_the_code_evaluator_reports_the_first_error_unless_per_test_feedback_is_on(tmp_path, per_test):
+    """Algorithm 2 executes the code with its sample tests appended: the error
+    information is the first exception's message, nothing about later tests
+    nor the values returned. ``per_test_feedback`` (off by default) gives those."""
+    model = Ada(buggy("phase 1"), planned=lambda i: CORRECT)
+    cfg = {"workflow_settings": {"per_test_feedback": True}} if per_test else {}
+    outcome, _ = await solve(model, tmp_path, **cfg)
+    assert outcome.accepted_at == "programming_assistant:1"
+    plan_prompt = model.of("prompt_engineer")[0]["messages"][-1]["content"]
+    assert "add_one(1) == 2" in plan_prompt
+    # Both tests fail; the per-test feedback names the second and the value returned.
+    assert ("add_one(5) == 6" in plan_prompt) is per_test
+    assert ("returned 3" in plan_prompt) is per_test
+    assert ("(0 of 2 tests pass)" in plan_prompt) is per_test
+
+
+def test_the_error_message_is_the_first_exception_as_python_words_it():
+    from qflow_tui.core.sandbox.report import SandboxReport, TestOutcome
+    from qflow_tui.core.workflows.adacoder.code_evaluator import error_message
+
+    loading = SandboxReport(load_error="SyntaxError: '(' was never closed\n  line 2")
+    assert error_message(loading) == "SyntaxError: '(' was never closed"
+    raised = SandboxReport(
+        results=[
+            TestOutcome("assert f(1) == 1", "pass"),
+            TestOutcome("assert f(2) == 2", "error", error="NameError: name 'math' is not defined\n  File ..."),
+            TestOutcome("assert f(3) == 3", "fail", actual="4"),
+        ]
+    )
+    assert error_message(raised) == "NameError: name 'math' is not defined (in: assert f(2) == 2)"
+
+
+async def test_without_the_prompt_engineer_the_program_is_written_again_from_the_task_alone(tmp_path):
+    """Table XI "w/o Prompt": Algorithm 1 without line 20, so the plan stays None
+    and Phase 2 regenerates from the task (line 7), after the Debug Specialist."""
+    model = Ada(buggy("phase 1"), planned=lambda i: CORRECT if i == 2 else buggy(f"again {i}"))
+    outcome, rec = await solve(model, tmp_path, workflow_settings={"prompt_engineer": False})
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "programming_assistant:2")
+    assert [c["agent"] for c in model.calls] == ["programming_assistant"] * 3
+    prompts = [c["messages"][-1]["content"] for c in model.of("programming_assistant")]
+    assert prompts[1] == prompts[0] and "Follow this plan" not in prompts[1]
+    steps = [e.step for e in rec.of("step_started")]
+    assert steps == [
+        "programming_assistant",
+        "debug_specialist:1",
+        "programming_assistant:1",
+        "debug_specialist:2",
+        "programming_assistant:2",
+    ]
+
+
+async def test_without_the_debug_specialist_the_plan_follows_the_programs_own_error(tmp_path):
+    """Table XI "w/o Debug": Algorithm 1 without lines 15-19. A missing import the
+    Debug Specialist would fix with no model call goes to the Prompt Engineer."""
+    model = Ada(MISSING_IMPORT, planned=lambda i: MISSING_IMPORT)
+    outcome, rec = await solve(model, tmp_path, iterations=2, workflow_settings={"debug_specialist": False})
+    assert outcome.outcome == "rejected"
+    assert [c["agent"] for c in model.calls] == ["programming_assistant", "prompt_engineer"] * 2 + [
+        "programming_assistant"
+    ]
+    assert "NameError: name 'math' is not defined" in model.of("prompt_engineer")[0]["messages"][-1]["content"]
+    assert not [e for e in rec.of("step_started") if e.step.startswith("debug_specialist")]
+    # The last program written stands; the run's plan has the same steps.
+    assert outcome.final_program.strip() == MISSING_IMPORT.strip()
+    planned = ["programming_assistant", "prompt_engineer:1", "programming_assistant:1"]
+    planned += ["prompt_engineer:2", "programming_assistant:2"]
+    assert [p["step"] for p in rec.events[0].plan] == planned
+
+
+async def test_without_both_phase_2_writes_t_more_programs_from_the_task(tmp_path):
+    model = Ada(buggy("phase 1"))
+    settings = {"prompt_engineer": False, "debug_specialist": False}
+    outcome, rec = await solve(model, tmp_path, iterations=3, workflow_settings=settings)
+    assert outcome.outcome == "rejected" and "planned 3" in outcome.final_program
+    assert [c["agent"] for c in model.calls] == ["programming_assistant"] * 4
+    assert [p["step"] for p in rec.events[0].plan] == ["programming_assistant"] + [
+        f"programming_assistant:{i}" for i in (1, 2, 3)
+    ]

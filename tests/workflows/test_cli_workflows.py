@@ -30,7 +30,7 @@ def test_every_setting_has_its_flag_on_solve_and_on_the_app():
     parser = build_parser()
     for setting in all_settings():
         value = "true" if setting.type is bool else (setting.choices[-1] if setting.choices else "2")
-        flag = setting.flag if setting.type is not bool else f"--no-{setting.key}"
+        flag = setting.flag if setting.type is not bool else "--no-" + setting.flag[2:]
         bare = parser.parse_args(["--workflow", "codetree", flag] + ([] if setting.type is bool else [value]))
         solve = parser.parse_args([*SOLVE, flag] + ([] if setting.type is bool else [value]))
         expected = False if setting.type is bool else value
@@ -49,7 +49,15 @@ def test_qflow_workflows_lists_each_with_its_settings_and_defaults(capsys):
     assert main(["workflows", "codetree", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     (tree,) = data["workflows"]
-    assert [s["key"] for s in tree["settings"]] == ["budget", "depth", "width", "search"]
+    assert [s["key"] for s in tree["settings"]] == [
+        "budget",
+        "depth",
+        "width",
+        "search",
+        "solution_verification",
+        "node_abort",
+        "node_scoring",
+    ]
     assert tree["settings"][0]["default"] == 20 and tree["settings"][3]["choices"] == ["critic", "bfs", "dfs"]
     assert [a["role"] for a in tree["agents"]] == ["thinker", "solver", "debugger", "critic"]
 

@@ -206,6 +206,52 @@ async def test_width_limits_strategies_and_reflections(tmp_path):
     assert len(tree.of("debugger")) == 4  # 2 reflections on each of the 2 nodes, depth 2 stops there
 
 
+async def test_with_the_critic_the_thinker_decides_how_many_strategies_and_reflections(tmp_path):
+    """Section 3.1: the Thinker decides the number of strategies; the width bounds only BFS/DFS."""
+    tree = Tree(strategies=5, reflections=lambda p: ["R-1", "R-2", "R-3", "R-4"], critic=lambda p, v: "abort")
+    await solve(tree, tmp_path, width=2, depth=2, budget=50)
+    assert len(tree.of("solver")) == 5  # every strategy, though the width is 2
+    assert all("between 1 and" not in c["messages"][-1]["content"] for c in tree.of("thinker"))
+    tree = Tree(strategies=1, reflections=lambda p: ["R-1", "R-2", "R-3", "R-4"])
+    await solve(tree, tmp_path, width=2, depth=2, budget=50)
+    assert len(tree.of("debugger")) == 4  # every reflection on n1; depth 2 stops there
+
+
+async def test_the_debugger_is_told_the_strategy_its_node_implements(tmp_path):
+    """Eq. 6: the Debugger's input holds the strategy S_i, also deeper in the tree."""
+    tree = Tree(strategies=2, reflections=lambda p: ["R-a"])
+    await solve(tree, tmp_path, depth=3, budget=4)
+    prompts = [c["messages"][-1]["content"] for c in tree.of("debugger")]
+    assert len(prompts) == 2 and all("The strategy it implements:\nS1 approach" in p for p in prompts)
+
+
+async def test_without_solution_verification_a_passing_program_is_accepted_unverified(tmp_path):
+    """Table 4, w/o Solution Verification."""
+    tree = Tree(good=("S1",))
+    outcome, _ = await solve(tree, tmp_path, workflow_settings={"solution_verification": False})
+    assert [c["agent"] for c in tree.calls] == ["thinker", "solver"]
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "solver:1")
+
+
+async def test_without_node_abort_an_abort_is_refined_to_the_depth(tmp_path):
+    """Table 4, w/o Node Abort Evaluation: the agents keep exploring to the max depth."""
+    tree = Tree(strategies=1, reflections=lambda p: ["R-a"], critic=lambda p, v: "abort")
+    await solve(tree, tmp_path, depth=3, workflow_settings={"node_abort": False})
+    assert len(tree.of("debugger")) == 2  # n1 -> n2 -> n3 (depth 3)
+    tree = Tree(strategies=1, reflections=lambda p: ["R-a"], critic=lambda p, v: "abort")
+    await solve(tree, tmp_path, depth=3)
+    assert tree.of("debugger") == []
+
+
+async def test_without_node_scoring_the_feedback_and_score_are_execution_alone(tmp_path):
+    """Table 4, w/o Node Scoring: F_i is the execution outputs; the score their pass rate."""
+    tree = Tree(strategies=1, reflections=lambda p: ["R-a"], critic=lambda p, v: "refine")
+    _, rec = await solve(tree, tmp_path, depth=2, workflow_settings={"node_scoring": False})
+    debug = tree.of("debugger")[0]["messages"][-1]["content"]
+    assert "add_one(1)" in debug and "looked at it" not in debug
+    assert latest_nodes(rec)["n1"].score == 0.0
+
+
 def test_the_critics_two_scores_and_its_tolerant_reading():
     from qflow_tui.core.workflows.codetree.critic import parse_critique
 

@@ -31,7 +31,7 @@ def test_every_workflow_describes_itself():
             assert step["label"] and step["step"]
         assert described["summary"] and described["visible_tests"]
         for setting in spec.settings:
-            assert setting.doc and setting.default == getattr(cfg, setting.key)
+            assert setting.doc and setting.default == cfg.setting(setting.key)
 
 
 def test_qualityflow_plan_follows_its_settings():

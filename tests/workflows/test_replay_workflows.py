@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.llm.replay import ReplayClient
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import read_session
+from qflow_tui.core.session.replay import ReplayClient
 from tests.helpers import Recorder, TestSandbox
 
 STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."

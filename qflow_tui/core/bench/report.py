@@ -6,24 +6,22 @@ deviation, average tokens per agent (Table 11), and pass@k."""
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
+from ..workflows import WORKFLOWS
 from .runner import latest_results, read_results, read_spec
 
-AGENT_ORDER = (
-    "program_generator",
-    "code_quality_checker",
-    "test_designer",
-    "test_quality_checker",
-    "self_debugger",
-    "clarifier",
-    "programmer",
-    "test_executor",
-)
+
+def _roles(spec: dict[str, Any]) -> tuple[str, ...]:
+    """The bench's workflow's agents, in its order (none for a workflow not installed)."""
+    workflow = WORKFLOWS.get(str(spec.get("workflow", "")))
+    return tuple(a.role for a in workflow.agents) if workflow is not None else ()
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -38,12 +36,32 @@ def _pct(num: float, den: float) -> str:
     return "n/a" if den == 0 else f"{100.0 * num / den:.2f}"
 
 
-def _step_sort_key(step: str) -> tuple[int, int]:
-    from ..steps import StepId
+def step_order(done: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Each step's place among the runs' steps, in the order the runs took them:
+    every run lists its steps in order, and one order is merged from them all
+    (a step first seen earlier goes first where the runs do not say), so no
+    workflow's steps need naming here."""
+    first: dict[str, int] = {}
+    before: dict[str, set[str]] = {}
+    for r in done:
+        steps = [str(x["step"]) for x in r.get("steps", [])]
+        steps += [str(x["step"]) for key in ("checks", "debug") for x in r.get(key, [])]
+        for step in steps:
+            first.setdefault(step, len(first))
+            before.setdefault(step, set())
+        for a, b in itertools.pairwise(str(x["step"]) for x in r.get("steps", [])):
+            if a != b:
+                before[b].add(a)
+    order: dict[str, int] = {}
+    while len(order) < len(first):
+        left = [st for st in first if st not in order]
+        ready = [st for st in left if before[st] <= order.keys()] or left  # a cycle: the first seen goes
+        order[min(ready, key=first.__getitem__)] = len(order)
+    return order
 
-    sid = StepId.parse(step)
-    rank = {"program_generator": 0, "self_debug": 1, "clarifier": 2, "revert": 3}.get(sid.stage, 1)
-    return rank, sid.epoch or sid.attempt or 0
+
+def _ranked(steps: Iterable[str], order: dict[str, int]) -> list[str]:
+    return sorted(steps, key=lambda st: (order.get(st, len(order)), st))
 
 
 @dataclass
@@ -90,18 +108,19 @@ def load_bench(folder: Path | str) -> BenchData:
 
 # ------------------------------------------------------------------ the tables
 def step_columns(done: Iterable[dict[str, Any]]) -> list[str]:
+    records = list(done)
     steps: set[str] = set()
-    for r in done:
+    for r in records:
         steps.update(s["step"] for s in r.get("steps", []))
-    return sorted(steps, key=_step_sort_key)
+    return _ranked(steps, step_order(records))
 
 
-def _after(rec: dict[str, Any], column: str) -> dict[str, Any] | None:
+def _after(rec: dict[str, Any], column: str, order: dict[str, int]) -> dict[str, Any] | None:
     """The run's output after the step ``column``: that step's row, else the
     last step before it (a run accepted early keeps its program)."""
     best = None
     for s in rec.get("steps", []):
-        if _step_sort_key(s["step"]) <= _step_sort_key(column):
+        if order.get(s["step"], len(order)) <= order.get(column, len(order)):
             best = s
     return best
 
@@ -109,12 +128,13 @@ def _after(rec: dict[str, Any], column: str) -> dict[str, Any] | None:
 def table_pass_by_step(done: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """Table 1: pass@1 of the first program (zero-shot), after each step, and final."""
     cols = step_columns(done)
+    order = step_order(done)
     n = len(done)
     header = ["first program", *cols, "final", "Δ"]
     first = sum(1 for r in done if r.get("first_passed"))
     values = [_pct(first, n)]
     for c in cols:
-        values.append(_pct(sum(1 for r in done if (a := _after(r, c)) and a["passed"]), n))
+        values.append(_pct(sum(1 for r in done if (a := _after(r, c, order)) and a["passed"]), n))
     final = sum(1 for r in done if r.get("passed"))
     values.append(_pct(final, n))
     values.append("n/a" if n == 0 else f"{100.0 * (final - first) / n:+.2f}")
@@ -125,13 +145,14 @@ def table_cqc(done: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """Table 4: the Code Quality Checker as a classifier of the output after each
     step (positive: passes the evaluation tests; predicted: accepted by then)."""
     cols = [c for c in step_columns(done) if c != "revert"]
+    order = step_order(done)
     rows: dict[str, list[str]] = {
         k: [] for k in ("Actual positive", "Accuracy", "Precision", "Recall", "% of final output")
     }
     for c in cols:
         tp = fp = fn = tn = 0
         for r in done:
-            a = _after(r, c)
+            a = _after(r, c, order)
             passed, accepted = bool(a and a["passed"]), bool(a and a["accepted"])
             tp += passed and accepted
             fp += (not passed) and accepted
@@ -154,7 +175,7 @@ def table_cqc_verdicts(done: list[dict[str, Any]]) -> list[list[str]]:
             c = by_step.setdefault(ch["step"], [0, 0, 0, 0])
             c[0 if ch["passed"] and ch["accepted"] else 1 if ch["accepted"] else 2 if ch["passed"] else 3] += 1
     out = []
-    for step in sorted(by_step, key=_step_sort_key):
+    for step in _ranked(by_step, step_order(done)):
         tp, fp, fn, tn = by_step[step]
         out.append(
             [step, str(tp + fp + fn + tn), _pct(tp + tn, tp + fp + fn + tn), _pct(tp, tp + fp), _pct(tp, tp + fn)]
@@ -200,18 +221,19 @@ def table_debug(done: list[dict[str, Any]]) -> list[list[str]]:
             c = by_step.setdefault(d["step"], [0, 0, 0, 0])
             c[(0 if d["before"] else 2) + (0 if d["after"] else 1)] += 1
     out = []
-    for step in sorted(by_step, key=_step_sort_key):
+    for step in _ranked(by_step, step_order(done)):
         cc, ci, ic, ii = by_step[step]
         out.append([step, str(cc + ci + ic + ii), str(cc), str(ci), str(ic), str(ii), _pct(ci, cc + ci)])
     return out
 
 
-def table_tokens(done: list[dict[str, Any]]) -> list[list[str]]:
-    """Table 11: average tokens (input + output) per problem, per agent."""
+def table_tokens(done: list[dict[str, Any]], roles: Sequence[str] = ()) -> list[list[str]]:
+    """Table 11: average tokens (input + output) per problem, per agent: the
+    workflow's ``roles`` in its order, then any other alphabetically."""
     agents: set[str] = set()
     for r in done:
         agents.update((r.get("tokens") or {}).keys())
-    order = [a for a in AGENT_ORDER if a in agents] + sorted(agents - set(AGENT_ORDER))
+    order = [a for a in roles if a in agents] + sorted(agents - set(roles))
     n = len(done)
     out = []
     for a in order:
@@ -239,13 +261,45 @@ def pass_at_k_table(records: list[dict[str, Any]]) -> list[list[str]]:
     ]
 
 
-def cost(data: BenchData) -> float | None:
-    pin, pout = data.spec.get("price_in"), data.spec.get("price_out")
-    if pin is None and pout is None:
+def bench_price(spec: dict[str, Any]) -> Price | None:
+    """The bench's price: ``--price-in/--price-out`` when given (with the
+    provider's usual cache ratios), else the dated price table's for its model;
+    None when unknown, or nothing to pay (a local or script model)."""
+    pin, pout = spec.get("price_in"), spec.get("price_out")
+    model = str(spec.get("model") or "")
+    if pin is not None or pout is not None:
+        return with_cache_rates(model, float(pin or 0), float(pout or 0), "")
+    try:
+        price = price_of(model, load_prices())
+    except PriceError:
         return None
-    tin = sum(t.get("input", 0) for r in data.done for t in (r.get("tokens") or {}).values())
-    tout = sum(t.get("output", 0) for r in data.done for t in (r.get("tokens") or {}).values())
-    return float(tin * float(pin or 0) + tout * float(pout or 0)) / 1e6
+    return price if price is not None and (price.input or price.output) else None
+
+
+def records_cost(records: list[dict[str, Any]], price: Price | None) -> float | None:
+    """US dollars of these runs, each part of each prompt at its own rate."""
+    if price is None:
+        return None
+    return sum(price.cost(t) for r in records for t in (r.get("tokens") or {}).values() if isinstance(t, dict))
+
+
+def cost(data: BenchData) -> float | None:
+    return records_cost(data.done, bench_price(data.spec))
+
+
+def cost_line(records: list[dict[str, Any]], passed: int, price: Price | None) -> str:
+    """``cost $X ($Y per solved problem)``, or "" when the model has no price."""
+    c = records_cost(records, price)
+    if c is None:
+        return ""
+    per = f"${c / passed:.4f} per solved problem" if passed else "no problem solved"
+    return f"cost ${c:.4f} ({per})"
+
+
+def cached_tokens(records: list[dict[str, Any]]) -> tuple[int, int]:
+    """(read from, written to) the prompt cache, over these runs."""
+    tallies = [t for r in records for t in (r.get("tokens") or {}).values() if isinstance(t, dict)]
+    return sum(t.get("cache_read", 0) for t in tallies), sum(t.get("cache_write", 0) for t in tallies)
 
 
 # ------------------------------------------------------------------ markdown
@@ -328,8 +382,11 @@ def render_report(data: BenchData) -> str:
     parts.append("")
     parts.append(_settings_line(s))
     tokens_total = sum(r.get("tokens_total", 0) for r in done)
-    c = cost(data)
-    parts.append(f"Tokens: {tokens_total}" + (f"; cost ${c:.4f}" if c is not None else "") + ".")
+    read, write = cached_tokens(done)
+    cached = f" ({read} read from the prompt cache, {write} written to it)" if read or write else ""
+    solved = sum(1 for r in done if r.get("passed"))
+    priced = cost_line(done, solved, bench_price(s))
+    parts.append(f"Tokens: {tokens_total}{cached}" + (f"; {priced}" if priced else "") + ".")
     if not first_sample:
         return "\n".join(parts) + "\n"
 
@@ -364,7 +421,7 @@ def render_report(data: BenchData) -> str:
             )
         )
     parts += ["", "## Average tokens per problem, per agent (Table 11)", ""]
-    parts.append(_md(["agent", "input", "output", "total", "calls"], table_tokens(first_sample)))
+    parts.append(_md(["agent", "input", "output", "total", "calls"], table_tokens(first_sample, _roles(s))))
     if int(s.get("samples", 1)) > 1:
         parts += ["", "## pass@k (unbiased estimator)", "", _md(["metric", "%"], pass_at_k_table(done))]
     if dataset.startswith("humaneval"):
@@ -434,7 +491,7 @@ def render_compare(benches: list[BenchData]) -> str:
     cols: list[str] = []
     for f in firsts:
         cols += [c for c in step_columns(f) if c not in cols]
-    cols.sort(key=_step_sort_key)
+    cols = _ranked(cols, step_order(r for f in firsts for r in f))
     rows = []
     for label, f in zip(labels, firsts, strict=True):
         h, v = table_pass_by_step(f)
@@ -449,10 +506,24 @@ def render_compare(benches: list[BenchData]) -> str:
                 plus_rows.append([label, _pct(base, n), _pct(plus, n)])
         parts += ["", "## EvalPlus base and plus (final pass@1)", "", _md(["bench", "base", "plus"], plus_rows)]
     tok_rows = []
-    for label, f in zip(labels, firsts, strict=True):
+    for label, b, f in zip(labels, benches, firsts, strict=True):
         total = sum(r.get("tokens_total", 0) for r in f)
-        tok_rows.append([label, f"{total / len(f):.0f}" if f else "n/a", str(len(f))])
-    parts += ["", "## Average tokens per problem", "", _md(["bench", "tokens", "problems"], tok_rows)]
+        read, _write = cached_tokens(f)
+        solved = sum(1 for r in f if r.get("passed"))
+        c = records_cost(f, bench_price(b.spec))
+        per_solved = "n/a" if c is None else (f"${c / solved:.4f}" if solved else "none solved")
+        tok_rows.append(
+            [
+                label,
+                _pct(solved, len(f)) if f else "n/a",
+                f"{total / len(f):.0f}" if f else "n/a",
+                f"{read / len(f):.0f}" if f else "n/a",
+                per_solved,
+                str(len(f)),
+            ]
+        )
+    header = ["bench", "pass@1", "tokens", "of them cached", "cost per solved", "problems"]
+    parts += ["", "## Tokens and cost per problem", "", _md(header, tok_rows)]
     # HumanEval and HumanEval+ share their problems: compare them by number.
     verdicts = [{_number(r["id"]): bool(r.get("passed")) for r in f} for f in firsts]
     shown = {_number(r["id"]): r["id"] for f in reversed(firsts) for r in f}  # the first bench's spelling

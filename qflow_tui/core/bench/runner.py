@@ -22,18 +22,10 @@ from typing import Any
 
 from ... import __version__
 from ..config import RunConfig
-from ..events import (
-    Event,
-    LLMCallFinished,
-    ProgramCandidate,
-    RunFinished,
-    StepFinished,
-    StepStarted,
-    TestsDesigned,
-    TQCVerdict,
-)
+from ..events import Event, LLMCallFinished
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
+from ..run_state import RunState
 from ..runner import RunError, RunOutcome, build_client, run_workflow
 from ..workflows import get_workflow
 from .datasets import BenchProblem, load_dataset
@@ -216,67 +208,41 @@ class _WatchedClient:
 # --------------------------------------------------------------- one problem
 @dataclass
 class _Trace:
-    """The events of one run the bench needs, kept as they happen."""
+    """One run as the bench reads it: the run's projection, with the problem's
+    row told of each new step and each finished model call."""
 
-    steps: list[str] = field(default_factory=list)
-    programs: list[dict[str, Any]] = field(default_factory=list)
-    decisions: list[dict[str, Any]] = field(default_factory=list)
-    tqc: list[dict[str, Any]] = field(default_factory=list)
-    designed: list[str] = field(default_factory=list)
-    tokens: int = 0
-    finished: RunFinished | None = None
+    state: RunState = field(default_factory=RunState)
     on_change: Callable[[str, int], None] | None = None
-    checker: str = ""
-    """The role whose accepted/rejected step is a quality verdict (the workflow's spec says)."""
+
+    @property
+    def tokens(self) -> int:
+        """Tokens in and out so far."""
+        t = self.state.total_tokens()
+        return t.input + t.output
 
     def __call__(self, ev: Event) -> None:
-        if isinstance(ev, StepStarted) and ev.step and ev.step not in self.steps:
-            self.steps.append(ev.step)
-            if self.on_change:
-                self.on_change(ev.step, self.tokens)
-        elif isinstance(ev, ProgramCandidate):
-            self.programs.append(
-                {"step": ev.step, "progression": ev.progression, "agent": ev.agent, "program": ev.program}
-            )
-        elif (
-            isinstance(ev, StepFinished)
-            and self.checker
-            and ev.agent == self.checker
-            and ev.outcome in ("accepted", "rejected")
-            and ev.progression is not None
-        ):
-            # One quality checker's verdict on the program its progression holds.
-            self.decisions.append(
-                {"step": ev.step, "progression": ev.progression, "accepted": ev.outcome == "accepted"}
-            )
-        elif isinstance(ev, TQCVerdict):
-            self.tqc.append({"test": ev.test, "kept": ev.verdict == "kept"})
-        elif isinstance(ev, TestsDesigned):
-            self.designed.extend(t for t in ev.tests if t not in self.designed)
-        elif isinstance(ev, LLMCallFinished):
-            self.tokens += (ev.input_tokens or 0) + (ev.output_tokens or 0)
-            if self.on_change:
-                self.on_change(self.steps[-1] if self.steps else "", self.tokens)
-        elif isinstance(ev, RunFinished):
-            self.finished = ev
+        steps = len(self.state.steps_started)
+        self.state.apply(ev)
+        if self.on_change and (len(self.state.steps_started) > steps or isinstance(ev, LLMCallFinished)):
+            self.on_change(self.state.steps_started[-1] if self.state.steps_started else "", self.tokens)
 
 
 def _output_after_each_step(
-    trace: _Trace, final_program: str, accepted_at: str | None, first_program: str, reverts: bool
+    run: RunState, final_program: str, accepted_at: str | None, first_program: str, reverts: bool
 ) -> list[tuple[str, str, bool]]:
     """(step, program, accepted) for each step that produced or judged a
     program: what the run would have returned had it stopped after that step
     (the accepted program once one is accepted; before that the first program
     when the workflow reverts, else the origin progression's latest)."""
-    order = [s for s in trace.steps if any(p["step"] == s for p in trace.programs) or s == accepted_at]
-    origin = min((p["progression"] for p in trace.programs if p["progression"] is not None), default=None)
+    order = [s for s in run.steps_started if any(p.step == s for p in run.candidates) or s == accepted_at]
+    origin = min((p.progression for p in run.candidates if p.progression is not None), default=None)
     latest = first_program
     out: list[tuple[str, str, bool]] = []
     accepted = False
     for step in order:
-        for p in trace.programs:
-            if p["step"] == step and p["progression"] == origin:
-                latest = p["program"]
+        for p in run.candidates:
+            if p.step == step and p.progression == origin:
+                latest = p.program
         if step == accepted_at:
             accepted = True
         if accepted:
@@ -290,8 +256,9 @@ async def _evaluate_run(
     evaluator: Evaluator, bp: BenchProblem, trace: _Trace, config: RunConfig, outcome: Any
 ) -> dict[str, Any]:
     """Judge every distinct program of the run, and the synthesized tests."""
+    run = trace.state
     distinct: dict[str, Any] = {}
-    wanted = [p["program"] for p in trace.programs] + [outcome.final_program, outcome.first_program]
+    wanted = [p.program for p in run.candidates] + [outcome.final_program, outcome.first_program]
     for program in wanted:
         if program not in distinct:
             distinct[program] = None
@@ -306,57 +273,56 @@ async def _evaluate_run(
     steps = [
         {"step": step, "passed": ok(prog), "accepted": acc}
         for step, prog, acc in _output_after_each_step(
-            trace, outcome.final_program, outcome.accepted_at, outcome.first_program, reverts
+            run, outcome.final_program, outcome.accepted_at, outcome.first_program, reverts
         )
     ]
     programs = [
         {
-            "step": p["step"],
-            "progression": p["progression"],
-            "agent": p["agent"],
-            "passed": ok(p["program"]),
-            "status": by_program[p["program"]].status,
-            "detail": by_program[p["program"]].detail,
+            "step": p.step,
+            "progression": p.progression,
+            "agent": p.agent,
+            "passed": ok(p.program),
+            "status": by_program[p.program].status,
+            "detail": by_program[p.program].detail,
         }
-        for p in trace.programs
+        for p in run.candidates
     ]
     # The CQC's verdicts, each on the program its progression held at that step.
-    held: dict[int, str] = {}
+    held: dict[int | None, str] = {}
     checks = []
     i = 0
-    for d in trace.decisions:
-        while i < len(trace.programs) and trace.steps.index(trace.programs[i]["step"]) <= trace.steps.index(d["step"]):
-            held[trace.programs[i]["progression"]] = trace.programs[i]["program"]
+    order = run.steps_started
+    for d in run.checks:
+        while i < len(run.candidates) and order.index(run.candidates[i].step or "") <= order.index(d.step):
+            held[run.candidates[i].progression] = run.candidates[i].program
             i += 1
-        prog = held.get(d["progression"])
+        prog = held.get(d.progression)
         if prog is not None:
-            checks.append(
-                {
-                    "step": d["step"],
-                    "progression": d["progression"],
-                    "accepted": d["accepted"],
-                    "passed": ok(prog),
-                }
-            )
+            checks.append({"step": d.step, "progression": d.progression, "accepted": d.accepted, "passed": ok(prog)})
     # Self-debugging: each debugged program against the one it replaced.
     debug = []
-    before: dict[int, str] = {}
-    for p in trace.programs:
-        prog_ix = p["progression"]
-        if p["agent"] == "self_debugger" and prog_ix in before:
+    before: dict[int | None, str] = {}
+    debugger = get_workflow(config.workflow).debugger
+    for p in run.candidates:
+        if debugger and p.agent == debugger and p.progression in before:
             debug.append(
-                {"step": p["step"], "progression": prog_ix, "before": ok(before[prog_ix]), "after": ok(p["program"])}
+                {
+                    "step": p.step,
+                    "progression": p.progression,
+                    "before": ok(before[p.progression]),
+                    "after": ok(p.program),
+                }
             )
-        before[prog_ix] = p["program"]
+        before[p.progression] = p.program
     # Synthesized tests: correct when the canonical solution passes them; triggered
     # when the first program fails them.
     tqc_rows: list[dict[str, Any]] = []
-    tests = [t["test"] for t in trace.tqc] or trace.designed
+    tests = [t.test for t in run.judged_tests()] or run.designed_tests()
     if tests and bp.reference:
         canon, first = await asyncio.gather(
             evaluator.run_tests(bp, bp.reference, tests), evaluator.run_tests(bp, outcome.first_program, tests)
         )
-        kept = {t["test"]: t["kept"] for t in trace.tqc}
+        kept = {t.test: t.verdict == "kept" for t in run.judged_tests()}
         for test, c, f in zip(tests, canon.results, first.results, strict=True):
             tqc_rows.append(
                 {"test": test, "kept": kept.get(test), "correct": c.status == "pass", "triggered": f.status != "pass"}
@@ -506,7 +472,7 @@ class BenchRunner:
         of ``sem``'s places; the judging does not, so the next problem's model
         calls run while this one is judged (the sandbox bounds its children)."""
         key = run_key(bp.id, sample)
-        trace = _Trace(checker=get_workflow(self.spec.config.workflow).checker)
+        trace = _Trace()
         trace.on_change = lambda step, tokens: self._emit(ProblemUpdate(key, "running", step, tokens))
         watched = _WatchedClient(client)
         session = _session_path(self.folder, key)

@@ -112,9 +112,14 @@ class ProviderErrors:
     every message) and ``_timeout``, and the class attributes below."""
 
     name: str
+    model: str
     base_url: str
+    max_retries: int
     _secret: str
     _timeout: float | None
+    provider: str = ""
+    key_var: str = ""
+    """The variable that holds the key, named in a 401 or 403 message."""
     connection_wrapper: type[BaseException] = Exception
     """The SDK's own connection error, which says nothing the cause does not."""
     base_url_var: str = ""
@@ -124,6 +129,57 @@ class ProviderErrors:
     def _official(self) -> bool:
         """Whether the client talks to the provider's own service."""
         return False
+
+    def _where(self) -> str:
+        """Who refused, in a message: the provider, or the server's URL."""
+        return self.provider if self._official() else display_url(self.base_url)
+
+    def _key_refused(self) -> str:
+        """What a 401 means for this client."""
+        return f"{self._where()} rejected the API key (401): check {self.key_var}"
+
+    def _model_hint(self) -> str:
+        """What to check after a 404 for the model."""
+        return f"check the name after '{self.provider}/'"
+
+    def _status_error(self, status: int, detail: str, headers: Mapping[str, str] | None) -> LLMError:
+        """The one ladder from an HTTP status (and the provider's own message,
+        already cleaned) to an :class:`LLMError`; each client maps its SDK's
+        exceptions to a status and calls this."""
+        suffix = f": {detail}" if detail else ""
+        retries = f" after {self.max_retries} retries" if self.max_retries else ""
+        if status == 401:
+            return self._error(self._key_refused(), status=401)
+        if status == 403:
+            return self._error(
+                f"permission denied for {self.name} (403): the key in {self.key_var} may not have access to this model"
+                + suffix,
+                status=403,
+            )
+        if status == 404:
+            return self._error(
+                f"unknown model {self.model!r} (404 from {self._where()}): {self._model_hint()}" + suffix, status=404
+            )
+        if is_context_error(status, detail):
+            return self._context_error(status, detail)
+        if status in (400, 413, 422):
+            return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
+        if status == 429:
+            return self._error(
+                f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
+                status=429,
+                retryable=True,
+                wait=retry_after(headers),
+            )
+        if status >= 500 or status in (408, 409):
+            what = "overloaded" if status == 529 else f"server error {status}"
+            return self._error(
+                f"{self.name}: {what}{retries}: provider busy, try again later" + suffix,
+                status=status,
+                retryable=True,
+                wait=retry_after(headers),
+            )
+        return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
 
     def _error(
         self, message: str, *, status: int | None = None, retryable: bool = False, wait: float | None = None

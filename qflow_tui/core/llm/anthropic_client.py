@@ -31,8 +31,8 @@ import anthropic
 import httpx2
 
 from ..safe_text import StreamText, valid_text
-from ._http import ProviderErrors, body_message, clean, display_url, is_context_error, retry_after
-from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from ._http import ProviderErrors, body_message, clean, display_url
+from .base import Completion, DeltaCallback, LLMError, LLMRequest, prompt_text_tokens
 from .provider_keys import ANTHROPIC_DEFAULT_URL as DEFAULT_BASE_URL
 from .provider_keys import ANTHROPIC_KEY_VAR as KEY_VAR
 from .provider_keys import ANTHROPIC_URL_VAR as BASE_URL_VAR
@@ -40,6 +40,9 @@ from .provider_keys import anthropic_key, anthropic_url
 from .window import prompt_tokens, too_long
 
 DEFAULT_MAX_RETRIES = 0
+#: The shortest prompt Anthropic caches (Sonnet and Opus; a shorter one is sent
+#: as it is and costs a cache write for nothing).
+CACHE_MIN_TOKENS = 1024
 
 # A streamed ``event: error`` arrives on an HTTP 200 response: its error type says
 # what the status would have been.
@@ -63,6 +66,7 @@ class AnthropicClient(ProviderErrors):
     sampling = {"temperature": "not sent (the API takes none): the provider's default", "seed": "not sent"}
     connection_wrapper = anthropic.APIConnectionError
     base_url_var = BASE_URL_VAR
+    key_var = KEY_VAR
     server_kind = "an Anthropic Messages API server"
 
     def _official(self) -> bool:
@@ -77,9 +81,12 @@ class AnthropicClient(ProviderErrors):
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float | None = None,
         context_window: int | None = None,
+        prompt_cache: bool = True,
     ) -> None:
         env = os.environ if env is None else env
         self.model = model_name
+        self.prompt_cache = prompt_cache
+        """Ask the API to cache each prompt's prefix where it is long enough."""
         self.context_window = context_window
         """Tokens the model can see at once, when configured (the API does not say)."""
         self.name = f"{self.provider}/{model_name}"
@@ -106,6 +113,11 @@ class AnthropicClient(ProviderErrors):
         }
         if request.system:  # the API refuses an empty system text block
             params["system"] = request.system
+        if self.prompt_cache and prompt_text_tokens(request) >= CACHE_MIN_TOKENS:
+            # The top-level marker caches up to the last cacheable block: the prompts
+            # put what calls share first, so the next call with that prefix reads it
+            # at a tenth of the price (a write costs 1.25x, once).
+            params["cache_control"] = {"type": "ephemeral"}
         if self.context_window:
             shown = [{"role": "system", "content": request.system}, *request.messages]
             tokens, exact = await prompt_tokens(None, None, shown)
@@ -154,15 +166,20 @@ class AnthropicClient(ProviderErrors):
         text = valid_text("".join(block.text for block in message.content if block.type == "text")) or "".join(parts)
         usage = message.usage
         input_tokens = usage.input_tokens
+        # The API reports the cached parts of the prompt beside input_tokens (the
+        # uncached rest): the whole prompt is their sum, each part priced apart.
+        cache_read = usage.cache_read_input_tokens
+        cache_write = usage.cache_creation_input_tokens
         if input_tokens is not None:
-            # Prompt caching reports the cached part of the prompt separately.
-            input_tokens += (usage.cache_creation_input_tokens or 0) + (usage.cache_read_input_tokens or 0)
+            input_tokens += (cache_write or 0) + (cache_read or 0)
         return Completion(
             text=text,
             input_tokens=input_tokens,
             output_tokens=usage.output_tokens,
             latency=latency,
             tokens_estimated=False,
+            cache_read_tokens=cache_read,
+            cache_write_tokens=cache_write,
             extra={
                 "stop_reason": message.stop_reason,
                 "truncated": message.stop_reason == "max_tokens",
@@ -183,7 +200,7 @@ class AnthropicClient(ProviderErrors):
         try:
             yield
         except anthropic.APIStatusError as exc:
-            raise self._status_error(exc) from None
+            raise self._sdk_status_error(exc) from None
         except anthropic.APITimeoutError:
             raise self._timeout_error() from None
         except anthropic.APIConnectionError as exc:
@@ -195,43 +212,15 @@ class AnthropicClient(ProviderErrors):
         except Exception as exc:  # malformed or unexpected data from the server
             raise self._unreadable_error(exc) from None
 
-    def _status_error(self, exc: anthropic.APIStatusError) -> LLMError:
+    def _sdk_status_error(self, exc: anthropic.APIStatusError) -> LLMError:
         status = exc.status_code
         if status < 400:  # an error event inside a 200 stream
             status = _TYPE_STATUS.get(exc.type or "", 500)
         detail = clean(exc.api_message or body_message(exc.body) or "", self._secret, 300)
-        suffix = f": {detail}" if detail else ""
-        retries = f" after {self.max_retries} retries" if self.max_retries else ""
-        if status == 401:
-            return self._error(f"anthropic rejected the API key (401): check {KEY_VAR}", status=401)
-        if status == 403:
-            return self._error(
-                f"permission denied for {self.name} (403): the key in {KEY_VAR} may not have access to this model"
-                + suffix,
-                status=403,
-            )
-        if status == 404:
-            hint = "check the name after 'anthropic/'"
-            if self.base_url != DEFAULT_BASE_URL:
-                hint += f" and that {display_url(self.base_url)} is the API root (without /v1)"
-            return self._error(f"unknown model {self.model!r} (404 from anthropic): {hint}" + suffix, status=404)
-        if is_context_error(status, detail):
-            return self._context_error(status, detail)
-        if status == 400 or status == 413:
-            return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
-        if status == 429:
-            return self._error(
-                f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
-                status=429,
-                retryable=True,
-                wait=retry_after(exc.response.headers),
-            )
-        if status >= 500 or status in (408, 409):
-            what = "overloaded" if status == 529 else f"server error {status}"
-            return self._error(
-                f"{self.name}: {what}{retries}: provider busy, try again later" + suffix,
-                status=status,
-                retryable=True,
-                wait=retry_after(exc.response.headers),
-            )
-        return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
+        return self._status_error(status, detail, exc.response.headers)
+
+    def _model_hint(self) -> str:
+        hint = super()._model_hint()
+        if self.base_url != DEFAULT_BASE_URL:
+            hint += f" and that {display_url(self.base_url)} is the API root (without /v1)"
+        return hint

@@ -38,6 +38,9 @@ class LLMError(Exception):
         self.stop_reason = stop_reason
         self.retry_after: float | None = None
         """Seconds the server asked to wait before trying again (``retry-after``)."""
+        self.counted: tuple[int, int, bool] | None = None
+        """(prompt tokens, answer tokens so far, exact) of a call we cut (the time
+        limit): it cost them though the provider reported no usage."""
 
 
 @dataclass
@@ -93,9 +96,14 @@ class LLMRequest:
 class Completion:
     text: str
     input_tokens: int | None = None
+    """Every token of the prompt, the cached ones included."""
     output_tokens: int | None = None
     latency: float = 0.0
     tokens_estimated: bool = False
+    cache_read_tokens: int | None = None
+    """Of ``input_tokens``, those served from the provider's prompt cache (priced lower)."""
+    cache_write_tokens: int | None = None
+    """Of ``input_tokens``, those written to the prompt cache (Anthropic prices them higher)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -123,6 +131,25 @@ def estimate_tokens(text: str) -> int:
     """A deterministic stand-in for a tokenizer, for providers that report no usage
     (script models, some local servers): words and punctuation marks."""
     return len(TOKEN_RE.findall(text))
+
+
+def prompt_text_tokens(request: LLMRequest) -> int:
+    """An estimate of the tokens of everything ``request`` shows the model."""
+    return estimate_tokens(request.system) + sum(estimate_tokens(m.get("content", "")) for m in request.messages)
+
+
+async def count_cut(client: LLMClient, request: LLMRequest, text: str) -> tuple[int, int, bool]:
+    """(prompt tokens, answer tokens, exact) of a call cut before the provider
+    reported usage: the client's own count where it has one (llama.cpp's
+    ``/tokenize``), else an estimate."""
+    counter = getattr(client, "count_tokens", None)
+    if counter is not None:
+        try:
+            counted: tuple[int, int, bool] = await counter(request, text)
+            return counted
+        except Exception:  # a count that fails leaves the estimate
+            pass
+    return prompt_text_tokens(request), estimate_tokens(text), False
 
 
 async def close_quietly(client: LLMClient | None) -> None:

@@ -18,7 +18,7 @@ import asyncio
 from dataclasses import dataclass
 
 from ..summary import CUT_REASONS
-from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
+from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest, count_cut
 
 #: Why a call ended, as recorded on its event and counted in the run summary.
 STOP_REASONS = ("finished", "max_tokens", "repetition", "timeout", "failed", "retried", "cancelled")
@@ -144,11 +144,13 @@ async def complete_within_limits(
     loop = asyncio.get_running_loop()
     start = loop.time()
     first: float | None = None
+    streamed: list[str] = []
 
     def watch(text: str) -> None:
         nonlocal first
         if first is None and text:
             first = loop.time() - start
+        streamed.append(text)
         on_delta(text)
         if detector is not None and detector.feed(text):
             raise _RepetitionSeen
@@ -159,9 +161,15 @@ async def complete_within_limits(
             completion = await client.complete(request, watch)
     except _RepetitionSeen:
         assert detector is not None
+        latency = loop.time() - start
+        # The provider sends no usage for a stream we end: count it ourselves.
+        inp, out, exact = await count_cut(client, request, detector.text)
         return Completion(
             text=detector.collapsed(),
-            latency=loop.time() - start,
+            input_tokens=inp,
+            output_tokens=out,
+            tokens_estimated=not exact,
+            latency=latency,
             extra={
                 "stop_reason": "repetition",
                 "time_to_first_token": first,
@@ -173,11 +181,13 @@ async def complete_within_limits(
     except TimeoutError:
         if not deadline.expired():
             raise
-        raise LLMError(
+        err = LLMError(
             f"{getattr(client, 'name', 'the model')}: no complete answer within {limits.time_limit:g} s "
             "(the per-call time limit; raise it with --call-timeout)",
             stop_reason="timeout",
-        ) from None
+        )
+        err.counted = await count_cut(client, request, "".join(streamed))
+        raise err from None
     provider_reason = completion.extra.get("stop_reason")
     completion.extra["provider_stop_reason"] = provider_reason
     completion.extra["stop_reason"] = normalise_stop_reason(provider_reason)

@@ -74,8 +74,10 @@ class LocalClient:
         parallel: int = DEFAULT_PARALLEL,
         slot_context: int = DEFAULT_SLOT_CONTEXT,
         threads: int | None = None,
+        prompt_cache: bool = True,
     ) -> None:
         self.name = f"local/{spec}"
+        self.prompt_cache = prompt_cache
         if importlib.util.find_spec("xllamacpp") is None:
             raise LLMError(f"{self.name} runs the model in the app with llama.cpp: {INSTALL}", fatal=True)
         self.path = locate_model(spec)
@@ -120,7 +122,7 @@ class LocalClient:
                         f"{self.name}: llama.cpp could not load {self.path.name}: {type(exc).__name__}: {exc}",
                         fatal=True,
                     ) from None
-                inner = OpenAIClient(self.path.stem, base_url=f"{url}/v1", env={})
+                inner = OpenAIClient(self.path.stem, base_url=f"{url}/v1", env={}, cache_prompt=self.prompt_cache)
                 inner.name = self.name
                 self._inner = inner
         return self._inner
@@ -129,6 +131,12 @@ class LocalClient:
         inner = await self._started()
         completion: Completion = await inner.complete(request, on_delta)
         return completion
+
+    async def count_tokens(self, request: LLMRequest, text: str) -> tuple[int, int, bool]:
+        """A cut call's tokens by llama.cpp's own tokenizer (see :class:`OpenAIClient`)."""
+        inner = await self._started()
+        counted: tuple[int, int, bool] = await inner.count_tokens(request, text)
+        return counted
 
     @property
     def context_window(self) -> int | None:

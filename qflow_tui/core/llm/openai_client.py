@@ -34,14 +34,12 @@ from ._http import (
     body_message,
     clean,
     display_url,
-    is_context_error,
-    retry_after,
 )
-from .base import Completion, DeltaCallback, LLMError, LLMRequest
+from .base import Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens, prompt_text_tokens
 from .provider_keys import LOCAL_DUMMY_KEY, is_official_openai, openai_key, openai_url
 from .provider_keys import OPENAI_KEY_VAR as KEY_VAR
 from .provider_keys import OPENAI_URL_VAR as BASE_URL_VAR
-from .window import prompt_tokens, server_window, too_long
+from .window import prompt_tokens, server_window, text_tokens, too_long
 
 DEFAULT_MAX_RETRIES = 0
 
@@ -53,6 +51,7 @@ class OpenAIClient(ProviderErrors):
     sampling = {"temperature": "sent as each agent asks (the paper's 0; 0.1 for the test designer)"}
     connection_wrapper = openai.APIConnectionError
     base_url_var = BASE_URL_VAR
+    key_var = KEY_VAR
     server_kind = "an OpenAI-compatible server"
 
     def _official(self) -> bool:
@@ -67,9 +66,14 @@ class OpenAIClient(ProviderErrors):
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout: float | None = None,
         context_window: int | None = None,
+        cache_prompt: bool = False,
     ) -> None:
         env = os.environ if env is None else env
         self.model = model_name
+        self.cache_prompt = cache_prompt
+        """Ask a llama.cpp server to keep the prompt in its slot (``cache_prompt``),
+        so the next call with the same prefix skips evaluating it. OpenAI's own
+        API caches long prefixes by itself."""
         self.context_window = context_window
         """Tokens the model can see at once: configured, or read from the server."""
         self._window_source = "configured" if context_window else ""
@@ -117,6 +121,20 @@ class OpenAIClient(ProviderErrors):
         if tokens >= self.context_window:
             raise too_long(self.name, tokens, exact, self.context_window, self._window_source)
 
+    async def count_tokens(self, request: LLMRequest, text: str) -> tuple[int, int, bool]:
+        """(prompt, answer, exact) of a call cut before its usage came: by a
+        llama.cpp server's own tokenizer where it has one, else estimated."""
+        messages = [dict(m) for m in request.messages]
+        if request.system:
+            messages.insert(0, {"role": "system", "content": request.system})
+        if self.official:
+            return prompt_text_tokens(request), estimate_tokens(text), False
+        prompt, exact = await prompt_tokens(self._aux(), self.base_url, messages)
+        answer = await text_tokens(self._aux(), self.base_url, text) if exact else None
+        if answer is None:
+            return prompt, estimate_tokens(text), False
+        return prompt, answer, True
+
     def __repr__(self) -> str:
         return f"OpenAIClient({self.name!r}, base_url={display_url(self.base_url)!r})"
 
@@ -134,6 +152,8 @@ class OpenAIClient(ProviderErrors):
         }
         if request.seed is not None:
             params["seed"] = request.seed
+        if self.cache_prompt:
+            params["extra_body"] = {"cache_prompt": True}
         # api.openai.com wants max_completion_tokens (its reasoning models refuse
         # max_tokens); the compatible servers know max_tokens.
         params["max_completion_tokens" if self.official else "max_tokens"] = request.max_tokens
@@ -195,12 +215,15 @@ class OpenAIClient(ProviderErrors):
             )
         input_tokens = getattr(usage, "prompt_tokens", None)
         output_tokens = getattr(usage, "completion_tokens", None)
+        # OpenAI caches long prefixes by itself and says how much of prompt_tokens it served.
+        cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
         return Completion(
             text="".join(parts),
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             latency=latency,
             tokens_estimated=False,
+            cache_read_tokens=cached if isinstance(cached, int) else None,
             extra={
                 "stop_reason": finish,
                 "truncated": finish == "length",
@@ -222,7 +245,7 @@ class OpenAIClient(ProviderErrors):
         try:
             yield
         except openai.APIStatusError as exc:
-            raise self._status_error(exc) from None
+            raise self._sdk_status_error(exc) from None
         except openai.APITimeoutError:
             raise self._timeout_error() from None
         except openai.APIConnectionError as exc:
@@ -239,46 +262,20 @@ class OpenAIClient(ProviderErrors):
         except Exception as exc:  # malformed or unexpected data from the server
             raise self._unreadable_error(exc) from None
 
-    def _status_error(self, exc: openai.APIStatusError) -> LLMError:
-        status = exc.status_code
+    def _sdk_status_error(self, exc: openai.APIStatusError) -> LLMError:
         detail = clean(body_message(exc.body) or "", self._secret, 300)
-        suffix = f": {detail}" if detail else ""
-        retries = f" after {self.max_retries} retries" if self.max_retries else ""
-        where = "openai" if self.official else display_url(self.base_url)
-        if status == 401:
-            if self.key_from_env:
-                return self._error(f"{where} rejected the API key (401): check {KEY_VAR}", status=401)
-            return self._error(f"{where} wants an API key (401): set {KEY_VAR} to the key it expects", status=401)
-        if status == 403:
-            return self._error(
-                f"permission denied for {self.name} (403): the key in {KEY_VAR} may not have access to this model"
-                + suffix,
-                status=403,
+        return self._status_error(exc.status_code, detail, exc.response.headers)
+
+    def _key_refused(self) -> str:
+        if self.key_from_env:
+            return super()._key_refused()
+        return f"{self._where()} wants an API key (401): set {self.key_var} to the key it expects"
+
+    def _model_hint(self) -> str:
+        hint = super()._model_hint()
+        if not self.official:
+            hint += (
+                f" (is it pulled/loaded on the server?) and that {display_url(self.base_url)}"
+                " is the API root, usually ending in /v1"
             )
-        if status == 404:
-            hint = "check the name after 'openai/'"
-            if not self.official:
-                hint += (
-                    f" (is it pulled/loaded on the server?) and that {display_url(self.base_url)}"
-                    " is the API root, usually ending in /v1"
-                )
-            return self._error(f"unknown model {self.model!r} (404 from {where}): {hint}" + suffix, status=404)
-        if is_context_error(status, detail):
-            return self._context_error(status, detail)
-        if status in (400, 413, 422):
-            return self._error(f"{self.name} rejected the request ({status}){suffix}", status=status)
-        if status == 429:
-            return self._error(
-                f"{self.name}: rate limited (429){retries}: provider busy, try again later" + suffix,
-                status=429,
-                retryable=True,
-                wait=retry_after(exc.response.headers),
-            )
-        if status >= 500 or status in (408, 409):
-            return self._error(
-                f"{self.name}: server error {status}{retries}: provider busy, try again later" + suffix,
-                status=status,
-                retryable=True,
-                wait=retry_after(exc.response.headers),
-            )
-        return self._error(f"{self.name}: HTTP {status}{suffix or ' (no message)'}", status=status)
+        return hint

@@ -12,11 +12,10 @@ the real token count, so an estimate never refuses a prompt that would fit.
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx2
 
 from .base import LLMError, estimate_tokens
+from .catalog import n_ctx_of
 
 #: Seconds each question to the server may take; a server that does not answer
 #: them simply has no known window.
@@ -26,16 +25,6 @@ ASK_TIMEOUT = 5.0
 def api_root(base_url: str) -> str:
     """``http://h:8080/v1`` -> ``http://h:8080`` (llama.cpp's own endpoints live there)."""
     return base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url
-
-
-def _n_ctx(entry: Any) -> int | None:
-    """llama.cpp's ``meta.n_ctx`` or vLLM's ``max_model_len`` of one /models entry."""
-    if isinstance(entry, dict):
-        meta = entry.get("meta")
-        for value in (meta.get("n_ctx") if isinstance(meta, dict) else None, entry.get("max_model_len")):
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                return value
-    return None
 
 
 async def server_window(http: httpx2.AsyncClient, base_url: str, model: str) -> int | None:
@@ -48,7 +37,7 @@ async def server_window(http: httpx2.AsyncClient, base_url: str, model: str) -> 
     if isinstance(data, list) and data:
         named = [e for e in data if isinstance(e, dict) and e.get("id") == model]
         for entry in named or (data if len(data) == 1 else []):
-            window = _n_ctx(entry)
+            window = n_ctx_of(entry)
             if window:
                 return window
     try:
@@ -80,6 +69,18 @@ async def prompt_tokens(
         except (httpx2.HTTPError, ValueError, AttributeError):
             pass
     return sum(estimate_tokens(m.get("content", "")) for m in messages), False
+
+
+async def text_tokens(http: httpx2.AsyncClient, base_url: str, text: str) -> int | None:
+    """Tokens of ``text`` by a llama.cpp server's tokenizer; None where it has none."""
+    try:
+        r = await http.post(
+            f"{api_root(base_url)}/tokenize", json={"content": text, "add_special": False}, timeout=ASK_TIMEOUT
+        )
+        tokens = r.json().get("tokens") if r.status_code == 200 else None
+    except (httpx2.HTTPError, ValueError, AttributeError):
+        return None
+    return len(tokens) if isinstance(tokens, list) else None
 
 
 def too_long(name: str, tokens: int, exact: bool, window: int, source: str) -> LLMError:

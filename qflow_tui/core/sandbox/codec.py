@@ -18,3 +18,5 @@ strict_eq: Callable[[Any, Any], bool] = harness.strict_eq
 strict_in: Callable[[Any, Any], bool] = harness.strict_in
 harness_lazy_modules: tuple[str, ...] = harness._LAZY_MODULES
 """Standard modules the oracle resolves by name in a test even when nothing imported them."""
+BIG_VALUE_MAX: int = harness.BIG_VALUE_MAX
+"""Largest encoded value one call may report when the trusted side allows more than the usual cap."""

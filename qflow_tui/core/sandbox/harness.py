@@ -67,9 +67,11 @@ import ast
 import base64
 import builtins
 import errno
+import functools as _functools
 import json
 import marshal
 import math
+import operator as _operator
 import os
 import signal
 import sys
@@ -86,6 +88,7 @@ _monotonic = time.monotonic
 _setitimer = getattr(signal, "setitimer", None)
 _b64encode = base64.b64encode
 _b64decode = base64.b64decode
+_map = map
 _float_hex = float.hex
 _float_fromhex = float.fromhex
 _int_to_hex = int.__format__
@@ -122,6 +125,15 @@ def _dumps_json(obj):
 
 MAX_DEPTH = 100
 """Deepest nesting of containers a reported value may have."""
+
+MAX_INT_HEX = 1 << 26
+"""Most hex digits of one reported integer. Reading hex is linear in its
+length (unlike decimal), so the bound is the value's size cap, not time:
+HumanEval+ 139's right answers have hundreds of thousands of digits."""
+
+BIG_VALUE_MAX = 64 << 20
+"""Largest encoded value a call may report when the trusted side allows more
+than the usual cap for it (``_Oracle.value_cap``); the app clamps to it too."""
 
 
 # --------------------------------------------------------------------------- codec
@@ -205,7 +217,7 @@ def decode_value(tree, depth=0):
         return None
     if tag == "b" and n == 2 and type(tree[1]) is bool:
         return tree[1]
-    if tag == "i" and n == 2 and type(tree[1]) is str and len(tree[1]) <= 100_000:
+    if tag == "i" and n == 2 and type(tree[1]) is str and len(tree[1]) <= MAX_INT_HEX:
         return int(tree[1], 16)
     if tag == "f" and n == 2 and type(tree[1]) is str and len(tree[1]) <= 40:
         return _float_fromhex(tree[1])
@@ -216,7 +228,9 @@ def decode_value(tree, depth=0):
     if tag == "y" and n == 2 and type(tree[1]) is str:
         return _b64decode(tree[1].encode("ascii"), validate=True)
     if tag in ("l", "t", "S", "F") and n == 2 and type(tree[1]) is list:
-        items = [decode_value(v, depth + 1) for v in tree[1]]
+        items = _decode_uniform(tree[1])
+        if items is None:
+            items = [decode_value(v, depth + 1) for v in tree[1]]
         if tag == "l":
             return items
         if tag == "t":
@@ -233,6 +247,37 @@ def decode_value(tree, depth=0):
             values.append(decode_value(pair[1], depth + 1))
         check_hashes(keys)
         return dict(zip(keys, values))
+    raise ValueError("malformed value")
+
+
+_first = _operator.itemgetter(0)
+_second = _operator.itemgetter(1)
+_hex_int = _functools.partial(int, base=16)
+
+
+def _decode_uniform(trees):
+    """The items of a long list of only ints or only strs, validated by C
+    loops (a million-item answer otherwise takes seconds to read); None for
+    any other list (the general path then reads and validates it)."""
+    if len(trees) <= 64 or set(_map(type, trees)) != {list} or set(_map(len, trees)) != {2}:
+        return None
+    heads = set(_map(_first, trees))
+    if set(_map(type, _map(_second, trees))) != {str}:
+        return None
+    if heads == {"s"}:
+        return list(_map(_second, trees))
+    if heads == {"i"} and max(_map(len, _map(_second, trees))) <= MAX_INT_HEX:
+        return list(_map(_hex_int, _map(_second, trees)))
+    if heads == {"i", "f"}:
+        return [_number(x[0], x[1]) for x in trees]
+    return None
+
+
+def _number(tag, text):
+    if tag == "i" and len(text) <= MAX_INT_HEX:
+        return int(text, 16)
+    if tag == "f" and len(text) <= 40:
+        return _float_fromhex(text)
     raise ValueError("malformed value")
 
 
@@ -371,7 +416,10 @@ class _Requests:
 
     def __init__(self, fd):
         self.fd = fd
-        self.buf = b""
+        self.buf = bytearray()
+        self.scanned = 0
+        """Bytes of ``buf`` known to hold no newline: a value of tens of
+        megabytes arrives in many reads, and each is searched once."""
         self.waiting = []
         """Requests read while the oracle waited for a call's reply: the
         parent may send its requests at once, so they are kept, in order,
@@ -395,12 +443,14 @@ class _Requests:
 
     def _line(self):
         while True:
-            nl = self.buf.find(b"\n")
+            nl = self.buf.find(b"\n", self.scanned)
             if nl >= 0:
-                line = self.buf[:nl]
-                self.buf = self.buf[nl + 1 :]
+                line = bytes(self.buf[:nl])
+                del self.buf[: nl + 1]
+                self.scanned = 0
                 return json.loads(line.decode("utf-8"))
-            data = _os_read(self.fd, 1 << 16)
+            self.scanned = len(self.buf)
+            data = _os_read(self.fd, 1 << 20)
             if not data:
                 return None
             self.buf += data
@@ -728,7 +778,8 @@ def _normalize(value, depth=0):
     return value
 
 
-def _plain(value, max_bytes):
+def _checked(value, max_bytes):
+    """The value, verified plain (dict-likes copied into dicts), or NotPlain."""
     try:
         raw = _marshal_dumps(value)  # rejects anything but exact builtins, runs no user code
     except ValueError:
@@ -742,29 +793,66 @@ def _plain(value, max_bytes):
             ) from None
     if len(raw) > max_bytes:  # cheap pre-check before the slower encoding
         raise NotPlain("value too large to report (%d bytes marshalled, limit %d)" % (len(raw), max_bytes))
-    enc = encode_value(value)
-    size = len(_dumps_json(enc))
-    if size > max_bytes:
-        raise NotPlain("value too large to report (%d bytes encoded, limit %d)" % (size, max_bytes))
+    return value
+
+
+def _check_size(text, max_bytes):
+    if len(text) > max_bytes:
+        raise NotPlain("value too large to report (%d bytes encoded, limit %d)" % (len(text), max_bytes))
+
+
+def _plain(value, max_bytes):
+    """The value encoded (a tagged tree), or NotPlain."""
+    enc = encode_value(_checked(value, max_bytes))
+    _check_size(_dumps_json(enc), max_bytes)
     return enc
 
 
-def _eval_expr(src, globals_, locals_):
-    return eval(compile(src, "<test>", "eval"), globals_, locals_)
+_INT_ITEM = '["i","%x"]'.__mod__
+#: The encoded text of each scalar type, as ``_dumps_json(encode_value(x))`` writes it.
+_SCALAR_TEXT = {
+    int: _INT_ITEM,
+    str: lambda x: '["s",' + _json_str(x) + "]",
+    float: lambda x: '["f","' + _float_hex(x) + '"]',
+    bool: lambda x: '["b",true]' if x else '["b",false]',
+    type(None): lambda x: '["n"]',
+}
 
 
-class _StrictCompare(ast.NodeTransformer):
-    """For judge mode: ``a == b``/``a != b`` become strict comparisons."""
+def _plain_text(value, max_bytes):
+    """The JSON text of the encoded value (what ``_dumps_json(_plain(...))``
+    gives), or NotPlain. A list or tuple of only ints or only strs, the shape
+    of most large answers (HumanEval+ 100 and 130 return a million ints), is
+    written by C loops: the general encoder takes seconds for it."""
+    value = _checked(value, max_bytes)
+    try:
+        text = _fast_text(value, 0)
+    except _Slow:
+        text = _dumps_json(encode_value(value))
+    _check_size(text, max_bytes)
+    return text
 
-    def visit_Compare(self, node):
-        self.generic_visit(node)
-        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
-            call = ast.Call(
-                func=ast.Name(id="__qf_strict_eq__", ctx=ast.Load()), args=[node.left, node.comparators[0]], keywords=[]
-            )
-            new = call if isinstance(node.ops[0], ast.Eq) else ast.UnaryOp(op=ast.Not(), operand=call)
-            return ast.copy_location(new, node)
-        return node
+
+class _Slow(Exception):
+    """A value ``_fast_text`` leaves to the general encoder."""
+
+
+def _fast_text(value, depth):
+    t = type(value)
+    if t in _SCALAR_TEXT:
+        return _SCALAR_TEXT[t](value)
+    if (t is not list and t is not tuple) or depth >= MAX_DEPTH:
+        raise _Slow()
+    tag = "l" if t is list else "t"
+    kinds = set(_map(type, value))
+    if kinds == {int}:
+        return '["%s",[' % tag + _str_join(",", _map(_INT_ITEM, value)) + "]]"
+    if kinds == {str}:
+        return '["%s",[["s",' % tag + _str_join('],["s",', _map(_json_str, value)) + "]]]"
+    if kinds <= _SCALAR_TEXT.keys():  # mixed scalars (HumanEval+ 130: ints and floats)
+        return '["%s",[' % tag + _str_join(",", [_SCALAR_TEXT[type(x)](x) for x in value]) + "]]"
+    # nested lists and tuples (MBPP+ 630: lists of coordinate lists)
+    return '["%s",[' % tag + _str_join(",", [_fast_text(x, depth + 1) for x in value]) + "]]"
 
 
 def _eval_expr(src, globals_, locals_):
@@ -812,6 +900,33 @@ class _Oracle:
         self.max_value = max_value
         self.failed = None
         self.calls = 0
+        self.next_limit = None
+        """Seconds the next call may take (set by the trusted check code)."""
+        self.next_size = None
+        """Largest value the next call may report, when more than ``max_value``."""
+        self.took = 0.0
+        """The last call's own time, as the app measured it."""
+
+    def limit(self, seconds, expected=None):
+        """For trusted check code (``__qf_limit__``): the next call to the
+        program must return within ``seconds`` (its process is ended when it
+        does not, and the call is a timeout), and may report a value as large
+        as ``expected``'s allows (the trusted side knows the expected value;
+        a right answer to HumanEval+ 130 is 30 MB encoded)."""
+        self.next_limit = max(0.0, float(seconds))
+        self.next_size = self.value_cap(expected)
+
+    def value_cap(self, expected):
+        """The size a call may report when ``expected`` is the right answer:
+        twelve times its marshalled size (the tagged encoding of a list of
+        bools is about ten times it), never less than the usual cap, never
+        more than ``BIG_VALUE_MAX``."""
+        try:
+            n = len(_marshal_dumps(expected))
+        except ValueError:
+            return None
+        cap = min(BIG_VALUE_MAX, 12 * n + (64 << 10))
+        return cap if cap > self.max_value else None
 
     def proxy(self, name):
         oracle = self
@@ -833,7 +948,14 @@ class _Oracle:
             raise _CallFailed("error", "an argument to %s() is not a plain value: %s" % (name, exc)) from None
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
         self.calls += 1
-        self.chan.send({"k": "call", "c": self.calls, "fn": name, "a": enc_args, "kw": enc_kw})
+        request = {"k": "call", "c": self.calls, "fn": name, "a": enc_args, "kw": enc_kw}
+        limit, self.next_limit = self.next_limit, None
+        if limit is not None:
+            request["t"] = limit
+        if self.next_size is not None:
+            request["m"] = self.next_size
+            self.next_size = None
+        self.chan.send(request)
         reply = self.requests.reply()
         _arm(left)
         if type(reply) is not dict or reply.get("k") not in ("ret", "exc") or reply.get("c") != self.calls:
@@ -842,8 +964,23 @@ class _Oracle:
             why = "got no answer" if reply is None else "got an answer that is not its own"
             self.failed = _CallFailed("error", "the call to %s() %s" % (name, why))
             raise self.failed
+        took = reply.get("d")
+        self.took = float(took) if type(took) in (int, float) else 0.0
         if reply.get("k") == "ret":
-            return decode_value(reply["v"])
+            if limit is not None and self.took > limit:
+                # The program answered, but after its time (it caught the
+                # alarm, or its answer took long to arrive): a timeout still.
+                self.failed = _CallFailed(
+                    "timeout", "timeout: %s() took %.2f s, over its limit of %.2f s" % (name, self.took, limit)
+                )
+                raise self.failed
+            try:
+                if "vj" in reply:
+                    return decode_value(json.loads(reply["vj"]))
+                return decode_value(reply["v"])
+            except (ValueError, TypeError, RecursionError, MemoryError, OverflowError) as exc:
+                self.failed = _CallFailed("error", "the value of %s() could not be read: %s" % (name, exc))
+                raise self.failed from None
         status = reply.get("st", "error")
         message = str(reply.get("e", "the call failed"))
         if status == "raised":
@@ -872,7 +1009,7 @@ def _serve(chan, requests, handle):
             msg = {"k": "res", "i": req.get("i"), "st": "error", "e": _short_error(exc, 1)}
         finally:
             _disarm()
-        msg["d"] = _monotonic() - t0
+        msg.setdefault("d", _monotonic() - t0)
         chan.send(msg)
 
 
@@ -923,7 +1060,13 @@ def _program_mode(chan, requests, job, g, names, timeout, max_value):
 
     def handle(req, msg):
         values = []
-        _arm(timeout)
+        # A call relayed from the oracle may carry its own time limit (an
+        # EvalPlus input's) and a larger value cap (the expected value's size).
+        limit = req.get("t")
+        limit = min(timeout, float(limit)) if type(limit) in (int, float) and limit >= 0 else timeout
+        cap = req.get("m")
+        cap = int(cap) if type(cap) is int and max_value < cap <= BIG_VALUE_MAX else max_value
+        _arm(limit or 1e-6)
         try:
             if "src" in req:
                 for src in req["src"]:
@@ -934,7 +1077,9 @@ def _program_mode(chan, requests, job, g, names, timeout, max_value):
                     raise NameError("name %r is not defined by the program" % (req["fn"],))
                 args = [decode_value(a) for a in req.get("a", [])]
                 kwargs = {k: decode_value(v) for k, v in req.get("kw", [])}
+                began = _monotonic()
                 values.append(fn(*args, **kwargs))
+                msg["d"] = _monotonic() - began
         except SystemExit as exc:
             _disarm()
             msg["st"] = "raised"
@@ -949,12 +1094,35 @@ def _program_mode(chan, requests, job, g, names, timeout, max_value):
             return
         _disarm()
         try:
-            _plain_result(msg, values, max_value)
+            if "src" in req:
+                _plain_result(msg, values, max_value)
+            else:
+                # As JSON text: the app relays it to the oracle without
+                # reading it (the oracle validates it), so a value of tens of
+                # megabytes costs the app one string, not a tree of objects.
+                msg["vj"] = _plain_text(values[0], cap)
         except NotPlain as exc:
+            msg.pop("d", None)
             msg["st"] = "notplain"
             msg["e"] = str(exc)
 
     _serve(chan, requests, handle)
+
+
+def _leaf_value(src, g, names, limit, max_value):
+    """One expected value of a batch, each within its own time limit: its
+    encoded value, or what went wrong (as a ``leaf`` request reports it)."""
+    _arm(limit)
+    try:
+        return {"v": _plain(_eval_expr(src, g, names), max_value)}
+    except _Timeout:
+        return {"st": "timeout", "e": "timeout: no result within the time limit"}
+    except NotPlain as exc:
+        return {"st": "error", "e": str(exc), "t": "notplain"}
+    except BaseException as exc:
+        return {"st": "error", "e": _short_error(exc, 2), "t": _type_name(exc)}
+    finally:
+        _disarm()
 
 
 def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
@@ -990,6 +1158,10 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
             if op == "leaf":
                 _plain_result(msg, [_eval_expr(req["src"], g, names)], max_value)
                 return
+            if op == "leaves":
+                each = float(req.get("each") or timeout)
+                msg["vs"] = [_leaf_value(src, g, names, each, max_value) for src in req["srcs"]]
+                return
             if op == "assert":
                 local = _LazyNames()
                 for k, enc in enumerate(req["subjects"]):
@@ -1003,6 +1175,9 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 src = req["src"]
                 linecache.cache["<check>"] = (len(src), None, src.splitlines(True), "<check>")
                 space = dict(g)
+                # Bound after the proxies, so no program's function stands in for them.
+                space["__qf_limit__"] = oracle.limit
+                space["__qf_took__"] = lambda: oracle.took
                 exec(compile(src, "<check>", "exec"), space)
                 space[req.get("fn", "check")](oracle.proxy(req["entry"]))
                 msg["ok"] = True

@@ -9,13 +9,20 @@ validates them (which also refuses sets and dicts whose elements share hashes).
 Requests (app -> child, on the child's stdin; the first line is the job):
 
 - program process: ``{"i", "src": [call sources]}`` (evaluate each call in the
-  program's namespace) or ``{"i", "fn", "a": [values], "kw": [[name, value]]}``
-  (call a function the program defines); ``{"k": "bye"}``.
-- oracle process: ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "assert",
+  program's namespace; answered ``{"v": [values]}``) or ``{"i", "fn", "a":
+  [values], "kw": [[name, value]], "t"?, "m"?}`` (call a function the program
+  defines, within ``t`` seconds, reporting a value of at most ``m`` bytes;
+  answered ``{"vj": the value's JSON text, "d": the call's own seconds}``);
+  ``{"k": "bye"}``.
+- oracle process: ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "leaves",
+  "srcs", "each"}`` (answered ``{"vs": [{"v"} or {"st", "e", "t"}]}``, each
+  leaf within ``each`` seconds), ``{"i", "op": "assert",
   "expr", "subjects": [values]}``, ``{"i", "op": "check", "src", "fn",
   "entry", "limit"}``; while answering one, the oracle may send ``{"k":
-  "call", "c", "fn", "a", "kw"}`` and waits for ``{"k": "ret", "c", "v"}`` or
-  ``{"k": "exc", "c", "st", "e"}``.
+  "call", "c", "fn", "a", "kw", "t"?, "m"?}`` and waits for ``{"k": "ret",
+  "c", "vj" (or "v"), "d"}`` (``d``: the call's time as the app judged it) or
+  ``{"k": "exc", "c", "st", "e"}``. The app relays ``vj`` unread; the oracle
+  validates it.
 
 Messages (child -> app, on a private pipe): ``hello``, then ``loaded`` or
 ``load_error``, then one ``{"k": "res", "i", ...}`` per request.

@@ -310,10 +310,21 @@ _METHODS: dict[type, set[str]] = {
 
 # ------------------------------------------------------------------- planner
 class _Planner:
-    def __init__(self, subjects: list[ast.Call], leaf_srcs: list[str]):
+    def __init__(
+        self,
+        subjects: list[ast.Call],
+        leaf_srcs: list[str],
+        own_names: frozenset[str] | None = None,
+        *,
+        local_only: bool = False,
+    ):
         self.subject_ids = {id(s): k for k, s in enumerate(subjects)}
         self.leaf_srcs = leaf_srcs  # shared across the tests of one run
         self.spine: set[int] = set()
+        self.own_names = own_names
+        """Names the setup binds or the program defines (None: every leaf
+        that is not a literal goes to the oracle)."""
+        self.local_only = local_only
 
     def mark(self, node: ast.AST) -> bool:
         """Record which nodes contain a subject."""
@@ -333,6 +344,12 @@ class _Planner:
         else:
             if _plain_type(value):
                 return lambda ctx: value
+        if self.local_only:
+            raise Unsupported("not a literal")
+        if self.own_names is not None:
+            local = _local_value(node, self.own_names)
+            if local is not _NO_VALUE:
+                return lambda ctx: local
         src = ast.unparse(node)
         j = len(self.leaf_srcs)
         self.leaf_srcs.append(src)
@@ -542,6 +559,48 @@ class _Planner:
         return run
 
 
+_NO_VALUE = object()
+#: Names a leaf the app evaluates itself may use: they mean in the app what
+#: they mean in the oracle (a builtin, or a module the oracle supplies by name).
+_LOCAL_NAMES = frozenset(dir(builtins)) | {"math", "cmath"}
+
+
+def _is_literal(node: ast.AST) -> bool:
+    try:
+        return _plain_type(ast.literal_eval(node))
+    except Exception:
+        return False
+
+
+def _local_value(node: ast.expr, own_names: frozenset[str]) -> Any:
+    """The value of an expected value that is not a literal but that the
+    app's evaluator knows whole (``sorted([3, 1])``, ``set([1, 2])``,
+    ``math.sqrt(2)``): computed here over plain values, as the spine is, so
+    the run needs no oracle process for it. ``_NO_VALUE`` for anything else,
+    for a name the setup or the program gives a meaning of its own, and for
+    anything that raises (the oracle then reports it as Python would)."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if not names <= _LOCAL_NAMES or names & own_names:
+        return _NO_VALUE
+    sub = _Planner([], [], local_only=True)
+    sub.spine = {id(n) for n in ast.walk(node) if not isinstance(n, ast.Name) and not _is_literal(n)}
+    try:
+        value = sub.compile(node)(Ctx([], []))
+    except Exception:  # Unsupported, EvalError, LeafError, RecursionError, ...
+        return _NO_VALUE
+    return value if _plain_type(value) else _NO_VALUE
+
+
+def own_names(program: str | None, setup: str) -> frozenset[str]:
+    """Names the setup binds and the program defines at the top: a leaf that
+    uses one is evaluated by the oracle, where the setup has run."""
+    try:
+        bound = _bound_names(pyparse.parse(setup or ""))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(_LOCAL_NAMES)  # setup unread: nothing is evaluated here
+    return frozenset(bound | defined_names(program))
+
+
 def _plain_type(value: Any) -> bool:
     t = type(value)
     if value is None or t in (bool, int, float, complex, str, bytes):
@@ -610,9 +669,10 @@ def defined_functions(program: str | None) -> set[str]:
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
-#: Names the trusted side gives a meaning of its own: every builtin, and the
-#: standard modules the oracle resolves by name (``harness._LAZY_MODULES``).
-TRUSTED_NAMES = frozenset(dir(builtins)) | frozenset(harness_lazy_modules)
+#: Names the trusted side gives a meaning of its own: every builtin, the
+#: standard modules the oracle resolves by name (``harness._LAZY_MODULES``),
+#: and what a check uses to limit a call (``__qf_limit__``, ``__qf_took__``).
+TRUSTED_NAMES = frozenset(dir(builtins)) | frozenset(harness_lazy_modules) | frozenset({"__qf_limit__", "__qf_took__"})
 
 
 def _bound_names(tree: ast.AST) -> set[str]:
@@ -694,9 +754,13 @@ def plan_test(
     leaf_srcs: list[str],
     value_src: str | None = None,
     defined: set[str] | frozenset[str] = frozenset(),
+    local_names: frozenset[str] | None = None,
 ) -> TestPlan:
     """Plan one assert. ``value_src`` (imagined execution) replaces the first
-    call under test; otherwise each call is evaluated against the program."""
+    call under test; otherwise each call is evaluated against the program.
+    ``local_names`` (see :func:`own_names`): expected values the app's
+    evaluator knows whole are computed here unless they use one of them;
+    None sends every expected value that is not a literal to the oracle."""
     plan = TestPlan(index=index, test=test)
     try:
         node = parse_assert(test)
@@ -734,7 +798,7 @@ def plan_test(
         plan.subject_srcs = [value_src.strip()]
     else:
         plan.subject_srcs = [ast.unparse(s) for s in subjects]
-    planner = _Planner(subjects, leaf_srcs)
+    planner = _Planner(subjects, leaf_srcs, local_names)
     saved = len(leaf_srcs)
     if subjects:
         planner.mark(expr)

@@ -238,9 +238,13 @@ class Child:
             self._keep(kind, data)
 
     def _take_lines(self, data: bytes) -> None:
+        # Only the new bytes can hold the newline: a 40 MB answer comes in
+        # hundreds of reads, and searching the whole buffer each time is quadratic.
+        start = len(self._buf)
         self._buf += data
         while not self.end:
-            nl = self._buf.find(b"\n")
+            nl = self._buf.find(b"\n", start)
+            start = 0
             if nl < 0:
                 if len(self._buf) > self.max_line:
                     self._finish("protocol", "a result line longer than the limit")

@@ -2,7 +2,8 @@
 
 The package's parts: the file format (:mod:`.fileformat`), keeping secrets out
 (:mod:`.redaction`), writing (:mod:`.writer`), reading and the run's summary
-(:mod:`.reader`), listing a folder (:mod:`.listing`), export (:mod:`.export`)
+(:mod:`.reader`), answering model calls from a recording (:mod:`.replay`, the
+``replay/`` provider), listing a folder (:mod:`.listing`), export (:mod:`.export`)
 and the Markdown transcript (:mod:`.transcript`). Callers import from here.
 
 Where sessions go is the caller's choice (``session_dir`` of the runner): the
@@ -35,6 +36,7 @@ from .index import (
 from .listing import SessionInfo, Unreadable, delete_session, list_sessions, session_info
 from .reader import SessionData, read_header, read_session, summarize
 from .redaction import SECRET_ENV_VARS, redact, secret_values
+from .replay import ReplayClient
 from .transcript import markdown_transcript
 from .writer import SessionWriter, compress_session, new_session_path
 
@@ -51,6 +53,7 @@ __all__ = [
     "IndexUnavailable",
     "Listing",
     "Query",
+    "ReplayClient",
     "SearchError",
     "SessionData",
     "SessionError",

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..events import RunFinished
 from ..safe_text import valid_text
 from ..summary import tokens_from_dict, total
 from . import reader
@@ -185,14 +186,14 @@ def scan_session(path: Path | str) -> tuple[SessionInfo, dict[str, str]]:
     if last is not None:
         data, _ = reader._decode(last)
         event, _problem = reader.event_from_line(data)
-        if event is not None and event.kind == "run_finished":
-            final_program = str(getattr(event, "final_program", ""))
+        if isinstance(event, RunFinished):
+            final_program = event.final_program
             summary = {
-                "outcome": getattr(event, "outcome", ""),
-                "accepted_at": getattr(event, "accepted_at", None),
-                "llm_calls": getattr(event, "llm_calls", 0),
-                "tokens": getattr(event, "tokens", {}),
-                "duration": getattr(event, "duration", 0.0),
+                "outcome": event.outcome,
+                "accepted_at": event.accepted_at,
+                "llm_calls": event.llm_calls,
+                "tokens": event.tokens,
+                "duration": event.duration,
                 "warnings": [],
             }
     if summary is None:

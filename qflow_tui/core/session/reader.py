@@ -13,15 +13,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..events import Event, TextDelta, event_kinds
+from ..events import (
+    Event,
+    LLMCallFailed,
+    LLMCallFinished,
+    LLMCallStarted,
+    RunFailed,
+    RunFinished,
+    TextDelta,
+    event_kinds,
+)
+from ..llm._http import is_local
+from ..llm.prices import PriceError, load_prices, run_cost
+from ..run_state import RunState
 from ..safe_text import valid_json_text
-from ..summary import RunSummary, tally_events, tally_stops, tokens_to_dict
+from ..summary import RunSummary
 from ..workflows.legacy import fill_description
 from . import fileformat
 from .fileformat import (
     _MAX_HEADER_BYTES,
     READ_ERRORS,
-    TERMINAL_KINDS,
     SessionError,
     _check_header,
     _open_for_read,
@@ -40,9 +51,10 @@ class SessionData:
     words to show a user; the events before it are still here."""
 
     @property
-    def finished(self) -> Event | None:
+    def finished(self) -> RunFinished | RunFailed | None:
+        """The run's last event when it ended (finished or failed), else None."""
         for e in reversed(self.events):
-            if e.kind in TERMINAL_KINDS:
+            if isinstance(e, RunFinished | RunFailed):
                 return e
         return None
 
@@ -357,14 +369,14 @@ def _parse_events(lines: Iterator[_Line], version: int, *, compact: bool = False
             else:
                 event, problem = event_from_line(data)
                 if event is not None:
-                    call_id = getattr(event, "call_id", None)
-                    if event.kind == "llm_call_started" and isinstance(call_id, str):
-                        started[call_id] = event
-                    elif event.kind in ("llm_call_finished", "llm_call_failed"):
-                        ended.add(str(call_id))
-                    if event.kind == "llm_call_finished" and call_id in pending:
-                        chunks, _ = pending.pop(call_id)
-                        events.extend(_expand(chunks, getattr(event, "response", ""), started.get(call_id), call_id))
+                    match event:
+                        case LLMCallStarted(call_id=call_id) if isinstance(call_id, str):
+                            started[call_id] = event
+                        case LLMCallFinished(call_id=call_id) | LLMCallFailed(call_id=call_id):
+                            ended.add(str(call_id))
+                    if isinstance(event, LLMCallFinished) and event.call_id in pending:
+                        chunks, _ = pending.pop(event.call_id)
+                        events.extend(_expand(chunks, event.response, started.get(event.call_id), event.call_id))
                         expanded = True
                     events.append(event)
                     continue
@@ -406,53 +418,18 @@ def _parse_events(lines: Iterator[_Line], version: int, *, compact: bool = False
 
 def summarize(data: SessionData) -> RunSummary:
     """The ``qflow solve --json`` summary of a recorded run, with ``warnings``
-    (read problems, and why there is no result when the run did not finish)."""
-    warnings = list(data.warnings)
-    end = data.finished
-    events = data.events
-    duration = (events[-1].ts - events[0].ts) if len(events) > 1 else 0.0
-    if end is not None and end.kind == "run_finished":
-        return RunSummary(
-            final_program=getattr(end, "final_program", ""),
-            outcome=getattr(end, "outcome", ""),
-            accepted_at=getattr(end, "accepted_at", None),
-            progression=end.progression,
-            llm_calls=getattr(end, "llm_calls", 0),
-            tokens=getattr(end, "tokens", {}),
-            session=str(data.path),
-            duration=getattr(end, "duration", duration) or 0.0,
-            warnings=warnings,
-            detail=getattr(end, "detail", ""),
-            stops=tally_stops(events),
-            cost=recorded_cost(data.header, getattr(end, "tokens", {})),
-        )
-    tokens = tally_events(events)
-    if end is not None:  # run_failed
-        outcome = "cancelled" if getattr(end, "cancelled", False) else "failed"
-        warnings.append(f"the run did not finish: {getattr(end, 'error', '')}")
-    else:
-        outcome = "incomplete"
-        warnings.append("the session ends before the run finished (the writing process stopped)")
-    return RunSummary(
-        final_program="",
-        outcome=outcome,
-        accepted_at=None,
-        progression=None,
-        llm_calls=sum(t.calls for t in tokens.values()),
-        tokens=tokens_to_dict(tokens),
-        session=str(data.path),
-        duration=duration,
-        warnings=warnings,
-        stops=tally_stops(events),
-        cost=recorded_cost(data.header, tokens_to_dict(tokens)),
-    )
+    (read problems, and why there is no result when the run did not finish):
+    the run's projection (core/run_state.py) read at its last event."""
+    state = RunState()
+    for e in data.events:
+        state.apply(e)
+    summary = state.result(session=str(data.path), warnings=data.warnings)
+    summary.cost = recorded_cost(data.header, summary.tokens)
+    return summary
 
 
 def recorded_cost(header: dict[str, Any], tokens: Any) -> dict[str, Any]:
     """What a recorded run's tokens cost at today's price table (see core/llm/prices.py)."""
-    from ..llm._http import is_local
-    from ..llm.prices import PriceError, load_prices, run_cost
-
     model = str(header.get("model") or "")
     raw = header.get("config")
     config: dict[str, Any] = raw if isinstance(raw, dict) else {}

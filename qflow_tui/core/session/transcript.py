@@ -6,7 +6,27 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..events import Event
+from ..events import (
+    Decision,
+    Event,
+    ImaginedCheck,
+    LLMCallFailed,
+    LLMCallFinished,
+    LLMCallGivenUp,
+    LLMCallStarted,
+    Notice,
+    ProgramCandidate,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    SandboxRun,
+    StepFinished,
+    StepStarted,
+    TestsDesigned,
+    TextDelta,
+    TQCVerdict,
+)
+from ..summary import tokens_from_dict, total
 from .fileformat import section
 
 if TYPE_CHECKING:
@@ -34,14 +54,13 @@ def _fmt_duration(seconds: float) -> str:
 def markdown_transcript(data: SessionData) -> str:
     """A readable Markdown transcript of a session: the problem, every model
     exchange in full (prompt in a fold, response open), checks, verdicts,
-    decisions and the final program."""
+    decisions and the final program. Its figures are the run's projection's
+    (core/run_state.py), as every other summary of a run."""
     h = data.header
     s = data.summary()
     cfg = section(h, "config")
     problem = section(h, "problem")
-    tokens = s.get("tokens") or {}
-    t_in = sum(int(t.get("input", 0)) for t in tokens.values())
-    t_out = sum(int(t.get("output", 0)) for t in tokens.values())
+    t = total(tokens_from_dict(s.get("tokens")))
     out: list[str] = [f"# {data.title}\n"]
     settings = ", ".join(
         f"{k} {cfg[k]}" for k in ("checker", "prompts", "epochs", "clarify", "tqc", "revert") if k in cfg
@@ -57,7 +76,7 @@ def markdown_transcript(data: SessionData) -> str:
             + (f" at `{s['accepted_at']}`" if s.get("accepted_at") else "")
             + (f", progression {s['progression']}" if s.get("progression") is not None else ""),
         ),
-        ("Model calls", f"{s['llm_calls']} ({t_in} tokens in, {t_out} out)"),
+        ("Model calls", f"{s['llm_calls']} ({t.input} tokens in, {t.output} out)"),
         ("Duration", _fmt_duration(float(s.get("duration") or 0))),
         ("qflow", f"{h.get('app_version', '?')} (session format {h.get('format_version')})"),
     ]
@@ -72,133 +91,121 @@ def markdown_transcript(data: SessionData) -> str:
         out.append("Visible tests:\n")
         out.append(_fence("\n".join(problem["tests"]), "python"))
     out.append("## Transcript\n")
-    pending: dict[str, Event] = {}
+    pending: dict[str, LLMCallStarted] = {}
     current_step: str | None = None
     for e in data.events:
-        k = e.kind
-        if k in ("text_delta", "run_started"):
+        if isinstance(e, TextDelta | RunStarted):
             continue
-        if e.step and e.step != current_step and k not in ("run_finished", "run_failed"):
+        if e.step and e.step != current_step and not isinstance(e, RunFinished | RunFailed):
             current_step = e.step
             out.append(f"### Step `{current_step}`\n")
-        if k == "llm_call_started":
-            pending[e.call_id] = e  # type: ignore[attr-defined]
-        elif k == "llm_call_finished":
-            out.append("\n" + _md_call(pending.pop(e.call_id, None), e))  # type: ignore[attr-defined]
-        elif k == "llm_call_failed":
-            start = pending.pop(e.call_id, None)  # type: ignore[attr-defined]
-            out.append(f"\n**{_where(e)} · {e.agent}: model call failed** — {getattr(e, 'error', '')}\n")
-            if start is not None:
-                out.append(_md_prompt(start))
-        elif k == "llm_call_given_up":
-            out.append(f"\n**{_where(e)} · {e.agent}: retry given up by the user** — {getattr(e, 'error', '')}\n")
-        elif k == "step_started":
-            detail = f" ({getattr(e, 'detail', '')})" if getattr(e, "detail", "") else ""
-            out.append(f"- {_where(e)} · `{e.agent or e.step}` starts{detail}")
-        elif k == "step_finished":
-            detail = f" — {getattr(e, 'detail', '')}" if getattr(e, "detail", "") else ""
-            out.append(f"- {_where(e)} · `{e.agent or e.step}`: **{getattr(e, 'outcome', '')}**{detail}\n")
-        elif k == "program_candidate":
-            out.append(f"\nProgram from `{e.agent}` ({_where(e)}):\n")
-            out.append(_fence(getattr(e, "program", ""), "python"))
-        elif k == "imagined_check":
-            verdict = getattr(e, "verdict", "")
-            out.append(
-                f"- Imagined execution ({_where(e)}) of `{getattr(e, 'test', '')}`: **{verdict.upper()}**"
-                + (f", model's value `{e.value}`" if getattr(e, "value", None) else "")  # type: ignore[attr-defined]
-                + (f" — {e.detail}" if getattr(e, "detail", "") else "")  # type: ignore[attr-defined]
-            )
-        elif k == "tests_designed":
-            new = getattr(e, "tests", [])
-            out.append(
-                f"\nTest designer round {getattr(e, 'round', '?')}: "
-                f"{len(new)} new tests, {getattr(e, 'total', 0)} in all.\n"
-            )
-            if new:
-                out.append(_fence("\n".join(new), "python"))
-        elif k == "tqc_verdict":
-            verdict = getattr(e, "verdict", "")
-            mark = "kept" if verdict == "kept" else "**rejected**"
-            out.append(
-                f"- TQC #{getattr(e, 'index', '?')} `{getattr(e, 'test', '')}`: {mark}"
-                + (f" (model's value `{e.value}`)" if getattr(e, "value", None) else "")  # type: ignore[attr-defined]
-                + (f" — {e.detail}" if getattr(e, "detail", "") else "")  # type: ignore[attr-defined]
-            )
-        elif k == "sandbox_run":
-            out.append(_md_sandbox(e))
-        elif k == "decision":
-            out.append(
-                f"\n**Decision ({_where(e)}): {getattr(e, 'decision', '').upper()}** — {getattr(e, 'reason', '')}\n"
-            )
-        elif k == "notice":
-            out.append(f"> {getattr(e, 'level', 'info')}: {getattr(e, 'message', '')}\n")
-        elif k == "run_failed":
-            out.append(f"\n## Run failed\n\n{getattr(e, 'error', '')}\n")
-        elif k == "run_finished":
-            out.append("\n## Final program\n")
-            where = f" at `{e.accepted_at}`" if getattr(e, "accepted_at", None) else ""  # type: ignore[attr-defined]
-            out.append(f"**{getattr(e, 'outcome', '').upper()}**{where}.\n")
-            out.append(_fence(getattr(e, "final_program", ""), "python"))
+        out.extend(_md_event(e, pending))
     for start in pending.values():
         out.append(f"**{_where(start)} · {start.agent}: model call never finished** (the recording stops here)\n")
         out.append(_md_prompt(start))
     return "\n".join(out).rstrip() + "\n"
 
 
-def _md_prompt(start: Event) -> str:
+def _md_event(e: Event, pending: dict[str, LLMCallStarted]) -> list[str]:
+    """The transcript's lines for one event; a call's prompt waits in ``pending`` for its end."""
+    match e:
+        case LLMCallStarted():
+            pending[e.call_id] = e
+        case LLMCallFinished():
+            return ["\n" + _md_call(pending.pop(e.call_id, None), e)]
+        case LLMCallFailed():
+            start = pending.pop(e.call_id, None)
+            failed = f"\n**{_where(e)} · {e.agent}: model call failed** — {e.error}\n"
+            return [failed] + ([_md_prompt(start)] if start is not None else [])
+        case LLMCallGivenUp():
+            return [f"\n**{_where(e)} · {e.agent}: retry given up by the user** — {e.error}\n"]
+        case StepStarted():
+            detail = f" ({e.detail})" if e.detail else ""
+            return [f"- {_where(e)} · `{e.agent or e.step}` starts{detail}"]
+        case StepFinished():
+            detail = f" — {e.detail}" if e.detail else ""
+            return [f"- {_where(e)} · `{e.agent or e.step}`: **{e.outcome}**{detail}\n"]
+        case ProgramCandidate():
+            return [f"\nProgram from `{e.agent}` ({_where(e)}):\n", _fence(e.program, "python")]
+        case ImaginedCheck():
+            return [
+                f"- Imagined execution ({_where(e)}) of `{e.test}`: **{e.verdict.upper()}**"
+                + (f", model's value `{e.value}`" if e.value else "")
+                + (f" — {e.detail}" if e.detail else "")
+            ]
+        case TestsDesigned():
+            said = [f"\nTest designer round {e.round}: {len(e.tests)} new tests, {e.total} in all.\n"]
+            return said + ([_fence("\n".join(e.tests), "python")] if e.tests else [])
+        case TQCVerdict():
+            mark = "kept" if e.verdict == "kept" else "**rejected**"
+            return [
+                f"- TQC #{e.index} `{e.test}`: {mark}"
+                + (f" (model's value `{e.value}`)" if e.value else "")
+                + (f" — {e.detail}" if e.detail else "")
+            ]
+        case SandboxRun():
+            return [_md_sandbox(e)]
+        case Decision():
+            return [f"\n**Decision ({_where(e)}): {e.decision.upper()}** — {e.reason}\n"]
+        case Notice():
+            return [f"> {e.level}: {e.message}\n"]
+        case RunFailed():
+            return [f"\n## Run failed\n\n{e.error}\n"]
+        case RunFinished():
+            where = f" at `{e.accepted_at}`" if e.accepted_at else ""
+            return ["\n## Final program\n", f"**{e.outcome.upper()}**{where}.\n", _fence(e.final_program, "python")]
+    return []
+
+
+def _md_prompt(start: LLMCallStarted) -> str:
     parts = [
-        f"<details><summary>Prompt ({len(getattr(start, 'messages', []))} message(s), temperature "
-        f"{getattr(start, 'temperature', '')}, hash <code>{getattr(start, 'prompt_hash', '')}</code>)</summary>\n"
+        f"<details><summary>Prompt ({len(start.messages)} message(s), temperature "
+        f"{start.temperature}, hash <code>{start.prompt_hash}</code>)</summary>\n"
     ]
-    system = getattr(start, "system", "")
-    if system:
+    if start.system:
         parts.append("*system*\n")
-        parts.append(_fence(system, "text"))
-    for m in getattr(start, "messages", []):
+        parts.append(_fence(start.system, "text"))
+    for m in start.messages:
         parts.append(f"*{m.get('role', '?')}*\n")
         parts.append(_fence(str(m.get("content", "")), "text"))
     parts.append("</details>\n")
     return "\n".join(parts)
 
 
-def _md_call(start: Event | None, end: Event) -> str:
+def _md_call(start: LLMCallStarted | None, end: LLMCallFinished) -> str:
     where: list[str] = []
     if start is not None:
-        for name in ("turn", "epoch", "attempt"):
-            v = getattr(start, name, None)
+        for name, v in (("turn", start.turn), ("epoch", start.epoch), ("attempt", start.attempt)):
             if v is not None and not (name == "turn" and v == 1):
                 where.append(f"{name} {v}")
-    est = " (estimated)" if getattr(end, "tokens_estimated", False) else ""
-    inp, out = getattr(end, "input_tokens", None), getattr(end, "output_tokens", None)
-    cut = getattr(end, "detail", "") if getattr(end, "stop_reason", "finished") != "finished" else ""
+    est = " (estimated)" if end.tokens_estimated else ""
+    inp, out = end.input_tokens, end.output_tokens
+    cut = end.detail if end.stop_reason != "finished" else ""
     head = (
         f"**{_where(end)} · `{end.agent}`**"
         + (f" ({', '.join(where)})" if where else "")
         + f" — {'?' if inp is None else inp} tokens in, {'?' if out is None else out} out{est}, "
-        + f"{getattr(end, 'latency', 0.0):.2f} s"
+        + f"{end.latency:.2f} s"
         + (f" — ✂ {cut}" if cut else "")
         + "\n"
     )
     parts = [head]
-    test = getattr(start, "test", None) if start is not None else None
-    if test:
-        parts.append(f"Test: `{test}`\n")
+    if start is not None and start.test:
+        parts.append(f"Test: `{start.test}`\n")
     if start is not None:
         parts.append(_md_prompt(start))
     parts.append("Response:\n")
-    parts.append(_fence(getattr(end, "response", ""), "text"))
+    parts.append(_fence(end.response, "text"))
     return "\n".join(parts)
 
 
-def _md_sandbox(e: Event) -> str:
-    passed, total = getattr(e, "passed", 0), getattr(e, "total", 0)
-    lines = [f"\nSandbox run ({getattr(e, 'purpose', '')}, {_where(e)}): **{passed}/{total} passed**\n"]
-    if getattr(e, "load_error", None):
-        lines.append(f"The program failed to load: {e.load_error}\n")  # type: ignore[attr-defined]
-    results = getattr(e, "results", []) or []
-    if results:
+def _md_sandbox(e: SandboxRun) -> str:
+    lines = [f"\nSandbox run ({e.purpose}, {_where(e)}): **{e.passed}/{e.total} passed**\n"]
+    if e.load_error:
+        lines.append(f"The program failed to load: {e.load_error}\n")
+    if e.results:
         lines.append("| test | result |\n|---|---|")
-        for r in results:
+        for r in e.results:
             status = r.get("status", "")
             extra = r.get("error") or (
                 f"returned {r.get('actual')}" if r.get("actual") is not None and status != "pass" else ""

@@ -28,7 +28,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from ... import __version__
-from ..events import EVENT_FORMAT_VERSION, Event, TextDelta
+from ..events import (
+    EVENT_FORMAT_VERSION,
+    Event,
+    LLMCallFailed,
+    LLMCallFinished,
+    LLMCallGivenUp,
+    LLMCallRetry,
+    TextDelta,
+)
 from ..safe_text import valid_text
 from .fileformat import SESSION_FORMAT, SESSION_FORMAT_VERSION, SESSION_SUFFIX
 from .redaction import redact, secret_values
@@ -203,15 +211,20 @@ class SessionWriter:
 
     def __call__(self, event: Event) -> None:
         if self.compact:
-            call_id = getattr(event, "call_id", None)
-            if isinstance(event, TextDelta):
-                # An event read back from a compact file stands for ``merged`` deltas.
-                merged = getattr(event, "merged", 1)
-                self._streams.setdefault(event.call_id, _Stream()).add(event.seq, event.ts, event.text, merged)
-                self.events_written += 1
-                return
-            if isinstance(call_id, str) and call_id in self._streams and event.kind != "llm_call_started":
-                self._write_stream(call_id, getattr(event, "response", None))
+            # A call's stream is written once the call ends (or fails, or waits to retry).
+            match event:
+                case TextDelta():
+                    # An event read back from a compact file stands for ``merged`` deltas.
+                    merged = getattr(event, "merged", 1)
+                    self._streams.setdefault(event.call_id, _Stream()).add(event.seq, event.ts, event.text, merged)
+                    self.events_written += 1
+                    return
+                case LLMCallFinished(call_id=call_id, response=response) if call_id in self._streams:
+                    self._write_stream(call_id, response)
+                case (
+                    LLMCallFailed(call_id=call_id) | LLMCallRetry(call_id=call_id) | LLMCallGivenUp(call_id=call_id)
+                ) if call_id in self._streams:
+                    self._write_stream(call_id, None)
         self._write(_event_dict(event))
         self.events_written += 1
 

@@ -9,6 +9,16 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from ..events import (
+    Decision,
+    Event,
+    ImaginedCheck,
+    LLMCallFinished,
+    ProgramCandidate,
+    SandboxRun,
+    Steered,
+    StepFinished,
+)
 from ..summary import tally_events
 
 
@@ -44,7 +54,7 @@ def _short_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
-def trail(events: list[Any]) -> list[Mark]:
+def trail(events: list[Event]) -> list[Mark]:
     """What a run did, without times and ids, step by step in the order the
     steps first began, and within a step progression by progression.
     Progressions run concurrently and interleave as timing has it; grouped, two
@@ -52,14 +62,15 @@ def trail(events: list[Any]) -> list[Mark]:
     really differ."""
     out: list[Mark] = []
     for e in events:
-        if e.kind == "program_candidate":
-            out.append(Mark("program", e.step, e.progression, e.agent, _short_hash(e.program)))
-        elif e.kind == "step_finished":
-            out.append(Mark("step", e.step, e.progression, e.agent, e.outcome))
-        elif e.kind == "decision":
-            out.append(Mark("decision", e.step, e.progression, e.agent, e.decision))
-        elif e.kind == "steered":
-            out.append(Mark("steered", e.step, e.progression, e.agent, f"{e.what} by {e.who}"))
+        match e:
+            case ProgramCandidate():
+                out.append(Mark("program", e.step, e.progression, e.agent, _short_hash(e.program)))
+            case StepFinished():
+                out.append(Mark("step", e.step, e.progression, e.agent, e.outcome))
+            case Decision():
+                out.append(Mark("decision", e.step, e.progression, e.agent, e.decision))
+            case Steered():
+                out.append(Mark("steered", e.step, e.progression, e.agent, f"{e.what} by {e.who}"))
     first: dict[str | None, int] = {}
     for i, m in enumerate(out):
         first.setdefault(m.step, i)
@@ -75,19 +86,19 @@ def first_divergence(a: list[Mark], b: list[Mark]) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
-def per_agent(events: list[Any]) -> dict[str, dict[str, float]]:
+def per_agent(events: list[Event]) -> dict[str, dict[str, float]]:
     """Tokens in and out, calls and seconds spent in model calls, per agent."""
     out: dict[str, dict[str, float]] = {
         agent: {"input": t.input, "output": t.output, "calls": t.calls, "seconds": 0.0}
         for agent, t in tally_events(events).items()
     }
     for e in events:
-        if e.kind == "llm_call_finished" and e.agent in out:
+        if isinstance(e, LLMCallFinished) and e.agent in out:
             out[e.agent]["seconds"] = round(out[e.agent]["seconds"] + (e.latency or 0.0), 3)
     return dict(sorted(out.items()))
 
 
-def visible_checks(events: list[Any], progression: int | None, accepted_at: str | None) -> list[dict[str, str]]:
+def visible_checks(events: list[Event], progression: int | None, accepted_at: str | None) -> list[dict[str, str]]:
     """The Code Quality Checker's verdict on each visible test, for the final
     program: the check of the step that accepted it, otherwise the last check
     of its progression (imagined execution, or the visible tests run in the
@@ -95,12 +106,13 @@ def visible_checks(events: list[Any], progression: int | None, accepted_at: str 
     rounds: dict[tuple[str | None, int | None], list[dict[str, str]]] = {}
     order: list[tuple[str | None, int | None]] = []
     for e in events:
-        if e.kind == "imagined_check":
-            rows = [{"test": e.test, "verdict": e.verdict}]
-        elif e.kind == "sandbox_run" and e.purpose == "python_checker":
-            rows = [{"test": str(r.get("test", "")), "verdict": str(r.get("status", ""))} for r in e.results]
-        else:
-            continue
+        match e:
+            case ImaginedCheck():
+                rows = [{"test": e.test, "verdict": str(e.verdict)}]
+            case SandboxRun(purpose="python_checker"):
+                rows = [{"test": str(r.get("test", "")), "verdict": str(r.get("status", ""))} for r in e.results]
+            case _:
+                continue
         key = (e.step, e.progression)
         if key not in rounds:
             order.append(key)

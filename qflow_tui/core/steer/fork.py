@@ -1,6 +1,6 @@
 """Fork a recorded session at a step: the new run takes every model call the
 recording made before that step from the recording (prompt-hash matching of
-:class:`~qflow_tui.core.llm.replay.ReplayClient`, no tokens) and asks the live
+:class:`~qflow_tui.core.session.replay.ReplayClient`, no tokens) and asks the live
 model for everything from the step on, even where the recording has an answer."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import pyparse
-from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest
-from ..llm.replay import RecordedCall, ReplayClient, describe_call
+from ..events import Event, LLMCallStarted, StepStarted
+from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest, make_client
+from ..session.replay import RecordedCall, ReplayClient, describe_call
 from ..workflows import Edit
 from ..workflows.legacy import recorded_settings as settings_of
 
@@ -34,23 +35,31 @@ class BranchPoint:
     """(step, progression) the recording started before the branch."""
 
 
-def session_steps(events: list[Any]) -> list[str]:
+def session_steps(events: list[Event]) -> list[str]:
     """The steps a session took, in the order they first started."""
     seen: dict[str, None] = {}
     for e in events:
-        if e.kind == "step_started" and e.step:
+        if isinstance(e, StepStarted) and e.step:
             seen.setdefault(e.step, None)
     return list(seen)
 
 
-def branch_point(events: list[Any], step: str, progression: int | None = None) -> BranchPoint:
+def _calls_started(events: list[Event]) -> frozenset[str]:
+    return frozenset(x.call_id for x in events if isinstance(x, LLMCallStarted))
+
+
+def branch_point(events: list[Event], step: str, progression: int | None = None) -> BranchPoint:
     """Where ``step`` (of ``progression`` when given) first started; raises
     :class:`ForkError` naming the steps the session has."""
     for i, e in enumerate(events):
-        if e.kind == "step_started" and e.step == step and (progression is None or e.progression == progression):
+        if isinstance(e, StepStarted) and e.step == step and progression in (None, e.progression):
             before = events[:i]
-            prefix = frozenset(x.call_id for x in before if x.kind == "llm_call_started")
-            started = frozenset((x.step, x.progression) for x in before if x.kind == "step_started" and x.step != step)
+            prefix = _calls_started(before)
+            started = frozenset(
+                (x.step, x.progression)
+                for x in before
+                if isinstance(x, StepStarted) and x.step is not None and x.step != step
+            )
             return BranchPoint(
                 step=step, progression=e.progression, event_index=i, prefix_calls=prefix, prefix_steps=started
             )
@@ -85,11 +94,11 @@ class ForkClient(ReplayClient):
         return completion
 
 
-def branch_at_end(events: list[Any], step: str, progression: int | None = None) -> BranchPoint:
+def branch_at_end(events: list[Event], step: str, progression: int | None = None) -> BranchPoint:
     """A branch at the end of a recording still being written: a live run
     stopped at its gate before ``step``. Every call it has finished is answered
     from the recording; the fork goes live from where the run stands."""
-    prefix = frozenset(x.call_id for x in events if x.kind == "llm_call_started")
+    prefix = _calls_started(events)
     # No prefix steps: the settings are the run's own, so a call the session
     # cannot answer is one that was still to come (another progression's, or
     # in flight at the stop), not one whose prompt changed.
@@ -125,8 +134,6 @@ class ForkPlan:
     def client(self, fallback: LLMClient | None = None) -> ForkClient:
         """The fork's model: the recording before the branch, ``fallback`` (the
         live model built from its name when None) from it on. Raises LLMError."""
-        from ..llm import make_client
-
         if fallback is None:
             window = getattr(self.config, "context_window", 0) or None
             fallback = make_client(self.live_model, base_url=self.config.base_url, context_window=window)

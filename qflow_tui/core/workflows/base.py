@@ -145,6 +145,9 @@ class WorkflowSpec:
     """The role whose step outcome (``accepted`` or ``rejected``) is a quality
     verdict on the program its progression holds (the bench scores it as a
     classifier); empty: no such agent."""
+    debugger: str = ""
+    """The role whose program replaces the one its progression holds, to fix it
+    (the bench's self-debugging deviation compares the two); empty: none."""
     decided: tuple[str, ...] = ()
     """Roles whose steps end in a :class:`Decision` that says their outcome (a
     headless log prints the decision, not the step's end)."""

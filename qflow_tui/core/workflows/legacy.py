@@ -9,7 +9,7 @@ import dataclasses
 from typing import Any
 
 from ..config import RunConfig
-from ..events import Event, RunStarted
+from ..events import Event, RunStarted, StepStarted
 
 
 def recorded_settings(workflow: str, recorded: dict[str, Any]) -> RunConfig:
@@ -64,11 +64,11 @@ def fill_description(events: list[Event]) -> None:
         roles: list[str] = []
         steps: dict[str, list[str]] = {}
         for later in events[i + 1 :]:
-            if later.kind == "run_started":
+            if isinstance(later, RunStarted):
                 break
             if later.agent and later.agent not in roles:
                 roles.append(later.agent)
-            if later.kind == "step_started" and later.step:
+            if isinstance(later, StepStarted) and later.step:
                 agents = steps.setdefault(later.step, [])
                 if later.agent and later.agent not in agents:
                     agents.append(later.agent)

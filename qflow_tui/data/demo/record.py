@@ -64,26 +64,33 @@ async def record(dest: Path) -> object:
 
 def check(path: Path) -> list[str]:
     """What the demo must show; returns the missing parts (empty when all is there)."""
-    from qflow_tui.core.events import Decision, ImaginedCheck, RunFinished, TQCVerdict
+    from qflow_tui.core.events import (
+        Decision,
+        ImaginedCheck,
+        ProgramCandidate,
+        RunFinished,
+        SandboxRun,
+        TestsDesigned,
+        TQCVerdict,
+    )
     from qflow_tui.core.session import read_session
 
     data = read_session(path)
     ev = data.events
-    kinds = [e.kind for e in ev]
     problems = []
     if data.warnings:
         problems.append(f"read warnings: {data.warnings}")
-    if "program_candidate" not in kinds:
+    if not any(isinstance(e, ProgramCandidate) for e in ev):
         problems.append("no generated program")
     if not any(isinstance(e, Decision) and e.step == "program_generator" and e.decision == "continue" for e in ev):
         problems.append("no rejected quality check after generation")
     if not any(isinstance(e, ImaginedCheck) and e.verdict == "fail" for e in ev):
         problems.append("no failing imagined execution")
-    if not any(e.kind == "tests_designed" for e in ev):
+    if not any(isinstance(e, TestsDesigned) for e in ev):
         problems.append("no test design")
     if not any(isinstance(e, TQCVerdict) and e.verdict == "rejected" for e in ev):
         problems.append("no test rejected by the TQC")
-    if not any(e.kind == "sandbox_run" and e.step == "self_debug:1" for e in ev):
+    if not any(isinstance(e, SandboxRun) and e.step == "self_debug:1" for e in ev):
         problems.append("no self-debug epoch")
     end = data.finished
     if not isinstance(end, RunFinished) or end.outcome != "accepted" or end.accepted_at != "self_debug:1":

@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from textual import events, on
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 
 from ..messages import SaveRequested
 
@@ -68,9 +69,32 @@ class _StyledOnArrival:
             self._arrived = True
             event.refresh_styles = False
 
+    def _on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        # Textual drops the focus when the focused widget is hidden (a resize to
+        # 80x24 hides the run's timeline band) and no sibling can take it: every
+        # key of the view around it then did nothing until a Tab.
+        screen = self._as_screen()
+        if screen.focused is None and not displayed(event.widget):
+            screen.call_after_refresh(self._focus_lost)
+
+    def _focus_lost(self) -> None:
+        screen = self._as_screen()
+        if screen.focused is None and screen.is_attached:
+            self.focus_fallback()
+
+    def focus_fallback(self) -> None:
+        """Focus something shown after the focused widget was hidden: the first
+        widget that takes the focus, unless a screen knows better."""
+        self._as_screen().focus_next()
+
     def _as_screen(self) -> Screen[object]:
         assert isinstance(self, Screen)
         return self
+
+
+def displayed(widget: Widget) -> bool:
+    """Whether ``widget`` and every container up to its screen are displayed."""
+    return all(node.display for node in widget.ancestors_with_self if isinstance(node, Widget))
 
 
 class AppScreen(_StyledOnArrival, Screen[_T]):

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Header, Static
+from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
 from ...core.bench.runner import RESULTS, BenchError, BenchRunner, ProblemUpdate, run_key
@@ -52,8 +52,20 @@ class BenchScreen(AppScreen[None]):
     BINDINGS = [
         # Priority: the table's own Enter (select the row) would hide the key from the footer.
         Binding("enter", "open", "Replay", priority=True, tooltip="Replay the selected problem's session"),
+        Binding(
+            "slash",
+            "search",
+            "Search",
+            key_display="/",
+            tooltip="Show only the problems whose id, status or reason hold the words typed",
+        ),
         Binding("r", "reload", "Reload", tooltip="Read the bench folder again (a bench another qflow is running)"),
-        Binding("escape", "back", "Back", tooltip="Leave the bench screen (once the bench is not running)"),
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            tooltip="Leave the bench screen (once the bench is not running); clears the search first",
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -63,6 +75,8 @@ class BenchScreen(AppScreen[None]):
     BenchScreen #bench-body { height: 1fr; }
     BenchScreen #bench-chart { dock: top; padding: 0 1; margin-bottom: 1; }
     BenchScreen #bench-table { height: 1fr; }
+    BenchScreen #bench-search { display: none; margin: 0 1; }
+    BenchScreen #bench-search.-shown { display: block; }
     BenchScreen #bench-detail { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     BenchScreen.-wide #bench-chart {
         dock: right; width: 64; height: 1fr; margin-bottom: 0; border-left: vkey $surface-lighten-2;
@@ -104,6 +118,11 @@ class BenchScreen(AppScreen[None]):
         yield Header()
         yield Static(id="bench-summary", markup=False)
         yield Static(id="bench-where", markup=False)
+        yield Input(
+            placeholder="search: an id, a status, a reason (Enter: to the table, Escape: clear)",
+            id="bench-search",
+            compact=True,
+        )
         with Vertical(id="bench-body"):
             yield BenchTable(id="bench-table")
             yield PassByStepChart(id="bench-chart")
@@ -391,7 +410,35 @@ class BenchScreen(AppScreen[None]):
     def _row_selected(self) -> None:
         self.action_open()
 
+    def action_search(self) -> None:
+        search = self.query_one("#bench-search", Input)
+        search.add_class("-shown")
+        search.focus()
+
+    @on(Input.Changed, "#bench-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        table = self.query_one(BenchTable)
+        table.search_for(event.value)
+        self._show_detail()
+        if not table.row_count:
+            self.query_one("#bench-detail", Static).update(f"No problem matches {event.value.strip()!r}.")
+
+    def _close_search(self, clear: bool) -> bool:
+        """Leave the search line (emptied if ``clear``); False if it was not open."""
+        search = self.query_one("#bench-search", Input)
+        if not search.has_class("-shown"):
+            return False
+        if clear:
+            search.value = ""
+            self.query_one(BenchTable).search_for("")
+            search.remove_class("-shown")
+        self.query_one(BenchTable).focus()
+        return True
+
     def action_open(self) -> None:
+        if self.query_one("#bench-search", Input).has_focus:
+            self._close_search(clear=False)  # Enter in the search: to the rows it left
+            return
         row = self.query_one(BenchTable).selected
         if row is None:
             return
@@ -412,6 +459,8 @@ class BenchScreen(AppScreen[None]):
         self._load_folder()
 
     def action_back(self) -> None:
+        if self._close_search(clear=True):
+            return
         if self.running:
             self.notify(
                 "The bench is running. Ctrl+Q stops it (run the same command again to resume).",

@@ -22,6 +22,7 @@ from ...core.events import RunStarted
 from ...core.safe_text import clean, one_line
 from ..state import run_shape
 from ..widgets.footer import AppFooter
+from ..widgets.lists import ListTable
 from .base import AppScreen
 
 #: The compare screen's tabs, in the order the number keys pick them.
@@ -124,13 +125,13 @@ class CompareScreen(AppScreen[None]):
         yield Static(id="cmp-heads", markup=False)
         with TabbedContent(id="cmp-tabs"):
             with TabPane("Steps", id="cmp-steps"):
-                yield DataTable(id="cmp-steps-table", cursor_type="row", zebra_stripes=True)
+                yield ListTable(id="cmp-steps-table", cursor_type="row", zebra_stripes=True)
             with TabPane("Programs", id="cmp-programs"), VerticalScroll(id="cmp-program-scroll"):
                 yield Static(id="cmp-program", markup=False)
             with TabPane("Visible tests", id="cmp-checks"):
-                yield DataTable(id="cmp-checks-table", cursor_type="row")
+                yield ListTable(id="cmp-checks-table", cursor_type="row")
             with TabPane("Agents", id="cmp-agents"):
-                yield DataTable(id="cmp-agents-table", cursor_type="row")
+                yield ListTable(id="cmp-agents-table", cursor_type="row")
         yield AppFooter()
 
     def on_mount(self) -> None:

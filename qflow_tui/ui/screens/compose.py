@@ -13,6 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
@@ -56,6 +57,18 @@ _SELECT_RANGE = 60
 #: What the first Run needs that the form does not: imported in the loop at the
 #: first Ctrl+R, it stalled the app about 0.1 s on top of building the screen.
 RUN_MODULE = "qflow_tui.ui.screens.run"
+
+
+def known_model_names() -> list[str]:
+    """What the Model field completes: the price table's models and the named
+    local ones (a broken [prices] table leaves the built-in ones)."""
+    from ...core.llm.catalog import table_models
+    from ...core.llm.prices import BUILT_IN, PriceError
+
+    try:
+        return [k.name for k in table_models()]
+    except PriceError:
+        return [k.name for k in table_models(dict(BUILT_IN))]
 
 
 def warm_up_the_run_screen(model: str = "", base_url: str | None = None) -> None:
@@ -184,7 +197,14 @@ class ComposeScreen(AppScreen[None]):
                 yield Label("Load file or benchmark id", classes="field-label")
                 yield Input(placeholder="mbpp/11, humaneval/12, path", id="load", compact=True)
                 yield Label("Model", classes="field-label")
-                yield Input(cfg.model, id="model", compact=True, placeholder="provider/model")
+                yield Input(
+                    cfg.model,
+                    id="model",
+                    compact=True,
+                    placeholder="provider/model",
+                    suggester=SuggestFromList(known_model_names(), case_sensitive=False),
+                )
+                yield Static("", id="model-hint")
                 yield Label("Workflow", classes="field-label")
                 names = workflow_names()
                 first = cfg.workflow if cfg.workflow in names else names[0]
@@ -276,7 +296,35 @@ class ComposeScreen(AppScreen[None]):
         self.app.theme_changed_signal.subscribe(self, lambda _t: self._style_editors())
         self._style_editors()
         cfg: RunConfig = qflow_app(self).config
-        self.call_after_refresh(warm_up_the_run_screen, cfg.model, cfg.base_url)
+        # The app's refresh, not this screen's: a dialog over the form at start
+        # (the three ways in, with no key) keeps the form from refreshing.
+        self.app.call_after_refresh(warm_up_the_run_screen, cfg.model, cfg.base_url)
+        if cfg.base_url:
+            base_url = cfg.base_url
+            self.run_worker(lambda: self._ask_server(base_url), thread=True, group="models", exit_on_error=False)
+
+    def _ask_server(self, base_url: str) -> None:
+        """On a thread: the local server's models join the Model field's
+        completions; a server that cannot say is one line under the field."""
+        from ...core.llm import resolve_base_url
+        from ...core.llm.catalog import server_models
+
+        try:
+            url = resolve_base_url("openai", base_url) or base_url
+            names = [k.name for k in server_models(url)]
+            problem = ""
+        except LLMError as exc:
+            names, problem = [], str(exc)
+        self.app.call_from_thread(self._server_answered, names, problem)
+
+    def _server_answered(self, names: list[str], problem: str) -> None:
+        if not self.is_attached:
+            return
+        field = self.query_one("#model", Input)
+        field.suggester = SuggestFromList([*names, *known_model_names()], case_sensitive=False)
+        hint = self.query_one("#model-hint", Static)
+        hint.update(clean(problem))
+        hint.set_class(bool(problem), "-visible")
 
     def _highlight_tests(self) -> None:
         if self.is_attached:

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
+from ...core.events import Event, ProgramCandidate, StepStarted
 from ...core.safe_text import clean, one_line
 from ...core.steer.fork import ForkError, ForkPlan, plan_fork, session_steps
 from .base import AppModal
@@ -25,20 +26,20 @@ VERDICTS: list[tuple[str, str]] = [("the checker decides", "checker"), ("accept"
 ANY = -1
 
 
-def recorded_program(events: list[Any], step: str, progression: int | None) -> str:
+def recorded_program(events: list[Event], step: str, progression: int | None) -> str:
     """The program the recording's progression ended ``step`` with (the first
     progression's when None), or empty."""
     for e in events:
-        if e.kind == "program_candidate" and e.step == step and (progression is None or e.progression == progression):
-            return str(e.program)
+        if isinstance(e, ProgramCandidate) and e.step == step and progression in (None, e.progression):
+            return e.program
     return ""
 
 
-def step_progressions(events: list[Any], step: str) -> list[int]:
+def step_progressions(events: list[Event], step: str) -> list[int]:
     """The progressions that started ``step`` in the recording, in order."""
     seen: dict[int, None] = {}
     for e in events:
-        if e.kind == "step_started" and e.step == step and e.progression is not None:
+        if isinstance(e, StepStarted) and e.step == step and e.progression is not None:
             seen.setdefault(e.progression, None)
     return list(seen)
 

@@ -13,11 +13,12 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from ...core.safe_text import one_line
+from ..widgets.lists import ListScroll
 from .base import AppModal
 
 
@@ -105,7 +106,7 @@ class KeysScreen(AppModal[None]):
         self.beneath = beneath
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
+        with ListScroll():
             where = self.beneath.sub_title or "this screen"
             yield Label(one_line(f"Keys: {where}", 80), classes="dialog-title")
             for group, rows in keys_of(self.beneath):

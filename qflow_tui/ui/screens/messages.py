@@ -6,11 +6,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
 from ...core.safe_text import clean
 from ..access import qflow_app
+from ..widgets.lists import ListScroll
 from .base import AppModal
 
 
@@ -32,7 +32,7 @@ class MessagesScreen(AppModal[None]):
     def compose(self) -> ComposeResult:
         app = qflow_app(self)
         log = list(reversed(app.message_log))
-        with VerticalScroll():
+        with ListScroll():
             yield Label(f"Messages ({len(log)}, newest first)", classes="dialog-title")
             if not log:
                 yield Static("Nothing yet: notices, warnings and errors are kept here as they come.")

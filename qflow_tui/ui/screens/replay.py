@@ -60,7 +60,7 @@ class ReplayScreen(AppScreen[None]):
         Binding("shift+right", "event(1)", "Event", show=False, tooltip="One event on"),
         Binding("home", "start", "Start", show=False, tooltip="Back to the start of the run"),
         Binding("end,i", "end", "End", key_display="i", tooltip="Jump to the end at once"),
-        Binding("g", "pick_step", "Go to", tooltip="Jump to any workflow step"),
+        Binding("colon", "pick_step", "Go to", key_display=":", tooltip="Jump to any workflow step"),
         Binding("f", "fork", "Fork", tooltip="Fork the session at the current step: a new run from there, with edits"),
         Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+ -", tooltip="Play faster (- slower)"),
         Binding("minus", "speed(-1)", "Slower", key_display="-", show=False, tooltip="Play slower"),
@@ -175,6 +175,9 @@ class ReplayScreen(AppScreen[None]):
             self.go_to_step(self.start_step)
         else:
             self.seek(len(self.events))
+
+    def focus_fallback(self) -> None:
+        self.query_one(RunView).focus_shown_tab()
 
     def _paint_intro(self) -> None:
         intro = self.query_one("#replay-intro", Static)

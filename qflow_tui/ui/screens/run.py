@@ -64,7 +64,12 @@ class RunScreen(AppScreen[None]):
             tooltip="The stopped progression's next quality check: a accept, r reject (the same key again: undo)",
         ),
         Binding("r", "override_verdict(False)", "Reject", show=False),
-        Binding("k", "toggle_test_verdict", "Keep/drop", tooltip="Keep or drop the highlighted test over the TQC"),
+        Binding(
+            "space",
+            "toggle_test_verdict",
+            "Keep/drop",
+            tooltip="Keep or drop the highlighted test over the TQC",
+        ),
         Binding("t", "edit_test", "Edit", tooltip="Edit the highlighted synthesized test"),
         Binding("plus", "add_test", "Add", key_display="+", tooltip="Add a test to the kept synthesized tests"),
         Binding("d", "delete_test", "Delete", tooltip="Delete the highlighted synthesized test"),
@@ -75,7 +80,7 @@ class RunScreen(AppScreen[None]):
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
         Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
-        Binding("g", "give_up_retry", "Give up retry", tooltip="Give up the retries the run is waiting to make"),
+        Binding("ctrl+g", "give_up_retry", "Give up retry", tooltip="Give up the retries the run is waiting to make"),
     ]
 
     def __init__(
@@ -136,6 +141,9 @@ class RunScreen(AppScreen[None]):
             timeline.cursor = 0
         self._mark_breakpoints()
         self.run_chosen_workflow()
+
+    def focus_fallback(self) -> None:
+        self.query_one(RunView).focus_shown_tab()
 
     # -- the worker ------------------------------------------------------------------------
 
@@ -233,7 +241,15 @@ class RunScreen(AppScreen[None]):
             # First: on a small screen the end of the line is cut, and this is what the next key acts on.
             goes_on = " — continues on n/c" if self.stopped else " — taken where it applies"
             line = f"✎ edit pending: {self.steering.brief()}{goes_on}" + (f" · {line}" if line else "")
-        self.query_one(RunView).gate_status = line
+        view = self.query_one(RunView)
+        view.gate_status = line
+        view.show_pending_tests(self._pending_tests() if self.running else {})
+
+    def _pending_tests(self) -> dict[str, str]:
+        """The synthesized tests' edits the run has not taken yet, by test (the Tests tab marks their rows)."""
+        marks = {test: "keep" if keep else "drop" for test, keep in self.steering.test_verdicts.items()}
+        marks.update({test: "edit" if new else "delete" for test, new in self.steering.test_edits.items()})
+        return marks
 
     @on(Worker.StateChanged)
     def _run_state_changed(self, event: Worker.StateChanged) -> None:
@@ -252,6 +268,7 @@ class RunScreen(AppScreen[None]):
             for e in batch:
                 view.apply(e)
         view.gate_status = ""
+        view.show_pending_tests({})  # never taken now: the notice below names them
         view.flush()
         session = f" Session: {self.session_path}" if self.session_path else ""
         if state == WorkerState.SUCCESS:
@@ -476,7 +493,16 @@ class RunScreen(AppScreen[None]):
         self.notify(clean(message), markup=False)
         self._paint_gate()
 
-    def _edit(self, key: str, title: str, text: str, check: Any, take: Any, language: str | None = "python") -> None:
+    def _edit(
+        self,
+        key: str,
+        title: str,
+        text: str,
+        check: Any,
+        take: Any,
+        language: str | None = "python",
+        placeholder: str = "",
+    ) -> None:
         """Open the editor on ``text`` (or the draft left for ``key``); ``take`` gets what was taken."""
         from .steer_edit import SteerEditScreen
 
@@ -494,7 +520,8 @@ class RunScreen(AppScreen[None]):
                 return
             take(text)
 
-        self.app.push_screen(SteerEditScreen(title, self._drafts.get(key, text), check, language=language), done)
+        editor = SteerEditScreen(title, self._drafts.get(key, text), check, language=language, placeholder=placeholder)
+        self.app.push_screen(editor, done)
 
     def action_edit_program(self) -> None:
         where = self._stop_stage()
@@ -530,9 +557,21 @@ class RunScreen(AppScreen[None]):
         self.steering.next_verdicts[p] = accept
         self._edited(f"p{p}'s next quality check: {word} (the checker is not asked).")
 
+    def _refuse_deleted(self, test: SynthTest, what: str) -> bool:
+        """Say why a deleted test takes no edit (True: it is deleted)."""
+        if self.steering.test_edits.get(test.test) == "":
+            self.notify(f"This test is deleted (not yet taken): press d to undo that, then {what}.", severity="warning")
+            return True
+        if test.steered == "deleted":
+            self.notify("This test was deleted: the run no longer has it.", severity="warning")
+            return True
+        return False
+
     def action_toggle_test_verdict(self) -> None:
         test = self._highlighted_test()
         if test is None or not self._can_edit("toggle_test_verdict"):
+            return
+        if self._refuse_deleted(test, "space keeps or drops it"):
             return
         if test.test in self.steering.test_verdicts:
             del self.steering.test_verdicts[test.test]
@@ -551,6 +590,8 @@ class RunScreen(AppScreen[None]):
     def action_edit_test(self) -> None:
         test = self._highlighted_test()
         if test is None or not self._can_edit("edit_test"):
+            return
+        if self._refuse_deleted(test, "t edits it"):
             return
         original = test.test
 
@@ -592,9 +633,10 @@ class RunScreen(AppScreen[None]):
         self._edit(
             "test:new",
             "A test to add to the kept synthesized tests",
-            f"assert {self._entry_point()}(...) == ...",
+            "",
             lambda text: check_test(text, self._entry_point()),
             take,
+            placeholder=f"assert {self._entry_point()}(...) == ...",
         )
 
     def action_edit_statement(self) -> None:

@@ -28,6 +28,7 @@ from ...core.session import (
 from ...core.session.display import human_duration, human_time, human_tokens, short_model
 from ..palette import Palette
 from ..widgets.footer import AppFooter
+from ..widgets.lists import ListTable
 from .base import AppScreen
 from .confirm import Confirm
 
@@ -73,7 +74,7 @@ class SessionsScreen(AppScreen[None]):
             show=False,
             tooltip="Export the selected session as a Markdown transcript",
         ),
-        Binding("j", "export('jsonl')", "Export .jsonl", show=False, tooltip="Export the selected session as JSONL"),
+        Binding("J", "export('jsonl')", "Export .jsonl", show=False, tooltip="Export the selected session as JSONL"),
         Binding("r", "reload", "Reload", show=False, tooltip="Read the sessions folder again"),
         Binding("space", "mark", "Mark", tooltip="Mark the selected session for compare (two at most)"),
         Binding(
@@ -151,7 +152,7 @@ class SessionsScreen(AppScreen[None]):
         )
         yield Static(id="sessions-where", markup=False)
         yield Static(id="sessions-parent", markup=False)
-        table: DataTable[Any] = DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = ListTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static(id="sessions-empty", markup=False)
         yield Static(id="sessions-skipped", markup=False)

@@ -32,10 +32,20 @@ class SteerEditScreen(AppModal[tuple[bool, str]]):
         Binding("escape", "leave", "Leave", priority=True, tooltip="Leave without taking the edit (kept as a draft)"),
     ]
 
-    def __init__(self, title: str, text: str, check: Callable[[str], str], *, language: str | None = "python") -> None:
+    def __init__(
+        self,
+        title: str,
+        text: str,
+        check: Callable[[str], str],
+        *,
+        language: str | None = "python",
+        placeholder: str = "",
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.text = text
+        self.placeholder = placeholder
+        """Shown while the editor is empty (an example: typing replaces it, not appends to it)."""
         self.check = check
         self.language = language
 
@@ -43,9 +53,13 @@ class SteerEditScreen(AppModal[tuple[bool, str]]):
         with Vertical(id="steer-edit", classes="dialog"):
             yield Label(self.title_text, classes="dialog-title", markup=False)
             if self.language:
-                yield TextArea.code_editor(self.text, language=self.language, id="steer-editor")
+                yield TextArea.code_editor(
+                    self.text, language=self.language, id="steer-editor", placeholder=self.placeholder
+                )
             else:
-                yield TextArea(self.text, id="steer-editor", soft_wrap=True, tab_behavior="focus")
+                yield TextArea(
+                    self.text, id="steer-editor", soft_wrap=True, tab_behavior="focus", placeholder=self.placeholder
+                )
             yield Static(_HINT, id="steer-error", classes="dialog-hint", markup=False)
 
     def on_mount(self) -> None:

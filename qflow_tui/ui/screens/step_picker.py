@@ -11,6 +11,7 @@ from textual.widgets.option_list import Option
 
 from ...core.safe_text import markup_safe, one_line
 from ..replay_model import ReplayStep
+from ..widgets.lists import ListOptions
 from .base import AppModal
 
 
@@ -27,7 +28,7 @@ class StepPicker(AppModal[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("Jump to a workflow step", classes="dialog-title")
-            yield OptionList(
+            yield ListOptions(
                 *(Option(markup_safe(f"{s.number:>2}  {one_line(s.title)}"), id=str(s.number)) for s in self.steps),
                 id="step-list",
             )

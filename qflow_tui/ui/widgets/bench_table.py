@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import DataTable
 
 from ...core.bench.report import step_columns
 from ...core.safe_text import one_line
 from ..palette import Palette, palette
 from ..replay_model import short_step
 from .columns import room_left
+from .lists import ListTable
 
 #: The widths of the columns beside the steps'.
 _WIDTHS = {"problem": 16, "status": 14, "tokens": 6, "time": 6}
@@ -101,7 +101,7 @@ def _tokens(n: int) -> str:
     return str(n)
 
 
-class BenchTable(DataTable[Any]):
+class BenchTable(ListTable):
     """One row per run, one column per workflow step seen in the results so far."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -116,6 +116,10 @@ class BenchTable(DataTable[Any]):
         """The step names' room the columns were built with (see _label_room)."""
         self._why = 0
         """The width the "why" column was built with (below ``_WHY_MIN``: not shown)."""
+        self.search = ""
+        """Rows shown are those whose id, status or reason holds this (``/``); empty: all."""
+        self._shown: list[str] = []
+        """The keys of the rows on show, in order."""
 
     def _label_room(self) -> int:
         """Cells a step's column name may take: whole names ("program generator")
@@ -165,6 +169,13 @@ class BenchTable(DataTable[Any]):
             *([Text(row.why, style=colours.muted, no_wrap=True, overflow="ellipsis")] if self._why >= _WHY_MIN else []),
         ]
 
+    def matches(self, row: BenchRow) -> bool:
+        """Whether ``row`` is shown under the search (case does not matter)."""
+        if not self.search:
+            return True
+        said = f"{row.key} {_status(row, palette(self.app)).plain} {row.why}".lower()
+        return all(word in said for word in self.search.lower().split())
+
     def show(self, rows: list[BenchRow]) -> None:
         """Show every row again (the first time, or when a new step column appears)."""
         colours = palette(self.app)
@@ -172,23 +183,31 @@ class BenchTable(DataTable[Any]):
         self.rows_by_key = {r.key: r for r in rows}
         self.steps = step_columns(r.record for r in rows if r.record and r.state == "done")
         self._columns()
-        for r in rows:
+        shown = [r for r in rows if self.matches(r)]
+        self._shown = [r.key for r in shown]
+        for r in shown:
             self.add_row(*self._cells(r, colours), key=r.key)
-        if rows:
-            self.move_cursor(row=min(keep, len(rows) - 1))
+        if shown:
+            self.move_cursor(row=min(max(keep, 0), len(shown) - 1))
+
+    def search_for(self, text: str) -> None:
+        """Show only the rows that hold every word of ``text``."""
+        if text.strip() != self.search:
+            self.search = text.strip()
+            self.show(list(self.rows_by_key.values()))
 
     def update_rows(self, keys: list[str]) -> None:
         """Redraw the rows of ``keys`` (a new step column redraws the whole table)."""
         rows = list(self.rows_by_key.values())
         steps = step_columns(r.record for r in rows if r.record and r.state == "done")
-        if steps != self.steps or self.row_count != len(rows):
+        if steps != self.steps or self._shown != [r.key for r in rows if self.matches(r)]:
             self.show(rows)
             return
         colours = palette(self.app)
         columns = list(self.columns)
         for key in keys:
             row = self.rows_by_key.get(key)
-            if row is None:
+            if row is None or key not in self._shown:
                 continue
             for column, cell in zip(columns, self._cells(row, colours), strict=True):
                 self.update_cell(key, column, cell)

@@ -24,6 +24,7 @@ from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
+from ...core import events as ev
 from ...core.events import Event
 from ..state import RunState
 from .agent_pane import AgentPanes
@@ -53,24 +54,34 @@ TABS: tuple[tuple[str, str], ...] = (
 
 
 #: Which tabs an event kind can change; a kind not named here changes them all.
-_TABS_OF_KIND: dict[str, frozenset[str]] = {
-    "text_delta": frozenset({"tab-agents"}),  # the imagined trace too, for a checker's call
-    "llm_call_started": frozenset({"tab-agents", "tab-imagined"}),
-    "llm_call_finished": frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
-    "llm_call_failed": frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
-    "imagined_check": frozenset({"tab-imagined", "tab-timeline"}),
-    "tests_designed": frozenset({"tab-tests", "tab-timeline"}),
-    "tqc_verdict": frozenset({"tab-tests", "tab-timeline"}),
-    "sandbox_run": frozenset({"tab-tests", "tab-timeline", "tab-program"}),
-    "program_candidate": frozenset({"tab-program", "tab-timeline"}),
-    "step_started": frozenset({"tab-timeline", "tab-imagined"}),
-    "step_finished": frozenset({"tab-timeline", "tab-imagined"}),
-    "decision": frozenset({"tab-timeline", "tab-program", "tab-imagined"}),
-    "tree_node": frozenset({"tab-tree"}),
-    "gate_stop": frozenset(),
-    "notice": frozenset(),
+_TABS_OF_EVENT: dict[type[Event], frozenset[str]] = {
+    ev.TextDelta: frozenset({"tab-agents"}),  # the imagined trace too, for a checker's call
+    ev.LLMCallStarted: frozenset({"tab-agents", "tab-imagined"}),
+    ev.LLMCallFinished: frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
+    ev.LLMCallFailed: frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
+    ev.ImaginedCheck: frozenset({"tab-imagined", "tab-timeline"}),
+    ev.TestsDesigned: frozenset({"tab-tests", "tab-timeline"}),
+    ev.TQCVerdict: frozenset({"tab-tests", "tab-timeline"}),
+    ev.SandboxRun: frozenset({"tab-tests", "tab-timeline", "tab-program"}),
+    ev.ProgramCandidate: frozenset({"tab-program", "tab-timeline"}),
+    ev.StepStarted: frozenset({"tab-timeline", "tab-imagined"}),
+    ev.StepFinished: frozenset({"tab-timeline", "tab-imagined"}),
+    ev.Decision: frozenset({"tab-timeline", "tab-program", "tab-imagined"}),
+    ev.TreeNode: frozenset({"tab-tree"}),
+    ev.GateStop: frozenset(),
+    ev.Notice: frozenset(),
 }
 _ALL_TABS = frozenset(t for t, _ in TABS)
+
+#: What takes the focus when a tab is shown.
+_TAB_FOCUS: dict[str, str] = {
+    "tab-timeline": "#timeline-tab",
+    "tab-agents": ".agent-pane",
+    "tab-imagined": "#imagined-trace",
+    "tab-tests": "#tests-grid",
+    "tab-program": "#program-view",
+    "tab-tree": "#search-tree-nodes",
+}
 
 #: What the tabs behind the agents' and the timeline's hold, mounted one after
 #: the other once the run screen is painted (or at once, when a tab is wanted
@@ -146,6 +157,8 @@ class RunView(Widget):
         self._content: dict[str, Widget] = {}
         """Each tab's widget, from when its mount starts (see _TAB_CONTENT); the agents' is composed."""
         self._mounting: dict[str, AwaitMount] = {}
+        self._pending_tests: dict[str, str] = {}
+        """Edits to the synthesized tests a live run has not taken yet (see show_pending_tests)."""
 
     def compose(self) -> ComposeResult:
         yield Static("starting…", id="run-progress", markup=False)
@@ -251,20 +264,22 @@ class RunView(Widget):
     # -- folding and painting ------------------------------------------------------------
 
     def _fold(self, event: Event) -> None:
-        kind = self.state.apply(event)
-        if self.live and kind == "run_started" and self._clock_start is None:
-            self._clock_start = self._clock()
-        if self.live and kind in ("run_finished", "run_failed"):
-            self._clock_stop = self._clock()
-        if self.live and kind == "llm_call_retry":
-            self._retry_clock[getattr(event, "call_id", "")] = self._clock()
-        if kind == "run_finished" and event.progression is not None:
-            self.set_reactive(RunView.progression, event.progression)
-        tabs = _TABS_OF_KIND.get(kind, _ALL_TABS)
-        if kind == "text_delta":
-            call = self.state.calls.get(getattr(event, "call_id", ""))
-            if call is not None and self.state.is_imagining(call):
-                tabs = tabs | {"tab-imagined"}
+        self.state.apply(event)
+        tabs = _TABS_OF_EVENT.get(type(event), _ALL_TABS)
+        match event:
+            case ev.RunStarted() if self.live and self._clock_start is None:
+                self._clock_start = self._clock()
+            case ev.RunFinished() | ev.RunFailed():
+                if self.live:
+                    self._clock_stop = self._clock()
+                if isinstance(event, ev.RunFinished) and event.progression is not None:
+                    self.set_reactive(RunView.progression, event.progression)
+            case ev.LLMCallRetry(call_id=call_id) if self.live:
+                self._retry_clock[call_id] = self._clock()
+            case ev.TextDelta(call_id=call_id):
+                call = self.state.calls.get(call_id)
+                if call is not None and self.state.is_imagining(call):
+                    tabs = tabs | {"tab-imagined"}
         self._dirty.update(tabs)
 
     def _timed_repaint(self) -> None:
@@ -314,6 +329,9 @@ class RunView(Widget):
         state, p = self.state, self.progression
         if tab == "tab-agents":
             self.query_one(AgentPanes).update_from(state, p, self.retry_countdown())
+        elif isinstance(content, TestsTable):
+            content.pending = self._pending_tests
+            content.update_from(state, p)
         elif isinstance(content, Timeline | ImaginedTrace | TestsTable | ProgramView | SearchTree):
             content.update_from(state, p)
 
@@ -328,6 +346,17 @@ class RunView(Widget):
         if text != self._progress_shown:
             self._progress_shown = text
             bar.update(text, layout=False)  # one line, always: no reflow of the screen
+
+    def show_pending_tests(self, pending: dict[str, str]) -> None:
+        """Mark the synthesized tests a person kept, dropped, deleted or edited at
+        a stop, until the run takes the edits (``{test: "keep"}``, see
+        TestsTable.pending)."""
+        if pending == self._pending_tests:
+            return
+        self._pending_tests = dict(pending)
+        self._stale_tabs.add("tab-tests")
+        if self.is_mounted:
+            self._paint_tab(self.query_one("#run-tabs", TabbedContent).active)
 
     def paint_status(self) -> None:
         """Repaint the status bar alone (elapsed time, calls, tokens)."""
@@ -401,16 +430,15 @@ class RunView(Widget):
             return
         self._paint_tab(tab)  # drawn before it shows: no empty first frame
         self.query_one("#run-tabs", TabbedContent).active = tab
-        target = {
-            "tab-timeline": "#timeline-tab",
-            "tab-agents": ".agent-pane",
-            "tab-imagined": "#imagined-trace",
-            "tab-tests": "#tests-grid",
-            "tab-program": "#program-view",
-            "tab-tree": "#search-tree-nodes",
-        }.get(tab)
-        if target:
-            self.query(target).first().focus()
+        self.focus_shown_tab()
+
+    def focus_shown_tab(self) -> None:
+        """Focus what the shown tab holds (its first pane), so its keys and the
+        view's work at once."""
+        target = _TAB_FOCUS.get(self.query_one("#run-tabs", TabbedContent).active)
+        found = self.query(target) if target else None
+        if found:
+            found.first().focus()
 
     def action_zoom(self) -> None:
         screen = self.screen

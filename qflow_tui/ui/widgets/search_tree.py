@@ -16,6 +16,7 @@ from textual.widgets.tree import TreeNode
 
 from ..palette import Palette, palette
 from ..state import RunState, SearchNode
+from .lists import ListTree
 
 #: What a critic's action looks like in a node's label.
 _ACTION_WORDS = {"accept": "ACCEPT", "refine": "refine", "abort": "abort"}
@@ -84,7 +85,7 @@ class SearchTree(Vertical):
         self._theme = ""
 
     def compose(self) -> ComposeResult:
-        tree: Tree[str] = Tree("search tree", id="search-tree-nodes")
+        tree: Tree[str] = ListTree("search tree", id="search-tree-nodes")
         tree.show_root = False
         tree.guide_depth = 2
         yield tree

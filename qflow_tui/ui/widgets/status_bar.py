@@ -1,4 +1,4 @@
-"""The status bar: elapsed time, LLM calls, tokens in/out in total and per agent."""
+"""The status bar: elapsed time, LLM calls, tokens in (cached apart) and out in total and per agent."""
 
 from __future__ import annotations
 
@@ -35,7 +35,14 @@ class StatusBar(Static):
         text = Text()
         text.append(f"{'recorded' if recorded else 'elapsed'} {fmt_elapsed(elapsed, precise)}", style="bold")
         text.append(f"  {state.llm_calls} call{'' if state.llm_calls == 1 else 's'}  ")
-        text.append(f"tokens {fmt_tokens(total.input)} in / {fmt_tokens(total.output)} out", style="bold")
+        cached = ", ".join(
+            f"{fmt_tokens(n)} {what}"
+            for n, what in ((total.cache_read, "cached"), (total.cache_write, "to cache"))
+            if n
+        )
+        # Cached prompt tokens cost a tenth (read) or 1.25x (written): shown apart.
+        cached = f" ({cached})" if cached else ""
+        text.append(f"tokens {fmt_tokens(total.input)} in{cached} / {fmt_tokens(total.output)} out", style="bold")
         if state.isolation:
             # How generated code is contained matters as much as what it costs.
             text.append("  │ ", style=colours.muted)

@@ -15,9 +15,24 @@ from textual.widgets import DataTable, Static
 from ..palette import Palette, palette
 from ..state import RunState, SynthTest
 from .columns import room_left
+from .lists import ListTable
+
+#: How an edit a person made at a stop, not yet taken by the run, reads in the
+#: TQC column (the run takes it when it goes on: then the row says ✎).
+PENDING_WORDS = {"keep": "→ keep", "drop": "→ drop", "delete": "→ delete", "edit": "→ edit"}
+
+#: What the detail says of a pending edit.
+_PENDING_DETAIL = {
+    "keep": "kept over the TQC when the run goes on (space again: undo)",
+    "drop": "dropped over the TQC when the run goes on (space again: undo)",
+    "delete": "deleted when the run goes on (d again: undo)",
+    "edit": "replaced by your edit when the run goes on (t: change it)",
+}
 
 
-def _tqc_cell(t: SynthTest, colours: Palette) -> Text:
+def _tqc_cell(t: SynthTest, colours: Palette, pending: str | None = None) -> Text:
+    if pending is not None:
+        return Text(PENDING_WORDS[pending], style=f"bold italic {colours.warning}")
     if t.steered:
         # A person's word over the TQC's (the detail below still gives the TQC's).
         return Text(f"✎ {t.steered}", style=f"bold {colours.accent}")
@@ -36,12 +51,22 @@ def _result_cell(t: SynthTest, progression: int, colours: Palette) -> Text:
     return Text(status, style=colours.outcome(status))
 
 
-def render_detail(t: SynthTest | None, index: int, progression: int, colours: Palette) -> Text:
+def _test_cell(t: SynthTest, colours: Palette, pending: str | None) -> Text:
+    style = f"strike {colours.muted}" if pending == "delete" else ""
+    return Text(t.test.replace("\n", " "), style=style, no_wrap=True, overflow="ellipsis")
+
+
+def render_detail(
+    t: SynthTest | None, index: int, progression: int, colours: Palette, pending: str | None = None
+) -> Text:
     if t is None:
         return Text("No synthesized tests yet.", style=colours.muted)
     out = Text()
     out.append(f"#{index + 1} ", style="bold")
     out.append(t.test + "\n")
+    if pending is not None:
+        out.append("pending ", style=f"bold {colours.muted}")
+        out.append(_PENDING_DETAIL[pending] + "\n", style=colours.warning)
     out.append("TQC ", style=f"bold {colours.muted}")
     if t.steered:
         out.append_text(_tqc_cell(t, colours))
@@ -92,12 +117,15 @@ class TestsTable(Vertical):
         """What each row shows (verdict, last result), to update only changed cells."""
         self._theme = ""
         self._test_width = 0
+        self.pending: dict[str, str] = {}
+        """A person's edits at a stop not taken yet, by test: keep, drop, delete or edit
+        (set by the run screen; see PENDING_WORDS)."""
         """Cells the test column has (0: not laid out yet): longer tests end in
         an ellipsis there, as the detail below shows them whole."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="tests-summary")
-        table: DataTable[Any] = DataTable(id="tests-grid", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = ListTable(id="tests-grid", cursor_type="row", zebra_stripes=True)
         self._add_columns(table)
         yield table
         with VerticalScroll(id="tests-detail"):
@@ -115,19 +143,21 @@ class TestsTable(Vertical):
             self._theme = theme
         # Rows already shown change in place (update_cell); new tests are appended.
         for i, t in enumerate(state.synth):
-            shown = (f"{t.verdict}{t.steered}", repr(t.results.get(progression)))
+            pending = self.pending.get(t.test)
+            shown = (f"{t.verdict}{t.steered}{pending}", repr(t.results.get(progression)))
             if i < len(self._rows):
                 if self._rows[i] != shown:
                     self._rows[i] = shown
-                    table.update_cell(str(i), "tqc", _tqc_cell(t, colours))
+                    table.update_cell(str(i), "tqc", _tqc_cell(t, colours, pending))
                     table.update_cell(str(i), "run", _result_cell(t, progression, colours))
+                    table.update_cell(str(i), "test", _test_cell(t, colours, pending))
                 continue
             self._rows.append(shown)
             table.add_row(
                 Text(str(i + 1)),
-                _tqc_cell(t, colours),
+                _tqc_cell(t, colours, pending),
                 _result_cell(t, progression, colours),
-                Text(t.test.replace("\n", " "), no_wrap=True, overflow="ellipsis"),
+                _test_cell(t, colours, pending),
                 key=str(i),
             )
         kept = sum(1 for t in state.synth if t.verdict == "kept")
@@ -184,7 +214,10 @@ class TestsTable(Vertical):
         table = self.query_one("#tests-grid", DataTable)
         i = table.cursor_row
         t = state.synth[i] if 0 <= i < len(state.synth) else None
-        self.query_one("#tests-detail-body", Static).update(render_detail(t, i, self._progression, palette(self.app)))
+        pending = self.pending.get(t.test) if t is not None else None
+        self.query_one("#tests-detail-body", Static).update(
+            render_detail(t, i, self._progression, palette(self.app), pending)
+        )
 
     @on(DataTable.RowHighlighted, "#tests-grid")
     def _show_selected_test(self, event: DataTable.RowHighlighted) -> None:

@@ -177,8 +177,10 @@ class Timeline(VerticalScroll, can_focus=True):
     containers refuse by default."""
 
     BINDINGS = [
-        Binding("up", "move_cursor(-1)", "Previous step", show=False),
-        Binding("down", "move_cursor(1)", "Next step", show=False),
+        Binding("up,k", "move_cursor(-1)", "Previous step", show=False),
+        Binding("down,j", "move_cursor(1)", "Next step", show=False),
+        Binding("g", "move_to(0)", "First step", show=False),
+        Binding("G", "move_to(-1)", "Last step", show=False),
     ]
 
     @dataclass
@@ -233,6 +235,14 @@ class Timeline(VerticalScroll, can_focus=True):
         # highlight after pressing 1 until some later repaint).
         super().watch_has_focus(has_focus)
         self._repaint()
+
+    def action_move_to(self, row: int) -> None:
+        """The first step (0) or the last (-1)."""
+        stages = self._state.planned_stages() if self._state is not None else []
+        if self.cursor is None or not stages:
+            (self.scroll_home if row == 0 else self.scroll_end)(animate=False)
+            return
+        self.action_move_cursor((0 if row == 0 else len(stages) - 1) - self.cursor)
 
     def action_move_cursor(self, delta: int) -> None:
         stages = self._state.planned_stages() if self._state is not None else []

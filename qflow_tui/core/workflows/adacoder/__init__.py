@@ -6,15 +6,42 @@ from __future__ import annotations
 
 from ...config import RunConfig
 from ..base import Agent, PlannedStep, WorkflowSpec
-from ..settings import ITERATIONS
+from ..settings import ITERATIONS, Setting
+
+SETTINGS = (
+    ITERATIONS,
+    Setting(
+        "per_test_feedback",
+        "the Code Evaluator reports every failing test with the value returned (not in the paper, "
+        "whose Algorithm 2 reports the first error message only)",
+        default=False,
+    ),
+    Setting(
+        "prompt_engineer",
+        "the Prompt Engineer plans each regeneration (Table XI ablation: off, the program is "
+        "written again from the task alone)",
+        default=True,
+    ),
+    Setting(
+        "debug_specialist",
+        "the Debug Specialist's rules fix superficial errors (Table XI ablation: off, the Prompt "
+        "Engineer plans from the program's own error)",
+        default=True,
+    ),
+)
 
 
 def _adacoder_plan(cfg: RunConfig) -> list[PlannedStep]:
+    with_debug, with_plan = cfg.setting("debug_specialist"), cfg.setting("prompt_engineer")
     steps = [PlannedStep("programming_assistant", "phase 1: generate", ("programming_assistant", "code_evaluator"))]
     for i in range(1, cfg.iterations + 2):
-        steps.append(PlannedStep(f"debug_specialist:{i}", f"debug rules {i}", ("debug_specialist", "code_evaluator")))
+        if with_debug:
+            steps.append(
+                PlannedStep(f"debug_specialist:{i}", f"debug rules {i}", ("debug_specialist", "code_evaluator"))
+            )
         if i <= cfg.iterations:
-            steps.append(PlannedStep(f"prompt_engineer:{i}", f"plan {i}", ("prompt_engineer",)))
+            if with_plan:
+                steps.append(PlannedStep(f"prompt_engineer:{i}", f"plan {i}", ("prompt_engineer",)))
             steps.append(
                 PlannedStep(
                     f"programming_assistant:{i}", f"regenerate {i}", ("programming_assistant", "code_evaluator")
@@ -34,7 +61,7 @@ SPEC = WorkflowSpec(
         Agent("debug_specialist", "Debug specialist", "DS"),
         Agent("prompt_engineer", "Prompt engineer", "PE"),
     ),
-    settings=(ITERATIONS,),
+    settings=SETTINGS,
     plan=_adacoder_plan,
     visible_tests=lambda cfg: "executed in the sandbox",
     executes_visible=lambda cfg: True,

@@ -11,30 +11,27 @@ Algorithm 1, the last regenerated program gets the Debug Specialist too, and
 when nothing passes the last debugged program is returned (line 22). The plan
 Algorithm 1 would make after the last iteration is skipped: no program would
 follow it.
+
+Table XI's ablations remove an agent from Algorithm 1 and change nothing else:
+- ``prompt_engineer`` off ("w/o Prompt"): line 20 goes, so the plan stays None
+  and each Phase 2 iteration the Programming Assistant writes the program again
+  from the task alone (line 7);
+- ``debug_specialist`` off ("w/o Debug"): lines 15-19 go, so the Prompt
+  Engineer plans from the Code Evaluator's error on the program as written
+  (EvalResult1), and when nothing passes the last program written is returned.
+With both off, Phase 2 is t more programs written from the task alone.
 """
 
 from __future__ import annotations
 
-from ...agents.test_executor import execute_tests, execution_feedback
 from ...context import RunContext
 from ...events import Decision, ProgramCandidate
-from ...steps import StepOutcome, step
+from ...steps import step
 from ..base import WorkflowResult
 from . import debug_specialist
+from .code_evaluator import evaluate
 from .programming_assistant import write_code
 from .prompt_engineer import make_plan
-
-
-async def _evaluate(ctx: RunContext, code: str, s: StepOutcome) -> tuple[bool, str]:
-    """The Code Evaluator (Algorithm 2) on ``code``: success, or the error
-    information (the load error, or each failing test's error or value)."""
-    report = await execute_tests(
-        ctx, code, ctx.problem.test_sources, purpose="adacoder", agent="code_evaluator", step=s.name, progression=0
-    )
-    ok = report.load_error is None and report.total > 0 and report.passed == report.total
-    s.outcome = "accepted" if ok else "rejected"
-    s.detail = (s.detail + "; " if s.detail else "") + f"{report.passed}/{report.total} sample tests pass"
-    return ok, "" if ok else execution_feedback(report)
 
 
 def _decide(ctx: RunContext, step_name: str, ok: bool, reason: str) -> None:
@@ -56,7 +53,7 @@ async def _debug_step(ctx: RunContext, iteration: int, code: str, info: str) -> 
         s.detail = ", ".join(fixed.rules) if fixed.rules else "no rule applied"
         if fixed.rules:
             ctx.event(ProgramCandidate(step=s.name, agent="debug_specialist", progression=0, program=fixed.code))
-            ok, info = await _evaluate(ctx, fixed.code, s)
+            ok, info = await evaluate(ctx, fixed.code, s)
         else:
             # Nothing changed: evaluating the same program again would say the same.
             ok, s.outcome = False, "rejected"
@@ -65,30 +62,42 @@ async def _debug_step(ctx: RunContext, iteration: int, code: str, info: str) -> 
 
 async def run_adacoder(ctx: RunContext) -> WorkflowResult:
     t = ctx.config.iterations
+    with_debug = bool(ctx.config.setting("debug_specialist"))
+    with_plan = bool(ctx.config.setting("prompt_engineer"))
+    next_stage = "on to planning" if with_plan else "on to writing it again"
     # Phase 1: initial code generation without planning.
     async with step(ctx, "programming_assistant", "programming_assistant", progression=0) as s:
         code = first = await write_code(ctx, None, step=s.name)
-        ok, info = await _evaluate(ctx, code, s)
-    _decide(ctx, s.name, ok, "Phase 1 failed: on to Phase 2 (debug specialist, then planning)")
+        ok, info = await evaluate(ctx, code, s)
+    phase_2 = "debug specialist" if with_debug else "no debug specialist"
+    _decide(ctx, s.name, ok, f"Phase 1 failed: on to Phase 2 ({phase_2}, {'planning' if with_plan else 'no plan'})")
     if ok:
         return WorkflowResult(code, "accepted", s.name, 0, first)
 
     # Phase 2: iterative code generation with planning.
     for iteration in range(1, t + 2):
-        debugged, ok, debug_info = await _debug_step(ctx, iteration, code, info)
         last = iteration == t + 1
-        name = f"debug_specialist:{iteration}"
-        _decide(ctx, name, ok, "the last debugged program stands" if last else "logic errors remain: on to planning")
-        if ok:
-            return WorkflowResult(debugged, "accepted", name, 0, first)
+        if with_debug:
+            code, ok, debug_info = await _debug_step(ctx, iteration, code, info)
+            info = debug_info or info
+            name = f"debug_specialist:{iteration}"
+            _decide(ctx, name, ok, "the last debugged program stands" if last else f"logic errors remain: {next_stage}")
+            if ok:
+                return WorkflowResult(code, "accepted", name, 0, first)
         if last:
-            return WorkflowResult(debugged, "rejected", None, 0, first)
-        async with step(ctx, "prompt_engineer", "prompt_engineer", attempt=iteration, progression=0) as s:
-            plan = await make_plan(ctx, debug_info or info, step=s.name, iteration=iteration)
+            return WorkflowResult(code, "rejected", None, 0, first)
+        plan = None
+        if with_plan:
+            async with step(ctx, "prompt_engineer", "prompt_engineer", attempt=iteration, progression=0) as s:
+                plan = await make_plan(ctx, info, step=s.name, iteration=iteration)
         async with step(ctx, "programming_assistant", "programming_assistant", attempt=iteration, progression=0) as s:
             code = await write_code(ctx, plan, step=s.name, iteration=iteration)
-            ok, info = await _evaluate(ctx, code, s)
-        _decide(ctx, s.name, ok, "the planned program fails: back to the debug specialist")
+            ok, info = await evaluate(ctx, code, s)
+        if iteration == t and not with_debug:
+            reason = "the last program written stands"
+        else:
+            reason = "the program fails: " + ("back to the debug specialist" if with_debug else next_stage)
+        _decide(ctx, s.name, ok, reason)
         if ok:
             return WorkflowResult(code, "accepted", s.name, 0, first)
     raise AssertionError("unreachable: the loop returns")

@@ -39,13 +39,37 @@ SPEC = WorkflowSpec(
     agents=AGENTS,
     settings=(
         Setting("budget", "generation budget: the most programs the search writes", minimum=1, maximum=200),
-        Setting("depth", "maximum search depth d (1: strategies only, no refinement)", minimum=1, maximum=10),
-        Setting("width", "maximum search width w: strategies, and reflections per node", minimum=1, maximum=10),
+        Setting(
+            "depth",
+            "maximum search depth d (1: strategies only, no refinement)",
+            minimum=1,
+            maximum=10,
+        ),
+        Setting(
+            "width",
+            "maximum search width w for bfs and dfs: strategies, and reflections per node (with the "
+            "Critic the Thinker decides how many)",
+            minimum=1,
+            maximum=10,
+        ),
         Setting(
             "search",
             "critic (the Critic scores nodes and decides refine/abort/accept), or the paper's "
             "ablations without the Critic: bfs, dfs",
             choices=SEARCHES,
+        ),
+        Setting(
+            "solution_verification",
+            "the Critic verifies a program that passes every visible test before it is accepted "
+            "(Table 4 ablation: off)",
+            default=True,
+        ),
+        Setting("node_abort", "the Critic may abort (prune) a node (Table 4 ablation: off)", default=True),
+        Setting(
+            "node_scoring",
+            "the Critic's evaluation is part of a node's feedback and score (Table 4 ablation: off, "
+            "execution outputs alone)",
+            default=True,
         ),
     ),
     plan=_codetree_plan,

@@ -1,5 +1,6 @@
 """CodeTree's Debugger (Li et al., 3.1, Eq. 6): revises a program following one
-of the Thinker's reflections and the program's collective feedback."""
+of the Thinker's reflections, the program's collective feedback and the
+strategy it implements."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ AGENT = "debugger"
 PROMPTS = "codetree/debugger"
 
 
-def debugger_prompt(ctx: RunContext, program: str, feedback: str, reflection: str) -> tuple[str, str]:
+def debugger_prompt(ctx: RunContext, program: str, feedback: str, reflection: str, strategy: str) -> tuple[str, str]:
+    """Eq. 6: the reflection R, the feedback F, the program W, its strategy S and the problem D."""
     return ctx.prompts.get(PROMPTS, "refine").render(
         statement=ctx.problem.statement,
+        strategy=strategy,
         program=program,
         feedback=feedback,
         reflection=reflection,
@@ -22,9 +25,18 @@ def debugger_prompt(ctx: RunContext, program: str, feedback: str, reflection: st
 
 
 async def refine(
-    ctx: RunContext, program: str, feedback: str, reflection: str, *, step: str, node: str, depth: int
+    ctx: RunContext,
+    program: str,
+    feedback: str,
+    reflection: str,
+    strategy: str,
+    *,
+    step: str,
+    node: str,
+    depth: int,
 ) -> str:
-    request = ctx.request(AGENT, debugger_prompt(ctx, program, feedback, reflection), progression=0, epoch=depth)
+    rendered = debugger_prompt(ctx, program, feedback, reflection, strategy)
+    request = ctx.request(AGENT, rendered, progression=0, epoch=depth)
     request.node = node
     text = await ctx.call(request, step=step)
     fixed = extract_program(text, ctx.problem.entry_point)

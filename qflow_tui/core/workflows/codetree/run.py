@@ -11,10 +11,21 @@ search). Without the Critic (the paper's CodeTree-BFS and -DFS ablations) a
 node is accepted when it passes every visible test and every other node is
 refined, level by level (``bfs``) or depth first (``dfs``).
 
-The search is bounded by the generation budget (programs written, 20 in the
-paper), the depth d and the width w (strategies or reflections per node, 3 and
-3 in its Table 3). When nothing is accepted the highest-scored node is
-returned.
+With the Critic the Thinker decides how many strategies, and reflections per
+node, to write (section 3.1); the width w bounds them only in the BFS/DFS
+ablations (its Table 3: 3), where the Thinker is asked for at most w. The
+search is bounded by the generation budget (programs written, 20 in the
+paper) and the depth d (3 in Table 3). Where this departs from issue 28's
+reading ("depth bounds only BFS/DFS"): the paper's own ablation of the Critic
+(section 4.5, "keep exploring till we reach the max depth") has the Critic's
+search bounded by the max depth too, so d bounds every search. When nothing is
+accepted the highest-scored node is returned.
+
+The Critic's tasks can each be left out, as in the paper's Table 4:
+``solution_verification`` off accepts a program that passes every visible test
+without the Critic's verification; ``node_abort`` off reads the Critic's abort
+as refine, so the search goes on to the depth d; ``node_scoring`` off leaves the Critic's evaluation out of the
+node's feedback and score (execution outputs alone).
 """
 
 from __future__ import annotations
@@ -56,7 +67,17 @@ class Node:
     critic_score: float | None = None
     action: CriticAction = ""
     critique: str = ""
+    scored: bool = True
+    """The Critic's evaluation is part of F_i and of the score (Table 4: w/o Node Scoring turns it off)."""
     children: list[Node] = field(default_factory=list)
+
+    @property
+    def line_strategy(self) -> str:
+        """S_i: the Thinker's strategy this node's line implements (its reflections come after)."""
+        node = self
+        while node.parent is not None:
+            node = node.parent
+        return node.strategy
 
     @property
     def passes(self) -> bool:
@@ -70,12 +91,12 @@ class Node:
     @property
     def score(self) -> float:
         """Eq. 7 with the Critic; the pass rate alone without it."""
-        return self.execution_score + (self.critic_score or 0.0)
+        return self.execution_score + (self.critic_score if self.scored and self.critic_score is not None else 0.0)
 
     @property
     def feedback_for_agents(self) -> str:
         """F_i = {F_exe, F_cri}: what the Thinker and the Debugger are told."""
-        if self.critique:
+        if self.critique and self.scored:
             return f"{self.feedback}\n\nThe critic's judgement:\n{self.critique}"
         return self.feedback
 
@@ -85,6 +106,12 @@ class _Search:
         self.ctx = ctx
         self.cfg = ctx.config
         self.critic = self.cfg.search == "critic"
+        self.verification = bool(self.cfg.setting("solution_verification"))
+        self.abort = bool(self.cfg.setting("node_abort"))
+        self.scoring = bool(self.cfg.setting("node_scoring"))
+        # Width bounds the BFS/DFS ablations only; with the Critic the Thinker decides.
+        self.width: int | None = None if self.critic else self.cfg.width
+        self.depth = self.cfg.depth
         self.nodes: list[Node] = []
         self.accepted: Node | None = None
         self.spent = False
@@ -134,6 +161,7 @@ class _Search:
                     parent.code,
                     parent.feedback_for_agents,
                     strategy,
+                    parent.line_strategy,
                     step=s.name,
                     node=node.id,
                     depth=node.depth,
@@ -164,11 +192,20 @@ class _Search:
                 self.ctx.event(Decision(step=node.made_at, agent=None, progression=0, decision="accept", reason=reason))
             return
         ctx = self.ctx
+        if node.passes and not self.verification:
+            node.action = "accept"
+            self._publish(node)
+            reason = f"{node.id} passes every visible test (no solution verification)"
+            ctx.event(Decision(step=node.made_at, agent=None, progression=0, decision="accept", reason=reason))
+            return
         async with step(ctx, "critic", "critic", attempt=node.number, progression=0, node=node.id) as s:
             critique = await criticise(
                 ctx, node.strategy, node.code, node.feedback, verify=node.passes, step=s.name, node=node.id
             )
             node.action, node.critic_score, node.critique = critique.action, critique.score, critique.critique
+            node.scored = self.scoring
+            if node.action == "abort" and not self.abort:
+                node.action = "refine"
             if critique.test_score is not None and critique.strategy_score is not None:
                 node.critique += f"\n(test outputs {critique.test_score:g}/10, strategy {critique.strategy_score:g}/10)"
             s.outcome = "accepted" if node.action == "accept" else "rejected" if node.action == "abort" else "done"
@@ -197,7 +234,7 @@ class _Search:
                 node.strategy,
                 node.code,
                 node.feedback_for_agents,
-                self.cfg.width,
+                self.width,
                 step=s.name,
                 node=node.id,
                 depth=node.depth,
@@ -214,7 +251,7 @@ class _Search:
         if node.action == "accept":
             self.accepted = node
             return True
-        if node.action == "abort" or node.depth >= self.cfg.depth or self.spent:
+        if node.action == "abort" or node.depth >= self.depth or self.spent:
             return False
         for reflection in await self._reflections(node):
             child = await self._new_node(node, reflection)
@@ -229,7 +266,7 @@ class _Search:
         while level:
             next_level: list[Node] = []
             for node in level:
-                if node.depth >= self.cfg.depth:
+                if node.depth >= self.depth:
                     continue
                 for reflection in await self._reflections(node):
                     child = await self._new_node(node, reflection)
@@ -245,7 +282,7 @@ class _Search:
     async def run(self) -> WorkflowResult:
         ctx = self.ctx
         async with step(ctx, "thinker", "thinker", progression=0) as s:
-            strategies = await propose_strategies(ctx, self.cfg.width, step=s.name) or [_PLAIN_STRATEGY]
+            strategies = await propose_strategies(ctx, self.width, step=s.name) or [_PLAIN_STRATEGY]
             s.detail = f"{len(strategies)} strategies"
         if self.cfg.search == "bfs":
             level: list[Node] = []
@@ -271,7 +308,7 @@ class _Search:
         first = self.nodes[0].code if self.nodes else ""
         if self.accepted is not None:
             node = self.accepted
-            at = f"critic:{node.number}" if self.critic else node.made_at
+            at = f"critic:{node.number}" if self.critic and (self.verification or not node.passes) else node.made_at
             detail = f"accepted node {node.id} ({node.passed}/{node.total} visible tests pass)"
             return WorkflowResult(node.code, "accepted", at, 0, first, detail=detail, node=node.id)
         if not self.nodes:

@@ -24,28 +24,35 @@ def tagged(text: str, tag: str) -> list[str]:
     return [whole] if whole else []
 
 
-def strategies_prompt(ctx: RunContext, width: int) -> tuple[str, str]:
-    return ctx.prompts.get(PROMPTS, "strategies").render(
-        statement=ctx.problem.statement, tests=tests_text(ctx), entry_point=ctx.problem.entry_point, width=str(width)
+def strategies_prompt(ctx: RunContext, width: int | None) -> tuple[str, str]:
+    """The Thinker decides how many strategies (section 3.1); ``width`` bounds
+    them only in the BFS/DFS ablations (Table 3)."""
+    name = "strategies" if width is None else "strategies_bounded"
+    return ctx.prompts.get(PROMPTS, name).render(
+        statement=ctx.problem.statement,
+        tests=tests_text(ctx),
+        entry_point=ctx.problem.entry_point,
+        width=str(width or ""),
     )
 
 
-def reflect_prompt(ctx: RunContext, strategy: str, program: str, feedback: str, width: int) -> tuple[str, str]:
-    return ctx.prompts.get(PROMPTS, "reflect").render(
-        statement=ctx.problem.statement, strategy=strategy, program=program, feedback=feedback, width=str(width)
+def reflect_prompt(ctx: RunContext, strategy: str, program: str, feedback: str, width: int | None) -> tuple[str, str]:
+    name = "reflect" if width is None else "reflect_bounded"
+    return ctx.prompts.get(PROMPTS, name).render(
+        statement=ctx.problem.statement, strategy=strategy, program=program, feedback=feedback, width=str(width or "")
     )
 
 
-async def propose_strategies(ctx: RunContext, width: int, *, step: str) -> list[str]:
-    """Up to ``width`` strategies; the Thinker decides how many (at least one)."""
+async def propose_strategies(ctx: RunContext, width: int | None, *, step: str) -> list[str]:
+    """The strategies the Thinker proposes (at most ``width`` when one is given)."""
     text = await ctx.call(ctx.request(AGENT, strategies_prompt(ctx, width), progression=0), step=step)
     return tagged(text, "strategy")[:width]
 
 
 async def reflect(
-    ctx: RunContext, strategy: str, program: str, feedback: str, width: int, *, step: str, node: str, depth: int
+    ctx: RunContext, strategy: str, program: str, feedback: str, width: int | None, *, step: str, node: str, depth: int
 ) -> list[str]:
-    """Up to ``width`` reflections on ``program`` given its collective feedback."""
+    """Reflections on ``program`` given its collective feedback (at most ``width`` when one is given)."""
     request = ctx.request(AGENT, reflect_prompt(ctx, strategy, program, feedback, width), progression=0, epoch=depth)
     request.node = node
     text = await ctx.call(request, step=step)

@@ -41,6 +41,12 @@ SETTINGS = (
     Setting("clarify", "Problem Clarifier attempts per progression", minimum=0, maximum=10),
     Setting("tqc", "filter the synthesized tests with the Test Quality Checker"),
     Setting("revert", "revert to the first generated program when no check accepts"),
+    Setting(
+        "tests_may_be_wrong",
+        "tell the Self-Debugger the synthesized tests may be wrong and to follow the statement "
+        "(not in the paper, whose Test Quality Checker does that job)",
+        default=False,
+    ),
 )
 
 STAGE_WORDS = {
@@ -124,6 +130,7 @@ SPEC = WorkflowSpec(
         first_stage="program_generator",
     ),
     checker="code_quality_checker",
+    debugger="self_debugger",
     decided=("code_quality_checker", "program_generator", "clarifier"),
     reverts=_qualityflow_reverts,
 )

@@ -26,7 +26,7 @@ from ...context import RunContext
 from ...events import Decision, DecisionWord, Notice
 from ...llm import LLMError
 from ...sandbox.report import SandboxReport
-from ...steer.steering import has_program, steered_program, steered_statement, steered_tests, steered_verdict
+from ...steering import has_program, steered_program, steered_statement, steered_tests, steered_verdict
 from ...steps import StepId, StepOutcome
 from ...steps import step as enter_step
 from ..base import WorkflowResult
@@ -455,6 +455,7 @@ class _Run:
         if p.at:
             self.stopped_early.append(f"{p.index} ({p.at})")
         self.cancelled.add(p.index)
+        self.ctx.stopped.add(p.index)
         task.cancel()
 
     async def _until_decided(self, tasks: list[asyncio.Task[None]]) -> None:

@@ -1,6 +1,12 @@
 """Self-Debugger (QualityFlow 3.3): chain-of-thought debugging fed by running the
 filtered synthesized tests in the sandbox (error messages and actual return
-values; never the visible tests in the standard setting)."""
+values; never the visible tests in the standard setting).
+
+The paper's Self-Debugger reasons about why the program fails the tests and
+revises it (section 3.3); it is not told the tests may be wrong, since that is
+the Test Quality Checker's job (section 3.4) and telling it would shrink that
+checker's ablations (Figure 3, Table 7). The setting ``tests_may_be_wrong`` adds
+that instruction; it is off by default."""
 
 from __future__ import annotations
 
@@ -28,8 +34,15 @@ async def run_synthesized_tests(
 def debug_prompt(ctx: RunContext, epoch: int, program: str, feedback: str) -> tuple[str, str]:
     """Epoch ``e`` uses the ``e``-th debug prompt (Appendix A: a different one each epoch)."""
     variants = ctx.prompts.variants(PROMPTS)
+    doubt = ""
+    if ctx.config.setting("tests_may_be_wrong"):
+        doubt = " " + ctx.prompts.get(PROMPTS, "tests_may_be_wrong").user
     return variants[(epoch - 1) % len(variants)].render(
-        statement=ctx.problem.statement, program=program, feedback=feedback, entry_point=ctx.problem.entry_point
+        statement=ctx.problem.statement,
+        program=program,
+        feedback=feedback,
+        entry_point=ctx.problem.entry_point,
+        tests_may_be_wrong=doubt,
     )
 
 

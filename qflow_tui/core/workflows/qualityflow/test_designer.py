@@ -1,11 +1,17 @@
 """Test Designer (QualityFlow 3.2): synthesizes common-case unit tests in rounds
-(Appendix A: 5 rounds of 10 at temperature 0.1, at most 50), de-duplicated."""
+(Appendix A: 5 rounds of 10 at temperature 0.1, at most 50), de-duplicated.
+
+Where this departs from the paper: Appendix A does not say whether the rounds
+see each other. Five identical prompts at temperature 0.1 mostly return the
+same tests, so de-duplication left far fewer than the ~49 tests per problem its
+Table 6 implies. Here each round after the first is shown the tests designed so
+far and asked for others, so the rounds run in sequence, not at once."""
 
 from __future__ import annotations
 
 from ...agents.shown import tests_text
 from ...asserts import find_call
-from ...context import RunContext, gather_all
+from ...context import RunContext
 from ...events import Notice, TestsDesigned
 from ...extract import extract_asserts, normalize_assert
 from ...llm import LLMError
@@ -14,19 +20,25 @@ AGENT = "test_designer"
 PROMPTS = "qualityflow/test_designer"
 
 
-def design_prompt(ctx: RunContext) -> tuple[str, str]:
-    """One round's prompt: common-case tests (section 3.2), different from the visible tests."""
-    return ctx.prompts.get(PROMPTS, "common_cases").render(
-        statement=ctx.problem.statement,
-        tests=tests_text(ctx),
-        entry_point=ctx.problem.entry_point,
-        count=str(ctx.config.tests_per_round),
-    )
+def design_prompt(ctx: RunContext, designed: list[str] | None = None) -> tuple[str, str]:
+    """One round's prompt: common-case tests (section 3.2), different from the
+    visible tests and from ``designed``, the earlier rounds' tests."""
+    values = {
+        "statement": ctx.problem.statement,
+        "tests": tests_text(ctx),
+        "entry_point": ctx.problem.entry_point,
+        "count": str(ctx.config.tests_per_round),
+    }
+    if not designed:
+        return ctx.prompts.get(PROMPTS, "common_cases").render(**values)
+    return ctx.prompts.get(PROMPTS, "more_cases").render(**values, designed="\n".join(designed))
 
 
-async def _round(ctx: RunContext, round_no: int, step: str) -> str | None:
+async def _round(ctx: RunContext, round_no: int, step: str, designed: list[str]) -> str | None:
     """One round's answer, or None when its call failed (the notice says why)."""
-    req = ctx.request(AGENT, design_prompt(ctx), temperature=ctx.config.test_designer_temperature, attempt=round_no)
+    req = ctx.request(
+        AGENT, design_prompt(ctx, designed), temperature=ctx.config.test_designer_temperature, attempt=round_no
+    )
     try:
         return await ctx.call(req, step=step)
     except LLMError as exc:
@@ -47,15 +59,17 @@ async def _round(ctx: RunContext, round_no: int, step: str) -> str | None:
 
 async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[str]:
     """Appendix A: rounds of ``tests_per_round`` tests at temperature 0.1, at most
-    ``max_tests`` in all. The rounds are independent samples, so they run at
-    once; their tests are de-duplicated in round order."""
+    ``max_tests`` in all. Each round is told the tests it already has (so the
+    rounds run one after another); their tests are de-duplicated in round order."""
     cfg = ctx.config
     entry = ctx.problem.entry_point
     rounds = min(cfg.test_rounds, -(-cfg.max_tests // cfg.tests_per_round))
-    answers = await gather_all(_round(ctx, r, step) for r in range(1, rounds + 1))
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}  # never hand back a visible test
     tests: list[str] = []
-    for round_no, text in enumerate(answers, start=1):
+    for round_no in range(1, rounds + 1):
+        if len(tests) >= cfg.max_tests:
+            break
+        text = await _round(ctx, round_no, step, tests)
         if text is None:
             continue
         new: list[str] = []

@@ -19,8 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
-from .script import chunk_text
+from ..events import Event, LLMCallFinished, LLMCallStarted
+from ..llm.base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
+from ..llm.registry import ClientOptions, modelapi
+from ..llm.script import chunk_text
+from .fileformat import SessionError
+from .reader import read_session
 
 
 @dataclass
@@ -91,13 +95,13 @@ def _guess_step(request: LLMRequest) -> str | None:
     return None
 
 
-def load_recorded_calls(events: list[Any]) -> list[RecordedCall]:
-    started: dict[str, Any] = {}
+def load_recorded_calls(events: list[Event]) -> list[RecordedCall]:
+    started: dict[str, LLMCallStarted] = {}
     calls: list[RecordedCall] = []
     for e in events:
-        if e.kind == "llm_call_started":
+        if isinstance(e, LLMCallStarted):
             started[e.call_id] = e
-        elif e.kind == "llm_call_finished":
+        elif isinstance(e, LLMCallFinished):
             s = started.pop(e.call_id, None)
             if s is None:
                 continue
@@ -117,8 +121,8 @@ def load_recorded_calls(events: list[Any]) -> list[RecordedCall]:
                     output_tokens=e.output_tokens,
                     tokens_estimated=e.tokens_estimated,
                     latency=e.latency,
-                    node=getattr(s, "node", None),
-                    stop_reason=getattr(e, "stop_reason", "finished") or "finished",
+                    node=s.node,
+                    stop_reason=e.stop_reason or "finished",
                 )
             )
     return calls
@@ -135,8 +139,6 @@ class ReplayClient:
         stream_delay: float = 0.0,
         words_per_chunk: int = 3,
     ) -> None:
-        from ..session import SessionError, read_session
-
         self.path = str(path)
         self.name = f"replay/{self.path}"
         self.fallback = fallback
@@ -226,3 +228,9 @@ class ReplayClient:
     async def aclose(self) -> None:
         if self.fallback is not None:
             await self.fallback.aclose()
+
+
+@modelapi("replay", example="replay/session.jsonl", free=True)
+def replay(rest: str, options: ClientOptions) -> LLMClient:
+    """The ``replay/`` provider: registered by the session layer, which owns the recordings."""
+    return ReplayClient(rest, fallback=options.fallback)

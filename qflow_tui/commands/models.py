@@ -1,0 +1,62 @@
+"""``qflow models``: the models you can name with ``--model``: the price table's
+(with their dated prices), the named local ones, and, with ``--base-url`` (a URL
+or a preset: ollama, vllm, lmstudio, llamacpp), the models that server reports,
+with its context window where it says it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from . import fail
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("models", help="list the models you can name, and a local server's", description=__doc__)
+    p.add_argument("--base-url", help="also list what this OpenAI-compatible server serves (a URL or a preset)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _price(known: Any) -> str:
+    p = known.price
+    if p is None:
+        return ""
+    if not (p.input or p.output):
+        return "free"
+    return f"${p.input:g} in / ${p.output:g} out per Mtok (cached ${p.cache_read:g}), as of {p.as_of or '?'}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.llm import LLMError, resolve_base_url
+    from ..core.llm.catalog import server_models, table_models
+    from ..core.llm.prices import PriceError
+
+    try:
+        known = table_models()
+    except PriceError as exc:
+        return fail(str(exc))
+    problem = ""
+    if args.base_url:
+        try:
+            url = resolve_base_url("openai", args.base_url)
+            assert url is not None
+            known = server_models(url) + known
+        except LLMError as exc:
+            problem = str(exc)
+    if args.json:
+        rows = [
+            {"model": k.name, "source": k.source, "context_window": k.context_window, "price": _price(k) or None}
+            for k in known
+        ]
+        print(json.dumps({"models": rows, **({"error": problem} if problem else {})}, indent=2))
+    else:
+        width = max(len(k.name) for k in known)
+        for k in known:
+            window = f"{k.context_window} tokens" if k.context_window else ""
+            extra = "  ".join(x for x in (k.source, window, _price(k)) if x)
+            print(f"{k.name:<{width}}  {extra}")
+    if problem:
+        return fail(problem, code=1)
+    return 0

@@ -1,0 +1,862 @@
+"""The one projection of a run: what it looks like so far, rebuilt from its events alone.
+
+:class:`RunState` is a pure reducer: ``apply(event)`` folds one event into plain
+data. Every reader of a run reads it: the app's widgets (through ``ui/state.py``,
+which cleans text for the terminal first), ``qflow solve``'s progress and log, the
+bench's trace of each problem, and a session's summary and Markdown transcript;
+so the programs, verdicts, decisions, tokens and failures are counted once, the
+same way everywhere. It never reads a clock, so a live run and a replay of the
+same events up to step *n* produce the same state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import events as ev
+from .summary import RunSummary, Tokens, TokenTally, count_event, count_stop, tokens_from_dict, tokens_to_dict, total
+from .workflows import WORKFLOWS
+from .workflows.base import Agent, PlannedStep
+from .workflows.legacy import describe_started
+
+#: A run's agents and plan as its ``run_started`` event describes them: the very
+#: types the workflows declare them with (read back from the event's dicts).
+AgentInfo = Agent
+PlanStep = PlannedStep
+
+
+def _agent_of(data: Any) -> AgentInfo | None:
+    if not isinstance(data, dict) or not data.get("role"):
+        return None
+    role = str(data["role"])
+    return AgentInfo(role, str(data.get("label") or role), str(data.get("short") or role))
+
+
+def _step_of_plan(data: Any) -> PlanStep | None:
+    if not isinstance(data, dict) or not data.get("step"):
+        return None
+    step = str(data["step"])
+    raw = data.get("agents")
+    agents: list[Any] = raw if isinstance(raw, list) else []
+    label = str(data.get("label") or step)
+    return PlanStep(
+        step, label, tuple(str(a) for a in agents), str(data.get("short") or label), bool(data.get("shared"))
+    )
+
+
+def find_plan_step(plan: list[PlanStep], step: str) -> PlanStep:
+    """The planned step ``step``; a numbered repeat of a step planned once
+    (``solver:3`` for ``solver``) is labelled after it; any other is its own label."""
+    for s in plan:
+        if s.step == step:
+            return s
+    name, sep, n = step.rpartition(":")
+    if sep:
+        for s in plan:
+            if s.step == name:
+                return PlanStep(step, f"{s.label} {n}", s.agents, f"{s.short} {n}", s.shared)
+    return PlanStep(step, step, short=step)
+
+
+@dataclass
+class RunShape:
+    """What a run's first event says about the workflow: who works and in which steps."""
+
+    agents: list[AgentInfo]
+    plan: list[PlanStep]
+    progressions: int
+    summary: str
+
+
+def run_shape(e: ev.RunStarted) -> RunShape:
+    """The agents, plan, progression count and summary a run's first event declares."""
+    if not e.agents:
+        # A stream from before RunStarted carried agents and plan (the session
+        # reader fills them; a stream handed over directly gets the same here).
+        e = dataclasses.replace(e)
+        describe_started(e)
+    agents_data: list[Any] = list(e.agents or [])
+    plan_data: list[Any] = list(e.plan or [])
+    progressions = int(e.progressions or 1)
+    summary = e.summary
+    agents = [a for a in (_agent_of(d) for d in agents_data) if a is not None]
+    plan = [s for s in (_step_of_plan(d) for d in plan_data) if s is not None]
+    return RunShape(agents, plan, max(1, progressions), summary)
+
+
+#: Characters of streamed text kept per model call; older text is elided.
+MAX_CALL_CHARS = 20_000
+#: Model calls kept per agent and progression; older calls are summarised.
+MAX_CALLS_PER_PANE = 60
+
+
+@dataclass
+class CallRecord:
+    """One model call as it streams."""
+
+    call_id: str
+    agent: str
+    step: str | None
+    progression: int | None
+    turn: int = 1
+    epoch: int | None = None
+    attempt: int | None = None
+    test: str | None = None
+    text: str = ""
+    status: str = "streaming"
+    """``streaming``, ``done`` or ``failed``."""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    error: str = ""
+    cut: str = ""
+    """Why the answer was cut short, in words (empty when it finished)."""
+    seq: int = 0
+    retry: str = ""
+    """After a failed attempt: ``waiting`` for its retry, ``retried`` (a later call
+    is that retry), ``given_up`` by the user, or ``stopped`` by the run's end."""
+    retry_attempt: int = 0
+    """The attempt the retry would be (from 2), of ``retry_attempts``."""
+    retry_attempts: int = 0
+    retry_wait: float = 0.0
+    """Seconds the policy waits before the retry."""
+
+    def append(self, text: str) -> None:
+        self.text += text
+        if len(self.text) > MAX_CALL_CHARS:
+            self.text = "…" + self.text[-MAX_CALL_CHARS:]
+
+
+@dataclass
+class StageCell:
+    """What happened to one progression at one workflow stage."""
+
+    status: str = "pending"
+    """``running``, ``checking``, ``done``, ``skipped``, ``failed``, ``accepted``, ``rejected``."""
+    detail: str = ""
+    agent: str | None = None
+    """The agent that started the step; a later agent in it checks its work."""
+    decision: str | None = None
+    """``accept``, ``continue``, ``clarify`` or ``revert`` once the checker decided."""
+    reason: str = ""
+
+
+@dataclass
+class ImaginedRecord:
+    """One visible test checked by imagined execution (live or finished)."""
+
+    step: str | None
+    progression: int | None
+    test: str
+    reasoning: str = ""
+    answer: str = ""
+    value: str | None = None
+    verdict: str | None = None
+    """``pass``, ``fail``, or None while the model is still answering."""
+    detail: str = ""
+    function_call: str = ""
+
+
+@dataclass
+class SynthTest:
+    """One synthesized test, its Test Quality Checker verdict and last results."""
+
+    test: str
+    round: int
+    verdict: str | None = None
+    """``kept``, ``rejected`` or None before the TQC judged it."""
+    source: str = "designed"
+    """``designed`` (a test designer's, for the TQC to judge) or ``run`` (seen
+    only in a sandbox run: no TQC verdict will come)."""
+    reasoning: str = ""
+    value: str | None = None
+    detail: str = ""
+    results: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Last execution result against each progression's program, keyed by progression."""
+    steered: str = ""
+    """What a person made of it: ``kept`` or ``rejected`` over the TQC, ``edited``,
+    ``deleted``, ``replaced``; ``written`` for a test a person added (empty: untouched)."""
+
+
+@dataclass
+class SearchNode:
+    """One node of a search tree (CodeTree): the latest ``tree_node`` event for it."""
+
+    node: str
+    parent: str | None
+    strategy: str
+    code: str
+    passed: int
+    total: int
+    score: float | None
+    action: str
+    """``refine``, ``abort``, ``accept`` or ``""`` (the critic has not acted)."""
+    feedback: str
+    critique: str
+    seq: int = 0
+
+
+@dataclass
+class Candidate:
+    """One program an agent produced, in the order the run produced them."""
+
+    step: str | None
+    progression: int | None
+    agent: str | None
+    program: str
+    seq: int = 0
+
+
+@dataclass
+class Check:
+    """The workflow's quality checker accepting or rejecting, at ``step``, the
+    program its progression holds there."""
+
+    step: str
+    progression: int
+    accepted: bool
+
+
+def _stage_of(step: str | None) -> str | None:
+    """``quality_check:self_debug:1`` (a gate label) and ``self_debug:1`` share a stage."""
+    if step is None:
+        return None
+    return step.removeprefix("quality_check:")
+
+
+def _numbered(step: str) -> tuple[str, int] | None:
+    """``self_debug:2`` -> (``self_debug``, 2): a step repeated by number."""
+    name, sep, n = step.rpartition(":")
+    return (name, int(n)) if sep and n.isdigit() else None
+
+
+class RunState:
+    """Everything the run view shows, derived from events in order."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.started = False
+        self.workflow = ""
+        self.model = ""
+        self.config: dict[str, Any] = {}
+        self.problem: dict[str, Any] = {}
+        self.isolation = ""
+        self.agents: list[AgentInfo] = []
+        """The workflow's agents: declared by the run, then any other seen in events."""
+        self.plan: list[PlanStep] = []
+        self.summary = ""
+        self.visible_tests = ""
+        self._progressions = 1
+        self.first_ts: float | None = None
+        self.last_ts: float | None = None
+        self.last_seq = 0
+        self.current_step: str | None = None
+        """The stage most recently started (highlighted in the timeline)."""
+        self.stages: list[str] = []
+        """Stages seen so far, in order."""
+        self.cells: dict[tuple[str, int | None], StageCell] = {}
+        self.calls: dict[str, CallRecord] = {}
+        self.calls_by_pane: dict[tuple[str, int | None], list[str]] = {}
+        self.dropped_calls: dict[tuple[str, int | None], int] = {}
+        self.imagined: dict[tuple[str | None, int | None, str], ImaginedRecord] = {}
+        self.synth: list[SynthTest] = []
+        self._synth_index: dict[str, int] = {}
+        self.tests_designed = 0
+        self.test_round = 0
+        self.programs: dict[int, list[tuple[str | None, str]]] = {}
+        """Program candidates per progression: (step, program), oldest first."""
+        self.sandbox_runs: dict[int, dict[str, Any]] = {}
+        """Last sandbox run per progression (its purpose, passed/total, load error)."""
+        self.tokens: Tokens = {}
+        self.llm_calls = 0
+        self.tree: dict[str, SearchNode] = {}
+        """The search tree's nodes by id, in the order they were first seen."""
+        self.notices: list[tuple[str, str]] = []
+        self.steered: list[ev.Steered] = []
+        """A person's edits the run took, in order (the timeline shows each under its step)."""
+        self.finished: ev.RunFinished | None = None
+        self.failed: ev.RunFailed | None = None
+        self.streaming: set[str] = set()
+        self.retries_waiting: set[str] = set()
+        """Failed attempts whose retry the run is waiting to make."""
+        self.checker = ""
+        """The role whose accepted or rejected step is a quality verdict (the workflow's spec says)."""
+        self.decided: tuple[str, ...] = ()
+        """The roles whose steps end in a decision event (the workflow's spec says)."""
+        self.steps_started: list[str] = []
+        """Steps as named, in the order each first started."""
+        self.candidates: list[Candidate] = []
+        """Every program an agent produced, in order."""
+        self.checks: list[Check] = []
+        """The quality checker's verdicts, in order."""
+        self.decisions: list[ev.Decision] = []
+        """The run's control-flow decisions, in order."""
+        self.failures: dict[str, int] = {}
+        """Failed steps and reported failures (a notice's ``cause``) by their error, word for word."""
+        self.stops: dict[str, int] = {}
+        """Model calls by how they ended (``finished``, ``max_tokens``, ``retried``, ...)."""
+
+    # -- derived -------------------------------------------------------------------
+
+    @property
+    def progressions(self) -> int:
+        return self._progressions
+
+    def agent(self, role: str) -> AgentInfo:
+        for a in self.agents:
+            if a.role == role:
+                return a
+        return AgentInfo(role, role, role)
+
+    def short(self, role: str) -> str:
+        return self.agent(role).short
+
+    def plan_step(self, step: str) -> PlanStep:
+        return find_plan_step(self.plan, step)
+
+    def step_label(self, step: str) -> str:
+        return self.plan_step(step).label
+
+    def is_shared(self, stage: str) -> bool:
+        """A step that runs once for the whole run: so planned, or so far seen
+        only without a progression."""
+        if self.plan_step(stage).shared:
+            return True
+        keys = [p for (s, p) in self.cells if s == stage]
+        return bool(keys) and all(p is None for p in keys)
+
+    def _see_agent(self, role: str | None) -> None:
+        """An agent the run did not declare still gets a pane."""
+        if role and all(a.role != role for a in self.agents):
+            self.agents.append(AgentInfo(role, role, role))
+
+    def is_imagining(self, call: CallRecord) -> bool:
+        """A model call imagining one visible test running, for one progression's
+        program (the first turn of an imagined-execution conversation)."""
+        return bool(call.test) and call.turn == 1 and call.progression is not None
+
+    @property
+    def max_tests(self) -> int:
+        return int(self.config.get("max_tests", 50) or 50)
+
+    @property
+    def done(self) -> bool:
+        return self.finished is not None or self.failed is not None
+
+    def elapsed_from_events(self) -> float:
+        """Seconds between the first and the last event (replay's elapsed time)."""
+        if self.first_ts is None or self.last_ts is None:
+            return 0.0
+        return max(0.0, self.last_ts - self.first_ts)
+
+    def planned_stages(self) -> list[str]:
+        """The run's planned steps, then any step seen that the plan did not foresee.
+
+        A step planned once but run as numbered repeats (CodeTree's ``solver``
+        as ``solver:1``, ``critic:1``, ...) gives way to the repeats seen, in
+        the order they ran, where the first such step was planned."""
+        planned = [s.step for s in self.plan]
+        extra = [s for s in self.stages if s not in planned]
+        repeated = {n[0] for n in (_numbered(s) for s in extra) if n}
+        out: list[str] = []
+        inserted = False
+        for step in planned:
+            if step in repeated:
+                if not inserted:
+                    out += extra
+                    inserted = True
+                continue
+            out.append(step)
+        return out if inserted else out + extra
+
+    def progress_text(self) -> str:
+        """One line: which step (and which of its repeats), how many tests designed."""
+        if self.failed is not None:
+            return "cancelled" if self.failed.cancelled else "failed: " + self.failed.error
+        if self.finished is not None:
+            where = f" at {self.finished.accepted_at}" if self.finished.accepted_at else ""
+            return f"finished: {self.finished.outcome}{where}"
+        if not self.started:
+            return "waiting to start"
+        parts = [self.step_label(self.current_step) if self.current_step else "starting"]
+        numbered = _numbered(self.current_step or "")
+        if numbered:
+            repeats = sum(1 for s in self.plan if (_numbered(s.step) or ("", 0))[0] == numbered[0])
+            if repeats > 1:
+                parts[0] += f" of {repeats}"
+        if self.test_round:
+            parts.append(f"tests designed {self.tests_designed}/{self.max_tests}")
+        if self.streaming:
+            parts.append(f"{len(self.streaming)} streaming")
+        if self.retries_waiting:
+            parts.append(f"{len(self.retries_waiting)} waiting to retry")
+        return " · ".join(parts)
+
+    def calls_for(self, agent: str, progression: int | None) -> list[CallRecord]:
+        """Calls of one agent for one progression, plus the agent's run-wide calls."""
+        ids = list(self.calls_by_pane.get((agent, None), []))
+        if progression is not None:
+            ids += self.calls_by_pane.get((agent, progression), [])
+        calls = [self.calls[i] for i in ids if i in self.calls]
+        return sorted(calls, key=lambda c: c.seq)
+
+    def has_spoken(self, agent: str, progression: int | None) -> bool:
+        """Whether an agent's pane has anything to show for one progression: a
+        call (its own or run-wide) or a finished step (:meth:`steps_of`)."""
+        for key in ((agent, None), (agent, progression)):
+            if any(i in self.calls for i in self.calls_by_pane.get(key, ())):
+                return True
+        return bool(self.steps_of(agent, progression))
+
+    def steps_of(self, agent: str, progression: int | None) -> list[tuple[str, StageCell]]:
+        """The finished steps an agent started for one progression (and run-wide),
+        in plan order: what a pane shows for an agent that makes no model call (a
+        test executor, a rule-based debugger). A step still running is left out:
+        a model's agent has not started its call yet."""
+        return [
+            (stage, cell)
+            for stage in self.stages
+            for p in (None, progression)
+            if (cell := self.cells.get((stage, p))) is not None
+            and cell.agent == agent
+            and cell.status not in ("pending", "running", "checking")
+        ]
+
+    def dropped_for(self, agent: str, progression: int | None) -> int:
+        return self.dropped_calls.get((agent, None), 0) + self.dropped_calls.get((agent, progression), 0)
+
+    def imagined_for(self, progression: int | None) -> list[ImaginedRecord]:
+        return [r for r in self.imagined.values() if r.progression == progression]
+
+    def current_program(self, progression: int) -> tuple[str | None, str] | None:
+        progs = self.programs.get(progression)
+        return progs[-1] if progs else None
+
+    def first_program(self, progression: int = 0) -> str:
+        progs = self.programs.get(progression)
+        return progs[0][1] if progs else ""
+
+    def cell(self, stage: str, progression: int | None) -> StageCell:
+        key = (stage, progression)
+        if key not in self.cells:
+            self.cells[key] = StageCell()
+            if stage not in self.stages:
+                self.stages.append(stage)
+        return self.cells[key]
+
+    def tree_children(self, parent: str | None) -> list[SearchNode]:
+        """A node's children (the roots for None), oldest first; a node whose
+        parent is unknown counts as a root."""
+        return [n for n in self.tree.values() if (n.parent if n.parent in self.tree else None) == parent]
+
+    @property
+    def returned_node(self) -> str | None:
+        """The node whose program the finished run returned: the one it names
+        (``node``, or ``accepted_at`` where that is a node), else (sessions from
+        before runs named it) the accepted one, else the last with its code."""
+        if self.finished is None or not self.tree:
+            return None
+        for named in (self.finished.node, self.finished.accepted_at):
+            if named in self.tree:
+                return named
+        accepted = [n.node for n in self.tree.values() if n.action == "accept"]
+        if accepted:
+            return accepted[-1]
+        same = [
+            n for n in self.tree.values() if n.code.strip() and n.code.strip() == self.finished.final_program.strip()
+        ]
+        return max(same, key=lambda n: n.seq).node if same else None
+
+    def total_tokens(self) -> TokenTally:
+        return total(self.tokens)
+
+    def judged_tests(self) -> list[SynthTest]:
+        """The synthesized tests the Test Quality Checker judged, in the order they were designed."""
+        return [t for t in self.synth if t.verdict is not None]
+
+    def designed_tests(self) -> list[str]:
+        """The tests the test designer wrote, in order, each once."""
+        return [t.test for t in self.synth if t.source == "designed" and t.round > 0]
+
+    def failed_again(self, reason: str) -> bool:
+        """Whether failures for ``reason`` were seen before the last one."""
+        return self.failures.get(reason, 0) > 1
+
+    def result(self, session: str | None = None, warnings: Iterable[str] = ()) -> RunSummary:
+        """What the run came to (the ``qflow solve --json`` shape, without its
+        cost); for a run that did not finish, why, among the ``warnings``."""
+        said = list(warnings)
+        if self.finished is not None:
+            e = self.finished
+            return RunSummary(
+                final_program=e.final_program,
+                outcome=e.outcome,
+                accepted_at=e.accepted_at,
+                progression=e.progression,
+                llm_calls=self.llm_calls,
+                tokens=tokens_to_dict(self.tokens),
+                session=session,
+                duration=e.duration or 0.0,
+                warnings=said,
+                detail=e.detail,
+                stops=dict(self.stops),
+            )
+        if self.failed is not None:
+            outcome = "cancelled" if self.failed.cancelled else "failed"
+            said.append(f"the run did not finish: {self.failed.error}")
+        else:
+            outcome = "incomplete"
+            said.append("the session ends before the run finished (the writing process stopped)")
+        return RunSummary(
+            final_program="",
+            outcome=outcome,
+            accepted_at=None,
+            progression=None,
+            llm_calls=self.llm_calls,
+            tokens=tokens_to_dict(self.tokens),
+            session=session,
+            duration=self.elapsed_from_events(),
+            warnings=said,
+            stops=dict(self.stops),
+        )
+
+    # -- the reducer ---------------------------------------------------------------
+
+    def apply(self, event: ev.Event) -> None:
+        """Fold one event in."""
+        if event.ts:
+            if self.first_ts is None:
+                self.first_ts = event.ts
+            self.last_ts = event.ts
+        self.last_seq = max(self.last_seq, event.seq)
+        handler = next((_HANDLERS[c] for c in type(event).__mro__ if c in _HANDLERS), None)
+        if handler is not None:
+            handler(self, event)
+
+    def _on_run_started(self, e: ev.RunStarted) -> None:
+        self.started = True
+        self.workflow = e.workflow
+        self.model = e.model
+        self.config = dict(e.config)
+        self.problem = dict(e.problem)
+        self.isolation = e.isolation
+        shape = run_shape(e)
+        self.agents, self.plan, self._progressions, self.summary = (
+            shape.agents,
+            shape.plan,
+            shape.progressions,
+            shape.summary,
+        )
+        self.visible_tests = e.visible_tests
+        spec = WORKFLOWS.get(e.workflow)
+        self.checker, self.decided = (spec.checker, spec.decided) if spec is not None else ("", ())
+
+    def _on_step_started(self, e: ev.StepStarted) -> None:
+        stage = _stage_of(e.step)
+        if stage is None:
+            return
+        if e.step and e.step not in self.steps_started:
+            self.steps_started.append(e.step)
+        self.current_step = stage
+        self._see_agent(e.agent)
+        cell = self.cell(stage, e.progression)
+        if cell.agent is None:
+            cell.agent = e.agent
+        checking = e.agent != cell.agent  # a second agent in one step checks the first one's work
+        cell.status = "checking" if checking else "running"
+        if e.detail and not checking:
+            cell.detail = e.detail
+
+    def _on_step_finished(self, e: ev.StepFinished) -> None:
+        stage = _stage_of(e.step)
+        if stage is None:
+            return
+        cell = self.cell(stage, e.progression)
+        cell.status = e.outcome
+        if e.detail:
+            cell.detail = e.detail
+        if e.outcome == "failed" and e.detail:
+            self.failures[e.detail] = self.failures.get(e.detail, 0) + 1
+        if e.agent and e.agent == self.checker and e.outcome in ("accepted", "rejected") and e.progression is not None:
+            self.checks.append(Check(stage, e.progression, e.outcome == "accepted"))
+
+    def _on_decision(self, e: ev.Decision) -> None:
+        stage = _stage_of(e.step)
+        if stage is None:
+            return
+        cell = self.cell(stage, e.progression)
+        cell.decision = e.decision
+        cell.reason = e.reason
+        self.decisions.append(e)
+
+    def _on_llm_call_started(self, e: ev.LLMCallStarted) -> None:
+        agent = e.agent or "model"
+        self._see_agent(agent)
+        rec = CallRecord(
+            call_id=e.call_id,
+            agent=agent,
+            step=e.step,
+            progression=e.progression,
+            turn=e.turn,
+            epoch=e.epoch,
+            attempt=e.attempt,
+            test=e.test,
+            seq=e.seq,
+        )
+        self.calls[e.call_id] = rec
+        self._retry_ends(e.retry_of, "retried")
+        key = (agent, e.progression)
+        pane = self.calls_by_pane.setdefault(key, [])
+        pane.append(e.call_id)
+        if len(pane) > MAX_CALLS_PER_PANE:
+            old = pane.pop(0)
+            self.calls.pop(old, None)
+            self.dropped_calls[key] = self.dropped_calls.get(key, 0) + 1
+        self.streaming.add(e.call_id)
+        if self.is_imagining(rec) and e.test:
+            self.imagined.setdefault(
+                (_stage_of(e.step), e.progression, e.test),
+                ImaginedRecord(step=_stage_of(e.step), progression=e.progression, test=e.test),
+            )
+
+    def _on_text_delta(self, e: ev.TextDelta) -> None:
+        rec = self.calls.get(e.call_id)
+        if rec is None:
+            return
+        rec.append(e.text)
+        if self.is_imagining(rec) and rec.test:
+            im = self.imagined.get((_stage_of(rec.step), rec.progression, rec.test))
+            if im is not None and im.verdict is None:
+                im.reasoning = rec.text
+
+    def _on_llm_call_finished(self, e: ev.LLMCallFinished) -> None:
+        rec = self.calls.get(e.call_id)
+        if rec is not None:
+            rec.status = "done"
+            rec.text = e.response[-MAX_CALL_CHARS:]
+            rec.input_tokens = e.input_tokens
+            rec.output_tokens = e.output_tokens
+            if e.stop_reason != "finished":
+                rec.cut = e.detail or e.stop_reason.replace("_", " ")
+        self.streaming.discard(e.call_id)
+        count_event(self.tokens, e)
+        count_stop(self.stops, e)
+        self.llm_calls += 1
+
+    def _on_llm_call_failed(self, e: ev.LLMCallFailed) -> None:
+        rec = self.calls.get(e.call_id)
+        if rec is not None:
+            rec.status = "failed"
+            rec.error = e.error
+            if e.stop_reason == "timeout":
+                rec.cut = "timed out"
+        self.streaming.discard(e.call_id)
+        count_event(self.tokens, e)  # a cut call's counted tokens
+        count_stop(self.stops, e)
+
+    def _on_llm_call_retry(self, e: ev.LLMCallRetry) -> None:
+        rec = self.calls.get(e.call_id)
+        if rec is not None:
+            rec.error = e.error
+            rec.retry = "waiting"
+            rec.retry_attempt = e.retry_attempt
+            rec.retry_attempts = e.retry_attempts
+            rec.retry_wait = e.wait
+        self.retries_waiting.add(e.call_id)
+
+    def _on_llm_call_given_up(self, e: ev.LLMCallGivenUp) -> None:
+        rec = self.calls.get(e.call_id)
+        if rec is not None:
+            rec.retry = "given_up"
+        self.retries_waiting.discard(e.call_id)
+        count_stop(self.stops, e)
+
+    def _retry_ends(self, call_id: str | None, how: str) -> None:
+        if call_id is None:
+            return
+        rec = self.calls.get(call_id)
+        if rec is not None and rec.retry == "waiting":
+            rec.retry = how
+        self.retries_waiting.discard(call_id)
+
+    def _on_program_candidate(self, e: ev.ProgramCandidate) -> None:
+        self.candidates.append(Candidate(_stage_of(e.step), e.progression, e.agent, e.program, e.seq))
+        if e.progression is None:
+            return
+        self.programs.setdefault(e.progression, []).append((_stage_of(e.step), e.program))
+
+    def _on_sandbox_run(self, e: ev.SandboxRun) -> None:
+        if e.progression is None:
+            return
+        self.sandbox_runs[e.progression] = {
+            "purpose": e.purpose,
+            "step": _stage_of(e.step),
+            "passed": e.passed,
+            "total": e.total,
+            "load_error": e.load_error,
+        }
+        debugging = e.purpose in ("self_debug", "after_debug")
+        for r in e.results:
+            key = str(r.get("test", "")).strip()
+            idx = self._synth_index.get(key)
+            if idx is None and not debugging and key:
+                # A test the workflow ran without designing it through the TQC
+                # (AgentCoder's, CodeTree's, the visible tests): the table shows it too.
+                idx = self._synth_index[key] = len(self.synth)
+                self.synth.append(SynthTest(test=str(r.get("test", "")), round=0, source="run"))
+            if idx is not None:
+                result = dict(r)
+                result["step"] = _stage_of(e.step)
+                result["when"] = ("after" if e.purpose == "after_debug" else "before") if debugging else "at"
+                if e.load_error and r.get("status") != "pass":
+                    result.setdefault("error", e.load_error)
+                self.synth[idx].results[e.progression] = result
+
+    def _on_imagined_check(self, e: ev.ImaginedCheck) -> None:
+        key = (_stage_of(e.step), e.progression, e.test)
+        rec = self.imagined.get(key)
+        if rec is None:
+            rec = ImaginedRecord(step=_stage_of(e.step), progression=e.progression, test=e.test)
+            self.imagined[key] = rec
+        rec.reasoning = e.reasoning
+        rec.answer = e.answer
+        rec.value = e.value
+        rec.verdict = e.verdict
+        rec.detail = e.detail
+        rec.function_call = e.function_call
+
+    def _on_tests_designed(self, e: ev.TestsDesigned) -> None:
+        self.test_round = e.round
+        self.tests_designed = e.total
+        for t in e.tests:
+            key = t.strip()
+            if key in self._synth_index:
+                continue
+            self._synth_index[key] = len(self.synth)
+            self.synth.append(SynthTest(test=t, round=e.round))
+        if e.step:
+            rounds = self.config.get("test_rounds")
+            of = f"/{rounds}" if rounds else ""
+            self.cell(_stage_of(e.step) or e.step, e.progression).detail = f"{e.total} tests, round {e.round}{of}"
+
+    def _on_tqc_verdict(self, e: ev.TQCVerdict) -> None:
+        idx = self._synth_index.get(e.test.strip())
+        if idx is None:
+            idx = len(self.synth)
+            self._synth_index[e.test.strip()] = idx
+            self.synth.append(SynthTest(test=e.test, round=0))
+        t = self.synth[idx]
+        t.verdict = e.verdict
+        t.reasoning = e.reasoning
+        t.value = e.value
+        t.detail = e.detail
+        kept = sum(1 for s in self.synth if s.verdict == "kept")
+        rejected = sum(1 for s in self.synth if s.verdict == "rejected")
+        if e.step:
+            self.cell(_stage_of(e.step) or e.step, e.progression).detail = f"{kept} kept, {rejected} rejected"
+
+    def _on_tree_node(self, e: ev.TreeNode) -> None:
+        self.tree[e.node] = SearchNode(
+            node=e.node,
+            parent=e.parent,
+            strategy=e.strategy,
+            code=e.code,
+            passed=e.passed,
+            total=e.total,
+            score=e.score,
+            action=e.action,
+            feedback=e.feedback,
+            critique=e.critique,
+            seq=e.seq,
+        )
+
+    def _on_steered(self, e: ev.Steered) -> None:
+        self.steered.append(e)
+        if e.what == "test verdict":
+            self._steer_test(e.test, e.after)
+        elif e.what == "test":
+            if e.before:
+                self._steer_test(e.before, "edited" if e.after else "deleted")
+            if e.after:
+                self._written_test(e.after)
+        elif e.what == "tests":
+            for t in self.synth:
+                if t.source == "designed" and not t.steered:
+                    t.steered = "replaced"
+            for test in e.after.splitlines():
+                self._written_test(test)
+
+    def _steer_test(self, test: str, what: str) -> None:
+        idx = self._synth_index.get(test.strip())
+        if idx is not None:
+            self.synth[idx].steered = what
+
+    def _written_test(self, test: str) -> None:
+        """A test a person wrote: a row of its own on the Tests tab."""
+        key = test.strip()
+        if key not in self._synth_index:
+            self._synth_index[key] = len(self.synth)
+            self.synth.append(SynthTest(test=test, round=0, source="person"))
+        self.synth[self._synth_index[key]].steered = "written"
+
+    def steered_at(self, stage: str) -> list[ev.Steered]:
+        """The edits taken at ``stage`` (its check included)."""
+        return [e for e in self.steered if _stage_of(e.step) == stage]
+
+    def _on_notice(self, e: ev.Notice) -> None:
+        self.notices.append((e.level, e.message))
+        if e.level != "info" and e.cause:
+            self.failures[e.cause] = self.failures.get(e.cause, 0) + 1
+
+    def _end_retries(self) -> None:
+        for call_id in list(self.retries_waiting):
+            self._retry_ends(call_id, "stopped")
+
+    def _on_run_finished(self, e: ev.RunFinished) -> None:
+        self.finished = e
+        self.streaming.clear()
+        self._end_retries()
+        if e.tokens:
+            # The runner's own count is authoritative at the end.
+            self.tokens = tokens_from_dict(e.tokens)
+            self.llm_calls = e.llm_calls
+        self.current_step = e.accepted_at or self.current_step
+
+    def _on_run_failed(self, e: ev.RunFailed) -> None:
+        self.failed = e
+        self.streaming.clear()
+        self._end_retries()
+        for rec in self.calls.values():
+            if rec.status == "streaming":
+                rec.status = "failed"
+                rec.error = rec.error or e.error
+
+
+#: The reducer's dispatch, by event class: a misspelt class is an error at import,
+#: and a test checks every handler is reachable from here.
+_HANDLERS: dict[type[ev.Event], Callable[[RunState, Any], None]] = {
+    ev.RunStarted: RunState._on_run_started,
+    ev.StepStarted: RunState._on_step_started,
+    ev.StepFinished: RunState._on_step_finished,
+    ev.Decision: RunState._on_decision,
+    ev.LLMCallStarted: RunState._on_llm_call_started,
+    ev.TextDelta: RunState._on_text_delta,
+    ev.LLMCallFinished: RunState._on_llm_call_finished,
+    ev.LLMCallFailed: RunState._on_llm_call_failed,
+    ev.LLMCallRetry: RunState._on_llm_call_retry,
+    ev.LLMCallGivenUp: RunState._on_llm_call_given_up,
+    ev.ProgramCandidate: RunState._on_program_candidate,
+    ev.SandboxRun: RunState._on_sandbox_run,
+    ev.ImaginedCheck: RunState._on_imagined_check,
+    ev.TestsDesigned: RunState._on_tests_designed,
+    ev.TQCVerdict: RunState._on_tqc_verdict,
+    ev.TreeNode: RunState._on_tree_node,
+    ev.Notice: RunState._on_notice,
+    ev.Steered: RunState._on_steered,
+    ev.RunFinished: RunState._on_run_finished,
+    ev.RunFailed: RunState._on_run_failed,
+}

