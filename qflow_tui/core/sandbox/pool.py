@@ -40,7 +40,8 @@ import atexit
 import json
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .isolation import Isolation, SlotPool, slot_pool
@@ -105,8 +106,9 @@ class WarmPool:
         self.taken = 0
         """Warm children handed to runs so far."""
         self._closed = False
-        self._making = threading.Lock()
-        """Held while a warm child is started and filed (so none is half-known)."""
+        self._making = threading.RLock()
+        """Held while a warm child is started and filed (so none is half-known)
+        and while idle children are closed; see :meth:`quiet`."""
         self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------- taking
@@ -258,6 +260,18 @@ class WarmPool:
             with self._lock:
                 self._wanted = True
                 self._lock.notify_all()
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        """While held, the pool starts and closes no child (one being started
+        or closed when asked is finished first), so its children's processes
+        and work dirs hold still. What looks for what a run left behind scans
+        inside it, then sets the pool's own aside: a child the pool closes
+        during the scan would otherwise be seen alive and no longer be the
+        pool's when asked. A warm child's own boot goes on meanwhile (its
+        guardian's fork): look at the pool's after the scan."""
+        with self._making:
+            yield
 
     def idle_pids(self) -> set[int]:
         """The idle warm children's processes (bwrap, the harness, its
