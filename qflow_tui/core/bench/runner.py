@@ -26,7 +26,7 @@ from ..events import Event, LLMCallFinished
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
 from ..run_state import RunState
-from ..runner import RunError, RunOutcome, build_client, run_workflow
+from ..runner import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import get_workflow
 from .datasets import BenchProblem, load_dataset
 from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator
@@ -441,6 +441,7 @@ class BenchRunner:
             client = self._client or build_client(self.spec.config)
         except LLMError as exc:
             raise BenchError(str(exc)) from None
+        apply_sandbox_settings(self.spec.config)
         evaluator = self.evaluator or Evaluator(convention=self.spec.convention)
         sem = asyncio.Semaphore(self.spec.concurrency)
         stop = asyncio.Event()

@@ -110,6 +110,8 @@ class WarmPool:
         """Held while a warm child is started and filed (so none is half-known)
         and while idle children are closed; see :meth:`quiet`."""
         self._thread: threading.Thread | None = None
+        self._resting = False
+        """The pool's thread waits for work (every kind is warm or has no free slot)."""
 
     # ------------------------------------------------------------- taking
     def take(self, wants: list[tuple[Key, Recipe]]) -> list[tuple[Child | None, int]]:
@@ -219,7 +221,10 @@ class WarmPool:
                     if self._closed:
                         return
                     self._wanted = False
+                    self._resting = True
+                    self._lock.notify_all()  # for settle()
                     self._lock.wait_for(lambda: self._wanted or self._closed or bool(self._doomed))
+                    self._resting = False
                     nxt = None if self._doomed else self._next_to_warm()
             if nxt is None:
                 continue
@@ -253,6 +258,16 @@ class WarmPool:
                 child.close()
             finally:
                 pool.release([slot])
+
+    def settle(self, limit: float) -> bool:
+        """Wait until the pool has warmed what it can (or ``limit`` seconds
+        passed); False if it is still at work."""
+        with self._lock:
+            if self._thread is None:
+                return True
+            return self._lock.wait_for(
+                lambda: self._closed or (self._resting and not self._wanted and not self._doomed), timeout=limit
+            )
 
     def poke(self) -> None:
         """Slots were given back: warm again what is short."""
@@ -293,6 +308,38 @@ class WarmPool:
         """Under the lock: the idle children and those waiting to be closed."""
         return [e for entries in self._idle.values() for e in entries] + self._doomed
 
+    def report(self) -> dict[str, Any]:
+        """The idle cost, as ``qflow doctor`` shows it: whether warm children
+        are on, how many are kept per kind, and per kind the idle children,
+        their processes and the memory those hold (proportional set size, so
+        pages the interpreters share count once), with the isolation level and
+        the kind of process (program or oracle) they were booted for."""
+        with self._making, self._lock:
+            kinds = [(key, list(entries)) for key, entries in self._idle.items() if entries]
+            recipes = list(self._recipes.items())
+        out = []
+        for key, entries in kinds:
+            pids: set[int] = set()
+            for child, _slot, _pool in entries:
+                pids |= process_tree(child.proc.pid)
+            boot = json.loads(key[3])
+            out.append(
+                {
+                    "isolation": key[0].label,
+                    "process": boot.get("mode") or "?",
+                    "idle": len(entries),
+                    "processes": len(pids),
+                    "memory_kb": sum(_pss_kb(pid) for pid in pids),
+                    "address_space_mb": (key[4] >> 20) if isinstance(key[4], int) else None,
+                }
+            )
+        return {
+            "on": _enabled,
+            "per_kind": max((target(r.iso) for _key, r in recipes), default=None),
+            "max_kinds": MAX_KINDS,
+            "kinds": out,
+        }
+
     def idle_count(self) -> int:
         with self._lock:
             return sum(len(entries) for entries in self._idle.values())
@@ -311,6 +358,20 @@ class WarmPool:
             self._closed = True
             self._lock.notify_all()
         self.clear()
+
+
+def _pss_kb(pid: int) -> int:
+    """A process's proportional set size in kB (its resident size where
+    smaps_rollup cannot be read); 0 when it is gone."""
+    for name, field in (("smaps_rollup", b"Pss:"), ("status", b"VmRSS:")):
+        try:
+            with open(f"/proc/{pid}/{name}", "rb") as fh:
+                for line in fh:
+                    if line.startswith(field):
+                        return int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return 0
 
 
 _pool = WarmPool()
