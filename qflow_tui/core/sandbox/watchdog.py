@@ -412,7 +412,12 @@ def _proc_stats() -> dict[int, tuple[bytes, int, int]]:
 
 def _descendants(pid: int) -> set[int]:
     """The processes under ``pid`` now (inside bwrap's pid namespace they are in
-    other process groups, so the group alone does not find them)."""
+    other process groups, so the group alone does not find them): from each
+    thread's children file, a few reads; a scan of all of /proc only where the
+    kernel has no children files. The scan was the largest part of ending a
+    run: 24 ms at load 14 with 185 processes on the machine, against 0.05 ms."""
+    if os.path.exists(f"/proc/{pid}/task/{pid}/children"):
+        return process_tree(pid) - {pid}
     children: dict[int, list[int]] = {}
     for child, (_state, parent, _group) in _proc_stats().items():
         children.setdefault(parent, []).append(child)
