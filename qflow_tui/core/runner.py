@@ -62,7 +62,16 @@ def build_client(config: RunConfig) -> LLMClient:
 def build_sandbox(config: RunConfig) -> Any:
     from .sandbox import Sandbox, SandboxConfig
 
+    apply_sandbox_settings(config)
     return Sandbox(SandboxConfig(timeout=config.test_timeout))
+
+
+def apply_sandbox_settings(config: RunConfig) -> None:
+    """Warm sandbox children on or off for this process, as ``sandbox_warm`` says."""
+    from .sandbox import pool
+
+    if pool.enabled() != config.sandbox_warm:
+        pool.set_enabled(config.sandbox_warm)
 
 
 def sampling_sent(client: Any, config: RunConfig) -> dict[str, str]:

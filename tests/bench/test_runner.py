@@ -331,3 +331,35 @@ def test_bad_input_is_one_line(argv, message, capsys, tmp_path):
     assert main([*argv, *([] if argv[1] == "compare" else ["--out", str(tmp_path / "b")])]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_judging_does_not_hold_back_the_next_problems_model_calls(tmp_path):
+    # One problem at a time for the workflow: the first problem's judging
+    # waits until the second problem's workflow has started. When the judging
+    # held the workflow's place, the second could never start (the bench
+    # would hang until the wait below gives up and the first is judged late).
+    from qflow_tui.core.bench.evaluate import Evaluator
+
+    started: list[str] = []
+    order: list[str] = []
+
+    class Waiting(Evaluator):
+        async def evaluate(self, bp, program):
+            if not order:
+                order.append(f"judging {bp.id}")
+                for _ in range(400):
+                    if len(started) >= 2:
+                        break
+                    await asyncio.sleep(0.025)
+                order.append(f"saw {len(started)} started")
+            return await super().evaluate(bp, program)
+
+    def sink(update):
+        if update.state == "running" and update.key not in started:
+            started.append(update.key)
+
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    spec = BenchSpec("humaneval", config, limit=2, concurrency=1)
+    records = asyncio.run(BenchRunner(spec, tmp_path, sinks=[sink], evaluator=Waiting()).run())
+    assert all(r["passed"] for r in records)
+    assert order[-1] == "saw 2 started", order

@@ -10,6 +10,7 @@ import os
 
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig
 from qflow_tui.core.sandbox.launch import owner_tag
+from qflow_tui.core.sandbox.pool import warm_pool
 
 #: Short limits keep the adversarial cases fast.
 TIMEOUT = 0.5
@@ -28,19 +29,34 @@ def live_harness_processes() -> list[int]:
     every child carries, so other qflow runs on the machine do not count."""
     tag = owner_tag().encode()
     found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                cmd = fh.read()
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                state = fh.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if tag in cmd.split(b"\0") and state not in (b"Z", b"X"):
-            found.append(int(entry))
-    return found
+    # The pool neither starts nor closes a child while we look: an idle child
+    # it closed during the scan would be seen alive and then no longer be its.
+    with warm_pool().quiet():
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    cmd = fh.read()
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    state = fh.read().rsplit(b")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if tag in cmd.split(b"\0") and state not in (b"Z", b"X"):
+                found.append(int(entry))
+        # Idle warm children, started ahead of need, ran no program. Listed
+        # after the scan: a booting one forks its guardian at any moment.
+        warm = warm_pool().idle_pids()
+    return [pid for pid in found if pid not in warm]
+
+
+def leftover_files(folder) -> list:
+    """What is in ``folder`` besides the work dirs of idle warm children
+    (started ahead of need, no program ran in them)."""
+    with warm_pool().quiet():  # none is made or removed while we look
+        found = list(folder.iterdir())
+        warm = warm_pool().idle_workdirs()  # after the listing: one may be booting
+    return [p for p in found if str(p) not in warm]
 
 
 def processes_with(token: str) -> list[int]:

@@ -210,3 +210,21 @@ def test_doctor_shows_the_memory_and_disk_bounds():
     assert "unlinking" in weak["bounds"]["disk"] and "/tmp and /dev/shm are not counted" in weak["bounds"]["disk"]
     text = qflow("doctor", "--no-probes").stdout
     assert "memory and disk bounds:" in text and "RLIMIT_NOFILE" in text
+
+
+def test_doctor_shows_the_warm_children_and_their_cost(tmp_path):
+    data = json.loads(qflow("doctor", "--json", "--no-probes").stdout)
+    warm = data["warm_pool"]
+    assert warm["on"] and warm["per_kind"] >= 1 and warm["max_kinds"] >= 1
+    [kind] = warm["kinds"]  # a run of the default settings: the program's process only
+    assert kind["process"] == "program" and kind["isolation"] == data["isolation"]
+    assert 1 <= kind["idle"] <= warm["per_kind"] and kind["processes"] >= kind["idle"]
+    assert kind["memory_kb"] > 1024, kind  # an interpreter with the harness loaded is several MB
+    text = qflow("doctor", "--no-probes").stdout
+    assert "warm sandbox children: on" in text and "program process:" in text and "idle" in text
+    # Off from the environment and from the config file alike.
+    off = json.loads(qflow("doctor", "--json", "--no-probes", env={"QFLOW_SANDBOX_WARM": "0"}).stdout)
+    assert off["warm_pool"]["on"] is False and off["warm_pool"]["kinds"] == []
+    (tmp_path / "config.toml").write_text("[run]\nsandbox_warm = false\n")
+    text = qflow("doctor", "--no-probes", env={"QFLOW_CONFIG_DIR": str(tmp_path)}).stdout
+    assert "warm sandbox children: off" in text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sbhelpers import ROOT, live_harness_processes, make
 
-from qflow_tui.core.sandbox import cgroups
+from qflow_tui.core.sandbox import cgroups, pool
 
 #: Files of 8 MB each, kept open; ``kind``: memfd, unlinked (in the work dir),
 #: or a path prefix (files left in place).
@@ -100,6 +100,16 @@ def test_a_child_runs_in_its_own_cgroup_which_is_always_emptied(sb):
         pytest.skip("needs a memory cgroup (root)")
     mine = f"{cgroups.PREFIX}{os.getpid()}-"
     dirs = [d for d in (sup.memory_dir, sup.pids_dir) if d]
+    # Children started when asked for, so no idle warm child holds a cgroup
+    # (tests/sandbox/test_warm.py covers the cgroup of a warm child).
+    pool.set_enabled(False)
+    try:
+        _cgroups_emptied(sb, sup, mine, dirs)
+    finally:
+        pool.set_enabled(True)
+
+
+def _cgroups_emptied(sb, sup, mine, dirs):
 
     def ours() -> list[str]:
         return [os.path.join(d, n) for d in dirs for n in os.listdir(d) if n.startswith(mine)]

@@ -26,6 +26,7 @@ from sbhelpers import ROOT, make, processes_with
 from qflow_tui.core.sandbox import Sandbox
 from qflow_tui.core.sandbox import launch as launch_mod
 from qflow_tui.core.sandbox.launch import uid_processes
+from qflow_tui.core.sandbox.pool import warm_pool
 
 ATTACKS = Path(__file__).with_name("attacks")
 REPO = Path(__file__).resolve().parents[2]
@@ -54,7 +55,10 @@ def sandbox_uid_processes(sb: Sandbox) -> list[str]:
     uses them: the block is chosen by this process's pid), each described by its
     pid, state, parent, pid namespace and command line, so a failure says what
     was left."""
-    return [describe(pid) for slot in range(sb.details.slots) for pid in uid_processes(sb.details.uid_for(slot) or 0)]
+    with warm_pool().quiet():  # the pool closes no idle child while we look (see live_harness_processes)
+        pids = [pid for slot in range(sb.details.slots) for pid in uid_processes(sb.details.uid_for(slot) or 0)]
+        warm = warm_pool().idle_pids()  # idle warm children hold slots of their own; no program ran in them
+    return [describe(pid) for pid in pids if pid not in warm]
 
 
 def left_of_the_uids(sb: Sandbox, grace: float = 5.0) -> list[str]:
@@ -65,7 +69,9 @@ def left_of_the_uids(sb: Sandbox, grace: float = 5.0) -> list[str]:
     the wait is on pidfds, not a poll, and ends as soon as they have ended. A
     process that escaped keeps making new pids (the hopper), so the second look
     still finds it."""
-    pids = [pid for slot in range(sb.details.slots) for pid in uid_processes(sb.details.uid_for(slot) or 0)]
+    with warm_pool().quiet():
+        pids = [pid for slot in range(sb.details.slots) for pid in uid_processes(sb.details.uid_for(slot) or 0)]
+        pids = [pid for pid in pids if pid not in warm_pool().idle_pids()]
     if pids:
         launch_mod._wait_exit(pids, time.monotonic() + grace)
     return sandbox_uid_processes(sb)

@@ -26,7 +26,7 @@ from ..events import Event, LLMCallFinished
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
 from ..run_state import RunState
-from ..runner import RunError, build_client, run_workflow
+from ..runner import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import get_workflow
 from .datasets import BenchProblem, load_dataset
 from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator
@@ -443,18 +443,16 @@ class BenchRunner:
             client = self._client or build_client(self.spec.config)
         except LLMError as exc:
             raise BenchError(str(exc)) from None
+        apply_sandbox_settings(self.spec.config)
         evaluator = self.evaluator or Evaluator(convention=self.spec.convention)
         sem = asyncio.Semaphore(self.spec.concurrency)
         stop = asyncio.Event()
 
         async def guarded(bp: BenchProblem, sample: int) -> None:
-            async with sem:
-                if stop.is_set():
-                    return
-                fatal = await self._one(bp, sample, client, evaluator)
-                if fatal is not None:
-                    self.stopped = fatal
-                    stop.set()
+            fatal = await self._one(bp, sample, client, evaluator, sem, stop)
+            if fatal is not None:
+                self.stopped = fatal
+                stop.set()
 
         try:
             await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
@@ -463,33 +461,47 @@ class BenchRunner:
                 await close_quietly(client)
         return list(latest_results(read_results(self.folder)).values())
 
-    async def _one(self, bp: BenchProblem, sample: int, client: LLMClient, evaluator: Evaluator) -> str | None:
+    async def _one(
+        self,
+        bp: BenchProblem,
+        sample: int,
+        client: LLMClient,
+        evaluator: Evaluator,
+        sem: asyncio.Semaphore,
+        stop: asyncio.Event,
+    ) -> str | None:
         """Run and judge one problem; append its line. Returns a fatal provider
-        failure's message (the bench stops), else None."""
+        failure's message (the bench stops), else None. The workflow holds one
+        of ``sem``'s places; the judging does not, so the next problem's model
+        calls run while this one is judged (the sandbox bounds its children)."""
         key = run_key(bp.id, sample)
         trace = _Trace()
         trace.on_change = lambda step, tokens: self._emit(ProblemUpdate(key, "running", step, tokens))
         watched = _WatchedClient(client)
         session = _session_path(self.folder, key)
-        started = time.monotonic()
-        self._emit(ProblemUpdate(key, "running"))
         record: dict[str, Any] = {"id": bp.id, "sample": sample, "session": str(session.relative_to(self.folder))}
         fatal: str | None = None
-        try:
-            outcome = await run_workflow(
-                bp.problem, self.spec.config, client=watched, sinks=[trace], session_path=session
-            )
-        except RunError as exc:
-            failure = watched.failure
-            record.update(
-                status="provider_error" if failure is not None else "error",
-                error=str(exc),
-                duration=round(time.monotonic() - started, 3),
-                tokens_total=trace.tokens,
-            )
-            if failure is not None and failure.fatal:
-                fatal = str(failure)
-        else:
+        async with sem:
+            if stop.is_set():
+                return None
+            started = time.monotonic()
+            self._emit(ProblemUpdate(key, "running"))
+            try:
+                outcome: RunOutcome | None = await run_workflow(
+                    bp.problem, self.spec.config, client=watched, sinks=[trace], session_path=session
+                )
+            except RunError as exc:
+                outcome = None
+                failure = watched.failure
+                record.update(
+                    status="provider_error" if failure is not None else "error",
+                    error=str(exc),
+                    duration=round(time.monotonic() - started, 3),
+                    tokens_total=trace.tokens,
+                )
+                if failure is not None and failure.fatal:
+                    fatal = str(failure)
+        if outcome is not None:
             self._emit(ProblemUpdate(key, "evaluating", tokens=trace.tokens))
             eval_started = time.monotonic()
             try:

@@ -1218,7 +1218,13 @@ def main():
     os.dup2(devnull, 0)
     os.close(devnull)
     requests = _Requests(req_fd)
+    # Two lines come from the parent: the boot (the layers, the same for every
+    # program a child of this kind runs) and the job (the limits, the program).
+    # Everything before the job is read is done ahead of need in a warm child
+    # (see ``pool``); nothing untrusted has run before the job's limits are set.
     job = requests.next()
+    if type(job) is not dict or job.get("k") != "boot":
+        _os_exit(3)
     # Join the run's cgroup first, so every process of the run (the guardian
     # and any fork) is counted; the descriptors close before untrusted code.
     cg_status = None
@@ -1236,7 +1242,6 @@ def main():
     if life_fd >= 0:
         _start_guardian(life_fd, bool(job.get("guard_uid")))
         os.close(life_fd)
-    _set_limits(job.get("limits", {}))
     signal.signal(signal.SIGALRM, _alarm_handler)
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes fail with EFBIG
@@ -1262,6 +1267,11 @@ def main():
                 sys.stderr.write("qflow sandbox: the %s layer did not load: %s\n" % (layer, status))
                 sys.stderr.flush()
                 _os_exit(3)
+    work = requests.next()
+    if type(work) is not dict:
+        _os_exit(0)  # the parent let this warm child go unused
+    job.update(work)
+    _set_limits(job.get("limits", {}))
     chan.send(
         {
             "k": "hello",

@@ -407,6 +407,20 @@ class SlotPool:
             taken, self._free = self._free[:n], self._free[n:]
             return taken
 
+    def try_acquire(self, n: int = 1) -> list[int] | None:
+        """``n`` slots at once if they are free now, else None."""
+        with self._cond:
+            if len(self._free) < n:
+                return None
+            taken, self._free = self._free[:n], self._free[n:]
+            return taken
+
+    def wait_free(self, n: int) -> None:
+        """Wait until ``n`` slots are free (they may be taken again at once)."""
+        with self._cond:
+            while len(self._free) < n:
+                self._cond.wait()
+
     def release(self, slots: list[int]) -> None:
         with self._cond:
             self._free.extend(slots)

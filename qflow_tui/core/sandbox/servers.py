@@ -25,11 +25,12 @@ import threading
 import time
 from typing import Any
 
+from . import pool
 from .codec import BIG_VALUE_MAX
 from .config import ORACLE_PROCS, SandboxConfig
 from .isolation import Isolation, slot_pool
 from .launch import SandboxUnavailable
-from .watchdog import BOOT_TIMEOUT, Child
+from .watchdog import BOOT_KEYS, BOOT_TIMEOUT, Child
 
 #: After this many restarts of the program process (a call killed for time, a
 #: crash, an exit), the remaining calls are not run.
@@ -97,26 +98,40 @@ class Servers:
         self._program_job = dict(base, mode="program", program=program or "")
         self._oracle_job = dict(base, mode="oracle", proxies=proxies, limits=dict(limits, nproc=ORACLE_PROCS))
         self._pool = slot_pool(iso)
-        self._slots = self._pool.acquire(2 if need_oracle else 1)
         self._program: Child | None = None
         self._oracle: Child | None = None
+        jobs = [self._program_job, self._oracle_job] if need_oracle else [self._program_job]
+        if pool.enabled():
+            got = pool.warm_pool().take([self._want(job) for job in jobs])
+        else:
+            got = [(None, slot) for slot in self._pool.acquire(len(jobs))]
+        self._slots = [slot for _child, slot in got]
         try:
-            self._program = self._spawn(self._program_job, self._slots[0])
+            self._program = self._spawn(jobs[0], got[0][1], got[0][0])
             if need_oracle:
-                self._oracle = self._spawn(self._oracle_job, self._slots[1])
+                self._oracle = self._spawn(jobs[1], got[1][1], got[1][0])
         except BaseException:
+            for warm, _slot in got:
+                if warm is not None and warm is not self._program and warm is not self._oracle:
+                    warm.close()
             self.close()
             raise
 
     # ----------------------------------------------------------- processes
-    def _spawn(self, job: dict[str, Any], slot: int) -> Child:
+    def _spawn(self, job: dict[str, Any], slot: int, warm: Child | None = None) -> Child:
+        """The child for ``job`` on ``slot``: ``warm`` (a warm child holding
+        that slot, see ``pool``) given its job, or one started now."""
+        if warm is not None:
+            warm.start(job)
+            return warm
+        return _start_child(self.iso, self.config, job, slot, False)
+
+    def _want(self, job: dict[str, Any]) -> tuple[pool.Key, pool.Recipe]:
         c = self.config
-        return Child(
-            self.iso.launch(slot, c.max_disk_mb, c.cgroup),
-            job,
-            max_output=c.max_output_kb * 1024,
-            max_line=2 * c.max_value_kb * 1024 + (1 << 20),
-        )
+        key = pool.job_key(self.iso, c.max_disk_mb, c.cgroup, job, *_caps(c))
+        boot = {k: v for k, v in job.items() if k in BOOT_KEYS or k == "limits"}
+        iso = self.iso
+        return key, pool.Recipe(iso, lambda slot, warm: _start_child(iso, c, boot, slot, warm))
 
     def _ready(self, child: Child, what: str) -> str | None:
         """Wait for hello and loaded; None when ready, else why not."""
@@ -340,3 +355,14 @@ class Servers:
         if slots:
             self._slots = []
             self._pool.release(slots)
+            pool.warm_pool().poke()
+
+
+def _caps(c: SandboxConfig) -> tuple[int, int]:
+    """A child's output cap and longest line."""
+    return c.max_output_kb * 1024, 2 * c.max_value_kb * 1024 + (1 << 20)
+
+
+def _start_child(iso: Isolation, c: SandboxConfig, job: dict[str, Any], slot: int, warm: bool) -> Child:
+    max_output, max_line = _caps(c)
+    return Child(iso.launch(slot, c.max_disk_mb, c.cgroup), job, max_output=max_output, max_line=max_line, warm=warm)

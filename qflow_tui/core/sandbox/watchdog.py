@@ -36,6 +36,10 @@ BOOT_TIMEOUT = 15.0
 DISK_CHECK_EVERY = 0.1
 #: More entries than this in the work dir ends the child.
 MAX_ENTRIES = 20_000
+#: The keys of a job that the child needs before it is given its job: what it
+#: loads at boot (the layers), the same for every job a warm child may take.
+#: The cgroup's fds, the uid guard and the Landlock ruleset come from the launch.
+BOOT_KEYS = frozenset({"mode", "seccomp", "guard_uid", "landlock", "cgroup_fds"})
 #: Memory a run's cgroup allows beyond its process's RLIMIT_AS: the guardian
 #: process and the kernel's own small charges.
 CGROUP_SLACK = 32 << 20
@@ -47,7 +51,13 @@ class Child:
     ``died``, ``output``, ``disk``, ``protocol``, ``cancelled``). ``close``
     kills whatever is left and removes its files; it never raises."""
 
-    def __init__(self, launch: Launch, job: dict[str, Any], *, max_output: int, max_line: int) -> None:
+    def __init__(
+        self, launch: Launch, job: dict[str, Any], *, max_output: int, max_line: int, warm: bool = False
+    ) -> None:
+        """Start the child for ``job``. With ``warm``, only the job's boot part
+        (see ``BOOT_KEYS``) is sent: the child boots and waits, and
+        :meth:`start` gives it its job later (whose boot part and cgroup
+        sizing must be the same: see ``pool``)."""
         self.launch = launch
         self.max_output = max_output
         self.max_line = max_line
@@ -76,7 +86,12 @@ class Child:
         cg_fds = self.cgroup.entry_fds() if self.cgroup is not None else []
         if cg_fds:
             job = dict(job, cgroup_fds=cg_fds)
-        self._out = bytearray(encode_line(job))
+        boot = {k: v for k, v in job.items() if k in BOOT_KEYS}
+        self._out = bytearray(encode_line(dict(boot, k="boot")))
+        if not warm:
+            self._out += encode_line({k: v for k, v in job.items() if k not in BOOT_KEYS})
+        self.started = not warm
+        """Whether the child has its job (a warm child waits for one)."""
         self._closed = False
         self._family: set[int] | None = None
         """The child's descendants and pid namespace, listed at the first kill
@@ -132,6 +147,19 @@ class Child:
         self._open = set(self._fds)
         self._writing = False
         self._want_write()
+        self._write()  # at once: a warm child boots while no one waits on it
+
+    def start(self, job: dict[str, Any]) -> None:
+        """Give a warm child its job (the part after the boot)."""
+        if not self.started:
+            self.started = True
+            self.send({k: v for k, v in job.items() if k not in BOOT_KEYS})
+            if self._writing:
+                self._write()
+
+    def alive(self) -> bool:
+        """Whether the child still runs and nothing has ended it."""
+        return not self.end and not self._closed and self.proc.poll() is None
 
     # ---------------------------------------------------------------- sending
     def send(self, obj: Any) -> None:
@@ -384,7 +412,12 @@ def _proc_stats() -> dict[int, tuple[bytes, int, int]]:
 
 def _descendants(pid: int) -> set[int]:
     """The processes under ``pid`` now (inside bwrap's pid namespace they are in
-    other process groups, so the group alone does not find them)."""
+    other process groups, so the group alone does not find them): from each
+    thread's children file, a few reads; a scan of all of /proc only where the
+    kernel has no children files. The scan was the largest part of ending a
+    run: 24 ms at load 14 with 185 processes on the machine, against 0.05 ms."""
+    if os.path.exists(f"/proc/{pid}/task/{pid}/children"):
+        return process_tree(pid) - {pid}
     children: dict[int, list[int]] = {}
     for child, (_state, parent, _group) in _proc_stats().items():
         children.setdefault(parent, []).append(child)

@@ -1,0 +1,389 @@
+"""Warm sandbox children: started ahead of need, each used by one program.
+
+A child's start is most of a small program's run: bwrap's namespaces and
+mounts, Python's boot, the compiled harness, the cgroup, the guardian, the
+Landlock ruleset and the seccomp filter. A warm child has done all of that and
+waits for its job (the limits and the program, see ``harness.main``); a run
+takes one, sends its job and pays only for its own work.
+
+Why fresh children and not a zygote. A zygote (one loaded harness that forks
+a child per program) would save Python's boot too, but its forks share what
+the zygote has: one bwrap's tmpfs work dir, /tmp and /dev/shm, one pid
+namespace (a program would see the next one's process in /proc), one uid and
+one cgroup. Giving each fork its own would mean doing bwrap's work (mount and
+pid namespaces, a uid drop) again in the fork, which needs the privileges the
+sandbox takes away. So each warm child is a whole sandbox child as a cold
+start makes it, with its own uid slot, cgroup, work dir and namespaces, and is
+used once: every program still runs in a process that no earlier program
+touched. Its per-program limits (rlimits, including the CPU time that depends
+on the number of tests) are set by the job itself, before the program loads.
+What is fixed at boot (the layers, the cgroup's size, the output caps) is the
+pool's key: a job whose key differs from a warm child's never takes it, and a
+run that needs a slot while warm children hold them all discards one.
+
+The idle cost, bounded: at most ``target()`` warm children per kind (program,
+oracle; at most ``MAX_KINDS`` kinds, the most recently asked for),
+``min(cores, slots // 2)``, and never more than the free slots, so
+warm and running children together stay within ``Isolation.slots``. Each idle
+child is one bwrap (where in use), one Python interpreter with the harness
+loaded (about 10 MB resident) and, outside bwrap, its guardian. Children are
+warmed only for the kinds of job the app has asked for. They die with the
+app: bwrap's ``--die-with-parent`` and the harness's parent-death signal are
+tied to the pool's own thread, which lives as long as the app, and the
+guardian ends them when the app's end of their life pipe closes, however the
+app ends; at a normal exit the pool closes them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .isolation import Isolation, SlotPool, slot_pool
+from .launch import process_tree
+from .watchdog import BOOT_KEYS, Child
+
+#: Kinds of job kept warm at once, the most recently asked for (a program's
+#: and an oracle's process, for two sandbox configurations).
+MAX_KINDS = 4
+#: A kind of job: the isolation, and everything fixed when a child boots.
+Key = tuple[Any, ...]
+
+_enabled = os.environ.get("QFLOW_SANDBOX_WARM", "1").strip() not in ("0", "no", "off", "false")
+
+
+def set_enabled(on: bool) -> None:
+    """Turn warm children on or off for this process (off: each run starts
+    its children, as before; the bench compares both). Off empties the pool."""
+    global _enabled
+    _enabled = on
+    if not on:
+        shutdown()
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+def target(iso: Isolation) -> int:
+    """Warm children kept per kind of job."""
+    return max(1, min(os.cpu_count() or 1, iso.slots // 2))
+
+
+def job_key(iso: Isolation, disk_mb: int, cgroup: bool, job: dict[str, Any], max_output: int, max_line: int) -> Key:
+    """What a warm child must share with a job to take it."""
+    limits = job.get("limits") or {}
+    boot = json.dumps({k: v for k, v in job.items() if k in BOOT_KEYS}, sort_keys=True)
+    return (iso, disk_mb, cgroup, boot, limits.get("as"), limits.get("nproc"), max_output, max_line)
+
+
+class Recipe:
+    """How to start a child of one kind (remembered from the run that asked)."""
+
+    def __init__(self, iso: Isolation, make: Callable[[int, bool], Child]):
+        self.iso = iso
+        self.make = make
+        """``make(slot, warm)`` starts a child on ``slot``."""
+
+
+class WarmPool:
+    """Idle warm children by kind, each holding its uid slot."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._idle: dict[Key, list[tuple[Child, int, SlotPool]]] = {}
+        self._recipes: dict[Key, Recipe] = {}
+        self._wanted = False
+        self._waiting = 0
+        """Runs waiting for a slot: the pool warms nothing while one waits."""
+        self._doomed: list[tuple[Child, int, SlotPool]] = []
+        """Idle children to close (discarded by a run short of slots)."""
+        self.taken = 0
+        """Warm children handed to runs so far."""
+        self._closed = False
+        self._making = threading.RLock()
+        """Held while a warm child is started and filed (so none is half-known)
+        and while idle children are closed; see :meth:`quiet`."""
+        self._thread: threading.Thread | None = None
+        self._resting = False
+        """The pool's thread waits for work (every kind is warm or has no free slot)."""
+
+    # ------------------------------------------------------------- taking
+    def take(self, wants: list[tuple[Key, Recipe]]) -> list[tuple[Child | None, int]]:
+        """For each kind wanted, a warm child with its slot, or None and a
+        free slot to start one on; all at once (a run never holds one slot
+        while it waits for another). Idle children of other kinds are
+        discarded when the slots are short."""
+        pool = slot_pool(wants[0][1].iso)
+        return self._take(wants, pool)
+
+    def _take(self, wants: list[tuple[Key, Recipe]], pool: SlotPool) -> list[tuple[Child | None, int]]:
+        waited = False
+        while True:
+            evict: list[tuple[Child, int, SlotPool]] = []
+            with self._lock:
+                got: list[tuple[Child | None, int]] = []
+                taken: list[tuple[Key, tuple[Child, int, SlotPool]]] = []
+                for key, recipe in wants:
+                    if _enabled:
+                        self._recipes[key] = self._recipes.pop(key, recipe)  # the most recent last
+                        while len(self._recipes) > MAX_KINDS:
+                            old = next(iter(self._recipes))
+                            del self._recipes[old]
+                            evict += self._idle.pop(old, [])
+                    idle = self._idle.get(key) or []
+                    while idle and not idle[0][0].alive():
+                        evict.append(idle.pop(0))  # it died idle (killed, out of memory): never use it
+                    if idle:
+                        self.taken += 1
+                        entry = idle.pop(0)
+                        taken.append((key, entry))
+                        got.append((entry[0], entry[1]))
+                    else:
+                        got.append((None, -1))
+                need = sum(1 for child, _ in got if child is None)
+                fresh = pool.try_acquire(need)
+                if fresh is not None:
+                    it = iter(fresh)
+                    got = [(child, slot if child is not None else next(it)) for child, slot in got]
+                    self._wanted = _enabled
+                    self._lock.notify_all()
+                    done = True
+                else:
+                    # Give back what was taken, and make room: every idle
+                    # child of this slot pool goes (the kinds this run wants
+                    # come back warm when the run is done).
+                    self.taken -= len(taken)
+                    for key, entry in taken:
+                        self._idle.setdefault(key, []).insert(0, entry)
+                    for key in list(self._idle):
+                        keep = [e for e in self._idle[key] if e[2] is not pool]
+                        evict += [e for e in self._idle[key] if e[2] is pool]
+                        self._idle[key] = keep
+                    done = False
+                    if not waited:
+                        waited = True
+                        self._waiting += 1
+                if done and waited:
+                    self._waiting -= 1
+                if evict:
+                    # Closed by the pool's thread, not in this run's time (at
+                    # uid levels the sweep alone starts a process).
+                    self._doomed += evict
+                    self._wanted = True
+                    self._lock.notify_all()
+            self._ensure_thread()
+            if done:
+                return got
+            try:
+                pool.wait_free(need)
+            except BaseException:
+                with self._lock:
+                    self._waiting -= 1
+                raise
+
+    # ------------------------------------------------------------- warming
+    def _ensure_thread(self) -> None:
+        if self._thread is None and (_enabled or self._doomed):
+            with self._lock:
+                if self._thread is None and not self._closed:
+                    # Children die with the thread that started them
+                    # (PR_SET_PDEATHSIG): this one lives as long as the app.
+                    self._thread = threading.Thread(target=self._warm_loop, name="qflow-sandbox-warm", daemon=True)
+                    self._thread.start()
+
+    def _next_to_warm(self) -> tuple[Key, Recipe, int, SlotPool] | None:
+        """Under the lock: a kind short of warm children and a free slot for it."""
+        if self._closed or not _enabled or self._waiting:
+            return None
+        for key, recipe in self._recipes.items():
+            if len(self._idle.get(key) or []) < target(recipe.iso):
+                pool = slot_pool(recipe.iso)
+                slots = pool.try_acquire(1)
+                if slots is not None:
+                    return key, recipe, slots[0], pool
+        return None
+
+    def _warm_loop(self) -> None:
+        while True:
+            with self._making:
+                with self._lock:
+                    doomed, self._doomed = self._doomed, []
+                self._close_all(doomed)
+            with self._lock:
+                nxt = None if self._doomed else self._next_to_warm()
+                while nxt is None and not self._doomed:
+                    if self._closed:
+                        return
+                    self._wanted = False
+                    self._resting = True
+                    self._lock.notify_all()  # for settle()
+                    self._lock.wait_for(lambda: self._wanted or self._closed or bool(self._doomed))
+                    self._resting = False
+                    nxt = None if self._doomed else self._next_to_warm()
+            if nxt is None:
+                continue
+            key, recipe, slot, pool = nxt
+            with self._making:
+                try:
+                    child = recipe.make(slot, True)
+                except Exception:
+                    pool.release([slot])
+                    with self._lock:
+                        self._recipes.pop(key, None)  # it cannot start: the run's own cold start will say why
+                    continue
+                with self._lock:
+                    if self._closed or not _enabled or self._waiting:
+                        evict = [(child, slot, pool)]
+                    else:
+                        self._idle.setdefault(key, []).append((child, slot, pool))
+                        evict = []
+            self._discard(evict)
+
+    # ------------------------------------------------------------- ending
+    def _discard(self, entries: list[tuple[Child, int, SlotPool]]) -> None:
+        if entries:
+            with self._making:
+                self._close_all(entries)
+
+    @staticmethod
+    def _close_all(entries: list[tuple[Child, int, SlotPool]]) -> None:
+        for child, slot, pool in entries:
+            try:
+                child.close()
+            finally:
+                pool.release([slot])
+
+    def settle(self, limit: float) -> bool:
+        """Wait until the pool has warmed what it can (or ``limit`` seconds
+        passed); False if it is still at work."""
+        with self._lock:
+            if self._thread is None:
+                return True
+            return self._lock.wait_for(
+                lambda: self._closed or (self._resting and not self._wanted and not self._doomed), timeout=limit
+            )
+
+    def poke(self) -> None:
+        """Slots were given back: warm again what is short."""
+        if self._recipes:
+            with self._lock:
+                self._wanted = True
+                self._lock.notify_all()
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        """While held, the pool starts and closes no child (one being started
+        or closed when asked is finished first), so its children's processes
+        and work dirs hold still. What looks for what a run left behind scans
+        inside it, then sets the pool's own aside: a child the pool closes
+        during the scan would otherwise be seen alive and no longer be the
+        pool's when asked. A warm child's own boot goes on meanwhile (its
+        guardian's fork): look at the pool's after the scan."""
+        with self._making:
+            yield
+
+    def idle_pids(self) -> set[int]:
+        """The idle warm children's processes (bwrap, the harness, its
+        guardian): they ran no program, so what looks for what a run left
+        behind sets them aside."""
+        with self._making, self._lock:
+            tops = [child.proc.pid for child, _slot, _pool in self._all_idle()]
+        found: set[int] = set()
+        for pid in tops:
+            found |= process_tree(pid)
+        return found
+
+    def idle_workdirs(self) -> set[str]:
+        """The idle warm children's work dirs (outside bwrap)."""
+        with self._making, self._lock:
+            return {c.workdir for c, _slot, _pool in self._all_idle() if c.workdir}
+
+    def _all_idle(self) -> list[tuple[Child, int, SlotPool]]:
+        """Under the lock: the idle children and those waiting to be closed."""
+        return [e for entries in self._idle.values() for e in entries] + self._doomed
+
+    def report(self) -> dict[str, Any]:
+        """The idle cost, as ``qflow doctor`` shows it: whether warm children
+        are on, how many are kept per kind, and per kind the idle children,
+        their processes and the memory those hold (proportional set size, so
+        pages the interpreters share count once), with the isolation level and
+        the kind of process (program or oracle) they were booted for."""
+        with self._making, self._lock:
+            kinds = [(key, list(entries)) for key, entries in self._idle.items() if entries]
+            recipes = list(self._recipes.items())
+        out = []
+        for key, entries in kinds:
+            pids: set[int] = set()
+            for child, _slot, _pool in entries:
+                pids |= process_tree(child.proc.pid)
+            boot = json.loads(key[3])
+            out.append(
+                {
+                    "isolation": key[0].label,
+                    "process": boot.get("mode") or "?",
+                    "idle": len(entries),
+                    "processes": len(pids),
+                    "memory_kb": sum(_pss_kb(pid) for pid in pids),
+                    "address_space_mb": (key[4] >> 20) if isinstance(key[4], int) else None,
+                }
+            )
+        return {
+            "on": _enabled,
+            "per_kind": max((target(r.iso) for _key, r in recipes), default=None),
+            "max_kinds": MAX_KINDS,
+            "kinds": out,
+        }
+
+    def idle_count(self) -> int:
+        with self._lock:
+            return sum(len(entries) for entries in self._idle.values())
+
+    def clear(self) -> None:
+        """Close every idle child and forget the kinds asked for."""
+        with self._lock:
+            entries = self._all_idle()
+            self._idle.clear()
+            self._doomed = []
+            self._recipes.clear()
+        self._discard(entries)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+        self.clear()
+
+
+def _pss_kb(pid: int) -> int:
+    """A process's proportional set size in kB (its resident size where
+    smaps_rollup cannot be read); 0 when it is gone."""
+    for name, field in (("smaps_rollup", b"Pss:"), ("status", b"VmRSS:")):
+        try:
+            with open(f"/proc/{pid}/{name}", "rb") as fh:
+                for line in fh:
+                    if line.startswith(field):
+                        return int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return 0
+
+
+_pool = WarmPool()
+
+
+def warm_pool() -> WarmPool:
+    return _pool
+
+
+def shutdown() -> None:
+    """Empty the pool (at exit, or when turned off)."""
+    _pool.clear()
+
+
+atexit.register(_pool.close)
