@@ -115,9 +115,10 @@ def warm_pool_report() -> tuple[dict[str, Any], str | None]:
     the probes' kinds are let go, one trivial run teaches the pool a run's
     kind, and the pool is given time to warm it. A config file that cannot be
     read is a note (the defaults are shown), not a refusal."""
-    from ..core.config import ConfigError, RunConfig, load_config
+    from ..core.config import ConfigError, RunConfig
     from ..core.runner import build_sandbox
     from ..core.sandbox import pool
+    from ..core.workflows.values import load_config
 
     note = None
     try:
