@@ -14,10 +14,9 @@ from rich.console import Console
 from textual.geometry import Size
 from ui_app import SIZE, WIDE, build_app, replay_app
 from ui_fakes import FreezingClient, load_responder
-from ui_steps import finish_run, start_run, wait_until
+from ui_steps import finish_run, run_the_example_streaming, start_run, wait_until
 
 from qflow_tui.commands.demo import demo_session
-from qflow_tui.ui.screens.run import RunScreen
 from qflow_tui.ui.widgets.footer import AppFooter, fit, key_width
 
 
@@ -144,12 +143,7 @@ async def test_the_first_layout_after_a_resize_fits_the_run_footer():
     client = FreezingClient(load_responder(), "program_generator")
     app = build_app(client, example=False)
     async with app.run_test(size=WIDE) as pilot:
-        await pilot.pause()
-        await pilot.press("f4")
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
-        await wait_until(pilot, lambda: client.blocked >= 2, "the progressions to stream")
+        await run_the_example_streaming(pilot, client)
         await wait_until(pilot, lambda: "Zoom" in footer_line(app), "the run's keys in the footer")
         whole_keys_then_the_end(app, footer_line(app))
         # The frame a terminal shows right after it shrank: the screen laid out at

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from ui_app import WIDE, build_app, replay_app
 from ui_fakes import FreezingClient, load_responder
-from ui_steps import wait_until
+from ui_steps import run_the_example_streaming, wait_until
 
 from qflow_tui.commands.demo import demo_session
-from qflow_tui.ui.screens.run import RunScreen
 from qflow_tui.ui.widgets.footer import AppFooter
 from qflow_tui.ui.widgets.run_view import RunView
 from qflow_tui.ui.widgets.timeline import Timeline
@@ -23,12 +22,7 @@ async def test_a_resize_mid_run_keeps_the_progression_and_zoom_keys():
     client = FreezingClient(load_responder(), "program_generator")
     app = build_app(client, example=False)
     async with app.run_test(size=WIDE) as pilot:
-        await pilot.pause()
-        await pilot.press("f4")
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
-        await wait_until(pilot, lambda: client.blocked >= 2, "the progressions to stream")
+        await run_the_example_streaming(pilot, client)
         screen = app.screen
         view = screen.query_one(RunView)
         await wait_until(pilot, lambda: "Progression" in footer_keys(app), "the progression key")

@@ -123,3 +123,15 @@ async def open_tests_tab_at_first_debug(pilot: Pilot) -> tuple[RunScreen, DataTa
     await pilot.press("4")
     await pilot.pause()
     return screen, screen.query_one(RunView).query_one("#tests-grid", DataTable)
+
+
+async def run_the_example_streaming(pilot: Pilot, client) -> None:
+    """F4, Ctrl+R, and wait until the run screen shows two progressions streaming
+    (``client`` a FreezingClient that holds them there)."""
+    app = pilot.app
+    await pilot.pause()
+    await pilot.press("f4")
+    await pilot.pause()
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+    await wait_until(pilot, lambda: client.blocked >= 2, "the progressions to stream")
