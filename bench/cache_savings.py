@@ -10,9 +10,11 @@ a model of each provider's cache, as published:
               system prompt, then each message; a later request reads the
               longest cached prefix that ends on a block boundary within 20
               blocks of its last; nothing shorter than the
-              model's minimum (1,024 tokens for Sonnet 4.x, 4,096 for Haiku 4.5
-              and Opus 4.5+) is written; an entry lives 5 minutes after its last
-              use. Writes cost 1.25x the input price, reads 0.1x.
+              model's minimum is written (the price table's, for the session's
+              model where it is an ``anthropic/`` one, else for the default
+              model: 1,024 tokens for the Sonnet 5 line, 4,096 for Haiku 4.5;
+              ``--min-tokens`` overrides it); an entry lives 5 minutes after
+              its last use. Writes cost 1.25x the input price, reads 0.1x.
   openai      automatic caching of every prompt of 1,024 tokens or more; a
               request reads the longest common prefix with a cached prompt, in
               steps of 128 tokens from 1,024; entries live 5 minutes idle (the
@@ -29,7 +31,7 @@ ratio (recorded input tokens over prompt characters, where the provider
 reported usage; 4 characters a token otherwise), so the figures are estimates
 and say so.
 
-Usage: python bench/cache_savings.py SESSION_OR_FOLDER [...] [--min-tokens 1024]
+Usage: python bench/cache_savings.py SESSION_OR_FOLDER [...] [--min-tokens N]
        [--slots 2] [--json]
 """
 
@@ -44,7 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from qflow_tui.core.config import RunConfig
 from qflow_tui.core.events import Event, LLMCallFailed, LLMCallFinished, LLMCallStarted
+from qflow_tui.core.llm.prices import cache_min_tokens
 from qflow_tui.core.session import read_session
 
 TTL = 300.0
@@ -283,7 +287,8 @@ def analyse(name: str, calls: list[Call], *, min_tokens: int = 1024, slots: int 
 
 
 def sessions(paths: Iterable[Path]) -> Iterator[tuple[Path, list[Call] | None, str]]:
-    """Each session named or found under a folder, with its calls (or why not)."""
+    """Each session named or found under a folder, with its calls (or why not;
+    for a session, ``why`` holds its model)."""
     for path in paths:
         files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
         for f in files:
@@ -292,7 +297,16 @@ def sessions(paths: Iterable[Path]) -> Iterator[tuple[Path, list[Call] | None, s
             except Exception as exc:  # a file that is not a session is named and skipped
                 yield f, None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 continue
-            yield f, calls_of(data.events), ""
+            yield f, calls_of(data.events), str(data.header.get("model") or "")
+
+
+def anthropic_minimum(model: str) -> int:
+    """The shortest prompt Anthropic caches for the session's ``model`` (the
+    price table's), or for the default model when the session ran another
+    provider's: what caching the same run on Claude would have met."""
+    if not model.startswith("anthropic/"):
+        model = RunConfig().model
+    return cache_min_tokens(model)
 
 
 def _pct(x: float) -> str:
@@ -340,7 +354,12 @@ def as_json(run: Run) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", type=Path, help="session files or folders of them")
-    parser.add_argument("--min-tokens", type=int, default=1024, help="Anthropic's minimum cacheable prefix")
+    parser.add_argument(
+        "--min-tokens",
+        type=int,
+        help="Anthropic's minimum cacheable prefix (default: the price table's for the session's "
+        "anthropic/ model, else for the default model)",
+    )
     parser.add_argument("--slots", type=int, default=2, help="llama.cpp server slots (n_parallel)")
     parser.add_argument("--json", action="store_true", help="one JSON object per session")
     args = parser.parse_args(argv)
@@ -352,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         if not calls:
             print(f"skipped {path}: no model calls", file=sys.stderr)
             continue
-        run = analyse(str(path), calls, min_tokens=args.min_tokens, slots=args.slots)
+        least = args.min_tokens if args.min_tokens is not None else anthropic_minimum(why)
+        run = analyse(str(path), calls, min_tokens=least, slots=args.slots)
         print(json.dumps(as_json(run)) if args.json else render(run) + "\n")
         shown += 1
     if not shown:

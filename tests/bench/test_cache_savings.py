@@ -86,6 +86,13 @@ def test_nothing_under_the_minimum_is_cached(savings):
     assert shares["anthropic_cost"] == pytest.approx(1.0)
 
 
+def test_the_minimum_is_the_price_tables_for_the_sessions_model(savings):
+    assert savings.anthropic_minimum("anthropic/claude-haiku-4-5") == 4096
+    assert savings.anthropic_minimum("anthropic/claude-sonnet-5-5") == 1024
+    # A session of another provider is priced as the default model would cache it.
+    assert savings.anthropic_minimum("local/smollm2") == savings.anthropic_minimum("anthropic/claude-sonnet-5-5")
+
+
 def test_the_ratio_comes_from_recorded_usage(savings):
     events = call(1, 0, 10, "a")
     events[1].input_tokens = 1000  # 8,002 characters in 1,000 tokens
