@@ -21,7 +21,7 @@ _CONFIG_KEYS = ("model", "base_url", "test_timeout", "fallback_model", "theme", 
 
 def add_app_options(p: argparse.ArgumentParser) -> None:
     """The flags the app understands (for the bare ``qflow`` parser too)."""
-    p.add_argument("--model", help="provider/model, e.g. anthropic/claude-sonnet-4-5, script/tests/scripts/mbpp11.py")
+    p.add_argument("--model", help="provider/model, e.g. anthropic/claude-sonnet-5-5, script/tests/scripts/mbpp11.py")
     p.add_argument(
         "--base-url", help="the provider's API root (http://host:port/v1) or a preset: ollama, vllm, lmstudio, llamacpp"
     )

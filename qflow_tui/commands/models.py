@@ -28,6 +28,13 @@ def _price(known: Any) -> str:
     return f"${p.input:g} in / ${p.output:g} out per Mtok (cached ${p.cache_read:g}), as of {p.as_of or '?'}"
 
 
+def _retires(known: Any) -> str:
+    from ..core.llm.prices import RETIREMENTS
+
+    gone = RETIREMENTS.get(known.name)
+    return f"retires {gone.on}: use {gone.instead}" if gone else ""
+
+
 def run(args: argparse.Namespace) -> int:
     from ..core.llm import LLMError, resolve_base_url
     from ..core.llm.catalog import server_models, table_models
@@ -47,7 +54,13 @@ def run(args: argparse.Namespace) -> int:
             problem = str(exc)
     if args.json:
         rows = [
-            {"model": k.name, "source": k.source, "context_window": k.context_window, "price": _price(k) or None}
+            {
+                "model": k.name,
+                "source": k.source,
+                "context_window": k.context_window,
+                "price": _price(k) or None,
+                "retires": _retires(k) or None,
+            }
             for k in known
         ]
         print(json.dumps({"models": rows, **({"error": problem} if problem else {})}, indent=2))
@@ -55,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         width = max(len(k.name) for k in known)
         for k in known:
             window = f"{k.context_window} tokens" if k.context_window else ""
-            extra = "  ".join(x for x in (k.source, window, _price(k)) if x)
+            extra = "  ".join(x for x in (k.source, window, _price(k), _retires(k)) if x)
             print(f"{k.name:<{width}}  {extra}")
     if problem:
         return fail(problem, code=1)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import events as ev
+from ..core.config import EFFORTS
 from ..core.run_state import RunState
 from . import fail
 from .workflow_options import add_workflow_options, workflow_overrides
@@ -21,7 +22,7 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
     """Options shared by every command that runs a workflow."""
     p.add_argument(
         "--model",
-        help="provider/model (default: the config file's, else anthropic/claude-sonnet-4-5), "
+        help="provider/model (default: the config file's, else anthropic/claude-sonnet-5-5), "
         "e.g. openai/gpt-4.1, script/responder.py",
     )
     p.add_argument(
@@ -67,6 +68,12 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
     )
     p.add_argument("--seed", type=int, help="sampling seed where the API takes one (OpenAI, local servers)")
     p.add_argument(
+        "--effort",
+        choices=EFFORTS,
+        help="how much a reasoning model thinks before it answers (Claude 5: always thinks, billed as output; "
+        "default: the model's own)",
+    )
+    p.add_argument(
         "--retries",
         type=int,
         help="attempts per model call when the provider is busy or the connection drops (default 5; 1: never retry)",
@@ -88,6 +95,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "concurrency",
         "context_window",
         "seed",
+        "effort",
     )
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 

@@ -19,13 +19,15 @@ from .safe_text import one_line
 
 Checker = Literal["imagined", "python", "yesno", "none"]
 CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
+#: The ``effort`` levels the providers take (empty: not sent).
+EFFORTS: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")
 
 
 @dataclass
 class RunConfig:
     """Everything a workflow run depends on besides the problem and the model."""
 
-    model: str = "anthropic/claude-sonnet-4-5"
+    model: str = "anthropic/claude-sonnet-5-5"
     """``provider/model``: anthropic/..., openai/..., script/<file.py>, replay/<session.jsonl>."""
     base_url: str | None = None
     """The provider's API root: an OpenAI-compatible server (``http://host:8080/v1``)
@@ -94,6 +96,12 @@ class RunConfig:
     """Ask the provider to cache each prompt's shared prefix where that pays
     (Anthropic: prompts of 1,024 tokens or more; a llama.cpp server keeps the
     prefix in its slot). OpenAI caches by itself either way."""
+    effort: str = ""
+    """How much a reasoning model thinks before it answers: ``low``, ``medium``,
+    ``high``, ``xhigh`` or ``max`` (Anthropic's ``effort``, OpenAI's
+    ``reasoning_effort``); empty: the model's own default, nothing sent. The
+    Claude 5 models always think, billed as output tokens: ``low`` keeps that
+    small. A model that does not reason refuses it."""
     concurrency: int = 0
     """The most model calls in flight at once per provider (``--max-connections``);
     0: automatic (16 for a network provider, no limit for script and replay
@@ -180,6 +188,7 @@ MODEL_SETTINGS = (
     "repetition_stop",
     "context_window",
     "prompt_cache",
+    "effort",
 )
 
 

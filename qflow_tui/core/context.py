@@ -319,6 +319,7 @@ class RunContext:
                 out,
                 cache_read=cache_read,
                 cache_write=cache_write,
+                thinking=completion.thinking_tokens,
                 estimated=completion.tokens_estimated,
             )
             self.emit(
@@ -333,6 +334,7 @@ class RunContext:
                     tokens_estimated=completion.tokens_estimated,
                     cache_read_tokens=cache_read,
                     cache_write_tokens=cache_write,
+                    thinking_tokens=completion.thinking_tokens,
                     stop_reason=stop_reason,
                     time_to_first_token=completion.extra.get("time_to_first_token"),
                     detail=_cut_detail(completion.extra, request.max_tokens),

@@ -156,6 +156,9 @@ class LLMCallFinished(Event):
     """Of ``input_tokens``, those read from the provider's prompt cache."""
     cache_write_tokens: int | None = None
     """Of ``input_tokens``, those written to the provider's prompt cache."""
+    thinking_tokens: int | None = None
+    """Of ``output_tokens``, those the model spent thinking before its answer
+    (a reasoning model's; billed as output, not in ``response``)."""
     stop_reason: str = "finished"
     """Why the answer ended: ``finished``; cut at ``max_tokens``; stopped for
     ``repetition`` (the response holds the repeated span once)."""

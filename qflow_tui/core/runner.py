@@ -5,6 +5,7 @@ session file, emit the run's first and last events. Used alike by the app,
 from __future__ import annotations
 
 import asyncio
+import datetime
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, make_client
 from .llm._http import is_local
 from .llm.base import close_quietly
-from .llm.prices import PriceError, load_prices, run_cost
+from .llm.prices import PriceError, load_prices, retirement_notice, run_cost
 from .llm.retry import RetryWaits
 from .problem import Problem
 from .sandbox import SandboxUnavailable
@@ -49,13 +50,18 @@ class RunOutcome(RunSummary):
 def build_client(config: RunConfig) -> LLMClient:
     fallback = None
     window = config.context_window or None
-    cache = config.prompt_cache
+    cache, effort = config.prompt_cache, config.effort
     if config.model.startswith("replay/") and config.fallback_model:
         fallback = make_client(
-            config.fallback_model, base_url=config.base_url, context_window=window, prompt_cache=cache
+            config.fallback_model, base_url=config.base_url, context_window=window, prompt_cache=cache, effort=effort
         )
     return make_client(
-        config.model, base_url=config.base_url, fallback=fallback, context_window=window, prompt_cache=cache
+        config.model,
+        base_url=config.base_url,
+        fallback=fallback,
+        context_window=window,
+        prompt_cache=cache,
+        effort=effort,
     )
 
 
@@ -84,6 +90,10 @@ def sampling_sent(client: Any, config: RunConfig) -> dict[str, str]:
         out = {"temperature": "not applicable (answers come from a script or a recording)"}
     if "seed" not in out:
         out["seed"] = f"sent: {config.seed}" if config.seed >= 0 else "not set"
+    if getattr(client, "takes_effort", False):
+        out["effort"] = f"sent: {config.effort}" if config.effort else "not set: the model's default"
+    elif config.effort:  # asked for, and this provider has nowhere to send it: said, not dropped silently
+        out["effort"] = f"not sent: {config.effort} (this provider takes none)"
     return out
 
 
@@ -170,6 +180,8 @@ async def run_workflow(
                 "not a way to get good programs",
             )
         )
+    if retiring := retirement_notice(config.model, datetime.datetime.now(datetime.UTC).date().isoformat()):
+        emitter(Notice(level="warning", message=retiring))
     try:
         try:
             result = await workflow.run(ctx)

@@ -32,6 +32,8 @@ class TokenTally:
     cache_write: int = 0
     estimated: int = 0
     cut: int = 0
+    thinking: int = 0
+    """Of ``output``, the tokens a reasoning model spent thinking."""
 
     def add(
         self,
@@ -40,11 +42,13 @@ class TokenTally:
         *,
         cache_read: int | None = None,
         cache_write: int | None = None,
+        thinking: int | None = None,
         estimated: bool = False,
         cut: bool = False,
     ) -> None:
         """Count one model call; unknown counts add nothing. A ``cut`` call adds
         its tokens but is not a finished call."""
+        self.thinking += _count(thinking)
         self.input += _count(input_tokens)
         self.output += _count(output_tokens)
         self.cache_read += _count(cache_read)
@@ -77,7 +81,7 @@ class TokenTally:
         return cls(*(_count(raw.get(k)) for k in ("input", "output", "calls", *_OPTIONAL)))
 
 
-_OPTIONAL = ("cache_read", "cache_write", "estimated", "cut")
+_OPTIONAL = ("cache_read", "cache_write", "estimated", "cut", "thinking")
 
 
 def _count(value: Any) -> int:
@@ -96,12 +100,19 @@ def count_call(
     *,
     cache_read: int | None = None,
     cache_write: int | None = None,
+    thinking: int | None = None,
     estimated: bool = False,
     cut: bool = False,
 ) -> None:
     """Add one model call of ``agent`` to ``tokens``."""
     tokens.setdefault(agent or "unknown", TokenTally()).add(
-        input_tokens, output_tokens, cache_read=cache_read, cache_write=cache_write, estimated=estimated, cut=cut
+        input_tokens,
+        output_tokens,
+        cache_read=cache_read,
+        cache_write=cache_write,
+        thinking=thinking,
+        estimated=estimated,
+        cut=cut,
     )
 
 
@@ -117,6 +128,7 @@ def count_event(tokens: Tokens, event: Event) -> None:
                 event.output_tokens,
                 cache_read=event.cache_read_tokens,
                 cache_write=event.cache_write_tokens,
+                thinking=event.thinking_tokens,
                 estimated=event.tokens_estimated,
             )
         case LLMCallFailed(input_tokens=int()):

@@ -103,7 +103,7 @@ def test_solve_piped_prints_the_whole_program_and_the_session_path_last(tmp_path
     [
         (["--problem", "nope.txt"], "problem file nope.txt: no such file"),
         (["--model", "gpt4"], "unknown model 'gpt4'"),
-        (["--model", "anthropic/claude-sonnet-4-5"], "ANTHROPIC_API_KEY"),
+        (["--model", "anthropic/claude-sonnet-5-5"], "ANTHROPIC_API_KEY"),
         (["--model", "script/missing.py"], "no such file"),
         (["--checker", "imagined", "--prompts", "9"], "choose 1 to 6"),
         (["--tests", "tests/data/mbpp11/problem.txt"], "tests, line 1"),

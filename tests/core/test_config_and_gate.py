@@ -28,6 +28,7 @@ def test_precedence_file_then_env_then_flags(tmp_path):
         ("epochs = 'x'", "whole number"),
         ("colour = 1", "unknown setting 'colour'"),
         ("checker = 'magic'", "choose one of"),
+        ("effort = 'extreme'", "effort 'extreme': give one of low, medium, high, xhigh, max"),
         ("prompts = 9", "6 prompt variants"),
         ("this is not toml", "not valid TOML"),
     ],

@@ -107,7 +107,7 @@ def test_with_its_key_set_the_models_sdk_is_warmed_up_too(tmp_path):
         "from qflow_tui.ui.app import create_app\n"
         "from qflow_tui.core.config import RunConfig\n"
         "async def main():\n"
-        "    app = create_app(RunConfig(model='anthropic/claude-sonnet-4-5'), remember_theme=False)\n"
+        "    app = create_app(RunConfig(model='anthropic/claude-sonnet-5-5'), remember_theme=False)\n"
         "    async with app.run_test(size=(100, 30)) as pilot:\n"
         "        await pilot.pause()\n"
         "        for t in threading.enumerate():\n"

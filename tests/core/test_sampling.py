@@ -18,6 +18,10 @@ def test_each_provider_says_what_it_sends():
     assert sampling_sent(OpenAIClient, config)["temperature"].startswith("sent")
     assert sampling_sent(OpenAIClient, config)["seed"] == "not set"
     assert sampling_sent(OpenAIClient, config.replace(seed=7))["seed"] == "sent: 7"
+    # A Claude 5 model always thinks: how much it may is recorded beside the rest.
+    assert sampling_sent(AnthropicClient, config)["effort"] == "not set: the model's default"
+    assert sampling_sent(AnthropicClient, config.replace(effort="low"))["effort"] == "sent: low"
+    assert sampling_sent(OpenAIClient, config.replace(effort="high"))["effort"] == "sent: high"
 
 
 def test_a_local_model_and_a_bench_say_what_they_send():
@@ -27,8 +31,11 @@ def test_a_local_model_and_a_bench_say_what_they_send():
 
     config = RunConfig()
     assert sampling_sent(LocalClient, config)["temperature"].startswith("sent as each agent asks")
+    assert "effort" not in sampling_sent(LocalClient, config)  # llama.cpp is not sent one
+    assert sampling_sent(LocalClient, config.replace(effort="low"))["effort"].startswith("not sent: low")
     # A bench watches each problem's calls through a wrapper, which says what the inner client sends.
     assert sampling_sent(_WatchedClient(OpenAIClient), config)["temperature"].startswith("sent")
+    assert sampling_sent(_WatchedClient(OpenAIClient), config.replace(effort="low"))["effort"] == "sent: low"
 
 
 async def test_the_session_header_and_first_event_record_it(tmp_path):

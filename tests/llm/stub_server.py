@@ -33,6 +33,10 @@ GET ``/v1/models``  the models with llama.cpp's ``meta.n_ctx`` when ``n_ctx`` is
                    surrogate, and a pair cut at the very end of the stream
 ``busy-over-N``    429 (retry-after-ms 20) while more than N requests are in
                    flight, else ``ok`` streamed slowly (``STEP`` per piece)
+``thinking``       ``ok`` after a thinking block (Anthropic: a ``thinking``
+                   content block at index 0, the text at 1; ``THINKING``
+                   of the ``OUTPUT_TOKENS`` were thinking, in the usage's
+                   ``output_tokens_details``; OpenAI: ``reasoning_tokens``)
 ``cache``          ``ok`` with prompt caching on the system text (one token a
                    word): Anthropic caches it only when the request carries a
                    ``cache_control`` marker and reports a write for a prefix
@@ -54,6 +58,8 @@ from typing import Any
 PIECES = ["def add", "(a, b):", "\n    return", " a + b", "\n"]
 INPUT_TOKENS = 11
 OUTPUT_TOKENS = 7
+THINKING = 4
+THOUGHT = "The caller wants a sum; a + b it is."
 SLOW = 1.5
 LOOP = "    return a + b  # again\n"
 STEP = 0.04
@@ -364,9 +370,29 @@ def _anthropic_events(model: str, cache: tuple[int, int, int] | None = None) -> 
                 },
             },
         ),
+    ]
+    text_at = 0
+    if model == "thinking":  # the Claude 5 models think first, in a block of its own
+        text_at = 1
+        out += [
+            _sse(
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}},
+            ),
+            _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": THOUGHT}},
+            ),
+            _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "c2ln"}},
+            ),
+            _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ]
+    out += [
         _sse(
             "content_block_start",
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_start", "index": text_at, "content_block": {"type": "text", "text": ""}},
         ),
         _sse("ping", {"type": "ping"}),
     ]
@@ -374,7 +400,7 @@ def _anthropic_events(model: str, cache: tuple[int, int, int] | None = None) -> 
         out.append(
             _sse(
                 "content_block_delta",
-                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}},
+                {"type": "content_block_delta", "index": text_at, "delta": {"type": "text_delta", "text": piece}},
             )
         )
     if model == "midstream":
@@ -383,13 +409,16 @@ def _anthropic_events(model: str, cache: tuple[int, int, int] | None = None) -> 
     if model in ("truncated", "hang", "runaway"):
         return out
     out += [
-        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _sse("content_block_stop", {"type": "content_block_stop", "index": text_at}),
         _sse(
             "message_delta",
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                "usage": {"output_tokens": OUTPUT_TOKENS},
+                "usage": {
+                    "output_tokens": OUTPUT_TOKENS,
+                    **({"output_tokens_details": {"thinking_tokens": THINKING}} if model == "thinking" else {}),
+                },
             },
         ),
         _sse("message_stop", {"type": "message_stop"}),
@@ -436,6 +465,8 @@ def _openai_events(model: str, cache: tuple[int, int, int] | None = None) -> lis
             "completion_tokens": OUTPUT_TOKENS,
             "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS,
         }
+        if model == "thinking":
+            usage["completion_tokens_details"] = {"reasoning_tokens": THINKING}
         if cache is not None:
             # The system text is part of the prompt; what was seen before comes from the cache.
             usage["prompt_tokens"] += cache[2]

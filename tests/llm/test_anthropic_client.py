@@ -50,7 +50,7 @@ async def test_empty_system_is_left_out(stub):
 
 
 async def test_default_base_url_and_retries():
-    client = AnthropicClient("claude-sonnet-4-5", env={"ANTHROPIC_API_KEY": ANTHROPIC_KEY})
+    client = AnthropicClient("claude-sonnet-5-5", env={"ANTHROPIC_API_KEY": ANTHROPIC_KEY})
     try:
         assert client.base_url == "https://api.anthropic.com"
         # The SDK retries nothing by itself: the policy in core/llm/retry.py decides, visibly.

@@ -45,7 +45,7 @@ async def test_presets_name_the_local_servers(preset, url):
 
 def test_a_preset_for_an_anthropic_model_or_a_bare_word_is_one_clear_line():
     with pytest.raises(LLMError) as info:
-        make_client("anthropic/claude-sonnet-4-5", base_url="ollama", env=dict(KEYS))
+        make_client("anthropic/claude-sonnet-5-5", base_url="ollama", env=dict(KEYS))
     assert "name the model openai/<model>" in str(info.value)
     with pytest.raises(LLMError) as info:
         make_client("openai/x", base_url="olama", env=dict(KEYS))
@@ -59,7 +59,7 @@ async def test_each_provider_reads_its_own_base_url_variable(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     for model, url in (
-        ("anthropic/claude-sonnet-4-5", "http://localhost:9999"),
+        ("anthropic/claude-sonnet-5-5", "http://localhost:9999"),
         ("openai/q", "http://localhost:11434/v1"),
     ):
         config = load_config(overrides={"model": model})

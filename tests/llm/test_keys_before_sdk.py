@@ -24,8 +24,8 @@ def said(model: str, base_url: str = "") -> list[str]:
 
 
 def test_a_missing_anthropic_key_is_said_without_importing_the_sdk():
-    message, sdk = said("anthropic/claude-sonnet-4-5")
-    assert message.startswith("set ANTHROPIC_API_KEY to use anthropic/claude-sonnet-4-5")
+    message, sdk = said("anthropic/claude-sonnet-5-5")
+    assert message.startswith("set ANTHROPIC_API_KEY to use anthropic/claude-sonnet-5-5")
     assert sdk == "no sdk"
 
 
@@ -46,11 +46,11 @@ def test_the_client_module_to_warm_up_is_the_one_a_run_would_import_now():
     from qflow_tui.core.llm import client_module
 
     key = {"ANTHROPIC_API_KEY": "sk-test", "OPENAI_API_KEY": "sk-test"}
-    assert client_module("anthropic/claude-sonnet-4-5", env=key) == "qflow_tui.core.llm.anthropic_client"
+    assert client_module("anthropic/claude-sonnet-5-5", env=key) == "qflow_tui.core.llm.anthropic_client"
     assert client_module("openai/gpt-4o", env=key) == "qflow_tui.core.llm.openai_client"
     assert client_module("openai/qwen", base_url="llamacpp", env={}) == "qflow_tui.core.llm.openai_client"
     # No key: the Run will say so, and needs no SDK for that.
-    assert client_module("anthropic/claude-sonnet-4-5", env={}) is None
+    assert client_module("anthropic/claude-sonnet-5-5", env={}) is None
     assert client_module("openai/gpt-4o", env={}) is None
     assert client_module("script/tests/scripts/mbpp11.py", env=key) is None
     assert client_module("nonsense", env=key) is None

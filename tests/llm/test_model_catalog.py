@@ -50,8 +50,17 @@ def test_qflow_models_lists_the_same_headless(stub, capsys):
     stub.n_ctx = 2048
     assert models_command.run(argparse.Namespace(base_url=stub.url + "/v1", json=True)) == 0
     rows = json.loads(capsys.readouterr().out)["models"]
-    assert rows[0] == {"model": "openai/ok", "source": stub.url + "/v1", "context_window": 2048, "price": None}
-    assert any(r["model"] == "anthropic/claude-sonnet-4-5" and "as of" in r["price"] for r in rows)
+    assert rows[0] == {
+        "model": "openai/ok",
+        "source": stub.url + "/v1",
+        "context_window": 2048,
+        "price": None,
+        "retires": None,
+    }
+    assert any(r["model"] == "anthropic/claude-sonnet-5-5" and "as of" in r["price"] for r in rows)
+    # A model its provider retires says when, and what to use instead.
+    (old,) = [r for r in rows if r["model"] == "anthropic/claude-sonnet-4-5"]
+    assert old["retires"] == "retires 2026-11-30: use anthropic/claude-sonnet-5-5"
     assert models_command.run(argparse.Namespace(base_url=closed_port_url(), json=False)) == 1
     out, err = capsys.readouterr()
     assert "local/smollm2" in out  # what is known without the server is still listed

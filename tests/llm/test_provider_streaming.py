@@ -43,6 +43,32 @@ async def test_token_counts_and_latency_come_from_the_stream(make):
     assert completion.extra["time_to_first_token"] <= completion.latency
 
 
+async def test_thinking_is_counted_apart_and_never_shown(make, stub, provider):
+    """A Claude 5 model thinks before it answers: the thinking is billed as
+    output but is not the answer, so no delta, no text, and its tokens apart."""
+    deltas: list[str] = []
+    completion = await make("thinking").complete(req(), deltas.append)
+    assert deltas == stub_server.PIECES
+    assert completion.text == "".join(stub_server.PIECES)
+    assert stub_server.THOUGHT not in completion.text
+    assert completion.output_tokens == stub_server.OUTPUT_TOKENS
+    assert completion.thinking_tokens == stub_server.THINKING
+    assert (await make("ok").complete(req(), lambda _: None)).thinking_tokens is None
+
+
+async def test_effort_is_sent_only_when_set(make, stub, provider):
+    await make("ok").complete(req(), lambda _: None)
+    await make("ok", effort="low").complete(req(), lambda _: None)
+    unset, low = (r["body"] for r in stub.requests)
+    # Anthropic's output_config.effort, OpenAI's reasoning_effort: a model without
+    # effort levels refuses either, so nothing goes unless a user asked.
+    assert "output_config" not in unset and "reasoning_effort" not in unset
+    if provider == "anthropic":
+        assert low["output_config"] == {"effort": "low"}
+    else:
+        assert low["reasoning_effort"] == "low"
+
+
 async def test_cancelling_mid_stream_closes_the_connection(make, stub):
     client = make("hang")
     got_first = asyncio.Event()
@@ -76,7 +102,7 @@ async def test_aclose_closes_the_sdk_client(make):
 
 
 async def test_missing_key_names_the_variable(provider):
-    model = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1"}[provider]
+    model = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-4.1"}[provider]
     with pytest.raises(LLMError) as info:
         make_client(f"{provider}/{model}", env={})
     var = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"

@@ -25,7 +25,7 @@ def test_solve_help_states_the_model_default(capsys):
         main(["solve", "--help"])
     options = capsys.readouterr().out.split("options:", 1)[1]
     model_help = options.split("--model MODEL", 1)[1].split("--base-url", 1)[0]
-    assert "default" in model_help and "anthropic/claude-sonnet-4-5" in model_help
+    assert "default" in model_help and "anthropic/claude-sonnet-5-5" in model_help
 
 
 @pytest.mark.parametrize("args", [("demo", "--json"), ("replay", str(demo_session()), "--json")])

@@ -26,7 +26,7 @@ async def test_a_toast_never_covers_the_inline_error(monkeypatch):
     app.client = None
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
-        app.screen.query_one("#model").value = "anthropic/claude-sonnet-4-5"
+        app.screen.query_one("#model").value = "anthropic/claude-sonnet-5-5"
         await pilot.press("f4", "ctrl+r")  # F4 toasts; Ctrl+R shows an inline error
         await pilot.pause()
 

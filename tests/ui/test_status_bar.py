@@ -155,6 +155,13 @@ async def test_the_cost_so_far_is_priced_per_token_kind_and_marked_where_estimat
         bar.update_from(state, 3.0)
         await pilot.pause()
         assert " cost $0.6011 (est.) " in str(bar.content), str(bar.content)
+        assert "thinking" not in str(bar.content)
+        # A thinking model's thinking is output (priced so) and said apart.
+        state.apply(_finished("c3", 0, 1000, thinking_tokens=800))
+        bar.update_from(state, 4.0)
+        await pilot.pause()
+        assert " cost $0.6161 (est.) " in str(bar.content), str(bar.content)
+        assert "k out (800 thinking)" in str(bar.content), str(bar.content)
 
 
 async def test_a_model_without_a_price_says_so_and_one_that_runs_here_shows_no_cost():

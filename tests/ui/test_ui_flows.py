@@ -278,7 +278,7 @@ async def test_bad_input_missing_api_key(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     app = build_app()
     app.client = None
-    text = await _error_for(app, model="anthropic/claude-sonnet-4-5")
+    text = await _error_for(app, model="anthropic/claude-sonnet-5-5")
     assert "ANTHROPIC_API_KEY" in text
     # Worded for the form, which has no --base-url: the ways in without a key.
     assert "--" not in text and "local/smollm2" in text and "responder.py" in text and "demo" in text

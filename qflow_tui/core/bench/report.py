@@ -368,7 +368,7 @@ def base_and_plus(done: list[dict[str, Any]]) -> tuple[int, int, int]:
 
 
 #: Run settings that shape every model call, shown with any workflow's own.
-MODEL_SETTINGS_SHOWN = ("temperature", "max_tokens", "seed", "test_timeout")
+MODEL_SETTINGS_SHOWN = ("temperature", "max_tokens", "seed", "effort", "test_timeout")
 
 
 def _settings_line(s: dict[str, Any]) -> str:
@@ -379,7 +379,9 @@ def _settings_line(s: dict[str, Any]) -> str:
     merged = {**settings, **(settings.get("workflow_settings") or {})}
     shown = [f"{k}={v}" for k, v in merged.items() if k in own]
     model = [
-        f"{k}={settings[k]}" for k in MODEL_SETTINGS_SHOWN if k in settings and not (k == "seed" and settings[k] == -1)
+        f"{k}={settings[k]}"
+        for k in MODEL_SETTINGS_SHOWN
+        if k in settings and not (k == "seed" and settings[k] == -1) and settings[k] != ""
     ]
     line = "Settings: " + (", ".join(shown) if shown else f"{s.get('workflow')} has no settings of its own")
     if model:

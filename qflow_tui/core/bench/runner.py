@@ -191,6 +191,7 @@ class _WatchedClient:
         self.inner = inner
         self.name = getattr(inner, "name", "")
         self.sampling = getattr(inner, "sampling", None)
+        self.takes_effort = getattr(inner, "takes_effort", False)
         """What the inner client sends, so each bench session says it."""
         self.failure: LLMError | None = None
 

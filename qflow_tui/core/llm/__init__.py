@@ -77,6 +77,7 @@ def make_client(
     env: dict[str, str] | None = None,
     context_window: int | None = None,
     prompt_cache: bool = True,
+    effort: str = "",
 ) -> LLMClient:
     """Build the client for a model name. Raises :class:`LLMError` with a message a
     user can act on (unknown prefix, missing API key, missing script file, a
@@ -89,7 +90,7 @@ def make_client(
         base_url = resolve_base_url(name, base_url)
     if provider.check_key is not None:
         provider.check_key(model, base_url, env)  # said before the SDK's import, which takes seconds
-    options = ClientOptions(base_url, env, context_window, fallback, prompt_cache)
+    options = ClientOptions(base_url, env, context_window, fallback, prompt_cache, effort)
     return provider.factory(rest, options)
 
 

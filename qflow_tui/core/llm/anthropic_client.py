@@ -13,6 +13,14 @@ argument any more, and the API answers 400 to one smuggled in through
 Completion says ``extra["temperature_sent"] = False`` so nobody mistakes it for
 what the model ran with.
 
+Thinking. The Claude 5 models think before they answer (adaptive thinking, on
+by default; the API refuses to turn it off). The thinking streams as its own
+blocks: only text deltas reach the panes and only text blocks the answer, and
+the thinking's tokens (billed as output) are counted apart as
+``Completion.thinking_tokens``. ``effort`` (``output_config.effort``: ``low`` to
+``max``) bounds how much the model thinks; unset, nothing is sent and the
+model's default applies (models without effort refuse it).
+
 Retries: the SDK's own retries are off (``max_retries=0`` by default): the
 app's retry policy (core/llm/retry.py) retries what is worth retrying where the
 user can see it (which call, attempt k of n, how long it waits), honouring the
@@ -62,6 +70,8 @@ class AnthropicClient(ProviderErrors):
     provider = "anthropic"
     #: What this API takes of the sampling settings (see the module docstring).
     sampling = {"temperature": "not sent (the API takes none): the provider's default", "seed": "not sent"}
+    #: Sends ``effort`` when one is set (see the module docstring).
+    takes_effort = True
     connection_wrapper = anthropic.APIConnectionError
     base_url_var = BASE_URL_VAR
     key_var = KEY_VAR
@@ -80,9 +90,12 @@ class AnthropicClient(ProviderErrors):
         timeout: float | None = None,
         context_window: int | None = None,
         prompt_cache: bool = True,
+        effort: str = "",
     ) -> None:
         env = os.environ if env is None else env
         self.model = model_name
+        self.effort = effort
+        """``output_config.effort`` for every call; empty: the model's default, not sent."""
         self.prompt_cache = prompt_cache
         """Ask the API to cache each prompt's prefix where it is long enough."""
         self.context_window = context_window
@@ -112,6 +125,8 @@ class AnthropicClient(ProviderErrors):
             "messages": [dict(m) for m in request.messages],
             "max_tokens": request.max_tokens,
         }
+        if self.effort:
+            params["output_config"] = {"effort": self.effort}
         if request.system:  # the API refuses an empty system text block
             params["system"] = request.system
         if self.prompt_cache and prompt_text_tokens(request) >= self.cache_min_tokens:
@@ -173,6 +188,8 @@ class AnthropicClient(ProviderErrors):
         cache_write = usage.cache_creation_input_tokens
         if input_tokens is not None:
             input_tokens += (cache_write or 0) + (cache_read or 0)
+        details = getattr(usage, "output_tokens_details", None)
+        thinking = getattr(details, "thinking_tokens", None)
         return Completion(
             text=text,
             input_tokens=input_tokens,
@@ -181,6 +198,7 @@ class AnthropicClient(ProviderErrors):
             tokens_estimated=False,
             cache_read_tokens=cache_read,
             cache_write_tokens=cache_write,
+            thinking_tokens=thinking if isinstance(thinking, int) and thinking > 0 else None,
             extra={
                 "stop_reason": message.stop_reason,
                 "truncated": message.stop_reason == "max_tokens",

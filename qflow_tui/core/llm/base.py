@@ -104,6 +104,10 @@ class Completion:
     """Of ``input_tokens``, those served from the provider's prompt cache (priced lower)."""
     cache_write_tokens: int | None = None
     """Of ``input_tokens``, those written to the prompt cache (Anthropic prices them higher)."""
+    thinking_tokens: int | None = None
+    """Of ``output_tokens``, those the model spent reasoning before its answer
+    (Anthropic's adaptive thinking, OpenAI's reasoning tokens): billed as output,
+    never part of ``text``. ``None``: the provider did not say."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 

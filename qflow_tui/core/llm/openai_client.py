@@ -49,6 +49,8 @@ class OpenAIClient(ProviderErrors):
 
     provider = "openai"
     sampling = {"temperature": "sent as each agent asks (the paper's 0; 0.1 for the test designer)"}
+    #: Sends ``effort`` as ``reasoning_effort`` when one is set.
+    takes_effort = True
     connection_wrapper = openai.APIConnectionError
     base_url_var = BASE_URL_VAR
     key_var = KEY_VAR
@@ -67,9 +69,13 @@ class OpenAIClient(ProviderErrors):
         timeout: float | None = None,
         context_window: int | None = None,
         cache_prompt: bool = False,
+        effort: str = "",
     ) -> None:
         env = os.environ if env is None else env
         self.model = model_name
+        self.effort = effort
+        """``reasoning_effort`` for a reasoning model; empty: not sent (a model
+        that does not reason refuses it)."""
         self.cache_prompt = cache_prompt
         """Ask a llama.cpp server to keep the prompt in its slot (``cache_prompt``),
         so the next call with the same prefix skips evaluating it. OpenAI's own
@@ -152,6 +158,8 @@ class OpenAIClient(ProviderErrors):
         }
         if request.seed is not None:
             params["seed"] = request.seed
+        if self.effort:
+            params["reasoning_effort"] = self.effort
         if self.cache_prompt:
             params["extra_body"] = {"cache_prompt": True}
         # api.openai.com wants max_completion_tokens (its reasoning models refuse
@@ -217,6 +225,7 @@ class OpenAIClient(ProviderErrors):
         output_tokens = getattr(usage, "completion_tokens", None)
         # OpenAI caches long prefixes by itself and says how much of prompt_tokens it served.
         cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
+        reasoning = getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None)
         return Completion(
             text="".join(parts),
             input_tokens=input_tokens,
@@ -224,6 +233,7 @@ class OpenAIClient(ProviderErrors):
             latency=latency,
             tokens_estimated=False,
             cache_read_tokens=cached if isinstance(cached, int) else None,
+            thinking_tokens=reasoning if isinstance(reasoning, int) and reasoning > 0 else None,
             extra={
                 "stop_reason": finish,
                 "truncated": finish == "length",

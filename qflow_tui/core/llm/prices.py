@@ -18,8 +18,8 @@ discount and charges nothing extra to write. A price given without cache rates
 takes the provider's usual ratios.
 
 The shortest prompt a provider caches depends on the model (Anthropic's docs,
-read 2026-11-25: 1,024 tokens for Sonnet 4.5, Sonnet 4 and Opus 4.1; 4,096 for
-Haiku 4.5 and Opus 4.5; 2,048 for Haiku 3.5 and 3; OpenAI: 1,024): the table
+read 2026-11-25 and 2026-11-27: 1,024 tokens for the Sonnet 5 line, Sonnet 4.6
+and 4.5; 4,096 for Haiku 4.5 and Opus 4.5; OpenAI: 1,024): the table
 says it per model, and the Anthropic client asks for caching only from there.
 
 A model run in the app (``local/``), a script and a replay cost nothing; any
@@ -90,15 +90,57 @@ def with_cache_rates(
 
 
 #: List prices as published by the providers when this table was written.
+#: Anthropic's, read 2026-11-27 from its model pages: Sonnet 5.5 (the current
+#: Sonnet) and Sonnet 5 at $2/$10, Sonnet 5.5 reading its cache at $0.10 (half
+#: Sonnet 5's $0.20), a 5-minute write at $2.50; Opus 5.5 at $4/$20; Sonnet 4.6
+#: (legacy) and 4.5 (retiring, see :data:`RETIREMENTS`) at $3/$15; Haiku 4.5 at
+#: $1/$5. The shortest cached prompt of the Sonnet 5 line is 1,024 tokens.
 BUILT_IN: dict[str, Price] = {
+    "anthropic/claude-sonnet-5-5": with_cache_rates(
+        "anthropic/", 2.0, 10.0, "2026-11-27", read=0.1, cache_min_tokens=1024
+    ),
+    "anthropic/claude-sonnet-5": with_cache_rates("anthropic/", 2.0, 10.0, "2026-11-27", cache_min_tokens=1024),
+    "anthropic/claude-opus-5-5": with_cache_rates("anthropic/", 4.0, 20.0, "2026-11-27"),
+    "anthropic/claude-sonnet-4-6": with_cache_rates("anthropic/", 3.0, 15.0, "2026-11-27", cache_min_tokens=1024),
     "anthropic/claude-sonnet-4-5": with_cache_rates("anthropic/", 3.0, 15.0, "2025-10-01", cache_min_tokens=1024),
-    "anthropic/claude-opus-4-1": with_cache_rates("anthropic/", 15.0, 75.0, "2025-10-01", cache_min_tokens=1024),
-    "anthropic/claude-haiku-4-5": with_cache_rates("anthropic/", 1.0, 5.0, "2025-10-15", cache_min_tokens=4096),
+    "anthropic/claude-haiku-4-5": with_cache_rates("anthropic/", 1.0, 5.0, "2026-11-27", cache_min_tokens=4096),
     "openai/gpt-4.1": with_cache_rates("openai/", 2.0, 8.0, "2025-10-01", read=0.5, cache_min_tokens=1024),
     "openai/gpt-4.1-mini": with_cache_rates("openai/", 0.4, 1.6, "2025-10-01", read=0.1, cache_min_tokens=1024),
     "openai/gpt-4o": with_cache_rates("openai/", 2.5, 10.0, "2025-10-01", read=1.25, cache_min_tokens=1024),
     "openai/gpt-4o-mini": with_cache_rates("openai/", 0.15, 0.6, "2025-10-01", read=0.075, cache_min_tokens=1024),
 }
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """A model its provider has announced it will stop serving."""
+
+    on: str
+    """The day it stops answering (YYYY-MM-DD)."""
+    instead: str
+    """The provider's recommended replacement, as ``provider/model``."""
+
+
+#: Models their providers retire, as announced (Anthropic's model pages and its
+#: SDK's deprecation list, read 2026-11-27). A run on one says so before its
+#: first call, and ``qflow models`` marks it.
+RETIREMENTS: dict[str, Retirement] = {
+    "anthropic/claude-sonnet-4-5": Retirement("2026-11-30", "anthropic/claude-sonnet-5-5"),
+    "anthropic/claude-sonnet-4-5-20250929": Retirement("2026-11-30", "anthropic/claude-sonnet-5-5"),
+    "anthropic/claude-opus-4-5": Retirement("2027-01-22", "anthropic/claude-opus-5-5"),
+    "anthropic/claude-opus-4-5-20251101": Retirement("2027-01-22", "anthropic/claude-opus-5-5"),
+}
+
+
+def retirement_notice(model: str, today: str) -> str | None:
+    """One line for a run on a retiring or retired ``model`` (``today`` as
+    YYYY-MM-DD), or None when its provider has announced no end for it."""
+    gone = RETIREMENTS.get(model.strip().lower())
+    if gone is None:
+        return None
+    if today >= gone.on:
+        return f"{model} was retired on {gone.on}: its calls fail; choose {gone.instead} (--model or the form's Model)"
+    return f"{model} retires on {gone.on}: choose {gone.instead} before then (--model or the form's Model)"
 
 
 class PriceError(ValueError):

@@ -23,7 +23,7 @@ def _openai_key(model: str, base_url: str | None, env: Mapping[str, str]) -> Non
 
 @modelapi(
     "anthropic",
-    example="anthropic/claude-sonnet-4-5",
+    example="anthropic/claude-sonnet-5-5",
     module=f"{__package__}.anthropic_client",
     check_key=_anthropic_key,
     takes_base_url=True,
@@ -37,6 +37,7 @@ def anthropic(rest: str, options: ClientOptions) -> LLMClient:
         env=options.env,
         context_window=options.context_window,
         prompt_cache=options.prompt_cache,
+        effort=options.effort,
     )
 
 
@@ -50,7 +51,13 @@ def anthropic(rest: str, options: ClientOptions) -> LLMClient:
 def openai(rest: str, options: ClientOptions) -> LLMClient:
     from .openai_client import OpenAIClient
 
-    return OpenAIClient(rest, base_url=options.base_url, env=options.env, context_window=options.context_window)
+    return OpenAIClient(
+        rest,
+        base_url=options.base_url,
+        env=options.env,
+        context_window=options.context_window,
+        effort=options.effort,
+    )
 
 
 @modelapi("local", example="local/smollm2", free=True)

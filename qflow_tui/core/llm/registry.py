@@ -26,6 +26,9 @@ class ClientOptions:
     """With a replay model: the live model for calls the recording lacks."""
     prompt_cache: bool = True
     """Ask the provider to cache the prompt's shared prefix where that pays."""
+    effort: str = ""
+    """How hard a reasoning model thinks (``low`` to ``max``); empty: the
+    provider's default, nothing sent."""
 
 
 #: ``(rest of the name, options) -> client``.

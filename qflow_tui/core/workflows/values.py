@@ -12,7 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from ...locations import config_file
-from ..config import BOUNDS, FIELDS, MAX_WHOLE, MODEL_SETTINGS, ConfigError, RunConfig, make_config, parse_config
+from ..config import (
+    BOUNDS,
+    EFFORTS,
+    FIELDS,
+    MAX_WHOLE,
+    MODEL_SETTINGS,
+    ConfigError,
+    RunConfig,
+    make_config,
+    parse_config,
+)
 from ..safe_text import one_line, valid_text
 from ..sandbox.config import timeout_problem
 from . import WORKFLOWS, get_workflow
@@ -103,7 +113,9 @@ def value_problem(name: str, value: Any) -> str | None:
         except ConfigError as exc:  # the workflows' own words for it
             return str(exc)
     if name == "model" and not value:
-        return "model must name one, as provider/model (e.g. anthropic/claude-sonnet-4-5)"
+        return "model must name one, as provider/model (e.g. anthropic/claude-sonnet-5-5)"
+    if name == "effort" and value and value not in EFFORTS:
+        return f"effort {_shown(value)}: give one of {', '.join(EFFORTS)} (or leave it empty: the model's default)"
     if name == "test_timeout":
         why = timeout_problem(value)
         return f"test_timeout {value:g}: {why}" if why else None

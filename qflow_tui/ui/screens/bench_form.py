@@ -157,7 +157,7 @@ class BenchForm(AppModal[BenchRunner | None]):
         model = self.query_one("#bench-model", Input).value.strip()
         if not model:
             raise BenchFormError(
-                "Model: give one, e.g. anthropic/claude-sonnet-4-5 or script/responder.py", "bench-model"
+                "Model: give one, e.g. anthropic/claude-sonnet-5-5 or script/responder.py", "bench-model"
             )
         out_text = self.query_one("#bench-out", Input).value.strip()
         if not out_text:

@@ -81,7 +81,11 @@ class StatusBar(Static):
         )
         # Cached prompt tokens cost a tenth (read) or 1.25x (written): shown apart.
         cached = f" ({cached})" if cached else ""
-        text.append(f"tokens {fmt_tokens(total.input)} in{cached} / {fmt_tokens(total.output)} out", style="bold")
+        # A reasoning model's thinking is billed as output but never shown: said apart.
+        thought = f" ({fmt_tokens(total.thinking)} thinking)" if total.thinking else ""
+        text.append(
+            f"tokens {fmt_tokens(total.input)} in{cached} / {fmt_tokens(total.output)} out{thought}", style="bold"
+        )
         if state.isolation:
             # How generated code is contained matters as much as what it costs.
             text.append("  │ ", style=colours.muted)
