@@ -483,7 +483,7 @@ class ComposeScreen(AppScreen[None]):
     def _show_settings(self, workflow: str) -> None:
         """Show the chosen workflow's own settings, and only those."""
         wanted = workflow_settings(workflow)
-        self.sub_title = f"{workflow}, live"
+        self.sub_title = f"compose · {workflow}"
         self._mount_settings(wanted)
         for box in self.query(".setting"):
             box.display = (box.id or "").removeprefix("setting-") in wanted
