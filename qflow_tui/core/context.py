@@ -337,7 +337,7 @@ class RunContext:
                     thinking_tokens=completion.thinking_tokens,
                     stop_reason=stop_reason,
                     time_to_first_token=completion.extra.get("time_to_first_token"),
-                    detail=_cut_detail(completion.extra, request.max_tokens),
+                    detail=_cut_detail(completion.extra, request.max_tokens, completion.thinking_tokens),
                 )
             )
             return completion.text
@@ -373,10 +373,15 @@ class RunContext:
         return tokens_to_dict(self.tokens)
 
 
-def _cut_detail(extra: dict[str, Any], max_tokens: int) -> str:
+def _cut_detail(extra: dict[str, Any], max_tokens: int, thinking: int | None = None) -> str:
     """A cut answer's loss in words, for its event (empty when it finished)."""
     reason = extra.get("stop_reason")
     if reason == "max_tokens":
+        if thinking:  # max_tokens bounds the thinking and the answer together
+            return (
+                f"cut at max tokens ({max_tokens}), {thinking:,} of them spent thinking: "
+                "raise max_tokens or lower effort"
+            )
         return f"cut at max tokens ({max_tokens})"
     if reason == "repetition":
         span, chars = int(extra.get("repeated_span") or 0), int(extra.get("repeated_chars") or 0)

@@ -37,6 +37,8 @@ GET ``/v1/models``  the models with llama.cpp's ``meta.n_ctx`` when ``n_ctx`` is
                    content block at index 0, the text at 1; ``THINKING``
                    of the ``OUTPUT_TOKENS`` were thinking, in the usage's
                    ``output_tokens_details``; OpenAI: ``reasoning_tokens``)
+``thinking-cut``   Anthropic: the thinking block, then ``max_tokens`` with no
+                   text: every output token was thinking
 ``cache``          ``ok`` with prompt caching on the system text (one token a
                    word): Anthropic caches it only when the request carries a
                    ``cache_control`` marker and reports a write for a prefix
@@ -351,6 +353,8 @@ def _anthropic_events(model: str, cache: tuple[int, int, int] | None = None) -> 
     pieces = SPLIT_PIECES if model == "split-pairs" else PIECES
     if model in ("truncated",):
         pieces = PIECES[:2]
+    elif model == "thinking-cut":
+        pieces = []
     elif model in ("midstream", "hang", "runaway"):
         pieces = PIECES[:1]
     out = [
@@ -372,7 +376,7 @@ def _anthropic_events(model: str, cache: tuple[int, int, int] | None = None) -> 
         ),
     ]
     text_at = 0
-    if model == "thinking":  # the Claude 5 models think first, in a block of its own
+    if model.startswith("thinking"):  # the Claude 5 models think first, in a block of its own
         text_at = 1
         out += [
             _sse(
@@ -408,16 +412,18 @@ def _anthropic_events(model: str, cache: tuple[int, int, int] | None = None) -> 
         return out
     if model in ("truncated", "hang", "runaway"):
         return out
+    cut = model == "thinking-cut"
+    thought = {"thinking": THINKING, "thinking-cut": OUTPUT_TOKENS}.get(model, 0)
     out += [
         _sse("content_block_stop", {"type": "content_block_stop", "index": text_at}),
         _sse(
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "delta": {"stop_reason": "max_tokens" if cut else "end_turn", "stop_sequence": None},
                 "usage": {
                     "output_tokens": OUTPUT_TOKENS,
-                    **({"output_tokens_details": {"thinking_tokens": THINKING}} if model == "thinking" else {}),
+                    **({"output_tokens_details": {"thinking_tokens": thought}} if thought else {}),
                 },
             },
         ),

@@ -50,6 +50,18 @@ async def test_a_thinking_models_run_counts_its_thinking_apart_and_warns_of_a_re
     assert rec.events.index(warned) < rec.events.index(rec.of("llm_call_started")[0])
 
 
+async def test_an_answer_cut_while_thinking_says_what_to_change(stub, tmp_path):
+    client = AnthropicClient("thinking-cut", base_url=stub.url, env=dict(KEYS))
+    rec = Recorder()
+    config = RunConfig(model="anthropic/claude-sonnet-5-5", workflow="zeroshot", max_tokens=7, retries=1)
+    await run_workflow(
+        PROBLEM, config, client=client, sandbox=TestSandbox(), sinks=[rec], session_dir=tmp_path, close_client=True
+    )
+    (call,) = rec.of("llm_call_finished")
+    assert call.stop_reason == "max_tokens" and call.response == ""
+    assert call.detail == "cut at max tokens (7), 7 of them spent thinking: raise max_tokens or lower effort"
+
+
 def test_a_retiring_model_is_said_before_and_after_its_day():
     before = retirement_notice("anthropic/claude-sonnet-4-5", "2026-11-27")
     after = retirement_notice("anthropic/claude-sonnet-4-5", "2026-12-01")
