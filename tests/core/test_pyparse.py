@@ -97,3 +97,18 @@ def test_eval_mode_and_errors_are_ast_parses():
         assert exc.lineno == 1
     else:  # pragma: no cover
         raise AssertionError("no SyntaxError")
+
+
+def test_a_program_with_an_invalid_escape_parses_without_a_warning():
+    """MBPP's programs write regexes as "\\w": Python warns while parsing
+    (a SyntaxWarning from 3.12, shown by default on the terminal). qflow's
+    parse says nothing, whatever the filters."""
+    import warnings
+
+    from qflow_tui.core.pyparse import parse
+
+    source = 'import re\ndef words(s):\n    return re.findall("\\w+", s)\n'
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would raise (as SyntaxError)
+        tree = parse(source)
+    assert tree.body[1].name == "words"  # type: ignore[attr-defined]
