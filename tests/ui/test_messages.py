@@ -137,7 +137,9 @@ async def _completes_from(stub) -> None:  # type: ignore[no-untyped-def]
         await app.workers.wait_for_complete()
         await pilot.pause()
         field = app.screen.query_one("#model")
-        assert await field.suggester.get_suggestion("anthropic/claude-so") == "anthropic/claude-sonnet-4-5"
+        # A retiring model is never the one offered first.
+        assert await field.suggester.get_suggestion("anthropic/claude-so") == "anthropic/claude-sonnet-4-6"
+        assert await field.suggester.get_suggestion("anthropic/claude-sonnet-5") == "anthropic/claude-sonnet-5"
         assert await field.suggester.get_suggestion("openai/o") == "openai/ok"
         assert not app.screen.query_one("#model-hint").has_class("-visible")
 

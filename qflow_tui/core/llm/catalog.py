@@ -14,7 +14,7 @@ from typing import Any
 from ._http import display_url
 from .base import LLMError
 from .local import NAMED_MODELS
-from .prices import Price, load_prices
+from .prices import RETIREMENTS, Price, load_prices
 
 #: Seconds the server may take to list its models.
 LIST_TIMEOUT = 3.0
@@ -43,9 +43,13 @@ class KnownModel:
 
 
 def table_models(prices: dict[str, Price] | None = None) -> list[KnownModel]:
-    """The price table's models (the config file's ``[prices]`` included) and the named local ones."""
+    """The price table's models (the config file's ``[prices]`` included), the
+    ones their provider retires last, and the named local ones."""
     prices = load_prices() if prices is None else prices
-    known = [KnownModel(name, "price table", price=price) for name, price in sorted(prices.items())]
+    # Retiring models last, so that completing "anthropic/claude-so" offers a
+    # model that will still answer next month.
+    order = sorted(prices.items(), key=lambda item: (item[0] in RETIREMENTS, item[0]))
+    known = [KnownModel(name, "price table", price=price) for name, price in order]
     return known + [KnownModel(f"local/{name}", "built in") for name in NAMED_MODELS]
 
 
