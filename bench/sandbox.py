@@ -75,7 +75,7 @@ def ours(sb: Sandbox, n: int) -> float:
 def ours_oracle(sb: Sandbox, n: int) -> float:
     tests = [f"assert add({i}, 1) == expected({i + 1})" for i in range(n)]
     t0 = time.perf_counter()
-    report = sb.run_tests_sync(PROGRAM, tests, setup="def expected(v):\n    return v\n")
+    report = sb.run_tests_sync(PROGRAM, tests, setup="def expected(v):\n    return v\n", trusted_tests=True)
     assert report.passed == n, report.to_dict()
     return time.perf_counter() - t0
 
@@ -111,7 +111,7 @@ def check_source(n: int) -> str:
 def ours_check(sb: Sandbox, n: int) -> float:
     check = check_source(n)
     t0 = time.perf_counter()
-    report = sb.run_check_sync(PROGRAM, check, "add")
+    report = sb.run_check_sync(PROGRAM, check, "add", trusted_tests=True)
     assert report.passed == 1, report.to_dict()
     return time.perf_counter() - t0
 

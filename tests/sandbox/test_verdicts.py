@@ -219,13 +219,13 @@ async def test_cancel_kills_the_child(level, monkeypatch):
     from qflow_tui.core.sandbox.servers import Servers
 
     asked = threading.Event()
-    original = Servers.call
+    original = Servers.call_many
 
-    def call(self, request):
+    def call_many(self, srcs):
         asked.set()
-        return original(self, request)
+        return original(self, srcs)
 
-    monkeypatch.setattr(Servers, "call", call)
+    monkeypatch.setattr(Servers, "call_many", call_many)
     sb = make(level, timeout=5.0)
     task = asyncio.ensure_future(sb.run_tests("def f(x):\n    while True: pass\n", ["assert f(1) == 1"]))
     assert await asyncio.get_running_loop().run_in_executor(None, asked.wait, 10)

@@ -231,7 +231,7 @@ class Evaluator:
                 self.sandbox, source, timed_check_source(bp.check_src), bp.problem.entry_point, "_qf_timed_check"
             )
         report = await self.sandbox.run_tests(
-            source, bp.eval_tests, entry_point=bp.problem.entry_point, setup=bp.eval_setup
+            source, bp.eval_tests, entry_point=bp.problem.entry_point, setup=bp.eval_setup, trusted_tests=True
         )
         return _verdict(report)
 
@@ -263,7 +263,8 @@ class Evaluator:
     async def _check(sandbox: Sandbox, program: str, check: str, entry_point: str, function: str) -> Verdict:
         run_check = getattr(sandbox, "run_check", None)
         if run_check is not None:
-            report = await run_check(program, check, entry_point, "", check_function=function)
+            # The check is the dataset's own code: its oracle may serve other problems.
+            report = await run_check(program, check, entry_point, "", check_function=function, trusted_tests=True)
             return _capped(_verdict(report))
         # No trusted oracle process in this sandbox: the check runs beside the program.
         combined = f"{program}\n\n{check}\n\ndef __qflow_check__():\n    {function}({entry_point})\n    return True\n"

@@ -1128,30 +1128,66 @@ def _leaf_value(src, g, names, limit, max_value):
 def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
     """The trusted process: no program is loaded here. Evaluates expected
     values, whole asserts (with the program's values in place of its calls)
-    and check functions (calling into the program's process through proxies)."""
+    and check functions (calling into the program's process through proxies).
+
+    A shared oracle (``job["shared"]``, for a dataset's own tests only) serves
+    one run after another: each run opens with a ``begin`` request that gives
+    it a fresh namespace, its setup, its proxies, its time and value limits
+    and its CPU time (see ``servers``)."""
     oracle = _Oracle(chan, requests, timeout, max_value)
-    for name in job.get("proxies", []):
-        g[name] = oracle.proxy(name)
-    g["__qf_strict_eq__"] = strict_eq
-    setup_error = None
-    _arm(timeout)
-    try:
-        if job.get("setup"):
-            exec(compile(job["setup"], "<setup>", "exec"), g)
-    except _Timeout:
-        setup_error = "timeout: the setup code did not finish within %.3gs" % timeout
-    except BaseException as exc:
-        setup_error = "setup failed: " + _short_error(exc)
-    finally:
-        _disarm()
+    run = {"g": g, "setup_error": None, "timeout": timeout, "max_value": max_value}
+
+    def begin(setup, proxies, g):
+        for name in proxies:
+            g[name] = oracle.proxy(name)
+        g["__qf_strict_eq__"] = strict_eq
+        run["g"] = g
+        run["setup_error"] = None
+        _arm(run["timeout"])
+        try:
+            if setup:
+                exec(compile(setup, "<setup>", "exec"), g)
+        except _Timeout:
+            run["setup_error"] = "timeout: the setup code did not finish within %.3gs" % run["timeout"]
+        except BaseException as exc:
+            run["setup_error"] = "setup failed: " + _short_error(exc)
+        finally:
+            _disarm()
+
+    def begin_run(req, msg):
+        """A shared oracle's next run: nothing of the run before it is left
+        in the namespace the tests see."""
+        run["timeout"] = oracle.timeout = float(req.get("timeout") or timeout)
+        run["max_value"] = oracle.max_value = int(req.get("max_value") or max_value)
+        oracle.failed = oracle.next_limit = oracle.next_size = None
+        oracle.took = 0.0
+        cpu = req.get("cpu")
+        if type(cpu) in (int, float) and not _cpu_for(cpu):
+            # Too little CPU time left in this process: it ends before it
+            # reads the requests after this one, and the app asks a fresh one.
+            chan.send({"k": "res", "i": req.get("i"), "spent": True})
+            _flush_and_exit()
+        module = type(sys)("solution")
+        sys.modules["solution"] = module
+        g = module.__dict__
+        g["__builtins__"] = builtins
+        begin(req.get("setup") or "", [str(p) for p in req.get("proxies") or []], g)
+        msg["ok"] = True
+
+    if not job.get("shared"):
+        begin(job.get("setup") or "", job.get("proxies", []), g)
     chan.send({"k": "loaded"})
 
     def handle(req, msg):
-        if setup_error is not None:
-            msg["st"] = "error"
-            msg["e"] = setup_error
-            return
         op = req["op"]
+        if op == "begin":
+            begin_run(req, msg)
+            return
+        if run["setup_error"] is not None:
+            msg["st"] = "error"
+            msg["e"] = run["setup_error"]
+            return
+        g, timeout, max_value = run["g"], run["timeout"], run["max_value"]
         oracle.failed = None
         try:
             _arm(float(req.get("limit") or timeout))
@@ -1206,6 +1242,30 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
             msg["t"] = _type_name(exc)
 
     _serve(chan, requests, handle)
+
+
+def _cpu_for(seconds):
+    """Let this process spend ``seconds`` more of CPU time from now (its soft
+    RLIMIT_CPU, under the hard one set with the job); False when the hard
+    limit leaves less (a fresh process, which has used almost none, always
+    gets up to the hard limit)."""
+    try:
+        import resource
+    except ImportError:
+        return True
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    used = usage.ru_utime + usage.ru_stime
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    want = math.ceil(used + seconds)
+    if hard != resource.RLIM_INFINITY and want > hard:
+        if used > 1.0:
+            return False
+        want = hard
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (want, hard))
+    except (ValueError, OSError):
+        pass
+    return True
 
 
 def main():

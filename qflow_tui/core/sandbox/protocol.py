@@ -14,7 +14,10 @@ Requests (app -> child, on the child's stdin; the first line is the job):
   defines, within ``t`` seconds, reporting a value of at most ``m`` bytes;
   answered ``{"vj": the value's JSON text, "d": the call's own seconds}``);
   ``{"k": "bye"}``.
-- oracle process: ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "leaves",
+- oracle process: a shared one's run opens with ``{"i", "op": "begin",
+  "setup", "proxies", "timeout", "max_value", "cpu"}`` (a fresh namespace;
+  answered ``{"ok": true}``, or ``{"spent": true}`` by a process with too
+  little CPU time left, which then exits); ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "leaves",
   "srcs", "each"}`` (answered ``{"vs": [{"v"} or {"st", "e", "t"}]}``, each
   leaf within ``each`` seconds), ``{"i", "op": "assert",
   "expr", "subjects": [values]}``, ``{"i", "op": "check", "src", "fn",
