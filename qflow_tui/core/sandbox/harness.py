@@ -63,12 +63,10 @@ from builtins import (  # noqa: F401  (rebinding is the point)
     memoryview,
     __import__,
 )
-import ast
-import base64
+import binascii
 import builtins
 import errno
 import functools as _functools
-import json
 import marshal
 import math
 import operator as _operator
@@ -76,9 +74,14 @@ import os
 import signal
 import sys
 import time
-import traceback
 
-from json.encoder import encode_basestring_ascii as _json_str  # C function
+# The json package's C parts, not the package (nor base64): importing them
+# (and the re module they pull in) was a third of a child's start, which each program pays
+# again (every program runs in a fresh child). ``ast`` and ``traceback`` are
+# imported where they are needed, for the same reason.
+import _json
+
+_json_str = _json.encode_basestring_ascii  # C function
 
 _marshal_dumps = marshal.dumps
 _os_write = os.write
@@ -86,8 +89,27 @@ _os_read = os.read
 _os_exit = os._exit
 _monotonic = time.monotonic
 _setitimer = getattr(signal, "setitimer", None)
-_b64encode = base64.b64encode
-_b64decode = base64.b64decode
+_b2a_base64 = binascii.b2a_base64
+_a2b_base64 = binascii.a2b_base64
+
+
+def _b64encode(data):
+    return _b2a_base64(data, newline=False)
+
+
+try:
+    _a2b_base64(b"", strict_mode=True)  # Python 3.11+: base64.b64decode(validate=True) without base64's re
+
+    def _b64decode(data):
+        return _a2b_base64(data, strict_mode=True)
+
+except TypeError:
+    import base64
+
+    def _b64decode(data):
+        return base64.b64decode(data, validate=True)
+
+
 _map = map
 _float_hex = float.hex
 _float_fromhex = float.fromhex
@@ -97,6 +119,37 @@ _int_repr = int.__repr__
 _float_repr = float.__repr__
 _str_join = str.join
 _ITIMER_REAL = getattr(signal, "ITIMER_REAL", 0)
+
+
+class _ScanContext:
+    """What ``_json.make_scanner`` reads: the settings of ``json.loads``."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo = None
+
+    @staticmethod
+    def parse_constant(name):
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+_scan_once = _json.make_scanner(_ScanContext())
+
+
+def _json_loads(text):
+    """``json.loads`` of one JSON text (surrounding whitespace allowed), with
+    the C scanner json.loads itself uses; ValueError for anything else."""
+    text = text.strip(" \t\n\r")
+    try:
+        obj, end = _scan_once(text, 0)
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return obj
 
 
 def _dumps_json(obj):
@@ -226,7 +279,7 @@ def decode_value(tree, depth=0):
     if tag == "s" and n == 2 and type(tree[1]) is str:
         return tree[1]
     if tag == "y" and n == 2 and type(tree[1]) is str:
-        return _b64decode(tree[1].encode("ascii"), validate=True)
+        return _b64decode(tree[1].encode("ascii"))
     if tag in ("l", "t", "S", "F") and n == 2 and type(tree[1]) is list:
         items = _decode_uniform(tree[1])
         if items is None:
@@ -448,7 +501,7 @@ class _Requests:
                 line = bytes(self.buf[:nl])
                 del self.buf[: nl + 1]
                 self.scanned = 0
-                return json.loads(line.decode("utf-8"))
+                return _json_loads(line.decode("utf-8"))
             self.scanned = len(self.buf)
             data = _os_read(self.fd, 1 << 20)
             if not data:
@@ -466,6 +519,8 @@ def _short_error(exc, tb_limit=3):
         msg = msg[:500] + "..."
     head = name + (": " + msg if msg else "")
     try:
+        import traceback
+
         lines = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-tb_limit)
         tb = "".join(lines[1:-1]).rstrip() if len(lines) > 2 else ""
     except BaseException:
@@ -859,18 +914,26 @@ def _eval_expr(src, globals_, locals_):
     return eval(compile(src, "<test>", "eval"), globals_, locals_)
 
 
-class _StrictCompare(ast.NodeTransformer):
-    """For asserts judged here: ``a == b``/``a != b`` become strict comparisons."""
+def _strict_assert(expr):
+    """An assert's expression, compiled, with ``a == b``/``a != b`` made
+    strict comparisons (for asserts judged here)."""
+    import ast
 
-    def visit_Compare(self, node):
-        self.generic_visit(node)
-        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
-            call = ast.Call(
-                func=ast.Name(id="__qf_strict_eq__", ctx=ast.Load()), args=[node.left, node.comparators[0]], keywords=[]
-            )
-            new = call if isinstance(node.ops[0], ast.Eq) else ast.UnaryOp(op=ast.Not(), operand=call)
-            return ast.copy_location(new, node)
-        return node
+    class _StrictCompare(ast.NodeTransformer):
+        def visit_Compare(self, node):
+            self.generic_visit(node)
+            if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+                call = ast.Call(
+                    func=ast.Name(id="__qf_strict_eq__", ctx=ast.Load()),
+                    args=[node.left, node.comparators[0]],
+                    keywords=[],
+                )
+                new = call if isinstance(node.ops[0], ast.Eq) else ast.UnaryOp(op=ast.Not(), operand=call)
+                return ast.copy_location(new, node)
+            return node
+
+    tree = ast.parse(expr, mode="eval")
+    return compile(ast.fix_missing_locations(_StrictCompare().visit(tree)), "<test>", "eval")
 
 
 class CandidateError(Exception):
@@ -976,7 +1039,7 @@ class _Oracle:
                 raise self.failed
             try:
                 if "vj" in reply:
-                    return decode_value(json.loads(reply["vj"]))
+                    return decode_value(_json_loads(reply["vj"]))
                 return decode_value(reply["v"])
             except (ValueError, TypeError, RecursionError, MemoryError, OverflowError) as exc:
                 self.failed = _CallFailed("error", "the value of %s() could not be read: %s" % (name, exc))
@@ -1202,9 +1265,7 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 local = _LazyNames()
                 for k, enc in enumerate(req["subjects"]):
                     local["__qf_s%d" % k] = decode_value(enc)
-                tree = ast.parse(req["expr"], mode="eval")
-                tree = ast.fix_missing_locations(_StrictCompare().visit(tree))
-                msg["ok"] = bool(eval(compile(tree, "<test>", "eval"), g, local))
+                msg["ok"] = bool(eval(_strict_assert(req["expr"]), g, local))
             else:  # "check": a dataset's whole check(candidate) function
                 import linecache
 
@@ -1375,6 +1436,8 @@ if __name__ == "__main__":
     except BaseException:
         # A broken job or harness: say so on stderr; the parent reports it.
         try:
+            import traceback
+
             traceback.print_exc()
         finally:
             _os_exit(3)
