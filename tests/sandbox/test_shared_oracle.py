@@ -134,3 +134,16 @@ def test_a_call_that_ends_the_process_loses_only_its_own_test():
     tests = [f"assert f({i}) == {i}" for i in range(5)]
     r = make("auto").run_tests_sync(program, tests)
     assert [o.status for o in r.results] == ["pass", "pass", "error", "pass", "pass"], r.to_dict()
+
+
+def test_a_shared_oracle_grown_large_is_replaced(lent):
+    # An earlier run's large values leave the process big (Python keeps the
+    # memory, and it counts against the next run's RLIMIT_AS): a fresh one.
+    sb = make("auto", memory_mb=1024)
+    setup = "def e(v):\n    return v\n"
+    big = "def e(v):\n    b = b'x' * (260 << 20)\n    return v + len(b) - len(b)\n"
+    first = sb.run_tests_sync(PROGRAM, ["assert f(1) == e(1)"], setup=big, trusted_tests=True)
+    assert first.results[0].status == "pass", first.to_dict()
+    second = sb.run_tests_sync(PROGRAM, ["assert f(2) == e(2)"], setup=setup, trusted_tests=True)
+    assert second.results[0].status == "pass", second.to_dict()
+    assert len(lent) == 2 and lent[0][0] != lent[1][0], lent

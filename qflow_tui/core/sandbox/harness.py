@@ -488,7 +488,7 @@ class _Requests:
         the way wait their turn. None once the parent closed the pipe."""
         while True:
             msg = self._line()
-            if type(msg) is dict and msg.get("k") in ("ret", "exc"):
+            if type(msg) is dict and msg.get("k") in ("ret", "exc", "rets"):
                 return msg
             if msg is None:
                 return None
@@ -999,19 +999,24 @@ class _Oracle:
 
         call.__name__ = name
         call.__qualname__ = name
+        call.__qf_name__ = name
         return call
 
-    def call(self, name, args, kwargs):
-        if self.failed is not None:
-            raise self.failed
+    def _encode_call(self, name, args, kwargs):
         try:
             enc_args = [_plain(a, self.max_value) for a in args]
             enc_kw = [[k, _plain(v, self.max_value)] for k, v in kwargs.items()]
         except NotPlain as exc:
             raise _CallFailed("error", "an argument to %s() is not a plain value: %s" % (name, exc)) from None
+        return {"a": enc_args, "kw": enc_kw}
+
+    def call(self, name, args, kwargs):
+        if self.failed is not None:
+            raise self.failed
+        request = self._encode_call(name, args, kwargs)
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
         self.calls += 1
-        request = {"k": "call", "c": self.calls, "fn": name, "a": enc_args, "kw": enc_kw}
+        request.update(k="call", c=self.calls, fn=name)
         limit, self.next_limit = self.next_limit, None
         if limit is not None:
             request["t"] = limit
@@ -1027,6 +1032,76 @@ class _Oracle:
             why = "got no answer" if reply is None else "got an answer that is not its own"
             self.failed = _CallFailed("error", "the call to %s() %s" % (name, why))
             raise self.failed
+        return self._outcome(name, reply, limit)
+
+    def call_many(self, candidate, items):
+        """For trusted check code (``__qf_calls__``): ``candidate`` (a proxy)
+        called on each ``(args, limit, expected)`` in order, the calls sent to
+        the app at once, each with its own time limit and value cap as
+        :meth:`limit` gives one. A list with ``("ok", value, seconds)`` per
+        call answered, in order, ending at the first that was not, as
+        ``("failed", raise_it)``: calling ``raise_it()`` raises what the call
+        alone would have raised. The check judges the answers in order, so
+        its verdict is the one it would reach call by call."""
+        if self.failed is not None:
+            raise self.failed
+        name = getattr(candidate, "__qf_name__", None)
+        if name is None:
+            raise TypeError("__qf_calls__ takes a function of the program's")
+        out = []
+        chunk, size, answers = [], 0, 0
+        for args, limit, expected in items:
+            one = self._encode_call(name, args, {})
+            if limit is not None:
+                one["t"] = max(0.0, float(limit))
+            cap = self.value_cap(expected)
+            if cap is not None:
+                one["m"] = cap
+            # One line each way stays bounded: the arguments within the
+            # app's line cap, the answers within what their caps allow.
+            text = len(_dumps_json(one))
+            if chunk and (size + text > self.max_value or answers + (cap or self.max_value) > _BATCH_ANSWERS):
+                if not self._send_batch(name, chunk, out):
+                    return out
+                chunk, size, answers = [], 0, 0
+            chunk.append(one)
+            size += text
+            answers += cap or self.max_value
+        if chunk:
+            self._send_batch(name, chunk, out)
+        return out
+
+    def _send_batch(self, name, sent, out):
+        """One ``calls`` message and its answers onto ``out``; False once a
+        call was not answered with a value."""
+        left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
+        self.calls += 1
+        self.chan.send({"k": "calls", "c": self.calls, "fn": name, "items": sent})
+        reply = self.requests.reply()
+        _arm(left)
+        got = reply.get("items") if type(reply) is dict else None
+        if reply is None or reply.get("k") != "rets" or reply.get("c") != self.calls or type(got) is not list:
+            why = "got no answer" if reply is None else "got an answer that is not its own"
+            self.failed = _CallFailed("error", "the calls to %s() %s" % (name, why))
+            out.append(("failed", _raiser(self.failed)))
+            return False
+        for k, one in enumerate(got[: len(sent)]):
+            if type(one) is not dict:
+                one = {"k": "exc", "st": "error", "e": "a malformed answer"}
+            try:
+                value = self._outcome(name, one, sent[k].get("t"))
+            except BaseException as exc:
+                out.append(("failed", _raiser(exc)))
+                return False
+            out.append(("ok", value, self.took))
+        if len(got) < len(sent):
+            self.failed = _CallFailed("error", "the calls to %s() were not all answered" % (name,))
+            out.append(("failed", _raiser(self.failed)))
+            return False
+        return True
+
+    def _outcome(self, name, reply, limit):
+        """The value of one answered call, or what it raises."""
         took = reply.get("d")
         self.took = float(took) if type(took) in (int, float) else 0.0
         if reply.get("k") == "ret":
@@ -1050,6 +1125,26 @@ class _Oracle:
             raise CandidateError(message)
         self.failed = _CallFailed(status, message)
         raise self.failed
+
+
+def _value_size(value):
+    """For trusted check code (``__qf_size__``): a value's marshalled size,
+    the measure of a batch's expected values; huge when it has none."""
+    try:
+        return len(_marshal_dumps(value))
+    except ValueError:
+        return 1 << 40
+
+
+#: Most bytes the answers to one batch of calls may take (their caps summed).
+_BATCH_ANSWERS = 32 << 20
+
+
+def _raiser(exc):
+    def raise_it():
+        raise exc
+
+    return raise_it
 
 
 def _plain_result(msg, values, max_value):
@@ -1225,8 +1320,10 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
         oracle.failed = oracle.next_limit = oracle.next_size = None
         oracle.took = 0.0
         cpu = req.get("cpu")
-        if type(cpu) in (int, float) and not _cpu_for(cpu):
-            # Too little CPU time left in this process: it ends before it
+        if (type(cpu) in (int, float) and not _cpu_for(cpu)) or _grown():
+            # Too little CPU time left in this process, or an earlier run's
+            # large values made it big (Python keeps the memory, and the
+            # address space counts against RLIMIT_AS): it ends before it
             # reads the requests after this one, and the app asks a fresh one.
             chan.send({"k": "res", "i": req.get("i"), "spent": True})
             _flush_and_exit()
@@ -1275,6 +1372,8 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 # Bound after the proxies, so no program's function stands in for them.
                 space["__qf_limit__"] = oracle.limit
                 space["__qf_took__"] = lambda: oracle.took
+                space["__qf_calls__"] = oracle.call_many
+                space["__qf_size__"] = _value_size
                 exec(compile(src, "<check>", "exec"), space)
                 space[req.get("fn", "check")](oracle.proxy(req["entry"]))
                 msg["ok"] = True
@@ -1303,6 +1402,18 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
             msg["t"] = _type_name(exc)
 
     _serve(chan, requests, handle)
+
+
+#: Peak resident memory past which a shared oracle serves no further run (kB).
+SHARED_MAX_RSS_KB = 192 << 10
+
+
+def _grown():
+    try:
+        import resource
+    except ImportError:
+        return False
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > SHARED_MAX_RSS_KB
 
 
 def _cpu_for(seconds):

@@ -29,7 +29,8 @@ at rest, and serves the next such run (see ``servers``). It never sees a
 program's code or output: only the plain values of the calls relayed to it,
 which it validates, and trusted code runs on them. Each run begins with a
 fresh namespace, its own setup, limits and CPU time; a process that ended,
-timed out or is out of step is closed, and one serves at most
+timed out or is out of step is closed, one short of CPU time or grown
+large is replaced at its next run's start, and one serves at most
 ``SHARED_RUNS`` runs. Without it every program would pay for two sandbox
 starts, its own and its oracle's: on two cores that, not the program's
 work, bounded how many programs a second the bench could judge. The

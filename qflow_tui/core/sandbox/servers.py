@@ -16,12 +16,13 @@ A **shared oracle** serves the runs whose tests are a dataset's own
 (``trusted_tests``), one after another: it starts with no setup and no
 proxies, and each run's first request (``begin``) gives it a fresh namespace
 with the run's setup, proxies, time and value limits, and lowers its CPU limit
-to the run's own (a process with too little CPU time left ends, and the run
-asks a fresh one). When the run is done and the process is at rest (every
-request answered, nothing unread), it goes back to the pool (see ``pool``)
-instead of being ended. Why that is safe: it runs only trusted code, and a
-program reaches it only as the plain values of its calls, which the oracle
-validates; no program's code or output ever enters it. A generated test is
+to the run's own (a process with too little CPU time left, or grown large
+with an earlier run's values, ends, and the run asks a fresh one). When the
+run is done and the process is at rest (every request answered, nothing
+unread), it goes back to the pool (see ``pool``) instead of being ended.
+Why that is safe: it runs only trusted code, and a program reaches it only
+as the plain values of its calls, which the oracle validates; no program's
+code or output ever enters it. A generated test is
 untrusted code and never gets a shared oracle: its process could leave state
 that decides the next run's verdict.
 
@@ -405,9 +406,10 @@ class Servers:
             kind = None if msg is None else msg.get("k")
             if msg is not None and kind == "res" and msg.get("i") == seq:
                 return msg
-            if msg is not None and kind == "call" and msg.get("c") == child.calls + 1:
+            if msg is not None and kind in ("call", "calls") and msg.get("c") == child.calls + 1:
                 child.calls += 1
-                child.send(dict(self._relay(msg), c=child.calls))
+                reply = self._relay(msg) if kind == "call" else self._relay_many(msg)
+                child.send(dict(reply, c=child.calls))
                 continue
             if msg is not None:
                 child._finish("protocol", "out-of-order message from the trusted test process")
@@ -430,6 +432,69 @@ class Servers:
             limit=float(limit) if isinstance(limit, (int, float)) else None,
             size=size if type(size) is int else None,
         )
+        return self._for_oracle(str(fn), reply, t0)
+
+    def _relay_many(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """An oracle's batch of calls (``calls``): each run as :meth:`_relay`
+        runs one, the requests sent to the program's process at once, its
+        answers relayed in one ``rets`` line, up to the first that is not a
+        value (the oracle judges them in order and stops there)."""
+        fn, items = msg.get("fn"), msg.get("items")
+        if (
+            fn not in self.proxies
+            or type(items) is not list
+            or not items
+            or not all(type(x) is dict and type(x.get("a")) is list and type(x.get("kw")) is list for x in items)
+        ):
+            return {"k": "rets", "items": [{"k": "exc", "st": "error", "e": "malformed call request"}]}
+        out = []
+        for reply, t0 in self._call_many_fn(str(fn), items):
+            out.append(self._for_oracle(str(fn), reply, t0))
+        return {"k": "rets", "items": out}
+
+    def _call_many_fn(self, fn: str, items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], float]]:
+        """Calls of ``fn``, sent to the program's process at once, each with
+        its own limit and cap as :meth:`call` gives one; the replies (each
+        with the time its clock started: the answer before it) up to the
+        first that is not a value. The process is ended when answers to
+        later calls are still to come (they would arrive out of step); the
+        next call starts a fresh one."""
+        child = self._program_child()
+        if child is None:
+            return [(self._not_run(), time.monotonic())]
+        sent = []
+        usual_cap = self.config.max_value_kb * 1024
+        for x in items:
+            self._seq += 1
+            request: dict[str, Any] = {"fn": fn, "a": x["a"], "kw": x["kw"], "i": self._seq}
+            seconds, cap, slack = self.config.timeout, usual_cap, 0.0
+            size, limit = x.get("m"), x.get("t")
+            if type(size) is int and size > cap:
+                cap = request["m"] = min(size, BIG_VALUE_MAX)
+            if isinstance(limit, (int, float)):
+                seconds = request["t"] = min(seconds, max(0.0, float(limit)))
+                slack = KILL_SLACK + cap / TRANSFER_RATE
+            child.send(request)
+            sent.append((request, seconds + slack, float(limit) if isinstance(limit, (int, float)) else None, cap))
+        replies: list[tuple[dict[str, Any], float]] = []
+        for request, seconds, limit, cap in sent:
+            t0 = time.monotonic()
+            usual_line = child.max_line
+            child.max_line = max(usual_line, 2 * cap + (1 << 20))
+            try:
+                reply = self._reply(child, request, seconds, limit, t0)
+            finally:
+                child.max_line = usual_line
+            replies.append((reply, t0))
+            if "vj" not in reply and "v" not in reply:
+                break
+        if len(replies) < len(sent) and self._program is child:
+            self._program = None
+            self._retire(child)
+        return replies
+
+    def _for_oracle(self, fn: str, reply: dict[str, Any], t0: float) -> dict[str, Any]:
+        """A reply from the program's process as the oracle takes it."""
         if "vj" in reply:
             return {"k": "ret", "vj": reply["vj"], "d": reply["d"]}
         if "v" in reply:
