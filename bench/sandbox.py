@@ -8,12 +8,14 @@ Columns, all measured in one run on this machine:
                    starts its own; see ``qflow_tui/core/sandbox/pool.py``)
   + oracle         the same with every expected value computed by a function
                    the setup defines (MBPP's test_setup_code), so a trusted
-                   oracle process runs beside the program's
+                   oracle process runs beside the program's: a dataset's own
+                   tests (``trusted_tests``), so a shared oracle from the pool
+                   (see ``qflow_tui/core/sandbox/servers.py``)
   computed         expected values the app's evaluator knows whole
                    (``sorted([...])[0]``): computed in the app, no oracle
   check()          HumanEval's shape: one check(candidate) function with all the
-                   asserts, run in the oracle process, each candidate call
-                   relayed into the program's process
+                   asserts, run in the (shared) oracle process, each candidate
+                   call relayed into the program's process
   ours (rlimits)   our sandbox forced to the weakest level (no bwrap/seccomp/landlock/uid)
   per-test         one fresh interpreter per test (program + that assert), no isolation
   human-eval       openai/human-eval's approach re-implemented: per problem, a
@@ -75,7 +77,7 @@ def ours(sb: Sandbox, n: int) -> float:
 def ours_oracle(sb: Sandbox, n: int) -> float:
     tests = [f"assert add({i}, 1) == expected({i + 1})" for i in range(n)]
     t0 = time.perf_counter()
-    report = sb.run_tests_sync(PROGRAM, tests, setup="def expected(v):\n    return v\n")
+    report = sb.run_tests_sync(PROGRAM, tests, setup="def expected(v):\n    return v\n", trusted_tests=True)
     assert report.passed == n, report.to_dict()
     return time.perf_counter() - t0
 
@@ -111,7 +113,7 @@ def check_source(n: int) -> str:
 def ours_check(sb: Sandbox, n: int) -> float:
     check = check_source(n)
     t0 = time.perf_counter()
-    report = sb.run_check_sync(PROGRAM, check, "add")
+    report = sb.run_check_sync(PROGRAM, check, "add", trusted_tests=True)
     assert report.passed == 1, report.to_dict()
     return time.perf_counter() - t0
 

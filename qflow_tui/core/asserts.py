@@ -33,6 +33,10 @@ class AssertSyntaxError(ValueError):
 MAX_NESTING = 100
 
 
+#: Levels of a tree no character of the source stands for, with room to spare.
+SHALLOW_SLACK = 10
+
+
 def nesting_too_deep(node: ast.AST, limit: int = MAX_NESTING) -> bool:
     """Whether ``node``'s tree is deeper than ``limit`` (iterative: any depth is safe)."""
     stack = [(node, 0)]
@@ -54,7 +58,11 @@ def parse_python(src: str, mode: str = "exec") -> ast.AST:
     gc.disable()
     try:
         tree = pyparse.parse(src, mode=mode)
-        too_deep = nesting_too_deep(tree, MAX_NESTING + 2)
+        # Each level of a tree takes at least one character of source (``-``
+        # and ``~`` take one), but for the few nodes no character stands for
+        # (the module, the statement, a name's context): a short source
+        # cannot be too deep, and the walk was a third of planning a test.
+        too_deep = len(src) > MAX_NESTING - SHALLOW_SLACK and nesting_too_deep(tree, MAX_NESTING + 2)
     except SyntaxError:
         raise
     except (RecursionError, MemoryError):

@@ -14,6 +14,7 @@ import pytest
 from qflow_tui.core.bench.datasets import BenchProblem, load_bench_problem
 from qflow_tui.core.bench.evaluate import Evaluator, Verdict
 from qflow_tui.core.problem import make_problem
+from qflow_tui.core.sandbox import pool
 
 
 def plus_problem(entry: str, reference: str, base: list[list[object]], plus: list[list[object]]) -> BenchProblem:
@@ -122,9 +123,12 @@ def test_a_program_that_reports_a_false_time_is_still_a_timeout():
     # It ignores the alarm, takes 1.4 s over an input whose limit is 1 s,
     # and writes its own answer line saying the call took no time. The app's
     # clock allows 0.1 s (and the answer's size) for sending the value.
+    # The requests before its call go to the oracle: the check, after the
+    # begin of its run when the oracle is a shared one (warm children on).
+    before = 2 if pool.enabled() else 1
     forger = (
         "import os, signal, sys, time\n"
-        "seq = [1]\n"
+        f"seq = [{before}]\n"
         "def f(n):\n"
         "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
         "    seq[0] += 1\n"
@@ -137,3 +141,52 @@ def test_a_program_that_reports_a_false_time_is_still_a_timeout():
     verdict = judge(bp, forger)
     assert (verdict.passed, verdict.status) == (False, "timeout"), verdict.detail
     assert "over its limit" in verdict.detail
+
+
+# ---------------------------------------- inputs sent to the program at once
+def test_the_inputs_go_to_the_program_in_windows(monkeypatch):
+    from qflow_tui.core.bench import evaluate
+    from qflow_tui.core.sandbox.servers import Servers
+
+    batches: list[int] = []
+    real = Servers._relay_many
+
+    def spy(self, msg):
+        batches.append(len(msg["items"]))
+        return real(self, msg)
+
+    monkeypatch.setattr(Servers, "_relay_many", spy)
+    n = 2 * evaluate.PLUS_WINDOW + 5
+    bp = plus_problem("f", "def f(n):\n    return n + 1\n", [[i] for i in range(3)], [[i] for i in range(n)])
+    verdict = judge(bp, "def f(n):\n    return n + 1\n")
+    assert (verdict.passed, verdict.base, verdict.plus) == (True, True, True), verdict.detail
+    assert batches == [3, evaluate.PLUS_WINDOW, evaluate.PLUS_WINDOW, 5]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "        while True:\n            pass\n",  # a later input loops
+        "        raise ValueError('later')\n",  # a later input raises
+        "        import os\n        os._exit(0)\n",  # a later input ends the process
+    ],
+)
+def test_the_first_wrong_input_decides_as_it_does_input_by_input(later):
+    # Input 3 is wrong; input 5 goes worse, in the same window: the verdict
+    # is still the wrong answer at input 3, as EvalPlus reaches it.
+    program = "def f(n):\n    if n == 3:\n        return 0\n    if n == 5:\n" + later + "    return n + 1\n"
+    bp = plus_problem("f", "def f(n):\n    return n + 1\n", [[i] for i in range(8)], [[1]])
+    verdict = judge(bp, program)
+    assert (verdict.passed, verdict.base, verdict.status) == (False, False, "fail"), verdict.detail
+    assert "input 3" in verdict.detail, verdict.detail
+
+
+@pytest.mark.parametrize(
+    ("later", "status"),
+    [("        while True:\n            pass\n", "timeout"), ("        raise ValueError('later')\n", "error")],
+)
+def test_a_failing_input_after_right_ones_is_judged_as_alone(later, status):
+    program = "def f(n):\n    if n == 5:\n" + later + "    return n + 1\n"
+    bp = plus_problem("f", "def f(n):\n    return n + 1\n", [[i] for i in range(8)], [[1]])
+    verdict = judge(bp, program)
+    assert (verdict.passed, verdict.base, verdict.status) == (False, False, status), verdict.detail

@@ -219,13 +219,13 @@ async def test_cancel_kills_the_child(level, monkeypatch):
     from qflow_tui.core.sandbox.servers import Servers
 
     asked = threading.Event()
-    original = Servers.call
+    original = Servers.call_many
 
-    def call(self, request):
+    def call_many(self, srcs):
         asked.set()
-        return original(self, request)
+        return original(self, srcs)
 
-    monkeypatch.setattr(Servers, "call", call)
+    monkeypatch.setattr(Servers, "call_many", call_many)
     sb = make(level, timeout=5.0)
     task = asyncio.ensure_future(sb.run_tests("def f(x):\n    while True: pass\n", ["assert f(1) == 1"]))
     assert await asyncio.get_running_loop().run_in_executor(None, asked.wait, 10)
@@ -354,3 +354,13 @@ def test_setup_that_needs_the_program(strong):
     assert r.results[0].status == "pass"
     r = strong.run_tests_sync("def val(n):\n    return n\n", ["assert val(root) == 3"], setup="root = Node(3)\n")
     assert r.results[0].status == "error" and "NameError" in r.load_error
+
+
+def test_the_judge_form_is_made_only_when_the_oracle_judges():
+    # Most asserts are judged in the app: their judge form (unparsed source)
+    # is made on demand, not for every test planned.
+    from qflow_tui.core.sandbox.verdict import plan_test
+
+    plan = plan_test(0, "assert f(1) == 2", "f", [])
+    assert plan.mode == "parent" and "judge_expr" not in vars(plan)
+    assert plan.judge_expr == "__qf_s0 == 2"

@@ -63,12 +63,10 @@ from builtins import (  # noqa: F401  (rebinding is the point)
     memoryview,
     __import__,
 )
-import ast
-import base64
+import binascii
 import builtins
 import errno
 import functools as _functools
-import json
 import marshal
 import math
 import operator as _operator
@@ -76,9 +74,14 @@ import os
 import signal
 import sys
 import time
-import traceback
 
-from json.encoder import encode_basestring_ascii as _json_str  # C function
+# The json package's C parts, not the package (nor base64): importing them
+# (and the re module they pull in) was a third of a child's start, which each program pays
+# again (every program runs in a fresh child). ``ast`` and ``traceback`` are
+# imported where they are needed, for the same reason.
+import _json
+
+_json_str = _json.encode_basestring_ascii  # C function
 
 _marshal_dumps = marshal.dumps
 _os_write = os.write
@@ -86,8 +89,27 @@ _os_read = os.read
 _os_exit = os._exit
 _monotonic = time.monotonic
 _setitimer = getattr(signal, "setitimer", None)
-_b64encode = base64.b64encode
-_b64decode = base64.b64decode
+_b2a_base64 = binascii.b2a_base64
+_a2b_base64 = binascii.a2b_base64
+
+
+def _b64encode(data):
+    return _b2a_base64(data, newline=False)
+
+
+try:
+    _a2b_base64(b"", strict_mode=True)  # Python 3.11+: base64.b64decode(validate=True) without base64's re
+
+    def _b64decode(data):
+        return _a2b_base64(data, strict_mode=True)
+
+except TypeError:
+    import base64
+
+    def _b64decode(data):
+        return base64.b64decode(data, validate=True)
+
+
 _map = map
 _float_hex = float.hex
 _float_fromhex = float.fromhex
@@ -97,6 +119,37 @@ _int_repr = int.__repr__
 _float_repr = float.__repr__
 _str_join = str.join
 _ITIMER_REAL = getattr(signal, "ITIMER_REAL", 0)
+
+
+class _ScanContext:
+    """What ``_json.make_scanner`` reads: the settings of ``json.loads``."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo = None
+
+    @staticmethod
+    def parse_constant(name):
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+_scan_once = _json.make_scanner(_ScanContext())
+
+
+def _json_loads(text):
+    """``json.loads`` of one JSON text (surrounding whitespace allowed), with
+    the C scanner json.loads itself uses; ValueError for anything else."""
+    text = text.strip(" \t\n\r")
+    try:
+        obj, end = _scan_once(text, 0)
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return obj
 
 
 def _dumps_json(obj):
@@ -226,7 +279,7 @@ def decode_value(tree, depth=0):
     if tag == "s" and n == 2 and type(tree[1]) is str:
         return tree[1]
     if tag == "y" and n == 2 and type(tree[1]) is str:
-        return _b64decode(tree[1].encode("ascii"), validate=True)
+        return _b64decode(tree[1].encode("ascii"))
     if tag in ("l", "t", "S", "F") and n == 2 and type(tree[1]) is list:
         items = _decode_uniform(tree[1])
         if items is None:
@@ -435,7 +488,7 @@ class _Requests:
         the way wait their turn. None once the parent closed the pipe."""
         while True:
             msg = self._line()
-            if type(msg) is dict and msg.get("k") in ("ret", "exc"):
+            if type(msg) is dict and msg.get("k") in ("ret", "exc", "rets"):
                 return msg
             if msg is None:
                 return None
@@ -448,7 +501,7 @@ class _Requests:
                 line = bytes(self.buf[:nl])
                 del self.buf[: nl + 1]
                 self.scanned = 0
-                return json.loads(line.decode("utf-8"))
+                return _json_loads(line.decode("utf-8"))
             self.scanned = len(self.buf)
             data = _os_read(self.fd, 1 << 20)
             if not data:
@@ -466,6 +519,8 @@ def _short_error(exc, tb_limit=3):
         msg = msg[:500] + "..."
     head = name + (": " + msg if msg else "")
     try:
+        import traceback
+
         lines = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-tb_limit)
         tb = "".join(lines[1:-1]).rstrip() if len(lines) > 2 else ""
     except BaseException:
@@ -859,18 +914,26 @@ def _eval_expr(src, globals_, locals_):
     return eval(compile(src, "<test>", "eval"), globals_, locals_)
 
 
-class _StrictCompare(ast.NodeTransformer):
-    """For asserts judged here: ``a == b``/``a != b`` become strict comparisons."""
+def _strict_assert(expr):
+    """An assert's expression, compiled, with ``a == b``/``a != b`` made
+    strict comparisons (for asserts judged here)."""
+    import ast
 
-    def visit_Compare(self, node):
-        self.generic_visit(node)
-        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
-            call = ast.Call(
-                func=ast.Name(id="__qf_strict_eq__", ctx=ast.Load()), args=[node.left, node.comparators[0]], keywords=[]
-            )
-            new = call if isinstance(node.ops[0], ast.Eq) else ast.UnaryOp(op=ast.Not(), operand=call)
-            return ast.copy_location(new, node)
-        return node
+    class _StrictCompare(ast.NodeTransformer):
+        def visit_Compare(self, node):
+            self.generic_visit(node)
+            if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+                call = ast.Call(
+                    func=ast.Name(id="__qf_strict_eq__", ctx=ast.Load()),
+                    args=[node.left, node.comparators[0]],
+                    keywords=[],
+                )
+                new = call if isinstance(node.ops[0], ast.Eq) else ast.UnaryOp(op=ast.Not(), operand=call)
+                return ast.copy_location(new, node)
+            return node
+
+    tree = ast.parse(expr, mode="eval")
+    return compile(ast.fix_missing_locations(_StrictCompare().visit(tree)), "<test>", "eval")
 
 
 class CandidateError(Exception):
@@ -936,19 +999,24 @@ class _Oracle:
 
         call.__name__ = name
         call.__qualname__ = name
+        call.__qf_name__ = name
         return call
 
-    def call(self, name, args, kwargs):
-        if self.failed is not None:
-            raise self.failed
+    def _encode_call(self, name, args, kwargs):
         try:
             enc_args = [_plain(a, self.max_value) for a in args]
             enc_kw = [[k, _plain(v, self.max_value)] for k, v in kwargs.items()]
         except NotPlain as exc:
             raise _CallFailed("error", "an argument to %s() is not a plain value: %s" % (name, exc)) from None
+        return {"a": enc_args, "kw": enc_kw}
+
+    def call(self, name, args, kwargs):
+        if self.failed is not None:
+            raise self.failed
+        request = self._encode_call(name, args, kwargs)
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
         self.calls += 1
-        request = {"k": "call", "c": self.calls, "fn": name, "a": enc_args, "kw": enc_kw}
+        request.update(k="call", c=self.calls, fn=name)
         limit, self.next_limit = self.next_limit, None
         if limit is not None:
             request["t"] = limit
@@ -964,6 +1032,76 @@ class _Oracle:
             why = "got no answer" if reply is None else "got an answer that is not its own"
             self.failed = _CallFailed("error", "the call to %s() %s" % (name, why))
             raise self.failed
+        return self._outcome(name, reply, limit)
+
+    def call_many(self, candidate, items):
+        """For trusted check code (``__qf_calls__``): ``candidate`` (a proxy)
+        called on each ``(args, limit, expected)`` in order, the calls sent to
+        the app at once, each with its own time limit and value cap as
+        :meth:`limit` gives one. A list with ``("ok", value, seconds)`` per
+        call answered, in order, ending at the first that was not, as
+        ``("failed", raise_it)``: calling ``raise_it()`` raises what the call
+        alone would have raised. The check judges the answers in order, so
+        its verdict is the one it would reach call by call."""
+        if self.failed is not None:
+            raise self.failed
+        name = getattr(candidate, "__qf_name__", None)
+        if name is None:
+            raise TypeError("__qf_calls__ takes a function of the program's")
+        out = []
+        chunk, size, answers = [], 0, 0
+        for args, limit, expected in items:
+            one = self._encode_call(name, args, {})
+            if limit is not None:
+                one["t"] = max(0.0, float(limit))
+            cap = self.value_cap(expected)
+            if cap is not None:
+                one["m"] = cap
+            # One line each way stays bounded: the arguments within the
+            # app's line cap, the answers within what their caps allow.
+            text = len(_dumps_json(one))
+            if chunk and (size + text > self.max_value or answers + (cap or self.max_value) > _BATCH_ANSWERS):
+                if not self._send_batch(name, chunk, out):
+                    return out
+                chunk, size, answers = [], 0, 0
+            chunk.append(one)
+            size += text
+            answers += cap or self.max_value
+        if chunk:
+            self._send_batch(name, chunk, out)
+        return out
+
+    def _send_batch(self, name, sent, out):
+        """One ``calls`` message and its answers onto ``out``; False once a
+        call was not answered with a value."""
+        left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
+        self.calls += 1
+        self.chan.send({"k": "calls", "c": self.calls, "fn": name, "items": sent})
+        reply = self.requests.reply()
+        _arm(left)
+        got = reply.get("items") if type(reply) is dict else None
+        if reply is None or reply.get("k") != "rets" or reply.get("c") != self.calls or type(got) is not list:
+            why = "got no answer" if reply is None else "got an answer that is not its own"
+            self.failed = _CallFailed("error", "the calls to %s() %s" % (name, why))
+            out.append(("failed", _raiser(self.failed)))
+            return False
+        for k, one in enumerate(got[: len(sent)]):
+            if type(one) is not dict:
+                one = {"k": "exc", "st": "error", "e": "a malformed answer"}
+            try:
+                value = self._outcome(name, one, sent[k].get("t"))
+            except BaseException as exc:
+                out.append(("failed", _raiser(exc)))
+                return False
+            out.append(("ok", value, self.took))
+        if len(got) < len(sent):
+            self.failed = _CallFailed("error", "the calls to %s() were not all answered" % (name,))
+            out.append(("failed", _raiser(self.failed)))
+            return False
+        return True
+
+    def _outcome(self, name, reply, limit):
+        """The value of one answered call, or what it raises."""
         took = reply.get("d")
         self.took = float(took) if type(took) in (int, float) else 0.0
         if reply.get("k") == "ret":
@@ -976,7 +1114,7 @@ class _Oracle:
                 raise self.failed
             try:
                 if "vj" in reply:
-                    return decode_value(json.loads(reply["vj"]))
+                    return decode_value(_json_loads(reply["vj"]))
                 return decode_value(reply["v"])
             except (ValueError, TypeError, RecursionError, MemoryError, OverflowError) as exc:
                 self.failed = _CallFailed("error", "the value of %s() could not be read: %s" % (name, exc))
@@ -987,6 +1125,26 @@ class _Oracle:
             raise CandidateError(message)
         self.failed = _CallFailed(status, message)
         raise self.failed
+
+
+def _value_size(value):
+    """For trusted check code (``__qf_size__``): a value's marshalled size,
+    the measure of a batch's expected values; huge when it has none."""
+    try:
+        return len(_marshal_dumps(value))
+    except ValueError:
+        return 1 << 40
+
+
+#: Most bytes the answers to one batch of calls may take (their caps summed).
+_BATCH_ANSWERS = 32 << 20
+
+
+def _raiser(exc):
+    def raise_it():
+        raise exc
+
+    return raise_it
 
 
 def _plain_result(msg, values, max_value):
@@ -1128,30 +1286,68 @@ def _leaf_value(src, g, names, limit, max_value):
 def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
     """The trusted process: no program is loaded here. Evaluates expected
     values, whole asserts (with the program's values in place of its calls)
-    and check functions (calling into the program's process through proxies)."""
+    and check functions (calling into the program's process through proxies).
+
+    A shared oracle (``job["shared"]``, for a dataset's own tests only) serves
+    one run after another: each run opens with a ``begin`` request that gives
+    it a fresh namespace, its setup, its proxies, its time and value limits
+    and its CPU time (see ``servers``)."""
     oracle = _Oracle(chan, requests, timeout, max_value)
-    for name in job.get("proxies", []):
-        g[name] = oracle.proxy(name)
-    g["__qf_strict_eq__"] = strict_eq
-    setup_error = None
-    _arm(timeout)
-    try:
-        if job.get("setup"):
-            exec(compile(job["setup"], "<setup>", "exec"), g)
-    except _Timeout:
-        setup_error = "timeout: the setup code did not finish within %.3gs" % timeout
-    except BaseException as exc:
-        setup_error = "setup failed: " + _short_error(exc)
-    finally:
-        _disarm()
+    run = {"g": g, "setup_error": None, "timeout": timeout, "max_value": max_value}
+
+    def begin(setup, proxies, g):
+        for name in proxies:
+            g[name] = oracle.proxy(name)
+        g["__qf_strict_eq__"] = strict_eq
+        run["g"] = g
+        run["setup_error"] = None
+        _arm(run["timeout"])
+        try:
+            if setup:
+                exec(compile(setup, "<setup>", "exec"), g)
+        except _Timeout:
+            run["setup_error"] = "timeout: the setup code did not finish within %.3gs" % run["timeout"]
+        except BaseException as exc:
+            run["setup_error"] = "setup failed: " + _short_error(exc)
+        finally:
+            _disarm()
+
+    def begin_run(req, msg):
+        """A shared oracle's next run: nothing of the run before it is left
+        in the namespace the tests see."""
+        run["timeout"] = oracle.timeout = float(req.get("timeout") or timeout)
+        run["max_value"] = oracle.max_value = int(req.get("max_value") or max_value)
+        oracle.failed = oracle.next_limit = oracle.next_size = None
+        oracle.took = 0.0
+        cpu = req.get("cpu")
+        if (type(cpu) in (int, float) and not _cpu_for(cpu)) or _grown():
+            # Too little CPU time left in this process, or an earlier run's
+            # large values made it big (Python keeps the memory, and the
+            # address space counts against RLIMIT_AS): it ends before it
+            # reads the requests after this one, and the app asks a fresh one.
+            chan.send({"k": "res", "i": req.get("i"), "spent": True})
+            _flush_and_exit()
+        module = type(sys)("solution")
+        sys.modules["solution"] = module
+        g = module.__dict__
+        g["__builtins__"] = builtins
+        begin(req.get("setup") or "", [str(p) for p in req.get("proxies") or []], g)
+        msg["ok"] = True
+
+    if not job.get("shared"):
+        begin(job.get("setup") or "", job.get("proxies", []), g)
     chan.send({"k": "loaded"})
 
     def handle(req, msg):
-        if setup_error is not None:
-            msg["st"] = "error"
-            msg["e"] = setup_error
-            return
         op = req["op"]
+        if op == "begin":
+            begin_run(req, msg)
+            return
+        if run["setup_error"] is not None:
+            msg["st"] = "error"
+            msg["e"] = run["setup_error"]
+            return
+        g, timeout, max_value = run["g"], run["timeout"], run["max_value"]
         oracle.failed = None
         try:
             _arm(float(req.get("limit") or timeout))
@@ -1166,9 +1362,7 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 local = _LazyNames()
                 for k, enc in enumerate(req["subjects"]):
                     local["__qf_s%d" % k] = decode_value(enc)
-                tree = ast.parse(req["expr"], mode="eval")
-                tree = ast.fix_missing_locations(_StrictCompare().visit(tree))
-                msg["ok"] = bool(eval(compile(tree, "<test>", "eval"), g, local))
+                msg["ok"] = bool(eval(_strict_assert(req["expr"]), g, local))
             else:  # "check": a dataset's whole check(candidate) function
                 import linecache
 
@@ -1178,6 +1372,8 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 # Bound after the proxies, so no program's function stands in for them.
                 space["__qf_limit__"] = oracle.limit
                 space["__qf_took__"] = lambda: oracle.took
+                space["__qf_calls__"] = oracle.call_many
+                space["__qf_size__"] = _value_size
                 exec(compile(src, "<check>", "exec"), space)
                 space[req.get("fn", "check")](oracle.proxy(req["entry"]))
                 msg["ok"] = True
@@ -1206,6 +1402,42 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
             msg["t"] = _type_name(exc)
 
     _serve(chan, requests, handle)
+
+
+#: Peak resident memory past which a shared oracle serves no further run (kB).
+SHARED_MAX_RSS_KB = 192 << 10
+
+
+def _grown():
+    try:
+        import resource
+    except ImportError:
+        return False
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > SHARED_MAX_RSS_KB
+
+
+def _cpu_for(seconds):
+    """Let this process spend ``seconds`` more of CPU time from now (its soft
+    RLIMIT_CPU, under the hard one set with the job); False when the hard
+    limit leaves less (a fresh process, which has used almost none, always
+    gets up to the hard limit)."""
+    try:
+        import resource
+    except ImportError:
+        return True
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    used = usage.ru_utime + usage.ru_stime
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    want = math.ceil(used + seconds)
+    if hard != resource.RLIM_INFINITY and want > hard:
+        if used > 1.0:
+            return False
+        want = hard
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (want, hard))
+    except (ValueError, OSError):
+        pass
+    return True
 
 
 def main():
@@ -1315,6 +1547,8 @@ if __name__ == "__main__":
     except BaseException:
         # A broken job or harness: say so on stderr; the parent reports it.
         try:
+            import traceback
+
             traceback.print_exc()
         finally:
             _os_exit(3)

@@ -21,8 +21,24 @@ What is fixed at boot (the layers, the cgroup's size, the output caps) is the
 pool's key: a job whose key differs from a warm child's never takes it, and a
 run that needs a slot while warm children hold them all discards one.
 
+A shared oracle is the one exception to "used once", and it runs no
+program: the oracle process of a run whose tests are a dataset's own
+(``trusted_tests``: HumanEval's ``check``, EvalPlus's inputs, MBPP's asserts
+and setup; never generated tests) goes back to the pool when the run is done,
+at rest, and serves the next such run (see ``servers``). It never sees a
+program's code or output: only the plain values of the calls relayed to it,
+which it validates, and trusted code runs on them. Each run begins with a
+fresh namespace, its own setup, limits and CPU time; a process that ended,
+timed out or is out of step is closed, one short of CPU time or grown
+large is replaced at its next run's start, and one serves at most
+``SHARED_RUNS`` runs. Without it every program would pay for two sandbox
+starts, its own and its oracle's: on two cores that, not the program's
+work, bounded how many programs a second the bench could judge. The
+program's process is still fresh for every run.
+
 The idle cost, bounded: at most ``target()`` warm children per kind (program,
-oracle; at most ``MAX_KINDS`` kinds, the most recently asked for),
+oracle, shared oracle; at most ``MAX_KINDS`` kinds, the most recently asked
+for; shared oracles lent to runs count),
 ``min(cores, slots // 2)``, and never more than the free slots, so
 warm and running children together stay within ``Isolation.slots``. Each idle
 child is one bwrap (where in use), one Python interpreter with the harness
@@ -49,10 +65,13 @@ from .launch import process_tree
 from .watchdog import BOOT_KEYS, Child
 
 #: Kinds of job kept warm at once, the most recently asked for (a program's
-#: and an oracle's process, for two sandbox configurations).
+#: and an oracle's process, shared or not, for sandbox configurations).
 MAX_KINDS = 4
 #: A kind of job: the isolation, and everything fixed when a child boots.
 Key = tuple[Any, ...]
+#: Runs one shared oracle process serves before it is closed (its heap may
+#: have grown with a large value; a fresh one is cheap by then).
+SHARED_RUNS = 256
 
 _enabled = os.environ.get("QFLOW_SANDBOX_WARM", "1").strip() not in ("0", "no", "off", "false")
 
@@ -85,10 +104,12 @@ def job_key(iso: Isolation, disk_mb: int, cgroup: bool, job: dict[str, Any], max
 class Recipe:
     """How to start a child of one kind (remembered from the run that asked)."""
 
-    def __init__(self, iso: Isolation, make: Callable[[int, bool], Child]):
+    def __init__(self, iso: Isolation, make: Callable[[int, bool], Child], *, shared: bool = False):
         self.iso = iso
         self.make = make
         """``make(slot, warm)`` starts a child on ``slot``."""
+        self.shared = shared
+        """A shared oracle's kind: a run gives its child back (:meth:`WarmPool.give_back`)."""
 
 
 class WarmPool:
@@ -109,6 +130,8 @@ class WarmPool:
         self._making = threading.RLock()
         """Held while a warm child is started and filed (so none is half-known)
         and while idle children are closed; see :meth:`quiet`."""
+        self._lent: dict[Key, int] = {}
+        """Shared oracles held by runs, by kind: they count as warm (they come back)."""
         self._thread: threading.Thread | None = None
         self._resting = False
         """The pool's thread waits for work (every kind is warm or has no free slot)."""
@@ -149,6 +172,9 @@ class WarmPool:
                 need = sum(1 for child, _ in got if child is None)
                 fresh = pool.try_acquire(need)
                 if fresh is not None:
+                    for key, recipe in wants:
+                        if recipe.shared:
+                            self._lent[key] = self._lent.get(key, 0) + 1
                     it = iter(fresh)
                     got = [(child, slot if child is not None else next(it)) for child, slot in got]
                     self._wanted = _enabled
@@ -202,7 +228,7 @@ class WarmPool:
         if self._closed or not _enabled or self._waiting:
             return None
         for key, recipe in self._recipes.items():
-            if len(self._idle.get(key) or []) < target(recipe.iso):
+            if len(self._idle.get(key) or []) + self._lent.get(key, 0) < target(recipe.iso):
                 pool = slot_pool(recipe.iso)
                 slots = pool.try_acquire(1)
                 if slots is not None:
@@ -244,6 +270,37 @@ class WarmPool:
                         self._idle.setdefault(key, []).append((child, slot, pool))
                         evict = []
             self._discard(evict)
+
+    # ------------------------------------------------------------- sharing
+    def give_back(self, key: Key, child: Child | None, slot: int) -> bool:
+        """A run is done with the shared oracle of kind ``key`` it took (or
+        lost it: ``child`` None). True when the pool keeps ``child`` idle,
+        holding ``slot``, for the next run; False when the run must close it
+        and give back its slot itself (the pool is off or closing, the kind
+        was forgotten or has its warm children, the child is not at rest or
+        has served ``SHARED_RUNS`` runs)."""
+        with self._lock:
+            left = self._lent.get(key, 0) - 1
+            if left > 0:
+                self._lent[key] = left
+            else:
+                self._lent.pop(key, None)
+            keep = (
+                child is not None
+                and _enabled
+                and not self._closed
+                and key in self._recipes
+                and len(self._idle.get(key) or []) < target(self._recipes[key].iso)
+                and child.runs < SHARED_RUNS
+                and child.at_rest()
+            )
+            if keep:
+                assert child is not None
+                child.runs += 1
+                self._idle.setdefault(key, []).append((child, slot, slot_pool(self._recipes[key].iso)))
+            self._wanted = True  # warm what is short (a lost oracle, the program's slot)
+            self._lock.notify_all()
+            return keep
 
     # ------------------------------------------------------------- ending
     def _discard(self, entries: list[tuple[Child, int, SlotPool]]) -> None:
@@ -313,7 +370,7 @@ class WarmPool:
         are on, how many are kept per kind, and per kind the idle children,
         their processes and the memory those hold (proportional set size, so
         pages the interpreters share count once), with the isolation level and
-        the kind of process (program or oracle) they were booted for."""
+        the kind of process (program, oracle or shared oracle) they were booted for."""
         with self._making, self._lock:
             kinds = [(key, list(entries)) for key, entries in self._idle.items() if entries]
             recipes = list(self._recipes.items())
@@ -326,7 +383,7 @@ class WarmPool:
             out.append(
                 {
                     "isolation": key[0].label,
-                    "process": boot.get("mode") or "?",
+                    "process": "shared oracle" if boot.get("shared") else boot.get("mode") or "?",
                     "idle": len(entries),
                     "processes": len(pids),
                     "memory_kb": sum(_pss_kb(pid) for pid in pids),

@@ -14,15 +14,22 @@ Requests (app -> child, on the child's stdin; the first line is the job):
   defines, within ``t`` seconds, reporting a value of at most ``m`` bytes;
   answered ``{"vj": the value's JSON text, "d": the call's own seconds}``);
   ``{"k": "bye"}``.
-- oracle process: ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "leaves",
+- oracle process: a shared one's run opens with ``{"i", "op": "begin",
+  "setup", "proxies", "timeout", "max_value", "cpu"}`` (a fresh namespace;
+  answered ``{"ok": true}``, or ``{"spent": true}`` by a process with too
+  little CPU time left or grown large, which then exits); ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "leaves",
   "srcs", "each"}`` (answered ``{"vs": [{"v"} or {"st", "e", "t"}]}``, each
   leaf within ``each`` seconds), ``{"i", "op": "assert",
   "expr", "subjects": [values]}``, ``{"i", "op": "check", "src", "fn",
   "entry", "limit"}``; while answering one, the oracle may send ``{"k":
   "call", "c", "fn", "a", "kw", "t"?, "m"?}`` and waits for ``{"k": "ret",
   "c", "vj" (or "v"), "d"}`` (``d``: the call's time as the app judged it) or
-  ``{"k": "exc", "c", "st", "e"}``. The app relays ``vj`` unread; the oracle
-  validates it.
+  ``{"k": "exc", "c", "st", "e"}``; or, for a batch of calls (an EvalPlus
+  check's window of inputs), ``{"k": "calls", "c", "fn", "items": [{"a",
+  "kw", "t"?, "m"?}]}``, answered ``{"k": "rets", "c", "items": [ret or exc
+  without "c"]}`` up to the first that is not a value (the app sends the
+  calls to the program's process at once). The app relays ``vj`` unread;
+  the oracle validates it.
 
 Messages (child -> app, on a private pipe): ``hello``, then ``loaded`` or
 ``load_error``, then one ``{"k": "res", "i", ...}`` per request.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import threading
 import time
 from typing import Any
@@ -111,10 +112,19 @@ class Sandbox:
 
     # ------------------------------------------------------------ async API
     async def run_tests(
-        self, program: str, tests: list[str], entry_point: str | None = None, setup: str = ""
+        self,
+        program: str,
+        tests: list[str],
+        entry_point: str | None = None,
+        setup: str = "",
+        *,
+        trusted_tests: bool = False,
     ) -> SandboxReport:
-        """Run ``program`` against each assert in ``tests``."""
-        return await self._in_thread(self.run_tests_sync, program, tests, entry_point, setup)
+        """Run ``program`` against each assert in ``tests``. ``trusted_tests``:
+        see :meth:`run_tests_sync`."""
+        return await self._in_thread(
+            functools.partial(self.run_tests_sync, trusted_tests=trusted_tests), program, tests, entry_point, setup
+        )
 
     async def check_values(
         self, items: list[tuple[str, str]], entry_point: str | None = None, setup: str = ""
@@ -147,7 +157,13 @@ class Sandbox:
         setup: str = "",
         *,
         cancel: threading.Event | None = None,
+        trusted_tests: bool = False,
     ) -> SandboxReport:
+        """Run ``program`` against each assert in ``tests``. With
+        ``trusted_tests`` (the tests and the setup are a dataset's own, never
+        generated code), their oracle process may be a shared one that serves
+        other runs too (see ``servers``); the program's process is fresh
+        either way."""
         if entry_point is None:
             entry_point = detect_entry_point(tests)
         defined = defined_names(program)
@@ -159,7 +175,7 @@ class Sandbox:
         local = own_names(program, setup)
         plans = [_plan(i, t, entry_point, leaf_srcs, defined=defined, local_names=local) for i, t in enumerate(tests)]
         helpers = callable_helpers(program, tests, entry_point, setup)
-        return self._execute(program, plans, leaf_srcs, setup, cancel, helpers)
+        return self._execute(program, plans, leaf_srcs, setup, cancel, helpers, trusted_tests)
 
     def check_values_sync(
         self,
@@ -177,11 +193,25 @@ class Sandbox:
         return self._execute(None, plans, leaf_srcs, setup, cancel, [])
 
     async def run_check(
-        self, program: str, check: str, entry_point: str, setup: str = "", *, check_function: str = "check"
+        self,
+        program: str,
+        check: str,
+        entry_point: str,
+        setup: str = "",
+        *,
+        check_function: str = "check",
+        trusted_tests: bool = False,
     ) -> SandboxReport:
         """A dataset's whole test function (HumanEval's ``check(candidate)``):
         see :meth:`run_check_sync`."""
-        return await self._in_thread(self.run_check_sync, program, check, entry_point, setup, check_function)
+        return await self._in_thread(
+            functools.partial(self.run_check_sync, trusted_tests=trusted_tests),
+            program,
+            check,
+            entry_point,
+            setup,
+            check_function,
+        )
 
     # ------------------------------------------------------------ internals
     def _limits(self, n: int) -> dict[str, Any]:
@@ -204,6 +234,7 @@ class Sandbox:
         deadline: float,
         cancel: threading.Event | None,
         helpers: list[str],
+        trusted_tests: bool = False,
     ) -> Servers:
         return Servers(
             self._iso,
@@ -215,6 +246,7 @@ class Sandbox:
             deadline=deadline,
             cancel=cancel,
             limits=self._limits(n),
+            shared_oracle=trusted_tests,
         )
 
     def run_check_sync(
@@ -226,6 +258,7 @@ class Sandbox:
         check_function: str = "check",
         *,
         cancel: threading.Event | None = None,
+        trusted_tests: bool = False,
     ) -> SandboxReport:
         """Run ``check_function(candidate)`` from the source ``check`` in the
         trusted oracle process, with ``candidate`` (and the helpers the check
@@ -233,14 +266,15 @@ class Sandbox:
         program's process. One result:
         ``pass`` when the check returns, ``fail`` on an AssertionError or a
         value that is not plain, ``timeout``/``error`` otherwise. ``setup``
-        runs in both processes (imports both sides need)."""
+        runs in both processes (imports both sides need). ``trusted_tests``:
+        the check is a dataset's own (see :meth:`run_tests_sync`)."""
         t0 = time.monotonic()
         c = self.config
         deadline = t0 + (c.run_timeout if c.run_timeout is not None else 30.0 + 20 * c.timeout)
         report = SandboxReport(isolation=self._iso.label)
         label = f"{check_function}({entry_point})"
         helpers = callable_helpers(program, [check], entry_point, setup)
-        servers = self._servers(program, setup, 1, True, deadline, cancel, helpers)
+        servers = self._servers(program, setup, 1, True, deadline, cancel, helpers, trusted_tests)
         try:
             # Load the program first: a program that does not load fails the
             # check with the reason, as run_tests reports it.
@@ -269,6 +303,7 @@ class Sandbox:
         setup: str,
         cancel: threading.Event | None,
         helpers: list[str],
+        trusted_tests: bool = False,
     ) -> SandboxReport:
         t0 = time.monotonic()
         deadline = t0 + self.config.run_deadline(len(plans))
@@ -283,17 +318,19 @@ class Sandbox:
             report.duration = time.monotonic() - t0
             return report
         need_oracle = bool(leaf_srcs) or any(p.mode == "judge" for p in runnable)
-        servers = self._servers(program, setup, len(runnable), need_oracle, deadline, cancel, helpers)
+        servers = self._servers(program, setup, len(runnable), need_oracle, deadline, cancel, helpers, trusted_tests)
         try:
             leaves = self._leaves(servers, leaf_srcs)
             subjects: dict[int, list[Any]] = {}
+            calling = []
             for p in runnable:
-                t1 = time.monotonic()
-                if not p.subject_srcs:  # only calls inside a comprehension: the oracle makes them
+                if p.subject_srcs:
+                    calling.append(p)
+                else:  # only calls inside a comprehension: the oracle makes them
                     outcomes[p.index], subjects[p.index] = TestOutcome(p.test, "pass"), []
-                    continue
-                reply = servers.call({"src": p.subject_srcs})
-                outcomes[p.index], vals = self._subject_outcome(p, reply, time.monotonic() - t1)
+            replies = servers.call_many([p.subject_srcs for p in calling]) if calling else []
+            for p, (reply, took) in zip(calling, replies, strict=True):
+                outcomes[p.index], vals = self._subject_outcome(p, reply, took)
                 if vals is not None:
                     subjects[p.index] = vals
             if servers.load_error is not None:

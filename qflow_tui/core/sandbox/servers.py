@@ -12,6 +12,20 @@
   the app, which runs the call in the program process and sends the plain
   result back.
 
+A **shared oracle** serves the runs whose tests are a dataset's own
+(``trusted_tests``), one after another: it starts with no setup and no
+proxies, and each run's first request (``begin``) gives it a fresh namespace
+with the run's setup, proxies, time and value limits, and lowers its CPU limit
+to the run's own (a process with too little CPU time left, or grown large
+with an earlier run's values, ends, and the run asks a fresh one). When the
+run is done and the process is at rest (every request answered, nothing
+unread), it goes back to the pool (see ``pool``) instead of being ended.
+Why that is safe: it runs only trusted code, and a program reaches it only
+as the plain values of its calls, which the oracle validates; no program's
+code or output ever enters it. A generated test is
+untrusted code and never gets a shared oracle: its process could leave state
+that decides the next run's verdict.
+
 Both run under the same isolation and limits. The program process is
 restarted after a call that timed out or killed it (at most ``MAX_RESPAWNS``
 times per sandbox call). Whatever the program writes, it can only ever supply
@@ -53,6 +67,9 @@ TRANSFER_BASE = 0.1
 #: and up to about 1 MB/s for MBPP+ 630's nested lists.
 TRANSFER_RATE = 2 << 20
 KILL_SLACK = 1.0
+#: CPU seconds a shared oracle process may use in all (each run it serves
+#: has its own limit within that; past it, the next run gets a fresh one).
+SHARED_CPU = 600
 
 
 class Servers:
@@ -72,6 +89,7 @@ class Servers:
         deadline: float,
         cancel: threading.Event | None,
         limits: dict[str, Any],
+        shared_oracle: bool = False,
     ) -> None:
         self.iso = iso
         self.config = config
@@ -85,8 +103,6 @@ class Servers:
         self.stdout = bytearray()
         self.stderr = bytearray()
         self._seq = 0
-        self._oracle_calls = 0
-        """Calls the current oracle process has made (each carries its number)."""
         self._started_once = False
         base = {
             "timeout": config.timeout,
@@ -97,12 +113,41 @@ class Servers:
         }
         self._program_job = dict(base, mode="program", program=program or "")
         self._oracle_job = dict(base, mode="oracle", proxies=proxies, limits=dict(limits, nproc=ORACLE_PROCS))
+        self._shared = need_oracle and shared_oracle and pool.enabled()
+        """The oracle is a shared one (see the module's docstring)."""
+        self._begin: dict[str, Any] = {}
+        self._begun: Child | None = None
+        """The oracle process that has begun this run (a shared one)."""
+        self._lent: pool.Key | None = None
+        """The kind of shared oracle this run took from the pool, until it gives it back."""
+        if self._shared:
+            # Everything of the run's own goes in its first request, so the
+            # process's job is the same for every run it serves.
+            self._oracle_job = dict(
+                base,
+                mode="oracle",
+                shared=True,
+                setup="",
+                proxies=[],
+                limits=dict(limits, nproc=ORACLE_PROCS, cpu=max(SHARED_CPU, int(limits.get("cpu") or 0))),
+            )
+            self._begin = {
+                "op": "begin",
+                "setup": setup,
+                "proxies": proxies,
+                "timeout": config.timeout,
+                "max_value": base["max_value"],
+                "cpu": limits.get("cpu"),
+            }
         self._pool = slot_pool(iso)
         self._program: Child | None = None
         self._oracle: Child | None = None
         jobs = [self._program_job, self._oracle_job] if need_oracle else [self._program_job]
         if pool.enabled():
-            got = pool.warm_pool().take([self._want(job) for job in jobs])
+            wants = [self._want(job) for job in jobs]
+            got = pool.warm_pool().take(wants)
+            if self._shared:
+                self._lent = wants[1][0]
         else:
             got = [(None, slot) for slot in self._pool.acquire(len(jobs))]
         self._slots = [slot for _child, slot in got]
@@ -122,7 +167,7 @@ class Servers:
         """The child for ``job`` on ``slot``: ``warm`` (a warm child holding
         that slot, see ``pool``) given its job, or one started now."""
         if warm is not None:
-            warm.start(job)
+            warm.start(job)  # a shared oracle that served a run before has its job: this does nothing
             return warm
         return _start_child(self.iso, self.config, job, slot, False)
 
@@ -131,7 +176,8 @@ class Servers:
         key = pool.job_key(self.iso, c.max_disk_mb, c.cgroup, job, *_caps(c))
         boot = {k: v for k, v in job.items() if k in BOOT_KEYS or k == "limits"}
         iso = self.iso
-        return key, pool.Recipe(iso, lambda slot, warm: _start_child(iso, c, boot, slot, warm))
+        shared = bool(job.get("shared"))
+        return key, pool.Recipe(iso, lambda slot, warm: _start_child(iso, c, boot, slot, warm), shared=shared)
 
     def _ready(self, child: Child, what: str) -> str | None:
         """Wait for hello and loaded; None when ready, else why not."""
@@ -197,10 +243,7 @@ class Servers:
         child does."""
         child = self._program_child()
         if child is None:
-            if self.load_error is not None:
-                return {"st": "load", "e": self.load_error}
-            assert self.stopped is not None
-            return {"st": self.stopped[0], "e": self.stopped[1]}
+            return self._not_run()
         self._seq += 1
         seconds = self.config.timeout
         cap = self.config.max_value_kb * 1024
@@ -217,11 +260,50 @@ class Servers:
         # The value comes as JSON text inside a JSON string: at most twice its size.
         child.max_line = max(usual_line, 2 * cap + (1 << 20))
         try:
-            msg = child.receive(seconds + slack + GRACE, self.deadline, self.cancel)
+            return self._reply(child, request, seconds + slack, limit, t0)
         finally:
             child.max_line = usual_line
+
+    def call_many(self, srcs: list[list[str]]) -> list[tuple[dict[str, Any], float]]:
+        """Evaluate each list of call sources (one test's) in the program
+        process, as :meth:`call` with ``{"src": ...}`` would, the requests
+        sent at once: the process answers them in order, each within its own
+        time limit, so 50 tests cost one wait, not 50. The app's clock for an
+        answer runs from the one before. When a call ends the process, the
+        requests after it go to a fresh one (up to ``MAX_RESPAWNS``), as they
+        did one at a time. Each reply comes with its seconds on that clock."""
+        replies: list[tuple[dict[str, Any], float]] = []
+        while len(replies) < len(srcs):
+            child = self._program_child()
+            if child is None:
+                return replies + [(self._not_run(), 0.0)] * (len(srcs) - len(replies))
+            sent = []
+            for src in srcs[len(replies) :]:
+                self._seq += 1
+                request = {"src": src, "i": self._seq}
+                child.send(request)
+                sent.append(request)
+            for request in sent:
+                t0 = time.monotonic()
+                replies.append((self._reply(child, request, self.config.timeout, None, t0), time.monotonic() - t0))
+                if self._program is not child:
+                    break  # it ended: the rest go to a fresh process
+        return replies
+
+    def _not_run(self) -> dict[str, Any]:
+        if self.load_error is not None:
+            return {"st": "load", "e": self.load_error}
+        assert self.stopped is not None
+        return {"st": self.stopped[0], "e": self.stopped[1]}
+
+    def _reply(
+        self, child: Child, request: dict[str, Any], seconds: float, limit: float | None, t0: float
+    ) -> dict[str, Any]:
+        """The program process's answer to ``request`` (sent at ``t0``), as
+        :meth:`call` returns it; a process that gives none is retired."""
+        msg = child.receive(seconds + GRACE, self.deadline, self.cancel)
         wall = time.monotonic() - t0
-        if msg is not None and msg.get("k") == "res" and msg.get("i") == self._seq:
+        if msg is not None and msg.get("k") == "res" and msg.get("i") == request["i"]:
             n = len(request["src"]) if "src" in request else 1
             if "vj" in msg and "src" not in request:
                 if type(msg["vj"]) is str:
@@ -276,17 +358,37 @@ class Servers:
                 if self.stopped is not None:
                     return answers + [{"st": self.stopped[0], "e": self.stopped[1]}] * rest
                 child = self._oracle = self._spawn(self._oracle_job, self._slots[-1])
-                self._oracle_calls = 0
             why = self._ready(child, "trusted test process")
             if why is not None:
                 self._oracle = None
                 self._retire(child)
                 return answers + [{"st": "error", "e": why}] * rest
+            begin = None
+            if self._shared and self._begun is not child:
+                self._seq += 1
+                begin = self._seq
+                child.send(dict(self._begin, i=begin))
             seqs = []
             for request in requests[len(answers) :]:
                 self._seq += 1
                 seqs.append(self._seq)
                 child.send(dict(request, i=self._seq))
+            if begin is not None:
+                res = self._answer(child, begin, self.config.timeout)
+                if self._oracle is None:
+                    return answers + [res] * rest
+                if res.get("spent") is True:
+                    # It has too little CPU time left for this run, and ends
+                    # without reading the requests: they go to a fresh one.
+                    self._oracle = None
+                    self._retire(child)
+                    continue
+                if res.get("ok") is not True:
+                    self._oracle = None
+                    child._finish("protocol", "a malformed answer from the trusted test process")
+                    self._retire(child)
+                    return answers + [{"st": "error", "e": "the trusted test process did not begin the run"}] * rest
+                self._begun = child
             for seq in seqs:
                 answers.append(self._answer(child, seq, limit))
                 if self._oracle is None:
@@ -304,9 +406,10 @@ class Servers:
             kind = None if msg is None else msg.get("k")
             if msg is not None and kind == "res" and msg.get("i") == seq:
                 return msg
-            if msg is not None and kind == "call" and msg.get("c") == self._oracle_calls + 1:
-                self._oracle_calls += 1
-                child.send(dict(self._relay(msg), c=self._oracle_calls))
+            if msg is not None and kind in ("call", "calls") and msg.get("c") == child.calls + 1:
+                child.calls += 1
+                reply = self._relay(msg) if kind == "call" else self._relay_many(msg)
+                child.send(dict(reply, c=child.calls))
                 continue
             if msg is not None:
                 child._finish("protocol", "out-of-order message from the trusted test process")
@@ -329,6 +432,69 @@ class Servers:
             limit=float(limit) if isinstance(limit, (int, float)) else None,
             size=size if type(size) is int else None,
         )
+        return self._for_oracle(str(fn), reply, t0)
+
+    def _relay_many(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """An oracle's batch of calls (``calls``): each run as :meth:`_relay`
+        runs one, the requests sent to the program's process at once, its
+        answers relayed in one ``rets`` line, up to the first that is not a
+        value (the oracle judges them in order and stops there)."""
+        fn, items = msg.get("fn"), msg.get("items")
+        if (
+            fn not in self.proxies
+            or type(items) is not list
+            or not items
+            or not all(type(x) is dict and type(x.get("a")) is list and type(x.get("kw")) is list for x in items)
+        ):
+            return {"k": "rets", "items": [{"k": "exc", "st": "error", "e": "malformed call request"}]}
+        out = []
+        for reply, t0 in self._call_many_fn(str(fn), items):
+            out.append(self._for_oracle(str(fn), reply, t0))
+        return {"k": "rets", "items": out}
+
+    def _call_many_fn(self, fn: str, items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], float]]:
+        """Calls of ``fn``, sent to the program's process at once, each with
+        its own limit and cap as :meth:`call` gives one; the replies (each
+        with the time its clock started: the answer before it) up to the
+        first that is not a value. The process is ended when answers to
+        later calls are still to come (they would arrive out of step); the
+        next call starts a fresh one."""
+        child = self._program_child()
+        if child is None:
+            return [(self._not_run(), time.monotonic())]
+        sent = []
+        usual_cap = self.config.max_value_kb * 1024
+        for x in items:
+            self._seq += 1
+            request: dict[str, Any] = {"fn": fn, "a": x["a"], "kw": x["kw"], "i": self._seq}
+            seconds, cap, slack = self.config.timeout, usual_cap, 0.0
+            size, limit = x.get("m"), x.get("t")
+            if type(size) is int and size > cap:
+                cap = request["m"] = min(size, BIG_VALUE_MAX)
+            if isinstance(limit, (int, float)):
+                seconds = request["t"] = min(seconds, max(0.0, float(limit)))
+                slack = KILL_SLACK + cap / TRANSFER_RATE
+            child.send(request)
+            sent.append((request, seconds + slack, float(limit) if isinstance(limit, (int, float)) else None, cap))
+        replies: list[tuple[dict[str, Any], float]] = []
+        for request, seconds, limit, cap in sent:
+            t0 = time.monotonic()
+            usual_line = child.max_line
+            child.max_line = max(usual_line, 2 * cap + (1 << 20))
+            try:
+                reply = self._reply(child, request, seconds, limit, t0)
+            finally:
+                child.max_line = usual_line
+            replies.append((reply, t0))
+            if "vj" not in reply and "v" not in reply:
+                break
+        if len(replies) < len(sent) and self._program is child:
+            self._program = None
+            self._retire(child)
+        return replies
+
+    def _for_oracle(self, fn: str, reply: dict[str, Any], t0: float) -> dict[str, Any]:
+        """A reply from the program's process as the oracle takes it."""
         if "vj" in reply:
             return {"k": "ret", "vj": reply["vj"], "d": reply["d"]}
         if "v" in reply:
@@ -341,7 +507,30 @@ class Servers:
     # ---------------------------------------------------------------- end
     def close(self) -> None:
         """End both processes (letting an idle program process flush its
-        output first) and give back the slots. Never raises."""
+        output first) and give back the slots; a shared oracle that is at
+        rest goes back to the pool with its slot. Never raises."""
+        try:
+            self._give_back_oracle()
+        finally:
+            self._close()
+
+    def _give_back_oracle(self) -> None:
+        key, self._lent = self._lent, None
+        if key is None:
+            return
+        child = self._oracle
+        keep = child is not None and child is self._begun and child.at_rest()
+        if keep and child is not None:
+            out, err = child.take_output()
+            if pool.warm_pool().give_back(key, child, self._slots[-1]):
+                self._oracle = None
+                self._slots = self._slots[:-1]
+            self.stdout += out
+            self.stderr += err
+        else:
+            pool.warm_pool().give_back(key, None, -1)
+
+    def _close(self) -> None:
         for attr in ("_program", "_oracle"):
             child = getattr(self, attr, None)
             if child is not None:

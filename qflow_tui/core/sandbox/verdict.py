@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import itertools
 import math
 import operator
@@ -72,11 +73,18 @@ class TestPlan:
     mode: str = "parent"
     """``parent`` (spine evaluated here) or ``judge`` (second clean child)."""
     evaluate: Compiled | None = None
-    judge_expr: str = ""
+    judge_tree: ast.AST | None = None
     """The assert's expression with subjects replaced by ``__qf_s<k>``."""
     scoped_calls: bool = False
     """The function under test is also called inside a lambda or a
     comprehension: the oracle makes those calls (through its proxy)."""
+
+    @functools.cached_property
+    def judge_expr(self) -> str:
+        """``judge_tree`` as source, made when the oracle judges the assert
+        (most are judged in the app: unparsing every one was a third of
+        planning a test)."""
+        return ast.unparse(self.judge_tree) if self.judge_tree is not None else ""
 
 
 # ------------------------------------------------------------------ plain ops
@@ -813,8 +821,7 @@ def plan_test(
     # expected value is not plain falls back to it. _Rename matches subject
     # nodes by identity and rewrites the tree in place; the compiled evaluator
     # no longer needs the nodes.
-    renamed = _Rename(planner.subject_ids).visit(expr)
-    plan.judge_expr = ast.unparse(renamed)
+    plan.judge_tree = _Rename(planner.subject_ids).visit(expr)
     return plan
 
 

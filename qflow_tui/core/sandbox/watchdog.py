@@ -39,7 +39,7 @@ MAX_ENTRIES = 20_000
 #: The keys of a job that the child needs before it is given its job: what it
 #: loads at boot (the layers), the same for every job a warm child may take.
 #: The cgroup's fds, the uid guard and the Landlock ruleset come from the launch.
-BOOT_KEYS = frozenset({"mode", "seccomp", "guard_uid", "landlock", "cgroup_fds"})
+BOOT_KEYS = frozenset({"mode", "shared", "seccomp", "guard_uid", "landlock", "cgroup_fds"})
 #: Memory a run's cgroup allows beyond its process's RLIMIT_AS: the guardian
 #: process and the kernel's own small charges.
 CGROUP_SLACK = 32 << 20
@@ -73,6 +73,10 @@ class Child:
         self.stderr_total = 0
         self._inbox: deque[dict[str, Any]] = deque()
         self._buf = bytearray()
+        self.calls = 0
+        """Calls an oracle process has made (each carries its number)."""
+        self.runs = 0
+        """Runs a shared oracle process has served (see ``servers``)."""
         if launch.uid is not None:
             job = dict(job, guard_uid=True)  # the uid is this run's alone: its guardian may kill all of it
         if launch.landlock is not None:
@@ -160,6 +164,19 @@ class Child:
     def alive(self) -> bool:
         """Whether the child still runs and nothing has ended it."""
         return not self.end and not self._closed and self.proc.poll() is None
+
+    def at_rest(self) -> bool:
+        """Alive, with every request written and answered and nothing read
+        that was not taken: what a shared oracle must be to serve another run."""
+        return self.alive() and self.started and not self._out and not self._inbox and not self._buf
+
+    def take_output(self) -> tuple[bytes, bytes]:
+        """What the child printed so far, its counts starting again from
+        nothing (a shared oracle's output belongs to the run it served)."""
+        out, err = bytes(self.stdout), bytes(self.stderr)
+        self.stdout, self.stderr = bytearray(), bytearray()
+        self.stdout_total = self.stderr_total = 0
+        return out, err
 
     # ---------------------------------------------------------------- sending
     def send(self, obj: Any) -> None:
