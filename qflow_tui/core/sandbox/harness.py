@@ -1404,16 +1404,20 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
     _serve(chan, requests, handle)
 
 
-#: Peak resident memory past which a shared oracle serves no further run (kB).
+#: Resident memory past which a shared oracle serves no further run (kB).
 SHARED_MAX_RSS_KB = 192 << 10
 
 
 def _grown():
+    """Whether this process holds more than ``SHARED_MAX_RSS_KB`` now. Not
+    ``ru_maxrss``: Linux carries the peak over ``execve``, so a child started
+    straight from a large app would read as large from its first moment."""
     try:
-        import resource
-    except ImportError:
+        with open("/proc/self/statm", "rb") as fh:
+            resident = int(fh.read().split()[1])
+        return resident * (os.sysconf("SC_PAGE_SIZE") >> 10) > SHARED_MAX_RSS_KB
+    except (OSError, ValueError, IndexError):
         return False
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > SHARED_MAX_RSS_KB
 
 
 def _cpu_for(seconds):

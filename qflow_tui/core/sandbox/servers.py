@@ -377,9 +377,10 @@ class Servers:
                 res = self._answer(child, begin, self.config.timeout)
                 if self._oracle is None:
                     return answers + [res] * rest
-                if res.get("spent") is True:
-                    # It has too little CPU time left for this run, and ends
-                    # without reading the requests: they go to a fresh one.
+                if res.get("spent") is True and child.runs > 0:
+                    # It has too little CPU time left for this run, or grew
+                    # large, and ends without reading the requests: they go
+                    # to a fresh one (which served no run, so is never spent).
                     self._oracle = None
                     self._retire(child)
                     continue
@@ -519,7 +520,9 @@ class Servers:
         if key is None:
             return
         child = self._oracle
-        keep = child is not None and child is self._begun and child.at_rest()
+        # One this run never began (its program did not load) holds nothing
+        # of it either: every run begins before it asks anything.
+        keep = child is not None and child.at_rest()
         if keep and child is not None:
             out, err = child.take_output()
             if pool.warm_pool().give_back(key, child, self._slots[-1]):
