@@ -86,17 +86,21 @@ def test_generated_tests_never_share_their_oracle(lent, monkeypatch):
     assert len(closed) == 2 and all(_gone(pid) for pid in closed), closed
 
 
+def _two_runs(sb, first_setup: str) -> None:
+    """A dataset run with ``first_setup``, then one with a plain setup: both pass."""
+    first = sb.run_tests_sync(PROGRAM, ["assert f(1) == e(1)"], setup=first_setup, trusted_tests=True)
+    assert first.results[0].status == "pass", first.to_dict()
+    second = sb.run_tests_sync(PROGRAM, ["assert f(2) == e(2)"], setup="def e(v):\n    return v\n", trusted_tests=True)
+    assert second.results[0].status == "pass", second.to_dict()
+
+
 def test_a_shared_oracle_short_of_cpu_time_is_replaced(lent, monkeypatch):
     # Each run may use 1 s of CPU time, the process 2 s in all: after a run
     # whose expected value took 1.3 s, the next run gets a fresh process.
     monkeypatch.setattr(servers, "SHARED_CPU", 2)
     sb = make("auto", timeout=5.0, cpu_seconds=1)
-    setup = "def e(v):\n    return v\n"
     burn = "import time\ndef e(v):\n    t = time.process_time()\n    while time.process_time() - t < 1.3:\n        pass\n    return v\n"
-    first = sb.run_tests_sync(PROGRAM, ["assert f(1) == e(1)"], setup=burn, trusted_tests=True)
-    assert first.results[0].status == "pass", first.to_dict()
-    second = sb.run_tests_sync(PROGRAM, ["assert f(2) == e(2)"], setup=setup, trusted_tests=True)
-    assert second.results[0].status == "pass", second.to_dict()
+    _two_runs(sb, burn)
     assert len(lent) == 2 and all(kept for _pid, kept in lent), lent
     assert lent[0][0] != lent[1][0]
     assert _gone(lent[0][0])
@@ -140,14 +144,10 @@ def test_a_shared_oracle_grown_large_is_replaced(lent):
     # An earlier run left the process big (it would count against the next
     # run's RLIMIT_AS): the next run gets a fresh one.
     sb = make("auto", memory_mb=1024)
-    setup = "def e(v):\n    return v\n"
     # Memory a run leaves held (here in a module, which outlives the run's
     # namespace; in life, a heap Python keeps after large values).
     big = "import sys\ndef e(v):\n    sys._qf_held = b'x' * (260 << 20)\n    return v\n"
-    first = sb.run_tests_sync(PROGRAM, ["assert f(1) == e(1)"], setup=big, trusted_tests=True)
-    assert first.results[0].status == "pass", first.to_dict()
-    second = sb.run_tests_sync(PROGRAM, ["assert f(2) == e(2)"], setup=setup, trusted_tests=True)
-    assert second.results[0].status == "pass", second.to_dict()
+    _two_runs(sb, big)
     assert len(lent) == 2 and lent[0][0] != lent[1][0], lent
 
 
