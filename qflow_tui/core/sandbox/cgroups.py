@@ -262,7 +262,7 @@ class RunCgroup:
                 ok = all(_write(f"{d}/{name}", mem) for name in order)
             self.memory_bytes = memory_bytes if ok else 0
         if ok and pids != self.pids:
-            pids_dir = self.dirs[0] if self.version == 2 else (self.dirs[1] if len(self.dirs) > 1 else None)
+            pids_dir = self._pids_dir()
             ok = pids_dir is None or _write(f"{pids_dir}/pids.max", str(pids))
             self.pids = pids if ok else 0
         return ok
@@ -320,8 +320,16 @@ class RunCgroup:
         else:
             self._remove()
 
+    def _pids_dir(self) -> str | None:
+        return self.dirs[0] if self.version == 2 else (self.dirs[1] if len(self.dirs) > 1 else None)
+
+    @property
+    def holds_pids(self) -> bool:
+        """Whether it bounds its processes (v1 without the pids controller does not)."""
+        return self._pids_dir() is not None and self.pids > 0
+
     def _pids_current(self) -> int:
-        pids_dir = self.dirs[0] if self.version == 2 else (self.dirs[1] if len(self.dirs) > 1 else None)
+        pids_dir = self._pids_dir()
         if pids_dir is None:
             return 0
         text = _read(f"{pids_dir}/pids.current").strip()

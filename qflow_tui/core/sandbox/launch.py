@@ -374,12 +374,26 @@ def uid_processes(uid: int) -> list[int]:
     """Live processes (zombies aside) whose real, effective or saved uid is
     ``uid``, read from /proc/<pid>/status (which, unlike the owner of /proc/<pid>,
     a process cannot hide by making itself undumpable). Never raises."""
+    return _uid_census(uid)[0]
+
+
+def uid_zombies(uid: int) -> int:
+    """Dead, unreaped processes of ``uid`` (orphans wait for the machine's init
+    to reap them: up to 2 s on some). Each still counts against the uid's
+    RLIMIT_NPROC, so the next run on that uid would find forks refused
+    (``BlockingIOError``) before it reached its own allowance. Never raises."""
+    return _uid_census(uid)[1]
+
+
+def _uid_census(uid: int) -> tuple[list[int], int]:
+    """(live pids, count of zombies) of ``uid``."""
     found: list[int] = []
+    dead = 0
     want = str(uid).encode()
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return found
+        return found, dead
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -393,9 +407,10 @@ def uid_processes(uid: int) -> list[int]:
             continue
         at = status.find(b"\nState:")
         if at >= 0 and status[at + 7 : at + 16].split()[:1] in ([b"Z"], [b"X"]):
+            dead += 1
             continue
         found.append(int(entry))
-    return found
+    return found, dead
 
 
 def _wait_exit(pids: list[int], until: float) -> None:

@@ -27,6 +27,7 @@ from .launch import (
     make_workdir,
     process_tree,
     remove_tree,
+    uid_zombies,
 )
 from .protocol import describe_exit, encode_line, parse_line
 
@@ -93,7 +94,7 @@ class Child:
         boot = {k: v for k, v in job.items() if k in BOOT_KEYS}
         self._out = bytearray(encode_line(dict(boot, k="boot")))
         if not warm:
-            self._out += encode_line({k: v for k, v in job.items() if k not in BOOT_KEYS})
+            self._out += encode_line(self._job_part(job))
         self.started = not warm
         """Whether the child has its job (a warm child waits for one)."""
         self._closed = False
@@ -157,9 +158,31 @@ class Child:
         """Give a warm child its job (the part after the boot)."""
         if not self.started:
             self.started = True
-            self.send({k: v for k, v in job.items() if k not in BOOT_KEYS})
+            self.send(self._job_part(job))
             if self._writing:
                 self._write()
+
+    def _job_part(self, job: dict[str, Any]) -> dict[str, Any]:
+        """The job without its boot part, as the child is to get it now. A uid
+        with no pid namespace (the uid levels without bwrap) may still have
+        zombies of earlier runs on it: orphans that the machine's init has not
+        reaped yet (up to 2 s on some), which count against the uid's
+        RLIMIT_NPROC as if alive. So that an honest program on a uid just
+        swept is not refused the forks its limit allows, the limit is raised
+        by their number. The run's pids cgroup, where it has one, still holds
+        it to its own processes (zombies reaped while it runs free no room
+        there). Without one the raise is at most the limit itself, so a run
+        never gets more than twice its own."""
+        part = {k: v for k, v in job.items() if k not in BOOT_KEYS}
+        limits = part.get("limits") or {}
+        if self.launch.sweep_uid and self.launch.uid is not None and limits.get("nproc"):
+            nproc = int(limits["nproc"])
+            dead = uid_zombies(self.launch.uid)
+            if self.cgroup is None or not self.cgroup.holds_pids:
+                dead = min(dead, nproc)
+            if dead:
+                part["limits"] = dict(limits, nproc=nproc + dead)
+        return part
 
     def alive(self) -> bool:
         """Whether the child still runs and nothing has ended it."""
