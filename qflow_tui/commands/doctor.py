@@ -33,6 +33,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.sandbox import Sandbox, SandboxConfig, SandboxUnavailable, detect_isolation
+    from ..core.sandbox.config import CGROUP_SLACK_MB
     from ..core.sandbox.probes import probe_all
 
     keys = {name: bool(os.environ.get(name)) for name in KEY_VARS}
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
             "per_process_mb": sandbox.memory.per_process_mb,
             "processes_per_run": sandbox.memory.processes_per_run,
             "runs_at_once": sandbox.memory.runs,
+            "held_by_cgroups": sandbox.memory.cgroup,
         },
         "warm_pool": warm,
         "notes": notes,
@@ -92,12 +94,14 @@ def run(args: argparse.Namespace) -> int:
             verdict = f"  probe: GOT THROUGH ({one_line(p.detail, 60)})"
         print(f"  [{'x' if ok else ' '}] {threat}{verdict}", file=out)
     m = sandbox.memory
-    print(
-        f"memory: at most {m.total_mb} MB for all sandbox processes of {m.machine_mb} MB "
-        f"({m.runs} runs at once x {m.processes_per_run} processes x {m.per_process_mb} MB"
-        + (f" + {m.disk_per_run_mb} MB of tmpfs per run)" if m.disk_per_run_mb else ")"),
-        file=out,
-    )
+    if m.cgroup:
+        each = f"{m.per_process_mb} MB" + (f" + {m.disk_per_run_mb // 2} MB of tmpfs" if m.disk_per_run_mb else "")
+        how = f"{2 * m.runs} children at once, each held by its cgroup to {each} + {CGROUP_SLACK_MB} MB"
+    else:
+        how = f"{m.runs} runs at once x {m.processes_per_run} processes x {m.per_process_mb} MB" + (
+            f" + {m.disk_per_run_mb} MB of tmpfs per run" if m.disk_per_run_mb else ""
+        )
+    print(f"memory: at most {m.total_mb} MB for all sandbox processes of {m.machine_mb} MB ({how})", file=out)
     print_warm_pool(warm, out)
     for note in notes:
         print(f"  note: {one_line(note, 300)}", file=out)

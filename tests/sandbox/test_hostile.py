@@ -517,6 +517,11 @@ def test_aggregate_memory_is_bounded_below_the_machine():
     assert big.total_mb <= MEMORY_SHARE * big.machine_mb or big.per_process_mb == 128
     small = memory_plan(SandboxConfig(memory_mb=256), slots=4, bwrap=False)
     assert small.per_process_mb == 256
+    # Where each child has a cgroup, it holds all of the child's processes to
+    # one process's cap (plus its tmpfs): twice the runs need not lower it.
+    held = memory_plan(SandboxConfig(memory_mb=256), slots=8, bwrap=True, cgroup=True)
+    assert held.per_process_mb == 256 and held.total_mb == 8 * (256 + 3 * 64 + 32)
+    assert held.total_mb <= MEMORY_SHARE * held.machine_mb
 
 
 def test_a_layer_that_does_not_load_runs_no_code():

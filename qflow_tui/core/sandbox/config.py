@@ -120,30 +120,48 @@ def total_memory_mb() -> int:
         return 0
 
 
+#: Memory a child's cgroup allows beyond its process's RLIMIT_AS (and its
+#: tmpfs mounts): the guardian process and the kernel's own small charges.
+CGROUP_SLACK_MB = 32
+
+
 @dataclass(frozen=True)
 class MemoryPlan:
-    """How the aggregate memory of the sandbox is bounded: every process is
-    capped at ``per_process_mb`` (RLIMIT_AS), a run has at most
-    ``processes_per_run`` of them (RLIMIT_NPROC, which binds per uid) plus its
-    tmpfs mounts, and at most ``runs`` run at once."""
+    """How the aggregate memory of the sandbox is bounded. Every process is
+    capped at ``per_process_mb`` (RLIMIT_AS) and at most ``runs`` run at once,
+    each with two children (the program's and its oracle's). Where each child
+    has a cgroup (``cgroup``), the cgroup holds all of a child's processes
+    together to one process's cap plus its tmpfs mounts and
+    ``CGROUP_SLACK_MB``; without one, a run has at most ``processes_per_run``
+    processes (RLIMIT_NPROC, which binds per uid) plus its tmpfs mounts."""
 
     per_process_mb: int
     processes_per_run: int
     disk_per_run_mb: int
     runs: int
     total_mb: int
-    """The bound: runs x (processes x per-process + disk)."""
+    """The bound: runs x (processes x per-process + disk), or with cgroups
+    children x (per-process + disk per child + slack)."""
     machine_mb: int
+    cgroup: bool = False
 
 
-def memory_plan(config: SandboxConfig, slots: int, bwrap: bool) -> MemoryPlan:
+def memory_plan(config: SandboxConfig, slots: int, bwrap: bool, cgroup: bool = False) -> MemoryPlan:
     """Lower the per-process cap until the aggregate fits ``MEMORY_SHARE`` of
     the machine (never below 128 MB: an interpreter needs that much)."""
     runs = max(1, slots // 2)
     procs = config.max_procs + ORACLE_PROCS
-    disk = 3 * config.max_disk_mb * 2 if bwrap else 0  # /tmp, /dev/shm, work dir; two children
+    child_disk = 3 * config.max_disk_mb if bwrap else 0  # /tmp, /dev/shm, work dir
+    disk = 2 * child_disk  # two children a run
     machine = total_memory_mb()
     per = config.memory_mb
+    if cgroup:
+        children = 2 * runs
+        if machine:
+            fit = int(machine * MEMORY_SHARE) // children - child_disk - CGROUP_SLACK_MB
+            per = max(128, min(per, fit))
+        total = children * (per + child_disk + CGROUP_SLACK_MB)
+        return MemoryPlan(per, procs, disk, runs, total, machine, cgroup=True)
     if machine:
         fit = (int(machine * MEMORY_SHARE) // runs - disk) // procs
         per = max(128, min(per, fit))

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import cgroups
 from .config import LAYERS, parse_layers
 from .launch import LANDLOCK_READ, Launch, SandboxUnavailable
 from .watchdog import BOOT_TIMEOUT, Child
@@ -129,6 +130,18 @@ class Isolation:
             # hides its /proc from a child of the same (non-root) user.
             "the app's /proc (environ, memory)": has("bwrap") or has("landlock") or has("uid") or not root,
         }
+
+
+def run_slots(cgroup: bool) -> int:
+    """How many children may run at once: two per run (the program's and its
+    oracle's), and twice as many runs as cores where cgroups bound each
+    child's memory, so that a run's waits (a child's start, its calls relayed
+    through the app) leave no core idle: on 2 cores, 4 runs in flight kept the
+    cores 96% busy judging HumanEval, 2 kept them 72% busy. Without cgroups
+    the memory bound is RLIMIT_AS per process times RLIMIT_NPROC per run, so
+    more runs would lower every process's cap: as many runs as cores there."""
+    cores = os.cpu_count() or 2
+    return min(MAX_SLOTS, max(8, 4 * cores) if cgroup else max(4, 2 * cores))
 
 
 def process_uid_block(base: int) -> int:
@@ -252,7 +265,7 @@ def _detect(spec: str) -> Isolation:
     if "uid" in want and not root:
         found["uid"] = "not root: runs as your own uid"
 
-    slots = min(MAX_SLOTS, max(4, 2 * (os.cpu_count() or 2)))
+    slots = run_slots(cgroups.support().version > 0)
     uid_base = None
     if use_uid:
         base = int(os.environ.get("QFLOW_SANDBOX_UID_BASE", DEFAULT_UID_BASE))
@@ -310,7 +323,7 @@ def _detect(spec: str) -> Isolation:
         layers.add("uid")
         first = process_uid_block(uid_base)  # type: ignore[arg-type]
         found["uid"] = (
-            f"drops root to uids {first}..{first + slots - 1} (one per concurrent run, a block per app process)"
+            f"drops root to uids {first}..{first + slots - 1} (one per child running at once, a block per app process)"
         )
     elif use_uid:
         notes.append(
@@ -397,6 +410,7 @@ class SlotPool:
     second slot cannot starve each other."""
 
     def __init__(self, n: int):
+        self.size = n
         self._free = list(range(n))
         self._cond = threading.Condition()
 
@@ -415,11 +429,16 @@ class SlotPool:
             taken, self._free = self._free[:n], self._free[n:]
             return taken
 
-    def wait_free(self, n: int) -> None:
-        """Wait until ``n`` slots are free (they may be taken again at once)."""
+    def free(self) -> int:
+        """Slots free now."""
         with self._cond:
-            while len(self._free) < n:
-                self._cond.wait()
+            return len(self._free)
+
+    def wait_free(self, n: int, timeout: float | None = None) -> bool:
+        """Wait until ``n`` slots are free (they may be taken again at once),
+        at most ``timeout`` seconds; False when it passed first."""
+        with self._cond:
+            return self._cond.wait_for(lambda: len(self._free) >= n, timeout)
 
     def release(self, slots: list[int]) -> None:
         with self._cond:

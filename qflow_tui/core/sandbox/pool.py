@@ -69,6 +69,9 @@ from .watchdog import BOOT_KEYS, Child
 MAX_KINDS = 4
 #: A kind of job: the isolation, and everything fixed when a child boots.
 Key = tuple[Any, ...]
+#: Seconds a run short of slots waits before it looks again at the idle
+#: children (one of a kind it wants may have finished booting).
+RETRY = 0.02
 #: Runs one shared oracle process serves before it is closed (its heap may
 #: have grown with a large value; a fresh one is cheap by then).
 SHARED_RUNS = 256
@@ -92,6 +95,13 @@ def enabled() -> bool:
 def target(iso: Isolation) -> int:
     """Warm children kept per kind of job."""
     return max(1, min(os.cpu_count() or 1, iso.slots // 2))
+
+
+def max_runs(iso: Isolation) -> int:
+    """Runs that can hold their two children at once: shared oracles given
+    back are kept up to this many (each run in flight takes one; keeping only
+    ``target`` closed one in two on two cores and started it again)."""
+    return max(1, iso.slots // 2)
 
 
 def job_key(iso: Isolation, disk_mb: int, cgroup: bool, job: dict[str, Any], max_output: int, max_line: int) -> Key:
@@ -123,6 +133,9 @@ class WarmPool:
         self._waiting = 0
         """Runs waiting for a slot: the pool warms nothing while one waits."""
         self._doomed: list[tuple[Child, int, SlotPool]] = []
+        self._freeing: dict[SlotPool, int] = {}
+        """Slots of each slot pool that evicted children will give back once
+        closed: a run short of slots counts them before it evicts more."""
         """Idle children to close (discarded by a run short of slots)."""
         self.taken = 0
         """Warm children handed to runs so far."""
@@ -160,11 +173,14 @@ class WarmPool:
                             del self._recipes[old]
                             evict += self._idle.pop(old, [])
                     idle = self._idle.get(key) or []
-                    while idle and not idle[0][0].alive():
-                        evict.append(idle.pop(0))  # it died idle (killed, out of memory): never use it
+                    # A shared oracle: the one given back last (the others
+                    # age out); a program's child: the one warmed first.
+                    at = -1 if recipe.shared else 0
+                    while idle and not idle[at][0].alive():
+                        evict.append(idle.pop(at))  # it died idle (killed, out of memory): never use it
                     if idle:
                         self.taken += 1
-                        entry = idle.pop(0)
+                        entry = idle.pop(at)
                         taken.append((key, entry))
                         got.append((entry[0], entry[1]))
                     else:
@@ -181,16 +197,24 @@ class WarmPool:
                     self._lock.notify_all()
                     done = True
                 else:
-                    # Give back what was taken, and make room: every idle
-                    # child of this slot pool goes (the kinds this run wants
-                    # come back warm when the run is done).
+                    # Give back what was taken (a run never holds a slot while
+                    # it waits for another) and make room: as many idle
+                    # children of this slot pool as the run is short of,
+                    # those of kinds it does not want first, then the
+                    # surplus of those it does. Closing every idle child
+                    # here threw away children just booted (on 2 cores a
+                    # third of the bench's CPU time) when a slot would free
+                    # within milliseconds anyway.
                     self.taken -= len(taken)
                     for key, entry in taken:
                         self._idle.setdefault(key, []).insert(0, entry)
-                    for key in list(self._idle):
-                        keep = [e for e in self._idle[key] if e[2] is not pool]
-                        evict += [e for e in self._idle[key] if e[2] is pool]
-                        self._idle[key] = keep
+                    short = need - pool.free() - self._freeing.get(pool, 0)
+                    # Idle children of the kinds this run wants are what the
+                    # next runs take: they go only when nothing else holds a
+                    # slot (no run and no child booting that will give one back).
+                    idle_here = sum(1 for entries in self._idle.values() for e in entries if e[2] is pool)
+                    stuck = idle_here + pool.free() + self._freeing.get(pool, 0) >= pool.size
+                    evict += self._make_room(pool, [key for key, _recipe in wants], short, others_only=not stuck)
                     done = False
                     if not waited:
                         waited = True
@@ -201,17 +225,51 @@ class WarmPool:
                     # Closed by the pool's thread, not in this run's time (at
                     # uid levels the sweep alone starts a process).
                     self._doomed += evict
+                    for _child, _slot, slots in evict:
+                        self._freeing[slots] = self._freeing.get(slots, 0) + 1
                     self._wanted = True
                     self._lock.notify_all()
             self._ensure_thread()
             if done:
                 return got
             try:
-                pool.wait_free(need)
+                # A slot frees when a run ends or an evicted child is closed;
+                # a child of a wanted kind that finished booting meanwhile is
+                # seen at the next look.
+                pool.wait_free(need, RETRY)
             except BaseException:
                 with self._lock:
                     self._waiting -= 1
                 raise
+
+    def _make_room(
+        self, pool: SlotPool, wanted: list[Key], short: int, *, others_only: bool
+    ) -> list[tuple[Child, int, SlotPool]]:
+        """Under the lock: take up to ``short`` idle children of ``pool`` out
+        of the pool to be closed, those of kinds not ``wanted`` first; unless
+        ``others_only``, then one of each wanted kind in turn from the one
+        with the most idle (so idle children alone never hold every slot)."""
+        if short <= 0:
+            return []
+        order = [key for key in self._idle if key not in wanted]
+        out: list[tuple[Child, int, SlotPool]] = []
+        for key in order:
+            while short > 0 and any(e[2] is pool for e in self._idle[key]):
+                entry = next(e for e in self._idle[key] if e[2] is pool)
+                self._idle[key].remove(entry)
+                out.append(entry)
+                short -= 1
+        while short > 0 and not others_only:
+            mine = [[e for e in self._idle.get(key) or [] if e[2] is pool] for key in wanted]
+            most = max(range(len(wanted)), key=lambda i: len(mine[i]), default=-1)
+            if most < 0 or not mine[most]:
+                break
+            recipe = self._recipes.get(wanted[most])
+            entry = mine[most][0 if recipe is not None and recipe.shared else -1]  # the one a run would take last
+            self._idle[wanted[most]].remove(entry)
+            out.append(entry)
+            short -= 1
+        return out
 
     # ------------------------------------------------------------- warming
     def _ensure_thread(self) -> None:
@@ -264,10 +322,16 @@ class WarmPool:
                         self._recipes.pop(key, None)  # it cannot start: the run's own cold start will say why
                     continue
                 with self._lock:
-                    if self._closed or not _enabled or self._waiting:
+                    # Filed even while a run waits for a slot: that run may
+                    # want it (it looks again at its next wake).
+                    if self._closed or not _enabled:
                         evict = [(child, slot, pool)]
                     else:
-                        self._idle.setdefault(key, []).append((child, slot, pool))
+                        # A fresh shared oracle goes first in line: a run takes
+                        # the one given back last (see ``_take``), so one that
+                        # has served is used again before a new one is.
+                        idle = self._idle.setdefault(key, [])
+                        idle.insert(0 if recipe.shared else len(idle), (child, slot, pool))
                         evict = []
             self._discard(evict)
 
@@ -290,7 +354,7 @@ class WarmPool:
                 and _enabled
                 and not self._closed
                 and key in self._recipes
-                and len(self._idle.get(key) or []) < target(self._recipes[key].iso)
+                and len(self._idle.get(key) or []) < max_runs(self._recipes[key].iso)
                 and child.runs < SHARED_RUNS
                 and child.at_rest()
             )
@@ -308,12 +372,17 @@ class WarmPool:
             with self._making:
                 self._close_all(entries)
 
-    @staticmethod
-    def _close_all(entries: list[tuple[Child, int, SlotPool]]) -> None:
+    def _close_all(self, entries: list[tuple[Child, int, SlotPool]]) -> None:
         for child, slot, pool in entries:
             try:
                 child.close()
             finally:
+                with self._lock:
+                    left = self._freeing.get(pool, 0) - 1
+                    if left > 0:
+                        self._freeing[pool] = left
+                    else:
+                        self._freeing.pop(pool, None)
                 pool.release([slot])
 
     def settle(self, limit: float) -> bool:

@@ -54,7 +54,7 @@ class Sandbox:
         self._iso: Isolation = detect_isolation(self.config.effective_isolation())
         if not self._iso.layers & {"bwrap", "uid"}:
             _not_dumpable()
-        self.memory = memory_plan(self.config, self._iso.slots, "bwrap" in self._iso.layers)
+        self.memory = memory_plan(self.config, self._iso.slots, "bwrap" in self._iso.layers, self.uses_cgroup)
 
     @property
     def isolation(self) -> str:
