@@ -199,6 +199,40 @@ def test_sweep_without_procps_kill(monkeypatch, left):
     assert processes_with(marker) == []
 
 
+# ------------------------------------------------ how the uid is dropped
+@pytest.mark.parametrize("level", ["uid", "auto"])
+@pytest.mark.parametrize("drop", ["setpriv", "popen"])
+def test_the_child_runs_as_its_slots_uid_with_no_groups(monkeypatch, level, drop):
+    # The child starts through setpriv where it is installed (Popen's own uid
+    # drop forks the whole app, holding the GIL); Popen's is the fallback.
+    if drop == "popen":
+        monkeypatch.setattr(launch_mod, "SETPRIV", None)
+    elif launch_mod.SETPRIV is None:
+        pytest.skip("no setpriv here")
+    from qflow_tui.core.sandbox import watchdog
+
+    started: list[dict] = []
+    real = watchdog.subprocess.Popen
+
+    def spy(argv, **kwargs):
+        if launch_mod.owner_tag() in argv:  # a sandbox child (not the harness's compile, nor the sweep)
+            started.append(kwargs)
+        return real(argv, **kwargs)
+
+    monkeypatch.setattr(watchdog.subprocess, "Popen", spy)
+    warm_pool().clear()  # a child warmed before the patch would not show it
+    sb = at_level(level)
+    prog = "import os\ndef f():\n    return [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), os.getgroups()]\n"
+    r = sb.run_tests_sync(prog, ["assert f() == 0"])
+    uid, euid, gid, egid, groups = eval(r.results[0].actual)
+    slots = {sb.details.uid_for(slot) for slot in range(sb.details.slots)}
+    assert uid in slots and euid == uid and gid == egid == uid, r.results[0].actual
+    assert groups == [], r.results[0].actual
+    # Through setpriv, Python spawns the child without forking the app.
+    assert started and all(("user" in kw) == (drop == "popen") for kw in started), started
+    warm_pool().clear()
+
+
 # ------------------------------------ zombies of earlier runs on the same uid
 @contextlib.contextmanager
 def zombies_of(uids: list[int], n: int):

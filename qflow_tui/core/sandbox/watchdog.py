@@ -14,10 +14,12 @@ from collections import deque
 from typing import Any
 
 from .cgroups import RunCgroup
+from .config import CGROUP_SLACK_MB
 from .launch import (
     LANDLOCK_DEVICES,
     Launch,
     SandboxUnavailable,
+    as_uid,
     build_argv,
     child_env,
     compiled_harness,
@@ -41,9 +43,8 @@ MAX_ENTRIES = 20_000
 #: loads at boot (the layers), the same for every job a warm child may take.
 #: The cgroup's fds, the uid guard and the Landlock ruleset come from the launch.
 BOOT_KEYS = frozenset({"mode", "shared", "seccomp", "guard_uid", "landlock", "cgroup_fds"})
-#: Memory a run's cgroup allows beyond its process's RLIMIT_AS: the guardian
-#: process and the kernel's own small charges.
-CGROUP_SLACK = 32 << 20
+#: Memory a run's cgroup allows beyond its process's RLIMIT_AS (see ``config``).
+CGROUP_SLACK = CGROUP_SLACK_MB << 20
 
 
 class Child:
@@ -115,12 +116,10 @@ class Child:
         if harness is not None:
             passed += (harness[0],)
         passed += tuple(cg_fds)
-        kwargs: dict[str, Any] = {}
-        if launch.uid is not None:
-            kwargs.update(user=launch.uid, group=launch.uid, extra_groups=[])
+        cmd, kwargs = as_uid(argv, launch.uid)
         try:
             self.proc = subprocess.Popen(
-                argv,
+                cmd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
