@@ -18,8 +18,13 @@ used once: every program still runs in a process that no earlier program
 touched. Its per-program limits (rlimits, including the CPU time that depends
 on the number of tests) are set by the job itself, before the program loads.
 What is fixed at boot (the layers, the cgroup's size, the output caps) is the
-pool's key: a job whose key differs from a warm child's never takes it, and a
-run that needs a slot while warm children hold them all discards one.
+pool's key: a job whose key differs from a warm child's never takes it. A run
+that needs a slot while idle children hold them closes as many as it is short
+of: those of kinds it does not want at once, those of kinds it wants only when
+idle children hold every slot (otherwise a run in flight gives one back soon,
+and the idle child is what the next run takes). Closing every idle child
+there, as the pool did, threw away a child just booted for each slot a run
+waited on: a third of the CPU time of judging HumanEval.
 
 A shared oracle is the one exception to "used once", and it runs no
 program: the oracle process of a run whose tests are a dataset's own
@@ -40,7 +45,9 @@ The idle cost, bounded: at most ``target()`` warm children per kind (program,
 oracle, shared oracle; at most ``MAX_KINDS`` kinds, the most recently asked
 for; shared oracles lent to runs count),
 ``min(cores, slots // 2)``, and never more than the free slots, so
-warm and running children together stay within ``Isolation.slots``. Each idle
+warm and running children together stay within ``Isolation.slots``. Shared
+oracles given back are kept up to ``max_runs()``, one per run that can be in
+flight (4 on two cores with cgroups), so runs back to back never start one. Each idle
 child is one bwrap (where in use), one Python interpreter with the harness
 loaded (about 10 MB resident) and, outside bwrap, its guardian. Children are
 warmed only for the kinds of job the app has asked for. They die with the
