@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -39,10 +40,10 @@ def wait_warm(n: int = 1, limit: float = 20.0) -> None:
 LEAVE = textwrap.dedent(
     """
     import os, sys, tempfile
-    def f():
+    def f(name):
         for d in (os.getcwd(), tempfile.gettempdir(), '/dev/shm'):
             try:
-                with open(os.path.join(d, 'left-by-a'), 'w') as fh:
+                with open(os.path.join(d, name), 'w') as fh:
                     fh.write('a')
             except OSError:
                 pass
@@ -57,10 +58,10 @@ LEAVE = textwrap.dedent(
 LOOK = textwrap.dedent(
     """
     import os, sys, tempfile
-    def f():
+    def f(name):
         seen = []
         for d in (os.getcwd(), tempfile.gettempdir(), '/dev/shm'):
-            if os.path.exists(os.path.join(d, 'left-by-a')):
+            if os.path.exists(os.path.join(d, name)):
                 seen.append('file in ' + d)
         if 'LEFT_BY_A' in os.environ:
             seen.append('env')
@@ -94,13 +95,16 @@ def test_a_program_sees_nothing_of_an_earlier_one(level):
     sb.run_tests_sync("def f():\n    return 0\n", ["assert f() == 0"])  # the pool learns the kind
     wait_warm()
     before = warm_pool().taken
-    a = sb.run_tests_sync(LEAVE, ["assert f() == 0"])
+    # A name of this test's own: /dev/shm is the host's at the levels without
+    # bwrap, and the same test at another level in another worker writes there.
+    name = f"left-by-a-{uuid.uuid4().hex}"
+    a = sb.run_tests_sync(LEAVE, [f"assert f({name!r}) == 0"])
     assert a.results[0].status == "fail", a.to_dict()
     wait_warm()
     try:
-        b = sb.run_tests_sync(LOOK, ["assert f() == []"])
+        b = sb.run_tests_sync(LOOK, [f"assert f({name!r}) == []"])
     finally:
-        Path("/dev/shm/left-by-a").unlink(missing_ok=True)
+        Path("/dev/shm", name).unlink(missing_ok=True)
     if not sb.protects()["disk beyond the cap (unlinked files, /tmp)"]:
         # Without bwrap or Landlock /dev/shm is the host's, warm or not (the
         # README's table says so): any program of any uid may read it.
