@@ -42,9 +42,14 @@ def fake_iso(slots: int) -> SimpleNamespace:
 
 
 @pytest.fixture
-def no_warming(monkeypatch):
-    """The pool warms nothing of its own (its thread only closes what runs evict)."""
+def four_slots(monkeypatch):
+    """A pool that warms nothing of its own (its thread only closes what runs
+    evict) over a slot pool of 4: (isolation, slot pool, warm pool)."""
     monkeypatch.setattr(pool, "_enabled", False)
+    iso = fake_iso(4)
+    wp = pool.WarmPool()
+    yield iso, slot_pool(iso), wp
+    wp.close()
 
 
 def file_idle(wp: pool.WarmPool, key: str, slots: SlotPool, n: int) -> list[FakeChild]:
@@ -61,52 +66,38 @@ def wants(iso, *keys: str, shared: tuple[str, ...] = ()):
     return [(key, pool.Recipe(iso, lambda slot, warm: FakeChild("made"), shared=key in shared)) for key in keys]
 
 
-def test_a_run_short_of_a_slot_closes_an_idle_child_of_another_kind(no_warming):
-    iso = fake_iso(4)
-    slots = slot_pool(iso)
-    wp = pool.WarmPool()
-    try:
-        (program,) = file_idle(wp, "program", slots, 1)
-        (other,) = file_idle(wp, "other", slots, 1)
-        running = slots.acquire(2)  # two children of runs in flight
-        got = wp._take(wants(iso, "program", "oracle"), slots)
-        assert got[0] == (program, 0)  # the warm program's child is taken, not closed
-        assert got[1][0] is None and got[1][1] not in running
-        assert other.closed and not program.closed
-    finally:
-        wp.close()
+def test_a_run_short_of_a_slot_closes_an_idle_child_of_another_kind(four_slots):
+    iso, slots, wp = four_slots
+    (program,) = file_idle(wp, "program", slots, 1)
+    (other,) = file_idle(wp, "other", slots, 1)
+    running = slots.acquire(2)  # two children of runs in flight
+    got = wp._take(wants(iso, "program", "oracle"), slots)
+    assert got[0] == (program, 0)  # the warm program's child is taken, not closed
+    assert got[1][0] is None and got[1][1] not in running
+    assert other.closed and not program.closed
+    assert wp._freeing == {} and wp._evicted == set()  # the closed child's slot is counted back
 
 
-def test_a_run_waits_for_a_slot_rather_than_close_what_the_next_run_takes(no_warming):
-    iso = fake_iso(4)
-    slots = slot_pool(iso)
-    wp = pool.WarmPool()
-    try:
-        programs = file_idle(wp, "program", slots, 2)
-        running = slots.acquire(2)
-        # A run in flight ends a moment later and gives its slot back.
-        threading.Timer(0.2, slots.release, [running[:1]]).start()
-        start = time.monotonic()
-        got = wp._take(wants(iso, "program", "oracle"), slots)
-        assert time.monotonic() - start >= 0.15
-        assert got[0][0] is programs[0] and got[1] == (None, running[0])
-        assert not any(child.closed for child in programs)  # on main every idle child was closed
-    finally:
-        wp.close()
+def test_a_run_waits_for_a_slot_rather_than_close_what_the_next_run_takes(four_slots):
+    iso, slots, wp = four_slots
+    programs = file_idle(wp, "program", slots, 2)
+    running = slots.acquire(2)
+    # A run in flight ends a moment later and gives its slot back.
+    threading.Timer(0.2, slots.release, [running[:1]]).start()
+    start = time.monotonic()
+    got = wp._take(wants(iso, "program", "oracle"), slots)
+    assert time.monotonic() - start >= 0.15
+    assert got[0][0] is programs[0] and got[1] == (None, running[0])
+    assert not any(child.closed for child in programs)  # on main every idle child was closed
 
 
-def test_idle_children_alone_never_hold_every_slot(no_warming):
-    iso = fake_iso(4)
-    slots = slot_pool(iso)
-    wp = pool.WarmPool()
-    try:
-        programs = file_idle(wp, "program", slots, 4)
-        got = wp._take(wants(iso, "program", "oracle"), slots)
-        assert got[0][0] is programs[0] and got[1][0] is None
-        assert sum(child.closed for child in programs) == 1  # the one a run would take last
-        assert programs[-1].closed
-    finally:
-        wp.close()
+def test_idle_children_alone_never_hold_every_slot(four_slots):
+    iso, slots, wp = four_slots
+    programs = file_idle(wp, "program", slots, 4)
+    got = wp._take(wants(iso, "program", "oracle"), slots)
+    assert got[0][0] is programs[0] and got[1][0] is None
+    assert sum(child.closed for child in programs) == 1  # the one a run would take last
+    assert programs[-1].closed
 
 
 def test_shared_oracles_given_back_are_kept_for_every_run_in_flight():

@@ -104,6 +104,15 @@ def target(iso: Isolation) -> int:
     return max(1, min(os.cpu_count() or 1, iso.slots // 2))
 
 
+def _count(counts: dict[Any, int], key: Any, delta: int) -> None:
+    """Add ``delta`` to a count kept only while above zero."""
+    left = counts.get(key, 0) + delta
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
+
+
 def max_runs(iso: Isolation) -> int:
     """Runs that can hold their two children at once: shared oracles given
     back are kept up to this many (each run in flight takes one; keeping only
@@ -143,6 +152,8 @@ class WarmPool:
         self._freeing: dict[SlotPool, int] = {}
         """Slots of each slot pool that evicted children will give back once
         closed: a run short of slots counts them before it evicts more."""
+        self._evicted: set[int] = set()
+        """The children (by id) counted in ``_freeing``."""
         """Idle children to close (discarded by a run short of slots)."""
         self.taken = 0
         """Warm children handed to runs so far."""
@@ -197,7 +208,7 @@ class WarmPool:
                 if fresh is not None:
                     for key, recipe in wants:
                         if recipe.shared:
-                            self._lent[key] = self._lent.get(key, 0) + 1
+                            _count(self._lent, key, 1)
                     it = iter(fresh)
                     got = [(child, slot if child is not None else next(it)) for child, slot in got]
                     self._wanted = _enabled
@@ -232,8 +243,9 @@ class WarmPool:
                     # Closed by the pool's thread, not in this run's time (at
                     # uid levels the sweep alone starts a process).
                     self._doomed += evict
-                    for _child, _slot, slots in evict:
-                        self._freeing[slots] = self._freeing.get(slots, 0) + 1
+                    for child, _slot, slots in evict:
+                        self._evicted.add(id(child))
+                        _count(self._freeing, slots, 1)
                     self._wanted = True
                     self._lock.notify_all()
             self._ensure_thread()
@@ -351,11 +363,7 @@ class WarmPool:
         was forgotten or has its warm children, the child is not at rest or
         has served ``SHARED_RUNS`` runs)."""
         with self._lock:
-            left = self._lent.get(key, 0) - 1
-            if left > 0:
-                self._lent[key] = left
-            else:
-                self._lent.pop(key, None)
+            _count(self._lent, key, -1)
             keep = (
                 child is not None
                 and _enabled
@@ -385,11 +393,9 @@ class WarmPool:
                 child.close()
             finally:
                 with self._lock:
-                    left = self._freeing.get(pool, 0) - 1
-                    if left > 0:
-                        self._freeing[pool] = left
-                    else:
-                        self._freeing.pop(pool, None)
+                    if id(child) in self._evicted:
+                        self._evicted.discard(id(child))
+                        _count(self._freeing, pool, -1)
                 pool.release([slot])
 
     def settle(self, limit: float) -> bool:
