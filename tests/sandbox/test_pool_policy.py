@@ -119,3 +119,20 @@ def test_shared_oracles_given_back_are_kept_for_every_run_in_flight():
     finally:
         wp._idle.clear()
         wp.close()
+
+
+def test_closing_a_child_no_run_evicted_leaves_the_count_of_slots_being_freed(four_slots):
+    # A run short of a slot counts what evicted children will give back before
+    # it evicts more; a child closed for another reason (the pool cleared, one
+    # warmed while it closed) gave back nothing counted, and taking one off
+    # there made the next run evict a child too many.
+    _iso, slots, wp = four_slots
+    (evicted,) = file_idle(wp, "other", slots, 1)
+    (cleared,) = file_idle(wp, "program", slots, 1)
+    entry = wp._idle["other"].pop()
+    wp._evicted.add(id(evicted))
+    wp._freeing[slots] = 1
+    wp._close_all([wp._idle["program"].pop()])
+    assert cleared.closed and wp._freeing == {slots: 1}
+    wp._close_all([entry])
+    assert evicted.closed and wp._freeing == {} and wp._evicted == set()
