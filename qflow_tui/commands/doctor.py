@@ -159,3 +159,23 @@ def print_warm_pool(warm: dict[str, Any], out: Any) -> None:
             f"{kind['processes']} processes, {kind['memory_kb'] / 1024:.1f} MB (proportional set size)",
             file=out,
         )
+    print_zygote(warm.get("zygote") or {}, out)
+
+
+def print_zygote(report: dict[str, Any], out: Any) -> None:
+    """Whether bwrap's children are forks of a zygote, and its cost or why not."""
+    if not report.get("on"):
+        print("zygote: off (QFLOW_SANDBOX_ZYGOTE=0, or warm children off): each child starts bwrap", file=out)
+        return
+    zygotes = report.get("zygotes") or []
+    if not zygotes:
+        print("zygote: none started (it serves bwrap's levels only)", file=out)
+    for z in zygotes:
+        if z["ready"]:
+            print(
+                f"zygote: each child under bwrap is a fork of it, in namespaces of its own; "
+                f"{z['processes']} processes, {z['memory_kb'] / 1024:.1f} MB (proportional set size)",
+                file=out,
+            )
+        else:
+            print(f"zygote: not used, children start bwrap each ({z['why'] or 'it ended'})", file=out)

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from sbhelpers import ROOT, make, processes_with
 
-from qflow_tui.core.sandbox import Sandbox
+from qflow_tui.core.sandbox import Sandbox, zygote
 from qflow_tui.core.sandbox import launch as launch_mod
 from qflow_tui.core.sandbox.launch import uid_processes
 from qflow_tui.core.sandbox.pool import warm_pool
@@ -220,6 +220,9 @@ def test_the_child_runs_as_its_slots_uid_with_no_groups(monkeypatch, level, drop
         return real(argv, **kwargs)
 
     monkeypatch.setattr(watchdog.subprocess, "Popen", spy)
+    # Fresh children, as bwrap's level starts them where no zygote forks them
+    # (a fork runs as the zygote's uid: see test_zygote).
+    monkeypatch.setattr(zygote, "_enabled", False)
     warm_pool().clear()  # a child warmed before the patch would not show it
     sb = at_level(level)
     prog = "import os\ndef f():\n    return [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), os.getgroups()]\n"

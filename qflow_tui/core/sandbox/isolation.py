@@ -43,6 +43,9 @@ from .watchdog import BOOT_TIMEOUT, Child
 #: apps (or test runs) on one machine never share a uid.
 DEFAULT_UID_BASE = 1_900_000_000
 MAX_SLOTS = 64
+#: The last uid of the block is no slot's: the zygote's (see ``zygote``), so
+#: that no sweep of a slot's uid reaches it or its forks.
+ZYGOTE_SLOT = MAX_SLOTS - 1
 SECCOMP_DIRS = ("/usr/lib/python3/dist-packages",)
 
 
@@ -87,6 +90,7 @@ class Isolation:
             bwrap=self.bwrap,
             bind_ro=bind,
             uid=uid,
+            zygote_uid=self.uid_for(ZYGOTE_SLOT),
             seccomp_path=self.seccomp_path,
             sweep_uid=uid is not None and self.bwrap is None,
             disk_mb=disk_mb,
@@ -141,7 +145,7 @@ def run_slots(cgroup: bool) -> int:
     the memory bound is RLIMIT_AS per process times RLIMIT_NPROC per run, so
     more runs would lower every process's cap: as many runs as cores there."""
     cores = os.cpu_count() or 2
-    return min(MAX_SLOTS, max(8, 4 * cores) if cgroup else max(4, 2 * cores))
+    return min(ZYGOTE_SLOT, max(8, 4 * cores) if cgroup else max(4, 2 * cores))
 
 
 def process_uid_block(base: int) -> int:

@@ -61,6 +61,9 @@ class Launch:
     """Extra directories to make visible read-only inside bwrap (the interpreter's prefix)."""
     uid: int | None = None
     """Run as this uid/gid (root only)."""
+    zygote_uid: int | None = None
+    """The zygote's uid where children run as uids of their own: a uid of
+    the app's block that no slot has (see ``zygote``)."""
     seccomp_path: tuple[str, ...] | None = None
     """sys.path entries for the seccomp binding; None: no seccomp filter."""
     sweep_uid: bool = False
@@ -174,7 +177,13 @@ def _compile_harness(interpreter: str) -> tuple[int, int] | None:
 
 
 def build_argv(
-    launch: Launch, chan_fd: int, life_fd: int, workdir: str | None, harness: tuple[int, int] | None = None
+    launch: Launch,
+    chan_fd: int,
+    life_fd: int,
+    workdir: str | None,
+    harness: tuple[int, int] | None = None,
+    *,
+    zygote: bool = False,
 ) -> tuple[list[str], str]:
     """The command line and the work directory as the child sees it. Under
     bwrap the work dir is a size-capped tmpfs (nothing on the host disk), and
@@ -186,7 +195,9 @@ def build_argv(
         head += [HARNESS_SOURCE]
     else:
         head += [_BOOT % harness[1], str(harness[0])]
-    py = [*head, str(chan_fd), str(life_fd), owner_tag()]
+    # A zygote (see ``zygote``) gets its socket where a child gets its channel.
+    args = ["zygote", str(chan_fd)] if zygote else [str(chan_fd), str(life_fd)]
+    py = [*head, *args, owner_tag()]
     if launch.bwrap is None:
         assert workdir is not None
         return py, workdir
@@ -211,7 +222,9 @@ def build_argv(
         argv += ["--size", size, "--tmpfs", mount]
     argv += ["--chdir", SANDBOX_DIR, "--remount-ro", "/dev", "--remount-ro", "/"]
     if os.geteuid() != 0 or launch.uid is not None:
-        argv += ["--unshare-user", "--disable-userns"]
+        # A zygote's forks each make a user namespace of their own (and
+        # forbid any below it): bwrap's must allow that one level.
+        argv += ["--unshare-user"] if zygote else ["--unshare-user", "--disable-userns"]
     return argv + py, SANDBOX_DIR
 
 

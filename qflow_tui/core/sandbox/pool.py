@@ -67,9 +67,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from . import zygote
 from .isolation import Isolation, SlotPool, slot_pool
 from .launch import process_tree
 from .watchdog import BOOT_KEYS, Child
+from .zygote import zygotes
 
 #: Kinds of job kept warm at once, the most recently asked for (a program's
 #: and an oracle's process, shared or not, for sandbox configurations).
@@ -84,6 +86,7 @@ RETRY = 0.02
 SHARED_RUNS = 256
 
 _enabled = os.environ.get("QFLOW_SANDBOX_WARM", "1").strip() not in ("0", "no", "off", "false")
+zygote.set_warm(_enabled)
 
 
 def set_enabled(on: bool) -> None:
@@ -91,6 +94,7 @@ def set_enabled(on: bool) -> None:
     its children, as before; the bench compares both). Off empties the pool."""
     global _enabled
     _enabled = on
+    zygote.set_warm(on)
     if not on:
         shutdown()
 
@@ -429,13 +433,15 @@ class WarmPool:
 
     def idle_pids(self) -> set[int]:
         """The idle warm children's processes (bwrap, the harness, its
-        guardian): they ran no program, so what looks for what a run left
-        behind sets them aside."""
+        guardian) and the zygotes' own: they ran no program, so what looks
+        for what a run left behind sets them aside."""
         with self._making, self._lock:
-            tops = [child.proc.pid for child, _slot, _pool in self._all_idle()]
+            tops = [child.top_pid for child, _slot, _pool in self._all_idle()]
         found: set[int] = set()
         for pid in tops:
             found |= process_tree(pid)
+        for maker in zygotes():
+            found |= maker.pids()
         return found
 
     def idle_workdirs(self) -> set[str]:
@@ -460,7 +466,7 @@ class WarmPool:
         for key, entries in kinds:
             pids: set[int] = set()
             for child, _slot, _pool in entries:
-                pids |= process_tree(child.proc.pid)
+                pids |= process_tree(child.top_pid)
             boot = json.loads(key[3])
             out.append(
                 {
@@ -477,6 +483,7 @@ class WarmPool:
             "per_kind": max((target(r.iso) for _key, r in recipes), default=None),
             "max_kinds": MAX_KINDS,
             "kinds": out,
+            "zygote": zygote.report(),
         }
 
     def idle_count(self) -> int:

@@ -18,6 +18,7 @@ import time
 import uuid
 from dataclasses import dataclass
 
+from . import zygote
 from .runner import Sandbox
 
 
@@ -126,7 +127,11 @@ def _held_mb(sb: Sandbox, program: str) -> int:
 
 
 def probe_all(sb: Sandbox) -> list[ProbeResult]:
-    """Try every attack against ``sb``'s level."""
+    """Try every attack against ``sb``'s level, on the children its
+    programs get: under bwrap, forks of the zygote once it has started (see
+    ``zygote``), so it is waited for first."""
+    if sb.details.bwrap is not None:
+        zygote.wait_ready(sb.details.launch(0))
     claims = sb.protects()
     out: list[ProbeResult] = []
     app = os.getpid()

@@ -13,6 +13,7 @@ import time
 from collections import deque
 from typing import Any
 
+from . import zygote
 from .cgroups import RunCgroup
 from .config import CGROUP_SLACK_MB
 from .launch import (
@@ -32,6 +33,7 @@ from .launch import (
     uid_zombies,
 )
 from .protocol import describe_exit, encode_line, parse_line
+from .zygote import Forked, ZygoteError
 
 #: Seconds an interpreter (plus bwrap) may take to start and say hello.
 BOOT_TIMEOUT = 15.0
@@ -90,8 +92,19 @@ class Child:
             tmpfs = 3 * (launch.disk_mb << 20) if launch.bwrap else 0
             self.cgroup = RunCgroup.acquire(int(limits["as"]) + tmpfs + CGROUP_SLACK, int(limits.get("nproc") or 8) + 2)
         cg_fds = self.cgroup.entry_fds() if self.cgroup is not None else []
+        # A fork of the zygote (see ``zygote``) where one is ready for this
+        # launch; a probe tests the launch itself, so it is always fresh.
+        forked: tuple[Forked, int] | None = None
+        maker = zygote.for_launch(launch) if launch.bwrap and job.get("mode") != "probe" else None
+        if maker is not None:
+            try:
+                forked = maker.spawn(launch.disk_mb << 20, cg_fds)
+            except ZygoteError:
+                forked = None
         if cg_fds:
-            job = dict(job, cgroup_fds=cg_fds)
+            # A fork finds them from CGROUP_FD on (the zygote puts them there).
+            fd_numbers = list(range(zygote.CGROUP_FD, zygote.CGROUP_FD + len(cg_fds))) if forked else cg_fds
+            job = dict(job, cgroup_fds=fd_numbers)
         boot = {k: v for k, v in job.items() if k in BOOT_KEYS}
         self._out = bytearray(encode_line(dict(boot, k="boot")))
         if not warm:
@@ -105,6 +118,12 @@ class Child:
         self._namespace: str | None = None
         self._next_disk_check = 0.0
         self.workdir = None if launch.bwrap else make_workdir(launch.uid)
+        self.proc: subprocess.Popen[bytes] | Forked
+        if forked is not None:
+            self.proc, self._chan = forked
+            self._life = -1
+            self._watch()
+            return
         chan_r, chan_w = os.pipe()
         life_r, life_w = os.pipe()
         self._chan = chan_r
@@ -140,8 +159,12 @@ class Child:
             raise SandboxUnavailable(f"cannot start the sandbox child ({argv[0]}): {exc}") from exc
         os.close(chan_w)
         os.close(life_r)
+        self._watch()
+
+    def _watch(self) -> None:
+        """Poll the child's pipes; write its boot line at once."""
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
-        self._fds = {chan_r: "chan", self.proc.stdout.fileno(): "out", self.proc.stderr.fileno(): "err"}
+        self._fds = {self._chan: "chan", self.proc.stdout.fileno(): "out", self.proc.stderr.fileno(): "err"}
         self._stdin = self.proc.stdin.fileno()
         for fd in (*self._fds, self._stdin):
             os.set_blocking(fd, False)
@@ -182,6 +205,12 @@ class Child:
             if dead:
                 part["limits"] = dict(limits, nproc=nproc + dead)
         return part
+
+    @property
+    def top_pid(self) -> int:
+        """The first of the child's processes (bwrap, or the zygote's fork
+        that made its namespaces): the others descend from it."""
+        return self.proc.top if isinstance(self.proc, Forked) else self.proc.pid
 
     def alive(self) -> bool:
         """Whether the child still runs and nothing has ended it."""
@@ -359,10 +388,11 @@ class Child:
             # for a descendant that left it (setsid) would wait for what was never killed.
             self._family = _descendants(self.proc.pid) if self.launch.bwrap else set()
             self._namespace = _pid_namespace(self._family)
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        if not isinstance(self.proc, Forked):  # a fork's pid 1 leads no group: its namespace is the kill
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             self.proc.kill()
         except OSError:
@@ -410,7 +440,11 @@ class Child:
                 self.exit_status = status
         except (subprocess.TimeoutExpired, OSError):
             pass
-        wait_gone(self.proc.pid, self._family or set(), self._namespace)
+        forked = self.proc if isinstance(self.proc, Forked) else None
+        wait_gone(None if forked else self.proc.pid, self._family or set(), self._namespace)
+        if forked is not None:
+            forked.wait_top(2.0)
+            forked.release()
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if f is not None:
@@ -488,7 +522,7 @@ def _pid_namespace(family: set[int]) -> str | None:
     return None
 
 
-def wait_gone(pgid: int, family: set[int], namespace: str | None = None, limit: float = 2.0) -> None:
+def wait_gone(pgid: int | None, family: set[int], namespace: str | None = None, limit: float = 2.0) -> None:
     """After the child was killed: wait (at most ``limit`` seconds) until no
     process of its group, none of ``family`` (its descendants when it was
     killed) and none in its pid ``namespace`` still runs, so a run that returned
@@ -498,11 +532,13 @@ def wait_gone(pgid: int, family: set[int], namespace: str | None = None, limit: 
     as gone: they are dead, only not yet reaped by whoever adopted them."""
     until = time.monotonic() + limit
     while True:
-        try:
-            os.killpg(pgid, 0)
-            group_alive = True
-        except OSError:
-            group_alive = False
+        group_alive = False
+        if pgid is not None:
+            try:
+                os.killpg(pgid, 0)
+                group_alive = True
+            except OSError:
+                pass
         if not group_alive and not family and namespace is None:
             return
         stats = _proc_stats()

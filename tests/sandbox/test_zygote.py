@@ -1,0 +1,316 @@
+"""The zygote: under bwrap, each child is a fork of one loaded harness that
+remakes its namespaces. A fork must be as isolated as a fresh child: its own
+pid namespace, /proc, /tmp, /dev/shm and work dir, no capability, no user
+namespace below it, its own process count, and nothing left when it or the
+app ends. Where forks cannot make their namespaces, children start fresh."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from sbhelpers import ROOT, live_harness_processes, make, processes_with
+
+from qflow_tui.core.sandbox import launch as launch_mod
+from qflow_tui.core.sandbox import zygote
+from qflow_tui.core.sandbox.isolation import ZYGOTE_SLOT
+from qflow_tui.core.sandbox.launch import owner_tag
+from qflow_tui.core.sandbox.pool import warm_pool
+
+
+def _sandbox(level: str = "auto", **kw):
+    sb = make(level, timeout=kw.pop("timeout", 5.0), **kw)
+    if sb.details.bwrap is None:
+        pytest.skip(f"{sb.isolation}: the zygote serves bwrap's levels only")
+    if zygote.wait_ready(sb.details.launch(0), 20.0) is None:
+        why = "; ".join(z["why"] for z in zygote.report()["zygotes"] if z["why"]) or "not ready"
+        pytest.skip(f"no zygote here: {why}")
+    return sb
+
+
+@pytest.fixture
+def spawned(monkeypatch):
+    """How many children the zygotes forked while the test ran."""
+    count = [0]
+    real = zygote.Zygote.spawn
+
+    def counting(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        count[0] += 1
+        return out
+
+    monkeypatch.setattr(zygote.Zygote, "spawn", counting)
+    warm_pool().clear()  # warm children made before the count would not show
+    return count
+
+
+#: A program that reports what its process sees of the machine.
+LOOK = textwrap.dedent(
+    """
+    import os
+
+    def look(token):
+        seen = {
+            "pid": os.getpid(),
+            "ppid": os.getppid(),
+            "uid": os.getuid(),
+            "procs": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+            "cwd": os.getcwd(),
+            "before": {d: sorted(os.listdir(d)) for d in ("/tmp", "/dev/shm", ".")},
+        }
+        for d in ("/tmp", "/dev/shm", "."):
+            with open(os.path.join(d, token), "w") as fh:
+                fh.write(token)
+        status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+        seen.update({k: status[k].strip() for k in ("CapEff", "CapPrm", "CapBnd", "CapAmb", "NoNewPrivs")})
+        seen["max_userns"] = open("/proc/sys/user/max_user_namespaces").read().strip()
+        seen["proc_sys"] = [l.split()[5].split(",")[0] for l in open("/proc/self/mountinfo") if l.split()[4] == "/proc/sys"]
+        import time
+        time.sleep(0.3)  # long enough for a concurrent run to have written its own files
+        seen["after"] = {d: sorted(os.listdir(d)) for d in ("/tmp", "/dev/shm", ".")}
+        return seen
+    """
+)
+
+
+def _look(sb, token: str) -> dict:
+    r = sb.run_tests_sync(LOOK, [f"assert look({token!r}) == 0"])
+    assert r.results[0].status == "fail", r.to_dict()
+    return eval(r.results[0].actual)  # the program's own plain dict, as the harness encoded it
+
+
+def test_a_program_runs_in_a_fork_in_namespaces_of_its_own(spawned):
+    sb = _sandbox()
+    token = f"t{uuid.uuid4().hex}"
+    seen = _look(sb, token)
+    assert spawned[0] >= 1  # the program's child was forked, not started
+    # pid 2 under a pid 1 of its own, and a /proc that shows nothing else
+    assert (seen["pid"], seen["ppid"], seen["procs"]) == (2, 1, [1, 2]), seen
+    assert seen["cwd"] == "/sandbox"
+    assert seen["before"] == {"/tmp": [], "/dev/shm": [], ".": []}, seen
+    # no capability, none to regain; no user namespace below this one
+    assert {seen[k] for k in ("CapEff", "CapPrm", "CapBnd", "CapAmb")} == {"0000000000000000"}, seen
+    assert seen["NoNewPrivs"] == "1"
+    assert seen["max_userns"] == "0"
+    assert seen["proc_sys"] == ["ro"], seen
+    if ROOT and "uid" in sb.details.layers:
+        # The zygote's uid: the last of the app's block, no slot's (a slot's
+        # uid is swept at the levels without bwrap).
+        assert seen["uid"] == sb.details.uid_for(ZYGOTE_SLOT)
+        assert seen["uid"] not in {sb.details.uid_for(s) for s in range(sb.details.slots)}
+
+
+def test_programs_at_once_see_nothing_of_each_other(spawned):
+    sb = _sandbox()
+    tokens = [f"t{uuid.uuid4().hex}" for _ in range(3)]
+    seen: dict[str, dict] = {}
+
+    def one(token: str) -> None:
+        seen[token] = _look(sb, token)
+
+    threads = [threading.Thread(target=one, args=(t,)) for t in tokens]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert spawned[0] >= 3
+    for token in tokens:
+        assert seen[token]["procs"] == [1, 2], seen[token]
+        assert seen[token]["after"] == {d: [token] for d in ("/tmp", "/dev/shm", ".")}, seen[token]
+
+
+def test_a_fork_bomb_leaves_a_program_beside_it_its_own_forks(spawned):
+    # Forks share the zygote's uid: each counts its processes in a user
+    # namespace of its own, so one program's bomb uses none of another's allowance.
+    sb = _sandbox(timeout=3.0)
+    bomb = (
+        "import os, time\n"
+        "def f(x):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            if os.fork() == 0:\n"
+        "                time.sleep(30)\n"
+        "        except OSError:\n"
+        "            time.sleep(0.01)\n"
+    )
+    honest = (
+        "import os, time\n"
+        "def g(n):\n"
+        "    time.sleep(0.5)  # while the bomb holds every process it may\n"
+        "    kids = []\n"
+        "    for _ in range(n):\n"
+        "        pid = os.fork()\n"
+        "        if pid == 0:\n"
+        "            os._exit(7)\n"
+        "        kids.append(pid)\n"
+        "    return [os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) for k in kids]\n"
+    )
+    got: dict[str, object] = {}
+    t = threading.Thread(target=lambda: got.update(bomb=sb.run_tests_sync(bomb, ["assert f(1) == 1"])))
+    t.start()
+    time.sleep(0.2)
+    r = sb.run_tests_sync(honest, ["assert g(3) == [7, 7, 7]"])
+    t.join()
+    assert r.results[0].status == "pass", r.to_dict()
+    assert got["bomb"].results[0].status in ("timeout", "error")  # type: ignore[attr-defined]
+    assert live_harness_processes() == []
+
+
+def test_without_seccomp_a_program_still_cannot_make_a_user_namespace(spawned):
+    # bwrap's --disable-userns, remade in the fork: seccomp is not what stops it.
+    sb = _sandbox("bwrap+uid" if ROOT else "bwrap")
+    prog = (
+        "import ctypes, os\n"
+        "def f():\n"
+        "    libc = ctypes.CDLL(None, use_errno=True)\n"
+        "    return [libc.unshare(0x10000000), os.strerror(ctypes.get_errno())]\n"
+    )
+    r = sb.run_tests_sync(prog, ["assert f() == 0"])
+    assert spawned[0] >= 1
+    result, why = eval(r.results[0].actual)
+    assert result == -1, r.to_dict()
+    assert "space" in why or "permitted" in why, why
+
+
+def test_where_forks_cannot_make_namespaces_children_start_fresh(monkeypatch, spawned):
+    # A bwrap that forbids user namespaces below its own (as some distributions'
+    # security modules do): the zygote says why at its start, and children
+    # start fresh, judged the same.
+    sb = make("auto", timeout=5.0)
+    if sb.details.bwrap is None:
+        pytest.skip(f"{sb.isolation}: the zygote serves bwrap's levels only")
+    real = zygote.build_argv
+
+    def no_userns(*args, **kwargs):
+        argv, inside = real(*args, **kwargs)
+        at = argv.index("--unshare-all")
+        return [*argv[: at + 1], "--unshare-user", "--disable-userns", *argv[at + 1 :]], inside
+
+    monkeypatch.setattr(zygote, "build_argv", no_userns)
+    zygote.shutdown()
+    try:
+        launch = sb.details.launch(0)
+        assert zygote.wait_ready(launch, 20.0) is None
+        report = zygote.report()["zygotes"]
+        assert report and not report[0]["ready"] and report[0]["why"], report
+        r = sb.run_tests_sync("def f(x):\n    return x + 1\n", ["assert f(1) == 2", "assert f(1) == 3"])
+        assert [o.status for o in r.results] == ["pass", "fail"]
+        assert spawned[0] == 0
+    finally:
+        zygote.shutdown()
+        warm_pool().clear()
+
+
+def test_a_zygote_that_died_is_replaced(spawned):
+    sb = _sandbox()
+    before = zygote.wait_ready(sb.details.launch(0))
+    assert before is not None
+    os.killpg(before.proc.pid, signal.SIGKILL)
+    before.proc.wait(timeout=5)
+    warm_pool().clear()  # its idle forks died with it
+    prog = "def f(x):\n    return x + 1\n"
+    for _ in range(2):  # the first finds it dead (and starts fresh); a new one is asked for
+        r = sb.run_tests_sync(prog, ["assert f(1) == 2"])
+        assert r.results[0].status == "pass", r.to_dict()
+    after = zygote.wait_ready(sb.details.launch(0), 20.0)
+    assert after is not None and after is not before and after.alive()
+    assert live_harness_processes() == []
+
+
+APP = textwrap.dedent(
+    """
+    import sys
+    from qflow_tui.core.sandbox import Sandbox, SandboxConfig, watchdog, zygote
+
+    keep = watchdog.Child._keep
+
+    def relay(self, kind, data):  # let the test see what the program prints
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        keep(self, kind, data)
+
+    watchdog.Child._keep = relay
+    sb = Sandbox(SandboxConfig(timeout=60))
+    if zygote.wait_ready(sb.details.launch(0), 20.0) is None:
+        print("no zygote", flush=True)
+        sys.exit(0)
+    sb.run_tests_sync(sys.stdin.read(), ["assert f(1) == 1"])
+    """
+)
+
+
+def test_the_zygote_and_its_forks_die_with_the_app():
+    # The app is killed with SIGKILL while a forked program and its own fork
+    # loop: the zygote, bwrap and every fork end with it.
+    if make("auto").details.bwrap is None:
+        pytest.skip("the zygote serves bwrap's levels only")
+    token = f"0.{uuid.uuid4().int % 10**12:012d}"
+    prog = (
+        "import os\n"
+        "def f(x):\n"
+        "    r, w = os.pipe()\n"
+        "    if os.fork() == 0:\n"
+        "        os.set_inheritable(w, True)\n"
+        f"        os.execv('/bin/sh', ['sh', '-c', 'echo >&$1; while :; do :; done', {token!r}, str(w)])\n"
+        "    os.close(w)\n"
+        "    os.read(r, 1)\n"
+        "    print('forked', flush=True)\n"
+        "    while True:\n"
+        "        pass\n"
+    )
+    app = subprocess.Popen(
+        [sys.executable, "-c", APP],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=str(Path(__file__).resolve().parents[2]),
+    )
+    try:
+        assert app.stdin is not None and app.stdout is not None
+        app.stdin.write(prog.encode())
+        app.stdin.close()
+        line = app.stdout.readline()
+        if line == b"no zygote\n":
+            pytest.skip("no zygote here")
+        assert line == b"forked\n"
+        pids = set(processes_with(owner_tag(app.pid))) | set(processes_with(token))
+        assert len(pids) >= 5  # bwrap, the zygote, the fork, its pid 1, the program (and the shell)
+        fds = []
+        for pid in pids:
+            try:
+                fds.append(os.pidfd_open(pid))
+            except ProcessLookupError:
+                pass
+        app.send_signal(signal.SIGKILL)
+        app.wait()
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        until = time.monotonic() + 10
+        while len(poller.poll(100)) < len(fds) and time.monotonic() < until:
+            pass
+        assert len(poller.poll(0)) == len(fds), "a process outlived the app"
+        assert processes_with(owner_tag(app.pid)) == [] and processes_with(token) == []
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.wait()
+
+
+def test_the_zygote_shows_in_doctors_report():
+    sb = _sandbox()
+    report = warm_pool().report()["zygote"]
+    assert report["on"] is True
+    ready = [z for z in report["zygotes"] if z["ready"]]
+    assert ready and ready[0]["processes"] >= 2 and ready[0]["memory_kb"] > 0, report
+    json.dumps(report)
+    assert sb.details.bwrap and launch_mod.SANDBOX_DIR == "/sandbox"
