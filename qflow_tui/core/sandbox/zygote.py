@@ -202,6 +202,8 @@ class Zygote:
 
     def __init__(self, launch: Launch) -> None:
         self.launch = launch
+        self.owner = os.getpid()
+        """The app process that started it (a fork of the app forgets it)."""
         self.ready = False
         self.why = ""
         """Why its forks cannot be used, when they cannot."""
@@ -313,7 +315,7 @@ class Zygote:
         except OSError:
             pass
         proc = getattr(self, "proc", None)
-        if proc is not None:
+        if proc is not None and os.getpid() == self.owner:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except OSError:
@@ -438,6 +440,13 @@ class _Zygotes:
             self._cond.notify_all()
         self.clear()
 
+    def forget(self) -> None:
+        """In a fork of the app: the zygotes are the parent's (its thread did
+        not come along); this process starts its own when it needs one."""
+        self._cond = threading.Condition()
+        self._by_key = {}
+        self._thread = None
+
 
 #: The launch each key was first asked for.
 _launches: dict[tuple[Any, ...], Launch] = {}
@@ -468,3 +477,4 @@ def shutdown() -> None:
 
 
 atexit.register(_zygotes.close)
+os.register_at_fork(after_in_child=_zygotes.forget)
