@@ -387,6 +387,14 @@ def test_sandbox_works_for_a_non_root_user():
         confined = Sandbox(SandboxConfig(isolation="seccomp+landlock", timeout=3))
         if "landlock" in confined.details.layers:
             out["landlock probes"] = {p.threat: [p.claimed, p.held] for p in probe_all(confined)}
+        # Under bwrap, programs run in forks of the zygote (probe_all waits for it).
+        auto = Sandbox(SandboxConfig(isolation="auto", timeout=3))
+        if auto.details.bwrap:
+            out["auto probes"] = {p.threat: [p.claimed, p.held] for p in probe_all(auto)}
+            from qflow_tui.core.sandbox import zygote
+            out["zygote"] = [z["ready"] for z in zygote.report()["zygotes"]]
+            look = "import os\\ndef f():\\n    return [os.getpid(), sorted(os.listdir('/proc'))[:2]]\\n"
+            out["fork"] = auto.run_tests_sync(look, ["assert f() == 0"]).results[0].actual
         print(json.dumps(out))
         """
     )
@@ -404,6 +412,8 @@ def test_sandbox_works_for_a_non_root_user():
     out = json.loads(p.stdout)
     probes = out.pop("probes")
     landlock = out.pop("landlock probes", None)
+    auto = out.pop("auto probes", None)
+    zygotes, fork = out.pop("zygote", None), out.pop("fork", None)
     assert len(out) == 4
     for statuses in out.values():
         assert statuses == ["pass", "fail", "pass"]
@@ -418,6 +428,12 @@ def test_sandbox_works_for_a_non_root_user():
         assert all(held for claimed, held in landlock.values() if claimed), landlock
         assert landlock["reading/deleting your files"] == [True, True]
         assert landlock["the app's command line and world-readable files"] == [True, True]
+    # A plain user's bwrap lets the zygote's forks make their namespaces: every
+    # claim holds on them, and a program is pid 2 of a pid namespace of its own.
+    if auto is not None:
+        assert all(held for claimed, held in auto.values() if claimed), auto
+        assert zygotes == [True], zygotes
+        assert fork == "[2, ['1', '2']]", fork
 
 
 # ------------------------------------------------------- what each level claims
