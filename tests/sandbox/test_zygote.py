@@ -28,13 +28,27 @@ from qflow_tui.core.sandbox.launch import owner_tag
 from qflow_tui.core.sandbox.pool import warm_pool
 
 
+def _nested_userns(bwrap: str) -> bool:
+    """Whether a process inside bwrap may make a user namespace here, asked of
+    util-linux's unshare, not of the zygote: where it may, a zygote that is not
+    ready is a failure, not a machine without the feature."""
+    unshare = "/usr/bin/unshare"
+    if not os.path.exists(unshare):
+        return False
+    argv = [bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--ro-bind", "/", "/"]
+    argv += ["--proc", "/proc", "--dev", "/dev", unshare, "--user", "true"]
+    return subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
+
+
 def _sandbox(level: str = "auto", **kw):
     sb = make(level, timeout=kw.pop("timeout", 5.0), **kw)
     if sb.details.bwrap is None:
         pytest.skip(f"{sb.isolation}: the zygote serves bwrap's levels only")
     if zygote.wait_ready(sb.details.launch(0), 20.0) is None:
         why = "; ".join(z["why"] for z in zygote.report()["zygotes"] if z["why"]) or "not ready"
-        pytest.skip(f"no zygote here: {why}")
+        if _nested_userns(sb.details.bwrap):
+            pytest.fail(f"user namespaces work inside bwrap here, yet no zygote: {why}")
+        pytest.skip(f"no zygote here (no user namespace inside bwrap): {why}")
     return sb
 
 

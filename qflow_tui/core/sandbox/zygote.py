@@ -98,13 +98,15 @@ class Forked:
     ``pid`` is its pid 1 (killing it ends its whole pid namespace), ``top``
     the fork that made the namespaces (it exits with it)."""
 
-    def __init__(self, pid: int, top: int, status: socket.socket, stdin: int, stdout: int, stderr: int) -> None:
+    def __init__(
+        self, pid: int, pidfd: int, top: int, status: socket.socket, stdin: int, stdout: int, stderr: int
+    ) -> None:
         self.pid = pid
         self.top = top
         self.returncode: int | None = None
         self._status = status
-        self._pidfd = _pidfd(pid)
-        self._topfd = _pidfd(top)
+        self._pidfd = pidfd
+        self._topfd = _pidfd(top) if top > 0 else -1
         self.stdin = os.fdopen(stdin, "wb", buffering=0)
         self.stdout = os.fdopen(stdout, "rb", buffering=0)
         self.stderr = os.fdopen(stderr, "rb", buffering=0)
@@ -124,11 +126,7 @@ class Forked:
         return self.returncode
 
     def _read_status(self, seconds: float | None) -> None:
-        try:
-            ready, _, _ = select.select([self._status], [], [], seconds)
-        except (OSError, ValueError):
-            ready = [self._status]
-        if not ready:
+        if not _readable(self._status.fileno(), seconds):
             return
         try:
             data = self._status.recv(64, socket.MSG_DONTWAIT)
@@ -156,10 +154,7 @@ class Forked:
         """Wait until the fork that made the namespaces has ended (it ends
         once its pid 1 has): a run leaves nothing behind."""
         if self._topfd >= 0:
-            try:
-                select.select([self._topfd], [], [], limit)
-            except (OSError, ValueError):
-                pass
+            _readable(self._topfd, limit)
 
     def release(self) -> None:
         for fd in (self._pidfd, self._topfd):
@@ -173,6 +168,17 @@ class Forked:
             self._status.close()
         except OSError:
             pass
+
+
+def _readable(fd: int, seconds: float | None) -> bool:
+    """Whether ``fd`` is readable (or closed) within ``seconds`` (None: wait
+    for it); ``poll``, so an app with a thousand descriptors open is served."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    try:
+        return bool(poller.poll(None if seconds is None else max(0.0, seconds) * 1000))
+    except OSError:
+        return True
 
 
 def _pidfd(pid: int) -> int:
@@ -241,8 +247,7 @@ class Zygote:
         theirs.close()
         try:
             self._ctl.send(json.dumps({"seccomp_path": list(launch.seccomp_path or ())}).encode("ascii"))
-            ready, _, _ = select.select([self._ctl], [], [], BOOT_TIMEOUT)
-            if not ready:
+            if not _readable(self._ctl.fileno(), BOOT_TIMEOUT):
                 raise ZygoteError(f"no word within {BOOT_TIMEOUT:g}s")
             msg, anc, _flags, _addr = self._ctl.recvmsg(4096, socket.CMSG_SPACE(12))
             said = json.loads(msg) if msg else {}
@@ -281,13 +286,24 @@ class Zygote:
                 for fd in sent[:4]:
                     os.close(fd)
                 theirs.close()
-            ready, _, _ = select.select([status], [], [], FORK_TIMEOUT)
+            ready = _readable(status.fileno(), FORK_TIMEOUT)
             msg, anc, _flags, _addr = status.recvmsg(16, socket.CMSG_SPACE(12)) if ready else (b"", [], 0, None)
             pid = _peer_pid(anc)
             if msg != b"h" or pid is None:
                 raise ZygoteError(_fork_failure(out_r, err_r) or "the fork did not start")
-            forked = Forked(pid, _parent_of(pid), status, req_w, out_r, err_r)
-            status.send(b"g")
+            pidfd = _pidfd(pid)
+            if pidfd < 0:
+                # No descriptor to end it by (out of them?): end it now, while
+                # its pid is surely its own (it waits for our word), and start fresh.
+                os.kill(pid, signal.SIGKILL)
+                raise ZygoteError("no pidfd for the fork")
+            top = _parent_of(pid)  # while it waits for our word: alive
+            try:
+                status.send(b"g")
+            except OSError:
+                os.close(pidfd)
+                raise
+            forked = Forked(pid, pidfd, top, status, req_w, out_r, err_r)
         except BaseException:
             status.close()
             for fd in mine:
