@@ -8,23 +8,19 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import signal
 import subprocess
-import sys
 import textwrap
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import pytest
-from sbhelpers import ROOT, live_harness_processes, make, processes_with
+from sbhelpers import ROOT, live_harness_processes, make
 
 from qflow_tui.core.sandbox import launch as launch_mod
 from qflow_tui.core.sandbox import zygote
 from qflow_tui.core.sandbox.isolation import ZYGOTE_SLOT
-from qflow_tui.core.sandbox.launch import owner_tag
 from qflow_tui.core.sandbox.pool import warm_pool
 
 
@@ -239,85 +235,6 @@ def test_a_zygote_that_died_is_replaced(spawned):
     after = zygote.wait_ready(sb.details.launch(0), 20.0)
     assert after is not None and after is not before and after.alive()
     assert live_harness_processes() == []
-
-
-APP = textwrap.dedent(
-    """
-    import sys
-    from qflow_tui.core.sandbox import Sandbox, SandboxConfig, watchdog, zygote
-
-    keep = watchdog.Child._keep
-
-    def relay(self, kind, data):  # let the test see what the program prints
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        keep(self, kind, data)
-
-    watchdog.Child._keep = relay
-    sb = Sandbox(SandboxConfig(timeout=60))
-    if zygote.wait_ready(sb.details.launch(0), 20.0) is None:
-        print("no zygote", flush=True)
-        sys.exit(0)
-    sb.run_tests_sync(sys.stdin.read(), ["assert f(1) == 1"])
-    """
-)
-
-
-def test_the_zygote_and_its_forks_die_with_the_app():
-    # The app is killed with SIGKILL while a forked program and its own fork
-    # loop: the zygote, bwrap and every fork end with it.
-    if make("auto").details.bwrap is None:
-        pytest.skip("the zygote serves bwrap's levels only")
-    token = f"0.{uuid.uuid4().int % 10**12:012d}"
-    prog = (
-        "import os\n"
-        "def f(x):\n"
-        "    r, w = os.pipe()\n"
-        "    if os.fork() == 0:\n"
-        "        os.set_inheritable(w, True)\n"
-        f"        os.execv('/bin/sh', ['sh', '-c', 'echo >&$1; while :; do :; done', {token!r}, str(w)])\n"
-        "    os.close(w)\n"
-        "    os.read(r, 1)\n"
-        "    print('forked', flush=True)\n"
-        "    while True:\n"
-        "        pass\n"
-    )
-    app = subprocess.Popen(
-        [sys.executable, "-c", APP],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        cwd=str(Path(__file__).resolve().parents[2]),
-    )
-    try:
-        assert app.stdin is not None and app.stdout is not None
-        app.stdin.write(prog.encode())
-        app.stdin.close()
-        line = app.stdout.readline()
-        if line == b"no zygote\n":
-            pytest.skip("no zygote here")
-        assert line == b"forked\n"
-        pids = set(processes_with(owner_tag(app.pid))) | set(processes_with(token))
-        assert len(pids) >= 5  # bwrap, the zygote, the fork, its pid 1, the program (and the shell)
-        fds = []
-        for pid in pids:
-            try:
-                fds.append(os.pidfd_open(pid))
-            except ProcessLookupError:
-                pass
-        app.send_signal(signal.SIGKILL)
-        app.wait()
-        poller = select.poll()
-        for fd in fds:
-            poller.register(fd, select.POLLIN)
-        until = time.monotonic() + 10
-        while len(poller.poll(100)) < len(fds) and time.monotonic() < until:
-            pass
-        assert len(poller.poll(0)) == len(fds), "a process outlived the app"
-        assert processes_with(owner_tag(app.pid)) == [] and processes_with(token) == []
-    finally:
-        if app.poll() is None:
-            app.kill()
-            app.wait()
 
 
 def test_the_zygote_shows_in_doctors_report():

@@ -1637,15 +1637,7 @@ def _zy_fork(sys_, request, fds):
         sys_.prctl(1, 9)
         sys_.drop_capabilities()
         sys.argv[1:] = ["3", "-1", request.get("tag", "")]
-        try:
-            main()
-        except BaseException:
-            try:
-                import traceback
-
-                traceback.print_exc()
-            finally:
-                _os_exit(3)
+        _run(main)
         _os_exit(0)
     for fd in range(len(fds)):
         if fd != 4:
@@ -1885,16 +1877,19 @@ def _flush_and_exit():
     _os_exit(0)
 
 
-if __name__ == "__main__":
+def _run(entry):
+    """``entry()``; a broken job or harness is said on stderr (the parent
+    reports it) and the process ends with status 3."""
     try:
-        if sys.argv[1:2] == ["zygote"]:
-            _zygote_main()
-        main()
+        entry()
     except BaseException:
-        # A broken job or harness: say so on stderr; the parent reports it.
         try:
             import traceback
 
             traceback.print_exc()
         finally:
             _os_exit(3)
+
+
+if __name__ == "__main__":
+    _run(_zygote_main if sys.argv[1:2] == ["zygote"] else main)
