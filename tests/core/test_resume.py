@@ -52,7 +52,10 @@ def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
     assert recorded.events[-1].kind == "run_failed"
     finished_before = sum(1 for e in recorded.events if e.kind == "llm_call_finished")
     live_before = (tmp_path / "live.log").read_text().splitlines()
-    assert finished_before == len(live_before) > 0
+    # A call answered but cut mid-stream (the run ended while it streamed) is
+    # in the log and did not finish.
+    cut_before = sum(1 for e in recorded.events if e.kind == "llm_call_failed" and e.stop_reason == "cancelled")
+    assert 0 < finished_before <= len(live_before) <= finished_before + cut_before
 
     (tmp_path / "down").unlink()
     (tmp_path / "live.log").unlink()
@@ -63,7 +66,10 @@ def test_resume_reuses_every_finished_call_and_asks_only_for_the_rest(tmp_path):
     live = (tmp_path / "live.log").read_text().splitlines()
     # Only what the failed run never finished was asked of the model again.
     assert live and set(live) == {"self_debugger", "code_quality_checker"}
-    assert result["llm_calls"] == finished_before + len(live)
+    # ... less any call of progression 1 cut mid-stream once progression 0 was
+    # accepted (whether one is depends on timing).
+    cut = result["stops"].get("cancelled", 0)
+    assert finished_before + len(live) - cut <= result["llm_calls"] <= finished_before + len(live)
     resumed = read_session(result["session"])
     assert resumed.path != failed and resumed.header["config"]["fallback_model"] == f"script/{responder}"
     notices = [e.message for e in resumed.events if e.kind == "notice"]

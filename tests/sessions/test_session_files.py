@@ -102,7 +102,10 @@ def test_every_llm_exchange_is_recorded_in_full(recorded):
     data = read_session(path)
     started = {e.call_id: e for e in data.events if isinstance(e, LLMCallStarted)}
     finished = [e for e in data.events if isinstance(e, LLMCallFinished)]
-    assert len(finished) == outcome.llm_calls == len(started)
+    # A call of a progression that could no longer win may be cut mid-stream
+    # (timing decides): started, ended as cancelled, recorded all the same.
+    cut = [e for e in data.events if e.kind == "llm_call_failed" and e.stop_reason == "cancelled"]
+    assert len(finished) == outcome.llm_calls == len(started) - len(cut)
     for end in finished:
         start = started[end.call_id]
         assert start.messages and all(m["content"] for m in start.messages)
