@@ -52,9 +52,9 @@ from .launch import Launch, as_uid, build_argv, child_env, compiled_harness, own
 BOOT_TIMEOUT = 15.0
 #: Seconds a fork may take to make its namespaces and say hello.
 FORK_TIMEOUT = 10.0
-#: Where a fork's descriptors go: requests, stdout, stderr, the result
-#: channel, the status socket; the cgroup files from here on.
-CHAN_FD = 3
+#: Where a fork's descriptors go (the harness's ``_ZY_FDS``): requests 0,
+#: stdout 1, stderr 2, the result channel 3, the status socket 4, and the
+#: cgroup files from here on.
 CGROUP_FD = 5
 
 _enabled = os.environ.get("QFLOW_SANDBOX_ZYGOTE", "1").strip() not in ("0", "no", "off", "false")
