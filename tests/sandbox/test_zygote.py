@@ -40,6 +40,8 @@ def _sandbox(level: str = "auto", **kw):
     sb = make(level, timeout=kw.pop("timeout", 5.0), **kw)
     if sb.details.bwrap is None:
         pytest.skip(f"{sb.isolation}: the zygote serves bwrap's levels only")
+    if not zygote.enabled():
+        pytest.skip("the zygote is turned off (QFLOW_SANDBOX_ZYGOTE=0 or QFLOW_SANDBOX_WARM=0)")
     if zygote.wait_ready(sb.details.launch(0), 20.0) is None:
         why = "; ".join(z["why"] for z in zygote.report()["zygotes"] if z["why"]) or "not ready"
         if _nested_userns(sb.details.bwrap):
@@ -199,6 +201,8 @@ def test_where_forks_cannot_make_namespaces_children_start_fresh(monkeypatch, sp
     sb = make("auto", timeout=5.0)
     if sb.details.bwrap is None:
         pytest.skip(f"{sb.isolation}: the zygote serves bwrap's levels only")
+    if not zygote.enabled():
+        pytest.skip("the zygote is turned off (QFLOW_SANDBOX_ZYGOTE=0 or QFLOW_SANDBOX_WARM=0)")
     real = zygote.build_argv
 
     def no_userns(*args, **kwargs):
