@@ -270,3 +270,42 @@ def test_a_fork_of_the_app_leaves_the_parents_zygote_alone():
     assert mine.alive() and zygote.wait_ready(sb.details.launch(0)) is mine
     r = sb.run_tests_sync("def f(x):\n    return x\n", ["assert f(1) == 1"])
     assert r.results[0].status == "pass", r.to_dict()
+
+
+def test_a_fork_that_cannot_be_held_is_ended_and_the_child_starts_fresh(monkeypatch, spawned):
+    # No pidfd for the fork (out of descriptors): it is killed at once and the
+    # run's child is started fresh, judged the same; the zygote keeps serving.
+    sb = _sandbox()
+    monkeypatch.setattr(zygote, "_pidfd", lambda pid: -1)
+    r = sb.run_tests_sync("def f(x):\n    return x + 1\n", ["assert f(1) == 2", "assert f(1) == 3"])
+    assert [o.status for o in r.results] == ["pass", "fail"], r.to_dict()
+    assert spawned[0] == 0
+    monkeypatch.undo()
+    assert live_harness_processes() == []  # the forks that could not be held are gone
+    assert zygote.wait_ready(sb.details.launch(0)) is not None
+
+
+def test_a_zygote_that_cannot_be_made_leaves_children_fresh(monkeypatch, spawned):
+    # An error while making the zygote (a bug, a broken machine) is said by
+    # doctor; the thread that makes zygotes lives on, and children start fresh.
+    sb = make("auto", timeout=5.0)
+    if sb.details.bwrap is None or not zygote.enabled():
+        pytest.skip(f"{sb.isolation}: no zygote at this level or it is turned off")
+
+    def broken(self, launch):
+        raise RuntimeError("made to fail")
+
+    monkeypatch.setattr(zygote.Zygote, "__init__", broken)
+    zygote.shutdown()
+    try:
+        assert zygote.wait_ready(sb.details.launch(0), 5.0) is None
+        report = zygote.report()["zygotes"]
+        assert [(z["ready"], z["why"]) for z in report] == [(False, "RuntimeError: made to fail")]
+        r = sb.run_tests_sync("def f(x):\n    return x + 1\n", ["assert f(1) == 2"])
+        assert r.results[0].status == "pass", r.to_dict()
+        assert spawned[0] == 0
+    finally:
+        monkeypatch.undo()
+        zygote.shutdown()
+        warm_pool().clear()
+    assert zygote.wait_ready(sb.details.launch(0), 20.0) is not None  # the same thread makes the next one

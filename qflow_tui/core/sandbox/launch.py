@@ -284,6 +284,20 @@ def process_tree(pid: int) -> set[int]:
     return found
 
 
+def pss_kb(pid: int) -> int:
+    """A process's proportional set size in kB (its resident size where
+    smaps_rollup cannot be read); 0 when it is gone."""
+    for name, field in (("smaps_rollup", b"Pss:"), ("status", b"VmRSS:")):
+        try:
+            with open(f"/proc/{pid}/{name}", "rb") as fh:
+                for line in fh:
+                    if line.startswith(field):
+                        return int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return 0
+
+
 def held_unlinked(pids: set[int], unknown_size: int) -> int:
     """Bytes of files that ``pids`` keep alive after they were unlinked (open
     descriptors, memory files, mappings): the work dir's usage never shows

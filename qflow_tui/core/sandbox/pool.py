@@ -74,7 +74,7 @@ from typing import Any
 
 from . import zygote
 from .isolation import Isolation, SlotPool, slot_pool
-from .launch import process_tree
+from .launch import process_tree, pss_kb
 from .watchdog import BOOT_KEYS, Child
 from .zygote import zygotes
 
@@ -479,7 +479,7 @@ class WarmPool:
                     "process": "shared oracle" if boot.get("shared") else boot.get("mode") or "?",
                     "idle": len(entries),
                     "processes": len(pids),
-                    "memory_kb": sum(_pss_kb(pid) for pid in pids),
+                    "memory_kb": sum(pss_kb(pid) for pid in pids),
                     "address_space_mb": (key[4] >> 20) if isinstance(key[4], int) else None,
                 }
             )
@@ -509,20 +509,6 @@ class WarmPool:
             self._closed = True
             self._lock.notify_all()
         self.clear()
-
-
-def _pss_kb(pid: int) -> int:
-    """A process's proportional set size in kB (its resident size where
-    smaps_rollup cannot be read); 0 when it is gone."""
-    for name, field in (("smaps_rollup", b"Pss:"), ("status", b"VmRSS:")):
-        try:
-            with open(f"/proc/{pid}/{name}", "rb") as fh:
-                for line in fh:
-                    if line.startswith(field):
-                        return int(line.split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    return 0
 
 
 _pool = WarmPool()

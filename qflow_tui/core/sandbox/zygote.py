@@ -46,7 +46,7 @@ import threading
 import time
 from typing import Any
 
-from .launch import Launch, as_uid, build_argv, child_env, compiled_harness, owner_tag, process_tree
+from .launch import Launch, as_uid, build_argv, child_env, compiled_harness, owner_tag, process_tree, pss_kb
 
 #: Seconds a zygote may take to start and say whether its forks work.
 BOOT_TIMEOUT = 15.0
@@ -239,7 +239,7 @@ class Zygote:
                 close_fds=True,
                 **kwargs,
             )
-        except OSError as exc:
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
             theirs.close()
             self._ctl.close()
             self.why = f"cannot start: {exc}"
@@ -286,24 +286,8 @@ class Zygote:
                 for fd in sent[:4]:
                     os.close(fd)
                 theirs.close()
-            ready = _readable(status.fileno(), FORK_TIMEOUT)
-            msg, anc, _flags, _addr = status.recvmsg(16, socket.CMSG_SPACE(12)) if ready else (b"", [], 0, None)
-            pid = _peer_pid(anc)
-            if msg != b"h" or pid is None:
-                raise ZygoteError(_fork_failure(out_r, err_r) or "the fork did not start")
-            pidfd = _pidfd(pid)
-            if pidfd < 0:
-                # No descriptor to end it by (out of them?): end it now, while
-                # its pid is surely its own (it waits for our word), and start fresh.
-                os.kill(pid, signal.SIGKILL)
-                raise ZygoteError("no pidfd for the fork")
-            top = _parent_of(pid)  # while it waits for our word: alive
-            try:
-                status.send(b"g")
-            except OSError:
-                os.close(pidfd)
-                raise
-            forked = Forked(pid, pidfd, top, status, req_w, out_r, err_r)
+            pidfd, top = self._handshake(status, out_r, err_r)
+            forked = Forked(pidfd[0], pidfd[1], top, status, req_w, out_r, err_r)
         except BaseException:
             status.close()
             for fd in mine:
@@ -313,6 +297,33 @@ class Zygote:
                     pass
             raise
         return forked, chan_r
+
+    @staticmethod
+    def _handshake(status: socket.socket, out_r: int, err_r: int) -> tuple[tuple[int, int], int]:
+        """Wait for the fork's pid 1 to say hello, hold it by a pidfd, then
+        give it our word: ((its pid, the pidfd), the pid of the fork that made
+        its namespaces). A fork that cannot be had this way (it failed, went
+        quiet, or died on the way) raises ZygoteError, so the child starts fresh."""
+        try:
+            ready = _readable(status.fileno(), FORK_TIMEOUT)
+            msg, anc, _flags, _addr = status.recvmsg(16, socket.CMSG_SPACE(12)) if ready else (b"", [], 0, None)
+        except OSError as exc:
+            raise ZygoteError(f"the fork did not say hello: {exc}") from exc
+        pid = _peer_pid(anc)
+        if msg != b"h" or pid is None:
+            raise ZygoteError(_fork_failure(out_r, err_r) or "the fork did not start")
+        pidfd = _pidfd(pid)
+        if pidfd < 0:
+            # No descriptor to end it by (out of them?): it waits for our word,
+            # so closing its status socket (the caller does) ends it.
+            raise ZygoteError("no pidfd for the fork")
+        top = _parent_of(pid)  # while it waits for our word: alive
+        try:
+            status.send(b"g")
+        except OSError as exc:
+            os.close(pidfd)
+            raise ZygoteError(f"the fork ended before its start: {exc}") from exc
+        return (pid, pidfd), top
 
     def pids(self) -> set[int]:
         """bwrap's processes and the zygote's own, not its forks'."""
@@ -363,6 +374,9 @@ class _Zygotes:
         """None: asked for, not started yet."""
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._broken: dict[tuple[Any, ...], str] = {}
+        """Kinds whose zygote could not even be made (an error, said by
+        ``qflow doctor``): their children start fresh, with no retry."""
 
     def get(self, launch: Launch) -> Zygote | None:
         """The ready zygote for ``launch``; None while it starts (asking for
@@ -371,6 +385,8 @@ class _Zygotes:
             return None
         key = _key(launch)
         with self._cond:
+            if key in self._broken:
+                return None
             if key not in self._by_key:
                 self._by_key[key] = None
                 if self._thread is None:
@@ -397,7 +413,12 @@ class _Zygotes:
                     return
                 key = next(k for k, z in self._by_key.items() if z is None)
             launch = _launches.get(key)
-            zygote = Zygote(launch) if launch is not None else None
+            try:
+                zygote = Zygote(launch) if launch is not None else None
+            except Exception as exc:  # the thread must live on: children start fresh
+                zygote = None
+                with self._cond:
+                    self._broken[key] = f"{type(exc).__name__}: {exc}"
             with self._cond:
                 if self._closed or zygote is None:
                     if zygote is not None:
@@ -416,7 +437,7 @@ class _Zygotes:
                 return found
             with self._cond:
                 zygote = self._by_key.get(_key(launch))
-                if zygote is not None and not zygote.ready:
+                if (zygote is not None and not zygote.ready) or _key(launch) in self._broken:
                     return None
             time.sleep(0.01)
         return None
@@ -428,8 +449,6 @@ class _Zygotes:
     def report(self) -> dict[str, Any]:
         """Whether children are forked from a zygote, and the zygotes' cost
         at rest (or why one cannot serve), for ``qflow doctor``."""
-        from .pool import _pss_kb
-
         out = []
         for zygote in self.all():
             pids = zygote.pids() if zygote.alive() else set()
@@ -438,15 +457,19 @@ class _Zygotes:
                     "ready": zygote.alive(),
                     "why": zygote.why,
                     "processes": len(pids),
-                    "memory_kb": sum(_pss_kb(pid) for pid in pids),
+                    "memory_kb": sum(pss_kb(pid) for pid in pids),
                 }
             )
+        with self._cond:
+            broken = list(self._broken.values())
+        out += [{"ready": False, "why": why, "processes": 0, "memory_kb": 0} for why in broken]
         return {"on": enabled(), "zygotes": out}
 
     def clear(self) -> None:
         with self._cond:
             found = [z for z in self._by_key.values() if z is not None]
             self._by_key.clear()
+            self._broken.clear()
         for zygote in found:
             zygote.close()
 
@@ -461,6 +484,7 @@ class _Zygotes:
         not come along); this process starts its own when it needs one."""
         self._cond = threading.Condition()
         self._by_key = {}
+        self._broken = {}
         self._thread = None
 
 
