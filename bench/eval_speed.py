@@ -68,8 +68,10 @@ def time_pipeline(dataset: str, limit: int | None, concurrency: int) -> tuple[fl
     return took, sum(1 for r in records if r.get("passed")), len(records)
 
 
-def time_ours(problems: list[BenchProblem], concurrency: int) -> tuple[float, int]:
-    evaluator = Evaluator()
+def time_ours(problems: list[BenchProblem], concurrency: int, truth_dir: Path | None = None) -> tuple[float, int]:
+    """Our evaluator on the canonical solutions: (seconds, how many pass).
+    ``truth_dir``: where EvalPlus checks keep their ground truth (None: computed)."""
+    evaluator = Evaluator(truth_dir=truth_dir)
 
     async def run_all() -> list[bool]:
         sem = asyncio.Semaphore(concurrency)

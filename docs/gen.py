@@ -450,7 +450,12 @@ def solve_json_sample() -> str:
 
     with tempfile.TemporaryDirectory(prefix="qflow-docs-") as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("QFLOW_") and not k.endswith("_API_KEY")}
-        env |= {"QFLOW_CONFIG_DIR": f"{tmp}/config", "QFLOW_DATA_DIR": f"{tmp}/data", "NO_COLOR": "1"}
+        env |= {
+            "QFLOW_CONFIG_DIR": f"{tmp}/config",
+            "QFLOW_DATA_DIR": f"{tmp}/data",
+            "QFLOW_CACHE_DIR": f"{tmp}/cache",
+            "NO_COLOR": "1",
+        }
         done = subprocess.run(
             [sys.executable, "-c", "import sys; from qflow_tui.cli import main; sys.exit(main())", *SOLVE_SAMPLE],
             cwd=ROOT,

@@ -54,5 +54,15 @@ def data_dir() -> Path:
     return Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME))
 
 
+def cache_dir() -> Path:
+    override = os.environ.get("QFLOW_CACHE_DIR")
+    return Path(override) if override else Path(platformdirs.user_cache_dir(APP_NAME))
+
+
+def ground_truth_dir() -> Path:
+    """The ground truth ``qflow bench`` keeps for EvalPlus checks (see ``sandbox.truth``)."""
+    return cache_dir() / "ground-truth"
+
+
 def sessions_dir() -> Path:
     return data_dir() / "sessions"

@@ -39,6 +39,7 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
     base = tmp_path_factory.mktemp("qflow-home")
     monkeypatch.setenv("QFLOW_CONFIG_DIR", str(base / "config"))
     monkeypatch.setenv("QFLOW_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("QFLOW_CACHE_DIR", str(base / "cache"))
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     # Plain-text tables are as wide as the terminal says: the same width under

@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
     except (SandboxUnavailable, ValueError) as exc:
         return fail(f"sandbox unavailable: {exc}", code=3)
     broken = [p for p in probes if p.claimed and not p.held]
-    warm, config_note = warm_pool_report()
+    warm, config_note, truth_on = warm_pool_report()
+    truth = ground_truth_report(truth_on, sandbox.protects()["reading/deleting your files"])
     notes = list(iso.notes) + ([config_note] if config_note else [])
     layers = {
         "bwrap": iso.found.get("bwrap"),
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
             "held_by_cgroups": sandbox.memory.cgroup,
         },
         "warm_pool": warm,
+        "ground_truth": truth,
         "notes": notes,
         "running_as_root": os.geteuid() == 0,
         "api_keys": keys,
@@ -103,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         )
     print(f"memory: at most {m.total_mb} MB for all sandbox processes of {m.machine_mb} MB ({how})", file=out)
     print_warm_pool(warm, out)
+    print_ground_truth(truth, out)
     for note in notes:
         print(f"  note: {one_line(note, 300)}", file=out)
     print("API keys (names only):", file=out)
@@ -114,11 +117,35 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def warm_pool_report() -> tuple[dict[str, Any], str | None]:
+def ground_truth_report(on: bool, level_keeps_files: bool) -> dict[str, Any]:
+    """Where ``qflow bench`` keeps EvalPlus's ground truth, how much is there,
+    and whether it is used (the setting, and a level that keeps programs
+    from your files)."""
+    from ..core.sandbox.truth import folder_size
+    from ..locations import ground_truth_dir
+
+    folder = ground_truth_dir()
+    files, size = folder_size(folder)
+    return {"folder": str(folder), "files": files, "bytes": size, "on": on, "level_allows": level_keeps_files}
+
+
+def print_ground_truth(truth: dict[str, Any], out: Any) -> None:
+    held = f"{truth['files']} checks, {truth['bytes'] / 1e6:.1f} MB in {truth['folder']} (delete it to free the space)"
+    if not truth["on"]:
+        state = "off (setting truth_cache): computed every run"
+    elif not truth["level_allows"]:
+        state = "not used at this isolation level (a program could reach the folder): computed every run"
+    else:
+        state = "on (setting truth_cache, QFLOW_TRUTH_CACHE=0 turns it off)"
+    print(f"EvalPlus ground truth kept by qflow bench: {state}; {held}", file=out)
+
+
+def warm_pool_report() -> tuple[dict[str, Any], str | None, bool]:
     """The warm children a run with the user's settings keeps, and their cost:
     the probes' kinds are let go, one trivial run teaches the pool a run's
     kind, and the pool is given time to warm it. A config file that cannot be
-    read is a note (the defaults are shown), not a refusal."""
+    read is a note (the defaults are shown), not a refusal. Also whether the
+    config keeps ground truth (``truth_cache``)."""
     from ..core.config import ConfigError, RunConfig
     from ..core.runner import build_sandbox
     from ..core.sandbox import pool
@@ -134,7 +161,7 @@ def warm_pool_report() -> tuple[dict[str, Any], str | None]:
     if pool.enabled():
         sandbox.run_tests_sync("def f():\n    return 0\n", ["assert f() == 0"])
         pool.warm_pool().settle(WARM_WAIT)
-    return pool.warm_pool().report(), note
+    return pool.warm_pool().report(), note, config.truth_cache
 
 
 #: Seconds ``qflow doctor`` gives the pool to boot its children.

@@ -119,6 +119,12 @@ class RunConfig:
     harness loaded, each used by one program only), so that a run pays for its
     own work only; off: each run starts its own. ``qflow doctor`` shows their
     number and memory."""
+    truth_cache: bool = True
+    """Keep the ground truth of ``qflow bench``'s HumanEval+ and MBPP+ checks
+    (each input's expected output and the reference's time, which sets the
+    input's time limit) in the user cache folder, as EvalPlus keeps its own,
+    so that later runs do not compute it again; off: computed every run.
+    Never used at an isolation level that lets a program reach your files."""
     theme: str = "qflow-dark"
     """The app's look: ``qflow-dark``, ``qflow-light``, a theme file's name from
     ``themes/`` or any Textual theme; remembered when changed in the app."""

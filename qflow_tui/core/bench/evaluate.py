@@ -22,12 +22,15 @@ programs right but lets a hostile one fake its verdict.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from ..sandbox import Sandbox, SandboxConfig, SandboxReport
+from ..sandbox.truth import TruthFile
 from .datasets import BenchProblem
 
 #: EvalPlus's time limits: a call may take this many times the canonical
@@ -102,6 +105,10 @@ def timed_check_source(check_src: str) -> str:
 #: fewer once their expected values hold this many bytes (marshalled).
 PLUS_WINDOW = 32
 PLUS_WINDOW_BYTES = 4 << 20
+
+#: The version of the ground-truth files' key: raise it when what a record
+#: means changes without the check's source changing.
+TRUTH_FORMAT = 1
 
 #: EvalPlus's cap on one part (base or plus) of a task, in seconds: its
 #: ``EVALPLUS_TIMEOUT_PER_TASK`` (read from the environment as EvalPlus reads it).
@@ -206,10 +213,20 @@ class Evaluator:
     """Judges programs on a benchmark's hidden tests; safe to share between
     concurrent problems (the sandbox bounds the children in flight)."""
 
-    def __init__(self, sandbox: Sandbox | None = None, *, convention: str = DEFAULT_CONVENTION) -> None:
+    def __init__(
+        self, sandbox: Sandbox | None = None, *, convention: str = DEFAULT_CONVENTION, truth_dir: Path | None = None
+    ) -> None:
         if convention not in CONVENTIONS:
             raise ValueError(f"unknown convention {convention!r}: choose one of {', '.join(CONVENTIONS)}")
         self.convention = convention
+        self.truth_dir = truth_dir
+        """Where EvalPlus checks keep their ground truth (see :meth:`_truth`); None: computed every run."""
+        self.truth_read = 0
+        """Parts whose ground truth came from ``truth_dir`` whole."""
+        self.truth_kept = 0
+        """Parts whose ground truth was computed and kept in ``truth_dir``."""
+        self._truth_ok: bool | None = None
+        self._interpreter = ""
         self.sandbox = sandbox or Sandbox(
             SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB)
         )
@@ -246,12 +263,18 @@ class Evaluator:
         entry = bp.problem.entry_point
         if bp.dataset.startswith("mbpp") and entry in MBPP_OUTPUT_NOT_NONE:
             source, entry = not_none_entry(source, entry)
-        base = await self._check(self.plus_sandbox, source, plus_check_source(bp, "base"), entry, PLUS_CHECK_FUNCTION)
+        check = plus_check_source(bp, "base")
+        base = await self._check(
+            self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, self._truth(check, len(bp.base_inputs or []))
+        )
         if not base.passed:
             base.detail = f"base: {base.detail}"
             base.base = False
             return base
-        plus = await self._check(self.plus_sandbox, source, plus_check_source(bp, "plus"), entry, PLUS_CHECK_FUNCTION)
+        check = plus_check_source(bp, "plus")
+        plus = await self._check(
+            self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, self._truth(check, len(bp.plus_inputs or []))
+        )
         plus.duration += base.duration
         plus.base = True
         plus.plus = plus.passed
@@ -264,12 +287,52 @@ class Evaluator:
         problem's setup: how Table 6 decides whether a test is correct."""
         return await self.sandbox.run_tests(program, tests, entry_point=bp.problem.entry_point, setup=bp.eval_setup)
 
-    @staticmethod
-    async def _check(sandbox: Sandbox, program: str, check: str, entry_point: str, function: str) -> Verdict:
+    def _truth(self, check: str, inputs: int) -> TruthFile | None:
+        """The ground-truth file of an EvalPlus ``check`` (of ``inputs``
+        inputs), as EvalPlus keeps its own: the expected values and the
+        reference's times, computed on the first run and read on later ones.
+        None without ``truth_dir``, or where the sandbox does not keep
+        programs from the user's files (a program there could write the
+        file, and so its own verdict). The key names the check's whole source
+        (the reference, the inputs, the rules) and the sandbox's interpreter,
+        so a new dataset, rule or Python makes a new file."""
+        if self.truth_dir is None or not inputs or not hasattr(self.plus_sandbox, "run_check"):
+            return None
+        if self._truth_ok is None:
+            try:
+                self._truth_ok = bool(self.plus_sandbox.protects().get("reading/deleting your files"))
+                path = os.path.realpath(self.plus_sandbox.details.interpreter)
+                st = os.stat(path)
+                self._interpreter = f"{path}\0{st.st_size}\0{st.st_mtime_ns}"
+            except (OSError, AttributeError):
+                self._truth_ok = False
+        if not self._truth_ok:
+            return None
+        key = hashlib.sha256(f"{TRUTH_FORMAT}\0{self._interpreter}\0{check}".encode()).hexdigest()
+        return TruthFile(self.truth_dir / f"{key}.gt", key, inputs)
+
+    async def _check(
+        self,
+        sandbox: Sandbox,
+        program: str,
+        check: str,
+        entry_point: str,
+        function: str,
+        truth: TruthFile | None = None,
+    ) -> Verdict:
         run_check = getattr(sandbox, "run_check", None)
         if run_check is not None:
             # The check is the dataset's own code: its oracle may serve other problems.
-            report = await run_check(program, check, entry_point, "", check_function=function, trusted_tests=True)
+            extra = {"truth": truth} if truth is not None else {}
+            try:
+                report = await run_check(
+                    program, check, entry_point, "", check_function=function, trusted_tests=True, **extra
+                )
+            finally:
+                if truth is not None:
+                    truth.finish()
+                    self.truth_read += truth.mode == "read" and truth.bad is None and truth.read_records == truth.inputs
+                    self.truth_kept += truth.kept
             return _capped(_verdict(report))
         # No trusted oracle process in this sandbox: the check runs beside the program.
         combined = f"{program}\n\n{check}\n\ndef __qflow_check__():\n    {function}({entry_point})\n    return True\n"
@@ -485,7 +548,12 @@ def _qf_check(candidate):
     # once (each call with its own limit, the answers judged in order, so the
     # verdict is the one input by input gives); one round trip a window
     # instead of one an input.
+    # The ground truth may come from the app, kept from an earlier run of this
+    # very check (EvalPlus reads its own from its cache after the first run);
+    # or, computed here, be handed to the app to keep.
     batch = "__qf_calls__" in globals()
+    truth = "__qf_truth__" in globals()
+    keep = "__qf_keep__" in globals()
     limits_sum = 0.0
     spent = 0.0
     n = len(_QF_INPUTS)
@@ -493,18 +561,31 @@ def _qf_check(candidate):
     while i < n:
         window = []
         held = 0
-        while i < n and len(window) < (_QF_WINDOW if batch else 1) and held <= _QF_WINDOW_BYTES:
+        first = i
+        size = _QF_WINDOW if batch else 1
+        kept = __qf_truth__(i, min(size, n - i), _QF_WINDOW_BYTES) if truth else None
+        for expected, took in kept or ():
+            limit = max(_QF_MIN_LIMIT, _QF_FACTOR * took)
+            limits_sum += limit
+            window.append((i, _qf_restore(_QF_INPUTS[i]), expected, limit))
+            i += 1
+        computed = []
+        while not kept and i < n and len(window) < size and held <= _QF_WINDOW_BYTES:
             inp = _qf_restore(_QF_INPUTS[i])
             start = _qf_time.time()
             expected = reference(*_qf_copy.deepcopy(inp))
-            limit = max(_QF_MIN_LIMIT, _QF_FACTOR * (_qf_time.time() - start))
+            took = _qf_time.time() - start
+            limit = max(_QF_MIN_LIMIT, _QF_FACTOR * took)
             limits_sum += limit
             if _QF_ENTRY in _QF_NOT_NONE and _QF_DATASET == "mbpp":
                 expected = expected is not None
             window.append((i, inp, expected, limit))
+            computed.append((expected, took))
             i += 1
             if batch:
                 held += __qf_size__(expected)  # a window of large right answers is cut short
+        if keep and computed:
+            keep = __qf_keep__(first, computed)
         if batch:
             answers = __qf_calls__(candidate, [(_qf_copy.deepcopy(w[1]), w[3], w[2]) for w in window])
         for k, (j, inp, expected, limit) in enumerate(window):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
+from ...locations import ground_truth_dir
 from ..config import RunConfig
 from ..events import Event, LLMCallFinished
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
@@ -445,7 +446,9 @@ class BenchRunner:
         except LLMError as exc:
             raise BenchError(str(exc)) from None
         apply_sandbox_settings(self.spec.config)
-        evaluator = self.evaluator or Evaluator(convention=self.spec.convention)
+        evaluator = self.evaluator or Evaluator(
+            convention=self.spec.convention, truth_dir=ground_truth_dir() if self.spec.config.truth_cache else None
+        )
         sem = asyncio.Semaphore(self.spec.concurrency)
         stop = asyncio.Event()
 

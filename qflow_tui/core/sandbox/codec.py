@@ -20,3 +20,5 @@ harness_lazy_modules: tuple[str, ...] = harness._LAZY_MODULES
 """Standard modules the oracle resolves by name in a test even when nothing imported them."""
 BIG_VALUE_MAX: int = harness.BIG_VALUE_MAX
 """Largest encoded value one call may report when the trusted side allows more than the usual cap."""
+KEEP_CHUNK: int = harness.KEEP_CHUNK
+"""Bytes of base64 ground-truth records after which the trusted process sends a ``keep`` message."""

@@ -84,6 +84,7 @@ import _json
 _json_str = _json.encode_basestring_ascii  # C function
 
 _marshal_dumps = marshal.dumps
+_marshal_loads = marshal.loads
 _os_write = os.write
 _os_read = os.read
 _os_exit = os._exit
@@ -188,6 +189,10 @@ HumanEval+ 139's right answers have hundreds of thousands of digits."""
 BIG_VALUE_MAX = 64 << 20
 """Largest encoded value a call may report when the trusted side allows more
 than the usual cap for it (``_Oracle.value_cap``); the app clamps to it too."""
+
+KEEP_CHUNK = 8 << 20
+"""Bytes of base64 records after which a ``keep`` message is sent (see
+``_Oracle.keep`` and ``sandbox.truth``)."""
 
 
 # --------------------------------------------------------------------------- codec
@@ -496,11 +501,24 @@ class _Requests:
         the way wait their turn. None once the parent closed the pipe."""
         while True:
             msg = self._line()
-            if type(msg) is dict and msg.get("k") in ("ret", "exc", "rets"):
+            if type(msg) is dict and msg.get("k") in ("ret", "exc", "rets", "truth", "kept"):
                 return msg
             if msg is None:
                 return None
             self.waiting.append(msg)
+
+    def raw(self, n):
+        """The next ``n`` bytes as they came (what follows a ``truth``
+        answer's line); None once the parent closed the pipe first."""
+        while len(self.buf) < n:
+            data = _os_read(self.fd, max(1 << 20, n - len(self.buf)))
+            if not data:
+                return None
+            self.buf += data
+        out = bytes(self.buf[:n])
+        del self.buf[:n]
+        self.scanned = 0
+        return out
 
     def _line(self):
         while True:
@@ -1123,6 +1141,81 @@ class _Oracle:
             return False
         return True
 
+    def truth(self, start, count, budget):
+        """For trusted check code (``__qf_truth__``): the ground truth the app
+        kept for this check (see ``sandbox.truth``), from input ``start``:
+        ``(expected, seconds)`` for up to ``count`` inputs, ending after the
+        one that takes their size past ``budget`` bytes; None when the app
+        has none (the check then computes them). The records are the app's,
+        made by this process's kind from the dataset's own code; a program
+        never touches them."""
+        if self.failed is not None:
+            raise self.failed
+        reply = self._ask({"k": "truth", "from": int(start), "n": int(count), "bytes": int(budget)}, "truth")
+        sizes = reply.get("sizes")
+        if type(sizes) is not list or not all(type(n) is int and n >= 0 for n in sizes):
+            self.failed = _CallFailed("error", "the truth step got a malformed answer")
+            raise self.failed
+        # The records follow the answer's line as raw bytes: read even when
+        # unused, so the next line is where it should be.
+        data = self.requests.raw(sum(sizes))
+        if not sizes:
+            return None
+        if data is None:
+            self.failed = _CallFailed("error", "the truth step got no records")
+            raise self.failed
+        out = []
+        at = 0
+        try:
+            for n in sizes:
+                out.append(_marshal_loads(data[at : at + n]))
+                at += n
+        except (TypeError, ValueError, EOFError):
+            return None
+        if not all(type(x) is tuple and len(x) == 2 and type(x[1]) is float for x in out):
+            return None
+        return out
+
+    def keep(self, start, items):
+        """For trusted check code (``__qf_keep__``): hand the app the ground
+        truth of inputs ``start``.. (``(expected, seconds)`` each) to keep
+        for later runs. False when a value cannot be kept (not a built-in
+        value marshal writes): the app then keeps nothing of this check."""
+        if self.failed is not None:
+            raise self.failed
+        try:
+            datas = [_marshal_dumps((expected, float(took))) for expected, took in items]
+        except (ValueError, TypeError, OverflowError):
+            datas = None
+        if datas is None or any(len(d) > BIG_VALUE_MAX for d in datas):
+            self._ask({"k": "keep", "from": int(start), "recs": None}, "keep")
+            return False
+        # In messages of about KEEP_CHUNK bytes: the app bounds each line.
+        chunk, size, first = [], 0, int(start)
+        for k, data in enumerate(datas):
+            chunk.append(_b64encode(data).decode("ascii"))
+            size += len(chunk[-1])
+            if size >= KEEP_CHUNK or k == len(datas) - 1:
+                self._ask({"k": "keep", "from": first, "recs": chunk}, "keep")
+                first += len(chunk)
+                chunk, size = [], 0
+        return True
+
+    def _ask(self, msg, what):
+        """One numbered message to the app and its reply (a ``truth`` or
+        ``keep`` step of a check: see ``protocol``)."""
+        left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
+        self.calls += 1
+        msg["c"] = self.calls
+        self.chan.send(msg)
+        reply = self.requests.reply()
+        _arm(left)
+        if type(reply) is not dict or reply.get("k") not in ("truth", "kept") or reply.get("c") != self.calls:
+            why = "got no answer" if reply is None else "got an answer that is not its own"
+            self.failed = _CallFailed("error", "the %s step %s" % (what, why))
+            raise self.failed
+        return reply
+
     def _outcome(self, name, reply, limit):
         """The value of one answered call, or what it raises."""
         took = reply.get("d")
@@ -1397,6 +1490,11 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 space["__qf_took__"] = lambda: oracle.took
                 space["__qf_calls__"] = oracle.call_many
                 space["__qf_size__"] = _value_size
+                truth = req.get("truth")
+                if truth == "read":
+                    space["__qf_truth__"] = oracle.truth
+                elif truth == "write":
+                    space["__qf_keep__"] = oracle.keep
                 exec(compile(src, "<check>", "exec"), space)
                 space[req.get("fn", "check")](oracle.proxy(req["entry"]))
                 msg["ok"] = True

@@ -29,7 +29,13 @@ Requests (app -> child, on the child's stdin; the first line is the job):
   "kw", "t"?, "m"?}]}``, answered ``{"k": "rets", "c", "items": [ret or exc
   without "c"]}`` up to the first that is not a value (the app sends the
   calls to the program's process at once). The app relays ``vj`` unread;
-  the oracle validates it.
+  the oracle validates it. A ``check`` request may carry ``"truth": "read"``
+  or ``"write"`` (an EvalPlus check's ground truth kept on disk, see
+  ``truth``): the oracle then asks ``{"k": "truth", "c", "from", "n",
+  "bytes"}``, answered ``{"k": "truth", "c", "sizes": [bytes of each
+  record]}`` followed at once by the records' raw bytes (none: it computes
+  them), or hands over ``{"k": "keep", "c", "from", "recs": [base64] or
+  null}``, answered ``{"k": "kept", "c"}``.
 
 Messages (child -> app, on a private pipe): ``hello``, then ``loaded`` or
 ``load_error``, then one ``{"k": "res", "i", ...}`` per request.

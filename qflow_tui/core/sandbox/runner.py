@@ -19,6 +19,7 @@ from .config import SandboxConfig, memory_plan
 from .isolation import Isolation, detect_isolation
 from .report import SandboxReport, Status, TestOutcome
 from .servers import Servers
+from .truth import TruthFile
 from .verdict import (
     TRUSTED_NAMES,
     Ctx,
@@ -201,11 +202,12 @@ class Sandbox:
         *,
         check_function: str = "check",
         trusted_tests: bool = False,
+        truth: TruthFile | None = None,
     ) -> SandboxReport:
         """A dataset's whole test function (HumanEval's ``check(candidate)``):
         see :meth:`run_check_sync`."""
         return await self._in_thread(
-            functools.partial(self.run_check_sync, trusted_tests=trusted_tests),
+            functools.partial(self.run_check_sync, trusted_tests=trusted_tests, truth=truth),
             program,
             check,
             entry_point,
@@ -259,6 +261,7 @@ class Sandbox:
         *,
         cancel: threading.Event | None = None,
         trusted_tests: bool = False,
+        truth: TruthFile | None = None,
     ) -> SandboxReport:
         """Run ``check_function(candidate)`` from the source ``check`` in the
         trusted oracle process, with ``candidate`` (and the helpers the check
@@ -267,7 +270,10 @@ class Sandbox:
         ``pass`` when the check returns, ``fail`` on an AssertionError or a
         value that is not plain, ``timeout``/``error`` otherwise. ``setup``
         runs in both processes (imports both sides need). ``trusted_tests``:
-        the check is a dataset's own (see :meth:`run_tests_sync`)."""
+        the check is a dataset's own (see :meth:`run_tests_sync`).
+        ``truth``: the check's ground truth on disk, read or kept through
+        ``__qf_truth__``/``__qf_keep__`` (see ``truth``); the caller calls its
+        ``finish``."""
         t0 = time.monotonic()
         c = self.config
         deadline = t0 + (c.run_timeout if c.run_timeout is not None else 30.0 + 20 * c.timeout)
@@ -283,10 +289,11 @@ class Sandbox:
                 report.load_error = servers.load_error
                 outcome = TestOutcome(label, "error", error=servers.load_error)
             else:
-                res = servers.ask_oracle(
-                    {"op": "check", "src": check, "fn": check_function, "entry": entry_point, "limit": c.check_limit()},
-                    c.check_limit(),
-                )
+                request = {"op": "check", "src": check, "fn": check_function, "entry": entry_point}
+                if truth is not None:
+                    servers.truth = truth
+                    request["truth"] = truth.mode
+                res = servers.ask_oracle(dict(request, limit=c.check_limit()), c.check_limit())
                 outcome = _check_outcome(label, res)
             outcome.duration = time.monotonic() - t0
         finally:

@@ -44,6 +44,7 @@ from .codec import BIG_VALUE_MAX
 from .config import ORACLE_PROCS, SandboxConfig
 from .isolation import Isolation, slot_pool
 from .launch import SandboxUnavailable
+from .truth import KEEP_LINE_MAX, TruthFile
 from .watchdog import BOOT_KEYS, BOOT_TIMEOUT, Child
 
 #: After this many restarts of the program process (a call killed for time, a
@@ -104,6 +105,8 @@ class Servers:
         self.stderr = bytearray()
         self._seq = 0
         self._started_once = False
+        self.truth: TruthFile | None = None
+        """The ground truth the check of this run reads or keeps, if any (see ``truth``)."""
         base = {
             "timeout": config.timeout,
             "max_value": config.max_value_kb * 1024,
@@ -390,10 +393,18 @@ class Servers:
                     self._retire(child)
                     return answers + [{"st": "error", "e": "the trusted test process did not begin the run"}] * rest
                 self._begun = child
-            for seq in seqs:
-                answers.append(self._answer(child, seq, limit))
-                if self._oracle is None:
-                    break  # it ended: the requests after this one were not answered
+            # A check that keeps ground truth sends it in lines longer than
+            # any value's (see ``truth``); for this run only.
+            usual = child.max_line
+            if self.truth is not None and self.truth.mode == "write":
+                child.max_line = max(usual, KEEP_LINE_MAX)
+            try:
+                for seq in seqs:
+                    answers.append(self._answer(child, seq, limit))
+                    if self._oracle is None:
+                        break  # it ended: the requests after this one were not answered
+            finally:
+                child.max_line = usual
         return answers
 
     def _answer(self, child: Child, seq: int, limit: float) -> dict[str, Any]:
@@ -412,6 +423,11 @@ class Servers:
                 reply = self._relay(msg) if kind == "call" else self._relay_many(msg)
                 child.send(dict(reply, c=child.calls))
                 continue
+            if msg is not None and kind in ("truth", "keep") and msg.get("c") == child.calls + 1:
+                child.calls += 1
+                reply, tail = self._truth_step(msg)
+                child.send(dict(reply, c=child.calls), tail)
+                continue
             if msg is not None:
                 child._finish("protocol", "out-of-order message from the trusted test process")
             status = "timeout" if child.end in ("timeout", "deadline") else "error"
@@ -421,6 +437,24 @@ class Servers:
             if child.end in ("deadline", "cancelled"):
                 self.stopped = ("timeout", failed["e"])
             return failed
+
+    def _truth_step(self, msg: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """A check's ``truth`` or ``keep`` step, answered from or into
+        :attr:`truth` (nothing to give, nothing kept, when the run has none):
+        the answer, and the raw records that follow its line."""
+        truth = self.truth
+        start = msg.get("from")
+        if msg.get("k") == "truth":
+            n, budget = msg.get("n"), msg.get("bytes")
+            if truth is None or type(start) is not int or type(n) is not int or type(budget) is not int:
+                return {"k": "truth", "sizes": []}, b""
+            records = truth.read(start, n, budget)
+            return {"k": "truth", "sizes": [len(r) for r in records]}, b"".join(records)
+        recs = msg.get("recs")
+        if truth is not None and type(start) is int:
+            good = type(recs) is list and all(type(r) is str for r in recs)
+            truth.keep(start, recs if good else None)
+        return {"k": "kept"}, b""
 
     def _relay(self, msg: dict[str, Any]) -> dict[str, Any]:
         fn, args, kw = msg.get("fn"), msg.get("a"), msg.get("kw")

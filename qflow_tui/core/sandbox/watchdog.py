@@ -230,10 +230,13 @@ class Child:
         return out, err
 
     # ---------------------------------------------------------------- sending
-    def send(self, obj: Any) -> None:
-        """Queue one request line; it is written while ``receive`` waits."""
+    def send(self, obj: Any, tail: bytes = b"") -> None:
+        """Queue one request line, and ``tail``'s bytes right after it (the
+        raw records a ``truth`` answer announces); written while ``receive``
+        waits."""
         if not self.end:
             self._out += encode_line(obj)
+            self._out += tail
             self._want_write()
 
     def _want_write(self) -> None:
