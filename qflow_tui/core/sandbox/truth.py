@@ -175,8 +175,6 @@ class TruthFile:
             return
         self._tmp = None
         try:
-            fh.flush()
-            os.fsync(fh.fileno())
             fh.close()
             os.replace(self._tmp_name, self.path)
             self.kept = True
