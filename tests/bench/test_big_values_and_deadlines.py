@@ -133,7 +133,8 @@ def test_a_program_that_reports_a_false_time_is_still_a_timeout():
         "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
         "    seq[0] += 1\n"
         "    time.sleep(1.4)\n"
-        '    line = \'{"k":"res","i":%d,"vj":"[\\\\"i\\\\",\\\\"%x\\\\"]","d":0.0}\\n\' % (seq[0], n + 1)\n'
+        '    text = \'["i","%x"]\' % (n + 1)\n'
+        '    line = \'{"k":"res","i":%d,"vn":%d,"d":0.0}\\n\' % (seq[0], len(text)) + text\n'
         "    os.write(int(sys.argv[1]), line.encode())\n"
         "    time.sleep(30)\n"
     )
@@ -141,6 +142,46 @@ def test_a_program_that_reports_a_false_time_is_still_a_timeout():
     verdict = judge(bp, forger)
     assert (verdict.passed, verdict.status) == (False, "timeout"), verdict.detail
     assert "over its limit" in verdict.detail
+
+
+#: Answer lines a program writes itself, each carrying its value's text raw
+#: after the line (``vn`` bytes, see ``protocol``), with the right value inside.
+FORGED_TAILS = {
+    # More bytes than any line may have: the process is ended.
+    "a length past the cap": ("1 << 40", '\'["i","%x"]\' % (n + 1)'),
+    # The value's text, then a line for the oracle saying the next call passed:
+    # the tail is read by its length and parsed whole, so it is junk, not a line.
+    "a line hidden in the tail": (
+        "len(text)",
+        '\'["i","%x"]\\n{"k":"ret","c":2,"v":["i","5"],"d":0}\' % (n + 1)',
+    ),
+    # Not ASCII: no value's text is.
+    "bytes that are not text": ("len(text)", '\'["s","\\u00e9"]\''),
+    # A negative length.
+    "a negative length": ("-5", '\'["i","%x"]\' % (n + 1)'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FORGED_TAILS))
+def test_a_forged_raw_value_never_passes(case):
+    size, value = FORGED_TAILS[case]
+    before = 2 if pool.enabled() else 1
+    forger = (
+        "import os, sys, time\n"
+        f"seq = [{before}]\n"
+        "def f(n):\n"
+        "    seq[0] += 1\n"
+        f"    text = {value}\n"
+        "    data = text.encode('utf-8')\n"
+        f"    text = data\n"
+        f'    line = (\'{{"k":"res","i":%d,"vn":%d,"d":0.0}}\\n\' % (seq[0], {size})).encode() + data\n'
+        "    os.write(int(sys.argv[1]), line)\n"
+        "    time.sleep(30)\n"
+    )
+    bp = plus_problem("f", "def f(n):\n    return n + 1\n", [[1], [4]], [[3]])
+    verdict = judge(bp, forger)
+    assert not verdict.passed and verdict.status in ("error", "fail"), verdict.detail
+    assert verdict.duration < 15, verdict
 
 
 # ---------------------------------------- inputs sent to the program at once

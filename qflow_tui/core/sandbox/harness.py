@@ -476,8 +476,9 @@ class _Channel:
     def __init__(self, fd):
         self.fd = fd
 
-    def send(self, obj):
-        data = str.encode(_dumps_json(obj) + "\n", "ascii")
+    def send(self, obj, tail=""):
+        """``obj`` as one line, then ``tail`` (a value's JSON text, raw)."""
+        data = str.encode(_dumps_json(obj) + "\n" + tail, "ascii")
         view = memoryview(data)
         while view:
             n = _os_write(self.fd, view)
@@ -1076,7 +1077,7 @@ class _Oracle:
             request["m"] = self.next_size
             self.next_size = None
         self.chan.send(request)
-        reply = self.requests.reply()
+        reply = self._with_values(self.requests.reply(), 1)
         _arm(left)
         if type(reply) is not dict or reply.get("k") not in ("ret", "exc") or reply.get("c") != self.calls:
             # One reply per call, matched by its number: anything else means
@@ -1129,7 +1130,7 @@ class _Oracle:
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
         self.calls += 1
         self.chan.send({"k": "calls", "c": self.calls, "fn": name, "items": sent})
-        reply = self.requests.reply()
+        reply = self._with_values(self.requests.reply(), len(sent))
         _arm(left)
         got = reply.get("items") if type(reply) is dict else None
         if reply is None or reply.get("k") != "rets" or reply.get("c") != self.calls or type(got) is not list:
@@ -1227,6 +1228,35 @@ class _Oracle:
             raise self.failed
         return reply
 
+    def _with_values(self, reply, most):
+        """``reply`` (a ``ret`` or ``rets``) with each answer's value text
+        read from the raw bytes that follow its line (``vn`` bytes each, in
+        order); None when they are malformed or do not come."""
+        if type(reply) is not dict:
+            return reply
+        items = [reply] if reply.get("k") == "ret" else reply.get("items")
+        if type(items) is not list or len(items) > most:
+            return reply
+        sizes = []
+        for one in items:
+            if type(one) is dict and "vn" in one:
+                n = one["vn"]
+                if type(n) is not int or n < 0:
+                    return None
+                sizes.append(n)
+        if not sizes:
+            return reply
+        data = self.requests.raw(sum(sizes))
+        if data is None:
+            return None
+        at = 0
+        for one in items:
+            if type(one) is dict and "vn" in one:
+                n = one.pop("vn")
+                one["vj"] = data[at : at + n]
+                at += n
+        return reply
+
     def _outcome(self, name, reply, limit):
         """The value of one answered call, or what it raises."""
         took = reply.get("d")
@@ -1241,7 +1271,8 @@ class _Oracle:
                 raise self.failed
             try:
                 if "vj" in reply:
-                    return decode_value(_json_loads(reply["vj"]))
+                    text = reply["vj"]
+                    return decode_value(_json_loads(text.decode("ascii") if type(text) is bytes else text))
                 return decode_value(reply["v"])
             except (ValueError, TypeError, RecursionError, MemoryError, OverflowError) as exc:
                 self.failed = _CallFailed("error", "the value of %s() could not be read: %s" % (name, exc))
@@ -1295,7 +1326,12 @@ def _serve(chan, requests, handle):
         finally:
             _disarm()
         msg.setdefault("d", _monotonic() - t0)
-        chan.send(msg)
+        text = msg.pop("vj", "")
+        if text:
+            # The value's JSON text after the line, raw (``vn`` bytes): no
+            # process escapes it again on its way to the oracle.
+            msg["vn"] = len(text)
+        chan.send(msg, text)
 
 
 def _program_mode(chan, requests, job, g, names, timeout, max_value):

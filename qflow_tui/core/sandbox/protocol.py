@@ -12,7 +12,9 @@ Requests (app -> child, on the child's stdin; the first line is the job):
   program's namespace; answered ``{"v": [values]}``) or ``{"i", "fn", "a":
   [values], "kw": [[name, value]], "t"?, "m"?}`` (call a function the program
   defines, within ``t`` seconds, reporting a value of at most ``m`` bytes;
-  answered ``{"vj": the value's JSON text, "d": the call's own seconds}``);
+  answered ``{"vn": n, "d": the call's own seconds}`` and, right after the
+  line, the value's JSON text as ``n`` raw ASCII bytes, which the app reads
+  by their count, never as lines, and never escapes again);
   ``{"k": "bye"}``.
 - oracle process: a shared one's run opens with ``{"i", "op": "begin",
   "setup", "proxies", "timeout", "max_value", "cpu"}`` (a fresh namespace;
@@ -23,13 +25,15 @@ Requests (app -> child, on the child's stdin; the first line is the job):
   "expr", "subjects": [values]}``, ``{"i", "op": "check", "src", "fn",
   "entry", "limit"}``; while answering one, the oracle may send ``{"k":
   "call", "c", "fn", "a", "kw", "t"?, "m"?}`` and waits for ``{"k": "ret",
-  "c", "vj" (or "v"), "d"}`` (``d``: the call's time as the app judged it) or
+  "c", "vn" (the value's raw text follows the line, as above; or "v"), "d"}``
+  (``d``: the call's time as the app judged it) or
   ``{"k": "exc", "c", "st", "e"}``; or, for a batch of calls (an EvalPlus
   check's window of inputs), ``{"k": "calls", "c", "fn", "items": [{"a",
   "kw", "t"?, "m"?}]}``, answered ``{"k": "rets", "c", "items": [ret or exc
-  without "c"]}`` up to the first that is not a value (the app sends the
-  calls to the program's process at once). The app relays ``vj`` unread;
-  the oracle validates it. A ``check`` request may carry ``"truth": "read"``
+  without "c"]}`` up to the first that is not a value, their values' raw
+  texts after the line in order (the app sends the calls to the program's
+  process at once). The app relays a value's text unread (the length is its
+  own count of what it received); the oracle validates it. A ``check`` request may carry ``"truth": "read"``
   or ``"write"`` (an EvalPlus check's ground truth kept on disk, see
   ``truth``): the oracle then asks ``{"k": "truth", "c", "from", "n",
   "bytes"}``, answered ``{"k": "truth", "c", "sizes": [bytes of each

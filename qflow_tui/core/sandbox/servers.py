@@ -236,7 +236,7 @@ class Servers:
     # ---------------------------------------------------------------- calls
     def call(self, request: dict[str, Any], *, limit: float | None = None, size: int | None = None) -> dict[str, Any]:
         """Run one call in the program process. The reply is ``{"v": [encoded
-        values]}`` (a ``src`` request), ``{"vj": JSON text of the encoded
+        values]}`` (a ``src`` request), ``{"vj": bytes, JSON text of the encoded
         value, "d": seconds}`` (an ``fn`` request: the app relays it unread),
         or ``{"st": status, "e": reason}`` with status ``raised`` (the program
         raised), ``notplain``, ``timeout``, ``error`` or ``load`` (the program
@@ -309,7 +309,7 @@ class Servers:
         if msg is not None and msg.get("k") == "res" and msg.get("i") == request["i"]:
             n = len(request["src"]) if "src" in request else 1
             if "vj" in msg and "src" not in request:
-                if type(msg["vj"]) is str:
+                if type(msg["vj"]) is bytes:
                     # The program's own figure is believed only within the
                     # slack the app's clock allows for sending the value.
                     said = msg.get("d")
@@ -420,8 +420,8 @@ class Servers:
                 return msg
             if msg is not None and kind in ("call", "calls") and msg.get("c") == child.calls + 1:
                 child.calls += 1
-                reply = self._relay(msg) if kind == "call" else self._relay_many(msg)
-                child.send(dict(reply, c=child.calls))
+                reply, values = self._relay(msg) if kind == "call" else self._relay_many(msg)
+                child.send(dict(reply, c=child.calls), values)
                 continue
             if msg is not None and kind in ("truth", "keep") and msg.get("c") == child.calls + 1:
                 child.calls += 1
@@ -456,10 +456,12 @@ class Servers:
             truth.keep(start, recs if good else None)
         return {"k": "kept"}, b""
 
-    def _relay(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def _relay(self, msg: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """An oracle's call, answered; and the value's JSON text, which
+        follows the answer's line raw (see ``protocol``)."""
         fn, args, kw = msg.get("fn"), msg.get("a"), msg.get("kw")
         if fn not in self.proxies or type(args) is not list or type(kw) is not list:
-            return {"k": "exc", "st": "error", "e": "malformed call request"}
+            return {"k": "exc", "st": "error", "e": "malformed call request"}, b""
         limit, size = msg.get("t"), msg.get("m")
         t0 = time.monotonic()
         reply = self.call(
@@ -469,7 +471,7 @@ class Servers:
         )
         return self._for_oracle(str(fn), reply, t0)
 
-    def _relay_many(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def _relay_many(self, msg: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
         """An oracle's batch of calls (``calls``): each run as :meth:`_relay`
         runs one, the requests sent to the program's process at once, its
         answers relayed in one ``rets`` line, up to the first that is not a
@@ -481,11 +483,14 @@ class Servers:
             or not items
             or not all(type(x) is dict and type(x.get("a")) is list and type(x.get("kw")) is list for x in items)
         ):
-            return {"k": "rets", "items": [{"k": "exc", "st": "error", "e": "malformed call request"}]}
+            return {"k": "rets", "items": [{"k": "exc", "st": "error", "e": "malformed call request"}]}, b""
         out = []
+        values = []
         for reply, t0 in self._call_many_fn(str(fn), items):
-            out.append(self._for_oracle(str(fn), reply, t0))
-        return {"k": "rets", "items": out}
+            one, value = self._for_oracle(str(fn), reply, t0)
+            out.append(one)
+            values.append(value)
+        return {"k": "rets", "items": out}, b"".join(values)
 
     def _call_many_fn(self, fn: str, items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], float]]:
         """Calls of ``fn``, sent to the program's process at once, each with
@@ -528,16 +533,17 @@ class Servers:
             self._retire(child)
         return replies
 
-    def _for_oracle(self, fn: str, reply: dict[str, Any], t0: float) -> dict[str, Any]:
-        """A reply from the program's process as the oracle takes it."""
+    def _for_oracle(self, fn: str, reply: dict[str, Any], t0: float) -> tuple[dict[str, Any], bytes]:
+        """A reply from the program's process as the oracle takes it, and
+        the value's JSON text to send raw after the line (``vn`` bytes)."""
         if "vj" in reply:
-            return {"k": "ret", "vj": reply["vj"], "d": reply["d"]}
+            return {"k": "ret", "vn": len(reply["vj"]), "d": reply["d"]}, reply["vj"]
         if "v" in reply:
-            return {"k": "ret", "v": reply["v"][0], "d": time.monotonic() - t0}
+            return {"k": "ret", "v": reply["v"][0], "d": time.monotonic() - t0}, b""
         st = reply["st"]
         status = {"raised": "raised", "notplain": "fail", "timeout": "timeout"}.get(st, "error")
         prefix = "the program did not load: " if st == "load" else ""
-        return {"k": "exc", "st": status, "e": f"{fn}(): {prefix}{reply['e']}"}
+        return {"k": "exc", "st": status, "e": f"{fn}(): {prefix}{reply['e']}"}, b""
 
     # ---------------------------------------------------------------- end
     def close(self) -> None:

@@ -77,6 +77,8 @@ class Child:
         self.stderr_total = 0
         self._inbox: deque[dict[str, Any]] = deque()
         self._buf = bytearray()
+        self._raw_msg: dict[str, Any] | None = None
+        """An answer whose value's raw bytes are still to come (``vn``)."""
         self.calls = 0
         """Calls an oracle process has made (each carries its number)."""
         self.runs = 0
@@ -219,7 +221,14 @@ class Child:
     def at_rest(self) -> bool:
         """Alive, with every request written and answered and nothing read
         that was not taken: what a shared oracle must be to serve another run."""
-        return self.alive() and self.started and not self._out and not self._inbox and not self._buf
+        return (
+            self.alive()
+            and self.started
+            and not self._out
+            and not self._inbox
+            and not self._buf
+            and self._raw_msg is None
+        )
 
     def take_output(self) -> tuple[bytes, bytes]:
         """What the child printed so far, its counts starting again from
@@ -314,6 +323,18 @@ class Child:
         start = len(self._buf)
         self._buf += data
         while not self.end:
+            if self._raw_msg is not None:
+                # A value's JSON text follows its answer's line as raw bytes
+                # (``vn`` of them): relayed as they came, never escaped again.
+                need = self._raw_msg["vn"]
+                if len(self._buf) < need:
+                    return
+                self._raw_msg["vj"] = bytes(self._buf[:need])
+                del self._buf[:need]
+                self._inbox.append(self._raw_msg)
+                self._raw_msg = None
+                start = 0
+                continue
             nl = self._buf.find(b"\n", start)
             start = 0
             if nl < 0:
@@ -330,6 +351,13 @@ class Child:
                 return
             if msg.get("k") == "hello" and self.hello is None:
                 self.hello = msg
+            if "vn" in msg:
+                vn = msg["vn"]
+                if msg.get("k") != "res" or type(vn) is not int or not 0 <= vn <= self.max_line or "vj" in msg:
+                    self._finish("protocol", "a malformed result line")
+                    return
+                self._raw_msg = msg
+                continue
             self._inbox.append(msg)
 
     def _keep(self, kind: str, data: bytes) -> None:
