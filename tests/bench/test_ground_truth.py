@@ -280,3 +280,21 @@ def test_qflow_bench_keeps_it_in_the_cache_folder_unless_told_not_to(tmp_path, m
     folder = ground_truth_dir()
     assert "qflow-home" in str(folder)  # the test's cache folder (conftest), never the user's
     assert folder_size(folder)[0] == (2 if setting == "on" else 0)
+
+
+def test_an_unfinished_file_left_by_an_ended_app_is_swept(tmp_path):
+    import base64
+    import os
+    import time
+
+    old = tmp_path / ".tmp-left.gt"
+    fresh = tmp_path / ".tmp-writing.gt"
+    old.write_bytes(b"QFGT1 x\n")
+    fresh.write_bytes(b"QFGT1 y\n")
+    hour_ago = time.time() - 2 * 3600
+    os.utime(old, (hour_ago, hour_ago))
+    tf = TruthFile(tmp_path / "k.gt", "k", 1)
+    tf.keep(0, [base64.b64encode(marshal.dumps((1, 0.1))).decode()])
+    tf.finish()
+    # The stale one is gone; another app's file being written now is not.
+    assert not old.exists() and fresh.exists() and tf.kept

@@ -4,11 +4,12 @@ time of each input, as EvalPlus keeps its own after its first run.
 An EvalPlus check computes, for every input, the canonical solution's answer
 and the seconds it took (the input's time limit is four times that, at least
 one second). EvalPlus computes them once per dataset and reads them from its
-cache afterwards. A :class:`TruthFile` gives our check the same: the first
-run's trusted process hands the app each window of records as it computes it
-(``keep``), and the app writes them to a file of their own, made visible only
-once every input's record is in it; a later run's trusted process asks the app
-for them (``truth``) instead of running the reference again.
+cache afterwards. A :class:`TruthFile` gives our check the same. The first
+time a check runs, a pass of its own in the trusted process computes every
+input's record and hands the app each window of them (``keep``); the app
+writes them to a file of their own, made visible only once every input's
+record is in it. Every run of the check after that (the first one included)
+asks the app for them (``truth``) instead of running the reference again.
 
 The records are made by the trusted process from the dataset's own code and
 pass only between it and the app: a program never sees them, and the file
@@ -27,9 +28,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import os
 import struct
 import tempfile
+import time
 import zlib
 from pathlib import Path
 from typing import IO
@@ -53,7 +56,7 @@ def _crc(data: bytes) -> int:
 
 class TruthFile:
     """One check's ground truth at ``path``: read when the file is there and
-    names ``key``, else written as the check computes it (``mode``). Never
+    names ``key``, else written as the trusted process computes it (``mode``). Never
     raises for a missing, damaged or unwritable file: the check then
     computes what it lacks, and nothing is kept."""
 
@@ -77,9 +80,9 @@ class TruthFile:
     # ------------------------------------------------------------------ read
     def read(self, start: int, count: int, budget: int) -> list[bytes]:
         """Records from input ``start``, as the trusted process takes them
-        (raw, after the answer's line): up to ``count``, ending after the one that takes their size past
-        ``budget`` bytes. Empty when there are none to give (the file is not
-        there, is damaged, or asked out of order)."""
+        (raw, after the answer's line): up to ``count``, ending after the one
+        that takes their size past ``budget`` bytes. Empty when there are none
+        to give (the file is not there, is damaged, or asked out of order)."""
         if self.mode != "read" or self.bad is not None or start != self._next or count <= 0:
             return []
         try:
@@ -140,6 +143,7 @@ class TruthFile:
             fh = self._tmp
             if fh is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                _sweep_leftovers(self.path.parent)
                 fd, name = tempfile.mkstemp(prefix=".tmp-", suffix=".gt", dir=self.path.parent)
                 self._tmp_name = name
                 fh = self._tmp = os.fdopen(fd, "wb")
@@ -181,6 +185,23 @@ class TruthFile:
         except OSError:
             fh.close()
             Path(self._tmp_name).unlink(missing_ok=True)
+
+
+#: A file being written that is older than this was left by an app that ended mid-write.
+LEFTOVER_AGE = 3600.0
+
+
+def _sweep_leftovers(folder: Path) -> None:
+    """Remove the unfinished files of apps that ended while writing one."""
+    now = time.time()
+    try:
+        for entry in os.scandir(folder):
+            if entry.name.startswith(".tmp-") and entry.name.endswith(".gt"):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat().st_mtime > LEFTOVER_AGE:
+                        os.unlink(entry.path)
+    except OSError:
+        pass
 
 
 def folder_size(folder: Path) -> tuple[int, int]:
