@@ -1235,8 +1235,10 @@ class _Oracle:
         if type(reply) is not dict:
             return reply
         items = [reply] if reply.get("k") == "ret" else reply.get("items")
-        if type(items) is not list or len(items) > most:
+        if type(items) is not list:
             return reply
+        if len(items) > most:
+            return None  # more answers than calls: out of step
         sizes = []
         for one in items:
             if type(one) is dict and "vn" in one:

@@ -260,8 +260,8 @@ class Servers:
         t0 = time.monotonic()
         child.send(request)
         usual_line = child.max_line
-        # The value comes as JSON text inside a JSON string: at most twice its size.
-        child.max_line = max(usual_line, 2 * cap + (1 << 20))
+        # The value's text comes raw after its line, at most ``cap`` bytes.
+        child.max_line = max(usual_line, cap + (1 << 20))
         try:
             return self._reply(child, request, seconds + slack, limit, t0)
         finally:
@@ -520,7 +520,7 @@ class Servers:
         for request, seconds, limit, cap in sent:
             t0 = time.monotonic()
             usual_line = child.max_line
-            child.max_line = max(usual_line, 2 * cap + (1 << 20))
+            child.max_line = max(usual_line, cap + (1 << 20))
             try:
                 reply = self._reply(child, request, seconds, limit, t0)
             finally:

@@ -241,8 +241,8 @@ class Child:
     # ---------------------------------------------------------------- sending
     def send(self, obj: Any, tail: bytes = b"") -> None:
         """Queue one request line, and ``tail``'s bytes right after it (the
-        raw records a ``truth`` answer announces); written while ``receive``
-        waits."""
+        raw values or records its line announces, see ``protocol``); written
+        while ``receive`` waits."""
         if not self.end:
             self._out += encode_line(obj)
             self._out += tail
