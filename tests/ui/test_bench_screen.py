@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
+from textual.widgets.data_table import ColumnKey
 from ui_app import SIZE, WIDE
 from ui_steps import wait_until
 
@@ -373,3 +374,18 @@ async def test_a_long_folder_is_cut_at_its_start_and_the_hint_stays(tmp_path):
         line = str(app.screen.query_one("#bench-where").render())
         assert line.startswith("…") and line.endswith("/bench  ·  Enter replays a problem")
         assert len(line) <= SIZE[0] - 2
+
+
+async def test_a_long_problem_id_is_shown_whole(tmp_path):
+    # "humaneval-plus/163" is wider than the column's least width (16): the
+    # column grows to fit it, even at 80x24.
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    runner = BenchRunner(BenchSpec("humaneval-plus", config, ids=["163", "2"], concurrency=1), tmp_path / "bench")
+    runner.prepare()
+    app = create_app(RunConfig(), bench_folder=runner.folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        table = app.screen.query_one(BenchTable)
+        assert table.columns[ColumnKey("problem")].width == len("humaneval-plus/163")
+        assert "humaneval-plus/163" in pilot.app.screen.query_one(BenchTable).render_line(1).text

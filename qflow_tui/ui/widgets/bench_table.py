@@ -17,8 +17,11 @@ from .columns import room_left
 from .lists import ListTable
 from .search_line import matches
 
-#: The widths of the columns beside the steps'.
+#: The widths of the columns beside the steps' (the problem's: at least this,
+#: as wide as the longest id up to ``_PROBLEM_MAX``).
 _WIDTHS = {"problem": 16, "status": 14, "tokens": 6, "time": 6}
+#: The widest the problem column grows ("humaneval-plus/163#12" whole).
+_PROBLEM_MAX = 22
 #: The least room the "why" column takes; it gets what the others leave (the
 #: line under the table shows the highlighted problem's reason whole).
 _WHY_MIN = 8
@@ -121,12 +124,14 @@ class BenchTable(ListTable):
         """Rows shown are those whose id, status or reason holds this (``/``); empty: all."""
         self._shown: list[str] = []
         """The keys of the rows on show, in order."""
+        self._widths = dict(_WIDTHS)
+        """The widths in use: the problem column fits the longest id shown."""
 
     def _label_room(self) -> int:
         """Cells a step's column name may take: whole names ("program generator")
         where the table has room for them all, else 12, cut with an ellipsis."""
         whole = [max(3, min(len(short_step(step)), _WHOLE)) for step in self.steps]
-        return _WHOLE if room_left(self, [*_WIDTHS.values(), *whole, _WHY_MIN]) >= 0 else 12
+        return _WHOLE if room_left(self, [*self._widths.values(), *whole, _WHY_MIN]) >= 0 else 12
 
     def on_resize(self) -> None:
         # Built again only when a column's width would change: a terminal being
@@ -137,12 +142,12 @@ class BenchTable(ListTable):
     def _why_width(self, room: int) -> int:
         """The cells left for the "why" column with step names ``room`` wide."""
         steps = [max(3, len(one_line(short_step(step), room))) for step in self.steps]
-        return room_left(self, [*_WIDTHS.values(), *steps, 0])
+        return room_left(self, [*self._widths.values(), *steps, 0])
 
     def _columns(self) -> None:
         self.clear(columns=True)
-        self.add_column("problem", key="problem", width=_WIDTHS["problem"])
-        self.add_column("status", key="status", width=_WIDTHS["status"])
+        self.add_column("problem", key="problem", width=self._widths["problem"])
+        self.add_column("status", key="status", width=self._widths["status"])
         self._room = self._label_room()
         for step in self.steps:
             label = one_line(short_step(step), self._room)
@@ -182,6 +187,8 @@ class BenchTable(ListTable):
         keep = self.cursor_row
         self.rows_by_key = {r.key: r for r in rows}
         self.steps = step_columns(r.record for r in rows if r.record and r.state == "done")
+        longest = max((len(one_line(r.key)) for r in rows), default=0)
+        self._widths["problem"] = min(_PROBLEM_MAX, max(_WIDTHS["problem"], longest))
         self._columns()
         shown = [r for r in rows if self.matches(r)]
         self._shown = [r.key for r in shown]
