@@ -544,6 +544,7 @@ class _Requests:
 
 
 def _short_error(exc, tb_limit=3):
+    """``Type: message`` and the last ``tb_limit`` frames outside the harness."""
     name = _type_name(exc).replace("builtins.", "")
     try:
         msg = str(exc)
@@ -555,13 +556,19 @@ def _short_error(exc, tb_limit=3):
     try:
         import traceback
 
-        lines = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-tb_limit)
-        tb = "".join(lines[1:-1]).rstrip() if len(lines) > 2 else ""
+        # The frames of the code that ran (the program's, a test's, a
+        # check's), not the harness's own: where a check called the program,
+        # the check's line, however the call was answered.
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != _HARNESS_FILE]
+        tb = "".join(traceback.format_list(frames[-tb_limit:])).rstrip()
     except BaseException:
         tb = ""
     if len(tb) > 1500:
         tb = "..." + tb[-1500:]
     return head + ("\n" + tb if tb else "")
+
+
+_HARNESS_FILE = _short_error.__code__.co_filename
 
 
 def _alarm_handler(signum, frame):
@@ -985,6 +992,173 @@ def _strict_assert(expr):
     return compile(ast.fix_missing_locations(_StrictCompare().visit(tree)), "<test>", "eval")
 
 
+#: Builtins an assert may call around the candidate's calls and still have its
+#: calls sent ahead (see ``_planned_calls``): on plain values, none runs code a
+#: program gave, none calls the candidate.
+_AHEAD_BUILTINS = frozenset(
+    [
+        "abs",
+        "len",
+        "round",
+        "sorted",
+        "set",
+        "list",
+        "tuple",
+        "frozenset",
+        "int",
+        "float",
+        "str",
+        "bool",
+        "isinstance",
+        "type",
+        "sum",
+        "min",
+        "max",
+        "repr",
+        "dict",
+    ]
+)
+
+#: Calls a check's first batch sends ahead; each later batch is as large as
+#: the calls answered before it (so a program whose answer is wrong early runs
+#: at most as many calls more as it ran).
+_AHEAD_FIRST = 8
+
+
+class _NotAhead(Exception):
+    pass
+
+
+def _planned_calls(src, fn):
+    """The calls a dataset's check function ``fn`` makes first, known from
+    its text alone: ``(line, builtins, calls)`` with the line of its ``def``,
+    the builtins its asserts call and each call's ``(args, kwargs)`` in the
+    order it makes them; None when it has no such opening.
+
+    They are the calls of the asserts that open its body (HumanEval's shape:
+    ``assert candidate(<literals>) == <literals>``), up to the first
+    statement that is anything else or whose calls could be skipped or
+    reordered (``and``/``or``, ``x if c else y``, a chained comparison past
+    its first, a comprehension, a lambda, a name other than a builtin's).
+    Such an assert makes every call in it, left to right, unless one raises
+    or the assert fails, and then the check ends: so the program answers them
+    in the same order, with the same arguments, whether they are sent one by
+    one or ahead."""
+    import ast
+
+    try:
+        tree = ast.parse(src)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == fn]
+    if not defs or not isinstance(defs[-1], ast.FunctionDef):
+        return None
+    d = defs[-1]
+    a = d.args
+    if d.decorator_list or len(a.args) != 1 or a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg:
+        return None
+    param = a.args[0].arg
+    bound = set()
+    for node in ast.walk(d):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return None
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not d:
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.arg) and node is not a.args[0]:
+            bound.add(node.arg)
+    if param in bound:
+        return None
+    calls, used = [], set()
+
+    def literal(node):
+        try:
+            return ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise _NotAhead() from None
+
+    def walk(node, out):
+        # Every node here is evaluated once, its children in this order.
+        if isinstance(node, ast.Constant):
+            return
+        if isinstance(node, ast.Call):
+            f = node.func
+            if any(isinstance(x, ast.Starred) for x in node.args) or any(k.arg is None for k in node.keywords):
+                raise _NotAhead()
+            if isinstance(f, ast.Name) and f.id == param:
+                out.append((tuple(literal(x) for x in node.args), {k.arg: literal(k.value) for k in node.keywords}))
+                return
+            if isinstance(f, ast.Name):
+                if f.id not in _AHEAD_BUILTINS or f.id in bound:
+                    raise _NotAhead()
+                used.add(f.id)
+            elif isinstance(f, ast.Attribute):
+                walk(f.value, out)  # a method of a plain value
+            else:
+                raise _NotAhead()
+            for x in node.args:
+                walk(x, out)
+            for k in node.keywords:
+                walk(k.value, out)
+            return
+        if isinstance(node, ast.Compare):
+            walk(node.left, out)
+            walk(node.comparators[0], out)
+            rest = []
+            for x in node.comparators[1:]:
+                walk(x, rest)
+            if rest:
+                raise _NotAhead()  # skipped when the first comparison is false
+            return
+        if isinstance(node, ast.BinOp):
+            walk(node.left, out)
+            walk(node.right, out)
+        elif isinstance(node, ast.UnaryOp):
+            walk(node.operand, out)
+        elif isinstance(node, ast.Attribute):
+            walk(node.value, out)
+        elif isinstance(node, ast.Subscript):
+            walk(node.value, out)
+            walk(node.slice, out)
+        elif isinstance(node, ast.Slice):
+            for x in (node.lower, node.upper, node.step):
+                if x is not None:
+                    walk(x, out)
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            for x in node.elts:
+                if isinstance(x, ast.Starred):
+                    raise _NotAhead()
+                walk(x, out)
+        elif isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if k is None:
+                    raise _NotAhead()
+                walk(k, out)
+                walk(v, out)
+        elif type(node).__name__ == "Index":  # Python 3.8's subscript wrapper
+            walk(node.value, out)
+        else:
+            raise _NotAhead()  # a name, a lambda, and/or, a comprehension, ...
+
+    for st in d.body:
+        if isinstance(st, ast.Pass) or (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)):
+            continue
+        if not isinstance(st, ast.Assert) or (st.msg is not None and not isinstance(st.msg, ast.Constant)):
+            break
+        found = []
+        try:
+            walk(st.test, found)
+        except _NotAhead:
+            break
+        calls.extend(found)
+    return (d.lineno, used, calls) if calls else None
+
+
 class CandidateError(Exception):
     """The program raised during a call a trusted check made (the check may catch it)."""
 
@@ -1018,6 +1192,13 @@ class _Oracle:
         """Largest value the next call may report, when more than ``max_value``."""
         self.took = 0.0
         """The last call's own time, as the app measured it."""
+        self.plan = []
+        """The calls a check will make first (see :meth:`plan_calls`), as
+        ``(name, args text, kwargs text)``; the next is ``plan[planned]``."""
+        self.planned = 0
+        self.answers = []
+        """The answers to ``plan``'s calls sent so far, in order."""
+        self.answers_failed = None
 
     def limit(self, seconds, expected=None):
         """For trusted check code (``__qf_limit__``): the next call to the
@@ -1063,19 +1244,71 @@ class _Oracle:
             raise _CallFailed("error", "an argument to %s() is not a plain value: %s" % (name, exc)) from None
         return {"a": _RawJSON("[" + _str_join(",", enc_args) + "]"), "kw": _RawJSON("[" + _str_join(",", enc_kw) + "]")}
 
+    def plan_calls(self, name, calls):
+        """Expect ``calls`` (``(args, kwargs)`` each) of ``name``, in order,
+        as the next a check makes (see ``_planned_calls``): each is then sent
+        to the app in a batch with the ones after it, and answered from it
+        when the check makes it, so 50 asserts cost a few round trips, not
+        50. A call that is not the next planned ends the plan (it cannot,
+        by the plan's making: the plan is the check's own opening)."""
+        self.plan, self.planned, self.answers, self.answers_failed = [], 0, [], None
+        try:
+            for args, kwargs in calls:
+                enc = self._encode_call(name, args, kwargs)
+                self.plan.append((name, str(enc["a"]), str(enc["kw"])))
+        except _CallFailed:
+            self.plan = []  # an argument that is not plain: the call says so when made
+
+    def _from_plan(self, name):
+        """The planned call ``request`` answered (the next batch of the plan
+        sent first when its answers have run out): its value, or what it
+        raises."""
+        k = self.planned
+        if k >= len(self.answers):
+            ones, size = [], 0
+            most = max(_AHEAD_FIRST, k)
+            for _name, a, kw in self.plan[k:]:
+                text = len(a) + len(kw) + 16
+                # One line each way stays bounded, as __qf_calls__ keeps it.
+                if ones and (len(ones) >= most or size + text > self.max_value):
+                    break
+                if ones and (len(ones) + 1) * self.max_value > _BATCH_ANSWERS:
+                    break
+                ones.append({"a": _RawJSON(a), "kw": _RawJSON(kw)})
+                size += text
+            out = []
+            failed, self.failed = self.failed, None
+            self._send_batch(name, ones, out)
+            # A failure in the batch is the check's when it reaches that call.
+            self.answers_failed, self.failed = self.failed, failed
+            self.answers.extend(out)
+            if len(out) < len(ones):
+                del self.plan[len(self.answers) :]
+        self.planned += 1
+        answer = self.answers[k]
+        if answer[0] == "ok":
+            self.took = answer[2]
+            return answer[1]
+        self.failed = self.answers_failed
+        return answer[1]()
+
     def call(self, name, args, kwargs):
         if self.failed is not None:
             raise self.failed
         request = self._encode_call(name, args, kwargs)
+        limit, self.next_limit = self.next_limit, None
+        size, self.next_size = self.next_size, None
+        if self.planned < len(self.plan):
+            if limit is None and size is None and self.plan[self.planned] == (name, request["a"], request["kw"]):
+                return self._from_plan(name)
+            self.plan = []
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
         self.calls += 1
         request.update(k="call", c=self.calls, fn=name)
-        limit, self.next_limit = self.next_limit, None
         if limit is not None:
             request["t"] = limit
-        if self.next_size is not None:
-            request["m"] = self.next_size
-            self.next_size = None
+        if size is not None:
+            request["m"] = size
         self.chan.send(request)
         reply = self._with_values(self.requests.reply(), 1)
         _arm(left)
@@ -1432,6 +1665,31 @@ def _program_mode(chan, requests, job, g, names, timeout, max_value):
     _serve(chan, requests, handle)
 
 
+_MISSING = object()
+_FunctionType = type(_raiser)
+
+
+def _plan_check(oracle, src, fn, check, space, entry):
+    """Plan the calls ``check`` (``fn`` in ``src``) opens with (see
+    ``_planned_calls``), when it is the function of that text and the
+    builtins its asserts call are the real ones."""
+    oracle.plan_calls(entry, [])
+    code = getattr(check, "__code__", None)
+    if type(check) is not _FunctionType or code.co_filename != "<check>" or check.__globals__ is not space:
+        return
+    plan = _planned_calls(src, fn)
+    if plan is None or code.co_firstlineno != plan[0]:
+        return
+    real = space.get("__builtins__")
+    if real is not builtins and real is not builtins.__dict__:
+        return
+    for name in plan[1]:
+        value = space.get(name, _MISSING)
+        if value is not _MISSING and value is not getattr(builtins, name):
+            return
+    oracle.plan_calls(entry, plan[2])
+
+
 def _leaf_value(src, g, names, limit, max_value):
     """One expected value of a batch, each within its own time limit: its
     encoded value, or what went wrong (as a ``leaf`` request reports it)."""
@@ -1545,7 +1803,12 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 elif truth == "write":
                     space["__qf_keep__"] = oracle.keep
                 exec(compile(src, "<check>", "exec"), space)
-                space[req.get("fn", "check")](oracle.proxy(req["entry"]))
+                check = space[req.get("fn", "check")]
+                _plan_check(oracle, src, req.get("fn", "check"), check, space, req["entry"])
+                try:
+                    check(oracle.proxy(req["entry"]))
+                finally:
+                    oracle.plan_calls(req["entry"], [])  # answers left unused are no later call's
                 msg["ok"] = True
             if oracle.failed is not None:
                 raise oracle.failed
