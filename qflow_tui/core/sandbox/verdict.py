@@ -333,11 +333,13 @@ class _Planner:
         """Names the setup binds or the program defines (None: every leaf
         that is not a literal goes to the oracle)."""
         self.local_only = local_only
+        self.not_literal: set[int] | None = None
+        """:func:`_not_literal` of a tree that holds every leaf, when known."""
 
     def mark(self, node: ast.AST) -> bool:
         """Record which nodes contain a subject."""
         inside = id(node) in self.subject_ids
-        for child in ast.iter_child_nodes(node):
+        for child in _children(node):
             if self.mark(child):
                 inside = True
         if inside:
@@ -345,17 +347,14 @@ class _Planner:
         return inside
 
     def leaf(self, node: ast.expr) -> Compiled:
-        try:
-            value = ast.literal_eval(node)
-        except Exception:
-            pass
-        else:
-            if _plain_type(value):
-                return lambda ctx: value
+        not_literal = self.not_literal if self.not_literal is not None else _not_literal(node)
+        value = _literal(node, not_literal)
+        if value is not _NO_VALUE:
+            return lambda ctx: value
         if self.local_only:
             raise Unsupported("not a literal")
         if self.own_names is not None:
-            local = _local_value(node, self.own_names)
+            local = _local_value(node, self.own_names, not_literal)
             if local is not _NO_VALUE:
                 return lambda ctx: local
         src = ast.unparse(node)
@@ -573,25 +572,80 @@ _NO_VALUE = object()
 _LOCAL_NAMES = frozenset(dir(builtins)) | {"math", "cmath"}
 
 
-def _is_literal(node: ast.AST) -> bool:
+#: The nodes ``ast.literal_eval`` reads (and ``set()``'s call and name).
+_LITERAL_NODES = (
+    ast.Constant,
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+    ast.Dict,
+    ast.UnaryOp,
+    ast.BinOp,
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+)
+
+
+def _literal_shaped(node: ast.AST) -> bool:
+    if isinstance(node, _LITERAL_NODES):
+        return True
+    if isinstance(node, ast.Call):  # set()
+        return isinstance(node.func, ast.Name) and node.func.id == "set" and not node.args and not node.keywords
+    return isinstance(node, ast.Name) and node.id == "set"
+
+
+def _not_literal(root: ast.AST) -> set[int]:
+    """The ids of the nodes under ``root`` that hold something no literal
+    holds (a name, a call, a subscript, ...): ``ast.literal_eval`` would
+    raise on them, and an exception per node was most of planning a test
+    whose expected value the app computes."""
+    found: set[int] = set()
+
+    def visit(node: ast.AST) -> bool:
+        shaped = _literal_shaped(node)
+        for child in _children(node):
+            if not visit(child):
+                shaped = False
+        if not shaped:
+            found.add(id(node))
+        return shaped
+
+    visit(root)
+    return found
+
+
+def _literal(node: ast.AST, not_literal: set[int] | None = None) -> Any:
+    """``node``'s value when it is a literal of plain values (as
+    ``ast.literal_eval`` reads it), else ``_NO_VALUE``. ``not_literal``:
+    :func:`_not_literal` of a tree that holds ``node``, when known."""
+    if id(node) in (not_literal if not_literal is not None else _not_literal(node)):
+        return _NO_VALUE
     try:
-        return _plain_type(ast.literal_eval(node))
+        value = ast.literal_eval(node)
     except Exception:
-        return False
+        return _NO_VALUE
+    return value if _plain_type(value) else _NO_VALUE
 
 
-def _local_value(node: ast.expr, own_names: frozenset[str]) -> Any:
+def _is_literal(node: ast.AST, not_literal: set[int] | None = None) -> bool:
+    return _literal(node, not_literal) is not _NO_VALUE
+
+
+def _local_value(node: ast.expr, own_names: frozenset[str], not_literal: set[int] | None = None) -> Any:
     """The value of an expected value that is not a literal but that the
     app's evaluator knows whole (``sorted([3, 1])``, ``set([1, 2])``,
     ``math.sqrt(2)``): computed here over plain values, as the spine is, so
     the run needs no oracle process for it. ``_NO_VALUE`` for anything else,
     for a name the setup or the program gives a meaning of its own, and for
     anything that raises (the oracle then reports it as Python would)."""
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    nodes = _walk(node)
+    names = {n.id for n in nodes if isinstance(n, ast.Name)}
     if not names <= _LOCAL_NAMES or names & own_names:
         return _NO_VALUE
     sub = _Planner([], [], local_only=True)
-    sub.spine = {id(n) for n in ast.walk(node) if not isinstance(n, ast.Name) and not _is_literal(n)}
+    sub.not_literal = not_literal if not_literal is not None else _not_literal(node)
+    sub.spine = {id(n) for n in nodes if not isinstance(n, ast.Name) and not _is_literal(n, sub.not_literal)}
     try:
         value = sub.compile(node)(Ctx([], []))
     except Exception:  # Unsupported, EvalError, LeafError, RecursionError, ...
@@ -628,16 +682,70 @@ def _static_types(node: ast.expr) -> tuple[type, ...]:
     raise Unsupported("isinstance() with a non-builtin type")
 
 
-class _Rename(ast.NodeTransformer):
-    def __init__(self, subject_ids: dict[int, int]):
-        self.subject_ids = subject_ids
+#: Per node class, the fields that may hold nodes, less the ones that only
+#: hold a context or an operator (``Load``, ``Add``, ``Eq``): none of the
+#: walks here looks at those, and they were half of every node visited.
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 
-    def visit(self, node: ast.AST) -> ast.AST:
-        k = self.subject_ids.get(id(node))
-        if k is not None:
-            return ast.copy_location(ast.Name(id=f"{SUBJECT_PREFIX}{k}", ctx=ast.Load()), node)
-        result: ast.AST = super().visit(node)
-        return result
+
+def _node_fields(node: ast.AST) -> tuple[str, ...]:
+    fields = _NODE_FIELDS.get(type(node))
+    if fields is None:
+        fields = _NODE_FIELDS[type(node)] = tuple(f for f in node._fields if f not in ("ctx", "op", "ops"))
+    return fields
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes(node)`` without contexts and operators, as a list."""
+    out: list[ast.AST] = []
+    for name in _node_fields(node):
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(x for x in value if isinstance(x, ast.AST))
+    return out
+
+
+def _walk(node: ast.AST) -> list[ast.AST]:
+    """Every node under ``node`` (itself too; contexts and operators aside)."""
+    found = [node]
+    for item in found:  # grows as it goes
+        found.extend(_children(item))
+    return found
+
+
+def _rename(expr: ast.expr, subject_ids: dict[int, int]) -> ast.expr:
+    """``expr`` with each subject node (by identity) replaced in place by the
+    name ``__qf_s<k>``; the new root."""
+
+    def name_for(node: ast.AST) -> ast.expr | None:
+        k = subject_ids.get(id(node))
+        return None if k is None else ast.copy_location(ast.Name(id=f"{SUBJECT_PREFIX}{k}", ctx=ast.Load()), node)
+
+    root = name_for(expr)
+    if root is not None:
+        return root
+    stack: list[ast.AST] = [expr]
+    while stack:
+        node = stack.pop()
+        for name in _node_fields(node):
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                new = name_for(value)
+                if new is not None:
+                    setattr(node, name, new)
+                else:
+                    stack.append(value)
+            elif isinstance(value, list):
+                for i, x in enumerate(value):
+                    if isinstance(x, ast.AST):
+                        new = name_for(x)
+                        if new is not None:
+                            value[i] = new
+                        else:
+                            stack.append(x)
+    return expr
 
 
 #: Nodes with a scope of their own: a call inside one may use the names it
@@ -656,7 +764,7 @@ def outermost_calls(expr: ast.AST, entry_point: str) -> list[ast.Call]:
             return
         if isinstance(node, _SCOPES):
             return
-        for child in ast.iter_child_nodes(node):
+        for child in _children(node):
             walk(child)
 
     walk(expr)
@@ -777,14 +885,15 @@ def plan_test(
         return plan
     expr = node.test
     entry = entry_point
-    if entry is None or not outermost_calls(expr, entry):
+    subjects = outermost_calls(expr, entry) if entry is not None else []
+    if not subjects:
         # A function the program defines wins, even one named like a builtin
         # (MBPP has ``def sum(...)``); else the first non-builtin call.
         entry = _first_defined_call(expr, set(defined))
         if entry is None:
             names = called_functions(test)
             entry = names[0] if names else None
-    subjects = outermost_calls(expr, entry) if entry else []
+        subjects = outermost_calls(expr, entry) if entry else []
     plan.scoped_calls = (
         entry is not None
         and value_src is None
@@ -821,7 +930,7 @@ def plan_test(
     # expected value is not plain falls back to it. _Rename matches subject
     # nodes by identity and rewrites the tree in place; the compiled evaluator
     # no longer needs the nodes.
-    plan.judge_tree = _Rename(planner.subject_ids).visit(expr)
+    plan.judge_tree = _rename(expr, planner.subject_ids)
     return plan
 
 
