@@ -328,3 +328,22 @@ def test_no_uid_drop_into_a_range_an_account_uses(monkeypatch):
     iso = _detect("uid")
     assert "uid" not in iso.layers
     assert any("QFLOW_SANDBOX_UID_BASE" in note for note in iso.notes), iso.notes
+
+
+def test_a_run_returns_only_once_its_processes_are_gone():
+    # Children that would sleep for minutes: when the run returns, they
+    # have ended (at ``auto``, with their pid namespace, whose pid 1 ends
+    # last), none is left dying.
+    sb = make("auto", timeout=2.0)
+    marker = f"qflow-sleepers-{uuid.uuid4().hex}"
+    program = (
+        "import os, sys\n"
+        "def f(marker):\n"
+        "    for _ in range(3):\n"
+        "        if os.fork() == 0:\n"
+        "            os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(100)', marker])\n"
+        "    return 1\n"
+    )
+    r = sb.run_tests_sync(program, [f"assert f({marker!r}) == 1"])
+    assert r.results[0].status == "pass", json.dumps(r.to_dict(), default=str)
+    assert processes_with(marker) == []

@@ -150,6 +150,12 @@ class Forked:
             except OSError:
                 pass
 
+    def ended(self, limit: float) -> bool:
+        """Whether its pid 1 has ended (waiting at most ``limit`` seconds):
+        then so has every process of its pid namespace, which the kernel
+        kills and reaps before the namespace's pid 1 may end."""
+        return self._pidfd >= 0 and _readable(self._pidfd, limit)
+
     def wait_top(self, limit: float) -> None:
         """Wait until the fork that made the namespaces has ended (it ends
         once its pid 1 has): a run leaves nothing behind."""
