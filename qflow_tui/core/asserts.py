@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import gc
 from collections import Counter
 from dataclasses import dataclass
@@ -97,6 +98,15 @@ def _called_name(node: ast.Call) -> str | None:
 def called_functions(src: str) -> list[str]:
     """Names of plain functions called in the assert, outermost first, excluding
     builtins and math helpers: the candidates for the function under test."""
+    return list(_called_functions(src))
+
+
+@functools.lru_cache(maxsize=4096)
+def _called_functions(src: str) -> tuple[str, ...]:
+    # Cached: every run of the sandbox reads its tests' entry point first,
+    # and a run's tests are the same from one program to the next (a
+    # workflow's iterations, a bench's samples); parsing them again was a
+    # tenth of the app's part of a run.
     node = parse_assert(src)
     names: list[str] = []
     for sub in ast.walk(node.test):
@@ -104,7 +114,7 @@ def called_functions(src: str) -> list[str]:
             name = _called_name(sub)
             if name and name not in _NOT_ENTRY and name not in names:
                 names.append(name)
-    return names
+    return tuple(names)
 
 
 def detect_entry_point(tests: list[str]) -> str | None:
