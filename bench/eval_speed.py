@@ -38,7 +38,7 @@ from qflow_tui.core.bench.datasets import BenchProblem, load_dataset  # noqa: E4
 from qflow_tui.core.bench.evaluate import Evaluator  # noqa: E402
 from qflow_tui.core.bench.runner import BenchRunner, BenchSpec  # noqa: E402
 from qflow_tui.core.config import RunConfig  # noqa: E402
-from qflow_tui.core.sandbox import pool, zygote  # noqa: E402
+from qflow_tui.core.sandbox import pool  # noqa: E402
 
 CANONICAL = ROOT / "bench" / "canonical_model.py"
 
@@ -120,9 +120,9 @@ def main() -> int:
         before = load()
         pipe, pipe_ok, pipe_n = time_pipeline(dataset, args.limit, args.concurrency)
         ours, ours_ok = time_ours(problems, args.concurrency)
-        zygote.set_enabled(False)
+        pool.set_zygote(False)
         fresh, fresh_ok = time_ours(problems, args.concurrency)
-        zygote.set_enabled(True)
+        pool.set_zygote(True)
         pool.set_enabled(False)
         cold, cold_ok = time_ours(problems, args.concurrency)
         pool.set_enabled(True)

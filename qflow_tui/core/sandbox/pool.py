@@ -108,6 +108,15 @@ def enabled() -> bool:
     return _enabled
 
 
+def set_zygote(on: bool) -> None:
+    """Fork children from a zygote (on) or start each fresh (off), for this
+    process (the bench compares both). The warm children go with the
+    change: a fork of a zygote that off closes dies with it, and must not
+    be taken by the next run (it would fail as a child that did not start)."""
+    shutdown()
+    zygote.set_enabled(on)
+
+
 def target(iso: Isolation) -> int:
     """Warm children kept per kind of job."""
     return max(1, min(os.cpu_count() or 1, iso.slots // 2))
