@@ -185,6 +185,13 @@ def test_a_plan_never_changes_a_check_outcome(name, relays):
         assert planned.status != "pass"
     if name == "wrong at 3, raises at 5":
         assert planned.status == "fail" and "AssertionError" in (planned.error or "")
+    if name == "raises at 2":
+        # What the program raised, where, and the check's line that called it;
+        # none of the sandbox's own frames.
+        error = planned.error or ""
+        assert error.startswith("CandidateError: f(): KeyError: 2\n"), error
+        assert 'File "<program>", line 3, in f' in error and 'File "<check>", line 3, in check' in error
+        assert "harness" not in error
 
 
 def test_a_check_that_shadows_a_builtin_it_calls_is_not_planned(relays):

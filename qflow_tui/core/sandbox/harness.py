@@ -545,7 +545,7 @@ class _Requests:
 
 def _short_error(exc, tb_limit=3):
     """``Type: message`` and the last ``tb_limit`` frames outside the harness."""
-    name = _type_name(exc).replace("builtins.", "")
+    name = _type_name(exc).replace("builtins.", "").replace("__main__.", "")  # the harness runs as __main__
     try:
         msg = str(exc)
     except BaseException:
