@@ -230,6 +230,17 @@ def test_base_and_plus_verdicts_are_apart():
     assert wrong.detail.startswith("base: ")
 
 
+def test_a_failure_names_the_check_and_what_the_program_raised():
+    # Not the evaluator's wrappers (_qf_timed_check, _qf_check) nor the
+    # sandbox's exception class: what a user reads in the bench table.
+    raising = "def has_close_elements(numbers, threshold):\n    raise KeyError(1)\n"
+    verdict = judge("humaneval/0", raising)
+    assert verdict.status == "error"
+    assert verdict.detail.startswith("check: has_close_elements(): KeyError: 1"), verdict.detail
+    plus = judge("humaneval-plus/0", raising)
+    assert plus.detail.startswith("base: check: has_close_elements(): KeyError: 1"), plus.detail
+
+
 @pytest.mark.parametrize("pid", ["humaneval-plus/8", "humaneval-plus/30"])
 def test_a_slow_right_program_times_out_on_the_per_task_cap(pid, monkeypatch):
     # EvalPlus ends a part after min(EVALPLUS_TIMEOUT_PER_TASK, sum of the

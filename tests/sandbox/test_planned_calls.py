@@ -189,7 +189,7 @@ def test_a_plan_never_changes_a_check_outcome(name, relays):
         # What the program raised, where, and the check's line that called it;
         # none of the sandbox's own frames.
         error = planned.error or ""
-        assert error.startswith("CandidateError: f(): KeyError: 2\n"), error
+        assert error.startswith("f(): KeyError: 2\n"), error
         assert 'File "<program>", line 3, in f' in error and 'File "<check>", line 3, in check' in error
         assert "harness" not in error
 

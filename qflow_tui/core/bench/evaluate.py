@@ -368,7 +368,12 @@ class Evaluator:
                 if truth is not None:
                     truth.finish()
                     self.truth_read += truth.bad is None and truth.read_records > 0
-            return _capped(_verdict(report))
+            verdict = _verdict(report)
+            # The check's own name, not the wrapper's (_qf_timed_check, _qf_check): a user reads it.
+            internal = f"{function}({entry_point}): "
+            if verdict.detail.startswith(internal):
+                verdict.detail = "check: " + verdict.detail[len(internal) :]
+            return _capped(verdict)
         # No trusted oracle process in this sandbox: the check runs beside the program.
         combined = f"{program}\n\n{check}\n\ndef __qflow_check__():\n    {function}({entry_point})\n    return True\n"
         report = await sandbox.run_tests(combined, ["assert __qflow_check__() == True"], entry_point="__qflow_check__")

@@ -552,7 +552,9 @@ def _short_error(exc, tb_limit=3):
         msg = "?"
     if len(msg) > 500:
         msg = msg[:500] + "..."
-    head = name + (": " + msg if msg else "")
+    # The program's error in a call a check made: the message names the
+    # function and what it raised; the harness's class adds nothing.
+    head = msg if isinstance(exc, CandidateError) else name + (": " + msg if msg else "")
     try:
         import traceback
 
