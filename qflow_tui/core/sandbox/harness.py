@@ -1275,9 +1275,8 @@ class _Oracle:
             self.plan = []  # an argument that is not plain: the call says so when made
 
     def _from_plan(self, name):
-        """The planned call ``request`` answered (the next batch of the plan
-        sent first when its answers have run out): its value, or what it
-        raises."""
+        """The next planned call answered (the next batch of the plan sent
+        first when its answers have run out): its value, or what it raises."""
         k = self.planned
         if k >= len(self.answers):
             ones, size = [], 0
@@ -1333,10 +1332,12 @@ class _Oracle:
         if self.planned < len(self.plan):
             # A planned call's own limit is the batch's: the time the plan
             # was given is shared by its calls (see plan_calls).
-            timed = limit is None or self.plan_until is not None
-            if timed and size is None and self.plan[self.planned] == (name, request["a"], request["kw"]):
+            servable = limit is None or self.plan_until is not None
+            if servable and size is None and self.plan[self.planned] == (name, request["a"], request["kw"]):
                 return self._from_plan(name)
-            self.plan = []
+            # Not the next planned call: the plan ends, and with it the
+            # answers not yet taken (their time now counts as it passed).
+            self.plan_calls(name, [])
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
         self.calls += 1
         request.update(k="call", c=self.calls, fn=name)
