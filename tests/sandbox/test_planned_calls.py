@@ -10,7 +10,7 @@ import textwrap
 import pytest
 from sbhelpers import make
 
-from qflow_tui.core.sandbox.harness import _planned_calls
+from qflow_tui.core.sandbox.harness import _function_text, _planned_calls
 from qflow_tui.core.sandbox.servers import Servers
 
 
@@ -92,6 +92,20 @@ def test_the_plan_ends_where_calls_could_be_skipped_or_hidden(statement):
 )
 def test_no_plan_when_the_function_is_not_plainly_the_text(src):
     assert _planned_calls(src, "check") is None
+
+
+def test_only_the_checks_own_text_is_read_and_only_when_it_opens_with_an_assert():
+    src = "import math\n\n" + _check('"""doc"""', "", "# note", "assert candidate(1) == 1") + "\nX = 1\n"
+    assert _function_text(src, 3) == _check('"""doc"""', "", "# note", "assert candidate(1) == 1") + "\n"
+    assert _function_text(src, 1) is None  # not a def
+    assert _function_text(_check("x = candidate(1)", "assert x == 1"), 1) is None
+    # An EvalPlus check (its inputs in its text) is never parsed for a plan.
+    from qflow_tui.core.bench.datasets import load_bench_problem
+    from qflow_tui.core.bench.evaluate import plus_check_source
+
+    plus = plus_check_source(load_bench_problem("humaneval-plus/0"), "plus")
+    line = plus.splitlines().index("def _qf_check(candidate):") + 1
+    assert _function_text(plus, line) is None
 
 
 # A program that counts its calls: an answer depends on every call made
