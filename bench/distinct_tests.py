@@ -28,6 +28,7 @@ from qflow_tui.core.config import RunConfig
 from qflow_tui.core.events import Event, Notice, TestsDesigned
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import RunError, run_workflow
+from qflow_tui.core.workflows.qualityflow import TEST_ROUNDS, TESTS_PER_ROUND
 
 
 def prompt_only(request: dict) -> str:
@@ -63,14 +64,9 @@ async def measure(problem_id: str, model: str, max_tokens: int, call_timeout: fl
     problem = load_problem(problem_id, None, None)
     config = RunConfig(
         model=model if model != "prompt-only" else "script/prompt-only",
-        prompts=1,
-        checker="none",
-        epochs=1,
-        clarify=0,
-        tqc=False,
         max_tokens=max_tokens,
         call_timeout=call_timeout,
-    )
+    ).replace(prompts=1, checker="none", epochs=1, clarify=0, tqc=False)
     client = ScriptClient.from_function(prompt_only) if model == "prompt-only" else None
     rounds = Rounds()
     with tempfile.TemporaryDirectory() as folder:
@@ -80,7 +76,7 @@ async def measure(problem_id: str, model: str, max_tokens: int, call_timeout: fl
         except RunError as exc:
             print(f"{problem_id}: failed: {exc}")
             return
-    asked = config.test_rounds * config.tests_per_round
+    asked = TEST_ROUNDS.of(config) * TESTS_PER_ROUND.of(config)
     after = ", ".join(str(t) for t in rounds.totals)
     final = rounds.totals[-1] if rounds.totals else 0
     print(

@@ -17,14 +17,15 @@ from pathlib import Path
 from qflow_tui.commands.solve import load_problem
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.runner import RunError, run_workflow
+from qflow_tui.core.workflows.qualityflow import CLARIFY, EPOCHS, PROMPTS, TEST_ROUNDS, TESTS_PER_ROUND
 
 
 async def main(problem_id: str, max_tokens: int, call_timeout: float) -> None:
     problem = load_problem(problem_id, None, None)
     config = RunConfig(model="local/smollm2", max_tokens=max_tokens, call_timeout=call_timeout)
     print(
-        f"{problem_id}, the paper's defaults ({config.prompts} prompts, {config.epochs} epochs, "
-        f"{config.clarify} clarifier attempts, {config.test_rounds}x{config.tests_per_round} tests), "
+        f"{problem_id}, the paper's defaults ({PROMPTS.of(config)} prompts, {EPOCHS.of(config)} epochs, "
+        f"{CLARIFY.of(config)} clarifier attempts, {TEST_ROUNDS.of(config)}x{TESTS_PER_ROUND.of(config)} tests), "
         f"local/smollm2, max tokens {max_tokens}, call timeout {call_timeout:g} s",
         flush=True,
     )

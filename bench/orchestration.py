@@ -232,7 +232,9 @@ def critical_path(profile: str, base: float, sandbox: float, right: dict[int, st
 async def run(profile: str, base: float, sandbox_s: float, scenario: str, concurrency: int) -> tuple[float, Any]:
     right = SCENARIOS[scenario]
     sandbox = TimedSandbox(sandbox_s)
-    config = RunConfig(model="script/bench", prompts=PROMPTS, epochs=EPOCHS, clarify=CLARIFY, concurrency=concurrency)
+    config = RunConfig(model="script/bench", concurrency=concurrency).replace(
+        prompts=PROMPTS, epochs=EPOCHS, clarify=CLARIFY
+    )
     with tempfile.TemporaryDirectory() as folder:
         t0 = time.monotonic()
         outcome = await run_workflow(

@@ -178,10 +178,6 @@ def config_reference() -> str:
     from qflow_tui.core import config
 
     workflows = _workflows()
-    owners: dict[str, list[str]] = {}
-    for spec in workflows:
-        for setting in spec["settings"]:
-            owners.setdefault(setting["key"], []).append(spec["name"])
     docs = _field_docs(config.RunConfig)
     flags = _setting_flags()
     hints = typing.get_type_hints(config.RunConfig)
@@ -197,11 +193,10 @@ def config_reference() -> str:
     ]
     for field in dataclasses.fields(config.RunConfig):
         key = field.name
+        if key == "workflow_settings":  # the tables below, not a key of [run]
+            continue
         flag, flag_help = flags.get(key, ("", ""))
-        if key in owners:
-            what = f"A setting of {', '.join(owners[key])}: see [workflow settings](#workflow-settings)."
-        else:
-            what = docs.get(key) or flag_help or "-"
+        what = docs.get(key) or flag_help or "-"
         row = [
             f"`{key}`",
             f"`QFLOW_{key.upper()}`",
@@ -219,6 +214,13 @@ def config_reference() -> str:
         "below the environment and the flags): " + ", ".join(f"`{k}`" for k in config.MODEL_SETTINGS) + ".",
         "",
         "### Workflow settings",
+        "",
+        "Each workflow declares its own settings (built-in or a plugin's alike). Each is read from "
+        "the config file's `[workflow.<name>]` table, then from its environment variable "
+        "(`QFLOW_<KEY>`, for every workflow that has the key), then from its flag, which sets the "
+        "chosen workflow's setting and is refused for a setting that workflow does not have. A "
+        "workflow's key in `[run]` (as older files have it) applies to every workflow that has it. "
+        "A session records every setting of its workflow, resolved.",
         "",
     ]
     for spec in workflows:

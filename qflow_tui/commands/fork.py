@@ -110,8 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.steer import ForkClient, ForkError, Steering, branch_point
     from ..core.steer.steering import SteerError, program_stages, refusal
     from ..core.workflows import Edit
-    from ..core.workflows.legacy import recorded_settings
-    from ..core.workflows.values import validate
+    from ..core.workflows.values import config_from_record, validate
     from .replay import recorded_config
     from .sessions import resolve_session_arg
     from .solve import InputError, read_text, run_headless
@@ -138,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     workflow = str(args.workflow or data.header.get("workflow") or RunConfig.workflow)
     raw = data.header.get("config")
     recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    settings = recorded_settings(workflow, recorded)
+    settings = config_from_record(recorded, workflow, strict=False)
     stages = ", ".join(program_stages(workflow))
     kinds: list[Edit] = []
     if args.program_file:

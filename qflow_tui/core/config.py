@@ -1,6 +1,8 @@
-"""Run settings, with the paper's defaults (QualityFlow Appendix A): their
-fields, bounds and file. Reading and checking them asks the workflows for their
-own settings, so that lives a layer up, in :mod:`qflow_tui.core.workflows.values`."""
+"""The run-wide settings (model, limits, sandbox, seed...): their fields,
+bounds and file. Each workflow's own settings are declared in its spec
+(:mod:`qflow_tui.core.workflows.settings`) and kept here by workflow name.
+Reading and checking them asks the workflows for their settings, so that lives
+a layer up, in :mod:`qflow_tui.core.workflows.values`."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from .config_file import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES  # re-exported: the limit is the config's
 from .config_file import ConfigError as ConfigError  # re-exported: every setting raises it
@@ -17,8 +19,6 @@ from .llm.limits import CallLimits
 from .llm.retry import RetryPolicy
 from .safe_text import one_line
 
-Checker = Literal["imagined", "python", "yesno", "none"]
-CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
 #: The ``effort`` levels the providers take (empty: not sent).
 EFFORTS: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")
 
@@ -36,45 +36,10 @@ class RunConfig:
     workflow: str = "qualityflow"
     """``qualityflow``; the peers ``agentcoder``, ``codetree``, ``adacoder``; ``zeroshot``
     (one program, unchecked). ``qflow workflows`` lists them with their settings."""
-    checker: Checker = "imagined"
-    """Code Quality Checker: ``imagined`` (Imagined Execution, the standard setting),
-    ``python`` (the relaxed setting: run the visible tests), ``yesno`` (the paper's
-    baseline critic), ``none`` (no checks: every step runs)."""
-    prompts: int = 6
-    """Diversified Prompting: program-generator prompt variants, run as parallel progressions."""
-    epochs: int = 3
-    """Self-debug epochs per progression, each with a different debug prompt."""
-    clarify: int = 3
-    """Problem Clarifier attempts per progression."""
-    tqc: bool = True
-    """Filter synthesized tests with the Test Quality Checker."""
-    revert: bool = True
-    """Revert to the first generated program when no check accepts (Appendix D ablation: off)."""
-    iterations: int = 5
-    """AgentCoder: programmer/test-executor refinement iterations (RQ3 of its paper: up to 5);
-    AdaCoder: Phase 2 iterations t (its paper's default 5)."""
-    budget: int = 20
-    """CodeTree: generation budget, the most programs the search writes (its paper: 20)."""
-    depth: int = 3
-    """CodeTree: maximum search depth d (its paper's Table 3: 3)."""
-    width: int = 3
-    """CodeTree: maximum search width w, strategies or children per node (its paper's Table 3: 3)."""
-    search: str = "critic"
-    """CodeTree: ``critic`` (the Critic guides the search), ``bfs`` or ``dfs`` (no Critic)."""
-    test_rounds: int = 5
-    """QualityFlow's Test Designer: rounds of tests asked for (Appendix A: 5). The
-    rounds are independent samples, run at once, de-duplicated in round order."""
-    tests_per_round: int = 10
-    """QualityFlow's Test Designer: tests asked for in each round (Appendix A: 10)."""
-    max_tests: int = 50
-    """The most synthesized tests a run keeps (Appendix A: 50); AgentCoder's test
-    designer asks for this many in its one call."""
     temperature: float = 0.0
-    """Sampling temperature of every model call but the Test Designer's (the
-    paper: 0). Anthropic's current API takes none: the session still records it."""
-    test_designer_temperature: float = 0.1
-    """Sampling temperature of QualityFlow's Test Designer (Appendix A: 0.1), so
-    that its rounds differ."""
+    """Sampling temperature of every model call (the papers: 0) but where a
+    workflow's own setting says otherwise (QualityFlow's Test Designer: 0.1).
+    Anthropic's current API takes none: the session still records it."""
     max_tokens: int = 4096
     """The longest answer one model call may write, in tokens; lower it for a
     small local context."""
@@ -130,10 +95,12 @@ class RunConfig:
     ``themes/`` or any Textual theme; remembered when changed in the app."""
     fallback_model: str | None = None
     """With a replay model: the live model that answers calls the recording lacks."""
-    workflow_settings: dict[str, Any] = field(default_factory=dict)
-    """The settings of workflows that are not built in (a plugin's), by key: from
-    their ``[workflow.<name>]`` table, their flags or a recorded session. The
-    built-in workflows' settings are the fields above."""
+    workflow_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Each workflow's own settings as given, by workflow name, then by key:
+    from its ``[workflow.<name>]`` table, the environment, the flags (the
+    chosen workflow's) or a recorded session. A setting not given takes its
+    definition's default (``Setting.of`` reads one; ``resolved_settings`` all
+    of the run's workflow's)."""
 
     def call_limits(self) -> CallLimits:
         """The limits every model call of the run is held to."""
@@ -143,20 +110,27 @@ class RunConfig:
         """When a failed model call of the run is tried again."""
         return RetryPolicy(attempts=self.retries, max_total_wait=self.retry_wait)
 
-    def public_dict(self) -> dict[str, Any]:
-        """The settings as recorded in a session (no secrets live in RunConfig).
-        The theme is how this user looks at runs, not a setting of the run."""
-        data = dataclasses.asdict(self)
-        del data["theme"]
+    def run_wide(self) -> dict[str, Any]:
+        """The run-wide settings (every field but the workflows' own and the
+        theme, which is how this user looks at runs, not a setting of the run).
+        No secrets live in RunConfig."""
+        data = {f: getattr(self, f) for f in FIELDS if f not in ("theme", "workflow_settings")}
         return data
 
     def replace(self, **changes: Any) -> RunConfig:
-        """A copy with ``changes``; a key that is not a field is a plugin
-        workflow's setting (:attr:`workflow_settings`)."""
+        """A copy with ``changes``; a key that is not a field is a setting of
+        the run's workflow (the one ``changes`` chooses, if it does)."""
         others = {k: changes.pop(k) for k in list(changes) if k not in FIELDS}
-        if others:
-            changes["workflow_settings"] = {**self.workflow_settings, **others}
-        return dataclasses.replace(self, **changes)
+        copy = dataclasses.replace(self, **changes)
+        return copy.with_settings(others) if others else copy
+
+    def with_settings(self, values: dict[str, Any], workflow: str | None = None) -> RunConfig:
+        """A copy in which ``workflow``'s own settings (the run's workflow's by
+        default) have ``values`` on top of those already given."""
+        name = workflow or self.workflow
+        tables = {k: dict(v) for k, v in self.workflow_settings.items()}
+        tables[name] = {**tables.get(name, {}), **values}
+        return dataclasses.replace(self, workflow_settings=tables)
 
 
 #: The fields of :class:`RunConfig` by name; any other setting is a plugin workflow's.
@@ -166,16 +140,12 @@ FIELDS = {f.name: f for f in dataclasses.fields(RunConfig)}
 #: in their :class:`Setting`; the sandbox's time limit is the sandbox's own):
 #: ``name: (lowest, highest, what the value is, in words)``.
 BOUNDS: dict[str, tuple[float, float, str]] = {
-    "test_rounds": (1, 1000, "rounds of test design"),
-    "tests_per_round": (1, 1000, "tests asked for per round"),
-    "max_tests": (1, 100_000, "synthesized tests kept"),
     "max_tokens": (1, 10_000_000, "tokens per answer"),
     "context_window": (0, 100_000_000, "tokens (0: unknown)"),
     "seed": (-1, 2**31 - 1, "a sampling seed (-1: none)"),
     "concurrency": (0, 10_000, "calls in flight (0: automatic)"),
     "retries": (1, 100, "attempts per call (1: never retry)"),
     "temperature": (0.0, 2.0, "a sampling temperature"),
-    "test_designer_temperature": (0.0, 2.0, "a sampling temperature"),
     "call_timeout": (0.0, 86_400.0, "seconds per model call (0: no limit)"),
     "retry_wait": (0.0, 86_400.0, "seconds of waiting between attempts"),
 }
@@ -199,13 +169,12 @@ MODEL_SETTINGS = (
 
 
 def make_config(values: dict[str, Any]) -> RunConfig:
-    """A RunConfig of coerced ``values``; a key that is not a field is a plugin
-    workflow's setting and goes to :attr:`RunConfig.workflow_settings`."""
+    """A RunConfig of coerced ``values``; a key that is not a field is a
+    setting of the chosen workflow (:attr:`RunConfig.workflow_settings`)."""
     fields = {k: v for k, v in values.items() if k in FIELDS}
     others = {k: v for k, v in values.items() if k not in FIELDS}
-    if others:
-        fields["workflow_settings"] = {**fields.get("workflow_settings", {}), **others}
-    return RunConfig(**fields)
+    config = RunConfig(**fields)
+    return config.with_settings(others) if others else config
 
 
 def parse_config(path: Path) -> dict[str, Any] | None:

@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError, RunConfig, make_config
+from .config import ConfigError, RunConfig
 from .events import RunFinished
 from .llm import LLMClient, LLMError
 from .problem import Problem, ProblemError
 from .session import SessionData, SessionError, read_session
-from .workflows.values import coerce, validate
+from .workflows.values import coerce, config_from_record, validate
 
 #: Settings a recording never hands on: the model is the recording itself.
 _NOT_RECORDED = ("model", "base_url", "fallback_model")
@@ -31,16 +31,12 @@ def recorded_settings(data: SessionData, overrides: Mapping[str, Any] | None = N
     :class:`ConfigError`."""
     raw = data.header.get("config")
     recorded: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    names = {f.name for f in dataclasses.fields(RunConfig)}
-    values: dict[str, Any] = {}
-    for key, value in recorded.items():
-        if key in names and key not in _NOT_RECORDED and value is not None:
-            values[key] = coerce(key, value, f"{data.path.name} config")
+    kept = {k: v for k, v in recorded.items() if k not in _NOT_RECORDED}
+    config = config_from_record(kept, where=f"{data.path.name} config")
     for key, value in (overrides or {}).items():
         if value is not None and key != "model":
-            values[key] = coerce(key, value, f"--{key.replace('_', '-')}")
-    values["model"] = f"replay/{data.path}"
-    return validate(make_config(values))
+            config = config.replace(**{key: coerce(key, value, f"--{key.replace('_', '-')}", workflow=config.workflow)})
+    return validate(config.replace(model=f"replay/{data.path}"))
 
 
 @dataclasses.dataclass

@@ -26,7 +26,7 @@ from .sandbox import SandboxUnavailable
 from .session import SessionWriter, new_session_path
 from .summary import RunSummary
 from .workflows import WORKFLOWS
-from .workflows.values import validate
+from .workflows.values import recorded_config, validate
 
 
 class RunError(Exception):
@@ -143,7 +143,7 @@ async def run_workflow(
                 path,
                 workflow=config.workflow,
                 model=config.model,
-                config=config.public_dict(),
+                config=recorded_config(config),
                 problem=problem.to_dict(),
                 extra={"sampling": sampling_sent(client, config), **(header or {})},
             )
@@ -165,7 +165,7 @@ async def run_workflow(
         RunStarted(
             workflow=config.workflow,
             model=config.model,
-            config=config.public_dict(),
+            config=recorded_config(config),
             problem=problem.to_dict(),
             isolation=getattr(sandbox, "isolation", ""),
             sampling=sampling_sent(client, config),

@@ -38,22 +38,6 @@ class StepId:
         number = self.epoch if self.epoch is not None else self.attempt
         return self.stage if number is None else f"{self.stage}:{number}"
 
-    @classmethod
-    def parse(cls, step: str, progression: int | None = None, node: str | None = None) -> StepId:
-        """The identity of a recorded step name (``self_debug:2``); the number is
-        an epoch for self-debugging and refinements, an attempt otherwise."""
-        stage, _, number = step.partition(":")
-        n = int(number) if number.isdigit() else None
-        if n is None:
-            return cls(stage if not number else step, progression=progression, node=node)
-        if stage in EPOCH_STAGES:
-            return cls(stage, epoch=n, progression=progression, node=node)
-        return cls(stage, attempt=n, progression=progression, node=node)
-
-
-#: Stages whose number is an epoch (a round of debugging or refinement).
-EPOCH_STAGES = frozenset({"self_debug", "programmer", "test_executor"})
-
 
 @dataclass
 class StepOutcome:

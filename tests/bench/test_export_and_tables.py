@@ -15,7 +15,7 @@ from qflow_tui.cli import main
 from qflow_tui.core.bench.export import export_samples, reference_id
 from qflow_tui.core.bench.report import load_bench, render_table
 from qflow_tui.core.bench.runner import BenchRunner, BenchSpec
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import RunConfig, make_config
 
 SCRIPTS = Path(__file__).parent / "scripts"
 CANONICAL = Path(__file__).parents[2] / "bench" / "canonical_model.py"
@@ -23,7 +23,7 @@ LATE_FIX = SCRIPTS / "late_fix.py"
 
 
 def bench(folder: Path, dataset: str, ids: list[str], model: Path, samples: int = 1, **config: object) -> Path:
-    cfg = RunConfig(model=f"script/{model}", workflow="zeroshot", **config)  # type: ignore[arg-type]
+    cfg = make_config({"model": f"script/{model}", "workflow": "zeroshot", **config})  # type: ignore[arg-type]
     asyncio.run(BenchRunner(BenchSpec(dataset, cfg, ids=ids, samples=samples, concurrency=2), folder).run())
     return folder
 
@@ -102,7 +102,7 @@ def test_one_table_across_the_four_datasets(tmp_path):
 
 
 def test_a_relaxed_mbpp_bench_is_labelled_everywhere(tmp_path, capsys):
-    cfg = RunConfig(model=f"script/{CANONICAL}", workflow="qualityflow", checker="python", epochs=0, clarify=0)
+    cfg = RunConfig(model=f"script/{CANONICAL}", workflow="qualityflow").replace(checker="python", epochs=0, clarify=0)
     relaxed = tmp_path / "relaxed"
     asyncio.run(BenchRunner(BenchSpec("mbpp", cfg, ids=["11"]), relaxed).run())
     standard = bench(tmp_path / "standard", "mbpp", ["11"], CANONICAL)

@@ -12,7 +12,7 @@ import pytest
 from qflow_tui.core.bench import datasets
 from qflow_tui.core.bench.datasets import load_bench_problem, load_dataset, without_visible_tests
 from qflow_tui.core.bench.evaluate import CONVENTIONS, DEFAULT_CONVENTION, Evaluator, Verdict, judged_program
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import RunConfig, make_config
 from qflow_tui.core.workflows import WORKFLOWS
 
 
@@ -308,7 +308,7 @@ def test_problems_without_a_usable_example_run_without_visible_tests():
 # ------------------------------------------------------------ the relaxed setting
 def test_which_settings_execute_the_visible_tests():
     def relaxed(workflow: str, **kw: object) -> bool:
-        return WORKFLOWS[workflow].executes_visible_tests(RunConfig(workflow=workflow, **kw))  # type: ignore[arg-type]
+        return WORKFLOWS[workflow].executes_visible_tests(make_config({"workflow": workflow, **kw}))  # type: ignore[arg-type]
 
     assert relaxed("qualityflow", checker="python")
     assert not relaxed("qualityflow", checker="imagined")
@@ -397,15 +397,20 @@ def test_a_right_match_or_none_answer_passes_and_a_wrong_one_fails(pid):
     assert not asyncio.run(Evaluator().evaluate(bp, always)).passed
 
 
-def test_the_report_says_a_workflow_only_setting_a_user_set():
-    """An ablation that is not a RunConfig field (Table 12's diversified_prompting)
-    is part of the protocol line of the report, as the fields are."""
+def test_the_report_says_every_setting_of_the_workflow():
+    """Every setting the workflow declares is on the protocol line, resolved (an
+    ablation as Table 12's diversified_prompting, set or not); another workflow's are not."""
     from qflow_tui.core.bench.report import _settings_line
     from qflow_tui.core.bench.runner import BenchSpec
 
-    config = RunConfig(model="script/x", prompts=1).replace(diversified_prompting=False)
+    config = RunConfig(model="script/x").replace(prompts=1).replace(diversified_prompting=False)
     spec = BenchSpec(dataset="mbpp", config=config).to_dict(["mbpp/11"])
     line = _settings_line(spec)
     assert "diversified_prompting=False" in line and "prompts=1" in line, line
     plain = BenchSpec(dataset="mbpp", config=RunConfig(model="script/x")).to_dict(["mbpp/11"])
-    assert "diversified_prompting" not in _settings_line(plain)
+    assert "diversified_prompting=True" in _settings_line(plain) and "budget" not in _settings_line(plain)
+    tree = BenchSpec(dataset="mbpp", config=RunConfig(model="script/x", workflow="codetree")).to_dict(["mbpp/11"])
+    assert _settings_line(tree).startswith("Settings: budget=20, depth=3, width=3, search=critic,")
+    # A bench recorded before the workflows declared their settings reads the same.
+    old = {**plain, "settings": {"prompts": 1, "epochs": 3, "workflow_settings": {"diversified_prompting": False}}}
+    assert "prompts=1" in _settings_line(old) and "diversified_prompting=False" in _settings_line(old)

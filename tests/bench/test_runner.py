@@ -33,14 +33,8 @@ CANONICAL = Path(__file__).parents[2] / "bench" / "canonical_model.py"
 
 
 def late_fix_config() -> RunConfig:
-    return RunConfig(
-        model=f"script/{SCRIPTS / 'late_fix.py'}",
-        workflow="qualityflow",
-        checker="python",
-        prompts=1,
-        epochs=1,
-        clarify=0,
-        test_rounds=1,
+    return RunConfig(model=f"script/{SCRIPTS / 'late_fix.py'}", workflow="qualityflow").replace(
+        checker="python", prompts=1, epochs=1, clarify=0, test_rounds=1
     )
 
 
@@ -78,8 +72,9 @@ def test_canonical_after_one_self_debug_epoch_gives_the_expected_tables(tmp_path
     assert table_debug(data.done) == [["self_debug:1", "4", "0", "0", "4", "0", "n/a"]]
     report = render_report(data)
     assert (
-        "Settings: checker=python, prompts=1, epochs=1, clarify=0, tqc=True, revert=True; "
-        "model calls: temperature=0.0, max_tokens=4096, test_timeout=3.0.\n" in report
+        "Settings: checker=python, prompts=1, epochs=1, clarify=0, tqc=True, revert=True, test_rounds=1, "
+        "tests_per_round=10, max_tests=50, test_designer_temperature=0.1, tests_may_be_wrong=False, "
+        "diversified_prompting=True; model calls: temperature=0.0, max_tokens=4096, test_timeout=3.0.\n" in report
     )
     # The python checker executes the visible tests: the relaxed setting, said so.
     assert "Setting: relaxed (the visible tests, the docstring's examples, are executed" in report
@@ -197,13 +192,8 @@ def test_samples_give_pass_at_k(tmp_path):
 
 
 def last_five_config() -> RunConfig:
-    return RunConfig(
-        model=f"script/{SCRIPTS / 'last_five.py'}",
-        workflow="qualityflow",
-        checker="yesno",
-        prompts=1,
-        tqc=False,
-        test_rounds=1,
+    return RunConfig(model=f"script/{SCRIPTS / 'last_five.py'}", workflow="qualityflow").replace(
+        checker="yesno", prompts=1, tqc=False, test_rounds=1
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import make_config
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import run_workflow
 from tests.core.test_qualityflow import PROBLEM
@@ -33,7 +33,7 @@ async def run(tmp_path, fixed_at, **cfg):
     rec = Recorder()
     outcome = await run_workflow(
         PROBLEM,
-        RunConfig(model="script/ac", workflow="agentcoder", **cfg),
+        make_config({"model": "script/ac", "workflow": "agentcoder", **cfg}),
         client=ScriptClient.from_function(responder(fixed_at, calls)),
         sinks=[rec],
         session_dir=tmp_path,

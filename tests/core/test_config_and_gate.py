@@ -4,22 +4,24 @@ import pytest
 
 from qflow_tui.core.config import ConfigError, RunConfig, save_setting
 from qflow_tui.core.gate import StepGate
-from qflow_tui.core.workflows.values import load_config
+from qflow_tui.core.workflows.qualityflow import EPOCHS, PROMPTS
+from qflow_tui.core.workflows.values import load_config, recorded_config, resolved_settings
 
 
 def test_paper_defaults():
     c = RunConfig()
-    assert (c.prompts, c.epochs, c.clarify, c.tqc) == (6, 3, 3, True)
-    assert (c.test_rounds, c.tests_per_round, c.max_tests) == (5, 10, 50)
-    assert (c.temperature, c.test_designer_temperature) == (0.0, 0.1)
-    assert c.checker == "imagined"
+    settings = resolved_settings(c)
+    assert [settings[k] for k in ("prompts", "epochs", "clarify", "tqc")] == [6, 3, 3, True]
+    assert [settings[k] for k in ("test_rounds", "tests_per_round", "max_tests")] == [5, 10, 50]
+    assert (c.temperature, settings["test_designer_temperature"]) == (0.0, 0.1)
+    assert settings["checker"] == "imagined"
 
 
 def test_precedence_file_then_env_then_flags(tmp_path):
     f = tmp_path / "config.toml"
-    f.write_text('[run]\nmodel = "openai/gpt-4.1"\nepochs = 2\nprompts = 4\n')
+    f.write_text('[run]\nmodel = "openai/gpt-4.1"\n[workflow.qualityflow]\nepochs = 2\nprompts = 4\n')
     c = load_config(f, env={"QFLOW_EPOCHS": "1"}, overrides={"prompts": 3})
-    assert (c.model, c.epochs, c.prompts) == ("openai/gpt-4.1", 1, 3)
+    assert (c.model, EPOCHS.of(c), PROMPTS.of(c)) == ("openai/gpt-4.1", 1, 3)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +60,7 @@ def test_save_setting_leaves_a_broken_file_alone(tmp_path):
 
 
 def test_the_theme_is_not_a_setting_of_the_run():
-    assert "theme" not in RunConfig(theme="qflow-light").public_dict()
+    assert "theme" not in recorded_config(RunConfig(theme="qflow-light"))
 
 
 def test_save_setting_keeps_other_settings(tmp_path):

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from qflow_tui.core.config import MAX_CONFIG_BYTES, ConfigError, RunConfig, save_setting
 from qflow_tui.core.llm.prices import load_prices
+from qflow_tui.core.workflows.qualityflow import EPOCHS
 from qflow_tui.core.workflows.values import load_config, validate
 from tests.helpers import qflow
 
@@ -69,7 +70,7 @@ def test_a_whole_number_of_seconds_is_a_number_of_seconds(tmp_path):
 def test_a_prices_table_beside_top_level_settings_is_not_an_unknown_setting(tmp_path):
     f = tmp_path / "config.toml"
     f.write_text('epochs = 2\n[prices."a/b"]\ninput = 1.0\noutput = 2.0\n')
-    assert load_config(f, env={}).epochs == 2
+    assert EPOCHS.of(load_config(f, env={})) == 2
     assert load_prices(f)["a/b"].input == 1.0
 
 

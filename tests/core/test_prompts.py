@@ -13,7 +13,7 @@ import pytest
 
 from qflow_tui.core.asserts import question_form
 from qflow_tui.core.bench.datasets import load_bench_problem
-from qflow_tui.core.config import CHECKERS, RunConfig
+from qflow_tui.core.config import make_config
 from qflow_tui.core.workflows.adacoder.programming_assistant import assistant_prompt
 from qflow_tui.core.workflows.adacoder.prompt_engineer import plan_prompt
 from qflow_tui.core.workflows.agentcoder.programmer import refine_prompt, write_prompt
@@ -22,6 +22,7 @@ from qflow_tui.core.workflows.codetree.critic import critic_prompt
 from qflow_tui.core.workflows.codetree.debugger import debugger_prompt
 from qflow_tui.core.workflows.codetree.solver import solver_prompt
 from qflow_tui.core.workflows.codetree.thinker import reflect_prompt, strategies_prompt
+from qflow_tui.core.workflows.qualityflow import CHECKERS
 from qflow_tui.core.workflows.qualityflow.clarifier import clarifier_prompt
 from qflow_tui.core.workflows.qualityflow.code_quality_checker import yesno_prompt
 from qflow_tui.core.workflows.qualityflow.imagined import cqc_turn1_prompt, cqc_turn2_prompt
@@ -36,8 +37,8 @@ SETTINGS = [
     {"checker": checker, "epochs": epochs, "tqc": tqc}
     for checker, epochs, tqc in itertools.product(CHECKERS, (0, 3), (True, False))
 ] + [
-    {"checker": "imagined", "epochs": 3, "tqc": True, "workflow_settings": {"tests_may_be_wrong": True}},
-    {"checker": "imagined", "epochs": 3, "tqc": True, "workflow_settings": {"diversified_prompting": False}},
+    {"checker": "imagined", "epochs": 3, "tqc": True, "tests_may_be_wrong": True},
+    {"checker": "imagined", "epochs": 3, "tqc": True, "diversified_prompting": False},
 ]
 PROGRAM = "def marker_program_0451(x):\n    return x\n"
 FEEDBACK_OF = "{test}\n    -> failed: the function returned 41\n(0 of 1 tests pass)"
@@ -53,7 +54,7 @@ def rendered_prompts(problem_id: str, settings: dict):
     """(name, (system, user), inserted values) for every prompt a run with these
     settings can send, as the agents render them."""
     problem = load_bench_problem(problem_id).problem
-    ctx, _ = make_ctx(problem, lambda r: "", RunConfig(model="script/x", **settings))
+    ctx, _ = make_ctx(problem, lambda r: "", make_config({"model": "script/x", **settings}))
     test = problem.test_sources[0]
     synthesized = synthesized_for(problem)
     values = [problem.statement, PROGRAM, *problem.test_sources, *synthesized, problem.setup]
@@ -156,7 +157,7 @@ def test_prompts_claim_only_what_the_settings_make_true(problem_id, settings):
                 assert "revised by self-debugging" not in low, where
         if name.startswith("self_debugger"):
             # The paper's debugger is not told to doubt the tests (the TQC does that): only the setting says so.
-            told = bool(settings.get("workflow_settings", {}).get("tests_may_be_wrong"))
+            told = bool(settings.get("tests_may_be_wrong"))
             assert bool(re.search(r"(may|can)( themselves| itself)? be (wrong|mistaken)", low)) is told, where
             assert f"`{problem.entry_point}`" in user and "signature" in low, where
         if name == "code_quality_checker turn 1":

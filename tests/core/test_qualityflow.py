@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import RunConfig, make_config
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import read_session
+from qflow_tui.core.workflows.qualityflow import CLARIFY
 from tests.helpers import CORRECT, WRONG_SYNTH, Recorder, Story, buggy
 
 PROBLEM = make_problem(
@@ -22,7 +23,7 @@ PROBLEM = make_problem(
 
 
 async def solve(story: Story, tmp_path, **cfg):
-    config = RunConfig(model="script/story", **cfg)
+    config = make_config({"model": "script/story", **cfg})
     rec = Recorder()
     outcome = await run_workflow(
         PROBLEM, config, client=ScriptClient.from_function(story), sinks=[rec], session_dir=tmp_path
@@ -78,7 +79,7 @@ async def test_the_debugger_is_told_the_tests_may_be_wrong_only_when_the_setting
     """The paper's Self-Debugger is not told to doubt the tests (the Test Quality
     Checker does that); ``tests_may_be_wrong`` adds the instruction, off by default."""
     story = Story(debug=lambda p, e: CORRECT)
-    cfg = {"workflow_settings": {"tests_may_be_wrong": True}} if told else {}
+    cfg = {"tests_may_be_wrong": True} if told else {}
     await solve(story, tmp_path, prompts=1, **cfg)
     prompts = [c["messages"][-1]["content"] for c in story.of("self_debugger")]
     assert prompts and all(("may be wrong" in p) is told for p in prompts)
@@ -98,7 +99,7 @@ async def test_without_diversified_prompting_every_agent_sends_one_prompt(tmp_pa
         answer = story(request)
         return clarifier_answer if request["agent"] == "clarifier" else answer
 
-    config = RunConfig(model="script/story", clarify=2, workflow_settings={"diversified_prompting": diversified})
+    config = RunConfig(model="script/story").replace(diversified_prompting=diversified, clarify=2)
     rec = Recorder()
     outcome = await run_workflow(
         PROBLEM, config, client=ScriptClient.from_function(respond), sinks=[rec], session_dir=tmp_path
@@ -203,7 +204,7 @@ async def test_after_acceptance_only_work_that_could_still_win_is_paid_for(tmp_p
     # running when the rule had its result was stopped, and says so. On a busy
     # machine progression 0 may instead run to its own end first: nothing to stop.
     ran_ahead = max(c["epoch"] or 0 for c in story.calls if c["progression"] == 0) > 1
-    clarify = RunConfig(model="script/story").clarify
+    clarify = CLARIFY.default
     last = f"clarifier:{clarify}" if clarify else "self_debug:3"
     ended = any(e.progression == 0 and e.step == last for e in rec.of("decision"))
     stopped = [n.message for n in rec.of("notice") if "was stopped: progression 0 (" in n.message]
@@ -282,7 +283,7 @@ async def test_each_test_design_round_is_told_the_tests_it_has_and_so_yields_new
         return "```python\n" + "\n".join(f"assert add_one({x}) == {x + 1}" for x in fresh) + "\n```"
 
     story = Story(debug=lambda p, e: CORRECT)
-    config = RunConfig(model="script/story", prompts=1, tqc=False)
+    config = RunConfig(model="script/story").replace(prompts=1, tqc=False)
     rec = Recorder()
     await run_workflow(PROBLEM, config, client=ScriptClient.from_function(designer), sinks=[rec], session_dir=tmp_path)
     designed = rec.of("tests_designed")
@@ -391,7 +392,7 @@ async def test_a_fatal_failure_ends_the_run_at_once(tmp_path):
             raise LLMError("anthropic/x: the API key was rejected (401): check ANTHROPIC_API_KEY", fatal=True)
         return story(request)
 
-    config = RunConfig(model="script/story", prompts=3)
+    config = RunConfig(model="script/story").replace(prompts=3)
     rec = Recorder()
     with pytest.raises(RunError, match="key was rejected"):
         await run_workflow(
@@ -471,7 +472,7 @@ async def test_verdicts_of_a_check_are_judged_in_one_sandbox_run(tmp_path):
     story = Story(debug=lambda p, e: CORRECT)
     outcome = await run_workflow(
         PROBLEM,
-        RunConfig(model="script/story", prompts=1),
+        RunConfig(model="script/story").replace(prompts=1),
         client=ScriptClient.from_function(story),
         sandbox=Counting(),
         session_dir=tmp_path,
@@ -644,7 +645,7 @@ async def solve_held(story: Held, tmp_path, **cfg):
     rec = Recorder()
     outcome = await run_workflow(
         PROBLEM,
-        RunConfig(model="script/held", **cfg),
+        make_config({"model": "script/held", **cfg}),
         client=ScriptClient.from_function(story.respond),
         sinks=[story.sink, rec],
         session_dir=tmp_path,
@@ -718,7 +719,7 @@ async def test_a_stopped_progression_starts_no_call_not_even_from_tasks_it_just_
     from qflow_tui.core.workflows.qualityflow.run import _Run
     from tests.helpers import make_ctx
 
-    ctx, rec = make_ctx(PROBLEM, lambda c: "x", RunConfig(model="script/inline", prompts=3))
+    ctx, rec = make_ctx(PROBLEM, lambda c: "x", RunConfig(model="script/inline").replace(prompts=3))
     run = _Run(ctx)
 
     def request(p: int):

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from qflow_tui.core.bench.datasets import load_bench_problem
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import make_config
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.setup_code import judging_setup, sandbox_setup, shown_setup, statement_imports
@@ -51,7 +51,7 @@ async def solve(problem, respond, tmp_path, **cfg):
     rec = Recorder()
     outcome = await run_workflow(
         problem,
-        RunConfig(model="script/t", **cfg),
+        make_config({"model": "script/t", **cfg}),
         client=ScriptClient.from_function(respond),
         sinks=[rec],
         session_dir=tmp_path,

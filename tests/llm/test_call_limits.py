@@ -186,7 +186,7 @@ async def test_a_run_with_a_looping_and_a_stalled_call_finishes_and_counts_them(
         return story(request)
 
     problem = make_problem((DATA / "problem.txt").read_text(), (DATA / "tests.py").read_text())
-    config = RunConfig(model="script/inline", prompts=3, call_timeout=1.0)
+    config = RunConfig(model="script/inline", call_timeout=1.0).replace(prompts=3)
     rec = Recorder()
     outcome = await run_workflow(
         problem,

@@ -10,7 +10,7 @@ import socket
 import pytest
 import stub_server
 
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import make_config
 from qflow_tui.core.context import RunContext
 from qflow_tui.core.events import Emitter, Event
 from qflow_tui.core.llm import LLMError
@@ -35,7 +35,11 @@ class Rec:
 def context(client, **config) -> tuple[RunContext, Rec]:
     rec = Rec()
     ctx = RunContext(
-        problem=PROBLEM, config=RunConfig(model=client.name, **config), client=client, sandbox=None, emit=Emitter(rec)
+        problem=PROBLEM,
+        config=make_config({"model": client.name, **config}),
+        client=client,
+        sandbox=None,
+        emit=Emitter(rec),
     )
     # Short backoff where the server gives no retry-after (connection errors).
     ctx.retry = RetryPolicy(attempts=ctx.retry.attempts, base_delay=0.01, max_total_wait=ctx.retry.max_total_wait)

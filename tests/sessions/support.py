@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import RunConfig, make_config
 from qflow_tui.core.events import Event
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import RunOutcome, run_workflow
@@ -25,7 +25,7 @@ VOLATILE = {"seq", "ts", "latency", "duration", "call_id", "model", "time_to_fir
 
 
 def demo_config(**changes: Any) -> RunConfig:
-    return RunConfig(model=f"script/{RESPONDER}", **{**DEMO_SETTINGS, **changes})
+    return make_config({"model": f"script/{RESPONDER}", **DEMO_SETTINGS, **changes})
 
 
 InProcessSandbox = TestSandbox  # the real sandbox at its portable level, see tests/helpers.py

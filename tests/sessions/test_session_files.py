@@ -93,7 +93,7 @@ def test_the_header_says_what_was_run_and_nothing_secret(recorded):
     assert header["format"] == "qflow-session" and header["format_version"] == S.SESSION_FORMAT_VERSION
     assert {"app_version", "created", "workflow", "model", "config", "problem", "title"} <= set(header)
     assert header["problem"]["entry_point"] == "remove_Occ"
-    assert header["config"]["prompts"] == 2
+    assert header["config"]["workflow_settings"]["prompts"] == 2
     assert not any("key" in k.lower() for k in header["config"])
 
 

@@ -57,7 +57,7 @@ def _is_valid(text: str) -> bool:
 
 async def test_a_programs_lone_surrogate_does_not_end_the_run(tmp_path):
     problem = make_problem("Write add(a, b) returning the sum.", "assert add(1, 2) == 3\n")
-    config = RunConfig(model="script/surrogates", prompts=1, epochs=1, clarify=0)
+    config = RunConfig(model="script/surrogates").replace(prompts=1, epochs=1, clarify=0)
     rec = Recorder()
     outcome = await run_workflow(
         problem,

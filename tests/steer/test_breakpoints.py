@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import make_config
 from qflow_tui.core.gate import Breakpoint, BreakpointError, StepGate
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
@@ -72,7 +72,7 @@ async def _stops(tmp_path: Path, *breakpoints: str, **cfg: object) -> tuple[list
 
     gate = StepGate(on_wait=waiting, breakpoints=breakpoints)
     problem = make_problem((DATA / "problem.txt").read_text(), (DATA / "tests.py").read_text())
-    config = RunConfig(model="script/mbpp11", prompts=1, **cfg)  # type: ignore[arg-type]
+    config = make_config({"model": "script/mbpp11", **cfg}).replace(prompts=1)  # type: ignore[arg-type]
     client = ScriptClient(ROOT / "tests" / "scripts" / "mbpp11.py")
     outcome = await run_workflow(problem, config, client=client, gate=gate, record=False, session_dir=tmp_path)
     return stops, f"{outcome.outcome} {outcome.accepted_at}"

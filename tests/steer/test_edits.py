@@ -165,7 +165,7 @@ async def test_edits_put_into_the_steering_while_the_gate_holds_the_run_are_take
     the first program; a person's program and test edits go into the run's Steering;
     the run takes them when it goes on."""
     problem = make_problem((DATA / "problem.txt").read_text(), (DATA / "tests.py").read_text())
-    config = RunConfig(model=f"script/{STORY}", prompts=1)
+    config = RunConfig(model=f"script/{STORY}").replace(prompts=1)
     gate = StepGate(breakpoints=["step:quality_check"])
     steering = Steering()
     stops: list[str] = []

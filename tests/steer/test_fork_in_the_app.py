@@ -144,7 +144,7 @@ async def test_the_dialog_says_in_one_line_why_the_core_refuses_a_fork(family: F
 async def test_a_live_run_forked_at_its_stop_takes_everything_so_far_from_its_session() -> None:
     parent_client = CountingClient(load_responder(), "tests/scripts/mbpp11.py")
     app = create_app(
-        RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2),
+        RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=2),
         client=parent_client,
         sandbox=TestSandbox(),
         problem_text=None,

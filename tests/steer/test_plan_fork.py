@@ -9,6 +9,7 @@ import pytest
 
 from qflow_tui.core.session import read_session
 from qflow_tui.core.steer.fork import ForkError, branch_at_end, gate_step, plan_fork
+from qflow_tui.core.workflows.qualityflow import PROMPTS
 from qflow_tui.locations import demo_session
 
 
@@ -29,7 +30,7 @@ def test_a_plan_takes_the_recorded_settings_and_names_its_parent(demo) -> None:
     plan = plan_fork(demo, "self_debug:1", progression=0, verdict=True)
     assert plan.config.model == f"replay/{demo_session().resolve()}"
     assert plan.config.fallback_model == plan.live_model == "script/qflow_tui/data/demo/responder.py"
-    assert plan.config.prompts == demo.header["config"]["prompts"]
+    assert PROMPTS.of(plan.config) == demo.header["config"]["prompts"]
     assert plan.header == {
         "parent": {"session": str(demo_session().resolve()), "forked_at": "self_debug:1", "progression": 0},
         "forked_at": "self_debug:1",

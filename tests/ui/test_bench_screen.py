@@ -32,14 +32,8 @@ CANONICAL = ROOT / "bench" / "canonical_model.py"
 def late_fix_runner(out: Path, ids: list[str]) -> BenchRunner:
     """QualityFlow with the late-fix script model: the first program is wrong,
     the first self-debug epoch writes the canonical solution."""
-    config = RunConfig(
-        model=f"script/{SCRIPTS / 'late_fix.py'}",
-        workflow="qualityflow",
-        checker="python",
-        prompts=1,
-        epochs=1,
-        clarify=0,
-        test_rounds=1,
+    config = RunConfig(model=f"script/{SCRIPTS / 'late_fix.py'}", workflow="qualityflow").replace(
+        checker="python", prompts=1, epochs=1, clarify=0, test_rounds=1
     )
     return BenchRunner(BenchSpec("humaneval", config, ids=ids, concurrency=2), out)
 
@@ -104,13 +98,8 @@ async def test_a_bench_fills_the_table_live_and_opens_a_problem_in_replay(tmp_pa
 async def test_the_summary_gives_the_papers_pass_at_5_beside_pass_at_1(tmp_path):
     """QualityFlow's spec declares pass@5 over a run's last five programs: of two
     reverted runs, one wrote a right program among its last five."""
-    config = RunConfig(
-        model=f"script/{SCRIPTS / 'last_five.py'}",
-        workflow="qualityflow",
-        checker="yesno",
-        prompts=1,
-        tqc=False,
-        test_rounds=1,
+    config = RunConfig(model=f"script/{SCRIPTS / 'last_five.py'}", workflow="qualityflow").replace(
+        checker="yesno", prompts=1, tqc=False, test_rounds=1
     )
     out = tmp_path / "bench"
     await BenchRunner(BenchSpec("mbpp", config, ids=["11", "12"], concurrency=2), out).run()
@@ -327,7 +316,9 @@ async def test_failures_say_why_on_the_screen_and_what_would_help(tmp_path):
     fail again (it said 'provider error' and nothing more)."""
     mute = tmp_path / "mute.py"
     mute.write_text("def respond(request):\n    raise ValueError('no answer for ' + request['agent'])\n")
-    config = RunConfig(model=f"script/{mute}", workflow="qualityflow", prompts=1, epochs=1, clarify=0, test_rounds=1)
+    config = RunConfig(model=f"script/{mute}", workflow="qualityflow").replace(
+        prompts=1, epochs=1, clarify=0, test_rounds=1
+    )
     runner = BenchRunner(
         BenchSpec("humaneval", config, ids=["humaneval/0", "humaneval/2"], concurrency=2), tmp_path / "b"
     )

@@ -27,7 +27,7 @@ from qflow_tui.ui.widgets.timeline import Timeline
 
 ROOT = Path(__file__).resolve().parents[2]
 FINISHED = ROOT / "tests" / "bench" / "data" / "finished-late-fix"
-ONE = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=1)
+ONE = RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=1)
 
 
 async def walk_rows(pilot, table: DataTable) -> None:

@@ -67,7 +67,7 @@ def shown_toasts(app) -> list:
 
 
 async def test_a_toast_is_one_line_over_the_header_never_over_the_tests_table_or_a_dialog_hint():
-    app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py", prompts=1), stepping=True)
+    app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=1), stepping=True)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         _screen, grid = await open_tests_tab_at_first_debug(pilot)
         app.notify("test 3 kept; the run takes it when it goes on.", title="Tests")

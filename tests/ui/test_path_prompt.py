@@ -34,7 +34,7 @@ def field(app) -> str:
 
 async def test_saving_the_program(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2))
+    app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=2))
     async with app.run_test(size=SIZE) as pilot:
         await start_run(pilot)
         view = await finish_run(pilot)

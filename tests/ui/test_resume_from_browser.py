@@ -35,7 +35,7 @@ async def record(tmp_path: Path, *, down: bool) -> Path:
     problem = make_problem(
         (DATA / "problem.txt").read_text(), (DATA / "tests.py").read_text(), entry_point="remove_Occ"
     )
-    config = RunConfig(model=f"script/{responder}", prompts=2)
+    config = RunConfig(model=f"script/{responder}").replace(prompts=2)
     try:
         outcome = await run_workflow(problem, config, sandbox=InProcessSandbox(), session_dir=sessions_dir())
     except RunError as exc:

@@ -65,7 +65,7 @@ def footer_keys(screen) -> set[str]:
 async def test_a_waiting_retry_counts_down_and_g_gives_it_up():
     clock = Clock()
     app = create_app(
-        RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2),
+        RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=2),
         client=busy_for_p0_client(),
         sandbox=InProcessSandbox(),
         clock=clock,
@@ -174,7 +174,7 @@ async def test_progressions_stopping_for_one_reason_toast_it_once():
         raise LLMError("could not reach http://127.0.0.1:9/v1: is the server running?")
 
     client = ScriptClient.from_function(down, name="down.py")
-    config = RunConfig(model="script/down.py", prompts=6)
+    config = RunConfig(model="script/down.py").replace(prompts=6)
     app = create_app(config, client=client, sandbox=InProcessSandbox(), clock=lambda: 0.0, remember_theme=False)
     app.problem_text, app.tests_text = EXAMPLE_STATEMENT, EXAMPLE_TESTS
     async with app.run_test(size=SIZE) as pilot:

@@ -20,7 +20,7 @@ from qflow_tui.ui.screens.steer_edit import SteerEditScreen
 from qflow_tui.ui.widgets.run_view import RunView
 from qflow_tui.ui.widgets.timeline import Timeline, render_timeline
 
-ONE = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=1)
+ONE = RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=1)
 
 FIXED = (
     "def remove_Occ(s, ch):\n"

@@ -13,7 +13,7 @@ from qflow_tui.core.config import RunConfig
 from qflow_tui.ui.screens.steer_edit import SteerEditScreen
 from qflow_tui.ui.widgets.run_view import RunView
 
-ONE = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=1)
+ONE = RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=1)
 
 
 def row_text(grid: DataTable, row: int) -> list[str]:

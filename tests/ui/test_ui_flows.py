@@ -23,7 +23,7 @@ from qflow_tui.ui.screens.run import RunScreen
 from qflow_tui.ui.widgets.run_view import RunView
 
 #: Two progressions are enough to exercise the flows, and keep the suite quick.
-FAST = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2)
+FAST = RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=2)
 
 
 def session_events(path) -> list[dict]:

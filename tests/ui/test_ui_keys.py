@@ -14,7 +14,7 @@ from qflow_tui.ui.screens.replay import ReplayScreen
 from qflow_tui.ui.widgets.agent_pane import AgentPane
 from qflow_tui.ui.widgets.run_view import RunView
 
-FAST = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2)
+FAST = RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=2)
 
 
 def demo_replay(**kwargs):

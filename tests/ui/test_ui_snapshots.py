@@ -154,7 +154,7 @@ class TestResults:
             await finish_run(pilot)
             await settle(pilot)
 
-        config = RunConfig(model="script/tests/scripts/mbpp11.py", prompts=2, clarify=1)
+        config = RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=2, clarify=1)
         assert snap_compare(build_app(always_wrong_client(), config=config), terminal_size=SIZE, run_before=run_before)
 
 
@@ -167,5 +167,5 @@ class TestThemes:
 
         # One progression: with six, whether the others' last cells read ACCEPT or
         # "stopped" depends on timing (work the rule no longer needs is cancelled).
-        config = RunConfig(model="script/tests/scripts/mbpp11.py", theme="qflow-light", prompts=1)
+        config = RunConfig(model="script/tests/scripts/mbpp11.py", theme="qflow-light").replace(prompts=1)
         assert snap_compare(build_app(config=config), terminal_size=WIDE, run_before=run_before)

@@ -10,7 +10,6 @@ from ui_app import SIZE
 from wf_streams import AGENTCODER_AGENTS, PROBLEM, agentcoder_stream, codetree_stream, screen_text, write_session
 
 from qflow_tui.core import events as ev
-from qflow_tui.core.workflows.values import setting_value
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.replay_model import replay_steps
 from qflow_tui.ui.state import RunState
@@ -258,6 +257,8 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
     from ui_app import build_app
 
     from qflow_tui.core.workflows import WORKFLOWS
+    from qflow_tui.core.workflows.codetree import BUDGET, NODE_ABORT, NODE_SCORING, SEARCH
+    from qflow_tui.core.workflows.settings import ITERATIONS
     from qflow_tui.ui.screens.compose import ComposeScreen
 
     app = build_app()
@@ -268,22 +269,26 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
         choice = screen.query_one("#workflow", Select)
         assert [value for _, value in choice._options if value is not Select.BLANK] == list(WORKFLOWS)
         assert choice.value == "qualityflow"
-        assert screen.query_one("#setting-checker").display
+
+        def shown() -> set[str | None]:
+            (box,) = [b for b in screen.query(".workflow-settings") if b.display]
+            return {setting.id for setting in box.query(".setting")}
+
+        # Every setting QualityFlow declares, generated from its spec as a plugin's are.
+        assert shown() == {f"setting-{s.key}" for s in WORKFLOWS["qualityflow"].settings}
         # Another workflow's settings are not even mounted until it is chosen.
-        assert not screen.query("#setting-iterations") and not screen.query("#setting-budget")
+        assert not screen.query("#settings-agentcoder") and not screen.query("#setting-budget")
         choice.value = "agentcoder"
         await pilot.pause()
-        assert not screen.query_one("#setting-checker").display
-        assert not screen.query_one("#setting-prompts").display
-        assert screen.query_one("#setting-iterations").display
-        screen.query_one("#set-iterations", Select).value = 2
+        assert not screen.query_one("#settings-qualityflow").display
+        assert shown() == {"setting-iterations", "setting-max_tests"}
+        screen.query_one("#settings-agentcoder #set-iterations", Select).value = 2
         config = screen.read_config()
-        assert (config.workflow, config.iterations) == ("agentcoder", 2)
+        assert (config.workflow, ITERATIONS.of(config)) == ("agentcoder", 2)
         # CodeTree's settings come from its definitions in the core's registry.
         choice.value = "codetree"
         await pilot.pause()
-        shown = {box.id for box in screen.query(".setting") if box.display}
-        assert shown == {
+        assert shown() == {
             "setting-budget",
             "setting-depth",
             "setting-width",
@@ -296,8 +301,8 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
         screen.query_one("#set-budget", Input).value = "7"
         screen.query_one("#set-node_abort", Checkbox).value = False
         config = screen.read_config()
-        assert (config.workflow, config.search, config.budget) == ("codetree", "bfs", 7)
-        assert setting_value(config, "node_abort") is False and setting_value(config, "node_scoring") is True
+        assert (config.workflow, SEARCH.of(config), BUDGET.of(config)) == ("codetree", "bfs", 7)
+        assert NODE_ABORT.of(config) is False and NODE_SCORING.of(config) is True
         # A budget that is not a number is named when the run is asked for, not a traceback.
         screen.query_one("#set-budget", Input).value = "lots"
         await pilot.press("ctrl+r")
@@ -306,7 +311,7 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
         assert "budget" in str(screen.query_one("#compose-error").render())
         choice.value = "zeroshot"
         await pilot.pause()
-        assert not any(box.display for box in screen.query(".setting"))
+        assert shown() == set()
 
 
 def test_the_returned_node_named_by_the_run_finished_event():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import make_config
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.workflows.adacoder.debug_specialist import (
@@ -94,7 +94,7 @@ async def solve(model: Ada, tmp_path, **cfg):
     rec = Recorder()
     outcome = await run_workflow(
         PROBLEM,
-        RunConfig(model="script/ada", workflow="adacoder", **cfg),
+        make_config({"model": "script/ada", "workflow": "adacoder", **cfg}),
         client=ScriptClient.from_function(model),
         sinks=[rec],
         session_dir=tmp_path,
@@ -178,7 +178,7 @@ async def test_the_code_evaluator_reports_the_first_error_unless_per_test_feedba
     information is the first exception's message, nothing about later tests
     nor the values returned. ``per_test_feedback`` (off by default) gives those."""
     model = Ada(buggy("phase 1"), planned=lambda i: CORRECT)
-    cfg = {"workflow_settings": {"per_test_feedback": True}} if per_test else {}
+    cfg = {"per_test_feedback": True} if per_test else {}
     outcome, _ = await solve(model, tmp_path, **cfg)
     assert outcome.accepted_at == "programming_assistant:1"
     plan_prompt = model.of("prompt_engineer")[0]["messages"][-1]["content"]
@@ -209,7 +209,7 @@ async def test_without_the_prompt_engineer_the_program_is_written_again_from_the
     """Table XI "w/o Prompt": Algorithm 1 without line 20, so the plan stays None
     and Phase 2 regenerates from the task (line 7), after the Debug Specialist."""
     model = Ada(buggy("phase 1"), planned=lambda i: CORRECT if i == 2 else buggy(f"again {i}"))
-    outcome, rec = await solve(model, tmp_path, workflow_settings={"prompt_engineer": False})
+    outcome, rec = await solve(model, tmp_path, prompt_engineer=False)
     assert (outcome.outcome, outcome.accepted_at) == ("accepted", "programming_assistant:2")
     assert [c["agent"] for c in model.calls] == ["programming_assistant"] * 3
     prompts = [c["messages"][-1]["content"] for c in model.of("programming_assistant")]
@@ -228,7 +228,7 @@ async def test_without_the_debug_specialist_the_plan_follows_the_programs_own_er
     """Table XI "w/o Debug": Algorithm 1 without lines 15-19. A missing import the
     Debug Specialist would fix with no model call goes to the Prompt Engineer."""
     model = Ada(MISSING_IMPORT, planned=lambda i: MISSING_IMPORT)
-    outcome, rec = await solve(model, tmp_path, iterations=2, workflow_settings={"debug_specialist": False})
+    outcome, rec = await solve(model, tmp_path, iterations=2, debug_specialist=False)
     assert outcome.outcome == "rejected"
     assert [c["agent"] for c in model.calls] == ["programming_assistant", "prompt_engineer"] * 2 + [
         "programming_assistant"
@@ -245,7 +245,7 @@ async def test_without_the_debug_specialist_the_plan_follows_the_programs_own_er
 async def test_without_both_phase_2_writes_t_more_programs_from_the_task(tmp_path):
     model = Ada(buggy("phase 1"))
     settings = {"prompt_engineer": False, "debug_specialist": False}
-    outcome, rec = await solve(model, tmp_path, iterations=3, workflow_settings=settings)
+    outcome, rec = await solve(model, tmp_path, iterations=3, **settings)
     assert outcome.outcome == "rejected" and "planned 3" in outcome.final_program
     assert [c["agent"] for c in model.calls] == ["programming_assistant"] * 4
     assert [p["step"] for p in rec.events[0].plan] == ["programming_assistant"] + [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import RunConfig, make_config
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.runner import run_workflow
 from tests.core.test_qualityflow import PROBLEM
@@ -64,7 +64,7 @@ async def solve(tree: Tree, tmp_path, **cfg):
     rec = Recorder()
     outcome = await run_workflow(
         PROBLEM,
-        RunConfig(model="script/tree", workflow="codetree", **cfg),
+        make_config({"model": "script/tree", "workflow": "codetree", **cfg}),
         client=ScriptClient.from_function(tree),
         sinks=[rec],
         session_dir=tmp_path,
@@ -228,7 +228,7 @@ async def test_the_debugger_is_told_the_strategy_its_node_implements(tmp_path):
 async def test_without_solution_verification_a_passing_program_is_accepted_unverified(tmp_path):
     """Table 4, w/o Solution Verification."""
     tree = Tree(good=("S1",))
-    outcome, _ = await solve(tree, tmp_path, workflow_settings={"solution_verification": False})
+    outcome, _ = await solve(tree, tmp_path, solution_verification=False)
     assert [c["agent"] for c in tree.calls] == ["thinker", "solver"]
     assert (outcome.outcome, outcome.accepted_at) == ("accepted", "solver:1")
 
@@ -236,7 +236,7 @@ async def test_without_solution_verification_a_passing_program_is_accepted_unver
 async def test_without_node_abort_an_abort_is_refined_to_the_depth(tmp_path):
     """Table 4, w/o Node Abort Evaluation: the agents keep exploring to the max depth."""
     tree = Tree(strategies=1, reflections=lambda p: ["R-a"], critic=lambda p, v: "abort")
-    await solve(tree, tmp_path, depth=3, workflow_settings={"node_abort": False})
+    await solve(tree, tmp_path, depth=3, node_abort=False)
     assert len(tree.of("debugger")) == 2  # n1 -> n2 -> n3 (depth 3)
     tree = Tree(strategies=1, reflections=lambda p: ["R-a"], critic=lambda p, v: "abort")
     await solve(tree, tmp_path, depth=3)
@@ -246,7 +246,7 @@ async def test_without_node_abort_an_abort_is_refined_to_the_depth(tmp_path):
 async def test_without_node_scoring_the_feedback_and_score_are_execution_alone(tmp_path):
     """Table 4, w/o Node Scoring: F_i is the execution outputs; the score their pass rate."""
     tree = Tree(strategies=1, reflections=lambda p: ["R-a"], critic=lambda p, v: "refine")
-    _, rec = await solve(tree, tmp_path, depth=2, workflow_settings={"node_scoring": False})
+    _, rec = await solve(tree, tmp_path, depth=2, node_scoring=False)
     debug = tree.of("debugger")[0]["messages"][-1]["content"]
     assert "add_one(1)" in debug and "looked at it" not in debug
     assert latest_nodes(rec)["n1"].score == 0.0

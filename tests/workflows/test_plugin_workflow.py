@@ -116,7 +116,9 @@ def test_a_run_its_flag_and_its_config_table(env, tmp_path):
     assert started["workflow"] == "plainshot" and started["agents"] == [
         {"role": "writer", "label": "Writer", "short": "WR"}
     ]
-    assert started["config"]["workflow_settings"] == {}
+    # The session records every setting of the workflow, resolved (a reader never
+    # depends on today's default).
+    assert started["config"]["workflow_settings"] == {"show_tests": True}
 
     hidden = solve(env, tmp_path / "b", "--no-show-tests")
     assert "rfind" not in str(hidden["final_program"])
@@ -187,7 +189,7 @@ def test_the_compose_form_offers_it_with_its_setting(env, tmp_path):
         "import asyncio\n"
         "from textual.widgets import Checkbox, Select\n"
         "from qflow_tui.core.config import RunConfig\n"
-        "from qflow_tui.core.workflows.values import setting_value\n"
+        "from qflow_tui.core.workflows import WORKFLOWS\n"
         "from qflow_tui.ui.app import create_app\n"
         "async def main():\n"
         "    app = create_app(RunConfig(workflow='plainshot'), remember_theme=False)\n"
@@ -198,7 +200,7 @@ def test_the_compose_form_offers_it_with_its_setting(env, tmp_path):
         "        box.value = False\n"
         "        await pilot.pause()\n"
         "        cfg = app.screen_stack[0].read_config()\n"
-        "        print(options[-1], cfg.workflow, setting_value(cfg, 'show_tests'))\n"
+        "        print(options[-1], cfg.workflow, WORKFLOWS['plainshot'].settings[0].of(cfg))\n"
         "asyncio.run(main())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)

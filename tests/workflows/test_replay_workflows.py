@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import make_config
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import read_session
@@ -29,7 +29,7 @@ TESTS = 'assert remove_Occ("hello", "l") == "heo"\nassert remove_Occ("abcda", "a
 )
 async def test_a_recorded_run_replays_with_no_live_call(tmp_path, workflow, settings):
     problem = make_problem(STATEMENT, TESTS)
-    config = RunConfig(model="script/tests/scripts/mbpp11_workflows.py", workflow=workflow, **settings)
+    config = make_config({"model": "script/tests/scripts/mbpp11_workflows.py", "workflow": workflow, **settings})
     first = await run_workflow(problem, config, sandbox=TestSandbox(), session_dir=tmp_path / "live")
     recorded = read_session(first.session)
     assert recorded.events[0].agents and not recorded.warnings

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from qflow_tui.core.config import RunConfig
+from qflow_tui.core.config import make_config
 from qflow_tui.core.gate import StepGate
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.runner import run_workflow
@@ -39,7 +39,7 @@ async def test_every_workflow_steps_one_gate_at_a_time(tmp_path, workflow, setti
 
     gate = StepGate(stepping=True, on_wait=on_wait)
     rec = Recorder()
-    config = RunConfig(model="script/tests/scripts/mbpp11_workflows.py", workflow=workflow, **settings)
+    config = make_config({"model": "script/tests/scripts/mbpp11_workflows.py", "workflow": workflow, **settings})
     run = asyncio.create_task(
         run_workflow(
             make_problem(STATEMENT, TESTS), config, sandbox=TestSandbox(), gate=gate, sinks=[rec], session_dir=tmp_path

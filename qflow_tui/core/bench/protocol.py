@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..config import RunConfig
+from ..workflows import WORKFLOWS
+from ..workflows.values import config_from_record, recorded_workflow_settings, resolved_settings
 from .evaluate import LEGACY_CONVENTION
 
 #: The datasets as the papers' tables name them.
@@ -42,22 +45,29 @@ def convention(spec: dict[str, Any]) -> str:
     return str(spec.get("convention") or LEGACY_CONVENTION)
 
 
+def bench_config(spec: dict[str, Any]) -> RunConfig:
+    """The settings a bench ran under, from its spec of any version (a value
+    this build refuses is left at its default: an old folder still reads)."""
+    recorded = {**dict(spec.get("settings") or {}), "workflow": str(spec.get("workflow") or RunConfig.workflow)}
+    return config_from_record(recorded, strict=False, where="the bench's spec")
+
+
+def workflow_settings(spec: dict[str, Any]) -> dict[str, Any]:
+    """The bench's workflow's own settings, every one resolved (as recorded,
+    for a workflow not installed here)."""
+    workflow = str(spec.get("workflow") or "")
+    if workflow not in WORKFLOWS:
+        return recorded_workflow_settings(dict(spec.get("settings") or {}), workflow)
+    return resolved_settings(bench_config(spec))
+
+
 def relaxed(spec: dict[str, Any]) -> bool:
     """Whether the bench's workflow, with its settings, executed the visible
     tests during synthesis (the workflow's own declaration says so)."""
-    from ..config import ConfigError, RunConfig, make_config
-    from ..workflows import WORKFLOWS
-
-    workflow = str(spec.get("workflow", ""))
-    settings = dict(spec.get("settings") or {})
-    wf = WORKFLOWS.get(workflow)
+    wf = WORKFLOWS.get(str(spec.get("workflow", "")))
     if wf is None:  # a workflow not installed here: the checker is the one sign left
-        return settings.get("checker") == "python"
-    try:
-        config = make_config({**settings, "workflow": workflow})
-    except (ConfigError, TypeError):
-        config = RunConfig(workflow=workflow)
-    return wf.executes_visible_tests(config)
+        return workflow_settings(spec).get("checker") == "python"
+    return wf.executes_visible_tests(bench_config(spec))
 
 
 def setting(spec: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
+from .protocol import workflow_settings
 from .runner import latest_results, read_results, read_spec
 
 
@@ -350,17 +351,6 @@ def _unfinished(data: BenchData) -> list[dict[str, Any]]:
     return [r for r in data.records if r.get("status") != "done"]
 
 
-def _workflow_settings(workflow: str) -> tuple[str, ...]:
-    """The settings ``workflow`` declares (a bench keeps every workflow's
-    settings in its spec; only the workflow's own decide its results)."""
-    from ..workflows import WORKFLOWS
-
-    spec = WORKFLOWS.get(workflow)
-    if spec is None:  # a bench of a workflow not installed: no settings known to be its own
-        return ()
-    return tuple(setting.key for setting in spec.settings)
-
-
 def base_and_plus(done: list[dict[str, Any]]) -> tuple[int, int, int]:
     """(runs, passing EvalPlus's base inputs, passing base and plus) over finished runs."""
     base = sum(1 for r in done if (r.get("verdict") or {}).get("base", r.get("passed")))
@@ -373,11 +363,7 @@ MODEL_SETTINGS_SHOWN = ("temperature", "max_tokens", "seed", "effort", "test_tim
 
 def _settings_line(s: dict[str, Any]) -> str:
     settings = s.get("settings") or {}
-    own = _workflow_settings(str(s.get("workflow", "")))
-    # A setting that is not a RunConfig field (an ablation such as
-    # diversified_prompting) is kept in workflow_settings once a user set it.
-    merged = {**settings, **(settings.get("workflow_settings") or {})}
-    shown = [f"{k}={v}" for k, v in merged.items() if k in own]
+    shown = [f"{k}={v}" for k, v in workflow_settings(s).items()]
     model = [
         f"{k}={settings[k]}"
         for k in MODEL_SETTINGS_SHOWN

@@ -29,8 +29,10 @@ from ..llm.base import close_quietly
 from ..run_state import RunState
 from ..runner import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import get_workflow
+from ..workflows.values import recorded_config
 from .datasets import BenchProblem, load_dataset
 from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator
+from .protocol import bench_config
 
 RESULTS = "results.jsonl"
 REPORT = "report.md"
@@ -39,6 +41,14 @@ SESSIONS = "sessions"
 
 #: What a bench folder's spec must match for a rerun to resume it.
 _SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention")
+
+
+def _comparable(spec: dict[str, Any], key: str) -> Any:
+    """A spec's ``key`` as a resume compares it: the settings as they ran,
+    whichever version of the spec recorded them."""
+    if key != "settings":
+        return spec.get(key)
+    return recorded_config(bench_config(spec))
 
 
 class BenchError(Exception):
@@ -91,8 +101,8 @@ class BenchSpec:
 
     def settings(self) -> dict[str, Any]:
         """The settings that decide the results (not the model's endpoint or the theme)."""
-        skip = {"model", "base_url", "theme", "workflow", "fallback_model", "concurrency"}
-        return {k: v for k, v in self.config.public_dict().items() if k not in skip}
+        skip = {"model", "base_url", "workflow", "fallback_model", "concurrency"}
+        return {k: v for k, v in recorded_config(self.config).items() if k not in skip}
 
     def to_dict(self, problem_ids: list[str]) -> dict[str, Any]:
         return {
@@ -406,7 +416,7 @@ class BenchRunner:
         old = read_spec(self.folder)
         if old is not None:
             old.setdefault("convention", LEGACY_CONVENTION)  # judged so before it was recorded
-            diff = [k for k in _SAME_RUN_KEYS if old.get(k) != new.get(k)]
+            diff = [k for k in _SAME_RUN_KEYS if _comparable(old, k) != _comparable(new, k)]
             if diff:
                 raise BenchError(
                     f"{self.folder} holds a bench with another {', '.join(diff)} "

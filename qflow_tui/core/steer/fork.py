@@ -14,8 +14,7 @@ from ..events import Event, LLMCallStarted, StepStarted
 from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest, make_client
 from ..session.replay import RecordedCall, ReplayClient, describe_call
 from ..workflows import Edit
-from ..workflows.legacy import recorded_settings as settings_of
-from ..workflows.values import coerce, validate
+from ..workflows.values import config_from_record, validate
 
 
 class ForkError(Exception):
@@ -157,8 +156,6 @@ def plan_fork(
     edits and model, and build its run; ``live``: the session is a run stopped
     at its gate before ``at`` (the branch is where it stands). Raises
     :class:`ForkError` with one line for the user (the same refusals as ``qflow fork``)."""
-    import dataclasses
-
     from ..config import ConfigError, RunConfig
     from ..problem import Problem, ProblemError
     from .steering import Steering, program_stages, refusal
@@ -184,7 +181,7 @@ def plan_fork(
         kinds.append("program")
     if verdict is not None:
         kinds.append("verdict")
-    why = refusal(workflow, settings_of(workflow, recorded), kinds)
+    why = refusal(workflow, config_from_record(recorded, workflow, strict=False), kinds)
     if why:
         raise ForkError(why)
     stages = program_stages(workflow)
@@ -206,16 +203,10 @@ def plan_fork(
         chosen = str(recorded.get("fallback_model") or "")
     if not chosen:
         raise ForkError(f"{name}: the session names no live model; give one for the calls from {at} on")
-    names = {f.name for f in dataclasses.fields(RunConfig)}
     try:
-        values = {
-            key: coerce(key, value, f"{name} config")
-            for key, value in recorded.items()
-            if key in names and key not in ("model", "base_url", "fallback_model") and value is not None
-        }
+        kept = {k: v for k, v in recorded.items() if k not in ("model", "base_url", "fallback_model")}
         base_url = recorded.get("base_url")
-        config = RunConfig(
-            **values,
+        config = config_from_record(kept, workflow, where=f"{name} config").replace(
             model=f"replay/{Path(data.path).resolve()}",
             fallback_model=chosen,
             base_url=str(base_url) if base_url else None,

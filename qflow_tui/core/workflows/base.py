@@ -119,7 +119,7 @@ class WorkflowSpec:
     """One line."""
     agents: tuple[Agent, ...]
     """In the order the workflow calls them."""
-    settings: tuple[Setting, ...]
+    settings: tuple[Setting[Any], ...]
     plan: Callable[[RunConfig], list[PlannedStep]]
     """The planned steps for given settings; steps run per progression are listed once."""
     visible_tests: Callable[[RunConfig], str]

@@ -5,28 +5,9 @@ replay, the browser) never needs a fallback of its own."""
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 from ..config import RunConfig
 from ..events import Event, RunStarted, StepStarted
-from .values import validate
-
-
-def recorded_settings(workflow: str, recorded: dict[str, Any]) -> RunConfig:
-    """The recorded settings as a RunConfig; values this build cannot use are
-    left at their defaults (an old session must still open)."""
-    names = {f.name for f in dataclasses.fields(RunConfig)}
-    config = RunConfig(workflow=workflow)
-    for key, value in recorded.items():
-        if key in names and key != "workflow":
-            candidate = config.replace(**{key: value})
-            try:
-                validate(candidate)
-            except Exception:
-                continue
-            config = candidate
-    return config
+from .values import config_from_record
 
 
 def _label(role: str) -> str:
@@ -44,7 +25,8 @@ def describe_started(event: RunStarted) -> bool:
     spec = WORKFLOWS.get(workflow)
     if spec is None:
         return False
-    described = spec.described(recorded_settings(workflow, event.config if isinstance(event.config, dict) else {}))
+    recorded = event.config if isinstance(event.config, dict) else {}
+    described = spec.described(config_from_record(recorded, workflow, strict=False))
     event.agents = described["agents"]
     event.plan = described["plan"]
     event.summary = event.summary or described["summary"]

@@ -1,45 +1,53 @@
 """A workflow's own settings, each defined once: its key, its default (which
-gives its type; a built-in workflow's settings are :class:`RunConfig` fields and
-take their defaults there), its documentation, and the values it allows. The
-command-line flags, the config-file keys, ``qflow workflows``, the compose form
-and validation are all generated from these definitions."""
+gives its type), its documentation and the values it allows. Every workflow,
+built-in or a plugin's, declares its settings so in its spec and reads them the
+same typed way (:meth:`Setting.of`). The command-line flags, the config-file
+keys, ``qflow workflows``, the compose form and validation are all generated
+from these definitions."""
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
-from ..config import ConfigError, RunConfig
+from ..config import ConfigError
+
+if TYPE_CHECKING:
+    from ..config import RunConfig
+
+T = TypeVar("T", bool, int, float, str)
+
+#: The types a setting may have (its default's).
+SETTING_TYPES: tuple[type, ...] = (bool, int, float, str)
 
 
 @dataclass(frozen=True)
-class Setting:
-    """One typed setting of a workflow."""
+class Setting(Generic[T]):
+    """One typed setting of a workflow: ``Setting("budget", "the most programs", default=20, minimum=1)``."""
 
     key: str
     """The config-file key (in the workflow's ``[workflow.<name>]`` table); the
-    flag is ``--key-with-dashes``. A :class:`RunConfig` field for the built-in
-    workflows; any other workflow's values are kept in
-    :attr:`RunConfig.workflow_settings`."""
+    flag is ``--key-with-dashes``; the environment variable ``QFLOW_KEY``."""
     doc: str
     """One line for the flag's help, ``qflow workflows`` and the compose form."""
     choices: tuple[str, ...] = ()
     """The allowed values of a text setting (empty: any)."""
-    minimum: int | None = None
-    maximum: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
     why: str = ""
     """Why the bounds are what they are, said when a value is out of them."""
-    default: Any = field(default=None)
-    """``bool``, ``int``, ``float`` or ``str``; None: the :class:`RunConfig` field's default."""
+    default: T = field(kw_only=True)
+    """A ``bool``, ``int``, ``float`` or ``str``: the value when none is given, and the setting's type."""
+    label: str = field(default="", kw_only=True)
+    """The setting's name in the compose form (empty: the key in words, ``Tests per round``)."""
+    choice_words: Mapping[str, str] = field(default_factory=dict, kw_only=True)
+    """A few words on each choice, shown beside it in the form (``imagined``: ``standard``)."""
 
     def __post_init__(self) -> None:
-        if self.default is None:
-            if self.key not in _DEFAULTS:
-                raise TypeError(f"setting {self.key!r} needs a default (it is not a RunConfig field)")
-            object.__setattr__(self, "default", _DEFAULTS[self.key])
-        elif self.key in _DEFAULTS:
-            raise TypeError(f"setting {self.key!r} is a RunConfig field: its default is that field's")
+        if type(self.default) not in SETTING_TYPES:
+            kind = type(self.default).__name__
+            raise TypeError(f"setting {self.key!r}: its default must be a bool, int, float or str, not {kind}")
 
     @property
     def type(self) -> type:
@@ -50,30 +58,49 @@ class Setting:
     def flag(self) -> str:
         return "--" + self.key.replace("_", "-")
 
+    @property
+    def env(self) -> str:
+        """The environment variable that sets it: ``QFLOW_BUDGET``."""
+        return "QFLOW_" + self.key.upper()
+
+    @property
+    def title(self) -> str:
+        """The setting's name in words: its label, or its key (``tests_per_round`` -> ``Tests per round``)."""
+        return self.label or self.key.replace("_", " ").capitalize()
+
+    def of(self, config: RunConfig) -> T:
+        """This setting's value in ``config``: the run's workflow's own value
+        (from its config-file table, the environment, a flag or a recording),
+        else this definition's default."""
+        table = config.workflow_settings.get(config.workflow, {})
+        return cast(T, table.get(self.key, self.default))
+
     def allowed(self) -> str:
         """The values it takes, in words."""
         if self.choices:
             return " | ".join(self.choices)
         if self.type is bool:
             return "true | false"
-        if self.minimum is not None and self.maximum is not None:
-            return f"{self.minimum} to {self.maximum}"
-        if self.minimum is not None:
-            return f"at least {self.minimum}"
-        return self.type.__name__
+        low, high = (_number(b) for b in (self.minimum, self.maximum))
+        if low and high:
+            return f"{low} to {high}"
+        if low:
+            return f"at least {low}"
+        if high:
+            return f"at most {high}"
+        return {int: "whole number", float: "number", str: "text"}[self.type]
 
     def check(self, value: Any) -> None:
-        """Raise :class:`ConfigError` (one line) when ``value`` is not allowed."""
+        """Raise :class:`ConfigError` (one line) when ``value`` (of the right
+        type already) is not allowed."""
         if self.choices and value not in self.choices:
             raise ConfigError(f"{self.key} {value!r}: choose one of {', '.join(self.choices)}")
-        if self.type is int and isinstance(value, int):
+        if self.type in (int, float) and isinstance(value, int | float) and not isinstance(value, bool):
             low = self.minimum if self.minimum is not None else value
             high = self.maximum if self.maximum is not None else value
             if not low <= value <= high:
                 why = f"{self.why}; " if self.why else ""
-                if self.maximum is None:
-                    raise ConfigError(f"{self.key} {value}: {why}choose at least {self.minimum}")
-                raise ConfigError(f"{self.key} {value}: {why}choose {self.minimum} to {self.maximum}")
+                raise ConfigError(f"{self.key} {_number(value)}: {why}choose {self.allowed()}")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,9 +116,11 @@ class Setting:
         }
 
 
-_DEFAULTS: dict[str, Any] = {
-    f.name: getattr(RunConfig(), f.name) for f in dataclasses.fields(RunConfig) if f.name != "workflow_settings"
-}
+def _number(value: float | None) -> str:
+    """A bound or value in words: ``3``, ``0.5``; empty for None."""
+    if value is None:
+        return ""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 #: One config key (``iterations``) that two workflows read, declared once so its
@@ -99,6 +128,7 @@ _DEFAULTS: dict[str, Any] = {
 ITERATIONS = Setting(
     "iterations",
     "refinement iterations (AgentCoder: programmer <-> test executor; AdaCoder: Phase 2 iterations t)",
+    default=5,
     minimum=1,
     maximum=50,
 )

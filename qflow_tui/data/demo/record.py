@@ -45,7 +45,7 @@ def demo_problem():
 
 
 async def record(dest: Path) -> object:
-    from qflow_tui.core.config import RunConfig
+    from qflow_tui.core.config import make_config
     from qflow_tui.core.llm.script import ScriptClient
     from qflow_tui.core.runner import run_workflow
 
@@ -55,7 +55,7 @@ async def record(dest: Path) -> object:
     os.chdir(root)  # the model is named by its path from the checkout's top
     try:
         client = ScriptClient(model_path)
-        config = RunConfig(model=f"script/{model_path}", **DEMO_SETTINGS)
+        config = make_config({"model": f"script/{model_path}", **DEMO_SETTINGS})
         dest.unlink(missing_ok=True)  # noqa: ASYNC240 (a one-off script, before the run starts)
         return await run_workflow(demo_problem(), config, client=client, session_path=dest)
     finally:

@@ -4,6 +4,7 @@ settings; problems in any of them are shown inline before a run starts."""
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 import threading
 from pathlib import Path
@@ -17,14 +18,16 @@ from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
-from ...core.config import CHECKERS, ConfigError, RunConfig
+from ...core.config import ConfigError, RunConfig
 from ...core.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
 from ...core.llm import LLMError
 from ...core.llm.provider_keys import MissingKey
 from ...core.problem import Problem, ProblemError, make_problem
 from ...core.safe_text import clean
 from ...core.userfiles import UserFileError, load_problem_file
-from ...core.workflows.values import setting_value, validate
+from ...core.workflows import WorkflowSpec
+from ...core.workflows.settings import Setting
+from ...core.workflows.values import validate
 from ..access import mark_invalid, qflow_app
 from ..palette import palette
 from ..widgets.footer import AppFooter
@@ -37,19 +40,6 @@ EXAMPLE_TESTS = (
     'assert remove_Occ("abcda","a") == "bcd"\n'
     'assert remove_Occ("PHP","P") == "H"\n'
 )
-
-_CHECKER_HELP = {
-    "imagined": "standard",
-    "python": "relaxed",
-    "yesno": "baseline",
-    "none": "ablation",
-}
-
-
-#: The QualityFlow settings this form lays out by hand (a row of numbers, the
-#: checker's help); every other workflow setting gets a widget generated from
-#: its definition in the core's registry (:func:`generated_settings`).
-HAND_LAID = ("checker", "prompts", "epochs", "clarify", "tqc")
 
 #: An integer setting with at most this many allowed values is a Select.
 _SELECT_RANGE = 60
@@ -70,6 +60,44 @@ def known_model_names() -> list[str]:
         return [k.name for k in table_models()]
     except PriceError:
         return [k.name for k in table_models(dict(BUILT_IN))]
+
+
+def _numeric(setting: Setting[Any]) -> bool:
+    return setting.type in (int, float) and not setting.choices
+
+
+def settings_boxes(spec: WorkflowSpec, config: RunConfig) -> Vertical:
+    """The form's part for one workflow's own settings, generated from its spec:
+    each a labelled widget, with consecutive numbers side by side, three to a row."""
+    values = config.replace(workflow=spec.name)
+    boxes: list[Widget] = []
+    row: list[Widget] = []
+    for setting in spec.settings:
+        box = _setting_box(setting, setting.of(values))
+        if _numeric(setting):
+            row.append(box)
+            if len(row) < 3:
+                continue
+        if row:
+            boxes.append(Horizontal(*row, classes="numbers"))
+            row = []
+        if not _numeric(setting):
+            boxes.append(box)
+    if row:
+        boxes.append(Horizontal(*row, classes="numbers"))
+    return Vertical(*boxes, id=f"settings-{_dom_name(spec.name)}", classes="workflow-settings")
+
+
+def _setting_box(setting: Setting[Any], value: Any) -> Vertical:
+    label = [] if setting.type is bool else [Label(setting.title, classes="field-label")]
+    box = Vertical(*label, setting_widget(setting, value), classes="setting", id=f"setting-{setting.key}")
+    box.tooltip = setting.doc
+    return box
+
+
+def _dom_name(name: str) -> str:
+    """A workflow's name as part of a widget id (letters, digits, ``_`` and ``-`` only)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)
 
 
 def warm_up_the_run_screen(model: str = "", base_url: str | None = None) -> None:
@@ -105,37 +133,21 @@ def workflow_names() -> list[str]:
     return list(WORKFLOWS)
 
 
-def workflow_settings(name: str) -> set[str]:
-    """The keys of the settings the workflow ``name`` reads."""
+def workflow_specs() -> dict[str, WorkflowSpec]:
     from ...core.workflows import WORKFLOWS
 
-    spec = WORKFLOWS.get(name)
-    return {s.key for s in spec.settings} if spec is not None else set()
+    return dict(WORKFLOWS)
 
 
-def generated_settings() -> list[Any]:
-    """Every workflow's settings not laid out by hand, each key once, in registry order."""
-    from ...core.workflows import WORKFLOWS
-
-    seen: dict[str, Any] = {}
-    for spec in WORKFLOWS.values():
-        for setting in spec.settings:
-            if setting.key not in HAND_LAID and setting.key not in seen:
-                seen[setting.key] = setting
-    return list(seen.values())
-
-
-def _setting_label(key: str) -> str:
-    return key.replace("_", " ").capitalize()
-
-
-def setting_widget(setting: Any, value: Any) -> Widget:
+def setting_widget(setting: Setting[Any], value: Any) -> Widget:
     """A form widget for one setting, from its type, choices and bounds."""
     wid = f"set-{setting.key}"
     if setting.type is bool:
-        return Checkbox(_setting_label(setting.key), bool(value), id=wid, compact=True)
+        return Checkbox(setting.title, bool(value), id=wid, compact=True)
     if setting.choices:
-        return Select([(str(c), c) for c in setting.choices], value=value, id=wid, allow_blank=False, compact=True)
+        words = setting.choice_words
+        options = [(f"{c} ({words[c]})" if c in words else str(c), c) for c in setting.choices]
+        return Select(options, value=value, id=wid, allow_blank=False, compact=True)
     low, high = setting.minimum, setting.maximum
     if setting.type is int and low is not None and high is not None and high - low < _SELECT_RANGE:
         shown = min(max(int(value), int(low)), int(high))
@@ -216,50 +228,9 @@ class ComposeScreen(AppScreen[None]):
                     allow_blank=False,
                     compact=True,
                 )
-                with Vertical(classes="setting", id="setting-checker"):
-                    yield Label("Checker", classes="field-label")
-                    yield Select(
-                        [(f"{c} ({_CHECKER_HELP[c]})", c) for c in CHECKERS],
-                        value=cfg.checker,
-                        id="checker",
-                        allow_blank=False,
-                        compact=True,
-                    )
-                with Horizontal(classes="numbers"):
-                    with Vertical(classes="setting", id="setting-prompts"):
-                        yield Label("Prompts", classes="field-label")
-                        yield Select(
-                            [(str(i), i) for i in range(1, 7)],
-                            value=cfg.prompts,
-                            id="prompts",
-                            allow_blank=False,
-                            compact=True,
-                        )
-                    with Vertical(classes="setting", id="setting-epochs"):
-                        yield Label("Epochs", classes="field-label")
-                        yield Select(
-                            [(str(i), i) for i in range(4)],
-                            value=cfg.epochs,
-                            id="epochs",
-                            allow_blank=False,
-                            compact=True,
-                        )
-                    with Vertical(classes="setting", id="setting-clarify"):
-                        yield Label("Clarify", classes="field-label")
-                        yield Select(
-                            [(str(i), i) for i in range(11)],
-                            value=min(cfg.clarify, 10),
-                            id="clarify",
-                            allow_blank=False,
-                            compact=True,
-                        )
-                with Vertical(classes="setting", id="setting-tqc"):
-                    yield Checkbox("Test Quality Checker", cfg.tqc, id="tqc", compact=True)
                 # The other workflows' settings are mounted when one is chosen
                 # (_show_settings): a hidden widget costs start-up like a shown one.
-                for setting in generated_settings():
-                    if setting.key in workflow_settings(first):
-                        yield self._setting_box(setting, setting_value(cfg, setting.key))
+                yield settings_boxes(workflow_specs()[first], cfg)
                 yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
                 with Vertical(classes="break-box", id="break-box") as box:
                     box.tooltip = "Stop the run before these (comma-separated): " + "; ".join(BREAKPOINT_KINDS.values())
@@ -277,13 +248,6 @@ class ComposeScreen(AppScreen[None]):
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
         yield Static("", id="compose-error", markup=False)
         yield AppFooter()
-
-    @staticmethod
-    def _setting_box(setting: Any, value: Any) -> Vertical:
-        label = [] if setting.type is bool else [Label(_setting_label(setting.key), classes="field-label")]
-        box = Vertical(*label, setting_widget(setting, value), classes="setting", id=f"setting-{setting.key}")
-        box.tooltip = setting.doc
-        return box
 
     def on_mount(self) -> None:
         # The tests' highlighting (tree-sitter's Python grammar and its query,
@@ -346,31 +310,24 @@ class ComposeScreen(AppScreen[None]):
         mark_invalid(self, field)
 
     def read_config(self) -> RunConfig:
-        app = self.app
-        cfg: RunConfig = app.config  # type: ignore[attr-defined]
-        return cfg.replace(
-            model=self.query_one("#model", Input).value.strip(),
-            workflow=str(self.query_one("#workflow", Select).value),
-            checker=self.query_one("#checker", Select).value,
-            prompts=int(self.query_one("#prompts", Select).value),  # type: ignore[arg-type]
-            epochs=int(self.query_one("#epochs", Select).value),  # type: ignore[arg-type]
-            clarify=int(self.query_one("#clarify", Select).value),  # type: ignore[arg-type]
-            tqc=self.query_one("#tqc", Checkbox).value,
-            theme=self.app.theme,
-            **self._generated_values(),
-        )
-
-    def _generated_values(self) -> dict[str, Any]:
-        """The generated settings' values, typed; a number that does not parse is
-        a ConfigError naming the setting (shown on the form)."""
-        values: dict[str, Any] = {}
         cfg: RunConfig = qflow_app(self).config
-        for setting in generated_settings():
-            found = self.query(f"#set-{setting.key}")
-            if not found:  # a workflow not chosen on this form: its setting as configured
-                values[setting.key] = setting_value(cfg, setting.key)
-                continue
-            widget = found.first()
+        workflow = str(self.query_one("#workflow", Select).value)
+        chosen = cfg.replace(
+            model=self.query_one("#model", Input).value.strip(), workflow=workflow, theme=self.app.theme
+        )
+        return chosen.with_settings(self._form_values(workflow))
+
+    def _form_values(self, workflow: str) -> dict[str, Any]:
+        """The chosen workflow's settings as the form has them, typed; a number
+        that does not parse is a ConfigError naming the setting (shown on the form)."""
+        spec = workflow_specs().get(workflow)
+        found = self.query(f"#settings-{_dom_name(workflow)}")
+        if spec is None or not found:
+            return {}
+        box = found.first()
+        values: dict[str, Any] = {}
+        for setting in spec.settings:
+            widget = box.query_one(f"#set-{setting.key}")
             value: Any = widget.value  # type: ignore[attr-defined]
             if isinstance(widget, Input) and setting.type in (int, float):
                 try:
@@ -482,25 +439,13 @@ class ComposeScreen(AppScreen[None]):
 
     def _show_settings(self, workflow: str) -> None:
         """Show the chosen workflow's own settings, and only those."""
-        wanted = workflow_settings(workflow)
         self.sub_title = f"compose · {workflow}"
-        self._mount_settings(wanted)
-        for box in self.query(".setting"):
-            box.display = (box.id or "").removeprefix("setting-") in wanted
-
-    def _mount_settings(self, keys: set[str]) -> None:
-        """Mount the generated settings among ``keys`` not yet on the form, each in
-        its registry place (before the next one mounted, or before Step mode)."""
-        cfg: RunConfig = qflow_app(self).config
-        column = self.query_one("#compose-settings")
-        order = generated_settings()
-        for i, setting in enumerate(order):
-            if setting.key not in keys or self.query(f"#setting-{setting.key}"):
-                continue
-            later = [f"#setting-{s.key}" for s in order[i + 1 :] if self.query(f"#setting-{s.key}")]
-            column.mount(
-                self._setting_box(setting, setting_value(cfg, setting.key)), before=later[0] if later else "#stepping"
-            )
+        wanted = f"settings-{_dom_name(workflow)}"
+        spec = workflow_specs().get(workflow)
+        if spec is not None and not self.query(f"#{wanted}"):
+            self.query_one("#compose-settings").mount(settings_boxes(spec, qflow_app(self).config), before="#stepping")
+        for box in self.query(".workflow-settings"):
+            box.display = box.id == wanted
 
     @on(Button.Pressed, "#run")
     def _run_pressed(self) -> None:

@@ -7,40 +7,38 @@ from __future__ import annotations
 from ...config import RunConfig
 from ..base import Agent, PlannedStep, WorkflowSpec
 from ..settings import ITERATIONS, Setting
-from ..values import setting_value
 
-SETTINGS = (
-    ITERATIONS,
-    Setting(
-        "per_test_feedback",
-        "the Code Evaluator reports every failing test with the value returned (not in the paper, "
-        "whose Algorithm 2 reports the first error message only)",
-        default=False,
-    ),
-    Setting(
-        "prompt_engineer",
-        "the Prompt Engineer plans each regeneration (Table XI ablation: off, the program is "
-        "written again from the task alone)",
-        default=True,
-    ),
-    Setting(
-        "debug_specialist",
-        "the Debug Specialist's rules fix superficial errors (Table XI ablation: off, the Prompt "
-        "Engineer plans from the program's own error)",
-        default=True,
-    ),
+PER_TEST_FEEDBACK = Setting(
+    "per_test_feedback",
+    "the Code Evaluator reports every failing test with the value returned (not in the paper, "
+    "whose Algorithm 2 reports the first error message only)",
+    default=False,
 )
+PROMPT_ENGINEER = Setting(
+    "prompt_engineer",
+    "the Prompt Engineer plans each regeneration (Table XI ablation: off, the program is "
+    "written again from the task alone)",
+    default=True,
+)
+DEBUG_SPECIALIST = Setting(
+    "debug_specialist",
+    "the Debug Specialist's rules fix superficial errors (Table XI ablation: off, the Prompt "
+    "Engineer plans from the program's own error)",
+    default=True,
+)
+
+SETTINGS = (ITERATIONS, PER_TEST_FEEDBACK, PROMPT_ENGINEER, DEBUG_SPECIALIST)
 
 
 def _adacoder_plan(cfg: RunConfig) -> list[PlannedStep]:
-    with_debug, with_plan = setting_value(cfg, "debug_specialist"), setting_value(cfg, "prompt_engineer")
+    with_debug, with_plan = DEBUG_SPECIALIST.of(cfg), PROMPT_ENGINEER.of(cfg)
     steps = [PlannedStep("programming_assistant", "phase 1: generate", ("programming_assistant", "code_evaluator"))]
-    for i in range(1, cfg.iterations + 2):
+    for i in range(1, ITERATIONS.of(cfg) + 2):
         if with_debug:
             steps.append(
                 PlannedStep(f"debug_specialist:{i}", f"debug rules {i}", ("debug_specialist", "code_evaluator"))
             )
-        if i <= cfg.iterations:
+        if i <= ITERATIONS.of(cfg):
             if with_plan:
                 steps.append(PlannedStep(f"prompt_engineer:{i}", f"plan {i}", ("prompt_engineer",)))
             steps.append(

@@ -15,7 +15,7 @@ from ...agents.test_executor import execute_tests, execution_feedback
 from ...context import RunContext
 from ...sandbox.report import SandboxReport
 from ...steps import StepOutcome
-from ..values import setting_value
+from . import PER_TEST_FEEDBACK
 
 AGENT = "code_evaluator"
 
@@ -47,6 +47,6 @@ async def evaluate(ctx: RunContext, code: str, s: StepOutcome) -> tuple[bool, st
     s.detail = (s.detail + "; " if s.detail else "") + f"{report.passed}/{report.total} sample tests pass"
     if ok:
         return True, ""
-    if setting_value(ctx.config, "per_test_feedback"):
+    if PER_TEST_FEEDBACK.of(ctx.config):
         return False, execution_feedback(report)
     return False, error_message(report) or "no sample test ran"

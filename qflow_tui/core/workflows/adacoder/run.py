@@ -28,8 +28,8 @@ from ...context import RunContext
 from ...events import Decision, ProgramCandidate
 from ...steps import step
 from ..base import WorkflowResult
-from ..values import setting_value
-from . import debug_specialist
+from ..settings import ITERATIONS
+from . import DEBUG_SPECIALIST, PROMPT_ENGINEER, debug_specialist
 from .code_evaluator import evaluate
 from .programming_assistant import write_code
 from .prompt_engineer import make_plan
@@ -62,9 +62,9 @@ async def _debug_step(ctx: RunContext, iteration: int, code: str, info: str) -> 
 
 
 async def run_adacoder(ctx: RunContext) -> WorkflowResult:
-    t = ctx.config.iterations
-    with_debug = bool(setting_value(ctx.config, "debug_specialist"))
-    with_plan = bool(setting_value(ctx.config, "prompt_engineer"))
+    t = ITERATIONS.of(ctx.config)
+    with_debug = DEBUG_SPECIALIST.of(ctx.config)
+    with_plan = PROMPT_ENGINEER.of(ctx.config)
     next_stage = "on to planning" if with_plan else "on to writing it again"
     # Phase 1: initial code generation without planning.
     async with step(ctx, "programming_assistant", "programming_assistant", progression=0) as s:

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from ...config import RunConfig
 from ..base import Agent, PlannedStep, WorkflowSpec
-from ..settings import ITERATIONS
+from ..settings import ITERATIONS, Setting
+
+MAX_TESTS = Setting(
+    "max_tests",
+    "tests the test designer is asked for in its one call, and the most kept (the paper gives no number; "
+    "50, as QualityFlow's Appendix A)",
+    default=50,
+    minimum=1,
+    maximum=100_000,
+)
 
 
 def _agentcoder_plan(cfg: RunConfig) -> list[PlannedStep]:
@@ -15,7 +24,7 @@ def _agentcoder_plan(cfg: RunConfig) -> list[PlannedStep]:
         PlannedStep("test_designer", "design tests", ("test_designer",)),
         PlannedStep("test_executor:1", "run tests 1", ("test_executor",)),
     ]
-    for i in range(1, cfg.iterations + 1):
+    for i in range(1, ITERATIONS.of(cfg) + 1):
         steps.append(PlannedStep(f"programmer:{i}", f"refine {i}", ("programmer",)))
         steps.append(PlannedStep(f"test_executor:{i + 1}", f"run tests {i + 1}", ("test_executor",)))
     return steps
@@ -31,7 +40,7 @@ SPEC = WorkflowSpec(
         Agent("test_designer", "Test designer", "TD"),
         Agent("test_executor", "Test executor", "TE"),
     ),
-    settings=(ITERATIONS,),
+    settings=(ITERATIONS, MAX_TESTS),
     plan=_agentcoder_plan,
     visible_tests=lambda cfg: "shown to the programmer only; its designed tests are executed in the sandbox",
     runner=f"{__name__}.run:run_agentcoder",

@@ -13,6 +13,7 @@ from ...context import RunContext
 from ...events import Decision, DecisionWord
 from ...steps import step
 from ..base import WorkflowResult
+from ..settings import ITERATIONS
 from .programmer import refine_program, write_program
 from .test_designer import design_basic_edge_large_tests
 
@@ -35,7 +36,7 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
     # Table 3 of the AgentCoder paper counts one refinement per iteration:
     # iterations=N runs the tests after the first program and after each of N
     # refinements, and reports the last program if the tests still fail.
-    for iteration in range(cfg.iterations + 1):
+    for iteration in range(ITERATIONS.of(cfg) + 1):
         async with step(ctx, "test_executor", "test_executor", epoch=iteration + 1, progression=0) as s:
             report = await execute_tests(
                 ctx, program, tests, purpose="agentcoder", agent="test_executor", step=s.name, progression=0
@@ -46,8 +47,8 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
         if passed:
             _decide(ctx, s.name, "accept", "every designed test passes")
             return WorkflowResult(program, "accepted", s.name, 0, first)
-        if iteration == cfg.iterations:
-            _decide(ctx, s.name, "continue", f"{cfg.iterations} refinements spent: the last program stands")
+        if iteration == ITERATIONS.of(cfg):
+            _decide(ctx, s.name, "continue", f"{ITERATIONS.of(cfg)} refinements spent: the last program stands")
             break
         _decide(ctx, s.name, "continue", f"{report.passed}/{report.total} pass: back to the programmer")
         refinement = iteration + 1

@@ -8,6 +8,7 @@ from ...asserts import find_call
 from ...context import RunContext
 from ...events import TestsDesigned
 from ...extract import extract_asserts, normalize_assert
+from . import MAX_TESTS
 
 AGENT = "test_designer"
 PROMPTS = "agentcoder/test_designer"
@@ -18,7 +19,7 @@ def agentcoder_test_prompt(ctx: RunContext) -> tuple[str, str]:
         statement=ctx.problem.statement,
         tests=tests_text(ctx),
         entry_point=ctx.problem.entry_point,
-        count=str(ctx.config.max_tests),
+        count=str(MAX_TESTS.of(ctx.config)),
     )
 
 
@@ -37,6 +38,6 @@ async def design_basic_edge_large_tests(ctx: RunContext, *, step: str = "test_de
             continue
         seen.add(key)
         tests.append(t)
-    tests = tests[: cfg.max_tests]
+    tests = tests[: MAX_TESTS.of(cfg)]
     ctx.event(TestsDesigned(step=step, agent=AGENT, round=1, tests=tests, total=len(tests)))
     return tests

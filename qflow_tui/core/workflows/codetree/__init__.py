@@ -18,10 +18,45 @@ AGENTS = (
 )
 
 
+BUDGET = Setting(
+    "budget", "generation budget: the most programs the search writes (Table 3: 20)", default=20, minimum=1, maximum=200
+)
+DEPTH = Setting(
+    "depth", "maximum search depth d (Table 3: 3; 1: strategies only, no refinement)", default=3, minimum=1, maximum=10
+)
+WIDTH = Setting(
+    "width",
+    "maximum search width w for bfs and dfs: strategies, and reflections per node (Table 3: 3; with the "
+    "Critic the Thinker decides how many)",
+    default=3,
+    minimum=1,
+    maximum=10,
+)
+SEARCH = Setting(
+    "search",
+    "critic (the Critic scores nodes and decides refine/abort/accept), or the paper's "
+    "ablations without the Critic: bfs, dfs",
+    default="critic",
+    choices=SEARCHES,
+)
+SOLUTION_VERIFICATION = Setting(
+    "solution_verification",
+    "the Critic verifies a program that passes every visible test before it is accepted (Table 4 ablation: off)",
+    default=True,
+)
+NODE_ABORT = Setting("node_abort", "the Critic may abort (prune) a node (Table 4 ablation: off)", default=True)
+NODE_SCORING = Setting(
+    "node_scoring",
+    "the Critic's evaluation is part of a node's feedback and score (Table 4 ablation: off, execution outputs alone)",
+    default=True,
+)
+SETTINGS = (BUDGET, DEPTH, WIDTH, SEARCH, SOLUTION_VERIFICATION, NODE_ABORT, NODE_SCORING)
+
+
 def _codetree_plan(cfg: RunConfig) -> list[PlannedStep]:
     """The kinds of step the search takes; it repeats them per node, as the
     Critic (or the BFS/DFS order) and the budget decide."""
-    critic = ("critic",) if cfg.search == "critic" else ()
+    critic = ("critic",) if SEARCH.of(cfg) == "critic" else ()
     return [
         PlannedStep("thinker", "strategies", ("thinker",)),
         PlannedStep("solver", "implement a strategy", ("solver",)),
@@ -37,41 +72,7 @@ SPEC = WorkflowSpec(
     summary="CodeTree: Thinker strategies, Solver programs, Critic-guided tree search with "
     "Thinker reflections and Debugger refinements, within a generation budget",
     agents=AGENTS,
-    settings=(
-        Setting("budget", "generation budget: the most programs the search writes", minimum=1, maximum=200),
-        Setting(
-            "depth",
-            "maximum search depth d (1: strategies only, no refinement)",
-            minimum=1,
-            maximum=10,
-        ),
-        Setting(
-            "width",
-            "maximum search width w for bfs and dfs: strategies, and reflections per node (with the "
-            "Critic the Thinker decides how many)",
-            minimum=1,
-            maximum=10,
-        ),
-        Setting(
-            "search",
-            "critic (the Critic scores nodes and decides refine/abort/accept), or the paper's "
-            "ablations without the Critic: bfs, dfs",
-            choices=SEARCHES,
-        ),
-        Setting(
-            "solution_verification",
-            "the Critic verifies a program that passes every visible test before it is accepted "
-            "(Table 4 ablation: off)",
-            default=True,
-        ),
-        Setting("node_abort", "the Critic may abort (prune) a node (Table 4 ablation: off)", default=True),
-        Setting(
-            "node_scoring",
-            "the Critic's evaluation is part of a node's feedback and score (Table 4 ablation: off, "
-            "execution outputs alone)",
-            default=True,
-        ),
-    ),
+    settings=SETTINGS,
     plan=_codetree_plan,
     visible_tests=lambda cfg: "executed in the sandbox",
     executes_visible=lambda cfg: True,

@@ -37,7 +37,7 @@ from ...context import RunContext
 from ...events import CriticAction, Decision, TreeNode
 from ...steps import step
 from ..base import WorkflowResult
-from ..values import setting_value
+from . import BUDGET, DEPTH, NODE_ABORT, NODE_SCORING, SEARCH, SOLUTION_VERIFICATION, WIDTH
 from .critic import criticise
 from .debugger import refine
 from .solver import implement
@@ -106,13 +106,13 @@ class _Search:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
         self.cfg = ctx.config
-        self.critic = self.cfg.search == "critic"
-        self.verification = bool(setting_value(self.cfg, "solution_verification"))
-        self.abort = bool(setting_value(self.cfg, "node_abort"))
-        self.scoring = bool(setting_value(self.cfg, "node_scoring"))
+        self.critic = SEARCH.of(self.cfg) == "critic"
+        self.verification = SOLUTION_VERIFICATION.of(self.cfg)
+        self.abort = NODE_ABORT.of(self.cfg)
+        self.scoring = NODE_SCORING.of(self.cfg)
         # Width bounds the BFS/DFS ablations only; with the Critic the Thinker decides.
-        self.width: int | None = None if self.critic else self.cfg.width
-        self.depth = self.cfg.depth
+        self.width: int | None = None if self.critic else WIDTH.of(self.cfg)
+        self.depth = DEPTH.of(self.cfg)
         self.nodes: list[Node] = []
         self.accepted: Node | None = None
         self.spent = False
@@ -142,7 +142,7 @@ class _Search:
     async def _new_node(self, parent: Node | None, strategy: str) -> Node | None:
         """Write one program (the Solver for a strategy, the Debugger for a
         reflection) and run it on the visible tests; None when the budget is spent."""
-        if len(self.nodes) >= self.cfg.budget:
+        if len(self.nodes) >= BUDGET.of(self.cfg):
             self.spent = True
             return None
         ctx = self.ctx
@@ -189,7 +189,7 @@ class _Search:
             node.action = "accept" if node.passes else "refine"
             self._publish(node)
             if node.passes:
-                reason = f"{node.id} passes every visible test (search={self.cfg.search}, no critic)"
+                reason = f"{node.id} passes every visible test (search={SEARCH.of(self.cfg)}, no critic)"
                 self.ctx.event(Decision(step=node.made_at, agent=None, progression=0, decision="accept", reason=reason))
             return
         ctx = self.ctx
@@ -285,7 +285,7 @@ class _Search:
         async with step(ctx, "thinker", "thinker", progression=0) as s:
             strategies = await propose_strategies(ctx, self.width, step=s.name) or [_PLAIN_STRATEGY]
             s.detail = f"{len(strategies)} strategies"
-        if self.cfg.search == "bfs":
+        if SEARCH.of(self.cfg) == "bfs":
             level: list[Node] = []
             for strategy in strategies:
                 node = await self._new_node(None, strategy)
@@ -316,8 +316,8 @@ class _Search:
             return WorkflowResult("", "rejected", None, 0, first, detail="no program was written")
         # Highest score first; among equals, the earliest written.
         best = max(self.nodes, key=lambda n: (n.score, -n.number))
-        plural = "s" if self.cfg.budget != 1 else ""
-        why = f"budget of {self.cfg.budget} program{plural} spent" if self.spent else "the search ended"
+        plural = "s" if BUDGET.of(self.cfg) != 1 else ""
+        why = f"budget of {BUDGET.of(self.cfg)} program{plural} spent" if self.spent else "the search ended"
         detail = (
             f"nothing accepted ({why}): returned node {best.id}, the highest-scored "
             f"(score {best.score:.2f}, {best.passed}/{best.total} visible tests pass)"

@@ -4,7 +4,7 @@ imported only when a run asks for it."""
 
 from __future__ import annotations
 
-from ...config import CHECKERS, RunConfig
+from ...config import RunConfig
 from ..base import Agent, Edit, PlannedStep, Steerable, WorkflowSpec
 from ..settings import Setting
 
@@ -17,42 +17,93 @@ AGENTS = (
     Agent("clarifier", "Clarifier", "CL"),
 )
 
+#: The Code Quality Checker's modes (section 3.3; ``yesno`` is section 4's baseline critic).
+CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
+
+CHECKER = Setting(
+    "checker",
+    "Code Quality Checker: imagined (Imagined Execution, standard), python (run the visible tests, "
+    "relaxed), yesno (the paper's baseline critic), none (no checks: every step runs)",
+    default="imagined",
+    choices=CHECKERS,
+    choice_words={"imagined": "standard", "python": "relaxed", "yesno": "baseline", "none": "ablation"},
+)
+PROMPTS = Setting(
+    "prompts",
+    "program-generator prompt variants, run as parallel progressions (Diversified Prompting)",
+    default=6,
+    minimum=1,
+    maximum=6,
+    why="the program generator has 6 prompt variants",
+)
+EPOCHS = Setting(
+    "epochs",
+    "self-debug epochs per progression, each with its own debug prompt",
+    default=3,
+    minimum=0,
+    maximum=3,
+    why="the self-debugger has 3 prompt variants",
+)
+CLARIFY = Setting("clarify", "Problem Clarifier attempts per progression", default=3, minimum=0, maximum=10)
+TQC = Setting(
+    "tqc", "filter the synthesized tests with the Test Quality Checker", default=True, label="Test Quality Checker"
+)
+REVERT = Setting(
+    "revert", "revert to the first generated program when no check accepts (Appendix D ablation: off)", default=True
+)
+TEST_ROUNDS = Setting(
+    "test_rounds",
+    "Test Designer rounds (Appendix A: 5); each round is shown the tests designed so far and asked for new ones",
+    default=5,
+    minimum=1,
+    maximum=1000,
+    label="Test rounds",
+)
+TESTS_PER_ROUND = Setting(
+    "tests_per_round",
+    "tests asked for in each Test Designer round (Appendix A: 10)",
+    default=10,
+    minimum=1,
+    maximum=1000,
+    label="Per round",
+)
+MAX_TESTS = Setting(
+    "max_tests", "the most synthesized tests a run keeps (Appendix A: 50)", default=50, minimum=1, maximum=100_000
+)
+TEST_DESIGNER_TEMPERATURE = Setting(
+    "test_designer_temperature",
+    "sampling temperature of the Test Designer (Appendix A: 0.1), so that its rounds differ",
+    default=0.1,
+    minimum=0.0,
+    maximum=2.0,
+    label="Test designer temperature",
+)
+TESTS_MAY_BE_WRONG = Setting(
+    "tests_may_be_wrong",
+    "tell the Self-Debugger the synthesized tests may be wrong and to follow the statement "
+    "(not in the paper, whose Test Quality Checker does that job)",
+    default=False,
+)
+DIVERSIFIED_PROMPTING = Setting(
+    "diversified_prompting",
+    "a different prompt for each progression, self-debug epoch and clarifier attempt (Table 12 "
+    "ablation: off, one prompt for every agent and one progression)",
+    default=True,
+)
+
 SETTINGS = (
-    Setting(
-        "checker",
-        "Code Quality Checker: imagined (Imagined Execution, standard), python (run the visible tests, "
-        "relaxed), yesno (the paper's baseline critic), none (no checks: every step runs)",
-        choices=CHECKERS,
-    ),
-    Setting(
-        "prompts",
-        "program-generator prompt variants, run as parallel progressions (Diversified Prompting)",
-        minimum=1,
-        maximum=6,
-        why="the program generator has 6 prompt variants",
-    ),
-    Setting(
-        "epochs",
-        "self-debug epochs per progression, each with its own debug prompt",
-        minimum=0,
-        maximum=3,
-        why="the self-debugger has 3 prompt variants",
-    ),
-    Setting("clarify", "Problem Clarifier attempts per progression", minimum=0, maximum=10),
-    Setting("tqc", "filter the synthesized tests with the Test Quality Checker"),
-    Setting("revert", "revert to the first generated program when no check accepts"),
-    Setting(
-        "tests_may_be_wrong",
-        "tell the Self-Debugger the synthesized tests may be wrong and to follow the statement "
-        "(not in the paper, whose Test Quality Checker does that job)",
-        default=False,
-    ),
-    Setting(
-        "diversified_prompting",
-        "a different prompt for each progression, self-debug epoch and clarifier attempt (Table 12 "
-        "ablation: off, one prompt for every agent and one progression)",
-        default=True,
-    ),
+    CHECKER,
+    PROMPTS,
+    EPOCHS,
+    CLARIFY,
+    TQC,
+    REVERT,
+    TEST_ROUNDS,
+    TESTS_PER_ROUND,
+    MAX_TESTS,
+    TEST_DESIGNER_TEMPERATURE,
+    TESTS_MAY_BE_WRONG,
+    DIVERSIFIED_PROMPTING,
 )
 
 STAGE_WORDS = {
@@ -67,23 +118,24 @@ STAGE_WORDS = {
 
 def _qualityflow_plan(cfg: RunConfig) -> list[PlannedStep]:
     """Algorithm 1 with these settings: every stage a progression may reach."""
-    check = ("code_quality_checker",) if cfg.checker != "none" else ()
+    check = ("code_quality_checker",) if CHECKER.of(cfg) != "none" else ()
+    epochs, clarify = EPOCHS.of(cfg), CLARIFY.of(cfg)
     steps = [PlannedStep("program_generator", "generate", ("program_generator", *check), short="gen")]
-    if cfg.epochs:
+    if epochs:
         steps.append(PlannedStep("test_designer", "design tests", ("test_designer",), shared=True))
-        if cfg.tqc:
+        if TQC.of(cfg):
             steps.append(
                 PlannedStep("test_quality_checker", "check tests (TQC)", ("test_quality_checker",), shared=True)
             )
     steps += [
         PlannedStep(f"self_debug:{e}", f"self-debug {e}", ("self_debugger", *check), short=f"debug {e}")
-        for e in range(1, cfg.epochs + 1)
+        for e in range(1, epochs + 1)
     ]
     steps += [
         PlannedStep(f"clarifier:{a}", f"clarify {a}", ("clarifier", "program_generator", *check))
-        for a in range(1, cfg.clarify + 1)
+        for a in range(1, clarify + 1)
     ]
-    if cfg.checker != "none" and cfg.revert:
+    if _qualityflow_reverts(cfg):
         steps.append(PlannedStep("revert", "revert", (), shared=True))
     return steps
 
@@ -94,30 +146,27 @@ def _qualityflow_visible_tests(cfg: RunConfig) -> str:
         "python": "executed in the sandbox",
         "yesno": "shown to a yes/no critic, not executed",
         "none": "shown to the generator only, never checked",
-    }.get(cfg.checker, "")
+    }.get(CHECKER.of(cfg), "")
 
 
 def _qualityflow_edits(cfg: RunConfig) -> frozenset[Edit]:
     """Programs and verdicts at any program step; the synthesized tests when
     self-debugging runs on them; the statement when the clarifier reads it."""
     edits: set[Edit] = {"program", "verdict"}
-    if cfg.epochs:
+    if EPOCHS.of(cfg):
         edits.add("tests")
-    if cfg.clarify:
+    if CLARIFY.of(cfg):
         edits.add("statement")
     return frozenset(edits)
 
 
 def _qualityflow_reverts(cfg: RunConfig) -> bool:
-    return cfg.revert and cfg.checker != "none"
+    return REVERT.of(cfg) and CHECKER.of(cfg) != "none"
 
 
 def diversified(cfg: RunConfig) -> bool:
-    """Diversified Prompting (section 3.6) is on; off is Table 12's ablation. Read
-    from the run's workflow settings with this spec's own default (the registry's
-    lookup, ``values.setting_value``, sits above this module)."""
-    default = next(s.default for s in SETTINGS if s.key == "diversified_prompting")
-    return bool(cfg.workflow_settings.get("diversified_prompting", default))
+    """Diversified Prompting (section 3.6) is on; off is Table 12's ablation."""
+    return DIVERSIFIED_PROMPTING.of(cfg)
 
 
 def variant_index(cfg: RunConfig, n: int, count: int) -> int:
@@ -130,7 +179,7 @@ def _qualityflow_progressions(cfg: RunConfig) -> int:
     # checker=none: nothing is ever accepted, so the rule reports progression 0's
     # last program. Without Diversified Prompting every progression would send the
     # same prompts: one is the whole ablation.
-    return 1 if cfg.checker == "none" or not diversified(cfg) else cfg.prompts
+    return 1 if CHECKER.of(cfg) == "none" or not diversified(cfg) else PROMPTS.of(cfg)
 
 
 SPEC = WorkflowSpec(
@@ -142,7 +191,7 @@ SPEC = WorkflowSpec(
     settings=SETTINGS,
     plan=_qualityflow_plan,
     visible_tests=_qualityflow_visible_tests,
-    executes_visible=lambda cfg: cfg.checker == "python",
+    executes_visible=lambda cfg: CHECKER.of(cfg) == "python",
     runner=f"{__name__}.run:run_qualityflow",
     progressions=_qualityflow_progressions,
     paper="qualityflow.txt Algorithm 1, Appendix A",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...agents.shown import tests_text
 from ...context import RunContext
 from ...extract import extract_clarified
-from . import variant_index
+from . import CHECKER, EPOCHS, TQC, variant_index
 
 AGENT = "clarifier"
 PROMPTS = "qualityflow/clarifier"
@@ -31,19 +31,19 @@ _CHECKER_VERDICT = {
 def _history(ctx: RunContext, designed: bool, kept: list[str], debugged: bool) -> str:
     cfg = ctx.config
     parts = ["a program was generated"]
-    if cfg.epochs:
+    if EPOCHS.of(cfg):
         if debugged:
             parts.append("then revised by self-debugging against synthesized unit tests")
         elif kept:
             parts.append("and it already passes every synthesized unit test, so self-debugging changed nothing")
-        elif designed and cfg.tqc:
+        elif designed and TQC.of(cfg):
             parts.append(
                 "but the test quality checker judged every synthesized unit test wrong, so there was nothing to "
                 "debug against"
             )
         else:
             parts.append("but the test designer produced no usable unit test, so it was not debugged")
-    verdict = _CHECKER_VERDICT.get(cfg.checker, _CHECKER_VERDICT["imagined"])
+    verdict = _CHECKER_VERDICT.get(CHECKER.of(cfg), _CHECKER_VERDICT["imagined"])
     return ", ".join(parts) + "; " + verdict + "."
 
 
@@ -66,8 +66,8 @@ def clarifier_prompt(
     cfg = ctx.config
     designed = bool(kept_tests or rejected_tests)
     evidence: list[str] = []
-    if cfg.epochs and designed:
-        if cfg.tqc:
+    if EPOCHS.of(cfg) and designed:
+        if TQC.of(cfg):
             evidence.append(
                 "Synthesized unit tests the test quality checker judged correct:\n"
                 + ("\n".join(kept_tests) or "(none)")
@@ -78,12 +78,12 @@ def clarifier_prompt(
             evidence.append(
                 "Synthesized unit tests (used as written, unchecked, so some may be wrong):\n" + "\n".join(kept_tests)
             )
-    if cfg.epochs and trajectory.strip():
+    if EPOCHS.of(cfg) and trajectory.strip():
         evidence.append("Self-debugging trajectory:\n" + trajectory.strip())
-    label = "The program after self-debugging" if cfg.epochs else "The generated program"
-    accepted_note = "" if cfg.checker == "none" else " (not accepted)"
+    label = "The program after self-debugging" if EPOCHS.of(cfg) else "The generated program"
+    accepted_note = "" if CHECKER.of(cfg) == "none" else " (not accepted)"
     program_section = f"{label}{accepted_note}:\n```python\n{program}\n```"
-    if cfg.checker != "none" and check_feedback.strip():
+    if CHECKER.of(cfg) != "none" and check_feedback.strip():
         program_section += f"\n\nWhy it was not accepted:\n{check_feedback.strip()}"
     variants = ctx.prompts.variants(PROMPTS)
     return variants[variant_index(ctx.config, attempt - 1, len(variants))].render(

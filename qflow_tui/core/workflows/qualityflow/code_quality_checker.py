@@ -13,6 +13,7 @@ from ...agents.shown import tests_text
 from ...agents.test_executor import execute_tests, execution_feedback
 from ...context import RunContext
 from ...extract import extract_yes_no
+from . import CHECKER
 
 AGENT = "code_quality_checker"
 
@@ -25,7 +26,7 @@ class CheckResult:
 
 
 async def check_program(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
-    mode = ctx.config.checker
+    mode = CHECKER.of(ctx.config)
     if mode == "none":
         return CheckResult(False, "no quality checker (checker=none)")
     if mode == "python":

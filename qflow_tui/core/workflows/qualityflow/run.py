@@ -30,7 +30,7 @@ from ...steering import has_program, steered_program, steered_statement, steered
 from ...steps import StepId, StepOutcome
 from ...steps import step as enter_step
 from ..base import WorkflowResult
-from . import SPEC, diversified
+from . import CHECKER, CLARIFY, EPOCHS, PROMPTS, REVERT, SPEC, TQC, diversified
 from .clarifier import clarify
 from .code_quality_checker import CheckResult, check_program
 from .program_generator import generate_clarified_program, generate_program
@@ -131,8 +131,8 @@ class Referee:
 def _stages(cfg: RunConfig) -> list[str]:
     return [
         "program_generator",
-        *(f"self_debug:{e}" for e in range(1, cfg.epochs + 1)),
-        *(f"clarifier:{a}" for a in range(1, cfg.clarify + 1)),
+        *(f"self_debug:{e}" for e in range(1, EPOCHS.of(cfg) + 1)),
+        *(f"clarifier:{a}" for a in range(1, CLARIFY.of(cfg) + 1)),
     ]
 
 
@@ -170,7 +170,7 @@ class _SharedTests:
             s.detail = f"{len(synthesized)} tests"
         if not synthesized:
             return TestSet([], [], "the test designer produced no usable test")
-        if not cfg.tqc:
+        if not TQC.of(cfg):
             return TestSet(synthesized, [])
         async with _step(ctx, StepId("test_quality_checker"), "test_quality_checker") as s:
             verdicts = await filter_tests(ctx, synthesized, step=s.name)
@@ -187,12 +187,12 @@ class _SharedTests:
 
 
 def _after_debug(cfg: RunConfig) -> tuple[DecisionWord, str]:
-    return ("clarify", "rejected: on to the clarifier") if cfg.clarify else _no_more_steps(cfg)
+    return ("clarify", "rejected: on to the clarifier") if CLARIFY.of(cfg) else _no_more_steps(cfg)
 
 
 def _no_more_steps(cfg: RunConfig) -> tuple[DecisionWord, str]:
     """The decision when a rejected program has no step left to go to."""
-    if cfg.revert and cfg.checker != "none":
+    if REVERT.of(cfg) and CHECKER.of(cfg) != "none":
         return "revert", "rejected: revert to the first generated program"
     return "continue", "rejected: no step left; the last program stands"
 
@@ -231,11 +231,11 @@ class _Run:
 
     async def _check(self, p: Progression, sid: StepId) -> bool:
         """The Code Quality Checker on ``p``'s current program (lines 5, 17, 24)."""
-        if self.cfg.checker == "none":
+        if CHECKER.of(self.cfg) == "none":
             p.check = CheckResult(False, "no quality checker (checker=none)")
             return False
         gate = f"quality_check:{sid.name}"
-        async with _step(self.ctx, sid, "code_quality_checker", detail=self.cfg.checker, gate=gate) as s:
+        async with _step(self.ctx, sid, "code_quality_checker", detail=CHECKER.of(self.cfg), gate=gate) as s:
             # A person's program for this step, given once the step had answered: it is what gets checked.
             edited = steered_program(self.ctx, s.name, p.index, p.current, _PRODUCER.get(sid.stage, sid.stage))
             if edited is not None:
@@ -264,7 +264,7 @@ class _Run:
             self._stop_the_beaten()
             return True
         if decision is not None and not self.referee.out_of_the_race(p.index):
-            if self.cfg.checker == "none":
+            if CHECKER.of(self.cfg) == "none":
                 last = stage == len(self.stages) - 1
                 decision = (
                     "continue",
@@ -348,28 +348,28 @@ class _Run:
             )
         # Line 5: CodeAccept <- CodeQualityChecker(GeneratedCode, ...).
         next_step: tuple[DecisionWord, str] = (
-            ("continue", "rejected: on to self-debugging") if cfg.epochs else _after_debug(cfg)
+            ("continue", "rejected: on to self-debugging") if EPOCHS.of(cfg) else _after_debug(cfg)
         )
         if await self._stage_end(p, 0, await self._check(p, sid), next_step):
             return
 
         # Lines 9-21: self-debugging against the synthesized tests (made once, shared).
-        if cfg.epochs:
+        if EPOCHS.of(cfg):
             tests = await self.tests.get()
-            for epoch in range(1, cfg.epochs + 1):
+            for epoch in range(1, EPOCHS.of(cfg) + 1):
                 sid = StepId("self_debug", epoch=epoch, progression=p.index)
                 p.at = sid.name
                 changed = await self._debug_epoch(p, epoch, tests)
                 # Line 17: only a program the debugger changed needs a new check.
                 accepted = changed and await self._check(p, sid)
-                last = epoch == cfg.epochs
+                last = epoch == EPOCHS.of(cfg)
                 decision = _after_debug(cfg) if last else ("continue", "rejected: debug again") if changed else None
                 if await self._stage_end(p, epoch, accepted, decision):
                     return
         p.debug_result, p.debug_check = p.current, p.check
 
         # Lines 22-26: each Clarifier attempt starts from the self-debugging result.
-        for attempt in range(1, cfg.clarify + 1):
+        for attempt in range(1, CLARIFY.of(cfg) + 1):
             sid = StepId("clarifier", attempt=attempt, progression=p.index)
             p.at = step = sid.name
             async with _step(ctx, sid, "clarifier"):
@@ -378,9 +378,9 @@ class _Run:
                 edited = steered_program(ctx, step, p.index, p.debug_result, "program_generator")
                 p.current = edited if edited is not None else await self._clarify(p, attempt, step)
             p.report = None
-            last = attempt == cfg.clarify
+            last = attempt == CLARIFY.of(cfg)
             decision = _no_more_steps(cfg) if last else ("clarify", "rejected: clarify again")
-            if await self._stage_end(p, cfg.epochs + attempt, await self._check(p, sid), decision):
+            if await self._stage_end(p, EPOCHS.of(cfg) + attempt, await self._check(p, sid), decision):
                 return
 
     async def _clarify(self, p: Progression, attempt: int, step: str) -> str:
@@ -478,7 +478,7 @@ class _Run:
 
     async def run(self) -> WorkflowResult:
         ctx, cfg = self.ctx, self.cfg
-        if cfg.checker == "none" and cfg.prompts > 1:
+        if CHECKER.of(cfg) == "none" and PROMPTS.of(cfg) > 1:
             ctx.event(
                 Notice(
                     level="info",
@@ -488,7 +488,7 @@ class _Run:
                     ),
                 )
             )
-        elif not diversified(cfg) and cfg.prompts > 1:
+        elif not diversified(cfg) and PROMPTS.of(cfg) > 1:
             ctx.event(
                 Notice(
                     level="info",
@@ -529,10 +529,10 @@ class _Run:
             stage, best = decided
             winner = self.progs[best]
             return WorkflowResult(winner.current, "accepted", self.stages[stage], best, first_program)
-        if cfg.checker == "none":
+        if CHECKER.of(cfg) == "none":
             # No checker, no termination condition: every step ran; the last program stands.
             return WorkflowResult(origin.current, "unchecked", None, origin.index, first_program)
-        if not cfg.revert:
+        if not REVERT.of(cfg):
             return WorkflowResult(origin.current, "rejected", None, origin.index, first_program)
         # Line 28: revert to the first generated program.
         async with _step(ctx, StepId("revert"), None) as s:

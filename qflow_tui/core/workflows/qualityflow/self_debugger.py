@@ -15,8 +15,7 @@ from ...context import RunContext
 from ...events import ProgramCandidate
 from ...extract import extract_program
 from ...sandbox.report import SandboxReport
-from ..values import setting_value
-from . import variant_index
+from . import TESTS_MAY_BE_WRONG, variant_index
 
 AGENT = "self_debugger"
 PROMPTS = "qualityflow/self_debugger"
@@ -38,7 +37,7 @@ def debug_prompt(ctx: RunContext, epoch: int, program: str, feedback: str) -> tu
     epoch; the first every epoch without Diversified Prompting)."""
     variants = ctx.prompts.variants(PROMPTS)
     doubt = ""
-    if setting_value(ctx.config, "tests_may_be_wrong"):
+    if TESTS_MAY_BE_WRONG.of(ctx.config):
         doubt = " " + ctx.prompts.get(PROMPTS, "tests_may_be_wrong").user
     return variants[variant_index(ctx.config, epoch - 1, len(variants))].render(
         statement=ctx.problem.statement,

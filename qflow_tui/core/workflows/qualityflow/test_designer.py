@@ -15,6 +15,7 @@ from ...context import RunContext
 from ...events import Notice, TestsDesigned
 from ...extract import extract_asserts, normalize_assert
 from ...llm import LLMError
+from . import MAX_TESTS, TEST_DESIGNER_TEMPERATURE, TEST_ROUNDS, TESTS_PER_ROUND
 
 AGENT = "test_designer"
 PROMPTS = "qualityflow/test_designer"
@@ -27,7 +28,7 @@ def design_prompt(ctx: RunContext, designed: list[str] | None = None) -> tuple[s
         "statement": ctx.problem.statement,
         "tests": tests_text(ctx),
         "entry_point": ctx.problem.entry_point,
-        "count": str(ctx.config.tests_per_round),
+        "count": str(TESTS_PER_ROUND.of(ctx.config)),
     }
     if not designed:
         return ctx.prompts.get(PROMPTS, "common_cases").render(**values)
@@ -37,7 +38,7 @@ def design_prompt(ctx: RunContext, designed: list[str] | None = None) -> tuple[s
 async def _round(ctx: RunContext, round_no: int, step: str, designed: list[str]) -> str | None:
     """One round's answer, or None when its call failed (the notice says why)."""
     req = ctx.request(
-        AGENT, design_prompt(ctx, designed), temperature=ctx.config.test_designer_temperature, attempt=round_no
+        AGENT, design_prompt(ctx, designed), temperature=TEST_DESIGNER_TEMPERATURE.of(ctx.config), attempt=round_no
     )
     try:
         return await ctx.call(req, step=step)
@@ -62,24 +63,25 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
     ``max_tests`` in all. Each round is told the tests it already has (so the
     rounds run one after another); their tests are de-duplicated in round order."""
     cfg = ctx.config
+    most, per_round = MAX_TESTS.of(cfg), TESTS_PER_ROUND.of(cfg)
     entry = ctx.problem.entry_point
-    rounds = min(cfg.test_rounds, -(-cfg.max_tests // cfg.tests_per_round))
+    rounds = min(TEST_ROUNDS.of(cfg), -(-most // per_round))
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}  # never hand back a visible test
     tests: list[str] = []
     for round_no in range(1, rounds + 1):
-        if len(tests) >= cfg.max_tests:
+        if len(tests) >= most:
             break
         text = await _round(ctx, round_no, step, tests)
         if text is None:
             continue
         new: list[str] = []
-        for t in extract_asserts(text)[: cfg.tests_per_round]:
+        for t in extract_asserts(text)[:per_round]:
             key = normalize_assert(t)
             if key in seen or find_call(t, entry) is None:
                 continue
             seen.add(key)
             new.append(t)
-        new = new[: cfg.max_tests - len(tests)]
+        new = new[: most - len(tests)]
         tests.extend(new)
         ctx.event(TestsDesigned(step=step, agent=AGENT, round=round_no, tests=new, total=len(tests)))
     return tests

@@ -3,7 +3,6 @@ without seeing the visible tests. qflow reads this spec at launch; the run
 function (``.run``) is imported only when a run asks for this workflow."""
 
 from qflow_tui.core.workflows import Agent, PlannedStep, Setting, WorkflowSpec
-from qflow_tui.core.workflows.values import setting_value
 
 SHOW_TESTS = Setting("show_tests", "show the writer the visible tests (off: the statement alone)", default=True)
 
@@ -13,7 +12,7 @@ SPEC = WorkflowSpec(
     agents=(Agent("writer", "Writer", "WR"),),
     settings=(SHOW_TESTS,),
     plan=lambda config: [PlannedStep("writer", "write", ("writer",))],
-    visible_tests=lambda config: "shown to the writer" if setting_value(config, "show_tests") else "not shown",
+    visible_tests=lambda config: "shown to the writer" if SHOW_TESTS.of(config) else "not shown",
     runner="qflow_plainshot.run:run_plainshot",
     paper="qualityflow.txt, the zero-shot baseline",
 )

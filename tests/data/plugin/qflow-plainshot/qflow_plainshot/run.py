@@ -9,13 +9,14 @@ from qflow_tui.core.extract import extract_program
 from qflow_tui.core.prompts import PromptLibrary
 from qflow_tui.core.steps import step
 from qflow_tui.core.workflows import WorkflowResult
-from qflow_tui.core.workflows.values import setting_value
+
+from . import SHOW_TESTS
 
 PROMPTS = PromptLibrary(Path(__file__).with_name("prompts"))
 
 
 async def run_plainshot(ctx: RunContext) -> WorkflowResult:
-    tests = tests_text(ctx) if setting_value(ctx.config, "show_tests") else "(none shown)"
+    tests = tests_text(ctx) if SHOW_TESTS.of(ctx.config) else "(none shown)"
     rendered = PROMPTS.get("writer", "generate").render(
         statement=ctx.problem.statement, tests=tests, entry_point=ctx.problem.entry_point
     )
