@@ -37,7 +37,8 @@ def add_app_options(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="WHERE",
         help="stop a run there (repeatable): agent:NAME (before each step of that agent), step:NAME "
-        "(a step or stage: self_debug:2, self_debug, quality_check), progression:N, decision:reject, decision:revert",
+        "(a step or stage: self_debug:2, self_debug), check:NAME (its program's check; check:all: every check), "
+        "progression:N, decision:reject, decision:revert",
     )
     p.add_argument("--problem", help="file with the problem statement (or statement + tests)")
     p.add_argument("--tests", help="file with the visible tests")

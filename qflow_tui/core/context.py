@@ -28,7 +28,7 @@ from .events import (
     StepStarted,
     TextDelta,
 )
-from .gate import Gate, OpenGate
+from .gate import Gate, OpenGate, Stop
 from .llm import LLMClient, LLMError, LLMRequest, estimate_tokens
 from .llm.base import prompt_text_tokens
 from .llm.limiter import ConnectionLimiter, limiter_for
@@ -120,11 +120,12 @@ class RunContext:
                 note(ev.decision, ev.progression, ev.step)
         return self.emit(ev)
 
-    async def checkpoint(self, step: str, progression: int | None = None, agent: str | None = None) -> None:
-        """Stop at the step gate labelled ``step`` (before ``agent``'s work). The stop
-        is an event first (whether the gate is stepping or open), so a replay cuts exactly here."""
-        self.emit(GateStop(step=step, progression=progression))
-        await self.gate.checkpoint(step, progression, agent)
+    async def checkpoint(self, stop: Stop) -> None:
+        """Stop at the step gate before ``stop`` (an agent's work at a step). The
+        stop is an event first (whether the gate is stepping or open), so a replay
+        cuts exactly here."""
+        self.emit(GateStop(step=stop.step, progression=stop.progression, agent=stop.agent, check=stop.check))
+        await self.gate.checkpoint(stop)
 
     def step_started(
         self,

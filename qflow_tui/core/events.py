@@ -295,9 +295,12 @@ class Decision(Event):
 class GateStop(Event):
     """The run reached a step gate (emitted before the gate is awaited, whether
     the gate is stepping or open), so replay can stop exactly where a live run
-    stopped. ``step`` is the gate label, e.g. ``quality_check:self_debug:1``."""
+    stopped: before ``agent``'s work at ``step``."""
 
     kind: ClassVar[str] = "gate_stop"
+    check: bool = False
+    """The agent checks the program the step's first agent wrote (the
+    workflow's checker), rather than starting the step."""
 
 
 @dataclass(kw_only=True)

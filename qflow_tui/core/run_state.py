@@ -219,13 +219,6 @@ class Check:
     accepted: bool
 
 
-def _stage_of(step: str | None) -> str | None:
-    """``quality_check:self_debug:1`` (a gate label) and ``self_debug:1`` share a stage."""
-    if step is None:
-        return None
-    return step.removeprefix("quality_check:")
-
-
 def _numbered(step: str) -> tuple[str, int] | None:
     """``self_debug:2`` -> (``self_debug``, 2): a step repeated by number."""
     name, sep, n = step.rpartition(":")
@@ -556,7 +549,7 @@ class RunState:
         self.checker, self.decided = (spec.checker, spec.decided) if spec is not None else ("", ())
 
     def _on_step_started(self, e: ev.StepStarted) -> None:
-        stage = _stage_of(e.step)
+        stage = e.step
         if stage is None:
             return
         if e.step and e.step not in self.steps_started:
@@ -572,7 +565,7 @@ class RunState:
             cell.detail = e.detail
 
     def _on_step_finished(self, e: ev.StepFinished) -> None:
-        stage = _stage_of(e.step)
+        stage = e.step
         if stage is None:
             return
         cell = self.cell(stage, e.progression)
@@ -585,7 +578,7 @@ class RunState:
             self.checks.append(Check(stage, e.progression, e.outcome == "accepted"))
 
     def _on_decision(self, e: ev.Decision) -> None:
-        stage = _stage_of(e.step)
+        stage = e.step
         if stage is None:
             return
         cell = self.cell(stage, e.progression)
@@ -619,8 +612,8 @@ class RunState:
         self.streaming.add(e.call_id)
         if self.is_imagining(rec) and e.test:
             self.imagined.setdefault(
-                (_stage_of(e.step), e.progression, e.test),
-                ImaginedRecord(step=_stage_of(e.step), progression=e.progression, test=e.test),
+                (e.step, e.progression, e.test),
+                ImaginedRecord(step=e.step, progression=e.progression, test=e.test),
             )
 
     def _on_text_delta(self, e: ev.TextDelta) -> None:
@@ -629,7 +622,7 @@ class RunState:
             return
         rec.append(e.text)
         if self.is_imagining(rec) and rec.test:
-            im = self.imagined.get((_stage_of(rec.step), rec.progression, rec.test))
+            im = self.imagined.get((rec.step, rec.progression, rec.test))
             if im is not None and im.verdict is None:
                 im.reasoning = rec.text
 
@@ -684,17 +677,17 @@ class RunState:
         self.retries_waiting.discard(call_id)
 
     def _on_program_candidate(self, e: ev.ProgramCandidate) -> None:
-        self.candidates.append(Candidate(_stage_of(e.step), e.progression, e.agent, e.program, e.seq))
+        self.candidates.append(Candidate(e.step, e.progression, e.agent, e.program, e.seq))
         if e.progression is None:
             return
-        self.programs.setdefault(e.progression, []).append((_stage_of(e.step), e.program))
+        self.programs.setdefault(e.progression, []).append((e.step, e.program))
 
     def _on_sandbox_run(self, e: ev.SandboxRun) -> None:
         if e.progression is None:
             return
         self.sandbox_runs[e.progression] = {
             "purpose": e.purpose,
-            "step": _stage_of(e.step),
+            "step": e.step,
             "passed": e.passed,
             "total": e.total,
             "load_error": e.load_error,
@@ -710,17 +703,17 @@ class RunState:
                 self.synth.append(SynthTest(test=str(r.get("test", "")), round=0, source="run"))
             if idx is not None:
                 result = dict(r)
-                result["step"] = _stage_of(e.step)
+                result["step"] = e.step
                 result["when"] = ("after" if e.purpose == "after_debug" else "before") if debugging else "at"
                 if e.load_error and r.get("status") != "pass":
                     result.setdefault("error", e.load_error)
                 self.synth[idx].results[e.progression] = result
 
     def _on_imagined_check(self, e: ev.ImaginedCheck) -> None:
-        key = (_stage_of(e.step), e.progression, e.test)
+        key = (e.step, e.progression, e.test)
         rec = self.imagined.get(key)
         if rec is None:
-            rec = ImaginedRecord(step=_stage_of(e.step), progression=e.progression, test=e.test)
+            rec = ImaginedRecord(step=e.step, progression=e.progression, test=e.test)
             self.imagined[key] = rec
         rec.reasoning = e.reasoning
         rec.answer = e.answer
@@ -741,7 +734,7 @@ class RunState:
         if e.step:
             rounds = self.config.get("test_rounds")
             of = f"/{rounds}" if rounds else ""
-            self.cell(_stage_of(e.step) or e.step, e.progression).detail = f"{e.total} tests, round {e.round}{of}"
+            self.cell(e.step, e.progression).detail = f"{e.total} tests, round {e.round}{of}"
 
     def _on_tqc_verdict(self, e: ev.TQCVerdict) -> None:
         idx = self._synth_index.get(e.test.strip())
@@ -757,7 +750,7 @@ class RunState:
         kept = sum(1 for s in self.synth if s.verdict == "kept")
         rejected = sum(1 for s in self.synth if s.verdict == "rejected")
         if e.step:
-            self.cell(_stage_of(e.step) or e.step, e.progression).detail = f"{kept} kept, {rejected} rejected"
+            self.cell(e.step, e.progression).detail = f"{kept} kept, {rejected} rejected"
 
     def _on_tree_node(self, e: ev.TreeNode) -> None:
         self.tree[e.node] = SearchNode(
@@ -805,7 +798,7 @@ class RunState:
 
     def steered_at(self, stage: str) -> list[ev.Steered]:
         """The edits taken at ``stage`` (its check included)."""
-        return [e for e in self.steered if _stage_of(e.step) == stage]
+        return [e for e in self.steered if e.step == stage]
 
     def _on_notice(self, e: ev.Notice) -> None:
         self.notices.append((e.level, e.message))

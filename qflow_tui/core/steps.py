@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .events import StepOutcomeWord
+from .gate import Stop
 from .llm import LLMError
 
 if TYPE_CHECKING:
@@ -64,11 +65,12 @@ async def step(
     progression: int | None = None,
     node: str | None = None,
     detail: str = "",
-    gate: str = "",
+    check: bool = False,
     stopped: str = "stopped",
 ) -> AsyncIterator[StepOutcome]:
-    """Enter one step: the gate (labelled ``gate``, the step's name by default),
-    then ``step_started``; on leaving, ``step_finished`` with the outcome and
+    """Enter one step: the gate, then ``step_started`` (``check``: ``agent``
+    checks the program the step's first agent wrote, so the stop is that
+    check's, as breakpoints and the app name it); on leaving, ``step_finished`` with the outcome and
     detail the body set, ``failed`` on a model error, or ``stopped`` (with the
     detail ``stopped``) when the step is cancelled. ``stage`` may be a whole
     :class:`StepId` (the keyword identity arguments are then ignored)."""
@@ -78,7 +80,7 @@ async def step(
         sid = StepId(stage, epoch=epoch, attempt=attempt, progression=progression, node=node)
     progression, node = sid.progression, sid.node
     name = sid.name
-    await ctx.checkpoint(gate or name, progression, agent)
+    await ctx.checkpoint(Stop(name, progression, agent, check))
     ctx.step_started(name, agent, progression, detail=detail, node=node)
     result = StepOutcome(sid)
     try:

@@ -42,10 +42,9 @@ class ReplayStep:
     number: int
     """From 0 (the run's start); what the user sees."""
     step: str | None
-    """The workflow step (``self_debug:1``) or gate label; None for the start."""
+    """The workflow step (``self_debug:1``); None for the start."""
     phase: str
-    """``work`` (the step's own agent) or ``check`` (a later agent, or gate,
-    checking that work)."""
+    """``work`` (the step's own agent) or ``check`` (a later agent checking that work)."""
     start: int
     end: int
     label: str = "start"
@@ -79,16 +78,13 @@ class _Names:
         who = self.agents[agent].label if agent in self.agents else (agent or "check")
         return f"check {self.step(step).short}", f"{who} after {step}"
 
-    def gate(self, label: str) -> tuple[str, str, str, str]:
-        """A gate label -> (step, phase, chip label, title). A gate named after a
-        planned step is that step's work; ``prefix:step`` checks that step."""
-        if label in self.plan:
-            return (label, "work", *self.work(label))
-        prefix, _, rest = label.partition(":")
-        if rest and (rest in self.plan or not self.plan) and prefix not in self.plan:
-            words = prefix.replace("_", " ")
-            return (rest, "check", f"{words.split()[-1]} {self.step(rest).short}", f"{words} after {rest}")
-        return (label, "work", *self.work(label))
+    def stop(self, e: GateStop) -> tuple[str, str, str]:
+        """A gate stop -> (phase, chip label, title): a step's own work, or its
+        checker checking it."""
+        step = e.step or ""
+        if e.check:
+            return ("check", *self.check_by_agent(step, e.agent))
+        return ("work", *self.work(step))
 
 
 def short_step(step: str) -> str:
@@ -112,7 +108,8 @@ def replay_steps(events: list[Event]) -> list[ReplayStep]:
             if not isinstance(e, GateStop) or not e.step:
                 continue
             # One replay step per stop, as the live gate stops once per progression.
-            step, phase, label, title = names.gate(e.step)
+            step = e.step
+            phase, label, title = names.stop(e)
             if e.progression is not None and names.progressions > 1:
                 label, title = f"{label} p{e.progression}", f"{title} (progression {e.progression})"
             steps[-1].end = i

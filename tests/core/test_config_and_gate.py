@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from qflow_tui.core.config import ConfigError, RunConfig, save_setting
-from qflow_tui.core.gate import StepGate
+from qflow_tui.core.gate import StepGate, Stop
 from qflow_tui.core.workflows.qualityflow import EPOCHS, PROMPTS
 from qflow_tui.core.workflows.values import load_config, recorded_config, resolved_settings
 
@@ -73,12 +73,12 @@ def test_save_setting_keeps_other_settings(tmp_path):
 
 async def test_step_gate_lets_one_step_through_at_a_time():
     waits: list[str] = []
-    gate = StepGate(stepping=True, on_wait=waits.append)
+    gate = StepGate(stepping=True, on_wait=lambda stop: waits.append(stop.step))
     passed: list[str] = []
 
     async def workflow():
         for step in ("a", "b", "c"):
-            await gate.checkpoint(step)
+            await gate.checkpoint(Stop(step))
             passed.append(step)
 
     task = asyncio.create_task(workflow())
@@ -101,7 +101,7 @@ async def test_a_step_lets_through_the_stop_announced_not_one_arriving_after():
     async def stop(step: str, progression: int | None, after: asyncio.Event | None = None) -> None:
         if after is not None:
             await after.wait()
-        await gate.checkpoint(step, progression)
+        await gate.checkpoint(Stop(step, progression))
         passed.append(step)
 
     check = asyncio.create_task(stop("check", 0))
@@ -126,7 +126,7 @@ async def test_a_step_with_no_stop_announced_is_not_kept_for_the_next():
     passed: list[str] = []
 
     async def stop() -> None:
-        await gate.checkpoint("check", 0)
+        await gate.checkpoint(Stop("check", 0))
         passed.append("check")
 
     task = asyncio.create_task(stop())
@@ -142,12 +142,12 @@ async def test_step_gate_lets_progressions_through_round_by_round():
     """Concurrent progressions pass one per step(), every k-th step before any
     (k+1)-th, the lowest index first, whatever order they arrive in."""
     waits: list[tuple[str, int | None]] = []
-    gate = StepGate(stepping=True, on_wait=lambda step: waits.append((step, gate.waiting_progression)))
+    gate = StepGate(stepping=True, on_wait=lambda stop: waits.append((stop.step, stop.progression)))
     passed: list[tuple[str, int]] = []
 
     async def progression(index: int) -> None:
         for step in ("generate", "check"):
-            await gate.checkpoint(step, index)
+            await gate.checkpoint(Stop(step, index))
             passed.append((step, index))
 
     tasks = [asyncio.create_task(progression(i)) for i in (2, 0, 1)]

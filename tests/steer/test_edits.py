@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.gate import StepGate
+from qflow_tui.core.gate import StepGate, Stop
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.runner import run_workflow
@@ -166,13 +166,13 @@ async def test_edits_put_into_the_steering_while_the_gate_holds_the_run_are_take
     the run takes them when it goes on."""
     problem = make_problem((DATA / "problem.txt").read_text(), (DATA / "tests.py").read_text())
     config = RunConfig(model=f"script/{STORY}").replace(prompts=1)
-    gate = StepGate(breakpoints=["step:quality_check"])
+    gate = StepGate(breakpoints=["check:all"])
     steering = Steering()
     stops: list[str] = []
     stopped = asyncio.Event()
 
-    def waiting(step: str) -> None:
-        stops.append(step)
+    def waiting(stop: Stop) -> None:
+        stops.append(f"check:{stop.step}" if stop.check else stop.step)
         stopped.set()
 
     gate.on_wait = waiting
@@ -180,7 +180,7 @@ async def test_edits_put_into_the_steering_while_the_gate_holds_the_run_are_take
         run_workflow(problem, config, gate=gate, steering=steering, session_dir=tmp_path, client=ScriptClient(STORY))
     )
     await asyncio.wait_for(stopped.wait(), 30)
-    assert stops == ["quality_check:program_generator"] and gate.waiting_progression == 0
+    assert stops == ["check:program_generator"] and gate.waiting_progression == 0
     fixed = (
         "def remove_Occ(s, ch):\n"
         "    i = s.find(ch)\n"

@@ -22,7 +22,7 @@ from qflow_tui.ui.screens.run import RunScreen
 from tests.helpers import TestSandbox
 from tests.steer.family import CountingClient, Family, make_family
 from tests.ui.ui_fakes import load_responder
-from tests.ui.ui_steps import step_to
+from tests.ui.ui_steps import shown_at, step_to
 
 SIZE = (80, 24)
 
@@ -161,7 +161,7 @@ async def test_a_live_run_forked_at_its_stop_takes_everything_so_far_from_its_se
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, RunScreen), "the run")
         run = pilot.app.screen
         assert isinstance(run, RunScreen)
-        await step_to(pilot, run, "quality_check:self_debug:1", progression=0)
+        await step_to(pilot, run, "check:self_debug:1", progression=0)
         asked_so_far = len(parent_client.asked)
         so_far = read_session(run.session_path)  # type: ignore[arg-type]
         finished = sum(1 for e in so_far.events if e.kind == "llm_call_finished")
@@ -188,7 +188,7 @@ async def test_a_live_run_forked_at_its_stop_takes_everything_so_far_from_its_se
         assert [e.after for e in forked.events if e.kind == "steered"] == ["reject"]
         # Back to the parent: still stopped where it was, and it can go on.
         await pilot.press("escape")
-        assert pilot.app.screen is run and run.running and run.waiting_at == "quality_check:self_debug:1"
+        assert pilot.app.screen is run and run.running and shown_at(run) == "check:self_debug:1"
         await pilot.press("c")
         await wait_for(pilot, lambda: not run.running, "the parent's run to end")
         assert run.outcome is not None and run.outcome.outcome == "accepted"

@@ -80,7 +80,7 @@ async def test_e_edits_the_stopped_progressions_program_syntax_checked_then_the_
     app = build_app(config=ONE, stepping=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
-        await step_to(pilot, screen, "quality_check:program_generator", 0)
+        await step_to(pilot, screen, "check:program_generator", 0)
         await pilot.press("e")
         dialog = await _editor(pilot, "def remove_Occ(s, ch)\n    return s\n")
         editor = dialog.query_one("#steer-editor")
@@ -94,9 +94,7 @@ async def test_e_edits_the_stopped_progressions_program_syntax_checked_then_the_
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: pilot.app.screen is screen, "the run screen")
         assert screen.steering.programs == {("program_generator", 0): FIXED}
-        assert "✎ edit pending: program of p0 — continues on n/c · ⏸ before quality_check:program_generator" in _status(
-            screen
-        )
+        assert "✎ edit pending: program of p0 — continues on n/c · ⏸ before checking generate (p0)" in _status(screen)
         await pilot.press("c")
         view = await finish_run(pilot)
         # The edited program was checked in place of the generator's, and accepted at once.
@@ -130,7 +128,7 @@ async def test_a_and_r_override_the_next_quality_check_and_the_same_key_undoes()
     app = build_app(config=ONE, stepping=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
-        await step_to(pilot, screen, "quality_check:program_generator", 0)
+        await step_to(pilot, screen, "check:program_generator", 0)
         await pilot.press("a")
         assert screen.steering.next_verdicts == {0: True}
         await pilot.press("a")
@@ -264,7 +262,7 @@ async def test_b_on_the_timeline_sets_a_breakpoint_where_the_run_then_stops() ->
         await pilot.press("c")  # run free, to the breakpoint
         await wait_for_gate(pilot, screen, "self_debug:1", 0)
         assert screen.gate.stopped_by == "agent:self_debugger"
-        assert "breakpoint agent:self_debugger: before self_debug:1" in _status(screen)
+        assert "breakpoint agent:self_debugger: before self-debug 1" in _status(screen)
         await pilot.press("c")
         view = await finish_run(pilot)
         assert view.state.finished is not None and view.state.finished.accepted_at == "self_debug:1"
@@ -300,7 +298,7 @@ class TestSteerSnapshots:
     def test_stop_with_an_edit_pending(self, snap_compare):
         async def run_before(pilot):
             screen = await start_run(pilot)
-            await step_to(pilot, screen, "quality_check:program_generator", 0)
+            await step_to(pilot, screen, "check:program_generator", 0)
             await pilot.press("e")
             await _editor(pilot, FIXED)
             await pilot.press("ctrl+s")
@@ -313,7 +311,7 @@ class TestSteerSnapshots:
     def test_program_editor_with_a_syntax_error(self, snap_compare):
         async def run_before(pilot):
             screen = await start_run(pilot)
-            await step_to(pilot, screen, "quality_check:program_generator", 0)
+            await step_to(pilot, screen, "check:program_generator", 0)
             await pilot.press("e")
             await _editor(pilot, "def remove_Occ(s, ch)\n    return s\n")
             await pilot.press("ctrl+s")

@@ -15,6 +15,7 @@ from ui_fakes import FreezingClient, load_responder
 from ui_steps import finish_run, start_run, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig
+from qflow_tui.core.gate import Stop
 from qflow_tui.core.workflows.values import load_config
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.messages import GateWaiting
@@ -61,15 +62,15 @@ async def test_step_mode_advances_one_step_at_a_time():
         view = screen.query_one(RunView)
         await wait_for_gate(pilot, screen, "program_generator")
         assert view.state.llm_calls == 0
-        assert "before program_generator" in str(view.query_one("#run-progress").render())
+        assert "before generate" in str(view.query_one("#run-progress").render())
         # Progressions pass the gate one at a time: lowest index first.
         await pilot.press("n")
         await wait_for_gate(pilot, screen, "program_generator", 1)
         view.flush()
         assert view.state.tokens["program_generator"].calls == 1
-        assert "before program_generator (p1)" in str(view.query_one("#run-progress").render())
+        assert "before generate (p1)" in str(view.query_one("#run-progress").render())
         await pilot.press("n")
-        await wait_for_gate(pilot, screen, "quality_check:program_generator", 0)
+        await wait_for_gate(pilot, screen, "check:program_generator", 0)
         view.flush()
         # One program per progression, no quality check yet; every pane can be looked at.
         assert view.state.tokens["program_generator"].calls == 2
@@ -132,7 +133,7 @@ async def test_a_late_gate_message_shows_the_stop_the_gate_holds():
         await pilot.pause()
         assert screen.waiting_at == "program_generator"
         progress = str(screen.query_one("#run-progress").render())
-        assert "before program_generator (p0)" in progress and "test_designer" not in progress
+        assert "before generate (p0)" in progress and "design tests" not in progress
 
 
 async def test_a_step_key_lets_through_only_the_stop_shown():
@@ -140,14 +141,14 @@ async def test_a_step_key_lets_through_only_the_stop_shown():
         # A shared step comes to the gate after progression 0's generator was
         # shown, and goes first in the gate's order; n is pressed before the
         # screen has heard of it.
-        shared = asyncio.create_task(screen.gate.checkpoint("test_designer"))
+        shared = asyncio.create_task(screen.gate.checkpoint(Stop("test_designer", None, "test_designer")))
         await asyncio.sleep(0)
         assert screen.gate.waiting_at == "test_designer" and screen.waiting_at == "program_generator"
         await screen.action_step()
         # Nothing went through unseen: the screen now shows the shared step.
         assert not shared.done()
         assert screen.waiting_at == "test_designer"
-        assert "before test_designer" in str(screen.query_one("#run-progress").render())
+        assert "before design tests" in str(screen.query_one("#run-progress").render())
         await screen.action_step()
         await shared
 
@@ -160,7 +161,7 @@ async def test_pause_stops_at_the_next_step():
         await wait_until(pilot, lambda: client.blocked == 2, "the self-debuggers")
         await pilot.press("p")
         client.release.set()
-        await wait_for_gate(pilot, screen, "quality_check:self_debug:1", 0)
+        await wait_for_gate(pilot, screen, "check:self_debug:1", 0)
         assert screen.running
         await pilot.press("c")
         view = await finish_run(pilot)
@@ -442,7 +443,7 @@ async def test_a_breakpoint_stops_the_run_where_it_matches_and_says_why():
         # It ran free up to there: both programs generated and checked, no debugging yet.
         assert view.state.tokens["code_quality_checker"].calls > 0
         assert "self_debugger" not in view.state.tokens
-        assert "breakpoint agent:self_debugger: before self_debug:1 (p0)" in str(
+        assert "breakpoint agent:self_debugger: before self-debug 1 (p0)" in str(
             view.query_one("#run-progress").render()
         )
         await pilot.press("c")

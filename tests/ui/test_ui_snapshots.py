@@ -71,7 +71,7 @@ class TestLiveRun:
         async def run_before(pilot):
             screen = await start_run(pilot)
             await wait_for_gate(pilot, screen, "program_generator")
-            assert await step_to(pilot, screen, "quality_check:program_generator", 0) == 6
+            assert await step_to(pilot, screen, "check:program_generator", 0) == 6
             await pilot.press("1")
             await settle(pilot)
 

@@ -36,11 +36,21 @@ async def wait_until(pilot: Pilot, condition, what: str, limit: int = 2000) -> N
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def shown_at(screen: RunScreen) -> str | None:
+    """Where the screen shows the run held: the step, or ``check:STEP`` for the
+    check of a step's program (the workflow's checker about to work)."""
+    stop = screen.shown_stop
+    if stop is None:
+        return None
+    return f"check:{stop.step}" if stop.check else stop.step
+
+
 async def wait_for_gate(pilot: Pilot, screen: RunScreen, step: str, progression: int | None = None) -> None:
-    """Wait until the run stops at the gate before ``step`` (of ``progression``, when given)."""
+    """Wait until the run stops at the gate before ``step`` (``check:STEP`` for
+    the check of its program; of ``progression``, when given)."""
 
     def there() -> bool:
-        return screen.waiting_at == step and (progression is None or screen.gate.waiting_progression == progression)
+        return shown_at(screen) == step and (progression is None or screen.gate.waiting_progression == progression)
 
     await wait_until(
         pilot, there, f"the gate before {step}" + (f" of progression {progression}" if progression else "")
@@ -52,7 +62,7 @@ async def step_to(pilot: Pilot, screen: RunScreen, step: str, progression: int |
     """Press ``n`` until the gate stops before ``step`` (of ``progression``); the presses it took."""
     for presses in range(limit):
         await wait_until(pilot, lambda: screen.waiting_at is not None, "the gate")
-        if screen.waiting_at == step and (progression is None or screen.gate.waiting_progression == progression):
+        if shown_at(screen) == step and (progression is None or screen.gate.waiting_progression == progression):
             await pilot.pause()
             return presses
         await pilot.press("n")

@@ -108,22 +108,23 @@ async def test_the_first_event_carries_the_description_and_every_gate_stop_is_an
     }
     assert [s["step"] for s in first.plan if s.get("shared")] == ["test_designer", "test_quality_checker", "revert"]
     assert first.progressions == 2 and first.visible_tests == "not executed (imagined execution only)"
-    # Each step_started follows the gate stop that let it in, with the gate's label.
-    stops = [(e.step, e.progression) for e in rec.of("gate_stop")]
+    # Each step_started follows the gate stop that let it in: a check's is typed so.
+    stops = [(f"check:{e.step}" if e.check else e.step, e.progression) for e in rec.of("gate_stop")]
     assert sorted(stops, key=str) == sorted(
         [
             ("program_generator", 0),
             ("program_generator", 1),
-            ("quality_check:program_generator", 0),
-            ("quality_check:program_generator", 1),
+            ("check:program_generator", 0),
+            ("check:program_generator", 1),
         ],
         key=str,
     )
     for i, e in enumerate(rec.events):
         if e.kind == "step_started":
-            gate = f"quality_check:{e.step}" if e.agent == "code_quality_checker" else e.step
+            gate = f"check:{e.step}" if e.agent == "code_quality_checker" else e.step
             before = [x for x in rec.events[:i] if x.kind == "gate_stop" and x.progression == e.progression]
-            assert before and before[-1].step == gate
+            assert before and (f"check:{before[-1].step}" if before[-1].check else before[-1].step) == gate
+            assert before[-1].agent == e.agent
 
 
 def _old_session(path, workflow: str, config: dict, events: list[dict]) -> None:

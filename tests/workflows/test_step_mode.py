@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from qflow_tui.core.config import make_config
-from qflow_tui.core.gate import StepGate
+from qflow_tui.core.gate import StepGate, Stop
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import read_session
@@ -33,8 +33,8 @@ async def test_every_workflow_steps_one_gate_at_a_time(tmp_path, workflow, setti
     stops: list[str] = []
     arrived = asyncio.Event()
 
-    def on_wait(step: str) -> None:
-        stops.append(step)
+    def on_wait(stop: Stop) -> None:
+        stops.append(stop.step)
         arrived.set()
 
     gate = StepGate(stepping=True, on_wait=on_wait)

@@ -105,13 +105,6 @@ def branch_at_end(events: list[Event], step: str, progression: int | None = None
     return BranchPoint(step=step, progression=progression, event_index=len(events), prefix_calls=prefix)
 
 
-def gate_step(label: str) -> str:
-    """The workflow step a gate label stops before: ``quality_check:self_debug:1``
-    -> ``self_debug:1``; a step's own name is itself."""
-    prefix, sep, rest = label.partition(":")
-    return rest if sep and prefix == "quality_check" and rest else label
-
-
 @dataclass
 class ForkPlan:
     """Everything a fork's run needs, checked: the app and ``qflow fork`` start

@@ -104,6 +104,9 @@ class Steerable:
     first_stage: str = ""
     """The stage that writes the first program: an edit there stands in for
     that agent's answer rather than for a checked program."""
+    statement_readers: str = ""
+    """Who reads an edited statement, in words (``the clarifier and the
+    clarified generator``): the editor and its notice say it."""
 
     def takes(self, edit: Edit, config: RunConfig) -> bool:
         return edit in self.edits(config)

@@ -6,7 +6,7 @@ replay, the browser) never needs a fallback of its own."""
 from __future__ import annotations
 
 from ..config import RunConfig
-from ..events import Event, RunStarted, StepStarted
+from ..events import Event, GateStop, RunStarted, StepStarted
 from .values import config_from_record
 
 
@@ -33,6 +33,29 @@ def describe_started(event: RunStarted) -> bool:
     event.visible_tests = event.visible_tests or described["visible_tests"]
     event.progressions = described["progressions"]
     return True
+
+
+#: How builds before typed stops labelled the gate before a quality check.
+_OLD_CHECK_LABEL = "quality_check:"
+
+
+def upgrade(events: list[Event]) -> None:
+    """Give events an older build recorded what this build reads (in place):
+    the first event's description (:func:`fill_description`), and a stop
+    before a check recorded as a label (``quality_check:self_debug:1``) as
+    the typed stop it is."""
+    from . import WORKFLOWS
+
+    checker: str | None = None
+    for event in events:
+        if isinstance(event, RunStarted):
+            spec = WORKFLOWS.get(event.workflow or RunConfig.workflow)
+            checker = spec.checker or None if spec is not None else None
+        label = event.step or "" if isinstance(event, GateStop) else ""
+        if isinstance(event, GateStop) and label.startswith(_OLD_CHECK_LABEL):
+            event.step, event.check = label[len(_OLD_CHECK_LABEL) :] or None, True
+            event.agent = event.agent or checker
+    fill_description(events)
 
 
 def fill_description(events: list[Event]) -> None:

@@ -7,6 +7,7 @@ Breakpoints are set from the timeline (b at a step, B at its agent)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +20,15 @@ from textual.worker import Worker, WorkerState
 
 from ...core.config import RunConfig
 from ...core.events import Event, Notice, NoticeLevel, RunStarted, Steered
-from ...core.gate import Breakpoint, StepGate
+from ...core.gate import StepGate, Stop
 from ...core.llm.base import close_quietly
 from ...core.llm.retry import RetryWaits
 from ...core.problem import Problem
 from ...core.runner import RunError, RunOutcome, run_workflow
 from ...core.safe_text import clean, one_line
-from ...core.steer.steering import SteerError, Steering, check_program, check_test
-from ...core.workflows import WORKFLOWS, Edit, Steerable
+from ...core.steer.desk import SteeringDesk, stop_words
+from ...core.steer.steering import SteerError, Steering, check_program
+from ...core.workflows import Edit
 from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
 from ..state import SynthTest
@@ -107,6 +109,8 @@ class RunScreen(AppScreen[None]):
         self.header = header
         """Fields the session header adds (a fork names its parent)."""
         self.gate = StepGate(stepping=stepping, on_wait=self._gate_waiting, breakpoints=breakpoints)
+        self.desk = SteeringDesk(self.gate, self.steering, config, problem)
+        """The rules of steering this run (the core's): the screen asks it and shows the answer."""
         self.retry_waits = RetryWaits()
         """The retries the run waits to make; ``g`` gives them up."""
         self._drafts: dict[str, str] = {}
@@ -118,8 +122,8 @@ class RunScreen(AppScreen[None]):
         progression (a server down stops all six alike) adds no toast."""
         self.session_path: Path | None = None
         self.running = False
-        self._shown: tuple[str, int | None] | None = None
-        """The stop at the gate the screen shows (step, progression): what ``n`` lets through."""
+        self._shown: Stop | None = None
+        """The stop at the gate the screen shows: what ``n`` lets through."""
         self._batch: list[Event] | None = None
         self.outcome: RunOutcome | None = None
         self.sub_title = one_line(problem.title or problem.entry_point, 200)
@@ -174,7 +178,7 @@ class RunScreen(AppScreen[None]):
             self.post_message(RunEvents(self._batch))
         self._batch.append(event)
 
-    def _gate_waiting(self, _step: str) -> None:
+    def _gate_waiting(self, _stop: Stop) -> None:
         self.post_message(GateWaiting())
 
     @on(RunEvents)
@@ -208,9 +212,14 @@ class RunScreen(AppScreen[None]):
         return True
 
     @property
+    def shown_stop(self) -> Stop | None:
+        """The stop the run is shown held at, if any: what ``n`` lets through."""
+        return self._shown
+
+    @property
     def waiting_at(self) -> str | None:
         """The step the run is shown stopped before at the gate, if any."""
-        return self._shown[0] if self._shown is not None else None
+        return self._shown.step if self._shown is not None else None
 
     @on(GateWaiting)
     def _show_gate(self, message: GateWaiting) -> None:
@@ -221,14 +230,13 @@ class RunScreen(AppScreen[None]):
 
     def _show_stop(self) -> None:
         """Show the stop the gate holds now (nothing, if it holds none)."""
-        step, progression = self.gate.waiting_at, self.gate.waiting_progression
-        if step is None:
+        stop = self.gate.waiting
+        if stop is None:
             return
-        self._shown = (step, progression)
+        self._shown = stop
         view = self.query_one(RunView)
-        where = f" (p{progression})" if progression is not None else ""
         why = f"breakpoint {self.gate.stopped_by}: " if self.gate.stopped_by else ""
-        self._paint_gate(f"⏸ {why}before {step}{where}")
+        self._paint_gate(f"⏸ {why}{stop_words(stop, view.state)}")
         view.flush()
         self.refresh_bindings()
 
@@ -243,13 +251,7 @@ class RunScreen(AppScreen[None]):
             line = f"✎ edit pending: {self.steering.brief()}{goes_on}" + (f" · {line}" if line else "")
         view = self.query_one(RunView)
         view.gate_status = line
-        view.show_pending_tests(self._pending_tests() if self.running else {})
-
-    def _pending_tests(self) -> dict[str, str]:
-        """The synthesized tests' edits the run has not taken yet, by test (the Tests tab marks their rows)."""
-        marks = {test: "keep" if keep else "drop" for test, keep in self.steering.test_verdicts.items()}
-        marks.update({test: "edit" if new else "delete" for test, new in self.steering.test_edits.items()})
-        return marks
+        view.show_pending_tests(self.desk.pending_tests())
 
     @on(Worker.StateChanged)
     def _run_state_changed(self, event: Worker.StateChanged) -> None:
@@ -259,7 +261,7 @@ class RunScreen(AppScreen[None]):
         state = event.state
         if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
-        self.running = False
+        self.running = self.desk.running = False
         self._shown = None
         self._gate_text = ""
         view = self.query_one(RunView)
@@ -334,14 +336,14 @@ class RunScreen(AppScreen[None]):
         return True
 
     async def action_step(self) -> None:
-        if not self.running or self.gate.waiting_at is None:
+        if not self.running or self.gate.waiting is None:
             return  # between stops: nothing to step (the gate keeps no step for later)
-        if (self.gate.waiting_at, self.gate.waiting_progression) != self._shown:
+        if self.gate.waiting != self._shown:
             # An earlier stop arrived since the one shown (a shared step a check
             # asked for): the gate would let it through unseen. Show it instead.
             self._show_stop()
             return
-        text = f"▶ {self.waiting_at}"
+        text = "▶ " + stop_words(self.gate.waiting, self.query_one(RunView).state).removeprefix("before ")
         self._shown = None
         self._paint_gate(text)
         await self.gate.step()
@@ -374,12 +376,11 @@ class RunScreen(AppScreen[None]):
         """Fork this run at its stop: the session written so far is the parent;
         the fork's run takes it as the recording up to here and goes on live."""
         from ...core.session import SessionError, read_session
-        from ...core.steer.fork import gate_step
         from .fork_dialog import ForkDialog, start_fork
 
         if not self.running or self._shown is None or self.session_path is None:
             return
-        step, progression = self._shown
+        step, progression = self._shown.step, self._shown.progression
         try:
             data = read_session(self.session_path)
         except SessionError as exc:
@@ -388,7 +389,7 @@ class RunScreen(AppScreen[None]):
         model = self.config.fallback_model if self.config.model.startswith("replay/") else self.config.model
         dialog = ForkDialog(
             data,
-            step=gate_step(step),
+            step=step,
             progression=progression,
             live=True,
             fallback_model=model,
@@ -436,19 +437,12 @@ class RunScreen(AppScreen[None]):
 
         self.app.push_screen(Confirm("Quit while the run is going?", KEPT, yes="Quit"), answered)
 
-    # -- steering at a stop ----------------------------------------------------------------
+    # -- steering at a stop (the desk holds the rules; the screen opens editors) ------------
 
     @property
     def stopped(self) -> bool:
         """The gate holds the run (step mode or a breakpoint) before a step."""
-        return self.running and self.gate.stepping and self.gate.waiting_at is not None
-
-    def _stop_stage(self) -> tuple[str, int] | None:
-        """The stopped progression's step (its quality check's gate label read as the step)."""
-        at, p = self.gate.waiting_at, self.gate.waiting_progression
-        if at is None or p is None:
-            return None
-        return at.removeprefix("quality_check:"), p
+        return self.desk.stop is not None
 
     def _tests_shown(self) -> bool:
         return self.query_one(RunView).query_one("#run-tabs", TabbedContent).active == "tab-tests"
@@ -458,52 +452,46 @@ class RunScreen(AppScreen[None]):
         row = self.query_one(RunView).query_one("#tests-grid", DataTable).cursor_row
         return state.synth[row] if 0 <= row < len(state.synth) else None
 
-    @property
-    def _steerable(self) -> Steerable:
-        spec = WORKFLOWS.get(self.config.workflow)
-        return spec.steering if spec is not None else Steerable()
-
     def _can_edit(self, action: str) -> bool:
-        """Edit keys are offered only while the gate holds a run whose workflow
-        takes that edit (its spec says which); the test keys only on the Tests
-        tab, the others everywhere else."""
-        if not self.stopped:
+        """Edit keys are offered where the desk offers the edit; the test keys
+        only on the Tests tab (with a row for the ones about a row), the others
+        everywhere else (80 columns hold no more)."""
+        edit = _EDITS[action]
+        if not self.desk.offers(edit):
             return False
-        steerable = self._steerable
-        if action in ("toggle_test_verdict", "edit_test", "delete_test", "add_test"):
-            return (
-                self._tests_shown()
-                and steerable.takes("tests", self.config)
-                and (action == "add_test" or self._highlighted_test() is not None)
-            )
-        if self._tests_shown():
-            # The Tests tab's own keys take the footer there (80 columns hold no more).
-            return False
-        if action in ("edit_program", "override_verdict"):
-            where = self._stop_stage()
-            edit: Edit = "program" if action == "edit_program" else "verdict"
-            return (
-                where is not None
-                and steerable.takes(edit, self.config)
-                and where[0].partition(":")[0] in steerable.program_stages
-            )
-        return action == "edit_statement" and steerable.takes("statement", self.config)
+        if edit == "tests":
+            return self._tests_shown() and (action == "add_test" or self._highlighted_test() is not None)
+        return not self._tests_shown()
 
-    def _edited(self, message: str) -> None:
+    def _said(self, message: str) -> None:
         self.notify(clean(message), markup=False)
         self._paint_gate()
+
+    def _refused(self, exc: SteerError) -> None:
+        text = str(exc)
+        self.notify(clean(text[:1].upper() + text[1:] + "."), severity="warning", markup=False)
+
+    def _steer(self, change: Callable[[], str]) -> None:
+        """Make one edit through the desk: its words as a notice, or why not."""
+        try:
+            message = change()
+        except SteerError as exc:
+            self._refused(exc)
+            return
+        self._said(message)
 
     def _edit(
         self,
         key: str,
         title: str,
         text: str,
-        check: Any,
-        take: Any,
+        check: Callable[[str], str],
+        take: Callable[[str], str],
         language: str | None = "python",
         placeholder: str = "",
     ) -> None:
-        """Open the editor on ``text`` (or the draft left for ``key``); ``take`` gets what was taken."""
+        """Open the editor on ``text`` (or the draft left for ``key``); the text
+        taken goes to ``take`` (a desk method), whose words are the notice."""
         from .steer_edit import SteerEditScreen
 
         def done(result: tuple[bool, str] | None) -> None:
@@ -518,151 +506,71 @@ class RunScreen(AppScreen[None]):
                 self.notify("The run is no longer stopped: the edit was not taken.", severity="warning")
                 self._drafts[key] = text
                 return
-            take(text)
+            self._steer(lambda: take(text))
 
         editor = SteerEditScreen(title, self._drafts.get(key, text), check, language=language, placeholder=placeholder)
         self.app.push_screen(editor, done)
 
     def action_edit_program(self) -> None:
-        where = self._stop_stage()
-        if where is None or not self._can_edit("edit_program"):
+        if not self._can_edit("edit_program"):
             return
-        step, p = where
-        checking = (self.gate.waiting_at or "").startswith("quality_check:")
-        current = self.query_one(RunView).state.current_program(p)
-        text = self.steering.programs.get((step, p)) or (current[1] if current else "")
-        how = f"checked in place of {step}'s answer" if checking else f"in place of the agent's answer at {step}"
-        first = self._steerable.first_stage
-        if not checking and step == first:
-            spec = WORKFLOWS.get(self.config.workflow)
-            agent = spec.agent(first) if spec is not None else None
-            how = f"in place of the {(agent.label if agent else first).lower()}'s answer"
-
-        def take(program: str) -> None:
-            self.steering.programs[(step, p)] = program
-            self._edited(f"Program of p{p} edited: the run carries on with it from {step}.")
-
-        self._edit(f"program:{step}:{p}", f"Program of p{p}, {how}", text, check_program, take)
+        edit = self.desk.program_edit(self.query_one(RunView).state)
+        title = f"Program of p{edit.progression}, {edit.how}"
+        self._edit(f"program:{edit.step}:{edit.progression}", title, edit.text, check_program, self.desk.edit_program)
 
     def action_override_verdict(self, accept: bool) -> None:
-        where = self._stop_stage()
-        if where is None or not self._can_edit("override_verdict"):
-            return
-        p = where[1]
-        word = "accept" if accept else "reject"
-        if self.steering.next_verdicts.get(p) is accept:
-            del self.steering.next_verdicts[p]
-            self._edited(f"Override undone: the checker decides p{p}'s next check.")
-            return
-        self.steering.next_verdicts[p] = accept
-        self._edited(f"p{p}'s next quality check: {word} (the checker is not asked).")
-
-    def _refuse_deleted(self, test: SynthTest, what: str) -> bool:
-        """Say why a deleted test takes no edit (True: it is deleted)."""
-        if self.steering.test_edits.get(test.test) == "":
-            self.notify(f"This test is deleted (not yet taken): press d to undo that, then {what}.", severity="warning")
-            return True
-        if test.steered == "deleted":
-            self.notify("This test was deleted: the run no longer has it.", severity="warning")
-            return True
-        return False
+        if self._can_edit("override_verdict"):
+            self._steer(lambda: self.desk.override_verdict(accept))
 
     def action_toggle_test_verdict(self) -> None:
         test = self._highlighted_test()
-        if test is None or not self._can_edit("toggle_test_verdict"):
-            return
-        if self._refuse_deleted(test, "space keeps or drops it"):
-            return
-        if test.test in self.steering.test_verdicts:
-            del self.steering.test_verdicts[test.test]
-            self._edited("Undone: the Test Quality Checker's verdict stands.")
-            return
-        if test.verdict not in ("kept", "rejected"):
-            self.notify("The Test Quality Checker has not judged this test yet.", severity="warning")
-            return
-        keep = test.verdict == "rejected"
-        self.steering.test_verdicts[test.test] = keep
-        self._edited(f"Test {'kept' if keep else 'dropped'} over the TQC: {one_line(test.test, 60)}")
-
-    def _entry_point(self) -> str:
-        return self.problem.entry_point
+        if test is not None and self._can_edit("toggle_test_verdict"):
+            self._steer(lambda: self.desk.toggle_test_verdict(test))
 
     def action_edit_test(self) -> None:
         test = self._highlighted_test()
         if test is None or not self._can_edit("edit_test"):
             return
-        if self._refuse_deleted(test, "t edits it"):
+        try:
+            text = self.desk.test_text(test)
+        except SteerError as exc:
+            self._refused(exc)
             return
-        original = test.test
-
-        def take(new: str) -> None:
-            if new.strip() == original.strip():
-                self.steering.test_edits.pop(original, None)
-                self._edited("The test is as it was: no edit.")
-                return
-            self.steering.test_edits[original] = new
-            self._edited(f"Test edited (kept): {one_line(new, 60)}")
-
         self._edit(
-            f"test:{original}",
+            f"test:{test.test}",
             "A synthesized test (an edited test is kept: you are its judge)",
-            self.steering.test_edits.get(original) or original,
-            lambda text: check_test(text, self._entry_point()),
-            take,
+            text,
+            self.desk.check_test,
+            lambda new: self.desk.edit_test(test, new),
         )
 
     def action_delete_test(self) -> None:
         test = self._highlighted_test()
-        if test is None or not self._can_edit("delete_test"):
-            return
-        if self.steering.test_edits.get(test.test) == "":
-            del self.steering.test_edits[test.test]
-            self._edited("Undone: the test is not deleted.")
-            return
-        self.steering.test_edits[test.test] = ""
-        self._edited(f"Test deleted: {one_line(test.test, 60)}")
+        if test is not None and self._can_edit("delete_test"):
+            self._steer(lambda: self.desk.delete_test(test))
 
     def action_add_test(self) -> None:
         if not self._can_edit("add_test"):
             return
-
-        def take(new: str) -> None:
-            self.steering.added_tests.append(new)
-            self._edited(f"Test added (kept): {one_line(new, 60)}")
-
         self._edit(
             "test:new",
             "A test to add to the kept synthesized tests",
             "",
-            lambda text: check_test(text, self._entry_point()),
-            take,
-            placeholder=f"assert {self._entry_point()}(...) == ...",
+            self.desk.check_test,
+            self.desk.add_test,
+            placeholder=f"assert {self.problem.entry_point}(...) == ...",
         )
 
     def action_edit_statement(self) -> None:
         if not self._can_edit("edit_statement"):
             return
-        original = self.problem.statement
-
-        def check(text: str) -> str:
-            if not text.strip():
-                raise SteerError("the statement is empty: write the statement the clarifier should read")
-            return text.strip()
-
-        def take(new: str) -> None:
-            if new == original.strip():
-                self.steering.statement = None
-                self._edited("The statement is as it was: no edit.")
-                return
-            self.steering.statement = new
-            self._edited("Statement edited: the clarifier and the clarified generator read it.")
-
+        readers = self.desk.steerable.statement_readers
         self._edit(
             "statement",
-            "The problem statement the clarifier path reads (the other agents keep the original)",
-            self.steering.statement or original,
-            check,
-            take,
+            f"The problem statement{f' {readers} read' if readers else ''}",
+            self.desk.statement_text(),
+            _nonempty_statement,
+            self.desk.edit_statement,
             language=None,
         )
 
@@ -691,49 +599,33 @@ class RunScreen(AppScreen[None]):
             return
         if timeline.highlighted is None:
             return
-        step = timeline.highlighted
-        value = step
-        if kind == "agent":
-            agents = self.query_one(RunView).state.plan_step(step).agents
-            if not agents:
-                self.notify(f"No agent works in {step}: press b to stop before the step.", severity="warning")
-                return
-            value = agents[0]
-        point = Breakpoint(kind, value)
-        if point in self.gate.breakpoints:
-            self.gate.breakpoints.remove(point)
-            self.notify(f"Breakpoint removed: {point}.", markup=False)
-        else:
-            self.gate.breakpoints.append(point)
-            where = f"each {value} step" if kind == "agent" else value
-            self.notify(f"Breakpoint set: {point}. The run stops before {where}.", markup=False)
+        self._steer(
+            lambda: self.desk.toggle_breakpoint(kind, timeline.highlighted or "", self.query_one(RunView).state)
+        )
         self._mark_breakpoints()
 
     def _mark_breakpoints(self) -> None:
         """Mark the timeline rows a breakpoint stops before (● at the step)."""
-        state = self.query_one(RunView).state
-        points = self.gate.breakpoints
-        steps = {b.value for b in points if b.kind == "step"}
-        agents = {b.value for b in points if b.kind == "agent"}
-        marks = frozenset(
-            s
-            for s in state.planned_stages()
-            if s in steps or s.partition(":")[0] in steps or bool(agents & set(state.plan_step(s).agents[:1]))
-        )
+        view = self.query_one(RunView)
+        marks = self.desk.marked_steps(view.state)
         for timeline in self.query(Timeline):
             timeline.marks = marks
-            timeline.update_from(state, self.query_one(RunView).progression)
+            timeline.update_from(view.state, view.progression)
 
 
-#: The actions that edit what a stopped run carries on with.
-_EDITS = frozenset(
-    {
-        "edit_program",
-        "override_verdict",
-        "toggle_test_verdict",
-        "edit_test",
-        "delete_test",
-        "add_test",
-        "edit_statement",
-    }
-)
+def _nonempty_statement(text: str) -> str:
+    if not text.strip():
+        raise SteerError("the statement is empty: write the statement the run should read")
+    return text.strip()
+
+
+#: The actions that edit what a stopped run carries on with, and the kind of edit each is.
+_EDITS: dict[str, Edit] = {
+    "edit_program": "program",
+    "override_verdict": "verdict",
+    "toggle_test_verdict": "tests",
+    "edit_test": "tests",
+    "delete_test": "tests",
+    "add_test": "tests",
+    "edit_statement": "statement",
+}

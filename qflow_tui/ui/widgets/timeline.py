@@ -125,9 +125,7 @@ def render_timeline(
         line.overflow = "ellipsis"
         lines.append(line)
         lines += [_steered_row(e, colours) for e in state.steered_at(stage)]
-    lines += [
-        _steered_row(e, colours) for e in state.steered if (e.step or "").removeprefix("quality_check:") not in stages
-    ]
+    lines += [_steered_row(e, colours) for e in state.steered if (e.step or "") not in stages]
     decisions = decision_lines(state, selected, colours)
     if side_by_side:
         grid = Table.grid(padding=(0, 3))

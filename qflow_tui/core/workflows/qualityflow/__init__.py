@@ -200,6 +200,7 @@ SPEC = WorkflowSpec(
         edits=_qualityflow_edits,
         program_stages=("program_generator", "self_debug", "clarifier"),
         first_stage="program_generator",
+        statement_readers="the clarifier and the clarified generator (the other agents keep the original)",
     ),
     checker="code_quality_checker",
     debugger="self_debugger",

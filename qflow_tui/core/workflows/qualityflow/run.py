@@ -144,9 +144,9 @@ _STOPPED = "stopped: the rule no longer needs its result"
 
 
 def _step(
-    ctx: RunContext, sid: StepId, agent: str | None, detail: str = "", *, gate: str = ""
+    ctx: RunContext, sid: StepId, agent: str | None, detail: str = "", *, check: bool = False
 ) -> AbstractAsyncContextManager[StepOutcome]:
-    return enter_step(ctx, sid, agent, detail=detail, gate=gate, stopped=_STOPPED)
+    return enter_step(ctx, sid, agent, detail=detail, check=check, stopped=_STOPPED)
 
 
 class _SharedTests:
@@ -234,8 +234,7 @@ class _Run:
         if CHECKER.of(self.cfg) == "none":
             p.check = CheckResult(False, "no quality checker (checker=none)")
             return False
-        gate = f"quality_check:{sid.name}"
-        async with _step(self.ctx, sid, "code_quality_checker", detail=CHECKER.of(self.cfg), gate=gate) as s:
+        async with _step(self.ctx, sid, "code_quality_checker", detail=CHECKER.of(self.cfg), check=True) as s:
             # A person's program for this step, given once the step had answered: it is what gets checked.
             edited = steered_program(self.ctx, s.name, p.index, p.current, _PRODUCER.get(sid.stage, sid.stage))
             if edited is not None:
