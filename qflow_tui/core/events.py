@@ -90,6 +90,18 @@ class RunStarted(Event):
     """What the workflow does with the visible tests, in words."""
     progressions: int = 1
     """How many progressions run (1 for workflows without them)."""
+    tabs: list[str] | None = None
+    """The run screen's tabs the workflow uses beyond the timeline, the agents
+    and the program (``imagined``, ``tests``, ``tree``); None: an older
+    session, whose reader fills them in."""
+    checker: str = ""
+    """The role whose accepted or rejected step is a quality verdict on its
+    progression's program (empty: no such agent)."""
+    test_judge: str = ""
+    """The role whose verdict each synthesized test gets (a column of the
+    Tests tab; empty: no such agent)."""
+    decided: list[str] = field(default_factory=list)
+    """The roles whose steps end in a decision (the timeline lists them)."""
     sampling: dict[str, str] = field(default_factory=dict)
     """The sampling settings really sent to the model, in words
     (``{"temperature": "not sent: the provider's default"}``): the workflow asks
@@ -269,6 +281,10 @@ class TestsDesigned(Event):
     tests: list[str]
     total: int
     """Distinct tests designed so far, after de-duplication."""
+    rounds: int = 0
+    """The rounds the design runs at most (0: not said)."""
+    most: int = 0
+    """The most tests the run keeps (0: not said)."""
 
 
 @dataclass(kw_only=True)

@@ -18,7 +18,6 @@ from typing import Any
 
 from . import events as ev
 from .summary import RunSummary, Tokens, TokenTally, count_event, count_stop, tokens_from_dict, tokens_to_dict, total
-from .workflows import WORKFLOWS
 from .workflows.base import Agent, PlannedStep
 from .workflows.legacy import describe_started
 
@@ -63,19 +62,24 @@ def find_plan_step(plan: list[PlanStep], step: str) -> PlanStep:
 
 @dataclass
 class RunShape:
-    """What a run's first event says about the workflow: who works and in which steps."""
+    """What a run's first event says about the workflow: who works and in which
+    steps, which tabs show it, and which roles judge, check and decide."""
 
     agents: list[AgentInfo]
     plan: list[PlanStep]
     progressions: int
     summary: str
+    tabs: tuple[str, ...] = ()
+    checker: str = ""
+    test_judge: str = ""
+    decided: tuple[str, ...] = ()
 
 
 def run_shape(e: ev.RunStarted) -> RunShape:
     """The agents, plan, progression count and summary a run's first event declares."""
-    if not e.agents:
-        # A stream from before RunStarted carried agents and plan (the session
-        # reader fills them; a stream handed over directly gets the same here).
+    if not e.agents or e.tabs is None:
+        # A stream from before RunStarted carried a whole description (the
+        # session reader fills it; a stream handed over directly gets the same here).
         e = dataclasses.replace(e)
         describe_started(e)
     agents_data: list[Any] = list(e.agents or [])
@@ -84,7 +88,16 @@ def run_shape(e: ev.RunStarted) -> RunShape:
     summary = e.summary
     agents = [a for a in (_agent_of(d) for d in agents_data) if a is not None]
     plan = [s for s in (_step_of_plan(d) for d in plan_data) if s is not None]
-    return RunShape(agents, plan, max(1, progressions), summary)
+    return RunShape(
+        agents,
+        plan,
+        max(1, progressions),
+        summary,
+        tuple(str(t) for t in e.tabs or ()),
+        e.checker,
+        e.test_judge,
+        tuple(str(r) for r in e.decided),
+    )
 
 
 #: Characters of streamed text kept per model call; older text is elided.
@@ -219,6 +232,11 @@ class Check:
     accepted: bool
 
 
+def _whole(value: Any) -> int:
+    """A recorded whole number, or 0 for anything else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _numbered(step: str) -> tuple[str, int] | None:
     """``self_debug:2`` -> (``self_debug``, 2): a step repeated by number."""
     name, sep, n = step.rpartition(":")
@@ -260,6 +278,8 @@ class RunState:
         self._synth_index: dict[str, int] = {}
         self.tests_designed = 0
         self.test_round = 0
+        self.most_tests = 0
+        """The most tests the run keeps, as its test design said (0: not said)."""
         self.programs: dict[int, list[tuple[str | None, str]]] = {}
         """Program candidates per progression: (step, program), oldest first."""
         self.sandbox_runs: dict[int, dict[str, Any]] = {}
@@ -277,9 +297,13 @@ class RunState:
         self.retries_waiting: set[str] = set()
         """Failed attempts whose retry the run is waiting to make."""
         self.checker = ""
-        """The role whose accepted or rejected step is a quality verdict (the workflow's spec says)."""
+        """The role whose accepted or rejected step is a quality verdict (the first event says)."""
         self.decided: tuple[str, ...] = ()
-        """The roles whose steps end in a decision event (the workflow's spec says)."""
+        """The roles whose steps end in a decision event (the run's first event says)."""
+        self.tabs: tuple[str, ...] = ()
+        """The tabs the run uses beyond the timeline, agents and program (the first event says)."""
+        self.test_judge = ""
+        """The role whose verdict each synthesized test gets (the first event says); empty: none."""
         self.steps_started: list[str] = []
         """Steps as named, in the order each first started."""
         self.candidates: list[Candidate] = []
@@ -334,7 +358,8 @@ class RunState:
 
     @property
     def max_tests(self) -> int:
-        return int(self.config.get("max_tests", 50) or 50)
+        """The most tests the run keeps, as its test design said (0: not said)."""
+        return self.most_tests
 
     @property
     def done(self) -> bool:
@@ -382,7 +407,8 @@ class RunState:
             if repeats > 1:
                 parts[0] += f" of {repeats}"
         if self.test_round:
-            parts.append(f"tests designed {self.tests_designed}/{self.max_tests}")
+            most = f"/{self.most_tests}" if self.most_tests else ""
+            parts.append(f"tests designed {self.tests_designed}{most}")
         if self.streaming:
             parts.append(f"{len(self.streaming)} streaming")
         if self.retries_waiting:
@@ -545,8 +571,12 @@ class RunState:
             shape.summary,
         )
         self.visible_tests = e.visible_tests
-        spec = WORKFLOWS.get(e.workflow)
-        self.checker, self.decided = (spec.checker, spec.decided) if spec is not None else ("", ())
+        self.tabs, self.checker, self.test_judge, self.decided = (
+            shape.tabs,
+            shape.checker,
+            shape.test_judge,
+            shape.decided,
+        )
 
     def _on_step_started(self, e: ev.StepStarted) -> None:
         stage = e.step
@@ -725,6 +755,9 @@ class RunState:
     def _on_tests_designed(self, e: ev.TestsDesigned) -> None:
         self.test_round = e.round
         self.tests_designed = e.total
+        # Older sessions did not say: their settings were QualityFlow's fields.
+        self.most_tests = e.most or _whole(self.config.get("max_tests"))
+        rounds = e.rounds or _whole(self.config.get("test_rounds"))
         for t in e.tests:
             key = t.strip()
             if key in self._synth_index:
@@ -732,7 +765,6 @@ class RunState:
             self._synth_index[key] = len(self.synth)
             self.synth.append(SynthTest(test=t, round=e.round))
         if e.step:
-            rounds = self.config.get("test_rounds")
             of = f"/{rounds}" if rounds else ""
             self.cell(e.step, e.progression).detail = f"{e.total} tests, round {e.round}{of}"
 

@@ -189,3 +189,67 @@ def test_the_report_and_compare_give_cost_per_solved_problem_with_cached_tokens_
     assert f"| 50.00 | 2100 | 1000 | ${2 * per_problem:.4f} |" in compare
     free = BenchData(tmp_path, {**spec, "model": "script/x.py"}, data.records, spec["problems"])
     assert "cost $" not in render_report(free)
+
+
+def _synthetic_bench(folder, iterations: int, passed_after: dict[str, str]) -> None:
+    """An AgentCoder bench of three problems, each passing from the step named (never, when absent)."""
+    steps = ["programmer", "test_executor:1"]
+    for i in range(1, iterations + 1):
+        steps += [f"programmer:{i}", f"test_executor:{i + 1}"]
+    folder.mkdir()
+    spec = {
+        "dataset": "mbpp",
+        "model": "script/x",
+        "workflow": "agentcoder",
+        "settings": {"workflow_settings": {"iterations": iterations, "max_tests": 50}},
+        "samples": 1,
+        "problems": ["mbpp/11", "mbpp/12", "mbpp/13"],
+    }
+    (folder / "bench.json").write_text(json.dumps(spec), encoding="utf-8")
+    rows = []
+    for pid in spec["problems"]:
+        good = passed_after.get(pid)
+        passing = False
+        record_steps = []
+        for step in steps:
+            passing = passing or step == good
+            record_steps.append({"step": step, "passed": passing, "accepted": False})
+        rows.append(
+            {"id": pid, "sample": 0, "status": "done", "passed": passing, "first_passed": good == "programmer"}
+            | {"steps": record_steps}
+        )
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_a_comparison_tells_benches_apart_by_their_settings_and_keeps_each_ones_figures(tmp_path):
+    """Issue 43: two benches of one workflow that differ only in a setting read alike
+    in a comparison, and its step columns had other values than each bench's report."""
+    from qflow_tui.core.bench.report import load_bench, render_compare, table_pass_by_step
+
+    _synthetic_bench(tmp_path / "one", 1, {"mbpp/11": "programmer", "mbpp/12": "programmer:1"})
+    _synthetic_bench(tmp_path / "three", 3, {"mbpp/11": "programmer:3", "mbpp/12": "programmer:2"})
+    one, three = load_bench(tmp_path / "one"), load_bench(tmp_path / "three")
+    text = render_compare([one, three])
+    rows = [line for line in text.splitlines() if line.startswith(("| 1: ", "| 2: "))]
+    table = [r for r in rows if "iterations=" in r][:2]
+    assert "iterations=1" in table[0] and "iterations=3" in table[1], text
+    header = next(line for line in text.splitlines() if line.startswith("| bench | first program"))
+    columns = [c.strip() for c in header.strip("|").split("|")]
+    # The merged columns keep each workflow step in the order the runs took them.
+    assert columns[2:-2] == [
+        "programmer",
+        "test_executor:1",
+        "programmer:1",
+        "test_executor:2",
+        "programmer:2",
+        "test_executor:3",
+        "programmer:3",
+        "test_executor:4",
+    ]
+    for row, bench in zip(table, (one, three), strict=True):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        h, v = table_pass_by_step(bench.done)
+        own = dict(zip(h, v, strict=True))
+        shown = dict(zip(columns[1:], cells[1:], strict=True))
+        for column, value in own.items():
+            assert shown[column] == value, (column, bench.folder.name)

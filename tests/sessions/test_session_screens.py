@@ -23,7 +23,8 @@ from qflow_tui.ui.screens.confirm import Confirm
 from qflow_tui.ui.screens.path_prompt import PathPrompt
 from qflow_tui.ui.screens.replay import ReplayScreen, StepChip, replay_steps
 from qflow_tui.ui.screens.sessions import SessionsScreen
-from qflow_tui.ui.widgets.run_view import TABS, RunView
+from qflow_tui.ui.widgets.run_tabs import RUN_TABS
+from qflow_tui.ui.widgets.run_view import RunView
 from tests.sessions.support import InProcessSandbox, demo_config
 
 SIZE = (120, 36)
@@ -98,7 +99,7 @@ async def watch_live_run(size=SIZE) -> tuple[Path, str, dict[str, list[str]]]:
         screen = app.screen
         view = screen.query_one(RunView)
         assert view.state.done
-        for tab, _ in TABS:
+        for tab in (t.id for t in RUN_TABS):
             view.action_show_tab(tab)
             await settle(pilot)
             tabs[tab] = view_text(app, view)
@@ -117,7 +118,7 @@ async def test_a_replay_ends_in_the_same_screen_state_as_the_live_run():
         view = screen.query_one(RunView)
         assert screen.position == len(screen.events)
         assert state_of(view) == live_state
-        for tab, _ in TABS:
+        for tab in (t.id for t in RUN_TABS):
             view.action_show_tab(tab)
             await settle(pilot)
             assert view_text(app, view) == live_tabs[tab], tab

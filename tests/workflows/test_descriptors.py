@@ -4,6 +4,7 @@ the step gate's stops as events, and old sessions filled from the legacy table."
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -192,3 +193,21 @@ def test_workflow_settings_are_config_file_keys(tmp_path):
     # Flags beat the file.
     f.write_text('[run]\nworkflow = "codetree"\nbudget = 7\n', encoding="utf-8")
     assert BUDGET.of(load_config(f, env={}, overrides={"budget": "9"})) == 9
+
+
+def test_zero_shot_is_its_own_package_with_qualityflows_first_prompt():
+    """The baseline column of the paper's tables is QualityFlow's first generator
+    prompt; zero-shot keeps its own copy, so nothing of QualityFlow is imported."""
+    import ast
+
+    from qflow_tui.locations import prompts_dir
+
+    root = prompts_dir()
+    assert (root / "zeroshot/program_generator/direct.txt").read_text(encoding="utf-8") == (
+        root / "qualityflow/program_generator/variant-1-direct.txt"
+    ).read_text(encoding="utf-8")
+    package = Path(__file__).parents[2] / "qflow_tui" / "core" / "workflows" / "zeroshot"
+    for path in package.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                assert "qualityflow" not in (node.module or ""), (path.name, node.module)

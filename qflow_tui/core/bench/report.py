@@ -519,13 +519,27 @@ def _mixed_settings_note(benches: list[BenchData]) -> list[str]:
     return []
 
 
+def bench_labels(benches: list[BenchData]) -> list[str]:
+    """Each bench's full label; where two would read alike, with the workflow
+    settings that tell them apart (``rounds=3``), so no two rows look the same."""
+    plain = [b.full_label for b in benches]
+    settings = [workflow_settings(b.spec) for b in benches]
+    labels = list(plain)
+    for i, label in enumerate(plain):
+        alike = [j for j, other in enumerate(plain) if other == label and j != i]
+        differ = [k for k, v in settings[i].items() if any(settings[j].get(k) != v for j in alike)]
+        if differ:
+            labels[i] = f"{label} · " + ", ".join(f"{k}={settings[i][k]}" for k in differ)
+    return labels
+
+
 def render_compare(benches: list[BenchData]) -> str:
     """The tables side by side for several benches (of one dataset family), and
     the problems whose verdicts differ."""
-    labels = [f"{i + 1}: {b.full_label}" for i, b in enumerate(benches)]
+    labels = [f"{i + 1}: {label}" for i, label in enumerate(bench_labels(benches))]
     parts = ["# Bench comparison", ""]
-    for i, b in enumerate(benches):
-        parts.append(f"{i + 1}. `{b.folder}`: {b.full_label} ({len(b.done)} finished)")
+    for i, (b, label) in enumerate(zip(benches, bench_labels(benches), strict=True)):
+        parts.append(f"{i + 1}. `{b.folder}`: {label} ({len(b.done)} finished)")
     parts += _mixed_settings_note(benches)
     firsts = [[r for r in b.done if r.get("sample", 0) == 0] for b in benches]
     cols: list[str] = []

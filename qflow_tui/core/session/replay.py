@@ -84,17 +84,6 @@ def describe_call(request: LLMRequest, step: str | None = None) -> str:
     return f"{request.agent} ({', '.join(parts)})"
 
 
-def _guess_step(request: LLMRequest) -> str | None:
-    """The workflow step a call belongs to, where its fields tell it."""
-    if request.agent == "self_debugger" and request.epoch:
-        return f"self_debug:{request.epoch}"
-    if request.agent in ("clarifier", "program_generator") and request.attempt:
-        return f"clarifier:{request.attempt}"
-    if request.agent in ("program_generator", "test_designer", "test_quality_checker"):
-        return request.agent
-    return None
-
-
 def load_recorded_calls(events: list[Event]) -> list[RecordedCall]:
     started: dict[str, LLMCallStarted] = {}
     calls: list[RecordedCall] = []
@@ -183,7 +172,7 @@ class ReplayClient:
         return None
 
     def _missing(self, request: LLMRequest, prompt_hash: str) -> LLMError:
-        step = getattr(request, "step", None) or _guess_step(request)
+        step = request.step
         here = self._at.get(_position(request), [])
         if here:
             steps = sorted({c.step or "?" for c in here})

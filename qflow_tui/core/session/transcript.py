@@ -27,6 +27,7 @@ from ..events import (
     TQCVerdict,
 )
 from ..summary import tokens_from_dict, total
+from ..workflows.values import recorded_workflow_settings
 from .fileformat import section
 
 if TYPE_CHECKING:
@@ -62,9 +63,8 @@ def markdown_transcript(data: SessionData) -> str:
     problem = section(h, "problem")
     t = total(tokens_from_dict(s.get("tokens")))
     out: list[str] = [f"# {data.title}\n"]
-    settings = ", ".join(
-        f"{k} {cfg[k]}" for k in ("checker", "prompts", "epochs", "clarify", "tqc", "revert") if k in cfg
-    )
+    workflow = str(h.get("workflow") or "")
+    settings = ", ".join(f"{k} {v}" for k, v in recorded_workflow_settings(cfg, workflow).items())
     rows = [
         ("Session", f"`{data.path.name}`"),
         ("Recorded", str(h.get("created", ""))),

@@ -74,6 +74,11 @@ class PlannedStep:
 
 Runner = Callable[["RunContext"], Awaitable[WorkflowResult]]
 
+Tab = Literal["imagined", "tests", "tree"]
+"""A run-screen tab a workflow may use beyond the timeline, the agents and the
+program: ``imagined`` (a checker imagining the program's run on each visible
+test), ``tests`` (tests designed, judged or run), ``tree`` (a search tree)."""
+
 Edit = Literal["program", "verdict", "tests", "statement"]
 """What a person may change in a run at a stop or a fork: a step's program, a
 quality verdict on it, the synthesized tests, the statement."""
@@ -89,6 +94,10 @@ def _never(config: RunConfig) -> bool:
 
 def _no_edits(config: RunConfig) -> frozenset[Edit]:
     return frozenset()
+
+
+def _no_tabs(config: RunConfig) -> tuple[Tab, ...]:
+    return ()
 
 
 @dataclass(frozen=True)
@@ -160,6 +169,12 @@ class WorkflowSpec:
     rank: int = 100
     """Where ``qflow workflows`` and the compose form list it: the built-ins
     0 to 4, then the others by name."""
+    tabs: Callable[[RunConfig], tuple[Tab, ...]] = _no_tabs
+    """The run screen's tabs its runs use with given settings, beyond the
+    timeline, the agents and the program (none: only those three)."""
+    test_judge: str = ""
+    """The role whose kept or rejected verdict each synthesized test gets (the
+    Tests tab gives it a column named after the agent); empty: none."""
     pass_at_last: int = 0
     """k when its paper reports pass@k over the last k programs a run produced
     (QualityFlow section 4.1: "To report pass@5 accuracy, we choose the last five
@@ -197,6 +212,10 @@ class WorkflowSpec:
             "summary": self.summary,
             "visible_tests": self.visible_tests(config),
             "progressions": self.progressions(config),
+            "tabs": list(self.tabs(config)),
+            "checker": self.checker,
+            "test_judge": self.test_judge,
+            "decided": list(self.decided),
         }
 
     def to_dict(self, config: RunConfig | None = None) -> dict[str, Any]:

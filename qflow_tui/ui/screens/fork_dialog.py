@@ -18,6 +18,9 @@ from textual.widgets import Button, Input, Label, Select, Static, TextArea
 from ...core.events import Event, ProgramCandidate, StepStarted
 from ...core.safe_text import clean, one_line
 from ...core.steer.fork import ForkError, ForkPlan, plan_fork, session_steps
+from ...core.steer.steering import program_stages, refusal
+from ...core.workflows import Edit
+from ...core.workflows.values import config_from_record
 from .base import AppModal
 
 #: The verdict choices (Select values are strings): what the checker's verdict becomes.
@@ -112,7 +115,7 @@ class ForkDialog(AppModal[ForkPlan | None]):
                 yield Label("Progression")
                 yield Select([], compact=True, id="fork-progression", disabled=self.live)
             with Horizontal(classes="fork-row"):
-                yield Label("Verdict")
+                yield Label("Verdict", id="fork-verdict-label")
                 yield Select(VERDICTS, value="checker", allow_blank=False, compact=True, id="fork-verdict")
                 yield Label("Model")
                 yield Input(self.model, compact=True, id="fork-model", placeholder="provider/model for the live calls")
@@ -175,7 +178,28 @@ class ForkDialog(AppModal[ForkPlan | None]):
         select.value = self.progression if self.progression in values else values[0]
         self._show_program()
 
+    def _offers(self, edit: Edit) -> bool:
+        """Whether the workflow takes ``edit`` at the chosen step (its spec says):
+        the dialog offers only the edits the fork would take."""
+        workflow = str(self.data.header.get("workflow") or "")
+        raw = self.data.header.get("config")
+        settings = config_from_record(raw if isinstance(raw, dict) else {}, workflow, strict=False)
+        at_program_step = self.step.partition(":")[0] in program_stages(workflow)
+        return at_program_step and refusal(workflow, settings, [edit]) is None
+
     def _show_program(self) -> None:
+        verdict = self._offers("verdict")
+        for widget in self.query("#fork-verdict-label, #fork-verdict"):
+            widget.display = verdict
+        if not verdict:
+            self.query_one("#fork-verdict", Select).value = "checker"
+        editable = self._offers("program")
+        for widget in self.query("#fork-program, #fork-program-label"):
+            widget.display = editable
+        if not editable:
+            self._original = ""
+            self.query_one("#fork-program", TextArea).load_text("")
+            return
         program = clean(recorded_program(self.data.events, self.step, self.progression))
         self._original = program
         label = self.query_one("#fork-program-label", Static)

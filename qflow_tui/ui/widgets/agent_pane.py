@@ -306,14 +306,16 @@ class AgentPanes(Grid):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._roles: list[str] = []
+        self.countdown: Mapping[str, float] = {}
+        """Live runs: seconds left before each waiting retry, by call id (set by the run view)."""
 
-    def update_from(self, state: RunState, progression: int, countdown: Mapping[str, float] | None = None) -> None:
+    def update_from(self, state: RunState, progression: int) -> None:
         roles = [a.role for a in state.agents]
         if roles != self._roles:
             self._set_agents(state.agents)
         panes = list(self.query(AgentPane))
         for pane in panes:
-            pane.update_from(state, progression, countdown if countdown is not None else {})
+            pane.update_from(state, progression, self.countdown)
         # A short terminal hides the panes of agents that have not spoken; before
         # any has, it shows them all (each says "no calls yet"), not a blank tab.
         spoken = sum(1 for pane in panes if state.has_spoken(pane.agent, progression))

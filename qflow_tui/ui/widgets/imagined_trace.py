@@ -74,11 +74,8 @@ def trace_groups(state: RunState, progression: int, colours: Palette) -> list[tu
 
 
 def empty_trace(state: RunState, progression: int, colours: Palette) -> Text:
-    if state.config.get("checker", "imagined") != "imagined" and state.started:
-        return Text(
-            f"The checker of this run is {state.config.get('checker')!r}: no imagined execution.",
-            style=colours.muted,
-        )
+    if state.started and "imagined" not in state.tabs:
+        return Text("This run's workflow does not imagine execution (its settings say so).", style=colours.muted)
     return Text(f"No imagined execution yet for progression {progression}.", style=colours.muted)
 
 

@@ -28,72 +28,22 @@ from ...core import events as ev
 from ...core.events import Event
 from ..state import RunState
 from .agent_pane import AgentPanes
-from .imagined_trace import ImaginedTrace
-from .program_view import ProgramView, shown_program
-from .search_tree import SearchTree
+from .program_view import shown_program
+from .run_tabs import RUN_TABS, TAB_BY_ID, TabContent, shown_tabs, tabs_of
 from .status_bar import StatusBar
 from .tests_table import TestsTable
 from .timeline import Timeline
+
+_ALL_TABS = frozenset(t.id for t in RUN_TABS)
+
+#: The panes z zooms: each tab's content, the timeline band and an agent's pane.
+_ZOOMABLE = frozenset({"timeline-band", *(t.content for t in RUN_TABS)})
 
 #: Seconds between repaints while events stream in. Each repaint is one slice
 #: of the event loop that the streams' chunks wait behind: at 12 a second a
 #: 6-stream run took 1.05-1.08x its time headless, at 10 a second 1.02x
 #: (80x24, measured side by side with bench/ui_streaming.py).
 REFRESH_INTERVAL = 1 / 10
-
-#: The tabs, in key order (1..6). The search tree's tab shows only for a run
-#: that has one (CodeTree).
-TABS: tuple[tuple[str, str], ...] = (
-    ("tab-timeline", "Timeline"),
-    ("tab-agents", "Agents"),
-    ("tab-imagined", "Imagined"),
-    ("tab-tests", "Tests"),
-    ("tab-program", "Program"),
-    ("tab-tree", "Tree"),
-)
-
-
-#: Which tabs an event kind can change; a kind not named here changes them all.
-_TABS_OF_EVENT: dict[type[Event], frozenset[str]] = {
-    ev.TextDelta: frozenset({"tab-agents"}),  # the imagined trace too, for a checker's call
-    ev.LLMCallStarted: frozenset({"tab-agents", "tab-imagined"}),
-    ev.LLMCallFinished: frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
-    ev.LLMCallFailed: frozenset({"tab-agents", "tab-imagined", "tab-timeline"}),
-    ev.ImaginedCheck: frozenset({"tab-imagined", "tab-timeline"}),
-    ev.TestsDesigned: frozenset({"tab-tests", "tab-timeline"}),
-    ev.TQCVerdict: frozenset({"tab-tests", "tab-timeline"}),
-    ev.SandboxRun: frozenset({"tab-tests", "tab-timeline", "tab-program"}),
-    ev.ProgramCandidate: frozenset({"tab-program", "tab-timeline"}),
-    ev.StepStarted: frozenset({"tab-timeline", "tab-imagined"}),
-    ev.StepFinished: frozenset({"tab-timeline", "tab-imagined"}),
-    ev.Decision: frozenset({"tab-timeline", "tab-program", "tab-imagined"}),
-    ev.TreeNode: frozenset({"tab-tree"}),
-    ev.GateStop: frozenset(),
-    ev.Notice: frozenset(),
-}
-_ALL_TABS = frozenset(t for t, _ in TABS)
-
-#: What takes the focus when a tab is shown.
-_TAB_FOCUS: dict[str, str] = {
-    "tab-timeline": "#timeline-tab",
-    "tab-agents": ".agent-pane",
-    "tab-imagined": "#imagined-trace",
-    "tab-tests": "#tests-grid",
-    "tab-program": "#program-view",
-    "tab-tree": "#search-tree-nodes",
-}
-
-#: What the tabs behind the agents' and the timeline's hold, mounted one after
-#: the other once the run screen is painted (or at once, when a tab is wanted
-#: first): composing them with the screen stalled the loop some 50 ms longer at
-#: the start of every run. The timeline is composed: the run screen gives it a
-#: step cursor and breakpoint marks as it mounts.
-_TAB_CONTENT: dict[str, Callable[[], Widget]] = {
-    "tab-imagined": lambda: ImaginedTrace(id="imagined-trace"),
-    "tab-tests": lambda: TestsTable(id="tests-table"),
-    "tab-program": lambda: ProgramView(id="program-view"),
-    "tab-tree": lambda: SearchTree(id="search-tree"),
-}
 
 
 class RunView(Widget):
@@ -116,12 +66,7 @@ class RunView(Widget):
             key_display="[ ]",
             tooltip="Show the next progression ([ for the previous one)",
         ),
-        Binding("1", "show_tab('tab-timeline')", "Timeline", show=False),
-        Binding("2", "show_tab('tab-agents')", "Agents", show=False),
-        Binding("3", "show_tab('tab-imagined')", "Imagined", show=False),
-        Binding("4", "show_tab('tab-tests')", "Tests", show=False),
-        Binding("5", "show_tab('tab-program')", "Program", show=False),
-        Binding("6", "show_tab('tab-tree')", "Tree", show=False),
+        *(Binding(t.key, f"show_tab('{t.id}')", t.title, show=False) for t in RUN_TABS),
         Binding("z", "zoom", "Zoom", tooltip="Maximize the focused pane (again to restore)"),
         Binding("y", "copy_program", "Copy", tooltip="Copy the program to the clipboard"),
         Binding("s", "save_program", "Save", tooltip="Save the program to a file"),
@@ -144,18 +89,18 @@ class RunView(Widget):
         self._dirty: set[str] = set()
         self._offered: tuple[bool, bool] | None = None
         self._progress_shown: str | None = None
-        self._stale_tabs: set[str] = {t for t, _ in TABS}
+        self._stale_tabs: set[str] = set(_ALL_TABS)
         self._band_stale = True
         self._repaint_timer: Timer | None = None
         self._tick: Timer | None = None
-        self._tree_shown = True
-        """Whether the search tree's tab is offered (hidden at the first paint of a run without one)."""
+        self._shown_tabs: frozenset[str] = _ALL_TABS
+        """The tabs offered: every run's and those its workflow declares (all, before the run says)."""
         self._retry_clock: dict[str, float] = {}
         """Live runs: when each waiting retry's wait began (the app's clock), by call id."""
         self.recorded_elapsed: float | None = None
         """Set by a replay: the recorded run time at the shown step (idle gate time left out)."""
         self._content: dict[str, Widget] = {}
-        """Each tab's widget, from when its mount starts (see _TAB_CONTENT); the agents' is composed."""
+        """Each tab's widget, from when its mount starts (see RunTab.make); the agents' is composed."""
         self._mounting: dict[str, AwaitMount] = {}
         self._pending_tests: dict[str, str] = {}
         """Edits to the synthesized tests a live run has not taken yet (see show_pending_tests)."""
@@ -165,11 +110,11 @@ class RunView(Widget):
         with Vertical(id="run-main"):
             yield Timeline(id="timeline-band", side_by_side=True)
             with TabbedContent(id="run-tabs", initial="tab-agents"):
-                for tab, title in TABS:
-                    with TabPane(title, id=tab):
-                        if tab == "tab-agents":
+                for tab in RUN_TABS:
+                    with TabPane(tab.title, id=tab.id):
+                        if tab.id == "tab-agents":
                             yield AgentPanes(id="agent-panes")
-                        elif tab == "tab-timeline":
+                        elif tab.id == "tab-timeline":
                             yield Timeline(id="timeline-tab")
         yield StatusBar(id="run-status")
 
@@ -185,15 +130,17 @@ class RunView(Widget):
     def _mount_next_tab(self, _mounted: str = "") -> None:
         """Mount the first tab content not mounted yet, and the next once it is
         (the loop handles what else waits in between: keys, events, paints)."""
-        for tab in _TAB_CONTENT:
-            if tab not in self._mounting:
-                self._once_mounted(tab, self._mount_next_tab)
+        for tab in RUN_TABS:
+            if tab.make is not None and tab.id not in self._mounting:
+                self._once_mounted(tab.id, self._mount_next_tab)
                 return
 
     def _mount_tab(self, tab: str) -> AwaitMount:
         """Mount a tab's content unless it is mounted or on its way; what to await."""
         if tab not in self._mounting:
-            widget = _TAB_CONTENT[tab]()
+            make = TAB_BY_ID[tab].make
+            assert make is not None, tab  # the composed tabs are always ready
+            widget = make()
             self._content[tab] = widget
             self._mounting[tab] = self.query_one(f"#{tab}", TabPane).mount(widget)
         return self._mounting[tab]
@@ -265,7 +212,7 @@ class RunView(Widget):
 
     def _fold(self, event: Event) -> None:
         self.state.apply(event)
-        tabs = _TABS_OF_EVENT.get(type(event), _ALL_TABS)
+        tabs = tabs_of(type(event))
         match event:
             case ev.RunStarted() if self.live and self._clock_start is None:
                 self._clock_start = self._clock()
@@ -312,10 +259,16 @@ class RunView(Widget):
             self._band_stale = False
             side.update_from(state, p)
         tabs = self.query_one("#run-tabs", TabbedContent)
-        has_tree = bool(state.tree)
-        if has_tree != self._tree_shown:
-            self._tree_shown = has_tree
-            (tabs.show_tab if has_tree else tabs.hide_tab)("tab-tree")
+        # Before the run's first event says which tabs it uses, every tab but the
+        # search tree's is offered (the one a run seldom has).
+        shown = shown_tabs(state) if state.started else _ALL_TABS - {"tab-tree"}
+        if shown != self._shown_tabs:
+            for tab in RUN_TABS:
+                if (tab.id in shown) != (tab.id in self._shown_tabs):
+                    (tabs.show_tab if tab.id in shown else tabs.hide_tab)(tab.id)
+            self._shown_tabs = shown
+            if tabs.active not in shown:
+                tabs.active = "tab-agents"
         self._paint_tab(tabs.active)
 
     def _paint_tab(self, tab: str) -> None:
@@ -326,14 +279,12 @@ class RunView(Widget):
             self._once_mounted(tab, self._paint_tab)
             return
         self._stale_tabs.discard(tab)
-        state, p = self.state, self.progression
-        if tab == "tab-agents":
-            self.query_one(AgentPanes).update_from(state, p, self.retry_countdown())
+        if isinstance(content, AgentPanes):
+            content.countdown = self.retry_countdown()
         elif isinstance(content, TestsTable):
             content.pending = self._pending_tests
-            content.update_from(state, p)
-        elif isinstance(content, Timeline | ImaginedTrace | TestsTable | ProgramView | SearchTree):
-            content.update_from(state, p)
+        painter: TabContent = content  # type: ignore[assignment]
+        painter.update_from(self.state, self.progression)
 
     def _paint_progress(self) -> None:
         text = self.state.progress_text()
@@ -422,8 +373,9 @@ class RunView(Widget):
 
     def action_show_tab(self, tab: str) -> None:
         """Show a tab and focus what is in it, so arrows and PageUp/Down work at once."""
-        if tab == "tab-tree" and not self.state.tree:
-            self.notify("This run has no search tree (only tree-search workflows such as CodeTree grow one).")
+        if tab not in self._shown_tabs:
+            what = TAB_BY_ID[tab].title
+            self.notify(f"This run has no {what} tab: its workflow does not use one.", severity="warning")
             return
         if self._ready(tab) is None:  # shown once it is mounted and painted
             self._once_mounted(tab, self.action_show_tab)
@@ -435,8 +387,8 @@ class RunView(Widget):
     def focus_shown_tab(self) -> None:
         """Focus what the shown tab holds (its first pane), so its keys and the
         view's work at once."""
-        target = _TAB_FOCUS.get(self.query_one("#run-tabs", TabbedContent).active)
-        found = self.query(target) if target else None
+        tab = TAB_BY_ID.get(self.query_one("#run-tabs", TabbedContent).active)
+        found = self.query(tab.focus) if tab else None
         if found:
             found.first().focus()
 
@@ -447,11 +399,7 @@ class RunView(Widget):
             return
         widget = screen.focused
         while widget is not None and widget is not self:
-            if (
-                widget.id
-                in ("timeline-band", "timeline-tab", "imagined-trace", "tests-table", "program-view", "search-tree")
-                or "agent-pane" in widget.classes
-            ):
+            if widget.id in _ZOOMABLE or "agent-pane" in widget.classes:
                 screen.maximize(widget, container=False)
                 return
             widget = widget.parent  # type: ignore[assignment]

@@ -1,6 +1,7 @@
-"""The synthesized tests: each test, the Test Quality Checker's verdict with its
-reasoning, and the test's last execution result against the selected
-progression's program."""
+"""The tests a run designed, judged or ran: each test, its judge's verdict with
+its reasoning (a column named after the judging agent, QualityFlow's Test
+Quality Checker, only for a workflow that declares one), and the test's last
+execution result against the selected progression's program."""
 
 from __future__ import annotations
 
@@ -21,10 +22,10 @@ from .lists import ListTable
 #: TQC column (the run takes it when it goes on: then the row says ✎).
 PENDING_WORDS = {"keep": "→ keep", "drop": "→ drop", "delete": "→ delete", "edit": "→ edit"}
 
-#: What the detail says of a pending edit.
+#: What the detail says of a pending edit (``{judge}``: the judge's short name).
 _PENDING_DETAIL = {
-    "keep": "kept over the TQC when the run goes on (space again: undo)",
-    "drop": "dropped over the TQC when the run goes on (space again: undo)",
+    "keep": "kept over the {judge} when the run goes on (space again: undo)",
+    "drop": "dropped over the {judge} when the run goes on (space again: undo)",
     "delete": "deleted when the run goes on (d again: undo)",
     "edit": "replaced by your edit when the run goes on (t: change it)",
 }
@@ -57,26 +58,34 @@ def _test_cell(t: SynthTest, colours: Palette, pending: str | None) -> Text:
 
 
 def render_detail(
-    t: SynthTest | None, index: int, progression: int, colours: Palette, pending: str | None = None
+    t: SynthTest | None,
+    index: int,
+    progression: int,
+    colours: Palette,
+    pending: str | None = None,
+    judge: str = "TQC",
 ) -> Text:
+    """One test in full; ``judge``: the short name of the agent that judges the
+    tests (empty: the workflow has none, and no verdict line is shown)."""
     if t is None:
-        return Text("No synthesized tests yet.", style=colours.muted)
+        return Text("No tests yet.", style=colours.muted)
     out = Text()
     out.append(f"#{index + 1} ", style="bold")
     out.append(t.test + "\n")
     if pending is not None:
         out.append("pending ", style=f"bold {colours.muted}")
-        out.append(_PENDING_DETAIL[pending] + "\n", style=colours.warning)
-    out.append("TQC ", style=f"bold {colours.muted}")
-    if t.steered:
-        out.append_text(_tqc_cell(t, colours))
-        if t.source == "person":
-            out.append(" by a person (the TQC does not judge it)", style=colours.muted)
+        out.append(_PENDING_DETAIL[pending].format(judge=judge or "judge") + "\n", style=colours.warning)
+    if judge:
+        out.append(f"{judge} ", style=f"bold {colours.muted}")
+        if t.steered:
+            out.append_text(_tqc_cell(t, colours))
+            if t.source == "person":
+                out.append(f" by a person (the {judge} does not judge it)", style=colours.muted)
+            else:
+                out.append(f" by a person; the {judge}: ", style=colours.muted)
+                out.append_text(_tqc_cell(SynthTest(t.test, t.round, t.verdict, t.source), colours))
         else:
-            out.append(" by a person; the TQC: ", style=colours.muted)
-            out.append_text(_tqc_cell(SynthTest(t.test, t.round, t.verdict, t.source), colours))
-    else:
-        out.append_text(_tqc_cell(t, colours))
+            out.append_text(_tqc_cell(t, colours))
     if t.value is not None:
         out.append("   reasoned value ", style=f"bold {colours.muted}")
         out.append(str(t.value))
@@ -96,12 +105,15 @@ def render_detail(
     return out
 
 
-#: The columns before the test's (label, key, width); the test's takes the rest.
-_COLUMNS = (("#", "n", 3), ("TQC", "tqc", 9), ("last run", "run", 18))
+def _columns(judge: str) -> tuple[tuple[str, str, int], ...]:
+    """The columns before the test's (label, key, width); the test's takes the
+    rest. The judge's verdicts have a column only where the workflow has a judge."""
+    verdicts = ((judge, "tqc", 9),) if judge else ()
+    return (("#", "n", 3), *verdicts, ("last run", "run", 18))
 
 
 class TestsTable(Vertical):
-    """The tests as a table, the selected test's TQC reasoning below it."""
+    """The tests as a table, the selected test's verdict and reasoning below it."""
 
     __test__ = False  # not a pytest test class
 
@@ -117,6 +129,8 @@ class TestsTable(Vertical):
         """What each row shows (verdict, last result), to update only changed cells."""
         self._theme = ""
         self._test_width = 0
+        self._judge = ""
+        """The judging agent's short name (the verdict column's title); empty: no column."""
         self.pending: dict[str, str] = {}
         """A person's edits at a stop not taken yet, by test: keep, drop, delete or edit
         (set by the run screen; see PENDING_WORDS)."""
@@ -137,6 +151,12 @@ class TestsTable(Vertical):
         colours = palette(self.app)
         table = self.query_one("#tests-grid", DataTable)
         theme = self.app.theme
+        judge = state.short(state.test_judge) if state.test_judge else ""
+        if judge != self._judge:
+            self._judge = judge
+            table.clear(columns=True)
+            self._add_columns(table)
+            self._rows = []
         if len(state.synth) < len(self._rows) or theme != self._theme:
             table.clear()  # a fresh run (or a replay going back), or new colours
             self._rows = []
@@ -148,14 +168,16 @@ class TestsTable(Vertical):
             if i < len(self._rows):
                 if self._rows[i] != shown:
                     self._rows[i] = shown
-                    table.update_cell(str(i), "tqc", _tqc_cell(t, colours, pending))
+                    if judge:
+                        table.update_cell(str(i), "tqc", _tqc_cell(t, colours, pending))
                     table.update_cell(str(i), "run", _result_cell(t, progression, colours))
                     table.update_cell(str(i), "test", _test_cell(t, colours, pending))
                 continue
             self._rows.append(shown)
+            verdict = [_tqc_cell(t, colours, pending)] if judge else []
             table.add_row(
                 Text(str(i + 1)),
-                _tqc_cell(t, colours, pending),
+                *verdict,
                 _result_cell(t, progression, colours),
                 _test_cell(t, colours, pending),
                 key=str(i),
@@ -166,7 +188,8 @@ class TestsTable(Vertical):
         designed = sum(1 for t in state.synth if t.source == "designed")
         ran = sum(1 for t in state.synth if t.source == "run")
         if designed or not ran:
-            summary.append(f"{designed}/{state.max_tests} designed", style="bold")
+            most = f"/{state.most_tests}" if state.most_tests else ""
+            summary.append(f"{designed}{most} designed", style="bold")
         if ran:
             summary.append(f"{' · ' if designed else ''}{ran} run", style="bold")
         if kept or rejected:
@@ -184,7 +207,7 @@ class TestsTable(Vertical):
         self._show_detail()
 
     def _add_columns(self, table: DataTable[Any]) -> None:
-        for label, key, width in _COLUMNS:
+        for label, key, width in _columns(self._judge):
             table.add_column(label, key=key, width=width)
         # As wide as the tests until the table has a width (on_resize).
         table.add_column("test", key="test", width=self._test_width or None)
@@ -195,7 +218,8 @@ class TestsTable(Vertical):
         # scrolls sideways. Textual's table has no way to change a column's
         # width: it is built again with the new one, the selected row kept.
         table = self.query_one("#tests-grid", DataTable)
-        width = max(8, room_left(table, (width for _label, _key, width in _COLUMNS)) - 2 * table.cell_padding)
+        widths = (width for _label, _key, width in _columns(self._judge))
+        width = max(8, room_left(table, widths) - 2 * table.cell_padding)
         if width == self._test_width:
             return
         self._test_width = width
@@ -216,7 +240,7 @@ class TestsTable(Vertical):
         t = state.synth[i] if 0 <= i < len(state.synth) else None
         pending = self.pending.get(t.test) if t is not None else None
         self.query_one("#tests-detail-body", Static).update(
-            render_detail(t, i, self._progression, palette(self.app), pending)
+            render_detail(t, i, self._progression, palette(self.app), pending, self._judge)
         )
 
     @on(DataTable.RowHighlighted, "#tests-grid")

@@ -137,24 +137,28 @@ def render_timeline(
 
 
 def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Text]:
-    """The decisions that followed each step, for the selected progression."""
-    lines: list[Text] = [Text(f"Decisions for progression {selected}", style="bold")]
-    any_decision = False
-    for stage in state.planned_stages():
-        cell = state.cells.get((stage, selected))
-        if cell is None or not cell.decision:
-            continue
-        any_decision = True
-        line = Text("  ")
-        line.append(f"{stage}: ", style="bold")
-        line.append(_DECISION_WORDS.get(cell.decision, cell.decision), style=colours.outcome(cell.decision))
-        if cell.reason:
-            line.append(f"  {cell.reason}", style=colours.muted)
-        lines.append(line)
-    if not any_decision:
-        lines.append(Text("  none yet", style=colours.muted))
+    """The decisions that followed each step, for the selected progression (for
+    a workflow whose steps end in decisions), then the tokens per agent."""
+    lines: list[Text] = []
+    if state.decided:
+        lines.append(Text(f"Decisions for progression {selected}", style="bold"))
+        any_decision = False
+        for stage in state.planned_stages():
+            cell = state.cells.get((stage, selected))
+            if cell is None or not cell.decision:
+                continue
+            any_decision = True
+            line = Text("  ")
+            line.append(f"{stage}: ", style="bold")
+            line.append(_DECISION_WORDS.get(cell.decision, cell.decision), style=colours.outcome(cell.decision))
+            if cell.reason:
+                line.append(f"  {cell.reason}", style=colours.muted)
+            lines.append(line)
+        if not any_decision:
+            lines.append(Text("  none yet", style=colours.muted))
     if state.tokens:
-        lines.append(Text(""))
+        if lines:
+            lines.append(Text(""))
         lines.append(Text("Tokens per agent (in / out, calls)", style="bold"))
         width = max([4, *(len(state.short(agent)) for agent in state.tokens)])
         for agent, t in sorted(state.tokens.items()):

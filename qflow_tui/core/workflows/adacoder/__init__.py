@@ -65,6 +65,7 @@ SPEC = WorkflowSpec(
     visible_tests=lambda cfg: "executed in the sandbox",
     executes_visible=lambda cfg: True,
     runner=f"{__name__}.run:run_adacoder",
+    tabs=lambda cfg: ("tests",),
     paper="adacoder.txt section IV, Algorithms 1-3",
     stage_words={
         "programming_assistant": "regenerate",

@@ -44,6 +44,7 @@ SPEC = WorkflowSpec(
     plan=_agentcoder_plan,
     visible_tests=lambda cfg: "shown to the programmer only; its designed tests are executed in the sandbox",
     runner=f"{__name__}.run:run_agentcoder",
+    tabs=lambda cfg: ("tests",),
     paper="agentcoder.txt section 3",
     stage_words={"programmer": "refine", "test_designer": "design tests", "test_executor": "run tests"},
     step_words={"programmer": "write"},

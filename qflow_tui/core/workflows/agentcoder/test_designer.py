@@ -39,5 +39,7 @@ async def design_basic_edge_large_tests(ctx: RunContext, *, step: str = "test_de
         seen.add(key)
         tests.append(t)
     tests = tests[: MAX_TESTS.of(cfg)]
-    ctx.event(TestsDesigned(step=step, agent=AGENT, round=1, tests=tests, total=len(tests)))
+    ctx.event(
+        TestsDesigned(step=step, agent=AGENT, round=1, tests=tests, total=len(tests), rounds=1, most=MAX_TESTS.of(cfg))
+    )
     return tests

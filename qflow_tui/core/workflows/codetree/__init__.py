@@ -77,6 +77,7 @@ SPEC = WorkflowSpec(
     visible_tests=lambda cfg: "executed in the sandbox",
     executes_visible=lambda cfg: True,
     runner=f"{__name__}.run:run_codetree",
+    tabs=lambda cfg: ("tests", "tree"),
     paper="codetree.txt section 3",
     stage_words={
         "thinker": "strategies",

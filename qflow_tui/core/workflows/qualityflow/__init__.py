@@ -203,6 +203,8 @@ SPEC = WorkflowSpec(
         statement_readers="the clarifier and the clarified generator (the other agents keep the original)",
     ),
     checker="code_quality_checker",
+    test_judge="test_quality_checker",
+    tabs=lambda cfg: ("imagined", "tests") if CHECKER.of(cfg) == "imagined" else ("tests",),
     debugger="self_debugger",
     decided=("code_quality_checker", "program_generator", "clarifier"),
     reverts=_qualityflow_reverts,

@@ -83,5 +83,7 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
             new.append(t)
         new = new[: most - len(tests)]
         tests.extend(new)
-        ctx.event(TestsDesigned(step=step, agent=AGENT, round=round_no, tests=new, total=len(tests)))
+        ctx.event(
+            TestsDesigned(step=step, agent=AGENT, round=round_no, tests=new, total=len(tests), rounds=rounds, most=most)
+        )
     return tests

@@ -6,10 +6,10 @@ from __future__ import annotations
 from ...context import RunContext
 from ...steps import step
 from ..base import WorkflowResult
-from ..qualityflow.program_generator import generate_program
+from .program_generator import generate_program
 
 
 async def run_zeroshot(ctx: RunContext) -> WorkflowResult:
     async with step(ctx, "program_generator", "program_generator", progression=0) as s:
-        program = await generate_program(ctx, 0, step=s.name)
+        program = await generate_program(ctx, step=s.name)
     return WorkflowResult(program, "unchecked", None, 0, program)
