@@ -77,7 +77,8 @@ def add_parser(sub: Any) -> None:
         "--convention",
         choices=CONVENTION_CHOICES,
         help="completion (the program in the completion field, run after the prompt) or solution "
-        "(the whole program, EvalPlus only); default: the convention the bench was judged under",
+        "(the whole program, EvalPlus only); always the convention the bench was judged under (another "
+        "is refused: the reference would judge the programs differently)",
     )
     e.add_argument("--out", help="the file to write (default: samples-<format>.jsonl in the bench folder)")
     e.set_defaults(func=run_export)
@@ -237,22 +238,25 @@ def run_table(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from ..core.bench.export import ExportError, export_samples
-    from ..core.bench.protocol import convention
+    from ..core.bench.export import ExportError, export_convention, export_samples
+    from ..core.bench.protocol import family, setting_words
     from ..core.bench.report import load_bench
     from ..core.bench.runner import BenchError
 
     try:
         data = load_bench(Path(args.folder).expanduser())
-        conv = args.convention or convention(data.spec)
-        if args.fmt == "human-eval" and args.convention is None:
-            conv = "completion"  # human-eval has one field; the prompt goes in front as the bench judged it
+        conv = export_convention(data, args.fmt, args.convention)
         dest = Path(args.out).expanduser() if args.out else data.folder / f"samples-{args.fmt}.jsonl"
         written, missing = export_samples(data, args.fmt, conv, dest)
     except (BenchError, ExportError) as exc:
         return fail(str(exc))
     tasks = len({r["id"] for r in data.done})
-    print(f"{dest}: {written} samples for {tasks} tasks ({conv} convention)", file=sys.stderr)
+    field = "solution" if conv == "solution" else "completion"
+    how = "" if family(data.dataset) == "mbpp" else f", as the bench judged them: the {conv} convention"
+    print(f"{dest}: {written} samples for {tasks} tasks, the program in {field}{how}", file=sys.stderr)
+    # The protocol goes with the samples (each line's qflow_setting and
+    # qflow_convention, which the harnesses ignore) and is said here.
+    print(f"qflow: setting: {setting_words(data.spec)}", file=sys.stderr)
     if missing:
         print(f"qflow: {missing} finished runs have no program recorded and were left out", file=sys.stderr)
     if tasks < len(data.problem_ids) or len(data.problem_ids) < _dataset_size(data.dataset):

@@ -9,9 +9,17 @@ import asyncio
 
 import pytest
 
+from qflow_tui.cli import main
 from qflow_tui.core.bench import datasets
 from qflow_tui.core.bench.datasets import load_bench_problem, load_dataset, without_visible_tests
-from qflow_tui.core.bench.evaluate import CONVENTIONS, DEFAULT_CONVENTION, Evaluator, Verdict, judged_program
+from qflow_tui.core.bench.evaluate import (
+    CONVENTIONS,
+    DEFAULT_CONVENTION,
+    Evaluator,
+    Verdict,
+    judged_program,
+    task_cap,
+)
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.workflows import WORKFLOWS
 
@@ -255,6 +263,46 @@ def test_a_slow_right_program_times_out_on_the_per_task_cap(pid, monkeypatch):
     assert (verdict.passed, verdict.base, verdict.status) == (False, True, "timeout"), verdict
     assert "per-task time cap" in verdict.detail
     assert verdict.duration < 20
+
+
+@pytest.mark.parametrize("raw", ["", "abc", "0", "-5", "nan", "inf", "1e9"])
+def test_a_per_task_cap_that_is_no_number_of_seconds_is_refused(raw, monkeypatch, tmp_path, capsys):
+    # EvalPlus 0.3.1 compares the variable's text with a number and fails
+    # whenever it is set; we read seconds, and refuse what is not seconds
+    # before any model is called rather than judge under a cap nobody meant.
+    monkeypatch.setenv("EVALPLUS_TIMEOUT_PER_TASK", raw)
+    with pytest.raises(ValueError, match="EVALPLUS_TIMEOUT_PER_TASK"):
+        task_cap()
+    code = main(
+        [
+            "bench",
+            "--dataset",
+            "humaneval-plus",
+            "--ids",
+            "0",
+            "--model",
+            "script/nowhere.py",
+            "--out",
+            str(tmp_path / "b"),
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and err.strip().splitlines()[-1].startswith("qflow: EVALPLUS_TIMEOUT_PER_TASK=")
+    assert err.count("EVALPLUS_TIMEOUT_PER_TASK") == 1
+    # HumanEval has no such cap: the variable does not stop it.
+    assert Evaluator().task_cap_error is not None
+    assert judge("humaneval/0", "def has_close_elements(n, t):\n    return False\n").status == "fail"
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [(None, 60.0), ("30", 30.0), ("2.5", 2.5), (" 7 ", 7.0)])
+def test_the_per_task_cap_is_read_as_seconds(raw, seconds, monkeypatch):
+    if raw is None:
+        monkeypatch.delenv("EVALPLUS_TIMEOUT_PER_TASK", raising=False)
+    else:
+        monkeypatch.setenv("EVALPLUS_TIMEOUT_PER_TASK", raw)
+    assert task_cap() == seconds
+    assert Evaluator().task_cap == seconds
 
 
 def test_human_evals_time_rule_on_a_slow_check():

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -138,13 +139,29 @@ EVALPLUS_CAP_SLACK = 2.0
 
 def task_cap() -> float:
     """The per-task cap in force: ``EVALPLUS_TIMEOUT_PER_TASK`` from the
-    environment when it is a number of seconds, else 60."""
-    raw = os.environ.get("EVALPLUS_TIMEOUT_PER_TASK", "")
+    environment, 60 when it is not set.
+
+    EvalPlus 0.3.1 reads it as ``os.getenv("EVALPLUS_TIMEOUT_PER_TASK", 60)``
+    and compares that with a number (``min(..., sum(time_limits))``): once the
+    variable is set, the value is text and the comparison raises TypeError,
+    so 0.3.1 (and its main branch to date) cannot run with it set at all. We
+    read it as what its name and the commit that added it say, a number of
+    seconds (``float``), and refuse anything that is not a positive, finite
+    number of seconds (ValueError, one line) rather than judge under a cap
+    the user did not mean."""
+    raw = os.environ.get("EVALPLUS_TIMEOUT_PER_TASK")
+    if raw is None:
+        return EVALPLUS_TIMEOUT_PER_TASK
     try:
         value = float(raw)
     except ValueError:
-        return EVALPLUS_TIMEOUT_PER_TASK
-    return value if 0 < value < 86_400 else EVALPLUS_TIMEOUT_PER_TASK
+        value = math.nan
+    if not 0 < value <= 86_400:
+        raise ValueError(
+            f"EVALPLUS_TIMEOUT_PER_TASK={raw!r} is not a number of seconds (more than 0, at most a day): "
+            "set it to seconds, or unset it for EvalPlus's 60"
+        )
+    return value
 
 
 #: What a check says when the part's cap ran out (the verdict's status is then ``timeout``).
@@ -246,11 +263,18 @@ class Evaluator:
         self.sandbox = sandbox or Sandbox(
             SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB)
         )
+        try:
+            self.task_cap = task_cap()
+            """EvalPlus's per-task cap for this evaluator (see :func:`task_cap`)."""
+            self.task_cap_error: str | None = None
+        except ValueError as exc:
+            # Judging an EvalPlus problem says why (a bench refuses to start first).
+            self.task_cap, self.task_cap_error = EVALPLUS_TIMEOUT_PER_TASK, str(exc)
         # One call may use the whole cap (and no more): a program that never
         # returns is stopped there, whatever the input's own limit.
         self.plus_sandbox = sandbox or Sandbox(
             SandboxConfig(
-                timeout=task_cap() + EVALPLUS_CAP_SLACK, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB
+                timeout=self.task_cap + EVALPLUS_CAP_SLACK, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB
             )
         )
 
@@ -276,17 +300,19 @@ class Evaluator:
     async def _evalplus(self, bp: BenchProblem, source: str) -> Verdict:
         """EvalPlus's two parts, each in its own run as EvalPlus runs them: the
         base inputs, then (when they pass) the plus inputs."""
+        if self.task_cap_error is not None:
+            raise ValueError(self.task_cap_error)
         entry = bp.problem.entry_point
         if bp.dataset.startswith("mbpp") and entry in MBPP_OUTPUT_NOT_NONE:
             source, entry = not_none_entry(source, entry)
-        check = plus_check_source(bp, "base")
+        check = plus_check_source(bp, "base", self.task_cap)
         truth = await self._kept_truth(check, bp.problem.entry_point, len(bp.base_inputs or []))
         base = await self._check(self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, truth)
         if not base.passed:
             base.detail = f"base: {base.detail}"
             base.base = False
             return base
-        check = plus_check_source(bp, "plus")
+        check = plus_check_source(bp, "plus", self.task_cap)
         truth = await self._kept_truth(check, bp.problem.entry_point, len(bp.plus_inputs or []))
         plus = await self._check(self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, truth)
         plus.duration += base.duration
@@ -719,10 +745,11 @@ def not_none_entry(program: str, entry: str) -> tuple[str, str]:
     return program + wrapper, NOT_NONE_ENTRY
 
 
-def plus_check_source(bp: BenchProblem, part: str = "plus") -> str:
+def plus_check_source(bp: BenchProblem, part: str = "plus", cap: float | None = None) -> str:
     """A ``check(candidate)`` that compares the program with the canonical
     solution on one part of EvalPlus's inputs (``base`` or ``plus``), as
-    EvalPlus's ``untrusted_check`` does for that part."""
+    EvalPlus's ``untrusted_check`` does for that part; ``cap``: the per-task
+    cap (:func:`task_cap` when None)."""
     dataset = "mbpp" if bp.dataset.startswith("mbpp") else "humaneval"
     inputs = list((bp.base_inputs if part == "base" else bp.plus_inputs) or [])
     if dataset == "mbpp":
@@ -733,7 +760,7 @@ def plus_check_source(bp: BenchProblem, part: str = "plus") -> str:
         atol=bp.atol,
         factor=GT_TIME_LIMIT_FACTOR,
         min_limit=MIN_TIME_LIMIT,
-        task_cap=task_cap(),
+        task_cap=task_cap() if cap is None else cap,
         cap_slack=EVALPLUS_CAP_SLACK,
         cap_message=CAP_MESSAGE,
         set_eq=sorted(MBPP_OUTPUT_SET_EQ),

@@ -24,13 +24,15 @@ from ... import __version__
 from ...locations import ground_truth_dir
 from ..config import RunConfig
 from ..events import Event, LLMCallFinished
+from ..jsonlines import dumps_line, split_lines
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
 from ..run_state import RunState
 from ..runner import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import get_workflow
 from .datasets import BenchProblem, load_dataset
-from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator
+from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator, task_cap
+from .protocol import is_evalplus
 
 RESULTS = "results.jsonl"
 REPORT = "report.md"
@@ -120,7 +122,7 @@ def read_results(folder: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in split_lines(path.read_text(encoding="utf-8", errors="replace")):
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
@@ -154,7 +156,7 @@ def read_spec(folder: Path) -> dict[str, Any] | None:
 def _append_line(path: Path, obj: dict[str, Any]) -> None:
     """One whole line per write, synced: a kill leaves at most a cut-short last
     line, which the next append starts after (readers skip it)."""
-    data = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+    data = dumps_line(obj, separators=(",", ":")) + "\n"
     with open(path, "a+b") as fh:
         fh.seek(0, os.SEEK_END)
         if fh.tell() > 0:
@@ -440,6 +442,11 @@ class BenchRunner:
                 todo.append((by_id[pid], sample))
         if not todo:
             return list(latest_results(read_results(self.folder)).values())
+        if is_evalplus(self.spec.dataset):
+            try:
+                task_cap()  # EvalPlus's per-task cap, from the environment: refused at once when it is no number
+            except ValueError as exc:
+                raise BenchError(str(exc)) from None
         own_client = self._client is None or self._close_client
         try:
             client = self._client or build_client(self.spec.config)
