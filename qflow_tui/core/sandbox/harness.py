@@ -579,10 +579,11 @@ def _alarm_handler(signum, frame):
 
 
 _ITIMER_PROF = getattr(signal, "ITIMER_PROF", 2)
-#: The program's process times its calls by CPU (``ITIMER_PROF``), with the
-#: wall clock only as the safety cap: its own time, which the app measures and
-#: which decides, is never less than its CPU time, and a busy machine must
-#: not stop an honest call on the wall clock (see ``clock`` in the app).
+#: The program's process (and the oracle) time their work by CPU
+#: (``ITIMER_PROF``), with the wall clock only as the safety cap: a program's
+#: own time, which the app measures and which decides, is never less than its
+#: CPU time, and a busy machine must not stop honest work on the wall clock
+#: (see ``clock`` in the app).
 _BY_CPU = [False]
 
 
@@ -605,6 +606,18 @@ def _disarm():
         _setitimer(_ITIMER_REAL, 0)
         if _BY_CPU[0]:
             _setitimer(_ITIMER_PROF, 0)
+
+
+def _pause_wall():
+    """Stop the wall-clock alarm while this (trusted) process waits for a
+    call's answer, and return what was left of it (its CPU alarm does not
+    run while it waits)."""
+    return _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
+
+
+def _resume_wall(left):
+    if _setitimer is not None and left:
+        _setitimer(_ITIMER_REAL, left)
 
 
 def _set_limits(limits):
@@ -1405,7 +1418,7 @@ class _Oracle:
             # Not the next planned call: the plan ends, and with it the
             # answers not yet taken (calls the check did not make: not charged).
             self.plan_calls(name, [])
-        left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
+        left = _pause_wall()
         self.calls += 1
         request.update(k="call", c=self.calls, fn=name)
         if limit is not None:
@@ -1414,7 +1427,7 @@ class _Oracle:
             request["m"] = size
         self.chan.send(request)
         reply = self._with_values(self.requests.reply(), 1)
-        _arm(left)
+        _resume_wall(left)
         if type(reply) is not dict or reply.get("k") not in ("ret", "exc") or reply.get("c") != self.calls:
             # One reply per call, matched by its number: anything else means
             # the two sides are out of step, and no value read now is trusted.
@@ -1467,14 +1480,14 @@ class _Oracle:
         """One ``calls`` message and its answers onto ``out``; False once a
         call was not answered with a value. ``until``: seconds the calls
         share (the app ends the process when they have used them up)."""
-        left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
+        left = _pause_wall()
         self.calls += 1
         msg = {"k": "calls", "c": self.calls, "fn": name, "items": sent}
         if until is not None:
             msg["u"] = until
         self.chan.send(msg)
         reply = self._with_values(self.requests.reply(), len(sent))
-        _arm(left)
+        _resume_wall(left)
         got = reply.get("items") if type(reply) is dict else None
         if reply is None or reply.get("k") != "rets" or reply.get("c") != self.calls or type(got) is not list:
             why = "got no answer" if reply is None else "got an answer that is not its own"
@@ -1559,12 +1572,12 @@ class _Oracle:
     def _ask(self, msg, what):
         """One numbered message to the app and its reply (a ``truth`` or
         ``keep`` step of a check: see ``protocol``)."""
-        left = _setitimer(_ITIMER_REAL, 0)[0] if _setitimer is not None else 0
+        left = _pause_wall()
         self.calls += 1
         msg["c"] = self.calls
         self.chan.send(msg)
         reply = self.requests.reply()
-        _arm(left)
+        _resume_wall(left)
         if type(reply) is not dict or reply.get("k") not in ("truth", "kept") or reply.get("c") != self.calls:
             why = "got no answer" if reply is None else "got an answer that is not its own"
             self.failed = _CallFailed("error", "the %s step %s" % (what, why))
@@ -2443,6 +2456,9 @@ def main():
         _BY_CPU[0] = True
         _program_mode(chan, requests, job, g, names, timeout, max_value)
     elif mode == "oracle":
+        # Its limits too are on its CPU time (a busy machine does not stop
+        # the dataset's own code), the wall clock their safety cap.
+        _BY_CPU[0] = True
         _oracle_mode(chan, requests, job, g, names, timeout, max_value)
     else:
         chan.send({"k": "done"})
