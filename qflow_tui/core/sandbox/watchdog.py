@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,9 @@ from .zygote import Forked, ZygoteError
 BOOT_TIMEOUT = 15.0
 #: How often the work dir's size is checked when no tmpfs caps it.
 DISK_CHECK_EVERY = 0.1
+#: An answer that came within this many seconds of where its interval began
+#: is stamped without reading the kernel's figures (see ``Child._stamp``).
+QUICK = 0.001
 #: More entries than this in the work dir ends the child.
 MAX_ENTRIES = 20_000
 #: The keys of a job that the child needs before it is given its job: what it
@@ -291,10 +295,9 @@ class Child:
         pid = self._host_pid(self.hello.get("pid"))
         if pid is None:
             return
-        others = None
+        others: Callable[[], bool] | None = None
         if isinstance(self.proc, zygote.Forked):
-            top = self.proc.pid
-            others = lambda: _orphans_of(top, pid)  # noqa: E731  (processes of its namespace besides it)
+            others = _Orphans(self.proc.pid, pid)  # processes of its namespace besides it
         elif self.cgroup is not None:
             cg, allowed = self.cgroup, 1 + (guardian is not None)
             others = lambda: cg.tasks() > allowed  # noqa: E731
@@ -365,7 +368,9 @@ class Child:
         self.own_so_far = 0.0
         while not self._inbox and not self.end:
             now = time.monotonic()
-            if watch and self._mark is not None:
+            # Its own time is never more than its wall time (for one task),
+            # so the kernel is read only once the wall time could pass it.
+            if watch and self._mark is not None and own is not None and now - self._mark.at >= own:
                 self.own_so_far = self._own_since(self._mark)[0]
             if cancel is not None and cancel.is_set():
                 self._finish("cancelled", "the run was cancelled")
@@ -388,9 +393,9 @@ class Child:
             if self.end:
                 break
             wait = limit - now
-            if watch and own is not None:
+            if watch and own is not None and self._mark is not None:
                 # Look at its own time again before it can pass the limit.
-                wait = min(wait, max(0.005, own - self.own_so_far), 0.1)
+                wait = min(wait, max(0.005, self._mark.at + own - now, own - self.own_so_far), 0.1)
             if cancel is not None:
                 wait = min(wait, 0.05)
             if self.workdir is not None:
@@ -495,10 +500,24 @@ class Child:
         program's own time for it (``_own``): from where its interval began to
         now. Answers read together share the cycle: the first has the time,
         the others came within the app's own delay."""
+        if not self._unstamped:
+            return
+        now: _Mark | None = None  # the kernel is read once a cycle
         for msg in self._unstamped:
             if self._mark is None:
                 break
-            own, now = self._own_since(self._mark)
+            if now is not None:
+                own = 0.0
+            elif time.monotonic() - self._mark.at < QUICK:
+                # A quick answer: its wall time less the transport's, without
+                # reading the kernel (a hundred thousand answers of EvalPlus's
+                # inputs would cost seconds); its waits and CPU time go to the
+                # next answer's interval, whose figures span both.
+                at = time.monotonic()
+                own = max(0.0, at - self._mark.at - (self._relay - self._mark.relay))
+                now = _Mark(at, self._mark.sample, self._relay)
+            else:
+                own, now = self._own_since(self._mark)
             msg["_own"] = own
             if msg.get("k") == "res":
                 self._pending = max(0, self._pending - 1)
@@ -669,14 +688,31 @@ def _nspid(pid: int) -> int | None:
     return None
 
 
-def _orphans_of(top: int, program: int) -> bool:
-    """Whether the pid namespace whose pid 1 is ``top`` holds processes besides
-    ``program`` (orphans are given to its pid 1)."""
-    try:
-        with open(f"/proc/{top}/task/{top}/children", "rb") as fh:
-            return bool({int(x) for x in fh.read().split()} - {program})
-    except (OSError, ValueError):
-        return False
+class _Orphans:
+    """Whether the pid namespace whose pid 1 is ``top`` holds processes
+    besides ``program`` (orphans are given to its pid 1)."""
+
+    def __init__(self, top: int, program: int) -> None:
+        self.program = str(program).encode()
+        try:
+            self.fd = os.open(f"/proc/{top}/task/{top}/children", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self.fd = -1
+
+    def __call__(self) -> bool:
+        if self.fd < 0:
+            return False
+        try:
+            return bool(set(os.pread(self.fd, 4096, 0).split()) - {self.program})
+        except OSError:
+            return False
+
+    def __del__(self) -> None:
+        if self.fd >= 0:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
 
 
 def _proc_stats() -> dict[int, tuple[bytes, int, int]]:
