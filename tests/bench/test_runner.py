@@ -222,7 +222,7 @@ def test_pass_at_5_counts_the_last_five_programs_of_each_run(tmp_path, capsys):
     data = load_bench(out)
     assert pass_at_last(data.done, last_programs_k(data.spec)) == (2, 1, 1)
     report = render_report(data)
-    assert "final pass@1 0.00% (0/2); pass@5 (the last 5 programs) 50.00% (1/2)." in report
+    assert "final pass@1 0.00% (0/2), 95% CI [0.0, 65.8]; pass@5 (the last 5 programs) 50.00% (1/2)." in report
     assert "## pass@5 as the paper counts it" in report
 
     zeroshot = tmp_path / "zeroshot"
