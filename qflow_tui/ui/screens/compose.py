@@ -470,11 +470,13 @@ class ComposeScreen(AppScreen[None]):
         except ConfigError:
             config = qflow_app(self).config  # a bad setting here is the run's problem, not the bench's
 
+        form = BenchForm(config)
+
         def chosen(runner: Any) -> None:
             if runner is not None:
-                self.app.push_screen(BenchScreen(runner))
+                self.app.push_screen(BenchScreen(runner, estimate=form.estimate))
 
-        self.app.push_screen(BenchForm(config), chosen)
+        self.app.push_screen(form, chosen)
 
     @on(Select.Changed, "#workflow")
     def _workflow_chosen(self, event: Select.Changed) -> None:
