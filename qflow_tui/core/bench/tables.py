@@ -177,7 +177,8 @@ def caption(data: TableData, style: str) -> str:
         parts.append("Convention: solution (HumanEval judged on the program alone, as EvalPlus's solution field).")
     elif conventions:
         parts.append("Conventions: mixed, as each row says.")
-    parts.append("MBPP+ and HumanEval+ by EvalPlus's rules: base = the base inputs, plus = base and extra inputs.")
+    if any(" base" in h or " plus" in h for h in data.used_columns()):
+        parts.append("MBPP+ and HumanEval+ by EvalPlus's rules: base = the base inputs, plus = base and extra inputs.")
     how = "in brackets" if style == "brackets" else "as ± half its width, in points"
     parts.append(f"Each figure's 95% {stats.WILSON} is given {how}; the best value of each column is in bold.")
     if any(r.kind == "published" for r in data.rows):
