@@ -151,3 +151,22 @@ def test_the_cli_formats_and_bad_input(tmp_path, capsys):
     assert "has no row 't9-none'" in err and err.count("\n") == 1
     assert main(["bench", "table", str(a), "--paper", "qualityflow/t2-mbpp", "--format", "csv"]) == 0
     assert "94.2" in capsys.readouterr().out
+
+
+def test_the_report_header_says_when_no_temperature_was_sent(tmp_path):
+    from qflow_tui.core.bench.report import render_report
+
+    data = _bench(tmp_path / "b", [True, False], workflow="zeroshot")
+    (tmp_path / "b" / "sessions").mkdir(parents=True)
+    for i, rec in enumerate(data.records):
+        rec["session"] = f"sessions/s{i}.jsonl"
+    header = {
+        "format": "qflow-session",
+        "sampling": {"temperature": "not sent (the API takes none): the provider's default"},
+    }
+    (tmp_path / "b" / "sessions" / "s0.jsonl").write_text(json.dumps(header) + "\n")
+    report = render_report(data)
+    assert "Temperature: not sent (the API takes none): the provider's default. Every agent sampled" in report
+    header["sampling"] = {"temperature": "sent as each agent asks (the paper's 0; 0.1 for the test designer)"}
+    (tmp_path / "b" / "sessions" / "s0.jsonl").write_text(json.dumps(header) + "\n")
+    assert "Temperature:" not in render_report(data)

@@ -477,3 +477,15 @@ async def test_c_compares_with_another_bench_paired(tmp_path):
         assert "Solved by A only: 3; by B only: 0; exact McNemar p = 0.25." in result
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "back on the bench screen")
+
+
+async def test_several_samples_give_their_spread_and_pass_at_k(tmp_path):
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    runner = BenchRunner(BenchSpec("humaneval", config, ids=["0", "1"], samples=2, concurrency=2), tmp_path / "b")
+    await runner.run()
+    app = create_app(RunConfig(), bench_folder=runner.folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        summary = str(app.screen.query_one("#bench-summary").render())
+        assert "pass@1 std 0.0 pts over 2 samples" in summary and "pass@2 100.0% [100.0, 100.0]" in summary

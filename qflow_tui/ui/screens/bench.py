@@ -361,6 +361,9 @@ class BenchScreen(AppScreen[None]):
         if k and done:
             _n, _base, last = pass_at_last(done, k)
             parts.insert(2, f"pass@{k} (last {k} programs) {100.0 * last / len(done):.1f}% ({last}/{len(done)})")
+        samples = self._samples(done)
+        if samples:
+            parts.insert(2, samples)
         if running:
             parts.append(f"{running} running")
         if unfinished:
@@ -391,6 +394,31 @@ class BenchScreen(AppScreen[None]):
         self._show_where()
         # The highlighted problem may have changed under the cursor (a run ended).
         self._show_detail()
+
+    def _samples(self, done: list[dict[str, Any]]) -> str:
+        """With several samples a problem: the spread of pass@1 across them and
+        the largest pass@k with its interval, as the report gives them."""
+        if int(self.spec.get("samples", 1) or 1) < 2 or not done:
+            return ""
+        from ...core.bench.report import pass_at_k
+        from ...core.bench.stats import interval_text, mean_interval, spread
+
+        by_sample: dict[int, list[bool]] = {}
+        per: dict[str, list[bool]] = {}
+        for r in done:
+            by_sample.setdefault(int(r.get("sample", 0) or 0), []).append(bool(r.get("passed")))
+            per.setdefault(str(r.get("id")), []).append(bool(r.get("passed")))
+        out = []
+        sp = spread(by_sample)
+        if sp is not None and sp.std is not None:
+            out.append(f"pass@1 std {100 * sp.std:.1f} pts over {len(sp.rates)} samples")
+        least = min(len(v) for v in per.values())
+        k = max((k for k in (2, 5, 10, 20, 50, 100) if k <= least), default=0)
+        if k:
+            values = [pass_at_k(len(v), sum(v), k) for v in per.values()]
+            iv = mean_interval(values)
+            out.append(f"pass@{k} {100 * sum(values) / len(values):.1f}% {interval_text(iv)}")
+        return "  ".join(out)
 
     def _money(self, done: list[dict[str, Any]]) -> str:
         """The spend: against the cap, as a bar, while a capped bench runs or
