@@ -17,7 +17,7 @@ from ...core.bench.runner import BenchError
 from ...core.safe_text import one_line
 from .base import AppModal
 
-_HINT = "A bench folder of the same dataset family; Enter compares, Escape closes"
+_HINT = "A bench folder of the same problems; Enter compares, Escape closes"
 
 
 def compare_words(this: Path, other: Path) -> str:
@@ -26,7 +26,7 @@ def compare_words(this: Path, other: Path) -> str:
     different problems."""
     from ...core.bench.figures import bench_figures, compare_pairs
     from ...core.bench.report import compare_problem, load_bench
-    from ...core.bench.stats import BOOTSTRAP, interval_text
+    from ...core.bench.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, interval_text
 
     a, b = load_bench(this), load_bench(other)
     problem = compare_problem([a, b])
@@ -45,7 +45,8 @@ def compare_words(this: Path, other: Path) -> str:
     diff = st.difference or 0.0
     lines.append(
         f"On the {st.n} problems both finished: Δ (B − A) {100 * diff:+.1f} points, 95% CI "
-        f"{interval_text(st.interval, lambda x: f'{100 * x:+.1f}')} ({BOOTSTRAP})."
+        f"{interval_text(st.interval, lambda x: f'{100 * x:+.1f}')} (paired bootstrap, "
+        f"{BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED})."
     )
     lines.append(
         f"Solved by A only: {st.a_only}; by B only: {st.b_only}; exact McNemar p = {_p(st.p_value)}"
