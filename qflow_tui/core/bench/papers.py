@@ -64,6 +64,12 @@ class Figure:
     def ref(self) -> str:
         return f"{self.paper}/{self.row}"
 
+    @property
+    def number(self) -> str:
+        """The figure's number as printed, without a unit or a note (``79.9`` of ``79.9 (39.4%)``)."""
+        m = re.match(r"\s*(-?\d+(?:\.\d+)?)", self.printed)
+        return m.group(1) if m else self.printed
+
     def source(self) -> str:
         """``QualityFlow Table 1, Claude Sonnet-3.5-v2``: where the figure is printed."""
         return f"{paper(self.paper).label} {self.table}, {self.model}"

@@ -246,21 +246,6 @@ def table_tokens(done: list[dict[str, Any]], roles: Sequence[str] = ()) -> list[
     return out
 
 
-def pass_at_k_table(records: list[dict[str, Any]]) -> list[list[str]]:
-    """pass@k for k = 1, and each power of two up to the samples per problem."""
-    per: dict[str, list[bool]] = {}
-    for r in records:
-        if r.get("status") == "done":
-            per.setdefault(r["id"], []).append(bool(r.get("passed")))
-    if not per:
-        return []
-    n_min = min(len(v) for v in per.values())
-    ks = [k for k in (1, 2, 5, 10, 20, 50, 100) if k <= n_min]
-    return [
-        [f"pass@{k}", f"{100.0 * sum(pass_at_k(len(v), sum(v), k) for v in per.values()) / len(per):.2f}"] for k in ks
-    ]
-
-
 def last_programs_k(spec: dict[str, Any]) -> int:
     """k when the bench's workflow's paper reports pass@k over the last k programs
     of a run (its spec says so; QualityFlow: 5), else 0."""
@@ -322,15 +307,6 @@ def records_cost(records: list[dict[str, Any]], price: Price | None) -> float | 
 
 def cost(data: BenchData) -> float | None:
     return records_cost(data.done, bench_price(data.spec))
-
-
-def cost_line(records: list[dict[str, Any]], passed: int, price: Price | None) -> str:
-    """``cost $X ($Y per solved problem)``, or "" when the model has no price."""
-    c = records_cost(records, price)
-    if c is None:
-        return ""
-    per = f"${c / passed:.4f} per solved problem" if passed else "no problem solved"
-    return f"cost ${c:.4f} ({per})"
 
 
 def cached_tokens(records: list[dict[str, Any]]) -> tuple[int, int]:

@@ -351,10 +351,11 @@ def render_latex(data: TableData, style: str = "brackets") -> str:
                     text += f" ({cell.n})"
                 cells.append(text)
             elif isinstance(cell, Figure):
-                value = f"{cell.value:.2f}" if cell.value is not None else latex_escape(cell.printed)
+                # Published figures in italics (and bold where they are the column's best).
+                value = f"\\textit{{{cell.number}}}" if cell.value is not None else latex_escape(cell.printed)
                 if cell.value is not None and abs(cell.value - best.get(h, -1)) < 1e-9:
                     value = f"\\textbf{{{value}}}"
-                cells.append(f"\\textit{{{value}}}" if not value.startswith("\\textbf") else value)
+                cells.append(value)
             elif isinstance(cell, float):
                 cells.append(f"${cell:+.2f}$")
             else:
