@@ -141,6 +141,24 @@ def table_pass_by_step(done: list[dict[str, Any]]) -> tuple[list[str], list[str]
     return header, values
 
 
+def pass_by_step_intervals(done: list[dict[str, Any]]) -> list[str]:
+    """The 95% interval of each figure of :func:`table_pass_by_step`, in its
+    order: Wilson's for each pass@1; for Δ (final against first program, on the
+    same problems) the paired bootstrap's."""
+    from .stats import interval_text, paired, wilson
+
+    cols = step_columns(done)
+    order = step_order(done)
+    n = len(done)
+    out = [interval_text(wilson(sum(1 for r in done if r.get("first_passed")), n))]
+    for c in cols:
+        out.append(interval_text(wilson(sum(1 for r in done if (a := _after(r, c, order)) and a["passed"]), n)))
+    out.append(interval_text(wilson(sum(1 for r in done if r.get("passed")), n)))
+    both = paired([bool(r.get("first_passed")) for r in done], [bool(r.get("passed")) for r in done])
+    out.append(interval_text(both.interval, lambda x: f"{100 * x:+.1f}"))
+    return out
+
+
 def table_cqc(done: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """Table 4: the Code Quality Checker as a classifier of the output after each
     step (positive: passes the evaluation tests; predicted: accepted by then)."""
@@ -269,18 +287,23 @@ def pass_at_last(done: list[dict[str, Any]], k: int) -> tuple[int, int, int]:
 
 
 def pass_at_last_words(spec: dict[str, Any], done: list[dict[str, Any]]) -> str:
-    """``pass@5 (the last 5 programs) 80.00% (8/10)``, with base and plus apart on
-    EvalPlus's datasets; "" when the bench's workflow reports no such figure."""
+    """``pass@5 (the last 5 programs) 80.00% (8/10), 95% CI [49.0, 94.3]`` (Wilson's
+    interval), with base and plus apart on EvalPlus's datasets; "" when the bench's
+    workflow reports no such figure."""
     from .protocol import is_evalplus
 
     k = last_programs_k(spec)
     if not k:
         return ""
+    from .stats import interval_text, wilson
+
     n, base, passed = pass_at_last(done, k)
     what = f"pass@{k} (the last {k} programs)"
+    base_ci, ci = interval_text(wilson(base, n)), interval_text(wilson(passed, n))
     if is_evalplus(str(spec.get("dataset", ""))):
-        return f"{what} base {_pct(base, n)}% ({base}/{n}), plus {_pct(passed, n)}% ({passed}/{n})"
-    return f"{what} {_pct(passed, n)}% ({passed}/{n})"
+        plus = f"plus {_pct(passed, n)}% ({passed}/{n}), 95% CI {ci}"
+        return f"{what} base {_pct(base, n)}% ({base}/{n}), 95% CI {base_ci}, {plus}"
+    return f"{what} {_pct(passed, n)}% ({passed}/{n}), 95% CI {ci}"
 
 
 def bench_price(spec: dict[str, Any]) -> Price | None:
@@ -456,9 +479,13 @@ def render_report(data: BenchData) -> str:
         return "\n".join(parts) + "\n"
 
     h, v = table_pass_by_step(first_sample)
-    parts += ["", "## pass@1 by workflow step (Table 1)", "", _md(h, [v])]
+    ci = pass_by_step_intervals(first_sample)
+    parts += ["", "## pass@1 by workflow step (Table 1)", "", _md(["", *h], [["pass@1", *v], ["95% CI", *ci]])]
     parts.append("")
-    parts.append("Each step column is what the run would have returned had it stopped after that step.")
+    parts.append(
+        "Each step column is what the run would have returned had it stopped after that step. The intervals "
+        f"are Wilson's; Δ's (final against first program, problem by problem) is a paired {BOOTSTRAP}."
+    )
     last = pass_at_last_words(s, first_sample)
     if last:
         k = last_programs_k(s)
@@ -575,9 +602,11 @@ def render_compare(benches: list[BenchData], pairs: str = "all") -> str:
     rows = []
     for label, f in zip(labels, firsts, strict=True):
         h, v = table_pass_by_step(f)
-        by_col = dict(zip(h, v, strict=True))
+        ci = pass_by_step_intervals(f) if f else [""] * len(h)
+        by_col = {col: f"{value} {iv}".strip() for col, value, iv in zip(h, v, ci, strict=True)}
         rows.append([label, by_col["first program"], *[by_col.get(c, "") for c in cols], by_col["final"], by_col["Δ"]])
     parts += ["", "## pass@1 by workflow step", "", _md(["bench", "first program", *cols, "final", "Δ"], rows)]
+    parts += ["", f"Each figure with its 95% interval: Wilson's; Δ's a paired {BOOTSTRAP}."]
     if any(b.dataset.endswith("-plus") for b in benches):
         plus_rows = []
         for label, b, f in zip(labels, benches, firsts, strict=True):

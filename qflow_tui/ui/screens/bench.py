@@ -360,7 +360,11 @@ class BenchScreen(AppScreen[None]):
         k = last_programs_k(spec) if spec else 0
         if k and done:
             _n, _base, last = pass_at_last(done, k)
-            parts.insert(2, f"pass@{k} (last {k} programs) {100.0 * last / len(done):.1f}% ({last}/{len(done)})")
+            parts.insert(
+                2,
+                f"pass@{k} (last {k} programs) {100.0 * last / len(done):.1f}% ({last}/{len(done)}), "
+                f"95% CI {_interval(last, len(done))}",
+            )
         samples = self._samples(done)
         if samples:
             parts.insert(2, samples)
