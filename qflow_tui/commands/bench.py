@@ -136,9 +136,7 @@ def add_parser(sub: Any) -> None:
         "AdaCoder Tables V, I and VI as printed, with their citation; for each row a workflow of qflow ran, "
         "the `qflow bench` command that reproduces it, or why it cannot yet.",
     )
-    pp.add_argument(
-        "name", nargs="?", metavar="NAME", help="qualityflow, agentcoder, codetree or adacoder (none: list them)"
-    )
+    pp.add_argument("name", nargs="?", metavar="NAME", help="the paper's name, as `qflow bench paper` lists them")
     pp.add_argument("--json", action="store_true", help="print one JSON object")
     pp.set_defaults(func=run_paper)
     e = subs.add_parser(

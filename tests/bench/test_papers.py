@@ -29,7 +29,7 @@ def _normal(text: str) -> str:
 
 
 @pytest.mark.skipif(not TEXTS.is_dir(), reason="the papers' text is not beside this checkout")
-@pytest.mark.parametrize("name", papers.PAPER_ORDER)
+@pytest.mark.parametrize("name", papers.paper_names())
 def test_every_row_is_a_line_of_the_papers_text_as_printed(name):
     lines = {_normal(line) for line in (TEXTS / f"{name}.txt").read_text(encoding="utf-8").splitlines()}
     raw = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
@@ -44,7 +44,8 @@ def test_every_row_is_a_line_of_the_papers_text_as_printed(name):
 
 def test_the_data_is_whole_and_every_figure_is_tied_to_what_qflow_knows():
     seen = set()
-    for name in papers.PAPER_ORDER:
+    assert papers.paper_names() == ["qualityflow", "agentcoder", "codetree", "adacoder"]
+    for name in papers.paper_names():
         p = papers.paper(name)
         assert p.arxiv and p.authors and p.title and p.notes
         for row in p.rows():

@@ -22,9 +22,11 @@ from typing import Any
 
 from ...locations import package_data_dir
 
-#: The papers in the order their figures are tried: a bench's own workflow's
-#: paper first (see :func:`match`), then this order.
-PAPER_ORDER = ("qualityflow", "agentcoder", "codetree", "adacoder")
+
+def paper_names() -> list[str]:
+    """The papers kept, in the order their figures are tried (each file's
+    ``order``): a bench's own workflow's paper first (see :func:`match`), then this."""
+    return [p.name for p in sorted(papers().values(), key=lambda p: p.order)]
 
 
 class PaperError(Exception):
@@ -111,6 +113,10 @@ class Paper:
     short: str
     notes: list[str]
     tables: list[Table] = field(default_factory=list)
+    order: int = 0
+    """Where its figures come in the order they are tried."""
+    workflow: str = ""
+    """The qflow workflow the paper describes (its figures come first for that workflow's benches)."""
 
     @property
     def label(self) -> str:
@@ -182,19 +188,30 @@ def _load(name: str) -> Paper:
                 )
             )
         tables.append(Table(t["table"], t["caption"], [c["name"] for c in columns], rows))
-    return Paper(raw["name"], raw["title"], raw["authors"], raw["arxiv"], raw["short"], raw["notes"], tables)
+    return Paper(
+        raw["name"],
+        raw["title"],
+        raw["authors"],
+        raw["arxiv"],
+        raw["short"],
+        raw["notes"],
+        tables,
+        order=int(raw.get("order", 0)),
+        workflow=str(raw.get("workflow", "")),
+    )
 
 
 @functools.cache
 def papers() -> dict[str, Paper]:
-    """Every paper qflow keeps the figures of, by name."""
-    return {name: _load(name) for name in PAPER_ORDER}
+    """Every paper qflow keeps the figures of (a file each under ``data/papers``), by name."""
+    loaded = [_load(path.stem) for path in sorted((package_data_dir() / "papers").glob("*.json"))]
+    return {p.name: p for p in sorted(loaded, key=lambda p: p.order)}
 
 
 def paper(name: str) -> Paper:
     found = papers().get(name.strip().lower())
     if found is None:
-        raise PaperError(f"no paper {name!r}: choose one of {', '.join(PAPER_ORDER)}")
+        raise PaperError(f"no paper {name!r}: choose one of {', '.join(paper_names())}")
     return found
 
 
@@ -267,8 +284,8 @@ def _same_settings(figure: Figure, spec: dict[str, Any]) -> bool:
 
 
 def _figures_for(workflow: str) -> list[Figure]:
-    order = sorted(PAPER_ORDER, key=lambda n: n != workflow)  # the workflow's own paper first
-    return [f for name in order for row in papers()[name].rows() for f in row.figures]
+    order = sorted(papers().values(), key=lambda p: (p.workflow != workflow, p.order))  # its own paper first
+    return [f for p in order for row in p.rows() for f in row.figures]
 
 
 def match(spec: dict[str, Any], part: str | None = None, family: str | None = None) -> Figure | None:
