@@ -136,3 +136,12 @@ def test_the_estimate_arithmetic():
     json.dumps(data)
     free = estimate_from(runs, runs=10, left=0, concurrency=1, price=None, priced=True, source="t")
     assert free.cost == 0 and "costs nothing" in free.text() and "Every run has finished." in free.text()
+
+
+def test_a_hand_edited_line_does_not_break_the_spend():
+    from qflow_tui.core.bench.runner import _line_cost
+
+    price = Price(1.0, 1.0, "")
+    assert _line_cost({"tokens": {"a": {"input": "lots"}, "b": {"input": 1_000_000}}}, price) == 1.0
+    assert _line_cost({"tokens": "none"}, price) == 0.0
+    assert _line_cost({"tokens": {"a": {"input": 5}}}, None) == 0.0

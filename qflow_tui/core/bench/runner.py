@@ -628,4 +628,10 @@ def _line_cost(rec: dict[str, Any], price: Any) -> float:
     tallies = rec.get("tokens")
     if price is None or not isinstance(tallies, dict):
         return 0.0
-    return float(sum(price.cost(t) for t in tallies.values() if isinstance(t, dict)))
+    total = 0.0
+    for t in tallies.values():
+        try:
+            total += float(price.cost(t)) if isinstance(t, dict) else 0.0
+        except (TypeError, ValueError):  # a hand-edited line: what cannot be read is not counted
+            continue
+    return total
