@@ -90,7 +90,7 @@ def add_parser(sub: Any) -> None:
         "compare",
         help="several bench folders of one dataset side by side, with paired statistics",
         description="The tables of several benches of one dataset family side by side; for each pair, the "
-        "difference in pass@1 on the problems both finished with its paired 95%% interval (a percentile "
+        "difference in pass@1 on the problems both finished with its paired 95% interval (a percentile "
         "bootstrap over problems, fixed seed), the discordant problems and the exact McNemar p-value, "
         "Holm-corrected over the comparisons made.",
     )
@@ -109,7 +109,7 @@ def add_parser(sub: Any) -> None:
         "table",
         help="one pass@1 table across MBPP, HumanEval, MBPP+ and HumanEval+",
         description="A row per workflow, model, setting and convention, a column per dataset; each pass@1 "
-        "with its 95%% Wilson interval, the best of each column in bold. A published figure of the same "
+        "with its 95% Wilson interval, the best of each column in bold. A published figure of the same "
         "workflow, dataset and model family is printed beside ours with the difference.",
     )
     t.add_argument("folders", nargs="+", metavar="DIR")
