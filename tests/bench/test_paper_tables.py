@@ -116,7 +116,7 @@ def test_compare_in_every_format_gives_the_paired_statistics(tmp_path):
     md = render_compare([a, b])
     assert "## Paired comparisons" in md
     assert "| 2 vs 1 | 12 | 33.33 | 75.00 | +41.67 |" in md and "| 1 | 6 | 0.125 |  |" in md
-    assert "one comparison: no correction needed" in md
+    assert "one comparison, so no correction for multiple comparisons" in md
     data = json.loads(render_compare([a, b], "json"))
     (pair,) = data["pairs"]
     assert (pair["a_only"], pair["b_only"], pair["p_value"]) == (1, 6, 0.125)

@@ -232,8 +232,8 @@ def compare_pairs(benches: Sequence[BenchData], pairs: str = "all") -> list[Comp
 
 def correction_words(comparisons: Sequence[Comparison]) -> str:
     if len(comparisons) <= 1:
-        return "one comparison: no correction needed"
-    return f"{stats.HOLM} over the {len(comparisons)} comparisons (the p_holm column)"
+        return "one comparison, so no correction for multiple comparisons"
+    return f"{stats.HOLM} over the {len(comparisons)} comparisons (Holm p)"
 
 
 def report_json(data: BenchData) -> dict[str, Any]:

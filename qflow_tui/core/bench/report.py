@@ -716,7 +716,7 @@ def paired_section(benches: list[BenchData], pairs: str = "all") -> list[str]:
         "",
         f"Δ is pass@1 of B minus pass@1 of A in points, on the problems both finished (first sample); its 95% "
         f'interval is a paired {BOOTSTRAP}. "A only" and "B only" count the discordant problems, solved by '
-        f"one bench and not the other; p is the {MCNEMAR}. Correction: {correction_words(comparisons)}.",
+        f"one bench and not the other; p is the {MCNEMAR}; {correction_words(comparisons)}.",
     ]
 
 
