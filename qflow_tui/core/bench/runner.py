@@ -28,6 +28,7 @@ from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
 from ..run_state import RunState
 from ..runner import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
+from ..sandbox import SandboxUnavailable
 from ..summary import Tokens, tokens_to_dict
 from ..workflows import get_workflow
 from .datasets import BenchProblem, load_dataset
@@ -473,15 +474,18 @@ class BenchRunner:
                 todo.append((by_id[pid], sample))
         if not todo:
             return list(latest_results(read_results(self.folder)).values())
+        apply_sandbox_settings(self.spec.config)
+        try:
+            evaluator = self.evaluator or Evaluator(
+                convention=self.spec.convention, truth_dir=ground_truth_dir() if self.spec.config.truth_cache else None
+            )
+        except SandboxUnavailable as exc:  # a weak level refused as root, or none at all
+            raise BenchError(f"the sandbox cannot judge programs: {exc}") from None
         own_client = self._client is None or self._close_client
         try:
             client = self._client or build_client(self.spec.config)
         except LLMError as exc:
             raise BenchError(str(exc)) from None
-        apply_sandbox_settings(self.spec.config)
-        evaluator = self.evaluator or Evaluator(
-            convention=self.spec.convention, truth_dir=ground_truth_dir() if self.spec.config.truth_cache else None
-        )
         sem = asyncio.Semaphore(self.spec.concurrency)
         stop = asyncio.Event()
 

@@ -170,6 +170,8 @@ class ComposeScreen(AppScreen[None]):
         super().__init__()
         self.ready = False
         """Set once the form is mounted: keys pressed while the app starts are ignored."""
+        self._sandbox_notices: list[str] = []
+        """The red lines of the sandbox level a run will use (found on a thread)."""
 
     def compose(self) -> ComposeResult:
         app = qflow_app(self)
@@ -275,6 +277,7 @@ class ComposeScreen(AppScreen[None]):
                     app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True
                 )
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
+        yield Static("", id="compose-notices", markup=False)
         yield Static("", id="compose-error", markup=False)
         yield AppFooter()
 
@@ -303,6 +306,44 @@ class ComposeScreen(AppScreen[None]):
         if cfg.base_url:
             base_url = cfg.base_url
             self.run_worker(lambda: self._ask_server(base_url), thread=True, group="models", exit_on_error=False)
+        self._show_notices()
+        if qflow_app(self).sandbox is None:  # the level a run will use, found on a thread (it starts a child)
+            self.app.call_after_refresh(
+                self.run_worker, self._ask_sandbox, thread=True, group="sandbox level", exit_on_error=False
+            )
+
+    def _ask_sandbox(self) -> None:
+        """On a thread: the red line when a run would use a weak sandbox level."""
+        from ...core.sandbox import SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
+
+        try:
+            iso = detect_isolation()
+        except (SandboxUnavailable, ValueError) as exc:
+            lines = [f"✗ the sandbox cannot run programs: {exc}"]
+        else:
+            lines = [f"✗ {w}" for w in (weak_warning(iso), weak_refusal(iso)) if w]
+        self.app.call_from_thread(self._show_notices, lines)
+
+    def _show_notices(self, sandbox: list[str] | None = None) -> None:
+        """The workflow plugins that were not loaded (each with why, at most
+        three; ``qflow doctor`` lists all) and the sandbox's red lines."""
+        from rich.text import Text
+
+        from ...core.workflows import broken_plugins
+
+        if not self.is_attached:
+            return
+        if sandbox is not None:
+            self._sandbox_notices = sandbox
+        refused = broken_plugins()
+        lines = [f"✗ workflow plugin not loaded: {line}" for line in refused[:3]]
+        if len(refused) > 3:
+            lines.append(f"✗ and {len(refused) - 3} more plugins not loaded: `qflow doctor` lists them")
+        lines += self._sandbox_notices
+        notice = self.query_one("#compose-notices", Static)
+        notice.update(Text(clean("\n".join(lines)), no_wrap=True, overflow="ellipsis"))
+        notice.set_class(bool(lines), "-visible")
+        notice.tooltip = clean("\n".join(lines)) or None
 
     def _ask_server(self, base_url: str) -> None:
         """On a thread: the local server's models join the Model field's
