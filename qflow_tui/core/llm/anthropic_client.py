@@ -41,6 +41,7 @@ import httpx2
 from ..safe_text import StreamText, valid_text
 from ._http import ProviderErrors, body_message, clean, display_url
 from .base import Completion, DeltaCallback, LLMError, LLMRequest, prompt_text_tokens
+from .bounded import capped_http_client
 from .prices import cache_min_tokens
 from .provider_keys import ANTHROPIC_DEFAULT_URL as DEFAULT_BASE_URL
 from .provider_keys import ANTHROPIC_KEY_VAR as KEY_VAR
@@ -114,7 +115,11 @@ class AnthropicClient(ProviderErrors):
         kwargs: dict[str, Any] = {}
         if timeout is not None:
             kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
-        self._client = anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
+        # Each answer capped in size (the call's time limit is its whole deadline).
+        http = capped_http_client(anthropic.DefaultAsyncHttpxClient, limits=anthropic.DEFAULT_CONNECTION_LIMITS)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=key, base_url=self.base_url, max_retries=max_retries, http_client=http, **kwargs
+        )
 
     def __repr__(self) -> str:
         return f"AnthropicClient({self.name!r}, base_url={display_url(self.base_url)!r})"

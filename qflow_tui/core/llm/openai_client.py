@@ -36,10 +36,11 @@ from ._http import (
     display_url,
 )
 from .base import Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens, prompt_text_tokens
+from .bounded import capped_http_client
 from .provider_keys import LOCAL_DUMMY_KEY, is_official_openai, openai_key, openai_url
 from .provider_keys import OPENAI_KEY_VAR as KEY_VAR
 from .provider_keys import OPENAI_URL_VAR as BASE_URL_VAR
-from .window import prompt_tokens, server_window, text_tokens, too_long
+from .window import ServerSide, prompt_tokens, server_window, text_tokens, too_long
 
 DEFAULT_MAX_RETRIES = 0
 
@@ -99,17 +100,24 @@ class OpenAIClient(ProviderErrors):
         kwargs: dict[str, Any] = {}
         if timeout is not None:
             kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
-        self._client = openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
+        # Each answer capped in size (the call's time limit is its whole deadline).
+        http = capped_http_client(openai.DefaultAsyncHttpxClient, limits=openai.DEFAULT_CONNECTION_LIMITS)
+        self._client = openai.AsyncOpenAI(
+            api_key=key, base_url=self.base_url, max_retries=max_retries, http_client=http, **kwargs
+        )
         # A compatible server may say its window (llama.cpp does); the official API is not asked.
         self._ask_window = context_window is None and not self.official
         self._key = key
         self._http: httpx2.AsyncClient | None = None
+        self._side: ServerSide | None = None
 
-    def _aux(self) -> httpx2.AsyncClient:
-        """A plain HTTP client for the server's own endpoints (models, props, tokenize)."""
-        if self._http is None:
+    def _aux(self) -> ServerSide:
+        """The server's own endpoints (models, props, template, tokenize), each
+        answer bounded (see :class:`~qflow_tui.core.llm.window.ServerSide`)."""
+        if self._side is None:
             self._http = httpx2.AsyncClient(headers={"authorization": f"Bearer {self._key}"})
-        return self._http
+            self._side = ServerSide(self._http)
+        return self._side
 
     async def _check_fits(self, messages: list[dict[str, str]]) -> None:
         """Refuse, before sending, a prompt the model's window cannot hold."""
