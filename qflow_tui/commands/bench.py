@@ -278,6 +278,7 @@ def _run_headless(runner: Any) -> int:
     except BenchError as exc:
         return fail(str(exc))
     data = load_bench(runner.folder)
+    say_skipped(data)
     report = render_report(data)
     try:
         (runner.folder / "report.md").write_text(report, encoding="utf-8")
@@ -322,6 +323,12 @@ def _run_tui(runner: Any, estimate: int | None = None) -> int:
     return 0
 
 
+def say_skipped(data: Any) -> None:
+    """Name, on stderr, the lines of a bench's results that were not read (and why)."""
+    for line in data.skipped:
+        print(f"qflow: {line}", file=sys.stderr)
+
+
 def run_compare(args: argparse.Namespace) -> int:
     from ..core.bench.report import compare_problem, load_bench
     from ..core.bench.runner import BenchError
@@ -331,6 +338,8 @@ def run_compare(args: argparse.Namespace) -> int:
         benches = [load_bench(Path(f).expanduser()) for f in args.folders]
     except BenchError as exc:
         return fail(str(exc))
+    for bench in benches:
+        say_skipped(bench)
     problem = compare_problem(benches)
     if problem is not None:
         return fail(problem)
@@ -356,6 +365,8 @@ def run_table(args: argparse.Namespace) -> int:
         )
     except (BenchError, TableError) as exc:
         return fail(str(exc))
+    for bench in benches:
+        say_skipped(bench)
     print(text, end="")
     return 0
 
@@ -390,6 +401,7 @@ def run_export(args: argparse.Namespace) -> int:
 
     try:
         data = load_bench(Path(args.folder).expanduser())
+        say_skipped(data)
         conv = args.convention or convention(data.spec)
         if args.fmt == "human-eval" and args.convention is None:
             conv = "completion"  # human-eval has one field; the prompt goes in front as the bench judged it
@@ -426,6 +438,7 @@ def run_report(args: argparse.Namespace) -> int:
 
     try:
         data = load_bench(Path(args.folder).expanduser())
+        say_skipped(data)
     except BenchError as exc:
         return fail(str(exc))
     if args.json:

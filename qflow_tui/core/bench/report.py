@@ -15,7 +15,8 @@ from typing import Any
 
 from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
-from .runner import latest_results, read_results, read_spec
+from .results import RESULTS, read_lines
+from .runner import latest_results, read_spec
 
 
 def _roles(spec: dict[str, Any]) -> tuple[str, ...]:
@@ -72,6 +73,11 @@ class BenchData:
     spec: dict[str, Any]
     records: list[dict[str, Any]]
     problem_ids: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """The lines of ``results.jsonl`` that were not read, each named with why
+    (terminal-safe, one line each; see :mod:`qflow_tui.core.bench.results`)."""
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """Runs (by run key) whose line was not read, with why."""
 
     @property
     def done(self) -> list[dict[str, Any]]:
@@ -102,8 +108,11 @@ def load_bench(folder: Path | str) -> BenchData:
     spec = read_spec(folder)
     if spec is None:
         raise BenchError(f"{folder} is not a bench folder (no bench.json): give the --out folder of a qflow bench run")
-    records = list(latest_results(read_results(folder)).values())
-    return BenchData(folder, spec, records, list(spec.get("problems", [])))
+    read = read_lines(folder)
+    records = list(latest_results(read.records).values())
+    return BenchData(
+        folder, spec, records, list(spec.get("problems", [])), read.said(folder / RESULTS), read.unreadable
+    )
 
 
 # ------------------------------------------------------------------ the tables

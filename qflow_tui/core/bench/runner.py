@@ -28,15 +28,17 @@ from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
 from ..run_state import RunState
 from ..runner import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
+from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
 from ..summary import Tokens, tokens_to_dict
 from ..workflows import get_workflow
 from .datasets import BenchProblem, load_dataset
 from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator
+from .results import RESULTS as RESULTS
+from .results import SPEC as SPEC
+from .results import read_lines, spec_problem
 
-RESULTS = "results.jsonl"
 REPORT = "report.md"
-SPEC = "bench.json"
 SESSIONS = "sessions"
 
 #: What a bench folder's spec must match for a rerun to resume it.
@@ -117,19 +119,9 @@ def run_key(problem_id: str, sample: int) -> str:
 
 
 def read_results(folder: Path) -> list[dict[str, Any]]:
-    """Every complete line of ``results.jsonl`` (a line cut short by a kill is skipped)."""
-    path = Path(folder) / RESULTS
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict) and "id" in rec:
-            out.append(rec)
-    return out
+    """Every line of ``results.jsonl`` of the shape the runner writes (a line cut
+    short by a kill, or of another shape, is skipped: :func:`read_lines` names them)."""
+    return read_lines(folder).records
 
 
 def latest_results(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -145,12 +137,14 @@ def read_spec(folder: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
-        raise BenchError(f"{path} is not a bench spec ({exc}); choose another --out") from None
-    if not isinstance(data, dict):
-        raise BenchError(f"{path} is not a bench spec; choose another --out")
-    return data
+        data = json.loads(path.read_bytes()[: 16 * 1024 * 1024])
+    except (ValueError, RecursionError, OSError) as exc:
+        why = one_line(str(exc), 200) if not isinstance(exc, RecursionError) else "it nests too deep"
+        raise BenchError(f"{path} is not a bench spec ({why}); choose another --out") from None
+    problem = spec_problem(data)
+    if problem:
+        raise BenchError(f"{path} is not a bench spec qflow wrote: {one_line(problem, 300)}; choose another --out")
+    return data  # type: ignore[no-any-return]
 
 
 def _append_line(path: Path, obj: dict[str, Any]) -> None:

@@ -22,10 +22,11 @@ import json
 import threading
 import zlib
 from collections.abc import AsyncIterator, Mapping
-from itertools import accumulate
 from typing import Any
 
 import httpx2
+
+from ..jsonbound import depth_problem
 
 #: Deepest JSON nesting a server's answer may have (a models list is 3 deep).
 MAX_DEPTH = 64
@@ -41,29 +42,6 @@ class ServerAnswerError(Exception):
     """A server's answer qflow will not read: too slow, too large, too deep or
     not JSON. The message is one line saying which (the caller names the
     server)."""
-
-
-_DEPTH = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
-_STRING = None  # compiled on first use (re is cheap, but only deep answers need it)
-
-
-def depth_problem(raw: bytes, max_depth: int = MAX_DEPTH) -> str | None:
-    """Why ``raw`` (JSON text) nests deeper than ``max_depth``, or None. Linear
-    and C-speed: most answers have fewer brackets than the bound and are not
-    scanned at all; strings are set aside before brackets are counted."""
-    if raw.count(b"[") + raw.count(b"{") <= max_depth:
-        return None
-    import re
-
-    global _STRING
-    if _STRING is None:
-        _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
-    bare = _STRING.sub(b'""', raw)
-    marks = bare.translate(_DEPTH, delete=bytes(set(range(256)) - set(b"[]{}")))
-    deepest = max(accumulate(1 if b == 1 else -1 for b in marks), default=0)
-    if deepest > max_depth:
-        return f"its JSON nests {deepest} deep (at most {max_depth} is read)"
-    return None
 
 
 def loads(raw: bytes, max_depth: int = MAX_DEPTH) -> Any:

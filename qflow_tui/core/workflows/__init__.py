@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .. import plugins
+from .. import plugins, typecheck
 from ..config import FIELDS, ConfigError, RunConfig
 from ..plugins import EntryPoint, PluginRefused, Refusal
 from ..safe_text import one_line
@@ -139,7 +139,7 @@ def checked_spec(spec: WorkflowSpec, builtins: Sequence[WorkflowSpec] = ()) -> W
     """A plugin's spec, checked (raises :class:`PluginRefused` with one line
     naming the field that is wrong), with every string in it made terminal-safe
     and its functions guarded (each answer checked and cleaned)."""
-    problem = plugins.fields_problem(spec, _NAMES)
+    problem = typecheck.fields_problem(spec, _NAMES)
     if problem:
         raise PluginRefused(f"its spec's {problem}")
     if not NAME.match(spec.name):
@@ -160,7 +160,7 @@ def checked_spec(spec: WorkflowSpec, builtins: Sequence[WorkflowSpec] = ()) -> W
         raise PluginRefused("two of its settings have the same key")
     for setting in spec.settings:
         _check_setting(setting, shared)
-    safe = plugins.safe_strings(spec)
+    safe = typecheck.safe_strings(spec)
     return plugins.guard_functions(safe, _spec_error(spec.name), _NAMES)
 
 
@@ -294,7 +294,7 @@ def get_workflow(name: str) -> WorkflowSpec:
         refused = next((r for r in WORKFLOWS.refused if r.entry.name == name), None)
         if refused is not None:
             raise ConfigError(
-                f"the workflow {refused.entry.where()} was not loaded: {one_line(refused.reason, plugins.TEXT_LIMIT)}"
+                f"the workflow {refused.entry.where()} was not loaded: {one_line(refused.reason, typecheck.TEXT_LIMIT)}"
             )
         raise ConfigError(
             f"unknown workflow {one_line(repr(name), 80)}: choose one of {', '.join(WORKFLOWS)} "

@@ -306,6 +306,8 @@ class BenchScreen(AppScreen[None]):
 
         def row(key: str, rec: dict[str, Any] | None) -> BenchRow:
             nonlocal unreadable
+            if rec is None and key in data.unreadable:  # its line was not read: said, not "not run"
+                return BenchRow(key, state="unreadable")
             if rec is None:
                 return BenchRow(key, state="not run")
             if not _readable(rec):
@@ -323,6 +325,15 @@ class BenchScreen(AppScreen[None]):
         if unreadable:
             self.notify(
                 clean(f"{unreadable} lines of {self.folder / RESULTS} are not what qflow writes; shown as unreadable."),
+                severity="warning",
+                markup=False,
+            )
+        if data.skipped:
+            self.notify(
+                clean(
+                    "\n".join(data.skipped[:3]) + (f"\n… {len(data.skipped) - 3} more" if len(data.skipped) > 3 else "")
+                ),
+                title="Lines not read",
                 severity="warning",
                 markup=False,
             )
