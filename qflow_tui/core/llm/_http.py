@@ -30,6 +30,12 @@ def clean(text: str, secret: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def token_count(value: object) -> int | None:
+    """A token count as a server reported it: a whole number of 0 or more,
+    else unknown (a server may send anything where a count should be)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 def display_url(url: str) -> str:
     """The URL without any user:password part."""
     try:

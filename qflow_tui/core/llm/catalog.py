@@ -73,6 +73,12 @@ def server_models(base_url: str, *, timeout: float = LIST_TIMEOUT) -> list[Known
         raise LLMError(f"could not reach {where}: is the server running? ({_reason(exc)})") from None
     if status != 200:
         raise LLMError(f"{where} answered {status} to /models: is it an OpenAI-compatible server (…/v1)?")
+    return models_from(body, where)
+
+
+def models_from(body: Any, where: str) -> list[KnownModel]:
+    """The models of a ``/models`` answer (its JSON, read within bounds), named
+    ``openai/<id>``; :class:`LLMError` (one line) when it is not a model list."""
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):
         raise LLMError(f"{where}/models is not a model list: is it an OpenAI-compatible server (…/v1)?")
@@ -82,7 +88,8 @@ def server_models(base_url: str, *, timeout: float = LIST_TIMEOUT) -> list[Known
         if not isinstance(name, str) or not name.strip():
             continue
         shown = one_line(name, 200)
-        source = where if shown == name else f"{where} (its id holds control characters: shown cleaned)"
+        cleaned = f"{where} (its id is shown cleaned: it held control characters or ran long)"
+        source = where if shown == name else cleaned
         known.append(KnownModel(f"openai/{shown}", source, n_ctx_of(entry)))
     return known
 
