@@ -3,9 +3,12 @@ layer and what it found), the memory and disk bounds in force (cgroup,
 RLIMIT_AS, open files, memory files, the disk cap's mechanism), what the
 level protects against, each claim checked
 by a probe that really tries the attack in the sandbox, the warm sandbox
-children a run keeps (whether on, how many, their memory), and which API-key
-variables are set (names only, never values). Exits 1 when a probe gets past a
-protection the level claims."""
+children a run keeps (whether on, how many, their memory), the workflow
+plugins installed (those refused, with why, and what they printed while
+loading), and which API-key variables are set (names only, never values). A
+level at which a judged program could signal every process (``rlimits``) is
+said in red, with whether a run as root would refuse it. Exits 1 when a probe
+gets past a protection the level claims."""
 
 from __future__ import annotations
 
