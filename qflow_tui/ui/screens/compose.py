@@ -314,14 +314,19 @@ class ComposeScreen(AppScreen[None]):
 
     def _ask_sandbox(self) -> None:
         """On a thread: the red line when a run would use a weak sandbox level."""
-        from ...core.sandbox import SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
+        from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
 
         try:
             iso = detect_isolation()
         except (SandboxUnavailable, ValueError) as exc:
             lines = [f"✗ the sandbox cannot run programs: {exc}"]
         else:
-            lines = [f"✗ {w}" for w in (weak_warning(iso), weak_refusal(iso)) if w]
+            warning = weak_warning(iso)
+            lines = [f"✗ {warning}"] if warning else []
+            if weak_refusal(iso):
+                lines.append(
+                    f"✗ as root a run refuses this level: set {WEAK_AS_ROOT_ENV}=1 to accept the risk (`qflow doctor`)"
+                )
         self.app.call_from_thread(self._show_notices, lines)
 
     def _show_notices(self, sandbox: list[str] | None = None) -> None:
@@ -335,15 +340,19 @@ class ComposeScreen(AppScreen[None]):
             return
         if sandbox is not None:
             self._sandbox_notices = sandbox
+        # The sandbox's lines first (a run's safety), then the plugins: at most
+        # four lines in all, each cut to the width (the tooltip has them whole).
         refused = broken_plugins()
-        lines = [f"✗ workflow plugin not loaded: {line}" for line in refused[:3]]
-        if len(refused) > 3:
-            lines.append(f"✗ and {len(refused) - 3} more plugins not loaded: `qflow doctor` lists them")
-        lines += self._sandbox_notices
+        room = 4 - len(self._sandbox_notices)
+        plugins = [f"✗ workflow plugin not loaded: {line}" for line in refused]
+        if len(plugins) > room:
+            plugins = plugins[: max(0, room - 1)]
+            plugins.append(f"✗ {len(refused) - len(plugins)} more workflow plugins not loaded: `qflow doctor` says why")
+        lines = [*self._sandbox_notices, *plugins]
         notice = self.query_one("#compose-notices", Static)
-        notice.update(Text(clean("\n".join(lines)), no_wrap=True, overflow="ellipsis"))
+        notice.update(Text(clean("\n".join(lines))))
         notice.set_class(bool(lines), "-visible")
-        notice.tooltip = clean("\n".join(lines)) or None
+        notice.tooltip = clean("\n".join([*self._sandbox_notices, *(f"✗ {r}" for r in refused)])) or None
 
     def _ask_server(self, base_url: str) -> None:
         """On a thread: the local server's models join the Model field's
