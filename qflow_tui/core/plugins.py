@@ -268,12 +268,14 @@ def load_group(
     fallback: Callable[[], list[EntryPoint]] | None = None,
     kind: str = "plugin",
     seconds: float | None = None,
+    builtins_loaded: Callable[[dict[str, T]], None] | None = None,
 ) -> Loaded[T]:
     """Load every entry of ``group`` (or ``entries``) as the module docstring
     says. ``check`` runs on the loading thread too (it is bounded with the
     import). ``fallback`` gives the built-in entries when none is installed
     (a checkout run without being installed). ``kind`` names what is loaded in
-    messages (``workflow``)."""
+    messages (``workflow``); ``builtins_loaded`` is called with the built-ins
+    before any plugin is imported (a registry answers from them meanwhile)."""
     every = entry_points(group) if entries is None else entries
     ours = [e for e in every if e.builtin]
     theirs = [e for e in every if not e.builtin]
@@ -290,6 +292,8 @@ def load_group(
             loaded.found[name_of(obj)] = obj
             loaded.entries[name_of(obj)] = entry
     builtin_names = set(loaded.found)
+    if builtins_loaded is not None:
+        builtins_loaded(dict(loaded.found))
     limit = timeout() if seconds is None else seconds
     candidates: list[tuple[EntryPoint, T]] = []
     capture = _Capture()

@@ -89,6 +89,9 @@ CROWD = {
     "qualityflow": spec_source("qualityflow", summary="'an impostor'"),
     "sneaky": spec_source("agentcoder", summary="'another impostor'"),
     "fine": spec_source("fine"),
+    # Reads the registry while it loads: it gets the built-ins, and does not wait on itself.
+    "reader": "from qflow_tui.core.workflows import WORKFLOWS\nassert 'qualityflow' in WORKFLOWS\n"
+    + spec_source("reader"),
 }
 
 
@@ -143,9 +146,9 @@ def test_every_bad_plugin_is_named_with_its_reason_and_the_rest_run(crowd):
     assert time.monotonic() - started < 60  # the hanging plugin is given 1.5 s, not forever
     assert_safe(out.stdout, out.stderr)
     names = [w["name"] for w in json.loads(out.stdout)["workflows"]]  # nothing a plugin printed is in the JSON
-    assert names == [*WORKFLOWS, "fine", "loud"]
+    assert names == [*WORKFLOWS, "fine", "loud", "reader"]
     said = refusals(out.stderr)
-    assert set(said) == set(CROWD) - {"fine", "loud"}, out.stderr
+    assert set(said) == set(CROWD) - {"fine", "loud", "reader"}, out.stderr
     assert "it called sys.exit(0) while loading" in said["exits"]
     assert said["interrupts"].endswith(": KeyboardInterrupt")
     assert "did not finish loading within 1.5 s (it hangs at import)" in said["hangs"]

@@ -237,8 +237,18 @@ class _Registry(Mapping[str, WorkflowSpec]):
 
     def _load(self) -> None:
         check = _SpecCheck()
-        loaded = plugins.load_group(GROUP, check, lambda spec: spec.name, fallback=_builtin_entries, kind="workflow")
-        self._loading = dict(loaded.found)
+
+        def builtins_loaded(found: dict[str, WorkflowSpec]) -> None:
+            self._loading = found
+
+        loaded = plugins.load_group(
+            GROUP,
+            check,
+            lambda spec: spec.name,
+            fallback=_builtin_entries,
+            kind="workflow",
+            builtins_loaded=builtins_loaded,
+        )
         refused = list(loaded.refused)
         # Published before the plugins' functions are tried: they read the
         # registry (a setting's default) and must find their own workflow there.
