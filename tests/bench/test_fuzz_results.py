@@ -16,8 +16,10 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from qflow_tui.core.bench.export import export_samples
-from qflow_tui.core.bench.report import load_bench, render_compare, render_report, render_table
+from qflow_tui.core.bench.figures import report_json
+from qflow_tui.core.bench.report import load_bench, render_report
 from qflow_tui.core.bench.results import line_problem, read_lines
+from qflow_tui.core.bench.tables import render_compare, render_table
 
 FIXTURE = Path(__file__).parent / "data" / "finished-late-fix"
 GOOD = [json.loads(line) for line in (FIXTURE / "results.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -102,7 +104,9 @@ def test_the_results_reader_takes_anything(tmp_path_factory, lines, cut):
         assert "\n" not in said and "\x1b" not in said
     data = load_bench(folder)
     render_report(data)
-    render_table([data])
-    render_compare([data, load_bench(FIXTURE)])
+    json.dumps(report_json(data))
+    for fmt in ("markdown", "latex", "csv", "json"):
+        render_table([data], fmt)
+        render_compare([data, load_bench(FIXTURE)], fmt)
     for fmt in ("evalplus", "human-eval"):
         export_samples(data, fmt, "completion", folder / f"samples-{fmt}.jsonl")
