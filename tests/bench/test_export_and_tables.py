@@ -13,8 +13,9 @@ import pytest
 
 from qflow_tui.cli import main
 from qflow_tui.core.bench.export import PROTOCOL_FIELDS, export_convention, export_samples, reference_id
-from qflow_tui.core.bench.report import load_bench, render_table
+from qflow_tui.core.bench.report import load_bench
 from qflow_tui.core.bench.runner import BenchRunner, BenchSpec
+from qflow_tui.core.bench.tables import render_table
 from qflow_tui.core.config import RunConfig
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -133,9 +134,11 @@ def test_one_table_across_the_four_datasets(tmp_path):
     header = "| workflow | model | setting | convention | MBPP | HumanEval | MBPP+ base | MBPP+ plus | "
     assert header + "HumanEval+ base | HumanEval+ plus |" in text
     (row,) = [line for line in text.splitlines() if line.startswith("| zeroshot | script/") and "canonical" in line]
-    assert row.endswith("| standard | completion | 100.00 (1) | 100.00 (1) | 100.00 (1) | 100.00 (1) |  |  |")
+    # Each pass@1 with its 95% Wilson interval (1 of 1: [20.7, 100.0]); the best of each column in bold.
+    one = "**100.00** [20.7, 100.0] (1)"
+    assert row.endswith(f"| standard | completion | {one} | {one} | {one} | {one} |  |  |")
     (late,) = [line for line in text.splitlines() if "late_fix" in line]
-    assert late.endswith("|  |  |  |  | 0.00 (1) | 0.00 (1) |")
+    assert late.endswith("|  |  |  |  | **0.00** [0.0, 79.3] (1) | **0.00** [0.0, 79.3] (1) |")
     assert "Mixed settings" not in text
     # Each program's EvalPlus base verdict is kept apart (pass@5 reports base and plus apart).
     assert [p["base"] for r in load_bench(folders[2]).done for p in r["programs"]] == [True]
@@ -231,9 +234,9 @@ def test_the_report_and_compare_give_cost_per_solved_problem_with_cached_tokens_
     per_problem = (500 * 3 + 1000 * 0.3 + 500 * 3.75 + 100 * 15) / 1e6
     report = render_report(data)
     assert "2000 read from the prompt cache, 1000 written to it" in report
-    assert f"cost ${2 * per_problem:.4f} (${2 * per_problem:.4f} per solved problem)" in report
+    assert f"cost ${2 * per_problem:.4f} (${2 * per_problem:.4f} [$" in report and "per solved problem)" in report
     compare = render_compare([data, data])
-    assert "| pass@1 | tokens | of them cached | cost per solved |" in compare
-    assert f"| 50.00 | 2100 | 1000 | ${2 * per_problem:.4f} |" in compare
+    assert "| pass@1 | 95% CI | tokens | of them cached | cost per solved | 95% CI |" in compare
+    assert f"| 50.00 | [9.5, 90.5] | 2100 | 1000 | ${2 * per_problem:.4f} | [" in compare
     free = BenchData(tmp_path, {**spec, "model": "script/x.py"}, data.records, spec["problems"])
     assert "cost $" not in render_report(free)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import cgroups
-from .config import LAYERS, parse_layers
+from .config import ISOLATION_ENV, LAYERS, parse_layers
 from .launch import LANDLOCK_READ, Launch, SandboxUnavailable
 from .watchdog import BOOT_TIMEOUT, Child
 
@@ -151,6 +151,67 @@ class Isolation:
             # hides its /proc from a child of the same (non-root) user.
             "the app's /proc (environ, memory)": has("bwrap") or has("landlock") or has("uid") or not root,
         }
+
+
+class WeakLevelRefused(SandboxUnavailable):
+    """A run as root asked for a level that cannot keep a judged program from
+    signalling every process, without the second setting that accepts it."""
+
+
+#: Set to ``1`` to let a run as root use a level at which a judged program can
+#: signal every process (see :func:`weak_refusal`): the explicit second setting.
+WEAK_AS_ROOT_ENV = "QFLOW_SANDBOX_WEAK_AS_ROOT"
+#: The claim whose absence makes a level weak.
+_SIGNALS = "signals to the app / other processes"
+
+
+def weak_warning(iso: Isolation) -> str | None:
+    """One line to show in red wherever a run is prepared (``qflow doctor``,
+    the compose screen) when ``iso`` cannot stop a judged program from
+    signalling every process of its user, and what else it cannot stop; None
+    for a level that can."""
+    claims = iso.protects()
+    if claims[_SIGNALS]:
+        return None
+    whom = (
+        "every process on this machine (qflow runs as root)"
+        if os.geteuid() == 0
+        else "every process of your user, qflow and your shell included"
+    )
+    files = "" if claims["reading/deleting your files"] else " and read or delete your files"
+    asked = os.environ.get(ISOLATION_ENV, "").strip()
+    advice = (
+        f"{ISOLATION_ENV}={asked} asks for it: unset it for the strongest level this machine offers"
+        if asked and asked.lower() != "auto"
+        else "install bubblewrap for a strong level (`qflow doctor` shows what is missing)"
+    )
+    return f"weak sandbox: at {_level(iso)} a judged program can kill {whom} with kill(-1, SIGKILL){files}; {advice}"
+
+
+def _level(iso: Isolation) -> str:
+    """The level's label without what it says of how it was chosen."""
+    return iso.label.split(" (", 1)[0]
+
+
+def weak_refusal(iso: Isolation) -> str | None:
+    """Why a run as root may not use ``iso`` without :data:`WEAK_AS_ROOT_ENV`
+    (one line), or None when it may."""
+    if os.geteuid() != 0 or iso.protects()[_SIGNALS] or os.environ.get(WEAK_AS_ROOT_ENV, "").strip() == "1":
+        return None
+    asked = os.environ.get(ISOLATION_ENV, "").strip()
+    risk = (
+        f"judged programs would run as root with nothing but limits ({_level(iso)}), and one that calls "
+        "kill(-1, SIGKILL) ends every process on this machine"
+    )
+    if asked and asked.lower() != "auto":
+        return (
+            f"{ISOLATION_ENV}={asked} as root: {risk}; set {WEAK_AS_ROOT_ENV}=1 as well to accept "
+            f"that risk, or unset {ISOLATION_ENV} for the strongest level this machine offers"
+        )
+    return (
+        f"the strongest sandbox level this machine offers is {_level(iso)}, and as root {risk}: install "
+        f"bubblewrap (or a system python3, for the uid layer), or set {WEAK_AS_ROOT_ENV}=1 to accept that risk"
+    )
 
 
 def run_slots(cgroup: bool) -> int:

@@ -16,7 +16,7 @@ from ..safe_text import valid
 from . import cgroups
 from .codec import NotPlain, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
-from .isolation import Isolation, detect_isolation
+from .isolation import Isolation, WeakLevelRefused, detect_isolation, weak_refusal
 from .report import SandboxReport, Status, TestOutcome
 from .servers import Servers
 from .truth import TruthFile
@@ -50,9 +50,17 @@ class Sandbox:
     """Runs untrusted code in limited child processes. Safe to share and to
     call concurrently; at most ``isolation.slots`` children run at once."""
 
-    def __init__(self, config: SandboxConfig | None = None):
+    def __init__(self, config: SandboxConfig | None = None, *, refuse_weak: bool = True):
+        """``refuse_weak``: raise :class:`WeakLevelRefused` when the user's level
+        (``auto``, or ``QFLOW_SANDBOX_ISOLATION``) as root cannot stop a program
+        from signalling every process and the second setting does not accept
+        that (see :func:`weak_refusal`); ``qflow doctor`` reports such a level
+        instead."""
         self.config = config or SandboxConfig()
         self._iso: Isolation = detect_isolation(self.config.effective_isolation())
+        refusal = weak_refusal(self._iso) if refuse_weak and self.config.isolation == "auto" else None
+        if refusal is not None:
+            raise WeakLevelRefused(refusal)
         if not self._iso.layers & {"bwrap", "uid"}:
             _not_dumpable()
         self.memory = memory_plan(self.config, self._iso.slots, "bwrap" in self._iso.layers, self.uses_cgroup)
