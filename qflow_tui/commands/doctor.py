@@ -1,11 +1,15 @@
 """``qflow doctor``: what the sandbox can isolate with on this machine (each
-layer and what it found), the memory and disk bounds in force (cgroup,
+layer and what it found), which interpreter and packages a judged program
+sees, the memory and disk bounds in force (cgroup,
 RLIMIT_AS, open files, memory files, the disk cap's mechanism), what the
 level protects against, each claim checked
 by a probe that really tries the attack in the sandbox, the warm sandbox
-children a run keeps (whether on, how many, their memory), and which API-key
-variables are set (names only, never values). Exits 1 when a probe gets past a
-protection the level claims."""
+children a run keeps (whether on, how many, their memory), the workflow
+plugins installed (those refused, with why, and what they printed while
+loading), and which API-key variables are set (names only, never values). A
+level at which a judged program could signal every process (``rlimits``) is
+said in red, with whether a run as root would refuse it. Exits 1 when a probe
+gets past a protection the level claims."""
 
 from __future__ import annotations
 
@@ -32,14 +36,22 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.sandbox import Sandbox, SandboxConfig, SandboxUnavailable, detect_isolation
+    from ..core.sandbox import (
+        Sandbox,
+        SandboxConfig,
+        SandboxUnavailable,
+        detect_isolation,
+        weak_refusal,
+        weak_warning,
+    )
     from ..core.sandbox.config import CGROUP_SLACK_MB
     from ..core.sandbox.probes import probe_all
 
     keys = {name: bool(os.environ.get(name)) for name in KEY_VARS}
     try:
         iso = detect_isolation()
-        sandbox = Sandbox(SandboxConfig(timeout=3.0))
+        # Reported even where a run would refuse it (a weak level as root): that is what the red line says.
+        sandbox = Sandbox(SandboxConfig(timeout=3.0), refuse_weak=False)
         probes = [] if getattr(args, "no_probes", False) else probe_all(sandbox)
     except (SandboxUnavailable, ValueError) as exc:
         return fail(f"sandbox unavailable: {exc}", code=3)
@@ -47,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     warm, config_note, truth_on = warm_pool_report()
     truth = ground_truth_report(truth_on, sandbox.protects()["reading/deleting your files"])
     notes = list(iso.notes) + ([config_note] if config_note else [])
+    warnings = [w for w in (weak_warning(iso), weak_refusal(iso)) if w]
+    plugins = plugin_report()
     layers = {
         "bwrap": iso.found.get("bwrap"),
         "seccomp": iso.found.get("seccomp"),
@@ -54,9 +68,16 @@ def run(args: argparse.Namespace) -> int:
         "uid": iso.found.get("uid", "not root: runs as your own uid" if os.geteuid() != 0 else "not used"),
         "interpreter": iso.found.get("interpreter"),
     }
+    judged = {
+        "interpreter": iso.interpreter,
+        "packages": dict(iso.package_versions),
+        "package_dirs": list(iso.packages),
+        "summary": iso.judged_programs(),
+    }
     data = {
         "isolation": iso.label,
         "layers": layers,
+        "judged_programs": judged,
         "protects": sandbox.protects(),
         "bounds": sandbox.bounds(),
         "probes": {p.threat: {"claimed": p.claimed, "held": p.held, "detail": p.detail} for p in probes},
@@ -71,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         "warm_pool": warm,
         "ground_truth": truth,
         "notes": notes,
+        "warnings": warnings,
+        "plugins": plugins,
         "running_as_root": os.geteuid() == 0,
         "api_keys": keys,
     }
@@ -79,8 +102,11 @@ def run(args: argparse.Namespace) -> int:
         return 1 if broken else 0
     out = sys.stdout
     print(f"sandbox isolation: {iso.label}", file=out)
+    for warning in warnings:
+        red(f"  {warning}")
     for name, found in layers.items():
         print(f"  {name:<12} {found}", file=out)
+    print(f"judged programs run on {one_line(iso.judged_programs(), 300)}", file=out)
     print("memory and disk bounds:", file=out)
     for name, bound in sandbox.bounds().items():
         print(f"  {name:<14} {one_line(bound, 160)}", file=out)
@@ -108,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     print_ground_truth(truth, out)
     for note in notes:
         print(f"  note: {one_line(note, 300)}", file=out)
+    print_plugins(plugins, out)
     print("API keys (names only):", file=out)
     for name, present in keys.items():
         print(f"  {name:<20} {'set' if present else 'not set'}", file=out)
@@ -115,6 +142,32 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {len(broken)} claimed protection(s) did not hold: see GOT THROUGH above", file=out)
         return 1
     return 0
+
+
+def red(line: str) -> None:
+    """A line that must not be missed: red and bold on a terminal, plain when piped."""
+    from rich.console import Console
+
+    Console(highlight=False, soft_wrap=True).print(one_line(line), style="bold red", markup=False)
+
+
+def plugin_report() -> dict[str, Any]:
+    """The workflow plugins: those loaded, those refused (one line each, with
+    why) and what they printed while they loaded."""
+    from ..core.workflows import WORKFLOWS, broken_plugins
+
+    refused = broken_plugins()
+    loaded = [name for name, entry in WORKFLOWS.entries.items() if not entry.builtin and name in WORKFLOWS]
+    return {"loaded": loaded, "refused": refused, "said": list(WORKFLOWS.said)}
+
+
+def print_plugins(plugins: dict[str, Any], out: Any) -> None:
+    loaded = ", ".join(plugins["loaded"]) or "none"
+    print(f"workflow plugins: {loaded} (qflow.workflows entry points besides the built-ins)", file=out)
+    for line in plugins["refused"]:
+        print(f"  refused: {one_line(line, 400)}", file=out)
+    for line in plugins["said"]:
+        print(f"  printed while loading: {one_line(line, 400)}", file=out)
 
 
 def ground_truth_report(on: bool, level_keeps_files: bool) -> dict[str, Any]:
@@ -148,7 +201,7 @@ def warm_pool_report() -> tuple[dict[str, Any], str | None, bool]:
     config keeps ground truth (``truth_cache``)."""
     from ..core.config import ConfigError, RunConfig
     from ..core.runner import build_sandbox
-    from ..core.sandbox import pool
+    from ..core.sandbox import SandboxUnavailable, pool
     from ..core.workflows.values import load_config
 
     note = None
@@ -157,7 +210,10 @@ def warm_pool_report() -> tuple[dict[str, Any], str | None, bool]:
     except ConfigError as exc:
         config, note = RunConfig(), f"the config file was not read ({exc}): the warm pool is shown with the defaults"
     pool.shutdown()
-    sandbox = build_sandbox(config)
+    try:
+        sandbox = build_sandbox(config)
+    except SandboxUnavailable as exc:  # a weak level refused as root: said in red above
+        return pool.warm_pool().report(), note or one_line(str(exc)), config.truth_cache
     if pool.enabled():
         sandbox.run_tests_sync("def f():\n    return 0\n", ["assert f() == 0"])
         pool.warm_pool().settle(WARM_WAIT)

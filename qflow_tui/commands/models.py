@@ -9,6 +9,7 @@ import argparse
 import json
 from typing import Any
 
+from ..core.safe_text import one_line
 from . import fail
 
 
@@ -44,14 +45,15 @@ def run(args: argparse.Namespace) -> int:
         known = table_models()
     except PriceError as exc:
         return fail(str(exc))
-    problem = ""
     if args.base_url:
+        # Asked for a server: one that cannot say is one line and a failure, not
+        # a catalog that reads as if the server had answered.
         try:
             url = resolve_base_url("openai", args.base_url)
             assert url is not None
             known = server_models(url) + known
         except LLMError as exc:
-            problem = str(exc)
+            return fail(str(exc), code=1)
     if args.json:
         rows = [
             {
@@ -63,13 +65,12 @@ def run(args: argparse.Namespace) -> int:
             }
             for k in known
         ]
-        print(json.dumps({"models": rows, **({"error": problem} if problem else {})}, indent=2))
-    else:
-        width = max(len(k.name) for k in known)
-        for k in known:
-            window = f"{k.context_window} tokens" if k.context_window else ""
-            extra = "  ".join(x for x in (k.source, window, _price(k), _retires(k)) if x)
-            print(f"{k.name:<{width}}  {extra}")
-    if problem:
-        return fail(problem, code=1)
+        print(json.dumps({"models": rows}, indent=2))
+        return 0
+    names = [one_line(k.name, 200) for k in known]  # a server's ids are its own text
+    width = max(len(n) for n in names)
+    for name, k in zip(names, known, strict=True):
+        window = f"{k.context_window} tokens" if k.context_window else ""
+        extra = "  ".join(x for x in (one_line(k.source, 200), window, _price(k), _retires(k)) if x)
+        print(f"{name:<{width}}  {extra}")
     return 0

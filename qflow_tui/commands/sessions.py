@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.safe_text import markup_safe, one_line
 from ..core.session.display import human_duration, human_time, human_tokens, short_model
+from ..core.session.family import fork_tree, loop_words
 from . import fail
 
 __all__ = ["human_duration", "human_time", "human_tokens", "short_model"]
@@ -140,6 +141,7 @@ def _list(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return fail(str(exc))
     listing = find_sessions(folder, query, recursive=args.recursive)
+    tree = fork_tree(listing.sessions, lambda s: str(s.path), lambda s: s.parent)
     if args.json:
         print(
             json.dumps(
@@ -148,6 +150,7 @@ def _list(args: argparse.Namespace) -> int:
                     "total": listing.total,
                     "sessions": [s.to_dict() for s in listing.sessions],
                     "unreadable": [u.to_dict() for u in listing.unreadable],
+                    "fork_loops": [[str(s.path) for s in loop] for loop in tree.loops],
                 },
                 indent=2,
             )
@@ -159,7 +162,7 @@ def _list(args: argparse.Namespace) -> int:
         for u in listing.unreadable:
             print(f"skipped {one_line(u.path.name)}: {one_line(u.reason)}")
         return 0
-    print_table(folder, listing.sessions, listing.unreadable)
+    print_table(folder, tree.order, listing.unreadable, tree=tree)
     if listing.total > len(listing.sessions):
         print(f"{len(listing.sessions)} of {listing.total} shown; --limit and --offset page through the rest")
     return 0
@@ -210,9 +213,13 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
-def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width: int | None = None) -> None:
+def print_table(
+    folder: Path, sessions: list[Any], unreadable: list[Any], width: int | None = None, tree: Any = None
+) -> None:
     """A plain fixed-width table that fits the terminal: the problem and model
-    columns give way first."""
+    columns give way first. With ``tree`` (:func:`fork_tree` of ``sessions``,
+    in its order) each fork is marked under its parent and a loop of fork
+    parents is said under the table."""
     import shutil
 
     from rich.console import Console
@@ -237,7 +244,7 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
             [
                 str(number),
                 human_time(s.created),
-                s.title,
+                _fork_mark(s, tree) + s.title,
                 short_model(s.model),
                 outcome,
                 human_tokens(s.tokens),
@@ -278,11 +285,28 @@ def print_table(folder: Path, sessions: list[Any], unreadable: list[Any], width:
         console.print(line(row, colours.get(s.outcome, "white")))
     for u in unreadable:
         console.print(f"[yellow]skipped[/] {markup_safe(u.path.name)}: {markup_safe(one_line(u.reason))}")
+    for loop in tree.loops if tree is not None else []:
+        console.print(
+            f"[yellow]fork loop[/] {markup_safe(loop_words(loop, lambda s: s.path.name))}: the fork parents of "
+            f"these sessions form a loop; listed from {markup_safe(loop[0].path.name)} (marked ↻)"
+        )
     if sessions:
         console.print(
             "[dim]Open one with `qflow replay NUMBER` or `qflow replay FILE`; "
             "`qflow sessions --json` lists the files.[/]"
         )
+
+
+def _fork_mark(s: Any, tree: Any) -> str:
+    """A fork's mark before its title: ``└`` under its parent (``└3`` three
+    forks down from the root listed), ``↻`` where a loop of parents was
+    broken, ``↳`` when its parent is not listed."""
+    if tree is None or not getattr(s, "parent", None):
+        return ""
+    depth = tree.depth.get(str(s.path), 0)
+    if depth > 0:
+        return "└ " if depth == 1 else f"└{depth} "
+    return "↻ " if str(s.path) in tree.broken else "↳ "
 
 
 def resolve_session_arg(arg: str, folder: Path | None = None) -> Path:

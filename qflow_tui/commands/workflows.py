@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from . import fail
@@ -27,10 +26,11 @@ def _default_words(value: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.config import ConfigError
-    from ..core.workflows import WORKFLOWS, broken_plugins, get_workflow
+    from ..core.workflows import WORKFLOWS, get_workflow
+    from . import say_refused_plugins
 
-    for problem in broken_plugins():
-        print(f"qflow: a workflow could not be loaded: {problem}", file=sys.stderr)
+    WORKFLOWS.specs  # noqa: B018 - reads the entry points, so that a refused plugin is named
+    say_refused_plugins()
     try:
         specs = [get_workflow(args.name)] if args.name else list(WORKFLOWS.values())
     except ConfigError as exc:

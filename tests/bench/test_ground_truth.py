@@ -276,7 +276,7 @@ def test_qflow_bench_keeps_it_in_the_cache_folder_unless_told_not_to(tmp_path, m
     argv = ["bench", "--dataset", "humaneval-plus", "--ids", "2", "--model", f"script/{CANONICAL}"]
     argv += ["--workflow", "zeroshot", "--out", str(tmp_path / "b1")]
     assert main(argv) == 0
-    assert "final pass@1 base 100.00% (1/1), plus 100.00% (1/1)" in capsys.readouterr().out
+    assert "final pass@1 base 100.00% (1/1), 95% CI [20.7, 100.0], plus 100.00% (1/1)" in capsys.readouterr().out
     folder = ground_truth_dir()
     assert "qflow-home" in str(folder)  # the test's cache folder (conftest), never the user's
     assert folder_size(folder)[0] == (2 if setting == "on" else 0)

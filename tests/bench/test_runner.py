@@ -212,7 +212,10 @@ def test_pass_at_5_counts_the_last_five_programs_of_each_run(tmp_path, capsys):
     data = load_bench(out)
     assert pass_at_last(data.done, last_programs_k(data.spec)) == (2, 1, 1)
     report = render_report(data)
-    assert "final pass@1 0.00% (0/2); pass@5 (the last 5 programs) 50.00% (1/2)." in report
+    assert (
+        "final pass@1 0.00% (0/2), 95% CI [0.0, 65.8]; pass@5 (the last 5 programs) 50.00% (1/2), 95% CI [9.5, 90.5]."
+        in report
+    )
     assert "## pass@5 as the paper counts it" in report
 
     zeroshot = tmp_path / "zeroshot"
@@ -222,7 +225,10 @@ def test_pass_at_5_counts_the_last_five_programs_of_each_run(tmp_path, capsys):
     assert main(["bench", "compare", str(out), str(zeroshot)]) == 0
     text = capsys.readouterr().out
     assert "## pass@k over each run's last k programs (the paper's pass@5)" in text
-    assert "| 1: MBPP · qualityflow · script/" in text and "| pass@5 (the last 5 programs) 50.00% (1/2) |" in text
+    assert (
+        "| 1: MBPP · qualityflow · script/" in text
+        and "| pass@5 (the last 5 programs) 50.00% (1/2), 95% CI [9.5, 90.5] |" in text
+    )
     assert "n/a: zeroshot's paper reports no pass@k over a run's last programs |" in text
 
 
@@ -239,7 +245,9 @@ def test_pass_at_5_on_evalplus_counts_base_and_plus_apart():
     assert pass_at_last(done, 5) == (4, 2, 1)
     assert pass_at_last(done, 6) == (4, 3, 2)
     spec = {"workflow": "qualityflow", "dataset": "mbpp-plus"}
-    assert pass_at_last_words(spec, done) == "pass@5 (the last 5 programs) base 50.00% (2/4), plus 25.00% (1/4)"
+    assert pass_at_last_words(spec, done) == (
+        "pass@5 (the last 5 programs) base 50.00% (2/4), 95% CI [15.0, 85.0], plus 25.00% (1/4), 95% CI [4.6, 69.9]"
+    )
     assert pass_at_last_words({"workflow": "zeroshot", "dataset": "mbpp-plus"}, done) == ""
 
 

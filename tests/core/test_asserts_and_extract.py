@@ -7,6 +7,7 @@ from qflow_tui.core.extract import (
     extract_test_case,
     extract_value_only,
     extract_yes_no,
+    extraction,
 )
 
 
@@ -88,6 +89,61 @@ def test_program_extraction_prefers_the_block_defining_the_entry_point():
 def test_program_extraction_handles_an_unclosed_fence_and_bare_code():
     assert extract_program("```python\ndef f():\n    return 1\n", "f") == "def f():\n    return 1"
     assert extract_program("def f():\n    return 2\n", "f") == "def f():\n    return 2"
+
+
+def test_a_body_only_answer_keeps_its_indentation():
+    # A completion model answers with the body alone, indented to sit under
+    # the prompt's def: stripping the first line's indent made every such
+    # answer an IndentationError once the prompt went in front.
+    body = "    total = sum(xs)\n    return total\n"
+    assert extract_program(body, "f") == body.rstrip()
+    assert extract_program("\n\n" + body, "f") == body.rstrip()
+    assert extract_program("```python\n" + body + "```", "f") == body.rstrip()
+    prompt = 'def f(xs):\n    """Sum."""\n'
+    namespace: dict[str, object] = {}
+    exec(prompt + extract_program(body, "f"), namespace)
+    assert namespace["f"]([1, 2]) == 3  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c"])
+def test_program_text_is_kept_byte_for_byte(sep):
+    # Python breaks lines at \n, \r\n and \r only; splitlines() also at
+    # these, and joining what it gave with \n changed the program (a comment's
+    # tail became code: an IndentationError) and its exported text.
+    program = f"def f(a):  # why:{sep}more\n    s = 'x{sep}y'\n    return a  # x{sep}    y\n"
+    demo = "print(f(1))\nassert f(1) == 1\n"
+    namespace: dict[str, object] = {}
+    exec(program, namespace)  # the program is valid Python as it is
+    assert extract_program(f"```python\n{program}{demo}```", "f") == program.rstrip()
+    assert extract_program(program + demo, "f") == program.rstrip()
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\r"])
+def test_line_ends_are_kept(end):
+    program = f"def f(a):{end}    return a{end}"
+    demo = f"print(f(1)){end}"
+    assert extract_program(f"```python\n{program}{demo}```", "f") == program.rstrip()
+    assert extract_program(program + demo, "f") == program.rstrip()
+
+
+def test_extraction_removes_only_what_it_says():
+    text = (
+        "```python\nimport math\n\nX = 2; print(X)\n\ndef f(a):\n    print(a)\n    return a * X\n\n"
+        "print(f(1))\nassert f(2) == 4\nif __name__ == '__main__':\n    f(3)\nf(4)\n```"
+    )
+    assert extract_program(text, "f") == (
+        "import math\n\nX = 2; print(X)\n\ndef f(a):\n    print(a)\n    return a * X\n\nf(4)"
+    )
+
+
+def test_the_raw_extraction_judges_the_answer_as_written():
+    answer = "Here you go:\n```python\ndef f(a):\n    return a\n```\nprint(1)\n"
+    token = extraction.set("raw")
+    try:
+        assert extract_program(answer, "f") == answer
+    finally:
+        extraction.reset(token)
+    assert extract_program(answer, "f") == "def f(a):\n    return a"
 
 
 @pytest.mark.parametrize(

@@ -61,7 +61,10 @@ def test_qflow_models_lists_the_same_headless(stub, capsys):
     # A model its provider retires says when, and what to use instead.
     (old,) = [r for r in rows if r["model"] == "anthropic/claude-sonnet-4-5"]
     assert old["retires"] == "retires 2026-11-30: use anthropic/claude-sonnet-5-5"
-    assert models_command.run(argparse.Namespace(base_url=closed_port_url(), json=False)) == 1
-    out, err = capsys.readouterr()
-    assert "local/smollm2" in out  # what is known without the server is still listed
-    assert err.startswith("qflow: could not reach") and err.count("\n") == 1
+    for as_json in (False, True):
+        # Asked for a server that is not there: one line and a failure, no catalog
+        # that reads as if the server had answered.
+        assert models_command.run(argparse.Namespace(base_url=closed_port_url(), json=as_json)) == 1
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert err.startswith("qflow: could not reach") and err.count("\n") == 1

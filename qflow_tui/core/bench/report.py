@@ -16,7 +16,8 @@ from typing import Any
 from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
 from .protocol import workflow_settings
-from .runner import latest_results, read_results, read_spec
+from .results import RESULTS, read_lines
+from .runner import latest_results, read_spec
 
 
 def _roles(spec: dict[str, Any]) -> tuple[str, ...]:
@@ -73,6 +74,11 @@ class BenchData:
     spec: dict[str, Any]
     records: list[dict[str, Any]]
     problem_ids: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """The lines of ``results.jsonl`` that were not read, each named with why
+    (terminal-safe, one line each; see :mod:`qflow_tui.core.bench.results`)."""
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """Runs (by run key) whose line was not read, with why."""
 
     @property
     def done(self) -> list[dict[str, Any]]:
@@ -103,8 +109,11 @@ def load_bench(folder: Path | str) -> BenchData:
     spec = read_spec(folder)
     if spec is None:
         raise BenchError(f"{folder} is not a bench folder (no bench.json): give the --out folder of a qflow bench run")
-    records = list(latest_results(read_results(folder)).values())
-    return BenchData(folder, spec, records, list(spec.get("problems", [])))
+    read = read_lines(folder)
+    records = list(latest_results(read.records).values())
+    return BenchData(
+        folder, spec, records, list(spec.get("problems", [])), read.said(folder / RESULTS), read.unreadable
+    )
 
 
 # ------------------------------------------------------------------ the tables
@@ -140,6 +149,24 @@ def table_pass_by_step(done: list[dict[str, Any]]) -> tuple[list[str], list[str]
     values.append(_pct(final, n))
     values.append("n/a" if n == 0 else f"{100.0 * (final - first) / n:+.2f}")
     return header, values
+
+
+def pass_by_step_intervals(done: list[dict[str, Any]]) -> list[str]:
+    """The 95% interval of each figure of :func:`table_pass_by_step`, in its
+    order: Wilson's for each pass@1; for Δ (final against first program, on the
+    same problems) the paired bootstrap's."""
+    from .stats import interval_text, paired, wilson
+
+    cols = step_columns(done)
+    order = step_order(done)
+    n = len(done)
+    out = [interval_text(wilson(sum(1 for r in done if r.get("first_passed")), n))]
+    for c in cols:
+        out.append(interval_text(wilson(sum(1 for r in done if (a := _after(r, c, order)) and a["passed"]), n)))
+    out.append(interval_text(wilson(sum(1 for r in done if r.get("passed")), n)))
+    both = paired([bool(r.get("first_passed")) for r in done], [bool(r.get("passed")) for r in done])
+    out.append(interval_text(both.interval, lambda x: f"{100 * x:+.1f}"))
+    return out
 
 
 def table_cqc(done: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
@@ -247,21 +274,6 @@ def table_tokens(done: list[dict[str, Any]], roles: Sequence[str] = ()) -> list[
     return out
 
 
-def pass_at_k_table(records: list[dict[str, Any]]) -> list[list[str]]:
-    """pass@k for k = 1, and each power of two up to the samples per problem."""
-    per: dict[str, list[bool]] = {}
-    for r in records:
-        if r.get("status") == "done":
-            per.setdefault(r["id"], []).append(bool(r.get("passed")))
-    if not per:
-        return []
-    n_min = min(len(v) for v in per.values())
-    ks = [k for k in (1, 2, 5, 10, 20, 50, 100) if k <= n_min]
-    return [
-        [f"pass@{k}", f"{100.0 * sum(pass_at_k(len(v), sum(v), k) for v in per.values()) / len(per):.2f}"] for k in ks
-    ]
-
-
 def last_programs_k(spec: dict[str, Any]) -> int:
     """k when the bench's workflow's paper reports pass@k over the last k programs
     of a run (its spec says so; QualityFlow: 5), else 0."""
@@ -285,18 +297,23 @@ def pass_at_last(done: list[dict[str, Any]], k: int) -> tuple[int, int, int]:
 
 
 def pass_at_last_words(spec: dict[str, Any], done: list[dict[str, Any]]) -> str:
-    """``pass@5 (the last 5 programs) 80.00% (8/10)``, with base and plus apart on
-    EvalPlus's datasets; "" when the bench's workflow reports no such figure."""
+    """``pass@5 (the last 5 programs) 80.00% (8/10), 95% CI [49.0, 94.3]`` (Wilson's
+    interval), with base and plus apart on EvalPlus's datasets; "" when the bench's
+    workflow reports no such figure."""
     from .protocol import is_evalplus
 
     k = last_programs_k(spec)
     if not k:
         return ""
+    from .stats import interval_text, wilson
+
     n, base, passed = pass_at_last(done, k)
     what = f"pass@{k} (the last {k} programs)"
+    base_ci, ci = interval_text(wilson(base, n)), interval_text(wilson(passed, n))
     if is_evalplus(str(spec.get("dataset", ""))):
-        return f"{what} base {_pct(base, n)}% ({base}/{n}), plus {_pct(passed, n)}% ({passed}/{n})"
-    return f"{what} {_pct(passed, n)}% ({passed}/{n})"
+        plus = f"plus {_pct(passed, n)}% ({passed}/{n}), 95% CI {ci}"
+        return f"{what} base {_pct(base, n)}% ({base}/{n}), 95% CI {base_ci}, {plus}"
+    return f"{what} {_pct(passed, n)}% ({passed}/{n}), 95% CI {ci}"
 
 
 def bench_price(spec: dict[str, Any]) -> Price | None:
@@ -323,15 +340,6 @@ def records_cost(records: list[dict[str, Any]], price: Price | None) -> float | 
 
 def cost(data: BenchData) -> float | None:
     return records_cost(data.done, bench_price(data.spec))
-
-
-def cost_line(records: list[dict[str, Any]], passed: int, price: Price | None) -> str:
-    """``cost $X ($Y per solved problem)``, or "" when the model has no price."""
-    c = records_cost(records, price)
-    if c is None:
-        return ""
-    per = f"${c / passed:.4f} per solved problem" if passed else "no problem solved"
-    return f"cost ${c:.4f} ({per})"
 
 
 def cached_tokens(records: list[dict[str, Any]]) -> tuple[int, int]:
@@ -375,32 +383,74 @@ def _settings_line(s: dict[str, Any]) -> str:
     return line + "."
 
 
+def sampling_note(data: BenchData) -> str:
+    """A line for the report's header when the model calls did not carry the
+    paper's temperatures (the Anthropic API takes none): read from a finished
+    run's session header, which records what was really sent; "" otherwise."""
+    import json
+
+    from ..safe_text import one_line
+
+    for rec in data.done:
+        session = rec.get("session")
+        if not isinstance(session, str):
+            continue
+        try:
+            with open(data.folder / session, encoding="utf-8", errors="replace") as fh:
+                header = json.loads(fh.readline(1 << 20))
+        except (OSError, ValueError):
+            continue
+        sampling = header.get("sampling") if isinstance(header, dict) else None
+        said = sampling.get("temperature") if isinstance(sampling, dict) else None
+        if not isinstance(said, str):
+            return ""
+        if said.startswith("not sent"):
+            return (
+                f"Temperature: {one_line(said, 160)}. Every agent sampled at the provider's default, not at the "
+                "paper's temperatures (0; 0.1 for QualityFlow's test designer), so two runs of a problem can differ."
+            )
+        return ""
+    return ""
+
+
 def render_report(data: BenchData) -> str:
     from .datasets import load_dataset, without_visible_tests
+    from .figures import bench_figures
     from .protocol import is_evalplus, protocol_lines, title
+    from .stats import BOOTSTRAP, WILSON, interval_text
 
     s = data.spec
     done = sorted(data.done, key=lambda r: (r["id"], r.get("sample", 0)))
     first_sample = [r for r in done if r.get("sample", 0) == 0]
     total = len(data.problem_ids) * int(s.get("samples", 1))
-    passed = sum(1 for r in first_sample if r.get("passed"))
     dataset = str(s.get("dataset", ""))
+    figures = bench_figures(data)
     parts = [f"# Bench: {title(dataset)} · {s.get('workflow')} · {s.get('model')}", ""]
     parts += protocol_lines(s)
+    sampling = sampling_note(data)
+    if sampling:
+        parts.append(sampling)
     parts.append("")
     last = pass_at_last_words(s, first_sample) if first_sample else ""
     last = f"; {last}" if last else ""
-    if is_evalplus(dataset):
-        n, base, plus = base_and_plus(first_sample)
+    if is_evalplus(dataset) and figures.base is not None:
         parts.append(
-            f"{len(done)} of {total} runs finished; final pass@1 base {_pct(base, n)}% ({base}/{n}), "
-            f"plus {_pct(plus, n)}% ({plus}/{n}){last}."
+            f"{len(done)} of {total} runs finished; final pass@1 base {figures.base.text()}, "
+            f"plus {figures.pass1.text()}{last}."
         )
     else:
+        parts.append(f"{len(done)} of {total} runs finished; final pass@1 {figures.pass1.text()}{last}.")
+    if figures.spread is not None:
+        sp = figures.spread
+        each = ", ".join(f"{100 * r:.2f}" for r in sp.rates)
         parts.append(
-            f"{len(done)} of {total} runs finished; final pass@1 "
-            f"{_pct(passed, len(first_sample))}% ({passed}/{len(first_sample)}){last}."
+            f"pass@1 of each of the {len(sp.rates)} samples: {each} (mean {100 * sp.mean:.2f}%, "
+            f"standard deviation {100 * (sp.std or 0.0):.2f} points across samples)."
         )
+    parts.append(
+        f"Intervals are 95%: pass@1 by the {WILSON}"
+        + (f"; pass@k and cost per solved problem by a {BOOTSTRAP}." if figures.cost or figures.pass_at_k else ".")
+    )
     unfinished = _unfinished(data)
     if unfinished or len(done) < total:
         provider = sum(1 for r in unfinished if r.get("status") == "provider_error")
@@ -414,16 +464,23 @@ def render_report(data: BenchData) -> str:
     tokens_total = sum(r.get("tokens_total", 0) for r in done)
     read, write = cached_tokens(done)
     cached = f" ({read} read from the prompt cache, {write} written to it)" if read or write else ""
-    solved = sum(1 for r in done if r.get("passed"))
-    priced = cost_line(done, solved, bench_price(s))
+    priced = ""
+    if figures.cost is not None:
+        c = figures.cost
+        per = f"{c.per_solved_text()} per solved problem" if c.per_solved is not None else "no problem solved"
+        priced = f"cost ${c.total:.4f} ({per})"
     parts.append(f"Tokens: {tokens_total}{cached}" + (f"; {priced}" if priced else "") + ".")
     if not first_sample:
         return "\n".join(parts) + "\n"
 
     h, v = table_pass_by_step(first_sample)
-    parts += ["", "## pass@1 by workflow step (Table 1)", "", _md(h, [v])]
+    ci = pass_by_step_intervals(first_sample)
+    parts += ["", "## pass@1 by workflow step (Table 1)", "", _md(["", *h], [["pass@1", *v], ["95% CI", *ci]])]
     parts.append("")
-    parts.append("Each step column is what the run would have returned had it stopped after that step.")
+    parts.append(
+        "Each step column is what the run would have returned had it stopped after that step. The intervals "
+        f"are Wilson's; Δ's (final against first program, problem by problem) is a paired {BOOTSTRAP}."
+    )
     last = pass_at_last_words(s, first_sample)
     if last:
         k = last_programs_k(s)
@@ -463,7 +520,8 @@ def render_report(data: BenchData) -> str:
     parts += ["", "## Average tokens per problem, per agent (Table 11)", ""]
     parts.append(_md(["agent", "input", "output", "total", "calls"], table_tokens(first_sample, _roles(s))))
     if int(s.get("samples", 1)) > 1:
-        parts += ["", "## pass@k (unbiased estimator)", "", _md(["metric", "%"], pass_at_k_table(done))]
+        rows = [[f"pass@{p.k}", f"{100 * p.value:.2f}", interval_text(p.interval)] for p in figures.pass_at_k]
+        parts += ["", "## pass@k (unbiased estimator)", "", _md(["metric", "%", "95% interval"], rows)]
     if dataset.startswith("humaneval"):
         try:
             bare = without_visible_tests(load_dataset(dataset, ids=[i.split("/")[-1] for i in data.problem_ids]))
@@ -483,6 +541,16 @@ def render_report(data: BenchData) -> str:
         for r in failed:
             detail = (r.get("verdict") or {}).get("detail", "")
             parts.append(f"- {r['id']}: {detail[:200]} ({r.get('session')})")
+    near = [r for r in first_sample if "near its time limit" in str((r.get("verdict") or {}).get("detail", ""))]
+    if near:
+        # Timing verdicts a busier machine, or another run, may judge the other way.
+        parts += ["", "## Verdicts near a time limit", ""]
+        for r in near:
+            verdict = r.get("verdict") or {}
+            parts.append(
+                f"- {r['id']}: {'pass' if r.get('passed') else verdict.get('status', 'fail')}: "
+                f"{str(verdict.get('detail', ''))[:200]}"
+            )
     if unfinished:
         parts += ["", "## Unfinished (retried on resume)", ""]
         for r in unfinished:
@@ -533,9 +601,13 @@ def bench_labels(benches: list[BenchData]) -> list[str]:
     return labels
 
 
-def render_compare(benches: list[BenchData]) -> str:
-    """The tables side by side for several benches (of one dataset family), and
-    the problems whose verdicts differ."""
+def render_compare(benches: list[BenchData], pairs: str = "all") -> str:
+    """The tables side by side for several benches (of one dataset family), the
+    paired statistics of each pair (or of each against the first: ``pairs``),
+    and the problems whose verdicts differ."""
+    from .figures import bench_cost
+    from .stats import BOOTSTRAP, WILSON, dollars, interval_text, wilson
+
     labels = [f"{i + 1}: {label}" for i, label in enumerate(bench_labels(benches))]
     parts = ["# Bench comparison", ""]
     for i, (b, label) in enumerate(zip(benches, bench_labels(benches), strict=True)):
@@ -549,9 +621,11 @@ def render_compare(benches: list[BenchData]) -> str:
     rows = []
     for label, f in zip(labels, firsts, strict=True):
         h, v = table_pass_by_step(f)
-        by_col = dict(zip(h, v, strict=True))
+        ci = pass_by_step_intervals(f) if f else [""] * len(h)
+        by_col = {col: f"{value} {iv}".strip() for col, value, iv in zip(h, v, ci, strict=True)}
         rows.append([label, by_col["first program"], *[by_col.get(c, "") for c in cols], by_col["final"], by_col["Δ"]])
     parts += ["", "## pass@1 by workflow step", "", _md(["bench", "first program", *cols, "final", "Δ"], rows)]
+    parts += ["", f"Each figure with its 95% interval: Wilson's; Δ's a paired {BOOTSTRAP}."]
     if any(b.dataset.endswith("-plus") for b in benches):
         plus_rows = []
         for label, b, f in zip(labels, benches, firsts, strict=True):
@@ -573,20 +647,33 @@ def render_compare(benches: list[BenchData]) -> str:
         total = sum(r.get("tokens_total", 0) for r in f)
         read, _write = cached_tokens(f)
         solved = sum(1 for r in f if r.get("passed"))
-        c = records_cost(f, bench_price(b.spec))
-        per_solved = "n/a" if c is None else (f"${c / solved:.4f}" if solved else "none solved")
+        c = bench_cost(b, f)
+        if c is None:
+            per_solved, per_interval = "n/a", ""
+        elif c.per_solved is None:
+            per_solved, per_interval = "none solved", ""
+        else:
+            per_solved, per_interval = f"${c.per_solved:.4f}", interval_text(c.interval, dollars)
         tok_rows.append(
             [
                 label,
                 _pct(solved, len(f)) if f else "n/a",
+                interval_text(wilson(solved, len(f))),
                 f"{total / len(f):.0f}" if f else "n/a",
                 f"{read / len(f):.0f}" if f else "n/a",
                 per_solved,
+                per_interval,
                 str(len(f)),
             ]
         )
-    header = ["bench", "pass@1", "tokens", "of them cached", "cost per solved", "problems"]
-    parts += ["", "## Tokens and cost per problem", "", _md(header, tok_rows)]
+    header = ["bench", "pass@1", "95% CI", "tokens", "of them cached", "cost per solved", "95% CI", "problems"]
+    parts += ["", "## pass@1, tokens and cost per problem", "", _md(header, tok_rows)]
+    parts += [
+        "",
+        f"pass@1 over the first sample of each problem, its interval the {WILSON}; cost per solved problem "
+        f"over the same runs, its interval a {BOOTSTRAP}.",
+    ]
+    parts += paired_section(benches, pairs)
     # HumanEval and HumanEval+ share their problems: compare them by number.
     verdicts = [{_number(r["id"]): bool(r.get("passed")) for r in f} for f in firsts]
     shown = {_number(r["id"]): r["id"] for f in reversed(firsts) for r in f}  # the first bench's spelling
@@ -612,73 +699,62 @@ def render_compare(benches: list[BenchData]) -> str:
     return "\n".join(parts) + "\n"
 
 
+def paired_section(benches: list[BenchData], pairs: str = "all") -> list[str]:
+    """The paired comparisons as a markdown section: the difference in pass@1,
+    its paired interval, the discordant problems and McNemar's p."""
+    from .figures import compare_pairs, correction_words
+    from .stats import BOOTSTRAP, MCNEMAR, interval_text
+
+    comparisons = compare_pairs(benches, pairs)
+    if not comparisons:
+        return []
+    rows = []
+    for c in comparisons:
+        st = c.stats
+        diff = "n/a" if st.difference is None else f"{100 * st.difference:+.2f}"
+        rows.append(
+            [
+                f"{c.b + 1} vs {c.a + 1}",
+                str(st.n),
+                _pct(st.a_passed, st.n),
+                _pct(st.b_passed, st.n),
+                diff,
+                interval_text(st.interval, signed_pct),
+                str(st.a_only),
+                str(st.b_only),
+                p_text(st.p_value),
+                p_text(c.p_holm) if len(comparisons) > 1 else "",
+            ]
+        )
+    header = ["B vs A", "problems", "A", "B", "Δ (B − A)", "95% CI", "A only", "B only", "McNemar p", "Holm p"]
+    return [
+        "",
+        "## Paired comparisons (the problems both benches finished)",
+        "",
+        _md(header, rows),
+        "",
+        f"Δ is pass@1 of B minus pass@1 of A in points, on the problems both finished (first sample); its 95% "
+        f'interval is a paired {BOOTSTRAP}. "A only" and "B only" count the discordant problems, solved by '
+        f"one bench and not the other; p is the {MCNEMAR}; {correction_words(comparisons)}.",
+    ]
+
+
+def signed_pct(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def p_text(p: float) -> str:
+    """A p-value as journals print it: three significant digits, or < 0.001."""
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3g}" if p < 1 else "1"
+
+
 def _number(pid: str) -> str:
     """``humaneval-plus/3`` and ``humaneval/3`` as ``HumanEval/3`` (EvalPlus's
     own ids): the same problem under either dataset."""
     name, _, n = pid.partition("/")
     return f"{'HumanEval' if name.startswith('humaneval') else 'Mbpp'}/{n}"
-
-
-def _cell(k: int, n: int) -> str:
-    return f"{_pct(k, n)} ({n})"
-
-
-def render_table(benches: list[BenchData]) -> str:
-    """One table across the four datasets, as the paper's: a row per workflow,
-    model, setting and convention; a column per dataset, EvalPlus's with base
-    and plus apart. Each cell is the final pass@1 of the first sample."""
-    from .protocol import TABLE_ORDER, convention, setting, title
-
-    columns = ["MBPP", "HumanEval", "MBPP+ base", "MBPP+ plus", "HumanEval+ base", "HumanEval+ plus"]
-    rows: dict[tuple[str, str, str, str], dict[str, str]] = {}
-    notes: list[str] = []
-    for b in benches:
-        key = (str(b.spec.get("workflow", "?")), str(b.spec.get("model", "?")), setting(b.spec), convention(b.spec))
-        cells = rows.setdefault(key, {})
-        first = [r for r in b.done if r.get("sample", 0) == 0]
-        n, base, plus = base_and_plus(first)
-        name = title(b.dataset)
-        if b.dataset not in TABLE_ORDER:
-            notes.append(f"`{b.folder}`: {name} is not one of the table's datasets; left out.")
-            continue
-        targets = (
-            {name: _cell(plus, n)}
-            if not b.dataset.endswith("-plus")
-            else {
-                f"{name} base": _cell(base, n),
-                f"{name} plus": _cell(plus, n),
-            }
-        )
-        for col, value in targets.items():
-            if col in cells:
-                notes.append(f"`{b.folder}`: a second {name} bench for the same row; the first is shown.")
-            else:
-                cells[col] = value
-        expected = len(b.problem_ids) * int(b.spec.get("samples", 1))
-        if len(b.done) < expected:
-            notes.append(f"`{b.folder}`: {len(b.done)} of {expected} runs finished; its figure counts those only.")
-    body = [[*key, *(cells.get(c, "") for c in columns)] for key, cells in rows.items()]
-    parts = [
-        "# pass@1 across the benchmarks",
-        "",
-        "Each cell: final pass@1 in % (problems judged). HumanEval is judged by its original check(), "
-        "MBPP by its test_list; MBPP+ and HumanEval+ by EvalPlus's rules, base = the base inputs, "
-        "plus = base and extra inputs.",
-        "",
-        _md(["workflow", "model", "setting", "convention", *columns], body),
-    ]
-    settings = {key[2] for key in rows}
-    if len(settings) > 1:
-        parts += [
-            "",
-            "**Mixed settings:** the relaxed rows executed the visible tests during synthesis (on MBPP those "
-            "are the evaluation tests); compare them with standard rows only as such.",
-        ]
-    if any(key[2] == "relaxed" and ("MBPP" in cells or "MBPP+ base" in cells) for key, cells in rows.items()):
-        parts += ["", "MBPP in a relaxed row: the workflow executed MBPP's evaluation tests while writing programs."]
-    if notes:
-        parts += ["", *[f"- {n}" for n in notes]]
-    return "\n".join(parts) + "\n"
 
 
 def _id_key(pid: str) -> tuple[str, int]:

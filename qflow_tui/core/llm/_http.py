@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit, urlunsplit
 
-from ..safe_text import valid_text
+from ..safe_text import one_line
 from .base import LLMError
 
 #: What a user without a key can do instead, said with every "set the key" message.
@@ -21,12 +21,19 @@ NO_KEY_HINT = (
 
 def clean(text: str, secret: str, limit: int) -> str:
     """One line, at most ``limit`` characters, with the key blanked out, as
-    valid text (a provider's message may hold a lone surrogate)."""
-    text = valid_text(text)
+    valid, terminal-safe text (a provider's message may hold a lone surrogate,
+    or escape sequences meant for the terminal)."""
+    text = one_line(text)
     if secret:
         text = text.replace(secret, "***")
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def token_count(value: object) -> int | None:
+    """A token count as a server reported it: a whole number of 0 or more,
+    else unknown (a server may send anything where a count should be)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def display_url(url: str) -> str:
@@ -227,6 +234,11 @@ class ProviderErrors:
         )
 
     def _unreadable_error(self, exc: BaseException) -> LLMError:
+        if isinstance(exc, RecursionError):  # Python's JSON reader met a chunk nested past its stack
+            return self._error(
+                f"{self.name}: unreadable response from {display_url(self.base_url)}: its JSON nests too deep "
+                f"to read: is it {self.server_kind}?"
+            )
         detail = clean(str(exc), self._secret, 200)
         return self._error(
             f"{self.name}: unreadable response from {display_url(self.base_url)}: "

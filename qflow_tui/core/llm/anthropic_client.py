@@ -39,8 +39,9 @@ import anthropic
 import httpx2
 
 from ..safe_text import StreamText, valid_text
-from ._http import ProviderErrors, body_message, clean, display_url
+from ._http import ProviderErrors, body_message, clean, display_url, token_count
 from .base import Completion, DeltaCallback, LLMError, LLMRequest, prompt_text_tokens
+from .bounded import capped_http_client
 from .prices import cache_min_tokens
 from .provider_keys import ANTHROPIC_DEFAULT_URL as DEFAULT_BASE_URL
 from .provider_keys import ANTHROPIC_KEY_VAR as KEY_VAR
@@ -114,7 +115,11 @@ class AnthropicClient(ProviderErrors):
         kwargs: dict[str, Any] = {}
         if timeout is not None:
             kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
-        self._client = anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
+        # Each answer capped in size (the call's time limit is its whole deadline).
+        http = capped_http_client(anthropic.DefaultAsyncHttpxClient, limits=anthropic.DEFAULT_CONNECTION_LIMITS)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=key, base_url=self.base_url, max_retries=max_retries, http_client=http, **kwargs
+        )
 
     def __repr__(self) -> str:
         return f"AnthropicClient({self.name!r}, base_url={display_url(self.base_url)!r})"
@@ -172,38 +177,47 @@ class AnthropicClient(ProviderErrors):
             with self._errors():
                 message = await stream.get_final_message()
         latency = time.perf_counter() - start
-        if message.stop_reason is None:
+        # The SDK builds the message from the server's events without checking
+        # them: each field is read with care (a server may send anything).
+        stop = getattr(message, "stop_reason", None)
+        if not isinstance(stop, str) or not stop:
             raise self._error(
                 f"the stream from {display_url(self.base_url)} ended before the model finished "
                 "(connection dropped?): try again",
                 retryable=True,
             )
+        content = getattr(message, "content", None)
+        blocks = content if isinstance(content, list) else []
+        joined = "".join(
+            b.text for b in blocks if getattr(b, "type", None) == "text" and isinstance(getattr(b, "text", None), str)
+        )
         # The SDK joins the events' raw text: the same repair as the deltas had.
-        text = valid_text("".join(block.text for block in message.content if block.type == "text")) or "".join(parts)
-        usage = message.usage
-        input_tokens = usage.input_tokens
+        text = valid_text(joined) or "".join(parts)
+        usage = getattr(message, "usage", None)
+        input_tokens = token_count(getattr(usage, "input_tokens", None))
         # The API reports the cached parts of the prompt beside input_tokens (the
         # uncached rest): the whole prompt is their sum, each part priced apart.
-        cache_read = usage.cache_read_input_tokens
-        cache_write = usage.cache_creation_input_tokens
+        cache_read = token_count(getattr(usage, "cache_read_input_tokens", None))
+        cache_write = token_count(getattr(usage, "cache_creation_input_tokens", None))
         if input_tokens is not None:
             input_tokens += (cache_write or 0) + (cache_read or 0)
         details = getattr(usage, "output_tokens_details", None)
-        thinking = getattr(details, "thinking_tokens", None)
+        thinking = token_count(getattr(details, "thinking_tokens", None))
+        model = getattr(message, "model", None)
         return Completion(
             text=text,
             input_tokens=input_tokens,
-            output_tokens=usage.output_tokens,
+            output_tokens=token_count(getattr(usage, "output_tokens", None)),
             latency=latency,
             tokens_estimated=False,
             cache_read_tokens=cache_read,
             cache_write_tokens=cache_write,
-            thinking_tokens=thinking if isinstance(thinking, int) and thinking > 0 else None,
+            thinking_tokens=thinking if thinking else None,
             extra={
-                "stop_reason": message.stop_reason,
-                "truncated": message.stop_reason == "max_tokens",
+                "stop_reason": stop,
+                "truncated": stop == "max_tokens",
                 "time_to_first_token": first,
-                "model": message.model,
+                "model": model if isinstance(model, str) else None,
                 "request_id": stream.request_id,
                 "temperature_sent": False,
             },

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
@@ -142,6 +143,11 @@ def prompt_text_tokens(request: LLMRequest) -> int:
     return estimate_tokens(request.system) + sum(estimate_tokens(m.get("content", "")) for m in request.messages)
 
 
+#: Seconds counting a cut call's tokens with the server's tokenizer may take in
+#: all, after which the estimate stands.
+COUNT_TIMEOUT = 5.0
+
+
 async def count_cut(client: LLMClient, request: LLMRequest, text: str) -> tuple[int, int, bool]:
     """(prompt tokens, answer tokens, exact) of a call cut before the provider
     reported usage: the client's own count where it has one (llama.cpp's
@@ -149,9 +155,12 @@ async def count_cut(client: LLMClient, request: LLMRequest, text: str) -> tuple[
     counter = getattr(client, "count_tokens", None)
     if counter is not None:
         try:
-            counted: tuple[int, int, bool] = await counter(request, text)
+            # A whole deadline: the call was cut (often for its time limit), and a
+            # server that drips must not hold the run past it for a count.
+            async with asyncio.timeout(COUNT_TIMEOUT):
+                counted: tuple[int, int, bool] = await counter(request, text)
             return counted
-        except Exception:  # a count that fails leaves the estimate
+        except Exception:  # a count that fails or is late leaves the estimate
             pass
     return prompt_text_tokens(request), estimate_tokens(text), False
 

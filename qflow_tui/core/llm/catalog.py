@@ -5,12 +5,10 @@ models`` list the same."""
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+from ..safe_text import one_line
 from ._http import display_url
 from .base import LLMError
 from .local import NAMED_MODELS
@@ -20,6 +18,8 @@ from .prices import RETIREMENTS, Price, load_prices
 LIST_TIMEOUT = 3.0
 #: A model list larger than this is not one.
 MAX_LIST_BYTES = 4 * 1024 * 1024
+#: The most models of one server listed (the compose form completes from them).
+MAX_LISTED = 10_000
 
 
 def n_ctx_of(entry: Any) -> int | None:
@@ -55,25 +55,49 @@ def table_models(prices: dict[str, Price] | None = None) -> list[KnownModel]:
 
 def server_models(base_url: str, *, timeout: float = LIST_TIMEOUT) -> list[KnownModel]:
     """The models the OpenAI-compatible server at ``base_url`` (``.../v1``) serves,
-    named ``openai/<id>``. Raises :class:`LLMError` in one line when it cannot say."""
+    named ``openai/<id>``, within ``timeout`` seconds for the whole answer and
+    :data:`MAX_LIST_BYTES`; an id is kept as the server spelled it only when it
+    is plain text (one with control characters is shown cleaned and marked).
+    Raises :class:`LLMError` in one line when it cannot say."""
+    import httpx2  # the server is asked only here: launching the form needs neither
+
+    from .bounded import ServerAnswerError, ask_json_sync
+
     where = display_url(base_url)
     url = base_url.rstrip("/") + "/models"
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # the user's own server
-            raw = response.read(MAX_LIST_BYTES + 1)
-    except urllib.error.HTTPError as exc:
-        raise LLMError(f"{where} answered {exc.code} to /models: is it an OpenAI-compatible server (…/v1)?") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise LLMError(f"could not reach {where}: is the server running? ({reason})") from None
-    try:
-        data = json.loads(raw[:MAX_LIST_BYTES]).get("data")
-    except (ValueError, AttributeError):
-        data = None
+        status, body = ask_json_sync(url, deadline=timeout, max_bytes=MAX_LIST_BYTES)
+    except ServerAnswerError as exc:
+        raise LLMError(f"{where}/models: {exc}: is it an OpenAI-compatible server (…/v1)?") from None
+    except (httpx2.HTTPError, OSError, ValueError) as exc:
+        raise LLMError(f"could not reach {where}: is the server running? ({_reason(exc)})") from None
+    if status != 200:
+        raise LLMError(f"{where} answered {status} to /models: is it an OpenAI-compatible server (…/v1)?")
+    return models_from(body, where)
+
+
+def models_from(body: Any, where: str) -> list[KnownModel]:
+    """The models of a ``/models`` answer (its JSON, read within bounds), named
+    ``openai/<id>``; :class:`LLMError` (one line) when it is not a model list."""
+    data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):
         raise LLMError(f"{where}/models is not a model list: is it an OpenAI-compatible server (…/v1)?")
-    return [
-        KnownModel(f"openai/{entry['id']}", where, n_ctx_of(entry))
-        for entry in data
-        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]
-    ]
+    known = []
+    for entry in data[:MAX_LISTED]:
+        name = entry.get("id") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            continue
+        shown = one_line(name, 200)
+        cleaned = f"{where} (its id is shown cleaned: it held control characters or ran long)"
+        source = where if shown == name else cleaned
+        known.append(KnownModel(f"openai/{shown}", source, n_ctx_of(entry)))
+    return known
+
+
+def _reason(exc: BaseException) -> str:
+    """The innermost cause of a connection failure, in words: ``[Errno 111] Connection refused``."""
+    seen: set[int] = set()
+    while (exc.__cause__ or exc.__context__) is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return one_line(str(exc) or type(exc).__name__, 200)

@@ -34,12 +34,14 @@ from ._http import (
     body_message,
     clean,
     display_url,
+    token_count,
 )
 from .base import Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens, prompt_text_tokens
+from .bounded import capped_http_client
 from .provider_keys import LOCAL_DUMMY_KEY, is_official_openai, openai_key, openai_url
 from .provider_keys import OPENAI_KEY_VAR as KEY_VAR
 from .provider_keys import OPENAI_URL_VAR as BASE_URL_VAR
-from .window import prompt_tokens, server_window, text_tokens, too_long
+from .window import ServerSide, prompt_tokens, server_window, text_tokens, too_long
 
 DEFAULT_MAX_RETRIES = 0
 
@@ -99,17 +101,24 @@ class OpenAIClient(ProviderErrors):
         kwargs: dict[str, Any] = {}
         if timeout is not None:
             kwargs["timeout"] = httpx2.Timeout(timeout, connect=min(timeout, 5.0))
-        self._client = openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=max_retries, **kwargs)
+        # Each answer capped in size (the call's time limit is its whole deadline).
+        http = capped_http_client(openai.DefaultAsyncHttpxClient, limits=openai.DEFAULT_CONNECTION_LIMITS)
+        self._client = openai.AsyncOpenAI(
+            api_key=key, base_url=self.base_url, max_retries=max_retries, http_client=http, **kwargs
+        )
         # A compatible server may say its window (llama.cpp does); the official API is not asked.
         self._ask_window = context_window is None and not self.official
         self._key = key
         self._http: httpx2.AsyncClient | None = None
+        self._side: ServerSide | None = None
 
-    def _aux(self) -> httpx2.AsyncClient:
-        """A plain HTTP client for the server's own endpoints (models, props, tokenize)."""
-        if self._http is None:
+    def _aux(self) -> ServerSide:
+        """The server's own endpoints (models, props, template, tokenize), each
+        answer bounded (see :class:`~qflow_tui.core.llm.window.ServerSide`)."""
+        if self._side is None:
             self._http = httpx2.AsyncClient(headers={"authorization": f"Bearer {self._key}"})
-        return self._http
+            self._side = ServerSide(self._http)
+        return self._side
 
     async def _check_fits(self, messages: list[dict[str, str]]) -> None:
         """Refuse, before sending, a prompt the model's window cannot hold."""
@@ -189,15 +198,20 @@ class OpenAIClient(ProviderErrors):
                     except StopAsyncIteration:
                         break
                 received += 1
-                served_by = served_by or getattr(chunk, "model", None)
+                # The SDK builds chunks without checking them: a server's chunk may
+                # hold anything where a field should be, so each is read with care.
+                model = getattr(chunk, "model", None)
+                served_by = served_by or (model if isinstance(model, str) else None)
                 if getattr(chunk, "usage", None) is not None:
                     usage = chunk.usage
-                for choice in chunk.choices or ():
-                    if choice.index != 0:
+                choices = getattr(chunk, "choices", None)
+                for choice in choices if isinstance(choices, list) else ():
+                    if getattr(choice, "index", None) != 0:
                         continue
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
-                    text = choice.delta.content if choice.delta is not None else None
+                    reason = getattr(choice, "finish_reason", None)
+                    if isinstance(reason, str) and reason:
+                        finish = reason
+                    text = getattr(getattr(choice, "delta", None), "content", None)
                     # A surrogate pair split across two chunks is joined; lone ones are marked.
                     text = decoded.feed(text) if isinstance(text, str) else None
                     if not text:
@@ -221,19 +235,19 @@ class OpenAIClient(ProviderErrors):
                 "(connection dropped?): try again",
                 retryable=True,
             )
-        input_tokens = getattr(usage, "prompt_tokens", None)
-        output_tokens = getattr(usage, "completion_tokens", None)
+        input_tokens = token_count(getattr(usage, "prompt_tokens", None))
+        output_tokens = token_count(getattr(usage, "completion_tokens", None))
         # OpenAI caches long prefixes by itself and says how much of prompt_tokens it served.
-        cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
-        reasoning = getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None)
+        cached = token_count(getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None))
+        reasoning = token_count(getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None))
         return Completion(
             text="".join(parts),
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             latency=latency,
             tokens_estimated=False,
-            cache_read_tokens=cached if isinstance(cached, int) else None,
-            thinking_tokens=reasoning if isinstance(reasoning, int) and reasoning > 0 else None,
+            cache_read_tokens=cached,
+            thinking_tokens=reasoning if reasoning else None,
             extra={
                 "stop_reason": finish,
                 "truncated": finish == "length",

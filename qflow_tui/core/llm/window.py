@@ -12,14 +12,20 @@ the real token count, so an estimate never refuses a prompt that would fit.
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx2
 
 from .base import LLMError, estimate_tokens
-from .catalog import n_ctx_of
+from .bounded import ServerAnswerError, ask_json
+from .catalog import MAX_LIST_BYTES, n_ctx_of
 
-#: Seconds each question to the server may take; a server that does not answer
-#: them simply has no known window.
+#: Seconds each question to the server may take for its whole answer; a server
+#: that does not answer them simply has no known window.
 ASK_TIMEOUT = 5.0
+#: The largest templated prompt or token list read back (a prompt of a
+#: million-token window, JSON-encoded, with room to spare).
+MAX_TEXT_BYTES = 32 * 1024 * 1024
 
 
 def api_root(base_url: str) -> str:
@@ -27,59 +33,74 @@ def api_root(base_url: str) -> str:
     return base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url
 
 
-async def server_window(http: httpx2.AsyncClient, base_url: str, model: str) -> int | None:
+class ServerSide:
+    """The server's own endpoints beside the model calls, asked through one
+    HTTP client, each answer whole within :data:`ASK_TIMEOUT` and bounded in
+    size and depth (:func:`~qflow_tui.core.llm.bounded.ask_json`). Once one
+    answers too late, too large or unreadably, none is asked again: a server
+    that drips would otherwise cost every model call that long."""
+
+    def __init__(self, http: httpx2.AsyncClient) -> None:
+        self.http = http
+        self.gave_up = ""
+        """Why the server is no longer asked (empty: it is)."""
+
+    async def ask(self, method: str, url: str, body: Any = None, max_bytes: int = MAX_LIST_BYTES) -> Any | None:
+        """The JSON of a 200 answer, or None (any other answer, or none)."""
+        if self.gave_up:
+            return None
+        try:
+            status, data = await ask_json(self.http, method, url, body=body, deadline=ASK_TIMEOUT, max_bytes=max_bytes)
+        except ServerAnswerError as exc:
+            self.gave_up = str(exc)
+            return None
+        except httpx2.TimeoutException:
+            self.gave_up = f"no answer within {ASK_TIMEOUT:g} s"
+            return None
+        except httpx2.HTTPError:
+            return None
+        return data if status == 200 else None
+
+
+async def server_window(side: ServerSide, base_url: str, model: str) -> int | None:
     """The context window the server at ``base_url`` reports for ``model``, or None."""
-    try:
-        r = await http.get(f"{base_url}/models", timeout=ASK_TIMEOUT)
-        data = r.json().get("data") if r.status_code == 200 else None
-    except (httpx2.HTTPError, ValueError, AttributeError):
-        data = None
+    body = await side.ask("GET", f"{base_url}/models")
+    data = body.get("data") if isinstance(body, dict) else None
     if isinstance(data, list) and data:
         named = [e for e in data if isinstance(e, dict) and e.get("id") == model]
         for entry in named or (data if len(data) == 1 else []):
             window = n_ctx_of(entry)
             if window:
                 return window
-    try:
-        r = await http.get(f"{api_root(base_url)}/props", timeout=ASK_TIMEOUT)
-        settings = r.json().get("default_generation_settings") if r.status_code == 200 else None
-    except (httpx2.HTTPError, ValueError, AttributeError):
-        return None
+    body = await side.ask("GET", f"{api_root(base_url)}/props")
+    settings = body.get("default_generation_settings") if isinstance(body, dict) else None
     n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
-    return n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None
+    return n_ctx if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0 else None
 
 
 async def prompt_tokens(
-    http: httpx2.AsyncClient | None, base_url: str | None, messages: list[dict[str, str]]
+    side: ServerSide | None, base_url: str | None, messages: list[dict[str, str]]
 ) -> tuple[int, bool]:
     """(tokens, exact) of a chat prompt: exact from a llama.cpp server's template
     and tokenizer, else estimated."""
-    if http is not None and base_url is not None:
+    if side is not None and base_url is not None:
         root = api_root(base_url)
-        try:
-            r = await http.post(f"{root}/apply-template", json={"messages": messages}, timeout=ASK_TIMEOUT)
-            prompt = r.json().get("prompt") if r.status_code == 200 else None
-            if isinstance(prompt, str):
-                r = await http.post(
-                    f"{root}/tokenize", json={"content": prompt, "add_special": True}, timeout=ASK_TIMEOUT
-                )
-                tokens = r.json().get("tokens") if r.status_code == 200 else None
-                if isinstance(tokens, list):
-                    return len(tokens), True
-        except (httpx2.HTTPError, ValueError, AttributeError):
-            pass
+        body = await side.ask("POST", f"{root}/apply-template", {"messages": messages}, MAX_TEXT_BYTES)
+        prompt = body.get("prompt") if isinstance(body, dict) else None
+        if isinstance(prompt, str):
+            body = await side.ask("POST", f"{root}/tokenize", {"content": prompt, "add_special": True}, MAX_TEXT_BYTES)
+            tokens = body.get("tokens") if isinstance(body, dict) else None
+            if isinstance(tokens, list):
+                return len(tokens), True
     return sum(estimate_tokens(m.get("content", "")) for m in messages), False
 
 
-async def text_tokens(http: httpx2.AsyncClient, base_url: str, text: str) -> int | None:
+async def text_tokens(side: ServerSide, base_url: str, text: str) -> int | None:
     """Tokens of ``text`` by a llama.cpp server's tokenizer; None where it has none."""
-    try:
-        r = await http.post(
-            f"{api_root(base_url)}/tokenize", json={"content": text, "add_special": False}, timeout=ASK_TIMEOUT
-        )
-        tokens = r.json().get("tokens") if r.status_code == 200 else None
-    except (httpx2.HTTPError, ValueError, AttributeError):
-        return None
+    body = await side.ask(
+        "POST", f"{api_root(base_url)}/tokenize", {"content": text, "add_special": False}, MAX_TEXT_BYTES
+    )
+    tokens = body.get("tokens") if isinstance(body, dict) else None
     return len(tokens) if isinstance(tokens, list) else None
 
 

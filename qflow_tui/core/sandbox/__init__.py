@@ -2,7 +2,7 @@
 verdicts decided in the trusted parent. See docs/sandbox.md."""
 
 from .config import SandboxConfig
-from .isolation import Isolation
+from .isolation import WEAK_AS_ROOT_ENV, Isolation, WeakLevelRefused, weak_refusal, weak_warning
 from .isolation import detect_isolation as _detect
 from .launch import SandboxUnavailable
 from .report import SandboxReport, TestOutcome
@@ -17,11 +17,15 @@ def detect_isolation(spec: str | None = None) -> Isolation:
 
 
 __all__ = [
+    "WEAK_AS_ROOT_ENV",
     "Isolation",
     "Sandbox",
     "SandboxConfig",
     "SandboxReport",
     "SandboxUnavailable",
     "TestOutcome",
+    "WeakLevelRefused",
     "detect_isolation",
+    "weak_refusal",
+    "weak_warning",
 ]

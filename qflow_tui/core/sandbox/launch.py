@@ -78,6 +78,10 @@ class Launch:
     cgroup: bool = True
     """Put the child in a memory and pids cgroup of its own where the machine
     offers one (see ``cgroups``)."""
+    packages: tuple[str, ...] = ()
+    """Directories on the child's import path besides the standard library's
+    (see ``isolation.JUDGED_PACKAGES``); visible read-only (``bind_ro`` and
+    ``landlock`` name those outside /usr)."""
 
 
 #: Device files a Landlock-confined child may read and write.
@@ -97,6 +101,11 @@ LANDLOCK_READ = (
     "/proc/self",
 )
 
+
+#: What bwrap binds read-only besides /usr (when present). /etc/alternatives:
+#: Debian's links to the libraries a package picks (numpy's libblas.so.3 is
+#: one), links into /usr with no file of their own.
+SYSTEM_READ = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
 
 #: util-linux's setpriv, which starts a child as another uid (see ``as_uid``).
 SETPRIV = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
@@ -127,6 +136,12 @@ def child_env(workdir_inside: str) -> dict[str, str]:
         "LC_ALL": "C.UTF-8",
         "PYTHONIOENCODING": "utf-8",
         "PYTHONHASHSEED": "0",
+        # numpy's BLAS would start a thread per core: one thread keeps a
+        # program's own time its own (see ``clock``) and its tasks within
+        # RLIMIT_NPROC.
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
     }
 
 
@@ -213,7 +228,7 @@ def build_argv(
         "/usr",
         "/usr",
     ]
-    for path in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime"):
+    for path in SYSTEM_READ:
         argv += ["--ro-bind-try", path, path]
     for path in launch.bind_ro:
         argv += ["--ro-bind", path, path]

@@ -165,7 +165,7 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
     # Memory RLIMIT_AS does not count, and disk the work dir's usage does not
     # show, tried with small caps (so the probe writes little): memory files,
     # files on /dev/shm, files in /tmp, files unlinked and kept open.
-    small = Sandbox(dataclasses.replace(sb.config, memory_mb=128, max_disk_mb=32, max_file_mb=16))
+    small = Sandbox(dataclasses.replace(sb.config, memory_mb=128, max_disk_mb=32, max_file_mb=16), refuse_weak=False)
     token = f"qflow-probe-{uuid.uuid4().hex}"
     want = 320  # MB: beyond 128 MB of memory plus three 32 MB mounts and the slack
     try:

@@ -47,6 +47,12 @@ class SandboxReport:
     """Wall-clock seconds for the whole call, process start-ups included."""
     isolation: str = ""
     """Label of the isolation this run used, e.g. ``bwrap+seccomp+uid``."""
+    load_time: float | None = None
+    """The program's own time to load (its setup and import), as the app
+    measured it (see ``clock``), when the run measured it."""
+    charged: list[tuple[float, float]] | None = None
+    """A dataset's check: the time it charged against each of its rules and
+    the rule's limit, ``(seconds, limit)``, when it said (see ``run_check``)."""
 
     @property
     def passed(self) -> int:
@@ -70,6 +76,8 @@ class SandboxReport:
             "total": self.total,
             "duration": self.duration,
             "isolation": self.isolation,
+            "load_time": self.load_time,
+            "charged": [list(pair) for pair in self.charged] if self.charged else None,
         }
 
     @staticmethod

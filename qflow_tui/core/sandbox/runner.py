@@ -16,7 +16,7 @@ from ..safe_text import valid
 from . import cgroups
 from .codec import NotPlain, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
-from .isolation import Isolation, detect_isolation
+from .isolation import Isolation, WeakLevelRefused, detect_isolation, weak_refusal
 from .report import SandboxReport, Status, TestOutcome
 from .servers import Servers
 from .truth import TruthFile
@@ -50,9 +50,17 @@ class Sandbox:
     """Runs untrusted code in limited child processes. Safe to share and to
     call concurrently; at most ``isolation.slots`` children run at once."""
 
-    def __init__(self, config: SandboxConfig | None = None):
+    def __init__(self, config: SandboxConfig | None = None, *, refuse_weak: bool = True):
+        """``refuse_weak``: raise :class:`WeakLevelRefused` when the user's level
+        (``auto``, or ``QFLOW_SANDBOX_ISOLATION``) as root cannot stop a program
+        from signalling every process and the second setting does not accept
+        that (see :func:`weak_refusal`); ``qflow doctor`` reports such a level
+        instead."""
         self.config = config or SandboxConfig()
         self._iso: Isolation = detect_isolation(self.config.effective_isolation())
+        refusal = weak_refusal(self._iso) if refuse_weak and self.config.isolation == "auto" else None
+        if refusal is not None:
+            raise WeakLevelRefused(refusal)
         if not self._iso.layers & {"bwrap", "uid"}:
             _not_dumpable()
         self.memory = memory_plan(self.config, self._iso.slots, "bwrap" in self._iso.layers, self.uses_cgroup)
@@ -203,11 +211,12 @@ class Sandbox:
         check_function: str = "check",
         trusted_tests: bool = False,
         truth: TruthFile | None = None,
+        load_limit: float | None = None,
     ) -> SandboxReport:
         """A dataset's whole test function (HumanEval's ``check(candidate)``):
         see :meth:`run_check_sync`."""
         return await self._in_thread(
-            functools.partial(self.run_check_sync, trusted_tests=trusted_tests, truth=truth),
+            functools.partial(self.run_check_sync, trusted_tests=trusted_tests, truth=truth, load_limit=load_limit),
             program,
             check,
             entry_point,
@@ -237,6 +246,7 @@ class Sandbox:
         cancel: threading.Event | None,
         helpers: list[str],
         trusted_tests: bool = False,
+        load_limit: float | None = None,
     ) -> Servers:
         return Servers(
             self._iso,
@@ -249,6 +259,7 @@ class Sandbox:
             cancel=cancel,
             limits=self._limits(n),
             shared_oracle=trusted_tests,
+            load_limit=load_limit,
         )
 
     def run_check_sync(
@@ -262,6 +273,7 @@ class Sandbox:
         cancel: threading.Event | None = None,
         trusted_tests: bool = False,
         truth: TruthFile | None = None,
+        load_limit: float | None = None,
     ) -> SandboxReport:
         """Run ``check_function(candidate)`` from the source ``check`` in the
         trusted oracle process, with ``candidate`` (and the helpers the check
@@ -273,28 +285,35 @@ class Sandbox:
         the check is a dataset's own (see :meth:`run_tests_sync`).
         ``truth``: the check's ground truth on disk, read or kept through
         ``__qf_truth__``/``__qf_keep__`` (see ``truth``); the caller calls its
-        ``finish``."""
+        ``finish``. ``load_limit``: the most of its own time the program may
+        take to load (default twice the per-test limit); the time it took is
+        the check's ``__qf_loaded__``, for a rule that counts the import, and
+        the report's ``load_time``. ``report.charged``: what the check says it
+        charged against its rules (``__qf_charged__``)."""
         t0 = time.monotonic()
         c = self.config
         deadline = t0 + (c.run_timeout if c.run_timeout is not None else 30.0 + 20 * c.timeout)
         report = SandboxReport(isolation=self._iso.label)
         label = f"{check_function}({entry_point})"
         helpers = callable_helpers(program, [check], entry_point, setup)
-        servers = self._servers(program, setup, 1, True, deadline, cancel, helpers, trusted_tests)
+        servers = self._servers(program, setup, 1, True, deadline, cancel, helpers, trusted_tests, load_limit)
         try:
             # Load the program first: a program that does not load fails the
             # check with the reason, as run_tests reports it.
             servers._program_child()
+            report.load_time = servers.load_time
             if servers.load_error is not None:
                 report.load_error = servers.load_error
                 outcome = TestOutcome(label, "error", error=servers.load_error)
             else:
-                request = {"op": "check", "src": check, "fn": check_function, "entry": entry_point}
+                request: dict[str, Any] = {"op": "check", "src": check, "fn": check_function, "entry": entry_point}
+                request["loaded"] = servers.load_time
                 if truth is not None:
                     servers.truth = truth
                     request["truth"] = truth.mode
                 res = servers.ask_oracle(dict(request, limit=c.check_limit()), c.check_limit())
                 outcome = _check_outcome(label, res)
+                report.charged = _charged(res.get("charged"))
             outcome.duration = time.monotonic() - t0
         finally:
             servers.close()
@@ -464,6 +483,18 @@ def _plan(index: int, test: str, entry_point: str | None, leaf_srcs: list[str], 
     except (RecursionError, MemoryError, ValueError) as exc:
         del leaf_srcs[saved:]
         return TestPlan(index=index, test=test, error=f"not a test the sandbox can read: {type(exc).__name__}")
+
+
+def _charged(pairs: Any) -> list[tuple[float, float]] | None:
+    """A trusted check's ``[[seconds, limit], ...]``, validated."""
+    if type(pairs) is not list or not pairs:
+        return None
+    out = []
+    for pair in pairs[:8]:
+        if type(pair) is not list or len(pair) != 2 or not all(type(x) in (int, float) for x in pair):
+            return None
+        out.append((float(pair[0]), float(pair[1])))
+    return out
 
 
 def _check_outcome(label: str, res: dict[str, Any]) -> TestOutcome:

@@ -40,6 +40,7 @@ import time
 from typing import Any
 
 from . import pool
+from .clock import wall_cap
 from .codec import BIG_VALUE_MAX
 from .config import ORACLE_PROCS, SandboxConfig
 from .isolation import Isolation, slot_pool
@@ -50,24 +51,9 @@ from .watchdog import BOOT_KEYS, BOOT_TIMEOUT, Child
 #: After this many restarts of the program process (a call killed for time, a
 #: crash, an exit), the remaining calls are not run.
 MAX_RESPAWNS = 3
-#: Extra seconds the app gives a call beyond the child's own soft alarm.
+#: Extra seconds of its own time the app gives a call beyond its limit
+#: before it ends the process (the child's own alarm stops most calls first).
 GRACE = 0.3
-#: A call with a time limit of its own (an EvalPlus input's) is timed by the
-#: program's process, which honest programs report truly. The app's own clock
-#: also runs from the request to the whole answer, which includes encoding and
-#: sending the value: the call's time is never less than that clock's less
-#: this many seconds and the answer's size over ``TRANSFER_RATE``. So a
-#: program that reports a false time gains at most that (0.1 s for a small
-#: answer), and an honest one with a large right answer is judged on its call
-#: alone, as EvalPlus judges it. The app ends the process once its clock
-#: passes the limit, ``KILL_SLACK`` and the allowance for the largest answer
-#: allowed (only a program that ignores its alarm gets that far).
-TRANSFER_BASE = 0.1
-#: Bytes a second the app assumes for encoding and sending a value: a 2-core
-#: machine at load 25 took 2.5 to 5.3 s for HumanEval+ 130's 30 MB answers,
-#: and up to about 1 MB/s for MBPP+ 630's nested lists.
-TRANSFER_RATE = 2 << 20
-KILL_SLACK = 1.0
 #: CPU seconds a shared oracle process may use in all (each run it serves
 #: has its own limit within that; past it, the next run gets a fresh one).
 SHARED_CPU = 600
@@ -91,6 +77,7 @@ class Servers:
         cancel: threading.Event | None,
         limits: dict[str, Any],
         shared_oracle: bool = False,
+        load_limit: float | None = None,
     ) -> None:
         self.iso = iso
         self.config = config
@@ -101,6 +88,11 @@ class Servers:
         self.stopped: tuple[str, str] | None = None
         """(status, reason) once no more calls will run (out of time, cancelled, too many restarts)."""
         self.respawns = 0
+        self.load_limit = load_limit if load_limit is not None else 2 * config.timeout
+        """The most of its own time the program may take to load (its setup
+        and its import), after which its process is ended."""
+        self.load_time = 0.0
+        """The program's own time at its last load (see ``clock``)."""
         self.stdout = bytearray()
         self.stderr = bytearray()
         self._seq = 0
@@ -113,6 +105,7 @@ class Servers:
             "limits": limits,
             "seccomp": {"path": list(iso.seccomp_path)} if iso.seccomp_path else None,
             "setup": setup,
+            "packages": list(iso.packages),
         }
         self._program_job = dict(base, mode="program", program=program or "")
         self._oracle_job = dict(base, mode="oracle", proxies=proxies, limits=dict(limits, nproc=ORACLE_PROCS))
@@ -193,13 +186,24 @@ class Servers:
                 raise SandboxUnavailable(f"the sandbox child did not start ({child.detail or child.end}): {err}")
             return self._end_reason(child, what)
         self._started_once = True
-        msg = child.receive(2 * self.config.timeout + GRACE, self.deadline, self.cancel)
+        t0 = time.monotonic()
+        if child.clock is not None:
+            # Its import is timed as a call is: its own time, the wall clock a cap.
+            limit = self.load_limit
+            msg = child.receive(wall_cap(limit) + GRACE, self.deadline, self.cancel, own=limit + GRACE)
+        else:
+            msg = child.receive(2 * self.config.timeout + GRACE, self.deadline, self.cancel)
+        if msg is not None and msg.get("k") in ("loaded", "load_error"):
+            own = msg.get("_own")
+            self.load_time = float(own) if isinstance(own, float) else time.monotonic() - t0
         if msg is not None and msg.get("k") == "loaded":
             child.ready = True
             return None
         if msg is not None and msg.get("k") == "load_error":
             return str(msg.get("e"))[:5000]
         if msg is None and child.end == "timeout":
+            if child.busy:
+                return f"timeout: the {what} did not finish loading: {child.detail}"
             return f"timeout: the {what} did not finish loading (killed)"
         return f"the {what} did not load: " + self._end_reason(child, what)
 
@@ -229,6 +233,8 @@ class Servers:
 
     @staticmethod
     def _end_reason(child: Child, what: str) -> str:
+        if child.end == "timeout" and child.busy:
+            return f"timeout: {child.detail}"
         if child.end == "timeout":
             return f"timeout: the {what} did not answer within its time limit (killed)"
         return child.detail or child.end or "no answer"
@@ -250,20 +256,18 @@ class Servers:
         self._seq += 1
         seconds = self.config.timeout
         cap = self.config.max_value_kb * 1024
-        slack = 0.0
         request = dict(request, i=self._seq)
         if size is not None and size > cap:
             cap = request["m"] = min(size, BIG_VALUE_MAX)
         if limit is not None:
             seconds = request["t"] = min(seconds, max(0.0, limit))
-            slack = KILL_SLACK + cap / TRANSFER_RATE
         t0 = time.monotonic()
         child.send(request)
         usual_line = child.max_line
         # The value's text comes raw after its line, at most ``cap`` bytes.
         child.max_line = max(usual_line, cap + (1 << 20))
         try:
-            return self._reply(child, request, seconds + slack, limit, t0)
+            return self._reply(child, request, seconds, limit, t0)
         finally:
             child.max_line = usual_line
 
@@ -274,7 +278,8 @@ class Servers:
         time limit, so 50 tests cost one wait, not 50. The app's clock for an
         answer runs from the one before. When a call ends the process, the
         requests after it go to a fresh one (up to ``MAX_RESPAWNS``), as they
-        did one at a time. Each reply comes with its seconds on that clock."""
+        did one at a time. Each reply comes with the program's own time for it
+        (see ``clock``)."""
         replies: list[tuple[dict[str, Any], float]] = []
         while len(replies) < len(srcs):
             child = self._program_child()
@@ -288,7 +293,9 @@ class Servers:
                 sent.append(request)
             for request in sent:
                 t0 = time.monotonic()
-                replies.append((self._reply(child, request, self.config.timeout, None, t0), time.monotonic() - t0))
+                reply = self._reply(child, request, self.config.timeout, None, t0)
+                took = reply.pop("d", None)
+                replies.append((reply, took if isinstance(took, float) else time.monotonic() - t0))
                 if self._program is not child:
                     break  # it ended: the rest go to a fresh process
         return replies
@@ -303,23 +310,26 @@ class Servers:
         self, child: Child, request: dict[str, Any], seconds: float, limit: float | None, t0: float
     ) -> dict[str, Any]:
         """The program process's answer to ``request`` (sent at ``t0``), as
-        :meth:`call` returns it; a process that gives none is retired."""
-        msg = child.receive(seconds + GRACE, self.deadline, self.cancel)
-        wall = time.monotonic() - t0
+        :meth:`call` returns it, with the program's own time for it (``d``,
+        see ``clock``; the app's clock where the kernel gives no figures);
+        ``seconds``: the most of its own time it may take, after which its
+        process is ended (the wall clock only caps it). A process that gives
+        no answer is retired."""
+        if child.clock is not None:
+            msg = child.receive(wall_cap(seconds) + GRACE, self.deadline, self.cancel, own=seconds + GRACE)
+        else:
+            msg = child.receive(seconds + GRACE, self.deadline, self.cancel)
+        own = msg.get("_own") if msg is not None else None
+        took = float(own) if isinstance(own, float) else time.monotonic() - t0
         if msg is not None and msg.get("k") == "res" and msg.get("i") == request["i"]:
             n = len(request["src"]) if "src" in request else 1
             if "vj" in msg and "src" not in request:
                 if type(msg["vj"]) is bytes:
-                    # The program's own figure is believed only within the
-                    # slack the app's clock allows for sending the value.
-                    said = msg.get("d")
-                    own = min(float(said), wall) if isinstance(said, (int, float)) and 0 <= said < 1e9 else wall
-                    sent = TRANSFER_BASE + len(msg["vj"]) / TRANSFER_RATE if limit is not None else 0.0
-                    return {"vj": msg["vj"], "d": max(own, wall - sent)}
+                    return {"vj": msg["vj"], "d": took}
                 return {"st": "error", "e": "malformed result from the program's process"}
             if "v" in msg:
                 if type(msg["v"]) is list and len(msg["v"]) == n:
-                    return {"v": msg["v"]}
+                    return {"v": msg["v"], "d": took}
                 return {"st": "error", "e": "malformed result from the program's process"}
             st = msg.get("st")
             status = st if st in ("raised", "notplain", "timeout") else "error"
@@ -514,36 +524,38 @@ class Servers:
         for x in items:
             self._seq += 1
             request: dict[str, Any] = {"fn": fn, "a": x["a"], "kw": x["kw"], "i": self._seq}
-            seconds, cap, slack = self.config.timeout, usual_cap, 0.0
+            seconds, cap = self.config.timeout, usual_cap
             size, limit = x.get("m"), x.get("t")
             if type(size) is int and size > cap:
                 cap = request["m"] = min(size, BIG_VALUE_MAX)
             if isinstance(limit, (int, float)):
                 seconds = request["t"] = min(seconds, max(0.0, float(limit)))
-                slack = KILL_SLACK + cap / TRANSFER_RATE
             child.send(request)
-            sent.append((request, seconds, slack, float(limit) if isinstance(limit, (int, float)) else None, cap))
+            sent.append((request, seconds, float(limit) if isinstance(limit, (int, float)) else None, cap))
         replies: list[tuple[dict[str, Any], float]] = []
-        began = time.monotonic()
-        for request, seconds, slack, limit, cap in sent:
+        spent = 0.0
+        for request, seconds, limit, cap in sent:
             t0 = time.monotonic()
             left = None
             if budget is not None:
-                left = max(0.0, budget - (t0 - began))  # what is left of the shared time
+                left = max(0.0, budget - spent)  # what is left of the shared time (own time)
                 seconds = min(seconds, left)
             usual_line = child.max_line
             child.max_line = max(usual_line, cap + (1 << 20))
             try:
-                reply = self._reply(child, request, seconds + slack, limit, t0)
+                reply = self._reply(child, request, seconds, limit, t0)
             finally:
                 child.max_line = usual_line
             if left is not None and "vj" in reply and reply["d"] > left:
                 # Its answer came after the shared time ran out: a timeout, as
                 # one by one, with what was left as its limit, it would be.
                 reply = {"st": "timeout", "e": f"timeout: no result within the {left:.2f} s left of the check's time"}
+            spent += float(reply.get("d") or 0.0)
             replies.append((reply, t0))
             if "vj" not in reply and "v" not in reply:
                 break
+            if limit is not None and float(reply.get("d") or 0.0) > limit:
+                break  # answered after its own limit: a timeout for the oracle, and the calls after it do not count
         if len(replies) < len(sent) and self._program is child:
             self._program = None
             self._retire(child)
@@ -555,7 +567,7 @@ class Servers:
         if "vj" in reply:
             return {"k": "ret", "vn": len(reply["vj"]), "d": reply["d"]}, reply["vj"]
         if "v" in reply:
-            return {"k": "ret", "v": reply["v"][0], "d": time.monotonic() - t0}, b""
+            return {"k": "ret", "v": reply["v"][0], "d": reply.get("d", time.monotonic() - t0)}, b""
         st = reply["st"]
         status = {"raised": "raised", "notplain": "fail", "timeout": "timeout"}.get(st, "error")
         prefix = "the program did not load: " if st == "load" else ""

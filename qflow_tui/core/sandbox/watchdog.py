@@ -11,10 +11,13 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from . import zygote
 from .cgroups import RunCgroup
+from .clock import ProgramClock, Sample, ThreadTimes, own_time, thread_times
 from .config import CGROUP_SLACK_MB
 from .launch import (
     LANDLOCK_DEVICES,
@@ -39,6 +42,9 @@ from .zygote import Forked, ZygoteError
 BOOT_TIMEOUT = 15.0
 #: How often the work dir's size is checked when no tmpfs caps it.
 DISK_CHECK_EVERY = 0.1
+#: An answer that came within this many seconds of where its interval began
+#: is stamped without reading the kernel's figures (see ``Child._stamp``).
+QUICK = 0.001
 #: More entries than this in the work dir ends the child.
 MAX_ENTRIES = 20_000
 #: The keys of a job that the child needs before it is given its job: what it
@@ -83,6 +89,30 @@ class Child:
         """Calls an oracle process has made (each carries its number)."""
         self.runs = 0
         """Runs a shared oracle process has served (see ``servers``)."""
+        self.clock: ProgramClock | None = None
+        """The kernel's accounting of a program's process (see ``clock``),
+        once it said hello: each answer it gives then carries its own time
+        (``_own``, seconds), and ``receive`` can end it by that time."""
+        self._pending = 0
+        """Requests sent to a program's process and not yet answered."""
+        self._mark: _Mark | None = None
+        """Where the program's current interval began: when a request went to
+        an idle process, or its last answer came (it goes on at once)."""
+        self.busy = False
+        """Ended by the wall-clock safety cap with its own time under its
+        limit: the machine was too busy to judge it."""
+        self.own_so_far = 0.0
+        """The program's own time in the interval in progress, when last looked."""
+        self._sending: ThreadTimes | None = None
+        """The app's thread's times when it queued a request to the idle program."""
+        self._unstamped: list[dict[str, Any]] = []
+        """Answers read in the cycle in progress, stamped with their own time
+        once it ends (so the cycle's own transport is the transport's)."""
+        self._relay = 0.0
+        """Seconds the app's threads were busy (working, or waiting for a CPU)
+        delivering to and from the program's process: the cycles that wrote
+        its requests or read its answers. Not the cycles that only looked at
+        the clock or read its output while it ran."""
         if launch.uid is not None:
             job = dict(job, guard_uid=True)  # the uid is this run's alone: its guardian may kill all of it
         if launch.landlock is not None:
@@ -244,9 +274,60 @@ class Child:
         raw values or records its line announces, see ``protocol``); written
         while ``receive`` waits."""
         if not self.end:
+            if self.clock is not None and isinstance(obj, dict) and "i" in obj:
+                if self._pending == 0:
+                    self._mark = self._new_mark()  # an idle program starts on it now
+                    # The app's work until the request is written (the cycle
+                    # that writes it counts itself) is the transport's.
+                    self._sending = thread_times()
+                self._pending += 1
             self._out += encode_line(obj)
             self._out += tail
             self._want_write()
+
+    # ------------------------------------------------------------- own time
+    def attach_clock(self, guardian: int | None = None) -> None:
+        """Watch the program's process through the kernel's accounting (at its
+        hello, before any untrusted code ran: its pid is the harness's own).
+        Its interval begins now (its import is next)."""
+        if self.clock is not None or self.hello is None:
+            return
+        pid = self._host_pid(self.hello.get("pid"))
+        if pid is None:
+            return
+        others: Callable[[], bool] | None = None
+        if isinstance(self.proc, zygote.Forked):
+            others = _Orphans(self.proc.pid, pid)  # processes of its namespace besides it
+        elif self.cgroup is not None:
+            cg, allowed = self.cgroup, 1 + (guardian is not None)
+            others = lambda: cg.tasks() > allowed  # noqa: E731
+        clock = ProgramClock(pid, guardian, others)
+        if clock.usable:
+            self.clock = clock
+            self._mark = self._new_mark()
+
+    def _host_pid(self, inside: Any) -> int | None:
+        """The host's pid of the harness that said hello with pid ``inside``
+        (its pid in its own pid namespace, if it has one)."""
+        if type(inside) is not int:
+            return None
+        if isinstance(self.proc, zygote.Forked) or self.launch.bwrap:
+            candidates = process_tree(self.proc.pid) - {self.proc.pid}
+        else:
+            candidates = {self.proc.pid}
+        for pid in candidates:
+            if _nspid(pid) == inside:
+                return pid
+        return None
+
+    def _new_mark(self) -> _Mark:
+        assert self.clock is not None
+        return _Mark(time.monotonic(), self.clock.sample(), self._relay)
+
+    def _own_since(self, mark: _Mark) -> tuple[float, _Mark]:
+        """The program's own time since ``mark``, and a mark for now."""
+        now = self._new_mark()
+        return own_time(mark.sample, now.sample, now.at - mark.at, now.relay - mark.relay), now
 
     def _want_write(self) -> None:
         if self._out and not self._writing and self._stdin >= 0:
@@ -266,34 +347,80 @@ class Child:
             self._writing = False
 
     # -------------------------------------------------------------- receiving
-    def receive(self, seconds: float, deadline: float, cancel: threading.Event | None = None) -> dict[str, Any] | None:
+    def receive(
+        self,
+        seconds: float,
+        deadline: float,
+        cancel: threading.Event | None = None,
+        *,
+        own: float | None = None,
+    ) -> dict[str, Any] | None:
         """The next message, waiting at most ``seconds`` (and never past the
-        ``time.monotonic()`` ``deadline``); None once the child has ended."""
+        ``time.monotonic()`` ``deadline``); None once the child has ended.
+
+        ``own``: for a program's process with a clock, the most of its own
+        time (see ``clock``) the answer may take from where its interval
+        began: the process is ended once its own time passes that, and then
+        ``seconds`` is the wall-clock safety cap (past it, the machine was too
+        busy to judge it: ``busy``)."""
         limit = min(time.monotonic() + max(0.0, seconds), deadline)
+        watch = own is not None and self.clock is not None and self._mark is not None
+        self.own_so_far = 0.0
         while not self._inbox and not self.end:
             now = time.monotonic()
+            # Its own time is never more than its wall time (for one task),
+            # so the kernel is read only once the wall time could pass it.
+            if watch and self._mark is not None and own is not None and now - self._mark.at >= own:
+                self.own_so_far = self._own_since(self._mark)[0]
             if cancel is not None and cancel.is_set():
                 self._finish("cancelled", "the run was cancelled")
             elif now >= deadline:
                 self._finish("deadline", "the run's time limit ran out")
+            elif watch and own is not None and self.own_so_far >= own:
+                self._finish("timeout", f"its own time passed {own:.3g}s")
             elif now >= limit:
-                self._finish("timeout", f"no answer within {seconds:.3g}s")
+                if watch:
+                    self.busy = True
+                    self._finish(
+                        "timeout",
+                        f"stopped after {seconds:.3g}s on the clock with {self.own_so_far:.2f}s of its own time: "
+                        "the machine is too busy to judge it",
+                    )
+                else:
+                    self._finish("timeout", f"no answer within {seconds:.3g}s")
             elif self._chan not in self._open:
                 self._finish("died", self._exit_reason())
             if self.end:
                 break
             wait = limit - now
+            if watch and own is not None and self._mark is not None:
+                # Look at its own time again before it can pass the limit.
+                wait = min(wait, max(0.005, self._mark.at + own - now, own - self.own_so_far), 0.1)
             if cancel is not None:
                 wait = min(wait, 0.05)
             if self.workdir is not None:
                 wait = min(wait, DISK_CHECK_EVERY)
+            before = thread_times() if self.clock is not None else None
+            if before is not None and self._sending is not None:
+                self._relay += max(0.0, before.busy - self._sending.busy)
+                self._sending = None
+            delivered = False
             for fd, _ev in self._poller.poll(max(0.0, wait) * 1000 + 1):
                 if fd == self._stdin:
                     self._write()
+                    delivered = True
                 else:
                     self._read(fd)
+                    delivered = delivered or fd == self._chan
                 if self.end:
                     break
+            if before is not None and delivered:
+                after = thread_times()
+                if after is not None:
+                    # This cycle carried a request or an answer: the app's
+                    # wake-up and work in it are the transport's, not the program's.
+                    self._relay += max(0.0, after.busy - before.busy)
+            self._stamp()
             if self.workdir is not None and not self.end and time.monotonic() >= self._next_disk_check:
                 self._check_disk()
         if self._inbox:
@@ -331,7 +458,7 @@ class Child:
                     return
                 self._raw_msg["vj"] = bytes(self._buf[:need])
                 del self._buf[:need]
-                self._inbox.append(self._raw_msg)
+                self._inbox.append(self._stamped(self._raw_msg))
                 self._raw_msg = None
                 start = 0
                 continue
@@ -351,6 +478,8 @@ class Child:
                 return
             if msg.get("k") == "hello" and self.hello is None:
                 self.hello = msg
+                if msg.get("mode") == "program":
+                    self.attach_clock(msg.get("guardian") if type(msg.get("guardian")) is int else None)
             if "vn" in msg:
                 vn = msg["vn"]
                 if msg.get("k") != "res" or type(vn) is not int or not 0 <= vn <= self.max_line or "vj" in msg:
@@ -358,7 +487,43 @@ class Child:
                     return
                 self._raw_msg = msg
                 continue
-            self._inbox.append(msg)
+            self._inbox.append(self._stamped(msg))
+
+    def _stamped(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """``msg``, to be stamped when the cycle that read it ends (see :meth:`_stamp`)."""
+        if self.clock is not None and msg.get("k") in ("res", "loaded", "load_error"):
+            self._unstamped.append(msg)
+        return msg
+
+    def _stamp(self) -> None:
+        """Give each answer (and ``loaded``) read in the cycle that ended the
+        program's own time for it (``_own``): from where its interval began to
+        now. Answers read together share the cycle: the first has the time,
+        the others came within the app's own delay."""
+        if not self._unstamped:
+            return
+        now: _Mark | None = None  # the kernel is read once a cycle
+        for msg in self._unstamped:
+            if self._mark is None:
+                break
+            if now is not None:
+                own = 0.0
+            elif time.monotonic() - self._mark.at < QUICK:
+                # A quick answer: its wall time less the transport's, without
+                # reading the kernel (a hundred thousand answers of EvalPlus's
+                # inputs would cost seconds); its waits and CPU time go to the
+                # next answer's interval, whose figures span both.
+                at = time.monotonic()
+                own = max(0.0, at - self._mark.at - (self._relay - self._mark.relay))
+                now = _Mark(at, self._mark.sample, self._relay)
+            else:
+                own, now = self._own_since(self._mark)
+            msg["_own"] = own
+            if msg.get("k") == "res":
+                self._pending = max(0, self._pending - 1)
+            # It goes on with the next request at once, if one is waiting.
+            self._mark = now if self._pending else None
+        self._unstamped.clear()
 
     def _keep(self, kind: str, data: bytes) -> None:
         store = self.stdout if kind == "out" else self.stderr
@@ -499,6 +664,55 @@ class Child:
             kill_uid(self.launch.uid, self.launch.interpreter)
         if self.workdir is not None:
             remove_tree(self.workdir)
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """A moment of a program's interval: the app's clock, the program as the
+    kernel counts it, and the transport's busy time so far (``_relay``)."""
+
+    at: float
+    sample: Sample | None
+    relay: float
+
+
+def _nspid(pid: int) -> int | None:
+    """``pid``'s pid in its innermost pid namespace (NSpid's last)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+class _Orphans:
+    """Whether the pid namespace whose pid 1 is ``top`` holds processes
+    besides ``program`` (orphans are given to its pid 1)."""
+
+    def __init__(self, top: int, program: int) -> None:
+        self.program = str(program).encode()
+        try:
+            self.fd = os.open(f"/proc/{top}/task/{top}/children", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self.fd = -1
+
+    def __call__(self) -> bool:
+        if self.fd < 0:
+            return False
+        try:
+            return bool(set(os.pread(self.fd, 4096, 0).split()) - {self.program})
+        except OSError:
+            return False
+
+    def __del__(self) -> None:
+        if self.fd >= 0:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
 
 
 def _proc_stats() -> dict[int, tuple[bytes, int, int]]:

@@ -115,19 +115,21 @@ def _number(value: Any, kind: type) -> Any:
     return kind(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else kind(0)
 
 
-def _parent(header: dict[str, Any]) -> str | None:
+def parent_of_header(header: dict[str, Any]) -> str | None:
+    """The session a header says it was forked from, or None."""
     parent = header.get("parent")
     if isinstance(parent, dict):
         parent = parent.get("session")
     return str(parent) if isinstance(parent, str) else None
 
 
-def _forked_at(header: dict[str, Any]) -> str | None:
+def forked_at_of_header(header: dict[str, Any]) -> str | None:
+    """The step a fork's header says it branched at, or None."""
     at = header.get("forked_at")
     parent = header.get("parent")
     if not isinstance(at, str) and isinstance(parent, dict):
         at = parent.get("forked_at")
-    return at if isinstance(at, str) and _parent(header) is not None else None
+    return at if isinstance(at, str) and parent_of_header(header) is not None else None
 
 
 def _info_from(path: Path, header: dict[str, Any], summary: dict[str, Any], size: int, mtime: float) -> SessionInfo:
@@ -148,8 +150,8 @@ def _info_from(path: Path, header: dict[str, Any], summary: dict[str, Any], size
         size=size,
         format_version=int(header.get("format_version", 0)),
         task_id=str(problem["task_id"]) if problem.get("task_id") is not None else None,
-        parent=_parent(header),
-        forked_at=_forked_at(header),
+        parent=parent_of_header(header),
+        forked_at=forked_at_of_header(header),
         warnings=list(summary.get("warnings") or []),
     )
 

@@ -8,7 +8,7 @@ import itertools
 import json
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -207,39 +207,71 @@ def _field_types(cls: type[Event]) -> dict[str, Any]:
 def conforms(value: Any, hint: Any) -> bool:
     """Whether a decoded JSON value fits a field's annotation. Types it does not
     know are accepted (a check, not a schema language)."""
+    return _checker(hint)(value)
+
+
+_CHECKERS: dict[Any, Callable[[Any], bool]] = {}
+
+
+def _anything(value: Any) -> bool:
+    return True
+
+
+def _checker(hint: Any) -> Callable[[Any], bool]:
+    """The check of one annotation, built once: a session of a million events
+    asks it for every field of every event, and taking the annotation apart
+    each time was most of the reading."""
+    try:
+        found = _CHECKERS.get(hint)
+    except TypeError:  # an annotation that cannot be a key: built each time
+        found = None
+    if found is not None:
+        return found
+    check = _build_checker(hint)
+    try:
+        _CHECKERS[hint] = check
+    except TypeError:
+        pass
+    return check
+
+
+def _build_checker(hint: Any) -> Callable[[Any], bool]:
     if hint is Any:
-        return True
+        return _anything
     origin = typing.get_origin(hint)
     if origin is typing.Union or origin is types.UnionType:
-        return any(conforms(value, h) for h in typing.get_args(hint))
+        parts = [_checker(h) for h in typing.get_args(hint)]
+        return lambda value: any(part(value) for part in parts)
     if hint is type(None):
-        return value is None
+        return lambda value: value is None
     if hint is bool:
-        return isinstance(value, bool)
+        return lambda value: isinstance(value, bool)
     if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return lambda value: isinstance(value, int) and not isinstance(value, bool)
     if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return lambda value: isinstance(value, (int, float)) and not isinstance(value, bool)
     if hint is str:
-        return isinstance(value, str)
+        return lambda value: isinstance(value, str)
     if origin is list or hint is list:
-        if not isinstance(value, list):
-            return False
         args = typing.get_args(hint)
-        return not args or all(conforms(v, args[0]) for v in value)
+        if not args:
+            return lambda value: isinstance(value, list)
+        item = _checker(args[0])
+        return lambda value: isinstance(value, list) and all(item(v) for v in value)
     if origin is dict or hint is dict:
-        if not isinstance(value, dict):
-            return False
         args = typing.get_args(hint)
-        return len(args) != 2 or all(conforms(k, args[0]) and conforms(v, args[1]) for k, v in value.items())
-    return True
+        if len(args) != 2:
+            return lambda value: isinstance(value, dict)
+        key, val = _checker(args[0]), _checker(args[1])
+        return lambda value: isinstance(value, dict) and all(key(k) and val(v) for k, v in value.items())
+    return _anything
 
 
 def _wrong_field(cls: type[Event], data: dict[str, Any]) -> str | None:
     hints = _field_types(cls)
     for name, value in data.items():
         hint = hints.get(name)
-        if hint is not None and not conforms(value, hint):
+        if hint is not None and not _checker(hint)(value):
             return name
     return None
 

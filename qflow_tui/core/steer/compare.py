@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..events import (
@@ -19,6 +20,9 @@ from ..events import (
     Steered,
     StepFinished,
 )
+from ..safe_text import one_line
+from ..session.family import Lineage, lineage
+from ..session.listing import forked_at_of_header
 from ..summary import tally_events
 
 
@@ -130,6 +134,36 @@ def visible_checks(events: list[Event], progression: int | None, accepted_at: st
     return rounds[mine[-1]] if mine else []
 
 
+def _parent_of(path: Path) -> str | None:
+    """The parent a session's header names (raises SessionError, a ValueError,
+    for a file that is not a session)."""
+    from ..session import read_header
+    from ..session.listing import parent_of_header
+
+    return parent_of_header(read_header(path))
+
+
+def relation(a: Path, b: Path, line_a: Lineage, line_b: Lineage) -> str:
+    """How two sessions are related through their forks, in words: ``B is a
+    fork of A``, ``A descends from B (3 forks)``, ``both descend from R``, or ""."""
+    same = {_key(p): i for i, p in enumerate(line_a.ancestors)}
+    if _key(a) in {_key(p) for p in line_b.ancestors}:
+        n = [_key(p) for p in line_b.ancestors].index(_key(a)) + 1
+        return "B is a fork of A" if n == 1 else f"B descends from A ({n} forks)"
+    if _key(b) in same:
+        n = same[_key(b)] + 1
+        return "A is a fork of B" if n == 1 else f"A descends from B ({n} forks)"
+    common = next((p for p in line_b.ancestors if _key(p) in same), None)
+    return f"both descend from {one_line(common.name, 120)}" if common is not None else ""
+
+
+def _key(path: Path) -> str:
+    try:
+        return str(path.resolve())
+    except (OSError, RuntimeError):
+        return str(path)
+
+
 def compare_sessions(a: Any, b: Any) -> dict[str, Any]:
     """The comparison of two read sessions (:class:`SessionData`), as one JSON-ready object."""
     trails = trail(a.events), trail(b.events)
@@ -155,13 +189,21 @@ def compare_sessions(a: Any, b: Any) -> dict[str, Any]:
             "b": trails[1][at].to_dict() if at < len(trails[1]) else None,
         }
 
-    def side(data: Any, marks: list[Mark], summary: dict[str, Any]) -> dict[str, Any]:
+    lines = lineage(Path(a.path), _parent_of), lineage(Path(b.path), _parent_of)
+
+    def side(data: Any, marks: list[Mark], summary: dict[str, Any], line: Lineage) -> dict[str, Any]:
         return {
             "session": str(data.path),
             "workflow": data.header.get("workflow", ""),
             "model": data.header.get("model", ""),
             "parent": data.header.get("parent"),
-            "forked_at": data.header.get("forked_at"),
+            "forked_at": forked_at_of_header(data.header),
+            "lineage": {
+                "ancestors": [str(p) for p in line.ancestors],
+                "loop": [str(p) for p in line.loop],
+                "missing": str(line.missing) if line.missing is not None else None,
+                "words": line.words(),
+            },
             "outcome": summary["outcome"],
             "accepted_at": summary["accepted_at"],
             "progression": summary["progression"],
@@ -174,8 +216,9 @@ def compare_sessions(a: Any, b: Any) -> dict[str, Any]:
         }
 
     return {
-        "a": side(a, trails[0], summaries[0]),
-        "b": side(b, trails[1], summaries[1]),
+        "a": side(a, trails[0], summaries[0], lines[0]),
+        "b": side(b, trails[1], summaries[1], lines[1]),
+        "relation": relation(Path(a.path), Path(b.path), *lines),
         "same_until": at if at is not None else len(trails[0]),
         "divergence": divergence,
         "same_program": programs[0] == programs[1],

@@ -7,89 +7,205 @@ it (:attr:`WorkflowSpec.run`)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
-import os
 import pkgutil
 import re
-import sys
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
-from ..config import ConfigError
+from .. import plugins, typecheck
+from ..config import FIELDS, ConfigError, RunConfig
+from ..plugins import EntryPoint, PluginRefused, Refusal
+from ..safe_text import one_line
 from .base import Agent, Edit, PlannedStep, Steerable, WorkflowResult, WorkflowSpec
 from .settings import Setting
 
 GROUP = "qflow.workflows"
 
+#: What a workflow's name may be: it is typed after ``--workflow`` and names a
+#: ``[workflow.<name>]`` table.
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}\Z")
+#: What a setting's key or an agent's role may be: a key becomes a flag and a
+#: config-file key; a role is a word of events, ``--break agent:ROLE`` and a
+#: prompts folder.
+WORD = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
+RUNNER = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\Z")
+#: Option names of the commands that take the workflows' flags (solve, fork,
+#: replay --rerun, bench, the app) that are not settings: a plugin's setting
+#: may not take one (tests/workflows/test_plugin_safety.py keeps this in step
+#: with the commands).
+RESERVED = frozenset(
+    [
+        "accept",
+        "add_test",
+        "all",
+        "at",
+        "benchmark",
+        "break",
+        "code",
+        "convention",
+        "dataset",
+        "delete_test",
+        "dir",
+        "drop_test",
+        "entry_point",
+        "estimate",
+        "estimate_from",
+        "extract",
+        "format",
+        "help",
+        "ids",
+        "intervals",
+        "json",
+        "keep_test",
+        "limit",
+        "max_connections",
+        "max_cost",
+        "offset",
+        "out",
+        "outcome",
+        "output",
+        "pairs",
+        "paper",
+        "paper_model",
+        "path",
+        "play",
+        "price_in",
+        "price_out",
+        "probes",
+        "problem",
+        "program_file",
+        "progression",
+        "recursive",
+        "reject",
+        "replay",
+        "rerun",
+        "resume",
+        "samples",
+        "session_dir",
+        "setup",
+        "since",
+        "sort",
+        "statement_file",
+        "step",
+        "tests",
+        "tests_file",
+        "timeout",
+        "tui",
+        "until",
+        "version",
+        "yes",
+    ]
+)
+#: Names the checker resolves in a spec's annotations that its module imports
+#: only for type checkers.
+_NAMES: dict[str, Any] = {"RunConfig": RunConfig}
+
 
 def entry_points(group: str) -> list[tuple[str, str]]:
     """``(name, "module:attribute")`` of every entry in ``group`` of the
-    distributions installed on ``sys.path``, the first of each distribution
-    name winning, as :func:`importlib.metadata.entry_points` finds them.
-    Read here from the ``*.dist-info/entry_points.txt`` files directly: importing
-    ``importlib.metadata`` alone costs the launch about 35 ms, this about 2."""
-    seen: set[str] = set()
-    found: list[tuple[str, str]] = []
-    header = f"[{group}]"
-    for folder in sys.path:
-        try:
-            names = os.listdir(folder or ".")
-        except OSError:
-            continue
-        for name in names:
-            if not name.endswith((".dist-info", ".egg-info")):
-                continue
-            distribution = re.sub(r"[-_.]+", "_", name.rsplit(".", 1)[0].split("-", 1)[0]).lower()
-            if distribution in seen:
-                continue
-            seen.add(distribution)
-            try:
-                with open(os.path.join(folder or ".", name, "entry_points.txt"), encoding="utf-8") as file:
-                    text = file.read()
-            except OSError:
-                continue
-            if header not in text:
-                continue
-            for line in text.split(header, 1)[1].split("\n[", 1)[0].splitlines():
-                key, sep, value = line.partition("=")
-                if sep and key.strip() and not key.lstrip().startswith(("#", ";")):
-                    found.append((key.strip(), value.strip()))
+    distributions installed on ``sys.path`` (see :func:`qflow_tui.core.plugins.entry_points`)."""
+    return [(e.name, e.value) for e in plugins.entry_points(group)]
+
+
+def _builtin_entries() -> list[EntryPoint]:
+    """The built-in packages where they lie, for a checkout run without being
+    installed (no dist-info, so no entry points)."""
+    found = []
+    for module in pkgutil.iter_modules(__path__, f"{__name__}."):
+        if module.ispkg and isinstance(getattr(importlib.import_module(module.name), "SPEC", None), WorkflowSpec):
+            found.append(EntryPoint(GROUP, module.name.rsplit(".", 1)[1], f"{module.name}:SPEC"))
     return found
 
 
-def _load(value: str) -> object:
-    module, _, attribute = value.partition(":")
-    target: object = importlib.import_module(module.strip())
-    for part in attribute.strip().split(".") if attribute.strip() else []:
-        target = getattr(target, part)
-    return target
+def _spec_error(name: str) -> Any:
+    def error(problem: str) -> ConfigError:
+        return ConfigError(f"workflow {one_line(name, 64)}: {problem}")
+
+    return error
 
 
-def _discover() -> dict[str, WorkflowSpec]:
-    found: dict[str, WorkflowSpec] = {}
-    problems: list[str] = []
-    for name, value in entry_points(GROUP):
-        try:
-            spec = _load(value)
-        except Exception as exc:  # a broken plugin must not take the app down with it
-            problems.append(f"{name} ({value}): {type(exc).__name__}: {exc}")
-            continue
-        if not isinstance(spec, WorkflowSpec):
-            problems.append(f"{name} ({value}) is a {type(spec).__name__}, not a WorkflowSpec")
-            continue
-        found.setdefault(spec.name, spec)
-    if not any(spec.runner.startswith(f"{__name__}.") for spec in found.values()):
-        # Run from a checkout that was never installed (no dist-info, so no entry
-        # points): the built-in packages are found where they lie.
-        for module in pkgutil.iter_modules(__path__, f"{__name__}."):
-            spec = getattr(importlib.import_module(module.name), "SPEC", None) if module.ispkg else None
-            if isinstance(spec, WorkflowSpec):
-                found.setdefault(spec.name, spec)
-    _PROBLEMS[:] = problems
-    # The built-ins first, in the order their papers are presented, then plugins by name.
-    return dict(sorted(found.items(), key=lambda item: (item[1].rank, item[0])))
+class _SpecCheck:
+    """The check of each entry's object: a :class:`WorkflowSpec`; a plugin's is
+    checked field by field, made terminal-safe and its functions guarded."""
+
+    def __init__(self) -> None:
+        self.builtins: list[WorkflowSpec] = []
+
+    def __call__(self, obj: object, entry: EntryPoint) -> WorkflowSpec:
+        if not isinstance(obj, WorkflowSpec):
+            raise PluginRefused(f"it is a {type(obj).__name__}, not a WorkflowSpec")
+        if entry.builtin:
+            self.builtins.append(obj)
+            return obj
+        return checked_spec(obj, self.builtins)
 
 
-_PROBLEMS: list[str] = []
+def checked_spec(spec: WorkflowSpec, builtins: Sequence[WorkflowSpec] = ()) -> WorkflowSpec:
+    """A plugin's spec, checked (raises :class:`PluginRefused` with one line
+    naming the field that is wrong), with every string in it made terminal-safe
+    and its functions guarded (each answer checked and cleaned)."""
+    problem = typecheck.fields_problem(spec, _NAMES)
+    if problem:
+        raise PluginRefused(f"its spec's {problem}")
+    if not NAME.match(spec.name):
+        raise PluginRefused(
+            f"its name {one_line(repr(spec.name), 60)} is not a word (a letter, then letters, digits, - or _)"
+        )
+    if not RUNNER.match(spec.runner):
+        raise PluginRefused(f"its runner {one_line(repr(spec.runner), 80)} is not module:function")
+    roles = [a.role for a in spec.agents]
+    for role in roles:
+        if not WORD.match(role):
+            raise PluginRefused(f"its agent role {one_line(repr(role), 60)} is not a word (a-z, 0-9, _)")
+    if len(set(roles)) != len(roles):
+        raise PluginRefused("two of its agents have the same role")
+    shared = {s.key: s for b in builtins for s in b.settings}
+    keys = [s.key for s in spec.settings]
+    if len(set(keys)) != len(keys):
+        raise PluginRefused("two of its settings have the same key")
+    for setting in spec.settings:
+        _check_setting(setting, shared)
+    safe = typecheck.safe_strings(spec)
+    return plugins.guard_functions(safe, _spec_error(spec.name), _NAMES)
+
+
+def _check_setting(setting: Setting[Any], shared: Mapping[str, Setting[Any]]) -> None:
+    key = setting.key
+    said = one_line(repr(key), 60)
+    if not WORD.match(key):
+        raise PluginRefused(f"its setting {said} is not a word (a-z, 0-9, _): it becomes a flag and a config key")
+    if key in RESERVED or (key in FIELDS and key not in shared):
+        raise PluginRefused(
+            f"its setting {said} would take the flag --{key.replace('_', '-')}, which qflow uses for its own "
+            "(choose another key)"
+        )
+    if type(setting.default) not in (bool, int, float, str):
+        raise PluginRefused(
+            f"its setting {said} has a default of {type(setting.default).__name__}: give a bool, int, float or str"
+        )
+    if setting.choices and not (isinstance(setting.default, str) and setting.default in setting.choices):
+        raise PluginRefused(f"its setting {said} has choices but its default is not one of them")
+    if setting.minimum is not None and setting.maximum is not None and setting.minimum > setting.maximum:
+        raise PluginRefused(f"its setting {said} has a minimum above its maximum")
+    other = shared.get(key)
+    if other is not None and other.type is not setting.type:
+        raise PluginRefused(
+            f"its setting {said} is a {setting.type.__name__}, but the built-in setting of that key is a "
+            f"{other.type.__name__}"
+        )
+
+
+def _probe(spec: WorkflowSpec) -> None:
+    """Call the plugin's functions once with its default settings (on a thread
+    of its own, bounded): one that fails or answers wrongly is refused now,
+    not in the middle of a command."""
+    try:
+        plugins.probe_functions(spec, {RunConfig: RunConfig(workflow=spec.name)})
+    except ConfigError as exc:
+        raise PluginRefused(str(exc).removeprefix(f"workflow {spec.name}: ")) from None
 
 
 class _Registry(Mapping[str, WorkflowSpec]):
@@ -98,12 +214,69 @@ class _Registry(Mapping[str, WorkflowSpec]):
 
     def __init__(self) -> None:
         self._specs: dict[str, WorkflowSpec] | None = None
+        self._loading: dict[str, WorkflowSpec] = {}
+        self._lock = threading.RLock()
+        self.entries: dict[str, EntryPoint] = {}
+        """The entry point each workflow came from, by name."""
+        self.refused: list[Refusal] = []
+        """The workflows that were not loaded, and why."""
+        self.said: list[str] = []
+        """What plugins printed while they loaded (cleaned, one line each)."""
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the entry points were read (asking for a workflow reads them)."""
+        return self._specs is not None
 
     @property
     def specs(self) -> dict[str, WorkflowSpec]:
-        if self._specs is None:
-            self._specs = _discover()
-        return self._specs
+        specs = self._specs
+        if specs is not None:
+            return specs
+        if plugins.loading_thread():
+            # A plugin that asks for the workflows while it loads gets the built-ins:
+            # waiting for the load it is part of would hang it.
+            return self._loading
+        with self._lock:
+            if self._specs is None:
+                self._load()
+            assert self._specs is not None
+            return self._specs
+
+    def _load(self) -> None:
+        check = _SpecCheck()
+
+        def builtins_loaded(found: dict[str, WorkflowSpec]) -> None:
+            self._loading = found
+
+        loaded = plugins.load_group(
+            GROUP,
+            check,
+            lambda spec: spec.name,
+            fallback=_builtin_entries,
+            kind="workflow",
+            builtins_loaded=builtins_loaded,
+        )
+        refused = list(loaded.refused)
+        # Published before the plugins' functions are tried: they read the
+        # registry (a setting's default) and must find their own workflow there.
+        specs = dict(loaded.found)
+        self._specs = specs
+        builtin = {id(s) for s in check.builtins}
+        limit = plugins.timeout()
+        for name, spec in list(specs.items()):
+            if id(spec) in builtin:
+                continue
+            try:
+                plugins.bounded(functools.partial(_probe, spec), limit, name)
+            except PluginRefused as exc:
+                del specs[name]
+                refused.append(Refusal(loaded.entries[name], str(exc)))
+        # The built-ins first, in the order their papers are presented, then plugins by name.
+        self._specs = dict(sorted(specs.items(), key=lambda item: (item[1].rank, item[0])))
+        self.refused = refused
+        self.entries = dict(loaded.entries)
+        self.said = list(loaded.said)
 
     def __getitem__(self, name: str) -> WorkflowSpec:
         return self.specs[name]
@@ -116,7 +289,8 @@ class _Registry(Mapping[str, WorkflowSpec]):
 
     def reload(self) -> None:
         """Read the entry points again (after a package was installed)."""
-        self._specs = None
+        with self._lock:
+            self._specs = None
 
 
 #: Every workflow installed, by name.
@@ -124,17 +298,25 @@ WORKFLOWS = _Registry()
 
 
 def broken_plugins() -> list[str]:
-    """Workflows whose entry point did not load, one line each (``qflow workflows`` says so)."""
+    """Workflows whose entry point was not loaded, one terminal-safe line each
+    (``name (module:attribute): why``); ``qflow workflows``, ``qflow doctor``,
+    every command's stderr and the compose screen say them."""
     WORKFLOWS.specs  # noqa: B018 - reads the entry points
-    return list(_PROBLEMS)
+    return [r.line() for r in WORKFLOWS.refused]
 
 
 def get_workflow(name: str) -> WorkflowSpec:
     """The workflow called ``name``; :class:`ConfigError` (one line) when none is."""
     spec = WORKFLOWS.get(name)
     if spec is None:
+        refused = next((r for r in WORKFLOWS.refused if r.entry.name == name), None)
+        if refused is not None:
+            raise ConfigError(
+                f"the workflow {refused.entry.where()} was not loaded: {one_line(refused.reason, typecheck.TEXT_LIMIT)}"
+            )
         raise ConfigError(
-            f"unknown workflow {name!r}: choose one of {', '.join(WORKFLOWS)} (`qflow workflows` lists them)"
+            f"unknown workflow {one_line(repr(name), 80)}: choose one of {', '.join(WORKFLOWS)} "
+            "(`qflow workflows` lists them)"
         )
     return spec
 

@@ -9,7 +9,6 @@ folder read back from disk (a finished or an interrupted one)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +23,10 @@ from textual.worker import Worker, WorkerState
 
 from ...core.bench.report import last_programs_k, pass_at_last
 from ...core.bench.runner import RESULTS, BenchError, BenchRunner, ProblemUpdate, run_key
+from ...core.bench.stats import wilson
 from ...core.safe_text import clean, one_line
 from ..access import qflow_app
-from ..widgets.bench_chart import PassByStepChart
+from ..widgets.bench_chart import PassByStepChart, bar
 from ..widgets.bench_table import BenchRow, BenchTable
 from ..widgets.footer import AppFooter
 from ..widgets.search_line import SearchLine, search_key
@@ -58,6 +58,15 @@ class BenchScreen(AppScreen[None]):
         search_key("Show only the problems whose id, status or reason hold the words typed"),
         Binding("r", "reload", "Reload", tooltip="Read the bench folder again (a bench another qflow is running)"),
         Binding(
+            "c",
+            "compare",
+            "Compare",
+            tooltip="Compare with another bench folder on the same problems: the paired difference and McNemar's p",
+        ),
+        Binding(
+            "s", "start_all", "Run all", tooltip="After an estimate: run the whole bench (the estimate's runs are kept)"
+        ),
+        Binding(
             "escape",
             "back",
             "Back",
@@ -81,8 +90,16 @@ class BenchScreen(AppScreen[None]):
     class Updated(Message):
         """The bench reported progress (the updates wait in the screen's queue)."""
 
-    def __init__(self, runner: BenchRunner | None = None, folder: str | Path | None = None) -> None:
+    def __init__(
+        self, runner: BenchRunner | None = None, folder: str | Path | None = None, *, estimate: int | None = None
+    ) -> None:
         super().__init__()
+        self.estimate = estimate
+        """Run only the first ``estimate`` problems and estimate the whole bench from them
+        (or from the folder's finished runs), instead of running it all."""
+        self.estimated: Any = None
+        """The estimate, once made (a :class:`~qflow_tui.core.bench.estimate.Estimate`)."""
+        self._cost_cache: tuple[int, str] = (-1, "")
         if runner is None and folder is None:
             raise ValueError("BenchScreen needs a runner or a folder")
         self.runner = runner
@@ -174,6 +191,11 @@ class BenchScreen(AppScreen[None]):
     @work(exclusive=True, group="bench", exit_on_error=False, name="bench")
     async def run_bench(self) -> None:
         assert self.runner is not None
+        if self.estimate is not None:
+            from ...core.bench.estimate import estimate_bench
+
+            self.estimated = await estimate_bench(self.runner, self.estimate)
+            return
         await self.runner.run()
 
     @on(Updated)
@@ -224,7 +246,15 @@ class BenchScreen(AppScreen[None]):
         if event.state == WorkerState.CANCELLED or not self.is_attached:
             return  # the app is closing: the folder is consistent, a rerun resumes it
         self._apply_updates()  # whatever the runner said last
-        if event.state == WorkerState.SUCCESS:
+        for row in self.rows.values():  # what the bench did not start (an estimate, the cost cap)
+            if row.state == "queued":
+                row.state = "not run"
+        self.query_one(BenchTable).show(list(self.rows.values()))
+        if event.state == WorkerState.SUCCESS and self.estimated is not None:
+            self.finished = True
+            self.outcome = self.estimated.text().replace("\n", " ")
+            self.notify(clean(self.estimated.text()), title="Estimate (s runs the whole bench)", markup=False)
+        elif event.state == WorkerState.SUCCESS:
             self.finished = True
             self.outcome = self._write_report()
             if runner is not None and runner.stopped:
@@ -276,6 +306,8 @@ class BenchScreen(AppScreen[None]):
 
         def row(key: str, rec: dict[str, Any] | None) -> BenchRow:
             nonlocal unreadable
+            if rec is None and key in data.unreadable:  # its line was not read: said, not "not run"
+                return BenchRow(key, state="unreadable")
             if rec is None:
                 return BenchRow(key, state="not run")
             if not _readable(rec):
@@ -293,6 +325,15 @@ class BenchScreen(AppScreen[None]):
         if unreadable:
             self.notify(
                 clean(f"{unreadable} lines of {self.folder / RESULTS} are not what qflow writes; shown as unreadable."),
+                severity="warning",
+                markup=False,
+            )
+        if data.skipped:
+            self.notify(
+                clean(
+                    "\n".join(data.skipped[:3]) + (f"\n… {len(data.skipped) - 3} more" if len(data.skipped) > 3 else "")
+                ),
+                title="Lines not read",
                 severity="warning",
                 markup=False,
             )
@@ -330,7 +371,14 @@ class BenchScreen(AppScreen[None]):
         k = last_programs_k(spec) if spec else 0
         if k and done:
             _n, _base, last = pass_at_last(done, k)
-            parts.insert(2, f"pass@{k} (last {k} programs) {100.0 * last / len(done):.1f}% ({last}/{len(done)})")
+            parts.insert(
+                2,
+                f"pass@{k} (last {k} programs) {100.0 * last / len(done):.1f}% ({last}/{len(done)}), "
+                f"95% CI {_interval(last, len(done))}",
+            )
+        samples = self._samples(done)
+        if samples:
+            parts.insert(2, samples)
         if running:
             parts.append(f"{running} running")
         if unfinished:
@@ -346,6 +394,9 @@ class BenchScreen(AppScreen[None]):
         elif done:
             parts.append(f"{sum(float(r.get('duration', 0) or 0) for r in done):.1f}s of runs")
         summary = one_line(what) + "\n" + one_line("  ".join(parts))
+        money = self._money(done)
+        if money:
+            summary += "\n" + one_line(money)
         if self.outcome:
             summary += "\n" + one_line(self.outcome)
         advice = _advice(rows, self.running)
@@ -358,6 +409,64 @@ class BenchScreen(AppScreen[None]):
         self._show_where()
         # The highlighted problem may have changed under the cursor (a run ended).
         self._show_detail()
+
+    def _samples(self, done: list[dict[str, Any]]) -> str:
+        """With several samples a problem: the spread of pass@1 across them and
+        the largest pass@k with its interval, as the report gives them."""
+        if int(self.spec.get("samples", 1) or 1) < 2 or not done:
+            return ""
+        from ...core.bench.report import pass_at_k
+        from ...core.bench.stats import interval_text, mean_interval, spread
+
+        by_sample: dict[int, list[bool]] = {}
+        per: dict[str, list[bool]] = {}
+        for r in done:
+            by_sample.setdefault(int(r.get("sample", 0) or 0), []).append(bool(r.get("passed")))
+            per.setdefault(str(r.get("id")), []).append(bool(r.get("passed")))
+        out = []
+        sp = spread(by_sample)
+        if sp is not None and sp.std is not None:
+            out.append(f"pass@1 std {100 * sp.std:.1f} pts over {len(sp.rates)} samples")
+        least = min(len(v) for v in per.values())
+        k = max((k for k in (2, 5, 10, 20, 50, 100) if k <= least), default=0)
+        if k:
+            values = [pass_at_k(len(v), sum(v), k) for v in per.values()]
+            iv = mean_interval(values)
+            out.append(f"pass@{k} {100 * sum(values) / len(values):.1f}% {interval_text(iv)}")
+        return "  ".join(out)
+
+    def _money(self, done: list[dict[str, Any]]) -> str:
+        """The spend: against the cap, as a bar, while a capped bench runs or
+        after; else what the finished runs cost, per solved problem with its
+        interval ("" for a model that costs nothing or has no price)."""
+        from ...core.bench.report import bench_price, records_cost
+
+        runner = self.runner
+        if runner is not None and runner.max_cost is not None:
+            spent, cap = runner.spent(), runner.max_cost
+            fraction = spent / cap if cap else 1.0
+            width = max(8, min(30, (self.size.width or 80) - 60))
+            shown = f"{cap:.2f}" if cap >= 1 else f"{cap:.4f}"
+            return f"spent ${spent:.4f} of the ${shown} cap {_bar(fraction, width)} {100 * fraction:.0f}%"
+        price = bench_price(self.spec) if self.spec else None
+        cost = records_cost(done, price)
+        if cost is None:
+            return ""
+        # The interval is a bootstrap: computed again only when a run has finished.
+        if self._cost_cache[0] != len(done):
+            from ...core.bench.stats import dollars, interval_text, ratio_interval
+
+            solved = [1.0 if r.get("passed") else 0.0 for r in done]
+            spent_each = [records_cost([r], price) or 0.0 for r in done]
+            wins = sum(solved)
+            per = (
+                f"${cost / wins:.4f} per solved problem, 95% CI "
+                f"{interval_text(ratio_interval(spent_each, solved), dollars)}"
+                if wins
+                else "no problem solved"
+            )
+            self._cost_cache = (len(done), per)
+        return f"cost ${cost:.4f} ({self._cost_cache[1]})"
 
     def _show_where(self) -> None:
         """The folder, and the hint whole: a folder too long for the line is cut
@@ -378,7 +487,38 @@ class BenchScreen(AppScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reload":
             return not self.running
+        if action == "start_all":
+            return self.estimated is not None and not self.running
         return True
+
+    def action_start_all(self) -> None:
+        """After an estimate, run the whole bench on this screen."""
+        if self.estimated is None or self.running or self.runner is None:
+            return
+        self.estimate = None
+        self.estimated = None
+        self.finished = False
+        self.outcome = ""
+        self._ended = None
+        for row in self.rows.values():
+            if row.state == "not run":
+                row.state = "queued"
+        self.query_one(BenchTable).show(list(self.rows.values()))
+        self.runner.sinks.append(self._heard)
+        self.running = True
+        self._started = self._now()
+        self._clock = self.set_interval(1.0, self._tick)
+        self._describe()
+        self.refresh_bindings()
+        self.run_bench()
+
+    def action_compare(self) -> None:
+        from .bench_compare import BenchCompareDialog
+
+        if self.running:
+            self.notify("Compare once the bench has finished (its figures still move).", markup=False)
+            return
+        self.app.push_screen(BenchCompareDialog(self.folder))
 
     @on(DataTable.RowHighlighted, "#bench-table")
     def _show_detail(self) -> None:
@@ -467,15 +607,17 @@ _DETAIL_LINES = 4
 
 
 def _interval(passed: int, n: int) -> str:
-    """pass@1's 95% Wilson score interval, in percent: honest at small n and at
-    0 or n passes, where the normal approximation is not."""
-    if n <= 0:
+    """pass@1's 95% Wilson score interval, in percent (:func:`~qflow_tui.core.bench.stats.wilson`)."""
+    iv = wilson(passed, n)
+    if iv is None:
         return "n/a"
-    z = 1.959964
-    p = passed / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return f"{100 * max(0.0, centre - half):.0f}-{100 * min(1.0, centre + half):.0f}%"
+    return f"{100 * iv.low:.0f}-{100 * iv.high:.0f}%"
+
+
+def _bar(fraction: float, width: int) -> str:
+    """The spend against the cap: filled to ``fraction``, the rest shaded."""
+    filled = bar(min(1.0, max(0.0, fraction)), width)
+    return filled.rstrip() + "░" * (width - len(filled.rstrip()))
 
 
 def _advice(rows: list[BenchRow], running: bool) -> str:

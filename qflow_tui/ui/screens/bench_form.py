@@ -24,8 +24,11 @@ from ...core.workflows.values import validate
 from ..access import mark_invalid, qflow_app
 from .base import AppModal
 
+#: The line under the form while nothing is wrong.
+_HINT = "Enter starts · Estimate prices it all first · Escape cancels"
+
 #: Each convention in the few words its choice has room for (the bench's report says it whole).
-_CONVENTION_WORDS = {"completion": "prompt + program", "solution": "program alone"}
+_CONVENTION_WORDS = {"completion": "+ prompt", "solution": "alone"}
 
 
 class BenchFormError(Exception):
@@ -63,8 +66,13 @@ class BenchForm(AppModal[BenchRunner | None]):
         """The compose form's settings: the bench runs the workflow under them."""
         self._out_default = ""
         """The folder field's value while the user has not typed their own."""
+        self.max_cost: float | None = None
+        """The form's Max cost, as last read (``--max-cost``)."""
         self.preparing: Worker[BenchRunner] | None = None
         """The worker loading the bench the form asked for, once Start was pressed."""
+        self.estimate: int | None = None
+        """Set when Estimate was pressed: the bench screen estimates the whole bench
+        from this many first problems (or the folder's finished runs) and runs no more."""
 
     def compose(self) -> ComposeResult:
         from ...core.workflows import WORKFLOWS
@@ -96,12 +104,16 @@ class BenchForm(AppModal[BenchRunner | None]):
             yield Label("Model", classes="field-label")
             yield Input(self.config.model, id="bench-model", compact=True, placeholder="provider/model")
             with Horizontal(classes="bench-form-row"):
-                with Vertical():
+                with Vertical(classes="-narrow"):
                     yield Label("Problems at once", classes="field-label")
                     yield Input("4", id="bench-concurrency", compact=True)
+                with Vertical(classes="-narrow"):
+                    # qflow bench --max-cost: no new problem starts once this much is spent.
+                    yield Label("Max cost (USD)", classes="field-label")
+                    yield Input("", id="bench-max-cost", compact=True, placeholder="no cap")
                 with Vertical():
                     # qflow bench --convention: how a HumanEval program is judged.
-                    yield Label("Convention (HumanEval)", classes="field-label")
+                    yield Label("HumanEval judged as", classes="field-label")
                     yield Select(
                         [(f"{c} ({_CONVENTION_WORDS.get(c, c)})", c) for c in CONVENTIONS],
                         value=DEFAULT_CONVENTION,
@@ -113,8 +125,9 @@ class BenchForm(AppModal[BenchRunner | None]):
             yield Input(id="bench-out", compact=True)
             with Horizontal(classes="bench-form-row"):
                 yield Button("Start ▶", id="bench-start", variant="primary", compact=True)
+                yield Button("Estimate", id="bench-estimate", compact=True)
                 yield Button("Cancel", id="bench-cancel", compact=True)
-            yield Static("Enter starts, Escape cancels", id="bench-error", classes="dialog-hint", markup=False)
+            yield Static(_HINT, id="bench-error", classes="dialog-hint", markup=False)
 
     def on_mount(self) -> None:
         self._default_out()
@@ -159,6 +172,18 @@ class BenchForm(AppModal[BenchRunner | None]):
             raise BenchFormError(
                 "Model: give one, e.g. anthropic/claude-sonnet-5-5 or script/responder.py", "bench-model"
             )
+        raw_cap = self.query_one("#bench-max-cost", Input).value.strip().lstrip("$")
+        max_cost: float | None = None
+        if raw_cap:
+            try:
+                max_cost = float(raw_cap)
+            except ValueError:
+                raise BenchFormError(
+                    f"Max cost: US dollars, e.g. 5 or 0.50, not {raw_cap!r} (empty: no cap)", "bench-max-cost"
+                ) from None
+            if not max_cost > 0:
+                raise BenchFormError("Max cost: above 0 US dollars (empty: no cap)", "bench-max-cost")
+        self.max_cost = max_cost
         out_text = self.query_one("#bench-out", Input).value.strip()
         if not out_text:
             raise BenchFormError("Folder: give one (a new or an earlier bench's folder)", "bench-out")
@@ -181,22 +206,29 @@ class BenchForm(AppModal[BenchRunner | None]):
 
     def show_error(self, message: str, field: str | None = None) -> None:
         hint = self.query_one("#bench-error", Static)
-        hint.update(clean(message) if message else "Enter starts, Escape cancels")
+        hint.update(clean(message) if message else _HINT)
         hint.set_class(bool(message), "-error")
         mark_invalid(self, field)
 
-    def action_start(self) -> None:
+    def action_start(self, estimate: int | None = None) -> None:
         try:
             spec, out = self.read_form()
         except BenchFormError as exc:
             self.show_error(f"✗ {exc}", exc.field)
             return
+        self.estimate = estimate
         self.show_error("")
         self.query_one("#bench-error", Static).update("Loading the problems…")
-        self.preparing = self.prepare_bench(spec, out, qflow_app(self).client)
+        self.preparing = self.prepare_bench(spec, out, qflow_app(self).client, self.max_cost)
+
+    def action_estimate(self) -> None:
+        """Estimate the whole bench before it spends (``qflow bench --estimate``)."""
+        from ...core.bench.estimate import DEFAULT_SAMPLE
+
+        self.action_start(estimate=DEFAULT_SAMPLE)
 
     @work(thread=True, exclusive=True, group="bench-form", exit_on_error=False, name="prepare bench")
-    def prepare_bench(self, spec: BenchSpec, out: Path, client: Any) -> BenchRunner:
+    def prepare_bench(self, spec: BenchSpec, out: Path, client: Any, max_cost: float | None = None) -> BenchRunner:
         # A thread: loading a dataset and building the model's client take time.
         from ...core.runner import build_client
 
@@ -206,13 +238,13 @@ class BenchForm(AppModal[BenchRunner | None]):
                 client = build_client(spec.config)
             except LLMError as exc:
                 raise BenchFormError(f"Model: {exc}", "bench-model") from None
-        runner = BenchRunner(spec, out, client=client, close_client=close)
+        runner = BenchRunner(spec, out, client=client, close_client=close, max_cost=max_cost)
         try:
             runner.prepare()
         except BenchError as exc:
             if close:
                 _close_quietly(client)
-            field = None if str(out) in str(exc) else "bench-problems"
+            field = None if str(out) in str(exc) else "bench-max-cost" if "--max-cost" in str(exc) else "bench-problems"
             raise BenchFormError(str(exc), field) from None
         return runner
 
@@ -236,6 +268,10 @@ class BenchForm(AppModal[BenchRunner | None]):
     @on(Button.Pressed, "#bench-start")
     def _start_pressed(self) -> None:
         self.action_start()
+
+    @on(Button.Pressed, "#bench-estimate")
+    def _estimate_pressed(self) -> None:
+        self.action_estimate()
 
     @on(Button.Pressed, "#bench-cancel")
     def _cancel_pressed(self) -> None:

@@ -182,6 +182,8 @@ class ComposeScreen(AppScreen[None]):
         super().__init__()
         self.ready = False
         """Set once the form is mounted: keys pressed while the app starts are ignored."""
+        self._sandbox_notices: list[str] = []
+        """The red lines of the sandbox level a run will use (found on a thread)."""
 
     def compose(self) -> ComposeResult:
         app = qflow_app(self)
@@ -246,6 +248,7 @@ class ComposeScreen(AppScreen[None]):
                     app.entry_point or "", placeholder="detected from the tests", id="entry-point", compact=True
                 )
                 yield Button("Run ▶", id="run", variant="primary", compact=True)
+        yield Static("", id="compose-notices", markup=False)
         yield Static("", id="compose-error", markup=False)
         yield AppFooter()
 
@@ -267,6 +270,53 @@ class ComposeScreen(AppScreen[None]):
         if cfg.base_url:
             base_url = cfg.base_url
             self.run_worker(lambda: self._ask_server(base_url), thread=True, group="models", exit_on_error=False)
+        self._show_notices()
+        if qflow_app(self).sandbox is None:  # the level a run will use, found on a thread (it starts a child)
+            self.app.call_after_refresh(
+                self.run_worker, self._ask_sandbox, thread=True, group="sandbox level", exit_on_error=False
+            )
+
+    def _ask_sandbox(self) -> None:
+        """On a thread: the red line when a run would use a weak sandbox level."""
+        from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
+
+        try:
+            iso = detect_isolation()
+        except (SandboxUnavailable, ValueError) as exc:
+            lines = [f"✗ the sandbox cannot run programs: {exc}"]
+        else:
+            warning = weak_warning(iso)
+            lines = [f"✗ {warning}"] if warning else []
+            if weak_refusal(iso):
+                lines.append(
+                    f"✗ as root a run refuses this level: set {WEAK_AS_ROOT_ENV}=1 to accept the risk (`qflow doctor`)"
+                )
+        self.app.call_from_thread(self._show_notices, lines)
+
+    def _show_notices(self, sandbox: list[str] | None = None) -> None:
+        """The workflow plugins that were not loaded (each with why, at most
+        three; ``qflow doctor`` lists all) and the sandbox's red lines."""
+        from rich.text import Text
+
+        from ...core.workflows import broken_plugins
+
+        if not self.is_attached:
+            return
+        if sandbox is not None:
+            self._sandbox_notices = sandbox
+        # The sandbox's lines first (a run's safety), then the plugins: at most
+        # four lines in all, each cut to the width (the tooltip has them whole).
+        refused = broken_plugins()
+        room = 4 - len(self._sandbox_notices)
+        plugins = [f"✗ workflow plugin not loaded: {line}" for line in refused]
+        if len(plugins) > room:
+            plugins = plugins[: max(0, room - 1)]
+            plugins.append(f"✗ {len(refused) - len(plugins)} more workflow plugins not loaded: `qflow doctor` says why")
+        lines = [*self._sandbox_notices, *plugins]
+        notice = self.query_one("#compose-notices", Static)
+        notice.update(Text(clean("\n".join(lines))))
+        notice.set_class(bool(lines), "-visible")
+        notice.tooltip = clean("\n".join([*self._sandbox_notices, *(f"✗ {r}" for r in refused)])) or None
 
     def _ask_server(self, base_url: str) -> None:
         """On a thread: the local server's models join the Model field's
@@ -427,11 +477,13 @@ class ComposeScreen(AppScreen[None]):
         except ConfigError:
             config = qflow_app(self).config  # a bad setting here is the run's problem, not the bench's
 
+        form = BenchForm(config)
+
         def chosen(runner: Any) -> None:
             if runner is not None:
-                self.app.push_screen(BenchScreen(runner))
+                self.app.push_screen(BenchScreen(runner, estimate=form.estimate))
 
-        self.app.push_screen(BenchForm(config), chosen)
+        self.app.push_screen(form, chosen)
 
     @on(Select.Changed, "#workflow")
     def _workflow_chosen(self, event: Select.Changed) -> None:

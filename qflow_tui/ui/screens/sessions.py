@@ -47,6 +47,8 @@ def _human_time(created: str) -> str:
     return human_time(created)
 
 
+#: Levels of forks shown by indentation; a deeper fork says its depth.
+MAX_INDENT = 6
 #: Sessions read from the index per page; the next page loads when the cursor
 #: comes near the end of what is shown.
 PAGE_SIZE = 100
@@ -123,6 +125,9 @@ class SessionsScreen(AppScreen[None]):
         self.in_folder: str | None = None
         """The sub-folder opened from a group row; None at the top."""
         self.loaded = False
+        self.loops: dict[Path, int] = {}
+        """Sessions at which a loop of fork parents was broken, with the loop's length."""
+        self._loops_said: set[frozenset[str]] = set()
         self._loading_more = False
         self._keep: Path | None = None
         self.marked: list[Path] = []
@@ -300,43 +305,44 @@ class SessionsScreen(AppScreen[None]):
     def _as_tree(self, sessions: list[SessionInfo]) -> list[SessionInfo]:
         """The sessions in listing order with each fork moved under its parent
         (depth first); a fork whose parent is not shown (deleted, filtered out,
-        on a later page) stays at the top, marked in its row."""
-        by_path = {str(s.path): s for s in sessions}
-        children: dict[str, list[SessionInfo]] = {}
-        roots: list[SessionInfo] = []
-        for s in sessions:
-            if s.parent and s.parent in by_path and s.parent != str(s.path):
-                children.setdefault(s.parent, []).append(s)
-            else:
-                roots.append(s)
-        out: list[SessionInfo] = []
-        self.depth = {}
+        on a later page) stays at the top, marked in its row. A loop of fork
+        parents (only hostile files make one) is broken at its first session
+        listed, which is marked, and said once in a notice."""
+        from ...core.session.family import fork_tree, loop_words
 
-        def walk(s: SessionInfo, depth: int) -> None:
-            if s.path in self.depth:  # a loop of parents in hostile files
-                return
-            self.depth[s.path] = depth
-            out.append(s)
-            for child in children.get(str(s.path), []):
-                walk(child, depth + 1)
-
-        for s in roots:
-            walk(s, 0)
-        for s in sessions:  # only forks in a loop of parents are left
-            if s.path not in self.depth:
-                walk(s, 0)
-        return out
+        tree = fork_tree(sessions, lambda s: str(s.path), lambda s: s.parent)
+        self.depth = {Path(k): d for k, d in tree.depth.items()}
+        self.loops = {Path(k): len(loop) for k, loop in tree.broken.items()}
+        for loop in tree.loops:
+            said = frozenset(str(s.path) for s in loop)
+            if said not in self._loops_said:
+                self._loops_said.add(said)
+                self.notify(
+                    clean(
+                        f"The fork parents of these sessions form a loop: {loop_words(loop, lambda s: s.path.name)}. "
+                        f"Shown from {loop[0].path.name}."
+                    ),
+                    title="A loop of forks",
+                    severity="warning",
+                    markup=False,
+                )
+        return tree.order
 
     def _fork_note(self, s: SessionInfo) -> tuple[str, str]:
         """A fork's row: the tree mark before its title and, in place of its model
         (the recording of its parent), the step it branched at; a fork whose
-        parent is not shown says why."""
+        parent is not shown says why. Deep chains are indented at most
+        :data:`MAX_INDENT` levels, then say their depth."""
         if not s.parent:
             return "", ""
         at = f"fork @{one_line(s.forked_at)}" if s.forked_at else "fork"
         depth = self.depth.get(s.path, 0)
+        if depth > MAX_INDENT:
+            return "  " * (MAX_INDENT - 1) + f"└{depth} ", at
         if depth > 0:
             return "  " * (depth - 1) + "└ ", at
+        if s.path in self.loops:
+            return "↻ ", f"{at} · parents loop ({self.loops[s.path]})"
         gone = not Path(s.parent).exists()
         return "↳ ", f"{at} · {'parent deleted' if gone else 'parent not shown'}"
 

@@ -1,0 +1,216 @@
+"""A bench folder's files read back: ``results.jsonl`` (one line per finished
+run, written by :mod:`qflow_tui.core.bench.runner`) and ``bench.json`` (its
+spec), each checked against the shapes below before any reader sees it.
+
+A line of the wrong shape (``"sample": "1x"``, ``"id": 7``, a step that is not
+a row) is skipped and named, with its line number and the field that is wrong,
+and the rest is read: ``qflow bench report``, ``export``, ``compare``,
+``table``, ``open`` and the bench screen read what is here and say what they
+skipped. A line cut short by a kill is skipped as before (the runner appends
+after it). A field the runner writes is declared here too
+(``tests/bench/test_crafted_results.py`` fails when one is not), so a reader
+can rely on every declared field's type.
+"""
+
+# No ``from __future__ import annotations`` here: Python 3.11 sees ``Required``
+# in a TypedDict only when its annotations are evaluated.
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Required, TypedDict
+
+from ..jsonbound import depth_problem
+from ..safe_text import one_line
+from ..typecheck import keys_problem
+
+RESULTS = "results.jsonl"
+SPEC = "bench.json"
+#: The largest results file read (a line per run: a million runs fit).
+MAX_RESULTS_BYTES = 2 * 1024**3
+#: The deepest a line may nest (rows in lists in a line: 4).
+MAX_DEPTH = 32
+#: Skipped lines named one by one; past this many, a count.
+NAMED = 20
+
+
+class StepRow(TypedDict):
+    """The run's output after one step, judged on the hidden tests."""
+
+    step: str
+    passed: bool
+    accepted: bool
+
+
+class ProgramRow(TypedDict, total=False):
+    step: str | None
+    progression: int | None
+    agent: str | None
+    passed: bool
+    status: str
+    detail: str
+    base: bool | None
+
+
+class CheckRow(TypedDict, total=False):
+    step: Required[str]
+    progression: int | None
+    accepted: Required[bool]
+    passed: Required[bool]
+
+
+class DebugRow(TypedDict, total=False):
+    step: Required[str]
+    progression: int | None
+    before: Required[bool]
+    after: Required[bool]
+
+
+class TestRow(TypedDict, total=False):
+    test: str
+    kept: Required[bool | None]
+    correct: Required[bool]
+    triggered: bool
+
+
+class VerdictRow(TypedDict, total=False):
+    passed: bool
+    status: str
+    detail: str
+    duration: float
+    base: bool | None
+    plus: bool | None
+
+
+class ResultLine(TypedDict, total=False):
+    """One line of ``results.jsonl``: a run of one problem (one sample)."""
+
+    id: Required[str]
+    sample: int
+    session: str
+    status: str
+    """``done``, ``error`` or ``provider_error``."""
+    error: str
+    outcome: str | None
+    accepted_at: str | None
+    program: str
+    passed: bool
+    verdict: VerdictRow
+    first_passed: bool
+    steps: list[StepRow]
+    programs: list[ProgramRow]
+    checks: list[CheckRow]
+    debug: list[DebugRow]
+    tests: list[TestRow]
+    tokens: dict[str, dict[str, float]]
+    tokens_total: int
+    llm_calls: int
+    duration: float
+    eval_duration: float
+
+
+class BenchSpecFile(TypedDict, total=False):
+    """``bench.json``: what was asked for (see :class:`BenchSpec.to_dict`)."""
+
+    dataset: str
+    model: str
+    workflow: str
+    settings: dict[str, Any]
+    samples: int
+    convention: str
+    problems: list[str]
+    app_version: str
+    created: str
+    price_in: float | None
+    price_out: float | None
+
+
+def line_problem(record: Any) -> str | None:
+    """Why one parsed line is not a run's line (one line naming the field), or None."""
+    problem = keys_problem(record, ResultLine)
+    if problem:
+        return problem
+    if not record["id"].strip():
+        return "id is empty"
+    sample = record.get("sample", 0)
+    if sample < 0:
+        return f"sample is {sample}, below 0"
+    return None
+
+
+@dataclass
+class ResultsRead:
+    """What a results file held: the lines of the right shape, in order, and
+    the others, named."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """``line N: why``, one per skipped line (cut short, not JSON, wrong shape)."""
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """The runs (``id`` or ``id#sample``) whose line was skipped though it named
+    them, with why: a screen can show the run as unreadable, not as not run."""
+
+    def said(self, path: Path | str) -> list[str]:
+        """One line per skipped line, at most :data:`NAMED`, then a count; terminal-safe."""
+        shown = [f"{one_line(str(path), 200)} {one_line(s, 300)}: skipped" for s in self.skipped[:NAMED]]
+        if len(self.skipped) > NAMED:
+            shown.append(f"{one_line(str(path), 200)}: {len(self.skipped) - NAMED} more lines skipped")
+        return shown
+
+
+def read_lines(folder: Path | str) -> ResultsRead:
+    """Every line of the folder's ``results.jsonl`` checked: the good ones kept,
+    each other one named (``line 3: sample is '1x' (a str), not a whole number``)."""
+    path = Path(folder) / RESULTS
+    read = ResultsRead()
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_RESULTS_BYTES + 1)
+    except FileNotFoundError:
+        return read
+    except OSError as exc:
+        read.skipped.append(f"could not be read ({one_line(exc.strerror or str(exc))})")
+        return read
+    if len(data) > MAX_RESULTS_BYTES:
+        read.skipped.append(f"is larger than {MAX_RESULTS_BYTES >> 30} GB: only that much was read")
+        data = data[:MAX_RESULTS_BYTES]
+    text = data.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    last = len(lines)
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        problem = depth_problem(line.encode("utf-8", "surrogatepass"), MAX_DEPTH)
+        if problem is None:
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                problem = "is cut short (a run ended mid-write)" if number == last else "is not JSON"
+            else:
+                problem = line_problem(record)
+        if problem is None:
+            read.records.append(record)
+        else:
+            read.skipped.append(f"line {number}: {problem}")
+            parsed = _or_none(line, problem)
+            named = parsed.get("id") if isinstance(parsed, dict) else None
+            sample = parsed.get("sample", 0) if isinstance(parsed, dict) else 0
+            if isinstance(named, str) and named.strip() and isinstance(sample, int) and not isinstance(sample, bool):
+                read.unreadable[named if sample == 0 else f"{named}#{sample}"] = problem
+    return read
+
+
+def _or_none(line: str, problem: str) -> Any:
+    """The parsed line when it parsed (its shape was the problem), else None."""
+    if problem.startswith(("its JSON nests", "is cut short", "is not JSON")):
+        return None
+    return json.loads(line)
+
+
+def spec_problem(data: Any) -> str | None:
+    """Why a parsed ``bench.json`` is not a bench's spec (one line naming the field), or None."""
+    problem = keys_problem(data, BenchSpecFile)
+    if problem:
+        return problem
+    if data.get("samples", 1) < 1:
+        return f"samples is {data['samples']}, below 1"
+    return None

@@ -1,0 +1,274 @@
+"""Checking a value that came from outside (a plugin's object, a line of a
+file qflow reads back) against the type its reader declares, and making the
+text in it terminal-safe: the first field that is wrong is said in one line
+naming it (``rank is 'high' (a str), not a whole number``;
+``steps[0].passed is 'yes' (a str), not true or false``), never a traceback
+later where the value is used.
+
+Types are written as Python annotations: plain classes, ``X | None``,
+``Literal``, ``tuple[X, ...]``, ``list``, ``dict``, ``frozenset``, callables,
+dataclasses and TypedDicts (each field checked in turn; a TypedDict's required
+keys must be there, its other keys may be missing, and keys it does not name
+are left as they are)."""
+
+from __future__ import annotations
+
+import builtins
+import collections.abc
+import copy
+import dataclasses
+import sys
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar, Union
+
+from .safe_text import one_line
+
+T = TypeVar("T")
+#: The longest text kept from one thing a plugin says (a summary, a reason).
+TEXT_LIMIT = 500
+
+
+_WORDS: dict[type, str] = {
+    str: "text",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    tuple: "a tuple",
+    list: "a list",
+    dict: "a dict",
+    frozenset: "a frozenset",
+    set: "a set",
+    type(None): "None",
+}
+
+
+def _described(value: object) -> str:
+    shown = one_line(repr(value), 60) if isinstance(value, (str, int, float, bool, type(None))) else ""
+    kind = type(value).__name__
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    return f"{shown} ({article} {kind})" if shown else f"{article} {kind}"
+
+
+def _wanted(annotation: Any) -> str:
+    """What ``annotation`` asks for, in words a user reads: ``a whole number``,
+    ``a list``, ``text or None`` (a container's items are checked, and named,
+    one by one)."""
+    origin = typing.get_origin(annotation)
+    if annotation in _WORDS:
+        return _WORDS[annotation]
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(annotation))
+    if origin in (Union, types.UnionType):
+        return " or ".join(_wanted(a) for a in typing.get_args(annotation))
+    if origin is not None and origin in _WORDS:
+        return _WORDS[origin]
+    if is_callable_type(annotation):
+        return "a function"
+    if typing.is_typeddict(annotation):
+        return "a dict"
+    if isinstance(annotation, type):
+        article = "an" if annotation.__name__[:1].lower() in "aeiou" else "a"
+        return f"{article} {annotation.__name__}"
+    return str(annotation)
+
+
+class _Names(dict[str, Any]):
+    """Names for resolving a class's annotations: ``names``, its module's, then
+    the builtins, and ``Any`` for a name only a type checker sees."""
+
+    def __init__(self, module: str, names: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.module = vars(sys.modules[module]) if module in sys.modules else {}
+        self.names = names
+
+    def __missing__(self, key: str) -> Any:
+        if key in self.names:
+            return self.names[key]
+        if key in self.module:
+            return self.module[key]
+        return getattr(builtins, key, Any)
+
+
+_HINTS: dict[tuple[type, tuple[str, ...]], dict[str, Any]] = {}
+
+
+def field_types(cls: type, names: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The resolved annotations of a dataclass's fields: ``names`` first (for
+    names its module imports only under ``TYPE_CHECKING``), any other name a
+    type checker alone sees resolves to ``Any``."""
+    names = names or {}
+    key = (cls, tuple(sorted(names)))
+    hints = _HINTS.get(key)
+    if hints is None:
+        hints = {}
+        for f in dataclasses.fields(cls):
+            annotation = f.type
+            if isinstance(annotation, str):
+                try:
+                    annotation = eval(annotation, {}, _Names(cls.__module__, names))
+                except Exception:
+                    annotation = Any
+            hints[f.name] = annotation
+        _HINTS[key] = hints
+    return hints
+
+
+def is_callable_type(annotation: Any) -> bool:
+    return typing.get_origin(annotation) is collections.abc.Callable or annotation is collections.abc.Callable
+
+
+def type_problem(
+    value: Any, annotation: Any, where: str, names: Mapping[str, Any] | None = None, depth: int = 0
+) -> str | None:
+    """Why ``value`` is not of the type ``annotation`` says (one line naming
+    ``where``, the field's path), or None. Knows plain classes, ``X | None``,
+    ``Literal``, ``tuple[X, ...]``, ``list``, ``dict``, ``frozenset``, callables
+    and dataclasses (each of whose fields is checked in turn, their annotations
+    resolved with ``names``)."""
+    if depth > 20 or annotation is Any or annotation is object or isinstance(annotation, TypeVar):
+        return None
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    wrong = f"{where} is {_described(value)}, not {_wanted(annotation)}"
+    if origin is Literal:
+        return None if any(value == a and type(value) is type(a) for a in args) else wrong
+    if origin in (Union, types.UnionType):
+        if any(type_problem(value, a, where, names, depth + 1) is None for a in args):
+            return None
+        return wrong
+    if annotation is type(None) or annotation is None:
+        return None if value is None else wrong
+    if annotation is float:
+        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else wrong
+    if annotation is int:
+        return None if isinstance(value, int) and not isinstance(value, bool) else wrong
+    if is_callable_type(annotation):
+        return None if callable(value) else wrong
+    if origin in (tuple, list, frozenset, set):
+        if not isinstance(value, origin):
+            return wrong
+        items = list(value)
+        if origin is tuple and args and (len(args) != 2 or args[1] is not Ellipsis):
+            if len(items) != len(args):
+                return wrong
+            kinds = list(args)
+        else:
+            kinds = [args[0] if args else Any] * len(items)
+        for i, (item, kind) in enumerate(zip(items, kinds, strict=True)):
+            problem = type_problem(item, kind, f"{where}[{i}]", names, depth + 1)
+            if problem:
+                return problem
+        return None
+    if origin is dict:
+        if not isinstance(value, dict):
+            return wrong
+        key_type, value_type = args if len(args) == 2 else (Any, Any)
+        for k, v in value.items():
+            problem = type_problem(k, key_type, f"{where} key", names, depth + 1) or type_problem(
+                v, value_type, f"{where}[{one_line(repr(k), 40)}]", names, depth + 1
+            )
+            if problem:
+                return problem
+        return None
+    if origin is not None and isinstance(origin, type):
+        return None if isinstance(value, origin) else wrong
+    if typing.is_typeddict(annotation):
+        return keys_problem(value, annotation, where, names, depth + 1)
+    if isinstance(annotation, type):
+        if not isinstance(value, annotation):
+            return wrong
+        if dataclasses.is_dataclass(annotation):
+            return fields_problem(value, names, where, depth + 1)
+        return None
+    return None  # an annotation this checker does not know: not checked
+
+
+def keys_problem(
+    value: Any, shape: Any, where: str = "", names: Mapping[str, Any] | None = None, depth: int = 0
+) -> str | None:
+    """Why the dict ``value`` does not have the shape of the TypedDict
+    ``shape`` (a required key missing, or a key's value of the wrong type), or
+    None. Keys the shape does not name are not checked."""
+    if not isinstance(value, dict):
+        return f"{where or 'it'} is {_described(value)}, not a dict"
+    hints = typing.get_type_hints(shape)
+    prefix = f"{where}." if where else ""
+    for key in sorted(shape.__required_keys__):
+        if key not in value:
+            return f"{prefix}{key} is missing"
+    for key, annotation in hints.items():
+        if key in value:
+            problem = type_problem(value[key], _unrequired(annotation), f"{prefix}{key}", names, depth)
+            if problem:
+                return problem
+    return None
+
+
+def _unrequired(annotation: Any) -> Any:
+    """``Required[X]`` / ``NotRequired[X]`` -> ``X``."""
+    if typing.get_origin(annotation) in (typing.Required, typing.NotRequired):
+        return typing.get_args(annotation)[0]
+    return annotation
+
+
+def fields_problem(obj: Any, names: Mapping[str, Any] | None = None, where: str = "", depth: int = 0) -> str | None:
+    """The first field of the dataclass instance ``obj`` whose value is not of
+    its declared type, in words (see :func:`type_problem`), or None."""
+    hints = field_types(type(obj), names)
+    for f in dataclasses.fields(obj):
+        name = f"{where}.{f.name}" if where else f.name
+        problem = type_problem(getattr(obj, f.name), hints[f.name], name, names, depth)
+        if problem:
+            return problem
+    return None
+
+
+def safe_strings(value: T, limit: int = TEXT_LIMIT, depth: int = 0) -> T:
+    """``value`` with every string in it (through dataclasses, tuples, lists,
+    frozensets and dicts) made terminal-safe on one line
+    (:func:`~qflow_tui.core.safe_text.one_line`, cut at ``limit``). What has
+    nothing to clean comes back as it is (the same object); a changed
+    dataclass is copied field by field (frozen ones too, without running their
+    checks again)."""
+    if isinstance(value, str):
+        cleaned = one_line(value, limit)
+        return value if cleaned == value else cleaned  # type: ignore[return-value]
+    if depth > 20:
+        return value
+    if isinstance(value, (tuple, list, frozenset)) and not hasattr(value, "_fields"):
+        items = [safe_strings(v, limit, depth + 1) for v in value]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return type(value)(items)
+    if isinstance(value, dict):
+        pairs = [(safe_strings(k, limit, depth + 1), safe_strings(v, limit, depth + 1)) for k, v in value.items()]
+        if all(a is k and b is v for (a, b), (k, v) in zip(pairs, value.items(), strict=True)):
+            return value
+        return dict(pairs)  # type: ignore[return-value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changed = {}
+        for f in dataclasses.fields(value):
+            old = getattr(value, f.name)
+            new = safe_strings(old, limit, depth + 1)
+            if new is not old:
+                changed[f.name] = new
+        if not changed:
+            return value
+        out = copy.copy(value)
+        for name, new in changed.items():
+            object.__setattr__(out, name, new)
+        return out
+    return value
+
+
+__all__ = [
+    "TEXT_LIMIT",
+    "field_types",
+    "fields_problem",
+    "is_callable_type",
+    "keys_problem",
+    "safe_strings",
+    "type_problem",
+]

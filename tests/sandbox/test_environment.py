@@ -1,0 +1,99 @@
+"""The judged program's environment is the reference harnesses': numpy
+(which EvalPlus requires) importable at every isolation level, read-only,
+one thread, its scalars judged by value; and ``qflow doctor`` saying which
+interpreter and packages a judged program sees."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from sbhelpers import LEVELS, make
+
+from qflow_tui.cli import main
+from qflow_tui.core.sandbox import Sandbox
+from qflow_tui.core.sandbox.isolation import JUDGED_PACKAGES, PACKAGES_HINT
+
+
+@pytest.fixture(params=LEVELS)
+def sb(request):
+    # numpy's import is a tenth of a second at rest: more than the other
+    # sandbox tests' half second on a busy machine.
+    return make(request.param, timeout=10.0)
+
+
+def needs_numpy(sb: Sandbox) -> None:
+    if "numpy" not in dict(sb.details.package_versions):
+        pytest.skip(f"the sandbox's interpreter {sb.details.interpreter} has no numpy: {PACKAGES_HINT}")
+
+
+def run(sb: Sandbox, program: str, tests: list[str]):
+    return asyncio.run(sb.run_tests(program, tests, entry_point="f"))
+
+
+def test_numpy_is_there_at_every_level_and_its_scalars_are_judged_by_value(sb):
+    needs_numpy(sb)
+    program = (
+        "import numpy as np\n"
+        "def f(x):\n"
+        "    return np.float64(x) / 2\n"
+        "def g(x):\n"
+        "    return [np.int64(x), np.bool_(x > 1), np.str_('a')]\n"
+        "def h(x):\n"
+        "    return float(np.mean(np.arange(x)))\n"
+    )
+    report = run(sb, program, ["assert f(3) == 1.5", "assert g(2) == [2, True, 'a']", "assert h(5) == 2.0"])
+    assert [r.status for r in report.results] == ["pass"] * 3, report.to_dict()
+    # An array is no plain value (the references compare it element-wise,
+    # which an assert cannot take): it fails, as there.
+    report = run(sb, "import numpy as np\ndef f(x):\n    return np.array([x, x])\n", ["assert f(1) == [1, 1]"])
+    assert report.results[0].status == "fail" and "numpy.ndarray" in (report.results[0].error or "")
+
+
+def test_numpy_runs_on_one_thread(sb):
+    # BLAS would start a thread per core: they would count against the
+    # program's process limit, and its own time is its one thread's.
+    needs_numpy(sb)
+    program = (
+        "import numpy as np\n"
+        "np.dot(np.ones((64, 64)), np.ones((64, 64)))\n"
+        "def f():\n"
+        "    with open('/proc/self/status') as fh:\n"
+        "        return [l.split()[1] for l in fh if l.startswith('Threads:')][0]\n"
+    )
+    report = run(sb, program, ["assert f() == '1'"])
+    assert report.results[0].status == "pass", report.to_dict()
+
+
+def test_the_packages_are_read_only(sb):
+    needs_numpy(sb)
+    if sb.details.layers.isdisjoint({"bwrap", "uid", "landlock"}):
+        pytest.skip("at this level the program runs as you, so nothing you may write is read-only to it")
+    program = (
+        "import os, numpy\n"
+        "def f():\n"
+        "    target = os.path.join(os.path.dirname(numpy.__file__), 'qflow-was-here')\n"
+        "    try:\n"
+        "        open(target, 'w').close()\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+        "    os.unlink(target)\n"
+        "    return 'written'\n"
+    )
+    report = run(sb, program, ["assert f() in ('PermissionError', 'OSError')"])
+    assert report.results[0].status == "pass", report.to_dict()
+
+
+def test_doctor_says_which_interpreter_and_packages_a_judged_program_sees(capsys):
+    assert main(["doctor", "--no-probes", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    judged = data["judged_programs"]
+    assert judged["interpreter"].startswith("/") and "the standard library" in judged["summary"]
+    for name in JUDGED_PACKAGES:
+        if name in judged["packages"]:
+            assert f"{name} {judged['packages'][name]}" in judged["summary"] and "read-only" in judged["summary"]
+        else:
+            assert f"no {name}" in judged["summary"] and "python3-numpy" in judged["summary"]
+    assert main(["doctor", "--no-probes"]) == 0
+    assert f"judged programs run on {judged['interpreter']}" in capsys.readouterr().out
