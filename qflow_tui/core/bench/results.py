@@ -79,6 +79,8 @@ class VerdictRow(TypedDict, total=False):
     duration: float
     base: bool | None
     plus: bool | None
+    charged: float | None
+    limit: float | None
 
 
 class ResultLine(TypedDict, total=False):
