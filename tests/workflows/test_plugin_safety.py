@@ -73,7 +73,7 @@ CROWD = {
     "badagents": spec_source("badagents", agents="[('writer', 'Writer', 'WR')]"),
     "badsetting": spec_source("badsetting", settings="(Setting('show', 'doc', default=[1]),)"),
     "thief": spec_source("thief", settings="(Setting('json', 'print json', default=True),)"),
-    "runwide": spec_source("runwide", settings="(Setting('model', 'the model'),)"),
+    "runwide": spec_source("runwide", settings="(Setting('model', 'the model', default='x'),)"),
     "badplan": spec_source("badplan", plan="lambda config: [1, 2]"),
     "planfails": spec_source("planfails", plan="lambda config: 1 / 0"),
     "loud": (
@@ -155,7 +155,7 @@ def test_every_bad_plugin_is_named_with_its_reason_and_the_rest_run(crowd):
     assert "RuntimeError: bad ]0;pwned" not in said["raises"] and "RuntimeError: bad" in said["raises"]
     assert "its spec's rank is 'high' (a str), not a whole number" in said["badrank"]
     assert "its spec's agents is" in said["badagents"]
-    assert "has a default of list" in said["badsetting"]
+    assert "its default must be a bool, int, float or str, not list" in said["badsetting"]
     assert "would take the flag --json" in said["thief"]
     assert "would take the flag --model" in said["runwide"]
     assert "what its plan returned[0] is 1 (an int), not a PlannedStep" in said["badplan"]
