@@ -27,7 +27,7 @@ from qflow_tui.commands.solve import load_problem
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.events import Event, Notice, TestsDesigned
 from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.runner import RunError, run_workflow
+from qflow_tui.core.workflow_run import RunError, run_workflow
 from qflow_tui.core.workflows.qualityflow import TEST_ROUNDS, TESTS_PER_ROUND
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from qflow_tui.commands.solve import load_problem
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.runner import RunError, run_workflow
+from qflow_tui.core.workflow_run import RunError, run_workflow
 from qflow_tui.core.workflows.qualityflow import CLARIFY, EPOCHS, PROMPTS, TEST_ROUNDS, TESTS_PER_ROUND
 
 

@@ -51,8 +51,8 @@ from qflow_tui.core.asserts import replace_call  # noqa: E402
 from qflow_tui.core.config import RunConfig  # noqa: E402
 from qflow_tui.core.llm.script import ScriptClient  # noqa: E402
 from qflow_tui.core.problem import make_problem  # noqa: E402
-from qflow_tui.core.runner import run_workflow  # noqa: E402
 from qflow_tui.core.sandbox.report import SandboxReport, TestOutcome  # noqa: E402
+from qflow_tui.core.workflow_run import run_workflow  # noqa: E402
 
 PROMPTS, EPOCHS, CLARIFY, ROUNDS = 6, 3, 3, 5
 VISIBLE = ["assert add_one(1) == 2", "assert add_one(5) == 6", "assert add_one(-3) == -2"]

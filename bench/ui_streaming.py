@@ -30,8 +30,8 @@ from qflow_tui.core.config import RunConfig  # noqa: E402
 from qflow_tui.core.events import TextDelta  # noqa: E402
 from qflow_tui.core.llm.script import ScriptClient, load_script_module  # noqa: E402
 from qflow_tui.core.problem import make_problem  # noqa: E402
-from qflow_tui.core.runner import run_workflow  # noqa: E402
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig  # noqa: E402
+from qflow_tui.core.workflow_run import run_workflow  # noqa: E402
 
 MBPP11 = load_script_module(ROOT / "tests" / "scripts" / "mbpp11.py")
 FILLER = "Let me think about this step by step, one character at a time. "

@@ -191,19 +191,19 @@ def spread_ids(argv: list[str]) -> list[str]:
 
 
 def default_out(dataset: str, workflow: str, model: str) -> Path:
-    from ..core.bench.runner import default_bench_folder
+    from ..core.bench.bench_runner import default_bench_folder
 
     return default_bench_folder(dataset, workflow, model)
 
 
 def _ids(raw: list[str] | None) -> list[str] | None:
-    from ..core.bench.runner import split_ids
+    from ..core.bench.bench_runner import split_ids
 
     return split_ids(raw)
 
 
 def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
-    from ..core.bench.runner import BenchError, BenchSpec
+    from ..core.bench.bench_runner import BenchError, BenchSpec
     from ..core.config import ConfigError
     from ..core.workflows.values import load_config
 
@@ -236,7 +236,7 @@ def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.bench.runner import BenchError, BenchRunner
+    from ..core.bench.bench_runner import BenchError, BenchRunner
 
     try:
         spec, out = build_spec(args)
@@ -254,8 +254,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
     """``--estimate``: the whole bench's tokens, cost and time, from finished runs."""
+    from ..core.bench.bench_runner import BenchError
     from ..core.bench.estimate import DEFAULT_SAMPLE, estimate_bench
-    from ..core.bench.runner import BenchError
 
     source = Path(args.estimate_from).expanduser() if args.estimate_from else None
     runner.prepare(write=source is None)  # an estimate from another bench leaves this folder as it is
@@ -275,8 +275,8 @@ def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
 
 
 def _run_headless(runner: Any) -> int:
+    from ..core.bench.bench_runner import BenchError
     from ..core.bench.report import load_bench, render_report
-    from ..core.bench.runner import BenchError
 
     runner.prepare()  # bad input is one line, before any progress display
     progress: Any = LiveBenchProgress() if sys.stderr.isatty() else PlainBenchProgress()
@@ -321,7 +321,7 @@ def _run_tui(runner: Any, estimate: int | None = None) -> int:
     if estimate is not None:
         print(f"bench folder: {runner.folder}", file=sys.stderr)
         return 0
-    from ..core.bench.runner import latest_results, read_results, run_key
+    from ..core.bench.bench_runner import latest_results, read_results, run_key
 
     latest = latest_results(read_results(runner.folder))
     left = sum(1 for pid, s in runner.keys if latest.get(run_key(pid, s), {}).get("status") != "done")
@@ -342,8 +342,8 @@ def say_skipped(data: Any) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from ..core.bench.bench_runner import BenchError
     from ..core.bench.report import compare_problem, load_bench
-    from ..core.bench.runner import BenchError
     from ..core.bench.tables import render_compare
 
     try:
@@ -361,8 +361,8 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_table(args: argparse.Namespace) -> int:
+    from ..core.bench.bench_runner import BenchError
     from ..core.bench.report import load_bench
-    from ..core.bench.runner import BenchError
     from ..core.bench.tables import TableError, render_table
 
     try:
@@ -406,10 +406,10 @@ def run_paper(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from ..core.bench.bench_runner import BenchError
     from ..core.bench.export import ExportError, export_convention, export_samples
     from ..core.bench.protocol import family, setting_words
     from ..core.bench.report import load_bench
-    from ..core.bench.runner import BenchError
 
     try:
         data = load_bench(Path(args.folder).expanduser())
@@ -448,8 +448,8 @@ def _dataset_size(dataset: str) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    from ..core.bench.bench_runner import BenchError
     from ..core.bench.report import load_bench, render_report
-    from ..core.bench.runner import BenchError
 
     try:
         data = load_bench(Path(args.folder).expanduser())
@@ -468,8 +468,8 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_open(args: argparse.Namespace) -> int:
+    from ..core.bench.bench_runner import BenchError
     from ..core.bench.report import load_bench
-    from ..core.bench.runner import BenchError
     from ..ui.app import create_app
 
     try:

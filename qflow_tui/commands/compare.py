@@ -23,7 +23,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.session import SessionError, read_session
-    from ..core.steer.compare import compare_sessions
+    from ..core.steer.side_by_side import compare_sessions
     from .sessions import resolve_session_arg
 
     try:

@@ -200,8 +200,8 @@ def warm_pool_report() -> tuple[dict[str, Any], str | None, bool]:
     read is a note (the defaults are shown), not a refusal. Also whether the
     config keeps ground truth (``truth_cache``)."""
     from ..core.config import ConfigError, RunConfig
-    from ..core.runner import build_sandbox
     from ..core.sandbox import SandboxUnavailable, pool
+    from ..core.workflow_run import build_sandbox
     from ..core.workflows.values import load_config
 
     note = None

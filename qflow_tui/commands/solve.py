@@ -189,7 +189,7 @@ def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path
     """Run a workflow without the app: live progress on a terminal, plain lines
     elsewhere, one JSON object with ``json_out``. Returns the exit code.
     ``run_kwargs`` go to :func:`run_workflow` (a fork's client, steering, header)."""
-    from ..core.runner import RunError, run_workflow
+    from ..core.workflow_run import RunError, run_workflow
 
     sinks: list[Any] = []
     progress = None
@@ -306,7 +306,7 @@ def describe(event: ev.Event, decided: tuple[str, ...] = ()) -> str | None:
                 f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
             )
         case ev.Steered():
-            from ..core.steer.steering import steered_words
+            from ..core.steering import steered_words
 
             return f"{prog}{event.step}: {event.what} steered by {event.who} ({steered_words(event)})"
         case ev.RunFailed(error=error):

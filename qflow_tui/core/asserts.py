@@ -302,10 +302,6 @@ def replace_call(src: str, value_src: str, entry_point: str | None = None) -> st
 # -- reading a completed question ------------------------------------------------
 
 
-def _same(a: ast.AST, b: ast.AST) -> bool:
-    return ast.dump(a) == ast.dump(b)
-
-
 def _fill(pattern: ast.AST, answer: ast.AST) -> ast.AST | bool | None:
     """Match ``answer`` against ``pattern`` (a question whose ``?`` is the name
     :data:`HOLE`): the sub-tree of ``answer`` standing in the hole, ``True``

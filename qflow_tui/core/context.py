@@ -29,7 +29,7 @@ from .events import (
     TextDelta,
 )
 from .gate import Gate, OpenGate, Stop
-from .llm import LLMClient, LLMError, LLMRequest, estimate_tokens
+from .llm import Completion, LLMClient, LLMError, LLMRequest, estimate_tokens
 from .llm.base import prompt_text_tokens
 from .llm.limiter import ConnectionLimiter, limiter_for
 from .llm.limits import CallLimits, complete_within_limits
@@ -310,7 +310,7 @@ class RunContext:
             self.limiter.succeeded()
             flush()
             inp, out = completion.input_tokens, completion.output_tokens
-            stop_reason = str(completion.extra.get("stop_reason") or "finished")
+            stop_reason = completion.stop_reason or "finished"
             self.count_stop(stop_reason)
             cache_read, cache_write = completion.cache_read_tokens, completion.cache_write_tokens
             count_call(
@@ -337,8 +337,8 @@ class RunContext:
                     cache_write_tokens=cache_write,
                     thinking_tokens=completion.thinking_tokens,
                     stop_reason=stop_reason,
-                    time_to_first_token=completion.extra.get("time_to_first_token"),
-                    detail=_cut_detail(completion.extra, request.max_tokens, completion.thinking_tokens),
+                    time_to_first_token=completion.time_to_first_token,
+                    detail=_cut_detail(completion, request.max_tokens),
                 )
             )
             return completion.text
@@ -374,9 +374,9 @@ class RunContext:
         return tokens_to_dict(self.tokens)
 
 
-def _cut_detail(extra: dict[str, Any], max_tokens: int, thinking: int | None = None) -> str:
+def _cut_detail(completion: Completion, max_tokens: int) -> str:
     """A cut answer's loss in words, for its event (empty when it finished)."""
-    reason = extra.get("stop_reason")
+    reason, thinking = completion.stop_reason, completion.thinking_tokens
     if reason == "max_tokens":
         if thinking:  # max_tokens bounds the thinking and the answer together
             return (
@@ -384,8 +384,8 @@ def _cut_detail(extra: dict[str, Any], max_tokens: int, thinking: int | None = N
                 "raise max_tokens or lower effort"
             )
         return f"cut at max tokens ({max_tokens})"
-    if reason == "repetition":
-        span, chars = int(extra.get("repeated_span") or 0), int(extra.get("repeated_chars") or 0)
+    if reason == "repetition" and completion.repetition is not None:
+        span, chars = completion.repetition.span, completion.repetition.chars
         times = chars // span if span else 0
         return f"stopped for repetition: a {span}-character span repeated {times} times (kept once)"
     return ""

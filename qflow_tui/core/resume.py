@@ -105,7 +105,7 @@ def reach_model(resumption: Resumption) -> LLMClient:
     as the runner would: a live model that cannot be reached from here (no API
     key, no such script file, the local extra missing, a bad base URL) is a
     :class:`ResumeError` naming it. The caller closes the client."""
-    from .runner import build_client
+    from .workflow_run import build_client
 
     try:
         client = build_client(resumption.config)

@@ -10,8 +10,7 @@ import gc
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,10 +23,30 @@ from textual.content import Content
 from textual.notifications import Notify
 from textual.screen import Screen
 
+from ..core.bench.bench_runner import BenchRunner
 from ..core.config import ConfigError, RunConfig, save_setting
+from ..core.gate import Breakpoint
+from ..core.llm import LLMClient
+from ..core.problem import Problem
 from ..core.safe_text import one_line
+from ..core.sandbox import Sandbox
+from ..core.steering import Steering
+from ..core.workflows.values import load_config
+from ..locations import demo_session
+from .access import Host, LoggedMessage
 from .first_minute import FirstMinute, first_minute
-from .messages import KeyDone
+from .messages import KeyDone, SaveRequested
+from .screens.bench import BenchScreen
+from .screens.compare_screen import CompareScreen
+from .screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS, ComposeScreen
+from .screens.confirm import Confirm
+from .screens.keys import KeysScreen, own_binding
+from .screens.message_log import MessagesScreen
+from .screens.path_prompt import PathPrompt, write_text_file
+from .screens.replay import ReplayScreen
+from .screens.run_screen import RunScreen
+from .screens.sessions import SessionsScreen
+from .screens.ways_in import FirstMinuteScreen
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
 
 
@@ -55,18 +74,18 @@ class QFlowApp(App[int]):
         self,
         config: RunConfig,
         *,
-        client: Any = None,
+        client: LLMClient | None = None,
         problem_text: str | None = None,
         tests_text: str | None = None,
         replay_path: str | Path | None = None,
         stepping: bool = False,
-        sandbox: Any = None,
+        sandbox: Sandbox | None = None,
         entry_point: str | None = None,
         clock: Callable[[], float] | None = None,
         remember_theme: bool = True,
         replay_options: dict[str, Any] | None = None,
-        bench_runner: Any = None,
-        breakpoints: list[Any] | None = None,
+        bench_runner: BenchRunner | None = None,
+        breakpoints: Sequence[Breakpoint] | None = None,
         bench_folder: str | Path | None = None,
         bench_estimate: int | None = None,
         compare_paths: tuple[str | Path, str | Path] | None = None,
@@ -82,22 +101,21 @@ class QFlowApp(App[int]):
         if self.first_minute is not None:
             config = config.replace(model=self.first_minute.model)
             if self.first_minute.offer_ways and not (problem_text or tests_text):
-                from .screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS  # what the script model answers
-
+                # What the script model answers.
                 problem_text, tests_text = EXAMPLE_STATEMENT, EXAMPLE_TESTS
-        self.config = config
+        self.config: RunConfig = config
         """Settings the compose form starts from; each run uses the form's copy."""
-        self.client = client
+        self.client: LLMClient | None = client
         """A model client to use instead of building one from the model name (tests, embedding)."""
-        self.sandbox = sandbox
+        self.sandbox: Sandbox | None = sandbox
         """A sandbox to use instead of the default one (tests)."""
-        self.problem_text = problem_text
-        self.tests_text = tests_text
-        self.entry_point = entry_point
+        self.problem_text: str | None = problem_text
+        self.tests_text: str | None = tests_text
+        self.entry_point: str | None = entry_point
         self.replay_path = replay_path
-        self.stepping = stepping
+        self.stepping: bool = stepping
         """Start runs in step mode (pause before every workflow step)."""
-        self.clock = clock or time.monotonic
+        self.clock: Callable[[], float] = clock or time.monotonic
         """Where live runs read elapsed time; tests pass a frozen clock."""
         self._started_at = self.clock()
         self.message_log: deque[LoggedMessage] = deque(maxlen=MESSAGE_LOG_SIZE)
@@ -107,7 +125,7 @@ class QFlowApp(App[int]):
         self.remember_theme = remember_theme
         self.replay_options: dict[str, Any] = replay_options or {}
         """How the first replay opens (``step``, ``play``); read once by the replay screen."""
-        self.breakpoints: list[Any] = list(breakpoints or [])
+        self.breakpoints: list[Breakpoint] = list(breakpoints or [])
         """Where runs stop (``agent:self_debugger``, ``decision:reject``; see core/gate.py)."""
         self.bench_runner = bench_runner
         """A bench (a ``BenchRunner``) to run on the bench screen at start-up (``qflow bench --tui``)."""
@@ -135,8 +153,6 @@ class QFlowApp(App[int]):
         return theme_variable_defaults()
 
     def get_default_screen(self) -> Screen[Any]:
-        from .screens.compose import ComposeScreen
-
         return ComposeScreen()
 
     def on_mount(self) -> None:
@@ -147,8 +163,6 @@ class QFlowApp(App[int]):
         if self.replay_path is not None:
             self.open_replay(self.replay_path)
         if self.bench_runner is not None or self.bench_folder is not None:
-            from .screens.bench import BenchScreen
-
             self.push_screen(BenchScreen(self.bench_runner, self.bench_folder, estimate=self.bench_estimate))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
@@ -167,19 +181,13 @@ class QFlowApp(App[int]):
                 markup=False,
             )
             return
-        from .screens.first_minute import FirstMinuteScreen
 
         def chosen(way: str | None) -> None:
             if way == "demo":
-                from ..locations import demo_session
-
                 self.replay_options = {"play": True, "intro": True}
                 self.open_replay(demo_session())
-            elif way == "run":
-                from .screens.compose import ComposeScreen
-
-                if isinstance(self.screen, ComposeScreen):
-                    self.screen.action_run()
+            elif way == "run" and isinstance(self.screen, ComposeScreen):
+                self.screen.action_run()
 
         self.push_screen(FirstMinuteScreen(missing.variable, missing.model), chosen)
 
@@ -307,33 +315,63 @@ class QFlowApp(App[int]):
 
     # -- navigation ----------------------------------------------------------------------
 
-    def open_replay(self, path: str | Path) -> None:
-        try:
-            from .screens.replay import ReplayScreen
-        except ImportError:
-            self.notify("Replay is not available in this build.", severity="error")
-            return
-        self.push_screen(ReplayScreen(path))
+    def open_run(
+        self,
+        problem: Problem,
+        config: RunConfig,
+        *,
+        client: LLMClient | None = None,
+        own_client: bool = False,
+        stepping: bool = False,
+        breakpoints: Sequence[Breakpoint] = (),
+        steering: Steering | None = None,
+        header: dict[str, Any] | None = None,
+    ) -> None:
+        self.push_screen(
+            RunScreen(
+                problem,
+                config,
+                client=client,
+                own_client=own_client,
+                stepping=stepping,
+                breakpoints=breakpoints,
+                sandbox=self.sandbox,
+                steering=steering,
+                header=header,
+            )
+        )
+
+    def open_replay(self, path: str | Path, *, step: int | None = None) -> None:
+        self.push_screen(ReplayScreen(path, step=step))
 
     def open_compare(self, a: str | Path, b: str | Path) -> None:
-        """Show two sessions side by side."""
-        from .screens.compare import CompareScreen
-
         self.push_screen(CompareScreen(a, b))
 
+    def open_compose(self) -> None:
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, ComposeScreen):
+            self.pop_screen()
+        if isinstance(self.screen, ComposeScreen):
+            self.screen.action_new_problem()
+
+    def open_bench(self, runner: BenchRunner | None = None, *, estimate: int | None = None) -> None:
+        self.push_screen(BenchScreen(runner, estimate=estimate))
+
     def action_sessions(self) -> None:
-        try:
-            from .screens.sessions import SessionsScreen
-        except ImportError:
-            self.notify("The sessions browser is not available in this build.", severity="warning")
-            return
         self.push_screen(SessionsScreen())
+
+    @on(SaveRequested)
+    def _save_requested(self, message: SaveRequested) -> None:
+        """A widget's text to a file the user names (widgets never open screens)."""
+
+        def saved(path: Path | None) -> None:
+            if path is not None:
+                self.notify(f"{message.saved} to {path}.", markup=False)
+
+        prompt = PathPrompt(message.title, message.name, write_text_file(message.text), name_in_folder=message.name)
+        self.push_screen(prompt, saved)
 
     async def action_quit(self) -> None:
         """Ctrl+Q: while a run is going, ask first (as q does on the run screen)."""
-        from .screens.confirm import Confirm
-        from .screens.run import RunScreen
-
         live = [s for s in self.screen_stack if isinstance(s, RunScreen) and s.running]
         if live and not isinstance(self.screen, Confirm):
             live[-1].action_quit_app()
@@ -370,14 +408,10 @@ class QFlowApp(App[int]):
         return [f"{title}: {message}" if title else message for title, message in said]
 
     def action_messages(self) -> None:
-        from .screens.messages import MessagesScreen
-
         if not isinstance(self.screen, MessagesScreen):
             self.push_screen(MessagesScreen())
 
     def action_keys(self) -> None:
-        from .screens.keys import KeysScreen
-
         if isinstance(self.screen, KeysScreen):
             return
         self.push_screen(KeysScreen(self.screen))
@@ -394,8 +428,6 @@ class QFlowApp(App[int]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The app's own actions only: Textual's internals (scroll, focus-next, page
         left) are not things a person looks for, and one theme entry is enough."""
-        from .screens.keys import own_binding
-
         yield SystemCommand("Quit", "Quit qflow (Ctrl+Q)", self.action_quit)
         yield SystemCommand("Sessions", "Browse saved sessions and replay one (F2)", self.action_sessions)
         yield SystemCommand("Theme", "Pick a theme from themes/ (F3 switches dark and light)", self.action_change_theme)
@@ -443,23 +475,10 @@ def toast_line(title: str, message: str, width: int) -> str:
     return one_line(line, room - len(CUT_HINT) + 1)[:-1].rstrip() + CUT_HINT
 
 
-@dataclass
-class LoggedMessage:
-    """One notification as the log keeps it."""
-
-    at: float
-    """Seconds since the app started."""
-    severity: str
-    title: str
-    message: str
-    repeats: int = 0
-    """How many times more it was said right after."""
-
-
 def create_app(
     config: RunConfig | None = None,
     *,
-    client: Any = None,
+    client: LLMClient | None = None,
     problem_text: str | None = None,
     tests_text: str | None = None,
     replay_path: str | Path | None = None,
@@ -467,7 +486,6 @@ def create_app(
     **kwargs: Any,
 ) -> QFlowApp:
     """Build the app for the CLI, the tests and the screenshot script."""
-    from ..core.workflows.values import load_config
 
     return QFlowApp(
         config if config is not None else load_config(),
@@ -478,3 +496,8 @@ def create_app(
         stepping=stepping,
         **kwargs,
     )
+
+
+def _is_a_host(app: QFlowApp) -> Host:
+    """The app gives its screens all that :class:`~.access.Host` promises (mypy checks this)."""
+    return app

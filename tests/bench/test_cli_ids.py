@@ -33,7 +33,7 @@ def parsed(argv: list[str]):
     ],
 )
 def test_ids_separated_by_spaces_or_commas(argv):
-    from qflow_tui.core.bench.runner import split_ids
+    from qflow_tui.core.bench.bench_runner import split_ids
 
     args = parsed(argv)
     assert args.bench_command is None

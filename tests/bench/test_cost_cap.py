@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 from qflow_tui.cli import main
+from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec, latest_results, read_results
 from qflow_tui.core.bench.estimate import estimate_from
-from qflow_tui.core.bench.runner import BenchRunner, BenchSpec, latest_results, read_results
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.llm.prices import Price
 
@@ -139,7 +139,7 @@ def test_the_estimate_arithmetic():
 
 
 def test_a_hand_edited_line_does_not_break_the_spend():
-    from qflow_tui.core.bench.runner import _line_cost
+    from qflow_tui.core.bench.bench_runner import _line_cost
 
     price = Price(1.0, 1.0, "")
     assert _line_cost({"tokens": {"a": {"input": "lots"}, "b": {"input": 1_000_000}}}, price) == 1.0

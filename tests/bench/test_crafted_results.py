@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from qflow_tui.core.bench.bench_runner import BenchError, BenchRunner, BenchSpec, read_results
 from qflow_tui.core.bench.report import load_bench, render_report
 from qflow_tui.core.bench.results import ResultLine, read_lines
-from qflow_tui.core.bench.runner import BenchError, BenchRunner, BenchSpec, read_results
 from qflow_tui.core.config import RunConfig
 from tests.helpers import qflow
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from qflow_tui.cli import main
+from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec
 from qflow_tui.core.bench.export import PROTOCOL_FIELDS, export_convention, export_samples, reference_id
 from qflow_tui.core.bench.report import load_bench
-from qflow_tui.core.bench.runner import BenchRunner, BenchSpec
 from qflow_tui.core.bench.tables import render_table
 from qflow_tui.core.config import RunConfig, make_config
 

@@ -13,7 +13,7 @@ import pytest
 
 from qflow_tui.cli import main
 from qflow_tui.core.bench import papers
-from qflow_tui.core.bench.runner import BENCH_DATASETS
+from qflow_tui.core.bench.bench_runner import BENCH_DATASETS
 from qflow_tui.core.workflows import WORKFLOWS
 from qflow_tui.locations import package_data_dir
 

@@ -447,7 +447,7 @@ def test_a_bench_records_its_convention_and_resumes_only_under_it(tmp_path):
     import json
     from pathlib import Path
 
-    from qflow_tui.core.bench.runner import SPEC, BenchError, BenchRunner, BenchSpec
+    from qflow_tui.core.bench.bench_runner import SPEC, BenchError, BenchRunner, BenchSpec
 
     canonical = Path(__file__).parents[2] / "bench" / "canonical_model.py"
     config = RunConfig(model=f"script/{canonical}", workflow="zeroshot")
@@ -525,8 +525,8 @@ def test_a_right_match_or_none_answer_passes_and_a_wrong_one_fails(pid):
 def test_the_report_says_every_setting_of_the_workflow():
     """Every setting the workflow declares is on the protocol line, resolved (an
     ablation as Table 12's diversified_prompting, set or not); another workflow's are not."""
+    from qflow_tui.core.bench.bench_runner import BenchSpec
     from qflow_tui.core.bench.report import _settings_line
-    from qflow_tui.core.bench.runner import BenchSpec
 
     config = RunConfig(model="script/x").replace(prompts=1).replace(diversified_prompting=False)
     spec = BenchSpec(dataset="mbpp", config=config).to_dict(["mbpp/11"])

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from qflow_tui.cli import main
+from qflow_tui.core.bench.bench_runner import RESULTS, BenchError, BenchRunner, BenchSpec, read_results
 from qflow_tui.core.bench.report import (
     last_programs_k,
     load_bench,
@@ -24,7 +25,6 @@ from qflow_tui.core.bench.report import (
     table_pass_by_step,
     table_tqc,
 )
-from qflow_tui.core.bench.runner import RESULTS, BenchError, BenchRunner, BenchSpec, read_results
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.session import read_session
 

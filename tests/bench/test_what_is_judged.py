@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from qflow_tui.cli import main
+from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec
 from qflow_tui.core.bench.datasets import load_bench_problem
 from qflow_tui.core.bench.report import load_bench
-from qflow_tui.core.bench.runner import BenchRunner, BenchSpec
 from qflow_tui.core.config import RunConfig
 
 MODEL = Path(__file__).parent / "scripts" / "answers.py"

@@ -163,11 +163,11 @@ def test_a_workflows_implementation_is_imported_when_a_run_asks_for_it(tmp_path)
     code = (
         "import sys\n"
         "from qflow_tui.core.workflows import get_workflow\n"
-        "assert 'qflow_tui.core.workflows.codetree.run' not in sys.modules\n"
+        "assert 'qflow_tui.core.workflows.codetree.code_tree' not in sys.modules\n"
         "run = get_workflow('codetree').run\n"
         "print(run.__module__, run.__name__)\n"
     )
-    assert _loaded_sdks(code, tmp_path) == "qflow_tui.core.workflows.codetree.run run_codetree"
+    assert _loaded_sdks(code, tmp_path) == "qflow_tui.core.workflows.codetree.code_tree run_codetree"
 
 
 def test_the_check_sees_an_sdk_import(tmp_path):
@@ -185,7 +185,7 @@ def test_a_script_model_run_imports_no_provider_sdk(tmp_path):
         "from qflow_tui.core.config import RunConfig\n"
         "from qflow_tui.core.llm import make_client\n"
         "from qflow_tui.core.problem import make_problem\n"
-        "from qflow_tui.core.runner import run_workflow\n"
+        "from qflow_tui.core.workflow_run import run_workflow\n"
         f"data = Path({str(root / 'tests' / 'data' / 'mbpp11')!r})\n"
         "problem = make_problem((data / 'problem.txt').read_text(), (data / 'tests.py').read_text())\n"
         f"cfg = RunConfig(model='script/{root / 'tests' / 'scripts' / 'mbpp11.py'}').replace(prompts=1)\n"

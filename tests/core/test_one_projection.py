@@ -13,7 +13,7 @@ import pytest
 
 from qflow_tui.commands.solve import LiveProgress, OnceEach
 from qflow_tui.core import events as ev
-from qflow_tui.core.bench.runner import _Trace
+from qflow_tui.core.bench.bench_runner import _Trace
 from qflow_tui.core.run_state import RunState
 from qflow_tui.core.session import read_session
 from qflow_tui.core.session.transcript import markdown_transcript
@@ -28,7 +28,7 @@ LATE_FIX = ROOT / "tests/bench/data/finished-late-fix/sessions/humaneval-0.jsonl
 def _failing_session(folder: Path) -> Path:
     """A run whose every check fails alike: the mbpp11 script model knows nothing of HumanEval/0."""
     from qflow_tui.core.bench.datasets import load_benchmark_problem
-    from qflow_tui.core.runner import RunError, run_workflow
+    from qflow_tui.core.workflow_run import RunError, run_workflow
     from qflow_tui.core.workflows.values import load_config
 
     config = load_config(overrides={"model": "script/tests/scripts/mbpp11.py"})

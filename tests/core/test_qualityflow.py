@@ -12,8 +12,8 @@ import pytest
 from qflow_tui.core.config import RunConfig, make_config
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
-from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import read_session
+from qflow_tui.core.workflow_run import run_workflow
 from qflow_tui.core.workflows.qualityflow import CLARIFY
 from tests.helpers import CORRECT, WRONG_SYNTH, Recorder, Story, buggy
 
@@ -354,7 +354,7 @@ async def test_revert_goes_to_the_lowest_progression_that_produced_a_program(tmp
 
 
 async def test_when_every_progression_fails_the_run_fails_with_the_reason(tmp_path):
-    from qflow_tui.core.runner import RunError
+    from qflow_tui.core.workflow_run import RunError
 
     story = Failing(lambda r: r["agent"] == "program_generator")
     with pytest.raises(RunError, match="provider busy"):
@@ -383,7 +383,7 @@ async def test_a_failed_tqc_check_leaves_that_test_out_and_a_failed_design_round
 
 async def test_a_fatal_failure_ends_the_run_at_once(tmp_path):
     from qflow_tui.core.llm import LLMError
-    from qflow_tui.core.runner import RunError
+    from qflow_tui.core.workflow_run import RunError
 
     story = Story()
 
@@ -439,8 +439,8 @@ async def test_each_decision_names_the_step_that_really_follows(tmp_path, cfg, e
 
 
 async def test_a_bug_of_ours_is_one_line_for_the_user_and_a_traceback_in_the_session(tmp_path, monkeypatch):
-    import qflow_tui.core.workflows.qualityflow.run as qf
-    from qflow_tui.core.runner import RunError
+    import qflow_tui.core.workflows.qualityflow.quality_flow as qf
+    from qflow_tui.core.workflow_run import RunError
 
     def broken(*args, **kwargs):
         raise KeyError("oops")
@@ -716,7 +716,7 @@ async def test_a_stopped_progression_starts_no_call_not_even_from_tasks_it_just_
     checks of its tests (child tasks), then another's acceptance stops it before
     it runs again. The loop runs the children first; they must not start calls."""
     from qflow_tui.core.context import gather_all
-    from qflow_tui.core.workflows.qualityflow.run import _Run
+    from qflow_tui.core.workflows.qualityflow.quality_flow import _Run
     from tests.helpers import make_ctx
 
     ctx, rec = make_ctx(PROBLEM, lambda c: "x", RunConfig(model="script/inline").replace(prompts=3))

@@ -8,7 +8,7 @@ from pathlib import Path
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.llm.anthropic_client import AnthropicClient
 from qflow_tui.core.llm.openai_client import OpenAIClient
-from qflow_tui.core.runner import sampling_sent
+from qflow_tui.core.workflow_run import sampling_sent
 from tests.helpers import CORRECT, Story
 
 
@@ -26,7 +26,7 @@ def test_each_provider_says_what_it_sends():
 
 def test_a_local_model_and_a_bench_say_what_they_send():
     # A local/ model is llama.cpp's OpenAI server inside the app: it samples.
-    from qflow_tui.core.bench.runner import _WatchedClient
+    from qflow_tui.core.bench.bench_runner import _WatchedClient
     from qflow_tui.core.llm.local import LocalClient
 
     config = RunConfig()

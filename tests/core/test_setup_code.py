@@ -12,8 +12,8 @@ import pytest
 from qflow_tui.core.bench.datasets import load_bench_problem
 from qflow_tui.core.config import make_config
 from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.setup_code import judging_setup, sandbox_setup, shown_setup, statement_imports
+from qflow_tui.core.workflow_run import run_workflow
 from tests.helpers import Recorder
 
 NODE = "class Node:\n    def __init__(self, data):\n        self.data = data\n        self.left = None\n        self.right = None\n"

@@ -33,7 +33,7 @@ async def test_request_carries_system_messages_and_max_tokens(stub):
     # API version 2026-10-21 has no sampling parameters: not sent, and said so.
     assert "temperature" not in body
     assert completion.extra["temperature_sent"] is False
-    assert completion.extra["stop_reason"] == "end_turn"
+    assert completion.stop_reason == "end_turn"
     headers = {k.lower(): v for k, v in sent["headers"].items()}
     assert ANTHROPIC_KEY in headers.get("authorization", "") + headers.get("x-api-key", "")
 

@@ -10,7 +10,7 @@ from stub_server import KEYS, OPENAI_KEY
 from qflow_tui.core.llm import LLMError, LLMRequest, make_client
 from qflow_tui.core.llm.anthropic_client import AnthropicClient
 from qflow_tui.core.llm.openai_client import OpenAIClient
-from qflow_tui.core.runner import build_client
+from qflow_tui.core.workflow_run import build_client
 from qflow_tui.core.workflows.values import load_config
 
 

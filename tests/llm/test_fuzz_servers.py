@@ -157,7 +157,7 @@ def test_the_streamed_answer_takes_anything(server, body):
         assert_one_safe_line(str(exc))
         return
     answer.text.encode("utf-8")  # valid text (it is model output: shown cleaned where shown)
-    assert answer.extra["stop_reason"] in ("finished", "max_tokens") or isinstance(answer.extra["stop_reason"], str)
+    assert answer.stop_reason in ("finished", "max_tokens") or isinstance(answer.stop_reason, str)
 
 
 def _sse(kind: str, data: Any) -> bytes:

@@ -40,7 +40,7 @@ async def test_token_counts_and_latency_come_from_the_stream(make):
     assert completion.tokens_estimated is False
     assert completion.latency > 0
     assert completion.extra["truncated"] is False
-    assert completion.extra["time_to_first_token"] <= completion.latency
+    assert completion.time_to_first_token <= completion.latency
 
 
 async def test_thinking_is_counted_apart_and_never_shown(make, stub, provider):

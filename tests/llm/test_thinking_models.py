@@ -15,8 +15,8 @@ from qflow_tui.core.config import RunConfig
 from qflow_tui.core.llm.anthropic_client import AnthropicClient
 from qflow_tui.core.llm.prices import retirement_notice
 from qflow_tui.core.problem import make_problem
-from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.summary import TokenTally
+from qflow_tui.core.workflow_run import run_workflow
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))

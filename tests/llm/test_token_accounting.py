@@ -97,7 +97,7 @@ def test_a_configured_price_may_give_its_cache_rates(tmp_path):
 
 async def test_a_call_cut_for_repetition_counts_its_tokens_estimated_without_a_tokenizer(make):
     answer = await complete_within_limits(make("runaway"), req("sys"), lambda _: None, CallLimits(time_limit=30))
-    assert answer.extra["stop_reason"] == "repetition"
+    assert answer.stop_reason == "repetition"
     assert answer.tokens_estimated is True
     assert answer.input_tokens is not None and answer.input_tokens > 0
     assert answer.output_tokens is not None and answer.output_tokens > 10 * len(LOOP.split())

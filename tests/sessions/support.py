@@ -10,7 +10,7 @@ from typing import Any
 from qflow_tui.core.config import RunConfig, make_config
 from qflow_tui.core.events import Event
 from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.runner import RunOutcome, run_workflow
+from qflow_tui.core.workflow_run import RunOutcome, run_workflow
 from qflow_tui.data.demo import responder
 from qflow_tui.data.demo.record import DEMO_SETTINGS, demo_problem
 from tests.helpers import Recorder, TestSandbox

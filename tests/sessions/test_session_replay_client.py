@@ -11,8 +11,8 @@ import pytest
 
 from qflow_tui.core.llm import LLMError, LLMRequest, make_client
 from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.runner import RunError
 from qflow_tui.core.session.replay import ReplayClient
+from qflow_tui.core.workflow_run import RunError
 from qflow_tui.data.demo import responder
 from tests.sessions.support import comparable, flow, record_demo, responses
 
@@ -115,7 +115,7 @@ async def test_the_fallback_model_answers_what_the_recording_lacks(original, tmp
 
 
 async def test_runner_builds_the_fallback_from_the_config(original, tmp_path, monkeypatch):
-    from qflow_tui.core import runner
+    from qflow_tui.core import workflow_run as runner
 
     path, _, _ = original
     built = {}

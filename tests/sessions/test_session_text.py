@@ -16,9 +16,9 @@ from qflow_tui.core.config import RunConfig
 from qflow_tui.core.events import Notice, RunFailed, SandboxRun
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
-from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import find_sessions, list_sessions, read_session
 from qflow_tui.core.session.writer import SessionWriter
+from qflow_tui.core.workflow_run import run_workflow
 from tests.helpers import Recorder, TestSandbox, qflow
 
 # The program's source holds the escape; the exception message it raises

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import read_session
 from qflow_tui.core.steer.fork import plan_fork
+from qflow_tui.core.workflow_run import run_workflow
 from qflow_tui.data.demo import responder
 from qflow_tui.locations import demo_session
 from tests.helpers import TestSandbox

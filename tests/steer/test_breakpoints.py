@@ -13,7 +13,7 @@ from qflow_tui.core.config import make_config
 from qflow_tui.core.gate import Breakpoint, BreakpointError, StepGate, Stop
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
-from qflow_tui.core.runner import run_workflow
+from qflow_tui.core.workflow_run import run_workflow
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"

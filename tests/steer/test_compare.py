@@ -82,7 +82,7 @@ def test_compare_of_something_that_is_not_a_session_is_one_line(recorded: Record
 
 
 def test_the_diff_keeps_a_last_line_without_its_newline_apart() -> None:
-    from qflow_tui.core.steer.compare import compare_sessions
+    from qflow_tui.core.steer.side_by_side import compare_sessions
 
     class Data:
         def __init__(self, name: str, program: str) -> None:

@@ -18,7 +18,7 @@ from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.fork_dialog import ForkDialog
 from qflow_tui.ui.screens.replay import ReplayScreen
-from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.screens.run_screen import RunScreen
 from tests.helpers import TestSandbox
 from tests.steer.family import CountingClient, Family, make_family
 from tests.ui.ui_fakes import load_responder

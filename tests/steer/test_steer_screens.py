@@ -14,7 +14,7 @@ from qflow_tui.core.config import RunConfig
 from qflow_tui.core.session import SessionIndex
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.app import create_app
-from qflow_tui.ui.screens.compare import CompareScreen
+from qflow_tui.ui.screens.compare_screen import CompareScreen
 from qflow_tui.ui.screens.replay import ReplayScreen
 from qflow_tui.ui.screens.sessions import SessionsScreen
 from tests.steer.family import Family, make_family

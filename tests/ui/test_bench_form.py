@@ -9,7 +9,7 @@ from pathlib import Path
 from ui_app import SIZE
 from ui_steps import at_rest, steady, wait_until
 
-from qflow_tui.core.bench.runner import default_bench_folder, read_results
+from qflow_tui.core.bench.bench_runner import default_bench_folder, read_results
 from qflow_tui.core.config import RunConfig
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.bench import BenchScreen

@@ -15,7 +15,7 @@ from ui_app import SIZE, WIDE
 from ui_steps import wait_until
 
 from qflow_tui.cli import main
-from qflow_tui.core.bench.runner import RESULTS, BenchRunner, BenchSpec, read_results
+from qflow_tui.core.bench.bench_runner import RESULTS, BenchRunner, BenchSpec, read_results
 from qflow_tui.core.config import RunConfig
 from qflow_tui.ui.app import QFlowApp, create_app
 from qflow_tui.ui.screens.bench import BenchScreen

@@ -9,7 +9,7 @@ from ui_app import SIZE, build_app
 from ui_steps import burst, wait_until
 
 from qflow_tui.ui.screens.compose import ComposeScreen
-from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.screens.run_screen import RunScreen
 
 
 def tabs_ready(app) -> bool:

@@ -17,9 +17,9 @@ from qflow_tui.ui import first_minute
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.first_minute import LOCAL_MODEL, SCRIPT_MODEL
 from qflow_tui.ui.screens.compose import ComposeScreen
-from qflow_tui.ui.screens.first_minute import FirstMinuteScreen
 from qflow_tui.ui.screens.replay import ReplayScreen
-from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.screens.run_screen import RunScreen
+from qflow_tui.ui.screens.ways_in import FirstMinuteScreen
 
 NO_KEYS: dict[str, str] = {}
 A_KEY = {"ANTHROPIC_API_KEY": "sk-ant-test-not-real"}

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))  # the stub
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))  # the stub model server
 
-from qflow_tui.ui.screens.messages import MessagesScreen
+from qflow_tui.ui.screens.message_log import MessagesScreen
 
 
 async def test_a_toast_never_covers_the_inline_error(monkeypatch):

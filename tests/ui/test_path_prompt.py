@@ -15,7 +15,7 @@ from qflow_tui.locations import demo_session, sessions_dir
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.confirm import Confirm
 from qflow_tui.ui.screens.path_prompt import PathPrompt
-from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.screens.run_screen import RunScreen
 from qflow_tui.ui.screens.sessions import SessionsScreen
 
 

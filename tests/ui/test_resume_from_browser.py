@@ -15,10 +15,10 @@ from ui_steps import finish_run, wait_until
 
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.problem import make_problem
-from qflow_tui.core.runner import RunError, run_workflow
+from qflow_tui.core.workflow_run import RunError, run_workflow
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.app import create_app
-from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.screens.run_screen import RunScreen
 from qflow_tui.ui.screens.sessions import SessionsScreen
 from tests.helpers import write_logging_mbpp11
 

@@ -15,7 +15,7 @@ from qflow_tui.core.config import RunConfig
 from qflow_tui.core.gate import Breakpoint
 from qflow_tui.core.session import read_session
 from qflow_tui.ui.screens.compose import ComposeScreen
-from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.screens.run_screen import RunScreen
 from qflow_tui.ui.screens.steer_edit import SteerEditScreen
 from qflow_tui.ui.widgets.run_view import RunView
 from qflow_tui.ui.widgets.timeline import Timeline, render_timeline

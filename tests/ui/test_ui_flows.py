@@ -20,7 +20,7 @@ from qflow_tui.core.workflows.values import load_config
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.messages import GateWaiting
 from qflow_tui.ui.screens.compose import ComposeScreen
-from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.screens.run_screen import RunScreen
 from qflow_tui.ui.widgets.run_view import RunView
 
 #: Two progressions are enough to exercise the flows, and keep the suite quick.

@@ -17,10 +17,10 @@ from ui_fakes import FreezingClient, InProcessSandbox, always_wrong_client, load
 from ui_steps import at_rest, finish_run, settle, start_run, step_to, wait_for_gate, wait_until
 
 from qflow_tui.core import events as events_module
-from qflow_tui.core import runner as runner_module
+from qflow_tui.core import workflow_run as runner_module
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.problem import make_problem
-from qflow_tui.core.runner import run_workflow
+from qflow_tui.core.workflow_run import run_workflow
 from qflow_tui.ui.screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from qflow_tui.ui.screens.run import RunScreen
+from qflow_tui.ui.screens.run_screen import RunScreen
 from qflow_tui.ui.widgets.run_view import RunView
 
 

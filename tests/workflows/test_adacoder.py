@@ -7,7 +7,7 @@ import pytest
 
 from qflow_tui.core.config import make_config
 from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.runner import run_workflow
+from qflow_tui.core.workflow_run import run_workflow
 from qflow_tui.core.workflows.adacoder.debug_specialist import (
     NAME_DATABASE,
     compiles,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from qflow_tui.core.config import RunConfig, make_config
 from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.runner import run_workflow
+from qflow_tui.core.workflow_run import run_workflow
 from tests.core.test_qualityflow import PROBLEM
 from tests.helpers import CORRECT, Recorder, buggy
 

@@ -11,9 +11,9 @@ import pytest
 from qflow_tui.core.config import ConfigError, RunConfig
 from qflow_tui.core.events import RunStarted
 from qflow_tui.core.llm.script import ScriptClient
-from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import read_session
 from qflow_tui.core.steps import StepId
+from qflow_tui.core.workflow_run import run_workflow
 from qflow_tui.core.workflows import WORKFLOWS, get_workflow
 from qflow_tui.core.workflows.codetree import BUDGET, DEPTH, SEARCH
 from qflow_tui.core.workflows.values import load_config

@@ -7,9 +7,9 @@ import pytest
 
 from qflow_tui.core.config import make_config
 from qflow_tui.core.problem import make_problem
-from qflow_tui.core.runner import run_workflow
 from qflow_tui.core.session import read_session
 from qflow_tui.core.session.replay import ReplayClient
+from qflow_tui.core.workflow_run import run_workflow
 from tests.helpers import Recorder, TestSandbox
 
 STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."

@@ -139,7 +139,7 @@ def estimate_from(
 ) -> Estimate:
     """The estimate from finished ``records`` (their tokens, at ``price``;
     ``priced`` False: the model's price is unknown)."""
-    from .runner import run_key
+    from .bench_runner import run_key
 
     if not records:
         raise ValueError("an estimate needs at least one finished run")
@@ -184,7 +184,7 @@ def _tallies(rec: dict[str, Any]) -> list[dict[str, int]]:
 def price_for(spec: dict[str, Any], base_url: str | None) -> tuple[Any, bool]:
     """(price, priced): the bench's price as the report counts it; ``priced``
     False when the model has no known price (None with priced True: free)."""
-    from .runner import BenchError, cap_price
+    from .bench_runner import BenchError, cap_price
 
     try:
         return cap_price(spec, base_url), True
@@ -196,7 +196,7 @@ async def estimate_bench(runner: Any, sample: int = DEFAULT_SAMPLE, source_folde
     """Estimate ``runner``'s whole bench: from ``source_folder``'s finished runs
     when given, else from the folder's own, else by running its first
     ``sample`` runs now (kept: the full bench skips them later)."""
-    from .runner import BenchError, latest_results, read_results, run_key
+    from .bench_runner import BenchError, latest_results, read_results, run_key
 
     if not runner.keys:
         runner.prepare(write=source_folder is None)

@@ -327,7 +327,7 @@ def row_figure(row: Row, dataset: str, part: str | None, workflow: str = "") -> 
 
 # ------------------------------------------------------------------ reproducing a row
 def available(dataset: str | None) -> bool:
-    from .runner import BENCH_DATASETS
+    from .bench_runner import BENCH_DATASETS
 
     return dataset in BENCH_DATASETS
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
+from .bench_runner import latest_results, read_spec
 from .protocol import workflow_settings
 from .results import RESULTS, read_lines
-from .runner import latest_results, read_spec
 
 
 def _roles(spec: dict[str, Any]) -> tuple[str, ...]:
@@ -103,7 +103,7 @@ class BenchData:
 
 
 def load_bench(folder: Path | str) -> BenchData:
-    from .runner import BenchError
+    from .bench_runner import BenchError
 
     folder = Path(folder)
     spec = read_spec(folder)

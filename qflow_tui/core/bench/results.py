@@ -1,5 +1,5 @@
 """A bench folder's files read back: ``results.jsonl`` (one line per finished
-run, written by :mod:`qflow_tui.core.bench.runner`) and ``bench.json`` (its
+run, written by :mod:`qflow_tui.core.bench.bench_runner`) and ``bench.json`` (its
 spec), each checked against the shapes below before any reader sees it.
 
 A line of the wrong shape (``"sample": "1x"``, ``"id": 7``, a step that is not

@@ -213,10 +213,10 @@ class AnthropicClient(ProviderErrors):
             cache_read_tokens=cache_read,
             cache_write_tokens=cache_write,
             thinking_tokens=thinking if thinking else None,
+            stop_reason=stop,
+            time_to_first_token=first,
             extra={
-                "stop_reason": stop,
                 "truncated": stop == "max_tokens",
-                "time_to_first_token": first,
                 "model": model if isinstance(model, str) else None,
                 "request_id": stream.request_id,
                 "temperature_sent": False,

@@ -109,7 +109,32 @@ class Completion:
     """Of ``output_tokens``, those the model spent reasoning before its answer
     (Anthropic's adaptive thinking, OpenAI's reasoning tokens): billed as output,
     never part of ``text``. ``None``: the provider did not say."""
+    stop_reason: str | None = None
+    """Why the answer ended. A provider gives its own word (``end_turn``,
+    ``length``); the call limits (``llm.limits``) turn it into the run's:
+    ``finished``, ``max_tokens``, ``repetition`` or the provider's word,
+    keeping the provider's in :attr:`provider_stop_reason`."""
+    provider_stop_reason: str | None = None
+    time_to_first_token: float | None = None
+    """Seconds from the request to the first streamed text (None: not streamed)."""
+    repetition: Repetition | None = None
+    """Set when the call was ended for repeating itself (``stop_reason`` ``repetition``)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    """A provider's own diagnostics (``request_id``, ``usage_reported``,
+    ``truncated``, ``temperature_sent``, ``model``): shown and logged, read by
+    no shared code."""
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """What the repetition guard saw when it ended a call."""
+
+    span: int
+    """Characters of the repeated period."""
+    chars: int
+    """Characters that repeated it."""
+    streamed: int
+    """Characters streamed in all before the call was ended."""
 
 
 DeltaCallback = Callable[[str], None]

@@ -18,7 +18,7 @@ import asyncio
 from dataclasses import dataclass
 
 from ..summary import CUT_REASONS
-from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest, count_cut
+from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest, Repetition, count_cut
 
 #: Why a call ended, as recorded on its event and counted in the run summary.
 STOP_REASONS = ("finished", "max_tokens", "repetition", "timeout", "failed", "retried", "cancelled")
@@ -136,9 +136,9 @@ class _RepetitionSeen(Exception):
 async def complete_within_limits(
     client: LLMClient, request: LLMRequest, on_delta: DeltaCallback, limits: CallLimits
 ) -> Completion:
-    """``client.complete`` under ``limits``. Sets ``extra["stop_reason"]`` to one
+    """``client.complete`` under ``limits``. Sets ``stop_reason`` to one
     of :data:`STOP_REASONS` (keeping the provider's own word in
-    ``extra["provider_stop_reason"]``). Raises a non-fatal :class:`LLMError`
+    ``provider_stop_reason``). Raises a non-fatal :class:`LLMError`
     with ``stop_reason="timeout"`` when the time limit passes."""
     detector = RepetitionDetector() if limits.repetition_stop else None
     loop = asyncio.get_running_loop()
@@ -170,13 +170,9 @@ async def complete_within_limits(
             output_tokens=out,
             tokens_estimated=not exact,
             latency=latency,
-            extra={
-                "stop_reason": "repetition",
-                "time_to_first_token": first,
-                "repeated_span": detector.period,
-                "repeated_chars": detector.repeated,
-                "streamed_chars": len(detector.text),
-            },
+            stop_reason="repetition",
+            time_to_first_token=first,
+            repetition=Repetition(detector.period, detector.repeated, len(detector.text)),
         )
     except TimeoutError:
         if not deadline.expired():
@@ -188,9 +184,9 @@ async def complete_within_limits(
         )
         err.counted = await count_cut(client, request, "".join(streamed))
         raise err from None
-    provider_reason = completion.extra.get("stop_reason")
-    completion.extra["provider_stop_reason"] = provider_reason
-    completion.extra["stop_reason"] = normalise_stop_reason(provider_reason)
-    if completion.extra.get("time_to_first_token") is None:
-        completion.extra["time_to_first_token"] = first
+    provider_reason = completion.stop_reason
+    completion.provider_stop_reason = provider_reason
+    completion.stop_reason = normalise_stop_reason(provider_reason)
+    if completion.time_to_first_token is None:
+        completion.time_to_first_token = first
     return completion

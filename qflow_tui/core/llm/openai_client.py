@@ -248,10 +248,10 @@ class OpenAIClient(ProviderErrors):
             tokens_estimated=False,
             cache_read_tokens=cached,
             thinking_tokens=reasoning if reasoning else None,
+            stop_reason=finish,
+            time_to_first_token=first,
             extra={
-                "stop_reason": finish,
                 "truncated": finish == "length",
-                "time_to_first_token": first,
                 "model": served_by,
                 "usage_reported": usage is not None,
             },

@@ -131,7 +131,7 @@ class ScriptClient:
             output_tokens=estimate_tokens(text),
             latency=time.perf_counter() - start,
             tokens_estimated=True,
-            extra={"stop_reason": "max_tokens" if cut else "stop"},
+            stop_reason="max_tokens" if cut else "stop",
         )
 
     async def aclose(self) -> None:

@@ -6,7 +6,7 @@ from .isolation import WEAK_AS_ROOT_ENV, Isolation, WeakLevelRefused, weak_refus
 from .isolation import detect_isolation as _detect
 from .launch import SandboxUnavailable
 from .report import SandboxReport, TestOutcome
-from .runner import Sandbox
+from .sandbox import Sandbox
 
 
 def detect_isolation(spec: str | None = None) -> Isolation:

@@ -16,10 +16,12 @@ import socket
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from . import zygote
-from .runner import Sandbox
+from .sandbox import Sandbox
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,10 @@ def _held_mb(sb: Sandbox, program: str) -> int:
     return int(actual) if actual.isdigit() else 0
 
 
+#: How a probe records what it found: the threat, whether it held, in words.
+_Add: TypeAlias = Callable[[str, bool, str], None]
+
+
 def probe_all(sb: Sandbox) -> list[ProbeResult]:
     """Try every attack against ``sb``'s level, on the children its
     programs get: under bwrap, forks of the zygote once it has started (see
@@ -139,10 +145,27 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
     def add(threat: str, held: bool, detail: str) -> None:
         out.append(ProbeResult(threat, claims.get(threat, False), held, detail))
 
+    _probe_memory(sb, add)
+    _probe_fork_bomb(sb, add)
+    _probe_uncounted_memory_and_disk(sb, add)
+    _probe_network(sb, add)
+    _probe_signals(sb, add, app)
+    _probe_app_proc(sb, add, app)
+    _probe_your_files(sb, add)
+    _probe_command_line(sb, add, app)
+    _probe_unix_sockets(sb, add)
+    _probe_secrets(sb, add)
+    _probe_orphans(sb, add, claims)
+    return out
+
+
+def _probe_memory(sb: Sandbox, add: _Add) -> None:
     # Runaway memory: a 4 GB allocation must fail inside the limit.
     actual, error = _value(sb, "def f(x):\n    return len(bytearray(4 << 30))\n")
     add("runaway time, memory, output, file size", "MemoryError" in error, error.splitlines()[0] if error else actual)
 
+
+def _probe_fork_bomb(sb: Sandbox, add: _Add) -> None:
     # Fork bomb: how many children could it make?
     actual, error = _value(
         sb,
@@ -162,6 +185,8 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
     made = int(actual) if actual.isdigit() else 0
     add("process count (fork bomb)", made < 200, f"{made} of 200 forks succeeded" if actual else error[:120])
 
+
+def _probe_uncounted_memory_and_disk(sb: Sandbox, add: _Add) -> None:
     # Memory RLIMIT_AS does not count, and disk the work dir's usage does not
     # show, tried with small caps (so the probe writes little): memory files,
     # files on /dev/shm, files in /tmp, files unlinked and kept open.
@@ -194,6 +219,8 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
         f"held {disk[0]} MB in /tmp, {disk[1]} MB unlinked of 96 MB tried (cap 32 MB)",
     )
 
+
+def _probe_network(sb: Sandbox, add: _Add) -> None:
     # Network: connect to a listener this process opens. The kernel finishes a
     # connection's handshake before anyone accepts it, so once the program has
     # returned, a connection it made waits in the queue: no thread, no timeout.
@@ -221,8 +248,10 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
         "connected to 127.0.0.1" if connected else (error.splitlines()[0] if error else actual),
     )
 
+
+def _probe_signals(sb: Sandbox, add: _Add, app: int) -> None:
     # Signals to the app: signal 0 checks permission and harms nothing.
-    actual, error = _value(
+    actual, _error = _value(
         sb,
         "import os, ctypes, struct\n"
         "def f(x):\n"
@@ -245,13 +274,17 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
         f"sent: {actual}" if actual not in ("''", "") else "refused",
     )
 
+
+def _probe_app_proc(sb: Sandbox, add: _Add, app: int) -> None:
     # The app's /proc: its environment.
-    actual, error = _value(
+    actual, _error = _value(
         sb,
         f"def f(x):\n    return len(open('/proc/{app}/environ', 'rb').read())\n",
     )
     add("the app's /proc (environ, memory)", not actual.isdigit(), "read it" if actual.isdigit() else "refused")
 
+
+def _probe_your_files(sb: Sandbox, add: _Add) -> None:
     # Your files: a private file made for the probe.
     with tempfile.TemporaryDirectory(prefix="qflow-probe-") as d:
         os.chmod(d, 0o700)
@@ -259,9 +292,11 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
         with open(path, "w") as fh:
             fh.write("qflow-probe-secret")
         os.chmod(path, 0o600)
-        actual, error = _value(sb, f"def f(x):\n    return open({path!r}).read()\n")
+        actual, _error = _value(sb, f"def f(x):\n    return open({path!r}).read()\n")
     add("reading/deleting your files", "qflow-probe-secret" not in actual, "read it" if actual else "refused")
 
+
+def _probe_command_line(sb: Sandbox, add: _Add, app: int) -> None:
     # The app's command line (it names the --tests file) and a file every
     # user may read, in a directory every user may enter.
     with tempfile.TemporaryDirectory(prefix="qflow-probe-") as d:
@@ -270,7 +305,7 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
         with open(path, "w") as fh:
             fh.write("qflow-probe-hidden-test")
         os.chmod(path, 0o644)
-        actual, error = _value(
+        actual, _error = _value(
             sb,
             "def f(x):\n"
             "    got = []\n"
@@ -289,6 +324,8 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
         ("read " + ", ".join(w for w in ("cmdline", "tests.py") if w + ":" in actual)) if got_through else "refused",
     )
 
+
+def _probe_unix_sockets(sb: Sandbox, add: _Add) -> None:
     # Unix sockets: one at a path any user may write, one abstract.
     with tempfile.TemporaryDirectory(prefix="qflow-probe-") as d, contextlib.ExitStack() as stack:
         os.chmod(d, 0o755)
@@ -302,7 +339,7 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
             srv.setblocking(False)
             listeners.append(srv)
         os.chmod(path, 0o777)
-        actual, error = _value(
+        _actual, _error = _value(
             sb,
             "import socket\n"
             "def f(x):\n"
@@ -331,15 +368,19 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
         f"connected: {', '.join(reached)}" if reached else "refused",
     )
 
+
+def _probe_secrets(sb: Sandbox, add: _Add) -> None:
     # Secrets in the app's environment.
     marker = f"qflow-probe-{uuid.uuid4().hex}"
     os.environ["QFLOW_PROBE_SECRET"] = marker
     try:
-        actual, error = _value(sb, "import os\ndef f(x):\n    return repr(dict(os.environ))\n")
+        actual, _error = _value(sb, "import os\ndef f(x):\n    return repr(dict(os.environ))\n")
     finally:
         del os.environ["QFLOW_PROBE_SECRET"]
     add("secrets in the app's environment", marker not in actual, "seen" if marker in actual else "not seen")
 
+
+def _probe_orphans(sb: Sandbox, add: _Add, claims: dict[str, bool]) -> None:
     # Orphans: a sleeper that tries to leave the process group. The parent
     # returns once the sleeper has exec'd: the pipe's write end closes on exec
     # (Python's pipes are close-on-exec), which needs no look at /proc.
@@ -367,4 +408,3 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
     # A level that does not claim this leaves its orphans: no need to give a kill time to land.
     survivors = _survivors(token, grace=2.0 if claims.get("orphan processes") else 0.2)
     add("orphan processes", not survivors, f"{len(survivors)} outlived the run" if survivors else "none left")
-    return out

@@ -211,7 +211,8 @@ class ReplayClient:
             tokens_estimated=call.tokens_estimated,
             # A recorded cut stays a cut (its stop reason is one of ours already,
             # which normalising leaves as it is).
-            extra={"replayed_from": call.call_id, "stop_reason": call.stop_reason},
+            stop_reason=call.stop_reason,
+            extra={"replayed_from": call.call_id},
         )
 
     async def aclose(self) -> None:

@@ -5,15 +5,17 @@ model for everything from the step on, even where the recording has an answer.""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import pyparse
+from ..config import RunConfig
 from ..events import Event, LLMCallStarted, StepStarted
 from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest, make_client
 from ..session.replay import RecordedCall, ReplayClient, describe_call
-from ..workflows import Edit
+from ..workflows import WORKFLOWS, Edit, Steerable
 from ..workflows.values import config_from_record, validate
 
 
@@ -108,7 +110,7 @@ def branch_at_end(events: list[Event], step: str, progression: int | None = None
 @dataclass
 class ForkPlan:
     """Everything a fork's run needs, checked: the app and ``qflow fork`` start
-    it the same way (:func:`qflow_tui.core.runner.run_workflow` with
+    it the same way (:func:`qflow_tui.core.workflow_run.run_workflow` with
     ``client=plan.client(...)``, ``steering=plan.steering``, ``header=plan.header``)."""
 
     parent: Path
@@ -149,9 +151,9 @@ def plan_fork(
     edits and model, and build its run; ``live``: the session is a run stopped
     at its gate before ``at`` (the branch is where it stands). Raises
     :class:`ForkError` with one line for the user (the same refusals as ``qflow fork``)."""
-    from ..config import ConfigError, RunConfig
+    from ..config import ConfigError
     from ..problem import Problem, ProblemError
-    from .steering import Steering, program_stages, refusal
+    from ..steering import Steering
 
     name = data.path.name
     point = branch_at_end(data.events, at, progression) if live else branch_point(data.events, at, progression)
@@ -213,3 +215,32 @@ def plan_fork(
         "edits": edits,
     }
     return ForkPlan(Path(data.path).resolve(), problem, config, point, steering, header, chosen, edits)
+
+
+# -- what a workflow takes at a fork ----------------------------------------------
+
+_EDIT_WORDS = {
+    "program": "program",
+    "verdict": "quality-verdict",
+    "tests": "synthesized-test",
+    "statement": "statement",
+}
+
+
+def refusal(workflow: str, config: RunConfig, edits: Collection[Edit]) -> str | None:
+    """Why ``workflow`` (its spec says what it takes) will not take ``edits``
+    with settings ``config``, in one line; None: it takes them."""
+    spec = WORKFLOWS.get(workflow)
+    steerable = spec.steering if spec is not None else Steerable()
+    for edit in edits:
+        if not steerable.takes(edit, config):
+            if not steerable.edits(config):
+                return f"{workflow} takes no edits at a fork; fork without them"
+            return f"{workflow} takes no {_EDIT_WORDS[edit]} edits with these settings; fork without them"
+    return None
+
+
+def program_stages(workflow: str) -> tuple[str, ...]:
+    """The stages of ``workflow`` whose program or verdict an edit may replace."""
+    spec = WORKFLOWS.get(workflow)
+    return spec.steering.program_stages if spec is not None else ()

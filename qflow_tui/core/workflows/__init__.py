@@ -287,11 +287,6 @@ class _Registry(Mapping[str, WorkflowSpec]):
     def __len__(self) -> int:
         return len(self.specs)
 
-    def reload(self) -> None:
-        """Read the entry points again (after a package was installed)."""
-        with self._lock:
-            self._specs = None
-
 
 #: Every workflow installed, by name.
 WORKFLOWS = _Registry()

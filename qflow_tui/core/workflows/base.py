@@ -138,7 +138,7 @@ class WorkflowSpec:
     """What it does with the visible tests, in words, for given settings."""
     runner: str
     """Where the function that runs it is, as ``module:function``
-    (``qflow_tui.core.workflows.qualityflow.run:run_qualityflow``): imported when
+    (``qflow_tui.core.workflows.qualityflow.quality_flow:run_qualityflow``): imported when
     :attr:`run` is first asked for, so describing a workflow never imports its
     agents."""
     progressions: Callable[[RunConfig], int] = _one

@@ -47,7 +47,7 @@ def demo_problem():
 async def record(dest: Path) -> object:
     from qflow_tui.core.config import make_config
     from qflow_tui.core.llm.script import ScriptClient
-    from qflow_tui.core.runner import run_workflow
+    from qflow_tui.core.workflow_run import run_workflow
 
     root = HERE.parents[2]
     model_path = RESPONDER.relative_to(root).as_posix()

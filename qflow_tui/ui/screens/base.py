@@ -16,14 +16,11 @@ as Textual does: the theme may have changed meanwhile.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TypeVar
 
-from textual import events, on
+from textual import events
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-
-from ..messages import SaveRequested
 
 _T = TypeVar("_T")
 
@@ -99,17 +96,6 @@ def displayed(widget: Widget) -> bool:
 
 class AppScreen(_StyledOnArrival, Screen[_T]):
     """A full screen of the app."""
-
-    @on(SaveRequested)
-    def _save_requested(self, message: SaveRequested) -> None:
-        from .path_prompt import PathPrompt, write_text_file
-
-        def saved(path: Path | None) -> None:
-            if path is not None:
-                self.notify(f"{message.saved} to {path}.", markup=False)
-
-        prompt = PathPrompt(message.title, message.name, write_text_file(message.text), name_in_folder=message.name)
-        self.app.push_screen(prompt, saved)
 
 
 class AppModal(_StyledOnArrival, ModalScreen[_T]):

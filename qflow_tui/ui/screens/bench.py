@@ -3,7 +3,7 @@ the verdict after each workflow step, tokens, time), the running pass@1 (and the
 paper's pass@k over each run's last programs, where the workflow declares one)
 with pass@1 by step as bars, and any finished problem opened in the replay screen.
 
-It shows either a bench it runs (a :class:`~qflow_tui.core.bench.runner.BenchRunner`,
+It shows either a bench it runs (a :class:`~qflow_tui.core.bench.bench_runner.BenchRunner`,
 run in a worker on the app's event loop and heard through its sinks) or a bench
 folder read back from disk (a finished or an interrupted one)."""
 
@@ -21,9 +21,18 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
-from ...core.bench.report import last_programs_k, pass_at_last
-from ...core.bench.runner import RESULTS, BenchError, BenchRunner, ProblemUpdate, run_key
-from ...core.bench.stats import wilson
+from ...core.bench.bench_runner import REPORT, RESULTS, BenchError, BenchRunner, ProblemUpdate, run_key
+from ...core.bench.estimate import estimate_bench
+from ...core.bench.report import (
+    bench_price,
+    last_programs_k,
+    load_bench,
+    pass_at_k,
+    pass_at_last,
+    records_cost,
+    render_report,
+)
+from ...core.bench.stats import dollars, interval_text, mean_interval, ratio_interval, spread, wilson
 from ...core.safe_text import clean, one_line
 from ..access import qflow_app
 from ..widgets.bench_chart import PassByStepChart, bar
@@ -31,6 +40,7 @@ from ..widgets.bench_table import BenchRow, BenchTable
 from ..widgets.footer import AppFooter
 from ..widgets.search_line import SearchLine, search_key
 from .base import AppScreen
+from .bench_compare import BenchCompareDialog
 
 
 def _readable(rec: dict[str, Any]) -> bool:
@@ -192,8 +202,6 @@ class BenchScreen(AppScreen[None]):
     async def run_bench(self) -> None:
         assert self.runner is not None
         if self.estimate is not None:
-            from ...core.bench.estimate import estimate_bench
-
             self.estimated = await estimate_bench(self.runner, self.estimate)
             return
         await self.runner.run()
@@ -270,8 +278,6 @@ class BenchScreen(AppScreen[None]):
         self.refresh_bindings()
 
     def _write_report(self) -> str:
-        from ...core.bench.report import load_bench, render_report
-        from ...core.bench.runner import REPORT
 
         path = self.folder / REPORT
         try:
@@ -283,7 +289,6 @@ class BenchScreen(AppScreen[None]):
     # -- a bench folder -----------------------------------------------------------------------
 
     def _load_folder(self) -> None:
-        from ...core.bench.report import load_bench
 
         try:
             data = load_bench(self.folder)
@@ -415,8 +420,6 @@ class BenchScreen(AppScreen[None]):
         the largest pass@k with its interval, as the report gives them."""
         if int(self.spec.get("samples", 1) or 1) < 2 or not done:
             return ""
-        from ...core.bench.report import pass_at_k
-        from ...core.bench.stats import interval_text, mean_interval, spread
 
         by_sample: dict[int, list[bool]] = {}
         per: dict[str, list[bool]] = {}
@@ -439,7 +442,6 @@ class BenchScreen(AppScreen[None]):
         """The spend: against the cap, as a bar, while a capped bench runs or
         after; else what the finished runs cost, per solved problem with its
         interval ("" for a model that costs nothing or has no price)."""
-        from ...core.bench.report import bench_price, records_cost
 
         runner = self.runner
         if runner is not None and runner.max_cost is not None:
@@ -454,8 +456,6 @@ class BenchScreen(AppScreen[None]):
             return ""
         # The interval is a bootstrap: computed again only when a run has finished.
         if self._cost_cache[0] != len(done):
-            from ...core.bench.stats import dollars, interval_text, ratio_interval
-
             solved = [1.0 if r.get("passed") else 0.0 for r in done]
             spent_each = [records_cost([r], price) or 0.0 for r in done]
             wins = sum(solved)
@@ -513,7 +513,6 @@ class BenchScreen(AppScreen[None]):
         self.run_bench()
 
     def action_compare(self) -> None:
-        from .bench_compare import BenchCompareDialog
 
         if self.running:
             self.notify("Compare once the bench has finished (its figures still move).", markup=False)

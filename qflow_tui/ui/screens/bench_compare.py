@@ -13,7 +13,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Label, Static
 
-from ...core.bench.runner import BenchError
+from ...core.bench.bench_runner import BenchError
+from ...core.bench.figures import bench_figures, compare_pairs
+from ...core.bench.report import compare_problem, load_bench, p_text
+from ...core.bench.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, interval_text
 from ...core.safe_text import one_line
 from .base import AppModal
 
@@ -24,9 +27,6 @@ def compare_words(this: Path, other: Path) -> str:
     """The comparison of bench ``this`` (A) with ``other`` (B) in a few lines.
     Raises :class:`BenchError` for a folder that is not a bench, or benches of
     different problems."""
-    from ...core.bench.figures import bench_figures, compare_pairs
-    from ...core.bench.report import compare_problem, load_bench
-    from ...core.bench.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, interval_text
 
     a, b = load_bench(this), load_bench(other)
     problem = compare_problem([a, b])
@@ -56,7 +56,6 @@ def compare_words(this: Path, other: Path) -> str:
 
 
 def _p(p: float) -> str:
-    from ...core.bench.report import p_text
 
     return p_text(p)
 

@@ -5,6 +5,7 @@ the form."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,22 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
+from ...core.bench.bench_runner import (
+    BENCH_DATASETS,
+    BenchError,
+    BenchRunner,
+    BenchSpec,
+    default_bench_folder,
+    split_ids,
+)
+from ...core.bench.estimate import DEFAULT_SAMPLE
 from ...core.bench.evaluate import CONVENTIONS, DEFAULT_CONVENTION
-from ...core.bench.runner import BENCH_DATASETS, BenchError, BenchRunner, BenchSpec, default_bench_folder, split_ids
 from ...core.config import ConfigError, RunConfig
 from ...core.llm import LLMError
+from ...core.llm.base import close_quietly
 from ...core.safe_text import clean
+from ...core.workflow_run import build_client
+from ...core.workflows import WORKFLOWS
 from ...core.workflows.values import validate
 from ..access import mark_invalid, qflow_app
 from .base import AppModal
@@ -75,7 +87,6 @@ class BenchForm(AppModal[BenchRunner | None]):
         from this many first problems (or the folder's finished runs) and runs no more."""
 
     def compose(self) -> ComposeResult:
-        from ...core.workflows import WORKFLOWS
 
         names = list(WORKFLOWS)
         with Vertical(classes="dialog", id="bench-form"):
@@ -223,14 +234,12 @@ class BenchForm(AppModal[BenchRunner | None]):
 
     def action_estimate(self) -> None:
         """Estimate the whole bench before it spends (``qflow bench --estimate``)."""
-        from ...core.bench.estimate import DEFAULT_SAMPLE
 
         self.action_start(estimate=DEFAULT_SAMPLE)
 
     @work(thread=True, exclusive=True, group="bench-form", exit_on_error=False, name="prepare bench")
     def prepare_bench(self, spec: BenchSpec, out: Path, client: Any, max_cost: float | None = None) -> BenchRunner:
         # A thread: loading a dataset and building the model's client take time.
-        from ...core.runner import build_client
 
         close = client is None
         if client is None:
@@ -283,8 +292,5 @@ class BenchForm(AppModal[BenchRunner | None]):
 
 def _close_quietly(client: Any) -> None:
     """Close a client built for a bench that did not start (from a worker thread)."""
-    import asyncio
-
-    from ...core.llm.base import close_quietly
 
     asyncio.run(close_quietly(client))

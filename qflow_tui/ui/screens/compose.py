@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,20 +19,27 @@ from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
+from ...core.bench.bench_runner import BenchRunner
+from ...core.bench.datasets import is_benchmark_id, load_benchmark_problem
 from ...core.config import ConfigError, RunConfig
 from ...core.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
-from ...core.llm import LLMError
+from ...core.llm import LLMClient, LLMError, client_module, resolve_base_url
+from ...core.llm.catalog import server_models, table_models
+from ...core.llm.prices import BUILT_IN, PriceError
 from ...core.llm.provider_keys import MissingKey
 from ...core.problem import Problem, ProblemError, make_problem
 from ...core.safe_text import clean
+from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
 from ...core.userfiles import UserFileError, load_problem_file
-from ...core.workflows import WorkflowSpec
+from ...core.workflow_run import build_client
+from ...core.workflows import WORKFLOWS, WorkflowSpec, broken_plugins
 from ...core.workflows.settings import Setting
 from ...core.workflows.values import validate
 from ..access import mark_invalid, qflow_app
 from ..palette import palette
 from ..widgets.footer import AppFooter
 from .base import AppScreen
+from .bench_form import BenchForm
 
 #: The paper's running example (QualityFlow, Figure 1): MBPP No. 11.
 EXAMPLE_STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
@@ -47,14 +55,12 @@ _SELECT_RANGE = 60
 
 #: What the first Run needs that the form does not: imported in the loop at the
 #: first Ctrl+R, it stalled the app about 0.1 s on top of building the screen.
-RUN_MODULE = "qflow_tui.ui.screens.run"
+RUN_MODULE = "qflow_tui.ui.screens.run_screen"
 
 
 def known_model_names() -> list[str]:
     """What the Model field completes: the price table's models and the named
     local ones (a broken [prices] table leaves the built-in ones)."""
-    from ...core.llm.catalog import table_models
-    from ...core.llm.prices import BUILT_IN, PriceError
 
     try:
         return [k.name for k in table_models()]
@@ -106,7 +112,6 @@ def warm_up_the_run_screen(model: str = "", base_url: str | None = None) -> None
     so the Run will need it) on a thread once the form is painted, while the user
     reads or types. Python's import lock makes a Run pressed meanwhile wait for
     the same import, never import twice."""
-    from ...core.llm import client_module
 
     wanted = [RUN_MODULE, client_module(model, base_url=base_url) or ""]
     missing = [name for name in wanted if name and name not in sys.modules]
@@ -115,7 +120,6 @@ def warm_up_the_run_screen(model: str = "", base_url: str | None = None) -> None
 
 
 def _import_quietly(modules: list[str]) -> None:
-    from ...core.workflows import WORKFLOWS
 
     for name in modules:
         try:
@@ -128,13 +132,11 @@ def _import_quietly(modules: list[str]) -> None:
 
 
 def workflow_names() -> list[str]:
-    from ...core.workflows import WORKFLOWS
 
     return list(WORKFLOWS)
 
 
 def workflow_specs() -> dict[str, WorkflowSpec]:
-    from ...core.workflows import WORKFLOWS
 
     return dict(WORKFLOWS)
 
@@ -278,7 +280,6 @@ class ComposeScreen(AppScreen[None]):
 
     def _ask_sandbox(self) -> None:
         """On a thread: the red line when a run would use a weak sandbox level."""
-        from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
 
         try:
             iso = detect_isolation()
@@ -296,9 +297,6 @@ class ComposeScreen(AppScreen[None]):
     def _show_notices(self, sandbox: list[str] | None = None) -> None:
         """The workflow plugins that were not loaded (each with why, at most
         three; ``qflow doctor`` lists all) and the sandbox's red lines."""
-        from rich.text import Text
-
-        from ...core.workflows import broken_plugins
 
         if not self.is_attached:
             return
@@ -321,8 +319,6 @@ class ComposeScreen(AppScreen[None]):
     def _ask_server(self, base_url: str) -> None:
         """On a thread: the local server's models join the Model field's
         completions; a server that cannot say is one line under the field."""
-        from ...core.llm import resolve_base_url
-        from ...core.llm.catalog import server_models
 
         try:
             url = resolve_base_url("openai", base_url) or base_url
@@ -400,7 +396,7 @@ class ComposeScreen(AppScreen[None]):
         text = self.query_one("#break-at", Input).value
         return [Breakpoint.parse(part.strip()) for part in text.split(",") if part.strip()]
 
-    def validate(self) -> tuple[Problem, RunConfig, object] | None:
+    def validate(self) -> tuple[Problem, RunConfig, LLMClient] | None:
         """Everything a run needs, or None after showing what is wrong."""
         try:
             problem = self.read_problem()
@@ -426,8 +422,6 @@ class ComposeScreen(AppScreen[None]):
             return None
         client = qflow_app(self).client
         if client is None:
-            from ...core.runner import build_client
-
             try:
                 client = build_client(config)
             except MissingKey as exc:
@@ -457,21 +451,16 @@ class ComposeScreen(AppScreen[None]):
         if checked is None:
             return
         problem, config, client = checked
-        from .run import RunScreen
-
         stepping = self.query_one("#stepping", Checkbox).value
         own_client = qflow_app(self).client is None
         self.app.clear_notifications()  # the form's toasts do not belong over the run
         breakpoints = self.read_breakpoints()
-        self.app.push_screen(
-            RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client, breakpoints=breakpoints)
+        qflow_app(self).open_run(
+            problem, config, client=client, stepping=stepping, own_client=own_client, breakpoints=breakpoints
         )
 
     def action_bench(self) -> None:
         """Ask for a bench (the workflow settings are this form's) and watch it live."""
-        from .bench import BenchScreen
-        from .bench_form import BenchForm
-
         try:
             config = self.read_config()
         except ConfigError:
@@ -479,9 +468,9 @@ class ComposeScreen(AppScreen[None]):
 
         form = BenchForm(config)
 
-        def chosen(runner: Any) -> None:
+        def chosen(runner: BenchRunner | None) -> None:
             if runner is not None:
-                self.app.push_screen(BenchScreen(runner, estimate=form.estimate))
+                qflow_app(self).open_bench(runner, estimate=form.estimate)
 
         self.app.push_screen(form, chosen)
 
@@ -532,7 +521,6 @@ class ComposeScreen(AppScreen[None]):
         if not spec:
             self.show_error("✗ Type a file path or a benchmark id such as mbpp/11 or humaneval/12.", "load")
             return
-        from ...core.bench.datasets import is_benchmark_id
 
         if is_benchmark_id(spec):
             self._load_benchmark(spec)
@@ -540,11 +528,6 @@ class ComposeScreen(AppScreen[None]):
             self._load_file(Path(spec).expanduser())
 
     def _load_benchmark(self, spec: str) -> None:
-        try:
-            from ...core.bench.datasets import load_benchmark_problem
-        except ImportError:
-            self.show_error("✗ Benchmark data is not available in this build.", "load")
-            return
         try:
             problem = load_benchmark_problem(spec)
         except ProblemError as exc:

@@ -13,14 +13,17 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from ...core.events import Event, ProgramCandidate, StepStarted
+from ...core.llm import LLMError
 from ...core.safe_text import clean, one_line
-from ...core.steer.fork import ForkError, ForkPlan, plan_fork, session_steps
-from ...core.steer.steering import program_stages, refusal
+from ...core.steer.fork import ForkError, ForkPlan, plan_fork, program_stages, refusal, session_steps
 from ...core.workflows import Edit
 from ...core.workflows.values import config_from_record
+from ..access import qflow_app
+from ..palette import palette
 from .base import AppModal
 
 #: The verdict choices (Select values are strings): what the checker's verdict becomes.
@@ -136,7 +139,6 @@ class ForkDialog(AppModal[ForkPlan | None]):
                 yield Button("Cancel (esc)", id="fork-no", compact=True)
 
     def on_mount(self) -> None:
-        from ..palette import palette
 
         editor = self.query_one("#fork-program", TextArea)
         theme = palette(self.app).editor_theme
@@ -251,30 +253,24 @@ class ForkDialog(AppModal[ForkPlan | None]):
         self.dismiss(None)
 
 
-def start_fork(app: Any, plan: ForkPlan) -> None:
+def start_fork(screen: Screen[Any], plan: ForkPlan) -> None:
     """Run ``plan`` live on a new run screen: the recording answers the calls
     before the branch, the app's model (a test's script) or the one the dialog
     named the rest; the session names its parent."""
-    from ...core.llm import LLMError
-    from ..access import qflow_app
-    from .run import RunScreen
-
-    qapp = qflow_app(app.screen)
-    shared = qapp.client
+    host = qflow_app(screen)
+    shared = host.client
     try:
         client = plan.client(shared)
     except LLMError as exc:
-        app.notify(one_line(clean(str(exc))), title="Cannot fork", severity="error", markup=False)
+        screen.notify(one_line(clean(str(exc))), title="Cannot fork", severity="error", markup=False)
         return
-    app.push_screen(
-        RunScreen(
-            plan.problem,
-            plan.config,
-            client=client,
-            own_client=shared is None,
-            stepping=qapp.stepping,
-            breakpoints=qapp.breakpoints,
-            steering=plan.steering,
-            header=plan.header,
-        )
+    host.open_run(
+        plan.problem,
+        plan.config,
+        client=client,
+        own_client=shared is None,
+        stepping=host.stepping,
+        breakpoints=host.breakpoints,
+        steering=plan.steering,
+        header=plan.header,
     )

@@ -5,6 +5,7 @@ written, keeping what was typed so nothing is lost."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from textual.widgets import Input, Label, Static
 
 from ...core.safe_text import one_line
 from .base import AppModal
+from .confirm import Confirm
 
 #: The hint under the field while nothing is wrong.
 _HINT = "Enter to save, Escape to cancel"
@@ -98,7 +100,6 @@ class PathPrompt(AppModal[Path | None]):
         self._write(path)
 
     def _ask_to_overwrite(self, path: Path) -> None:
-        from .confirm import Confirm
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -137,7 +138,6 @@ def write_text_file(text: str) -> Writer:
     the file is replaced whole (a half-written file never takes an old one's place)."""
 
     def write(path: Path) -> Path:
-        import os
 
         path.parent.mkdir(parents=True, exist_ok=True)
         part = path.with_name(path.name + ".part")

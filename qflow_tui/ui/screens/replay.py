@@ -21,6 +21,7 @@ from textual.widgets import Header, Static
 
 from ...core.events import Event, RunStarted
 from ...core.safe_text import one_line
+from ...core.session import SessionError, read_session
 from ..access import qflow_app
 from ..replay_model import TICK, ReplayCursor, ReplayStep, play_times, replay_steps
 from ..state import run_shape
@@ -28,6 +29,7 @@ from ..widgets.footer import AppFooter
 from ..widgets.replay_timeline import ReplayTimeline, StepChip
 from ..widgets.run_view import RunView
 from .base import AppScreen
+from .fork_dialog import ForkDialog, start_fork
 from .step_picker import StepPicker
 
 __all__ = ["ReplayScreen", "ReplayStep", "StepChip", "StepPicker", "play_times", "replay_steps"]
@@ -113,7 +115,6 @@ class ReplayScreen(AppScreen[None]):
         return self.cursor.current_step
 
     def _load(self) -> None:
-        from ...core.session import SessionError, read_session
 
         try:
             data = read_session(self.path)
@@ -338,8 +339,6 @@ class ReplayScreen(AppScreen[None]):
     def action_fork(self) -> None:
         """Fork the session at the step the replay shows (a new run that takes
         everything before it from the recording)."""
-        from ...core.session import SessionError, read_session
-        from .fork_dialog import ForkDialog, start_fork
 
         self._stop()
         try:
@@ -351,7 +350,7 @@ class ReplayScreen(AppScreen[None]):
         # The progression the view shows (the dialog falls back to the first to reach the step).
         progression = self.query_one(RunView).progression
         dialog = ForkDialog(data, step=step.step if step else None, progression=progression)
-        self.app.push_screen(dialog, lambda plan: start_fork(self.app, plan) if plan is not None else None)
+        self.app.push_screen(dialog, lambda plan: start_fork(self, plan) if plan is not None else None)
 
     def action_back(self) -> None:
         self._stop()

@@ -8,29 +8,41 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
+from ...core.resume import ResumeError, plan_resume, reach_model
 from ...core.safe_text import clean, one_line
 from ...core.session import (
     FolderGroup,
+    IndexUnavailable,
     Listing,
     Query,
     SearchError,
+    SessionError,
+    SessionIndex,
     SessionInfo,
     Unreadable,
+    default_export_name,
+    delete_session,
+    export_session,
     find_sessions,
     parse_search,
 )
 from ...core.session.display import human_duration, human_time, human_tokens, short_model
-from ..palette import Palette
+from ...core.session.family import fork_tree, loop_words
+from ...locations import demo_session, sessions_dir
+from ..access import qflow_app
+from ..palette import Palette, palette
 from ..widgets.footer import AppFooter
 from ..widgets.lists import ListTable
 from .base import AppScreen
 from .confirm import Confirm
+from .path_prompt import PathPrompt, WriteRefused
 
 
 def _outcome_style(outcome: str, colours: Palette) -> str:
@@ -145,7 +157,6 @@ class SessionsScreen(AppScreen[None]):
     def folder(self) -> Path:
         if self.directory is not None:
             return self.directory
-        from ...locations import sessions_dir
 
         return sessions_dir()
 
@@ -230,7 +241,6 @@ class SessionsScreen(AppScreen[None]):
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, name="read sessions")
     def read_sessions(self, query: Query, recursive: bool, with_groups: bool) -> tuple[Listing, list[FolderGroup]]:
-        from ...core.session import IndexUnavailable, SessionIndex
 
         listing = find_sessions(self.folder, query, recursive=recursive)
         groups: list[FolderGroup] = []
@@ -270,7 +280,6 @@ class SessionsScreen(AppScreen[None]):
             self.notify(clean(f"Cannot read {self.folder}: {event.worker.error}"), severity="error", markup=False)
 
     def _session_row(self, s: SessionInfo, colours: Any) -> list[Any]:
-        from rich.text import Text
 
         # Narrow, the outcome alone: where it was accepted is in the replay.
         narrow = self._widths()["outcome"] < 23
@@ -308,7 +317,6 @@ class SessionsScreen(AppScreen[None]):
         on a later page) stays at the top, marked in its row. A loop of fork
         parents (only hostile files make one) is broken at its first session
         listed, which is marked, and said once in a notice."""
-        from ...core.session.family import fork_tree, loop_words
 
         tree = fork_tree(sessions, lambda s: str(s.path), lambda s: s.parent)
         self.depth = {Path(k): d for k, d in tree.depth.items()}
@@ -348,9 +356,6 @@ class SessionsScreen(AppScreen[None]):
 
     def fill(self, keep: Path | None = None) -> None:
         """Show the loaded rows, keeping the cursor on ``keep``."""
-        from rich.text import Text
-
-        from ..palette import palette
 
         colours = palette(self.app)
         table = self.query_one(DataTable)
@@ -435,7 +440,6 @@ class SessionsScreen(AppScreen[None]):
         if info is None or not info.parent:
             line.remove_class("-shown")
             return
-        from rich.text import Text
 
         parent = Path(info.parent)
         shown = next((s for s in self.sessions if str(s.path) == info.parent), None)
@@ -498,12 +502,9 @@ class SessionsScreen(AppScreen[None]):
         self._open_replay(info.path)
 
     def _open_replay(self, path: Path) -> None:
-        from .replay import ReplayScreen
-
-        self.app.push_screen(ReplayScreen(path))
+        qflow_app(self).open_replay(path)
 
     def action_demo(self) -> None:
-        from ...locations import demo_session
 
         self._open_replay(demo_session())
 
@@ -521,7 +522,6 @@ class SessionsScreen(AppScreen[None]):
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            from ...core.session import SessionError, delete_session
 
             try:
                 delete_session(info.path)
@@ -548,8 +548,6 @@ class SessionsScreen(AppScreen[None]):
         info = self.selected
         if info is None:
             return
-        from ...core.session import SessionError, default_export_name, export_session
-        from .path_prompt import PathPrompt, WriteRefused
 
         name = default_export_name(info.path, fmt)
 
@@ -578,7 +576,6 @@ class SessionsScreen(AppScreen[None]):
     @work(thread=True, exclusive=True, group="resume", exit_on_error=False, name="prepare resume")
     def prepare_resume(self, path: Path) -> tuple[Any, Any]:
         # A thread: reading the session and building the model's client (an SDK import) take time.
-        from ...core.resume import plan_resume, reach_model
 
         plan = plan_resume(path, unfinished_only=True)
         return plan, reach_model(plan)
@@ -588,16 +585,12 @@ class SessionsScreen(AppScreen[None]):
         if event.worker.group != "resume":
             return
         if event.state == WorkerState.ERROR:
-            from ...core.resume import ResumeError
-
             error = event.worker.error
             text = str(error) if isinstance(error, ResumeError) else f"{type(error).__name__}: {error}"
             self.notify(one_line(text, 300), title="Not resumed", severity="error", markup=False)
         elif event.state == WorkerState.SUCCESS:
-            from .run import RunScreen
-
             plan, client = event.worker.result  # type: ignore[misc]
-            self.app.push_screen(RunScreen(plan.problem, plan.config, client=client, own_client=True))
+            qflow_app(self).open_run(plan.problem, plan.config, client=client, own_client=True)
 
     def action_mark(self) -> None:
         info = self.selected
@@ -610,8 +603,6 @@ class SessionsScreen(AppScreen[None]):
         self.fill(info.path)
 
     def action_compare(self) -> None:
-        from .compare import CompareScreen
-
         info = self.selected
         if len(self.marked) == 2:
             a, b = self.marked
@@ -626,7 +617,7 @@ class SessionsScreen(AppScreen[None]):
                 markup=False,
             )
             return
-        self.app.push_screen(CompareScreen(a, b))
+        qflow_app(self).open_compare(a, b)
 
     def action_parent(self) -> None:
         info = self.selected

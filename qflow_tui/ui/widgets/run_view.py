@@ -26,6 +26,8 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from ...core import events as ev
 from ...core.events import Event
+from ...core.safe_text import one_line
+from ..messages import SaveRequested
 from ..state import RunState
 from .agent_pane import AgentPanes
 from .program_view import shown_program
@@ -418,8 +420,5 @@ class RunView(Widget):
         if not program:
             self.notify("No program yet.", severity="warning")
             return
-        from ...core.safe_text import one_line
-        from ..messages import SaveRequested
-
         name = f"{one_line(str(self.state.problem.get('entry_point') or 'solution'), 80)}.py"
         self.post_message(SaveRequested(program, "Save the program to a file", name, "Program saved"))

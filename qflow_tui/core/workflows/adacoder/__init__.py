@@ -1,5 +1,5 @@
 """AdaCoder (adacoder.txt section IV), described: the spec the command line, the config file, the
-compose form and replay read. Its agents and its run function (``.run``) are
+compose form and replay read. Its agents and its run function (``.ada_coder``) are
 imported only when a run asks for it."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ SPEC = WorkflowSpec(
     plan=_adacoder_plan,
     visible_tests=lambda cfg: "executed in the sandbox",
     executes_visible=lambda cfg: True,
-    runner=f"{__name__}.run:run_adacoder",
+    runner=f"{__name__}.ada_coder:run_adacoder",
     tabs=lambda cfg: ("tests",),
     paper="adacoder.txt section IV, Algorithms 1-3",
     stage_words={

@@ -1,5 +1,5 @@
 """AgentCoder (agentcoder.txt section 3), described: the spec the command line, the config file, the
-compose form and replay read. Its agents and its run function (``.run``) are
+compose form and replay read. Its agents and its run function (``.agent_coder``) are
 imported only when a run asks for it."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ SPEC = WorkflowSpec(
     settings=(ITERATIONS, MAX_TESTS),
     plan=_agentcoder_plan,
     visible_tests=lambda cfg: "shown to the programmer only; its designed tests are executed in the sandbox",
-    runner=f"{__name__}.run:run_agentcoder",
+    runner=f"{__name__}.agent_coder:run_agentcoder",
     tabs=lambda cfg: ("tests",),
     paper="agentcoder.txt section 3",
     stage_words={"programmer": "refine", "test_designer": "design tests", "test_executor": "run tests"},

@@ -1,5 +1,5 @@
 """CodeTree (codetree.txt section 3), described: the spec the command line, the config file, the
-compose form and replay read. Its agents and its run function (``.run``) are
+compose form and replay read. Its agents and its run function (``.code_tree``) are
 imported only when a run asks for it."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ SPEC = WorkflowSpec(
     plan=_codetree_plan,
     visible_tests=lambda cfg: "executed in the sandbox",
     executes_visible=lambda cfg: True,
-    runner=f"{__name__}.run:run_codetree",
+    runner=f"{__name__}.code_tree:run_codetree",
     tabs=lambda cfg: ("tests", "tree"),
     paper="codetree.txt section 3",
     stage_words={

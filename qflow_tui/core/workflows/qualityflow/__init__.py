@@ -1,5 +1,5 @@
 """QualityFlow (qualityflow.txt Algorithm 1, Appendix A), described: the spec the command line, the config file, the
-compose form and replay read. Its agents and its run function (``.run``) are
+compose form and replay read. Its agents and its run function (``.quality_flow``) are
 imported only when a run asks for it."""
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ SPEC = WorkflowSpec(
     plan=_qualityflow_plan,
     visible_tests=_qualityflow_visible_tests,
     executes_visible=lambda cfg: CHECKER.of(cfg) == "python",
-    runner=f"{__name__}.run:run_qualityflow",
+    runner=f"{__name__}.quality_flow:run_qualityflow",
     progressions=_qualityflow_progressions,
     paper="qualityflow.txt Algorithm 1, Appendix A",
     stage_words=STAGE_WORDS,

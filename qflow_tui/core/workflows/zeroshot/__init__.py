@@ -1,5 +1,5 @@
 """Zero-shot, the baseline, described: the spec the command line, the config file, the
-compose form and replay read. Its agents and its run function (``.run``) are
+compose form and replay read. Its agents and its run function (``.zero_shot``) are
 imported only when a run asks for it."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ SPEC = WorkflowSpec(
     settings=(),
     plan=_zeroshot_plan,
     visible_tests=lambda cfg: "shown to the generator only, never executed",
-    runner=f"{__name__}.run:run_zeroshot",
+    runner=f"{__name__}.zero_shot:run_zeroshot",
     paper="qualityflow.txt, the zero-shot baseline",
     stage_words={"program_generator": "generate"},
 )

@@ -3,7 +3,7 @@ workflows or two models on one problem). The steps each took with their
 decisions in two aligned columns, the row where they part marked; the final
 programs with a coloured diff; the Code Quality Checker's verdicts on the
 visible tests; calls, tokens and time per agent. What is compared comes from
-:func:`qflow_tui.core.steer.compare.compare_sessions`, as ``qflow compare``."""
+:func:`qflow_tui.core.steer.side_by_side.compare_sessions`, as ``qflow compare``."""
 
 from __future__ import annotations
 
@@ -21,6 +21,11 @@ from textual.widgets import DataTable, Header, Input, Static, TabbedContent, Tab
 
 from ...core.events import RunStarted
 from ...core.safe_text import clean, one_line
+from ...core.session import SessionError, read_session
+from ...core.steer.side_by_side import compare_sessions, placed_trail
+from ..access import qflow_app
+from ..palette import palette
+from ..replay_model import replay_steps
 from ..state import run_shape
 from ..widgets.footer import AppFooter
 from ..widgets.lists import ListTable
@@ -123,9 +128,6 @@ class CompareScreen(AppScreen[None]):
         self._load()
 
     def _load(self) -> None:
-        from ...core.session import SessionError, read_session
-        from ...core.steer.compare import compare_sessions, placed_trail
-        from ..replay_model import replay_steps
 
         try:
             a, b = read_session(self.paths[0]), read_session(self.paths[1])
@@ -181,7 +183,6 @@ class CompareScreen(AppScreen[None]):
         self._paint_agents()
 
     def _palette(self) -> Any:
-        from ..palette import palette
 
         return palette(self.app)
 
@@ -428,9 +429,7 @@ class CompareScreen(AppScreen[None]):
         self.action_replay(side)
 
     def action_replay(self, side: int) -> None:
-        from .replay import ReplayScreen
-
-        self.app.push_screen(ReplayScreen(self.paths[side], step=self._step_at(side)))
+        qflow_app(self).open_replay(self.paths[side], step=self._step_at(side))
 
     def action_search(self) -> None:
         self.query_one(SearchLine).open()

@@ -22,8 +22,9 @@ from .llm.base import close_quietly
 from .llm.prices import PriceError, load_prices, retirement_notice, run_cost
 from .llm.retry import RetryWaits
 from .problem import Problem
-from .sandbox import SandboxUnavailable
+from .sandbox import Sandbox, SandboxUnavailable
 from .session import SessionWriter, new_session_path
+from .steering import Steering
 from .summary import RunSummary
 from .workflows import WORKFLOWS
 from .workflows.values import recorded_config, validate
@@ -102,13 +103,13 @@ async def run_workflow(
     config: RunConfig,
     *,
     client: LLMClient | None = None,
-    sandbox: Any = None,
+    sandbox: Sandbox | None = None,
     sinks: Iterable[Sink] = (),
     gate: Gate | None = None,
     session_dir: Path | None = None,
     session_path: Path | None = None,
     record: bool = True,
-    steering: Any = None,
+    steering: Steering | None = None,
     header: dict[str, Any] | None = None,
     close_client: bool = False,
     retry_waits: RetryWaits | None = None,

@@ -29,10 +29,10 @@ from ..jsonlines import dumps_line
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
 from ..run_state import RunState
-from ..runner import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
 from ..summary import Tokens, tokens_to_dict
+from ..workflow_run import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import get_workflow
 from ..workflows.values import recorded_config
 from .datasets import BenchProblem, load_dataset

@@ -7,7 +7,7 @@ Breakpoints are set from the timeline (b at a step, B at its agent)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +20,19 @@ from textual.worker import Worker, WorkerState
 
 from ...core.config import RunConfig
 from ...core.events import Event, Notice, NoticeLevel, RunStarted, Steered
-from ...core.gate import StepGate, Stop
+from ...core.gate import Breakpoint, StepGate, Stop
+from ...core.llm import LLMClient
 from ...core.llm.base import close_quietly
 from ...core.llm.retry import RetryWaits
 from ...core.problem import Problem
-from ...core.runner import RunError, RunOutcome, run_workflow
 from ...core.safe_text import clean, one_line
+from ...core.sandbox import Sandbox
+from ...core.session import SessionError, new_session_path, read_session
 from ...core.steer.desk import SteeringDesk, stop_words
-from ...core.steer.steering import SteerError, Steering, check_program
+from ...core.steering import SteerError, Steering, check_program
+from ...core.workflow_run import RunError, RunOutcome, run_workflow
 from ...core.workflows import Edit
+from ...locations import sessions_dir
 from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
 from ..state import SynthTest
@@ -36,6 +40,9 @@ from ..widgets.footer import AppFooter
 from ..widgets.run_view import RunView
 from ..widgets.timeline import Timeline
 from .base import AppScreen
+from .confirm import Confirm
+from .fork_dialog import ForkDialog, start_fork
+from .steer_edit import SteerEditScreen
 
 _NOTICE_SEVERITY: dict[NoticeLevel, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
@@ -90,12 +97,12 @@ class RunScreen(AppScreen[None]):
         problem: Problem,
         config: RunConfig,
         *,
-        client: Any = None,
+        client: LLMClient | None = None,
         stepping: bool = False,
         own_client: bool = False,
-        breakpoints: Any = (),
-        sandbox: Any = None,
-        steering: Any = None,
+        breakpoints: Sequence[Breakpoint] = (),
+        sandbox: Sandbox | None = None,
+        steering: Steering | None = None,
         header: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
@@ -104,7 +111,7 @@ class RunScreen(AppScreen[None]):
         self.client = client
         self.own_client = own_client
         self.sandbox = sandbox
-        self.steering: Steering = steering if isinstance(steering, Steering) else Steering()
+        self.steering: Steering = steering if steering is not None else Steering()
         """A person's edits the run takes: a fork's, and those put in while the gate holds the run."""
         self.header = header
         """Fields the session header adds (a fork names its parent)."""
@@ -134,8 +141,6 @@ class RunScreen(AppScreen[None]):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        from ...core.session import new_session_path
-        from ...locations import sessions_dir
 
         self.session_path = new_session_path(sessions_dir(), self.problem.title or self.problem.entry_point)
         self.running = True
@@ -375,8 +380,6 @@ class RunScreen(AppScreen[None]):
     def action_fork(self) -> None:
         """Fork this run at its stop: the session written so far is the parent;
         the fork's run takes it as the recording up to here and goes on live."""
-        from ...core.session import SessionError, read_session
-        from .fork_dialog import ForkDialog, start_fork
 
         if not self.running or self._shown is None or self.session_path is None:
             return
@@ -394,13 +397,12 @@ class RunScreen(AppScreen[None]):
             live=True,
             fallback_model=model,
         )
-        self.app.push_screen(dialog, lambda plan: start_fork(self.app, plan) if plan is not None else None)
+        self.app.push_screen(dialog, lambda plan: start_fork(self, plan) if plan is not None else None)
 
     def action_cancel(self) -> None:
         """Ask first: a run costs time and tokens, and x is one key away from n."""
         if not self.running:
             return
-        from .confirm import Confirm
 
         def answered(yes: bool | None) -> None:
             if yes and self.running:
@@ -419,16 +421,12 @@ class RunScreen(AppScreen[None]):
             self.notify("The run is still going: press x to cancel it first.", severity="warning")
             return
         self.dismiss()
-        from .compose import ComposeScreen
-
-        if isinstance(self.app.screen, ComposeScreen):
-            self.app.screen.action_new_problem()
+        qflow_app(self).open_compose()
 
     def action_quit_app(self) -> None:
         if not self.running:
             self.app.exit()
             return
-        from .confirm import Confirm
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -492,7 +490,6 @@ class RunScreen(AppScreen[None]):
     ) -> None:
         """Open the editor on ``text`` (or the draft left for ``key``); the text
         taken goes to ``take`` (a desk method), whose words are the notice."""
-        from .steer_edit import SteerEditScreen
 
         def done(result: tuple[bool, str] | None) -> None:
             if result is None:
