@@ -308,3 +308,88 @@ def test_every_qflow_command_of_the_docs_is_one_qflow_takes():
                     assert (ROOT / model[len("script/") :]).is_file(), f"{page.relative_to(ROOT)}: `{part}`"
                 checked += 1
     assert checked > 20
+
+
+API = ROOT / "docs" / "reference" / "api.md"
+
+
+def _api_entries() -> list[tuple[str, list[str]]]:
+    """Each ``::: module.Name`` of the API reference, with the members its
+    ``members: [...]`` option lists (empty: the object alone)."""
+    text = API.read_text(encoding="utf-8")
+    found = re.findall(r"^::: ([\w.]+)\n((?:    .*\n)*)", text, re.M)
+    entries = []
+    for name, options in found:
+        listed = re.search(r"members: \[(.*)\]", options)
+        entries.append((name, [m.strip() for m in listed.group(1).split(",")] if listed else []))
+    return entries
+
+
+def _documented(module: str) -> dict[str, bool]:
+    """Every top-level name and ``Class.member`` of ``module``'s source, and
+    whether it has a docstring (an attribute's is the string right after it),
+    read with ast as Griffe reads it for the reference."""
+    import ast
+
+    path = ROOT / (module.replace(".", "/") + ".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: dict[str, bool] = {}
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for i, node in enumerate(body):
+            after = body[i + 1] if i + 1 < len(body) else None
+            said = isinstance(after, ast.Expr) and isinstance(getattr(after.value, "value", None), str)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                out[prefix + node.name] = ast.get_docstring(node) is not None
+                if isinstance(node, ast.ClassDef) and not prefix:
+                    walk(node.body, node.name + ".")
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                out[prefix + node.target.id] = said
+            elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                out[prefix + node.targets[0].id] = said
+
+    walk(tree.body, "")
+    return out
+
+
+def test_the_api_reference_documents_everything_it_lists():
+    # The reference (built by mkdocstrings from the docstrings) answers what a
+    # plugin author had to ask help() for: each object it shows, and each
+    # member it lists, has a docstring of its own.
+    missing = []
+    for name, members in _api_entries():
+        module, _, obj = name.rpartition(".")
+        documented = _documented(module)
+        assert obj in documented, f"docs/reference/api.md names {name}, which does not exist"
+        for member in [obj, *(f"{obj}.{m}" for m in members)]:
+            if not documented.get(member):
+                missing.append(f"{module}.{member}")
+    assert not missing, "no docstring: " + ", ".join(missing)
+
+
+def test_the_api_reference_covers_what_a_plugin_touches():
+    shown = {name.rpartition(".")[2]: members for name, members in _api_entries()}
+    wanted = {
+        "WorkflowSpec": [
+            "progressions",
+            "stage_words",
+            "step_words",
+            "debugger",
+            "decided",
+            "rank",
+            "pass_at_last",
+            "tabs",
+            "test_judge",
+            "settings",
+            "executes_visible",
+            "checker",
+            "steering",
+        ],
+        "Setting": ["of", "env"],
+        "Steerable": ["edits", "first_stage", "program_stages"],
+        "RunContext": ["call", "request", "event"],
+    }
+    for obj, members in wanted.items():
+        assert obj in shown and set(members) <= set(shown[obj]), obj
+    for obj in ("Agent", "PlannedStep", "WorkflowResult", "execute_tests", "SandboxReport", "step", "Decision"):
+        assert obj in shown, obj
