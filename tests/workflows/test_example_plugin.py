@@ -155,6 +155,28 @@ def test_it_takes_a_persons_program_and_verdict_at_a_fork(env, tmp_path):
     assert [(s["what"], s["step"], s["agent"]) for s in of("steered", recorded)] == [("program", "write", "writer")]
     assert [c for c in of("llm_call_started", recorded) if c["agent"] == "writer"] == []
 
+    # At a numbered step: the person's program in place of the debugger's answer.
+    fixed = qflow(
+        env,
+        "fork",
+        str(first["session"]),
+        "--at",
+        "fix:1",
+        "--program-file",
+        str(program),
+        *MODEL,
+        "--json",
+        "--session-dir",
+        str(tmp_path / "fixed"),
+    )
+    assert fixed.returncode == 0, fixed.stderr
+    at_fix = json.loads(fixed.stdout)
+    assert at_fix["outcome"] == "accepted" and at_fix["accepted_at"] == "fix:1"
+    assert "replace" in at_fix["final_program"]
+    recorded = events(at_fix)
+    assert [(s["what"], s["step"], s["agent"]) for s in of("steered", recorded)] == [("program", "fix:1", "debugger")]
+    assert [c for c in of("llm_call_started", recorded) if c["agent"] == "debugger"] == []
+
     # A verdict on the writer's program: accepted without running a test.
     verdict = qflow(
         env,
