@@ -393,3 +393,56 @@ def test_the_api_reference_covers_what_a_plugin_touches():
         assert obj in shown and set(members) <= set(shown[obj]), obj
     for obj in ("Agent", "PlannedStep", "WorkflowResult", "execute_tests", "SandboxReport", "step", "Decision"):
         assert obj in shown, obj
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+#: A path as the page writes one: with a folder, or a file with its suffix.
+_PATH = re.compile(r"[\w./-]*[\w-](?:/|\.(?:py|md|toml|tcss|txt|jsonl))(?![\w/])")
+
+
+def _tree_paths(block: str) -> list[str]:
+    """The paths of a layer map (``qflow_tui/`` then indented names), each
+    joined to the folders it is indented under."""
+    paths, stack = [], []  # stack: (indent, folder)
+    for line in block.splitlines():
+        name = line.strip().split(" ", 1)[0]
+        if not name or not _PATH.fullmatch(name):
+            continue
+        indent = len(line) - len(line.lstrip())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = "".join(folder for _, folder in stack) + name
+        paths.append(path)
+        if name.endswith("/"):
+            stack.append((indent, name))
+    return paths
+
+
+def _exists(path: str) -> bool:
+    """``path`` from the repository's root, from ``qflow_tui/`` or from
+    ``qflow_tui/core/``, or (a bare file name, as the diagram lists a folder's
+    files) anywhere under ``qflow_tui/``."""
+    where = path.rstrip("/")
+    if any((root / where).exists() for root in (ROOT, ROOT / "qflow_tui", ROOT / "qflow_tui" / "core")):
+        return True
+    return "/" not in where and any((ROOT / "qflow_tui").rglob(where))
+
+
+def test_every_path_the_architecture_page_names_exists():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    blocks = re.findall(r"```text\n(.*?)```", text, re.S)
+    layer_map = next(b for b in blocks if b.startswith("qflow_tui/"))
+    named = _tree_paths(layer_map)
+    rest = text.replace(layer_map, "")
+    rest = re.sub(r"\]\([^)]*\)", "]", rest)  # links to other pages: mkdocs --strict checks those
+    rest = re.sub(r"[\w./-]*<[^>]*>[\w./-]*", "", rest)  # a pattern (replay/<session.jsonl>), not a path
+    named += _PATH.findall(rest)
+    assert len(named) > 40
+    missing = sorted({p for p in named if not _exists(p)})
+    assert not missing, f"docs/architecture.md names paths that do not exist: {', '.join(missing)}"
+    # The layer map names every module and package of the core.
+    core = ROOT / "qflow_tui" / "core"
+    shown = {p.removeprefix("qflow_tui/core/") for p in named if p.startswith("qflow_tui/core/")}
+    wanted = {p.name + "/" for p in core.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    wanted |= {"run_state.py", "steering.py", "summary.py", "resume.py", "runner.py", "context.py", "steps.py"}
+    assert wanted <= shown, f"the layer map misses {', '.join(sorted(wanted - shown))}"
