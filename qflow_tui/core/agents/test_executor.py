@@ -22,8 +22,9 @@ async def execute_tests(
     this process. Every test is judged, a failing one included.
 
     The keywords are required and say where the run sits, as the ``sandbox_run``
-    event it emits records them: ``purpose`` (a word of the workflow's own,
-    shown in the Tests tab: ``self_debug``, ``visible``), ``agent`` (the role
+    event it emits records them: ``purpose`` (why the tests ran, in a word of
+    the workflow's own: ``visible``; QualityFlow's ``self_debug`` and
+    ``after_debug`` mark runs before and after its debugger), ``agent`` (the role
     that runs the tests), ``step`` (the name of the step it runs in,
     ``s.name``) and ``progression`` (None for a step of the whole run).
 
