@@ -92,6 +92,7 @@ def test_a_relaxed_run_executes_the_visible_tests_and_fixes_the_program(env, tmp
     started = of("run_started", recorded)[0]
     assert started["workflow"] == "debugloop"
     assert started["config"]["workflow_settings"] == {"run_visible": True, "fixes": 3}
+    assert started["tabs"] == ["tests"] and started["checker"] == "executor"
     runs = of("sandbox_run", recorded)
     assert [(r["step"], r["agent"], r["purpose"], r["passed"], r["total"]) for r in runs] == [
         ("write", "executor", "visible", 0, 3),
@@ -117,7 +118,7 @@ def test_a_relaxed_run_executes_the_visible_tests_and_fixes_the_program(env, tmp
 def test_the_standard_setting_and_the_settings_from_the_environment(env, tmp_path):
     summary, recorded = solve(env, tmp_path / "standard", "--no-run-visible")
     assert summary["outcome"] == "unchecked" and "rfind" not in summary["final_program"]
-    assert not of("sandbox_run", recorded)
+    assert not of("sandbox_run", recorded) and of("run_started", recorded)[0]["tabs"] == []
     assert of("run_started", recorded)[0]["config"]["workflow_settings"] == {"run_visible": False, "fixes": 3}
 
     # QFLOW_<KEY> sets a plugin's setting as it sets a built-in's.

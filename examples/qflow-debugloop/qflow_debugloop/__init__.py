@@ -56,6 +56,7 @@ SPEC = WorkflowSpec(
     ),
     runner="qflow_debugloop.run:run_debugloop",
     executes_visible=lambda config: RUN_VISIBLE.of(config),
+    tabs=lambda config: ("tests",) if RUN_VISIBLE.of(config) else (),
     stage_words={"write": "write", "fix": "fix"},
     steering=Steerable(edits=edits, program_stages=("write", "fix"), first_stage="write"),
     checker="executor",
