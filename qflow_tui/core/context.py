@@ -65,14 +65,25 @@ async def gather_all(coros: Iterable[Awaitable[T]]) -> list[T]:
 
 @dataclass
 class RunContext:
+    """What a workflow's run function is given: the problem, the settings, the
+    model, the sandbox, the event stream, the step gate and a person's edits.
+    A run function reads :attr:`problem` and :attr:`config`, asks the model
+    with ``await ctx.call(ctx.request(role, prompt, ...), step=...)``, and
+    emits what it decides with :meth:`event`; it never builds one itself."""
+
     problem: Problem
+    """The statement, the entry point and the visible tests (``test_sources``)."""
     config: RunConfig
+    """The run's settings: the run-wide fields, and the workflow's own, read
+    with ``SETTING.of(ctx.config)``."""
     client: LLMClient
     sandbox: Any
     """A :class:`qflow_tui.core.sandbox.Sandbox` (typed loosely to keep imports light)."""
     emit: Emitter
     gate: Gate = field(default_factory=OpenGate)
     prompts: PromptLibrary = field(default_factory=PromptLibrary)
+    """qflow's own prompts/ (a plugin keeps its prompts in its package, with a
+    :class:`PromptLibrary` of its own)."""
     tokens: Tokens = field(default_factory=dict)
     reused_calls: int = 0
     """Model calls not made because identical work was already done in this run
@@ -113,6 +124,10 @@ class RunContext:
     # -- events ---------------------------------------------------------------
 
     def event(self, ev: Event) -> Event:
+        """Emit ``ev`` to every sink (the app, the session file, the headless
+        log) in order, with its sequence number and time; return it. A
+        :class:`Decision` also lets a decision breakpoint stop the run at its
+        next step."""
         if isinstance(ev, Decision):
             # Decision breakpoints: the gate stops the run at the next step after one.
             note = getattr(self.gate, "note_decision", None)
@@ -353,6 +368,12 @@ class RunContext:
         temperature: float | None = None,
         **where: Any,
     ) -> LLMRequest:
+        """A model request from ``role`` ``agent`` with the run's temperature,
+        max_tokens and seed: ``prompt`` is a rendered prompt file's
+        ``(system, user)``, or give ``messages`` (and ``system``) for a
+        conversation. ``where`` says where it sits and is recorded with the
+        call: ``progression=``, ``epoch=``, ``attempt=``, ``turn=``, ``test=``,
+        ``node=``."""
         if prompt is not None:
             system, user = prompt
             messages = [{"role": "user", "content": user}]

@@ -236,17 +236,23 @@ class LLMCallGivenUp(Event):
 
 @dataclass(kw_only=True)
 class ProgramCandidate(Event):
-    """A program produced by an agent (generator, self-debugger, clarified generator)."""
+    """A program produced by an agent (generator, self-debugger, clarified
+    generator): emit one for each program a step writes, with the step, the
+    role and the progression. The program view, compare and the bench's
+    pass@1 after each step read these. ``steered_program`` emits its own for
+    a person's program."""
 
     kind: ClassVar[str] = "program_candidate"
     program: str
+    """The program, as extracted from the agent's answer (``extract_program``)."""
 
 
 @dataclass(kw_only=True)
 class SandboxRun(Event):
     kind: ClassVar[str] = "sandbox_run"
     purpose: str
-    """``self_debug`` (the kept synthesized tests, feeding the debugger),
+    """Why the tests ran, in the workflow's own word; QualityFlow's:
+    ``self_debug`` (the kept synthesized tests, feeding the debugger),
     ``after_debug`` (the same tests on the debugger's fix), ``python_checker``
     (the visible tests, relaxed setting)."""
     program: str
@@ -300,11 +306,17 @@ class TQCVerdict(Event):
 
 @dataclass(kw_only=True)
 class Decision(Event):
-    """The Quality Checker's control-flow decision after a check."""
+    """A checker's control-flow decision after a check, emitted by the run
+    function (``ctx.event(Decision(...))``) for the roles its spec lists in
+    ``decided``: ``accept`` (the program stands), ``continue`` (on to the next
+    step: a fix, another epoch), ``clarify`` (QualityFlow's clarifier) or
+    ``revert`` (back to the first program)."""
 
     kind: ClassVar[str] = "decision"
     decision: DecisionWord
+    """``accept``, ``continue``, ``clarify`` or ``revert``."""
     reason: str = ""
+    """Why, in a few words (the run screen and the headless log show it)."""
 
 
 @dataclass(kw_only=True)

@@ -29,6 +29,9 @@ class Prompt:
     user: str
 
     def render(self, **values: str) -> tuple[str, str]:
+        """``(system, user)`` with every ``{{placeholder}}`` filled from
+        ``values`` (one missing: :class:`PromptError`), as ``ctx.request`` takes it."""
+
         def sub(template: str) -> str:
             def repl(m: re.Match[str]) -> str:
                 key = m.group(1)
@@ -51,6 +54,11 @@ def _load(path: Path) -> Prompt:
 
 
 class PromptLibrary:
+    """Prompt files under ``root`` (qflow's prompts/ when not given), one
+    folder per agent role: ``PromptLibrary(Path(__file__).with_name("prompts"))``
+    for a workflow's own. A file is an optional system prompt, a line ``---``,
+    then the user message, with ``{{placeholders}}``."""
+
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or prompts_dir()
         # Per-instance caches (not functools.cache on methods, which would keep
@@ -59,6 +67,7 @@ class PromptLibrary:
         self._variants: dict[tuple[str, str], tuple[Prompt, ...]] = {}
 
     def get(self, agent: str, name: str) -> Prompt:
+        """``<root>/<agent>/<name>.txt``; :class:`PromptError` when it is missing."""
         if (agent, name) not in self._prompts:
             path = self.root / agent / f"{name}.txt"
             if not path.is_file():

@@ -48,9 +48,11 @@ class StepOutcome:
     outcome: StepOutcomeWord = "done"
     """``accepted``, ``rejected``, ``skipped`` or ``done``."""
     detail: str = ""
+    """A few words on what the step did (``2/3 pass``), shown beside it in the timeline."""
 
     @property
     def name(self) -> str:
+        """The step's name in events: ``fix:2``."""
         return self.id.name
 
 
@@ -68,11 +70,23 @@ async def step(
     check: bool = False,
     stopped: str = "stopped",
 ) -> AsyncIterator[StepOutcome]:
-    """Enter one step: the gate, then ``step_started`` (``check``: ``agent``
-    checks the program the step's first agent wrote, so the stop is that
-    check's, as breakpoints and the app name it); on leaving, ``step_finished`` with the outcome and
-    detail the body set, ``failed`` on a model error, or ``stopped`` (with the
-    detail ``stopped``) when the step is cancelled. ``stage`` may be a whole
+    """Enter one step: ``async with step(ctx, "fix", "debugger", epoch=2, progression=0) as s:``.
+
+    First the gate (step mode, breakpoints: the run waits here while a person
+    looks or edits), then ``step_started``; on leaving, ``step_finished`` with
+    the outcome and detail the body set on ``s`` (``s.outcome``:
+    ``accepted``, ``rejected``, ``skipped`` or ``done``, the default), ``failed``
+    on a model error, or ``stopped`` (with the detail ``stopped``) when the
+    step is cancelled.
+
+    The step's name (``s.name``, what events, breakpoints and ``fork --at``
+    use) is ``stage``, or ``stage:N`` for a numbered step: ``epoch=N`` (a
+    round of a loop: self-debug epochs, refinement iterations) or
+    ``attempt=N`` (clarifier attempts). ``progression`` is the parallel
+    progression the step works for (None: the whole run's); ``node`` a search
+    tree's node. ``check``: ``agent`` checks the program the step's first
+    agent wrote (enter it with that step's name), so the stop is that
+    check's, as breakpoints and the app name it. ``stage`` may be a whole
     :class:`StepId` (the keyword identity arguments are then ignored)."""
     if isinstance(stage, StepId):
         sid = stage

@@ -308,3 +308,141 @@ def test_every_qflow_command_of_the_docs_is_one_qflow_takes():
                     assert (ROOT / model[len("script/") :]).is_file(), f"{page.relative_to(ROOT)}: `{part}`"
                 checked += 1
     assert checked > 20
+
+
+API = ROOT / "docs" / "reference" / "api.md"
+
+
+def _api_entries() -> list[tuple[str, list[str]]]:
+    """Each ``::: module.Name`` of the API reference, with the members its
+    ``members: [...]`` option lists (empty: the object alone)."""
+    text = API.read_text(encoding="utf-8")
+    found = re.findall(r"^::: ([\w.]+)\n((?:    .*\n)*)", text, re.M)
+    entries = []
+    for name, options in found:
+        listed = re.search(r"members: \[(.*)\]", options)
+        entries.append((name, [m.strip() for m in listed.group(1).split(",")] if listed else []))
+    return entries
+
+
+def _documented(module: str) -> dict[str, bool]:
+    """Every top-level name and ``Class.member`` of ``module``'s source, and
+    whether it has a docstring (an attribute's is the string right after it),
+    read with ast as Griffe reads it for the reference."""
+    import ast
+
+    path = ROOT / (module.replace(".", "/") + ".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: dict[str, bool] = {}
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for i, node in enumerate(body):
+            after = body[i + 1] if i + 1 < len(body) else None
+            said = isinstance(after, ast.Expr) and isinstance(getattr(after.value, "value", None), str)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                out[prefix + node.name] = ast.get_docstring(node) is not None
+                if isinstance(node, ast.ClassDef) and not prefix:
+                    walk(node.body, node.name + ".")
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                out[prefix + node.target.id] = said
+            elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                out[prefix + node.targets[0].id] = said
+
+    walk(tree.body, "")
+    return out
+
+
+def test_the_api_reference_documents_everything_it_lists():
+    # The reference (built by mkdocstrings from the docstrings) answers what a
+    # plugin author had to ask help() for: each object it shows, and each
+    # member it lists, has a docstring of its own.
+    missing = []
+    for name, members in _api_entries():
+        module, _, obj = name.rpartition(".")
+        documented = _documented(module)
+        assert obj in documented, f"docs/reference/api.md names {name}, which does not exist"
+        for member in [obj, *(f"{obj}.{m}" for m in members)]:
+            if not documented.get(member):
+                missing.append(f"{module}.{member}")
+    assert not missing, "no docstring: " + ", ".join(missing)
+
+
+def test_the_api_reference_covers_what_a_plugin_touches():
+    shown = {name.rpartition(".")[2]: members for name, members in _api_entries()}
+    wanted = {
+        "WorkflowSpec": [
+            "progressions",
+            "stage_words",
+            "step_words",
+            "debugger",
+            "decided",
+            "rank",
+            "pass_at_last",
+            "tabs",
+            "test_judge",
+            "settings",
+            "executes_visible",
+            "checker",
+            "steering",
+        ],
+        "Setting": ["of", "env"],
+        "Steerable": ["edits", "first_stage", "program_stages"],
+        "RunContext": ["call", "request", "event"],
+    }
+    for obj, members in wanted.items():
+        assert obj in shown and set(members) <= set(shown[obj]), obj
+    for obj in ("Agent", "PlannedStep", "WorkflowResult", "execute_tests", "SandboxReport", "step", "Decision"):
+        assert obj in shown, obj
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+#: A path as the page writes one: with a folder, or a file with its suffix.
+_PATH = re.compile(r"[\w./-]*[\w-](?:/|\.(?:py|md|toml|tcss|txt|jsonl))(?![\w/])")
+
+
+def _tree_paths(block: str) -> list[str]:
+    """The paths of a layer map (``qflow_tui/`` then indented names), each
+    joined to the folders it is indented under."""
+    paths, stack = [], []  # stack: (indent, folder)
+    for line in block.splitlines():
+        name = line.strip().split(" ", 1)[0]
+        if not name or not _PATH.fullmatch(name):
+            continue
+        indent = len(line) - len(line.lstrip())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = "".join(folder for _, folder in stack) + name
+        paths.append(path)
+        if name.endswith("/"):
+            stack.append((indent, name))
+    return paths
+
+
+def _exists(path: str) -> bool:
+    """``path`` from the repository's root, from ``qflow_tui/`` or from
+    ``qflow_tui/core/``, or (a bare file name, as the diagram lists a folder's
+    files) anywhere under ``qflow_tui/``."""
+    where = path.rstrip("/")
+    if any((root / where).exists() for root in (ROOT, ROOT / "qflow_tui", ROOT / "qflow_tui" / "core")):
+        return True
+    return "/" not in where and any((ROOT / "qflow_tui").rglob(where))
+
+
+def test_every_path_the_architecture_page_names_exists():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    blocks = re.findall(r"```text\n(.*?)```", text, re.S)
+    layer_map = next(b for b in blocks if b.startswith("qflow_tui/"))
+    named = _tree_paths(layer_map)
+    rest = text.replace(layer_map, "")
+    rest = re.sub(r"\]\([^)]*\)", "]", rest)  # links to other pages: mkdocs --strict checks those
+    rest = re.sub(r"[\w./-]*<[^>]*>[\w./-]*", "", rest)  # a pattern (replay/<session.jsonl>), not a path
+    named += _PATH.findall(rest)
+    assert len(named) > 40
+    missing = sorted({p for p in named if not _exists(p)})
+    assert not missing, f"docs/architecture.md names paths that do not exist: {', '.join(missing)}"
+    # The layer map names every module and package of the core.
+    core = ROOT / "qflow_tui" / "core"
+    shown = {p.removeprefix("qflow_tui/core/") for p in named if p.startswith("qflow_tui/core/")}
+    wanted = {p.name + "/" for p in core.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    wanted |= {"run_state.py", "steering.py", "summary.py", "resume.py", "runner.py", "context.py", "steps.py"}
+    assert wanted <= shown, f"the layer map misses {', '.join(sorted(wanted - shown))}"

@@ -209,17 +209,24 @@ def test_the_compose_form_offers_it_with_its_setting(env, tmp_path):
 
 
 def test_the_guide_shows_the_package_as_it_is():
-    """docs/guide/write-a-workflow.md builds this package: each of its code
-    blocks is in the file it shows, word for word."""
+    """docs/guide/write-a-workflow.md builds this package, then the example
+    in examples/qflow-debugloop: each of its code blocks is in the file it
+    shows, word for word."""
     import re
 
     guide = (ROOT / "docs" / "guide" / "write-a-workflow.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```(python|toml)\n(.*?)```", guide, re.S)
+    example = ROOT / "examples" / "qflow-debugloop" / "qflow_debugloop"
     files = {
         "toml": [PLUGIN / "pyproject.toml"],
-        "python": [PLUGIN / "qflow_plainshot" / "__init__.py", PLUGIN / "qflow_plainshot" / "run.py"],
+        "python": [
+            PLUGIN / "qflow_plainshot" / "__init__.py",
+            PLUGIN / "qflow_plainshot" / "run.py",
+            example / "__init__.py",
+            example / "run.py",
+        ],
     }
-    assert len(blocks) == 3
+    assert len(blocks) == 6
     for language, code in blocks:
         assert any(code in path.read_text(encoding="utf-8") for path in files[language]), code[:60]
 

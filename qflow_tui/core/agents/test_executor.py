@@ -16,6 +16,22 @@ MAX_FEEDBACK = 10
 async def execute_tests(
     ctx: RunContext, program: str, tests: list[str], *, purpose: str, agent: str, step: str, progression: int | None
 ) -> SandboxReport:
+    """Run ``program`` against ``tests`` (assert statements calling the
+    problem's entry point, e.g. ``ctx.problem.test_sources``) in the sandbox,
+    after the problem's own imports and test setup; the program never runs in
+    this process. Every test is judged, a failing one included.
+
+    The keywords are required and say where the run sits, as the ``sandbox_run``
+    event it emits records them: ``purpose`` (why the tests ran, in a word of
+    the workflow's own: ``visible``; QualityFlow's ``self_debug`` and
+    ``after_debug`` mark runs before and after its debugger), ``agent`` (the role
+    that runs the tests), ``step`` (the name of the step it runs in,
+    ``s.name``) and ``progression`` (None for a step of the whole run).
+
+    Returns the :class:`SandboxReport`: ``passed``, ``total``, ``all_passed``,
+    ``load_error`` (the program could not load; every test then fails) and one
+    :class:`TestOutcome` per test in ``results``; :func:`execution_feedback`
+    puts the failures in words for a debugger's prompt."""
     # The statement's own imports come first, as in the reference evaluators.
     setup = sandbox_setup(ctx.problem)
     report: SandboxReport = await ctx.sandbox.run_tests(

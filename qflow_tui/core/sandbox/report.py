@@ -37,12 +37,14 @@ class SandboxReport:
     """The result of one sandbox call."""
 
     results: list[TestOutcome] = field(default_factory=list)
+    """One outcome per test, in the order the tests were given."""
     load_error: str | None = None
     """Why the program could not be loaded (syntax error, exception or exit at
     import, load timeout); every test then fails with this reason."""
     stdout: str = ""
     """What the untrusted code printed, truncated to the configured cap."""
     stderr: str = ""
+    """What the untrusted code wrote to stderr, truncated the same way."""
     duration: float = 0.0
     """Wall-clock seconds for the whole call, process start-ups included."""
     isolation: str = ""
@@ -56,14 +58,17 @@ class SandboxReport:
 
     @property
     def passed(self) -> int:
+        """How many tests passed."""
         return sum(1 for r in self.results if r.status == "pass")
 
     @property
     def total(self) -> int:
+        """How many tests ran (every one given)."""
         return len(self.results)
 
     @property
     def all_passed(self) -> bool:
+        """Every test passed, and there was at least one."""
         return self.total > 0 and self.passed == self.total
 
     def to_dict(self) -> dict[str, Any]:

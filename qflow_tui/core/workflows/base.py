@@ -18,15 +18,28 @@ if TYPE_CHECKING:
 
 @dataclass
 class WorkflowResult:
+    """What a run function returns: the program the run ends with and how it
+    got there. The runner turns it into the run's last event
+    (``run_finished``), the ``--json`` summary and the session's header.
+
+    ``WorkflowResult(program, "unchecked", None, 0, first)``: positional in
+    this order; the rest by keyword."""
+
     final_program: str
+    """The program the run answers with (the bench judges this one)."""
     outcome: RunOutcomeWord
     """``accepted``; ``reverted`` (nothing passed, the first program returned);
     ``rejected`` (revert disabled, or budget spent with nothing accepted);
     ``unchecked`` (no quality checker)."""
     accepted_at: str | None
-    """Step whose program was accepted: ``program_generator``, ``self_debug:2``, ``clarifier:1``."""
+    """Step whose program was accepted: ``program_generator``, ``self_debug:2``,
+    ``clarifier:1``; None when none was (``unchecked``, ``rejected``, ``reverted``)."""
     progression: int | None
+    """The progression whose program :attr:`final_program` is (0 for a workflow
+    of one progression); None when it belongs to none."""
     first_program: str = ""
+    """The first program the run wrote (the bench's pass@1 before any check or
+    fix reads it; a workflow that :attr:`WorkflowSpec.reverts` returns it)."""
     detail: str = ""
     """Anything more to say about the result, in words."""
     node: str | None = None
@@ -106,13 +119,24 @@ class Steerable:
     the command line offer exactly that without knowing the workflow."""
 
     edits: Callable[[RunConfig], frozenset[Edit]] = _no_edits
-    """The kinds of edit the workflow takes with given settings."""
+    """The kinds of edit the workflow takes with given settings (the run
+    screen offers only these, and ``qflow fork`` refuses the others).
+
+    Declaring an edit does not apply it: a person's edits wait in the run's
+    :class:`~qflow_tui.core.steering.Steering` (``ctx.steering``), and the run
+    function takes each where it applies, once, with
+    :func:`~qflow_tui.core.steering.steered_program` (at a producing step, or
+    at its check) and :func:`~qflow_tui.core.steering.steered_verdict` (at
+    the checker's step). Those emit the ``steered`` event that records it."""
     program_stages: tuple[str, ...] = ()
     """The stages (a step's name before ``:``) whose program a person may
-    replace or whose quality verdict override (``program`` and ``verdict``)."""
+    replace or whose quality verdict override (``program`` and ``verdict``):
+    those edits are offered only at a stop before a step of one of these
+    stages, in a progression."""
     first_stage: str = ""
-    """The stage that writes the first program: an edit there stands in for
-    that agent's answer rather than for a checked program."""
+    """The stage that writes the first program: a program edit at the stop
+    before it stands in for that agent's answer (the editor says so) rather
+    than for a program to be checked."""
     statement_readers: str = ""
     """Who reads an edited statement, in words (``the clarifier and the
     clarified generator``): the editor and its notice say it."""
@@ -127,11 +151,22 @@ class WorkflowSpec:
     browser and replay need to show it, without knowing it by name."""
 
     name: str
+    """The workflow's name: ``--workflow NAME``, its ``[workflow.NAME]``
+    config table, sessions and benches. A letter, then letters, digits, ``-``
+    or ``_``; a plugin may not take a built-in's name."""
     summary: str
     """One line."""
     agents: tuple[Agent, ...]
     """In the order the workflow calls them."""
     settings: tuple[Setting[Any], ...]
+    """Its own typed settings (see :class:`Setting`): each gets its flag, its
+    key in the ``[workflow.NAME]`` table, its ``QFLOW_<KEY>`` environment
+    variable, its compose-form field and its line in ``qflow workflows``; a
+    session records every one, resolved. Read one with ``SETTING.of(config)``.
+    A key must be a word (a-z, 0-9, _), may not be a run-wide setting's
+    (``model``, ``seed``, ...) or an option of qflow's own commands
+    (``json``, ``limit``, ...), and may be a built-in workflow's key only with
+    that setting's type."""
     plan: Callable[[RunConfig], list[PlannedStep]]
     """The planned steps for given settings; steps run per progression are listed once."""
     visible_tests: Callable[[RunConfig], str]
@@ -142,36 +177,53 @@ class WorkflowSpec:
     :attr:`run` is first asked for, so describing a workflow never imports its
     agents."""
     progressions: Callable[[RunConfig], int] = _one
+    """How many parallel progressions a run has with given settings (events
+    carry their index from 0 as ``progression``; QualityFlow's diversified
+    prompts): the run screen gives each a row. Default: one."""
     executes_visible: Callable[[RunConfig], bool] = _never
     """Whether, with given settings, it executes the visible tests during
-    synthesis: the relaxed setting (on MBPP those are the evaluation tests)."""
+    synthesis: the relaxed setting (on MBPP those are the evaluation tests).
+    Only this says it: a workflow that runs the visible tests in the sandbox
+    but leaves the default (never) is labelled standard in benches, exports
+    and the run screen, and its figures are compared with standard ones."""
     paper: str = ""
     """Where it comes from: ``agentcoder.txt section 3``."""
     stage_words: dict[str, str] = field(default_factory=dict)
-    """A step's stage (before ``:``) in words, for :meth:`step_label`."""
+    """A step's stage (before ``:``) in words, for :meth:`step_label`:
+    ``{"self_debug": "self-debug"}`` makes ``self_debug:2`` read
+    ``self-debug 2``. A stage not listed reads as its name with spaces."""
     step_words: dict[str, str] = field(default_factory=dict)
-    """Whole step names in words, where they differ from their stage's words."""
+    """Whole step names in words, where they differ from their stage's words:
+    AgentCoder's ``{"programmer": "write"}`` beside its stage word ``refine``
+    (``programmer:1`` reads ``refine 1``)."""
     steering: Steerable = Steerable()
     """What a person may edit in its runs."""
     checker: str = ""
     """The role whose step outcome (``accepted`` or ``rejected``) is a quality
     verdict on the program its progression holds (the bench scores it as a
-    classifier); empty: no such agent."""
+    classifier); empty: no such agent. Its steps are entered with
+    ``step(ctx, <the producing step's name>, checker, check=True)``, so a stop
+    there reads "before checking ..." and a ``verdict`` edit applies to it;
+    the body sets ``s.outcome`` to ``accepted`` or ``rejected``."""
     debugger: str = ""
     """The role whose program replaces the one its progression holds, to fix it
     (the bench's self-debugging deviation compares the two); empty: none."""
     decided: tuple[str, ...] = ()
-    """Roles whose steps end in a :class:`Decision` that says their outcome (a
-    headless log prints the decision, not the step's end)."""
+    """Roles whose steps end in a :class:`Decision` event (emitted by the run
+    function after the step) that says their outcome: a headless log prints
+    the decision, not the step's end, and the run screen lists it."""
     reverts: Callable[[RunConfig], bool] = _never
     """With given settings, does it return its first program when no check
     accepts one (the bench's pass@1 after each step follows that)?"""
     rank: int = 100
-    """Where ``qflow workflows`` and the compose form list it: the built-ins
-    0 to 4, then the others by name."""
+    """Where ``qflow workflows`` and the compose form list it, lowest first:
+    the built-ins 0 to 4; plugins keep the default, 100, and are listed after
+    them by name."""
     tabs: Callable[[RunConfig], tuple[Tab, ...]] = _no_tabs
     """The run screen's tabs its runs use with given settings, beyond the
-    timeline, the agents and the program (none: only those three)."""
+    timeline, the agents and the program (none: only those three); each is a
+    :data:`Tab`, filled from the events that tab reads (``tests``:
+    ``tests_designed``, ``tqc_verdict`` and ``sandbox_run``)."""
     test_judge: str = ""
     """The role whose kept or rejected verdict each synthesized test gets (the
     Tests tab gives it a column named after the agent); empty: none."""

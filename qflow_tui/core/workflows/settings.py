@@ -34,7 +34,9 @@ class Setting(Generic[T]):
     choices: tuple[str, ...] = ()
     """The allowed values of a text setting (empty: any)."""
     minimum: float | None = None
+    """The smallest value a number setting takes (None: no bound)."""
     maximum: float | None = None
+    """The largest value a number setting takes (None: no bound)."""
     why: str = ""
     """Why the bounds are what they are, said when a value is out of them."""
     default: T = field(kw_only=True)
@@ -56,11 +58,14 @@ class Setting(Generic[T]):
 
     @property
     def flag(self) -> str:
+        """Its command-line flag: ``--tests-per-round`` (a bool also takes ``--no-...``)."""
         return "--" + self.key.replace("_", "-")
 
     @property
     def env(self) -> str:
-        """The environment variable that sets it: ``QFLOW_BUDGET``."""
+        """The environment variable that sets it: ``QFLOW_BUDGET``. It sets the
+        setting of every installed workflow that has this key, a plugin's as a
+        built-in's. It wins over the config file, and a flag wins over it."""
         return "QFLOW_" + self.key.upper()
 
     @property
@@ -69,9 +74,10 @@ class Setting(Generic[T]):
         return self.label or self.key.replace("_", " ").capitalize()
 
     def of(self, config: RunConfig) -> T:
-        """This setting's value in ``config``: the run's workflow's own value
-        (from its config-file table, the environment, a flag or a recording),
-        else this definition's default."""
+        """This setting's value in ``config``, typed as the default: the run's
+        workflow's own value (from its config-file table, the environment, a
+        flag or a recording), else this definition's default. Only the run's
+        workflow's table is read: a run of another workflow gets the default."""
         table = config.workflow_settings.get(config.workflow, {})
         return cast(T, table.get(self.key, self.default))
 

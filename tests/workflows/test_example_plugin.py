@@ -1,0 +1,222 @@
+"""The example plugin the guide's second example builds (examples/qflow-debugloop),
+installed by pip from its own pyproject.toml (offline: no index, no build
+isolation, qflow's own environment's setuptools) into a folder of its own, and
+run end to end by qflow with a script model: its listing, a relaxed run that
+executes the visible tests in the sandbox and fixes the program, the standard
+setting, its settings from a flag and from ``QFLOW_<KEY>``, and a person's
+program and verdict edits at a fork. Everything runs in child processes that
+have that folder on their path, so no other test ever sees the plugin."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qflow_tui.core.workflows import WORKFLOWS
+from tests.helpers import ROOT
+
+EXAMPLE = ROOT / "examples" / "qflow-debugloop"
+SCRIPT = ROOT / "tests" / "data" / "plugin" / "debugloop_script.py"
+PROBLEM = ["--problem", "tests/data/mbpp11/problem.txt", "--tests", "tests/data/mbpp11/tests.py"]
+MODEL = ["--model", f"script/{SCRIPT}"]
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    # pip builds in the source folder (build/, *.egg-info): build a copy.
+    source = tmp_path_factory.mktemp("src") / "qflow-debugloop"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    site = tmp_path_factory.mktemp("site")
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
+    out = subprocess.run(
+        [*pip, "--target", str(site), str(source)], capture_output=True, text=True, timeout=300, cwd=source
+    )
+    assert out.returncode == 0, out.stderr
+    assert (site / "qflow_debugloop" / "prompts" / "debugger" / "fix.txt").is_file()
+    home = tmp_path_factory.mktemp("home")
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+        "QFLOW_CONFIG_DIR": str(home / "config"),
+        "QFLOW_DATA_DIR": str(home / "data"),
+    }
+
+
+def qflow(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=180
+    )
+
+
+def solve(env: dict[str, str], out: Path, *extra: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The run's --json summary and the events of the session it recorded."""
+    done = qflow(env, "solve", *PROBLEM, *MODEL, "--workflow", "debugloop", "--json", "--session-dir", str(out), *extra)
+    assert done.returncode == 0, done.stderr
+    summary: dict[str, Any] = json.loads(done.stdout)
+    return summary, events(summary)
+
+
+def events(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    lines = Path(str(summary["session"])).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def of(kind: str, recorded: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in recorded if e.get("kind") == kind]
+
+
+def test_this_process_does_not_see_the_plugin():
+    assert "debugloop" not in WORKFLOWS
+
+
+def test_it_is_listed_with_its_settings(env):
+    out = qflow(env, "workflows", "debugloop")
+    assert out.returncode == 0, out.stderr
+    assert "--run-visible/--no-run-visible" in out.stdout and "--fixes" in out.stdout
+    (spec,) = json.loads(qflow(env, "workflows", "debugloop", "--json").stdout)["workflows"]
+    assert [a["role"] for a in spec["agents"]] == ["writer", "executor", "debugger"]
+    assert [s["step"] for s in spec["plan"]] == ["write", "fix:1", "fix:2", "fix:3"]
+
+
+def test_a_relaxed_run_executes_the_visible_tests_and_fixes_the_program(env, tmp_path):
+    summary, recorded = solve(env, tmp_path)
+    assert summary["outcome"] == "accepted" and summary["accepted_at"] == "fix:1"
+    assert "rfind" in summary["final_program"]
+    started = of("run_started", recorded)[0]
+    assert started["workflow"] == "debugloop"
+    assert started["config"]["workflow_settings"] == {"run_visible": True, "fixes": 3}
+    assert started["tabs"] == ["tests"] and started["checker"] == "executor"
+    runs = of("sandbox_run", recorded)
+    assert [(r["step"], r["agent"], r["purpose"], r["passed"], r["total"]) for r in runs] == [
+        ("write", "executor", "visible", 0, 3),
+        ("fix:1", "executor", "visible", 3, 3),
+    ]
+    assert [(d["step"], d["decision"]) for d in of("decision", recorded)] == [
+        ("write", "continue"),
+        ("fix:1", "accept"),
+    ]
+    finished = [(e["step"], e["agent"], e["outcome"]) for e in of("step_finished", recorded)]
+    assert finished == [
+        ("write", "writer", "done"),
+        ("write", "executor", "rejected"),
+        ("fix:1", "debugger", "done"),
+        ("fix:1", "executor", "accepted"),
+    ]
+    assert [(p["step"], p["agent"]) for p in of("program_candidate", recorded)] == [
+        ("write", "writer"),
+        ("fix:1", "debugger"),
+    ]
+
+
+def test_the_standard_setting_and_the_settings_from_the_environment(env, tmp_path):
+    summary, recorded = solve(env, tmp_path / "standard", "--no-run-visible")
+    assert summary["outcome"] == "unchecked" and "rfind" not in summary["final_program"]
+    assert not of("sandbox_run", recorded) and of("run_started", recorded)[0]["tabs"] == []
+    assert of("run_started", recorded)[0]["config"]["workflow_settings"] == {"run_visible": False, "fixes": 3}
+
+    # QFLOW_<KEY> sets a plugin's setting as it sets a built-in's.
+    summary, recorded = solve(env | {"QFLOW_FIXES": "0"}, tmp_path / "env")
+    assert summary["outcome"] == "rejected" and "rfind" not in summary["final_program"]
+    assert of("run_started", recorded)[0]["config"]["workflow_settings"] == {"run_visible": True, "fixes": 0}
+    bad = qflow(env | {"QFLOW_FIXES": "21"}, "solve", *PROBLEM, *MODEL, "--workflow", "debugloop")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "QFLOW_FIXES" in bad.stderr
+
+
+def test_it_takes_a_persons_program_and_verdict_at_a_fork(env, tmp_path):
+    first, _ = solve(env, tmp_path / "first")
+    program = tmp_path / "mine.py"
+    program.write_text(
+        "def remove_Occ(s, ch):\n    return s.replace(ch, '', 1)[::-1].replace(ch, '', 1)[::-1]\n", encoding="utf-8"
+    )
+    fork = qflow(
+        env,
+        "fork",
+        str(first["session"]),
+        "--at",
+        "write",
+        "--program-file",
+        str(program),
+        *MODEL,
+        "--json",
+        "--session-dir",
+        str(tmp_path / "fork"),
+    )
+    assert fork.returncode == 0, fork.stderr
+    forked = json.loads(fork.stdout)
+    # The person's program stood in for the writer's and passed the executor's check.
+    assert forked["outcome"] == "accepted" and forked["accepted_at"] == "write"
+    recorded = events(forked)
+    assert [(s["what"], s["step"], s["agent"]) for s in of("steered", recorded)] == [("program", "write", "writer")]
+    assert [c for c in of("llm_call_started", recorded) if c["agent"] == "writer"] == []
+
+    # At a numbered step: the person's program in place of the debugger's answer.
+    fixed = qflow(
+        env,
+        "fork",
+        str(first["session"]),
+        "--at",
+        "fix:1",
+        "--program-file",
+        str(program),
+        *MODEL,
+        "--json",
+        "--session-dir",
+        str(tmp_path / "fixed"),
+    )
+    assert fixed.returncode == 0, fixed.stderr
+    at_fix = json.loads(fixed.stdout)
+    assert at_fix["outcome"] == "accepted" and at_fix["accepted_at"] == "fix:1"
+    assert "replace" in at_fix["final_program"]
+    recorded = events(at_fix)
+    assert [(s["what"], s["step"], s["agent"]) for s in of("steered", recorded)] == [("program", "fix:1", "debugger")]
+    assert [c for c in of("llm_call_started", recorded) if c["agent"] == "debugger"] == []
+
+    # A verdict on the writer's program: accepted without running a test.
+    verdict = qflow(
+        env,
+        "fork",
+        str(first["session"]),
+        "--at",
+        "write",
+        "--accept",
+        *MODEL,
+        "--json",
+        "--session-dir",
+        str(tmp_path / "verdict"),
+    )
+    assert verdict.returncode == 0, verdict.stderr
+    accepted = json.loads(verdict.stdout)
+    assert accepted["outcome"] == "accepted" and "rfind" not in accepted["final_program"]
+    assert [s["what"] for s in of("steered", events(accepted))] == ["verdict"]
+    assert not of("sandbox_run", events(accepted))
+
+
+def test_the_bench_labels_it_relaxed(env, tmp_path):
+    out = qflow(
+        env, "bench", "--dataset", "mbpp", "--ids", "11", *MODEL, "--workflow", "debugloop", "--out", str(tmp_path)
+    )
+    assert out.returncode == 0, out.stderr
+    assert "RELAXED" in out.stdout, out.stdout
+    standard = qflow(
+        env,
+        "bench",
+        "--dataset",
+        "mbpp",
+        "--ids",
+        "11",
+        *MODEL,
+        "--workflow",
+        "debugloop",
+        "--no-run-visible",
+        "--out",
+        str(tmp_path / "standard"),
+    )
+    assert standard.returncode == 0, standard.stderr
+    assert "RELAXED" not in standard.stdout and "standard" in standard.stdout, standard.stdout
