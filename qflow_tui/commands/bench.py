@@ -19,7 +19,7 @@ from typing import Any
 from . import fail
 from .solve import add_run_options, config_overrides
 
-#: core.bench.runner.BENCH_DATASETS, written out: `qflow --help` does not import the bench.
+#: core.bench.bench_runner.BENCH_DATASETS, written out: `qflow --help` does not import the bench.
 DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
 #: core.bench.evaluate.CONVENTIONS, core.bench.export.FORMATS and
 #: core.extract.EXTRACTIONS, likewise.
