@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -129,6 +130,8 @@ if __name__ == "__main__":
     parser.add_argument("--settle", type=float, default=60.0, help="seconds the hogs run before measuring")
     args = parser.parse_args()
     if args.speed:
+        # A SIGTERM (timeout, Ctrl+C's cousin) ends through the finally blocks that stop the hogs.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
         counts = [int(n) for n in args.hogs.split(",") if n.strip()]
         asyncio.run(speed(counts, args.repeats, min(args.max_tokens, 64), args.settle))
     else:
