@@ -23,9 +23,11 @@ _SAID_REFUSED = False
 
 
 def say_refused_plugins() -> None:
-    """Name each workflow plugin that was not loaded, and why, once per process
-    on stderr (one line each); nothing when the workflows were never read."""
+    """Name each workflow and provider plugin that was not loaded, and why,
+    once per process on stderr (one line each); nothing when the workflows were
+    never read."""
     global _SAID_REFUSED
+    from ..core.llm import broken_providers
     from ..core.workflows import WORKFLOWS, broken_plugins
 
     if _SAID_REFUSED or not WORKFLOWS.loaded:
@@ -33,6 +35,8 @@ def say_refused_plugins() -> None:
     _SAID_REFUSED = True
     for line in broken_plugins():
         print(f"qflow: a workflow could not be loaded: {one_line(line)}", file=sys.stderr)
+    for line in broken_providers():
+        print(f"qflow: a model provider could not be loaded: {one_line(line)}", file=sys.stderr)
 
 
 def viewing_config() -> RunConfig:

@@ -16,7 +16,7 @@ from typing import Any
 from . import fail
 from .workflow_options import add_workflow_options, workflow_overrides
 
-_CONFIG_KEYS = ("model", "base_url", "test_timeout", "fallback_model", "theme", "max_tokens")
+_CONFIG_KEYS = ("model", "base_url", "test_timeout", "fallback_model", "theme", "max_tokens", "threads")
 
 
 def add_app_options(p: argparse.ArgumentParser) -> None:
@@ -28,6 +28,11 @@ def add_app_options(p: argparse.ArgumentParser) -> None:
     add_workflow_options(p)
     p.add_argument(
         "--max-tokens", type=int, help="longest answer per model call (default 4096; lower it for small local contexts)"
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        help="CPU threads for a local/ model (default 0: chosen from the cores free when it starts)",
     )
     p.add_argument("--theme", help="qflow-dark, qflow-light or any Textual theme (remembered when changed in the app)")
     p.add_argument("--step", dest="step", action="store_true", default=None, help="start runs in step mode")
@@ -54,7 +59,7 @@ def _read(path: str | None, what: str) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from ..core.config import ConfigError
     from ..core.userfiles import UserFileError
-    from ..core.workflows.values import load_config
+    from ..core.workflows.values import load_config, model_named
     from ..ui.app import create_app
 
     overrides: dict[str, Any] = {k: getattr(args, k, None) for k in _CONFIG_KEYS}
@@ -85,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         replay_path=getattr(args, "replay", None),
         stepping=bool(getattr(args, "step", False)),
         breakpoints=breakpoints,
+        model_named=getattr(args, "model", None) is not None or model_named(),
     )
     result = app.run()
     return int(result or 0)

@@ -154,11 +154,19 @@ def red(line: str) -> None:
 def plugin_report() -> dict[str, Any]:
     """The workflow plugins: those loaded, those refused (one line each, with
     why) and what they printed while they loaded."""
+    from ..core.llm import broken_providers
+    from ..core.llm.registry import PROVIDERS
     from ..core.workflows import WORKFLOWS, broken_plugins
 
     refused = broken_plugins()
     loaded = [name for name, entry in WORKFLOWS.entries.items() if not entry.builtin and name in WORKFLOWS]
-    return {"loaded": loaded, "refused": refused, "said": list(WORKFLOWS.said)}
+    providers_refused = broken_providers()
+    providers = {
+        "loaded": [name for name, entry in PROVIDERS.entries.items() if not entry.builtin and name in PROVIDERS],
+        "refused": providers_refused,
+        "said": list(PROVIDERS.said),
+    }
+    return {"loaded": loaded, "refused": refused, "said": list(WORKFLOWS.said), "providers": providers}
 
 
 def print_plugins(plugins: dict[str, Any], out: Any) -> None:
@@ -167,6 +175,13 @@ def print_plugins(plugins: dict[str, Any], out: Any) -> None:
     for line in plugins["refused"]:
         print(f"  refused: {one_line(line, 400)}", file=out)
     for line in plugins["said"]:
+        print(f"  printed while loading: {one_line(line, 400)}", file=out)
+    providers = plugins["providers"]
+    loaded = ", ".join(providers["loaded"]) or "none"
+    print(f"provider plugins: {loaded} (qflow.providers entry points besides the built-ins)", file=out)
+    for line in providers["refused"]:
+        print(f"  refused: {one_line(line, 400)}", file=out)
+    for line in providers["said"]:
         print(f"  printed while loading: {one_line(line, 400)}", file=out)
 
 

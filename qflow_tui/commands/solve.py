@@ -68,6 +68,11 @@ def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
     )
     p.add_argument("--seed", type=int, help="sampling seed where the API takes one (OpenAI, local servers)")
     p.add_argument(
+        "--threads",
+        type=int,
+        help="CPU threads for a local/ model (default 0: chosen from the cores free when it starts)",
+    )
+    p.add_argument(
         "--effort",
         choices=EFFORTS,
         help="how much a reasoning model thinks before it answers (Claude 5: always thinks, billed as output; "
@@ -96,6 +101,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "context_window",
         "seed",
         "effort",
+        "threads",
     )
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 

@@ -67,6 +67,10 @@ class RunConfig:
     ``reasoning_effort``); empty: the model's own default, nothing sent. The
     Claude 5 models always think, billed as output tokens: ``low`` keeps that
     small. A model that does not reason refuses it."""
+    threads: int = 0
+    """CPU threads llama.cpp uses for a ``local/`` model (0: automatic, chosen
+    when the model starts from the cores free then: the cores this process may
+    use less the load average, at least 1). Other providers ignore it."""
     concurrency: int = 0
     """The most model calls in flight at once per provider (``--max-connections``);
     0: automatic (16 for a network provider, no limit for script and replay
@@ -144,6 +148,7 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
     "context_window": (0, 100_000_000, "tokens (0: unknown)"),
     "seed": (-1, 2**31 - 1, "a sampling seed (-1: none)"),
     "concurrency": (0, 10_000, "calls in flight (0: automatic)"),
+    "threads": (0, 1024, "CPU threads for a local model (0: automatic)"),
     "retries": (1, 100, "attempts per call (1: never retry)"),
     "temperature": (0.0, 2.0, "a sampling temperature"),
     "call_timeout": (0.0, 86_400.0, "seconds per model call (0: no limit)"),
@@ -165,6 +170,7 @@ MODEL_SETTINGS = (
     "context_window",
     "prompt_cache",
     "effort",
+    "threads",
 )
 
 

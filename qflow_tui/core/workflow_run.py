@@ -16,7 +16,7 @@ from .config import RunConfig
 from .context import RunContext
 from .events import Emitter, Notice, RunFailed, RunFinished, RunStarted, Sink
 from .gate import Gate, OpenGate
-from .llm import LLMClient, LLMError, make_client
+from .llm import LLMClient, LLMError, make_client, named_model
 from .llm._http import is_local
 from .llm.base import close_quietly
 from .llm.prices import PriceError, load_prices, retirement_notice, run_cost
@@ -63,6 +63,7 @@ def build_client(config: RunConfig) -> LLMClient:
         context_window=window,
         prompt_cache=cache,
         effort=effort,
+        threads=config.threads,
     )
 
 
@@ -176,14 +177,9 @@ async def run_workflow(
             **workflow.described(config),
         )
     )
-    if config.model.lower().startswith("local/smollm2"):
-        emitter(
-            Notice(
-                level="info",
-                message="local/smollm2 is a 135M-parameter model: a way to try the app offline, "
-                "not a way to get good programs",
-            )
-        )
+    named = named_model(config.model)
+    if named is not None and named.note:
+        emitter(Notice(level="info", message=named.note))  # its provider's word on it
     if retiring := retirement_notice(config.model, datetime.datetime.now(datetime.UTC).date().isoformat()):
         emitter(Notice(level="warning", message=retiring))
     try:

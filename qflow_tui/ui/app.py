@@ -26,12 +26,12 @@ from textual.screen import Screen
 from ..core.bench.bench_runner import BenchRunner
 from ..core.config import ConfigError, RunConfig, save_setting
 from ..core.gate import Breakpoint
-from ..core.llm import LLMClient
+from ..core.llm import LLMClient, named_model
 from ..core.problem import Problem
 from ..core.safe_text import one_line
 from ..core.sandbox import Sandbox
 from ..core.steering import Steering
-from ..core.workflows.values import load_config
+from ..core.workflows.values import load_config, small_settings
 from ..locations import demo_session
 from .access import Host, LoggedMessage
 from .first_minute import FirstMinute, first_minute
@@ -90,20 +90,26 @@ class QFlowApp(App[int]):
         bench_estimate: int | None = None,
         compare_paths: tuple[str | Path, str | Path] | None = None,
         env: Mapping[str, str] | None = None,
+        model_named: bool = False,
     ) -> None:
         super().__init__()
         self.first_minute: FirstMinute | None = None
         """Set when the default model has no key: the app opens on a model that
         answers instead (see ui/first_minute.py)."""
         opens_elsewhere = replay_path or bench_runner or bench_folder or compare_paths
+        self.small_settings: list[str] = []
+        """The small settings the form was given for a tiny model (``prompts 1``, ...)."""
         if client is None and not opens_elsewhere:
-            self.first_minute = first_minute(config, os.environ if env is None else env)
+            self.first_minute = first_minute(config, os.environ if env is None else env, named=model_named)
         if self.first_minute is not None:
             config = config.replace(model=self.first_minute.model)
-            if self.first_minute.offer_ways and not (problem_text or tests_text):
-                # What the script model answers.
+            if not (problem_text or tests_text):
+                # The paper's example, MBPP 11.
                 problem_text, tests_text = EXAMPLE_STATEMENT, EXAMPLE_TESTS
-        self.config: RunConfig = config
+        tiny = named_model(config.model)
+        if client is None and not opens_elsewhere and tiny is not None and tiny.small:
+            config, self.small_settings = small_settings(config)
+        self.config = config
         """Settings the compose form starts from; each run uses the form's copy."""
         self.client: LLMClient | None = client
         """A model client to use instead of building one from the model name (tests, embedding)."""
@@ -166,21 +172,19 @@ class QFlowApp(App[int]):
             self.push_screen(BenchScreen(self.bench_runner, self.bench_folder, estimate=self.bench_estimate))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
+        if self.small_settings:
+            self.notify(
+                f"{self.config.model} is a tiny model: the form holds small settings "
+                f"({', '.join(self.small_settings)}); raise them in the form for a longer run.",
+                timeout=10,
+                markup=False,
+            )
         if self.first_minute is not None:
             self._offer_first_minute(self.first_minute)
 
     def _offer_first_minute(self, start: FirstMinute) -> None:
-        """Say which model the form holds instead of the default, and why; with no
-        model on this machine, offer the three ways in on one screen."""
-        missing = start.missing
-        if not start.offer_ways:
-            self.notify(
-                f"{missing.variable} is not set, so the form holds {start.model}, a small model on this machine "
-                f"(set {missing.variable} and start again for {missing.model}).",
-                timeout=10,
-                markup=False,
-            )
-            return
+        """Offer the three ways in on one screen: the form holds MBPP 11 and a
+        model that answers (the local one when installed, else the script model)."""
 
         def chosen(way: str | None) -> None:
             if way == "demo":
@@ -189,7 +193,7 @@ class QFlowApp(App[int]):
             elif way == "run" and isinstance(self.screen, ComposeScreen):
                 self.screen.action_run()
 
-        self.push_screen(FirstMinuteScreen(missing.variable, missing.model), chosen)
+        self.push_screen(FirstMinuteScreen(start.missing.variable, start.wanted, start.model), chosen)
 
     def run(self, *args: Any, **kwargs: Any) -> int | None:
         """Run in this terminal, as every qflow command that opens the app does."""

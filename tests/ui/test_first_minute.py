@@ -13,10 +13,11 @@ from ui_fakes import InProcessSandbox
 from ui_steps import finish_run, steady, wait_until
 
 from qflow_tui.core.config import RunConfig
+from qflow_tui.core.workflows.values import model_named, own_setting
 from qflow_tui.ui import first_minute
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.first_minute import LOCAL_MODEL, SCRIPT_MODEL
-from qflow_tui.ui.screens.compose import ComposeScreen
+from qflow_tui.ui.screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS, ComposeScreen
 from qflow_tui.ui.screens.replay import ReplayScreen
 from qflow_tui.ui.screens.run_screen import RunScreen
 from qflow_tui.ui.screens.ways_in import FirstMinuteScreen
@@ -87,14 +88,67 @@ async def test_a_model_the_person_named_stays_theirs(nothing_local):
         assert form_model(app) == "openai/gpt-4.1" and app.first_minute is None
 
 
-async def test_with_a_local_model_installed_the_form_opens_on_it(monkeypatch: pytest.MonkeyPatch):
+def form_settings(app) -> tuple[int, int, int, int]:
+    """(prompts, epochs, clarify, max_tokens) of the run the form would start."""
+    form = app.screen_stack[0]
+    config = form.read_config()
+    prompts, epochs, clarify = (own_setting("qualityflow", k).of(config) for k in ("prompts", "epochs", "clarify"))
+    return prompts, epochs, clarify, config.max_tokens
+
+
+async def test_with_a_local_model_installed_it_opens_small_on_the_example(monkeypatch: pytest.MonkeyPatch):
+    # Issue 46: after installing SmolLM2, the app opened on it with the paper's
+    # settings (a run that never finished), without MBPP 11 or the three ways in.
     monkeypatch.setattr(first_minute, "local_model_ready", lambda: True)
     app = newcomer_app(NO_KEYS)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
-        await pilot.pause()
+        await wait_until(pilot, lambda: isinstance(app.screen, FirstMinuteScreen), "the three ways in")
+        text = str(app.screen.query_one("#first-minute-ways").render())
+        assert "Run the example with SmolLM2 on this machine" in text and "ANTHROPIC_API_KEY" in text
         assert form_model(app) == LOCAL_MODEL
-        assert any("ANTHROPIC_API_KEY is not set" in str(n.message) for n in app._notifications)
+        assert form_settings(app) == (1, 1, 0, 256)
+        assert any("tiny model" in str(n.message) for n in app._notifications)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "the form")
+        assert app.screen.query_one("#statement", TextArea).text.startswith("Write a python function")
+
+
+async def test_a_tiny_model_named_by_hand_gets_the_small_settings_but_keeps_the_users(monkeypatch):
+    app = newcomer_app(A_KEY, RunConfig(model=LOCAL_MODEL).replace(epochs=2))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        assert form_model(app) == LOCAL_MODEL
+        assert form_settings(app) == (1, 2, 0, 256)  # epochs 2 was the user's
+
+
+async def test_the_default_model_named_by_hand_stays_and_run_says_what_is_missing(nothing_local):
+    # Issue 46: `qflow --model anthropic/claude-sonnet-5-5` with no key opened on another model.
+    app = create_app(
+        RunConfig(),
+        env=NO_KEYS,
+        sandbox=InProcessSandbox(),
+        clock=lambda: 0.0,
+        remember_theme=False,
+        model_named=True,
+        problem_text=EXAMPLE_STATEMENT,
+        tests_text=EXAMPLE_TESTS,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        assert form_model(app) == RunConfig.model and app.first_minute is None
+        await pilot.press("ctrl+r")
+        error = app.screen.query_one("#compose-error")
+        await wait_until(pilot, lambda: "ANTHROPIC_API_KEY" in str(error.render()), "the refusal")
+        assert f"set ANTHROPIC_API_KEY to use {RunConfig.model}" in str(error.render())
+        assert isinstance(app.screen, ComposeScreen)
+
+
+def test_the_config_file_or_qflow_model_names_a_model(tmp_path):
+    path = tmp_path / "config.toml"
+    assert not model_named(path, env={})
+    assert model_named(path, env={"QFLOW_MODEL": RunConfig.model})
+    path.write_text(f'model = "{RunConfig.model}"\n', encoding="utf-8")
+    assert model_named(path, env={})
 
 
 def test_the_three_ways_in_snapshot(snap_compare, monkeypatch: pytest.MonkeyPatch):

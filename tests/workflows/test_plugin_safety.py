@@ -282,7 +282,7 @@ def test_the_compose_screen_names_them(crowd):
     assert out.returncode == 0, out.stderr
     shown = out.stdout
     assert "workflow plugin not loaded: exits (qflow_crowd_exits:SPEC): it called sys.exit(0)" in shown, shown
-    assert "hangs at import" in shown and "10 more workflow plugins not loaded: `qflow doctor` says why" in shown
+    assert "hangs at import" in shown and "10 more plugins not loaded: `qflow doctor` says why" in shown
     assert "\\x1b" not in shown
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from . import providers as _built_ins  # noqa: F401  # registers the built-in providers
 from .base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest, estimate_tokens
-from .registry import ClientOptions, Provider, modelapi, providers
+from .provider_keys import MissingKey
+from .registry import ClientOptions, NamedModel, Need, Provider, broken_providers, modelapi, named_model, providers
 
 __all__ = [
     "BASE_URL_PRESETS",
@@ -16,11 +16,16 @@ __all__ = [
     "LLMClient",
     "LLMError",
     "LLMRequest",
+    "NamedModel",
+    "Need",
     "Provider",
+    "broken_providers",
     "client_module",
     "estimate_tokens",
     "make_client",
+    "model_need",
     "modelapi",
+    "named_model",
     "providers",
     "resolve_base_url",
     "split_model_name",
@@ -78,6 +83,7 @@ def make_client(
     context_window: int | None = None,
     prompt_cache: bool = True,
     effort: str = "",
+    threads: int = 0,
 ) -> LLMClient:
     """Build the client for a model name. Raises :class:`LLMError` with a message a
     user can act on (unknown prefix, missing API key, missing script file, a
@@ -88,10 +94,34 @@ def make_client(
     provider = providers()[name]
     if provider.takes_base_url:
         base_url = resolve_base_url(name, base_url)
-    if provider.check_key is not None:
-        provider.check_key(model, base_url, env)  # said before the SDK's import, which takes seconds
-    options = ClientOptions(base_url, env, context_window, fallback, prompt_cache, effort)
+    _raise_need(provider, model, base_url, env)  # said before the SDK's import, which takes seconds
+    options = ClientOptions(base_url, env, context_window, fallback, prompt_cache, effort, threads)
     return provider.factory(rest, options)
+
+
+def _raise_need(provider: Provider, model: str, base_url: str | None, env: dict[str, str]) -> None:
+    need = provider.needs(model, base_url, env) if provider.needs is not None else None
+    if need is None:
+        return
+    if need.kind == "key" and need.variable:
+        raise MissingKey(need.variable, model, need.message)
+    raise LLMError(need.message, fatal=True)
+
+
+def model_need(model: str, *, base_url: str | None = None, env: dict[str, str] | None = None) -> Need | None:
+    """What ``model`` lacks before it can answer (its key, its package, its
+    file), as its provider says, without importing an SDK; None when nothing
+    is missing. An unknown name or a bad base URL is a ``Need`` of kind
+    ``server`` with the message saying so."""
+    env = dict(os.environ) if env is None else env
+    try:
+        name, _rest = split_model_name(model)
+        provider = providers()[name]
+        if provider.takes_base_url:
+            base_url = resolve_base_url(name, base_url)
+    except LLMError as exc:
+        return Need("server", str(exc))
+    return provider.needs(model, base_url, env) if provider.needs is not None else None
 
 
 def client_module(model: str, *, base_url: str | None = None, env: dict[str, str] | None = None) -> str | None:
@@ -105,8 +135,7 @@ def client_module(model: str, *, base_url: str | None = None, env: dict[str, str
         provider = providers()[name]
         if provider.module is None:
             return None
-        if provider.check_key is not None:
-            provider.check_key(model, resolve_base_url(name, base_url), env)
+        _raise_need(provider, model, resolve_base_url(name, base_url), env)
     except LLMError:
         return None
     return provider.module

@@ -11,8 +11,8 @@ from typing import Any
 from ..safe_text import one_line
 from ._http import display_url
 from .base import LLMError
-from .local import NAMED_MODELS
 from .prices import RETIREMENTS, Price, load_prices
+from .registry import PROVIDERS
 
 #: Seconds the server may take to list its models.
 LIST_TIMEOUT = 3.0
@@ -44,13 +44,24 @@ class KnownModel:
 
 def table_models(prices: dict[str, Price] | None = None) -> list[KnownModel]:
     """The price table's models (the config file's ``[prices]`` included), the
-    ones their provider retires last, and the named local ones."""
+    ones their provider retires last, then the models each provider names
+    (``local/smollm2``, a plugin provider's)."""
     prices = load_prices() if prices is None else prices
     # Retiring models last, so that completing "anthropic/claude-so" offers a
     # model that will still answer next month.
     order = sorted(prices.items(), key=lambda item: (item[0] in RETIREMENTS, item[0]))
     known = [KnownModel(name, "price table", price=price) for name, price in order]
-    return known + [KnownModel(f"local/{name}", "built in") for name in NAMED_MODELS]
+    listed = {k.name for k in known}
+    for prefix, provider in PROVIDERS.items():
+        entry = PROVIDERS.entries.get(prefix)
+        plugin = entry is not None and not entry.builtin
+        source = f"provider plugin {entry.distribution or prefix}" if entry is not None and plugin else "built in"
+        for model in provider.models:
+            name = f"{prefix}/{model.name}"
+            if name not in listed:
+                listed.add(name)
+                known.append(KnownModel(name, source))
+    return known
 
 
 def server_models(base_url: str, *, timeout: float = LIST_TIMEOUT) -> list[KnownModel]:

@@ -30,6 +30,31 @@ INSTALL = "pip install 'qflow-tui[local]'"
 DEFAULT_PARALLEL = 2
 #: Context window of each slot, in tokens.
 DEFAULT_SLOT_CONTEXT = 4096
+#: The most threads chosen automatically (llama.cpp gains little beyond).
+MAX_AUTO_THREADS = 8
+
+
+def free_cores() -> int:
+    """The cores this process may run on that the load average leaves free now
+    (at least 1). llama.cpp's threads spin while they wait for each other: on a
+    machine whose cores are busy, more threads than free cores make every
+    token slower, not faster (issue 46: 0.3-0.6 tokens/s at load 15-20 on 2
+    cores)."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    return max(1, min(usable, round(usable - load)))
+
+
+def auto_threads() -> int:
+    """The thread count for llama.cpp when the user set none: the free cores,
+    at most :data:`MAX_AUTO_THREADS`."""
+    return min(free_cores(), MAX_AUTO_THREADS)
 
 
 def locate_model(spec: str) -> Path:
@@ -87,7 +112,8 @@ class LocalClient:
         """The server's slots: more calls at once would only wait there."""
         self.parallel = parallel
         self.slot_context = slot_context
-        self.threads = threads or min(os.cpu_count() or 2, 8)
+        self.threads = threads or 0
+        """llama.cpp's threads; 0: chosen from the cores free when the model starts."""
         self._server: Any = None
         self._inner: Any = None
         self._lock = asyncio.Lock()
@@ -105,6 +131,8 @@ class LocalClient:
         p.hostnames = ["127.0.0.1"]
         p.port = 0  # the system picks a free one
         p.verbosity = -1  # llama.cpp's log would write over the app's screen
+        if not self.threads:
+            self.threads = auto_threads()
         p.cpuparams.n_threads = self.threads
         p.cpuparams_batch.n_threads = self.threads
         server = xllamacpp.Server(p)

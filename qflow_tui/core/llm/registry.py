@@ -1,18 +1,46 @@
 """The registry of model providers: each ``provider/`` prefix and how to build its client.
 
-As inspect_ai's ``@modelapi``: a provider registers a factory under its prefix
-with :func:`modelapi`, and the factory imports the provider's client (and its
-SDK, which takes one to three seconds) only when a run asks for that provider.
-The built-in providers register in :mod:`.providers`; adding one is a client
-module and one ``@modelapi`` function there.
+Providers are found through the ``qflow.providers`` entry-point group, as the
+workflows are through ``qflow.workflows``: each entry names a :class:`Provider`
+(``package.module:PROVIDER``). The built-in ones (anthropic, openai, local,
+script, replay) are registered there too (pyproject.toml), so a third-party
+package adds a provider without touching qflow_tui, and gets what a built-in
+gets: ``qflow models`` and the compose form's Model field list its models,
+``qflow doctor`` names it, a broken one is refused in one line
+(:func:`~qflow_tui.core.plugins.load_group`), and every string it declares or
+answers is made terminal-safe.
+
+A provider's factory imports its client (and its SDK, which takes one to three
+seconds) only when a run asks for that provider. :func:`modelapi` registers one
+in this process only (tests, embedding), as inspect_ai's ``@modelapi``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
-from .base import LLMClient
+from .. import plugins, typecheck
+from ..plugins import EntryPoint, PluginRefused, Refusal
+from ..safe_text import one_line
+from .base import LLMClient, LLMError
+
+GROUP = "qflow.providers"
+#: What a provider's prefix may be: it is typed before the ``/`` of a model's name.
+PREFIX = re.compile(r"[a-z][a-z0-9_-]{0,31}\Z")
+
+#: The built-in providers where they lie, for a checkout run without being
+#: installed (no dist-info, so no entry points); pyproject.toml names the same.
+BUILT_IN = {
+    "anthropic": "qflow_tui.core.llm.built_in:ANTHROPIC",
+    "openai": "qflow_tui.core.llm.built_in:OPENAI",
+    "local": "qflow_tui.core.llm.built_in:LOCAL",
+    "script": "qflow_tui.core.llm.built_in:SCRIPT",
+    "replay": "qflow_tui.core.session.replay:PROVIDER",
+}
 
 
 @dataclass(frozen=True)
@@ -29,12 +57,39 @@ class ClientOptions:
     effort: str = ""
     """How hard a reasoning model thinks (``low`` to ``max``); empty: the
     provider's default, nothing sent."""
+    threads: int = 0
+    """CPU threads for a model run on this machine (0: chosen from the cores
+    free now); providers that call a server ignore it."""
+
+
+@dataclass(frozen=True)
+class Need:
+    """What a model needs before it can answer and does not have."""
+
+    kind: Literal["key", "package", "file", "server"]
+    message: str
+    """One line a user can act on: ``set ANTHROPIC_API_KEY to use anthropic/...``."""
+    variable: str = ""
+    """For a key: the environment variable to set."""
+
+
+@dataclass(frozen=True)
+class NamedModel:
+    """A model a provider knows by name (what follows its prefix)."""
+
+    name: str
+    note: str = ""
+    """Said when a run with it starts (a notice in the run and the session)."""
+    small: bool = False
+    """A tiny model (a way to see the pipeline work): the app opens it with the
+    small settings (:data:`~qflow_tui.core.workflows.values.SMALL_SETTINGS`)."""
 
 
 #: ``(rest of the name, options) -> client``.
-Factory = Callable[[str, ClientOptions], "LLMClient"]
-#: ``(model, base_url, env)`` -> None, or raises the LLMError the client would for a missing key.
-KeyCheck = Callable[[str, "str | None", Mapping[str, str]], None]
+Factory = Callable[[str, ClientOptions], LLMClient]
+#: ``(model, base_url, env) -> what it lacks``: a cheap check (no SDK import, no
+#: network) of a key, a package, a model file.
+Needs = Callable[[str, "str | None", Mapping[str, str]], "Need | None"]
 
 
 @dataclass(frozen=True)
@@ -48,15 +103,170 @@ class Provider:
     module: str | None = None
     """The module the factory imports when its import is slow (an SDK): what the
     app imports on a thread while the user reads the form."""
-    check_key: KeyCheck | None = None
-    """Checks the key before that slow import, so a missing one is said at once."""
+    needs: Needs | None = None
+    """What a model lacks before it can answer (its key, its package, its
+    file), asked before the slow import so a missing one is said at once."""
     takes_base_url: bool = False
     """Whether ``--base-url`` (and its presets) applies."""
     free: bool = False
     """Runs on this machine or from a file: costs nothing."""
+    models: tuple[NamedModel, ...] = ()
+    """Models known by name: ``qflow models`` and the Model field list them."""
+
+    def named(self, rest: str) -> NamedModel | None:
+        """The named model ``rest`` is, if it is one."""
+        return next((m for m in self.models if m.name.lower() == rest.lower()), None)
 
 
-_REGISTRY: dict[str, Provider] = {}
+_NAMES: dict[str, Any] = {
+    "LLMClient": LLMClient,
+    "ClientOptions": ClientOptions,
+    "Need": Need,
+    "NamedModel": NamedModel,
+    "Mapping": Mapping,
+}
+
+
+class _PluginFactory:
+    """A plugin's factory: whatever it raises but an :class:`LLMError` becomes
+    one (one line naming the provider), so a run fails as for a built-in."""
+
+    def __init__(self, prefix: str, factory: Factory) -> None:
+        self.prefix = prefix
+        self.factory = factory
+
+    def __call__(self, rest: str, options: ClientOptions) -> LLMClient:
+        try:
+            return self.factory(rest, options)
+        except LLMError as exc:
+            raise LLMError(one_line(str(exc), typecheck.TEXT_LIMIT), fatal=exc.fatal) from None
+        except Exception as exc:
+            raise LLMError(
+                f"provider {self.prefix}: its factory failed: {plugins.exception_words(exc)}", fatal=True
+            ) from None
+
+
+def _provider_error(prefix: str) -> Callable[[str], Exception]:
+    def error(problem: str) -> Exception:
+        return LLMError(f"provider {one_line(prefix, 32)}: {problem}", fatal=True)
+
+    return error
+
+
+def checked_provider(provider: Provider) -> Provider:
+    """A plugin's provider, checked (raises :class:`PluginRefused` naming the
+    field that is wrong), its strings made terminal-safe, its ``needs`` guarded
+    (each answer checked and cleaned) and its factory's failures worded."""
+    problem = typecheck.fields_problem(provider, _NAMES)
+    if problem:
+        raise PluginRefused(f"its provider's {problem}")
+    if not PREFIX.match(provider.prefix):
+        raise PluginRefused(
+            f"its prefix {one_line(repr(provider.prefix), 40)} is not a word (a-z, then a-z, 0-9, - or _)"
+        )
+    if not provider.example.startswith(f"{provider.prefix}/"):
+        raise PluginRefused(f"its example {one_line(repr(provider.example), 80)} does not start with its prefix")
+    for model in provider.models:
+        if not model.name.strip() or any(c.isspace() for c in model.name):
+            raise PluginRefused(f"its model name {one_line(repr(model.name), 60)} is empty or holds spaces")
+    safe = typecheck.safe_strings(provider)
+    guarded = plugins.guard_functions(safe, _provider_error(safe.prefix), _NAMES)
+    # The factory answers with a client (a protocol no isinstance can check):
+    # its failures are worded instead.
+    return replace(guarded, factory=_PluginFactory(safe.prefix, safe.factory))
+
+
+class _Check:
+    def __call__(self, obj: object, entry: EntryPoint) -> Provider:
+        if not isinstance(obj, Provider):
+            raise PluginRefused(f"it is a {type(obj).__name__}, not a Provider")
+        if entry.builtin:
+            return obj
+        checked = checked_provider(obj)
+        if checked.prefix != entry.name:
+            raise PluginRefused(
+                f"its entry is named {one_line(entry.name, 32)!r} but its prefix is "
+                f"{checked.prefix!r}: name the entry after the prefix"
+            )
+        return checked
+
+
+def _builtin_entries() -> list[EntryPoint]:
+    return [EntryPoint(GROUP, name, value) for name, value in BUILT_IN.items()]
+
+
+class _Registry(Mapping[str, Provider]):
+    """Every provider by prefix, the built-ins first; the entry points are read
+    the first time it is asked."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, Provider] | None = None
+        self._loading: dict[str, Provider] = {}
+        self._lock = threading.RLock()
+        self.extra: dict[str, Provider] = {}
+        """Registered in this process with :func:`modelapi`."""
+        self.entries: dict[str, EntryPoint] = {}
+        self.refused: list[Refusal] = []
+        self.said: list[str] = []
+
+    @property
+    def loaded(self) -> bool:
+        return self._found is not None
+
+    @property
+    def found(self) -> dict[str, Provider]:
+        found = self._found
+        if found is not None:
+            return found
+        if plugins.loading_thread():
+            return self._loading  # a plugin asking while it loads gets the built-ins
+        with self._lock:
+            if self._found is None:
+
+                def builtins_loaded(done: dict[str, Provider]) -> None:
+                    self._loading = done
+
+                loaded = plugins.load_group(
+                    GROUP,
+                    _Check(),
+                    lambda p: p.prefix,
+                    fallback=_builtin_entries,
+                    kind="provider",
+                    builtins_loaded=builtins_loaded,
+                )
+                self.entries = dict(loaded.entries)
+                self.refused = list(loaded.refused)
+                self.said = list(loaded.said)
+                order = list(BUILT_IN)
+                # The built-ins in the order users meet them, then plugins by prefix.
+                self._found = dict(
+                    sorted(
+                        loaded.found.items(),
+                        key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0]),
+                    )
+                )
+            return self._found
+
+    def _all(self) -> dict[str, Provider]:
+        found = self.found
+        return {**found, **{k: v for k, v in self.extra.items() if k not in found}} if self.extra else found
+
+    def __getitem__(self, prefix: str) -> Provider:
+        return self._all()[prefix]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def builtin(self, prefix: str) -> bool:
+        entry = self.entries.get(prefix)
+        return entry is not None and entry.builtin
+
+
+#: Every provider, by prefix.
+PROVIDERS = _Registry()
 
 
 def modelapi(
@@ -64,19 +274,35 @@ def modelapi(
     *,
     example: str,
     module: str | None = None,
-    check_key: KeyCheck | None = None,
+    needs: Needs | None = None,
     takes_base_url: bool = False,
     free: bool = False,
+    models: tuple[NamedModel, ...] = (),
 ) -> Callable[[Factory], Factory]:
-    """Register the decorated factory as the provider of ``prefix/`` names."""
+    """Register the decorated factory as the provider of ``prefix/`` names in
+    this process (tests, embedding); a package registers through the
+    ``qflow.providers`` entry-point group instead."""
 
     def register(factory: Factory) -> Factory:
-        _REGISTRY[prefix] = Provider(prefix, factory, example, module, check_key, takes_base_url, free)
+        PROVIDERS.extra[prefix] = Provider(prefix, factory, example, module, needs, takes_base_url, free, models)
         return factory
 
     return register
 
 
 def providers() -> Mapping[str, Provider]:
-    """Every registered provider by prefix (the package imports the built-ins)."""
-    return _REGISTRY
+    """Every provider by prefix: the built-ins, then the plugins installed."""
+    return PROVIDERS
+
+
+def broken_providers() -> list[str]:
+    """Providers whose entry point was not loaded, one terminal-safe line each."""
+    PROVIDERS.found  # noqa: B018 - reads the entry points
+    return [r.line() for r in PROVIDERS.refused]
+
+
+def named_model(model: str) -> NamedModel | None:
+    """The provider's declaration of ``provider/name``, when it names it."""
+    prefix, _, rest = model.partition("/")
+    provider = PROVIDERS.get(prefix)
+    return provider.named(rest) if provider is not None and rest else None

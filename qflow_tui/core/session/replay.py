@@ -15,13 +15,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict, deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..events import Event, LLMCallFinished, LLMCallStarted
 from ..llm.base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
-from ..llm.registry import ClientOptions, modelapi
+from ..llm.registry import ClientOptions, Need, Provider
 from ..llm.script import chunk_text
 from .fileformat import SessionError
 from .reader import read_session
@@ -220,7 +221,18 @@ class ReplayClient:
             await self.fallback.aclose()
 
 
-@modelapi("replay", example="replay/session.jsonl", free=True)
-def replay(rest: str, options: ClientOptions) -> LLMClient:
-    """The ``replay/`` provider: registered by the session layer, which owns the recordings."""
+def _replay(rest: str, options: ClientOptions) -> LLMClient:
     return ReplayClient(rest, fallback=options.fallback)
+
+
+def _replay_needs(model: str, base_url: str | None, env: Mapping[str, str]) -> Need | None:
+    rest = model.partition("/")[2]
+    if not Path(rest).expanduser().is_file():
+        return Need("file", f"replay model {rest!r}: no such session file (give replay/<path to a session .jsonl>)")
+    return None
+
+
+#: The ``replay/`` provider: it lives in the session layer, which owns the
+#: recordings, and is registered through the ``qflow.providers`` group as every
+#: other provider is.
+PROVIDER = Provider("replay", _replay, "replay/session.jsonl", needs=_replay_needs, free=True)

