@@ -306,6 +306,45 @@ async def judge_io(
     return await asyncio.to_thread(judge_io_sync, sandbox, program, tests, compare)
 
 
+def parse_io_source(source: str) -> tuple[str, str] | None:
+    """The pair an I/O test's label renders (:func:`problem.io_source`), when
+    the label holds it whole (neither side cut short); else None."""
+    import ast
+
+    m = re.fullmatch(r"input (.*) -> output (.*)", source, re.S)
+    if not m or source.endswith("…") or "'… -> output" in source or '"… -> output' in source:
+        return None
+    try:
+        pair = ast.literal_eval(m.group(1)), ast.literal_eval(m.group(2))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not all(isinstance(x, str) for x in pair):
+        return None
+    return pair[0], pair[1]
+
+
+def resolve_io_tests(problem: Problem, tests: Sequence[str | TestCase]) -> list[TestCase]:
+    """The I/O tests a workflow names by their labels: the problem's own by
+    their ``source``, others (synthesized) read back from a whole label. A
+    label that names no test is an error the caller sees as a ValueError."""
+    known = {t.source: t for t in problem.tests}
+    out = []
+    for t in tests:
+        if isinstance(t, TestCase):
+            out.append(t)
+            continue
+        if t in known:
+            out.append(known[t])
+            continue
+        pair = parse_io_source(t)
+        if pair is None:
+            raise ValueError(f"not an input/output test of this problem: {t[:120]}")
+        from .problem import io_test
+
+        out.append(io_test(*pair))
+    return out
+
+
 def judge_problem_sync(
     sandbox: Sandbox, program: str, problem: Problem, compare: str = DEFAULT_COMPARE
 ) -> SandboxReport:
