@@ -370,8 +370,9 @@ def read_mbpp_et(path: Path | None) -> list[BenchProblem]:
 JSONL_WHERE = "give your set as JSONL (docs/guide/bring-a-dataset.md) with --dataset-file FILE"
 
 
-def jsonl_problem(rec: dict[str, Any], n: int) -> BenchProblem:
-    """One line of the ``jsonl`` format (docs/guide/bring-a-dataset.md)."""
+def jsonl_problem(rec: dict[str, Any], n: int, dataset: str = "jsonl") -> BenchProblem:
+    """One line of the ``jsonl`` format (docs/guide/bring-a-dataset.md), as a
+    problem of ``dataset`` (a plugin reading the format names its own)."""
     where = f"record {n}"
     tid = rec.get("task_id")
     if not isinstance(tid, str) or not tid.strip() or "/" in tid:
@@ -383,7 +384,7 @@ def jsonl_problem(rec: dict[str, Any], n: int) -> BenchProblem:
     visible, hidden = rec.get("visible", []), rec.get("hidden")
     if not isinstance(visible, list) or not isinstance(hidden, list) or not hidden:
         raise ProblemError(f"jsonl {where}: 'hidden' must be a non-empty list and 'visible' a list")
-    task_id = f"jsonl/{tid.strip()}"
+    task_id = f"{dataset}/{tid.strip()}"
     if kind == "io":
 
         def pairs(items: list[Any], what: str) -> list[tuple[str, str]]:
@@ -415,7 +416,7 @@ def jsonl_problem(rec: dict[str, Any], n: int) -> BenchProblem:
         return BenchProblem(
             problem,
             [],
-            dataset="jsonl",
+            dataset=dataset,
             visible_source="dataset" if visible else "none",
             io_tests=pairs(hidden, "hidden"),
             compare=compare,
@@ -437,7 +438,7 @@ def jsonl_problem(rec: dict[str, Any], n: int) -> BenchProblem:
         problem,
         list(hidden),
         eval_setup=problem.setup,
-        dataset="jsonl",
+        dataset=dataset,
         visible_source="dataset" if visible else "none",
     )
 
