@@ -77,9 +77,13 @@ def _short_repr(text: str) -> str:
     return shown + "…" if len(text) > IO_SOURCE_CHARS else shown
 
 
-def io_source(input_text: str, output_text: str) -> str:
+def io_source(input_text: str, output_text: str, *, whole: bool = False) -> str:
     """An I/O test's one-line label: ``input '1 2\\n' -> output '3\\n'``
-    (each side cut to ``IO_SOURCE_CHARS`` characters; escapes keep it one line)."""
+    (each side cut to ``IO_SOURCE_CHARS`` characters unless ``whole``; escapes
+    keep it one line). A whole label reads back as its pair
+    (``iojudge.parse_io_source``): synthesized tests are labelled whole."""
+    if whole:
+        return f"input {input_text!r} -> output {output_text!r}"
     return f"input {_short_repr(input_text)} -> output {_short_repr(output_text)}"
 
 
