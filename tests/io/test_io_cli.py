@@ -83,5 +83,12 @@ def test_bench_codecontests_from_a_file(tmp_path: Path) -> None:
         "codecontests/1": True,
         "codecontests/2": False,  # prints NO whatever the input: fails the even case
     }
+    table = qflow("bench", "table", str(out))
+    assert table.returncode == 0, table.stderr
+    header = next(line for line in table.stdout.splitlines() if line.startswith("| workflow"))
+    assert header.endswith("| HumanEval+ plus | CodeContests |")  # CodeTree Table 2's column, where a bench ran it
+    assert "**66.67** [20.8, 93.9] (3)" in table.stdout
+    report = qflow("bench", "report", str(out))
+    assert "Judged on: CodeContests's public, private and generated tests" in report.stdout
     unknown = qflow("bench", "--dataset", "nope", "--model", f"script/{MODEL}")
     assert unknown.returncode != 0 and "unknown dataset 'nope'" in unknown.stderr
