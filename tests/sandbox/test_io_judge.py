@@ -111,3 +111,15 @@ def test_hostile_programs_never_pass(level: str, name: str) -> None:
     sb = make(level, timeout=1.0)
     report = judge_io_sync(sb, HOSTILE[name], [("1 2\n", "3\n"), ("1 2\n", "3\n")])
     assert report.passed == 0, (name, report.to_dict())
+
+
+@pytest.mark.parametrize("level", STRONG)
+def test_call_based_hostile_values_never_pass(level: str) -> None:
+    sb = make(level, timeout=1.0)
+    always_equal = "class X:\n    def __eq__(self, other):\n        return True\n\ndef double(x):\n    return X()\n"
+    r = judge_calls_sync(sb, always_equal, "double", [([1], [2])])
+    assert r.passed == 0 and r.results[0].status in ("fail", "error"), r.to_dict()
+    # A value that only looks like the answer (a str subclass) is judged by what it is.
+    looks = "class S(str):\n    def __eq__(self, other):\n        return True\n\ndef double(x):\n    return S('no')\n"
+    r = judge_calls_sync(sb, looks, "double", [([1], [2])])
+    assert r.passed == 0, r.to_dict()
