@@ -25,7 +25,7 @@ DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
 FILE_DATASETS = (
     "codecontests",
     "apps",
-    "apps-codetree",
+    "apps-150",
     "apps-introductory",
     "apps-interview",
     "apps-competition",

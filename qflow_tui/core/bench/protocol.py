@@ -24,7 +24,7 @@ TITLES = {
     "mbpp-et": "MBPP-ET",
     "codecontests": "CodeContests",
     "apps": "APPS",
-    "apps-codetree": "APPS (CodeTree's 150)",
+    "apps-150": "APPS (CodeTree's 150)",
     "apps-introductory": "APPS introductory",
     "apps-interview": "APPS interview",
     "apps-competition": "APPS competition",
@@ -41,7 +41,7 @@ TABLE_ORDER = (
     "humaneval-et",
     "mbpp-et",
     "codecontests",
-    "apps-codetree",
+    "apps-150",
     "apps",
 )
 
@@ -165,7 +165,7 @@ def tests_words(dataset: str) -> str:
         "codecontests": "CodeContests's public, private and generated tests, each under the problem's time limit, "
         "outputs compared as its checker does (tokens; numbers within 1e-5)",
         "apps": "APPS's input_output, compared as its testing_util does (4 s a test)",
-        "apps-codetree": "APPS's input_output, compared as its testing_util does (4 s a test)",
+        "apps-150": "APPS's input_output, compared as its testing_util does (4 s a test)",
         "jsonl": "the set's hidden tests",
     }.get(dataset, "the dataset's tests")
 

@@ -295,7 +295,7 @@ APPS_SAMPLE_SEED = 44
 APPS_SAMPLE_EACH = 50
 
 
-def apps_codetree_sample(problems: list[BenchProblem]) -> list[BenchProblem]:
+def apps_150_sample(problems: list[BenchProblem]) -> list[BenchProblem]:
     """CodeTree's APPS protocol: 50 problems drawn at random from each
     difficulty of the test split (150). The paper gives neither its seed nor
     its draw: this is a draw of our own (seed ``APPS_SAMPLE_SEED``), in file order."""
@@ -484,12 +484,12 @@ APPS = DatasetSource(
     read_apps,
     where=APPS_WHERE,
     paper="CodeTree: 150 problems, 50 drawn at random from each difficulty of the test split",
-    subsets={level: f"apps-{level}" for level in APPS_DIFFICULTIES} | {"codetree": "apps-codetree"},
+    subsets={level: f"apps-{level}" for level in APPS_DIFFICULTIES} | {"150": "apps-150"},
 )
-APPS_CODETREE = DatasetSource(
-    "apps-codetree",
+APPS_150 = DatasetSource(
+    "apps-150",
     "APPS, CodeTree's protocol: 50 a difficulty, drawn with our own seed",
-    lambda path: apps_codetree_sample(read_apps(path)),
+    lambda path: apps_150_sample(read_apps(path)),
     where=APPS_WHERE,
     paper=APPS.paper,
 )
@@ -523,7 +523,7 @@ _BUILTIN_NAMES = {
     "mbpp-plus": "MBPP_PLUS",
     "codecontests": "CODECONTESTS",
     "apps": "APPS",
-    "apps-codetree": "APPS_CODETREE",
+    "apps-150": "APPS_150",
     "apps-introductory": "APPS_INTRODUCTORY",
     "apps-interview": "APPS_INTERVIEW",
     "apps-competition": "APPS_COMPETITION",

@@ -36,7 +36,7 @@ COLUMNS: tuple[tuple[str, str, str | None], ...] = (
     ("HumanEval-ET", "humaneval-et", None),
     ("MBPP-ET", "mbpp-et", None),
     ("CodeContests", "codecontests", None),
-    ("APPS (CodeTree's 150)", "apps-codetree", None),
+    ("APPS (CodeTree's 150)", "apps-150", None),
     ("APPS", "apps", None),
 )
 
