@@ -21,6 +21,18 @@ from .solve import add_run_options, config_overrides
 
 #: core.bench.bench_runner.BENCH_DATASETS, written out: `qflow --help` does not import the bench.
 DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
+#: The built-in datasets read from a local copy (core.bench.sources), likewise.
+FILE_DATASETS = (
+    "codecontests",
+    "apps",
+    "apps-150",
+    "apps-introductory",
+    "apps-interview",
+    "apps-competition",
+    "humaneval-et",
+    "mbpp-et",
+    "jsonl",
+)
 #: core.bench.evaluate.CONVENTIONS, core.bench.export.FORMATS and
 #: core.extract.EXTRACTIONS, likewise.
 CONVENTION_CHOICES = ("completion", "solution")
@@ -40,7 +52,18 @@ def add_parser(sub: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--dataset", choices=DATASET_CHOICES, help="the benchmark (MBPP: its test split, task ids 11-510)")
+    p.add_argument(
+        "--dataset",
+        help="the benchmark: " + ", ".join(DATASET_CHOICES) + " ship with qflow (MBPP: its test split, task ids "
+        "11-510); " + ", ".join(FILE_DATASETS) + " read a local copy given with --dataset-file; "
+        "plugins add more (qflow.datasets)",
+    )
+    p.add_argument(
+        "--dataset-file",
+        metavar="FILE",
+        help="the local copy of a dataset qflow does not ship (JSONL in the authors' fields; "
+        "docs/guide/bring-a-dataset.md)",
+    )
     which = p.add_mutually_exclusive_group()
     which.add_argument("--limit", type=int, help="only the first N problems")
     which.add_argument(
@@ -209,6 +232,10 @@ def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
 
     if not args.dataset:
         raise BenchError("give the benchmark with --dataset (humaneval, mbpp, humaneval-plus or mbpp-plus)")
+    from ..core.bench.sources import sources
+
+    if args.dataset not in sources():
+        raise BenchError(f"unknown dataset {args.dataset!r}: choose one of {', '.join(sources())}")
     if args.limit is not None and args.limit < 1:
         raise BenchError("--limit must be at least 1")
     try:
@@ -230,6 +257,7 @@ def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
         price_out=args.price_out,
         convention=getattr(args, "convention", None) or "completion",
         extract=getattr(args, "extract", None) or "code",
+        dataset_file=getattr(args, "dataset_file", None),
     )
     out = Path(args.out).expanduser() if args.out else default_out(args.dataset, config.workflow, config.model)
     return spec, out

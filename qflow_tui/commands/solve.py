@@ -110,7 +110,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("solve", help="solve a problem headless", description=__doc__)
     p.add_argument(
         "--problem",
-        help="file with the problem statement ('-' for stdin), or a benchmark id: mbpp/11, humaneval/12",
+        help="file with the problem statement ('-' for stdin), a problem file (JSON: statement and tests), "
+        "or a benchmark id: mbpp/11, humaneval/12, codecontests/0 (with --dataset-file)",
     )
     p.add_argument(
         "--resume",
@@ -123,6 +124,12 @@ def add_parser(sub: Any) -> None:
         help="file with the visible tests, one assert each (multi-line asserts allowed); a benchmark id brings its own",
     )
     p.add_argument("--entry-point", help="name of the function under test (default: detected from the tests)")
+    p.add_argument(
+        "--dataset-file",
+        metavar="FILE",
+        help="a local copy of a dataset qflow does not ship, with --problem DATASET/N (0-based) or DATASET/NAME, "
+        "e.g. --problem codecontests/3 --dataset-file test.jsonl",
+    )
     add_run_options(p)
     p.add_argument("--session-dir", help="folder for the session file (default: the user data folder)")
     p.add_argument("--json", action="store_true", help="print one JSON object with the result")
@@ -142,20 +149,78 @@ class InputError(Exception):
     pass
 
 
-def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | None):
-    """A problem from a statement file plus a tests file, or from a benchmark id."""
+def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | None, dataset_file: str | None = None):
+    """A problem from a statement file plus a tests file (asserts, or Input/Output
+    blocks for a stdin/stdout problem), a problem file (JSON, docs/io-problems.md),
+    or a benchmark id (``mbpp/11``; ``codecontests/3`` with ``--dataset-file``)."""
     from ..core.bench.datasets import is_benchmark_id, load_benchmark_problem
-    from ..core.problem import make_problem
+    from ..core.problem import make_io_problem, make_problem, parse_io_tests
 
+    if dataset_file is not None:
+        return _dataset_problem(problem_arg, tests_arg, dataset_file)
     if problem_arg != "-" and is_benchmark_id(problem_arg):
         if tests_arg:
             raise InputError(f"{problem_arg} is a benchmark problem with its own visible tests: leave out --tests")
         return load_benchmark_problem(problem_arg)
-    if not tests_arg:
-        raise InputError("give the visible tests with --tests FILE (one assert per test)")
+    if problem_arg != "-" and _other_dataset_id(problem_arg):
+        raise InputError(f"{problem_arg}: that dataset is not shipped; give its local copy with --dataset-file FILE")
     statement = read_text(problem_arg, "problem")
+    if not tests_arg:
+        if problem_arg.endswith(".json") or statement.lstrip().startswith("{"):
+            return _problem_file(statement, problem_arg)
+        raise InputError(
+            "give the visible tests with --tests FILE (one assert per test, or Input/Output blocks), "
+            "or a problem file (JSON, see docs/io-problems.md)"
+        )
     tests = read_text(tests_arg, "tests")
+    if _looks_like_io(tests):
+        if entry_point:
+            raise InputError("--entry-point is for function problems: a stdin/stdout program has none")
+        return make_io_problem(statement, parse_io_tests(tests))
     return make_problem(statement, tests, entry_point=entry_point)
+
+
+def _looks_like_io(tests: str) -> bool:
+    from ..core.problem import _IO_HEADER_RE
+
+    first = next((line for line in tests.splitlines() if line.strip()), "")
+    return bool(_IO_HEADER_RE.match(first))
+
+
+def _other_dataset_id(spec: str) -> bool:
+    from pathlib import Path
+
+    name, sep, ident = spec.partition("/")
+    if not sep or not ident or Path(spec).expanduser().exists():
+        return False
+    from ..core.bench.sources import sources
+
+    return name.lower() in sources()
+
+
+def _problem_file(text: str, where: str):
+    from ..core.problem import problem_from_file_data
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"{where}: not a JSON problem file ({str(exc)[:100]})") from None
+    return problem_from_file_data(data, where)
+
+
+def _dataset_problem(problem_arg: str, tests_arg: str | None, dataset_file: str):
+    """``--problem <dataset>/<n or name> --dataset-file F``: the n-th problem (0-based) of a local copy."""
+    from ..core.bench.sources import load_from_source
+
+    name, sep, ident = problem_arg.partition("/")
+    if not sep or not ident.strip():
+        raise InputError(
+            f"with --dataset-file, give --problem DATASET/N (0-based) or DATASET/NAME, not {problem_arg!r}"
+        )
+    if tests_arg:
+        raise InputError(f"{problem_arg} is a dataset problem with its own visible tests: leave out --tests")
+    bps = load_from_source(name.lower(), Path(dataset_file), ids=[ident.strip()])
+    return bps[0].problem
 
 
 def run(args: argparse.Namespace) -> int:
@@ -168,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.problem:
         return fail("give the problem with --problem FILE (or a benchmark id such as mbpp/11), or --resume SESSION")
     try:
-        problem = load_problem(args.problem, args.tests, args.entry_point)
+        problem = load_problem(args.problem, args.tests, args.entry_point, args.dataset_file)
         config = load_config(overrides=config_overrides(args))
     except (InputError, ProblemError, ConfigError) as exc:
         return fail(str(exc))

@@ -115,6 +115,8 @@ class RunContext:
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
+        # A stdin/stdout problem's agents read the I/O prompts (prompts/.../io/).
+        self.prompts = self.prompts.for_kind(self.problem.kind)
         self.limits = self.config.call_limits()
         self.retry = self.config.retry_policy()
 

@@ -60,10 +60,20 @@ def extract_program(text: str, entry_point: str) -> str:
     Blank lines before the first line and whitespace after the last are
     dropped; nothing else changes: the kept lines reach the sandbox byte for
     byte (a U+2028 or U+0085 in a comment stays where it was, and the first
-    line keeps its indentation)."""
+    line keeps its indentation).
+
+    An I/O problem's program (``entry_point`` empty) is a whole script: the
+    last fenced Python block that parses (else the last block, else the
+    answer), with nothing removed: its prints and its ``__main__`` block
+    are the solution."""
     if extraction.get() == "raw":
         return text
     blocks = [body for lang, body in code_blocks(text) if lang in ("", "python", "py", "python3")]
+    if not entry_point:
+        for body in reversed(blocks):
+            if _parses(body) and body.strip():
+                return _trim(body)
+        return _trim(blocks[-1] if blocks else text)
     for body in reversed(blocks):
         if _defines(body, entry_point):
             return _strip_demo(body)

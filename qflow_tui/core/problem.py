@@ -1,11 +1,35 @@
-"""A programming problem: its statement, visible unit tests and the entry point."""
+"""A programming problem: its statement, visible tests and how a program is judged.
+
+Two kinds (``Problem.kind``):
+
+- ``"function"``: the program defines ``entry_point``; each visible test is an
+  assert (``TestCase.source``) calling it. HumanEval, MBPP, APPS's call-based
+  problems.
+- ``"io"``: the program is a whole script that reads stdin and writes stdout
+  (CodeContests, APPS's standard-input problems, a judge's samples). Each test
+  is a pair ``TestCase.input`` / ``TestCase.output`` (both plain text), and
+  ``TestCase.source`` is a one-line rendering of it, ``input '1 2\\n' ->
+  output '3\\n'``, used wherever a test needs a label (tables, events,
+  sessions). ``entry_point`` is empty. ``time_limit`` (seconds per test) and
+  ``memory_mb`` say what the problem allows, when it says.
+
+How a workflow reads a problem: branch on ``problem.kind`` (or
+``problem.is_io``); for ``"io"`` send ``problem.tests`` to the sandbox's
+``run_io`` (see ``core/iojudge.py``) instead of ``run_tests``, and use the
+prompts under ``prompts/<workflow>/io/``. How a screen reads it: show
+``test.input`` and ``test.output`` (``test.is_io``) as two text blocks, else
+``test.source``; ``test.source`` is always a safe one-line label.
+
+Sessions store ``Problem.to_dict()``; ``Problem.from_dict`` reads both kinds and
+the older function-only records (no ``kind`` field).
+"""
 
 from __future__ import annotations
 
 import ast
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .asserts import AssertSyntaxError, detect_entry_point, find_call, parse_assert, parse_python
 
@@ -19,17 +43,59 @@ class ProblemError(ValueError):
 
 @dataclass(frozen=True)
 class TestCase:
-    """One visible (or synthesized) assert-style unit test."""
+    """One visible (or synthesized) test: an assert (a function problem's) or
+    an input/output pair (an I/O problem's; ``input`` and ``output`` set)."""
 
     source: str
-    """The assert statement, stripped; may span several lines."""
+    """The assert statement, stripped; may span several lines. For an I/O
+    test, its one-line rendering (see :func:`io_source`)."""
     line: int = 0
     """Line where it starts in the text it was parsed from (1-based; 0 if unknown)."""
     call: str = ""
     """Source of the call to the function under test."""
+    input: str | None = None
+    """An I/O test's stdin, exactly as given."""
+    output: str | None = None
+    """An I/O test's expected stdout, exactly as given."""
+
+    @property
+    def is_io(self) -> bool:
+        return self.input is not None
 
     def to_dict(self) -> dict[str, Any]:
+        if self.is_io:
+            return {"source": self.source, "line": self.line, "input": self.input, "output": self.output}
         return {"source": self.source, "line": self.line, "call": self.call}
+
+
+#: Longest stretch of each of an I/O test's input and output shown in its one-line rendering.
+IO_SOURCE_CHARS = 60
+
+
+def _short_repr(text: str) -> str:
+    shown = repr(text[:IO_SOURCE_CHARS])
+    return shown + "…" if len(text) > IO_SOURCE_CHARS else shown
+
+
+def io_source(input_text: str, output_text: str, *, whole: bool = False) -> str:
+    """An I/O test's one-line label: ``input '1 2\\n' -> output '3\\n'``
+    (each side cut to ``IO_SOURCE_CHARS`` characters unless ``whole``; escapes
+    keep it one line). A whole label reads back as its pair
+    (``iojudge.parse_io_source``): synthesized tests are labelled whole."""
+    if whole:
+        return f"input {input_text!r} -> output {output_text!r}"
+    return f"input {_short_repr(input_text)} -> output {_short_repr(output_text)}"
+
+
+def io_test(input_text: str, output_text: str, line: int = 0) -> TestCase:
+    """An I/O test from its stdin and expected stdout."""
+    if not isinstance(input_text, str) or not isinstance(output_text, str):
+        raise ProblemError("an input/output test needs text for both its input and its output")
+    return TestCase(io_source(input_text, output_text), line, "", input_text, output_text)
+
+
+ProblemKind = Literal["function", "io"]
+KINDS: tuple[ProblemKind, ...] = ("function", "io")
 
 
 @dataclass
@@ -41,13 +107,23 @@ class Problem:
     task_id: str | None = None
     setup: str = ""
     """Code the tests need before they run (imports; MBPP's test_setup_code)."""
+    kind: ProblemKind = "function"
+    """``function`` (asserts on ``entry_point``) or ``io`` (a script on stdin/stdout)."""
+    time_limit: float | None = None
+    """Seconds each test may take, when the problem says (CodeContests does); None: the sandbox's."""
+    memory_mb: int | None = None
+    """Memory the problem allows in MB, when it says; the sandbox's caps still bound it."""
+
+    @property
+    def is_io(self) -> bool:
+        return self.kind == "io"
 
     @property
     def test_sources(self) -> list[str]:
         return [t.source for t in self.tests]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "statement": self.statement,
             "tests": [t.source for t in self.tests],
             "entry_point": self.entry_point,
@@ -55,9 +131,25 @@ class Problem:
             "task_id": self.task_id,
             "setup": self.setup,
         }
+        if self.is_io:
+            out["kind"] = "io"
+            out["tests"] = [{"input": t.input, "output": t.output} for t in self.tests]
+            out["time_limit"] = self.time_limit
+            out["memory_mb"] = self.memory_mb
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Problem:
+        if data.get("kind", "function") == "io":
+            return make_io_problem(
+                data["statement"],
+                [(t["input"], t["output"]) for t in data["tests"]],
+                title=data.get("title", ""),
+                task_id=data.get("task_id"),
+                time_limit=data.get("time_limit"),
+                memory_mb=data.get("memory_mb"),
+                allow_no_tests=True,
+            )
         return make_problem(
             data["statement"],
             "\n".join(data["tests"]),
@@ -211,3 +303,165 @@ def _implied_imports(tests: list[TestCase], setup: str) -> str:
     import the stdlib modules the tests name but do not import."""
     used = sorted({m for t in tests for m in _MODULE_USE_RE.findall(t.source)})
     return "\n".join(f"import {m}" for m in used if not re.search(rf"\bimport\s+{m}\b", setup))
+
+
+#: A per-test time limit a problem may ask for (seconds), and its memory (MB).
+MAX_TIME_LIMIT = 600.0
+MAX_MEMORY_MB = 1 << 20
+
+
+def make_io_problem(
+    statement: str,
+    pairs: list[tuple[str, str]],
+    *,
+    title: str = "",
+    task_id: str | None = None,
+    time_limit: float | None = None,
+    memory_mb: int | None = None,
+    allow_no_tests: bool = False,
+) -> Problem:
+    """A stdin/stdout problem from its statement and (input, expected output)
+    pairs. ``allow_no_tests``: a benchmark problem may show no sample (its
+    statement then holds the examples, if any)."""
+    statement = statement.strip() if isinstance(statement, str) else ""
+    if not statement:
+        raise ProblemError("the problem statement is empty: describe what the program should read and print")
+    if not pairs and not allow_no_tests:
+        raise ProblemError("no tests given: give at least one sample input and its expected output")
+    tests = [io_test(i, o, n + 1) for n, (i, o) in enumerate(pairs)]
+    if time_limit is not None:
+        if (
+            isinstance(time_limit, bool)
+            or not isinstance(time_limit, (int, float))
+            or not 0 < time_limit <= MAX_TIME_LIMIT
+        ):
+            raise ProblemError(
+                f"time_limit {time_limit!r}: give seconds per test, more than 0 and at most {MAX_TIME_LIMIT:g}"
+            )
+        time_limit = float(time_limit)
+    if memory_mb is not None and (
+        isinstance(memory_mb, bool) or not isinstance(memory_mb, int) or not 0 < memory_mb <= MAX_MEMORY_MB
+    ):
+        raise ProblemError(f"memory_mb {memory_mb!r}: give a whole number of megabytes, more than 0")
+    return Problem(
+        statement=statement,
+        tests=tests,
+        entry_point="",
+        title=title or title_from(statement, task_id, ""),
+        task_id=task_id,
+        kind="io",
+        time_limit=time_limit,
+        memory_mb=memory_mb,
+    )
+
+
+_IO_HEADER_RE = re.compile(
+    r"^\s*(?:-+\s*)?(?:sample\s+|example\s+)?(input|output)(?:\s*#?\s*\d+)?\s*:?\s*(?:-+)?\s*$", re.I
+)
+
+
+def parse_io_tests(text: str) -> list[tuple[str, str]]:
+    """Input/output pairs from pasted text (the paste format, docs/io-problems.md):
+    a line ``Input`` (or ``Sample Input 1``, ``input:``, ``Example input``, any
+    case) starts a test's stdin, a line ``Output`` its expected stdout; the
+    lines between are taken as they are, each ending in a newline. Pairs come
+    in order, input first."""
+    if len(text) > MAX_TESTS_CHARS:
+        raise ProblemError(
+            f"the tests are {len(text):,} characters long; at most {MAX_TESTS_CHARS:,} are read: split them up"
+        )
+    pairs: list[tuple[str, str]] = []
+    want = "input"
+    current: str | None = None
+    body: list[str] = []
+    pending_input: str | None = None
+
+    def close() -> None:
+        nonlocal pending_input
+        if current is None:
+            return
+        block = "".join(line + "\n" for line in _trim_blank(body))
+        if current == "input":
+            pending_input = block
+        else:
+            assert pending_input is not None
+            pairs.append((pending_input, block))
+            pending_input = None
+
+    for n, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
+        m = _IO_HEADER_RE.match(line)
+        if m:
+            which = m.group(1).lower()
+            if which != want:
+                raise ProblemError(
+                    f"tests, line {n}: {'an Output' if want == 'output' else 'an Input'} line was expected here, "
+                    f"each test being an Input block then an Output block: {line.strip()[:80]}"
+                )
+            close()
+            current, body, want = which, [], "output" if which == "input" else "input"
+            continue
+        if current is None:
+            if line.strip():
+                raise ProblemError(
+                    f"tests, line {n}: text before the first Input line; start each test with a line "
+                    f"'Input' and its expected stdout with a line 'Output': {line.strip()[:80]}"
+                )
+            continue
+        body.append(line)
+    close()
+    if pending_input is not None:
+        raise ProblemError("the last test has an Input block but no Output block: add a line 'Output' and its text")
+    if not pairs:
+        raise ProblemError(
+            "no tests found: write a line 'Input', the test's stdin, a line 'Output', its expected stdout"
+        )
+    return pairs
+
+
+def _trim_blank(lines: list[str]) -> list[str]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]
+
+
+def problem_from_file_data(data: Any, where: str = "the problem file") -> Problem:
+    """A problem from a problem file's JSON (docs/io-problems.md): ``statement``
+    and ``tests`` are required; ``tests`` holds ``{"input": ..., "output": ...}``
+    objects (an I/O problem) or assert strings (a function problem)."""
+    if not isinstance(data, dict):
+        raise ProblemError(f"{where}: expected a JSON object with 'statement' and 'tests'")
+    statement, tests = data.get("statement"), data.get("tests")
+    if not isinstance(statement, str) or not statement.strip():
+        raise ProblemError(f"{where}: 'statement' must be the problem's text")
+    if not isinstance(tests, list):
+        raise ProblemError(f'{where}: \'tests\' must be a list of {{"input": ..., "output": ...}} objects or asserts')
+    title = data.get("title", "")
+    task_id = data.get("task_id")
+    if not isinstance(title, str) or (task_id is not None and not isinstance(task_id, str)):
+        raise ProblemError(f"{where}: 'title' and 'task_id' must be text")
+    kind = data.get("kind") or ("io" if tests and all(isinstance(t, dict) for t in tests) else "function")
+    if kind not in KINDS:
+        raise ProblemError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    if kind == "io":
+        pairs = []
+        for n, t in enumerate(tests, 1):
+            if not isinstance(t, dict) or not isinstance(t.get("input"), str) or not isinstance(t.get("output"), str):
+                raise ProblemError(f"{where}: test {n} must be an object with text 'input' and 'output'")
+            pairs.append((t["input"], t["output"]))
+        return make_io_problem(
+            statement,
+            pairs,
+            title=title,
+            task_id=task_id,
+            time_limit=data.get("time_limit"),
+            memory_mb=data.get("memory_mb"),
+        )
+    if not all(isinstance(t, str) for t in tests):
+        raise ProblemError(f"{where}: a function problem's tests are assert strings")
+    entry = data.get("entry_point") or None
+    if entry is not None and not isinstance(entry, str):
+        raise ProblemError(f"{where}: 'entry_point' must be a function name")
+    return make_problem(statement, "\n".join(tests), entry_point=entry, title=title, task_id=task_id)

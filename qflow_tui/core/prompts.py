@@ -5,6 +5,11 @@ A file is an optional system prompt, a line ``---``, then the user message.
 Placeholders are ``{{name}}``; any other braces (Python code, dicts) are left
 alone. Files sort by name; variants are the files named ``variant-*.txt`` (or
 another family, e.g. the program generator's ``clarified-*.txt``).
+
+Stdin/stdout problems (``Problem.kind == "io"``) have prompts of their own in
+``prompts/<workflow>/<agent>/io/``, same names; a library made for that kind
+(:meth:`PromptLibrary.for_kind`, which a run's context does by itself) reads
+them first, and the function prompts where an agent has no I/O file.
 """
 
 from __future__ import annotations
@@ -57,19 +62,31 @@ class PromptLibrary:
     """Prompt files under ``root`` (qflow's prompts/ when not given), one
     folder per agent role: ``PromptLibrary(Path(__file__).with_name("prompts"))``
     for a workflow's own. A file is an optional system prompt, a line ``---``,
-    then the user message, with ``{{placeholders}}``."""
+    then the user message, with ``{{placeholders}}``. ``kind`` ``io`` reads a
+    role's ``io/`` folder first (prompts for problems that read stdin)."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, kind: str = "function") -> None:
         self.root = root or prompts_dir()
+        self.kind = kind
+        """``function`` or ``io``: the problem kind whose prompts come first."""
         # Per-instance caches (not functools.cache on methods, which would keep
         # every library alive for the life of the process).
         self._prompts: dict[tuple[str, str], Prompt] = {}
         self._variants: dict[tuple[str, str], tuple[Prompt, ...]] = {}
 
+    def for_kind(self, kind: str) -> PromptLibrary:
+        """The same prompts for a problem of ``kind`` (``io``: the I/O files first)."""
+        return self if kind == self.kind else PromptLibrary(self.root, kind)
+
+    def _folder(self, agent: str) -> Path:
+        return self.root / agent / "io" if self.kind == "io" else self.root / agent
+
     def get(self, agent: str, name: str) -> Prompt:
         """``<root>/<agent>/<name>.txt``; :class:`PromptError` when it is missing."""
         if (agent, name) not in self._prompts:
-            path = self.root / agent / f"{name}.txt"
+            path = self._folder(agent) / f"{name}.txt"
+            if not path.is_file():
+                path = self.root / agent / f"{name}.txt"
             if not path.is_file():
                 raise PromptError(f"missing prompt file {path}")
             self._prompts[agent, name] = _load(path)
@@ -78,8 +95,11 @@ class PromptLibrary:
     def variants(self, agent: str, family: str = "variant") -> tuple[Prompt, ...]:
         """The diversified prompts of one agent: ``<family>-*.txt``, by name."""
         if (agent, family) not in self._variants:
-            folder = self.root / agent
+            folder = self._folder(agent)
             files = sorted(folder.glob(f"{family}-*.txt"))
+            if not files:
+                folder = self.root / agent
+                files = sorted(folder.glob(f"{family}-*.txt"))
             if not files:
                 raise PromptError(f"no {family}-*.txt prompt variants in {folder}")
             self._variants[agent, family] = tuple(_load(p) for p in files)

@@ -58,9 +58,10 @@ def test_the_data_is_whole_and_every_figure_is_tied_to_what_qflow_knows():
                 if f.value is not None:
                     assert re.match(r"-?\d", f.printed)
                     assert 0 <= f.value <= 100
-    # The datasets qflow does not have yet are named, not dropped.
+    # The datasets qflow reads from a local copy are named, and can be reproduced with one.
     later = {f.dataset for p in papers.papers().values() for r in p.rows() for f in r.figures} - set(BENCH_DATASETS)
     assert later == {"humaneval-et", "mbpp-et", "codecontests"}
+    assert all(papers.available(d) and papers.needs_file(d) for d in later)
 
 
 @pytest.mark.parametrize(
@@ -127,7 +128,10 @@ def test_each_row_says_how_to_reproduce_it_or_why_not_yet():
         "--out runs/codetree-humaneval-gpt-4o-mini-search-bfs"
     )
     assert ways["MBPP"] == ways["MBPP+"]  # one MBPP+ bench gives both
-    assert ways["Codecontests"] == "Codecontests is not among qflow's datasets yet"
+    assert ways["Codecontests"] == (
+        "qflow bench --dataset codecontests --dataset-file CODECONTESTS_FILE --workflow codetree "
+        "--model openai/gpt-4o-mini --search bfs --out runs/codetree-codecontests-gpt-4o-mini-search-bfs"
+    )
     relaxed = papers.find_row("qualityflow/t1-humaneval-sonnet-relaxed")
     assert any("--checker python" in how for _f, how in papers.reproduce(relaxed))
     with pytest.raises(papers.PaperError, match="no row"):
@@ -142,7 +146,7 @@ def test_qflow_bench_paper(capsys):
     assert main(["bench", "paper", "agentcoder"]) == 0
     out = capsys.readouterr().out
     assert "agentcoder/t1-gpt-4-agentcoder" in out and "96.3 (42.5%)" in out
-    assert "HumanEval-ET: (HumanEval-ET is not among qflow's datasets yet)" in out
+    assert "HumanEval-ET: qflow bench --dataset humaneval-et --dataset-file HUMANEVAL_ET_FILE" in out
     assert "qflow bench --dataset humaneval --workflow agentcoder --model MODEL" in out
     assert "arXiv:2312.13010" in out
     assert main(["bench", "paper", "adacoder", "--json"]) == 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from ..context import RunContext
 from ..events import SandboxRun
+from ..iojudge import io_config, judge_io, resolve_io_tests
+from ..sandbox import Sandbox
 from ..sandbox.report import SandboxReport
 from ..setup_code import sandbox_setup
 
@@ -32,11 +34,16 @@ async def execute_tests(
     ``load_error`` (the program could not load; every test then fails) and one
     :class:`TestOutcome` per test in ``results``; :func:`execution_feedback`
     puts the failures in words for a debugger's prompt."""
-    # The statement's own imports come first, as in the reference evaluators.
-    setup = sandbox_setup(ctx.problem)
-    report: SandboxReport = await ctx.sandbox.run_tests(
-        program, tests, entry_point=ctx.problem.entry_point, setup=setup
-    )
+    report: SandboxReport
+    if ctx.problem.is_io:
+        # A stdin/stdout problem: each test is an input/output pair, run on
+        # the whole program and compared in the app (core/iojudge.py).
+        box = Sandbox(io_config(ctx.sandbox.config, ctx.problem.time_limit, ctx.problem.memory_mb))
+        report = await judge_io(box, program, resolve_io_tests(ctx.problem, tests))
+    else:
+        # The statement's own imports come first, as in the reference evaluators.
+        setup = sandbox_setup(ctx.problem)
+        report = await ctx.sandbox.run_tests(program, tests, entry_point=ctx.problem.entry_point, setup=setup)
     ctx.event(
         SandboxRun(
             step=step,
@@ -63,7 +70,9 @@ def execution_feedback(report: SandboxReport) -> str:
     lines = []
     failing = [r for r in report.results if r.status != "pass"]
     for r in failing[:MAX_FEEDBACK]:
-        if r.status == "fail":
+        if r.status == "fail" and r.test.startswith("input "):
+            lines.append(f"{r.test}\n    -> failed: the program printed {r.actual} ({r.error})")
+        elif r.status == "fail":
             lines.append(f"{r.test}\n    -> failed: the function returned {r.actual}")
         elif r.status == "timeout":
             lines.append(f"{r.test}\n    -> timed out (the function did not return in time)")

@@ -107,6 +107,8 @@ class BenchSpec:
     extract: str = "code"
     """How a program is taken from the model's answer: ``code`` (the rules of
     ``extract.extract_program``) or ``raw`` (the answer as written)."""
+    dataset_file: str | None = None
+    """The local copy a dataset is read from (``--dataset-file``); None: the shipped one."""
 
     def settings(self) -> dict[str, Any]:
         """The settings that decide the results (not the model's endpoint or the theme)."""
@@ -127,6 +129,7 @@ class BenchSpec:
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "price_in": self.price_in,
             "price_out": self.price_out,
+            "dataset_file": self.dataset_file,
         }
 
 
@@ -427,7 +430,8 @@ class BenchRunner:
         if spec.concurrency < 1:
             raise BenchError("--concurrency must be at least 1")
         try:
-            self.problems = load_dataset(spec.dataset, ids=spec.ids, limit=spec.limit)
+            path = Path(spec.dataset_file).expanduser() if spec.dataset_file else None
+            self.problems = load_dataset(spec.dataset, ids=spec.ids, limit=spec.limit, path=path)
         except ProblemError as exc:
             raise BenchError(str(exc)) from None
         ids = [bp.id for bp in self.problems]

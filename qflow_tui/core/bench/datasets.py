@@ -65,6 +65,19 @@ class BenchProblem:
     the signature and docstring), MBPP+'s docstring; empty for MBPP, whose
     harness runs the program alone."""
 
+    io_tests: list[tuple[str, str]] | None = None
+    """I/O datasets: the judged (input, expected output) pairs (CodeContests:
+    public, private and generated; APPS: its ``input_output``); None otherwise."""
+    compare: str = "tokens"
+    """How an I/O dataset's outputs are compared (``iojudge.COMPARES``)."""
+    call_tests: list[tuple[list[Any], Any]] | None = None
+    """APPS's call-based problems: (arguments, expected output) per test, for
+    ``problem.entry_point`` (its ``fn_name``)."""
+    name: str = ""
+    """The dataset's own name for the problem (CodeContests's ``name``)."""
+    difficulty: str = ""
+    """APPS's ``difficulty`` (introductory, interview, competition)."""
+
     @property
     def is_evalplus(self) -> bool:
         return self.plus_inputs is not None
@@ -481,9 +494,17 @@ def list_problem_ids(name: str, *, split: str = "test") -> list[str]:
     return ids
 
 
-def load_dataset(name: str, *, ids: list[str] | None = None, limit: int | None = None) -> list[BenchProblem]:
+def load_dataset(
+    name: str, *, ids: list[str] | None = None, limit: int | None = None, path: Path | None = None
+) -> list[BenchProblem]:
     """The problems of a benchmark in dataset order (MBPP: the test split),
-    or the named ``ids`` (``humaneval/3`` or just ``3``), or the first ``limit``."""
+    or the named ``ids`` (``humaneval/3`` or just ``3``), or the first ``limit``.
+    ``path``: a local copy of the dataset (``--dataset-file``); the datasets
+    registered as plugins (``qflow.datasets``, see ``sources``) read it."""
+    if path is not None or name not in DATASETS:
+        from .sources import load_from_source
+
+        return load_from_source(name, path, ids=ids, limit=limit)
     if name not in DATASETS:
         raise ProblemError(f"unknown benchmark {name!r}: choose one of {', '.join(DATASETS)}")
     if ids:

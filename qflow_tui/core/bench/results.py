@@ -124,6 +124,7 @@ class BenchSpecFile(TypedDict, total=False):
     created: str
     price_in: float | None
     price_out: float | None
+    dataset_file: str | None
 
 
 def line_problem(record: Any) -> str | None:

@@ -32,7 +32,17 @@ COLUMNS: tuple[tuple[str, str, str | None], ...] = (
     ("MBPP+ plus", "mbpp-plus", "plus"),
     ("HumanEval+ base", "humaneval-plus", "base"),
     ("HumanEval+ plus", "humaneval-plus", "plus"),
+    # AgentCoder Tables 1-2 and CodeTree Table 2: a column each where a bench ran them.
+    ("HumanEval-ET", "humaneval-et", None),
+    ("MBPP-ET", "mbpp-et", None),
+    ("CodeContests", "codecontests", None),
+    ("APPS (CodeTree's 150)", "apps-150", None),
+    ("APPS", "apps", None),
 )
+
+
+#: The first columns, shown whether or not a bench filled them.
+CORE_COLUMNS = 6
 
 
 class TableError(Exception):
@@ -73,6 +83,12 @@ class TableData:
 
     def used_columns(self) -> list[str]:
         return [h for h, _d, _p in COLUMNS if any(h in r.cells for r in self.rows)]
+
+    def shown_columns(self) -> list[str]:
+        """The four datasets' columns always (the papers' main tables), the
+        others (AgentCoder's ET sets, CodeTree's CodeContests and APPS) where a bench ran them."""
+        used = set(self.used_columns())
+        return [h for i, (h, _d, _p) in enumerate(COLUMNS) if i < CORE_COLUMNS or h in used]
 
     def settings(self) -> set[str]:
         return {r.setting for r in self.rows if r.kind == "ours"}
@@ -223,7 +239,7 @@ def _label(r: TableRow) -> list[str]:
 # ------------------------------------------------------------------ markdown
 def render_markdown(data: TableData, style: str = "brackets") -> str:
     best = _best(data)
-    headings = [h for h, _d, _p in COLUMNS]
+    headings = data.shown_columns()
     body = []
     for r in data.rows:
         cells = []
@@ -383,7 +399,7 @@ def render_latex(data: TableData, style: str = "brackets") -> str:
 def render_csv(data: TableData) -> str:
     """One line per row; for each dataset column its value, interval and
     problems (a published row: the value as printed)."""
-    headings = [h for h, _d, _p in COLUMNS]
+    headings = data.shown_columns()
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     head = ["row", "workflow", "model", "setting", "convention", "source"]
@@ -441,7 +457,7 @@ def table_json(data: TableData) -> dict[str, Any]:
         )
     return {
         "caption": caption(data, "brackets"),
-        "columns": [h for h, _d, _p in COLUMNS],
+        "columns": data.shown_columns(),
         "rows": rows,
         "notes": data.notes,
         "papers": data.papers,

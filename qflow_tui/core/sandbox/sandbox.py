@@ -9,10 +9,11 @@ import contextlib
 import functools
 import threading
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from ..asserts import detect_entry_point
-from ..safe_text import valid
+from ..safe_text import valid, valid_text
 from . import cgroups
 from .codec import NotPlain, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
@@ -223,6 +224,59 @@ class Sandbox:
             setup,
             check_function,
         )
+
+    async def call_values(self, program: str, calls: list[str], setup: str = "") -> list[CallResult]:
+        """See :meth:`call_values_sync`."""
+        cancel = threading.Event()
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(
+            _get_executor(self._iso.slots), lambda: self.call_values_sync(program, calls, setup, cancel=cancel)
+        )
+        try:
+            return await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            cancel.set()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(fut), timeout=10)
+            raise
+
+    def call_values_sync(
+        self, program: str, calls: list[str], setup: str = "", *, cancel: threading.Event | None = None
+    ) -> list[CallResult]:
+        """Load ``program`` once in a program process and evaluate each call
+        expression there (each within the per-test limit), returning the plain
+        values as they came back, or why none did. Nothing is judged here: the
+        caller compares the values with what it expects (``core/iojudge.py``),
+        in the app, so no expected value reaches the program's process."""
+        t0 = time.monotonic()
+        deadline = t0 + self.config.run_deadline(len(calls))
+        servers = self._servers(program, setup, len(calls), False, deadline, cancel, [])
+        out: list[CallResult] = []
+        try:
+            replies = servers.call_many([[c] for c in calls]) if calls else []
+            for reply, took in replies:
+                if "v" in reply:
+                    try:
+                        out.append(CallResult("ok", decode_value(reply["v"][0]), duration=took))
+                    except _DECODE_ERRORS as exc:
+                        out.append(CallResult("error", error=f"the program's value could not be read: {exc}"))
+                    continue
+                st = reply.get("st")
+                out.append(
+                    CallResult(
+                        "timeout" if st == "timeout" else "error", error=str(reply.get("e"))[:5000], duration=took
+                    )
+                )
+            load_error = servers.load_error
+        finally:
+            servers.close()
+        report = SandboxReport(isolation=self._iso.label)
+        self._finish(report, servers, t0)
+        for r in out:
+            r.load_error = valid_text(load_error) if load_error is not None else None
+            r.error = valid_text(r.error) if r.error is not None else None
+            r.stderr = report.stderr
+        return out
 
     # ------------------------------------------------------------ internals
     def _limits(self, n: int) -> dict[str, Any]:
@@ -461,6 +515,21 @@ class Sandbox:
 
 
 _DECODE_ERRORS = (ValueError, TypeError, RecursionError, OverflowError, MemoryError)
+
+
+@dataclass
+class CallResult:
+    """What one call into a program process gave (see ``call_values_sync``)."""
+
+    status: Literal["ok", "error", "timeout"]
+    value: Any = None
+    error: str | None = None
+    duration: float = 0.0
+    """The program's own time for the call (see ``clock``)."""
+    load_error: str | None = None
+    """Why the program did not load, when it did not (the run's, on every call)."""
+    stderr: str = ""
+    """What the run's processes wrote to stderr (the run's, on every call)."""
 
 
 def _not_dumpable() -> None:

@@ -47,6 +47,7 @@ RESERVED = frozenset(
         "code",
         "convention",
         "dataset",
+        "dataset_file",
         "delete_test",
         "dir",
         "drop_test",

@@ -72,6 +72,34 @@ def read_answer(reply: str, question: str, entry_point: str) -> tuple[str, str |
     return text, None
 
 
+def io_question(input_text: str) -> str:
+    """An I/O test's question: its input, and ``?`` where the printed output goes."""
+    return f"Input\n{input_text.rstrip(chr(10))}\nOutput\n?"
+
+
+def read_io_answer(reply: str) -> tuple[str, str | None]:
+    """``(answer, printed)`` from an I/O test's turn-two reply: the text after
+    the last ``Output`` line of the completed test case (or the whole test
+    case when it has none); None when the reply holds no test case."""
+    found = test_case_bodies(reply)
+    if not found:
+        text = reply.strip()
+        return (("…" + text[-SHOWN_REPLY:]) if len(text) > SHOWN_REPLY else text), None
+    body = found[-1]
+    lines = body.replace("\r\n", "\n").split("\n")
+    heads = [i for i, line in enumerate(lines) if line.strip().lower().rstrip(":") == "output"]
+    printed = "\n".join(lines[heads[-1] + 1 :] if heads else lines).strip("\n")
+    if printed.strip() == "?":
+        return body, None
+    return body, printed + "\n"
+
+
+def _io_case(ctx: RunContext, test: str) -> Any:
+    from ...iojudge import resolve_io_tests
+
+    return resolve_io_tests(ctx.problem, [test])[0]
+
+
 def parse_value(answer: str | None, question: str, entry_point: str) -> str | None:
     """The model's value in a reply (see :func:`read_answer`), or None."""
     if not answer:
@@ -98,9 +126,14 @@ async def imagine(
     already hold it (the Test Quality Checker's single-turn form).
     """
     entry = ctx.problem.entry_point
-    site = find_call(test, entry)
-    call_src = site.source if site else ""
-    question = question_form(test, entry)
+    if ctx.problem.is_io:
+        # The input alone: the expected output is what is being checked.
+        call_src = _io_case(ctx, test).input
+        question = io_question(call_src)
+    else:
+        site = find_call(test, entry)
+        call_src = site.source if site else ""
+        question = question_form(test, entry)
     system, user = turn1
     messages = [{"role": "user", "content": user}]
     req = ctx.request(agent, messages=messages, system=system, turn=1, progression=progression, test=test, **where)
@@ -115,7 +148,7 @@ async def imagine(
         )
         reply = await ctx.call(req2, step=step)
         calls = 2
-    answer, value = read_answer(reply, question, entry)
+    answer, value = read_io_answer(reply) if ctx.problem.is_io else read_answer(reply, question, entry)
     result = ImaginedResult(
         test, call_src, question, reasoning, answer, value, "pending", calls=calls, step=step, progression=progression
     )
@@ -142,6 +175,17 @@ async def judge(ctx: RunContext, results: list[ImaginedResult]) -> None:
     pending = [r for r in results if r.verdict == "pending"]
     if not pending:
         return
+    if ctx.problem.is_io:
+        # The imagined output against the test's, compared as the judge compares (in the app).
+        from ...iojudge import codecontests_match
+
+        for r in pending:
+            expected = _io_case(ctx, r.test).output or ""
+            if codecontests_match(r.value or "", expected):
+                r.verdict = "pass"
+            else:
+                r.verdict, r.detail = "fail", f"the imagined output {r.value!r} differs from the test's {expected!r}"
+        return
     entry = ctx.problem.entry_point
     setup = judging_setup(sandbox_setup(ctx.problem), [_judged_assert(r, entry) for r in pending])
     report = await ctx.sandbox.check_values([(r.test, r.value) for r in pending], entry_point=entry, setup=setup)
@@ -165,6 +209,11 @@ def cqc_turn2_prompt(ctx: RunContext, question: str) -> tuple[str, str]:
 def cqc_turn1_prompt(ctx: RunContext, program: str, test: str) -> tuple[str, str]:
     """Appendix G, turn one: the program and the call; the test setup the call
     runs after when the problem has one; never the expected value."""
+    if ctx.problem.is_io:
+        # An I/O test: the input it reads, never the expected output.
+        return ctx.prompts.get("qualityflow/code_quality_checker", "turn1").render(
+            program=program, function_call=_io_case(ctx, test).input, setup=""
+        )
     site = find_call(test, ctx.problem.entry_point)
     setup = shown_setup(ctx.problem)
     setup_note = f"The call runs after this test setup:\n```python\n{setup}\n```\n" if setup else ""

@@ -66,6 +66,8 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
     most, per_round = MAX_TESTS.of(cfg), TESTS_PER_ROUND.of(cfg)
     entry = ctx.problem.entry_point
     rounds = min(TEST_ROUNDS.of(cfg), -(-most // per_round))
+    if ctx.problem.is_io:
+        return await _design_io_tests(ctx, step, rounds, per_round, most)
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}  # never hand back a visible test
     tests: list[str] = []
     for round_no in range(1, rounds + 1):
@@ -87,3 +89,52 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
             TestsDesigned(step=step, agent=AGENT, round=round_no, tests=new, total=len(tests), rounds=rounds, most=most)
         )
     return tests
+
+
+async def _design_io_tests(ctx: RunContext, step: str, rounds: int, per_round: int, most: int) -> list[str]:
+    """An I/O problem's rounds: each answer's Input/Output blocks (the paste
+    format) become tests, labelled whole so that they read back as pairs."""
+    from ...problem import ProblemError, io_source, parse_io_tests
+
+    seen = {(t.input, t.output) for t in ctx.problem.tests}  # never hand back a visible test
+    tests: list[str] = []
+    for round_no in range(1, rounds + 1):
+        if len(tests) >= most:
+            break
+        text = await _round(ctx, round_no, step, tests)
+        if text is None:
+            continue
+        try:
+            pairs = parse_io_tests(_unfenced(text))
+        except ProblemError as exc:
+            ctx.event(
+                Notice(
+                    step=step,
+                    agent=AGENT,
+                    level="warning",
+                    message=f"test design round {round_no}: no Input/Output tests could be read ({exc})",
+                    cause=str(exc),
+                )
+            )
+            continue
+        new: list[str] = []
+        for pair in pairs[:per_round]:
+            if pair in seen or not pair[1].strip():
+                continue
+            seen.add(pair)
+            new.append(io_source(*pair, whole=True))
+        new = new[: most - len(tests)]
+        tests.extend(new)
+        ctx.event(
+            TestsDesigned(step=step, agent=AGENT, round=round_no, tests=new, total=len(tests), rounds=rounds, most=most)
+        )
+    return tests
+
+
+def _unfenced(text: str) -> str:
+    """The answer without code fences and without prose before its first Input line."""
+    from ...problem import _IO_HEADER_RE
+
+    lines = [line for line in text.replace("\r\n", "\n").split("\n") if not line.strip().startswith("```")]
+    first = next((i for i, line in enumerate(lines) if _IO_HEADER_RE.match(line)), len(lines))
+    return "\n".join(lines[first:])

@@ -31,6 +31,14 @@ def tqc_prompt(ctx: RunContext, test: str) -> tuple[str, str]:
     """The statement, the visible tests and the synthesized test's call: no
     program (section 3.4: the program's correctness is what is in question)."""
     entry = ctx.problem.entry_point
+    if ctx.problem.is_io:
+        from ...iojudge import resolve_io_tests
+        from .imagined import io_question
+
+        stdin = resolve_io_tests(ctx.problem, [test])[0].input or ""
+        return ctx.prompts.get(PROMPTS, "default").render(
+            statement=ctx.problem.statement, tests=tests_text(ctx), function_call=stdin, question=io_question(stdin)
+        )
     site = find_call(test, entry)
     return ctx.prompts.get(PROMPTS, "default").render(
         statement=ctx.problem.statement,

@@ -1,0 +1,53 @@
+"""Stdin/stdout problems get the I/O prompts (prompts/<workflow>/<agent>/io/):
+a run's context picks them by the problem's kind; agents without one fall
+back to their function prompt. Every I/O prompt renders with the values its
+agent gives the function prompt of the same name."""
+
+from __future__ import annotations
+
+import re
+
+from qflow_tui.core.prompts import PromptLibrary
+
+PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+
+
+def test_io_prompts_come_first_for_io_problems() -> None:
+    lib = PromptLibrary()
+    io = lib.for_kind("io")
+    assert lib.for_kind("function") is lib
+    assert "standard input" in io.get("zeroshot/program_generator", "direct").user
+    assert "standard input" not in lib.get("zeroshot/program_generator", "direct").user
+    assert all("standard input" in p.user for p in io.variants("qualityflow/program_generator"))
+    # No I/O file: the function prompt.
+    assert io.get("qualityflow/yesno_checker", "default") == lib.get("qualityflow/yesno_checker", "default")
+
+
+def test_io_prompts_need_no_value_their_function_prompt_lacks() -> None:
+    lib = PromptLibrary()
+    io_files = sorted(lib.root.glob("*/*/io/*.txt"))
+    assert len(io_files) >= 15
+    for path in io_files:
+        agent = f"{path.parent.parent.parent.name}/{path.parent.parent.name}"
+        base = path.parent.parent / path.name
+        family = path.name.split("-", 1)[0] + "-" if "-" in path.name else None
+        # A variant renders with the values every variant of its family gets.
+        peers = [base] if base.is_file() else sorted(path.parent.parent.glob(f"{family}*.txt")) if family else []
+        assert peers, f"{path} has no function prompt of its name or family"
+        need = set(PLACEHOLDER.findall(path.read_text()))
+        given = set(PLACEHOLDER.findall(peers[0].read_text())) | {"tests_may_be_wrong"}
+        assert need <= given, (agent, path.name, need - given)
+        assert "entry_point" not in need, path
+
+
+def test_a_run_context_picks_them(tmp_path) -> None:
+    from qflow_tui.core.config import RunConfig
+    from qflow_tui.core.context import RunContext
+    from qflow_tui.core.problem import make_io_problem
+
+    p = make_io_problem("Add.", [("1 2\n", "3\n")])
+    ctx = RunContext(p, RunConfig(), client=None, sandbox=None, emit=lambda e: None)  # type: ignore[arg-type]
+    assert ctx.prompts.kind == "io"
+    from qflow_tui.core.agents.shown import tests_text
+
+    assert tests_text(ctx) == "Input 1\n1 2\nOutput 1\n3"
