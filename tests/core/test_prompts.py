@@ -16,8 +16,8 @@ from qflow_tui.core.bench.datasets import load_bench_problem
 from qflow_tui.core.config import make_config
 from qflow_tui.core.workflows.adacoder.programming_assistant import assistant_prompt
 from qflow_tui.core.workflows.adacoder.prompt_engineer import plan_prompt
-from qflow_tui.core.workflows.agentcoder.programmer import refine_prompt, write_prompt
-from qflow_tui.core.workflows.agentcoder.test_designer import agentcoder_test_prompt
+from qflow_tui.core.workflows.agentcoder.programmer import refine_prompt, review_prompt, write_prompt
+from qflow_tui.core.workflows.agentcoder.test_designer import agentcoder_test_prompt, own_tests_prompt
 from qflow_tui.core.workflows.codetree.critic import critic_prompt
 from qflow_tui.core.workflows.codetree.debugger import debugger_prompt
 from qflow_tui.core.workflows.codetree.solver import solver_prompt
@@ -74,6 +74,8 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("yesno_checker", yesno_prompt(ctx, PROGRAM)))
     out.append(("programmer", write_prompt(ctx)))
     out.append(("programmer refine", refine_prompt(ctx, PROGRAM, FEEDBACK_OF.format(test=test))))
+    out.append(("programmer review", review_prompt(ctx, PROGRAM, synthesized)))
+    out.append(("programmer own tests", own_tests_prompt(ctx)))
     # The peer workflows' agents (CodeTree, AdaCoder).
     feedback = FEEDBACK_OF.format(test=test)
     out.append(("thinker strategies", strategies_prompt(ctx, None)))

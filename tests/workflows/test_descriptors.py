@@ -51,8 +51,21 @@ def test_qualityflow_plan_follows_its_settings():
 
 
 def test_agentcoder_plan_has_one_refinement_per_iteration():
-    steps = [s.step for s in get_workflow("agentcoder").plan(RunConfig(workflow="agentcoder").replace(iterations=2))]
+    spec = get_workflow("agentcoder")
+    steps = [s.step for s in spec.plan(RunConfig(workflow="agentcoder").replace(iterations=2))]
     assert steps == [
+        "programmer",
+        "test_designer",
+        "test_executor:1",
+        "programmer:1",
+        "test_designer:2",
+        "test_executor:2",
+        "programmer:2",
+        "test_designer:3",
+        "test_executor:3",
+    ]
+    once = RunConfig(workflow="agentcoder").replace(iterations=2, regenerate_tests=False)
+    assert [s.step for s in spec.plan(once)] == [
         "programmer",
         "test_designer",
         "test_executor:1",
@@ -61,6 +74,19 @@ def test_agentcoder_plan_has_one_refinement_per_iteration():
         "programmer:2",
         "test_executor:3",
     ]
+
+
+@pytest.mark.parametrize(
+    "agents,steps",
+    [
+        ("programmer", ["programmer"]),
+        ("programmer+test_designer", ["programmer", "test_designer", "programmer:1"]),
+        ("programmer+test_executor", ["programmer", "test_executor:1", "programmer:1", "test_executor:2"]),
+    ],
+)
+def test_agentcoder_ablations_plan_their_own_steps(agents, steps):
+    config = RunConfig(workflow="agentcoder").replace(iterations=1, agents=agents)
+    assert [s.step for s in get_workflow("agentcoder").plan(config)] == steps
 
 
 def test_an_unknown_workflow_is_one_line():
