@@ -53,11 +53,20 @@ REVERT = Setting(
 )
 TEST_ROUNDS = Setting(
     "test_rounds",
-    "Test Designer rounds (Appendix A: 5); each round is shown the tests designed so far and asked for new ones",
+    "Test Designer rounds (Appendix A: 5); each round is shown the tests designed so far and asked for new ones, "
+    "unless independent_test_rounds",
     default=5,
     minimum=1,
     maximum=1000,
     label="Test rounds",
+)
+INDEPENDENT_TEST_ROUNDS = Setting(
+    "independent_test_rounds",
+    "the Test Designer's rounds are the same query sent at once, told nothing of each other (Appendix A's "
+    "reading: 5 queries of 10 at temperature 0.1); off (the default): each round sees the earlier rounds' "
+    "tests and asks for others, so the rounds run in sequence and repeat fewer tests",
+    default=False,
+    label="Independent test rounds",
 )
 TESTS_PER_ROUND = Setting(
     "tests_per_round",
@@ -99,6 +108,7 @@ SETTINGS = (
     TQC,
     REVERT,
     TEST_ROUNDS,
+    INDEPENDENT_TEST_ROUNDS,
     TESTS_PER_ROUND,
     MAX_TESTS,
     TEST_DESIGNER_TEMPERATURE,
