@@ -293,6 +293,7 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
             "setting-depth",
             "setting-width",
             "setting-search",
+            "setting-separate_scoring",
             "setting-solution_verification",
             "setting-node_abort",
             "setting-node_scoring",

@@ -126,6 +126,7 @@ def test_a_session_records_every_setting_of_its_workflow_resolved():
         "depth": 3,
         "width": 3,
         "search": "critic",
+        "separate_scoring": True,
         "solution_verification": True,
         "node_abort": True,
         "node_scoring": True,
@@ -133,7 +134,13 @@ def test_a_session_records_every_setting_of_its_workflow_resolved():
     recorded = recorded_config(cfg)
     assert "theme" not in recorded and "budget" not in recorded
     assert config_from_record(recorded) == cfg.replace(
-        depth=3, width=3, search="critic", solution_verification=True, node_abort=True, node_scoring=True
+        depth=3,
+        width=3,
+        search="critic",
+        separate_scoring=True,
+        solution_verification=True,
+        node_abort=True,
+        node_scoring=True,
     )
 
 
