@@ -237,3 +237,20 @@ def test_zero_shot_is_its_own_package_with_qualityflows_first_prompt():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 assert "qualityflow" not in (node.module or ""), (path.name, node.module)
+
+
+def test_each_built_in_workflow_cites_its_paper_as_a_reader_can_find_it():
+    """The paper a workflow follows is named by title and arXiv id, both of a
+    paper whose figures the package keeps, never by a file outside the repository."""
+    import re
+
+    from qflow_tui.core.bench import papers
+    from qflow_tui.core.workflows import WORKFLOWS
+
+    kept = {p.arxiv: p for p in (papers.paper(name) for name in papers.paper_names())}
+    for name in ("qualityflow", "agentcoder", "codetree", "adacoder", "zeroshot"):
+        cited = WORKFLOWS[name].paper
+        found = re.search(r"\(arXiv:(\d{4}\.\d{4,5})\)", cited)
+        assert found and found.group(1) in kept, (name, cited)
+        short_title = kept[found.group(1)].title.split(":")[0]
+        assert short_title in cited and ".txt" not in cited and "shared" not in cited, (name, cited)

@@ -146,7 +146,8 @@ class WorkflowSpec:
     """Whether, with given settings, it executes the visible tests during
     synthesis: the relaxed setting (on MBPP those are the evaluation tests)."""
     paper: str = ""
-    """Where it comes from: ``agentcoder.txt section 3``."""
+    """Where it comes from, as a reader can look it up: authors, title, arXiv id
+    and the part (``Huang et al., AgentCoder: ... (arXiv:2312.13010), section 3``)."""
     stage_words: dict[str, str] = field(default_factory=dict)
     """A step's stage (before ``:``) in words, for :meth:`step_label`."""
     step_words: dict[str, str] = field(default_factory=dict)

@@ -98,7 +98,8 @@ SPEC = WorkflowSpec(
     executes_visible=lambda cfg: AGENTS.of(cfg) == "programmer+test_executor",
     runner=f"{__name__}.run:run_agentcoder",
     tabs=lambda cfg: ("tests",),
-    paper="agentcoder.txt section 3",
+    paper="Huang et al., AgentCoder: Multiagent-Code Generation with Iterative Testing and Optimisation "
+    "(arXiv:2312.13010), section 3",
     stage_words={"programmer": "refine", "test_designer": "design tests", "test_executor": "run tests"},
     step_words={"programmer": "write"},
 )

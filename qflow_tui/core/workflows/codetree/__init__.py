@@ -91,7 +91,8 @@ SPEC = WorkflowSpec(
     executes_visible=lambda cfg: True,
     runner=f"{__name__}.run:run_codetree",
     tabs=lambda cfg: ("tests", "tree"),
-    paper="codetree.txt section 3",
+    paper="Li et al., CodeTree: Agent-guided Tree Search for Code Generation with Large Language Models "
+    "(arXiv:2411.04329), section 3",
     stage_words={
         "thinker": "strategies",
         "solver": "solve",

@@ -1,5 +1,5 @@
-"""QualityFlow (qualityflow.txt Algorithm 1, Appendix A), described: the spec the command line, the config file, the
-compose form and replay read. Its agents and its run function (``.run``) are
+"""QualityFlow (Hu et al., arXiv:2501.17167: Algorithm 1, Appendix A), described: the
+spec the command line, the config file, the compose form and replay read. Its agents and its run function (``.run``) are
 imported only when a run asks for it."""
 
 from __future__ import annotations
@@ -204,7 +204,8 @@ SPEC = WorkflowSpec(
     executes_visible=lambda cfg: CHECKER.of(cfg) == "python",
     runner=f"{__name__}.run:run_qualityflow",
     progressions=_qualityflow_progressions,
-    paper="qualityflow.txt Algorithm 1, Appendix A",
+    paper="Hu et al., QualityFlow: An Agentic Workflow for Program Synthesis Controlled by LLM Quality Checks "
+    "(arXiv:2501.17167), Algorithm 1 and Appendix A",
     stage_words=STAGE_WORDS,
     steering=Steerable(
         edits=_qualityflow_edits,
