@@ -22,6 +22,7 @@ REGENERATE_TESTS = Setting(
     "(section 5 feeds failures to the programmer and the test designer; its authors' code redesigns each round); "
     "off: one set, designed once",
     default=True,
+    before=False,
 )
 
 #: The agent combinations of AgentCoder's Table 2, and Table 6's single agent.

@@ -46,6 +46,7 @@ SEPARATE_SCORING = Setting(
     "the Critic scores a failing node's test outputs and its solution in two calls, as section 3.2 "
     "evaluates them separately (Figure 10's two prompts); off: one call for both, cheaper",
     default=True,
+    before=False,
 )
 SOLUTION_VERIFICATION = Setting(
     "solution_verification",
