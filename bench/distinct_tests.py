@@ -1,6 +1,9 @@
 """How many distinct tests QualityFlow's Test Designer yields per problem
 (Appendix A: 5 rounds of 10, at most 50; Table 6 implies about 49 per covered
-MBPP problem). Prints, per problem, the distinct tests after each round.
+MBPP problem). Prints, per problem, the distinct tests after each round, for
+both readings of Appendix A side by side: the rounds in sequence, each told the
+tests designed so far (qflow's default), and ``independent_test_rounds`` (five
+copies of the first query, sent at once).
 
 Two models: ``prompt-only`` (the default), a script model whose answer depends
 only on its prompt, as a low-temperature model's mostly does: it writes the 10
@@ -60,13 +63,13 @@ class Rounds:
             self.failed += 1
 
 
-async def measure(problem_id: str, model: str, max_tokens: int, call_timeout: float) -> None:
+async def measure(problem_id: str, model: str, max_tokens: int, call_timeout: float, independent: bool) -> None:
     problem = load_problem(problem_id, None, None)
     config = RunConfig(
         model=model if model != "prompt-only" else "script/prompt-only",
         max_tokens=max_tokens,
         call_timeout=call_timeout,
-    ).replace(prompts=1, checker="none", epochs=1, clarify=0, tqc=False)
+    ).replace(prompts=1, checker="none", epochs=1, clarify=0, tqc=False, independent_test_rounds=independent)
     client = ScriptClient.from_function(prompt_only) if model == "prompt-only" else None
     rounds = Rounds()
     with tempfile.TemporaryDirectory() as folder:
@@ -77,10 +80,11 @@ async def measure(problem_id: str, model: str, max_tokens: int, call_timeout: fl
             print(f"{problem_id}: failed: {exc}")
             return
     asked = TEST_ROUNDS.of(config) * TESTS_PER_ROUND.of(config)
+    reading = "independent" if independent else "sequential "
     after = ", ".join(str(t) for t in rounds.totals)
     final = rounds.totals[-1] if rounds.totals else 0
     print(
-        f"{problem_id} {model}: {final} distinct of {asked} asked (after each round: {after}) "
+        f"{problem_id} {model} {reading}: {final} distinct of {asked} asked (after each round: {after}) "
         f"{rounds.failed} rounds failed, in {time.monotonic() - t0:.0f} s",
         flush=True,
     )
@@ -88,7 +92,8 @@ async def measure(problem_id: str, model: str, max_tokens: int, call_timeout: fl
 
 async def main(args: argparse.Namespace) -> None:
     for problem_id in args.problem or ["mbpp/11"]:
-        await measure(problem_id, args.model, args.max_tokens, args.call_timeout)
+        for independent in (False, True):
+            await measure(problem_id, args.model, args.max_tokens, args.call_timeout, independent)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Orchestration: QualityFlow's wall time against the critical path of the paper's rule.
+"""Orchestration: QualityFlow's wall time against the critical path of its winner rule.
 
 The rule (Algorithm 1 with Diversified Prompting): the accepted program of the
 earliest stage wins, lowest progression index first. A run can finish no sooner

@@ -88,7 +88,16 @@ def test_model_families(model, family):
 
 
 def _spec(workflow: str, dataset: str, model: str, **settings: object) -> dict:
-    return {"workflow": workflow, "dataset": dataset, "model": model, "settings": settings}
+    """A bench's spec as a bench records it: every setting of its workflow, resolved."""
+    from qflow_tui.core.config import RunConfig
+    from qflow_tui.core.workflows.values import resolved_settings
+
+    return {
+        "workflow": workflow,
+        "dataset": dataset,
+        "model": model,
+        "settings": resolved_settings(RunConfig(workflow=workflow).replace(**settings)),
+    }
 
 
 def test_a_bench_finds_its_published_figure():

@@ -73,8 +73,9 @@ def test_canonical_after_one_self_debug_epoch_gives_the_expected_tables(tmp_path
     report = render_report(data)
     assert (
         "Settings: checker=python, prompts=1, epochs=1, clarify=0, tqc=True, revert=True, test_rounds=1, "
-        "tests_per_round=10, max_tests=50, test_designer_temperature=0.1, tests_may_be_wrong=False, "
-        "diversified_prompting=True; model calls: temperature=0.0, max_tokens=4096, test_timeout=3.0.\n" in report
+        "tests_per_round=10, max_tests=50, test_designer_temperature=0.1, independent_test_rounds=False, "
+        "tests_may_be_wrong=False, diversified_prompting=True; model calls: temperature=0.0, max_tokens=4096, test_timeout=3.0.\n"
+        in report
     )
     # The python checker executes the visible tests: the relaxed setting, said so.
     assert "Setting: relaxed (the visible tests, the docstring's examples, are executed" in report

@@ -17,6 +17,8 @@ TESTS = ["assert add_one(10) == 11", "assert add_one(0) == 1", "assert add_one(1
 def responder(fixed_at: int | None, calls: list[dict]):
     def respond(request: dict) -> str:
         calls.append(request)
+        if request["agent"] == "programmer" and len(request["messages"]) > 1:  # the single agent's tests
+            return "```python\n" + "\n".join(TESTS) + "\n```"
         if request["agent"] == "programmer":
             iteration = request["epoch"] or 0
             program = CORRECT if fixed_at is not None and iteration >= fixed_at else buggy(f"iteration {iteration}")
@@ -49,7 +51,8 @@ async def test_refines_until_the_designed_tests_pass(tmp_path, fixed_at, accepte
     assert (outcome.outcome, outcome.accepted_at) == ("accepted", accepted_at)
     assert outcome.final_program.strip() == CORRECT.strip()
     assert sum(c["agent"] == "programmer" for c in calls) == programmer_calls
-    assert sum(c["agent"] == "test_designer" for c in calls) == 1
+    # A fresh set of tests for each refinement (regenerate_tests, on by default).
+    assert sum(c["agent"] == "test_designer" for c in calls) == programmer_calls
     # The programmer's refinements are fed the failures of the designed tests.
     refines = [c for c in calls if c["agent"] == "programmer" and c["epoch"]]
     assert all("add_one(10)" in c["messages"][-1]["content"] for c in refines)
@@ -84,3 +87,88 @@ async def test_the_app_state_follows_an_agentcoder_run(tmp_path):
     for event in rec.events:
         state.apply(event)
     assert state.llm_calls == outcome.llm_calls
+
+
+async def test_tests_are_redesigned_for_each_refinement_and_a_bad_first_set_is_replaced(tmp_path):
+    """Section 5 (and its authors' code): the test designer is called again each
+    round. A first set with a wrong expected value no program can pass is
+    replaced by the next round's; designed once, it fails every round."""
+    sets = [["assert add_one(3) == 7", *TESTS], TESTS]
+
+    def respond(request: dict) -> str:
+        if request["agent"] == "programmer":
+            return f"```python\n{CORRECT}```"
+        round_ = request["epoch"] or 1
+        return "```python\n" + "\n".join(sets[min(round_, 2) - 1]) + "\n```"
+
+    async def go(**cfg):
+        rec = Recorder()
+        outcome = await run_workflow(
+            PROBLEM,
+            make_config({"model": "script/ac", "workflow": "agentcoder", "iterations": 2, **cfg}),
+            client=ScriptClient.from_function(respond),
+            sinks=[rec],
+            session_dir=tmp_path,
+        )
+        return outcome, rec
+
+    outcome, rec = await go()
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "test_executor:2")
+    assert [e.round for e in rec.of("tests_designed")] == [1, 2]
+    assert [e.step for e in rec.of("tests_designed")] == ["test_designer", "test_designer:2"]
+    outcome, rec = await go(regenerate_tests=False)
+    assert (outcome.outcome, outcome.accepted_at) == ("rejected", None)
+    assert [e.round for e in rec.of("tests_designed")] == [1]
+
+
+async def test_the_programmer_alone_is_table_2s_first_row(tmp_path):
+    outcome, rec, calls = await run(tmp_path, 0, agents="programmer")
+    assert [c["agent"] for c in calls] == ["programmer"]
+    assert outcome.outcome == "unchecked" and not rec.of("sandbox_run")
+
+
+async def test_programmer_and_test_designer_review_the_tests_without_running_them(tmp_path):
+    """Section 4.3: the function and the designed tests go back to the programmer; nothing runs."""
+    outcome, rec, calls = await run(tmp_path, 1, agents="programmer+test_designer")
+    assert [c["agent"] for c in calls] == ["programmer", "test_designer", "programmer"]
+    review = calls[-1]["messages"][-1]["content"]
+    assert all(t in review for t in TESTS) and "add_one(x)" in review
+    assert not rec.of("sandbox_run")
+    assert outcome.outcome == "unchecked" and outcome.final_program.strip() == CORRECT.strip()
+
+
+async def test_programmer_and_test_executor_run_the_visible_tests(tmp_path):
+    """Section 4.3: "we directly run the generated code with the tests provided in the prompt"."""
+    outcome, rec, calls = await run(tmp_path, 2, agents="programmer+test_executor")
+    assert not any(c["agent"] == "test_designer" for c in calls)
+    runs = rec.of("sandbox_run")
+    assert runs and all(r.total == len(PROBLEM.test_sources) for r in runs)
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "test_executor:3")
+
+
+async def test_a_single_agent_writes_its_tests_in_the_conversation_that_wrote_the_program(tmp_path):
+    """Table 6: one agent, one conversation: the program, then its tests."""
+    outcome, rec, calls = await run(tmp_path, 1, agents="single_agent", regenerate_tests=False)
+    assert not any(c["agent"] == "test_designer" for c in calls)
+    own = [c for c in calls if len(c["messages"]) > 1]
+    assert len(own) == 1
+    first, answer, ask = own[0]["messages"]
+    assert first == calls[0]["messages"][0] and answer["role"] == "assistant" and "iteration 0" in answer["content"]
+    assert "test cases" in ask["content"]
+    assert [e.agent for e in rec.of("tests_designed")] == ["programmer"]
+    assert (outcome.outcome, outcome.accepted_at) == ("accepted", "test_executor:2")
+
+
+def test_the_papers_ablation_rows_name_the_setting_that_reproduces_them():
+    from qflow_tui.core.bench import papers
+
+    commands = {}
+    for table in papers.paper("agentcoder").tables:
+        for row in table.rows:
+            for _figure, command in papers.reproduce(row):
+                commands.setdefault(row.id, command)
+    assert "--agents programmer " in commands["t2-programmer-agent-only"]
+    assert "--agents programmer+test_designer" in commands["t2-programmer-plus-test-designer"]
+    assert "--agents programmer+test_executor" in commands["t2-programmer-plus-test-executor"]
+    assert "--agents single_agent" in commands["t6-single-agent"]
+    assert "--agents" not in commands["t2-agentcoder"]

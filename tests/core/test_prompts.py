@@ -16,9 +16,9 @@ from qflow_tui.core.bench.datasets import load_bench_problem
 from qflow_tui.core.config import make_config
 from qflow_tui.core.workflows.adacoder.programming_assistant import assistant_prompt
 from qflow_tui.core.workflows.adacoder.prompt_engineer import plan_prompt
-from qflow_tui.core.workflows.agentcoder.programmer import refine_prompt, write_prompt
-from qflow_tui.core.workflows.agentcoder.test_designer import agentcoder_test_prompt
-from qflow_tui.core.workflows.codetree.critic import critic_prompt
+from qflow_tui.core.workflows.agentcoder.programmer import refine_prompt, review_prompt, write_prompt
+from qflow_tui.core.workflows.agentcoder.test_designer import agentcoder_test_prompt, own_tests_prompt
+from qflow_tui.core.workflows.codetree.critic import critic_prompt, output_scoring_prompt, solution_scoring_prompt
 from qflow_tui.core.workflows.codetree.debugger import debugger_prompt
 from qflow_tui.core.workflows.codetree.solver import solver_prompt
 from qflow_tui.core.workflows.codetree.thinker import reflect_prompt, strategies_prompt
@@ -74,6 +74,8 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("yesno_checker", yesno_prompt(ctx, PROGRAM)))
     out.append(("programmer", write_prompt(ctx)))
     out.append(("programmer refine", refine_prompt(ctx, PROGRAM, FEEDBACK_OF.format(test=test))))
+    out.append(("programmer review", review_prompt(ctx, PROGRAM, synthesized)))
+    out.append(("programmer own tests", own_tests_prompt(ctx)))
     # The peer workflows' agents (CodeTree, AdaCoder).
     feedback = FEEDBACK_OF.format(test=test)
     out.append(("thinker strategies", strategies_prompt(ctx, None)))
@@ -84,6 +86,8 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("debugger", debugger_prompt(ctx, PROGRAM, feedback, "Handle zero.", "Use a loop.")))
     for verify in (False, True):
         out.append((f"critic verify={verify}", critic_prompt(ctx, "Use a loop.", PROGRAM, feedback, verify=verify)))
+    out.append(("critic test scoring", output_scoring_prompt(ctx, PROGRAM, feedback)))
+    out.append(("critic solution scoring", solution_scoring_prompt(ctx, "Use a loop.", PROGRAM, feedback)))
     out.append(("programming_assistant", assistant_prompt(ctx, None)))
     out.append(("programming_assistant with plan", assistant_prompt(ctx, "1. Loop.\n2. Return.")))
     out.append(("prompt_engineer", plan_prompt(ctx, feedback)))

@@ -290,6 +290,30 @@ async def test_each_test_design_round_is_told_the_tests_it_has_and_so_yields_new
     assert [e.total for e in designed] == [10, 20, 30, 40, 50]
 
 
+async def test_independent_test_rounds_send_the_same_query_and_repeat_its_tests(tmp_path):
+    """Appendix A's other reading: five copies of the first query, told nothing
+    of each other. The model above, whose answer depends only on its prompt,
+    then gives one round's ten tests five times, and de-duplication keeps ten."""
+    asked: list[str] = []
+
+    def designer(request: dict) -> str:
+        if request["agent"] != "test_designer":
+            return story(request)
+        asked.append(request["messages"][-1]["content"])
+        shown = {int(x) for x in re.findall(r"add_one\((-?\d+)\)", asked[-1])}
+        fresh = [x for x in range(100, 200) if x not in shown][:10]
+        return "```python\n" + "\n".join(f"assert add_one({x}) == {x + 1}" for x in fresh) + "\n```"
+
+    story = Story(debug=lambda p, e: CORRECT)
+    config = RunConfig(model="script/story").replace(prompts=1, tqc=False, independent_test_rounds=True)
+    rec = Recorder()
+    await run_workflow(PROBLEM, config, client=ScriptClient.from_function(designer), sinks=[rec], session_dir=tmp_path)
+    assert len(asked) == 5 and len(set(asked)) == 1 and "already designed" not in asked[0]
+    designed = rec.of("tests_designed")
+    assert [e.round for e in designed] == [1, 2, 3, 4, 5]
+    assert [e.total for e in designed] == [10, 10, 10, 10, 10]
+
+
 async def test_session_file_holds_every_event(tmp_path):
     story = Story(generate=lambda p: CORRECT)
     outcome, rec = await solve(story, tmp_path, prompts=1)

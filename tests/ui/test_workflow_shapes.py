@@ -281,7 +281,7 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
         choice.value = "agentcoder"
         await pilot.pause()
         assert not screen.query_one("#settings-qualityflow").display
-        assert shown() == {"setting-iterations", "setting-max_tests"}
+        assert shown() == {"setting-iterations", "setting-max_tests", "setting-regenerate_tests", "setting-agents"}
         screen.query_one("#settings-agentcoder #set-iterations", Select).value = 2
         config = screen.read_config()
         assert (config.workflow, ITERATIONS.of(config)) == ("agentcoder", 2)
@@ -293,6 +293,7 @@ async def test_compose_offers_every_workflow_and_only_the_chosen_ones_settings()
             "setting-depth",
             "setting-width",
             "setting-search",
+            "setting-separate_scoring",
             "setting-solution_verification",
             "setting-node_abort",
             "setting-node_scoring",

@@ -251,3 +251,18 @@ async def test_without_both_phase_2_writes_t_more_programs_from_the_task(tmp_pat
     assert [p["step"] for p in rec.events[0].plan] == ["programming_assistant"] + [
         f"programming_assistant:{i}" for i in (1, 2, 3)
     ]
+
+
+def test_the_debug_specialist_departs_from_algorithm_3_where_its_page_says():
+    """docs/workflows/adacoder.md: step 1 only on an indentation error, and
+    step 2 puts the code back when no cut compiles."""
+    two_spaces = "def add_one(x):\n  if x:\n    return x + 1\n  return 1\n"
+    assert compiles(two_spaces)
+    # Algorithm 3's step 1 on every program would break this one...
+    assert not compiles(normalise_indentation(two_spaces))
+    # ...so it runs only when the compiler reports an indentation error.
+    assert debug(two_spaces, "AssertionError").code == two_spaces
+    # A syntax error in the first function is no overflow: no cut compiles, nothing is cut.
+    broken_first = "def add_one(x:\n    return x + 1\n\n\ndef helper(y):\n    return y\n"
+    assert truncate_overflow(broken_first) == (broken_first, 0)
+    assert debug(broken_first, "SyntaxError").code == broken_first

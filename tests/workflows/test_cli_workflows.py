@@ -54,11 +54,13 @@ def test_qflow_workflows_lists_each_with_its_settings_and_defaults(capsys):
         "depth",
         "width",
         "search",
+        "separate_scoring",
         "solution_verification",
         "node_abort",
         "node_scoring",
     ]
-    assert tree["settings"][0]["default"] == 20 and tree["settings"][3]["choices"] == ["critic", "bfs", "dfs"]
+    assert tree["settings"][0]["default"] == 20
+    assert tree["settings"][3]["choices"] == ["critic", "bfs", "dfs", "strategy_list"]
     assert [a["role"] for a in tree["agents"]] == ["thinker", "solver", "debugger", "critic"]
 
 
@@ -67,7 +69,10 @@ def test_qflow_workflows_lists_each_with_its_settings_and_defaults(capsys):
     [
         (["--workflow", "nope"], "unknown workflow 'nope': choose one of qualityflow"),
         (["--workflow", "codetree", "--budget", "x"], "--budget: budget must be a whole number, not 'x'"),
-        (["--workflow", "codetree", "--search", "wide"], "search 'wide': choose one of critic, bfs, dfs"),
+        (
+            ["--workflow", "codetree", "--search", "wide"],
+            "search 'wide': choose one of critic, bfs, dfs, strategy_list",
+        ),
         (["--workflow", "codetree", "--depth", "0"], "depth 0: choose 1 to 10"),
         (["--workflow", "adacoder", "--iterations", "0"], "iterations 0: choose 1 to 50"),
     ],

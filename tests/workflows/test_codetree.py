@@ -268,3 +268,70 @@ def test_the_critics_two_scores_and_its_tolerant_reading():
     assert parse_critique("<action>accept</action>", verify=False).action == "refine"
     assert parse_critique("<action>abort</action>", verify=True).action == "refine"
     assert parse_critique("nothing useful", verify=True).action == "refine"
+
+
+async def test_the_critic_scores_test_outputs_and_the_solution_in_separate_calls(tmp_path):
+    """Section 3.2: "We separately evaluate how well: 1) the execution outputs of
+    test cases match expected outputs ...; and 2) the solution robustly implements
+    its corresponding strategy". Two calls for a failing node; off, one."""
+    asked: list[str] = []
+
+    def critic(request: dict) -> str:
+        text = request["messages"][-1]["content"]
+        asked.append(text)
+        if "strategy it followed" not in text:  # test-case scoring: outputs only
+            return "<critique>off by one everywhere</critique>\n<test_score>2</test_score>"
+        return "<critique>the approach is sound</critique>\n<strategy_score>8</strategy_score>\n<action>abort</action>"
+
+    tree = Tree(strategies=1)
+    plain = tree.__call__
+    client = lambda request: critic(request) if request["agent"] == "critic" else plain(request)  # noqa: E731
+    rec = Recorder()
+    await run_workflow(
+        PROBLEM,
+        make_config({"model": "script/tree", "workflow": "codetree", "budget": 1}),
+        client=ScriptClient.from_function(client),
+        sinks=[rec],
+        session_dir=tmp_path,
+    )
+    assert len(asked) == 2
+    assert "S1 approach" not in asked[0] and "S1 approach" in asked[1]
+    node = latest_nodes(rec)["n1"]
+    # Eq. 7: the pass rate (0) plus the mean of the two scores (2 and 8 of 10).
+    assert node.score == 0.5 and node.action == "abort"
+    assert "off by one everywhere" in node.critique and "the approach is sound" in node.critique
+
+    asked.clear()
+    await run_workflow(
+        PROBLEM,
+        make_config({"model": "script/tree", "workflow": "codetree", "budget": 1, "separate_scoring": False}),
+        client=ScriptClient.from_function(client),
+        sinks=[Recorder()],
+        session_dir=tmp_path,
+    )
+    assert len(asked) == 1 and "S1 approach" in asked[0]
+
+
+async def test_the_strategy_list_implements_each_strategy_once_and_accepts_the_first_that_passes(tmp_path):
+    """Table 2's Strategy List: no Critic, no refinement, strategies in order."""
+    tree = Tree(strategies=4, good=("S3",))
+    outcome, rec = await solve(tree, tmp_path, search="strategy_list")
+    assert "between 1 and 20" in tree.of("thinker")[0]["messages"][-1]["content"]  # the budget's worth
+    assert len(tree.of("thinker")) == 1 and not tree.of("critic") and not tree.of("debugger")
+    assert len(tree.of("solver")) == 3
+    assert (outcome.outcome, outcome.final_program.strip()) == ("accepted", CORRECT.strip())
+    assert latest_nodes(rec)["n3"].parent is None
+
+    tree = Tree(strategies=4)
+    outcome, _ = await solve(tree, tmp_path, search="strategy_list", budget=2)
+    assert len(tree.of("solver")) == 2 and not tree.of("debugger")
+    assert outcome.outcome == "rejected"
+
+
+def test_the_strategy_list_rows_name_the_setting_that_reproduces_them():
+    from qflow_tui.core.bench import papers
+
+    (row,) = [r for t in papers.paper("codetree").tables for r in t.rows if r.id == "t2-gpt-4o-strategy-list"]
+    commands = [command for _, command in papers.reproduce(row)]
+    assert commands and all("--search strategy_list" in c for c in commands if c.startswith("qflow bench"))
+    assert any(c.startswith("qflow bench") for c in commands)

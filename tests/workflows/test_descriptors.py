@@ -51,8 +51,21 @@ def test_qualityflow_plan_follows_its_settings():
 
 
 def test_agentcoder_plan_has_one_refinement_per_iteration():
-    steps = [s.step for s in get_workflow("agentcoder").plan(RunConfig(workflow="agentcoder").replace(iterations=2))]
+    spec = get_workflow("agentcoder")
+    steps = [s.step for s in spec.plan(RunConfig(workflow="agentcoder").replace(iterations=2))]
     assert steps == [
+        "programmer",
+        "test_designer",
+        "test_executor:1",
+        "programmer:1",
+        "test_designer:2",
+        "test_executor:2",
+        "programmer:2",
+        "test_designer:3",
+        "test_executor:3",
+    ]
+    once = RunConfig(workflow="agentcoder").replace(iterations=2, regenerate_tests=False)
+    assert [s.step for s in spec.plan(once)] == [
         "programmer",
         "test_designer",
         "test_executor:1",
@@ -61,6 +74,19 @@ def test_agentcoder_plan_has_one_refinement_per_iteration():
         "programmer:2",
         "test_executor:3",
     ]
+
+
+@pytest.mark.parametrize(
+    "agents,steps",
+    [
+        ("programmer", ["programmer"]),
+        ("programmer+test_designer", ["programmer", "test_designer", "programmer:1"]),
+        ("programmer+test_executor", ["programmer", "test_executor:1", "programmer:1", "test_executor:2"]),
+    ],
+)
+def test_agentcoder_ablations_plan_their_own_steps(agents, steps):
+    config = RunConfig(workflow="agentcoder").replace(iterations=1, agents=agents)
+    assert [s.step for s in get_workflow("agentcoder").plan(config)] == steps
 
 
 def test_an_unknown_workflow_is_one_line():
@@ -211,3 +237,20 @@ def test_zero_shot_is_its_own_package_with_qualityflows_first_prompt():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 assert "qualityflow" not in (node.module or ""), (path.name, node.module)
+
+
+def test_each_built_in_workflow_cites_its_paper_as_a_reader_can_find_it():
+    """The paper a workflow follows is named by title and arXiv id, both of a
+    paper whose figures the package keeps, never by a file outside the repository."""
+    import re
+
+    from qflow_tui.core.bench import papers
+    from qflow_tui.core.workflows import WORKFLOWS
+
+    kept = {p.arxiv: p for p in (papers.paper(name) for name in papers.paper_names())}
+    for name in ("qualityflow", "agentcoder", "codetree", "adacoder", "zeroshot"):
+        cited = WORKFLOWS[name].paper
+        found = re.search(r"\(arXiv:(\d{4}\.\d{4,5})\)", cited)
+        assert found and found.group(1) in kept, (name, cited)
+        short_title = kept[found.group(1)].title.split(":")[0]
+        assert short_title in cited and ".txt" not in cited and "shared" not in cited, (name, cited)

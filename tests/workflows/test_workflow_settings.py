@@ -126,6 +126,7 @@ def test_a_session_records_every_setting_of_its_workflow_resolved():
         "depth": 3,
         "width": 3,
         "search": "critic",
+        "separate_scoring": True,
         "solution_verification": True,
         "node_abort": True,
         "node_scoring": True,
@@ -133,7 +134,13 @@ def test_a_session_records_every_setting_of_its_workflow_resolved():
     recorded = recorded_config(cfg)
     assert "theme" not in recorded and "budget" not in recorded
     assert config_from_record(recorded) == cfg.replace(
-        depth=3, width=3, search="critic", solution_verification=True, node_abort=True, node_scoring=True
+        depth=3,
+        width=3,
+        search="critic",
+        separate_scoring=True,
+        solution_verification=True,
+        node_abort=True,
+        node_scoring=True,
     )
 
 
@@ -150,3 +157,25 @@ def test_an_older_record_is_read_into_its_workflows_settings():
     with pytest.raises(ConfigError, match="the recording: prompts 9: the program generator has 6 prompt variants"):
         config_from_record({"workflow": "qualityflow", "prompts": 9})
     assert PROMPTS.of(config_from_record({"workflow": "qualityflow", "prompts": 9}, strict=False)) == 6
+
+
+def test_a_record_from_before_a_setting_existed_reads_as_it_ran():
+    """AgentCoder designed its tests once and CodeTree's Critic scored in one call
+    before their settings existed: an older session or bench lacking the key
+    resumes, forks and is compared as it ran, not with today's default."""
+    from qflow_tui.core.bench.papers import find_row
+    from qflow_tui.core.workflows.agentcoder import REGENERATE_TESTS
+    from qflow_tui.core.workflows.codetree import SEPARATE_SCORING
+
+    old = config_from_record({"workflow": "agentcoder", "workflow_settings": {"agentcoder": {"iterations": 5}}})
+    assert REGENERATE_TESTS.of(old) is False and ITERATIONS.of(old) == 5
+    new = config_from_record(recorded_config(RunConfig(workflow="agentcoder")))
+    assert REGENERATE_TESTS.of(new) is True
+    assert SEPARATE_SCORING.of(config_from_record({"workflow": "codetree", "budget": 20})) is False
+    # An older AgentCoder bench ran another protocol than the paper's row.
+    from qflow_tui.core.bench import papers
+
+    (figure, *_) = find_row("agentcoder/t1-gpt-3.5-turbo-agentcoder").figures
+    older = {"workflow": "agentcoder", "settings": {"workflow_settings": {"iterations": 5}}}
+    assert not papers._same_settings(figure, older)
+    assert papers._same_settings(figure, {**older, "settings": {"workflow_settings": {"regenerate_tests": True}}})

@@ -278,7 +278,7 @@ def _same_settings(figure: Figure, spec: dict[str, Any]) -> bool:
     ran = bench_settings(spec)
     for s in wf.settings:
         want = figure.settings.get(s.key, s.default)
-        if ran.get(s.key, s.default) != want:
+        if ran.get(s.key, s.unrecorded) != want:
             return False
     return True
 

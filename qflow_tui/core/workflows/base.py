@@ -187,7 +187,8 @@ class WorkflowSpec:
     but leaves the default (never) is labelled standard in benches, exports
     and the run screen, and its figures are compared with standard ones."""
     paper: str = ""
-    """Where it comes from: ``agentcoder.txt section 3``."""
+    """Where it comes from, as a reader can look it up: authors, title, arXiv id
+    and the part (``Huang et al., AgentCoder: ... (arXiv:2312.13010), section 3``)."""
     stage_words: dict[str, str] = field(default_factory=dict)
     """A step's stage (before ``:``) in words, for :meth:`step_label`:
     ``{"self_debug": "self-debug"}`` makes ``self_debug:2`` read

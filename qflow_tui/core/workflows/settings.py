@@ -45,11 +45,22 @@ class Setting(Generic[T]):
     """The setting's name in the compose form (empty: the key in words, ``Tests per round``)."""
     choice_words: Mapping[str, str] = field(default_factory=dict, kw_only=True)
     """A few words on each choice, shown beside it in the form (``imagined``: ``standard``)."""
+    before: T | None = field(default=None, kw_only=True)
+    """The value runs had before this setting existed, when it is not the
+    default (None: the default). A recording without the key reads as this, so
+    an older session or bench resumes, forks and is compared as it ran."""
 
     def __post_init__(self) -> None:
         if type(self.default) not in SETTING_TYPES:
             kind = type(self.default).__name__
             raise TypeError(f"setting {self.key!r}: its default must be a bool, int, float or str, not {kind}")
+        if self.before is not None and type(self.before) is not type(self.default):
+            raise TypeError(f"setting {self.key!r}: its value before must have its default's type")
+
+    @property
+    def unrecorded(self) -> T:
+        """What a recording that lacks this setting ran with: :attr:`before`, else the default."""
+        return self.default if self.before is None else self.before
 
     @property
     def type(self) -> type:

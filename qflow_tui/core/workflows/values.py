@@ -97,7 +97,8 @@ def recorded_workflow_settings(recorded: dict[str, Any], workflow: str) -> dict[
     record: :data:`RECORDED` (every setting, since the workflows declared
     theirs; only those a user set, before), or a field of its own (before
     the built-in workflows' settings moved into their specs). The keys a
-    workflow installed here does not declare are left out."""
+    workflow installed here does not declare are left out; a setting added
+    since, with a value runs had before it (:attr:`Setting.before`), reads as that."""
     spec = WORKFLOWS.get(workflow)
     own = dict(recorded.get(RECORDED) or {}) if isinstance(recorded.get(RECORDED), dict) else {}
     if spec is None:
@@ -108,6 +109,8 @@ def recorded_workflow_settings(recorded: dict[str, Any], workflow: str) -> dict[
             out[setting.key] = own[setting.key]
         elif setting.key in recorded:
             out[setting.key] = recorded[setting.key]
+        elif setting.before is not None:
+            out[setting.key] = setting.before
     return out
 
 

@@ -1,4 +1,4 @@
-"""AdaCoder (adacoder.txt section IV), described: the spec the command line, the config file, the
+"""AdaCoder (Zhu et al., arXiv:2504.04220, section IV), described: the spec the command line, the config file, the
 compose form and replay read. Its agents and its run function (``.ada_coder``) are
 imported only when a run asks for it."""
 
@@ -66,7 +66,8 @@ SPEC = WorkflowSpec(
     executes_visible=lambda cfg: True,
     runner=f"{__name__}.ada_coder:run_adacoder",
     tabs=lambda cfg: ("tests",),
-    paper="adacoder.txt section IV, Algorithms 1-3",
+    paper="Zhu et al., AdaCoder: An Adaptive Planning and Multi-Agent Framework for Function-Level Code "
+    "Generation (arXiv:2504.04220), section IV, Algorithms 1-3",
     stage_words={
         "programming_assistant": "regenerate",
         "debug_specialist": "debug rules",

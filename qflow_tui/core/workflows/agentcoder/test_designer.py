@@ -1,5 +1,9 @@
 """Test Designer (AgentCoder, Huang et al. 3.2): basic, edge and large-scale
-tests from the requirements alone, in one call."""
+tests from the requirements alone, in one call. With ``regenerate_tests`` it
+designs a fresh set for every refinement (section 5; its authors' code calls
+the test designer again each round, from the requirements alone). In the
+single-agent ablation (Table 6) the programmer designs them, in the same
+conversation that wrote the program."""
 
 from __future__ import annotations
 
@@ -23,13 +27,17 @@ def agentcoder_test_prompt(ctx: RunContext) -> tuple[str, str]:
     )
 
 
-async def design_basic_edge_large_tests(ctx: RunContext, *, step: str = "test_designer") -> list[str]:
-    """AgentCoder's test designer (Huang et al., 3.2): one call for basic, edge and
-    large-scale tests, from the requirements alone."""
-    cfg = ctx.config
+def own_tests_prompt(ctx: RunContext) -> tuple[str, str]:
+    """The single agent's second turn: tests for the program it has just written."""
+    return ctx.prompts.get("agentcoder/programmer", "own_tests").render(
+        entry_point=ctx.problem.entry_point, count=str(MAX_TESTS.of(ctx.config))
+    )
+
+
+def keep_tests(ctx: RunContext, text: str) -> list[str]:
+    """The designed asserts that call the entry point, not the visible tests
+    again, each once, at most ``max_tests``."""
     entry = ctx.problem.entry_point
-    rendered = agentcoder_test_prompt(ctx)
-    text = await ctx.call(ctx.request(AGENT, rendered), step=step)
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}
     tests: list[str] = []
     for t in extract_asserts(text):
@@ -38,8 +46,39 @@ async def design_basic_edge_large_tests(ctx: RunContext, *, step: str = "test_de
             continue
         seen.add(key)
         tests.append(t)
-    tests = tests[: MAX_TESTS.of(cfg)]
+    return tests[: MAX_TESTS.of(ctx.config)]
+
+
+def _designed(ctx: RunContext, agent: str, tests: list[str], *, step: str, round: int, rounds: int) -> None:
+    most = MAX_TESTS.of(ctx.config)
     ctx.event(
-        TestsDesigned(step=step, agent=AGENT, round=1, tests=tests, total=len(tests), rounds=1, most=MAX_TESTS.of(cfg))
+        TestsDesigned(step=step, agent=agent, round=round, tests=tests, total=len(tests), rounds=rounds, most=most)
     )
+
+
+async def design_basic_edge_large_tests(
+    ctx: RunContext, *, step: str = "test_designer", round: int = 1, rounds: int = 1
+) -> list[str]:
+    """AgentCoder's test designer (Huang et al., 3.2): one call for basic, edge and
+    large-scale tests, from the requirements alone. ``round`` numbers a
+    redesign (``regenerate_tests``): each is a fresh set, not added to the last."""
+    rendered = agentcoder_test_prompt(ctx)
+    request = ctx.request(AGENT, rendered, epoch=round if round > 1 else None)
+    text = await ctx.call(request, step=step)
+    tests = keep_tests(ctx, text)
+    _designed(ctx, AGENT, tests, step=step, round=round, rounds=rounds)
+    return tests
+
+
+async def design_own_tests(
+    ctx: RunContext, conversation: list[dict[str, str]], system: str, *, step: str, round: int = 1, rounds: int = 1
+) -> list[str]:
+    """Table 6's single agent: the programmer, in the conversation that wrote
+    the program (``conversation``: its prompt and its answer), then writes the tests."""
+    _, ask = own_tests_prompt(ctx)
+    messages = [*conversation, {"role": "user", "content": ask}]
+    request = ctx.request("programmer", messages=messages, system=system, progression=0, epoch=round)
+    text = await ctx.call(request, step=step)
+    tests = keep_tests(ctx, text)
+    _designed(ctx, "programmer", tests, step=step, round=round, rounds=rounds)
     return tests

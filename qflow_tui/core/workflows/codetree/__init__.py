@@ -1,4 +1,4 @@
-"""CodeTree (codetree.txt section 3), described: the spec the command line, the config file, the
+"""CodeTree (Li et al., arXiv:2411.04329, section 3), described: the spec the command line, the config file, the
 compose form and replay read. Its agents and its run function (``.code_tree``) are
 imported only when a run asks for it."""
 
@@ -8,7 +8,7 @@ from ...config import RunConfig
 from ..base import Agent, PlannedStep, WorkflowSpec
 from ..settings import Setting
 
-SEARCHES = ("critic", "bfs", "dfs")
+SEARCHES = ("critic", "bfs", "dfs", "strategy_list")
 
 AGENTS = (
     Agent("thinker", "Thinker", "TH"),
@@ -35,9 +35,18 @@ WIDTH = Setting(
 SEARCH = Setting(
     "search",
     "critic (the Critic scores nodes and decides refine/abort/accept), or the paper's "
-    "ablations without the Critic: bfs, dfs",
+    "variants without the Critic: bfs, dfs, strategy_list (Table 2: the Thinker's strategies, "
+    "each implemented once, no refinement)",
     default="critic",
     choices=SEARCHES,
+    choice_words={"critic": "CodeTree", "bfs": "Table 2", "dfs": "Table 2", "strategy_list": "Table 2"},
+)
+SEPARATE_SCORING = Setting(
+    "separate_scoring",
+    "the Critic scores a failing node's test outputs and its solution in two calls, as section 3.2 "
+    "evaluates them separately (Figure 10's two prompts); off: one call for both, cheaper",
+    default=True,
+    before=False,
 )
 SOLUTION_VERIFICATION = Setting(
     "solution_verification",
@@ -50,13 +59,18 @@ NODE_SCORING = Setting(
     "the Critic's evaluation is part of a node's feedback and score (Table 4 ablation: off, execution outputs alone)",
     default=True,
 )
-SETTINGS = (BUDGET, DEPTH, WIDTH, SEARCH, SOLUTION_VERIFICATION, NODE_ABORT, NODE_SCORING)
+SETTINGS = (BUDGET, DEPTH, WIDTH, SEARCH, SEPARATE_SCORING, SOLUTION_VERIFICATION, NODE_ABORT, NODE_SCORING)
 
 
 def _codetree_plan(cfg: RunConfig) -> list[PlannedStep]:
     """The kinds of step the search takes; it repeats them per node, as the
     Critic (or the BFS/DFS order) and the budget decide."""
     critic = ("critic",) if SEARCH.of(cfg) == "critic" else ()
+    if SEARCH.of(cfg) == "strategy_list":
+        return [
+            PlannedStep("thinker", "strategies", ("thinker",)),
+            PlannedStep("solver", "implement each strategy", ("solver",)),
+        ]
     return [
         PlannedStep("thinker", "strategies", ("thinker",)),
         PlannedStep("solver", "implement a strategy", ("solver",)),
@@ -78,7 +92,8 @@ SPEC = WorkflowSpec(
     executes_visible=lambda cfg: True,
     runner=f"{__name__}.code_tree:run_codetree",
     tabs=lambda cfg: ("tests", "tree"),
-    paper="codetree.txt section 3",
+    paper="Li et al., CodeTree: Agent-guided Tree Search for Code Generation with Large Language Models "
+    "(arXiv:2411.04329), section 3",
     stage_words={
         "thinker": "strategies",
         "solver": "solve",

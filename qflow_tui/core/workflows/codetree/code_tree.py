@@ -9,7 +9,12 @@ reflects on the node and the Debugger writes one child per reflection, explored
 depth first), abort (prune it, retrace to its siblings) or accept (end the
 search). Without the Critic (the paper's CodeTree-BFS and -DFS ablations) a
 node is accepted when it passes every visible test and every other node is
-refined, level by level (``bfs``) or depth first (``dfs``).
+refined, level by level (``bfs``) or depth first (``dfs``). Table 2's Strategy
+List (``strategy_list``; the paper names the row and no more) is read as the
+tree without its depth: the Thinker lists up to a budget's worth of strategies,
+the Solver implements each once, in order, and the first program that passes
+every visible test is accepted, as in the paper's other variants without the
+Critic (section 4.1).
 
 With the Critic the Thinker decides how many strategies, and reflections per
 node, to write (section 3.1); the width w bounds them only in the BFS/DFS
@@ -37,7 +42,7 @@ from ...context import RunContext
 from ...events import CriticAction, Decision, TreeNode
 from ...steps import step
 from ..base import WorkflowResult
-from . import BUDGET, DEPTH, NODE_ABORT, NODE_SCORING, SEARCH, SOLUTION_VERIFICATION, WIDTH
+from . import BUDGET, DEPTH, NODE_ABORT, NODE_SCORING, SEARCH, SEPARATE_SCORING, SOLUTION_VERIFICATION, WIDTH
 from .critic import criticise
 from .debugger import refine
 from .solver import implement
@@ -111,7 +116,11 @@ class _Search:
         self.abort = NODE_ABORT.of(self.cfg)
         self.scoring = NODE_SCORING.of(self.cfg)
         # Width bounds the BFS/DFS ablations only; with the Critic the Thinker decides.
+        # The Strategy List asks for as many strategies as the budget has programs.
+        self.strategy_list = SEARCH.of(self.cfg) == "strategy_list"
         self.width: int | None = None if self.critic else WIDTH.of(self.cfg)
+        if self.strategy_list:
+            self.width = BUDGET.of(self.cfg)
         self.depth = DEPTH.of(self.cfg)
         self.nodes: list[Node] = []
         self.accepted: Node | None = None
@@ -201,7 +210,14 @@ class _Search:
             return
         async with step(ctx, "critic", "critic", attempt=node.number, progression=0, node=node.id) as s:
             critique = await criticise(
-                ctx, node.strategy, node.code, node.feedback, verify=node.passes, step=s.name, node=node.id
+                ctx,
+                node.strategy,
+                node.code,
+                node.feedback,
+                verify=node.passes,
+                step=s.name,
+                node=node.id,
+                separate=SEPARATE_SCORING.of(self.cfg),
             )
             node.action, node.critic_score, node.critique = critique.action, critique.score, critique.critique
             node.scored = self.scoring
@@ -285,7 +301,18 @@ class _Search:
         async with step(ctx, "thinker", "thinker", progression=0) as s:
             strategies = await propose_strategies(ctx, self.width, step=s.name) or [_PLAIN_STRATEGY]
             s.detail = f"{len(strategies)} strategies"
-        if SEARCH.of(self.cfg) == "bfs":
+        if self.strategy_list:
+            # Table 2's Strategy List: each strategy implemented once, in the
+            # Thinker's order, the first that passes every visible test accepted.
+            for strategy in strategies:
+                node = await self._new_node(None, strategy)
+                if node is None:
+                    break
+                await self._evaluate(node)
+                if node.action == "accept":
+                    self.accepted = node
+                    break
+        elif SEARCH.of(self.cfg) == "bfs":
             level: list[Node] = []
             for strategy in strategies:
                 node = await self._new_node(None, strategy)

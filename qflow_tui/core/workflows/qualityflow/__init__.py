@@ -1,6 +1,6 @@
-"""QualityFlow (qualityflow.txt Algorithm 1, Appendix A), described: the spec the command line, the config file, the
-compose form and replay read. Its agents and its run function (``.quality_flow``) are
-imported only when a run asks for it."""
+"""QualityFlow (Hu et al., arXiv:2501.17167: Algorithm 1, Appendix A), described: the
+spec the command line, the config file, the compose form and replay read. Its agents
+and its run function (``.quality_flow``) are imported only when a run asks for it."""
 
 from __future__ import annotations
 
@@ -53,11 +53,20 @@ REVERT = Setting(
 )
 TEST_ROUNDS = Setting(
     "test_rounds",
-    "Test Designer rounds (Appendix A: 5); each round is shown the tests designed so far and asked for new ones",
+    "Test Designer rounds (Appendix A: 5); each round is shown the tests designed so far and asked for new ones, "
+    "unless independent_test_rounds",
     default=5,
     minimum=1,
     maximum=1000,
     label="Test rounds",
+)
+INDEPENDENT_TEST_ROUNDS = Setting(
+    "independent_test_rounds",
+    "the Test Designer's rounds are the same query sent at once, told nothing of each other (Appendix A's "
+    "reading: 5 queries of 10 at temperature 0.1); off (the default): each round sees the earlier rounds' "
+    "tests and asks for others, so the rounds run in sequence and repeat fewer tests",
+    default=False,
+    label="Independent test rounds",
 )
 TESTS_PER_ROUND = Setting(
     "tests_per_round",
@@ -102,6 +111,7 @@ SETTINGS = (
     TESTS_PER_ROUND,
     MAX_TESTS,
     TEST_DESIGNER_TEMPERATURE,
+    INDEPENDENT_TEST_ROUNDS,
     TESTS_MAY_BE_WRONG,
     DIVERSIFIED_PROMPTING,
 )
@@ -194,7 +204,8 @@ SPEC = WorkflowSpec(
     executes_visible=lambda cfg: CHECKER.of(cfg) == "python",
     runner=f"{__name__}.quality_flow:run_qualityflow",
     progressions=_qualityflow_progressions,
-    paper="qualityflow.txt Algorithm 1, Appendix A",
+    paper="Hu et al., QualityFlow: An Agentic Workflow for Program Synthesis Controlled by LLM Quality Checks "
+    "(arXiv:2501.17167), Algorithm 1 and Appendix A",
     stage_words=STAGE_WORDS,
     steering=Steerable(
         edits=_qualityflow_edits,

@@ -6,8 +6,10 @@ clarifier:1..C, each stage ending in a quality check. The synthesized tests
 (test designer, then the Test Quality Checker) are made once, when the first
 progression needs them, and shared.
 
-The result is the paper's: the accepted program of the earliest stage wins,
-lowest progression index first. A progression's acceptance wins as soon as no
+The rule that picks the result among progressions is ours, not the paper's
+(section 3.6 relies on the quality check "to pick up the correct solution" and
+says no more): the accepted program of the earliest stage wins, lowest
+progression index first. A progression's acceptance wins as soon as no
 other progression can beat it any more (every lower-index progression has
 finished that stage without acceptance, every higher-index one the stage
 before); the work still running elsewhere is then cancelled, so no later call
@@ -81,8 +83,9 @@ class TestSet:
 
 
 class Referee:
-    """The paper's rule, applied as progressions report: the accepted program of
-    the earliest stage wins, lowest progression index first."""
+    """The winner rule (ours: the paper names none), applied as progressions
+    report: the accepted program of the earliest stage wins, lowest progression
+    index first."""
 
     def __init__(self, progressions: int) -> None:
         self.cleared = [-1] * progressions
@@ -286,7 +289,9 @@ class _Run:
             tests.why_none = "" if tests.kept else "a person left no synthesized test to debug against"
 
     async def _debug_epoch(self, p: Progression, epoch: int, tests: TestSet) -> bool:
-        """Lines 16: one self-debug epoch; True when the program changed (and needs a check)."""
+        """Line 16: one self-debug epoch; True when the program changed (and needs a check).
+        Each epoch debugs the previous epoch's program (section 3.3, "iteratively
+        improves a program"), not line 16's literal ``GeneratedCode``."""
         ctx = self.ctx
         async with _step(ctx, StepId("self_debug", epoch=epoch, progression=p.index), "self_debugger") as s:
             step = s.name

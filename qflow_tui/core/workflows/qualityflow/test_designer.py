@@ -1,13 +1,19 @@
 """Test Designer (QualityFlow 3.2): synthesizes common-case unit tests in rounds
 (Appendix A: 5 rounds of 10 at temperature 0.1, at most 50), de-duplicated.
 
-Where this departs from the paper: Appendix A does not say whether the rounds
-see each other. Five identical prompts at temperature 0.1 mostly return the
-same tests, so de-duplication left far fewer than the ~49 tests per problem its
-Table 6 implies. Here each round after the first is shown the tests designed so
-far and asked for others, so the rounds run in sequence, not at once."""
+Appendix A does not say whether the rounds see each other: "batches of 10 tests
+per query for 5 rounds", at temperature 0.1 "to encourage diversity in the tests
+generated", reads as five copies of one query, sent at once. That reading is
+``independent_test_rounds``. It is not the default: five identical prompts at
+temperature 0.1 mostly return the same tests (and on Anthropic models no
+temperature is sent at all), so de-duplication left far fewer than the ~49 tests
+per problem its Table 6 implies. By default each round after the first is shown
+the tests designed so far and asked for others, so the rounds run in sequence,
+not at once."""
 
 from __future__ import annotations
+
+import asyncio
 
 from ...agents.shown import tests_text
 from ...asserts import find_call
@@ -15,7 +21,7 @@ from ...context import RunContext
 from ...events import Notice, TestsDesigned
 from ...extract import extract_asserts, normalize_assert
 from ...llm import LLMError
-from . import MAX_TESTS, TEST_DESIGNER_TEMPERATURE, TEST_ROUNDS, TESTS_PER_ROUND
+from . import INDEPENDENT_TEST_ROUNDS, MAX_TESTS, TEST_DESIGNER_TEMPERATURE, TEST_ROUNDS, TESTS_PER_ROUND
 
 AGENT = "test_designer"
 PROMPTS = "qualityflow/test_designer"
@@ -61,7 +67,9 @@ async def _round(ctx: RunContext, round_no: int, step: str, designed: list[str])
 async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[str]:
     """Appendix A: rounds of ``tests_per_round`` tests at temperature 0.1, at most
     ``max_tests`` in all. Each round is told the tests it already has (so the
-    rounds run one after another); their tests are de-duplicated in round order."""
+    rounds run one after another), or, with ``independent_test_rounds``, every
+    round is the same first-round query and all are sent at once; their tests
+    are de-duplicated in round order either way."""
     cfg = ctx.config
     most, per_round = MAX_TESTS.of(cfg), TESTS_PER_ROUND.of(cfg)
     entry = ctx.problem.entry_point
@@ -70,10 +78,21 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
         return await _design_io_tests(ctx, step, rounds, per_round, most)
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}  # never hand back a visible test
     tests: list[str] = []
+    answers: dict[int, str | None] = {}
+    if INDEPENDENT_TEST_ROUNDS.of(cfg):
+        tasks = [asyncio.ensure_future(_round(ctx, n, step, [])) for n in range(1, rounds + 1)]
+        try:
+            found = await asyncio.gather(*tasks)
+        except BaseException:  # a fatal error or a stop: no round goes on alone
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        answers = dict(enumerate(found, start=1))
     for round_no in range(1, rounds + 1):
         if len(tests) >= most:
             break
-        text = await _round(ctx, round_no, step, tests)
+        text = answers[round_no] if answers else await _round(ctx, round_no, step, tests)
         if text is None:
             continue
         new: list[str] = []

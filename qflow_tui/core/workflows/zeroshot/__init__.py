@@ -21,6 +21,7 @@ SPEC = WorkflowSpec(
     plan=_zeroshot_plan,
     visible_tests=lambda cfg: "shown to the generator only, never executed",
     runner=f"{__name__}.zero_shot:run_zeroshot",
-    paper="qualityflow.txt, the zero-shot baseline",
+    paper="Hu et al., QualityFlow: An Agentic Workflow for Program Synthesis Controlled by LLM Quality Checks "
+    "(arXiv:2501.17167), the zero-shot baseline",
     stage_words={"program_generator": "generate"},
 )

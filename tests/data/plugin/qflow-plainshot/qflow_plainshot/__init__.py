@@ -14,5 +14,5 @@ SPEC = WorkflowSpec(
     plan=lambda config: [PlannedStep("writer", "write", ("writer",))],
     visible_tests=lambda config: "shown to the writer" if SHOW_TESTS.of(config) else "not shown",
     runner="qflow_plainshot.run:run_plainshot",
-    paper="qualityflow.txt, the zero-shot baseline",
+    paper="Hu et al., QualityFlow (arXiv:2501.17167), the zero-shot baseline",
 )
