@@ -454,3 +454,42 @@ async def test_a_breakpoint_stops_the_run_where_it_matches_and_says_why():
         await pilot.press("c")
         view = await finish_run(pilot)
         assert view.state.finished is not None
+
+
+async def test_ctrl_q_asks_before_losing_a_problem_typed_in_the_form():
+    """A problem typed and never run is in no file: Ctrl+Q asks. The example, or a
+    problem already run (its session keeps it), quits at once."""
+    from qflow_tui.ui.screens.confirm import Confirm
+
+    app = build_app(example=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        compose = app.screen
+        assert isinstance(compose, ComposeScreen)
+        compose.query_one("#statement").focus()
+        await pilot.press(*"Sum two numbers.")
+        await wait_until(pilot, lambda: compose.query_one("#statement").text == "Sum two numbers.", "the typing")
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
+        assert "lose the problem you typed" in app.screen.question
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is compose, "the form back")
+        assert app.is_running and compose.query_one("#statement").text == "Sum two numbers."
+        await pilot.press("f4")  # the example is no typed work
+        await pilot.pause()
+        assert not compose.typed_unsaved()
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: not app.is_running, "the quit")
+
+
+async def test_ctrl_q_after_a_run_quits_at_once():
+    app = build_app(config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        compose = app.screen
+        await start_run(pilot)
+        await finish_run(pilot)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is compose, "the form")
+        assert not compose.typed_unsaved()
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: not app.is_running, "the quit")

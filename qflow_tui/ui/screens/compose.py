@@ -184,6 +184,9 @@ class ComposeScreen(AppScreen[None]):
         """Set once the form is mounted: keys pressed while the app starts are ignored."""
         self._sandbox_notices: list[str] = []
         """The red lines of the sandbox level a run will use (found on a thread)."""
+        self._kept: tuple[str, str] | None = None
+        """The statement and tests as last filled in or run (None: as composed):
+        text that differs was typed here and is not in any file or session."""
 
     def compose(self) -> ComposeResult:
         app = qflow_app(self)
@@ -463,6 +466,7 @@ class ComposeScreen(AppScreen[None]):
         own_client = qflow_app(self).client is None
         self.app.clear_notifications()  # the form's toasts do not belong over the run
         breakpoints = self.read_breakpoints()
+        self._kept = self._texts()  # in the run's session file from now on
         self.app.push_screen(
             RunScreen(problem, config, client=client, stepping=stepping, own_client=own_client, breakpoints=breakpoints)
         )
@@ -520,9 +524,25 @@ class ComposeScreen(AppScreen[None]):
         self.query_one("#statement", TextArea).focus()
         self.notify("A new problem: type or paste its statement and tests.", timeout=3)
 
+    def _texts(self) -> tuple[str, str]:
+        return self.query_one("#statement", TextArea).text, self.query_one("#tests", TextArea).text
+
+    def typed_unsaved(self) -> bool:
+        """Whether the form holds a statement or tests a person typed that no file,
+        example or session has (what a quit would lose)."""
+        if not self.ready:
+            return False
+        app = qflow_app(self)
+        kept = self._kept if self._kept is not None else (app.problem_text or "", app.tests_text or "")
+        statement, tests = self._texts()
+        if not statement.strip() and not tests.strip():
+            return False
+        return (statement, tests) != kept
+
     def fill(self, statement: str, tests: str, entry_point: str | None) -> None:
         self.query_one("#statement", TextArea).load_text(statement)
         self.query_one("#tests", TextArea).load_text(tests)
+        self._kept = (statement, tests)
         self.query_one("#entry-point", Input).value = entry_point or ""
         self.show_error("")
 
