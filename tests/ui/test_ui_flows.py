@@ -559,3 +559,39 @@ async def test_with_break_decision_reject_n_lets_through_exactly_the_stop_shown(
             assert stops < 40
         assert stops >= 2 and kept_one
         await finish_run(pilot)
+
+
+async def test_the_demo_script_model_on_another_problem_asks_before_the_run():
+    """The demo responder writes remove_Occ whatever the problem: a user's own
+    problem failed at the first check and looked wrong. Ctrl+R now says so first."""
+    from qflow_tui.core.llm.script import ScriptClient
+    from qflow_tui.ui.screens.confirm import Confirm
+
+    client = ScriptClient("qflow_tui/data/demo/responder.py")
+    app = build_app(
+        client,
+        config=FAST,
+        problem_text="Write a function to add two numbers.",
+        tests_text="assert add(1, 2) == 3",
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        compose = app.screen
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
+        assert "only knows remove_Occ" in app.screen.question and "for add every check" in app.screen.detail
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is compose, "the form")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question again")
+        await pilot.press("y")  # run anyway
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run")
+        run = app.screen
+        # It fails at the first check, as the question said (a notice, the session kept).
+        await wait_until(pilot, lambda: not run.running, "the run to end")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is compose, "the form")
+        await pilot.press("f4")  # its own problem: no question
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the demo's run")
+        await finish_run(pilot)

@@ -23,7 +23,7 @@ from ...core.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
 from ...core.llm import LLMError
 from ...core.llm.provider_keys import MissingKey
 from ...core.problem import Problem, ProblemError, make_problem
-from ...core.safe_text import clean
+from ...core.safe_text import clean, one_line
 from ...core.userfiles import UserFileError, load_problem_file
 from ...core.workflows import WorkflowSpec
 from ...core.workflows.settings import Setting
@@ -460,6 +460,30 @@ class ComposeScreen(AppScreen[None]):
         if checked is None:
             return
         problem, config, client = checked
+        known = getattr(client, "known_entry_points", None)
+        if known and problem.entry_point not in known:
+            from .confirm import Confirm
+
+            def answered(go: bool | None) -> None:
+                if go:
+                    self._start(problem, config, client)
+
+            name = one_line(getattr(client, "name", "the script model"), 80)
+            self.app.push_screen(
+                Confirm(
+                    f"The script model only knows {', '.join(known)}",
+                    f"{name} answers with programs for {', '.join(known)} whatever the problem: "
+                    f"for {problem.entry_point} every check will fail. Name a real model in Model "
+                    "(local/smollm2 runs one on this machine) to solve your own problem.",
+                    yes="Run anyway",
+                    no="Back to the form",
+                ),
+                answered,
+            )
+            return
+        self._start(problem, config, client)
+
+    def _start(self, problem: Problem, config: RunConfig, client: object) -> None:
         from .run import RunScreen
 
         stepping = self.query_one("#stepping", Checkbox).value
