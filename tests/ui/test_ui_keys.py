@@ -225,3 +225,21 @@ async def test_z_at_80x24_in_step_mode_zooms_a_pane_that_shows():
         await pilot.press("z")
         await pilot.press("x", "y")  # cancel, and yes to the question
         await finish_run(pilot)
+
+
+async def test_z_at_160x48_zooms_the_timeline_band_to_the_whole_screen():
+    """At 160x48 the band has the focus first; zoomed at its own height (11 rows)
+    it left the 35 rows below it a hatch."""
+    from ui_app import WIDE
+
+    app = build_app(stepping=True)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await start_run(pilot)
+        await wait_until(pilot, lambda: screen.waiting_at is not None, "the first stop")
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is not None, "z to zoom")
+        await pilot.pause()
+        assert screen.maximized.region.height >= 40, (screen.maximized, screen.maximized.region)
+        await pilot.press("z")
+        await pilot.press("x", "y")
+        await finish_run(pilot)
