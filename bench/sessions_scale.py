@@ -72,6 +72,36 @@ def timed_cli(env: dict[str, str], *args: str) -> tuple[float, str, int]:
     return wall, out.stdout, rss
 
 
+def timed_terminal(env: dict[str, str], *args: str) -> tuple[float, int]:
+    """Wall seconds of a fresh ``qflow`` process whose output is a terminal (a
+    pseudo-terminal of 24 lines, read to its end) and how many lines it wrote."""
+    import pty  # noqa: F401  (POSIX only, like the pseudo-terminal below)
+
+    master, slave = os.openpty()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qflow_tui.cli", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+        env=dict(env, LINES="24"),
+    )
+    os.close(slave)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # EIO: the process closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    proc.wait()
+    wall = time.perf_counter() - t0
+    os.close(master)
+    return wall, b"".join(chunks).count(b"\n")
+
+
 async def browser_first_rows(folder: Path) -> float:
     from qflow_tui.ui.app import create_app
     from qflow_tui.ui.screens.sessions import SessionsScreen
@@ -165,6 +195,13 @@ def main() -> None:
         t, out, rss = timed_cli(env, "sessions", "--json", "--limit", "50")
         shown = len(json.loads(out)["sessions"])
         print(f"sessions --json --limit 50:      {t:6.2f} s   ({shown} rows, peak RSS {rss / 1024:.0f} MB)")
+        # `qflow sessions` in a terminal (the newest screenful) against every row (--all), one after the other.
+        t_screen, lines_screen = timed_terminal(env, "sessions")
+        t_all, lines_all = timed_terminal(env, "sessions", "--all")
+        print(
+            f"sessions in a terminal:          {t_screen:6.2f} s   ({lines_screen} lines); "
+            f"--all {t_all:.2f} s ({lines_all} lines): {t_all / t_screen:.1f}x"
+        )
         marker = f"unique_marker_{args.sessions // 2}"
         t, out, _ = timed_cli(env, "sessions", "--json", "--search", marker)
         found = [s["title"] for s in json.loads(out)["sessions"]]

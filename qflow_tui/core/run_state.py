@@ -192,6 +192,19 @@ class SynthTest:
     """What a person made of it: ``kept`` or ``rejected`` over the TQC, ``edited``,
     ``deleted``, ``replaced``; ``written`` for a test a person added (empty: untouched)."""
 
+    @property
+    def standing(self) -> str | None:
+        """``kept`` or ``rejected`` as the run now uses it: a person's keep or drop
+        over the TQC's verdict, a person's own test kept, an edited, deleted or
+        replaced test in neither (None, as before a verdict)."""
+        if self.steered in ("kept", "rejected"):
+            return self.steered
+        if self.steered == "written":
+            return "kept"
+        if self.steered in ("edited", "deleted", "replaced"):
+            return None
+        return self.verdict
+
 
 @dataclass
 class SearchNode:

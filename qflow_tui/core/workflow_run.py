@@ -220,7 +220,7 @@ async def run_workflow(
         emitter(
             Notice(
                 level="info",
-                message=f"{replayed} calls answered from the recording, {getattr(client, 'fell_back', 0)} "
+                message=f"{_calls(replayed)} answered from the recording, {getattr(client, 'fell_back', 0)} "
                 f"asked of {getattr(client.fallback, 'name', 'the live model')}",  # type: ignore[attr-defined]
             )
         )
@@ -268,3 +268,8 @@ def _cost(model: str, tokens: dict[str, dict[str, int]], client: Any) -> dict[st
     except PriceError as exc:
         return {"unpriced": model, "error": str(exc)}
     return run_cost(model, tokens, prices, local=is_local(str(getattr(client, "base_url", "") or "")))
+
+
+def _calls(n: int) -> str:
+    """``1 call``, ``2 calls``: a count a person reads ("1 calls" read as a slip)."""
+    return f"{n} call" if n == 1 else f"{n} calls"

@@ -375,10 +375,32 @@ class QFlowApp(App[int]):
         self.push_screen(prompt, saved)
 
     async def action_quit(self) -> None:
-        """Ctrl+Q: while a run is going, ask first (as q does on the run screen)."""
+        """Ctrl+Q: while a run is going, ask first (as q does on the run screen);
+        with a problem typed in the compose form and never run, ask too."""
+        if isinstance(self.screen, Confirm):
+            self.exit()
+            return
         live = [s for s in self.screen_stack if isinstance(s, RunScreen) and s.running]
-        if live and not isinstance(self.screen, Confirm):
+        if live:
             live[-1].action_quit_app()
+            return
+        typed = [s for s in self.screen_stack if isinstance(s, ComposeScreen) and s.typed_unsaved()]
+        if typed:
+
+            def answered(quit_: bool | None) -> None:
+                if quit_:
+                    self.exit()
+
+            self.push_screen(
+                Confirm(
+                    "Quit and lose the problem you typed?",
+                    "The statement and tests in the form are in no file or session yet: "
+                    "Ctrl+R runs them (the session keeps them).",
+                    yes="Quit",
+                    no="Stay",
+                ),
+                answered,
+            )
             return
         self.exit()
 

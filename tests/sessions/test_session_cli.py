@@ -284,3 +284,38 @@ def test_a_piped_table_cuts_no_title(capsys, folder, monkeypatch):
     monkeypatch.delenv("COLUMNS")
     code, out, _ = run(capsys, "sessions")
     assert code == 0 and "accepted @ self_debug:1" in out and "…" not in out.replace("script/…", "")
+
+
+def test_a_terminal_gets_the_newest_screenful_and_how_to_see_more(capsys, tmp_path, monkeypatch):
+    """10,000 sessions took 3.4 s to print, every row: a terminal now gets the
+    newest screenful and a line on how to see the rest, as git log does; a pipe
+    and --all get every row."""
+    from qflow_tui.commands import sessions as cmd
+
+    data = tmp_path / "data"
+    folder = data / "sessions"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("QFLOW_DATA_DIR", str(data))
+    raw = demo_session().read_text()
+    header, rest = raw.split("\n", 1)
+    h = json.loads(header)
+    for i in range(30):
+        created = f"2026-02-{1 + i:02d}T10:00:00+0000"
+        (folder / f"s{i:02d}.jsonl").write_text(
+            json.dumps({**h, "created": created, "title": f"Run {i}"}) + "\n" + rest
+        )
+    monkeypatch.setenv("LINES", "24")
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setattr(cmd, "_interactive", lambda: True)
+    code, out, _ = run(capsys, "sessions")
+    assert code == 0
+    shown = [line for line in out.splitlines() if " Run " in f" {line} "]
+    assert len(shown) == 18 and "Run 29" in shown[0], out  # 24 lines less the header and footer lines
+    assert "1-18 of 30 shown; `qflow sessions --all` lists every one, --offset 18 the next ones" in out
+    code, out, _ = run(capsys, "sessions", "--offset", "18")
+    assert "19-30 of 30" not in out and out.count(" Run ") == 12  # the rest fits: no paging line
+    code, out, _ = run(capsys, "sessions", "--all")
+    assert out.count(" Run ") == 30 and "of 30 shown" not in out
+    monkeypatch.setattr(cmd, "_interactive", lambda: False)  # piped: every row
+    code, out, _ = run(capsys, "sessions")
+    assert out.count(" Run ") == 30

@@ -63,3 +63,29 @@ def test_the_keys_overlay_snapshot(snap_compare, tmp_path, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(build_app(), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_question_mark_types_in_a_text_field_and_lists_the_keys_elsewhere():
+    """The README's promise on the compose screen: a `?` in the statement is text
+    (a statement may ask a question), anywhere else it lists the keys, as F1 does."""
+    app = build_app(example=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        compose = app.screen
+        statement = compose.query_one("#statement")
+        statement.focus()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert app.screen is compose and statement.text == "?"
+        compose.query_one("#workflow").focus()
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, KeysScreen)
+
+
+def test_the_readme_says_where_question_mark_is_text():
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert "`?` lists the keys" in readme and "F1 where the cursor is in a text field" in readme

@@ -145,6 +145,9 @@ async def test_a_and_r_override_the_next_quality_check_and_the_same_key_undoes()
         assert "rfind" not in view.state.finished.final_program
         assert not view.state.calls_for("code_quality_checker", 0)
         assert "quality verdict: accept" in _timeline_text(screen)
+        # The decision says a person accepted it, not the checker's reason (it was never asked).
+        assert "accepted by a person (steered): the checker was not asked" in _timeline_text(screen)
+        assert "all visible tests pass" not in _timeline_text(screen)
 
 
 async def test_tests_tab_keys_keep_drop_edit_add_and_delete_synthesized_tests() -> None:

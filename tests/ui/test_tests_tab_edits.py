@@ -83,3 +83,28 @@ async def test_plus_opens_an_empty_editor_with_the_example_as_placeholder() -> N
         assert screen.steering.added_tests == ['assert remove_Occ("aa", "a") == ""']
         await pilot.press("c")
         await finish_run(pilot)
+
+
+async def test_the_tests_header_counts_a_kept_test_once_the_run_takes_it() -> None:
+    """The issue's report: after keeping a rejected test the header still said
+    "8 kept · 2 rejected" (the judge's counts), then "8/9 pass"."""
+    app = build_app(config=ONE, stepping=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, grid = await open_tests_tab_at_first_debug(pilot)
+        view = screen.query_one(RunView)
+
+        def header() -> str:
+            return str(view.query_one("#tests-summary").render())
+
+        assert "8 kept · 2 rejected" in header(), header()
+        grid.move_cursor(row=9)
+        await pilot.pause()
+        await pilot.press("space")  # test 10: rejected, kept by a person
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not screen.steering.test_verdicts, "the edit to be taken")
+        view.flush()
+        await pilot.pause()
+        assert row_text(grid, 9)[1] == "✎ kept"
+        assert "9 kept · 1 rejected" in header(), header()
+        await pilot.press("c")
+        await finish_run(pilot)

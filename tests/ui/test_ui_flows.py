@@ -454,3 +454,144 @@ async def test_a_breakpoint_stops_the_run_where_it_matches_and_says_why():
         await pilot.press("c")
         view = await finish_run(pilot)
         assert view.state.finished is not None
+
+
+async def test_ctrl_q_asks_before_losing_a_problem_typed_in_the_form():
+    """A problem typed and never run is in no file: Ctrl+Q asks. The example, or a
+    problem already run (its session keeps it), quits at once."""
+    from qflow_tui.ui.screens.confirm import Confirm
+
+    app = build_app(example=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        compose = app.screen
+        assert isinstance(compose, ComposeScreen)
+        compose.query_one("#statement").focus()
+        await pilot.press(*"Sum two numbers.")
+        await wait_until(pilot, lambda: compose.query_one("#statement").text == "Sum two numbers.", "the typing")
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
+        assert "lose the problem you typed" in app.screen.question
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is compose, "the form back")
+        assert app.is_running and compose.query_one("#statement").text == "Sum two numbers."
+        await pilot.press("f4")  # the example is no typed work
+        await pilot.pause()
+        assert not compose.typed_unsaved()
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: not app.is_running, "the quit")
+
+
+async def test_ctrl_q_after_a_run_quits_at_once():
+    app = build_app(config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        compose = app.screen
+        await start_run(pilot)
+        await finish_run(pilot)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is compose, "the form")
+        assert not compose.typed_unsaved()
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: not app.is_running, "the quit")
+
+
+async def test_with_break_decision_reject_n_lets_through_exactly_the_stop_shown(monkeypatch):
+    """The issue's walk: `--break decision:reject`, a rejected test kept at a stop,
+    then n, n, n. The status line said p0 while p1-p3 went on, and one key let two
+    stops go. At every stop: the status line names the stop the gate holds, and n
+    lets that stop through and no other the gate held."""
+    from qflow_tui.core.gate import Breakpoint, StepGate
+
+    passed: list[Stop] = []
+    real = StepGate.checkpoint
+
+    async def spy(self: StepGate, stop: Stop) -> None:
+        await real(self, stop)
+        passed.append(stop)
+
+    monkeypatch.setattr(StepGate, "checkpoint", spy)
+    config = RunConfig(model="script/tests/scripts/mbpp11.py").replace(prompts=4)
+    app = build_app(config=config, breakpoints=[Breakpoint.parse("decision:reject")])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        gate = screen.gate
+        view = screen.query_one(RunView)
+        kept_one = False
+        stops = 0
+        while True:
+            await wait_until(
+                pilot,
+                lambda: screen.shown_stop is not None or not screen.running,
+                "a stop or the end",
+            )
+            if not screen.running:
+                break
+            stops += 1
+            shown = screen.shown_stop
+            assert shown is not None and gate.waiting == shown
+            view.flush()
+            await pilot.pause()
+            progress = str(view.query_one("#run-progress").render())
+            if shown.progression is not None:
+                assert f"(p{shown.progression})" in progress, (shown, progress)
+            rejected = [i for i, t in enumerate(view.state.synth) if t.verdict == "rejected"]
+            if not kept_one and rejected and shown.step.startswith("self_debug"):
+                await pilot.press("4")
+                await wait_until(pilot, lambda: screen.check_action("toggle_test_verdict", ()), "the Tests tab")
+                grid = view.query_one("#tests-grid")
+                grid.move_cursor(row=rejected[0])
+                await pilot.pause()
+                await pilot.press("space")
+                await wait_until(pilot, lambda: bool(screen.steering.test_verdicts), "the keep")
+                kept_one = True
+            held = list(gate._waiting.values())
+            before = len(passed)
+            await pilot.press("n")
+            await wait_until(
+                pilot,
+                lambda shown=shown, before=before: (
+                    shown in passed[before:] and (screen.shown_stop != shown or not screen.running)
+                ),
+                f"n to let {shown} through",
+            )
+            went = [s for s in passed[before:] if s in held]
+            assert went == [shown], (shown, went, held)
+            assert stops < 40
+        assert stops >= 2 and kept_one
+        await finish_run(pilot)
+
+
+async def test_the_demo_script_model_on_another_problem_asks_before_the_run():
+    """The demo responder writes remove_Occ whatever the problem: a user's own
+    problem failed at the first check and looked wrong. Ctrl+R now says so first."""
+    from qflow_tui.core.llm.script import ScriptClient
+    from qflow_tui.ui.screens.confirm import Confirm
+
+    client = ScriptClient("qflow_tui/data/demo/responder.py")
+    app = build_app(
+        client,
+        config=FAST,
+        problem_text="Write a function to add two numbers.",
+        tests_text="assert add(1, 2) == 3",
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        compose = app.screen
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
+        assert "only knows remove_Occ" in app.screen.question and "for add every check" in app.screen.detail
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is compose, "the form")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question again")
+        await pilot.press("y")  # run anyway
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run")
+        run = app.screen
+        # It fails at the first check, as the question said (a notice, the session kept).
+        await wait_until(pilot, lambda: not run.running, "the run to end")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is compose, "the form")
+        await pilot.press("f4")  # its own problem: no question
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the demo's run")
+        await finish_run(pilot)

@@ -4,7 +4,7 @@ state of a field, zoom, replay arrows on every tab, q to quit, the palette."""
 from __future__ import annotations
 
 from ui_app import SIZE, build_app, replay_app
-from ui_steps import finish_run, start_run, wait_for_gate
+from ui_steps import finish_run, start_run, wait_for_gate, wait_until
 
 from qflow_tui.commands.demo import demo_session
 from qflow_tui.core.config import RunConfig
@@ -200,3 +200,46 @@ async def test_a_short_terminal_shows_the_agents_before_any_has_spoken():
         await finish_run(pilot)
         silent = [p for p in screen.query(AgentPane) if p.has_class("-empty")]
         assert all(not p.display or p.region.height == 0 for p in silent)
+
+
+async def test_z_at_80x24_in_step_mode_zooms_a_pane_that_shows():
+    """The first thing a new user pressed: F4, Ctrl+R in step mode, z. The hidden
+    timeline band held the focus, z maximized it and every row became a hatch."""
+    app = build_app(stepping=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_until(pilot, lambda: screen.waiting_at is not None, "the first stop")
+        await wait_until(pilot, lambda: screen.focused is not None and screen.focused.display, "a shown pane focused")
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is not None, "z to zoom")
+        zoomed = screen.maximized
+        assert zoomed.display and zoomed.region.width > 40 and zoomed.region.height > 10, zoomed.region
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is None, "z to restore")
+        # With the tab row focused (nothing zoomable), z zooms what the shown tab holds.
+        screen.query_one("#run-tabs").query_one("Tabs").focus()
+        await pilot.pause()
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is not None, "z from the tab row")
+        assert screen.maximized.region.height > 10
+        await pilot.press("z")
+        await pilot.press("x", "y")  # cancel, and yes to the question
+        await finish_run(pilot)
+
+
+async def test_z_at_160x48_zooms_the_timeline_band_to_the_whole_screen():
+    """At 160x48 the band has the focus first; zoomed at its own height (11 rows)
+    it left the 35 rows below it a hatch."""
+    from ui_app import WIDE
+
+    app = build_app(stepping=True)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await start_run(pilot)
+        await wait_until(pilot, lambda: screen.waiting_at is not None, "the first stop")
+        await pilot.press("z")
+        await wait_until(pilot, lambda: screen.maximized is not None, "z to zoom")
+        await pilot.pause()
+        assert screen.maximized.region.height >= 40, (screen.maximized, screen.maximized.region)
+        await pilot.press("z")
+        await pilot.press("x", "y")
+        await finish_run(pilot)

@@ -83,6 +83,12 @@ class ScriptClient:
         module = load_script_module(path)
         self._respond = module.respond
         self._delay = stream_delay if stream_delay is not None else float(getattr(module, "STREAM_DELAY", 0.0))
+        known = getattr(module, "KNOWN_ENTRY_POINTS", None)
+        self.known_entry_points: tuple[str, ...] | None = (
+            tuple(str(k) for k in known) if isinstance(known, list | tuple) else None
+        )
+        """The functions the script answers for (its ``KNOWN_ENTRY_POINTS``), if it says:
+        a problem with another entry point gets answers written for another problem."""
 
     @classmethod
     def from_function(cls, respond: Any, *, name: str = "inline", stream_delay: float = 0.0) -> ScriptClient:
@@ -92,6 +98,7 @@ class ScriptClient:
         self.name = f"script/{name}"
         self._respond = respond
         self._delay = stream_delay
+        self.known_entry_points = None
         return self
 
     async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:

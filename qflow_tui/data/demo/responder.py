@@ -28,6 +28,9 @@ from __future__ import annotations
 import re
 
 STREAM_DELAY = 0.0
+#: The only function it writes: on another problem its answers are MBPP 11's
+#: (the app says so before such a run).
+KNOWN_ENTRY_POINTS = ("remove_Occ",)
 
 STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
 VISIBLE_TESTS = [

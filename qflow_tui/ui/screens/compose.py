@@ -28,7 +28,7 @@ from ...core.llm.catalog import server_models, table_models
 from ...core.llm.prices import BUILT_IN, PriceError
 from ...core.llm.provider_keys import MissingKey
 from ...core.problem import Problem, ProblemError, make_problem
-from ...core.safe_text import clean
+from ...core.safe_text import clean, one_line
 from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
 from ...core.userfiles import UserFileError, load_problem_file
 from ...core.workflow_run import build_client
@@ -40,6 +40,7 @@ from ..palette import palette
 from ..widgets.footer import AppFooter
 from .base import AppScreen
 from .bench_form import BenchForm
+from .confirm import Confirm
 
 #: The paper's running example (QualityFlow, Figure 1): MBPP No. 11.
 EXAMPLE_STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
@@ -187,6 +188,9 @@ class ComposeScreen(AppScreen[None]):
         """Set once the form is mounted: keys pressed while the app starts are ignored."""
         self._sandbox_notices: list[str] = []
         """The red lines of the sandbox level a run will use (found on a thread)."""
+        self._kept: tuple[str, str] | None = None
+        """The statement and tests as last filled in or run (None: as composed):
+        text that differs was typed here and is not in any file or session."""
 
     def compose(self) -> ComposeResult:
         app = qflow_app(self)
@@ -453,10 +457,34 @@ class ComposeScreen(AppScreen[None]):
         if checked is None:
             return
         problem, config, client = checked
+        known = getattr(client, "known_entry_points", None)
+        if known and problem.entry_point not in known:
+
+            def answered(go: bool | None) -> None:
+                if go:
+                    self._start(problem, config, client)
+
+            name = one_line(getattr(client, "name", "the script model"), 80)
+            self.app.push_screen(
+                Confirm(
+                    f"The script model only knows {', '.join(known)}",
+                    f"{name} answers with programs for {', '.join(known)} whatever the problem: "
+                    f"for {problem.entry_point} every check will fail. Name a real model in Model "
+                    "(local/smollm2 runs one on this machine) to solve your own problem.",
+                    yes="Run anyway",
+                    no="Back to the form",
+                ),
+                answered,
+            )
+            return
+        self._start(problem, config, client)
+
+    def _start(self, problem: Problem, config: RunConfig, client: LLMClient) -> None:
         stepping = self.query_one("#stepping", Checkbox).value
         own_client = qflow_app(self).client is None
         self.app.clear_notifications()  # the form's toasts do not belong over the run
         breakpoints = self.read_breakpoints()
+        self._kept = self._texts()  # in the run's session file from now on
         qflow_app(self).open_run(
             problem, config, client=client, stepping=stepping, own_client=own_client, breakpoints=breakpoints
         )
@@ -511,9 +539,25 @@ class ComposeScreen(AppScreen[None]):
         self.query_one("#statement", TextArea).focus()
         self.notify("A new problem: type or paste its statement and tests.", timeout=3)
 
+    def _texts(self) -> tuple[str, str]:
+        return self.query_one("#statement", TextArea).text, self.query_one("#tests", TextArea).text
+
+    def typed_unsaved(self) -> bool:
+        """Whether the form holds a statement or tests a person typed that no file,
+        example or session has (what a quit would lose)."""
+        if not self.ready:
+            return False
+        app = qflow_app(self)
+        kept = self._kept if self._kept is not None else (app.problem_text or "", app.tests_text or "")
+        statement, tests = self._texts()
+        if not statement.strip() and not tests.strip():
+            return False
+        return (statement, tests) != kept
+
     def fill(self, statement: str, tests: str, entry_point: str | None) -> None:
         self.query_one("#statement", TextArea).load_text(statement)
         self.query_one("#tests", TextArea).load_text(tests)
+        self._kept = (statement, tests)
         self.query_one("#entry-point", Input).value = entry_point or ""
         self.show_error("")
 

@@ -39,7 +39,7 @@ from ..state import SynthTest
 from ..widgets.footer import AppFooter
 from ..widgets.run_view import RunView
 from ..widgets.timeline import Timeline
-from .base import AppScreen
+from .base import AppScreen, displayed
 from .confirm import Confirm
 from .fork_dialog import ForkDialog, start_fork
 from .steer_edit import SteerEditScreen
@@ -146,6 +146,7 @@ class RunScreen(AppScreen[None]):
         self.running = True
         self.refresh_bindings()
         self.query_one(RunView).query_one("#run-tabs").focus()
+        self.call_after_refresh(self._focus_shown)
         for timeline in self.query(Timeline):
             timeline.cursor = 0
         self._mark_breakpoints()
@@ -153,6 +154,12 @@ class RunScreen(AppScreen[None]):
 
     def focus_fallback(self) -> None:
         self.query_one(RunView).focus_shown_tab()
+
+    def _focus_shown(self) -> None:
+        """After the first layout: a pane this screen size hides (the timeline band
+        at 80x24) must not keep the focus, or the view's keys act on nothing seen."""
+        if self.focused is None or not displayed(self.focused):
+            self.focus_fallback()
 
     # -- the worker ------------------------------------------------------------------------
 

@@ -48,6 +48,11 @@ _ZOOMABLE = frozenset({"timeline-band", *(t.content for t in RUN_TABS)})
 REFRESH_INTERVAL = 1 / 10
 
 
+def _displayed(widget: Widget) -> bool:
+    """Whether ``widget`` and every container above it are displayed."""
+    return all(node.display for node in widget.ancestors_with_self if isinstance(node, Widget))
+
+
 class RunView(Widget):
     """Live-run display fed by core events (see the module docstring)."""
 
@@ -401,10 +406,25 @@ class RunView(Widget):
             return
         widget = screen.focused
         while widget is not None and widget is not self:
-            if widget.id in _ZOOMABLE or "agent-pane" in widget.classes:
+            # A hidden pane (the timeline band at 80x24 may hold the focus) is never
+            # zoomed: maximizing it left every row a hatch until z again.
+            if (widget.id in _ZOOMABLE or "agent-pane" in widget.classes) and _displayed(widget):
                 screen.maximize(widget, container=False)
                 return
             widget = widget.parent  # type: ignore[assignment]
+        # Nothing zoomable has the focus (the tab row, or a hidden pane): zoom what
+        # the shown tab holds, the pane a person is looking at.
+        tab = TAB_BY_ID.get(self.query_one("#run-tabs", TabbedContent).active)
+        content = self._ready(tab.id) if tab else None
+        if content is not None and _displayed(content):
+            if isinstance(content, AgentPanes) and content.query(".agent-pane"):
+                pane = content.query(".agent-pane").first()
+                pane.focus()
+                screen.maximize(pane, container=False)
+                return
+            content.focus()
+            screen.maximize(content, container=False)
+            return
         self.notify("Focus a pane first (Tab), then press z to zoom it.", severity="warning")
 
     def action_copy_program(self) -> None:

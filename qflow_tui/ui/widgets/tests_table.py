@@ -182,8 +182,10 @@ class TestsTable(Vertical):
                 _test_cell(t, colours, pending),
                 key=str(i),
             )
-        kept = sum(1 for t in state.synth if t.verdict == "kept")
-        rejected = sum(1 for t in state.synth if t.verdict == "rejected")
+        # As the run uses them: a person's keep, drop, edit or own test counts (the
+        # TQC column still shows the judge's verdict, ✎ where a person overrode it).
+        kept = sum(1 for t in state.synth if t.standing == "kept")
+        rejected = sum(1 for t in state.synth if t.standing == "rejected")
         summary = Text()
         designed = sum(1 for t in state.synth if t.source == "designed")
         ran = sum(1 for t in state.synth if t.source == "run")

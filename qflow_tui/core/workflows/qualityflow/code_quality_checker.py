@@ -23,6 +23,8 @@ class CheckResult:
     accepted: bool
     feedback: str = ""
     """Why it was rejected, in words the clarifier can use."""
+    steered: bool = False
+    """A person decided the verdict at a stop; the checker was not asked."""
 
 
 async def check_program(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:

@@ -222,13 +222,22 @@ class _Run:
     # -- one progression -----------------------------------------------------------
 
     def _decide(self, p: Progression, step: str, accepted: bool, decision: DecisionWord, reason: str) -> None:
+        if accepted:
+            reason = "all visible tests pass the quality check"
+        if p.check is not None and p.check.steered:
+            # A person's verdict at a stop: the checker was never asked, so its words would mislead.
+            reason = (
+                "accepted by a person (steered): the checker was not asked"
+                if accepted
+                else "rejected by a person (steered): " + reason.removeprefix("rejected: ")
+            )
         self.ctx.event(
             Decision(
                 step=step,
                 agent="code_quality_checker",
                 progression=p.index,
                 decision="accept" if accepted else decision,
-                reason="all visible tests pass the quality check" if accepted else reason,
+                reason=reason,
             )
         )
 
@@ -248,7 +257,9 @@ class _Run:
             if verdict is None:
                 p.check = await check_program(self.ctx, p.current, progression=p.index, step=s.name)
             else:
-                p.check = CheckResult(verdict, f"{'accepted' if verdict else 'rejected'} by a person (steered)")
+                p.check = CheckResult(
+                    verdict, f"{'accepted' if verdict else 'rejected'} by a person (steered)", steered=True
+                )
             s.outcome = "accepted" if p.check.accepted else "rejected"
         return p.check.accepted
 
