@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from textual import events, on
@@ -23,7 +24,6 @@ from textual.content import Content
 from textual.notifications import Notify
 from textual.screen import Screen
 
-from ..core.bench.bench_runner import BenchRunner
 from ..core.config import ConfigError, RunConfig, save_setting
 from ..core.gate import Breakpoint
 from ..core.llm import LLMClient, named_model
@@ -36,18 +36,22 @@ from ..locations import demo_session
 from .access import Host, LoggedMessage
 from .first_minute import FirstMinute, first_minute
 from .messages import KeyDone, SaveRequested
-from .screens.bench import BenchScreen
-from .screens.compare_screen import CompareScreen
 from .screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS, ComposeScreen
 from .screens.confirm import Confirm
 from .screens.keys import KeysScreen, own_binding
 from .screens.message_log import MessagesScreen
 from .screens.path_prompt import PathPrompt, write_text_file
-from .screens.replay import ReplayScreen
-from .screens.run_screen import RunScreen
-from .screens.sessions import SessionsScreen
 from .screens.ways_in import FirstMinuteScreen
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
+
+if TYPE_CHECKING:
+    from ..core.bench.bench_runner import BenchRunner
+
+# The app opens every screen (screens never import one another). The form is
+# painted before the run, bench, replay, compare and sessions machinery is
+# imported: those screens load when first opened (the run screen warmed on a
+# thread once the form is up, compose.RUN_MODULE), which keeps the first paint
+# from waiting on them (tests/core/test_import_hygiene.py).
 
 
 class QFlowApp(App[int]):
@@ -169,6 +173,8 @@ class QFlowApp(App[int]):
         if self.replay_path is not None:
             self.open_replay(self.replay_path)
         if self.bench_runner is not None or self.bench_folder is not None:
+            from .screens.bench import BenchScreen
+
             self.push_screen(BenchScreen(self.bench_runner, self.bench_folder, estimate=self.bench_estimate))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
@@ -331,6 +337,8 @@ class QFlowApp(App[int]):
         steering: Steering | None = None,
         header: dict[str, Any] | None = None,
     ) -> None:
+        from .screens.run_screen import RunScreen
+
         self.push_screen(
             RunScreen(
                 problem,
@@ -346,9 +354,13 @@ class QFlowApp(App[int]):
         )
 
     def open_replay(self, path: str | Path, *, step: int | None = None) -> None:
+        from .screens.replay import ReplayScreen
+
         self.push_screen(ReplayScreen(path, step=step))
 
     def open_compare(self, a: str | Path, b: str | Path) -> None:
+        from .screens.compare_screen import CompareScreen
+
         self.push_screen(CompareScreen(a, b))
 
     def open_compose(self) -> None:
@@ -358,9 +370,16 @@ class QFlowApp(App[int]):
             self.screen.action_new_problem()
 
     def open_bench(self, runner: BenchRunner | None = None, *, estimate: int | None = None) -> None:
+        from .screens.bench import BenchScreen
+
         self.push_screen(BenchScreen(runner, estimate=estimate))
 
     def action_sessions(self) -> None:
+        try:
+            from .screens.sessions import SessionsScreen
+        except ImportError:
+            self.notify("The sessions browser is not available in this build.", severity="warning")
+            return
         self.push_screen(SessionsScreen())
 
     @on(SaveRequested)
@@ -380,7 +399,9 @@ class QFlowApp(App[int]):
         if isinstance(self.screen, Confirm):
             self.exit()
             return
-        live = [s for s in self.screen_stack if isinstance(s, RunScreen) and s.running]
+        # A run screen exists only once its module has loaded.
+        runs = sys.modules.get("qflow_tui.ui.screens.run_screen")
+        live = [s for s in self.screen_stack if runs is not None and isinstance(s, runs.RunScreen) and s.running]
         if live:
             live[-1].action_quit_app()
             return

@@ -110,6 +110,6 @@ def test_resume_of_something_that_is_not_a_session_is_one_line(tmp_path):
 
 
 def test_one_replayed_call_reads_in_the_singular():
-    from qflow_tui.core.runner import _calls
+    from qflow_tui.core.workflow_run import _calls
 
     assert (_calls(0), _calls(1), _calls(2)) == ("0 calls", "1 call", "2 calls")

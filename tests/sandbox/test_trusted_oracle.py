@@ -351,7 +351,7 @@ def test_hostile_lines_never_raise_hang_or_pass(bursts, then, newline_last):
 
 # ------------------------------------------- expected values the app computes
 def test_expected_values_the_app_knows_whole_need_no_oracle_process(monkeypatch):
-    from qflow_tui.core.sandbox import runner
+    from qflow_tui.core.sandbox import sandbox as runner
 
     started: list[bool] = []
     real = runner.Servers.__init__

@@ -137,7 +137,7 @@ def test_a_file_that_is_not_a_session_is_an_llm_error(tmp_path):
     bad.write_text("hello\n")
     with pytest.raises(LLMError, match=r"replay model: .*not a qflow session"):
         make_client(f"replay/{bad}")
-    with pytest.raises(LLMError, match="no such file"):
+    with pytest.raises(LLMError, match=r"no such (session )?file"):
         make_client(f"replay/{tmp_path / 'missing.jsonl'}")
 
 

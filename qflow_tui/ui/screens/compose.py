@@ -8,7 +8,7 @@ import re
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -19,7 +19,6 @@ from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
-from ...core.bench.bench_runner import BenchRunner
 from ...core.bench.datasets import is_benchmark_id, load_benchmark_problem
 from ...core.config import ConfigError, RunConfig
 from ...core.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
@@ -31,7 +30,6 @@ from ...core.problem import Problem, ProblemError, make_problem
 from ...core.safe_text import clean, one_line
 from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
 from ...core.userfiles import UserFileError, load_problem_file
-from ...core.workflow_run import build_client
 from ...core.workflows import WORKFLOWS, WorkflowSpec, broken_plugins
 from ...core.workflows.settings import Setting
 from ...core.workflows.values import validate
@@ -39,8 +37,10 @@ from ..access import mark_invalid, qflow_app
 from ..palette import palette
 from ..widgets.footer import AppFooter
 from .base import AppScreen
-from .bench_form import BenchForm
 from .confirm import Confirm
+
+if TYPE_CHECKING:
+    from ...core.bench.bench_runner import BenchRunner
 
 #: The paper's running example (QualityFlow, Figure 1): MBPP No. 11.
 EXAMPLE_STATEMENT = "Write a python function to remove first and last occurrence of a given character from the string."
@@ -429,6 +429,10 @@ class ComposeScreen(AppScreen[None]):
         client = qflow_app(self).client
         if client is None:
             try:
+                # The run machinery loads after the form is painted (RUN_MODULE,
+                # warmed on a thread): the first paint does not wait for it.
+                from ...core.workflow_run import build_client
+
                 client = build_client(config)
             except MissingKey as exc:
                 # The command line's advice names flags this form does not have.
@@ -491,6 +495,8 @@ class ComposeScreen(AppScreen[None]):
 
     def action_bench(self) -> None:
         """Ask for a bench (the workflow settings are this form's) and watch it live."""
+        from .bench_form import BenchForm  # the bench machinery, loaded when asked for
+
         try:
             config = self.read_config()
         except ConfigError:
