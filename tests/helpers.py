@@ -35,6 +35,52 @@ def qflow(
     )
 
 
+def install_distribution(
+    site: Path, distribution: str, group: str, entries: dict[str, str], modules: dict[str, str]
+) -> None:
+    """What pip leaves for a distribution in ``site``: its modules and a
+    dist-info naming its entry points in ``group`` (``qflow.workflows``...)."""
+    site.mkdir(parents=True, exist_ok=True)
+    info = site / f"{distribution}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1\n", encoding="utf-8")
+    text = f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items())
+    (info / "entry_points.txt").write_text(text, encoding="utf-8")
+    for module, source in modules.items():
+        (site / f"{module}.py").write_text(source, encoding="utf-8")
+
+
+def plugin_env(*sites: Path, plugin_timeout: str, **extra: str) -> dict[str, str]:
+    """The environment of a qflow that sees the distributions in ``sites`` (and
+    this checkout), with its own config and data folders beside the first, and
+    none of this machine's qflow settings or model keys."""
+    home = sites[0].parent
+    mine = {k: v for k, v in os.environ.items() if not k.startswith(("QFLOW_", "ANTHROPIC_", "OPENAI_", "ECHO_"))}
+    return {
+        **mine,
+        "PYTHONPATH": os.pathsep.join([*(str(s) for s in sites), str(ROOT)]),
+        "QFLOW_CONFIG_DIR": str(home / "config"),
+        "QFLOW_DATA_DIR": str(home / "data"),
+        "QFLOW_PLUGIN_TIMEOUT": plugin_timeout,
+        **extra,
+    }
+
+
+def run_with(
+    env: dict[str, str], *args: str, code: str | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``python -m qflow_tui.cli ARGS`` (or ``python -c CODE``) in exactly ``env``."""
+    argv = [sys.executable, "-c", code] if code else [sys.executable, "-m", "qflow_tui.cli", *args]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
+
+
+def assert_terminal_safe(*texts: str) -> None:
+    """No escape, bell, C1 control, bidi override or traceback in what a user sees."""
+    for text in texts:
+        for bad in ("\x1b", "\x07", "\u202e", "\x9b", "\x9d", "Traceback"):
+            assert bad not in text, (bad, text[:2000])
+
+
 class TestSandbox:
     """The real sandbox at its portable level (rlimits: every machine has it, and
     it is the fastest), reporting a fixed isolation label so that screens which

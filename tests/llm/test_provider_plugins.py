@@ -10,7 +10,6 @@ on the path of child processes only (no other test sees it)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tomllib
@@ -21,7 +20,19 @@ import pytest
 from qflow_tui.core import plugins
 from qflow_tui.core.llm import providers
 from qflow_tui.core.llm.registry import BUILT_IN, GROUP, PROVIDERS
-from tests.helpers import ROOT
+from tests.helpers import ROOT, assert_terminal_safe, install_distribution, plugin_env, run_with
+
+
+def install(site: Path, distribution: str, entries: dict[str, str], modules: dict[str, str]) -> None:
+    install_distribution(site, distribution, GROUP, entries, modules)
+
+
+def env_with(site: Path, **extra: str) -> dict[str, str]:
+    return plugin_env(site, plugin_timeout="5", **extra)
+
+
+qflow = run_with
+assert_safe = assert_terminal_safe
 
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\u202e"
 
@@ -78,18 +89,6 @@ BROKEN = {
 }
 
 
-def install(site: Path, distribution: str, entries: dict[str, str], modules: dict[str, str]) -> None:
-    """What pip leaves for a distribution: its modules and a dist-info naming its entry points."""
-    site.mkdir(parents=True, exist_ok=True)
-    info = site / f"{distribution}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1\n", encoding="utf-8")
-    text = f"[{GROUP}]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items())
-    (info / "entry_points.txt").write_text(text, encoding="utf-8")
-    for module, source in modules.items():
-        (site / f"{module}.py").write_text(source, encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     site = tmp_path_factory.mktemp("providers")
@@ -101,30 +100,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         {f"qflow_broken_{k}": v for k, v in BROKEN.items()},
     )
     return site
-
-
-def env_with(site: Path, **extra: str) -> dict[str, str]:
-    home = site.parent
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("QFLOW_", "ANTHROPIC_", "OPENAI_", "ECHO_"))}
-    return {
-        **env,
-        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
-        "QFLOW_CONFIG_DIR": str(home / "config"),
-        "QFLOW_DATA_DIR": str(home / "data"),
-        "QFLOW_PLUGIN_TIMEOUT": "5",
-        **extra,
-    }
-
-
-def qflow(env: dict[str, str], *args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-c", code] if code else [sys.executable, "-m", "qflow_tui.cli", *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
-
-
-def assert_safe(*texts: str) -> None:
-    for text in texts:
-        for bad in ("\x1b", "\x07", "\u202e", "Traceback"):
-            assert bad not in text, (bad, text[:2000])
 
 
 def test_each_built_in_is_found_through_the_group():

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -24,11 +23,26 @@ from qflow_tui.core import plugins
 from qflow_tui.core.config import FIELDS
 from qflow_tui.core.workflows import RESERVED, WORKFLOWS, PluginRefused, checked_spec
 from qflow_tui.core.workflows.values import all_settings
-from tests.helpers import ROOT
+from tests.helpers import assert_terminal_safe, install_distribution, plugin_env, run_with
 
 #: What must never reach a terminal from a plugin: OSC (a title, a clipboard
 #: write), CSI (clear the screen), a bidi override.
 HOSTILE = "\x1b]0;pwned\x07\x1b]52;c;ZWNobyBoaQ==\x07\x1b[2J\u202e"
+
+
+def install(site: Path, distribution: str, entries: dict[str, str], modules: dict[str, str]) -> None:
+    install_distribution(site, distribution, "qflow.workflows", entries, modules)
+
+
+def env_with(*sites: Path, **extra: str) -> dict[str, str]:
+    return plugin_env(*sites, plugin_timeout="1.5", **extra)
+
+
+def qflow(env: dict[str, str], *args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
+    return run_with(env, *args, code=code, timeout=180)
+
+
+assert_safe = assert_terminal_safe
 
 
 def spec_source(name: str, **fields: str) -> str:
@@ -48,19 +62,6 @@ def spec_source(name: str, **fields: str) -> str:
         "from qflow_tui.core.workflows import Agent, PlannedStep, Setting, WorkflowSpec\n"
         f"SPEC = WorkflowSpec(\n    {args},\n)\n"
     )
-
-
-def install(site: Path, distribution: str, entries: dict[str, str], modules: dict[str, str]) -> None:
-    """What pip leaves for a distribution: its modules and a dist-info naming its entry points."""
-    site.mkdir(parents=True, exist_ok=True)
-    info = site / f"{distribution}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(
-        "[qflow.workflows]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items()), encoding="utf-8"
-    )
-    for module, source in modules.items():
-        (site / f"{module}.py").write_text(source, encoding="utf-8")
 
 
 #: The plugins of one crowded site: (entry name, module name, source).
@@ -105,29 +106,6 @@ def crowd(tmp_path_factory: pytest.TempPathFactory) -> Path:
         {f"qflow_crowd_{k}": v for k, v in CROWD.items()},
     )
     return site
-
-
-def env_with(*sites: Path, **extra: str) -> dict[str, str]:
-    home = sites[0].parent
-    return {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([*(str(s) for s in sites), str(ROOT)]),
-        "QFLOW_CONFIG_DIR": str(home / "config"),
-        "QFLOW_DATA_DIR": str(home / "data"),
-        "QFLOW_PLUGIN_TIMEOUT": "1.5",
-        **extra,
-    }
-
-
-def qflow(env: dict[str, str], *args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-c", code] if code else [sys.executable, "-m", "qflow_tui.cli", *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=180)
-
-
-def assert_safe(*texts: str) -> None:
-    for text in texts:
-        for bad in ("\x1b", "\x07", "\u202e", "\x9b", "\x9d", "Traceback"):
-            assert bad not in text, (bad, text[:2000])
 
 
 def refusals(stderr: str) -> dict[str, str]:
