@@ -498,15 +498,21 @@ def main() -> int:
     os.environ.setdefault("QFLOW_DATA_DIR", tempfile.mkdtemp(prefix="qflow-agreement-"))
     datasets = args.datasets.split(",")
     started = time.perf_counter()
+    rest_load = os.getloadavg()[0]
     rest = run_all(datasets, args, args.count, " (at rest)")
+    rest_load = max(rest_load, os.getloadavg()[0])
     loaded = None
+    loaded_load = 0.0
     if args.load > 0:
         cores = os.cpu_count() or 1
         hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load * cores)]
         try:
             time.sleep(1.0)
-            label = f" (under load: {len(hogs)} CPU hogs on {cores} cores, load {os.getloadavg()[0]:.1f})"
+            label = f" (under load: {len(hogs)} CPU hogs on {cores} cores)"
             loaded = run_all(datasets, args, args.load_count, label)
+            # The 1-minute load average lags: the figure that says how busy
+            # the machine was is the one at the end of the loaded run.
+            loaded_load = os.getloadavg()[0]
         finally:
             for hog in hogs:
                 hog.kill()
@@ -520,9 +526,10 @@ def main() -> int:
             "reference bugs)"
         )
 
-    print("\n" + line("All, at rest", rest))
+    print("\n" + line(f"All, at rest (load average up to {rest_load:.1f}, without our hogs)", rest))
     if loaded is not None:
-        print(line(f"All, under load ({args.load} CPU hogs per core)", loaded))
+        name = f"All, under load ({args.load} CPU hogs per core, load average {loaded_load:.1f} at the end)"
+        print(line(name, loaded))
     print(f"{time.perf_counter() - started:.0f} s")
     return 0
 
