@@ -20,7 +20,24 @@ def test_io_prompts_come_first_for_io_problems() -> None:
     assert "standard input" not in lib.get("zeroshot/program_generator", "direct").user
     assert all("standard input" in p.user for p in io.variants("qualityflow/program_generator"))
     # No I/O file: the function prompt.
-    assert io.get("qualityflow/yesno_checker", "default") == lib.get("qualityflow/yesno_checker", "default")
+    assert io.get("qualityflow/self_debugger", "tests_may_be_wrong") == lib.get(
+        "qualityflow/self_debugger", "tests_may_be_wrong"
+    )
+    # Every agent of every workflow has its I/O prompts.
+    for agent, name in [
+        ("agentcoder/test_designer", "agentcoder"),
+        ("agentcoder/programmer", "own_tests"),
+        ("agentcoder/programmer", "review"),
+        ("codetree/thinker", "strategies"),
+        ("codetree/thinker", "reflect_bounded"),
+        ("codetree/critic", "score"),
+        ("codetree/critic", "score_tests"),
+        ("codetree/critic", "score_solution"),
+        ("codetree/critic", "verify"),
+        ("adacoder/prompt_engineer", "plan"),
+        ("qualityflow/yesno_checker", "default"),
+    ]:
+        assert io.get(agent, name) != lib.get(agent, name), (agent, name)
 
 
 def test_io_prompts_need_no_value_their_function_prompt_lacks() -> None:

@@ -66,5 +66,6 @@ async def test_qualityflow_on_an_io_problem(tmp_path):
             assert "<input>" in c["messages"][-1]["content"]
     debug = next(c for c in calls if c["agent"] == "self_debugger")
     feedback = debug["messages"][-1]["content"]
-    assert "input '2 3\\n' -> output '5\\n'" in feedback  # the right synthesized pair reached the debugger
-    assert "output '9\\n'" not in feedback  # the wrong one did not: the TQC dropped it
+    # The right synthesized pair reached the debugger as input, expected and printed output.
+    assert "Input:\n2 3\nExpected output:\n5\nThe program printed:\n6\n" in feedback
+    assert "Expected output:\n9" not in feedback  # the wrong one did not: the TQC dropped it

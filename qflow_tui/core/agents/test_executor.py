@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from ..context import RunContext
 from ..events import SandboxRun
-from ..iojudge import io_config, judge_io, resolve_io_tests
+from ..iojudge import io_config, judge_io, parse_io_source, resolve_io_tests
+from ..problem import Problem, TestCase
 from ..sandbox import Sandbox
-from ..sandbox.report import SandboxReport
+from ..sandbox.report import SandboxReport, TestOutcome
 from ..setup_code import sandbox_setup
 
 #: Failing tests shown to the debugger at most, to keep prompts bounded.
@@ -62,15 +63,25 @@ async def execute_tests(
     return report
 
 
-def execution_feedback(report: SandboxReport) -> str:
+#: The most of one I/O test's input, expected or printed output a debugger is shown (characters).
+IO_FEEDBACK_CHARS = 1000
+
+
+def execution_feedback(report: SandboxReport, problem: Problem | None = None) -> str:
     """What a debugger is told: the load error, or each failing test with the
-    actual value or the error."""
+    actual value or the error. An I/O test (given ``problem``, its own tests
+    are found by their labels; a designed one reads back from its label) is
+    shown as its input, its expected output and what the program printed."""
     if report.load_error:
         return f"The program fails to load: {report.load_error}"
     lines = []
     failing = [r for r in report.results if r.status != "pass"]
+    known = {t.source: t for t in problem.tests} if problem is not None and problem.is_io else {}
     for r in failing[:MAX_FEEDBACK]:
-        if r.status == "fail" and r.test.startswith("input "):
+        pair = _io_pair(r.test, known)
+        if pair is not None:
+            lines.append(_io_failure(r, *pair))
+        elif r.status == "fail" and r.test.startswith("input "):
             lines.append(f"{r.test}\n    -> failed: the program printed {r.actual} ({r.error})")
         elif r.status == "fail":
             lines.append(f"{r.test}\n    -> failed: the function returned {r.actual}")
@@ -82,3 +93,45 @@ def execution_feedback(report: SandboxReport) -> str:
         lines.append(f"... and {len(failing) - MAX_FEEDBACK} more failing tests")
     lines.append(f"({report.passed} of {report.total} tests pass)")
     return "\n".join(lines)
+
+
+def _io_pair(label: str, known: dict[str, TestCase]) -> tuple[str, str] | None:
+    if not label.startswith("input "):
+        return None
+    test = known.get(label)
+    if test is not None and test.input is not None and test.output is not None:
+        return test.input, test.output
+    return parse_io_source(label)
+
+
+def _block(text: str) -> str:
+    cut = text[:IO_FEEDBACK_CHARS]
+    body = cut.rstrip("\n") if cut.strip() else "(nothing)"
+    return body + ("\n[... cut]" if len(text) > IO_FEEDBACK_CHARS else "")
+
+
+def _printed(actual: str | None) -> str | None:
+    """What the program printed, from the outcome's ``actual`` (its repr, maybe cut short)."""
+    if actual is None:
+        return None
+    import ast
+
+    cut = actual.endswith("…")
+    try:
+        text = ast.literal_eval(actual[:-1] if cut else actual)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return actual
+    if not isinstance(text, str):
+        return actual
+    return text + ("\n[... cut]" if cut else "")
+
+
+def _io_failure(r: TestOutcome, stdin: str, expected: str) -> str:
+    head = f"Input:\n{_block(stdin)}\nExpected output:\n{_block(expected)}\n"
+    printed = _printed(r.actual)
+    if r.status == "fail":
+        why = f" ({r.error})" if r.error and r.error != "wrong output" else ""
+        return head + f"The program printed{why}:\n{_block(printed or '')}\n"
+    if r.status == "timeout":
+        return head + "The program did not finish in time.\n"
+    return head + f"The program failed: {r.error or 'error'}\n"

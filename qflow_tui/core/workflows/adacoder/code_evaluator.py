@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ...agents.test_executor import execute_tests, execution_feedback
 from ...context import RunContext
+from ...problem import Problem
 from ...sandbox.report import SandboxReport
 from ...steps import StepOutcome
 from . import PER_TEST_FEEDBACK
@@ -20,12 +21,20 @@ from . import PER_TEST_FEEDBACK
 AGENT = "code_evaluator"
 
 
-def error_message(report: SandboxReport) -> str:
+def error_message(report: SandboxReport, problem: Problem | None = None) -> str:
     """Algorithm 2's error information: the message of the first exception the
     code followed by its sample tests would raise. A bare ``assert`` has an
-    empty message, so the assert that failed is named, as its traceback would."""
+    empty message, so the assert that failed is named, as its traceback would.
+    On a stdin/stdout problem the first failing sample test is shown as its
+    input, its expected output and what the program printed (or its error)."""
     if report.load_error:
         return report.load_error.splitlines()[0]
+    if problem is not None and problem.is_io:
+        first = next((r for r in report.results if r.status != "pass"), None)
+        if first is None:
+            return ""
+        only = SandboxReport(results=[first], isolation=report.isolation)
+        return execution_feedback(only, problem).rsplit("\n(", 1)[0].rstrip()
     for r in report.results:
         if r.status == "fail":
             return f"AssertionError (failed: {r.test})"
@@ -48,5 +57,5 @@ async def evaluate(ctx: RunContext, code: str, s: StepOutcome) -> tuple[bool, st
     if ok:
         return True, ""
     if PER_TEST_FEEDBACK.of(ctx.config):
-        return False, execution_feedback(report)
-    return False, error_message(report) or "no sample test ran"
+        return False, execution_feedback(report, ctx.problem)
+    return False, error_message(report, ctx.problem) or "no sample test ran"

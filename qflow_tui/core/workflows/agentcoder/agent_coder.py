@@ -93,7 +93,9 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
         _decide(ctx, s.name, "continue", f"{report.passed}/{report.total} pass: back to the programmer")
         refinement = iteration + 1
         async with step(ctx, "programmer", "programmer", epoch=refinement, progression=0) as s:
-            written = await refine_program(ctx, program, execution_feedback(report), iteration=refinement, step=s.name)
+            written = await refine_program(
+                ctx, program, execution_feedback(report, ctx.problem), iteration=refinement, step=s.name
+            )
         program = written.program
         if redesign:  # a fresh set; when none is usable, the last set stands
             tests = await design(written, refinement + 1) or tests

@@ -3,14 +3,19 @@ tests from the requirements alone, in one call. With ``regenerate_tests`` it
 designs a fresh set for every refinement (section 5; its authors' code calls
 the test designer again each round, from the requirements alone). In the
 single-agent ablation (Table 6) the programmer designs them, in the same
-conversation that wrote the program."""
+conversation that wrote the program.
+
+For a stdin/stdout problem the same three groups are asked for as
+Input/Output blocks (prompts/agentcoder/test_designer/io/), read as I/O tests
+whose labels read back as their pairs, so the test executor runs them through
+the I/O judge."""
 
 from __future__ import annotations
 
 from ...agents.shown import tests_text
 from ...asserts import find_call
 from ...context import RunContext
-from ...events import TestsDesigned
+from ...events import Notice, TestsDesigned
 from ...extract import extract_asserts, normalize_assert
 from . import MAX_TESTS
 
@@ -36,7 +41,14 @@ def own_tests_prompt(ctx: RunContext) -> tuple[str, str]:
 
 def keep_tests(ctx: RunContext, text: str) -> list[str]:
     """The designed asserts that call the entry point, not the visible tests
-    again, each once, at most ``max_tests``."""
+    again, each once, at most ``max_tests``. For an I/O problem: the designed
+    Input/Output pairs, labelled whole, not the visible ones, each once
+    (unreadable blocks: :class:`ProblemError`)."""
+    if ctx.problem.is_io:
+        from ...agents.designed_io import designed_io_pairs, new_io_labels
+
+        visible = {(t.input or "", t.output or "") for t in ctx.problem.tests}
+        return new_io_labels(designed_io_pairs(text), visible, MAX_TESTS.of(ctx.config))
     entry = ctx.problem.entry_point
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}
     tests: list[str] = []
@@ -47,6 +59,26 @@ def keep_tests(ctx: RunContext, text: str) -> list[str]:
         seen.add(key)
         tests.append(t)
     return tests[: MAX_TESTS.of(ctx.config)]
+
+
+def _kept(ctx: RunContext, text: str, agent: str, *, step: str) -> list[str]:
+    """:func:`keep_tests`; an I/O answer with no readable Input/Output block
+    gives no tests and a warning that says why."""
+    from ...problem import ProblemError
+
+    try:
+        return keep_tests(ctx, text)
+    except ProblemError as exc:
+        ctx.event(
+            Notice(
+                step=step,
+                agent=agent,
+                level="warning",
+                message=f"no Input/Output tests could be read from the designed tests ({exc})",
+                cause=str(exc),
+            )
+        )
+        return []
 
 
 def _designed(ctx: RunContext, agent: str, tests: list[str], *, step: str, round: int, rounds: int) -> None:
@@ -65,7 +97,7 @@ async def design_basic_edge_large_tests(
     rendered = agentcoder_test_prompt(ctx)
     request = ctx.request(AGENT, rendered, epoch=round if round > 1 else None)
     text = await ctx.call(request, step=step)
-    tests = keep_tests(ctx, text)
+    tests = _kept(ctx, text, AGENT, step=step)
     _designed(ctx, AGENT, tests, step=step, round=round, rounds=rounds)
     return tests
 
@@ -79,6 +111,6 @@ async def design_own_tests(
     messages = [*conversation, {"role": "user", "content": ask}]
     request = ctx.request("programmer", messages=messages, system=system, progression=0, epoch=round)
     text = await ctx.call(request, step=step)
-    tests = keep_tests(ctx, text)
+    tests = _kept(ctx, text, "programmer", step=step)
     _designed(ctx, "programmer", tests, step=step, round=round, rounds=rounds)
     return tests

@@ -186,7 +186,9 @@ class _Search:
                 progression=0,
             )
             node.passed, node.total, node.load_error = report.passed, report.total, report.load_error is not None
-            node.feedback = f"All {report.total} visible tests pass." if node.passes else execution_feedback(report)
+            node.feedback = (
+                f"All {report.total} visible tests pass." if node.passes else execution_feedback(report, ctx.problem)
+            )
             s.detail = f"{node.id}: {node.passed}/{node.total} visible tests pass"
         self._publish(node)
         return node

@@ -62,7 +62,7 @@ async def _python_check(ctx: RunContext, program: str, *, progression: int, step
         progression=progression,
     )
     ok = report.load_error is None and report.total > 0 and report.passed == report.total
-    return CheckResult(ok, "" if ok else execution_feedback(report))
+    return CheckResult(ok, "" if ok else execution_feedback(report, ctx.problem))
 
 
 def yesno_prompt(ctx: RunContext, program: str) -> tuple[str, str]:

@@ -340,7 +340,7 @@ class _Run:
                 p.trajectory.append(f"epoch {epoch}: all {report.total} synthesized tests pass; nothing to debug")
                 s.outcome, s.detail = "skipped", "all synthesized tests pass"
                 return False
-            feedback = execution_feedback(report)
+            feedback = execution_feedback(report, ctx.problem)
             p.current = await debug(ctx, p.index, epoch, p.current, feedback, step=step)
             p.debugged = True
             p.trajectory.append(f"epoch {epoch}: {report.passed}/{report.total} synthesized tests passed:\n{feedback}")

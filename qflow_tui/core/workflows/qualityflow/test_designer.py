@@ -113,9 +113,10 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
 async def _design_io_tests(ctx: RunContext, step: str, rounds: int, per_round: int, most: int) -> list[str]:
     """An I/O problem's rounds: each answer's Input/Output blocks (the paste
     format) become tests, labelled whole so that they read back as pairs."""
-    from ...problem import ProblemError, io_source, parse_io_tests
+    from ...agents.designed_io import designed_io_pairs, new_io_labels
+    from ...problem import ProblemError
 
-    seen = {(t.input, t.output) for t in ctx.problem.tests}  # never hand back a visible test
+    seen = {(t.input or "", t.output or "") for t in ctx.problem.tests}  # never hand back a visible test
     tests: list[str] = []
     for round_no in range(1, rounds + 1):
         if len(tests) >= most:
@@ -124,7 +125,7 @@ async def _design_io_tests(ctx: RunContext, step: str, rounds: int, per_round: i
         if text is None:
             continue
         try:
-            pairs = parse_io_tests(_unfenced(text))
+            pairs = designed_io_pairs(text)
         except ProblemError as exc:
             ctx.event(
                 Notice(
@@ -136,24 +137,9 @@ async def _design_io_tests(ctx: RunContext, step: str, rounds: int, per_round: i
                 )
             )
             continue
-        new: list[str] = []
-        for pair in pairs[:per_round]:
-            if pair in seen or not pair[1].strip():
-                continue
-            seen.add(pair)
-            new.append(io_source(*pair, whole=True))
-        new = new[: most - len(tests)]
+        new = new_io_labels(pairs[:per_round], seen, most - len(tests))
         tests.extend(new)
         ctx.event(
             TestsDesigned(step=step, agent=AGENT, round=round_no, tests=new, total=len(tests), rounds=rounds, most=most)
         )
     return tests
-
-
-def _unfenced(text: str) -> str:
-    """The answer without code fences and without prose before its first Input line."""
-    from ...problem import _IO_HEADER_RE
-
-    lines = [line for line in text.replace("\r\n", "\n").split("\n") if not line.strip().startswith("```")]
-    first = next((i for i, line in enumerate(lines) if _IO_HEADER_RE.match(line)), len(lines))
-    return "\n".join(lines[first:])
