@@ -37,6 +37,7 @@ from typing import Any
 from .problem import Problem, TestCase
 from .sandbox import Sandbox, SandboxConfig, SandboxReport, TestOutcome
 from .sandbox.report import Status
+from .sandbox.sandbox import CallResult
 from .sandbox.stdio import call_source, program_source
 
 # ----------------------------------------------------------------- CodeContests
@@ -251,12 +252,18 @@ def judge_io_sync(
     program: str,
     tests: Sequence[TestCase | tuple[str, str]],
     compare: str | Compare = DEFAULT_COMPARE,
+    *,
+    parallel: int | None = None,
 ) -> SandboxReport:
     """Run ``program`` (a whole script) on each test's input in ``sandbox`` and
-    compare what it printed with the test's output. One outcome per test, its
-    ``test`` the test's one-line label, ``actual`` what the program printed.
-    A program that printed something else fails; one that never read its
-    input, or read past its end, says so in its outcome's error."""
+    compare what it printed with the test's output. One outcome per test, in
+    the tests' order, its ``test`` the test's one-line label, ``actual`` what
+    the program printed. A program that printed something else fails; one that
+    never read its input, or read past its end, says so in its outcome's error.
+
+    ``parallel``: how many tests run at once, each still in a process of its
+    own (None: :func:`io_parallel`, as many as the sandbox's slots let runs
+    hold at once; 1: one after another)."""
     cmp = COMPARES[compare] if isinstance(compare, str) else compare
     labelled = [_label(t) for t in tests]
     # Each test in a fresh program process, as a judge runs each test: a
@@ -264,7 +271,7 @@ def judge_io_sync(
     # by replacing the runner it shares a process with), so each verdict is
     # that of the program alone on that input.
     source = program_source(program)
-    results = [sandbox.call_values_sync(source, [call_source(i)])[0] for _, i, _ in labelled]
+    results = _run_each(sandbox, source, [i for _, i, _ in labelled], parallel)
     report = SandboxReport(isolation=sandbox.isolation)
     for (label, _stdin, want), res in zip(labelled, results, strict=True):
         if res.status != "ok":
@@ -299,11 +306,39 @@ async def judge_io(
     program: str,
     tests: Sequence[TestCase | tuple[str, str]],
     compare: str | Compare = DEFAULT_COMPARE,
+    *,
+    parallel: int | None = None,
 ) -> SandboxReport:
     """:func:`judge_io_sync` off the event loop."""
     import asyncio
 
-    return await asyncio.to_thread(judge_io_sync, sandbox, program, tests, compare)
+    return await asyncio.to_thread(judge_io_sync, sandbox, program, tests, compare, parallel=parallel)
+
+
+def io_parallel(sandbox: Sandbox) -> int:
+    """How many of a problem's tests the judge runs at once: as many runs as
+    the sandbox's slots hold at once (``pool.max_runs``: half the slots, a
+    run's program and oracle each taking one), which the memory plan already
+    budgets for, so each process keeps the memory cap it has alone."""
+    from .sandbox.pool import max_runs
+
+    return max_runs(sandbox.details)
+
+
+def _run_each(sandbox: Sandbox, source: str, inputs: list[str], parallel: int | None) -> list[CallResult]:
+    """One fresh program process per input, up to ``parallel`` at once; the
+    results in the inputs' order, whatever order they finished in."""
+    width = max(1, min(len(inputs), parallel if parallel is not None else io_parallel(sandbox)))
+    if width <= 1:
+        return [sandbox.call_values_sync(source, [call_source(i)])[0] for i in inputs]
+    from concurrent.futures import ThreadPoolExecutor
+
+    # Each worker blocks on the sandbox's slot pool like any other run: the
+    # slots, not this width, bound the children running on the machine. A
+    # test's time is the program's own (sandbox/clock.py), so running others
+    # beside it does not charge it their time.
+    with ThreadPoolExecutor(max_workers=width, thread_name_prefix="qflow-io-judge") as ex:
+        return list(ex.map(lambda i: sandbox.call_values_sync(source, [call_source(i)])[0], inputs))
 
 
 def parse_io_source(source: str) -> tuple[str, str] | None:

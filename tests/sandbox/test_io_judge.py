@@ -123,3 +123,58 @@ def test_call_based_hostile_values_never_pass(level: str) -> None:
     looks = "class S(str):\n    def __eq__(self, other):\n        return True\n\ndef double(x):\n    return S('no')\n"
     r = judge_calls_sync(sb, looks, "double", [([1], [2])])
     assert r.passed == 0, r.to_dict()
+
+
+# A program whose verdict depends on its input: a pass, a wrong output, an
+# error, a timeout, a read past the input, a silent run.
+MIXED = (
+    "import sys\n"
+    "w = sys.stdin.readline().split()\n"
+    "if w[0] == 'loop':\n    while True:\n        pass\n"
+    "if w[0] == 'raise':\n    raise ValueError('bad ' + w[1])\n"
+    "if w[0] == 'more':\n    input()\n"
+    "if w[0] == 'quiet':\n    sys.exit(0)\n"
+    "print(int(w[1]) * 2)\n"
+)
+MIXED_TESTS = [
+    (f"{kind} {n}\n", f"{2 * n + (1 if kind == 'wrong' else 0)}\n")
+    for n, kind in enumerate(
+        ["ok", "wrong", "raise", "ok", "loop", "more", "quiet", "ok", "wrong", "ok", "raise", "ok"]
+    )
+]
+
+
+def test_parallel_tests_give_the_verdicts_of_one_at_a_time_in_order(sb) -> None:
+    from qflow_tui.core.iojudge import io_parallel
+
+    assert io_parallel(sb) >= 2
+    serial = judge_io_sync(sb, MIXED, MIXED_TESTS, parallel=1)
+    par = judge_io_sync(sb, MIXED, MIXED_TESTS)
+    got = [(r.test, r.status, r.actual, r.error) for r in par.results]
+    assert got == [(r.test, r.status, r.actual, r.error) for r in serial.results]
+    assert [r.status for r in par.results] == [
+        "pass", "fail", "error", "pass", "timeout", "error", "fail", "pass", "fail", "pass", "error", "pass"
+    ]  # fmt: skip
+    assert "bad 2" in (par.results[2].error or "") and "read past the end" in (par.results[5].error or "")
+    # A program that does not load: every test says so, and the report carries the first test's error.
+    broken = judge_io_sync(sb, "print(\n", MIXED_TESTS[:6])
+    assert [r.status for r in broken.results] == ["error"] * 6 and "SyntaxError" in (broken.load_error or "")
+
+
+def test_the_tests_of_a_problem_do_run_at_once(sb, monkeypatch) -> None:
+    # Two tests meet at a barrier inside the sandbox call: one after another,
+    # the first would wait there alone until the barrier gives up.
+    import threading
+
+    from qflow_tui.core.sandbox import Sandbox
+
+    barrier = threading.Barrier(2, timeout=120)
+    real = Sandbox.call_values_sync
+
+    def meeting(self, *args, **kwargs):
+        barrier.wait()
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Sandbox, "call_values_sync", meeting)
+    report = judge_io_sync(sb, HONEST["input"], ADD[:2], parallel=2)
+    assert report.passed == 2, report.to_dict()
