@@ -178,3 +178,29 @@ def test_the_tests_of_a_problem_do_run_at_once(sb, monkeypatch) -> None:
     monkeypatch.setattr(Sandbox, "call_values_sync", meeting)
     report = judge_io_sync(sb, HONEST["input"], ADD[:2], parallel=2)
     assert report.passed == 2, report.to_dict()
+
+
+def test_a_test_queued_for_a_slot_is_not_timed_out_unrun(monkeypatch) -> None:
+    # A busy sandbox: every run waits for its slot past the whole run's
+    # deadline (1 s here). The deadline counts from when the run has its
+    # children, so the program still runs, and passes.
+    import time
+
+    from qflow_tui.core.sandbox import pool
+    from qflow_tui.core.sandbox.isolation import SlotPool
+
+    sb = make("auto", timeout=3.0, run_timeout=1.0)
+
+    def queued(real):
+        def wait_then(self, *args, **kwargs):
+            end = time.monotonic() + 1.5  # the queue ahead of it: longer than the run's deadline
+            while time.monotonic() < end:
+                time.sleep(0.05)
+            return real(self, *args, **kwargs)
+
+        return wait_then
+
+    monkeypatch.setattr(type(pool.warm_pool()), "take", queued(type(pool.warm_pool()).take))
+    monkeypatch.setattr(SlotPool, "acquire", queued(SlotPool.acquire))
+    report = judge_io_sync(sb, HONEST["input"], ADD[:2], parallel=2)
+    assert [r.status for r in report.results] == ["pass", "pass"], report.to_dict()

@@ -139,6 +139,7 @@ class Servers:
         self._program: Child | None = None
         self._oracle: Child | None = None
         jobs = [self._program_job, self._oracle_job] if need_oracle else [self._program_job]
+        queued = time.monotonic()
         if pool.enabled():
             wants = [self._want(job) for job in jobs]
             got = pool.warm_pool().take(wants)
@@ -146,6 +147,10 @@ class Servers:
                 self._lent = wants[1][0]
         else:
             got = [(None, slot) for slot in self._pool.acquire(len(jobs))]
+        # The run's deadline counts from when it has its children: the time it
+        # queued for slots, behind the runs ahead of it on a busy sandbox, is
+        # no time of the program's (a queued run must not time out unrun).
+        self.deadline += time.monotonic() - queued
         self._slots = [slot for _child, slot in got]
         try:
             self._program = self._spawn(jobs[0], got[0][1], got[0][0])
