@@ -8,6 +8,7 @@ from ..context import RunContext
 from ..events import SandboxRun
 from ..iojudge import io_config, judge_io, parse_io_source, resolve_io_tests
 from ..problem import Problem, TestCase
+from ..safe_text import clean
 from ..sandbox import Sandbox
 from ..sandbox.report import SandboxReport, TestOutcome
 from ..setup_code import sandbox_setup
@@ -105,8 +106,15 @@ def _io_pair(label: str, known: dict[str, TestCase]) -> tuple[str, str] | None:
 
 
 def _block(text: str) -> str:
+    """One part of a failing test as a debugger reads it: the text as it is,
+    or, when it holds control characters (a program's or a file's: they
+    must not reach a terminal that shows the feedback), its Python literal,
+    which names each one."""
     cut = text[:IO_FEEDBACK_CHARS]
-    body = cut.rstrip("\n") if cut.strip() else "(nothing)"
+    if clean(cut) != cut:
+        body = f"(as a Python string, it holds control characters) {cut!r}"
+    else:
+        body = cut.rstrip("\n") if cut.strip() else "(nothing)"
     return body + ("\n[... cut]" if len(text) > IO_FEEDBACK_CHARS else "")
 
 
@@ -117,9 +125,15 @@ def _printed(actual: str | None) -> str | None:
     import ast
 
     cut = actual.endswith("…")
-    try:
-        text = ast.literal_eval(actual[:-1] if cut else actual)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    # A repr cut short lacks its closing quote (and may end inside an escape).
+    tries = [actual[:-1] + actual[:1], actual[:-2] + actual[:1], actual[:-4] + actual[:1]] if cut else [actual]
+    for literal in tries:
+        try:
+            text = ast.literal_eval(literal)
+            break
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+    else:
         return actual
     if not isinstance(text, str):
         return actual
