@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from ui_app import SIZE, build_app
-from ui_steps import wait_until
+from ui_steps import at_rest, wait_until
 
 from qflow_tui.core.problem import ProblemError
 from qflow_tui.ui.screens.compose import ComposeScreen
@@ -209,6 +209,20 @@ def test_the_form_for_a_stdin_stdout_problem_snapshot(snap_compare):
         screen.query_one("#statement").load_text(STATEMENT)
         screen.query_one("#tests").load_text(SAMPLES)
         await wait_until(pilot, lambda: screen.query_one("#kind").value == "io", "the kind to switch")
-        await pilot.pause()
+        pilot.app.clear_notifications()
+        await at_rest(pilot)  # no text cursor: where it blinks depends on the machine's load
 
     assert snap_compare(build_app(example=False), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_demo_model_on_a_stdin_stdout_problem_asks_before_the_run_in_words_that_fit():
+    from qflow_tui.core.llm.script import ScriptClient
+    from qflow_tui.ui.screens.confirm import Confirm
+
+    client = ScriptClient("qflow_tui/data/demo/responder.py")
+    app = build_app(client, example=False, problem_text=STATEMENT, tests_text=SAMPLES)
+    async with app.run_test(size=SIZE) as pilot:
+        await _form(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
+        assert "for this stdin/stdout program every check will fail" in app.screen.detail

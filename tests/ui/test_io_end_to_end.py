@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 from ui_app import SIZE, build_app, replay_app
 from ui_fakes import load_responder
-from ui_steps import finish_run, shown_at, start_run, wait_until
+from ui_steps import finish_run, settle, shown_at, start_run, wait_until
 
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.llm.script import ScriptClient
@@ -160,3 +160,54 @@ async def test_the_tests_tab_shows_io_tests_as_input_and_output_and_what_was_pri
         await pilot.pause()
         detail = str(table.query_one("#tests-detail-body").render())
         assert "printed '0\\n'" in detail and "wrong output" in detail
+
+
+@pytest.fixture(scope="module")
+def io_session(tmp_path_factory) -> Path:
+    """QualityFlow on the sum problem with one progression (two race: which
+    one's check is recorded last varies), recorded at a frozen clock (as the
+    snapshot suite's six-progression run), for snapshots of its replay."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from ui_fakes import InProcessSandbox
+
+    from qflow_tui.core import events as events_module
+    from qflow_tui.core import workflow_run as runner_module
+    from qflow_tui.core.problem import make_io_problem, parse_io_tests
+    from qflow_tui.core.workflow_run import run_workflow
+
+    folder = tmp_path_factory.mktemp("io-session")
+    frozen = SimpleNamespace(time=lambda: 1_700_000_000.0, monotonic=lambda: 0.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(events_module, "time", frozen)
+        mp.setattr(runner_module, "time", frozen)
+        outcome = asyncio.run(
+            run_workflow(
+                make_io_problem(STATEMENT, parse_io_tests(SAMPLES)),
+                _config("qualityflow").replace(prompts=1),
+                client=ScriptClient.from_function(respond, name="tests/scripts/sum_io.py"),
+                sandbox=InProcessSandbox(),
+                session_dir=folder,
+            )
+        )
+    assert outcome.outcome == "accepted"
+    return Path(outcome.session)
+
+
+def test_the_imagined_tab_of_an_io_problem_snapshot(snap_compare, io_session):
+    # At 80x24 only: wider, the status line names the session file, whose name has the day's time.
+    async def run_before(pilot):
+        await pilot.press("3")
+        await settle(pilot)
+
+    assert snap_compare(replay_app(io_session), terminal_size=SIZE, run_before=run_before)
+
+
+def test_the_tests_tab_of_an_io_problem_snapshot(snap_compare, io_session):
+    async def run_before(pilot):
+        await pilot.press("4")
+        await pilot.press("down", "down", "down")
+        await settle(pilot)
+
+    assert snap_compare(replay_app(io_session), terminal_size=SIZE, run_before=run_before)

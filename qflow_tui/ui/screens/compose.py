@@ -546,7 +546,8 @@ class ComposeScreen(AppScreen[None]):
                 Confirm(
                     f"The script model only knows {', '.join(known)}",
                     f"{name} answers with programs for {', '.join(known)} whatever the problem: "
-                    f"for {problem.entry_point} every check will fail. Name a real model in Model "
+                    f"for {'this stdin/stdout program' if problem.is_io else problem.entry_point} every check "
+                    "will fail. Name a real model in Model "
                     "(local/smollm2 runs one on this machine) to solve your own problem.",
                     yes="Run anyway",
                     no="Back to the form",
