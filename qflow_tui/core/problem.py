@@ -448,6 +448,10 @@ def io_tests_text(pairs: list[tuple[str, str]]) -> str:
 _SAMPLES_END_RE = re.compile(r"^\s*(notes?|explanations?|hints?)\s*:?\s*$", re.I)
 
 
+#: The title a judge's page puts over its samples.
+_SAMPLES_TITLE_RE = re.compile(r"^\s*(examples?|samples?|sample tests?)\s*:?\s*$", re.I)
+
+
 def split_samples(text: str) -> tuple[str, str] | None:
     """A pasted statement with its sample blocks (``Input``/``Output``
     headers) split in two: the statement (the text before the first ``Input``
@@ -462,7 +466,12 @@ def split_samples(text: str) -> tuple[str, str] | None:
     if start is None:
         return None
     end = next((i for i in range(start, len(lines)) if _SAMPLES_END_RE.match(lines[i])), len(lines))
-    statement = "\n".join([*lines[:start], *lines[end:]]).strip()
+    head = lines[:start]
+    while head and not head[-1].strip():
+        head.pop()
+    if head and _SAMPLES_TITLE_RE.match(head[-1]):
+        head.pop()  # the samples' own title ("Examples") goes with them
+    statement = "\n".join([*head, *lines[end:]]).strip()
     samples = "\n".join(lines[start:end]).strip("\n") + "\n"
     return statement, samples
 

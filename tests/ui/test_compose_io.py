@@ -69,6 +69,7 @@ async def test_a_pasted_statement_gives_up_its_samples_and_keeps_its_note():
         await pilot.pause()
         statement = screen.query_one("#statement").text
         assert "Sample Input" not in statement and "Note\nThe first sample adds 1 and 2." in statement
+        assert "Examples" not in statement  # the samples' title went with them
         problem = screen.read_problem()
         assert [(t.input, t.output) for t in problem.tests] == [("1 2\n", "3\n"), ("5 5\n", "10\n")]
 

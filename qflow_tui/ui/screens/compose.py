@@ -63,8 +63,8 @@ EXAMPLE_TESTS = (
 
 #: The tests box's title and placeholder for each kind of problem.
 KIND_LABELS: dict[str, str] = {
-    "function": "Visible tests: one assert each",
-    "io": "Visible tests: Input/Output",
+    "function": "Tests: one assert each",
+    "io": "Tests: Input/Output blocks",
 }
 KIND_PLACEHOLDERS: dict[str, str] = {
     "function": "assert f(1, 2) == 3",
