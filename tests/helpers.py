@@ -101,6 +101,12 @@ class TestSandbox:
         # in snapshots) does not depend on which child process finished first.
         self._turn = asyncio.Lock()
 
+    @property
+    def config(self):
+        """The real sandbox's settings: an I/O problem's judge makes its own
+        sandbox from them, with the problem's time and memory limits."""
+        return self._real.config
+
     async def run_tests(self, program, tests, entry_point=None, setup=""):
         async with self._turn:
             report = await self._real.run_tests(program, tests, entry_point=entry_point, setup=setup)

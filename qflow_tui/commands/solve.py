@@ -154,7 +154,7 @@ def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | Non
     blocks for a stdin/stdout problem), a problem file (JSON, docs/io-problems.md),
     or a benchmark id (``mbpp/11``; ``codecontests/3`` with ``--dataset-file``)."""
     from ..core.bench.datasets import is_benchmark_id, load_benchmark_problem
-    from ..core.problem import make_io_problem, make_problem, parse_io_tests
+    from ..core.problem import looks_like_io_tests, make_io_problem, make_problem, parse_io_tests
 
     if dataset_file is not None:
         return _dataset_problem(problem_arg, tests_arg, dataset_file)
@@ -173,18 +173,11 @@ def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | Non
             "or a problem file (JSON, see docs/io-problems.md)"
         )
     tests = read_text(tests_arg, "tests")
-    if _looks_like_io(tests):
+    if looks_like_io_tests(tests):
         if entry_point:
             raise InputError("--entry-point is for function problems: a stdin/stdout program has none")
         return make_io_problem(statement, parse_io_tests(tests))
     return make_problem(statement, tests, entry_point=entry_point)
-
-
-def _looks_like_io(tests: str) -> bool:
-    from ..core.problem import _IO_HEADER_RE
-
-    first = next((line for line in tests.splitlines() if line.strip()), "")
-    return bool(_IO_HEADER_RE.match(first))
 
 
 def _other_dataset_id(spec: str) -> bool:

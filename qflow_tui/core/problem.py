@@ -427,6 +427,55 @@ def _trim_blank(lines: list[str]) -> list[str]:
     return lines[start:end]
 
 
+def looks_like_io_tests(text: str) -> bool:
+    """Whether a block of tests is in the paste format (its first non-blank
+    line an ``Input`` header) rather than asserts."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return bool(_IO_HEADER_RE.match(first))
+
+
+def io_tests_text(pairs: list[tuple[str, str]]) -> str:
+    """Input/output pairs in the paste format, read back by :func:`parse_io_tests`
+    (a blank line between tests)."""
+    blocks = []
+    for n, (given, expected) in enumerate(pairs, 1):
+        blocks.append(f"Input {n}\n{given.rstrip(chr(10))}\nOutput {n}\n{expected.rstrip(chr(10))}\n")
+    return "\n".join(blocks)
+
+
+#: A line after the last sample that starts prose again (a judge's "Note"):
+#: it and what follows stay in the statement when samples are split off.
+_SAMPLES_END_RE = re.compile(r"^\s*(notes?|explanations?|hints?)\s*:?\s*$", re.I)
+
+
+#: The title a judge's page puts over its samples.
+_SAMPLES_TITLE_RE = re.compile(r"^\s*(examples?|samples?|sample tests?)\s*:?\s*$", re.I)
+
+
+def split_samples(text: str) -> tuple[str, str] | None:
+    """A pasted statement with its sample blocks (``Input``/``Output``
+    headers) split in two: the statement (the text before the first ``Input``
+    header, and any ``Note`` section after the samples) and the samples in the
+    paste format; None when it has no ``Input`` header. The samples are read
+    by :func:`parse_io_tests`, which says what is wrong with them."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    start = next(
+        (i for i, line in enumerate(lines) if (m := _IO_HEADER_RE.match(line)) and m.group(1).lower() == "input"),
+        None,
+    )
+    if start is None:
+        return None
+    end = next((i for i in range(start, len(lines)) if _SAMPLES_END_RE.match(lines[i])), len(lines))
+    head = lines[:start]
+    while head and not head[-1].strip():
+        head.pop()
+    if head and _SAMPLES_TITLE_RE.match(head[-1]):
+        head.pop()  # the samples' own title ("Examples") goes with them
+    statement = "\n".join([*head, *lines[end:]]).strip()
+    samples = "\n".join(lines[start:end]).strip("\n") + "\n"
+    return statement, samples
+
+
 def problem_from_file_data(data: Any, where: str = "the problem file") -> Problem:
     """A problem from a problem file's JSON (docs/io-problems.md): ``statement``
     and ``tests`` are required; ``tests`` holds ``{"input": ..., "output": ...}``

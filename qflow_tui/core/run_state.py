@@ -268,6 +268,8 @@ class RunState:
         self.model = ""
         self.config: dict[str, Any] = {}
         self.problem: dict[str, Any] = {}
+        self._io_labels: tuple[dict[str, Any], dict[str, tuple[str, str]]] | None = None
+        """The problem's I/O tests by label (see :meth:`io_pair`), for the problem it was made from."""
         self.isolation = ""
         self.agents: list[AgentInfo] = []
         """The workflow's agents: declared by the run, then any other seen in events."""
@@ -363,6 +365,30 @@ class RunState:
         """An agent the run did not declare still gets a pane."""
         if role and all(a.role != role for a in self.agents):
             self.agents.append(AgentInfo(role, role, role))
+
+    @property
+    def is_io(self) -> bool:
+        """The run's problem reads stdin and prints stdout (its tests are input/output pairs)."""
+        return self.problem.get("kind") == "io"
+
+    def io_pair(self, label: str) -> tuple[str, str] | None:
+        """An I/O test's stdin and expected stdout, by the label events name it
+        with: the problem's own test (whole, though its label is cut short),
+        else a synthesized test's whole label read back; None for an assert
+        or a label that holds no pair."""
+        if not self.is_io:
+            return None
+        from .iojudge import parse_io_source
+        from .problem import io_source
+
+        known = self._io_labels
+        if known is None or known[0] is not self.problem:
+            pairs: dict[str, tuple[str, str]] = {}
+            for t in self.problem.get("tests") or []:
+                if isinstance(t, dict) and isinstance(t.get("input"), str) and isinstance(t.get("output"), str):
+                    pairs[io_source(t["input"], t["output"])] = (t["input"], t["output"])
+            known = self._io_labels = (self.problem, pairs)
+        return known[1].get(label) or parse_io_source(label)
 
     def is_imagining(self, call: CallRecord) -> bool:
         """A model call imagining one visible test running, for one progression's

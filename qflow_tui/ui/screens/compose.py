@@ -26,10 +26,21 @@ from ...core.llm import LLMClient, LLMError, broken_providers, client_module, re
 from ...core.llm.catalog import server_models, table_models
 from ...core.llm.prices import BUILT_IN, PriceError
 from ...core.llm.provider_keys import MissingKey
-from ...core.problem import Problem, ProblemError, make_problem
+from ...core.problem import (
+    Problem,
+    ProblemError,
+    ProblemKind,
+    io_tests_text,
+    looks_like_io_tests,
+    make_io_problem,
+    make_problem,
+    parse_io_tests,
+    problem_from_file_data,
+    split_samples,
+)
 from ...core.safe_text import clean, one_line
 from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
-from ...core.userfiles import UserFileError, load_problem_file
+from ...core.userfiles import UserFileError, load_problem_file, read_user_file
 from ...core.workflows import WORKFLOWS, WorkflowSpec, broken_plugins
 from ...core.workflows.settings import Setting
 from ...core.workflows.values import validate
@@ -49,6 +60,17 @@ EXAMPLE_TESTS = (
     'assert remove_Occ("abcda","a") == "bcd"\n'
     'assert remove_Occ("PHP","P") == "H"\n'
 )
+
+#: The tests box's title and placeholder for each kind of problem.
+KIND_LABELS: dict[str, str] = {
+    "function": "Tests: one assert each",
+    "io": "Tests: Input/Output blocks",
+}
+KIND_PLACEHOLDERS: dict[str, str] = {
+    "function": "assert f(1, 2) == 3",
+    "io": "Input\n1 2\nOutput\n3\n\n(F9 takes the samples out of a pasted statement)",
+}
+KIND_CHOICES = [("asserts", "function"), ("stdin/stdout", "io")]
 
 #: An integer setting with at most this many allowed values is a Select.
 _SELECT_RANGE = 60
@@ -173,6 +195,21 @@ class ComposeScreen(AppScreen[None]):
         Binding("f4", "example", "Example", tooltip="Fill in MBPP No. 11, the paper's example"),
         Binding("ctrl+n", "new_problem", "New", tooltip="Clear the statement, the tests and the entry point"),
         Binding(
+            "f8",
+            "toggle_kind",
+            "Kind",
+            show=False,
+            tooltip="Switch the problem between asserts on a function and a program on stdin/stdout",
+        ),
+        Binding(
+            "f9",
+            "take_samples",
+            "Samples",
+            show=False,
+            tooltip="Take the Input/Output sample blocks out of the statement into the tests (stdin/stdout)",
+        ),
+        Binding("f10", "add_sample", "Add sample", show=False, tooltip="Add an Input/Output pair to the tests"),
+        Binding(
             "ctrl+b",
             "bench",
             "Bench",
@@ -191,6 +228,15 @@ class ComposeScreen(AppScreen[None]):
         self._kept: tuple[str, str] | None = None
         """The statement and tests as last filled in or run (None: as composed):
         text that differs was typed here and is not in any file or session."""
+        self._kind: ProblemKind = "function"
+        """The kind the tests box holds: asserts (``function``) or Input/Output blocks (``io``)."""
+        self._other_tests: dict[str, str] = {}
+        """The tests box's text of the kind not shown, kept while the other is
+        (switching kinds and back loses nothing)."""
+        self._loaded_io: tuple[str, Problem] | None = None
+        """An I/O problem loaded from a file or a dataset, with the tests text
+        shown for it: while that text is unchanged the run takes the problem's
+        own pairs, byte for byte, and its time and memory limits."""
 
     def compose(self) -> ComposeResult:
         app = qflow_app(self)
@@ -206,14 +252,20 @@ class ComposeScreen(AppScreen[None]):
                     tab_behavior="focus",
                     placeholder="Describe the function to write…",
                 )
-                yield Label("Visible tests: one assert per test", classes="field-label")
+                kind: ProblemKind = "io" if looks_like_io_tests(app.tests_text or "") else "function"
+                self._kind = kind
+                with Horizontal(id="tests-head"):
+                    yield Label(KIND_LABELS[kind], classes="field-label", id="tests-label")
+                    kinds = Select(KIND_CHOICES, value=kind, id="kind", allow_blank=False, compact=True)
+                    kinds.tooltip = "asserts on a function, or a program reading stdin and printing stdout (F8)"
+                    yield kinds
                 yield TextArea(
                     app.tests_text or "",
                     id="tests",  # Python after the first paint (on_mount): given here, it is compiled twice
                     soft_wrap=False,
                     tab_behavior="focus",
                     show_line_numbers=True,
-                    placeholder="assert f(1, 2) == 3",
+                    placeholder=KIND_PLACEHOLDERS[kind],
                 )
             with VerticalScroll(id="compose-settings"):
                 yield Label("Load file or benchmark id", classes="field-label")
@@ -344,7 +396,7 @@ class ComposeScreen(AppScreen[None]):
         hint.set_class(bool(problem), "-visible")
 
     def _highlight_tests(self) -> None:
-        if self.is_attached:
+        if self.is_attached and self._kind == "function":
             self.query_one("#tests", TextArea).language = "python"
 
     def _style_editors(self) -> None:
@@ -393,6 +445,27 @@ class ComposeScreen(AppScreen[None]):
     def read_problem(self) -> Problem:
         statement = self.query_one("#statement", TextArea).text
         tests = self.query_one("#tests", TextArea).text
+        if self._kind == "io":
+            loaded = self._loaded_io
+            if loaded is not None and loaded[0] == tests and loaded[1].statement == statement.strip():
+                return loaded[1]  # the file's own pairs, byte for byte, with its limits
+            if not tests.strip():
+                hint = "; F9 takes them out of the statement" if split_samples(statement) else ""
+                raise ProblemError(
+                    "no tests given: write a line 'Input', the test's stdin, a line 'Output', its expected stdout"
+                    + hint
+                )
+            limits = loaded[1] if loaded is not None else None
+            return make_io_problem(
+                statement,
+                parse_io_tests(tests),
+                time_limit=limits.time_limit if limits else None,
+                memory_mb=limits.memory_mb if limits else None,
+            )
+        if looks_like_io_tests(tests):
+            raise ProblemError(
+                "tests, line 1: these are Input/Output blocks: switch the tests to stdin/stdout (F8) to run them"
+            )
         entry = self.query_one("#entry-point", Input).value.strip() or None
         return make_problem(statement, tests, entry_point=entry)
 
@@ -410,7 +483,7 @@ class ComposeScreen(AppScreen[None]):
             message = str(exc)
             if message.startswith("the problem statement"):
                 field = "statement"
-            elif "entry point" in message.lower() and not message.startswith("tests"):
+            elif "entry point" in message.lower() and not message.startswith("tests") and self._kind == "function":
                 field = "entry-point"
             else:
                 field = "tests"
@@ -473,7 +546,8 @@ class ComposeScreen(AppScreen[None]):
                 Confirm(
                     f"The script model only knows {', '.join(known)}",
                     f"{name} answers with programs for {', '.join(known)} whatever the problem: "
-                    f"for {problem.entry_point} every check will fail. Name a real model in Model "
+                    f"for {'this stdin/stdout program' if problem.is_io else problem.entry_point} every check "
+                    "will fail. Name a real model in Model "
                     "(local/smollm2 runs one on this machine) to solve your own problem.",
                     yes="Run anyway",
                     no="Back to the form",
@@ -536,6 +610,95 @@ class ComposeScreen(AppScreen[None]):
     def action_focus_load(self) -> None:
         self.query_one("#load", Input).focus()
 
+    # -- the kind of problem ---------------------------------------------------------------
+
+    @on(Select.Changed, "#kind")
+    def _kind_chosen(self, event: Select.Changed) -> None:
+        if event.value in ("function", "io") and event.value != self._kind:
+            self.set_kind("io" if event.value == "io" else "function")
+
+    def set_kind(self, kind: ProblemKind, *, carry: bool = False) -> None:
+        """Show the tests box for ``kind``: the text of the kind left is kept
+        (and comes back when switched back); ``carry`` keeps the box's text
+        (tests pasted in the other kind's format)."""
+        if kind == self._kind:
+            return
+        area = self.query_one("#tests", TextArea)
+        left = area.text
+        self._kind = kind
+        if not carry:
+            self._other_tests[self._other(kind)] = left
+            area.load_text(self._other_tests.pop(kind, ""))
+        area.placeholder = KIND_PLACEHOLDERS[kind]
+        area.language = "python" if kind == "function" else None
+        self.query_one("#tests-label", Label).update(KIND_LABELS[kind])
+        kinds = self.query_one("#kind", Select)
+        if kinds.value != kind:
+            with self.prevent(Select.Changed):
+                kinds.value = kind
+        entry = self.query_one("#entry-point", Input)
+        entry.disabled = kind == "io"
+        entry.placeholder = "none: a program on stdin/stdout" if kind == "io" else "detected from the tests"
+        self.show_error("")
+
+    @staticmethod
+    def _other(kind: ProblemKind) -> ProblemKind:
+        return "function" if kind == "io" else "io"
+
+    def action_toggle_kind(self) -> None:
+        self.set_kind(self._other(self._kind))
+        said = "stdin/stdout: Input and Output blocks" if self._kind == "io" else "asserts on a function"
+        self.notify(f"Tests: {said}.", timeout=3)
+
+    @on(TextArea.Changed, "#tests")
+    def _tests_changed(self, event: TextArea.Changed) -> None:
+        # Samples pasted into the assert box: the box switches to stdin/stdout, text and all.
+        if self.ready and self._kind == "function" and looks_like_io_tests(event.text_area.text):
+            self.set_kind("io", carry=True)
+            self.notify("These tests are Input/Output blocks: the problem is now stdin/stdout (F8 switches back).")
+
+    def action_take_samples(self) -> None:
+        """Split the statement's sample blocks off into the tests (stdin/stdout)."""
+        area = self.query_one("#statement", TextArea)
+        found = split_samples(area.text)
+        if found is None:
+            self.show_error(
+                "✗ The statement has no sample: no line reads 'Input' (or 'Sample Input 1', 'Example input'); "
+                "type the tests in Tests.",
+                "statement",
+            )
+            return
+        statement, samples = found
+        try:
+            pairs = parse_io_tests(samples)
+        except ProblemError as exc:
+            self.show_error(f"✗ The statement's samples cannot be read: {exc}", "statement")
+            return
+        tests = self.query_one("#tests", TextArea)
+        if self._kind == "io" and tests.text.strip():
+            # Tests already typed are kept ahead of the samples, not replaced.
+            samples = tests.text.rstrip("\n") + "\n\n" + samples
+        self.set_kind("io")
+        area.load_text(statement)
+        tests.load_text(samples)
+        self.show_error("")
+        self.notify(f"Took {len(pairs)} sample test{'s' if len(pairs) != 1 else ''} out of the statement.", timeout=3)
+
+    def action_add_sample(self) -> None:
+        """A new, empty Input/Output pair at the end of the tests, the cursor in its input."""
+        self.set_kind("io")
+        tests = self.query_one("#tests", TextArea)
+        text = tests.text.rstrip("\n")
+        try:
+            number = f" {len(parse_io_tests(text)) + 1 if text.strip() else 1}"
+        except ProblemError:
+            number = ""  # the blocks above do not read yet: the new pair is unnumbered
+        text = (text + "\n\n" if text else "") + f"Input{number}\n\nOutput{number}\n"
+        tests.load_text(text)
+        lines = text.split("\n")
+        tests.move_cursor((len(lines) - 3, 0))
+        tests.focus()
+
     def action_example(self) -> None:
         self.fill(EXAMPLE_STATEMENT, EXAMPLE_TESTS, None)
         self.notify("MBPP No. 11, the example of the QualityFlow paper.")
@@ -560,7 +723,9 @@ class ComposeScreen(AppScreen[None]):
             return False
         return (statement, tests) != kept
 
-    def fill(self, statement: str, tests: str, entry_point: str | None) -> None:
+    def fill(self, statement: str, tests: str, entry_point: str | None, kind: ProblemKind = "function") -> None:
+        self._loaded_io = None
+        self.set_kind(kind, carry=True)
         self.query_one("#statement", TextArea).load_text(statement)
         self.query_one("#tests", TextArea).load_text(tests)
         self._kept = (statement, tests)
@@ -574,10 +739,55 @@ class ComposeScreen(AppScreen[None]):
             self.show_error("✗ Type a file path or a benchmark id such as mbpp/11 or humaneval/12.", "load")
             return
 
-        if is_benchmark_id(spec):
+        dataset = self._dataset_spec(spec)
+        if dataset is not None:
+            self._load_dataset(*dataset)
+        elif is_benchmark_id(spec):
             self._load_benchmark(spec)
         else:
             self._load_file(Path(spec).expanduser())
+
+    @staticmethod
+    def _dataset_spec(spec: str) -> tuple[str, str, Path] | None:
+        """``codecontests/3 FILE``: a dataset we do not ship (CodeContests, APPS,
+        the ET sets, a plugin's), a problem's 0-based index or name, and a local copy."""
+        from ...core.bench.sources import sources
+
+        head, _, tail = spec.partition(" ")
+        name, sep, ident = head.partition("/")
+        if not sep or name.lower() not in sources() or is_benchmark_id(head) or Path(spec).expanduser().exists():
+            return None
+        ident, _, path = (ident + " " + tail).strip().rpartition(" ")
+        return name.lower(), ident, Path(path).expanduser() if path else Path()
+
+    def _load_dataset(self, name: str, ident: str, path: Path) -> None:
+        from ...core.bench.sources import load_from_source
+
+        if not ident or not path.name:
+            self.show_error(
+                f"✗ {name}: give the problem and your local copy of the dataset: {name}/3 /path/to/file", "load"
+            )
+            return
+        try:
+            problem = load_from_source(name, path, ids=[ident])[0].problem
+        except (ProblemError, UserFileError, OSError, IndexError) as exc:
+            self.show_error(f"✗ {one_line(str(exc), 300)}", "load")
+            return
+        self.fill_problem(problem)
+        self.notify(clean(f"Loaded {name}/{ident}: {len(problem.tests)} visible tests."), markup=False)
+
+    def fill_problem(self, problem: Problem) -> None:
+        """Fill the form with a problem read whole (a JSON file, a dataset's)."""
+        if problem.is_io:
+            text = io_tests_text([(t.input or "", t.output or "") for t in problem.tests])
+            self.fill(problem.statement, text, None, kind="io")
+            self._loaded_io = (text, problem)
+        else:
+            setup = "\n".join(
+                line for line in problem.setup.splitlines() if line.strip().startswith(("import ", "from "))
+            )
+            tests = (setup + "\n" if setup else "") + "\n".join(problem.test_sources) + "\n"
+            self.fill(problem.statement, tests, problem.entry_point)
 
     def _load_benchmark(self, spec: str) -> None:
         try:
@@ -585,24 +795,59 @@ class ComposeScreen(AppScreen[None]):
         except ProblemError as exc:
             self.show_error(f"✗ {exc}", "load")
             return
-        setup = "\n".join(line for line in problem.setup.splitlines() if line.strip().startswith(("import ", "from ")))
-        tests = (setup + "\n" if setup else "") + "\n".join(problem.test_sources) + "\n"
-        self.fill(problem.statement, tests, problem.entry_point)
+        self.fill_problem(problem)
         self.notify(clean(f"Loaded {spec}: {problem.entry_point}, {len(problem.tests)} visible tests."), markup=False)
 
+    def _load_json_io(self, path: Path) -> bool:
+        """A JSON problem file whose tests are input/output pairs
+        (docs/io-problems.md): loaded whole, True; any other file, False."""
+        import json
+
+        try:
+            data = json.loads(read_user_file(path, "problem", stdin=False))
+        except (UserFileError, ValueError, RecursionError):
+            return False  # said by the general loader
+        tests = data.get("tests") if isinstance(data, dict) else None
+        if not (
+            isinstance(data, dict)
+            and (
+                data.get("kind") == "io"
+                or (tests and isinstance(tests, list) and any(isinstance(t, dict) for t in tests))
+            )
+        ):
+            return False
+        try:
+            problem = problem_from_file_data(data, f"problem file {path.name}")
+        except ProblemError as exc:
+            self.show_error(f"✗ {one_line(str(exc), 300)}", "load")
+            return True
+        self.fill_problem(problem)
+        limit = f", {problem.time_limit:g} s a test" if problem.time_limit else ""
+        self.notify(clean(f"Loaded {path.name}: stdin/stdout, {len(problem.tests)} tests{limit}."), markup=False)
+        return True
+
     def _load_file(self, path: Path) -> None:
+        if path.suffix.lower() == ".json" and self._load_json_io(path):
+            return
         try:
             loaded = load_problem_file(path)
         except UserFileError as exc:
             hint = " (or a benchmark id such as mbpp/11)" if str(exc).endswith("no such file") else ""
             self.show_error(f"✗ {exc}{hint}.", "load")
             return
+        if not loaded.tests.strip() and split_samples(loaded.statement) is not None:
+            # A statement with its samples (Input/Output blocks): a stdin/stdout problem.
+            self.fill(loaded.statement, "", None, kind="io")
+            self._kept = None
+            self.action_take_samples()
+            self._kept = self._texts()
+            return
         self.fill(loaded.statement, loaded.tests, loaded.entry_point)
         if not loaded.tests.strip():
             # Said inline, under the field the user must fill next, not in a toast.
             self.show_error(
-                f"✗ Loaded the statement of {path.name}, but no test: it has no line that starts with assert. "
-                "Type the visible tests in Tests.",
+                f"✗ Loaded the statement of {path.name}, but no test: it has no line that starts with assert "
+                "and no Input/Output sample. Type the visible tests in Tests.",
                 "tests",
             )
             return

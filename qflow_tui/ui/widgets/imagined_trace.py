@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ...core.safe_text import clean
 from ..palette import Palette, palette
 from ..state import ImaginedRecord, RunState
 
@@ -24,10 +25,50 @@ def _verdict(rec: ImaginedRecord, colours: Palette) -> Text:
     return Text(mark, style=f"bold {colours.outcome(rec.verdict)}")
 
 
-def render_check(rec: ImaginedRecord, colours: Palette) -> Table:
+def _block(check: Text, title: str, text: str | None, colours: Palette, style: str = "") -> None:
+    check.append(f"{title}\n", style=f"bold {colours.muted}")
+    body = clean(text or "").rstrip("\n")
+    check.append((body if body.strip() else "(nothing)") + "\n", style=style)
+
+
+def render_io_check(rec: ImaginedRecord, pair: tuple[str, str] | None, colours: Palette) -> Text:
+    """The check of a stdin/stdout test: the input the program reads, what the
+    model imagined it prints (the answer of its second turn), the test's
+    expected output, and the verdict of comparing them as the judge does."""
+    check = Text()
+    given = pair[0] if pair is not None else rec.function_call
+    _block(check, "input", given, colours)
+    if rec.value is not None:
+        ok = rec.verdict == "pass"
+        _block(
+            check,
+            "imagined output",
+            rec.value,
+            colours,
+            colours.outcome("pass" if ok else "fail") if rec.verdict else "",
+        )
+    else:
+        check.append("imagined output\n", style=f"bold {colours.muted}")
+        check.append(("…" if rec.verdict is None else "(no output could be read from the answer)") + "\n")
+    if pair is not None:
+        _block(check, "expected output", pair[1], colours)
+    check.append("verdict ", style=f"bold {colours.muted}")
+    check.append_text(_verdict(rec, colours))
+    if rec.detail:
+        check.append(f"\n{clean(rec.detail)}", style=colours.error if rec.verdict == "fail" else colours.muted)
+    return check
+
+
+def render_check(rec: ImaginedRecord, colours: Palette, pair: tuple[str, str] | None = None, io: bool = False) -> Table:
+    """One imagined execution: the reasoning beside what it was checked
+    against (``io``: a stdin/stdout test, ``pair`` its input and expected output)."""
     table = Table(box=None, expand=True, show_header=False, padding=(0, 1), show_edge=False)
     table.add_column("reasoning", ratio=3)
     table.add_column("check", ratio=2)
+    if io:
+        reasoning = Text(clean(rec.reasoning.strip()) or ("…" if rec.verdict is None else "(no reasoning)"))
+        table.add_row(reasoning, render_io_check(rec, pair, colours))
+        return table
     check = Text()
     check.append("visible test\n", style=f"bold {colours.muted}")
     check.append(rec.test + "\n")
@@ -67,7 +108,7 @@ def trace_groups(state: RunState, progression: int, colours: Palette) -> list[tu
         parts: list[Any] = [head]
         for rec in checks:
             parts.append(Text("─" * 8, style=colours.muted))
-            parts.append(render_check(rec, colours))
+            parts.append(render_check(rec, colours, state.io_pair(rec.test), state.is_io))
         parts.append(Text(""))
         groups.append((step, Group(*parts)))
     return groups

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from ...core.safe_text import clean, one_line
 from ..palette import Palette, palette
 from ..state import RunState, SynthTest
 from .columns import room_left
@@ -52,9 +53,40 @@ def _result_cell(t: SynthTest, progression: int, colours: Palette) -> Text:
     return Text(status, style=colours.outcome(status))
 
 
-def _test_cell(t: SynthTest, colours: Palette, pending: str | None) -> Text:
+#: How a line break inside an I/O test's input or output reads on its one row.
+LINE_BREAK = "⏎"
+
+
+def io_row_text(given: str, expected: str, colours: Palette) -> Text:
+    """An I/O test on one row: its input, an arrow, its expected output, each
+    line break a ⏎ (the final one left out), e.g. ``1 2⏎3 → 6``; the row's
+    end is cut with an ellipsis, the detail shows both whole."""
+
+    def flat(text: str) -> str:
+        return one_line(text.rstrip("\n").replace("\n", LINE_BREAK)) or "(empty)"
+
+    out = Text(flat(given))
+    out.append(" → ", style=f"bold {colours.muted}")
+    out.append(flat(expected))
+    return out
+
+
+def _test_cell(t: SynthTest, colours: Palette, pending: str | None, pair: tuple[str, str] | None = None) -> Text:
     style = f"strike {colours.muted}" if pending == "delete" else ""
-    return Text(t.test.replace("\n", " "), style=style, no_wrap=True, overflow="ellipsis")
+    cell = io_row_text(*pair, colours) if pair is not None else Text(t.test.replace("\n", " "))
+    cell.stylize(style)
+    cell.no_wrap, cell.overflow = True, "ellipsis"
+    return cell
+
+
+def _io_block(out: Text, title: str, text: str, colours: Palette) -> None:
+    """One side of an I/O test in the detail: its title, then the text whole,
+    line by line (a missing final newline said, as a judge would see it)."""
+    out.append(f"\n{title}\n", style=f"bold {colours.muted}")
+    body = clean(text)
+    out.append(body.rstrip("\n") if body.strip("\n") else "(empty)")
+    if text and not text.endswith("\n"):
+        out.append("  (no final newline)", style=colours.muted)
 
 
 def render_detail(
@@ -64,14 +96,23 @@ def render_detail(
     colours: Palette,
     pending: str | None = None,
     judge: str = "TQC",
+    pair: tuple[str, str] | None = None,
 ) -> Text:
     """One test in full; ``judge``: the short name of the agent that judges the
-    tests (empty: the workflow has none, and no verdict line is shown)."""
+    tests (empty: the workflow has none, and no verdict line is shown);
+    ``pair``: an I/O test's stdin and expected stdout, shown whole, with what
+    the program printed on its last run."""
     if t is None:
         return Text("No tests yet.", style=colours.muted)
     out = Text()
     out.append(f"#{index + 1} ", style="bold")
-    out.append(t.test + "\n")
+    if pair is not None:
+        out.append("stdin/stdout test", style=f"bold {colours.muted}")
+        _io_block(out, "input", pair[0], colours)
+        _io_block(out, "expected output", pair[1], colours)
+        out.append("\n")
+    else:
+        out.append(t.test + "\n")
     if pending is not None:
         out.append("pending ", style=f"bold {colours.muted}")
         out.append(_PENDING_DETAIL[pending].format(judge=judge or "judge") + "\n", style=colours.warning)
@@ -96,9 +137,18 @@ def render_detail(
         when = r.get("when", "before")
         where = f"at {r.get('step')}" if when == "at" else f"{when} the {r.get('step')} fix"
         out.append(f"\nlast run (p{progression}'s program {where}) ", style=f"bold {colours.muted}")
-        out.append_text(_result_cell(t, progression, colours))
-        if r.get("error") and r.get("status") != "fail":
-            out.append(f"  {r['error']}", style=colours.error)
+        if pair is not None:
+            status = r.get("status", "?")
+            out.append(status, style=colours.outcome(status))
+            if r.get("error"):
+                out.append(f"  {one_line(str(r['error']))}", style=colours.error)
+            if r.get("actual") is not None:
+                out.append("\nprinted ", style=f"bold {colours.muted}")
+                out.append(one_line(str(r["actual"])))
+        else:
+            out.append_text(_result_cell(t, progression, colours))
+            if r.get("error") and r.get("status") != "fail":
+                out.append(f"  {r['error']}", style=colours.error)
     if t.reasoning:
         out.append("\nreasoning ", style=f"bold {colours.muted}")
         out.append(t.reasoning.strip())
@@ -171,7 +221,7 @@ class TestsTable(Vertical):
                     if judge:
                         table.update_cell(str(i), "tqc", _tqc_cell(t, colours, pending))
                     table.update_cell(str(i), "run", _result_cell(t, progression, colours))
-                    table.update_cell(str(i), "test", _test_cell(t, colours, pending))
+                    table.update_cell(str(i), "test", _test_cell(t, colours, pending, state.io_pair(t.test)))
                 continue
             self._rows.append(shown)
             verdict = [_tqc_cell(t, colours, pending)] if judge else []
@@ -179,7 +229,7 @@ class TestsTable(Vertical):
                 Text(str(i + 1)),
                 *verdict,
                 _result_cell(t, progression, colours),
-                _test_cell(t, colours, pending),
+                _test_cell(t, colours, pending, state.io_pair(t.test)),
                 key=str(i),
             )
         # As the run uses them: a person's keep, drop, edit or own test counts (the
@@ -242,7 +292,15 @@ class TestsTable(Vertical):
         t = state.synth[i] if 0 <= i < len(state.synth) else None
         pending = self.pending.get(t.test) if t is not None else None
         self.query_one("#tests-detail-body", Static).update(
-            render_detail(t, i, self._progression, palette(self.app), pending, self._judge)
+            render_detail(
+                t,
+                i,
+                self._progression,
+                palette(self.app),
+                pending,
+                self._judge,
+                state.io_pair(t.test) if t is not None else None,
+            )
         )
 
     @on(DataTable.RowHighlighted, "#tests-grid")
