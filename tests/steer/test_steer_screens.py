@@ -138,6 +138,9 @@ async def test_forks_show_under_their_parents_with_the_step_they_branched_at(fam
         assert [s.path.name for s in screen.sessions] == ["demo.jsonl", "fork-reject.jsonl", "fork-accept.jsonl"]
         assert [screen.depth[s.path] for s in screen.sessions] == [0, 1, 2]
         table = screen.query_one(DataTable)
+        # Numbered in the order shown (forks are newer than their parents: by
+        # time alone the rows read 3, 2, 1).
+        assert cells(table, 0) == ["1", "2", "3"]
         titles, models = cells(table, 2), cells(table, 3)
         assert titles[1].startswith("└ MBPP 11") and titles[2].startswith("  └ MBPP 11")
         assert models[1:] == ["fork @self_debug:1", "fork @program_generator"]
@@ -149,7 +152,7 @@ async def test_forks_show_under_their_parents_with_the_step_they_branched_at(fam
         await pilot.press("p")
         assert screen.selected is not None and screen.selected.path == family.fork
         await pilot.pause()
-        assert str(screen.query_one("#sessions-parent", Static).render()).startswith("⑂ fork of #3 at self_debug:1")
+        assert str(screen.query_one("#sessions-parent", Static).render()).startswith("⑂ fork of #1 at self_debug:1")
         table.move_cursor(row=0)
         await pilot.pause()
         assert not screen.query_one("#sessions-parent", Static).has_class("-shown")

@@ -46,7 +46,8 @@ FOLDER_SETTLE_NS = 2_000_000_000
 NOTE_TIMEOUT = 0.5
 
 SORTS = {
-    "date": "created_ts DESC, name DESC",
+    # Newest first, each fork under its parent: the numbers' order.
+    "date": "number ASC",
     "oldest": "created_ts ASC, name ASC",
     "tokens": "tokens_in + tokens_out DESC, created_ts DESC",
     "duration": "duration DESC, created_ts DESC",
@@ -521,11 +522,7 @@ class SessionIndex:
         # Numbers count every session under the folder, sub-folders included,
         # whatever this listing shows: a number means one session everywhere.
         where, args = _scope(root, True)
-        # The numbering sorts only ids (narrow rows, in the time index's order).
-        numbered = (
-            "SELECT id AS nid, ROW_NUMBER() OVER (ORDER BY created_ts DESC, name DESC) AS number "
-            f"FROM sessions WHERE {where}"
-        )
+        _number(db, where, args)
         filters: list[str] = []
         fargs: list[Any] = []
         if query.search.strip():
@@ -556,7 +553,7 @@ class SessionIndex:
             filters.append("s.dir = ?")
             fargs.append(stored_path(str(root)))
         cond = " AND ".join(filters) or "1"
-        base = f"WITH n AS ({numbered}) SELECT {{what}} FROM sessions s JOIN n ON n.nid = s.id WHERE {cond}"
+        base = f"SELECT {{what}} FROM sessions s JOIN numbers n ON n.nid = s.id WHERE {cond}"
         try:
             # Every session in a listing is under the root, so counting needs no numbers.
             counted = f"SELECT COUNT(*) FROM sessions s WHERE ({where.replace('dir', 's.dir')}) AND {cond}"
@@ -566,7 +563,7 @@ class SessionIndex:
             if query.limit is not None:
                 page += " LIMIT ? OFFSET ?"
                 pargs = [query.limit, query.offset]
-            rows = db.execute(base.format(what=f"{_COLUMNS}, number") + page, [*args, *fargs, *pargs]).fetchall()
+            rows = db.execute(base.format(what=f"{_COLUMNS}, number") + page, [*fargs, *pargs]).fetchall()
         except sqlite3.OperationalError as exc:
             if "fts5" in str(exc).lower() or "syntax" in str(exc).lower():
                 rows, total = [], 0
@@ -595,6 +592,22 @@ class SessionIndex:
             ):
                 out.append(FolderGroup(str(Path(row[0]).relative_to(root)), row[1], row[2] or 0, row[3], row[4] or ""))
         return out
+
+
+def _number(db: sqlite3.Connection, where: str, args: list[Any]) -> None:
+    """Number the sessions ``where`` picks in the order a listing shows them:
+    newest first, each fork under its parent (forks are newer than their
+    parents, so numbering by time alone read 1, 3, 2 down a fork tree). Into
+    the connection's temporary table ``numbers`` (nid, number)."""
+    from .family import fork_tree
+
+    rows = db.execute(
+        f"SELECT id, path, parent FROM sessions WHERE {where} ORDER BY created_ts DESC, name DESC", args
+    ).fetchall()
+    order = fork_tree(rows, lambda r: str(Path(r[1])), lambda r: r[2]).order
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS numbers (nid INTEGER PRIMARY KEY, number INTEGER NOT NULL)")
+    db.execute("DELETE FROM numbers")
+    db.executemany("INSERT INTO numbers VALUES (?, ?)", ((r[0], n) for n, r in enumerate(order, start=1)))
 
 
 def _like(text: str) -> str:
