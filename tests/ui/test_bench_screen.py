@@ -480,3 +480,29 @@ async def test_several_samples_give_their_spread_and_pass_at_k(tmp_path):
         await pilot.pause()
         summary = str(app.screen.query_one("#bench-summary").render())
         assert "pass@1 std 0.0 pts over 2 samples" in summary and "pass@2 100.0% [100.0, 100.0]" in summary
+
+
+async def test_a_rejecting_tester_step_shows_its_verdict_not_a_dot(tmp_path):
+    """AgentCoder's test executor writes no program: a run it rejected had no
+    entry for that step, so where another run's acceptance there made it a
+    column, the rejected run read `·` (not reached) instead of ✗."""
+    config = RunConfig(model=f"script/{SCRIPTS / 'agentcoder_mixed.py'}", workflow="agentcoder").replace(iterations=1)
+    runner = BenchRunner(BenchSpec("humaneval", config, ids=["humaneval/0", "humaneval/2"], concurrency=1), tmp_path)
+    app = create_app(RunConfig(), bench_runner=runner, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        assert isinstance(screen, BenchScreen)
+        await app.workers.wait_for_complete()
+        await wait_until(pilot, lambda: screen.finished, "the bench to finish")
+        await pilot.pause()
+        table = screen.query_one(BenchTable)
+        records = {r["id"]: r for r in read_results(tmp_path)}
+        assert records["humaneval/0"]["accepted_at"] == "test_executor:1"
+        assert records["humaneval/2"]["accepted_at"] == "test_executor:2"
+        assert "test_executor:1" in table.steps
+        assert cell(table, "humaneval/0", "step:test_executor:1") == "✓"
+        assert cell(table, "humaneval/2", "step:test_executor:1") == "✗"
+        assert cell(table, "humaneval/2", "step:test_executor:2") == "✓"
+        # A step a run never reached is still a dot: humaneval/0 stopped at its first check.
+        assert cell(table, "humaneval/0", "step:test_executor:2") == "·"
