@@ -183,12 +183,8 @@ class QFlowApp(App[int]):
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
         if self.small_settings:
-            self.notify(
-                f"{self.config.model} is a tiny model: the form holds small settings "
-                f"({', '.join(self.small_settings)}); raise them in the form for a longer run.",
-                timeout=10,
-                markup=False,
-            )
+            # One toast line at 80 columns (77 cells): the model's name is in the form.
+            self.notify(f"A tiny model: the form holds {', '.join(self.small_settings)}", timeout=10, markup=False)
         if self.first_minute is not None:
             self._offer_first_minute(self.first_minute)
 
