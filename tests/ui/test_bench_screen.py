@@ -553,8 +553,8 @@ async def test_ctrl_q_on_a_running_bench_asks_and_says_what_is_kept(tmp_path, mo
         dialog = app.screen
         assert isinstance(dialog, Confirm)
         assert dialog.question == "Stop the bench and quit?"
-        assert "Results already written are kept: 1 of 2 finished" in dialog.detail
-        assert str(runner.folder) in dialog.detail and "resumes the 1 left" in dialog.detail
+        assert f"Results already written to {runner.folder} are kept" in dialog.detail
+        assert "running the same bench into that folder again resumes them" in dialog.detail
         await pilot.press("n")
         await wait_until(pilot, lambda: app.screen is screen, "back on the bench")
         assert screen.running and app.is_running

@@ -592,15 +592,12 @@ class BenchScreen(AppScreen[None]):
         self._load_folder()
 
     def quit_question(self) -> tuple[str, str]:
-        """What Ctrl+Q asks while this bench runs, and what quitting keeps."""
-        rows = list(self.rows.values())
-        done = sum(1 for r in rows if r.state == "done")
-        going = sum(1 for r in rows if r.state in ("running", "evaluating"))
-        left = sum(1 for r in rows if r.state not in ("done", "not run"))
+        """What Ctrl+Q asks while this bench runs, and what quitting keeps. No
+        counts: the bench runs on while the question is up."""
         detail = (
-            f"Results already written are kept: {done} of {len(rows)} finished, in {self.folder}. "
-            + (f"The {going} running now stop{'s' if going == 1 else ''} unfinished; " if going else "")
-            + f"running the same bench into that folder again resumes the {left} left."
+            f"Results already written to {self.folder} are kept: every problem finished so far. "
+            "The ones running now stop unfinished; running the same bench into that folder again "
+            "resumes them and the rest."
         )
         return "Stop the bench and quit?", clean(detail)
 
