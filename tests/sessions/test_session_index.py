@@ -329,6 +329,19 @@ def test_numbers_follow_the_fork_tree_as_listings_show_it(folder, monkeypatch):
     assert [(s.number, s.path.name) for s in page.sessions] == expected[4:6]
     for number, name in expected:
         assert resolve_session_arg(str(number), folder).name == name
+    # The walked order is kept between listings; a new fork and a deletion renumber.
+    write_session(
+        folder,
+        "fork3",
+        title="Remove occurrences",
+        created="2026-11-07T10:00:00+0000",
+        parent={"session": str(parent), "step": "self_debug:1"},
+    )
+    delete_session(folder / "fork1.jsonl")
+    listing = find_sessions(folder, recursive=True)
+    assert [s.path.name for s in listing.sessions][4:] == ["b.jsonl", "fork3.jsonl", "fork2.jsonl", "a.jsonl"]
+    assert [s.number for s in listing.sessions] == list(range(1, 9))
+    expected = [(s.number, s.path.name) for s in listing.sessions]
 
     # The index busy: the files themselves, numbered the same way.
     def busy(*_a, **_k):
