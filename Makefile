@@ -12,7 +12,8 @@ BENCH_QUICK := \
 	"bench/sandbox.py --repeat 3" \
 	"bench/sessions_scale.py --sessions 300" \
 	"bench/eval_speed.py --dataset mbpp --limit 20" \
-	"bench/ui_streaming.py --pad 500 --size 80x24"
+	"bench/ui_streaming.py --pad 500 --size 80x24" \
+	"bench/bench_tui_paint.py --runs 1"
 
 .PHONY: help check test snapshot-update docs docs-gen serve-docs bench bench-quick
 

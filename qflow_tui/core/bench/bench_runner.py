@@ -251,7 +251,14 @@ def _output_after_each_step(
     program: what the run would have returned had it stopped after that step
     (the accepted program once one is accepted; before that the first program
     when the workflow reverts, else the origin progression's latest)."""
-    order = [s for s in run.steps_started if any(p.step == s for p in run.candidates) or s == accepted_at]
+    # A step that only judged (AgentCoder's test executor rejecting, a checker
+    # in a step of its own) counts as much as one that wrote a program: left
+    # out, a rejection showed as "not reached" (·) wherever another run's
+    # acceptance at that step made it a column.
+    judged = {c.step for c in run.checks} | {d.step for d in run.decisions if d.step}
+    order = [
+        s for s in run.steps_started if any(p.step == s for p in run.candidates) or s in judged or s == accepted_at
+    ]
     origin = min((p.progression for p in run.candidates if p.progression is not None), default=None)
     latest = first_program
     out: list[tuple[str, str, bool]] = []

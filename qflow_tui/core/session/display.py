@@ -36,3 +36,17 @@ def short_model(model: str) -> str:
     if sep and provider in ("script", "replay") and "/" in rest:
         return f"{provider}/{Path(rest).name}"
     return model
+
+
+def fork_place(forked_at: str | None, *, parent_shown: bool, parent_exists: bool = True, loop: int = 0) -> str:
+    """Where a fork stands, said the same way by ``qflow sessions`` and the
+    browser in place of its model (a fork's model is the recording of its
+    parent, ``replay/…``, which tells a reader nothing): ``fork @self_debug:1``,
+    and why it is not under its parent when it is not (``· parent not shown``,
+    ``· parent deleted``, ``· parents loop (3)``)."""
+    at = f"fork @{forked_at}" if forked_at else "fork"
+    if loop:
+        return f"{at} · parents loop ({loop})"
+    if parent_shown:
+        return at
+    return f"{at} · {'parent not shown' if parent_exists else 'parent deleted'}"

@@ -67,7 +67,12 @@ def fork_tree(items: Sequence[T], key: Callable[[T], str], parent: Callable[[T],
             stack.extend((c, depth + 1) for c in reversed(children.get(k, [])))
 
     for s in roots:
-        walk(s)
+        root = key(s)
+        if root in children:
+            walk(s)
+        elif root not in tree.depth:  # most sessions are no fork's parent: no walk
+            tree.depth[root] = 0
+            tree.order.append(s)
     # What is left hangs off a loop of parents: find the loop (following
     # parents from the first session left) and break it at its member listed
     # first, which becomes a root.

@@ -24,6 +24,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,8 @@ FOLDER_SETTLE_NS = 2_000_000_000
 NOTE_TIMEOUT = 0.5
 
 SORTS = {
-    "date": "created_ts DESC, name DESC",
+    # Newest first, each fork under its parent: the numbers' order.
+    "date": "number ASC",
     "oldest": "created_ts ASC, name ASC",
     "tokens": "tokens_in + tokens_out DESC, created_ts DESC",
     "duration": "duration DESC, created_ts DESC",
@@ -311,7 +313,7 @@ class SessionIndex:
     def _create(self, db: sqlite3.Connection) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
-            for table in ("sessions", "unreadable", "folders", "sessions_fts"):
+            for table in ("sessions", "unreadable", "folders", "sessions_fts", "fork_numbers", "fork_numbers_stamp"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
@@ -521,11 +523,7 @@ class SessionIndex:
         # Numbers count every session under the folder, sub-folders included,
         # whatever this listing shows: a number means one session everywhere.
         where, args = _scope(root, True)
-        # The numbering sorts only ids (narrow rows, in the time index's order).
-        numbered = (
-            "SELECT id AS nid, ROW_NUMBER() OVER (ORDER BY created_ts DESC, name DESC) AS number "
-            f"FROM sessions WHERE {where}"
-        )
+        numbers, nargs = _numbered(db, where, args)
         filters: list[str] = []
         fargs: list[Any] = []
         if query.search.strip():
@@ -556,7 +554,7 @@ class SessionIndex:
             filters.append("s.dir = ?")
             fargs.append(stored_path(str(root)))
         cond = " AND ".join(filters) or "1"
-        base = f"WITH n AS ({numbered}) SELECT {{what}} FROM sessions s JOIN n ON n.nid = s.id WHERE {cond}"
+        base = f"SELECT {{what}} FROM sessions s JOIN {numbers} n ON n.nid = s.id WHERE {cond}"
         try:
             # Every session in a listing is under the root, so counting needs no numbers.
             counted = f"SELECT COUNT(*) FROM sessions s WHERE ({where.replace('dir', 's.dir')}) AND {cond}"
@@ -566,7 +564,7 @@ class SessionIndex:
             if query.limit is not None:
                 page += " LIMIT ? OFFSET ?"
                 pargs = [query.limit, query.offset]
-            rows = db.execute(base.format(what=f"{_COLUMNS}, number") + page, [*args, *fargs, *pargs]).fetchall()
+            rows = db.execute(base.format(what=f"{_COLUMNS}, number") + page, [*nargs, *fargs, *pargs]).fetchall()
         except sqlite3.OperationalError as exc:
             if "fts5" in str(exc).lower() or "syntax" in str(exc).lower():
                 rows, total = [], 0
@@ -595,6 +593,53 @@ class SessionIndex:
             ):
                 out.append(FolderGroup(str(Path(row[0]).relative_to(root)), row[1], row[2] or 0, row[3], row[4] or ""))
         return out
+
+
+def _numbered(db: sqlite3.Connection, where: str, args: list[Any]) -> tuple[str, list[Any]]:
+    """What numbers the sessions ``where`` picks in the order a listing shows
+    them, newest first with each fork under its parent (forks are newer than
+    their parents, so numbering by time alone read 1, 3, 2 down a fork tree):
+    a table of (nid, number) to join, and its arguments. Without a fork under
+    the folder that is time order, in SQLite alone. With forks the order is
+    walked here (:func:`fork_tree`, as the screens draw it), once for each
+    state of the sessions: kept in ``fork_numbers`` under a stamp of what the
+    order depends on, so the pages of one listing do not walk it again."""
+    from .family import fork_tree
+
+    by_time = "ORDER BY created_ts DESC, name DESC"
+    stamp_row = db.execute(
+        "SELECT COUNT(*), COUNT(parent), TOTAL(id), TOTAL(created_ts), "
+        "TOTAL(length(parent)), TOTAL(length(name)), MAX(id) "
+        f"FROM sessions WHERE {where}",
+        args,
+    ).fetchone()
+    if not stamp_row[1]:
+        return f"(SELECT id AS nid, ROW_NUMBER() OVER ({by_time}) AS number FROM sessions WHERE {where})", args
+    scope = json.dumps(args)
+    stamp = json.dumps(list(stamp_row))
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS fork_numbers (scope TEXT NOT NULL, nid INTEGER NOT NULL, "
+        "number INTEGER NOT NULL, PRIMARY KEY (scope, nid))"
+    )
+    db.execute("CREATE TABLE IF NOT EXISTS fork_numbers_stamp (scope TEXT PRIMARY KEY, stamp TEXT NOT NULL)")
+    kept = db.execute("SELECT stamp FROM fork_numbers_stamp WHERE scope = ?", [scope]).fetchone()
+    if kept is None or kept[0] != stamp:
+        rows = db.execute(f"SELECT id, path, parent FROM sessions WHERE {where} {by_time}", args).fetchall()
+        # Paths as the index stores them (a listing's own; Path() on each took most of the time).
+        order = fork_tree(rows, itemgetter(1), itemgetter(2)).order
+        db.execute("BEGIN IMMEDIATE")  # one transaction: the connection commits each statement otherwise
+        try:
+            db.execute("DELETE FROM fork_numbers WHERE scope = ?", [scope])
+            db.executemany(
+                "INSERT INTO fork_numbers VALUES (?, ?, ?)", ((scope, r[0], n) for n, r in enumerate(order, start=1))
+            )
+            db.execute("INSERT OR REPLACE INTO fork_numbers_stamp VALUES (?, ?)", [scope, stamp])
+            db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            raise
+    return "(SELECT nid, number FROM fork_numbers WHERE scope = ?)", [scope]
 
 
 def _like(text: str) -> str:

