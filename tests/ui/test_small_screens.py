@@ -3,12 +3,14 @@ whole (dialogs with their hints and borders, cells, agents, text)."""
 
 from __future__ import annotations
 
-from ui_app import SIZE, replay_app
-from ui_steps import wait_until
+from ui_app import SIZE, build_app, replay_app
+from ui_steps import shown_at, start_run, wait_for_gate, wait_until
 from wf_streams import screen_text
 
 from qflow_tui.commands.demo import demo_session
 from qflow_tui.ui.screens.step_picker import StepPicker
+from qflow_tui.ui.widgets.agent_pane import AgentPane, AgentPanes
+from qflow_tui.ui.widgets.run_view import RunView
 
 
 async def test_the_step_picker_fits_at_80x24_with_its_hint_and_border():
@@ -28,3 +30,29 @@ async def test_the_step_picker_fits_at_80x24_with_its_hint_and_border():
             assert "Enter to jump, / to search, Escape to stay" in text
             # The dialog's bottom border is drawn (a thick border's lower half-blocks).
             assert "▄▄▄▄▄▄▄▄▄▄" in text.splitlines()[box.region.bottom - 1]
+
+
+async def test_the_agents_tab_at_80x24_shows_only_agents_that_have_spoken():
+    app = build_app(stepping=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator")
+        view = screen.query_one(RunView)
+        view.action_show_tab("tab-agents")
+        await pilot.pause()
+        panes = view.query_one(AgentPanes)
+        # Before anyone has spoken: one line, no empty boxes.
+        text = screen_text(app)
+        assert "No agent has spoken yet" in text
+        assert "no calls yet" not in text
+        assert not [p for p in panes.query(AgentPane) if p.display]
+        # Once the generator has answered: its pane alone, and no line.
+        await pilot.press("n")
+        await wait_until(
+            pilot, lambda: view.state.has_spoken("program_generator", 0) and shown_at(screen) is not None, "an answer"
+        )
+        view.flush()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "No agent has spoken yet" not in text and "no calls yet" not in text
+        assert [p.agent for p in panes.query(AgentPane) if p.display] == ["program_generator"]
