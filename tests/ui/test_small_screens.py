@@ -3,7 +3,7 @@ whole (dialogs with their hints and borders, cells, agents, text)."""
 
 from __future__ import annotations
 
-from ui_app import SIZE, build_app, replay_app
+from ui_app import SIZE, WIDE, build_app, replay_app
 from ui_steps import shown_at, start_run, wait_for_gate, wait_until
 from wf_streams import screen_text
 
@@ -56,3 +56,25 @@ async def test_the_agents_tab_at_80x24_shows_only_agents_that_have_spoken():
         text = screen_text(app)
         assert "No agent has spoken yet" not in text and "no calls yet" not in text
         assert [p.agent for p in panes.query(AgentPane) if p.display] == ["program_generator"]
+
+
+def test_every_word_a_timeline_cell_can_say_fits_its_cell():
+    from qflow_tui.ui.widgets.timeline import _DECISION_WORDS, _STATUS_WORDS, CELL_WIDTH
+
+    for word in [*_STATUS_WORDS.values(), *_DECISION_WORDS.values()]:
+        assert len(word) <= CELL_WIDTH - 1, word
+
+
+async def test_a_checking_cell_reads_whole_at_160_columns():
+    app = replay_app(demo_session())
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        # The first check's step: the other progression's check is still under way.
+        screen.go_to_step(next(s.number for s in screen.steps if s.phase == "check"))
+        await pilot.pause()
+        for view in screen.query(RunView):
+            view.flush()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "checking" in text and "checkin…" not in text
