@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.events import (
+    Decision,
     Event,
     GateStop,
     LLMCallFailed,
@@ -97,23 +98,36 @@ def short_step(step: str) -> str:
 def replay_steps(events: list[Event]) -> list[ReplayStep]:
     """Cut a run's events into the steps a live run's step gate stops at.
 
-    A session with ``gate_stop`` events is cut at each one (where the live gate
-    stops, once per progression, stepping or not). An older one is cut where a step starts: each step's first agent's
-    work, then a later agent in the same step checking it. Step 0 is the run's
-    start; the last step runs to the end of the file."""
+    A session with ``gate_stop`` events has one step per stop (where the live
+    gate stops, once per progression, stepping or not). Each such step starts
+    at its stop and ends where its own work is done (:func:`_step_close`): a
+    check ends at its verdicts and its decision, not at the next stop, which
+    with progressions running side by side often comes first. The steps are
+    numbered in the order they end, so stepping forward never goes back in
+    the recording. An older session is cut where a step starts: each step's
+    first agent's work, then a later agent in the same step checking it. Step
+    0 is the run's start; the last step runs to the end of the file."""
     names = _Names(events)
     steps: list[ReplayStep] = [ReplayStep(0, None, "work", 0, len(events))]
     if any(isinstance(e, GateStop) for e in events):
+        cut: list[ReplayStep] = []
         for i, e in enumerate(events):
             if not isinstance(e, GateStop) or not e.step:
                 continue
             # One replay step per stop, as the live gate stops once per progression.
-            step = e.step
             phase, label, title = names.stop(e)
             if e.progression is not None and names.progressions > 1:
                 label, title = f"{label} p{e.progression}", f"{title} (progression {e.progression})"
-            steps[-1].end = i
-            steps.append(ReplayStep(len(steps), step, phase, i, len(events), label, title))
+            if not cut:
+                steps[0].end = i
+            cut.append(ReplayStep(0, e.step, phase, i, _step_close(events, i) + 1, label, title))
+        # In the order the steps end (a stop's position breaks a tie).
+        cut.sort(key=lambda s: (s.end, s.start))
+        if cut:
+            cut[-1].end = len(events)
+        for n, s in enumerate(cut, start=1):
+            s.number = n
+        steps.extend(cut)
     else:
         first_agent: dict[str, str | None] = {}
         current: tuple[str | None, str] = (None, "work")
@@ -135,6 +149,32 @@ def replay_steps(events: list[Event]) -> list[ReplayStep]:
         for n, s in enumerate(steps):
             s.number = n
     return steps
+
+
+def _step_close(events: list[Event], stop: int) -> int:
+    """The index of the last event of the step whose gate stop is at ``stop``:
+    its ``step_finished`` and the checker's ``decision`` after it (a check's
+    verdicts come before both). A step never entered (the run ended at the
+    gate) closes at its stop."""
+    at = events[stop]
+    progression = at.progression
+    started: StepStarted | None = None
+    close = stop
+    for j in range(stop + 1, len(events)):
+        e = events[j]
+        if e.progression != progression:
+            continue
+        if isinstance(e, GateStop):
+            break  # this progression's next stop: the step is over
+        if started is None:
+            if isinstance(e, StepStarted) and (at.agent is None or e.agent == at.agent):
+                started, close = e, j
+            continue
+        if isinstance(e, StepStarted) and (e.step, e.agent) == (started.step, started.agent):
+            break  # the same step entered again has a stop of its own
+        if e.step == started.step and (e.agent == started.agent or isinstance(e, Decision)):
+            close = j
+    return close
 
 
 def idle_gaps(events: list[Event]) -> list[float]:
@@ -217,11 +257,12 @@ class ReplayCursor:
 
     @property
     def current_step(self) -> int:
-        """The step the shown events belong to."""
-        for step in reversed(self.steps):
-            if step.start < self.position:
+        """The step the shown events belong to: the first not yet over (the one
+        that ends exactly here, at a step's end)."""
+        for step in self.steps:
+            if step.end >= self.position:
                 return step.number
-        return 0
+        return self.steps[-1].number if self.steps else 0
 
     @property
     def finished_steps(self) -> int:

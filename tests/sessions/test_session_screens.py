@@ -160,6 +160,65 @@ async def test_stepping_back_shows_each_pane_as_it_was_at_that_step():
         assert screen.position == tqc.end - 1
 
 
+def assert_checks_end_at_their_verdicts(events) -> None:
+    """Each replay step that is a check ends after its verdicts and its decision,
+    and the steps end in order (stepping forward never goes back)."""
+    steps = replay_steps(events)
+    assert [s.end for s in steps] == sorted({s.end for s in steps})
+    checks = [s for s in steps if s.phase == "check"]
+    assert checks
+    for s in checks:
+        stop = events[s.start]
+        progression = stop.progression
+        later_stop = next(
+            (
+                i
+                for i in range(s.start + 1, len(events))
+                if events[i].kind == "gate_stop" and events[i].progression == progression
+            ),
+            len(events),
+        )
+        own = [
+            i
+            for i in range(s.start, later_stop)
+            if events[i].kind in ("imagined_check", "decision") and events[i].progression == progression
+        ]
+        # A check the run stopped (another progression was accepted) has no verdicts.
+        assert own or any(e.kind == "step_finished" and e.outcome == "stopped" for e in events[s.start : s.end]), (
+            s.title
+        )
+        assert not own or max(own) < s.end, f"step {s.number} ({s.title}) ends at {s.end} before its verdicts ({own})"
+
+
+def test_a_replay_step_of_a_check_ends_at_its_verdicts(tmp_path):
+    # The bundled demo (recorded before stops named their agent) and a fresh run.
+    assert_checks_end_at_their_verdicts(read_session(demo_session()).events)
+    import asyncio
+
+    from tests.sessions.support import record_demo
+
+    asyncio.run(record_demo(tmp_path))
+    (fresh,) = tmp_path.glob("*.jsonl")
+    assert_checks_end_at_their_verdicts(read_session(fresh).events)
+
+
+async def test_the_first_quality_check_step_shows_its_verdicts_at_80x24():
+    app = replay_app(demo_session())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        first_check = next(s for s in screen.steps if s.phase == "check")
+        screen.go_to_step(first_check.number)
+        await pilot.press("3")
+        await settle(pilot)
+        assert screen.current_step == first_check.number
+        view = screen.query_one(RunView)
+        text = "\n".join(view_text(app, view))
+        assert "checking…" not in text
+        assert "✗ fail" in text
+        assert f"step {first_check.number}/" in "\n".join(screen_text(app))
+
+
 async def test_jump_to_a_step_from_the_timeline_and_from_the_list():
     app = replay_app(demo_session())
     async with app.run_test(size=SIZE) as pilot:

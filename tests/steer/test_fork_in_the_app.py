@@ -17,7 +17,7 @@ from qflow_tui.core.steer.fork import branch_point
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.fork_dialog import ForkDialog
-from qflow_tui.ui.screens.replay import ReplayScreen
+from qflow_tui.ui.screens.replay import ReplayScreen, replay_steps
 from qflow_tui.ui.screens.run_screen import RunScreen
 from tests.helpers import TestSandbox
 from tests.steer.family import CountingClient, Family, make_family
@@ -120,7 +120,9 @@ async def test_a_program_edited_in_the_dialog_is_what_the_fork_carries_on_with(f
 
 
 async def test_the_dialog_says_in_one_line_why_the_core_refuses_a_fork(family: Family) -> None:
-    async with replay_app(family.parent, CountingClient(), 5).run_test(size=SIZE) as pilot:
+    steps = replay_steps(read_session(family.parent).events)
+    design = next(s.number for s in steps if s.step == "test_designer")
+    async with replay_app(family.parent, CountingClient(), design).run_test(size=SIZE) as pilot:
         replay = pilot.app.screen
         dialog = await open_fork_dialog(pilot)
         error = dialog.query_one("#fork-error", Static)

@@ -124,6 +124,26 @@ async def test_leaving_the_editor_keeps_what_was_written_as_a_draft() -> None:
         await finish_run(pilot)
 
 
+async def test_ctrl_a_in_the_editor_selects_all_so_typing_replaces_it() -> None:
+    app = build_app(config=ONE, stepping=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator")
+        await pilot.press("e")
+        dialog = await _editor(pilot, "def remove_Occ(s, ch):\n    return s\n")
+        editor = dialog.query_one("#steer-editor")
+        editor.move_cursor((1, 4))
+        assert "ctrl+a select all" in str(dialog.query_one("#steer-error").render())
+        await pilot.press("ctrl+a")
+        assert editor.selected_text == editor.text
+        await pilot.press("x")
+        await wait_until(pilot, lambda: editor.text == "x", "the text replaced")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: pilot.app.screen is screen, "the run screen")
+        await pilot.press("x", "y")  # cancel, and yes to the question
+        await finish_run(pilot)
+
+
 async def test_a_and_r_override_the_next_quality_check_and_the_same_key_undoes() -> None:
     app = build_app(config=ONE, stepping=True)
     async with app.run_test(size=SIZE) as pilot:

@@ -587,8 +587,20 @@ async def test_the_demo_script_model_on_another_problem_asks_before_the_run():
         await pilot.press("y")  # run anyway
         await wait_until(pilot, lambda: isinstance(app.screen, RunScreen), "the run")
         run = app.screen
-        # It fails at the first check, as the question said (a notice, the session kept).
+        # Every check fails, as the question said, but the run goes through and
+        # shows what the script model answered: its program, the checker's
+        # reasoning (the program has no add, so the call raises NameError), a
+        # rejected cell rather than a failed one, and the first program reverted to.
         await wait_until(pilot, lambda: not run.running, "the run to end")
+        state = run.query_one(RunView).state
+        assert state.failed is None and state.finished is not None
+        assert state.finished.outcome == "reverted"
+        generated = [c.status for (step, _), c in state.cells.items() if step == "program_generator"]
+        assert generated and set(generated) == {"rejected"}, generated
+        assert "def remove_Occ" in state.programs[0][0][1]
+        checked = [r for r in state.imagined.values() if r.progression == 0]
+        assert checked and all(r.verdict == "fail" for r in checked)
+        assert "NameError" in checked[0].reasoning and "MBPP 11" in checked[0].reasoning
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is compose, "the form")
         await pilot.press("f4")  # its own problem: no question

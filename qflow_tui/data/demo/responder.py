@@ -215,6 +215,8 @@ def _designed(pairs: list[tuple[str, str]]) -> list[str]:
 
 
 def generator(request: dict) -> str:
+    if not knows(_prompt(request)):
+        return f"{NOT_MINE}; this is its program for MBPP 11.\n\n```python\n" + FIRST_ONLY + "```"
     if request["progression"] == 0:
         return (
             "The function has to take a character out of the string, so I find it and cut it out.\n\n"
@@ -229,7 +231,55 @@ def generator(request: dict) -> str:
     )
 
 
+# -- a problem it was not written for ----------------------------------------------------
+#
+# A user may run the demo model on a problem of their own (the app warns first).
+# It still answers every agent, honestly and in the paper's formats, so the run
+# goes through the whole workflow and each pane shows what it said: the programs
+# are MBPP 11's, the checker traces them to the NameError they really raise on
+# the problem's own tests, and it designs no tests for a problem it cannot read.
+
+NOT_MINE = "This script model was written for MBPP 11 (remove_Occ) and knows no other problem"
+
+
+def knows(text: str) -> bool:
+    """Whether a test or a prompt is about MBPP 11: it calls remove_Occ (its own
+    programs, which a prompt may show whatever the problem, left out)."""
+    for program in PROGRAMS.values():
+        text = text.replace(program.strip(), "")
+    return "remove_Occ(" in text
+
+
+def _prompt(request: dict) -> str:
+    return "\n".join(str(m.get("content", "")) for m in request["messages"]) + str(request.get("system") or "")
+
+
+_CALLED_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def foreign_check(request: dict) -> str:
+    """The check of a test that calls another function: the program shown
+    defines remove_Occ only, so the call raises NameError, as it would run."""
+    test = request["test"]
+    body = test.removeprefix("assert").strip()
+    called = next(
+        (name for name in _CALLED_RE.findall(body) if name not in {"len", "str", "int", "list"}), "the function"
+    )
+    if request["turn"] == 1:
+        return (
+            "Let me solve this step by step:\n"
+            f"1) {NOT_MINE}.\n"
+            f"2) The program shown defines remove_Occ only; the test calls {called}, which it does not define.\n"
+            f"3) Running the test raises NameError: name {called!r} is not defined.\n"
+            "The output is: NameError"
+        )
+    left = body.split("==", 1)[0].strip()
+    return f"<test_case>assert {left} == NameError</test_case>"
+
+
 def code_quality_checker(request: dict) -> str:
+    if not knows(request["test"]):
+        return foreign_check(request)
     program = which_program(request["messages"][0]["content"])
     s, ch = call_args(request["test"])
     steps, value = TRACES[program](s, ch)
@@ -244,6 +294,8 @@ def code_quality_checker(request: dict) -> str:
 
 
 def test_designer(request: dict) -> str:
+    if not knows(_prompt(request)):
+        return f"{NOT_MINE}: it designs no tests for this one.\n\n```python\n```"
     if request["attempt"] == 1:
         tests = _designed(ROUND_1_GOOD) + ROUND_1_WRONG
     elif request["attempt"] == 2:
@@ -274,6 +326,8 @@ def test_quality_checker(request: dict) -> str:
 
 
 def self_debugger(request: dict) -> str:
+    if not knows(_prompt(request)):
+        return f"{NOT_MINE}; this is its fixed program for MBPP 11.\n\n```python\n" + FIXED_FIND + "```"
     if request["progression"] == 0:
         return (
             'Tracing the failing tests: for remove_Occ("banana", "a") the program finds the first \'a\' at index 1 '
@@ -292,6 +346,8 @@ def self_debugger(request: dict) -> str:
 
 
 def clarifier(request: dict) -> str:
+    if not knows(_prompt(request)):
+        return f"<clarified_problem>{NOT_MINE}; it cannot clarify this one.</clarified_problem>"
     return (
         "<clarified_problem>Return the string with exactly two characters removed: the first occurrence of ch and "
         "the last occurrence of ch. Characters equal to ch between them stay. If ch occurs once, remove it; if it "
@@ -311,7 +367,7 @@ AGENTS = {
 
 def respond(request: dict) -> str:
     agent = request["agent"]
-    if agent == "program_generator" and request.get("attempt"):
+    if agent == "program_generator" and request.get("attempt") and knows(_prompt(request)):
         return "Following the clarified statement:\n```python\n" + FIXED_FIND + "```"
     if agent not in AGENTS:
         raise ValueError(f"the demo responder plays no {agent}")

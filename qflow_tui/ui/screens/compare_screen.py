@@ -404,7 +404,9 @@ class CompareScreen(AppScreen[None]):
         if key is None or not key.isdigit() or int(key) >= len(self.positions[side]):
             return None
         at = self.positions[side][int(key)]
-        return next((s.number for s in self.replay_steps[side] if s.start <= at < s.end), None)
+        # The step whose stop came last before the row (steps overlap: progressions run side by side).
+        started = [s for s in self.replay_steps[side] if s.start <= at]
+        return max(started, key=lambda s: s.start).number if started else None
 
     def action_open_row(self) -> None:
         """Enter: the highlighted row's session. A Steps row opens at its step

@@ -47,6 +47,7 @@ from ...core.workflows.values import validate
 from ..access import mark_invalid, qflow_app
 from ..palette import palette
 from ..widgets.footer import AppFooter
+from ..widgets.tick_box import TickBox
 from .base import AppScreen
 from .confirm import Confirm
 
@@ -169,7 +170,7 @@ def setting_widget(setting: Setting[Any], value: Any) -> Widget:
     """A form widget for one setting, from its type, choices and bounds."""
     wid = f"set-{setting.key}"
     if setting.type is bool:
-        return Checkbox(setting.title, bool(value), id=wid, compact=True)
+        return TickBox(setting.title, bool(value), id=wid, compact=True)
     if setting.choices:
         words = setting.choice_words
         options = [(f"{c} ({words[c]})" if c in words else str(c), c) for c in setting.choices]
@@ -292,7 +293,7 @@ class ComposeScreen(AppScreen[None]):
                 # The other workflows' settings are mounted when one is chosen
                 # (_show_settings): a hidden widget costs start-up like a shown one.
                 yield settings_boxes(workflow_specs()[first], cfg)
-                yield Checkbox("Step mode", app.stepping, id="stepping", compact=True)
+                yield TickBox("Step mode", app.stepping, id="stepping", compact=True)
                 with Vertical(classes="break-box", id="break-box") as box:
                     box.tooltip = "Stop the run before these (comma-separated): " + "; ".join(BREAKPOINT_KINDS.values())
                     yield Label("Break at", classes="field-label")

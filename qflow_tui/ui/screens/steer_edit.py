@@ -20,7 +20,7 @@ from ..palette import palette
 from .base import AppModal
 
 #: What the hint under the editor says until a check fails.
-_HINT = "ctrl+s take the edit · Escape leave it (kept as a draft)"
+_HINT = "ctrl+s take the edit · ctrl+a select all · Escape leave it (kept as a draft)"
 
 
 class SteerEditScreen(AppModal[tuple[bool, str]]):
@@ -28,6 +28,8 @@ class SteerEditScreen(AppModal[tuple[bool, str]]):
 
     BINDINGS = [
         Binding("ctrl+s", "take", "Take the edit", priority=True),
+        # Priority: the editor's own Ctrl+A goes to the line's start (F7 selects all there).
+        Binding("ctrl+a", "select_all", "Select all", priority=True, tooltip="Select the whole text (to replace it)"),
         # Priority: the code editor would otherwise take Escape to move the focus.
         Binding("escape", "leave", "Leave", priority=True, tooltip="Leave without taking the edit (kept as a draft)"),
     ]
@@ -79,6 +81,9 @@ class SteerEditScreen(AppModal[tuple[bool, str]]):
             error.add_class("-error")
             return
         self.dismiss((True, taken))
+
+    def action_select_all(self) -> None:
+        self.query_one("#steer-editor", TextArea).select_all()
 
     def action_leave(self) -> None:
         self.dismiss((False, self.query_one("#steer-editor", TextArea).text))

@@ -12,11 +12,13 @@ from typing import Any
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Static
 
 from ...core.safe_text import one_line
 from ..palette import Palette, palette
@@ -309,6 +311,11 @@ class AgentPanes(Grid):
         self.countdown: Mapping[str, float] = {}
         """Live runs: seconds left before each waiting retry, by call id (set by the run view)."""
 
+    def compose(self) -> ComposeResult:
+        # A short terminal shows only the agents that have spoken; before any
+        # has, this one line says so (in place of a pane per agent, each empty).
+        yield Static("No agent has spoken yet: each gets a pane here when it first answers.", classes="agents-none")
+
     def update_from(self, state: RunState, progression: int) -> None:
         roles = [a.role for a in state.agents]
         if roles != self._roles:
@@ -317,7 +324,7 @@ class AgentPanes(Grid):
         for pane in panes:
             pane.update_from(state, progression, self.countdown)
         # A short terminal hides the panes of agents that have not spoken; before
-        # any has, it shows them all (each says "no calls yet"), not a blank tab.
+        # any has, one line says so, not a blank tab.
         spoken = sum(1 for pane in panes if state.has_spoken(pane.agent, progression))
         self.set_class(not spoken, "-all-empty")
         self.set_class(spoken == 1, "-one-spoken")  # there, the one pane shown takes the width

@@ -22,9 +22,11 @@ from ..state import RunState, StageCell
 
 #: What a cell says when the checker has decided, or the step is under way.
 _DECISION_WORDS = {"accept": "ACCEPT", "continue": "continue", "clarify": "clarify", "revert": "REVERT"}
+#: Each fits a progression's cell (CELL_WIDTH less the space between cells):
+#: "checking…" did not, and read "checkin…" at any width.
 _STATUS_WORDS = {
     "running": "running…",
-    "checking": "checking…",
+    "checking": "checking",
     "done": "done",
     "accepted": "accepted",
     "rejected": "rejected",
