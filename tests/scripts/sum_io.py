@@ -8,7 +8,8 @@ tests, one of them wrong (``2 2`` -> ``5``), which the Test Quality Checker
 rejects; the self-debugger sums every integer and the check accepts. CodeTree:
 the first strategy sums two integers, the Critic has it refined, the Debugger
 sums all. AdaCoder: the first program fails the samples, the Prompt Engineer's
-plan fixes it. AgentCoder's programmer sums all at once. Zero-shot keeps the
+plan fixes it. AgentCoder's test designer writes right pairs
+(a large-scale one too) and its programmer sums all at once. Zero-shot keeps the
 first program.
 
 Every imagined output is what the program shown really prints (the two
@@ -84,6 +85,10 @@ def respond(request):
             return f"The program reads the line {given.rstrip()!r} and adds its numbers.\nIt prints {printed.rstrip()}."
         return _case(given, printed)
     if agent == "test_designer":
+        if "Large scale" in text:  # AgentCoder's test designer: its basic, edge and large-scale pairs
+            return "Basic, edge and large-scale tests:\n\n" + _blocks(
+                [*DESIGNED[:3], (" ".join(map(str, range(1, 201))) + "\n", "20100\n")]
+            )
         if (request.get("attempt") or 1) > 1:
             return "No new tests."
         return _blocks(DESIGNED)

@@ -34,11 +34,11 @@ EVERY = "sum(map(int, sys.stdin.read().split()))"
 FIRST_TWO = "a, b = map(int, input().split()[:2])"
 
 #: Each workflow's end with this script: its outcome and the program it keeps.
-#: AgentCoder's test designer has no I/O prompt yet: its asserts are not
-#: kept on an I/O problem, so its run ends unchecked; zero-shot never checks.
+#: AgentCoder's test designer writes its pairs (all right) and its executor
+#: accepts the program that passes them; zero-shot never checks.
 ENDS = {
     "qualityflow": ("accepted", EVERY),
-    "agentcoder": ("unchecked", EVERY),
+    "agentcoder": ("accepted", EVERY),
     "codetree": ("accepted", EVERY),
     "adacoder": ("accepted", EVERY),
     "zeroshot": ("unchecked", FIRST_TWO),
