@@ -144,6 +144,42 @@ async def test_ctrl_a_in_the_editor_selects_all_so_typing_replaces_it() -> None:
         await finish_run(pilot)
 
 
+async def test_keys_queued_in_the_editor_go_together_in_order_and_a_priority_key_waits() -> None:
+    """Held or typed faster than a frame, editing keys reach the editor together
+    (a few waits, not one a key, which drew a frame a key: 300 backspaces took
+    seconds), in the order typed (a character after backspaces lands after them),
+    and Ctrl+S typed after them takes every one of them."""
+    from textual import events
+
+    from qflow_tui.ui.messages import KeyDone
+
+    app = build_app(config=ONE, stepping=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_run(pilot)
+        await wait_for_gate(pilot, screen, "program_generator")
+        await pilot.press("e")
+        dialog = await _editor(pilot, "def remove_Occ(s, ch):\n    return s\n" + "#" * 60)
+        editor = dialog.query_one("#steer-editor")
+        editor.move_cursor(editor.document.end)
+        waits = 0
+        posted = editor.post_message
+
+        def count(message: Any) -> bool:
+            nonlocal waits
+            waits += isinstance(message, KeyDone)
+            return posted(message)
+
+        editor.post_message = count  # type: ignore[method-assign]
+        keys = [("backspace", None)] * 60 + [("y", "y"), ("left", None), ("x", "x")]
+        for key, character in [*keys, ("ctrl+s", None)]:
+            app.post_message(events.Key(key, character))
+        await wait_until(pilot, lambda: pilot.app.screen is screen, "the edit taken")
+        assert screen.steering.programs == {("program_generator", 0): "def remove_Occ(s, ch):\n    return s\nxy"}
+        assert waits <= 5, f"{waits} waits for {len(keys)} keys queued at once"
+        await pilot.press("c")
+        await finish_run(pilot)
+
+
 async def test_a_and_r_override_the_next_quality_check_and_the_same_key_undoes() -> None:
     app = build_app(config=ONE, stepping=True)
     async with app.run_test(size=SIZE) as pilot:
