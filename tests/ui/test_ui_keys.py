@@ -8,6 +8,7 @@ from ui_steps import finish_run, start_run, wait_for_gate, wait_until
 
 from qflow_tui.commands.demo import demo_session
 from qflow_tui.core.config import RunConfig
+from qflow_tui.ui.screens.base import displayed
 from qflow_tui.ui.screens.compose import ComposeScreen
 from qflow_tui.ui.screens.confirm import Confirm
 from qflow_tui.ui.screens.replay import ReplayScreen
@@ -179,23 +180,26 @@ async def test_the_replay_timeline_at_80_columns_never_starts_or_ends_mid_step()
             check()
 
 
-async def test_a_short_terminal_shows_the_agents_before_any_has_spoken():
-    # Paused before the first step at 80x24, the Agents tab was blank: a short
-    # terminal hides the panes of agents without calls, and none had any yet.
+async def test_a_short_terminal_says_no_agent_has_spoken_then_shows_those_that_have():
+    # Paused before the first step at 80x24 the Agents tab showed six "no calls
+    # yet" boxes (issue 46), where the docs say a short terminal shows only the
+    # agents that have spoken: one line says none has yet.
     app = build_app(stepping=True, config=FAST)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
         await wait_for_gate(pilot, screen, "program_generator")
         await pilot.pause()
         shown = [p for p in screen.query(AgentPane) if p.display and p.region.height > 0]
-        assert len(shown) >= 2, [p.agent for p in shown]
-        assert "no calls yet" in shown[0].text()
+        assert shown == [], [p.agent for p in shown]
+        line = screen.query_one(".agents-none")
+        assert line.region.height > 0 and "No agent has spoken yet" in str(line.render())
         await pilot.press("n")  # the generator speaks: its pane alone, the whole width
         await wait_for_gate(pilot, screen, "program_generator", progression=1)
         screen.query_one(RunView).flush()
         await pilot.pause()
         shown = [p for p in screen.query(AgentPane) if p.display and p.region.height > 0]
         assert [p.agent for p in shown] == ["program_generator"] and shown[0].region.width == SIZE[0], shown
+        assert screen.query_one(".agents-none").region.height == 0
         await pilot.press("c")  # on to the end: once agents have spoken, the silent ones step aside
         await finish_run(pilot)
         silent = [p for p in screen.query(AgentPane) if p.has_class("-empty")]
@@ -204,12 +208,25 @@ async def test_a_short_terminal_shows_the_agents_before_any_has_spoken():
 
 async def test_z_at_80x24_in_step_mode_zooms_a_pane_that_shows():
     """The first thing a new user pressed: F4, Ctrl+R in step mode, z. The hidden
-    timeline band held the focus, z maximized it and every row became a hatch."""
+    timeline band held the focus, z maximized it and every row became a hatch.
+    Before any agent has spoken nothing but one line shows: z says so; once the
+    generator has spoken, z zooms its pane."""
     app = build_app(stepping=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_run(pilot)
         await wait_until(pilot, lambda: screen.waiting_at is not None, "the first stop")
-        await wait_until(pilot, lambda: screen.focused is not None and screen.focused.display, "a shown pane focused")
+        await wait_until(
+            pilot, lambda: screen.focused is not None and displayed(screen.focused), "a shown widget focused"
+        )
+        await pilot.press("z")
+        await wait_until(
+            pilot, lambda: any("no agent has spoken" in n.message for n in app._notifications), "z to say why not"
+        )
+        assert screen.maximized is None
+        await pilot.press("n")
+        await wait_for_gate(pilot, screen, "program_generator", progression=1)
+        screen.query_one(RunView).flush()
+        await pilot.pause()
         await pilot.press("z")
         await wait_until(pilot, lambda: screen.maximized is not None, "z to zoom")
         zoomed = screen.maximized

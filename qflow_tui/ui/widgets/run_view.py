@@ -22,7 +22,7 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from ...core import events as ev
 from ...core.events import Event
@@ -395,9 +395,13 @@ class RunView(Widget):
         """Focus what the shown tab holds (its first pane), so its keys and the
         view's work at once."""
         tab = TAB_BY_ID.get(self.query_one("#run-tabs", TabbedContent).active)
-        found = self.query(tab.focus) if tab else None
-        if found:
-            found.first().focus()
+        shown = [w for w in self.query(tab.focus) if _displayed(w)] if tab else []
+        if shown:
+            shown[0].focus()
+        elif tab:
+            # Nothing of the tab shows yet (a short terminal's Agents tab before any
+            # agent has spoken): the tab row, never a hidden pane, has the focus.
+            self.query_one("#run-tabs", TabbedContent).query_one(Tabs).focus()
 
     def action_zoom(self) -> None:
         screen = self.screen
@@ -417,10 +421,15 @@ class RunView(Widget):
         tab = TAB_BY_ID.get(self.query_one("#run-tabs", TabbedContent).active)
         content = self._ready(tab.id) if tab else None
         if content is not None and _displayed(content):
-            if isinstance(content, AgentPanes) and content.query(".agent-pane"):
-                pane = content.query(".agent-pane").first()
+            agents = isinstance(content, AgentPanes)
+            panes = [p for p in content.query(".agent-pane") if _displayed(p)] if agents else []
+            if panes:
+                pane = panes[0]
                 pane.focus()
                 screen.maximize(pane, container=False)
+                return
+            if agents:  # a short terminal before any agent has spoken: one line shows
+                self.notify("Nothing to zoom yet: no agent has spoken.", severity="information")
                 return
             content.focus()
             screen.maximize(content, container=False)
