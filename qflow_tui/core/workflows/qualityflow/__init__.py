@@ -58,7 +58,7 @@ TEST_ROUNDS = Setting(
     default=5,
     minimum=1,
     maximum=1000,
-    label="Test rounds",
+    label="Rounds",
 )
 INDEPENDENT_TEST_ROUNDS = Setting(
     "independent_test_rounds",
