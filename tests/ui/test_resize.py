@@ -4,11 +4,16 @@ keys of the view around it keep working without a Tab."""
 
 from __future__ import annotations
 
+import re
+
+from textual.widgets import TextArea
 from ui_app import WIDE, build_app, replay_app
 from ui_fakes import FreezingClient, load_responder
 from ui_steps import run_the_example_streaming, wait_until
+from wf_streams import screen_text
 
 from qflow_tui.commands.demo import demo_session
+from qflow_tui.ui.screens.compose import ComposeScreen
 from qflow_tui.ui.widgets.footer import AppFooter
 from qflow_tui.ui.widgets.run_view import RunView
 from qflow_tui.ui.widgets.timeline import Timeline
@@ -72,3 +77,40 @@ async def test_a_resize_of_a_replay_keeps_its_keys():
         assert screen.focused.display and screen.focused is not band
         await pilot.press("z")
         await wait_until(pilot, lambda: screen.maximized is not None, "z to zoom")
+
+
+#: A letter drawn against a scrollbar's thumb: a word cut by the pane's edge
+#: ("characte▆", issue 46), where text should wrap at words inside the border.
+_CUT_AT_EDGE = re.compile(r"[A-Za-z][▁▂▃▄▅▆▇█]")
+
+
+async def test_a_resize_mid_run_to_80x24_wraps_text_at_words_inside_the_borders():
+    """After 160x48 -> 80x24 mid-run, no tab of the run and no field of the
+    form behind it shows a word cut by a pane's edge or running into its border."""
+    client = FreezingClient(load_responder(), "program_generator")
+    app = build_app(client, example=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await run_the_example_streaming(pilot, client)
+        screen = app.screen
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: app.size == (80, 24) and screen.size.width == 80, "the resize")
+        for tab in "12345":
+            await pilot.press(tab)
+            await pilot.pause()
+            lines = screen_text(app).splitlines()
+            cut = [line for line in lines if _CUT_AT_EDGE.search(line) or len(line.rstrip()) > 80]
+            assert not cut, (tab, cut)
+            # Inside a box, text stops before the right border: "word│" is text run into it.
+            assert not [line for line in lines if re.search(r"\w│\s*$", line)], tab
+        client.release.set()
+        await app.workers.wait_for_complete()
+        compose = app.screen_stack[-2] if len(app.screen_stack) > 1 else app.screen
+        assert isinstance(compose, ComposeScreen)
+        statement = compose.query_one("#statement", TextArea)
+        # The form behind the run was laid out at 160 columns: at 80 it wraps again.
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is compose, "the form")
+        await pilot.pause()
+        assert statement.soft_wrap and statement.wrap_width <= statement.size.width, statement.wrap_width
+        lines = screen_text(app).splitlines()
+        assert not [line for line in lines if _CUT_AT_EDGE.search(line)], lines
