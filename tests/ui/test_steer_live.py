@@ -40,11 +40,11 @@ def _session(screen: RunScreen) -> Any:
     return read_session(screen.session_path)
 
 
-def _timeline_text(screen: RunScreen) -> str:
+def _timeline_text(screen: RunScreen, width: int = 120) -> str:
     from rich.console import Console
 
     view = screen.query_one(RunView)
-    console = Console(width=120, record=True)
+    console = Console(width=width, record=True)
     from qflow_tui.ui.palette import palette
 
     marks = screen.query_one("#timeline-tab", Timeline).marks
@@ -204,6 +204,11 @@ async def test_a_and_r_override_the_next_quality_check_and_the_same_key_undoes()
         # The decision says a person accepted it, not the checker's reason (it was never asked).
         assert "accepted by a person (steered): the checker was not asked" in _timeline_text(screen)
         assert "all visible tests pass" not in _timeline_text(screen)
+        # Narrow, the reason wraps under its decision, indented, not at the edge.
+        narrow = _timeline_text(screen, width=44).splitlines()
+        at = next(i for i, line in enumerate(narrow) if "program_generator: accept" in line.lower())
+        assert narrow[at].startswith("  program_generator") and narrow[at + 1].startswith("  "), narrow[at : at + 3]
+        assert narrow[at + 1].strip(), narrow[at : at + 3]
 
 
 async def test_tests_tab_keys_keep_drop_edit_add_and_delete_synthesized_tests() -> None:

@@ -138,10 +138,10 @@ def render_timeline(
     return Group(*lines, Text(""), *decisions)
 
 
-def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Text]:
+def decision_lines(state: RunState, selected: int, colours: Palette) -> list[RenderableType]:
     """The decisions that followed each step, for the selected progression (for
     a workflow whose steps end in decisions), then the tokens per agent."""
-    lines: list[Text] = []
+    lines: list[RenderableType] = []
     if state.decided:
         lines.append(Text(f"Decisions for progression {selected}", style="bold"))
         any_decision = False
@@ -150,12 +150,18 @@ def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Tex
             if cell is None or not cell.decision:
                 continue
             any_decision = True
-            line = Text("  ")
+            line = Text()
             line.append(f"{stage}: ", style="bold")
             line.append(_DECISION_WORDS.get(cell.decision, cell.decision), style=colours.outcome(cell.decision))
             if cell.reason:
                 line.append(f"  {cell.reason}", style=colours.muted)
-            lines.append(line)
+            # Indented as a whole: a reason that wraps (80 columns) goes on under
+            # the decision it belongs to, not at the edge under the heading.
+            indented = Table.grid()
+            indented.add_column(width=2)
+            indented.add_column(ratio=1)
+            indented.add_row("", line)
+            lines.append(indented)
         if not any_decision:
             lines.append(Text("  none yet", style=colours.muted))
     if state.tokens:
