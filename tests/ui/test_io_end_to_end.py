@@ -197,8 +197,18 @@ def io_session(tmp_path_factory) -> Path:
 
 def test_the_imagined_tab_of_an_io_problem_snapshot(snap_compare, io_session):
     # At 80x24 only: wider, the status line names the session file, whose name has the day's time.
+    from qflow_tui.ui.widgets.imagined_trace import ImaginedTrace
+
     async def run_before(pilot):
         await pilot.press("3")
+        await settle(pilot)
+        trace = pilot.app.screen.query_one(ImaginedTrace)
+
+        def landed() -> bool:  # the accepting check's top at the top, or scrolled as far as it goes
+            block = next(b for b in trace.query(".imagined-step") if getattr(b, "step", "") == "self_debug:1")
+            return trace.scroll_y == min(block.virtual_region.y, trace.max_scroll_y) == trace._landed_at
+
+        await wait_until(pilot, landed, "the trace to open on the accepting check")
         await settle(pilot)
 
     assert snap_compare(replay_app(io_session), terminal_size=SIZE, run_before=run_before)

@@ -132,6 +132,8 @@ class ImaginedTrace(VerticalScroll, can_focus=True):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._landed: tuple[int, str] | None = None
+        self._landed_at: float | None = None
+        """Where the last landing scrolled to (a person scrolling elsewhere keeps their place)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="imagined-body")
@@ -159,14 +161,28 @@ class ImaginedTrace(VerticalScroll, can_focus=True):
             self.mount_all(fresh)
         accepted = state.finished.accepted_at if state.finished is not None else None
         if accepted and state.finished is not None and state.finished.progression == progression:
-            if self._landed != (progression, accepted):
+            # Land on the accepting check, and again after a redraw that may have
+            # moved it (blocks that wrap anew once the scrollbar shows), as long
+            # as the person has not scrolled away from where it landed.
+            if self._landed != (progression, accepted) or self.scroll_y == self._landed_at:
                 self._landed = (progression, accepted)
                 self.call_after_refresh(self._land_on, accepted)
         else:
             self._landed = None
 
-    def _land_on(self, step: str) -> None:
+    def _land_on(self, step: str, tries: int = 8) -> None:
         for block in self.query(".imagined-step").results(Static):
             if getattr(block, "step", None) == step:
-                self.scroll_to_widget(block, animate=False, top=True)
+                self.scroll_to_widget(block, animate=False, top=True, immediate=True)
+                self._landed_at = self.scroll_y
+                # The blocks may still be laid out anew (wrapped again once the
+                # scrollbar shows): look once more after the next refresh.
+                if tries > 1:
+                    self.call_after_refresh(self._check_landing, step, block, tries - 1)
                 return
+
+    def _check_landing(self, step: str, block: Static, tries: int) -> None:
+        if self.scroll_y != self._landed_at:
+            return  # the person scrolled: their place is kept
+        if self.scroll_y != min(block.virtual_region.y, self.max_scroll_y):
+            self._land_on(step, tries)
