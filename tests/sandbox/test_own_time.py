@@ -11,56 +11,71 @@ import pytest
 from sbhelpers import make
 
 from qflow_tui.core.sandbox import watchdog
-from qflow_tui.core.sandbox.clock import ProgramClock, Sample, own_time, thread_times, wall_cap
+from qflow_tui.core.sandbox.clock import CPU_WALL_FACTOR, ProgramClock, Sample, own_time, thread_times, wall_cap
 
 
-def sample(at: float, wait: float = 0.0, cpu: float = 0.0, single: bool = True, reaped: float = 0.0, run: float = 0.0):
-    return Sample(at, wait, cpu, single, reaped, run)
+def sample(at: float, wait: float = 0.0, cpu: float = 0.0, tasks: int = 1):
+    return Sample(at, wait, cpu, tasks)
 
 
 def test_own_time_is_the_wall_time_less_the_waits_that_were_not_the_programs():
-    start, end = sample(0.0, wait=1.0, run=0.1), sample(3.0, wait=2.5, run=0.4)
+    start, end = sample(0.0, wait=1.0, cpu=0.1), sample(3.0, wait=2.5, cpu=0.4)
     # 3 s on the app's clock, 1.5 s of them waiting for a CPU, 0.2 s the relay's.
     assert own_time(start, end, 3.0, 0.2) == pytest.approx(1.3)
-    # Never less than its thread's CPU time (a relay that overlapped its work).
+    # Never less than the CPU time of everything it ran (a relay that overlapped its work).
     assert own_time(start, end, 3.0, 2.9) == pytest.approx(0.3)
-    # Not one task (a thread, a child it waited for): its wall time, as the
-    # references charge it, and at least its CPU time in clock ticks.
-    many = sample(3.0, wait=2.5, cpu=0.9, single=False)
-    assert own_time(start, many, 3.0, 0.2) == pytest.approx(3.0)
-    assert own_time(sample(0.0), sample(3.0, cpu=5.0, single=False), 3.0, 0.0) == pytest.approx(5.0)
-    reaped = sample(3.0, wait=2.5, cpu=0.9, reaped=0.5)
-    assert own_time(start, reaped, 3.0, 0.2) == pytest.approx(3.0)
+    # Its tasks' waits summed, but never below the work they did, wherever it
+    # ran: a thread that yields while another works hides nothing.
+    forged = sample(3.0, wait=3.9, cpu=2.4, tasks=1)
+    assert own_time(start, forged, 3.0, 0.0) == pytest.approx(2.3)
+    # Work on two CPUs at once: its CPU time, more than its wall time.
+    assert own_time(sample(0.0), sample(1.0, cpu=2.0, tasks=3), 1.0, 0.0) == pytest.approx(2.0)
     # No figures from the kernel: the app's clock.
     assert own_time(None, end, 3.0, 0.2) == 3.0
+    # Charged by CPU time (CodeContests): the CPU time alone, waits and sleeps aside.
+    assert own_time(start, end, 3.0, 0.2, "cpu") == pytest.approx(0.3)
 
 
 def test_the_wall_clock_cap():
     assert wall_cap(3.0) == 12.0
     assert wall_cap(0.25) == 2.25
+    assert wall_cap(2.0, CPU_WALL_FACTOR) == 60.0  # CodeContests's guard
 
 
-def test_the_kernel_sees_one_task_or_more():
-    # A process that is one thread, then one that started a second: the
-    # delays a busy machine made are subtracted only for the first.
+def test_the_kernel_counts_every_task_and_the_work_of_those_that_ended():
+    # Without a cgroup the clock reads the process tree: a thread's waits are
+    # summed while it lives, and the CPU time of a child that ended (reaped
+    # by its parent) stays counted.
     code = (
-        "import sys, threading, time\n"
-        "if sys.argv[1] == 'thread':\n"
-        "    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+        "import os, sys, threading, time\n"
+        "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
         "print('ready', flush=True)\n"
+        "sys.stdin.readline()\n"
+        "if os.fork() == 0:\n"
+        "    end = time.process_time() + 0.3\n"
+        "    while time.process_time() < end:\n"
+        "        pass\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "print('done', flush=True)\n"
         "sys.stdin.read()\n"
     )
-    for kind, single in (("one", True), ("thread", False)):
-        proc = subprocess.Popen([sys.executable, "-c", code, kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        try:
-            assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
-            clock = ProgramClock(proc.pid)
-            taken = clock.sample()
-            assert taken is not None and taken.single is single, (kind, taken)
-            clock.close()
-        finally:
-            proc.kill()
-            proc.wait()
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        assert proc.stdout.readline() == b"ready\n"
+        clock = ProgramClock(proc.pid)
+        before = clock.sample()
+        assert before is not None and before.tasks == 2, before
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == b"done\n"
+        after = clock.sample()
+        assert after is not None and after.cpu - before.cpu >= 0.28, (before, after)
+        clock.close()
+    finally:
+        proc.kill()
+        proc.wait()
     mine = thread_times()
     assert mine is not None and mine.cpu > 0
 

