@@ -45,8 +45,11 @@ from .sandbox.stdio import call_source, program_source
 #: CodeContests's tolerance between two numbers (``kDoublePrecision``).
 CODECONTESTS_PRECISION = 1e-5
 _CC_SPLIT = re.compile(r"[ \n\t\r\v]+")
-#: What absl's SimpleAtod reads as a double: decimal numbers, inf, infinity, nan (any case).
-_CC_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf|infinity|nan)", re.I)
+#: What absl's SimpleAtod reads as a double: decimal numbers, inf, infinity, nan (any case),
+#: in ASCII digits only (absl parses no other): a fullwidth, Arabic-Indic or
+#: mathematical digit is not a number there, so it must equal its counterpart
+#: as text (Python's ``\d`` and ``float()`` would read them all).
+_CC_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|infinity|nan)", re.I | re.ASCII)
 
 
 def _cc_tokens(text: str) -> list[str]:
