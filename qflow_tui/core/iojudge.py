@@ -257,6 +257,7 @@ def judge_io_sync(
     compare: str | Compare = DEFAULT_COMPARE,
     *,
     parallel: int | None = None,
+    apps: bool = False,
 ) -> SandboxReport:
     """Run ``program`` (a whole script) on each test's input in ``sandbox`` and
     compare what it printed with the test's output. One outcome per test, in
@@ -266,14 +267,17 @@ def judge_io_sync(
 
     ``parallel``: how many tests run at once, each still in a process of its
     own (None: :func:`io_parallel`, as many as the sandbox's slots let runs
-    hold at once; 1: one after another)."""
+    hold at once; 1: one after another).
+
+    ``apps``: run the program as APPS's harness does (:data:`APPS_PRELUDE`
+    first, the program wrapped in ``def code():``; ``stdio.program_source``)."""
     cmp = COMPARES[compare] if isinstance(compare, str) else compare
     labelled = [_label(t) for t in tests]
     # Each test in a fresh program process, as a judge runs each test: a
     # program then cannot carry anything from one test to the next (not even
     # by replacing the runner it shares a process with), so each verdict is
     # that of the program alone on that input.
-    source = program_source(program)
+    source = program_source(program, APPS_PRELUDE if apps else None)
     results = _run_each(sandbox, source, [i for _, i, _ in labelled], parallel)
     report = SandboxReport(isolation=sandbox.isolation)
     for (label, _stdin, want), res in zip(labelled, results, strict=True):
@@ -311,11 +315,12 @@ async def judge_io(
     compare: str | Compare = DEFAULT_COMPARE,
     *,
     parallel: int | None = None,
+    apps: bool = False,
 ) -> SandboxReport:
     """:func:`judge_io_sync` off the event loop."""
     import asyncio
 
-    return await asyncio.to_thread(judge_io_sync, sandbox, program, tests, compare, parallel=parallel)
+    return await asyncio.to_thread(judge_io_sync, sandbox, program, tests, compare, parallel=parallel, apps=apps)
 
 
 def io_parallel(sandbox: Sandbox) -> int:
@@ -448,7 +453,12 @@ def judge_calls_sync(
     if not fn_name.isidentifier():
         raise ValueError(f"fn_name {fn_name!r} is not a Python name")
     solution_class = "class Solution" in program
-    src = prelude + program + "\n" + _CALL_RUNNER + f"\n__qf_class__ = {solution_class!r}\n"
+    # Each compiled apart, in the module's namespace, so an error names the
+    # program's own line (not one shifted by the prelude's).
+    src = (
+        f"exec(compile({prelude!r}, '<apps prelude>', 'exec'))\n"
+        f"exec(compile({program!r}, 'program.py', 'exec'))\n" + _CALL_RUNNER + f"\n__qf_class__ = {solution_class!r}\n"
+    )
     calls = [f"__qf_apps_call__({fn_name!r}, {json.dumps(args)!r})" for args, _ in tests]
     results = sandbox.call_values_sync(src, calls)
     report = SandboxReport(isolation=sandbox.isolation)
