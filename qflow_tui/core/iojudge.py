@@ -220,12 +220,15 @@ DEFAULT_COMPARE = "tokens"
 IO_OUTPUT_KB = 16 * 1024
 #: What ``actual`` keeps of a program's output, in characters.
 ACTUAL_CHARS = 2000
+#: What a report keeps of a program's stderr (its first test's), in characters.
+STDERR_CHARS = 64 * 1024
 
 
 def io_config(base: SandboxConfig, time_limit: float | None = None, memory_mb: int | None = None) -> SandboxConfig:
     """The sandbox's config for judging a problem: its per-test time limit and
     its memory where it says (never above ``base``'s memory: the sandbox's
-    caps bound what a problem may ask), and room for a judge-sized output."""
+    caps bound what a problem may ask), and room for a judge-sized output
+    (``IO_OUTPUT_KB`` on stdout and on stderr)."""
     memory = base.memory_mb if memory_mb is None else min(base.memory_mb, memory_mb)
     return replace(
         base,
@@ -233,6 +236,9 @@ def io_config(base: SandboxConfig, time_limit: float | None = None, memory_mb: i
         memory_mb=memory,
         max_value_kb=max(base.max_value_kb, IO_OUTPUT_KB),
         max_file_mb=max(base.max_file_mb, IO_OUTPUT_KB // 1024),
+        # stderr too: a judge does not read it, so one rule for every place
+        # a program is judged (the bench's and a workflow's test executor).
+        max_output_kb=max(base.max_output_kb, IO_OUTPUT_KB),
     )
 
 
@@ -278,34 +284,44 @@ def judge_io_sync(
     # by replacing the runner it shares a process with), so each verdict is
     # that of the program alone on that input.
     source = program_source(program, APPS_PRELUDE if apps else None)
-    results = _run_each(sandbox, source, [i for _, i, _ in labelled], parallel)
+
+    def one(test: tuple[str, str, str]) -> tuple[TestOutcome, CallResult]:
+        # Judged as soon as it ends, so what it printed (up to IO_OUTPUT_KB)
+        # is dropped here, not held until the problem's last test.
+        label, stdin, want = test
+        res = sandbox.call_values_sync(source, [call_source(stdin)])[0]
+        outcome = _outcome(label, want, res, cmp)
+        res.value = None
+        res.stderr = res.stderr[:STDERR_CHARS] if res.stderr else res.stderr
+        return outcome, res
+
+    done = _run_each(sandbox, one, labelled, parallel)
     report = SandboxReport(isolation=sandbox.isolation)
-    for (label, _stdin, want), res in zip(labelled, results, strict=True):
-        if res.status != "ok":
-            error = res.load_error or res.error or "no result"
-            status: Status = "timeout" if res.status == "timeout" else "error"
-            report.results.append(TestOutcome(label, status, error=error, duration=res.duration))
-            continue
-        value = res.value
-        if type(value) is not list or len(value) != 2 or type(value[0]) is not str or type(value[1]) is not bool:
-            report.results.append(
-                TestOutcome(label, "error", error="malformed result from the program's process", duration=res.duration)
-            )
-            continue
-        printed, read = value[0], value[1]
-        if cmp(printed, want):
-            report.results.append(TestOutcome(label, "pass", actual=_shown(printed), duration=res.duration))
-            continue
-        why = "wrong output"
-        if not printed:
-            why = "the program printed nothing"
-        if not read:
-            why += "; it never read its input (does it define a function and never call it?)"
-        report.results.append(TestOutcome(label, "fail", actual=_shown(printed), error=why, duration=res.duration))
-    if results and results[0].load_error:
-        report.load_error = results[0].load_error
-    report.stderr = results[0].stderr if results else ""
+    report.results = [outcome for outcome, _ in done]
+    if done and done[0][1].load_error:
+        report.load_error = done[0][1].load_error
+    report.stderr = done[0][1].stderr if done else ""
     return report
+
+
+def _outcome(label: str, want: str, res: CallResult, cmp: Compare) -> TestOutcome:
+    """A test's verdict from its run; only ``actual`` (bounded) keeps what it printed."""
+    if res.status != "ok":
+        error = res.load_error or res.error or "no result"
+        status: Status = "timeout" if res.status == "timeout" else "error"
+        return TestOutcome(label, status, error=error, duration=res.duration)
+    value = res.value
+    if type(value) is not list or len(value) != 2 or type(value[0]) is not str or type(value[1]) is not bool:
+        return TestOutcome(label, "error", error="malformed result from the program's process", duration=res.duration)
+    printed, read = value[0], value[1]
+    if cmp(printed, want):
+        return TestOutcome(label, "pass", actual=_shown(printed), duration=res.duration)
+    why = "wrong output"
+    if not printed:
+        why = "the program printed nothing"
+    if not read:
+        why += "; it never read its input (does it define a function and never call it?)"
+    return TestOutcome(label, "fail", actual=_shown(printed), error=why, duration=res.duration)
 
 
 async def judge_io(
@@ -333,12 +349,17 @@ def io_parallel(sandbox: Sandbox) -> int:
     return max_runs(sandbox.details)
 
 
-def _run_each(sandbox: Sandbox, source: str, inputs: list[str], parallel: int | None) -> list[CallResult]:
-    """One fresh program process per input, up to ``parallel`` at once; the
-    results in the inputs' order, whatever order they finished in."""
-    width = max(1, min(len(inputs), parallel if parallel is not None else io_parallel(sandbox)))
+def _run_each(
+    sandbox: Sandbox,
+    one: Callable[[tuple[str, str, str]], tuple[TestOutcome, CallResult]],
+    tests: list[tuple[str, str, str]],
+    parallel: int | None,
+) -> list[tuple[TestOutcome, CallResult]]:
+    """``one`` on each test (a fresh program process each), up to ``parallel``
+    at once; the results in the tests' order, whatever order they finished in."""
+    width = max(1, min(len(tests), parallel if parallel is not None else io_parallel(sandbox)))
     if width <= 1:
-        return [sandbox.call_values_sync(source, [call_source(i)])[0] for i in inputs]
+        return [one(t) for t in tests]
     from concurrent.futures import ThreadPoolExecutor
 
     # Each worker blocks on the sandbox's slot pool like any other run: the
@@ -346,7 +367,7 @@ def _run_each(sandbox: Sandbox, source: str, inputs: list[str], parallel: int | 
     # test's time is the program's own (sandbox/clock.py), so running others
     # beside it does not charge it their time.
     with ThreadPoolExecutor(max_workers=width, thread_name_prefix="qflow-io-judge") as ex:
-        return list(ex.map(lambda i: sandbox.call_values_sync(source, [call_source(i)])[0], inputs))
+        return list(ex.map(one, tests))
 
 
 def parse_io_source(source: str) -> tuple[str, str] | None:
