@@ -45,8 +45,11 @@ from .sandbox.stdio import call_source, program_source
 #: CodeContests's tolerance between two numbers (``kDoublePrecision``).
 CODECONTESTS_PRECISION = 1e-5
 _CC_SPLIT = re.compile(r"[ \n\t\r\v]+")
-#: What absl's SimpleAtod reads as a double: decimal numbers, inf, infinity, nan (any case).
-_CC_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf|infinity|nan)", re.I)
+#: What absl's SimpleAtod reads as a double: decimal numbers, inf, infinity, nan (any case),
+#: in ASCII digits only (absl parses no other): a fullwidth, Arabic-Indic or
+#: mathematical digit is not a number there, so it must equal its counterpart
+#: as text (Python's ``\d`` and ``float()`` would read them all).
+_CC_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|infinity|nan)", re.I | re.ASCII)
 
 
 def _cc_tokens(text: str) -> list[str]:
@@ -217,12 +220,15 @@ DEFAULT_COMPARE = "tokens"
 IO_OUTPUT_KB = 16 * 1024
 #: What ``actual`` keeps of a program's output, in characters.
 ACTUAL_CHARS = 2000
+#: What a report keeps of a program's stderr (its first test's), in characters.
+STDERR_CHARS = 64 * 1024
 
 
 def io_config(base: SandboxConfig, time_limit: float | None = None, memory_mb: int | None = None) -> SandboxConfig:
     """The sandbox's config for judging a problem: its per-test time limit and
     its memory where it says (never above ``base``'s memory: the sandbox's
-    caps bound what a problem may ask), and room for a judge-sized output."""
+    caps bound what a problem may ask), and room for a judge-sized output
+    (``IO_OUTPUT_KB`` on stdout and on stderr)."""
     memory = base.memory_mb if memory_mb is None else min(base.memory_mb, memory_mb)
     return replace(
         base,
@@ -230,6 +236,9 @@ def io_config(base: SandboxConfig, time_limit: float | None = None, memory_mb: i
         memory_mb=memory,
         max_value_kb=max(base.max_value_kb, IO_OUTPUT_KB),
         max_file_mb=max(base.max_file_mb, IO_OUTPUT_KB // 1024),
+        # stderr too: a judge does not read it, so one rule for every place
+        # a program is judged (the bench's and a workflow's test executor).
+        max_output_kb=max(base.max_output_kb, IO_OUTPUT_KB),
     )
 
 
@@ -254,6 +263,7 @@ def judge_io_sync(
     compare: str | Compare = DEFAULT_COMPARE,
     *,
     parallel: int | None = None,
+    apps: bool = False,
 ) -> SandboxReport:
     """Run ``program`` (a whole script) on each test's input in ``sandbox`` and
     compare what it printed with the test's output. One outcome per test, in
@@ -263,42 +273,55 @@ def judge_io_sync(
 
     ``parallel``: how many tests run at once, each still in a process of its
     own (None: :func:`io_parallel`, as many as the sandbox's slots let runs
-    hold at once; 1: one after another)."""
+    hold at once; 1: one after another).
+
+    ``apps``: run the program as APPS's harness does (:data:`APPS_PRELUDE`
+    first, the program wrapped in ``def code():``; ``stdio.program_source``)."""
     cmp = COMPARES[compare] if isinstance(compare, str) else compare
     labelled = [_label(t) for t in tests]
     # Each test in a fresh program process, as a judge runs each test: a
     # program then cannot carry anything from one test to the next (not even
     # by replacing the runner it shares a process with), so each verdict is
     # that of the program alone on that input.
-    source = program_source(program)
-    results = _run_each(sandbox, source, [i for _, i, _ in labelled], parallel)
+    source = program_source(program, APPS_PRELUDE if apps else None)
+
+    def one(test: tuple[str, str, str]) -> tuple[TestOutcome, CallResult]:
+        # Judged as soon as it ends, so what it printed (up to IO_OUTPUT_KB)
+        # is dropped here, not held until the problem's last test.
+        label, stdin, want = test
+        res = sandbox.call_values_sync(source, [call_source(stdin)])[0]
+        outcome = _outcome(label, want, res, cmp)
+        res.value = None
+        res.stderr = res.stderr[:STDERR_CHARS] if res.stderr else res.stderr
+        return outcome, res
+
+    done = _run_each(sandbox, one, labelled, parallel)
     report = SandboxReport(isolation=sandbox.isolation)
-    for (label, _stdin, want), res in zip(labelled, results, strict=True):
-        if res.status != "ok":
-            error = res.load_error or res.error or "no result"
-            status: Status = "timeout" if res.status == "timeout" else "error"
-            report.results.append(TestOutcome(label, status, error=error, duration=res.duration))
-            continue
-        value = res.value
-        if type(value) is not list or len(value) != 2 or type(value[0]) is not str or type(value[1]) is not bool:
-            report.results.append(
-                TestOutcome(label, "error", error="malformed result from the program's process", duration=res.duration)
-            )
-            continue
-        printed, read = value[0], value[1]
-        if cmp(printed, want):
-            report.results.append(TestOutcome(label, "pass", actual=_shown(printed), duration=res.duration))
-            continue
-        why = "wrong output"
-        if not printed:
-            why = "the program printed nothing"
-        if not read:
-            why += "; it never read its input (does it define a function and never call it?)"
-        report.results.append(TestOutcome(label, "fail", actual=_shown(printed), error=why, duration=res.duration))
-    if results and results[0].load_error:
-        report.load_error = results[0].load_error
-    report.stderr = results[0].stderr if results else ""
+    report.results = [outcome for outcome, _ in done]
+    if done and done[0][1].load_error:
+        report.load_error = done[0][1].load_error
+    report.stderr = done[0][1].stderr if done else ""
     return report
+
+
+def _outcome(label: str, want: str, res: CallResult, cmp: Compare) -> TestOutcome:
+    """A test's verdict from its run; only ``actual`` (bounded) keeps what it printed."""
+    if res.status != "ok":
+        error = res.load_error or res.error or "no result"
+        status: Status = "timeout" if res.status == "timeout" else "error"
+        return TestOutcome(label, status, error=error, duration=res.duration)
+    value = res.value
+    if type(value) is not list or len(value) != 2 or type(value[0]) is not str or type(value[1]) is not bool:
+        return TestOutcome(label, "error", error="malformed result from the program's process", duration=res.duration)
+    printed, read = value[0], value[1]
+    if cmp(printed, want):
+        return TestOutcome(label, "pass", actual=_shown(printed), duration=res.duration)
+    why = "wrong output"
+    if not printed:
+        why = "the program printed nothing"
+    if not read:
+        why += "; it never read its input (does it define a function and never call it?)"
+    return TestOutcome(label, "fail", actual=_shown(printed), error=why, duration=res.duration)
 
 
 async def judge_io(
@@ -308,11 +331,12 @@ async def judge_io(
     compare: str | Compare = DEFAULT_COMPARE,
     *,
     parallel: int | None = None,
+    apps: bool = False,
 ) -> SandboxReport:
     """:func:`judge_io_sync` off the event loop."""
     import asyncio
 
-    return await asyncio.to_thread(judge_io_sync, sandbox, program, tests, compare, parallel=parallel)
+    return await asyncio.to_thread(judge_io_sync, sandbox, program, tests, compare, parallel=parallel, apps=apps)
 
 
 def io_parallel(sandbox: Sandbox) -> int:
@@ -325,12 +349,17 @@ def io_parallel(sandbox: Sandbox) -> int:
     return max_runs(sandbox.details)
 
 
-def _run_each(sandbox: Sandbox, source: str, inputs: list[str], parallel: int | None) -> list[CallResult]:
-    """One fresh program process per input, up to ``parallel`` at once; the
-    results in the inputs' order, whatever order they finished in."""
-    width = max(1, min(len(inputs), parallel if parallel is not None else io_parallel(sandbox)))
+def _run_each(
+    sandbox: Sandbox,
+    one: Callable[[tuple[str, str, str]], tuple[TestOutcome, CallResult]],
+    tests: list[tuple[str, str, str]],
+    parallel: int | None,
+) -> list[tuple[TestOutcome, CallResult]]:
+    """``one`` on each test (a fresh program process each), up to ``parallel``
+    at once; the results in the tests' order, whatever order they finished in."""
+    width = max(1, min(len(tests), parallel if parallel is not None else io_parallel(sandbox)))
     if width <= 1:
-        return [sandbox.call_values_sync(source, [call_source(i)])[0] for i in inputs]
+        return [one(t) for t in tests]
     from concurrent.futures import ThreadPoolExecutor
 
     # Each worker blocks on the sandbox's slot pool like any other run: the
@@ -338,7 +367,7 @@ def _run_each(sandbox: Sandbox, source: str, inputs: list[str], parallel: int | 
     # test's time is the program's own (sandbox/clock.py), so running others
     # beside it does not charge it their time.
     with ThreadPoolExecutor(max_workers=width, thread_name_prefix="qflow-io-judge") as ex:
-        return list(ex.map(lambda i: sandbox.call_values_sync(source, [call_source(i)])[0], inputs))
+        return list(ex.map(one, tests))
 
 
 def parse_io_source(source: str) -> tuple[str, str] | None:
@@ -445,7 +474,12 @@ def judge_calls_sync(
     if not fn_name.isidentifier():
         raise ValueError(f"fn_name {fn_name!r} is not a Python name")
     solution_class = "class Solution" in program
-    src = prelude + program + "\n" + _CALL_RUNNER + f"\n__qf_class__ = {solution_class!r}\n"
+    # Each compiled apart, in the module's namespace, so an error names the
+    # program's own line (not one shifted by the prelude's).
+    src = (
+        f"exec(compile({prelude!r}, '<apps prelude>', 'exec'))\n"
+        f"exec(compile({program!r}, 'program.py', 'exec'))\n" + _CALL_RUNNER + f"\n__qf_class__ = {solution_class!r}\n"
+    )
     calls = [f"__qf_apps_call__({fn_name!r}, {json.dumps(args)!r})" for args, _ in tests]
     results = sandbox.call_values_sync(src, calls)
     report = SandboxReport(isolation=sandbox.isolation)

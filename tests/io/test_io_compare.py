@@ -27,6 +27,13 @@ from qflow_tui.core.iojudge import apps_call_match, apps_stdio_match, codecontes
         ("10000000000000000", "10000000000000001", True),  # as doubles they are one value
         ("", "", True),
         ("", "0", False),
+        # CodeContests reads ASCII digits only: any other digit is text, and
+        # text must be equal (Python's float() reads each of these as 3).
+        ("\uff13\n", "3", False),  # fullwidth
+        ("\u0663", "3", False),  # Arabic-Indic
+        ("\U0001d7d1", "3", False),  # mathematical bold
+        ("\uff13", "\uff13", True),  # the same text still matches
+        ("1_000", "1000", False),  # float() reads underscores; absl does not
     ],
 )
 def test_codecontests(out: str, want: str, ok: bool) -> None:

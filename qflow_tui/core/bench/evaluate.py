@@ -364,7 +364,11 @@ class Evaluator:
             )
         else:
             assert bp.io_tests is not None
-            report = await asyncio.to_thread(judge_io_sync, box, prelude + program, bp.io_tests, bp.compare)
+            # APPS's problems run as its harness runs them (its imports, the
+            # program wrapped in a function); others as the program is.
+            report = await asyncio.to_thread(
+                judge_io_sync, box, program, bp.io_tests, bp.compare, apps=bp.compare == "apps"
+            )
         if not report.results:
             return Verdict(False, "error", "the problem has no test to judge with")
         verdict = _verdict(report)

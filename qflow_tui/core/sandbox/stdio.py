@@ -29,7 +29,7 @@ def __qf_stdio_setup__():
 
     counter = [0]
 
-    def run(data, code):
+    def run(data, code, prelude=None):
         counter[0] += 1
         tag = "%d.%d" % (_os.getpid(), counter[0])
         in_name, out_name = ".qf_in." + tag, ".qf_out." + tag
@@ -55,7 +55,15 @@ def __qf_stdio_setup__():
             _sys.argv = ["program.py"]
             g = {"__name__": "__main__", "__builtins__": _b, "__file__": "program.py"}
             try:
+                if prelude is not None:
+                    exec(prelude, g)
                 exec(code, g)
+                if prelude is not None:
+                    # APPS's harness calls the function it wrapped the program in.
+                    main = g.get("code")
+                    if not callable(main):
+                        raise RuntimeError("APPS's harness finds no code to run: the program has only imports")
+                    main()
                 for t in list(_th.enumerate()):
                     if t not in before and not t.daemon:
                         t.join()
@@ -102,14 +110,81 @@ del __qf_stdio_setup__
 
 
 def __qf_stdio__(data):
-    return __qf_stdio_run__(data, __qf_stdio_code__)
+    return __qf_stdio_run__(data, __qf_stdio_code__, __qf_stdio_prelude__)
+"""
+
+#: Loaded after :data:`RUNNER` for APPS's standard-input problems: the program
+#: wrapped as APPS's ``testing_util.run_test`` wraps it (a replay written for
+#: qflow, not its code), compiled so that errors name the program's own lines.
+APPS_RUNNER = r"""
+def __qf_apps_compile__(text):
+    import ast as _ast
+
+    # testing_util: every line that does not start with "from " or "import "
+    # is indented by a tab into a function ``code``, which starts (after two
+    # assignments) before the first such line; imports after it are indented
+    # too. So a top-level ``return`` or ``nonlocal`` compiles, and a name the
+    # program assigns at its top level is a local of ``code``.
+    out = []
+    first = None
+    for n, line in enumerate(text.split("\n")):
+        if line.startswith("from ") or line.startswith("import "):
+            out.append(("\t" if first is not None else "") + line + "\n")
+            continue
+        if first is None:
+            first = n
+            out.append("stdin = sys.stdin\nstdout = sys.stdout\ndef code():\n")
+        out.append("\t" + line + "\n")
+    wrapped = "".join(out)
+
+    def own(line):
+        # The three lines put in before the program's line ``first`` (0-based).
+        if line is None or first is None or line <= first:
+            return line
+        return max(first + 1, line - 3)
+
+    try:
+        tree = _ast.parse(wrapped, "program.py")
+    except SyntaxError as exc:
+        if first is not None and str(exc.msg).endswith("after function definition on line %d" % (first + 3)):
+            # The wrapper's body is empty: nothing but imports, blanks and comments.
+            raise SyntaxError(
+                "APPS's harness finds no code to run: the program has only imports and comments"
+            ) from None
+        lines = text.split("\n")
+        at = own(exc.lineno)
+        shown = lines[at - 1] if at is not None and 0 < at <= len(lines) else exc.text
+        raise SyntaxError(exc.msg, ("program.py", at, exc.offset, shown)) from None
+    for node in _ast.walk(tree):
+        if hasattr(node, "lineno"):
+            node.lineno = own(node.lineno)
+            end = getattr(node, "end_lineno", None)
+            node.end_lineno = None if end is None else max(node.lineno, own(end))
+    return compile(tree, "program.py", "exec")
 """
 
 
-def program_source(program: str) -> str:
+def program_source(program: str, apps_prelude: str | None = None) -> str:
     """What the program process loads for a stdin/stdout program: the runner,
-    and the program compiled (a syntax error is then the load error)."""
-    return RUNNER + f"\n__qf_stdio_code__ = compile({program!r}, 'program.py', 'exec')\n"
+    and the program compiled (a syntax error is then the load error).
+
+    ``apps_prelude``: judge as APPS's harness runs a program: these imports
+    run first in the program's namespace, then the program wrapped in
+    ``def code():`` as APPS wraps it, then ``code()``. The program still runs
+    as ``__main__`` (APPS's runs as ``tmp_sol``, so an ``if __name__ ==
+    "__main__":`` block never runs there) and in a fresh process per test."""
+    if apps_prelude is None:
+        return (
+            RUNNER
+            + "\n__qf_stdio_prelude__ = None"
+            + f"\n__qf_stdio_code__ = compile({program!r}, 'program.py', 'exec')\n"
+        )
+    return (
+        RUNNER
+        + APPS_RUNNER
+        + f"\n__qf_stdio_prelude__ = compile({apps_prelude!r}, '<apps prelude>', 'exec')"
+        + f"\n__qf_stdio_code__ = __qf_apps_compile__({program!r})\n"
+    )
 
 
 def call_source(stdin: str) -> str:

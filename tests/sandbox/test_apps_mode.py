@@ -1,0 +1,68 @@
+"""APPS mode of the stdin/stdout judge: programs run as APPS's
+``testing_util`` runs them (its imports first, the program wrapped in a
+function), with a fresh process per test and ``__name__ == "__main__"``
+kept; errors name the program's own lines. Programs written for qflow-tui,
+each standing for a class seen among APPS's accepted human solutions."""
+
+from __future__ import annotations
+
+import re
+
+from qflow_tui.core.iojudge import APPS_PRELUDE, judge_calls_sync, judge_io_sync
+
+ADD = [("1 2\n", "3\n"), ("10 -4\n", "6\n")]
+
+#: Pass under APPS's wrapping, and are a SyntaxError as a module.
+WRAPPED_ONLY = {
+    "top-level return": ("a, b = map(int, input().split())\nif a + b == 3:\n    print(3)\n    return\nprint(a + b)\n"),
+    "nonlocal at the top": (
+        "total = 0\ndef add(x):\n    nonlocal total\n    total += x\nfor v in input().split():\n"
+        "    add(int(v))\nprint(total)\n"
+    ),
+}
+
+
+def test_programs_only_apps_wrapping_compiles_pass_in_apps_mode(sb) -> None:
+    for name, program in WRAPPED_ONLY.items():
+        plain = judge_io_sync(sb, program, ADD, "apps", parallel=1)
+        assert "SyntaxError" in (plain.load_error or ""), (name, plain.to_dict())
+        apps = judge_io_sync(sb, program, ADD, "apps", parallel=1, apps=True)
+        assert apps.passed == 2, (name, apps.to_dict())
+
+
+def test_apps_mode_keeps_main_guard_imports_and_prelude_names(sb) -> None:
+    # APPS runs the program as module tmp_sol, so this prints nothing there;
+    # qflow keeps __main__ (the program is right), and says so in the docs.
+    guarded = (
+        "import sys\ndef main():\n    print(sum(map(int, input().split())))\nif __name__ == '__main__':\n    main()\n"
+    )
+    assert judge_io_sync(sb, guarded, ADD, "apps", parallel=1, apps=True).passed == 2
+    # The prelude's names are there without an import, as in APPS.
+    prelude_names = "print(sum(map(int, input().split())) + floor(0.5) + len(deque()))\n"
+    assert judge_io_sync(sb, prelude_names, ADD, "apps", parallel=1, apps=True).passed == 2
+    # A name assigned at the top is a local of ``code``: ``global`` then finds
+    # nothing, as in APPS (a NameError there too).
+    with_global = "n = 0\ndef bump():\n    global n\n    n += 1\nbump()\nprint(n)\n"
+    r = judge_io_sync(sb, with_global, [("", "1\n")], "apps", parallel=1, apps=True)
+    assert r.results[0].status == "error" and "NameError" in (r.results[0].error or ""), r.to_dict()
+    for nothing in ("import sys\n", "import sys\n# a comment\n\n", "import sys"):
+        only_imports = judge_io_sync(sb, nothing, ADD[:1], "apps", parallel=1, apps=True)
+        assert only_imports.results[0].status == "error", nothing
+        assert "finds no code to run" in (only_imports.results[0].error or ""), only_imports.to_dict()
+
+
+def _lines(text: str | None) -> list[int]:
+    """The line numbers an error gives in the program (the runner's own frames aside)."""
+    return [int(n) for n in re.findall(r'(?:"program\.py", |program\.py, )line (\d+)', text or "")]
+
+
+def test_apps_errors_name_the_programs_own_lines(sb) -> None:
+    # Line 7 raises; APPS mode puts imports and a wrapper in front of it.
+    program = "import sys\n\nx = 1\n\ny = 2\n\nraise ValueError('at seven')\n"
+    r = judge_io_sync(sb, program, ADD[:1], "apps", parallel=1, apps=True)
+    assert r.results[0].status == "error" and "at seven" in (r.results[0].error or "")
+    assert _lines(r.results[0].error) == [7], r.results[0].error
+    syntax = judge_io_sync(sb, "import sys\nx = 1\nprint(x\n", ADD[:1], "apps", parallel=1, apps=True)
+    assert "SyntaxError" in (syntax.load_error or "") and _lines(syntax.load_error) == [3], syntax.load_error
+    call = judge_calls_sync(sb, "def f(x):\n\n\n    raise KeyError('at four')\n", "f", [([1], 1)], prelude=APPS_PRELUDE)
+    assert "at four" in (call.results[0].error or "") and _lines(call.results[0].error) == [4], call.to_dict()
