@@ -38,22 +38,33 @@ def _retires(known: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.llm import LLMError, resolve_base_url
-    from ..core.llm.catalog import server_models, table_models
+    from ..core.llm.catalog import MAX_LISTED, server_model_list, table_models
     from ..core.llm.prices import PriceError
 
     try:
         known = table_models()
     except PriceError as exc:
         return fail(str(exc))
+    cut = ""
+    cut_json = None
     if args.base_url:
         # Asked for a server: one that cannot say is one line and a failure, not
         # a catalog that reads as if the server had answered.
         try:
             url = resolve_base_url("openai", args.base_url)
             assert url is not None
-            known = server_models(url) + known
+            listed = server_model_list(url)
         except LLMError as exc:
             return fail(str(exc), code=1)
+        known = listed.models + known
+        if listed.cut:
+            # A list cut short says so: the models past the cut can still be named.
+            where = listed.where
+            cut = (
+                f"{where} offers {listed.offered} models: only the first {MAX_LISTED} are listed here; "
+                "any of the others can still be named as openai/<id>"
+            )
+            cut_json = {"server": where, "offered": listed.offered, "listed": MAX_LISTED}
     if args.json:
         rows = [
             {
@@ -65,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
             }
             for k in known
         ]
-        print(json.dumps({"models": rows}, indent=2))
+        print(json.dumps({"models": rows, "cut": cut_json}, indent=2))
         return 0
     names = [one_line(k.name, 200) for k in known]  # a server's ids are its own text
     width = max(len(n) for n in names)
@@ -73,4 +84,6 @@ def run(args: argparse.Namespace) -> int:
         window = f"{k.context_window} tokens" if k.context_window else ""
         extra = "  ".join(x for x in (one_line(k.source, 200), window, _price(k), _retires(k)) if x)
         print(f"{name:<{width}}  {extra}")
+    if cut:
+        print(f"({cut})")
     return 0

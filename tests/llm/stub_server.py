@@ -98,6 +98,8 @@ class StubServer:
         """The system texts the ``cache`` model has cached."""
         self.n_ctx: int | None = None
         """The window the server reports (llama.cpp's n_ctx); None: says nothing."""
+        self.more_models = 0
+        """Models ``/v1/models`` lists after ``ok`` (``m0``, ``m1``, ...)."""
         self.in_flight = 0
         self.peak = 0
         """The most requests that were ever being answered at once."""
@@ -156,7 +158,8 @@ class _Handler(BaseHTTPRequestHandler):
             entry: dict[str, Any] = {"id": "ok", "object": "model", "owned_by": "llamacpp"}
             if stub.n_ctx is not None:
                 entry["meta"] = {"n_ctx": stub.n_ctx, "n_ctx_train": 8192}
-            self._json(200, {"object": "list", "data": [entry]})
+            more = [{"id": f"m{i}", "object": "model"} for i in range(stub.more_models)]
+            self._json(200, {"object": "list", "data": [entry, *more]})
         else:
             self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 

@@ -13,7 +13,7 @@ import pytest
 
 from qflow_tui.commands import models as models_command
 from qflow_tui.core.llm import LLMError
-from qflow_tui.core.llm.catalog import server_models, table_models
+from qflow_tui.core.llm.catalog import MAX_LISTED, server_model_list, server_models, table_models
 from qflow_tui.core.llm.prices import BUILT_IN
 
 
@@ -68,3 +68,27 @@ def test_qflow_models_lists_the_same_headless(stub, capsys):
         out, err = capsys.readouterr()
         assert out == ""
         assert err.startswith("qflow: could not reach") and err.count("\n") == 1
+
+
+def test_a_list_cut_short_says_how_many_the_server_offered(stub, capsys):
+    stub.more_models = 100_000 - 1  # 100,000 models in all
+    url = stub.url + "/v1"
+    listed = server_model_list(url)
+    assert len(listed.models) == MAX_LISTED and listed.offered == 100_000 and listed.cut
+    assert models_command.run(argparse.Namespace(base_url=url, json=False)) == 0
+    out = capsys.readouterr().out
+    assert "openai/m9998 " in out and "openai/m9999 " not in out  # ok, m0 .. m9998
+    assert out.splitlines()[-1] == (
+        f"({url} offers 100000 models: only the first {MAX_LISTED} are listed here; "
+        "any of the others can still be named as openai/<id>)"
+    )
+    assert models_command.run(argparse.Namespace(base_url=url, json=True)) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["cut"] == {"server": url, "offered": 100_000, "listed": MAX_LISTED}
+    # A list that fits says nothing of the kind.
+    stub.more_models = MAX_LISTED - 1
+    assert not server_model_list(url).cut
+    assert models_command.run(argparse.Namespace(base_url=url, json=False)) == 0
+    assert "offers" not in capsys.readouterr().out
+    assert models_command.run(argparse.Namespace(base_url=url, json=True)) == 0
+    assert json.loads(capsys.readouterr().out)["cut"] is None

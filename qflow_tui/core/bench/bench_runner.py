@@ -11,6 +11,7 @@ and tried again on resume.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
@@ -365,8 +366,28 @@ async def _evaluate_run(
     }
 
 
+#: Longest file stem a problem's key gives its session (a file name has at
+#: most 255 bytes; ``.attemptN.jsonl`` follows).
+SESSION_STEM_MAX = 120
+
+
+def session_stem(key: str) -> str:
+    """The file stem of a run's session: its key in characters every file
+    system takes. A key that would be longer than :data:`SESSION_STEM_MAX`
+    (a dataset's 300-character id), or loses characters on the way (``é``,
+    spaces), is cut and given a digest of the whole key, so two keys alike
+    in their first hundred characters, or in all but those, still have files
+    of their own."""
+    plain = key.replace("#", "-s").replace("/", "-")
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", plain).strip("-.")
+    if len(base) <= SESSION_STEM_MAX and base and base == plain:
+        return base
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return (base[: SESSION_STEM_MAX - 17].rstrip("-.") + "-" + digest).lstrip("-")
+
+
 def _session_path(folder: Path, key: str) -> Path:
-    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", key.replace("#", "-s")).strip("-")
+    base = session_stem(key)
     path = folder / SESSIONS / f"{base}.jsonl"
     n = 2
     while path.exists():  # an earlier, unfinished attempt stays as it was

@@ -28,7 +28,7 @@ from typing import Any
 
 from .. import plugins
 from ..plugins import EntryPoint, PluginRefused
-from ..problem import ProblemError, make_io_problem, make_problem
+from ..problem import Problem, ProblemError, make_io_problem, make_problem
 from .datasets import DATASETS, BenchProblem, _humaneval, _mbpp, load_dataset
 
 GROUP = "qflow.datasets"
@@ -585,6 +585,7 @@ def load_from_source(
         raise
     except Exception as exc:  # a plugin's reader: one line, never a traceback
         raise ProblemError(f"{name}: its reader failed: {plugins.exception_words(exc)}") from None
+    problems = checked_problems(name, problems)
     if ids:
         by_id = {bp.id: bp for bp in problems}
         picked = []
@@ -598,6 +599,67 @@ def load_from_source(
     if limit is not None:
         problems = problems[:limit]
     return problems
+
+
+def checked_problems(name: str, problems: object) -> list[BenchProblem]:
+    """What a dataset's reader returned, checked as a plugin's spec is: a
+    list of :class:`BenchProblem`, each with its own id and something to
+    judge it by. Anything else is refused with one line naming the dataset,
+    the problem and what to fix (a plugin's bug must not end a bench with a
+    traceback, and two problems under one id would be run and judged as
+    one: the first never, the second twice)."""
+    if not isinstance(problems, (list, tuple)):
+        raise ProblemError(
+            f"{name}: its reader returned {_what(problems)}, not a list of problems; fix the dataset's reader"
+        )
+    seen: dict[str, int] = {}
+    for n, bp in enumerate(problems):
+        where = f"{name}: problem {n} of its reader"
+        if not isinstance(bp, BenchProblem):
+            raise ProblemError(f"{where} is {_what(bp)}, not a BenchProblem; fix the dataset's reader")
+        if not isinstance(bp.problem, Problem):
+            raise ProblemError(f"{where} holds {_what(bp.problem)} where its Problem goes; fix the dataset's reader")
+        pid = bp.id
+        if not isinstance(pid, str) or not pid.strip():
+            raise ProblemError(f"{where} has no id (its problem's task_id); give every problem one")
+        if any(ch < " " or ch == "\x7f" for ch in pid):
+            raise ProblemError(f"{where} has an id with a control character: {pid[:80]!r}")
+        if pid in seen:
+            raise ProblemError(
+                f"{name}: the id {_short(pid)!r} is given to problems {seen[pid]} and {n}: "
+                "each problem needs an id of its own; fix the dataset file"
+            )
+        seen[pid] = n
+        bad = _bad_field(bp)
+        if bad:
+            raise ProblemError(f"{name}: problem {_short(pid)!r} {bad}; fix the dataset's reader")
+    return list(problems)
+
+
+def _bad_field(bp: BenchProblem) -> str:
+    """What is wrong with the types of a problem's tests, or ''."""
+    if not isinstance(bp.eval_tests, list) or not all(isinstance(t, str) for t in bp.eval_tests):
+        return "has eval_tests that are not a list of asserts"
+    if not isinstance(bp.check_src, str) or not isinstance(bp.eval_setup, str):
+        return "has a check_src or eval_setup that is not text"
+    if bp.io_tests is not None and not (
+        isinstance(bp.io_tests, list)
+        and all(isinstance(t, tuple) and len(t) == 2 and all(isinstance(x, str) for x in t) for t in bp.io_tests)
+    ):
+        return "has io_tests that are not a list of (input, output) text pairs"
+    for what in ("call_tests", "base_inputs", "plus_inputs"):
+        value = getattr(bp, what)
+        if value is not None and not isinstance(value, list):
+            return f"has {what} that are not a list"
+    return ""
+
+
+def _what(value: object) -> str:
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
+def _short(text: str, most: int = 80) -> str:
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def _by_index_or_name(problems: list[BenchProblem], ident: str) -> BenchProblem | None:

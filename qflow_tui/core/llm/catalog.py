@@ -64,12 +64,35 @@ def table_models(prices: dict[str, Price] | None = None) -> list[KnownModel]:
     return known
 
 
+@dataclass(frozen=True)
+class ServerModels:
+    """What one server's ``/models`` listed: the models kept (at most
+    :data:`MAX_LISTED`) and how many entries its list held."""
+
+    models: list[KnownModel]
+    offered: int
+    """Entries in the server's list, the ones past :data:`MAX_LISTED` included."""
+    where: str = ""
+    """The server, as it may be shown (no password)."""
+
+    @property
+    def cut(self) -> bool:
+        """The server offered more than :data:`MAX_LISTED`: only the first are kept."""
+        return self.offered > MAX_LISTED
+
+
 def server_models(base_url: str, *, timeout: float = LIST_TIMEOUT) -> list[KnownModel]:
     """The models the OpenAI-compatible server at ``base_url`` (``.../v1``) serves,
     named ``openai/<id>``, within ``timeout`` seconds for the whole answer and
     :data:`MAX_LIST_BYTES`; an id is kept as the server spelled it only when it
     is plain text (one with control characters is shown cleaned and marked).
-    Raises :class:`LLMError` in one line when it cannot say."""
+    Raises :class:`LLMError` in one line when it cannot say. At most
+    :data:`MAX_LISTED`: :func:`server_model_list` says when the list was cut."""
+    return server_model_list(base_url, timeout=timeout).models
+
+
+def server_model_list(base_url: str, *, timeout: float = LIST_TIMEOUT) -> ServerModels:
+    """:func:`server_models`, with how many models the server offered."""
     import httpx2  # the server is asked only here: launching the form needs neither
 
     from .bounded import ServerAnswerError, ask_json_sync
@@ -84,12 +107,17 @@ def server_models(base_url: str, *, timeout: float = LIST_TIMEOUT) -> list[Known
         raise LLMError(f"could not reach {where}: is the server running? ({_reason(exc)})") from None
     if status != 200:
         raise LLMError(f"{where} answered {status} to /models: is it an OpenAI-compatible server (…/v1)?")
-    return models_from(body, where)
+    return model_list_from(body, where)
 
 
 def models_from(body: Any, where: str) -> list[KnownModel]:
     """The models of a ``/models`` answer (its JSON, read within bounds), named
     ``openai/<id>``; :class:`LLMError` (one line) when it is not a model list."""
+    return model_list_from(body, where).models
+
+
+def model_list_from(body: Any, where: str) -> ServerModels:
+    """:func:`models_from`, with how many entries the list held."""
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):
         raise LLMError(f"{where}/models is not a model list: is it an OpenAI-compatible server (…/v1)?")
@@ -102,7 +130,7 @@ def models_from(body: Any, where: str) -> list[KnownModel]:
         cleaned = f"{where} (its id is shown cleaned: it held control characters or ran long)"
         source = where if shown == name else cleaned
         known.append(KnownModel(f"openai/{shown}", source, n_ctx_of(entry)))
-    return known
+    return ServerModels(known, len(data), where)
 
 
 def _reason(exc: BaseException) -> str:

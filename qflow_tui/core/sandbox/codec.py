@@ -10,8 +10,13 @@ from typing import Any
 from . import harness
 
 NotPlain: type[Exception] = harness.NotPlain
-decode_value: Callable[[Any], Any] = harness.decode_value
-"""Encoded tree -> plain value; raises ValueError (or RecursionError, ...) for anything malformed."""
+Foreign: type = harness.Foreign
+"""A numpy value as data (dtype, shape, items): the app keeps it as this, the
+trusted process rebuilds numpy's own value from it (see ``harness.Foreign``)."""
+decode_value: Callable[..., Any] = harness.decode_value
+"""Encoded tree -> plain value (a numpy value -> :data:`Foreign`; ``found``,
+a list, collects them); raises ValueError (or RecursionError, ...) for
+anything malformed."""
 encode_value: Callable[[Any], Any] = harness.encode_value
 check_hashes: Callable[[list[Any]], None] = harness.check_hashes
 strict_eq: Callable[[Any, Any], bool] = harness.strict_eq

