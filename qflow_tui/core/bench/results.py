@@ -15,6 +15,7 @@ can rely on every declared field's type.
 # No ``from __future__ import annotations`` here: Python 3.11 sees ``Required``
 # in a TypedDict only when its annotations are evaluated.
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Required, TypedDict
@@ -31,6 +32,12 @@ MAX_RESULTS_BYTES = 2 * 1024**3
 MAX_DEPTH = 32
 #: Skipped lines named one by one; past this many, a count.
 NAMED = 20
+#: The largest count a line may hold (tokens, calls, a sample's number): far
+#: past any real run's, and small enough that a cost computed from it is a
+#: finite number.
+MAX_COUNT = 10**15
+#: The longest duration a line may hold, in seconds (about 31 years).
+MAX_SECONDS = 1e9
 
 
 class StepRow(TypedDict):
@@ -134,10 +141,97 @@ def line_problem(record: Any) -> str | None:
         return problem
     if not record["id"].strip():
         return "id is empty"
-    sample = record.get("sample", 0)
-    if sample < 0:
-        return f"sample is {sample}, below 0"
+    return counts_problem(record)
+
+
+def number_problem(value: float, where: str, largest: float) -> str | None:
+    """Why ``value`` is not a count or a duration a run can have: not a finite
+    number (``Infinity`` read from a hand-edited line), below 0, or past
+    ``largest``; None when it can be."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{where} is {value}, not a finite number"
+    if value < 0:
+        return f"{where} is {_shown(value)}, below 0"
+    if value > largest:
+        return f"{where} is {_shown(value)}, above {largest:g}"
     return None
+
+
+def _shown(value: float) -> str:
+    if isinstance(value, int) and abs(value) >= 10**21:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    return f"{value:g}"
+
+
+def counts_problem(record: dict[str, Any]) -> str | None:
+    """Why a line of the right shape holds a count or a duration no run has
+    (tokens, calls, a sample's number, seconds), or a number anywhere that is
+    not finite; None when all are readable. A cost, an estimate or a cost
+    cap computed from such a line would be infinite or negative."""
+    numbers: list[tuple[Any, str, float]] = [(record.get("sample", 0), "sample", MAX_COUNT)]
+    numbers += [(record[k], k, MAX_COUNT) for k in ("tokens_total", "llm_calls") if k in record]
+    numbers += [(record[k], k, MAX_SECONDS) for k in ("duration", "eval_duration") if k in record]
+    for agent, tally in (record.get("tokens") or {}).items():
+        numbers += [
+            (v, f"tokens[{one_line(repr(agent), 40)}][{one_line(repr(k), 40)}]", MAX_COUNT) for k, v in tally.items()
+        ]
+    verdict = record.get("verdict") or {}
+    numbers += [
+        (verdict[k], f"verdict.{k}", MAX_SECONDS)
+        for k in ("duration", "charged", "limit")
+        if verdict.get(k) is not None
+    ]
+    for key in ("programs", "checks", "debug"):
+        for i, row in enumerate(record.get(key) or []):
+            if row.get("progression") is not None:
+                numbers.append((row["progression"], f"{key}[{i}].progression", MAX_COUNT))
+    for value, where, largest in numbers:
+        problem = number_problem(value, where, largest)
+        if problem:
+            return problem
+    place = _not_finite(record, "")
+    return f"{place} is not a finite number" if place is not None else None
+
+
+def _not_finite(value: Any, where: str, depth: int = 0) -> str | None:
+    """Where in ``value`` a float that is not finite sits (JSON has none), or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where or "it")
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        step = f"[{one_line(repr(key), 40)}]"
+        found = _not_finite(item, f"{where}{step}" if where or not isinstance(key, str) else key, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+class _NotJsonNumber(ValueError):
+    """A number JSON does not have (``NaN``, ``Infinity``, one too large for a float)."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJsonNumber(f"holds {name}, which is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJsonNumber(f"holds {one_line(text, 40)}, a number too large to read")
+    return value
+
+
+def strict_loads(text: str) -> Any:
+    """``json.loads`` as JSON is written: ``NaN``, ``Infinity`` and a number too
+    large for a float are refused (``_NotJsonNumber``, a ValueError, naming it)."""
+    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
 @dataclass
@@ -185,7 +279,9 @@ def read_lines(folder: Path | str) -> ResultsRead:
         problem = depth_problem(line.encode("utf-8", "surrogatepass"), MAX_DEPTH)
         if problem is None:
             try:
-                record = json.loads(line)
+                record = strict_loads(line)
+            except _NotJsonNumber as exc:
+                problem = str(exc)
             except (ValueError, RecursionError):
                 problem = "is cut short (a run ended mid-write)" if number == last else "is not JSON"
             else:
@@ -216,4 +312,8 @@ def spec_problem(data: Any) -> str | None:
         return problem
     if data.get("samples", 1) < 1:
         return f"samples is {data['samples']}, below 1"
-    return None
+    problem = number_problem(data.get("samples", 1), "samples", MAX_COUNT)
+    for key in ("price_in", "price_out"):
+        if problem is None and data.get(key) is not None:
+            problem = number_problem(data[key], key, MAX_COUNT)
+    return problem
