@@ -618,6 +618,9 @@ class PlainBenchProgress:
         print(self.tally.line(), file=sys.stderr, flush=True)
 
     def __call__(self, u: Any) -> None:
+        if u.state == "notice":
+            print(f"qflow: warning: {u.step}", file=sys.stderr, flush=True)
+            return
         self.tally.update(u)
         line = _finished_line(u)
         if line:
@@ -661,6 +664,9 @@ class LiveBenchProgress:
         self.console.print(self.tally.line(), highlight=False, markup=False)
 
     def __call__(self, u: Any) -> None:
+        if u.state == "notice":
+            self.console.print(f"qflow: warning: {u.step}", highlight=False, markup=False)
+            return
         self.tally.update(u)
         line = _finished_line(u)
         if line:
