@@ -95,9 +95,10 @@ def add_parser(sub: Any) -> None:
         "--max-cost",
         type=float,
         metavar="USD",
-        help="stop starting problems once the bench has spent this many US dollars, priced as its report "
-        "prices them (earlier runs of the folder included); running problems finish; exit status 3; "
-        "the same command with a higher cap goes on",
+        help="cap the bench's spend in US dollars, priced as its report prices them (earlier runs of the folder "
+        "included): a problem starts only if the spend, the running problems' expected rest and its own "
+        "expected cost fit (docs/benchmark.md); running problems finish; exit status 3; the same command "
+        "with a higher cap goes on",
     )
     p.add_argument(
         "--estimate",
