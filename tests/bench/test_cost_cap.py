@@ -261,3 +261,8 @@ def test_a_hand_edited_line_does_not_break_the_spend():
     assert _line_cost({"tokens": {"a": {"input": "lots"}, "b": {"input": 1_000_000}}}, price) == 1.0
     assert _line_cost({"tokens": "none"}, price) == 0.0
     assert _line_cost({"tokens": {"a": {"input": 5}}}, None) == 0.0
+    # A count more than a float holds: not counted, no OverflowError (the spend and the estimate).
+    huge = {"id": "a/1", "tokens": {"a": {"input": 10**400, "output": 2_000_000}}, "duration": 1.0}
+    assert _line_cost(huge, price) == 2.0
+    est = estimate_from([huge], runs=2, left=1, concurrency=1, price=price, priced=True, source="t")
+    assert est.cost == 2.0 and est.tokens_in == 0

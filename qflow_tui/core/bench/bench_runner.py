@@ -31,7 +31,7 @@ from ..llm.base import close_quietly, estimate_tokens
 from ..run_state import RunState
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
-from ..summary import Tokens, tokens_to_dict
+from ..summary import Tokens, TokenTally, tokens_to_dict
 from ..workflow_run import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import get_workflow
 from ..workflows.values import recorded_config
@@ -621,10 +621,15 @@ class BenchRunner:
         self._admission = asyncio.Condition()
 
         async def guarded(bp: BenchProblem, sample: int) -> None:
-            fatal = await self._one(bp, sample, client, evaluator, sem, stop)
+            try:
+                fatal = await self._one(bp, sample, client, evaluator, sem, stop)
+            finally:
+                # However it ended, it runs no more: the problems waiting for the cap ask again.
+                self._live.pop(run_key(bp.id, sample), None)
             if fatal is not None:
                 self.stopped = fatal
                 stop.set()
+            await self._released()
 
         # Every run's tasks (gather makes them now) take the bench's extraction.
         extracting = extraction.set(self.spec.extract)
@@ -802,10 +807,5 @@ def _line_cost(rec: dict[str, Any], price: Any) -> float:
     tallies = rec.get("tokens")
     if price is None or not isinstance(tallies, dict):
         return 0.0
-    total = 0.0
-    for t in tallies.values():
-        try:
-            total += float(price.cost(t)) if isinstance(t, dict) else 0.0
-        except (TypeError, ValueError, OverflowError):  # a hand-edited line: what cannot be read is not counted
-            continue
-    return total
+    # A hand-edited line: a count that is not a whole number from 0 to MAX_TALLY counts 0.
+    return float(sum(price.cost(TokenTally.from_dict(t).to_dict()) for t in tallies.values()))
