@@ -95,9 +95,10 @@ def add_parser(sub: Any) -> None:
         "--max-cost",
         type=float,
         metavar="USD",
-        help="stop starting problems once the bench has spent this many US dollars, priced as its report "
-        "prices them (earlier runs of the folder included); running problems finish; exit status 3; "
-        "the same command with a higher cap goes on",
+        help="cap the bench's spend in US dollars, priced as its report prices them (earlier runs of the folder "
+        "included): a problem starts only if the spend, the running problems' expected rest and its own "
+        "expected cost fit (docs/benchmark.md); running problems finish; exit status 3; the same command "
+        "with a higher cap goes on",
     )
     p.add_argument(
         "--estimate",
@@ -618,6 +619,9 @@ class PlainBenchProgress:
         print(self.tally.line(), file=sys.stderr, flush=True)
 
     def __call__(self, u: Any) -> None:
+        if u.state == "notice":
+            print(f"qflow: warning: {u.step}", file=sys.stderr, flush=True)
+            return
         self.tally.update(u)
         line = _finished_line(u)
         if line:
@@ -661,6 +665,9 @@ class LiveBenchProgress:
         self.console.print(self.tally.line(), highlight=False, markup=False)
 
     def __call__(self, u: Any) -> None:
+        if u.state == "notice":
+            self.console.print(f"qflow: warning: {u.step}", highlight=False, markup=False)
+            return
         self.tally.update(u)
         line = _finished_line(u)
         if line:

@@ -30,7 +30,7 @@ from .events import (
 )
 from .gate import Gate, OpenGate, Stop
 from .llm import Completion, LLMClient, LLMError, LLMRequest, estimate_tokens
-from .llm.base import prompt_text_tokens
+from .llm.base import count_cut, prompt_text_tokens
 from .llm.limiter import ConnectionLimiter, limiter_for
 from .llm.limits import CallLimits, complete_within_limits
 from .llm.retry import RetryPolicy, RetryWaits, gave_up, given_up_by_user, is_busy
@@ -113,6 +113,8 @@ class RunContext:
     may run those first: without this they would start, and be paid for, calls
     whose result the run will never use."""
     _ids: Any = field(default_factory=lambda: itertools.count(1))
+    usage_warned: bool = False
+    """Whether the run has said that its provider reported no usable token counts."""
 
     def __post_init__(self) -> None:
         # A stdin/stdout problem's agents read the I/O prompts (prompts/.../io/).
@@ -326,6 +328,8 @@ class RunContext:
                 raise LLMError(f"model call failed ({request.agent}): {msg}") from exc
             self.limiter.succeeded()
             flush()
+            reported = completion.input_tokens is not None and completion.output_tokens is not None
+            warning = None if reported else await self._count_unreported(request, completion)
             inp, out = completion.input_tokens, completion.output_tokens
             stop_reason = completion.stop_reason or "finished"
             self.count_stop(stop_reason)
@@ -356,9 +360,33 @@ class RunContext:
                     stop_reason=stop_reason,
                     time_to_first_token=completion.time_to_first_token,
                     detail=_cut_detail(completion, request.max_tokens),
+                    usage_reported=reported,
                 )
             )
+            if warning:
+                self.emit(Notice(level="warning", message=warning))
             return completion.text
+
+    async def _count_unreported(self, request: LLMRequest, completion: Completion) -> str | None:
+        """A provider that reported no usable token counts (none, or impossible
+        ones): the call is counted by the server's tokenizer where it has one
+        (llama.cpp's ``/tokenize``), else by estimate (:func:`estimate_tokens`,
+        words and punctuation marks), marked so. Returns the warning the run
+        gives the first time, else None."""
+        inp, out, exact = await count_cut(self.client, request, completion.text)
+        if completion.input_tokens is None:
+            completion.input_tokens = inp
+        if completion.output_tokens is None:
+            completion.output_tokens = out
+        completion.tokens_estimated = completion.tokens_estimated or not exact
+        if self.usage_warned:
+            return None
+        self.usage_warned = True
+        how = "by the server's tokenizer" if exact else "by estimate (words and punctuation marks)"
+        return (
+            f"{getattr(self.client, 'name', 'the model')} reported no usable token counts: "
+            f"its calls are counted {how}, and so is their cost"
+        )
 
     def request(
         self,

@@ -178,6 +178,10 @@ class LLMCallFinished(Event):
     """Seconds from the request to the first streamed text."""
     detail: str = ""
     """What a cut answer lost, in words (e.g. "a 42-character span repeated 30 times")."""
+    usage_reported: bool = True
+    """False when the provider reported no usable token counts (none, or
+    impossible ones such as ``10**400``): the counts are then the app's own
+    (``tokens_estimated`` says whether by estimate)."""
 
 
 @dataclass(kw_only=True)

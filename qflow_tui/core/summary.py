@@ -83,9 +83,20 @@ class TokenTally:
 
 _OPTIONAL = ("cache_read", "cache_write", "estimated", "cut", "thinking")
 
+#: The most tokens one model call is believed to read or write: no model's window
+#: comes near it (the largest hold a few million). A provider that reports more
+#: reported nothing usable, and the call is counted by estimate.
+MAX_CALL_TOKENS = 100_000_000
+
+#: The most a tally read back from a file is believed to hold: a larger count is
+#: not one qflow wrote, and counts 0 (a float holds every whole number up to it
+#: exactly, so a price times it never overflows).
+MAX_TALLY = 10**15
+
 
 def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TALLY
+    return value if ok else 0
 
 
 #: Tokens per agent role.

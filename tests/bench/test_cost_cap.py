@@ -1,13 +1,20 @@
-"""Cost before and during a bench: ``--max-cost`` stops starting problems once
-the spend (priced as the report prices it) reaches the cap, keeps what
-finished, says why in one line and exits 3; the same command with a higher
-cap goes on. ``--estimate`` prices the whole bench from a few runs."""
+"""Cost before and during a bench: ``--max-cost`` starts a problem only while
+the spend (priced as the report prices it), what the running problems are
+expected to cost still and what this one is expected to cost fit under the cap;
+it keeps what finished, says the final spend in one line and exits 3; the same
+command with a higher cap goes on. A server that reports no usage (or an
+impossible one) is counted by estimate, said once. ``--estimate`` prices the
+whole bench from a few runs."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
+import sys
 from pathlib import Path
+
+import pytest
 
 from qflow_tui.cli import main
 from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec, latest_results, read_results
@@ -17,6 +24,8 @@ from qflow_tui.core.llm.prices import Price
 
 ROOT = Path(__file__).parents[2]
 CANONICAL = ROOT / "bench" / "canonical_model.py"
+sys.path.insert(0, str(ROOT / "tests" / "llm"))  # the stub model server
+from stub_server import INPUT_TOKENS, OUTPUT_TOKENS, StubServer  # noqa: E402
 
 
 def _argv(out: Path, *extra: str, limit: int = 6) -> list[str]:
@@ -57,7 +66,9 @@ def test_the_cap_stops_new_problems_keeps_the_finished_and_a_higher_cap_goes_on(
     # spend before the last one started was under it, and with it at or over it.
     costs = [_line_cost(r) for r in read_results(out)]
     assert 0 < len(done) < 6
-    assert sum(costs[:-1]) < 0.004 <= sum(costs)
+    # One at a time: the spend stays under the cap, and one more problem at the mean would not.
+    assert sum(costs) <= 0.004 < sum(costs) + sum(costs) / len(costs)
+    assert f"${sum(costs):.4f} spent of --max-cost" in why
     # The same cap again: nothing more starts.
     lines = len(read_results(out))
     assert main(_argv(out, "--max-cost", "0.004")) == 3
@@ -82,16 +93,121 @@ def test_a_cap_needs_a_price(tmp_path, capsys):
                  "zeroshot", "--out", str(free), "--max-cost", "0.01"]) == 0  # fmt: skip
 
 
-def test_a_running_problem_finishes_past_the_cap(tmp_path):
-    """Two at once: both start under the cap; both finish and are kept, whatever they cost."""
+def test_with_nothing_to_go_by_the_first_problem_runs_alone_and_finishes_past_the_cap(tmp_path):
+    """Two at once, a cap below one problem: the first starts (its prompt is all
+    there is to go by), the second waits for what it cost, and does not start."""
     config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
     spec = BenchSpec("humaneval", config, ids=["0", "1", "2", "3"], concurrency=2, price_in=3.0, price_out=15.0)
     runner = BenchRunner(spec, tmp_path / "b", max_cost=0.0001)
     asyncio.run(runner.run())
     done = [r for r in read_results(tmp_path / "b") if r["status"] == "done"]
     assert runner.capped and "cost cap" in str(runner.stopped)
-    assert len(done) == 2  # the two that started together, both over the cap by the end
-    assert runner.spent() >= 0.0001
+    assert len(done) == 1  # kept, though it cost more than the cap
+    assert runner.spent() == _line_cost(done[0]) >= 0.0001
+    assert f"${runner.spent():.4f} spent" in str(runner.stopped)
+
+
+# -- against a server on 127.0.0.1 ------------------------------------------------------------
+
+
+@pytest.fixture
+def stub():
+    server = StubServer().start()
+    yield server
+    server.stop()
+
+
+SLOW_OK = "busy-over-99"
+
+
+def _stub_bench(stub, out: Path, model: str, *extra: str, limit: int = 10, concurrency: int = 4) -> list[str]:
+    return [
+        "bench", "--dataset", "humaneval", "--limit", str(limit), "--concurrency", str(concurrency),
+        "--model", f"openai/{model}", "--base-url", stub.url + "/v1", "--workflow", "zeroshot",
+        "--out", str(out), *extra,
+    ]  # fmt: skip
+
+
+def _report_cost(stdout: str) -> str:
+    (line,) = [line for line in stdout.splitlines() if line.startswith("Tokens:")]
+    found = re.search(r"cost \$(\d+\.\d{4})", line)
+    assert found, line
+    return found.group(1)
+
+
+def _stop_spend(stderr: str) -> str:
+    (why,) = [line for line in stderr.splitlines() if line.startswith("qflow: the bench stopped")]
+    found = re.search(r"\$(\d+\.\d{4}) spent of --max-cost", why)
+    assert found, why
+    return found.group(1)
+
+
+def test_budget_honest_four_at_once_the_stop_line_is_the_report_and_within_one_problem(stub, tmp_path, capsys):
+    """4 problems at once, $0.05 a problem ($2000 and $4000 a million for the
+    stub's 11 and 7 tokens), a $0.25 cap: five problems fit exactly, a sixth
+    would not; the last line's spend is the report's cost."""
+    out = tmp_path / "b"
+    prices = ("--price-in", "2000", "--price-out", "4000", "--max-cost", "0.25")
+    assert (INPUT_TOKENS * 2000 + OUTPUT_TOKENS * 4000) / 1e6 == 0.05
+    # busy-over-99: ``ok`` streamed slowly, so problems are in flight when the next asks to start.
+    assert main(_stub_bench(stub, out, SLOW_OK, *prices)) == 3
+    captured = capsys.readouterr()
+    assert _stop_spend(captured.err) == _report_cost(captured.out) == "0.2500"
+    records = read_results(out)
+    assert len(records) == 5 and all(r["status"] == "done" for r in records)
+    assert stub.count(SLOW_OK) == 5  # no call past the cap was made
+    assert "qflow: the bench stopped" in captured.err.strip().splitlines()[-1]
+    assert "expected to cost $0.0500 (the mean of" in captured.err
+    # The same folder, a cap one problem higher: exactly one more.
+    assert main(_stub_bench(stub, out, SLOW_OK, *prices[:-1], "0.30")) == 3
+    captured = capsys.readouterr()
+    assert _stop_spend(captured.err) == _report_cost(captured.out) == "0.3000"
+    assert len(read_results(out)) == 6
+
+
+def test_a_server_that_reports_no_usage_is_counted_by_estimate_and_the_cap_binds(stub, tmp_path, capsys):
+    """No usage from the server: before, 5 problems at about $0.40 each ran under a
+    $0.50 cap and the report said "Tokens: 0; cost $0.0000". Now the tokens are
+    estimated (said once on stderr, in the report, the results and the stop
+    line) and the cap binds within one problem, 4 at once."""
+    out = tmp_path / "b"
+    prices = ("--price-in", "1700", "--price-out", "1700", "--max-cost", "0.50")
+    assert main(_stub_bench(stub, out, "no-usage", *prices, limit=5)) == 3
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if "reported no usable token counts" in line]
+    assert len(warnings) == 1 and "estimated" in warnings[0] and "--max-cost count an estimate" in warnings[0]
+    records = read_results(out)
+    costs = [_line_cost_at(r, 1700, 1700) for r in records]
+    assert all(0.3 < c < 0.5 for c in costs)  # about $0.40 a problem
+    assert sum(costs) <= 0.50 + max(costs)  # within one problem of the cap
+    assert len(records) < 5
+    for rec in records:
+        assert rec["tokens_unreported"] == 1 and rec["tokens"]["program_generator"]["estimated"] == 1
+        assert rec["tokens_total"] > 0
+    (tokens_line,) = [line for line in captured.out.splitlines() if line.startswith("Tokens:")]
+    assert "estimated for" in tokens_line and "cost $0.0000" not in tokens_line
+    assert _stop_spend(captured.err) == _report_cost(captured.out)
+    assert "an estimate (the provider reported no token counts" in captured.err
+
+
+def test_an_impossible_usage_is_no_traceback_and_every_paid_call_is_recorded(stub, tmp_path, capsys):
+    """10**400 prompt tokens: an OverflowError traceback lost the paid call's
+    results line. Now the count is refused as impossible and estimated."""
+    out = tmp_path / "b"
+    argv = _stub_bench(stub, out, "absurd-usage", "--price-in", "3", "--price-out", "15", "--max-cost", "5", limit=3)
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "OverflowError" not in captured.err
+    records = read_results(out)
+    assert len(records) == 3 == stub.count("absurd-usage")
+    for rec in records:
+        tally = rec["tokens"]["program_generator"]
+        assert tally["output"] == OUTPUT_TOKENS and 0 < tally["input"] < 10_000 and tally["estimated"] == 1
+    assert "reported no usable token counts" in captured.err
+
+
+def _line_cost_at(rec: dict, price_in: float, price_out: float) -> float:
+    return sum((t["input"] * price_in + t["output"] * price_out) / 1e6 for t in rec["tokens"].values())
 
 
 def test_estimate_runs_the_first_problems_and_prices_the_whole_bench(tmp_path, capsys):
@@ -145,3 +261,8 @@ def test_a_hand_edited_line_does_not_break_the_spend():
     assert _line_cost({"tokens": {"a": {"input": "lots"}, "b": {"input": 1_000_000}}}, price) == 1.0
     assert _line_cost({"tokens": "none"}, price) == 0.0
     assert _line_cost({"tokens": {"a": {"input": 5}}}, None) == 0.0
+    # A count more than a float holds: not counted, no OverflowError (the spend and the estimate).
+    huge = {"id": "a/1", "tokens": {"a": {"input": 10**400, "output": 2_000_000}}, "duration": 1.0}
+    assert _line_cost(huge, price) == 2.0
+    est = estimate_from([huge], runs=2, left=1, concurrency=1, price=price, priced=True, source="t")
+    assert est.cost == 2.0 and est.tokens_in == 0

@@ -8,6 +8,7 @@ model name:
 =================  ==========================================================
 ``ok`` (default)   stream ``PIECES`` with usage (input 11, output 7)
 ``no-usage``       OpenAI only: the same stream without the usage chunk
+``absurd-usage``   OpenAI only: ``ok`` whose usage says ``ABSURD`` prompt tokens
 ``status-NNN``     answer HTTP NNN with a provider-shaped error body
 ``echo-key-400``   400 whose message repeats the key the client sent
 ``malformed``      a 200 event stream whose data is not JSON
@@ -70,6 +71,8 @@ STEP = 0.04
 SPLIT_PIECES = ["smile ", "\ud83d", "\ude00 then a lone ", "\ud800", " one", "\ud83d"]
 #: What a client must make of them: the pair joined, each lone half marked.
 SPLIT_TEXT = "smile \U0001f600 then a lone \ufffd one\ufffd"
+#: The prompt tokens ``absurd-usage`` reports: more than any float holds.
+ABSURD = 10**400
 #: The most pieces a ``runaway`` stream sends before giving up on the client.
 LOOP_LIMIT = 20000
 
@@ -474,6 +477,8 @@ def _openai_events(model: str, cache: tuple[int, int, int] | None = None) -> lis
             "completion_tokens": OUTPUT_TOKENS,
             "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS,
         }
+        if model == "absurd-usage":
+            usage["prompt_tokens"] = usage["total_tokens"] = ABSURD
         if model == "thinking":
             usage["completion_tokens_details"] = {"reasoning_tokens": THINKING}
         if cache is not None:

@@ -57,6 +57,19 @@ async def test_missing_usage_is_unknown_not_zero(stub):
     assert completion.extra["usage_reported"] is False
 
 
+async def test_an_impossible_count_is_unknown_not_a_crash(stub):
+    """10**400 prompt tokens (more than a float holds): unknown, so the run counts
+    the call itself instead of pricing it into an OverflowError."""
+    from qflow_tui.core.llm._http import token_count
+    from qflow_tui.core.summary import MAX_CALL_TOKENS
+
+    completion = await run(OpenAIClient("absurd-usage", base_url=stub.url + "/v1", env={"OPENAI_API_KEY": OPENAI_KEY}))
+    assert completion.input_tokens is None and completion.output_tokens == 7
+    assert completion.extra["usage_reported"] is False
+    assert token_count(MAX_CALL_TOKENS) == MAX_CALL_TOKENS and token_count(MAX_CALL_TOKENS + 1) is None
+    assert token_count(10**400) is None and token_count(-1) is None and token_count(True) is None
+
+
 async def test_local_server_without_a_key_gets_a_dummy_key(stub):
     client = OpenAIClient("ok", base_url=stub.url.replace("127.0.0.1", "localhost") + "/v1", env={})
     assert client.key_from_env is False

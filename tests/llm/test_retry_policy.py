@@ -168,18 +168,46 @@ async def test_the_context_error_names_the_window_and_what_to_do(make):
 # -- usage and timing on the event ----------------------------------------------------------
 
 
-async def test_usage_a_server_does_not_report_is_unknown_not_zero(stub):
+@pytest.mark.parametrize("model", ["no-usage", "absurd-usage"])
+async def test_usage_a_server_does_not_report_is_counted_by_estimate_and_said_once(stub, model):
+    """The client leaves counts it was not given (or that cannot be: 10**400
+    prompt tokens) unknown; the run counts the call itself, marks the counts an
+    estimate, and says so once, so a cost is never $0 nor a traceback."""
+    from qflow_tui.core.llm.base import estimate_tokens
     from qflow_tui.core.llm.openai_client import OpenAIClient
 
-    client = OpenAIClient("no-usage", base_url=stub.url + "/v1", env=dict(stub_server.KEYS))
+    client = OpenAIClient(model, base_url=stub.url + "/v1", env=dict(stub_server.KEYS))
+    try:
+        ctx, rec = context(client)
+        await call(ctx)
+        await call(ctx)
+    finally:
+        await client.aclose()
+    first, second = rec.of("llm_call_finished")
+    for done in (first, second):
+        assert done.tokens_estimated and not done.usage_reported
+        assert done.input_tokens == estimate_tokens("You write Python.") + estimate_tokens("Write add.")
+        assert done.output_tokens == (
+            estimate_tokens(done.response) if model == "no-usage" else stub_server.OUTPUT_TOKENS
+        )
+        assert done.time_to_first_token is not None and 0 <= done.time_to_first_token <= done.latency
+    (said,) = [n for n in rec.of("notice") if "token counts" in n.message]
+    assert said.level == "warning" and "by estimate" in said.message and f"openai/{model}" in said.message
+    assert ctx.tokens["program_generator"].estimated == 2
+
+
+async def test_usage_a_server_reports_is_not_an_estimate(stub):
+    from qflow_tui.core.llm.openai_client import OpenAIClient
+
+    client = OpenAIClient("ok", base_url=stub.url + "/v1", env=dict(stub_server.KEYS))
     try:
         ctx, rec = context(client)
         await call(ctx)
     finally:
         await client.aclose()
     (done,) = rec.of("llm_call_finished")
-    assert done.input_tokens is None and done.output_tokens is None and not done.tokens_estimated
-    assert done.time_to_first_token is not None and 0 <= done.time_to_first_token <= done.latency
+    assert (done.input_tokens, done.output_tokens) == (stub_server.INPUT_TOKENS, stub_server.OUTPUT_TOKENS)
+    assert done.usage_reported and not done.tokens_estimated and not rec.of("notice")
 
 
 # -- parsing ---------------------------------------------------------------------------------

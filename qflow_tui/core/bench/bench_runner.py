@@ -28,11 +28,11 @@ from ..events import Event, LLMCallFinished
 from ..extract import EXTRACTIONS, extraction
 from ..jsonlines import dumps_line
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
-from ..llm.base import close_quietly
+from ..llm.base import close_quietly, estimate_tokens
 from ..run_state import RunState
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
-from ..summary import Tokens, tokens_to_dict
+from ..summary import Tokens, TokenTally, tokens_to_dict
 from ..workflow_run import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import get_workflow
 from ..workflows.values import recorded_config
@@ -189,7 +189,8 @@ class ProblemUpdate:
 
     key: str
     state: str
-    """``queued``, ``running``, ``evaluating``, ``done``, ``provider_error``, ``error``, ``skipped``."""
+    """``queued``, ``running``, ``evaluating``, ``done``, ``provider_error``, ``error``, ``skipped``;
+    ``notice``: a warning about the whole bench (in ``step``, ``key`` empty), given once."""
     step: str = ""
     tokens: int = 0
     record: dict[str, Any] | None = None
@@ -231,6 +232,9 @@ class _Trace:
 
     state: RunState = field(default_factory=RunState)
     on_change: Callable[[str, int], None] | None = None
+    unreported: int = 0
+    """Model calls whose provider reported no usable token counts (counted by the run itself)."""
+    on_unreported: Callable[[], None] | None = None
 
     @property
     def tokens(self) -> int:
@@ -241,6 +245,10 @@ class _Trace:
     def __call__(self, ev: Event) -> None:
         steps = len(self.state.steps_started)
         self.state.apply(ev)
+        if isinstance(ev, LLMCallFinished) and not ev.usage_reported:
+            self.unreported += 1
+            if self.on_unreported:
+                self.on_unreported()
         if self.on_change and (len(self.state.steps_started) > steps or isinstance(ev, LLMCallFinished)):
             self.on_change(self.state.steps_started[-1] if self.state.steps_started else "", self.tokens)
 
@@ -434,6 +442,15 @@ class BenchRunner:
         self._spent_before = 0.0
         self._spent_here = 0.0
         self._live: dict[str, _Trace] = {}
+        self._expected: dict[str, float] = {}
+        """What each running problem was expected to cost when it started."""
+        self._finished_costs: list[float] = []
+        """What each finished problem (status ``done``) of the folder cost."""
+        self._refused: str = ""
+        """Why the cap refused the next problem, in words (its expected cost)."""
+        self._admission: asyncio.Condition | None = None
+        self.warnings: list[str] = []
+        """What the bench has warned of (once each): a provider that reported no usage."""
 
     def _emit(self, update: ProblemUpdate) -> None:
         for sink in list(self.sinks):
@@ -492,6 +509,9 @@ class BenchRunner:
                 raise BenchError("--max-cost must be above 0 (US dollars for the whole bench)")
             self.price = cap_price(new, spec.config.base_url)
             self._spent_before = sum(_line_cost(rec, self.price) for rec in results)
+            self._finished_costs = [
+                _line_cost(rec, self.price) for rec in latest_results(results).values() if rec.get("status") == "done"
+            ]
         return results
 
     def spent(self) -> float:
@@ -501,8 +521,89 @@ class BenchRunner:
         live = sum(_tally_cost(t.state.tokens, self.price) for t in list(self._live.values()))
         return self._spent_before + self._spent_here + live
 
-    def _cap_reached(self) -> bool:
-        return self.max_cost is not None and self.spent() >= self.max_cost
+    def expected_cost(self, bp: BenchProblem) -> tuple[float, str]:
+        """(US dollars, how it was worked out) a run of ``bp`` is expected to
+        cost: the mean of the finished problems once there is one; before, its
+        prompt (statement and visible tests) read once and answered at the same
+        length, counted as :func:`estimate_tokens` counts (words and
+        punctuation marks)."""
+        if self.price is None:
+            return 0.0, "the model costs nothing"
+        if self._finished_costs:
+            n = len(self._finished_costs)
+            mean = sum(self._finished_costs) / n
+            return mean, f"the mean of {n} finished problem{'s' if n != 1 else ''}"
+        prompt = estimate_tokens(bp.problem.statement) + sum(estimate_tokens(t) for t in bp.problem.test_sources)
+        cost = float(self.price.cost({"input": prompt, "output": prompt}))
+        return cost, f"its prompt's {prompt} tokens in and as many out, as nothing has finished yet"
+
+    def _fits(self, bp: BenchProblem) -> tuple[bool, float]:
+        """The admission rule of ``--max-cost``: a problem starts only while the
+        spend so far, plus what the running problems are expected to cost still
+        (their expected cost less what they spent, never below 0), plus what
+        this one is expected to cost, is within the cap. Returns (fits, its
+        expected cost)."""
+        assert self.max_cost is not None
+        expected, how = self.expected_cost(bp)
+        ahead = sum(
+            max(0.0, self._expected.get(key, 0.0) - _tally_cost(t.state.tokens, self.price))
+            for key, t in list(self._live.items())
+        )
+        total = self.spent() + ahead + expected
+        # Cents summed as floats (5 x 0.05 = 0.25000000000000006) still fit a cap of 0.25.
+        fits = total <= self.max_cost * (1 + 1e-9)
+        if not fits:
+            self._refused = f"the next problem was expected to cost ${expected:.4f} ({how})" + (
+                f" and the running ones ${ahead:.4f} more" if ahead else ""
+            )
+        return fits, expected
+
+    async def _admit(self, key: str, bp: BenchProblem, stop: asyncio.Event) -> bool:
+        """Wait until ``bp`` may start under the cost cap; False when the bench
+        stops instead (the cap, with nothing running to wait for, or another
+        stop). With no cap it starts at once."""
+        if self.max_cost is None:
+            return not stop.is_set()
+        assert self._admission is not None
+        async with self._admission:
+            while not stop.is_set():
+                if self.spent() >= self.max_cost * (1 + 1e-9):
+                    self._refused = ""
+                elif not self._live and not self._finished_costs and not self._spent_here:
+                    # Nothing has finished and nothing runs: the prompt is all there is to go
+                    # by, too rough to refuse the first problem on (the spend is under the cap).
+                    self._expected[key] = self.expected_cost(bp)[0]
+                    return True
+                else:
+                    fits, expected = self._fits(bp)
+                    if fits:
+                        self._expected[key] = expected
+                        return True
+                if not self._live:  # nothing will finish to change the figures: stop here
+                    self.capped = True
+                    stop.set()
+                    self._admission.notify_all()
+                    return False
+                await self._admission.wait()  # a running problem finishes: ask again
+        return False
+
+    async def _released(self) -> None:
+        """A problem ended: the ones waiting for the cap ask again."""
+        if self._admission is not None:
+            async with self._admission:
+                self._admission.notify_all()
+
+    def _warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+            self._emit(ProblemUpdate("", "notice", step=message))
+
+    def _usage_unreported(self) -> None:
+        what = "the spend and --max-cost count" if self.price is not None else "the report counts"
+        self._warn(
+            f"{one_line(self.spec.config.model, 200)} reported no usable token counts for some calls: their tokens are "
+            f"estimated (words and punctuation marks; docs/benchmark.md), so {what} an estimate"
+        )
 
     async def run(self) -> list[dict[str, Any]]:
         """Run every unfinished problem; return the latest line of every run."""
@@ -538,12 +639,18 @@ class BenchRunner:
             raise BenchError(str(exc)) from None
         sem = asyncio.Semaphore(self.spec.concurrency)
         stop = asyncio.Event()
+        self._admission = asyncio.Condition()
 
         async def guarded(bp: BenchProblem, sample: int) -> None:
-            fatal = await self._one(bp, sample, client, evaluator, sem, stop)
+            try:
+                fatal = await self._one(bp, sample, client, evaluator, sem, stop)
+            finally:
+                # However it ended, it runs no more: the problems waiting for the cap ask again.
+                self._live.pop(run_key(bp.id, sample), None)
             if fatal is not None:
                 self.stopped = fatal
                 stop.set()
+            await self._released()
 
         # Every run's tasks (gather makes them now) take the bench's extraction.
         extracting = extraction.set(self.spec.extract)
@@ -553,6 +660,9 @@ class BenchRunner:
             extraction.reset(extracting)
             if own_client:
                 await close_quietly(client)
+            if self.capped:
+                # Said once every problem has ended: the spend is final, the report's.
+                self.stopped = self._cap_words()
         return list(latest_results(read_results(self.folder)).values())
 
     async def _one(
@@ -571,19 +681,15 @@ class BenchRunner:
         key = run_key(bp.id, sample)
         trace = _Trace()
         trace.on_change = lambda step, tokens: self._emit(ProblemUpdate(key, "running", step, tokens))
+        trace.on_unreported = self._usage_unreported
         watched = _WatchedClient(client)
         session = _session_path(self.folder, key)
         record: dict[str, Any] = {"id": bp.id, "sample": sample, "session": str(session.relative_to(self.folder))}
         fatal: str | None = None
         async with sem:
-            if stop.is_set():
-                return None
-            if self._cap_reached():
-                # Problems already running finish (see docs/benchmark.md: cutting them
-                # would throw away what they cost, as a resumed bench starts them afresh).
-                self.capped = True
-                self.stopped = self._cap_words()
-                stop.set()
+            # Problems already running finish (see docs/benchmark.md: cutting them
+            # would throw away what they cost, as a resumed bench starts them afresh).
+            if not await self._admit(key, bp, stop):
                 return None
             started = time.monotonic()
             self._live[key] = trace
@@ -614,9 +720,11 @@ class BenchRunner:
                 record.update(status="error", error=f"evaluation failed: {type(exc).__name__}: {exc}")
                 record["duration"] = round(time.monotonic() - started, 3)
                 record["tokens"] = outcome.tokens
+                self._mark_unreported(record, trace)
                 _append_line(self.folder / RESULTS, record)
                 self._finished_spending(key, record)
                 self._emit(ProblemUpdate(key, "error", record=record))
+                await self._released()
                 return None
             tokens = outcome.tokens
             record.update(
@@ -631,21 +739,49 @@ class BenchRunner:
                 duration=round(time.monotonic() - started, 3),
                 eval_duration=round(time.monotonic() - eval_started, 3),
             )
+        self._mark_unreported(record, trace)
         _append_line(self.folder / RESULTS, record)
         self._finished_spending(key, record)
         self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=record))
+        await self._released()
         return fatal
+
+    @staticmethod
+    def _mark_unreported(record: dict[str, Any], trace: _Trace) -> None:
+        """A run some of whose calls the provider reported no usage for says how
+        many (``tokens_unreported``): their tokens in ``tokens`` are estimates
+        (each agent's ``estimated`` counts them)."""
+        if trace.unreported:
+            record["tokens_unreported"] = trace.unreported
 
     def _finished_spending(self, key: str, record: dict[str, Any]) -> None:
         """A run ended: its spend moves from the running to the written."""
         self._live.pop(key, None)
-        self._spent_here += _line_cost(record, self.price)
+        self._expected.pop(key, None)
+        cost = _line_cost(record, self.price)
+        self._spent_here += cost
+        if record.get("status") == "done":
+            self._finished_costs.append(cost)
 
     def _cap_words(self) -> str:
-        return (
-            f"the cost cap was reached: ${self.spent():.4f} spent of --max-cost ${self.max_cost:.4f} "
-            "(problems already running finished; rerun with a higher --max-cost to go on)"
-        )
+        """The stop line's words: the final spend, which is the report's cost
+        (its finished runs) plus what runs that did not finish spent, said apart."""
+        assert self.max_cost is not None
+        spent = self.spent()
+        latest = latest_results(read_results(self.folder))
+        keys = {run_key(pid, s) for pid, s in self.keys}
+        finished = sum(_line_cost(r, self.price) for k, r in latest.items() if k in keys and r.get("status") == "done")
+        estimated = any(_estimated(r) for r in read_results(self.folder))
+        words = f"the cost cap was reached: ${spent:.4f} spent of --max-cost ${self.max_cost:.4f}"
+        if estimated:
+            words += ", an estimate (the provider reported no token counts for some calls)"
+        if abs(spent - finished) >= 0.00005:
+            words += (
+                f"; the report's cost of finished runs is ${finished:.4f}, the rest went on runs that did not finish"
+            )
+        if self._refused:
+            words += f"; {self._refused}"
+        return words + " (problems already running finished; rerun with a higher --max-cost to go on)"
 
 
 # ------------------------------------------------------------------ spend
@@ -680,15 +816,17 @@ def _tally_cost(tokens: Tokens, price: Any) -> float:
     return float(sum(price.cost(t.to_dict()) for t in tokens.values()))
 
 
+def _estimated(rec: dict[str, Any]) -> bool:
+    """Whether a results line's tokens hold estimated counts (calls the provider
+    reported no usage for, or a script model's)."""
+    tallies = rec.get("tokens")
+    return isinstance(tallies, dict) and any(isinstance(t, dict) and t.get("estimated") for t in tallies.values())
+
+
 def _line_cost(rec: dict[str, Any], price: Any) -> float:
     """US dollars of one results line's tokens (0 for a line without a tally)."""
     tallies = rec.get("tokens")
     if price is None or not isinstance(tallies, dict):
         return 0.0
-    total = 0.0
-    for t in tallies.values():
-        try:
-            total += float(price.cost(t)) if isinstance(t, dict) else 0.0
-        except (TypeError, ValueError):  # a hand-edited line: what cannot be read is not counted
-            continue
-    return total
+    # A hand-edited line: a count that is not a whole number from 0 to MAX_TALLY counts 0.
+    return float(sum(price.cost(TokenTally.from_dict(t).to_dict()) for t in tallies.values()))

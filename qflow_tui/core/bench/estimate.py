@@ -177,8 +177,14 @@ def estimate_from(
 
 
 def _tallies(rec: dict[str, Any]) -> list[dict[str, int]]:
+    """A line's tallies, each count a whole number from 0 to MAX_TALLY (a
+    hand-edited ``10**400`` or ``"lots"`` counts 0, never an OverflowError)."""
+    from ..summary import TokenTally
+
     tokens = rec.get("tokens")
-    return [t for t in tokens.values() if isinstance(t, dict)] if isinstance(tokens, dict) else []
+    if not isinstance(tokens, dict):
+        return []
+    return [TokenTally.from_dict(t).to_dict() for t in tokens.values() if isinstance(t, dict)]
 
 
 def price_for(spec: dict[str, Any], base_url: str | None) -> tuple[Any, bool]:

@@ -342,6 +342,11 @@ def cost(data: BenchData) -> float | None:
     return records_cost(data.done, bench_price(data.spec))
 
 
+def _whole(value: Any) -> int:
+    """A count from a results line: a whole number of 0 or more, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def cached_tokens(records: list[dict[str, Any]]) -> tuple[int, int]:
     """(read from, written to) the prompt cache, over these runs."""
     tallies = [t for r in records for t in (r.get("tokens") or {}).values() if isinstance(t, dict)]
@@ -469,6 +474,12 @@ def render_report(data: BenchData) -> str:
         c = figures.cost
         per = f"{c.per_solved_text()} per solved problem" if c.per_solved is not None else "no problem solved"
         priced = f"cost ${c.total:.4f} ({per})"
+    unreported = sum(_whole(r.get("tokens_unreported")) for r in done)
+    if unreported:  # counted by qflow, not the provider (docs/benchmark.md)
+        cached += (
+            f" (estimated for {unreported} call{'s' if unreported != 1 else ''} the provider reported no usage for: "
+            "words and punctuation marks" + (", and so is the cost" if priced else "") + ")"
+        )
     parts.append(f"Tokens: {tokens_total}{cached}" + (f"; {priced}" if priced else "") + ".")
     if not first_sample:
         return "\n".join(parts) + "\n"

@@ -10,6 +10,7 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit, urlunsplit
 
 from ..safe_text import one_line
+from ..summary import MAX_CALL_TOKENS
 from .base import LLMError
 
 #: What a user without a key can do instead, said with every "set the key" message.
@@ -31,9 +32,12 @@ def clean(text: str, secret: str, limit: int) -> str:
 
 
 def token_count(value: object) -> int | None:
-    """A token count as a server reported it: a whole number of 0 or more,
-    else unknown (a server may send anything where a count should be)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    """A token count as a server reported it: a whole number from 0 to
+    :data:`~qflow_tui.core.summary.MAX_CALL_TOKENS`, else unknown (a server may
+    send anything where a count should be, ``10**400`` included)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_CALL_TOKENS:
+        return value
+    return None
 
 
 def display_url(url: str) -> str:

@@ -3,8 +3,9 @@ llama.cpp, LM Studio) through ``--base-url`` / OPENAI_BASE_URL, streaming with
 usage.
 
 Token counts come from the stream's last chunk (``stream_options.include_usage``).
-A local server may leave that chunk out: the counts are then ``None`` (unknown,
-not 0) and the workflow estimates them where it needs a number.
+A local server may leave that chunk out, or report a count no call can have: the
+counts are then ``None`` (unknown, not 0), and the run counts the call itself
+(``RunContext``: the server's tokenizer, else an estimate, marked as one).
 
 Every failure becomes an :class:`LLMError` whose message says what to do next,
 never a traceback and never the API key; each carries ``status`` (HTTP status or
@@ -253,7 +254,8 @@ class OpenAIClient(ProviderErrors):
             extra={
                 "truncated": finish == "length",
                 "model": served_by,
-                "usage_reported": usage is not None,
+                # Counts it did not report, or that cannot be (10**400), are unknown.
+                "usage_reported": input_tokens is not None and output_tokens is not None,
             },
         )
 

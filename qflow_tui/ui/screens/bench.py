@@ -216,6 +216,9 @@ class BenchScreen(AppScreen[None]):
         now = self._now()
         changed: list[str] = []
         for u in updates:
+            if u.state == "notice":  # about the whole bench (estimated tokens): said once, no row
+                self.notify(clean(u.step), title="Bench warning", severity="warning", markup=False)
+                continue
             row = self.rows.get(u.key)
             if row is None:
                 row = self.rows[u.key] = BenchRow(u.key)
@@ -452,7 +455,9 @@ class BenchScreen(AppScreen[None]):
             fraction = spent / cap if cap else 1.0
             width = max(8, min(30, (self.size.width or 80) - 60))
             shown = f"{cap:.2f}" if cap >= 1 else f"{cap:.4f}"
-            return f"spent ${spent:.4f} of the ${shown} cap {_bar(fraction, width)} {100 * fraction:.0f}%"
+            # Calls the provider reported no usage for were counted by estimate: so is the spend.
+            est = " (est.)" if runner.warnings else ""
+            return f"spent ${spent:.4f}{est} of the ${shown} cap {_bar(fraction, width)} {100 * fraction:.0f}%"
         price = bench_price(self.spec) if self.spec else None
         cost = records_cost(done, price)
         if cost is None:
@@ -469,7 +474,8 @@ class BenchScreen(AppScreen[None]):
                 else "no problem solved"
             )
             self._cost_cache = (len(done), per)
-        return f"cost ${cost:.4f} ({self._cost_cache[1]})"
+        est = " (est.)" if any(r.get("tokens_unreported") for r in done) else ""
+        return f"cost ${cost:.4f}{est} ({self._cost_cache[1]})"
 
     def _show_where(self) -> None:
         """The folder, and the hint whole: a folder too long for the line is cut
