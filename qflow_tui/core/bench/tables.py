@@ -152,7 +152,7 @@ def build_table(
             bench = source[(key, heading)]
             figure: Figure | None = None
             for named_row in named:
-                figure = figure or row_figure(named_row, dataset, part, row.workflow)
+                figure = figure or row_figure(named_row, dataset, part, row.workflow, bench.spec)
             if figure is None and not named:
                 figure = match(bench.spec, part, paper_family)
             if figure is None or figure.value is None:
