@@ -321,6 +321,15 @@ def match(spec: dict[str, Any], part: str | None = None, family: str | None = No
     return None
 
 
+def published(spec: dict[str, Any]) -> list[Figure]:
+    """The published figures one bench reproduces (:func:`match`): on EvalPlus's
+    datasets base and plus apart, each where a paper printed it."""
+    from .protocol import is_evalplus
+
+    parts: tuple[str | None, ...] = ("base", "plus") if is_evalplus(str(spec.get("dataset", ""))) else (None,)
+    return [f for f in (match(spec, part) for part in parts) if f is not None]
+
+
 def row_figure(
     row: Row, dataset: str, part: str | None, workflow: str = "", spec: dict[str, Any] | None = None
 ) -> Figure | None:
