@@ -170,3 +170,77 @@ def test_the_report_header_says_when_no_temperature_was_sent(tmp_path):
     header["sampling"] = {"temperature": "sent as each agent asks (the paper's 0; 0.1 for the test designer)"}
     (tmp_path / "b" / "sessions" / "s0.jsonl").write_text(json.dumps(header) + "\n")
     assert "Temperature:" not in render_report(data)
+
+
+def test_an_ablation_is_a_row_of_its_own_beside_the_published_ablation(tmp_path, capsys):
+    """QualityFlow with and without the Test Quality Checker, side by side: two
+    rows, each under the figure its paper printed for that configuration
+    (Table 1's 94.20; Table 7's 93.40 without the TQC)."""
+    standard = _bench(tmp_path / "qf", [True, True, True, False])
+    no_tqc = _bench(tmp_path / "no-tqc", [True, True, False, False], settings={"tqc": False})
+    data = build_table([standard, no_tqc])
+    assert [r.kind for r in data.rows] == ["ours", "published", "difference"] * 2
+    ours, ablation = data.rows[0], data.rows[3]
+    assert (ours.name, ablation.name) == ("qualityflow", "qualityflow (tqc=false)")
+    assert data.rows[1].cells["MBPP"].printed == "94.20"
+    published = data.rows[4].cells["MBPP"]
+    assert (published.printed, published.table, published.column) == ("93.40", "Table 7", "without TQC")
+    assert data.rows[5].cells["MBPP"] == pytest.approx(50.0 - 93.4)
+    text = render_table([standard, no_tqc])
+    assert "| qualityflow (tqc=false) | anthropic/claude-sonnet-5-5 | standard | completion |" in text
+    assert "QualityFlow Table 7, Claude Sonnet-3.5-v2 (qualityflow/t7-mbpp-sonnet-standard)" in text
+    # A named row with several figures gives the one of the bench's own settings.
+    named = build_table([no_tqc], paper_rows=["qualityflow/t7-mbpp-sonnet-standard"])
+    assert named.rows[1].cells["MBPP"].printed == "93.40"
+    named = build_table([standard], paper_rows=["qualityflow/t7-mbpp-sonnet-standard"])
+    assert named.rows[1].cells["MBPP"].printed == "94.20"
+    # An ablation no paper printed: its own row, and no published figure beside it.
+    alone = _bench(tmp_path / "e1", [True, False], settings={"epochs": 1})
+    assert [(r.kind, r.name) for r in build_table([alone]).rows] == [("ours", "qualityflow (epochs=1)")]
+    rows = list(csv.reader(io.StringIO(render_table([standard, no_tqc], "csv"))))
+    assert [r[1] for r in rows[1:]] == ["qualityflow", "", "", "qualityflow (tqc=false)", "", ""]
+    assert json.loads(render_table([no_tqc], "json"))["rows"][0]["settings"] == "tqc=false"
+
+
+def test_the_report_of_one_bench_prints_its_published_figure(tmp_path, capsys):
+    """A bench of one ablation (QualityFlow without the TQC) shows the figure its
+    paper printed for it in ``bench report`` and its JSON; a configuration no
+    paper printed says so in one line."""
+    from qflow_tui.core.bench.report import render_report
+
+    no_tqc = _write(
+        tmp_path / "no-tqc", _bench(tmp_path / "no-tqc", [True, True, False, False], settings={"tqc": False})
+    )
+    assert main(["bench", "report", str(no_tqc)]) == 0
+    text = capsys.readouterr().out
+    assert "## Published figure" in text
+    assert (
+        "- pass@1: ours 50.00, published 93.40; Δ (ours − published) -43.40 points. QualityFlow Table 7, "
+        "Claude Sonnet-3.5-v2, column without TQC (qualityflow/t7-mbpp-sonnet-standard)." in text
+    )
+    assert "The paper ran Claude Sonnet-3.5-v2, not this bench's model" in text and "arXiv:2501.17167" in text
+    assert main(["bench", "report", str(no_tqc), "--json"]) == 0
+    (figure,) = json.loads(capsys.readouterr().out)["published"]
+    assert (figure["row"], figure["column"], figure["value"]) == (
+        "qualityflow/t7-mbpp-sonnet-standard",
+        "without TQC",
+        93.4,
+    )
+    # CodeTree's Table 4 on HumanEval+: the plus figure; EvalPlus's base has none printed.
+    from qflow_tui.core.config import RunConfig
+    from qflow_tui.core.workflows.values import resolved_settings
+
+    ran = resolved_settings(RunConfig(workflow="codetree").replace(node_abort=False))  # every setting, as recorded
+    tree = _bench(
+        tmp_path / "ct",
+        [True, False],
+        workflow="codetree",
+        dataset="humaneval-plus",
+        model="openai/gpt-4o-mini",
+        settings=ran,
+    )
+    report = render_report(tree)
+    assert "- pass@1 (plus): ours 50.00, published 81.1%" in report and "(codetree/t4-without-node-abort)" in report
+    assert "pass@1 (base)" not in report
+    alone = _bench(tmp_path / "e1", [True, False], settings={"epochs": 1})
+    assert "No paper printed a figure for this workflow with these settings" in render_report(alone)

@@ -239,6 +239,7 @@ def correction_words(comparisons: Sequence[Comparison]) -> str:
 def report_json(data: BenchData) -> dict[str, Any]:
     """``qflow bench report DIR --json``: the bench, its protocol and its headline
     figures with their intervals."""
+    from .papers import published
     from .protocol import convention, setting
 
     s = data.spec
@@ -252,5 +253,10 @@ def report_json(data: BenchData) -> dict[str, Any]:
         "runs": len(data.problem_ids) * int(s.get("samples", 1) or 1),
         "finished": len(data.done),
         **bench_figures(data).to_dict(),
+        # The papers' figures this bench reproduces (its workflow with the paper's settings, an ablation's too).
+        "published": [
+            {"row": f.ref, "table": f.table, "column": f.column, "printed": f.printed, "value": f.value, "part": f.part}
+            for f in published(s)
+        ],
         "methods": METHODS,
     }

@@ -1,15 +1,13 @@
-"""The papers' published figures, as data: each paper's main tables, the numbers
-per dataset and model as printed, with the citation and what was unclear in
-the text (``qflow_tui/data/papers/<paper>.json``).
+"""The papers' published figures, as data: each paper's main tables and its
+ablation tables, the numbers per dataset and model as printed, with the
+citation and what was unclear in the text (``qflow_tui/data/papers/<paper>.json``).
 
 A figure is comparable with a bench when the paper's row names a workflow qflow
-has (its settings as the paper ran it), a dataset qflow has, and a model
-family (``claude-sonnet``, ``gpt-4o-mini``, ...). :func:`match` finds the
-published figure for a bench; :func:`reproduce` gives the ``qflow bench``
-command that would reproduce a row. A dataset qflow does not have yet
-(HumanEval-ET, MBPP-ET, CodeContests) is listed with its figures and said to
-be unavailable; it becomes comparable as soon as ``qflow bench --dataset``
-knows its name, with no change here.
+has (its settings as the paper ran it: an ablation is its settings, ``--no-tqc``),
+a dataset qflow has, and a model family (``claude-sonnet``, ``gpt-4o-mini``, ...).
+:func:`match` finds the published figure for a bench; :func:`reproduce` gives the
+``qflow bench`` command that would reproduce a row. The datasets qflow reads from
+a local copy (HumanEval-ET, MBPP-ET, CodeContests) take ``--dataset-file`` in it.
 """
 
 from __future__ import annotations
@@ -90,6 +88,8 @@ class Row:
     """The cells that are a dataset's final pass@1."""
     model: str
     model_inferred: bool = False
+    note: str = ""
+    """What a reader of the row must know that its cells do not say (why no bench compares with it)."""
 
     @property
     def ref(self) -> str:
@@ -151,8 +151,12 @@ def _load(name: str) -> Paper:
                     continue
                 paper_dataset = col.get("dataset") or r.get("dataset") or ""
                 where = datasets.get(paper_dataset, {})
-                # A column may name its own workflow and settings (Table 1's Zero-shot column).
+                # A column may name its own workflow and settings (Table 1's Zero-shot column),
+                # or add settings to the row's (Table 7's "without TQC": the row's checker, no TQC).
                 workflow = col["workflow"] if "workflow" in col else r.get("workflow")
+                settings = dict(col.get("settings") or {})
+                if "workflow" not in col:
+                    settings = {**(r.get("settings") or {}), **settings}
                 figures.append(
                     Figure(
                         paper=name,
@@ -165,10 +169,11 @@ def _load(name: str) -> Paper:
                         dataset=where.get("dataset"),
                         part=where.get("part"),
                         workflow=workflow,
-                        settings=dict(col["settings"] if "settings" in col else r.get("settings") or {}),
+                        settings=settings,
                         setting=col["setting"] if "setting" in col else r.get("setting"),
-                        model=r.get("model_name") or r["model"],
-                        family=r.get("family"),
+                        # A column may be another model's (CodeTree's Table 3: CodeContests with GPT-4o).
+                        model=col.get("model") or r.get("model_name") or r["model"],
+                        family=col["family"] if "family" in col else r.get("family"),
                     )
                 )
             model = r["model"] + (f" ({r['model_name']})" if r.get("model_name") else "")
@@ -185,6 +190,7 @@ def _load(name: str) -> Paper:
                     figures=figures,
                     model=r.get("model_name") or r["model"],
                     model_inferred=bool(r.get("model_inferred")),
+                    note=str(r.get("note") or ""),
                 )
             )
         tables.append(Table(t["table"], t["caption"], [c["name"] for c in columns], rows))
@@ -315,13 +321,27 @@ def match(spec: dict[str, Any], part: str | None = None, family: str | None = No
     return None
 
 
-def row_figure(row: Row, dataset: str, part: str | None, workflow: str = "") -> Figure | None:
-    """The figure of a named row for one dataset (and EvalPlus part): the one
-    of the bench's ``workflow`` where the row has several (QualityFlow's Table 1
-    gives zero-shot and QualityFlow's own), else the row's last (its final)."""
+def published(spec: dict[str, Any]) -> list[Figure]:
+    """The published figures one bench reproduces (:func:`match`): on EvalPlus's
+    datasets base and plus apart, each where a paper printed it."""
+    from .protocol import is_evalplus
+
+    parts: tuple[str | None, ...] = ("base", "plus") if is_evalplus(str(spec.get("dataset", ""))) else (None,)
+    return [f for f in (match(spec, part) for part in parts) if f is not None]
+
+
+def row_figure(
+    row: Row, dataset: str, part: str | None, workflow: str = "", spec: dict[str, Any] | None = None
+) -> Figure | None:
+    """The figure of a named row for one dataset (and EvalPlus part): where the
+    row has several, the one the bench (``spec``) ran the settings of (Table 7
+    gives QualityFlow with and without the TQC), else the one of its
+    ``workflow`` (Table 1 gives zero-shot and QualityFlow's own), else the
+    row's last (its final)."""
     found = [f for f in row.figures if f.dataset == dataset and f.part == part and f.value is not None]
     same = [f for f in found if f.workflow == workflow]
-    chosen = same or found
+    ran = [f for f in same if spec is not None and _same_settings(f, spec)]
+    chosen = ran or same or found
     return chosen[-1] if chosen else None
 
 
@@ -427,6 +447,7 @@ def paper_json(p: Paper) -> dict[str, Any]:
                             }
                             for f, how in reproduce(r)
                         ],
+                        **({"note": r.note} if r.note else {}),
                     }
                     for r in t.rows
                 ],
@@ -447,6 +468,8 @@ def render_paper(p: Paper) -> str:
             ways = reproduce(r)
             if not any(f.workflow for f in r.figures):
                 out.append("    no qflow workflow runs this method")
+            if r.note:
+                out.append(f"    note: {r.note}")
             seen: set[str] = set()
             for f, how in ways:
                 if how in seen:

@@ -11,13 +11,16 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
 from .bench_runner import latest_results, read_spec
 from .protocol import workflow_settings
 from .results import RESULTS, read_lines
+
+if TYPE_CHECKING:
+    from .figures import BenchFigures
 
 
 def _roles(spec: dict[str, Any]) -> tuple[str, ...]:
@@ -418,6 +421,39 @@ def sampling_note(data: BenchData) -> str:
     return ""
 
 
+def published_lines(data: BenchData, figures: BenchFigures) -> list[str]:
+    """The report's section on the paper's figure this bench reproduces (the
+    workflow with the paper's settings, an ablation's too, on the dataset, with
+    a model of the family the paper ran), ours beside it; or why none is shown."""
+    from .papers import paper, published
+
+    found = published(data.spec)
+    out = ["", "## Published figure", ""]
+    if not found:
+        out.append(
+            "No paper printed a figure for this workflow with these settings on this dataset with a model of "
+            "this family; `qflow bench paper` lists every published row and the command that reproduces it."
+        )
+        return out
+    for f in found:
+        ours = (figures.base if f.part == "base" else figures.pass1) or figures.pass1
+        what = f"pass@1 ({f.part})" if f.part else "pass@1"
+        value, printed = ours.value, f.value
+        mine = f"{100 * value:.2f}" if value is not None else "n/a"
+        delta = ""
+        if value is not None and printed is not None:
+            delta = f"; Δ (ours − published) {100 * value - printed:+.2f} points"
+        where = f"{f.source()}, column {f.column} ({f.ref})"
+        out.append(f"- {what}: ours {mine}, published {f.printed}{delta}. {where}.")
+    out.append("")
+    out.append(
+        f"The paper ran {', '.join(sorted({f.model for f in found}))}, not this bench's model: the figures are "
+        "of the same workflow, settings, dataset and model family. Cited: "
+        + "; ".join(dict.fromkeys(paper(f.paper).citation for f in found))
+    )
+    return out
+
+
 def render_report(data: BenchData) -> str:
     from .datasets import load_dataset, without_visible_tests
     from .figures import bench_figures
@@ -481,6 +517,7 @@ def render_report(data: BenchData) -> str:
             "words and punctuation marks" + (", and so is the cost" if priced else "") + ")"
         )
     parts.append(f"Tokens: {tokens_total}{cached}" + (f"; {priced}" if priced else "") + ".")
+    parts += published_lines(data, figures)
     if not first_sample:
         return "\n".join(parts) + "\n"
 

@@ -68,10 +68,18 @@ class TableRow:
     model: str = ""
     setting: str = ""
     convention: str = ""
+    variant: str = ""
+    """The workflow's settings the benches ran away from their defaults (``tqc=false``):
+    an ablation is a row of its own, beside the published ablation."""
     cells: dict[str, Any] = field(default_factory=dict)
     """heading -> :class:`Ours`, :class:`Figure` (published) or float (difference, in points)."""
     sources: list[str] = field(default_factory=list)
     """Where the published figures are printed."""
+
+    @property
+    def name(self) -> str:
+        """The workflow as the row shows it: ``qualityflow (tqc=false)``."""
+        return f"{self.workflow} ({self.variant})" if self.variant else self.workflow
 
 
 @dataclass
@@ -114,11 +122,17 @@ def build_table(
             named.append(find_row(ref))
         except PaperError as exc:
             raise TableError(str(exc)) from None
-    rows: dict[tuple[str, str, str, str], TableRow] = {}
-    source: dict[tuple[tuple[str, str, str, str], str], BenchData] = {}
+    rows: dict[tuple[str, str, str, str, str], TableRow] = {}
+    source: dict[tuple[tuple[str, str, str, str, str], str], BenchData] = {}
     notes: list[str] = []
     for b in benches:
-        key = (str(b.spec.get("workflow", "?")), str(b.spec.get("model", "?")), setting(b.spec), convention(b.spec))
+        key = (
+            str(b.spec.get("workflow", "?")),
+            str(b.spec.get("model", "?")),
+            setting(b.spec),
+            convention(b.spec),
+            variant(b.spec),
+        )
         row = rows.setdefault(key, TableRow("ours", *key))
         if b.dataset not in TABLE_ORDER:
             notes.append(f"`{b.folder}`: {title(b.dataset)} is not one of the table's datasets; left out.")
@@ -152,7 +166,7 @@ def build_table(
             bench = source[(key, heading)]
             figure: Figure | None = None
             for named_row in named:
-                figure = figure or row_figure(named_row, dataset, part, row.workflow)
+                figure = figure or row_figure(named_row, dataset, part, row.workflow, bench.spec)
             if figure is None and not named:
                 figure = match(bench.spec, part, paper_family)
             if figure is None or figure.value is None:
@@ -171,6 +185,24 @@ def build_table(
             published.setting = "; ".join(sorted({f.setting for f in figures if f.setting}))
             out += [published, difference]
     return TableData(out, notes, cited)
+
+
+def variant(spec: dict[str, Any]) -> str:
+    """The bench's workflow settings away from their defaults, in the workflow's
+    order (``tqc=false, clarify=0``); "" for the workflow as it comes."""
+    from ..workflows import WORKFLOWS
+    from .protocol import workflow_settings
+
+    wf = WORKFLOWS.get(str(spec.get("workflow", "")))
+    if wf is None:
+        return ""
+    ran = workflow_settings(spec)
+    words = [
+        f"{s.key}={json.dumps(ran[s.key]) if isinstance(ran[s.key], bool) else ran[s.key]}"
+        for s in wf.settings
+        if s.key in ran and ran[s.key] != s.default
+    ]
+    return ", ".join(words)
 
 
 # ------------------------------------------------------------------ words
@@ -233,7 +265,7 @@ def _label(r: TableRow) -> list[str]:
         return ["↳ published", r.model, r.setting, ""]
     if r.kind == "difference":
         return ["↳ Δ (ours − published)", "", "", ""]
-    return [r.workflow, r.model, r.setting, r.convention]
+    return [r.name, r.model, r.setting, r.convention]
 
 
 # ------------------------------------------------------------------ markdown
@@ -407,7 +439,7 @@ def render_csv(data: TableData) -> str:
         head += [h, f"{h} low", f"{h} high", f"{h} problems"]
     w.writerow(head)
     for r in data.rows:
-        line = [r.kind, r.workflow, r.model, r.setting, r.convention, "; ".join(r.sources)]
+        line = [r.kind, r.name, r.model, r.setting, r.convention, "; ".join(r.sources)]
         for h in headings:
             cell = r.cells.get(h)
             if isinstance(cell, Ours):
@@ -448,6 +480,7 @@ def table_json(data: TableData) -> dict[str, Any]:
             {
                 "row": r.kind,
                 "workflow": r.workflow,
+                "settings": r.variant,
                 "model": r.model,
                 "setting": r.setting,
                 "convention": r.convention,
