@@ -172,3 +172,16 @@ def test_the_papers_ablation_rows_name_the_setting_that_reproduces_them():
     assert "--agents programmer+test_executor" in commands["t2-programmer-plus-test-executor"]
     assert "--agents single_agent" in commands["t6-single-agent"]
     assert "--agents" not in commands["t2-agentcoder"]
+
+
+@pytest.mark.parametrize(
+    "agents,named",
+    [("all", "the test designer's tests"), ("programmer+test_executor", "the tests given with the problem")],
+)
+async def test_the_refine_prompt_names_whose_tests_ran(tmp_path, agents, named):
+    """Table 2's programmer + test executor runs the prompt's own tests: its
+    refinement must not be told they came from a test designer."""
+    _, _, calls = await run(tmp_path, 1, agents=agents)
+    refine = next(c for c in calls if c["agent"] == "programmer" and c["epoch"])["messages"][-1]["content"]
+    assert named in refine
+    assert ("test designer" in refine) is (agents == "all")
