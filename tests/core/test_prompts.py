@@ -17,7 +17,7 @@ from qflow_tui.core.config import make_config
 from qflow_tui.core.workflows.adacoder.programming_assistant import assistant_prompt
 from qflow_tui.core.workflows.adacoder.prompt_engineer import plan_prompt
 from qflow_tui.core.workflows.agentcoder.programmer import refine_prompt, review_prompt, write_prompt
-from qflow_tui.core.workflows.agentcoder.test_designer import agentcoder_test_prompt, own_tests_prompt
+from qflow_tui.core.workflows.agentcoder.test_designer import agentcoder_test_prompt, own_tests_prompt, redesign_prompt
 from qflow_tui.core.workflows.codetree.critic import critic_prompt, output_scoring_prompt, solution_scoring_prompt
 from qflow_tui.core.workflows.codetree.debugger import debugger_prompt
 from qflow_tui.core.workflows.codetree.solver import solver_prompt
@@ -68,6 +68,8 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("test_designer", design_prompt(ctx)))
     out.append(("test_designer round 2", design_prompt(ctx, synthesized)))
     out.append(("agentcoder test_designer", agentcoder_test_prompt(ctx)))
+    failures = FEEDBACK_OF.format(test=synthesized[0])
+    out.append(("agentcoder test_designer redesign", redesign_prompt(ctx, synthesized, failures)))
     out.append(("test_quality_checker", tqc_prompt(ctx, synthesized[0])))
     out.append(("code_quality_checker turn 1", cqc_turn1_prompt(ctx, PROGRAM, test)))
     out.append(("code_quality_checker turn 2", cqc_turn2_prompt(ctx, question_form(test, problem.entry_point))))
@@ -170,6 +172,8 @@ def test_prompts_claim_only_what_the_settings_make_true(problem_id, settings):
             call = test.split("==")[0].removeprefix("assert").strip()
             expected = test.split("==", 1)[1].strip()
             assert call in user and expected not in user.replace(call, ""), where
+        if name == "agentcoder test_designer redesign":
+            assert "marker_program_0451" not in user, where  # the failures, never the program
         if name == "test_quality_checker":
             assert "marker_program_0451" not in user, where  # no program is ever shown
 
