@@ -30,6 +30,8 @@ from qflow_tui.core.workflows.qualityflow.program_generator import clarified_pro
 from qflow_tui.core.workflows.qualityflow.self_debugger import debug_prompt
 from qflow_tui.core.workflows.qualityflow.test_designer import design_prompt
 from qflow_tui.core.workflows.qualityflow.test_quality_checker import tqc_prompt
+from qflow_tui.core.workflows.zeroshot import BASELINES
+from qflow_tui.core.workflows.zeroshot.program_generator import baseline_prompt
 from tests.helpers import make_ctx
 
 PROBLEMS = ["mbpp/11", "mbpp/367", "humaneval/0"]
@@ -93,6 +95,11 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("programming_assistant", assistant_prompt(ctx, None)))
     out.append(("programming_assistant with plan", assistant_prompt(ctx, "1. Loop.\n2. Return.")))
     out.append(("prompt_engineer", plan_prompt(ctx, feedback)))
+    for baseline in BASELINES:
+        zs, _ = make_ctx(
+            problem, lambda r: "", make_config({"model": "script/x", "workflow": "zeroshot", "baseline": baseline})
+        )
+        out.append((f"zeroshot {baseline}", baseline_prompt(zs)))
     for (name, scenario), attempt in itertools.product(clarifier_scenarios(settings, synthesized).items(), (1, 2, 3)):
         out.append((f"clarifier {name} {attempt}", clarifier_prompt(ctx, attempt, program=PROGRAM, **scenario)))
     return problem, [(name, text, values) for name, text in out]

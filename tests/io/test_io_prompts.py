@@ -27,6 +27,9 @@ def test_io_prompts_come_first_for_io_problems() -> None:
     for agent, name in [
         ("agentcoder/test_designer", "agentcoder"),
         ("agentcoder/test_designer", "redesign"),
+        ("zeroshot/program_generator", "agentcoder"),
+        ("zeroshot/program_generator", "codetree"),
+        ("zeroshot/program_generator", "adacoder"),
         ("agentcoder/programmer", "own_tests"),
         ("agentcoder/programmer", "review"),
         ("codetree/thinker", "strategies"),
