@@ -276,8 +276,8 @@ def test_cli_bench_report_and_compare(tmp_path, capsys):
     )
     out = capsys.readouterr()
     assert "final pass@1 100.00% (2/2)" in out.out
-    # Zero-shot has no settings of its own, but the model calls' limits were in force.
-    assert "Settings: zeroshot has no settings of its own; model calls: temperature=0.0, max_tokens=256" in out.out
+    # Zero-shot's one setting, and the model calls' limits in force.
+    assert "Settings: baseline=qualityflow; model calls: temperature=0.0, max_tokens=256" in out.out
     assert "Setting: standard (no visible test is executed during synthesis)." in out.out
     assert "mbpp/11 PASS" in out.err  # plain progress lines when not on a terminal
     assert (right / "report.md").read_text() in out.out

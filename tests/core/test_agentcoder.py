@@ -172,3 +172,32 @@ def test_the_papers_ablation_rows_name_the_setting_that_reproduces_them():
     assert "--agents programmer+test_executor" in commands["t2-programmer-plus-test-executor"]
     assert "--agents single_agent" in commands["t6-single-agent"]
     assert "--agents" not in commands["t2-agentcoder"]
+
+
+@pytest.mark.parametrize(
+    "agents,named",
+    [("all", "the test designer's tests"), ("programmer+test_executor", "the tests given with the problem")],
+)
+async def test_the_refine_prompt_names_whose_tests_ran(tmp_path, agents, named):
+    """Table 2's programmer + test executor runs the prompt's own tests: its
+    refinement must not be told they came from a test designer."""
+    _, _, calls = await run(tmp_path, 1, agents=agents)
+    refine = next(c for c in calls if c["agent"] == "programmer" and c["epoch"])["messages"][-1]["content"]
+    assert named in refine
+    assert ("test designer" in refine) is (agents == "all")
+
+
+async def test_a_redesign_is_fed_the_failures_and_never_the_program(tmp_path):
+    """Section 5: the executor's errors go to the test designer too, so a
+    redesign differs from the last set even at temperature 0; it is written
+    from the requirements and the failures, and never sees the program."""
+    _, _, calls = await run(tmp_path, 2, iterations=2)
+    designs = [c["messages"][-1]["content"] for c in calls if c["agent"] == "test_designer"]
+    assert len(designs) == 3 and designs[0] not in designs[1:]
+    first, *redesigns = designs
+    assert "you designed these tests" not in first.lower()
+    for round_, text in enumerate(redesigns):
+        # The program of that round is buggy(f"iteration {round_}"); its failures are shown, it is not.
+        assert f"# iteration {round_}" not in text and "return x + 2" not in text
+        assert "assert add_one(0) == 1\n    -> failed: the function returned 2" in text
+        assert all(t in text for t in TESTS)

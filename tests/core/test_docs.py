@@ -166,7 +166,7 @@ def test_a_workflow_page_says_its_agents_plan_and_settings():
     text = gen.workflow_page("codetree")()
     assert "Critic (`critic`)" in text and "| `solver` |" in text
     assert "| `--budget` | `budget` | int | `20` | 1 to 200 |" in text
-    assert "none of its own" in gen.workflow_page("zeroshot")()
+    assert '| `--baseline` | `baseline` | str | `"qualityflow"` |' in gen.workflow_page("zeroshot")()
     with pytest.raises(SystemExit, match="no workflow 'nosuch'"):
         gen.workflow_page("nosuch")()
 

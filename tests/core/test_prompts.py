@@ -17,7 +17,7 @@ from qflow_tui.core.config import make_config
 from qflow_tui.core.workflows.adacoder.programming_assistant import assistant_prompt
 from qflow_tui.core.workflows.adacoder.prompt_engineer import plan_prompt
 from qflow_tui.core.workflows.agentcoder.programmer import refine_prompt, review_prompt, write_prompt
-from qflow_tui.core.workflows.agentcoder.test_designer import agentcoder_test_prompt, own_tests_prompt
+from qflow_tui.core.workflows.agentcoder.test_designer import agentcoder_test_prompt, own_tests_prompt, redesign_prompt
 from qflow_tui.core.workflows.codetree.critic import critic_prompt, output_scoring_prompt, solution_scoring_prompt
 from qflow_tui.core.workflows.codetree.debugger import debugger_prompt
 from qflow_tui.core.workflows.codetree.solver import solver_prompt
@@ -30,6 +30,8 @@ from qflow_tui.core.workflows.qualityflow.program_generator import clarified_pro
 from qflow_tui.core.workflows.qualityflow.self_debugger import debug_prompt
 from qflow_tui.core.workflows.qualityflow.test_designer import design_prompt
 from qflow_tui.core.workflows.qualityflow.test_quality_checker import tqc_prompt
+from qflow_tui.core.workflows.zeroshot import BASELINES
+from qflow_tui.core.workflows.zeroshot.program_generator import baseline_prompt
 from tests.helpers import make_ctx
 
 PROBLEMS = ["mbpp/11", "mbpp/367", "humaneval/0"]
@@ -68,6 +70,8 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("test_designer", design_prompt(ctx)))
     out.append(("test_designer round 2", design_prompt(ctx, synthesized)))
     out.append(("agentcoder test_designer", agentcoder_test_prompt(ctx)))
+    failures = FEEDBACK_OF.format(test=synthesized[0])
+    out.append(("agentcoder test_designer redesign", redesign_prompt(ctx, synthesized, failures)))
     out.append(("test_quality_checker", tqc_prompt(ctx, synthesized[0])))
     out.append(("code_quality_checker turn 1", cqc_turn1_prompt(ctx, PROGRAM, test)))
     out.append(("code_quality_checker turn 2", cqc_turn2_prompt(ctx, question_form(test, problem.entry_point))))
@@ -91,6 +95,11 @@ def rendered_prompts(problem_id: str, settings: dict):
     out.append(("programming_assistant", assistant_prompt(ctx, None)))
     out.append(("programming_assistant with plan", assistant_prompt(ctx, "1. Loop.\n2. Return.")))
     out.append(("prompt_engineer", plan_prompt(ctx, feedback)))
+    for baseline in BASELINES:
+        zs, _ = make_ctx(
+            problem, lambda r: "", make_config({"model": "script/x", "workflow": "zeroshot", "baseline": baseline})
+        )
+        out.append((f"zeroshot {baseline}", baseline_prompt(zs)))
     for (name, scenario), attempt in itertools.product(clarifier_scenarios(settings, synthesized).items(), (1, 2, 3)):
         out.append((f"clarifier {name} {attempt}", clarifier_prompt(ctx, attempt, program=PROGRAM, **scenario)))
     return problem, [(name, text, values) for name, text in out]
@@ -170,6 +179,8 @@ def test_prompts_claim_only_what_the_settings_make_true(problem_id, settings):
             call = test.split("==")[0].removeprefix("assert").strip()
             expected = test.split("==", 1)[1].strip()
             assert call in user and expected not in user.replace(call, ""), where
+        if name == "agentcoder test_designer redesign":
+            assert "marker_program_0451" not in user, where  # the failures, never the program
         if name == "test_quality_checker":
             assert "marker_program_0451" not in user, where  # no program is ever shown
 

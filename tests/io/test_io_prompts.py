@@ -26,6 +26,10 @@ def test_io_prompts_come_first_for_io_problems() -> None:
     # Every agent of every workflow has its I/O prompts.
     for agent, name in [
         ("agentcoder/test_designer", "agentcoder"),
+        ("agentcoder/test_designer", "redesign"),
+        ("zeroshot/program_generator", "agentcoder"),
+        ("zeroshot/program_generator", "codetree"),
+        ("zeroshot/program_generator", "adacoder"),
         ("agentcoder/programmer", "own_tests"),
         ("agentcoder/programmer", "review"),
         ("codetree/thinker", "strategies"),

@@ -109,6 +109,9 @@ async def test_phase_1_success_ends_the_run_without_planning(tmp_path):
     assert [c["agent"] for c in model.calls] == ["programming_assistant"]
     # The Phase 1 prompt has no plan; the Code Evaluator ran the visible tests.
     assert "plan" not in model.calls[0]["messages"][-1]["content"].lower()
+    # Section IV-B: the first prompt "consists solely of the task description":
+    # no sample test (the Code Evaluator runs them).
+    assert not any(t in model.calls[0]["messages"][-1]["content"] for t in PROBLEM.test_sources)
     runs = rec.of("sandbox_run")
     assert [(r.agent, r.passed, r.total) for r in runs] == [("code_evaluator", 2, 2)]
 

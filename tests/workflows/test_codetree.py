@@ -225,6 +225,23 @@ async def test_the_debugger_is_told_the_strategy_its_node_implements(tmp_path):
     assert len(prompts) == 2 and all("The strategy it implements:\nS1 approach" in p for p in prompts)
 
 
+async def test_the_critic_and_the_reflection_are_told_the_strategy_below_depth_1(tmp_path):
+    """Eq. 4 and 5: the Critic and the Thinker's reflection take the node's
+    strategy S_i, not the reflection its Debugger followed."""
+    tree = Tree(strategies=1, reflections=lambda p: ["R-a"])
+    await solve(tree, tmp_path, depth=3, budget=3)
+    # The Debugger's child of n1 carries its reflection's tag in its program.
+    # (The Critic's test-output scoring is shown no strategy at all.)
+    deeper = [
+        c
+        for c in tree.calls
+        if c["agent"] in ("critic", "thinker") and "# R-a" in (text := c["messages"][-1]["content"])
+        if "The strategy it followed:" in text
+    ]
+    assert {c["agent"] for c in deeper} == {"critic", "thinker"}
+    assert all("The strategy it followed:\nS1 approach" in c["messages"][-1]["content"] for c in deeper)
+
+
 async def test_without_solution_verification_a_passing_program_is_accepted_unverified(tmp_path):
     """Table 4, w/o Solution Verification."""
     tree = Tree(good=("S1",))

@@ -18,9 +18,9 @@ MAX_TESTS = Setting(
 )
 REGENERATE_TESTS = Setting(
     "regenerate_tests",
-    "the test designer designs a fresh set of tests, from the requirements alone, for every refinement "
-    "(section 5 feeds failures to the programmer and the test designer; its authors' code redesigns each round); "
-    "off: one set, designed once",
+    "the test designer designs a fresh set of tests for every refinement, from the requirements and its last "
+    "tests' failures, never the program (section 5 feeds the errors to the programmer and the test designer; "
+    "its authors' code redesigns each round); off: one set, designed once",
     default=True,
     before=False,
 )

@@ -9,8 +9,8 @@ program is reported even if its tests still fail.
 With ``regenerate_tests`` (the default) the test designer designs a fresh set
 for each refinement (section 5: the executor's feedback goes to "the
 programmer and test designer"; its authors' code calls the test designer again
-every round, from the requirements alone, so the new set does not see the
-program either). ``agents`` runs the paper's ablations: Table 2's agent
+every round, from the requirements alone): it is shown its last tests and
+their failures, never the program. ``agents`` runs the paper's ablations: Table 2's agent
 combinations and Table 6's single agent."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 from ...agents.test_executor import execute_tests, execution_feedback
 from ...context import RunContext
 from ...events import Decision, DecisionWord
+from ...sandbox.report import SandboxReport
 from ...steps import step
 from ..base import WorkflowResult
 from ..settings import ITERATIONS
@@ -44,7 +45,7 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
     redesign = REGENERATE_TESTS.of(cfg) and not executor_tests
     rounds = iterations + 1 if redesign else 1
 
-    async def design(written: Written, round: int) -> list[str]:
+    async def design(written: Written, round: int, last: tuple[list[str], SandboxReport] | None = None) -> list[str]:
         designer = "programmer" if agents == "single_agent" else "test_designer"
         async with step(ctx, "test_designer", designer, epoch=None if round == 1 else round) as s:
             if agents == "single_agent":  # Table 6: the same conversation writes the tests
@@ -52,7 +53,7 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
                     ctx, written.conversation, written.system, step=s.name, round=round, rounds=rounds
                 )
             else:
-                found = await design_basic_edge_large_tests(ctx, step=s.name, round=round, rounds=rounds)
+                found = await design_basic_edge_large_tests(ctx, step=s.name, round=round, rounds=rounds, last=last)
             s.detail = f"{len(found)} tests" + (f", round {round}" if rounds > 1 else "")
         return found
 
@@ -98,5 +99,5 @@ async def run_agentcoder(ctx: RunContext) -> WorkflowResult:
             )
         program = written.program
         if redesign:  # a fresh set; when none is usable, the last set stands
-            tests = await design(written, refinement + 1) or tests
+            tests = await design(written, refinement + 1, (tests, report)) or tests
     return WorkflowResult(program, "rejected", None, 0, first)

@@ -11,6 +11,7 @@ from ...agents.shown import tests_text
 from ...context import RunContext
 from ...events import ProgramCandidate
 from ...extract import extract_program
+from . import AGENTS
 
 AGENT = "programmer"
 PROMPTS = "agentcoder/programmer"
@@ -32,9 +33,18 @@ def write_prompt(ctx: RunContext) -> tuple[str, str]:
     )
 
 
+#: Whose tests the test executor ran, as the refine prompt names them, by ``agents``
+#: (Table 2's programmer + test executor runs "the tests provided in the prompt").
+TESTS_FROM = {
+    "programmer+test_executor": "the tests given with the problem",
+    "single_agent": "the tests you wrote",
+}
+
+
 def refine_prompt(ctx: RunContext, program: str, feedback: str) -> tuple[str, str]:
+    tests_from = TESTS_FROM.get(AGENTS.of(ctx.config), "the test designer's tests")
     return ctx.prompts.get(PROMPTS, "refine").render(
-        statement=ctx.problem.statement, program=program, feedback=feedback
+        statement=ctx.problem.statement, program=program, feedback=feedback, tests_from=tests_from
     )
 
 

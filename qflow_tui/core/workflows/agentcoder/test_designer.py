@@ -1,7 +1,12 @@
 """Test Designer (AgentCoder, Huang et al. 3.2): basic, edge and large-scale
 tests from the requirements alone, in one call. With ``regenerate_tests`` it
-designs a fresh set for every refinement (section 5; its authors' code calls
-the test designer again each round, from the requirements alone). In the
+designs a fresh set for every refinement (its authors' code calls the test
+designer again each round, from the requirements alone). Section 5 has the
+test executor feed its error messages "into the programmer and test designer
+agent": the redesign is shown its last tests and which of them failed, and
+how, never the program, so a redesign differs from the last set even at
+temperature 0 (the authors' code re-samples the same prompt at the
+provider's default temperature). In the
 single-agent ablation (Table 6) the programmer designs them, in the same
 conversation that wrote the program.
 
@@ -12,11 +17,13 @@ the I/O judge."""
 
 from __future__ import annotations
 
-from ...agents.shown import tests_text
+from ...agents.shown import io_tests_text, tests_text
+from ...agents.test_executor import execution_feedback
 from ...asserts import find_call
 from ...context import RunContext
 from ...events import Notice, TestsDesigned
 from ...extract import extract_asserts, normalize_assert
+from ...sandbox.report import SandboxReport
 from . import MAX_TESTS
 
 AGENT = "test_designer"
@@ -29,6 +36,33 @@ def agentcoder_test_prompt(ctx: RunContext) -> tuple[str, str]:
         tests=tests_text(ctx),
         entry_point=ctx.problem.entry_point,
         count=str(MAX_TESTS.of(ctx.config)),
+    )
+
+
+def designer_feedback(ctx: RunContext, report: SandboxReport) -> str:
+    """The test executor's feedback as the test designer gets it: each failing
+    test with the value returned or the error raised, never the program (a
+    load error, which may quote the program's lines, is named, not shown)."""
+    if report.load_error is not None:
+        return "The program failed to load (a syntax or import error), so none of the tests could judge it."
+    return execution_feedback(report, ctx.problem)
+
+
+def redesign_prompt(ctx: RunContext, designed: list[str], failures: str) -> tuple[str, str]:
+    """A redesign round: the requirements, the last designed tests and the
+    executor's failures on them (:func:`designer_feedback`), no program."""
+    shown = "\n".join(designed)
+    if ctx.problem.is_io:
+        from ...iojudge import resolve_io_tests
+
+        shown = io_tests_text(resolve_io_tests(ctx.problem, designed))
+    return ctx.prompts.get(PROMPTS, "redesign").render(
+        statement=ctx.problem.statement,
+        tests=tests_text(ctx),
+        entry_point=ctx.problem.entry_point,
+        count=str(MAX_TESTS.of(ctx.config)),
+        designed=shown,
+        failures=failures,
     )
 
 
@@ -89,12 +123,21 @@ def _designed(ctx: RunContext, agent: str, tests: list[str], *, step: str, round
 
 
 async def design_basic_edge_large_tests(
-    ctx: RunContext, *, step: str = "test_designer", round: int = 1, rounds: int = 1
+    ctx: RunContext,
+    *,
+    step: str = "test_designer",
+    round: int = 1,
+    rounds: int = 1,
+    last: tuple[list[str], SandboxReport] | None = None,
 ) -> list[str]:
     """AgentCoder's test designer (Huang et al., 3.2): one call for basic, edge and
     large-scale tests, from the requirements alone. ``round`` numbers a
-    redesign (``regenerate_tests``): each is a fresh set, not added to the last."""
-    rendered = agentcoder_test_prompt(ctx)
+    redesign (``regenerate_tests``): each is a fresh set, not added to the last,
+    written from ``last`` (the last tests and the executor's report on them)."""
+    if last is None:
+        rendered = agentcoder_test_prompt(ctx)
+    else:
+        rendered = redesign_prompt(ctx, last[0], designer_feedback(ctx, last[1]))
     request = ctx.request(AGENT, rendered, epoch=round if round > 1 else None)
     text = await ctx.call(request, step=step)
     tests = _kept(ctx, text, AGENT, step=step)

@@ -213,7 +213,7 @@ class _Search:
         async with step(ctx, "critic", "critic", attempt=node.number, progression=0, node=node.id) as s:
             critique = await criticise(
                 ctx,
-                node.strategy,
+                node.line_strategy,  # Eq. 4: S_i, the strategy, also below depth 1
                 node.code,
                 node.feedback,
                 verify=node.passes,
@@ -250,7 +250,7 @@ class _Search:
         async with step(ctx, "reflection", "thinker", attempt=node.number, progression=0, node=node.id) as s:
             found = await reflect(
                 ctx,
-                node.strategy,
+                node.line_strategy,  # Eq. 5: S_i, the strategy, also below depth 1
                 node.code,
                 node.feedback_for_agents,
                 self.width,
