@@ -262,3 +262,6 @@ def test_the_report_compares_with_another_familys_rows_when_asked(tmp_path, caps
     assert main(["bench", "report", str(ours), "--paper-model", "gpt-9"]) == 2
     err = capsys.readouterr().err
     assert "no paper ran a model of the family 'gpt-9': choose one of" in err and err.count("\n") == 1
+    assert main(["bench", "table", str(ours), "--paper-model", "gpt-9"]) == 2
+    err = capsys.readouterr().err
+    assert "no paper ran a model of the family 'gpt-9': choose one of" in err and err.count("\n") == 1
