@@ -201,6 +201,11 @@ def add_parser(sub: Any) -> None:
     r = subs.add_parser("report", help="print a bench folder's report again")
     r.add_argument("folder", metavar="DIR")
     r.add_argument("--json", action="store_true", help="the headline figures with their intervals, as JSON")
+    r.add_argument(
+        "--paper-model",
+        metavar="FAMILY",
+        help="show the papers' figure for this model family instead of the bench's own (claude-sonnet, gpt-4o, ...)",
+    )
     r.set_defaults(func=run_report)
     o = subs.add_parser("open", help="show a bench folder in the app")
     o.add_argument("folder", metavar="DIR")
@@ -519,8 +524,12 @@ def _dataset_size(dataset: str) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     from ..core.bench.bench_runner import BenchError
+    from ..core.bench.papers import families
     from ..core.bench.report import load_bench, render_report
 
+    family = args.paper_model
+    if family is not None and family not in families():
+        return fail(f"no paper ran a model of the family {family!r}: choose one of {', '.join(families())}")
     try:
         data = load_bench(Path(args.folder).expanduser())
         say_skipped(data)
@@ -531,9 +540,9 @@ def run_report(args: argparse.Namespace) -> int:
 
         from ..core.bench.figures import report_json
 
-        print(json.dumps(report_json(data), indent=2, ensure_ascii=False))
+        print(json.dumps(report_json(data, family), indent=2, ensure_ascii=False))
     else:
-        print(render_report(data))
+        print(render_report(data, family))
     return 0
 
 

@@ -244,3 +244,24 @@ def test_the_report_of_one_bench_prints_its_published_figure(tmp_path, capsys):
     assert "pass@1 (base)" not in report
     alone = _bench(tmp_path / "e1", [True, False], settings={"epochs": 1})
     assert "No paper printed a figure for this workflow with these settings" in render_report(alone)
+
+
+def test_the_report_compares_with_another_familys_rows_when_asked(tmp_path, capsys):
+    """A model no paper ran (a script, gpt-4.1): the report says so and names
+    ``--paper-model``; with it, the family's figure is shown and said to be that
+    family's. A family no paper ran is refused in one line."""
+    ours = _write(tmp_path / "b", _bench(tmp_path / "b", [True, True, True, False], model="openai/gpt-4.1"))
+    assert main(["bench", "report", str(ours)]) == 0
+    assert "No published figure: no paper ran a model of this bench's model's family" in capsys.readouterr().out
+    assert main(["bench", "report", str(ours), "--paper-model", "claude-opus"]) == 0
+    text = capsys.readouterr().out
+    assert "- pass@1: ours 75.00, published 87.00; Δ (ours − published) -12.00 points." in text
+    assert "the model family asked for (claude-opus)" in text
+    assert main(["bench", "report", str(ours), "--paper-model", "claude-opus", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["published"][0]["row"] == "qualityflow/t1-mbpp-opus-standard"
+    assert main(["bench", "report", str(ours), "--paper-model", "gpt-9"]) == 2
+    err = capsys.readouterr().err
+    assert "no paper ran a model of the family 'gpt-9': choose one of" in err and err.count("\n") == 1
+    assert main(["bench", "table", str(ours), "--paper-model", "gpt-9"]) == 2
+    err = capsys.readouterr().err
+    assert "no paper ran a model of the family 'gpt-9': choose one of" in err and err.count("\n") == 1

@@ -156,6 +156,19 @@ async def test_revert_returns_the_first_generated_program(tmp_path):
     assert rec.of("run_finished")[0].outcome == "reverted"
 
 
+async def test_without_revert_the_last_program_stands(tmp_path):
+    """Table 10's "Remove Revert" (``--no-revert``, as ``qflow bench paper`` gives it):
+    when no check accepts, the first progression's last program is the answer, not its
+    first, and no revert step runs."""
+    story = Story()
+    outcome, rec = await solve(story, tmp_path, prompts=2, clarify=2, revert=False)
+    assert (outcome.outcome, outcome.accepted_at, outcome.progression) == ("rejected", None, 0)
+    assert outcome.final_program.strip() == buggy("clarified 0.2").strip()
+    assert "revert" not in [e.decision for e in rec.of("decision")]
+    assert "revert" not in [e.step for e in rec.of("step_started")]
+    assert rec.of("run_finished")[0].outcome == "rejected"
+
+
 async def test_python_checker_runs_the_visible_tests_and_makes_no_check_calls(tmp_path):
     story = Story(generate=lambda p: CORRECT)
     outcome, rec = await solve(story, tmp_path, prompts=1, checker="python")

@@ -236,7 +236,7 @@ def correction_words(comparisons: Sequence[Comparison]) -> str:
     return f"{stats.HOLM} over the {len(comparisons)} comparisons (Holm p)"
 
 
-def report_json(data: BenchData) -> dict[str, Any]:
+def report_json(data: BenchData, paper_family: str | None = None) -> dict[str, Any]:
     """``qflow bench report DIR --json``: the bench, its protocol and its headline
     figures with their intervals."""
     from .papers import published
@@ -256,7 +256,7 @@ def report_json(data: BenchData) -> dict[str, Any]:
         # The papers' figures this bench reproduces (its workflow with the paper's settings, an ablation's too).
         "published": [
             {"row": f.ref, "table": f.table, "column": f.column, "printed": f.printed, "value": f.value, "part": f.part}
-            for f in published(s)
+            for f in published(s, paper_family)
         ],
         "methods": METHODS,
     }

@@ -321,13 +321,19 @@ def match(spec: dict[str, Any], part: str | None = None, family: str | None = No
     return None
 
 
-def published(spec: dict[str, Any]) -> list[Figure]:
-    """The published figures one bench reproduces (:func:`match`): on EvalPlus's
-    datasets base and plus apart, each where a paper printed it."""
+def families() -> list[str]:
+    """The model families the papers' rows ran, as ``--paper-model`` takes them."""
+    return sorted({f.family for p in papers().values() for r in p.rows() for f in r.figures if f.family})
+
+
+def published(spec: dict[str, Any], family: str | None = None) -> list[Figure]:
+    """The published figures one bench reproduces (:func:`match`, ``family``
+    standing in for the bench's own): on EvalPlus's datasets base and plus
+    apart, each where a paper printed it."""
     from .protocol import is_evalplus
 
     parts: tuple[str | None, ...] = ("base", "plus") if is_evalplus(str(spec.get("dataset", ""))) else (None,)
-    return [f for f in (match(spec, part) for part in parts) if f is not None]
+    return [f for f in (match(spec, part, family) for part in parts) if f is not None]
 
 
 def row_figure(

@@ -421,14 +421,21 @@ def sampling_note(data: BenchData) -> str:
     return ""
 
 
-def published_lines(data: BenchData, figures: BenchFigures) -> list[str]:
+def published_lines(data: BenchData, figures: BenchFigures, family: str | None = None) -> list[str]:
     """The report's section on the paper's figure this bench reproduces (the
     workflow with the paper's settings, an ablation's too, on the dataset, with
-    a model of the family the paper ran), ours beside it; or why none is shown."""
-    from .papers import paper, published
+    a model of the family the paper ran, or of ``family``), ours beside it; or
+    why none is shown."""
+    from .papers import family_of, paper, published
 
-    found = published(data.spec)
+    found = published(data.spec, family)
     out = ["", "## Published figure", ""]
+    if not found and (family or family_of(str(data.spec.get("model", "")))) is None:
+        out.append(
+            "No published figure: no paper ran a model of this bench's model's family; `qflow bench report DIR "
+            "--paper-model FAMILY` compares with a family's rows (`qflow bench paper` lists them)."
+        )
+        return out
     if not found:
         out.append(
             "No paper printed a figure for this workflow with these settings on this dataset with a model of "
@@ -446,15 +453,18 @@ def published_lines(data: BenchData, figures: BenchFigures) -> list[str]:
         where = f"{f.source()}, column {f.column} ({f.ref})"
         out.append(f"- {what}: ours {mine}, published {f.printed}{delta}. {where}.")
     out.append("")
+    same = f"the model family asked for ({family})" if family else "model family"
     out.append(
         f"The paper ran {', '.join(sorted({f.model for f in found}))}, not this bench's model: the figures are "
-        "of the same workflow, settings, dataset and model family. Cited: "
+        f"of the same workflow, settings, dataset and {same}. Cited: "
         + "; ".join(dict.fromkeys(paper(f.paper).citation for f in found))
     )
     return out
 
 
-def render_report(data: BenchData) -> str:
+def render_report(data: BenchData, paper_family: str | None = None) -> str:
+    """The bench's report in markdown; ``paper_family`` matches the papers' rows
+    of that model family instead of the bench's own."""
     from .datasets import load_dataset, without_visible_tests
     from .figures import bench_figures
     from .protocol import is_evalplus, protocol_lines, title
@@ -517,7 +527,7 @@ def render_report(data: BenchData) -> str:
             "words and punctuation marks" + (", and so is the cost" if priced else "") + ")"
         )
     parts.append(f"Tokens: {tokens_total}{cached}" + (f"; {priced}" if priced else "") + ".")
-    parts += published_lines(data, figures)
+    parts += published_lines(data, figures, paper_family)
     if not first_sample:
         return "\n".join(parts) + "\n"
 

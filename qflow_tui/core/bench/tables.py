@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import stats
-from .papers import Figure, PaperError, Row, find_row, match, paper, row_figure
+from .papers import Figure, PaperError, Row, families, find_row, match, paper, row_figure
 from .report import BenchData, base_and_plus
 from .stats import Interval
 
@@ -116,6 +116,8 @@ def build_table(
     benches' own; or the ``paper_rows`` named) and the difference."""
     from .protocol import TABLE_ORDER, convention, setting, title
 
+    if paper_family is not None and paper_family not in families():
+        raise TableError(f"no paper ran a model of the family {paper_family!r}: choose one of {', '.join(families())}")
     named: list[Row] = []
     for ref in paper_rows:
         try:
