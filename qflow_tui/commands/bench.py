@@ -419,8 +419,6 @@ def run_table(args: argparse.Namespace) -> int:
 
 
 def run_paper(args: argparse.Namespace) -> int:
-    import json
-
     from ..core.bench.papers import PaperError, paper, paper_json, papers, render_paper
 
     if not args.name:
@@ -434,7 +432,9 @@ def run_paper(args: argparse.Namespace) -> int:
     except PaperError as exc:
         return fail(str(exc))
     if args.json:
-        print(json.dumps(paper_json(found), indent=2, ensure_ascii=False))
+        from ..core.escape import jsontext
+
+        print(jsontext.dumps(paper_json(found)))
     else:
         print(render_paper(found), end="")
     return 0
@@ -526,11 +526,10 @@ def run_report(args: argparse.Namespace) -> int:
     except BenchError as exc:
         return fail(str(exc))
     if args.json:
-        import json
-
         from ..core.bench.figures import report_json
+        from ..core.escape import jsontext
 
-        print(json.dumps(report_json(data), indent=2, ensure_ascii=False))
+        print(jsontext.dumps(report_json(data)))
     else:
         print(render_report(data))
     return 0
