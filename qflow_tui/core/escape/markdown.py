@@ -50,13 +50,18 @@ def text(value: object) -> str:
     return escaped
 
 
-def code(value: object) -> str:
-    """``value`` as an inline code span (outside a table): a fence longer than
-    any run of backticks inside, so nothing in it ends the span early."""
+def code(value: object, cell: bool = False) -> str:
+    """``value`` as an inline code span: on one line, in a fence longer than
+    any run of backticks inside, so nothing in it ends the span early. In a
+    table ``cell``, its ``|`` escaped too (GFM splits cells before it reads
+    code spans, and shows ``\\|`` inside one as ``|``)."""
     s = one_line(str(value))
     longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
     fence = "`" * (longest + 1)
-    pad = " " if s.startswith("`") or s.endswith("`") or not s.strip() else ""
+    edges = s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ")) or not s.strip()
+    pad = " " if edges else ""
+    if cell:
+        s = s.replace("|", "\\|")
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
