@@ -307,7 +307,9 @@ def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
         return 130
     except BenchError as exc:
         return fail(str(exc))
-    print(estimate.text())
+    from ..core.safe_text import clean
+
+    print(clean(estimate.text()))  # it names the source bench's model and workflow, from its bench.json
     if source is None:
         print(f"bench folder: {runner.folder}", file=sys.stderr)
     return 0

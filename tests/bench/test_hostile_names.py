@@ -383,3 +383,11 @@ def test_json_text_is_strict_and_terminal_safe():
     assert _strict(text) == {"x": None, "y": [None, 1.5], "n": "a\x1b\x9b\u202e\ufffd"}
     _terminal_safe(text)
     assert "\x9b" not in text
+
+
+def test_an_estimate_from_a_hostile_bench_never_drives_the_terminal(benches, capsys, tmp_path):
+    canonical = Path(__file__).parents[2] / "bench" / "canonical_model.py"
+    argv = ["bench", "--dataset", "mbpp", "--ids", "11", "--model", f"script/{canonical}", "--out", str(tmp_path)]
+    out = _run([*argv, "--estimate-from", str(benches["a"])], capsys)
+    _terminal_safe(out)
+    assert one_line(MODEL).replace("\t", " ")[:40] in out.replace("\t", " ")
