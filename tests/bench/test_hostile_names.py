@@ -100,7 +100,19 @@ def benches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "b": _bench(root / FORMULA_FOLDER, [False, True, True]),
         "odd": _bench(root / "odd", [True], dataset=DATASET),
         "odd2": _bench(root / "odd2", [False], dataset=DATASET),
+        "paper": _paper_bench(root / "paper"),
     }
+
+
+def _paper_bench(folder: Path) -> Path:
+    """A bench the papers have a published row for (QualityFlow, a Sonnet, MBPP): the table's
+    published and difference rows, their sources and citations, go through LaTeX too."""
+    folder = _bench(folder, [True, False, True])
+    spec = json.loads((folder / "bench.json").read_text(encoding="utf-8"))
+    spec |= {"model": "anthropic/claude-sonnet-4-5", "workflow": "qualityflow", "convention": "completion"}
+    spec["settings"] = {}
+    (folder / "bench.json").write_text(json.dumps(spec), encoding="utf-8")
+    return folder
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -116,6 +128,7 @@ COMMANDS = {
     "compare-odd": lambda b: ["bench", "compare", str(b["odd"]), str(b["odd2"])],
     # Run where the benches are, so the folders are named as given: FORMULA_FOLDER first.
     "compare-here": lambda b: ["bench", "compare", FORMULA_FOLDER, FOLDER],
+    "table-paper": lambda b: ["bench", "table", str(b["paper"]), str(b["a"]), "--intervals", "pm"],
     "report": lambda b: ["bench", "report", str(b["a"])],
 }
 FORMATS = {
@@ -123,6 +136,7 @@ FORMATS = {
     "compare": ("markdown", "latex", "csv", "json"),
     "compare-odd": ("markdown", "latex", "csv", "json"),
     "compare-here": ("markdown", "latex", "csv", "json"),
+    "table-paper": ("markdown", "latex", "csv", "json"),
     "report": ("markdown", "json"),
 }
 CASES = [(command, fmt) for command, formats in FORMATS.items() for fmt in formats]
@@ -301,7 +315,7 @@ PDFLATEX = shutil.which("pdflatex")
 
 
 @pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (Debian: texlive-latex-base)")
-@pytest.mark.parametrize("command", ["table", "compare", "compare-odd", "compare-here"])
+@pytest.mark.parametrize("command", ["table", "compare", "compare-odd", "compare-here", "table-paper"])
 def test_a_plain_pdflatex_builds_the_latex(benches, capsys, monkeypatch, tmp_path, command):
     text = _output(command, "latex", benches, capsys, monkeypatch)
     booktabs = subprocess.run(["kpsewhich", "booktabs.sty"], capture_output=True, text=True, timeout=60)
