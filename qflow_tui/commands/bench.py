@@ -297,6 +297,13 @@ def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
     from ..core.bench.estimate import DEFAULT_SAMPLE, estimate_bench
 
     source = Path(args.estimate_from).expanduser() if args.estimate_from else None
+    if source is not None:
+        from ..core.bench.report import load_bench
+
+        try:  # the source's lines that are not read (a count no run has, say) are named, as report names them
+            say_skipped(load_bench(source))
+        except BenchError as exc:
+            return fail(str(exc))
     runner.prepare(write=source is None)  # an estimate from another bench leaves this folder as it is
     progress: Any = PlainBenchProgress()
     runner.sinks.append(progress)

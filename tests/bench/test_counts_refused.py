@@ -114,6 +114,7 @@ def test_estimate_from_a_bench_holding_infinity_uses_its_readable_runs(tmp_path)
     out = qflow(*argv, "--workflow", "zeroshot", "--out", str(tmp_path / "new"), "--estimate-from", str(source))
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and "OverflowError" not in out.stderr
+    assert "results.jsonl line 1: holds Infinity, which is not a JSON number: skipped" in out.stderr
     # The estimate is the one readable run's: 100 tokens in, 200 out.
     assert "100 tokens in, 200 out" in out.stdout
     # Nothing readable at all: one line saying so.
