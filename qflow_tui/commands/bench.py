@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 import time
 from pathlib import Path
@@ -255,8 +256,11 @@ def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
         config = load_config(overrides=config_overrides(args))
     except ConfigError as exc:
         raise BenchError(str(exc)) from None
-    if args.max_cost is not None and args.max_cost <= 0:
-        raise BenchError("--max-cost must be above 0 (US dollars for the whole bench)")
+    if args.max_cost is not None and not (math.isfinite(args.max_cost) and args.max_cost > 0):
+        raise BenchError(f"--max-cost must be above 0 and finite, US dollars for the whole bench (not {args.max_cost})")
+    for flag, price in (("--price-in", args.price_in), ("--price-out", args.price_out)):
+        if price is not None and not (math.isfinite(price) and price >= 0):
+            raise BenchError(f"{flag} must be a number of US dollars per million tokens, 0 or more (not {price})")
     if args.estimate is not None and args.estimate < 1:
         raise BenchError("--estimate N: run at least 1 problem to estimate from")
     spec = BenchSpec(
@@ -299,6 +303,13 @@ def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
     from ..core.bench.estimate import DEFAULT_SAMPLE, estimate_bench
 
     source = Path(args.estimate_from).expanduser() if args.estimate_from else None
+    if source is not None:
+        from ..core.bench.report import load_bench
+
+        try:  # the source's lines that are not read (a count no run has, say) are named, as report names them
+            say_skipped(load_bench(source))
+        except BenchError as exc:
+            return fail(str(exc))
     runner.prepare(write=source is None)  # an estimate from another bench leaves this folder as it is
     progress: Any = PlainBenchProgress()
     runner.sinks.append(progress)
@@ -309,7 +320,9 @@ def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
         return 130
     except BenchError as exc:
         return fail(str(exc))
-    print(estimate.text())
+    from ..core.safe_text import clean
+
+    print(clean(estimate.text()))  # it names the source bench's model and workflow, from its bench.json
     if source is None:
         print(f"bench folder: {runner.folder}", file=sys.stderr)
     return 0
@@ -425,8 +438,6 @@ def run_table(args: argparse.Namespace) -> int:
 
 
 def run_paper(args: argparse.Namespace) -> int:
-    import json
-
     from ..core.bench.papers import PaperError, paper, paper_json, papers, render_paper
 
     if not args.name:
@@ -440,7 +451,9 @@ def run_paper(args: argparse.Namespace) -> int:
     except PaperError as exc:
         return fail(str(exc))
     if args.json:
-        print(json.dumps(paper_json(found), indent=2, ensure_ascii=False))
+        from ..core.escape import jsontext
+
+        print(jsontext.dumps(paper_json(found)))
     else:
         print(render_paper(found), end="")
     return 0
@@ -536,11 +549,10 @@ def run_report(args: argparse.Namespace) -> int:
     except BenchError as exc:
         return fail(str(exc))
     if args.json:
-        import json
-
         from ..core.bench.figures import report_json
+        from ..core.escape import jsontext
 
-        print(json.dumps(report_json(data, family), indent=2, ensure_ascii=False))
+        print(jsontext.dumps(report_json(data, family)))
     else:
         print(render_report(data, family))
     return 0

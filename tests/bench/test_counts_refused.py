@@ -114,6 +114,7 @@ def test_estimate_from_a_bench_holding_infinity_uses_its_readable_runs(tmp_path)
     out = qflow(*argv, "--workflow", "zeroshot", "--out", str(tmp_path / "new"), "--estimate-from", str(source))
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and "OverflowError" not in out.stderr
+    assert "results.jsonl line 1: holds Infinity, which is not a JSON number: skipped" in out.stderr
     # The estimate is the one readable run's: 100 tokens in, 200 out.
     assert "100 tokens in, 200 out" in out.stdout
     # Nothing readable at all: one line saying so.
@@ -173,3 +174,22 @@ def test_a_resumed_bench_holding_negative_tokens_keeps_its_cost_cap(tmp_path, ca
     assert "$-" not in err
     assert len(read_results(out)) == 1
     assert [r["id"] for r in latest_results(read_results(out)).values()] == [second["id"]]
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "words"),
+    [
+        ("--price-in", "nan", "--price-in must be a number of US dollars per million tokens, 0 or more (not nan)"),
+        ("--price-out", "-5", "--price-out must be a number of US dollars per million tokens, 0 or more (not -5.0)"),
+        ("--price-in", "inf", "(not inf)"),
+        ("--max-cost", "nan", "--max-cost must be above 0 and finite"),
+        ("--max-cost", "inf", "--max-cost must be above 0 and finite"),
+    ],
+)
+def test_a_price_or_cap_no_bench_can_have_is_refused_before_anything_runs(tmp_path, capsys, flag, value, words):
+    out = tmp_path / "bench"
+    argv = ["bench", "--dataset", "mbpp", "--ids", "11", "--model", f"script/{CANONICAL}", "--out", str(out)]
+    assert main([*argv, flag, value]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
+    assert not out.exists()  # nothing ran, no bench.json the next read would refuse

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..escape import markdown as md
 from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
 from .bench_runner import latest_results, read_spec
@@ -358,9 +359,8 @@ def cached_tokens(records: list[dict[str, Any]]) -> tuple[int, int]:
 
 # ------------------------------------------------------------------ markdown
 def _md(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    """A markdown table of cells already written as markdown (outside text through ``md.text``)."""
+    return md.table(header, rows)
 
 
 def _unfinished(data: BenchData) -> list[dict[str, Any]]:
@@ -379,13 +379,13 @@ MODEL_SETTINGS_SHOWN = ("temperature", "max_tokens", "seed", "effort", "test_tim
 
 def _settings_line(s: dict[str, Any]) -> str:
     settings = s.get("settings") or {}
-    shown = [f"{k}={v}" for k, v in workflow_settings(s).items()]
+    shown = [md.text(f"{k}={v}") for k, v in workflow_settings(s).items()]
     model = [
-        f"{k}={settings[k]}"
+        md.text(f"{k}={settings[k]}")
         for k in MODEL_SETTINGS_SHOWN
         if k in settings and not (k == "seed" and settings[k] == -1) and settings[k] != ""
     ]
-    line = "Settings: " + (", ".join(shown) if shown else f"{s.get('workflow')} has no settings of its own")
+    line = "Settings: " + (", ".join(shown) if shown else f"{md.text(s.get('workflow'))} has no settings of its own")
     if model:
         line += "; model calls: " + ", ".join(model)
     return line + "."
@@ -414,8 +414,9 @@ def sampling_note(data: BenchData) -> str:
             return ""
         if said.startswith("not sent"):
             return (
-                f"Temperature: {one_line(said, 160)}. Every agent sampled at the provider's default, not at the "
-                "paper's temperatures (0; 0.1 for QualityFlow's test designer), so two runs of a problem can differ."
+                f"Temperature: {md.text(one_line(said, 160))}. Every agent sampled at the provider's default, "
+                "not at the paper's temperatures (0; 0.1 for QualityFlow's test designer), so two runs of a "
+                "problem can differ."
             )
         return ""
     return ""
@@ -476,8 +477,8 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
     total = len(data.problem_ids) * int(s.get("samples", 1))
     dataset = str(s.get("dataset", ""))
     figures = bench_figures(data)
-    parts = [f"# Bench: {title(dataset)} · {s.get('workflow')} · {s.get('model')}", ""]
-    parts += protocol_lines(s)
+    parts = [f"# Bench: {md.text(title(dataset))} · {md.text(s.get('workflow'))} · {md.text(s.get('model'))}", ""]
+    parts += [md.text(line) for line in protocol_lines(s)]
     sampling = sampling_note(data)
     if sampling:
         parts.append(sampling)
@@ -533,6 +534,7 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
 
     h, v = table_pass_by_step(first_sample)
     ci = pass_by_step_intervals(first_sample)
+    h = [md.text(c) for c in h]
     parts += ["", "## pass@1 by workflow step (Table 1)", "", _md(["", *h], [["pass@1", *v], ["95% CI", *ci]])]
     parts.append("")
     parts.append(
@@ -551,9 +553,10 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
         )
     h, rows = table_cqc(first_sample)
     if any(r.get("checks") for r in first_sample):
-        parts += ["", "## Code Quality Checker as a classifier (Table 4)", "", _md(h, rows)]
+        parts += ["", "## Code Quality Checker as a classifier (Table 4)", "", _md([md.text(c) for c in h], rows)]
         parts += ["", "Every CQC verdict, per step:", ""]
-        parts.append(_md(["step", "verdicts", "accuracy", "precision", "recall"], table_cqc_verdicts(first_sample)))
+        verdict_rows = [[md.text(step), *rest] for step, *rest in table_cqc_verdicts(first_sample)]
+        parts.append(_md(["step", "verdicts", "accuracy", "precision", "recall"], verdict_rows))
     if any(r.get("tests") for r in first_sample):
         parts += ["", "## Test Quality Checker on synthesized tests (Table 6)", ""]
         parts.append("A positive test is an incorrect one: the canonical solution fails it.")
@@ -572,11 +575,12 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
                     "incorrect→incorrect",
                     "% correct made incorrect",
                 ],
-                dbg,
+                [[md.text(step), *rest] for step, *rest in dbg],
             )
         )
     parts += ["", "## Average tokens per problem, per agent (Table 11)", ""]
-    parts.append(_md(["agent", "input", "output", "total", "calls"], table_tokens(first_sample, _roles(s))))
+    agents = [[md.text(agent), *rest] for agent, *rest in table_tokens(first_sample, _roles(s))]
+    parts.append(_md(["agent", "input", "output", "total", "calls"], agents))
     if int(s.get("samples", 1)) > 1:
         rows = [[f"pass@{p.k}", f"{100 * p.value:.2f}", interval_text(p.interval)] for p in figures.pass_at_k]
         parts += ["", "## pass@k (unbiased estimator)", "", _md(["metric", "%", "95% interval"], rows)]
@@ -591,28 +595,29 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
                 "## Problems run without visible tests",
                 "",
                 "Their docstrings show no usable example and the paper does not say what it showed; a hidden "
-                "test is never shown instead, so these ran with no visible test: " + ", ".join(bare) + ".",
+                "test is never shown instead, so these ran with no visible test: "
+                + ", ".join(md.text(b) for b in bare)
+                + ".",
             ]
     failed = [r for r in first_sample if not r.get("passed")]
     if failed:
         parts += ["", "## Problems whose final program failed", ""]
         for r in failed:
-            detail = (r.get("verdict") or {}).get("detail", "")
-            parts.append(f"- {r['id']}: {detail[:200]} ({r.get('session')})")
+            detail = str((r.get("verdict") or {}).get("detail", ""))
+            parts.append(f"- {md.text(r['id'])}: {md.text(detail[:200])} ({md.text(r.get('session'))})")
     near = [r for r in first_sample if "near its time limit" in str((r.get("verdict") or {}).get("detail", ""))]
     if near:
         # Timing verdicts a busier machine, or another run, may judge the other way.
         parts += ["", "## Verdicts near a time limit", ""]
         for r in near:
             verdict = r.get("verdict") or {}
-            parts.append(
-                f"- {r['id']}: {'pass' if r.get('passed') else verdict.get('status', 'fail')}: "
-                f"{str(verdict.get('detail', ''))[:200]}"
-            )
+            status = "pass" if r.get("passed") else str(verdict.get("status", "fail"))
+            parts.append(f"- {md.text(r['id'])}: {md.text(status)}: {md.text(str(verdict.get('detail', ''))[:200])}")
     if unfinished:
         parts += ["", "## Unfinished (retried on resume)", ""]
         for r in unfinished:
-            parts.append(f"- {r['id']}: {r.get('status')}: {str(r.get('error', ''))[:200]}")
+            error = md.text(str(r.get("error", ""))[:200])
+            parts.append(f"- {md.text(r['id'])}: {md.text(r.get('status'))}: {error}")
     return "\n".join(parts) + "\n"
 
 
@@ -666,10 +671,10 @@ def render_compare(benches: list[BenchData], pairs: str = "all") -> str:
     from .figures import bench_cost
     from .stats import BOOTSTRAP, WILSON, dollars, interval_text, wilson
 
-    labels = [f"{i + 1}: {label}" for i, label in enumerate(bench_labels(benches))]
+    labels = [f"{i + 1}: {md.text(label)}" for i, label in enumerate(bench_labels(benches))]
     parts = ["# Bench comparison", ""]
     for i, (b, label) in enumerate(zip(benches, bench_labels(benches), strict=True)):
-        parts.append(f"{i + 1}. `{b.folder}`: {label} ({len(b.done)} finished)")
+        parts.append(f"{i + 1}. {md.code(b.folder)}: {md.text(label)} ({len(b.done)} finished)")
     parts += _mixed_settings_note(benches)
     firsts = [[r for r in b.done if r.get("sample", 0) == 0] for b in benches]
     cols: list[str] = []
@@ -682,7 +687,8 @@ def render_compare(benches: list[BenchData], pairs: str = "all") -> str:
         ci = pass_by_step_intervals(f) if f else [""] * len(h)
         by_col = {col: f"{value} {iv}".strip() for col, value, iv in zip(h, v, ci, strict=True)}
         rows.append([label, by_col["first program"], *[by_col.get(c, "") for c in cols], by_col["final"], by_col["Δ"]])
-    parts += ["", "## pass@1 by workflow step", "", _md(["bench", "first program", *cols, "final", "Δ"], rows)]
+    header = ["bench", "first program", *(md.text(c) for c in cols), "final", "Δ"]
+    parts += ["", "## pass@1 by workflow step", "", _md(header, rows)]
     parts += ["", f"Each figure with its 95% interval: Wilson's; Δ's a paired {BOOTSTRAP}."]
     if any(b.dataset.endswith("-plus") for b in benches):
         plus_rows = []
@@ -696,7 +702,9 @@ def render_compare(benches: list[BenchData], pairs: str = "all") -> str:
         for label, b, f in zip(labels, benches, firsts, strict=True):
             words = pass_at_last_words(b.spec, f) if f else ""
             if not words and f:
-                words = f"n/a: {b.spec.get('workflow', '?')}'s paper reports no pass@k over a run's last programs"
+                words = (
+                    f"n/a: {md.text(b.spec.get('workflow', '?'))}'s paper reports no pass@k over a run's last programs"
+                )
             last_rows.append([label, words or "n/a: no run finished"])
         parts += ["", "## pass@k over each run's last k programs (the paper's pass@5)", ""]
         parts.append(_md(["bench", "figure"], last_rows))
@@ -751,7 +759,7 @@ def render_compare(benches: list[BenchData], pairs: str = "all") -> str:
         parts.append(
             _md(
                 ["problem", *[str(i + 1) for i in range(len(benches))]],
-                [[shown[pid], *("pass" if v[pid] else "fail" for v in verdicts)] for pid in diff],
+                [[md.text(shown[pid]), *("pass" if v[pid] else "fail" for v in verdicts)] for pid in diff],
             )
         )
     return "\n".join(parts) + "\n"

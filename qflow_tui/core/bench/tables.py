@@ -9,13 +9,13 @@ reproduces (:mod:`.papers`) is printed beside ours with the difference.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..escape import csvcells, jsontext, latex
+from ..escape import markdown as md
 from . import stats
 from .papers import Figure, PaperError, Row, families, find_row, match, paper, row_figure
 from .report import BenchData, base_and_plus
@@ -137,7 +137,7 @@ def build_table(
         )
         row = rows.setdefault(key, TableRow("ours", *key))
         if b.dataset not in TABLE_ORDER:
-            notes.append(f"`{b.folder}`: {title(b.dataset)} is not one of the table's datasets; left out.")
+            notes.append(f"{b.folder}: {title(b.dataset)} is not one of the table's datasets; left out.")
             continue
         first = [r for r in b.done if r.get("sample", 0) == 0]
         n, base, plus = base_and_plus(first)
@@ -146,13 +146,13 @@ def build_table(
                 continue
             passed = base if part == "base" else plus
             if heading in row.cells:
-                notes.append(f"`{b.folder}`: a second {title(b.dataset)} bench for the same row; the first is shown.")
+                notes.append(f"{b.folder}: a second {title(b.dataset)} bench for the same row; the first is shown.")
                 continue
             row.cells[heading] = Ours(passed, n, stats.wilson(passed, n))
             source[(key, heading)] = b
         expected = len(b.problem_ids) * int(b.spec.get("samples", 1))
         if len(b.done) < expected:
-            notes.append(f"`{b.folder}`: {len(b.done)} of {expected} runs finished; its figure counts those only.")
+            notes.append(f"{b.folder}: {len(b.done)} of {expected} runs finished; its figure counts those only.")
     out: list[TableRow] = []
     cited: list[str] = []
     for key, row in rows.items():
@@ -284,7 +284,7 @@ def render_markdown(data: TableData, style: str = "brackets") -> str:
                 value = f"**{value}**" if abs(cell.value - best.get(h, -1)) < 1e-9 else value
                 cells.append(f"{value} {_interval_words(cell.interval, style)} ({cell.n})")
             elif isinstance(cell, Figure):
-                value = cell.printed
+                value = md.text(cell.printed)
                 cells.append(
                     f"**{value}**" if cell.value is not None and abs(cell.value - best.get(h, -1)) < 1e-9 else value
                 )
@@ -292,10 +292,8 @@ def render_markdown(data: TableData, style: str = "brackets") -> str:
                 cells.append(f"{cell:+.2f}")
             else:
                 cells.append("")
-        body.append([*_label(r), *cells])
+        body.append([*(md.text(x) for x in _label(r)), *cells])
     header = ["workflow", "model", "setting", "convention", *headings]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in body]
     parts = [
         "# pass@1 across the benchmarks",
         "",
@@ -305,7 +303,7 @@ def render_markdown(data: TableData, style: str = "brackets") -> str:
         "MBPP+ and HumanEval+ by EvalPlus's rules, base = the base inputs, plus = base and extra inputs. "
         "The best value of each column is in bold.",
         "",
-        "\n".join(lines),
+        md.table(header, body),
     ]
     parts += _common_notes(data)
     return "\n".join(parts) + "\n"
@@ -332,38 +330,18 @@ def _common_notes(data: TableData) -> list[str]:
             "(the model the paper ran, not ours); Δ is ours minus published, in points. From:",
             "",
         ]
-        out += [f"- {s}" for s in dict.fromkeys(s for r in published for s in r.sources)]
-        out += ["", "Cited:", ""] + [f"- {c}" for c in data.papers]
+        out += [f"- {md.text(s)}" for s in dict.fromkeys(s for r in published for s in r.sources)]
+        out += ["", "Cited:", ""] + [f"- {md.text(c)}" for c in data.papers]
     if data.notes:
-        out += ["", *[f"- {n}" for n in data.notes]]
+        out += ["", *[f"- {md.text(n)}" for n in data.notes]]
     return out
 
 
 # ------------------------------------------------------------------ LaTeX
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "±": r"$\pm$",
-    "Δ": r"$\Delta$",
-    "−": "--",
-    "↳": "",
-    "↑": r"$\uparrow$",
-    "↓": r"$\downarrow$",
-}
-
-
 def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped (and the few non-ASCII
-    signs the tables use written as LaTeX)."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    """``text`` as LaTeX that a plain pdflatex build typesets as written (see
+    :mod:`qflow_tui.core.escape.latex`)."""
+    return latex.text(text)
 
 
 def render_latex(data: TableData, style: str = "brackets") -> str:
@@ -434,12 +412,10 @@ def render_csv(data: TableData) -> str:
     """One line per row; for each dataset column its value, interval and
     problems (a published row: the value as printed)."""
     headings = data.shown_columns()
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
     head = ["row", "workflow", "model", "setting", "convention", "source"]
     for h in headings:
         head += [h, f"{h} low", f"{h} high", f"{h} problems"]
-    w.writerow(head)
+    out: list[list[str]] = [head]
     for r in data.rows:
         line = [r.kind, r.name, r.model, r.setting, r.convention, "; ".join(r.sources)]
         for h in headings:
@@ -458,8 +434,8 @@ def render_csv(data: TableData) -> str:
                 line += [f"{cell:+.2f}", "", "", ""]
             else:
                 line += ["", "", "", ""]
-        w.writerow(line)
-    return buf.getvalue()
+        out.append(line)
+    return csvcells.rows(out)
 
 
 def table_json(data: TableData) -> dict[str, Any]:
@@ -513,7 +489,7 @@ def render_table(
     if fmt == "csv":
         return render_csv(data)
     if fmt == "json":
-        return json.dumps(table_json(data), indent=2, ensure_ascii=False) + "\n"
+        return jsontext.dumps(table_json(data)) + "\n"
     return render_markdown(data, style)
 
 
@@ -591,11 +567,8 @@ def render_compare_latex(benches: Sequence[BenchData], pairs: str = "all", style
             ci = f.cost.interval
             cost = f"{f.cost.per_solved:.4f}"
             if ci is not None:
-                cost += (
-                    " {\\scriptsize "
-                    + latex_escape(stats.interval_text(ci, lambda x: "∞" if x == float("inf") else f"{x:.4f}"))
-                    + "}"
-                )
+                # An unbounded end is "∞", which latex_escape writes as $\infty$.
+                cost += " {\\scriptsize " + latex_escape(stats.interval_text(ci, _dollars_end)) + "}"
         workflow, model = (latex_escape(str(b.spec.get(k, "?"))) for k in ("workflow", "model"))
         lines.append(f"{i + 1} & {workflow} & {model} & {value} {{\\scriptsize {latex_escape(iv)}}} & {cost} \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
@@ -652,15 +625,17 @@ def render_compare_latex(benches: Sequence[BenchData], pairs: str = "all", style
     return "\n".join(lines) + "\n"
 
 
+def _dollars_end(x: float) -> str:
+    return "∞" if math.isinf(x) else f"{x:.4f}"
+
+
 def render_compare_csv(benches: Sequence[BenchData], pairs: str = "all") -> str:
     """One line per comparison, each bench's pass@1 and interval beside the
     paired figures."""
     from .figures import compare_pairs
 
     figures = compare_figures(benches)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(
+    out: list[list[object]] = [
         [
             "a",
             "b",
@@ -681,7 +656,7 @@ def render_compare_csv(benches: Sequence[BenchData], pairs: str = "all") -> str:
             "mcnemar_p",
             "holm_p",
         ]
-    )
+    ]
 
     def iv(x: Interval | None) -> list[str]:
         return [f"{100 * x.low:.2f}", f"{100 * x.high:.2f}"] if x else ["", ""]
@@ -689,7 +664,7 @@ def render_compare_csv(benches: Sequence[BenchData], pairs: str = "all") -> str:
     for c in compare_pairs(benches, pairs):
         st = c.stats
         fa, fb = figures[c.a], figures[c.b]
-        w.writerow(
+        out.append(
             [
                 c.a + 1,
                 c.b + 1,
@@ -708,7 +683,7 @@ def render_compare_csv(benches: Sequence[BenchData], pairs: str = "all") -> str:
                 f"{c.p_holm:.6g}",
             ]
         )
-    return buf.getvalue()
+    return csvcells.rows(out)
 
 
 def render_compare(
@@ -717,7 +692,7 @@ def render_compare(
     from .report import render_compare as markdown
 
     if fmt == "json":
-        return json.dumps(compare_json(benches, pairs), indent=2, ensure_ascii=False) + "\n"
+        return jsontext.dumps(compare_json(benches, pairs)) + "\n"
     if fmt == "latex":
         return render_compare_latex(benches, pairs, style)
     if fmt == "csv":

@@ -3,9 +3,11 @@ again) or a Markdown transcript."""
 
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path
 
+from ..escape import markdown as md
 from .fileformat import SessionError, session_stem
 from .reader import SessionData, read_session
 from .redaction import redact, secret_values
@@ -32,7 +34,10 @@ def export_jsonl(data: SessionData, dest: Path | str) -> Path:
 def export_markdown(data: SessionData, dest: Path | str) -> Path:
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    text = redact(markdown_transcript(data), secret_values())
+    secrets = secret_values()
+    # A secret may stand in the transcript escaped (a key with a "|" or "&" in it).
+    escaped = {form for v in secrets for form in (v, md.text(v), md.code(v), html.escape(v))}
+    text = redact(markdown_transcript(data), sorted(escaped, key=len, reverse=True))
     tmp = dest.with_name(dest.name + ".part")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, dest)

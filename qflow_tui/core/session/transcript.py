@@ -1,11 +1,19 @@
 """A session as a readable Markdown transcript: the problem, every model
-exchange in full, checks, verdicts, decisions and the final program."""
+exchange in full, checks, verdicts, decisions and the final program.
+
+Everything in it came from outside (a model's answers, a problem, a session
+file that may have been edited): text goes through
+:mod:`qflow_tui.core.escape.markdown` (one line, its markup escaped), code and
+whole answers into fences longer than any run of backticks inside, and the
+few values inside qflow's own HTML (the prompt's fold) are HTML-escaped."""
 
 from __future__ import annotations
 
+import html
 import re
 from typing import TYPE_CHECKING
 
+from ..escape import markdown as md
 from ..events import (
     Decision,
     Event,
@@ -42,7 +50,7 @@ def _fence(text: str, lang: str = "") -> str:
 
 
 def _where(e: Event) -> str:
-    return f"p{e.progression}" if e.progression is not None else "run"
+    return f"p{md.text(e.progression)}" if e.progression is not None else "run"
 
 
 def _fmt_duration(seconds: float) -> str:
@@ -62,31 +70,31 @@ def markdown_transcript(data: SessionData) -> str:
     cfg = section(h, "config")
     problem = section(h, "problem")
     t = total(tokens_from_dict(s.get("tokens")))
-    out: list[str] = [f"# {data.title}\n"]
+    out: list[str] = [f"# {md.text(data.title)}\n"]
     workflow = str(h.get("workflow") or "")
     settings = ", ".join(f"{k} {v}" for k, v in recorded_workflow_settings(cfg, workflow).items())
     rows = [
-        ("Session", f"`{data.path.name}`"),
-        ("Recorded", str(h.get("created", ""))),
-        ("Model", f"`{h.get('model', '')}`"),
-        ("Workflow", f"{h.get('workflow', '')}" + (f" ({settings})" if settings else "")),
+        ("Session", md.code(data.path.name, cell=True)),
+        ("Recorded", md.text(h.get("created", ""))),
+        ("Model", md.code(h.get("model", ""), cell=True)),
+        ("Workflow", md.text(f"{h.get('workflow', '')}" + (f" ({settings})" if settings else ""))),
         (
             "Outcome",
-            f"**{str(s['outcome']).upper()}**"
-            + (f" at `{s['accepted_at']}`" if s.get("accepted_at") else "")
-            + (f", progression {s['progression']}" if s.get("progression") is not None else ""),
+            f"**{md.text(str(s['outcome']).upper())}**"
+            + (f" at {md.code(s['accepted_at'], cell=True)}" if s.get("accepted_at") else "")
+            + (f", progression {md.text(s['progression'])}" if s.get("progression") is not None else ""),
         ),
-        ("Model calls", f"{s['llm_calls']} ({t.input} tokens in, {t.output} out)"),
+        ("Model calls", md.text(f"{s['llm_calls']} ({t.input} tokens in, {t.output} out)")),
         ("Duration", _fmt_duration(float(s.get("duration") or 0))),
-        ("qflow", f"{h.get('app_version', '?')} (session format {h.get('format_version')})"),
+        ("qflow", md.text(f"{h.get('app_version', '?')} (session format {h.get('format_version')})")),
     ]
-    out.append("| | |\n|---|---|")
-    out.extend(f"| {k} | {v} |" for k, v in rows)
+    out.append(md.table(["", ""], [[k, v] for k, v in rows]))
     out.append("")
     for w in s["warnings"]:
-        out.append(f"> **Warning:** {w}\n")
+        out.append(f"> **Warning:** {md.text(w)}\n")
     out.append("## Problem\n")
-    out.append(str(problem.get("statement", "")).strip() + "\n")
+    # The statement as written: a docstring's >>> and __init__ are not markdown.
+    out.append(_fence(str(problem.get("statement", "")).strip(), "text"))
     if problem.get("tests"):
         out.append("Visible tests:\n")
         out.append(_fence("\n".join(problem["tests"]), "python"))
@@ -98,10 +106,11 @@ def markdown_transcript(data: SessionData) -> str:
             continue
         if e.step and e.step != current_step and not isinstance(e, RunFinished | RunFailed):
             current_step = e.step
-            out.append(f"### Step `{current_step}`\n")
+            out.append(f"### Step {md.code(current_step)}\n")
         out.extend(_md_event(e, pending))
     for start in pending.values():
-        out.append(f"**{_where(start)} · {start.agent}: model call never finished** (the recording stops here)\n")
+        agent = md.text(start.agent)
+        out.append(f"**{_where(start)} · {agent}: model call never finished** (the recording stops here)\n")
         out.append(_md_prompt(start))
     return "\n".join(out).rstrip() + "\n"
 
@@ -115,58 +124,61 @@ def _md_event(e: Event, pending: dict[str, LLMCallStarted]) -> list[str]:
             return ["\n" + _md_call(pending.pop(e.call_id, None), e)]
         case LLMCallFailed():
             start = pending.pop(e.call_id, None)
-            failed = f"\n**{_where(e)} · {e.agent}: model call failed** — {e.error}\n"
+            failed = f"\n**{_where(e)} · {md.text(e.agent)}: model call failed** — {md.text(e.error)}\n"
             return [failed] + ([_md_prompt(start)] if start is not None else [])
         case LLMCallGivenUp():
-            return [f"\n**{_where(e)} · {e.agent}: retry given up by the user** — {e.error}\n"]
+            return [f"\n**{_where(e)} · {md.text(e.agent)}: retry given up by the user** — {md.text(e.error)}\n"]
         case StepStarted():
-            detail = f" ({e.detail})" if e.detail else ""
-            return [f"- {_where(e)} · `{e.agent or e.step}` starts{detail}"]
+            detail = f" ({md.text(e.detail)})" if e.detail else ""
+            return [f"- {_where(e)} · {md.code(e.agent or e.step)} starts{detail}"]
         case StepFinished():
-            detail = f" — {e.detail}" if e.detail else ""
-            return [f"- {_where(e)} · `{e.agent or e.step}`: **{e.outcome}**{detail}\n"]
+            detail = f" — {md.text(e.detail)}" if e.detail else ""
+            return [f"- {_where(e)} · {md.code(e.agent or e.step)}: **{md.text(e.outcome)}**{detail}\n"]
         case ProgramCandidate():
-            return [f"\nProgram from `{e.agent}` ({_where(e)}):\n", _fence(e.program, "python")]
+            return [f"\nProgram from {md.code(e.agent)} ({_where(e)}):\n", _fence(e.program, "python")]
         case ImaginedCheck():
             return [
-                f"- Imagined execution ({_where(e)}) of `{e.test}`: **{e.verdict.upper()}**"
-                + (f", model's value `{e.value}`" if e.value else "")
-                + (f" — {e.detail}" if e.detail else "")
+                f"- Imagined execution ({_where(e)}) of {md.code(e.test)}: **{md.text(e.verdict.upper())}**"
+                + (f", model's value {md.code(e.value)}" if e.value else "")
+                + (f" — {md.text(e.detail)}" if e.detail else "")
             ]
         case TestsDesigned():
-            said = [f"\nTest designer round {e.round}: {len(e.tests)} new tests, {e.total} in all.\n"]
+            said = [md.text(f"Test designer round {e.round}: {len(e.tests)} new tests, {e.total} in all.") + "\n"]
+            said[0] = "\n" + said[0]
             return said + ([_fence("\n".join(e.tests), "python")] if e.tests else [])
         case TQCVerdict():
             mark = "kept" if e.verdict == "kept" else "**rejected**"
             return [
-                f"- TQC #{e.index} `{e.test}`: {mark}"
-                + (f" (model's value `{e.value}`)" if e.value else "")
-                + (f" — {e.detail}" if e.detail else "")
+                f"- TQC #{md.text(e.index)} {md.code(e.test)}: {mark}"
+                + (f" (model's value {md.code(e.value)})" if e.value else "")
+                + (f" — {md.text(e.detail)}" if e.detail else "")
             ]
         case SandboxRun():
             return [_md_sandbox(e)]
         case Decision():
-            return [f"\n**Decision ({_where(e)}): {e.decision.upper()}** — {e.reason}\n"]
+            return [f"\n**Decision ({_where(e)}): {md.text(e.decision.upper())}** — {md.text(e.reason)}\n"]
         case Notice():
-            return [f"> {e.level}: {e.message}\n"]
+            return [f"> {md.text(e.level)}: {md.text(e.message)}\n"]
         case RunFailed():
-            return [f"\n## Run failed\n\n{e.error}\n"]
+            return ["\n## Run failed\n", _fence(e.error, "text")]
         case RunFinished():
-            where = f" at `{e.accepted_at}`" if e.accepted_at else ""
-            return ["\n## Final program\n", f"**{e.outcome.upper()}**{where}.\n", _fence(e.final_program, "python")]
+            where = f" at {md.code(e.accepted_at)}" if e.accepted_at else ""
+            outcome = md.text(e.outcome.upper())
+            return ["\n## Final program\n", f"**{outcome}**{where}.\n", _fence(e.final_program, "python")]
     return []
 
 
 def _md_prompt(start: LLMCallStarted) -> str:
     parts = [
         f"<details><summary>Prompt ({len(start.messages)} message(s), temperature "
-        f"{start.temperature}, hash <code>{start.prompt_hash}</code>)</summary>\n"
+        f"{html.escape(str(start.temperature))}, hash <code>{html.escape(str(start.prompt_hash))}</code>)"
+        "</summary>\n"
     ]
     if start.system:
         parts.append("*system*\n")
         parts.append(_fence(start.system, "text"))
     for m in start.messages:
-        parts.append(f"*{m.get('role', '?')}*\n")
+        parts.append(f"*{md.text(m.get('role', '?'))}*\n")
         parts.append(_fence(str(m.get("content", "")), "text"))
     parts.append("</details>\n")
     return "\n".join(parts)
@@ -182,16 +194,16 @@ def _md_call(start: LLMCallStarted | None, end: LLMCallFinished) -> str:
     inp, out = end.input_tokens, end.output_tokens
     cut = end.detail if end.stop_reason != "finished" else ""
     head = (
-        f"**{_where(end)} · `{end.agent}`**"
+        f"**{_where(end)} · {md.code(end.agent)}**"
         + (f" ({', '.join(where)})" if where else "")
         + f" — {'?' if inp is None else inp} tokens in, {'?' if out is None else out} out{est}, "
         + f"{end.latency:.2f} s"
-        + (f" — ✂ {cut}" if cut else "")
+        + (f" — ✂ {md.text(cut)}" if cut else "")
         + "\n"
     )
     parts = [head]
     if start is not None and start.test:
-        parts.append(f"Test: `{start.test}`\n")
+        parts.append(f"Test: {md.code(start.test)}\n")
     if start is not None:
         parts.append(_md_prompt(start))
     parts.append("Response:\n")
@@ -200,18 +212,17 @@ def _md_call(start: LLMCallStarted | None, end: LLMCallFinished) -> str:
 
 
 def _md_sandbox(e: SandboxRun) -> str:
-    lines = [f"\nSandbox run ({e.purpose}, {_where(e)}): **{e.passed}/{e.total} passed**\n"]
+    lines = [f"\nSandbox run ({md.text(e.purpose)}, {_where(e)}): **{e.passed}/{e.total} passed**\n"]
     if e.load_error:
-        lines.append(f"The program failed to load: {e.load_error}\n")
+        lines.append(f"The program failed to load: {md.text(e.load_error)}\n")
     if e.results:
-        lines.append("| test | result |\n|---|---|")
+        rows = []
         for r in e.results:
-            status = r.get("status", "")
+            status = str(r.get("status", ""))
             extra = r.get("error") or (
                 f"returned {r.get('actual')}" if r.get("actual") is not None and status != "pass" else ""
             )
             cell = status + (f": {extra}" if extra else "")
-            test = str(r.get("test", "")).replace("|", "\\|").replace("\n", " ")
-            lines.append(f"| `{test}` | {cell.replace('|', '/').replace(chr(10), ' ')} |")
-        lines.append("")
+            rows.append([md.code(r.get("test", ""), cell=True), md.text(cell)])
+        lines += [md.table(["test", "result"], rows), ""]
     return "\n".join(lines)
