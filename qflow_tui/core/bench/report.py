@@ -16,7 +16,7 @@ from typing import Any
 from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
 from .bench_runner import latest_results, read_spec
-from .protocol import workflow_settings
+from .protocol import bench_config, workflow_settings
 from .results import RESULTS, read_lines
 
 
@@ -380,7 +380,9 @@ def _settings_line(s: dict[str, Any]) -> str:
     line = "Settings: " + (", ".join(shown) if shown else f"{s.get('workflow')} has no settings of its own")
     if model:
         line += "; model calls: " + ", ".join(model)
-    return line + "."
+    workflow = WORKFLOWS.get(str(s.get("workflow", "")))
+    notes = workflow.setting_notes(bench_config(s)) if workflow is not None else ()
+    return line + "." + "".join(f" Note: {note}." for note in notes)
 
 
 def sampling_note(data: BenchData) -> str:
