@@ -493,11 +493,22 @@ def render_report(data: BenchData) -> str:
             "its run produced passes, in the order they were produced; a run that produced fewer counts them "
             f"all. A reverted run's answer, its first program, is among them only when it is one of its last {k}."
         )
-    h, rows = table_cqc(first_sample)
+    # A problem with no visible test gave the checker nothing to check: counted apart.
+    unchecked = [r for r in first_sample if any(c.get("no_visible_test") for c in r.get("checks", []))]
+    checked = [r for r in first_sample if not any(c.get("no_visible_test") for c in r.get("checks", []))]
+    h, rows = table_cqc(checked)
     if any(r.get("checks") for r in first_sample):
         parts += ["", "## Code Quality Checker as a classifier (Table 4)", "", _md(h, rows)]
         parts += ["", "Every CQC verdict, per step:", ""]
-        parts.append(_md(["step", "verdicts", "accuracy", "precision", "recall"], table_cqc_verdicts(first_sample)))
+        parts.append(_md(["step", "verdicts", "accuracy", "precision", "recall"], table_cqc_verdicts(checked)))
+        if unchecked:
+            parts += [
+                "",
+                f"Left out of both: {len(unchecked)} problems with no visible test, whose checks judged nothing "
+                "(the Code Quality Checker examines visible-test conformity; with no test it accepts at once): "
+                + ", ".join(str(r.get("id")) for r in unchecked)
+                + ".",
+            ]
     if any(r.get("tests") for r in first_sample):
         parts += ["", "## Test Quality Checker on synthesized tests (Table 6)", ""]
         parts.append("A positive test is an incorrect one: the canonical solution fails it.")
