@@ -151,8 +151,10 @@ def test_a_bench_finds_its_published_figure():
     assert bfs is not None and bfs.printed == "93.3%"
     mbpp = papers.match(_spec("codetree", "mbpp-plus", "openai/gpt-4o"), part="base")
     assert mbpp is not None and mbpp.printed == "98.7%" and mbpp.paper_dataset == "MBPP"
-    gpt35 = papers.match(_spec("zeroshot", "humaneval", "openai/gpt-3.5-turbo"))
+    gpt35 = papers.match(_spec("zeroshot", "humaneval", "openai/gpt-3.5-turbo", baseline="agentcoder"))
     assert gpt35 is not None and (gpt35.paper, gpt35.printed) == ("agentcoder", "57.3")
+    # Each paper's baseline has its own prompt: QualityFlow's is not AgentCoder's zero-shot.
+    assert papers.match(_spec("zeroshot", "humaneval", "openai/gpt-3.5-turbo")) is None
     ada = papers.match(_spec("adacoder", "mbpp", "openai/deepseek-coder:6.7b-instruct"))
     assert ada is not None and ada.printed == "78.00 (↑33.11%)" and ada.value == 78.0
     ac = papers.match(_spec("agentcoder", "humaneval", "openai/gpt-4"))

@@ -539,3 +539,20 @@ def test_the_report_says_every_setting_of_the_workflow():
     # A bench recorded before the workflows declared their settings reads the same.
     old = {**plain, "settings": {"prompts": 1, "epochs": 3, "workflow_settings": {"diversified_prompting": False}}}
     assert "prompts=1" in _settings_line(old) and "diversified_prompting=False" in _settings_line(old)
+
+
+def test_the_report_says_the_no_checker_ablation_runs_progression_0_only():
+    """QualityFlow's checker=none runs one progression, whatever ``prompts`` says:
+    the report says so beside the settings, not only a run's notice."""
+    from qflow_tui.core.bench.bench_runner import BenchSpec
+    from qflow_tui.core.bench.report import _settings_line
+
+    def line(**settings) -> str:
+        config = RunConfig(model="script/x")
+        for key, value in settings.items():
+            config = config.replace(**{key: value})
+        return _settings_line(BenchSpec(dataset="mbpp", config=config).to_dict(["mbpp/11"]))
+
+    assert "Note: checker=none runs progression 0 only, not 6" in line(checker="none")
+    assert "Note:" not in line() and "Note:" not in line(checker="none", prompts=1)
+    assert "Note: without Diversified Prompting one progression runs" in line(diversified_prompting=False)

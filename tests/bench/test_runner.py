@@ -362,3 +362,29 @@ def test_judging_does_not_hold_back_the_next_problems_model_calls(tmp_path):
     records = asyncio.run(BenchRunner(spec, tmp_path, sinks=[sink], evaluator=Waiting()).run())
     assert all(r["passed"] for r in records)
     assert order[-1] == "saw 2 started", order
+
+
+def test_table_4_counts_a_problem_with_no_visible_test_apart(tmp_path):
+    """HumanEval/38 has no docstring example: Imagined Execution has nothing to
+    check and accepts at once, which is no verdict of the checker; Table 4's
+    figures leave it out and the report names it."""
+    script = tmp_path / "canonical_but_unsure.py"
+    script.write_text(
+        f"import runpy\nCANONICAL = runpy.run_path({str(CANONICAL)!r})\n\n"
+        "def respond(request):\n"
+        "    if request['agent'] == 'code_quality_checker':\n"
+        "        return 'I cannot tell what it returns.'\n"
+        "    return CANONICAL['respond'](request)\n",
+        encoding="utf-8",
+    )
+    config = RunConfig(model=f"script/{script}", workflow="qualityflow").replace(prompts=1, epochs=0, clarify=0)
+    spec = BenchSpec("humaneval", config, ids=["humaneval/0", "humaneval/38"], concurrency=2)
+    records = {r["id"]: r for r in asyncio.run(BenchRunner(spec, tmp_path / "b").run())}
+    assert records["humaneval/38"]["accepted_at"] == "program_generator"
+    assert [c.get("no_visible_test") for c in records["humaneval/38"]["checks"]] == [True]
+    assert [c.get("no_visible_test") for c in records["humaneval/0"]["checks"]] == [None]
+    report = render_report(load_bench(tmp_path / "b"))
+    table = report.split("## Code Quality Checker as a classifier (Table 4)", 1)[1]
+    # Only humaneval/0 is counted: a right program the checker could not confirm.
+    assert "| Recall | 0.00 |" in table and "| Actual positive | 100.00 |" in table
+    assert "Left out of both: 1 problems with no visible test" in table and "humaneval/38." in table

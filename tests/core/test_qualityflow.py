@@ -605,7 +605,7 @@ async def test_checker_none_runs_every_step_of_progression_0_only_and_reports_it
     # No call for a progression whose result the rule would throw away, and no check.
     assert {c["progression"] for c in story.calls} <= {0, None}
     assert story.of("code_quality_checker") == [] and story.of("yesno_checker") == []
-    assert any("only progression 0 runs" in n.message for n in rec.of("notice"))
+    assert any("runs progression 0 only" in n.message for n in rec.of("notice"))
 
 
 async def test_each_clarifier_attempt_starts_from_the_self_debugging_result(tmp_path):

@@ -72,3 +72,28 @@ def test_a_run_context_picks_them(tmp_path) -> None:
     from qflow_tui.core.agents.shown import tests_text
 
     assert tests_text(ctx) == "Input 1\n1 2\nOutput 1\n3"
+
+
+def test_every_progression_epoch_and_attempt_has_its_own_io_prompt() -> None:
+    """Diversified Prompting (section 3.6) on a stdin/stdout problem: six
+    generator prompts, three self-debug and three clarifier prompts, three
+    clarified-generator prompts, as the function path has, none repeated."""
+    from qflow_tui.core.config import make_config
+    from qflow_tui.core.problem import make_io_problem
+    from qflow_tui.core.workflows.qualityflow.clarifier import clarifier_prompt
+    from qflow_tui.core.workflows.qualityflow.program_generator import clarified_prompt, generator_prompt
+    from qflow_tui.core.workflows.qualityflow.self_debugger import debug_prompt
+    from tests.helpers import make_ctx
+
+    ctx, _ = make_ctx(make_io_problem("Add.", [("1 2\n", "3\n")]), lambda r: "", make_config({"model": "script/x"}))
+    program = "print(0)\n"
+    told = {"kept_tests": [], "rejected_tests": [], "trajectory": "", "check_feedback": "no", "debugged": False}
+    kinds = {
+        "program_generator": [generator_prompt(ctx, p) for p in range(6)],
+        "self_debugger": [debug_prompt(ctx, e, program, "Input:\n1 2\n") for e in (1, 2, 3)],
+        "clarifier": [clarifier_prompt(ctx, a, program=program, **told) for a in (1, 2, 3)],
+        "clarified generator": [clarified_prompt(ctx, a, "Print a + b.", program) for a in (1, 2, 3)],
+    }
+    for kind, prompts in kinds.items():
+        assert len(set(prompts)) == len(prompts), kind
+        assert all("standard input" in system + user or "Sample tests" in user for system, user in prompts), kind

@@ -157,3 +157,14 @@ def test_solve_each_workflow_headless(tmp_path, workflow):
     else:
         assert out["outcome"] == "accepted", out
         assert out["final_program"].strip() == script.FIXED.strip()
+
+
+@pytest.mark.parametrize("independent", [True, False])
+async def test_qualityflow_io_test_rounds_follow_independent_test_rounds(tmp_path, independent):
+    """Appendix A's reading (independent_test_rounds): every round is the first
+    round's query; by default each later round is shown the tests so far."""
+    settings = {"workflow": "qualityflow", "prompts": 1, "test_rounds": 3, "independent_test_rounds": independent}
+    _, _, calls = await _run(tmp_path, settings)
+    designs = _prompts(calls, "test_designer")
+    assert len(designs) == 3
+    assert (len(set(designs)) == 1) is independent

@@ -333,7 +333,10 @@ async def _evaluate_run(
             i += 1
         prog = held.get(d.progression)
         if prog is not None:
-            checks.append({"step": d.step, "progression": d.progression, "accepted": d.accepted, "passed": ok(prog)})
+            check = {"step": d.step, "progression": d.progression, "accepted": d.accepted, "passed": ok(prog)}
+            if not bp.problem.test_sources:  # nothing to check against: counted apart in Table 4
+                check["no_visible_test"] = True
+            checks.append(check)
     # Self-debugging: each debugged program against the one it replaced.
     debug = []
     before: dict[int | None, str] = {}

@@ -17,7 +17,7 @@ from ..escape import markdown as md
 from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
 from .bench_runner import latest_results, read_spec
-from .protocol import workflow_settings
+from .protocol import bench_config, workflow_settings
 from .results import RESULTS, read_lines
 
 if TYPE_CHECKING:
@@ -388,7 +388,9 @@ def _settings_line(s: dict[str, Any]) -> str:
     line = "Settings: " + (", ".join(shown) if shown else f"{md.text(s.get('workflow'))} has no settings of its own")
     if model:
         line += "; model calls: " + ", ".join(model)
-    return line + "."
+    workflow = WORKFLOWS.get(str(s.get("workflow", "")))
+    notes = workflow.setting_notes(bench_config(s)) if workflow is not None else ()
+    return line + "." + "".join(f" Note: {note}." for note in notes)
 
 
 def sampling_note(data: BenchData) -> str:
@@ -551,12 +553,23 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
             "its run produced passes, in the order they were produced; a run that produced fewer counts them "
             f"all. A reverted run's answer, its first program, is among them only when it is one of its last {k}."
         )
-    h, rows = table_cqc(first_sample)
+    # A problem with no visible test gave the checker nothing to check: counted apart.
+    unchecked = [r for r in first_sample if any(c.get("no_visible_test") for c in r.get("checks", []))]
+    checked = [r for r in first_sample if not any(c.get("no_visible_test") for c in r.get("checks", []))]
+    h, rows = table_cqc(checked)
     if any(r.get("checks") for r in first_sample):
         parts += ["", "## Code Quality Checker as a classifier (Table 4)", "", _md([md.text(c) for c in h], rows)]
         parts += ["", "Every CQC verdict, per step:", ""]
-        verdict_rows = [[md.text(step), *rest] for step, *rest in table_cqc_verdicts(first_sample)]
+        verdict_rows = [[md.text(step), *rest] for step, *rest in table_cqc_verdicts(checked)]
         parts.append(_md(["step", "verdicts", "accuracy", "precision", "recall"], verdict_rows))
+        if unchecked:
+            parts += [
+                "",
+                f"Left out of both: {len(unchecked)} problems with no visible test, whose checks judged nothing "
+                "(the Code Quality Checker examines visible-test conformity; with no test it accepts at once): "
+                + ", ".join(md.text(str(r.get("id"))) for r in unchecked)
+                + ".",
+            ]
     if any(r.get("tests") for r in first_sample):
         parts += ["", "## Test Quality Checker on synthesized tests (Table 6)", ""]
         parts.append("A positive test is an incorrect one: the canonical solution fails it.")

@@ -63,6 +63,9 @@ class CheckRow(TypedDict, total=False):
     progression: int | None
     accepted: Required[bool]
     passed: Required[bool]
+    no_visible_test: bool
+    """The problem had no visible test, so the check judged nothing (imagined
+    execution accepts at once): Table 4's figures count it apart."""
 
 
 class DebugRow(TypedDict, total=False):

@@ -105,6 +105,10 @@ def _never(config: RunConfig) -> bool:
     return False
 
 
+def _no_notes(config: RunConfig) -> tuple[str, ...]:
+    return ()
+
+
 def _no_edits(config: RunConfig) -> frozenset[Edit]:
     return frozenset()
 
@@ -232,6 +236,10 @@ class WorkflowSpec:
     """k when its paper reports pass@k over the last k programs a run produced
     (QualityFlow section 4.1: "To report pass@5 accuracy, we choose the last five
     programs produced"); the bench reports it beside pass@1. 0: no such figure."""
+    setting_notes: Callable[[RunConfig], tuple[str, ...]] = _no_notes
+    """What a run with given settings does that a reader of the settings alone
+    would not expect, a sentence each (QualityFlow's ``checker=none`` runs only
+    progression 0): a bench's report prints them beside its settings. Default: none."""
 
     @property
     def run(self) -> Runner:

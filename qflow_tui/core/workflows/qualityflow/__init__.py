@@ -23,7 +23,8 @@ CHECKERS: tuple[str, ...] = ("imagined", "python", "yesno", "none")
 CHECKER = Setting(
     "checker",
     "Code Quality Checker: imagined (Imagined Execution, standard), python (run the visible tests, "
-    "relaxed), yesno (the paper's baseline critic), none (no checks: every step runs)",
+    "relaxed), yesno (the paper's baseline critic), none (no checks: every step runs, in progression 0 "
+    "only, whose last program is the answer)",
     default="imagined",
     choices=CHECKERS,
     choice_words={"imagined": "standard", "python": "relaxed", "yesno": "baseline", "none": "ablation"},
@@ -192,6 +193,17 @@ def _qualityflow_progressions(cfg: RunConfig) -> int:
     return 1 if CHECKER.of(cfg) == "none" or not diversified(cfg) else PROMPTS.of(cfg)
 
 
+def _qualityflow_setting_notes(cfg: RunConfig) -> tuple[str, ...]:
+    if CHECKER.of(cfg) == "none" and PROMPTS.of(cfg) > 1:
+        return (
+            f"checker=none runs progression 0 only, not {PROMPTS.of(cfg)}: with no check nothing is accepted, "
+            "so the answer is progression 0's last program and the other progressions' would be thrown away",
+        )
+    if not diversified(cfg) and PROMPTS.of(cfg) > 1:
+        return ("without Diversified Prompting one progression runs: the others would send the same prompts",)
+    return ()
+
+
 SPEC = WorkflowSpec(
     name="qualityflow",
     rank=0,
@@ -220,4 +232,5 @@ SPEC = WorkflowSpec(
     decided=("code_quality_checker", "program_generator", "clarifier"),
     reverts=_qualityflow_reverts,
     pass_at_last=5,
+    setting_notes=_qualityflow_setting_notes,
 )

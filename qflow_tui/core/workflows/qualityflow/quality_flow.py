@@ -32,7 +32,7 @@ from ...steering import has_program, steered_program, steered_statement, steered
 from ...steps import StepId, StepOutcome
 from ...steps import step as enter_step
 from ..base import WorkflowResult
-from . import CHECKER, CLARIFY, EPOCHS, PROMPTS, REVERT, SPEC, TQC, diversified
+from . import CHECKER, CLARIFY, EPOCHS, REVERT, SPEC, TQC
 from .clarifier import clarify
 from .code_quality_checker import CheckResult, check_program
 from .program_generator import generate_clarified_program, generate_program
@@ -493,26 +493,8 @@ class _Run:
 
     async def run(self) -> WorkflowResult:
         ctx, cfg = self.ctx, self.cfg
-        if CHECKER.of(cfg) == "none" and PROMPTS.of(cfg) > 1:
-            ctx.event(
-                Notice(
-                    level="info",
-                    message=(
-                        "checker=none: only progression 0 runs; with no check nothing is accepted, so the "
-                        "paper's rule reports progression 0's last program and the others would be thrown away"
-                    ),
-                )
-            )
-        elif not diversified(cfg) and PROMPTS.of(cfg) > 1:
-            ctx.event(
-                Notice(
-                    level="info",
-                    message=(
-                        "without Diversified Prompting one progression runs, with the first prompt of every "
-                        "agent: the others would send the same prompts"
-                    ),
-                )
-            )
+        for note in SPEC.setting_notes(cfg):  # the bench report says the same beside the settings
+            ctx.event(Notice(level="info", message=note))
         tasks = self._tasks = [asyncio.create_task(self._progression(p)) for p in self.progs]
         try:
             await self._until_decided(tasks)

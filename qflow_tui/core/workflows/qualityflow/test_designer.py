@@ -64,6 +64,20 @@ async def _round(ctx: RunContext, round_no: int, step: str, designed: list[str])
         return None
 
 
+async def _independent_answers(ctx: RunContext, step: str, rounds: int) -> dict[int, str | None]:
+    """``independent_test_rounds``: every round the first round's query, all sent
+    at once; each round's answer by its number (None: its call failed)."""
+    tasks = [asyncio.ensure_future(_round(ctx, n, step, [])) for n in range(1, rounds + 1)]
+    try:
+        found = await asyncio.gather(*tasks)
+    except BaseException:  # a fatal error or a stop: no round goes on alone
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    return dict(enumerate(found, start=1))
+
+
 async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[str]:
     """Appendix A: rounds of ``tests_per_round`` tests at temperature 0.1, at most
     ``max_tests`` in all. Each round is told the tests it already has (so the
@@ -74,21 +88,11 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
     most, per_round = MAX_TESTS.of(cfg), TESTS_PER_ROUND.of(cfg)
     entry = ctx.problem.entry_point
     rounds = min(TEST_ROUNDS.of(cfg), -(-most // per_round))
+    answers = await _independent_answers(ctx, step, rounds) if INDEPENDENT_TEST_ROUNDS.of(cfg) else {}
     if ctx.problem.is_io:
-        return await _design_io_tests(ctx, step, rounds, per_round, most)
+        return await _design_io_tests(ctx, step, rounds, per_round, most, answers)
     seen = {normalize_assert(t) for t in ctx.problem.test_sources}  # never hand back a visible test
     tests: list[str] = []
-    answers: dict[int, str | None] = {}
-    if INDEPENDENT_TEST_ROUNDS.of(cfg):
-        tasks = [asyncio.ensure_future(_round(ctx, n, step, [])) for n in range(1, rounds + 1)]
-        try:
-            found = await asyncio.gather(*tasks)
-        except BaseException:  # a fatal error or a stop: no round goes on alone
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-        answers = dict(enumerate(found, start=1))
     for round_no in range(1, rounds + 1):
         if len(tests) >= most:
             break
@@ -110,9 +114,12 @@ async def design_tests(ctx: RunContext, *, step: str = "test_designer") -> list[
     return tests
 
 
-async def _design_io_tests(ctx: RunContext, step: str, rounds: int, per_round: int, most: int) -> list[str]:
+async def _design_io_tests(
+    ctx: RunContext, step: str, rounds: int, per_round: int, most: int, answers: dict[int, str | None]
+) -> list[str]:
     """An I/O problem's rounds: each answer's Input/Output blocks (the paste
-    format) become tests, labelled whole so that they read back as pairs."""
+    format) become tests, labelled whole so that they read back as pairs.
+    ``answers``: the independent rounds' answers, when they were sent at once."""
     from ...agents.designed_io import designed_io_pairs, new_io_labels
     from ...problem import ProblemError
 
@@ -121,7 +128,7 @@ async def _design_io_tests(ctx: RunContext, step: str, rounds: int, per_round: i
     for round_no in range(1, rounds + 1):
         if len(tests) >= most:
             break
-        text = await _round(ctx, round_no, step, tests)
+        text = answers[round_no] if answers else await _round(ctx, round_no, step, tests)
         if text is None:
             continue
         try:
