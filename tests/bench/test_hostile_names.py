@@ -211,8 +211,9 @@ def _inline_text(children: list[Token], folders: list[str]) -> str:
         assert child.type not in ("html_inline", "link_open", "image", "em_open", "s_open", "math_inline"), child
         if child.type == "strong_open":  # ours: the best figure of a column in bold
             assert re.fullmatch(r"[\d.]+", children[i + 1].content), children[i + 1]
-        if child.type == "code_inline":  # ours: a bench folder's path
-            assert child.content in [one_line(f) for f in folders], child.content
+        if child.type == "code_inline":  # ours: a bench folder's path, or one of our own commands
+            ours = child.content.startswith("qflow ") and child.content.isascii() and "<" not in child.content
+            assert ours or child.content in [one_line(f) for f in folders], child.content
         out.append(child.content if child.type in ("text", "code_inline") else " " if "break" in child.type else "")
     return "".join(out)
 

@@ -200,7 +200,7 @@ def variant(spec: dict[str, Any]) -> str:
         return ""
     ran = workflow_settings(spec)
     words = [
-        f"{s.key}={json.dumps(ran[s.key]) if isinstance(ran[s.key], bool) else ran[s.key]}"
+        f"{s.key}={('true' if ran[s.key] else 'false') if isinstance(ran[s.key], bool) else ran[s.key]}"
         for s in wf.settings
         if s.key in ran and ran[s.key] != s.default
     ]
