@@ -187,7 +187,7 @@ def test_a_server_that_reports_no_usage_is_counted_by_estimate_and_the_cap_binds
     (tokens_line,) = [line for line in captured.out.splitlines() if line.startswith("Tokens:")]
     assert "estimated for" in tokens_line and "cost $0.0000" not in tokens_line
     assert _stop_spend(captured.err) == _report_cost(captured.out)
-    assert "an estimate (the provider reported no token counts" in captured.err
+    assert "an estimate (the model reported no token counts" in captured.err
 
 
 def test_an_impossible_usage_is_no_traceback_and_every_paid_call_is_recorded(stub, tmp_path, capsys):
@@ -204,6 +204,25 @@ def test_an_impossible_usage_is_no_traceback_and_every_paid_call_is_recorded(stu
         tally = rec["tokens"]["program_generator"]
         assert tally["output"] == OUTPUT_TOKENS and 0 < tally["input"] < 10_000 and tally["estimated"] == 1
     assert "reported no usable token counts" in captured.err
+
+
+def test_the_stop_line_says_apart_what_unfinished_attempts_spent(tmp_path):
+    """The report's cost counts finished runs; the spend, every attempt: a
+    failed attempt's tokens are said apart, so the two figures reconcile."""
+    from qflow_tui.core.bench.bench_runner import RESULTS, _append_line
+
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    spec = BenchSpec("humaneval", config, ids=["0", "1"], concurrency=1, price_in=1.0, price_out=1.0)
+    BenchRunner(spec, tmp_path).prepare()
+    million = {"program_generator": {"input": 1_000_000, "output": 0, "calls": 1}}
+    _append_line(tmp_path / RESULTS, {"id": "humaneval/0", "sample": 0, "status": "done", "tokens": million})
+    _append_line(tmp_path / RESULTS, {"id": "humaneval/1", "sample": 0, "status": "provider_error", "tokens": million})
+    runner = BenchRunner(spec, tmp_path, max_cost=1.5)
+    asyncio.run(runner.run())  # humaneval/1 is not retried: $2 spent of $1.50
+    assert runner.capped and len(read_results(tmp_path)) == 2
+    words = str(runner.stopped)
+    assert "$2.0000 spent of --max-cost $1.5000" in words
+    assert "the report's cost of finished runs is $1.0000" in words and "an estimate" not in words
 
 
 def _line_cost_at(rec: dict, price_in: float, price_out: float) -> float:

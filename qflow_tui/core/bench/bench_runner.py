@@ -747,13 +747,13 @@ class BenchRunner:
         (its finished runs) plus what runs that did not finish spent, said apart."""
         assert self.max_cost is not None
         spent = self.spent()
-        latest = latest_results(read_results(self.folder))
-        keys = {run_key(pid, s) for pid, s in self.keys}
-        finished = sum(_line_cost(r, self.price) for k, r in latest.items() if k in keys and r.get("status") == "done")
-        estimated = any(_estimated(r) for r in read_results(self.folder))
+        records = read_results(self.folder)
+        # The report's cost: the latest line of every run the folder holds, if finished.
+        finished = sum(_line_cost(r, self.price) for r in latest_results(records).values() if r.get("status") == "done")
+        estimated = any(_estimated(r) for r in records)
         words = f"the cost cap was reached: ${spent:.4f} spent of --max-cost ${self.max_cost:.4f}"
         if estimated:
-            words += ", an estimate (the provider reported no token counts for some calls)"
+            words += ", an estimate (the model reported no token counts for some calls)"
         if abs(spent - finished) >= 0.00005:
             words += (
                 f"; the report's cost of finished runs is ${finished:.4f}, the rest went on runs that did not finish"
