@@ -225,6 +225,29 @@ def test_the_stop_line_says_apart_what_unfinished_attempts_spent(tmp_path):
     assert "the report's cost of finished runs is $1.0000" in words and "an estimate" not in words
 
 
+def test_running_problems_are_expected_at_the_mean_once_one_has_finished(tmp_path):
+    """Problems started on their prompt's estimate, before any had finished, are
+    expected to cost the mean once it is known: with $0.05 spent, a $0.05 mean
+    and a $0.25 cap, three running leave room for one more, four do not."""
+    from qflow_tui.core.bench.bench_runner import _Trace
+
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    ids = ["0", "1", "2", "3", "4", "5"]
+    spec = BenchSpec("humaneval", config, ids=ids, concurrency=4, price_in=30.0, price_out=100.0)
+    runner = BenchRunner(spec, tmp_path, max_cost=0.25)
+    runner.prepare()
+    first, *others = runner.problems
+    assert runner.expected_cost(first)[0] < 0.05 / 2  # the prompt's estimate: well under the mean to come
+    runner._finished_costs, runner._spent_here = [0.05], 0.05  # one finished at $0.05
+    for bp in others[:3]:
+        runner._running[bp.id], runner._live[bp.id] = bp, _Trace()  # running, no answer yet
+    assert runner.expected_cost(others[4]) == (0.05, "the mean of 1 finished problem")
+    assert runner._fits(others[4])  # 0.05 + 3 x 0.05 + 0.05 = 0.25
+    runner._running[others[3].id], runner._live[others[3].id] = others[3], _Trace()
+    assert not runner._fits(others[4])  # 0.05 + 4 x 0.05 + 0.05 = 0.30
+    assert "expected to cost $0.0500 (the mean of 1 finished problem) and the running ones $0.2000" in runner._refused
+
+
 def _line_cost_at(rec: dict, price_in: float, price_out: float) -> float:
     return sum((t["input"] * price_in + t["output"] * price_out) / 1e6 for t in rec["tokens"].values())
 

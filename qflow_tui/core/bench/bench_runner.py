@@ -421,8 +421,8 @@ class BenchRunner:
         self._spent_before = 0.0
         self._spent_here = 0.0
         self._live: dict[str, _Trace] = {}
-        self._expected: dict[str, float] = {}
-        """What each running problem was expected to cost when it started."""
+        self._running: dict[str, BenchProblem] = {}
+        """The problems admitted under the cap and not ended, by key."""
         self._finished_costs: list[float] = []
         """What each finished problem (status ``done``) of the folder cost."""
         self._refused: str = ""
@@ -516,17 +516,17 @@ class BenchRunner:
         cost = float(self.price.cost({"input": prompt, "output": prompt}))
         return cost, f"its prompt's {prompt} tokens in and as many out, as nothing has finished yet"
 
-    def _fits(self, bp: BenchProblem) -> tuple[bool, float]:
+    def _fits(self, bp: BenchProblem) -> bool:
         """The admission rule of ``--max-cost``: a problem starts only while the
         spend so far, plus what the running problems are expected to cost still
-        (their expected cost less what they spent, never below 0), plus what
-        this one is expected to cost, is within the cap. Returns (fits, its
-        expected cost)."""
+        (their expected cost as it stands now, less what they spent, never
+        below 0), plus what this one is expected to cost, is within the cap."""
         assert self.max_cost is not None
         expected, how = self.expected_cost(bp)
         ahead = sum(
-            max(0.0, self._expected.get(key, 0.0) - _tally_cost(t.state.tokens, self.price))
+            max(0.0, self.expected_cost(running)[0] - _tally_cost(t.state.tokens, self.price))
             for key, t in list(self._live.items())
+            if (running := self._running.get(key)) is not None
         )
         total = self.spent() + ahead + expected
         # Cents summed as floats (5 x 0.05 = 0.25000000000000006) still fit a cap of 0.25.
@@ -535,7 +535,7 @@ class BenchRunner:
             self._refused = f"the next problem was expected to cost ${expected:.4f} ({how})" + (
                 f" and the running ones ${ahead:.4f} more" if ahead else ""
             )
-        return fits, expected
+        return fits
 
     async def _admit(self, key: str, bp: BenchProblem, stop: asyncio.Event) -> bool:
         """Wait until ``bp`` may start under the cost cap; False when the bench
@@ -551,13 +551,11 @@ class BenchRunner:
                 elif not self._live and not self._finished_costs and not self._spent_here:
                     # Nothing has finished and nothing runs: the prompt is all there is to go
                     # by, too rough to refuse the first problem on (the spend is under the cap).
-                    self._expected[key] = self.expected_cost(bp)[0]
+                    self._running[key] = bp
                     return True
-                else:
-                    fits, expected = self._fits(bp)
-                    if fits:
-                        self._expected[key] = expected
-                        return True
+                elif self._fits(bp):
+                    self._running[key] = bp
+                    return True
                 if not self._live:  # nothing will finish to change the figures: stop here
                     self.capped = True
                     stop.set()
@@ -626,6 +624,7 @@ class BenchRunner:
             finally:
                 # However it ended, it runs no more: the problems waiting for the cap ask again.
                 self._live.pop(run_key(bp.id, sample), None)
+                self._running.pop(run_key(bp.id, sample), None)
             if fatal is not None:
                 self.stopped = fatal
                 stop.set()
@@ -736,7 +735,7 @@ class BenchRunner:
     def _finished_spending(self, key: str, record: dict[str, Any]) -> None:
         """A run ended: its spend moves from the running to the written."""
         self._live.pop(key, None)
-        self._expected.pop(key, None)
+        self._running.pop(key, None)
         cost = _line_cost(record, self.price)
         self._spent_here += cost
         if record.get("status") == "done":
