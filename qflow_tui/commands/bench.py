@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 import time
 from pathlib import Path
@@ -250,8 +251,11 @@ def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
         config = load_config(overrides=config_overrides(args))
     except ConfigError as exc:
         raise BenchError(str(exc)) from None
-    if args.max_cost is not None and args.max_cost <= 0:
+    if args.max_cost is not None and not (math.isfinite(args.max_cost) and args.max_cost > 0):
         raise BenchError("--max-cost must be above 0 (US dollars for the whole bench)")
+    for flag, value in (("--price-in", args.price_in), ("--price-out", args.price_out)):
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            raise BenchError(f"{flag} must be a number of US dollars per million tokens, 0 or more (not {value:g})")
     if args.estimate is not None and args.estimate < 1:
         raise BenchError("--estimate N: run at least 1 problem to estimate from")
     spec = BenchSpec(

@@ -87,6 +87,16 @@ def test_a_cap_needs_a_price(tmp_path, capsys):
     assert "--max-cost needs openai/no-such-model's price" in err and err.count("\n") == 1
     assert main([*argv, "--max-cost", "0"]) == 2
     assert "--max-cost must be above 0" in capsys.readouterr().err
+    # Not a number, or no limit at all: one line each, as 0 is.
+    for cap in ("nan", "inf", "-1"):
+        assert main([*argv, "--price-in", "1", "--price-out", "1", "--max-cost", cap]) == 2
+        err = capsys.readouterr().err
+        assert "--max-cost must be above 0" in err and err.count("\n") == 1
+    for flag, price in (("--price-in", "-3"), ("--price-out", "nan"), ("--price-in", "inf")):
+        assert main([*argv, flag, price, "--max-cost", "1"]) == 2
+        err = capsys.readouterr().err
+        assert f"{flag} must be a number of US dollars per million tokens, 0 or more" in err
+        assert err.count("\n") == 1
     # A model that costs nothing can be capped: the cap is never reached.
     free = tmp_path / "free"
     assert main(["bench", "--dataset", "mbpp", "--ids", "11", "--model", f"script/{CANONICAL}", "--workflow",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import re
 import time
@@ -484,7 +485,7 @@ class BenchRunner:
         self.keys = [(bp.id, s) for bp in self.problems for s in range(spec.samples)]
         results = read_results(self.folder)
         if self.max_cost is not None:
-            if self.max_cost <= 0:
+            if not (math.isfinite(self.max_cost) and self.max_cost > 0):
                 raise BenchError("--max-cost must be above 0 (US dollars for the whole bench)")
             self.price = cap_price(new, spec.config.base_url)
             self._spent_before = sum(_line_cost(rec, self.price) for rec in results)
