@@ -236,26 +236,46 @@ def test_the_stop_line_says_apart_what_unfinished_attempts_spent(tmp_path):
 
 
 def test_running_problems_are_expected_at_the_mean_once_one_has_finished(tmp_path):
-    """Problems started on their prompt's estimate, before any had finished, are
-    expected to cost the mean once it is known: with $0.05 spent, a $0.05 mean
-    and a $0.25 cap, three running leave room for one more, four do not."""
+    """With $0.05 spent, a $0.05 mean and a $0.25 cap, three problems running
+    (no answer yet) leave room for one more, four do not."""
     from qflow_tui.core.bench.bench_runner import _Trace
 
     config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
-    ids = ["0", "1", "2", "3", "4", "5"]
-    spec = BenchSpec("humaneval", config, ids=ids, concurrency=4, price_in=30.0, price_out=100.0)
+    spec = BenchSpec("humaneval", config, ids=["0", "1", "2", "3"], concurrency=4, price_in=30.0, price_out=100.0)
     runner = BenchRunner(spec, tmp_path, max_cost=0.25)
     runner.prepare()
-    first, *others = runner.problems
-    assert runner.expected_cost(first)[0] < 0.05 / 2  # the prompt's estimate: well under the mean to come
+    assert runner.expected_cost() == (0.0, "nothing has finished yet")
     runner._finished_costs, runner._spent_here = [0.05], 0.05  # one finished at $0.05
-    for bp in others[:3]:
-        runner._running[bp.id], runner._live[bp.id] = bp, _Trace()  # running, no answer yet
-    assert runner.expected_cost(others[4]) == (0.05, "the mean of 1 finished problem")
-    assert runner._fits(others[4])  # 0.05 + 3 x 0.05 + 0.05 = 0.25
-    runner._running[others[3].id], runner._live[others[3].id] = others[3], _Trace()
-    assert not runner._fits(others[4])  # 0.05 + 4 x 0.05 + 0.05 = 0.30
+    for key in ("a", "b", "c"):
+        runner._live[key] = _Trace()  # running, no answer yet
+    assert runner.expected_cost() == (0.05, "the mean of 1 finished problem")
+    assert runner._fits()  # 0.05 + 3 x 0.05 + 0.05 = 0.25
+    runner._live["d"] = _Trace()
+    assert not runner._fits()  # 0.05 + 4 x 0.05 + 0.05 = 0.30
     assert "expected to cost $0.0500 (the mean of 1 finished problem) and the running ones $0.2000" in runner._refused
+
+
+def test_a_workflow_of_many_calls_does_not_overshoot_by_what_starts_together(tmp_path):
+    """QualityFlow makes many calls a problem: a problem's prompt says little of
+    its cost, so until one has finished only one runs. 4 at once under a cap of
+    1.5 problems: one problem runs, not four."""
+    scripts = ROOT / "tests" / "bench" / "scripts"
+    config = RunConfig(model=f"script/{scripts / 'late_fix.py'}", workflow="qualityflow").replace(
+        checker="python", prompts=1, epochs=1, clarify=0, test_rounds=1
+    )
+    ids = ["0", "1", "2", "3", "4", "5"]
+    spec = BenchSpec("humaneval", config, ids=ids, concurrency=4, price_in=3.0, price_out=15.0)
+    one = BenchRunner(spec, tmp_path / "one", max_cost=100.0)
+    one.only = {"humaneval/0"}
+    asyncio.run(one.run())
+    per_problem = one.spent()
+    calls = read_results(tmp_path / "one")[0]["llm_calls"]
+    assert calls > 3 and per_problem > 0  # many calls, each at least its prompt
+    runner = BenchRunner(spec, tmp_path / "cap", max_cost=1.5 * per_problem)
+    asyncio.run(runner.run())
+    records = read_results(tmp_path / "cap")
+    assert runner.capped and len(records) == 1
+    assert runner.spent() <= 1.5 * per_problem + per_problem  # within one problem of the cap
 
 
 def _line_cost_at(rec: dict, price_in: float, price_out: float) -> float:
