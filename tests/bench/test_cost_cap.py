@@ -87,6 +87,16 @@ def test_a_cap_needs_a_price(tmp_path, capsys):
     assert "--max-cost needs openai/no-such-model's price" in err and err.count("\n") == 1
     assert main([*argv, "--max-cost", "0"]) == 2
     assert "--max-cost must be above 0" in capsys.readouterr().err
+    # Not a number, or no limit at all: one line each, as 0 is.
+    for cap in ("nan", "inf", "-1"):
+        assert main([*argv, "--price-in", "1", "--price-out", "1", "--max-cost", cap]) == 2
+        err = capsys.readouterr().err
+        assert "--max-cost must be above 0" in err and err.count("\n") == 1
+    for flag, price in (("--price-in", "-3"), ("--price-out", "nan"), ("--price-in", "inf")):
+        assert main([*argv, flag, price, "--max-cost", "1"]) == 2
+        err = capsys.readouterr().err
+        assert f"{flag} must be a number of US dollars per million tokens, 0 or more" in err
+        assert err.count("\n") == 1
     # A model that costs nothing can be capped: the cap is never reached.
     free = tmp_path / "free"
     assert main(["bench", "--dataset", "mbpp", "--ids", "11", "--model", f"script/{CANONICAL}", "--workflow",
@@ -187,7 +197,7 @@ def test_a_server_that_reports_no_usage_is_counted_by_estimate_and_the_cap_binds
     (tokens_line,) = [line for line in captured.out.splitlines() if line.startswith("Tokens:")]
     assert "estimated for" in tokens_line and "cost $0.0000" not in tokens_line
     assert _stop_spend(captured.err) == _report_cost(captured.out)
-    assert "an estimate (the provider reported no token counts" in captured.err
+    assert "an estimate (the model reported no token counts" in captured.err
 
 
 def test_an_impossible_usage_is_no_traceback_and_every_paid_call_is_recorded(stub, tmp_path, capsys):
@@ -204,6 +214,68 @@ def test_an_impossible_usage_is_no_traceback_and_every_paid_call_is_recorded(stu
         tally = rec["tokens"]["program_generator"]
         assert tally["output"] == OUTPUT_TOKENS and 0 < tally["input"] < 10_000 and tally["estimated"] == 1
     assert "reported no usable token counts" in captured.err
+
+
+def test_the_stop_line_says_apart_what_unfinished_attempts_spent(tmp_path):
+    """The report's cost counts finished runs; the spend, every attempt: a
+    failed attempt's tokens are said apart, so the two figures reconcile."""
+    from qflow_tui.core.bench.bench_runner import RESULTS, _append_line
+
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    spec = BenchSpec("humaneval", config, ids=["0", "1"], concurrency=1, price_in=1.0, price_out=1.0)
+    BenchRunner(spec, tmp_path).prepare()
+    million = {"program_generator": {"input": 1_000_000, "output": 0, "calls": 1}}
+    _append_line(tmp_path / RESULTS, {"id": "humaneval/0", "sample": 0, "status": "done", "tokens": million})
+    _append_line(tmp_path / RESULTS, {"id": "humaneval/1", "sample": 0, "status": "provider_error", "tokens": million})
+    runner = BenchRunner(spec, tmp_path, max_cost=1.5)
+    asyncio.run(runner.run())  # humaneval/1 is not retried: $2 spent of $1.50
+    assert runner.capped and len(read_results(tmp_path)) == 2
+    words = str(runner.stopped)
+    assert "$2.0000 spent of --max-cost $1.5000" in words
+    assert "the report's cost of finished runs is $1.0000" in words and "an estimate" not in words
+
+
+def test_running_problems_are_expected_at_the_mean_once_one_has_finished(tmp_path):
+    """With $0.05 spent, a $0.05 mean and a $0.25 cap, three problems running
+    (no answer yet) leave room for one more, four do not."""
+    from qflow_tui.core.bench.bench_runner import _Trace
+
+    config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
+    spec = BenchSpec("humaneval", config, ids=["0", "1", "2", "3"], concurrency=4, price_in=30.0, price_out=100.0)
+    runner = BenchRunner(spec, tmp_path, max_cost=0.25)
+    runner.prepare()
+    assert runner.expected_cost() == (0.0, "nothing has finished yet")
+    runner._finished_costs, runner._spent_here = [0.05], 0.05  # one finished at $0.05
+    for key in ("a", "b", "c"):
+        runner._live[key] = _Trace()  # running, no answer yet
+    assert runner.expected_cost() == (0.05, "the mean of 1 finished problem")
+    assert runner._fits()  # 0.05 + 3 x 0.05 + 0.05 = 0.25
+    runner._live["d"] = _Trace()
+    assert not runner._fits()  # 0.05 + 4 x 0.05 + 0.05 = 0.30
+    assert "expected to cost $0.0500 (the mean of 1 finished problem) and the running ones $0.2000" in runner._refused
+
+
+def test_a_workflow_of_many_calls_does_not_overshoot_by_what_starts_together(tmp_path):
+    """QualityFlow makes many calls a problem: a problem's prompt says little of
+    its cost, so until one has finished only one runs. 4 at once under a cap of
+    1.5 problems: one problem runs, not four."""
+    scripts = ROOT / "tests" / "bench" / "scripts"
+    config = RunConfig(model=f"script/{scripts / 'late_fix.py'}", workflow="qualityflow").replace(
+        checker="python", prompts=1, epochs=1, clarify=0, test_rounds=1
+    )
+    ids = ["0", "1", "2", "3", "4", "5"]
+    spec = BenchSpec("humaneval", config, ids=ids, concurrency=4, price_in=3.0, price_out=15.0)
+    one = BenchRunner(spec, tmp_path / "one", max_cost=100.0)
+    one.only = {"humaneval/0"}
+    asyncio.run(one.run())
+    per_problem = one.spent()
+    calls = read_results(tmp_path / "one")[0]["llm_calls"]
+    assert calls > 3 and per_problem > 0  # many calls, each at least its prompt
+    runner = BenchRunner(spec, tmp_path / "cap", max_cost=1.5 * per_problem)
+    asyncio.run(runner.run())
+    records = read_results(tmp_path / "cap")
+    assert runner.capped and len(records) == 1
+    assert runner.spent() <= 1.5 * per_problem + per_problem  # within one problem of the cap
 
 
 def _line_cost_at(rec: dict, price_in: float, price_out: float) -> float:

@@ -8,7 +8,7 @@ model name:
 =================  ==========================================================
 ``ok`` (default)   stream ``PIECES`` with usage (input 11, output 7)
 ``no-usage``       OpenAI only: the same stream without the usage chunk
-``absurd-usage``   OpenAI only: ``ok`` whose usage says ``ABSURD`` prompt tokens
+``absurd-usage``   ``ok`` whose usage says ``ABSURD`` prompt (input) tokens
 ``status-NNN``     answer HTTP NNN with a provider-shaped error body
 ``echo-key-400``   400 whose message repeats the key the client sent
 ``malformed``      a 200 event stream whose data is not JSON
@@ -376,7 +376,11 @@ def _anthropic_events(model: str, cache: tuple[int, int, int] | None = None) -> 
                     "model": model,
                     "stop_reason": None,
                     "stop_sequence": None,
-                    "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 1, **_anthropic_cache(cache)},
+                    "usage": {
+                        "input_tokens": ABSURD if model == "absurd-usage" else INPUT_TOKENS,
+                        "output_tokens": 1,
+                        **_anthropic_cache(cache),
+                    },
                 },
             },
         ),

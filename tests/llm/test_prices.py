@@ -47,6 +47,13 @@ def test_the_config_file_adds_and_overrides_prices(tmp_path):
     with pytest.raises(PriceError) as info:
         load_prices(path)
     assert 'prices."openai/x"' in str(info.value) and "dollars per million tokens" in str(info.value)
+    # A price below 0 or not finite would let a spend fall, or never compare with a cap.
+    for bad in ("input = -1.0\noutput = 2.0", "input = nan\noutput = 2.0", "input = 1.0\noutput = inf",
+                "input = 1.0\noutput = 2.0\ncache_read = -0.5"):  # fmt: skip
+        path.write_text(f'[prices."openai/x"]\n{bad}\n', encoding="utf-8")
+        with pytest.raises(PriceError) as info:
+            load_prices(path)
+        assert "each 0 or more" in str(info.value)
 
 
 def test_solve_json_carries_the_cost(tmp_path):

@@ -196,6 +196,15 @@ async def test_usage_a_server_does_not_report_is_counted_by_estimate_and_said_on
     assert ctx.tokens["program_generator"].estimated == 2
 
 
+async def test_an_impossible_input_count_from_either_provider_is_estimated(make):
+    ctx, rec = context(make("absurd-usage"))
+    await call(ctx)
+    (done,) = rec.of("llm_call_finished")
+    assert done.tokens_estimated and not done.usage_reported
+    assert 0 < done.input_tokens < 100 and done.output_tokens == stub_server.OUTPUT_TOKENS
+    assert ctx.token_summary()["program_generator"]["input"] == done.input_tokens
+
+
 async def test_usage_a_server_reports_is_not_an_estimate(stub):
     from qflow_tui.core.llm.openai_client import OpenAIClient
 

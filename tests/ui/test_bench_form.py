@@ -176,7 +176,12 @@ async def test_the_forms_max_cost_and_estimate(tmp_path):
         await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
         form = app.screen
         assert isinstance(form, BenchForm)
-        for value, expected in (("lots", "Max cost: US dollars, e.g. 5 or 0.50, not 'lots'"), ("0", "above 0")):
+        for value, expected in (
+            ("lots", "Max cost: US dollars, e.g. 5 or 0.50, not 'lots'"),
+            ("0", "above 0"),
+            ("inf", "above 0"),
+            ("nan", "above 0"),
+        ):
             await fill(pilot, form, **{"max-cost": value})
             line = await attempt(pilot, form)
             assert expected in line and line.startswith("✗"), line

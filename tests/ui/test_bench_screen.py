@@ -589,3 +589,32 @@ async def test_a_rejecting_tester_step_shows_its_verdict_not_a_dot(tmp_path):
         assert cell(table, "humaneval/2", "step:test_executor:2") == "✓"
         # A step a run never reached is still a dot: humaneval/0 stopped at its first check.
         assert cell(table, "humaneval/0", "step:test_executor:2") == "·"
+
+
+async def test_a_server_that_reports_no_usage_is_warned_once_and_the_spend_marked_estimated(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "llm"))  # the stub model server
+    from stub_server import StubServer
+
+    stub = StubServer().start()
+    try:
+        config = RunConfig(model="openai/no-usage", workflow="zeroshot", base_url=stub.url + "/v1")
+        spec = BenchSpec("humaneval", config, ids=["0", "1", "2"], concurrency=2, price_in=3.0, price_out=15.0)
+        runner = BenchRunner(spec, tmp_path / "bench", max_cost=1.0)
+        runner.prepare()
+        app = create_app(RunConfig(), bench_runner=runner, clock=lambda: 0.0, remember_theme=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+            screen = app.screen
+            await app.workers.wait_for_complete()
+            await wait_until(pilot, lambda: screen.finished, "the bench to finish")
+            await pilot.pause()
+            said = [n for n in app._notifications if "reported no usable token counts" in str(n.message)]
+            assert len(said) == 1 and said[0].severity == "warning"
+            assert sorted(screen.rows) == ["humaneval/0", "humaneval/1", "humaneval/2"]  # no row for the notice
+            summary = str(screen.query_one("#bench-summary").render())
+            assert f"spent ${runner.spent():.4f} (est.) of the $1.00 cap" in summary
+            assert runner.spent() > 0
+    finally:
+        stub.stop()

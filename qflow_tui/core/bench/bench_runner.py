@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import os
 import re
 import time
@@ -28,7 +29,7 @@ from ..events import Event, LLMCallFinished
 from ..extract import EXTRACTIONS, extraction
 from ..jsonlines import dumps_line
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
-from ..llm.base import close_quietly, estimate_tokens
+from ..llm.base import close_quietly
 from ..run_state import RunState
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
@@ -445,8 +446,6 @@ class BenchRunner:
         self._spent_before = 0.0
         self._spent_here = 0.0
         self._live: dict[str, _Trace] = {}
-        self._expected: dict[str, float] = {}
-        """What each running problem was expected to cost when it started."""
         self._finished_costs: list[float] = []
         """What each finished problem (status ``done``) of the folder cost."""
         self._refused: str = ""
@@ -508,7 +507,7 @@ class BenchRunner:
         self.keys = [(bp.id, s) for bp in self.problems for s in range(spec.samples)]
         results = read_results(self.folder)
         if self.max_cost is not None:
-            if self.max_cost <= 0:
+            if not (math.isfinite(self.max_cost) and self.max_cost > 0):
                 raise BenchError("--max-cost must be above 0 (US dollars for the whole bench)")
             self.price = cap_price(new, spec.config.base_url)
             self._spent_before = sum(_line_cost(rec, self.price) for rec in results)
@@ -524,34 +523,25 @@ class BenchRunner:
         live = sum(_tally_cost(t.state.tokens, self.price) for t in list(self._live.values()))
         return self._spent_before + self._spent_here + live
 
-    def expected_cost(self, bp: BenchProblem) -> tuple[float, str]:
-        """(US dollars, how it was worked out) a run of ``bp`` is expected to
-        cost: the mean of the finished problems once there is one; before, its
-        prompt (statement and visible tests) read once and answered at the same
-        length, counted as :func:`estimate_tokens` counts (words and
-        punctuation marks)."""
+    def expected_cost(self) -> tuple[float, str]:
+        """(US dollars, how it was worked out) a run is expected to cost: the
+        mean of the folder's finished problems (0 before one has finished, or
+        for a model that costs nothing)."""
         if self.price is None:
             return 0.0, "the model costs nothing"
-        if self._finished_costs:
-            n = len(self._finished_costs)
-            mean = sum(self._finished_costs) / n
-            return mean, f"the mean of {n} finished problem{'s' if n != 1 else ''}"
-        prompt = estimate_tokens(bp.problem.statement) + sum(estimate_tokens(t) for t in bp.problem.test_sources)
-        cost = float(self.price.cost({"input": prompt, "output": prompt}))
-        return cost, f"its prompt's {prompt} tokens in and as many out, as nothing has finished yet"
+        n = len(self._finished_costs)
+        if not n:
+            return 0.0, "nothing has finished yet"
+        return sum(self._finished_costs) / n, f"the mean of {n} finished problem{'s' if n != 1 else ''}"
 
-    def _fits(self, bp: BenchProblem) -> tuple[bool, float]:
+    def _fits(self) -> bool:
         """The admission rule of ``--max-cost``: a problem starts only while the
         spend so far, plus what the running problems are expected to cost still
-        (their expected cost less what they spent, never below 0), plus what
-        this one is expected to cost, is within the cap. Returns (fits, its
-        expected cost)."""
+        (their expected cost as it stands now, less what they spent, never
+        below 0), plus what this one is expected to cost, is within the cap."""
         assert self.max_cost is not None
-        expected, how = self.expected_cost(bp)
-        ahead = sum(
-            max(0.0, self._expected.get(key, 0.0) - _tally_cost(t.state.tokens, self.price))
-            for key, t in list(self._live.items())
-        )
+        expected, how = self.expected_cost()
+        ahead = sum(max(0.0, expected - _tally_cost(t.state.tokens, self.price)) for t in list(self._live.values()))
         total = self.spent() + ahead + expected
         # Cents summed as floats (5 x 0.05 = 0.25000000000000006) still fit a cap of 0.25.
         fits = total <= self.max_cost * (1 + 1e-9)
@@ -559,29 +549,28 @@ class BenchRunner:
             self._refused = f"the next problem was expected to cost ${expected:.4f} ({how})" + (
                 f" and the running ones ${ahead:.4f} more" if ahead else ""
             )
-        return fits, expected
+        return fits
 
-    async def _admit(self, key: str, bp: BenchProblem, stop: asyncio.Event) -> bool:
-        """Wait until ``bp`` may start under the cost cap; False when the bench
+    async def _admit(self, stop: asyncio.Event) -> bool:
+        """Wait until the next problem may start under the cost cap; False when the bench
         stops instead (the cap, with nothing running to wait for, or another
         stop). With no cap it starts at once."""
-        if self.max_cost is None:
+        if self.max_cost is None or self.price is None:  # no cap, or one a free model never reaches
             return not stop.is_set()
         assert self._admission is not None
         async with self._admission:
             while not stop.is_set():
                 if self.spent() >= self.max_cost * (1 + 1e-9):
                     self._refused = ""
-                elif not self._live and not self._finished_costs and not self._spent_here:
-                    # Nothing has finished and nothing runs: the prompt is all there is to go
-                    # by, too rough to refuse the first problem on (the spend is under the cap).
-                    self._expected[key] = self.expected_cost(bp)[0]
-                    return True
-                else:
-                    fits, expected = self._fits(bp)
-                    if fits:
-                        self._expected[key] = expected
+                elif not self._finished_costs:
+                    # Nothing has finished: nothing says what a problem costs (a workflow may make
+                    # one call or a hundred, each prompt longer than the statement), so one runs
+                    # alone until one has finished, and the spend is under the cap.
+                    if not self._live:
                         return True
+                    self._refused = "nothing had finished to say what a problem costs"
+                elif self._fits():
+                    return True
                 if not self._live:  # nothing will finish to change the figures: stop here
                     self.capped = True
                     stop.set()
@@ -692,7 +681,7 @@ class BenchRunner:
         async with sem:
             # Problems already running finish (see docs/benchmark.md: cutting them
             # would throw away what they cost, as a resumed bench starts them afresh).
-            if not await self._admit(key, bp, stop):
+            if not await self._admit(stop):
                 return None
             started = time.monotonic()
             self._live[key] = trace
@@ -760,7 +749,6 @@ class BenchRunner:
     def _finished_spending(self, key: str, record: dict[str, Any]) -> None:
         """A run ended: its spend moves from the running to the written."""
         self._live.pop(key, None)
-        self._expected.pop(key, None)
         cost = _line_cost(record, self.price)
         self._spent_here += cost
         if record.get("status") == "done":
@@ -771,13 +759,13 @@ class BenchRunner:
         (its finished runs) plus what runs that did not finish spent, said apart."""
         assert self.max_cost is not None
         spent = self.spent()
-        latest = latest_results(read_results(self.folder))
-        keys = {run_key(pid, s) for pid, s in self.keys}
-        finished = sum(_line_cost(r, self.price) for k, r in latest.items() if k in keys and r.get("status") == "done")
-        estimated = any(_estimated(r) for r in read_results(self.folder))
+        records = read_results(self.folder)
+        # The report's cost: the latest line of every run the folder holds, if finished.
+        finished = sum(_line_cost(r, self.price) for r in latest_results(records).values() if r.get("status") == "done")
+        estimated = any(_estimated(r) for r in records)
         words = f"the cost cap was reached: ${spent:.4f} spent of --max-cost ${self.max_cost:.4f}"
         if estimated:
-            words += ", an estimate (the provider reported no token counts for some calls)"
+            words += ", an estimate (the model reported no token counts for some calls)"
         if abs(spent - finished) >= 0.00005:
             words += (
                 f"; the report's cost of finished runs is ${finished:.4f}, the rest went on runs that did not finish"

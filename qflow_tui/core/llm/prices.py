@@ -28,6 +28,7 @@ other model without a price is "unpriced", never a guess.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -172,10 +173,12 @@ def load_prices(path: Path | None = None) -> dict[str, Price]:
             )
             read = float(entry["cache_read"]) if "cache_read" in entry else base.cache_read
             write = float(entry["cache_write"]) if "cache_write" in entry else base.cache_write
+            if not all(math.isfinite(v) and v >= 0 for v in (base.input, base.output, read or 0.0, write or 0.0)):
+                raise ValueError("a price below 0 or not finite")
         except (KeyError, TypeError, ValueError):
             raise PriceError(
                 f"{where}: needs input = and output = (and optionally cache_read =, cache_write =) "
-                "in dollars per million tokens"
+                "in dollars per million tokens, each 0 or more"
             ) from None
         least = entry.get("cache_min_tokens", BUILT_IN[model].cache_min_tokens if model in BUILT_IN else None)
         if least is not None and (not isinstance(least, int) or isinstance(least, bool) or least < 0):

@@ -6,6 +6,7 @@ the form."""
 from __future__ import annotations
 
 import asyncio
+import math
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +120,7 @@ class BenchForm(AppModal[BenchRunner | None]):
                     yield Label("Problems at once", classes="field-label")
                     yield Input("4", id="bench-concurrency", compact=True)
                 with Vertical(classes="-narrow"):
-                    # qflow bench --max-cost: no new problem starts once this much is spent.
+                    # qflow bench --max-cost: a problem starts only if it is expected to fit.
                     yield Label("Max cost (USD)", classes="field-label")
                     yield Input("", id="bench-max-cost", compact=True, placeholder="no cap")
                 with Vertical():
@@ -192,7 +193,7 @@ class BenchForm(AppModal[BenchRunner | None]):
                 raise BenchFormError(
                     f"Max cost: US dollars, e.g. 5 or 0.50, not {raw_cap!r} (empty: no cap)", "bench-max-cost"
                 ) from None
-            if not max_cost > 0:
+            if not (math.isfinite(max_cost) and max_cost > 0):
                 raise BenchFormError("Max cost: above 0 US dollars (empty: no cap)", "bench-max-cost")
         self.max_cost = max_cost
         out_text = self.query_one("#bench-out", Input).value.strip()
