@@ -128,3 +128,20 @@ def test_session_stems_stay_short_and_apart():
     a, b = session_stem("x/" + "p" * 300), session_stem("x/" + "p" * 299 + "q")
     assert a != b and len(a) <= SESSION_STEM_MAX and len(b) <= SESSION_STEM_MAX
     assert session_stem("x/\u00e9\u00e9") != session_stem("x/\u00e8\u00e8") and session_stem("..")
+
+
+def test_one_problem_named_twice_in_ids_runs_once(tmp_path, capsys):
+    from pathlib import Path
+
+    canonical = f"script/{Path(__file__).resolve().parents[2] / 'bench' / 'canonical_model.py'}"
+    out = tmp_path / "bench"
+    argv = ["bench", "--dataset", "humaneval", "--ids", "0", "0", "humaneval/0", "--model", canonical]
+    assert main([*argv, "--workflow", "zeroshot", "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "1 of 1 runs finished" in said and "unfinished" not in said
+    assert [json.loads(line)["id"] for line in (out / "results.jsonl").read_text().splitlines()] == ["humaneval/0"]
+    # A file's problems too.
+    data = tmp_path / "apps.jsonl"
+    data.write_text("".join(json.dumps(_apps_record(n, c)) + "\n" for n, c in enumerate("AB")))
+    picked = sources.load_from_source("apps", data, ids=["1", "apps/1", "0"])
+    assert [bp.id for bp in picked] == ["apps/1", "apps/0"]

@@ -29,7 +29,7 @@ from typing import Any
 from .. import plugins
 from ..plugins import EntryPoint, PluginRefused
 from ..problem import Problem, ProblemError, make_io_problem, make_problem
-from .datasets import DATASETS, BenchProblem, _humaneval, _mbpp, load_dataset
+from .datasets import DATASETS, BenchProblem, _humaneval, _mbpp, load_dataset, once_each
 
 GROUP = "qflow.datasets"
 
@@ -595,7 +595,7 @@ def load_from_source(
             if bp is None:
                 raise ProblemError(f"{spec}: no such problem in {name} ({len(problems)} problems)")
             picked.append(bp)
-        problems = picked
+        problems = once_each(picked)
     if limit is not None:
         problems = problems[:limit]
     return problems
