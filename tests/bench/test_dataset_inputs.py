@@ -40,11 +40,28 @@ def _bad_tests(path):
 def _twice(path):
     return _good(path) * 2
 
+def _exits(path):
+    raise SystemExit(3)
+
+def _bad_compare(path):
+    (bp,) = _good(path)
+    bp.compare = "vibes"
+    return [bp]
+
+def _bad_entry(path):
+    (bp,) = _good(path)
+    bp.problem.kind = "function"
+    bp.problem.entry_point = None
+    return [bp]
+
 NONE = DatasetSource("ds-none", "returns None", _none)
 JUNK = DatasetSource("ds-junk", "returns a string among its problems", _junk)
 NO_PROBLEM = DatasetSource("ds-noproblem", "a BenchProblem without a Problem", _no_problem)
 BAD_TESTS = DatasetSource("ds-badtests", "io_tests of the wrong type", _bad_tests)
 TWICE = DatasetSource("ds-twice", "every problem twice", _twice)
+EXITS = DatasetSource("ds-exits", "calls exit", _exits)
+BAD_COMPARE = DatasetSource("ds-badcompare", "an unknown comparison", _bad_compare)
+BAD_ENTRY = DatasetSource("ds-badentry", "a function problem without an entry point", _bad_entry)
 """
 
 READERS = {
@@ -53,6 +70,9 @@ READERS = {
     "ds-noproblem": "holds None where its Problem goes",
     "ds-badtests": "has io_tests that are not a list of (input, output) text pairs",
     "ds-twice": "the id 'junkset/a' is given to problems 0 and 1",
+    "ds-exits": "its reader called exit (3)",
+    "ds-badcompare": "compares outputs by 'vibes', not one of",
+    "ds-badentry": "has an entry point None that is not a Python name",
 }
 
 
@@ -85,6 +105,9 @@ _ATTRS = {
     "ds-noproblem": "NO_PROBLEM",
     "ds-badtests": "BAD_TESTS",
     "ds-twice": "TWICE",
+    "ds-exits": "EXITS",
+    "ds-badcompare": "BAD_COMPARE",
+    "ds-badentry": "BAD_ENTRY",
 }
 
 
