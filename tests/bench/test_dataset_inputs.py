@@ -168,3 +168,9 @@ def test_one_problem_named_twice_in_ids_runs_once(tmp_path, capsys):
     data.write_text("".join(json.dumps(_apps_record(n, c)) + "\n" for n, c in enumerate("AB")))
     picked = sources.load_from_source("apps", data, ids=["1", "apps/1", "0"])
     assert [bp.id for bp in picked] == ["apps/1", "apps/0"]
+
+
+def test_apps_records_without_a_problem_id_are_named_by_their_place(tmp_path):
+    data = tmp_path / "apps.jsonl"
+    data.write_text("".join(json.dumps(_apps_record(pid, c)) + "\n" for pid, c in [(None, "A"), ("", "B"), (9, "C")]))
+    assert [bp.id for bp in sources.load_from_source("apps", data)] == ["apps/0", "apps/1", "apps/9"]

@@ -258,7 +258,8 @@ def apps_problem(rec: dict[str, Any], n: int) -> BenchProblem:
         raise ProblemError(f"apps record {n}: input_output is not JSON") from None
     if not isinstance(io, dict) or not isinstance(io.get("inputs"), list) or not isinstance(io.get("outputs"), list):
         raise ProblemError(f"apps record {n}: input_output needs 'inputs' and 'outputs' lists")
-    ident = str(rec.get("problem_id", n))
+    pid = rec.get("problem_id")
+    ident = str(n) if pid is None or (isinstance(pid, str) and not pid.strip()) else str(pid).strip()
     task_id = f"apps/{ident}"
     difficulty = str(rec.get("difficulty") or "")
     fn_name = io.get("fn_name")
