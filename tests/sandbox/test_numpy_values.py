@@ -148,7 +148,7 @@ def test_the_app_keeps_a_numpy_value_as_data_and_validates_it():
     found: list = []
     v = decode_value(["A", "<i8", [2], [["i", "1"], ["i", "2"]]], 0, found)
     assert type(v) is Foreign and v.shape == (2,) and v.data == [1, 2] and found == [v]
-    assert repr(v).startswith("numpy.array([1, 2]")
+    assert repr(v) == "array([1, 2], dtype=int64)"
     assert encode_value(v) == ["A", "<i8", [2], [["i", "1"], ["i", "2"]]]
     s = decode_value(["N", "|b1", ["b", True]])
     assert type(s) is Foreign and s.type_name == "numpy.bool_" and s != True  # noqa: E712
@@ -167,3 +167,13 @@ def test_the_app_keeps_a_numpy_value_as_data_and_validates_it():
     ):
         with pytest.raises(ValueError):
             decode_value(bad)
+
+
+@needs_numpy
+def test_a_failing_test_shows_the_value_with_its_numpy_type(sb):
+    prog = "import numpy as np\ndef f():\n    return np.bool_(True)\ndef g():\n    return np.arange(4).reshape(2, 2)\n"
+    r = sb.run_tests_sync(prog, ["assert f() is True", "assert g() is None"], entry_point="f")
+    assert [(o.status, o.actual) for o in r.results] == [
+        ("fail", "numpy.bool_(True)"),
+        ("fail", "array([[0, 1], [2, 3]], dtype=int64)"),
+    ], r.to_dict()

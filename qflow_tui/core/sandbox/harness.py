@@ -286,7 +286,15 @@ class Foreign:
     def __repr__(self):
         if self.shape is None:
             return "%s(%r)" % (self.type_name, self.data)
-        return "numpy.array(%r, dtype=%r).reshape(%r)" % (self.data, self.dtype, self.shape)
+        # As numpy shows it: the items nested by the shape, and the dtype.
+        items = self.data
+        for n in reversed(self.shape[1:]):
+            items = [items[i : i + n] for i in range(0, len(items), n)] if n else []
+        if not self.shape:
+            items = items[0]
+        kind = self.dtype[1]
+        name = _FOREIGN_NAMES[kind].rstrip("_") + (str(int(self.dtype[2:]) * 8) if kind in "iufc" else "")
+        return "array(%r, dtype=%s)" % (items, name if kind not in "US" else self.dtype[1:])
 
 
 def _encode_foreign(value, depth):
