@@ -1273,6 +1273,7 @@ _DICT_LIKE = {
 _deque = _collections.deque
 _dict_items = dict.items
 _PLAIN_LEAVES = frozenset({int, float, str, bool, bytes, complex, type(None)})
+_PLAIN_CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
 
 
 def _numpy_foreign(value, max_bytes):
@@ -1333,7 +1334,7 @@ def _normalize(value, max_bytes, depth=0):
         return Boxed(_DICT_LIKE[t], items)
     if t is _deque:
         return Boxed("collections.deque", [_normalize(v, max_bytes, depth + 1) for v in value])
-    if t not in _PLAIN_LEAVES and t is not Foreign:
+    if t not in _PLAIN_LEAVES and t not in _PLAIN_CONTAINERS and t is not Foreign:
         try:
             boxed = _number_box(value, t)
         except (ValueError, TypeError) as exc:
