@@ -40,11 +40,28 @@ def _bad_tests(path):
 def _twice(path):
     return _good(path) * 2
 
+def _exits(path):
+    raise SystemExit(3)
+
+def _bad_compare(path):
+    (bp,) = _good(path)
+    bp.compare = "vibes"
+    return [bp]
+
+def _bad_entry(path):
+    (bp,) = _good(path)
+    bp.problem.kind = "function"
+    bp.problem.entry_point = None
+    return [bp]
+
 NONE = DatasetSource("ds-none", "returns None", _none)
 JUNK = DatasetSource("ds-junk", "returns a string among its problems", _junk)
 NO_PROBLEM = DatasetSource("ds-noproblem", "a BenchProblem without a Problem", _no_problem)
 BAD_TESTS = DatasetSource("ds-badtests", "io_tests of the wrong type", _bad_tests)
 TWICE = DatasetSource("ds-twice", "every problem twice", _twice)
+EXITS = DatasetSource("ds-exits", "calls exit", _exits)
+BAD_COMPARE = DatasetSource("ds-badcompare", "an unknown comparison", _bad_compare)
+BAD_ENTRY = DatasetSource("ds-badentry", "a function problem without an entry point", _bad_entry)
 """
 
 READERS = {
@@ -53,6 +70,9 @@ READERS = {
     "ds-noproblem": "holds None where its Problem goes",
     "ds-badtests": "has io_tests that are not a list of (input, output) text pairs",
     "ds-twice": "the id 'junkset/a' is given to problems 0 and 1",
+    "ds-exits": "its reader called exit (3)",
+    "ds-badcompare": "compares outputs by 'vibes', not one of",
+    "ds-badentry": "has an entry point None that is not a Python name",
 }
 
 
@@ -85,6 +105,9 @@ _ATTRS = {
     "ds-noproblem": "NO_PROBLEM",
     "ds-badtests": "BAD_TESTS",
     "ds-twice": "TWICE",
+    "ds-exits": "EXITS",
+    "ds-badcompare": "BAD_COMPARE",
+    "ds-badentry": "BAD_ENTRY",
 }
 
 
@@ -128,3 +151,26 @@ def test_session_stems_stay_short_and_apart():
     a, b = session_stem("x/" + "p" * 300), session_stem("x/" + "p" * 299 + "q")
     assert a != b and len(a) <= SESSION_STEM_MAX and len(b) <= SESSION_STEM_MAX
     assert session_stem("x/\u00e9\u00e9") != session_stem("x/\u00e8\u00e8") and session_stem("..")
+
+
+def test_one_problem_named_twice_in_ids_runs_once(tmp_path, capsys):
+    from pathlib import Path
+
+    canonical = f"script/{Path(__file__).resolve().parents[2] / 'bench' / 'canonical_model.py'}"
+    out = tmp_path / "bench"
+    argv = ["bench", "--dataset", "humaneval", "--ids", "0", "0", "humaneval/0", "--model", canonical]
+    assert main([*argv, "--workflow", "zeroshot", "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "1 of 1 runs finished" in said and "unfinished" not in said
+    assert [json.loads(line)["id"] for line in (out / "results.jsonl").read_text().splitlines()] == ["humaneval/0"]
+    # A file's problems too.
+    data = tmp_path / "apps.jsonl"
+    data.write_text("".join(json.dumps(_apps_record(n, c)) + "\n" for n, c in enumerate("AB")))
+    picked = sources.load_from_source("apps", data, ids=["1", "apps/1", "0"])
+    assert [bp.id for bp in picked] == ["apps/1", "apps/0"]
+
+
+def test_apps_records_without_a_problem_id_are_named_by_their_place(tmp_path):
+    data = tmp_path / "apps.jsonl"
+    data.write_text("".join(json.dumps(_apps_record(pid, c)) + "\n" for pid, c in [(None, "A"), ("", "B"), (9, "C")]))
+    assert [bp.id for bp in sources.load_from_source("apps", data)] == ["apps/0", "apps/1", "apps/9"]

@@ -211,7 +211,9 @@ def test_always_equal_objects(sb, cls):
     ]
     r = run(sb, prog, tests, bound=TIMEOUT + 2)
     for o in r.results:
-        assert o.status == "fail", o
+        # A subclass of a built-in is judged by the value it holds, with the
+        # base's own == (``math.isclose`` of a str raises, as in Python).
+        assert o.status == "fail" or (o.status == "error" and "isclose" in o.test), o
 
 
 def test_nested_always_equal_inside_a_list(sb):

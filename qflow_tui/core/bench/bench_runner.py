@@ -482,6 +482,9 @@ class BenchRunner:
         except ProblemError as exc:
             raise BenchError(str(exc)) from None
         ids = [bp.id for bp in self.problems]
+        if len(set(ids)) != len(ids):  # every loader gives each id once: a guard, never merged
+            twice = next(pid for n, pid in enumerate(ids) if pid in ids[:n])
+            raise BenchError(f"{spec.dataset}: the problem id {twice[:80]!r} comes twice; each needs an id of its own")
         new = spec.to_dict(ids)
         old = read_spec(self.folder)
         if old is not None:

@@ -494,6 +494,19 @@ def list_problem_ids(name: str, *, split: str = "test") -> list[str]:
     return ids
 
 
+def once_each(problems: list[BenchProblem]) -> list[BenchProblem]:
+    """``problems`` with each id kept once, in order: ``--ids 0 0 humaneval/0``
+    names one problem, which runs once (twice under one id, its second run
+    would never be counted and the bench would never finish)."""
+    seen: set[str] = set()
+    out = []
+    for bp in problems:
+        if bp.id not in seen:
+            seen.add(bp.id)
+            out.append(bp)
+    return out
+
+
 def load_dataset(
     name: str, *, ids: list[str] | None = None, limit: int | None = None, path: Path | None = None
 ) -> list[BenchProblem]:
@@ -512,7 +525,7 @@ def load_dataset(
         for spec in specs:
             if spec.partition("/")[0].lower() != name:
                 raise ProblemError(f"{spec} is not a {name} problem: give ids like {name}/<id> or just <id>")
-        return [load_bench_problem(spec) for spec in specs]
+        return once_each([load_bench_problem(spec) for spec in specs])
     build = _BUILDERS[DATASETS[name][1]]
     out: list[BenchProblem] = []
     for rec in _records(name):

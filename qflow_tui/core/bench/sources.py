@@ -28,8 +28,8 @@ from typing import Any
 
 from .. import plugins
 from ..plugins import EntryPoint, PluginRefused
-from ..problem import Problem, ProblemError, make_io_problem, make_problem
-from .datasets import DATASETS, BenchProblem, _humaneval, _mbpp, load_dataset
+from ..problem import Problem, ProblemError, TestCase, make_io_problem, make_problem
+from .datasets import DATASETS, BenchProblem, _humaneval, _mbpp, load_dataset, once_each
 
 GROUP = "qflow.datasets"
 
@@ -258,7 +258,8 @@ def apps_problem(rec: dict[str, Any], n: int) -> BenchProblem:
         raise ProblemError(f"apps record {n}: input_output is not JSON") from None
     if not isinstance(io, dict) or not isinstance(io.get("inputs"), list) or not isinstance(io.get("outputs"), list):
         raise ProblemError(f"apps record {n}: input_output needs 'inputs' and 'outputs' lists")
-    ident = str(rec.get("problem_id", n))
+    pid = rec.get("problem_id")
+    ident = str(n) if pid is None or (isinstance(pid, str) and not pid.strip()) else str(pid).strip()
     task_id = f"apps/{ident}"
     difficulty = str(rec.get("difficulty") or "")
     fn_name = io.get("fn_name")
@@ -583,6 +584,8 @@ def load_from_source(
         problems = src.read(Path(path).expanduser() if path is not None else None)
     except ProblemError:
         raise
+    except SystemExit as exc:  # a plugin's reader that calls exit() ends no bench
+        raise ProblemError(f"{name}: its reader called exit ({exc.code!r}); fix the dataset's reader") from None
     except Exception as exc:  # a plugin's reader: one line, never a traceback
         raise ProblemError(f"{name}: its reader failed: {plugins.exception_words(exc)}") from None
     problems = checked_problems(name, problems)
@@ -595,7 +598,7 @@ def load_from_source(
             if bp is None:
                 raise ProblemError(f"{spec}: no such problem in {name} ({len(problems)} problems)")
             picked.append(bp)
-        problems = picked
+        problems = once_each(picked)
     if limit is not None:
         problems = problems[:limit]
     return problems
@@ -637,7 +640,23 @@ def checked_problems(name: str, problems: object) -> list[BenchProblem]:
 
 
 def _bad_field(bp: BenchProblem) -> str:
-    """What is wrong with the types of a problem's tests, or ''."""
+    """What is wrong with the types of a problem's fields, or ''."""
+    p = bp.problem
+    if not isinstance(p.statement, str) or not isinstance(p.setup, str) or not isinstance(p.title, str):
+        return "has a statement, title or setup that is not text"
+    if p.kind not in ("function", "io"):
+        return f"has a kind {_short(repr(p.kind), 40)} that is not 'function' or 'io'"
+    if not isinstance(p.tests, list) or not all(isinstance(t, TestCase) for t in p.tests):
+        return "has visible tests that are not a list of TestCases (make the Problem with make_problem)"
+    if p.kind == "function" and not (isinstance(p.entry_point, str) and p.entry_point.isidentifier()):
+        return f"has an entry point {_short(repr(p.entry_point), 40)} that is not a Python name"
+    for what in ("dataset", "name", "difficulty", "visible_source", "reference", "prompt_code", "compare"):
+        if not isinstance(getattr(bp, what), str):
+            return f"has a {what} that is not text"
+    from ..iojudge import COMPARES
+
+    if bp.io_tests is not None and bp.compare not in COMPARES:
+        return f"compares outputs by {_short(repr(bp.compare), 40)}, not one of {', '.join(COMPARES)}"
     if not isinstance(bp.eval_tests, list) or not all(isinstance(t, str) for t in bp.eval_tests):
         return "has eval_tests that are not a list of asserts"
     if not isinstance(bp.check_src, str) or not isinstance(bp.eval_setup, str):

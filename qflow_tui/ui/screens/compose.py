@@ -23,7 +23,7 @@ from ...core.bench.datasets import is_benchmark_id, load_benchmark_problem
 from ...core.config import ConfigError, RunConfig
 from ...core.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
 from ...core.llm import LLMClient, LLMError, broken_providers, client_module, resolve_base_url
-from ...core.llm.catalog import server_models, table_models
+from ...core.llm.catalog import MAX_LISTED, server_model_list, table_models
 from ...core.llm.prices import BUILT_IN, PriceError
 from ...core.llm.provider_keys import MissingKey
 from ...core.problem import (
@@ -377,12 +377,19 @@ class ComposeScreen(AppScreen[None]):
 
     def _ask_server(self, base_url: str) -> None:
         """On a thread: the local server's models join the Model field's
-        completions; a server that cannot say is one line under the field."""
+        completions; a server that cannot say, or whose list was cut, is one
+        line under the field."""
 
         try:
             url = resolve_base_url("openai", base_url) or base_url
-            names = [k.name for k in server_models(url)]
+            listed = server_model_list(url)
+            names = [k.name for k in listed.models]
             problem = ""
+            if listed.cut:  # a list cut short says so, as `qflow models` does
+                problem = (
+                    f"{listed.where} offers {listed.offered} models: the first {MAX_LISTED} complete here; "
+                    "type any other as openai/<id>"
+                )
         except LLMError as exc:
             names, problem = [], str(exc)
         self.app.call_from_thread(self._server_answered, names, problem)
