@@ -126,10 +126,11 @@ def test_the_same_shape_is_charged_its_work_when_it_passes(program):
     assert 0.25 <= charged[0] < 3.0, report.to_dict()
 
 
-def test_a_single_call_is_charged_the_cpu_time_of_everything_it_ran():
+@pytest.mark.parametrize("cgroup", [True, False], ids=["its-cgroup", "its-process-tree"])
+def test_a_single_call_is_charged_the_cpu_time_of_everything_it_ran(cgroup):
     # One call whose helper does 0.4 s of work: charged at least that (the
     # cgroup's CPU time, or the process tree's where there is no cgroup).
-    sb = make("auto", timeout=5.0)
+    sb = make("auto", timeout=5.0, cgroup=cgroup)
     for program in (FORKING, THREADING):
         report = sb.run_tests_sync(program, ["assert work(0.4) == 1"])
         (result,) = report.results

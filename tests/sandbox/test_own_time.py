@@ -37,8 +37,8 @@ def test_own_time_is_the_wall_time_less_the_waits_that_were_not_the_programs():
 
 
 def test_the_wall_clock_cap():
-    assert wall_cap(3.0) == 12.0
-    assert wall_cap(0.25) == 2.25
+    assert wall_cap(3.0) == 60.0
+    assert wall_cap(0.05) == 2.05
     assert wall_cap(2.0, CPU_WALL_FACTOR) == 60.0  # CodeContests's guard
 
 
@@ -93,10 +93,10 @@ def test_each_answer_carries_the_programs_own_time_never_its_word():
 
 def test_a_call_the_machine_is_too_busy_to_judge_is_stopped_by_the_wall_clock(monkeypatch):
     # As if the program never got a CPU: its own time stays at nothing, and
-    # the wall-clock cap (four times its limit, at least 2 s more) ends it,
+    # the wall-clock cap (20 times its limit, at least 2 s more) ends it,
     # saying why.
     monkeypatch.setattr(watchdog, "own_time", lambda *args: 0.0)
-    sb = make("auto", timeout=0.5)
+    sb = make("auto", timeout=0.1)
     program = (
         "import signal\n"
         "for sig in (signal.SIGALRM, signal.SIGPROF):\n"
@@ -106,7 +106,7 @@ def test_a_call_the_machine_is_too_busy_to_judge_is_stopped_by_the_wall_clock(mo
     report = sb.run_tests_sync(program, ["assert f() == 1"])
     (result,) = report.results
     assert result.status == "timeout" and "too busy to judge it" in (result.error or ""), result
-    assert wall_cap(0.5) <= report.duration < wall_cap(0.5) + 15
+    assert wall_cap(0.1) <= report.duration < wall_cap(0.1) + 15
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/thread-self/schedstat"), reason="no per-thread schedstat here")

@@ -312,9 +312,13 @@ def own_time(start: Sample | None, end: Sample | None, wall: float, relay: float
 #: The wall-clock safety cap: a call (or a check) whose own time is still
 #: under its limit is ended anyway once its wall time passes this many times
 #: the limit (at least ``WALL_MIN_EXTRA`` seconds more than the limit), so a
-#: program that never returns is stopped promptly even where a busy machine
-#: lets its own time grow slowly. The verdict then says the machine was busy.
-WALL_FACTOR = 4.0
+#: program that never returns is stopped even where a busy machine lets its
+#: own time grow slowly. The verdict then says the machine was busy. A program
+#: that gets a twentieth of a CPU (the judge's four tests at once beside load
+#: 20 on two cores gets about a twelfth) still reaches its own limit first, so
+#: its verdict is the one it gets at rest; 4 times, as before, turned honest
+#: programs into timeouts at load 15.
+WALL_FACTOR = 20.0
 WALL_MIN_EXTRA = 2.0
 #: CodeContests's tester's wall-clock guard: 30 times the (CPU) time limit.
 CPU_WALL_FACTOR = 30.0

@@ -962,7 +962,7 @@ _BY_CPU = [False]
 
 
 #: How many times a limit the wall-clock cap is (the job's ``wall_factor``).
-_WALL_FACTOR = [4.0]
+_WALL_FACTOR = [20.0]
 
 
 def _wall_cap(seconds):
