@@ -243,6 +243,12 @@ def _label(t: TestCase | tuple[str, str]) -> tuple[str, str, str]:
     return io_source(t[0], t[1]), t[0], t[1]
 
 
+#: How a failing test's error begins when the program printed nothing, and how it
+#: ends when the program never read its input: readers match these constants.
+PRINTED_NOTHING = "the program printed nothing"
+NEVER_READ = "; it never read its input (does it define a function and never call it?)"
+
+
 def _shown(text: str) -> str:
     return repr(text[:ACTUAL_CHARS]) + ("…" if len(text) > ACTUAL_CHARS else "")
 
@@ -291,9 +297,9 @@ def judge_io_sync(
             continue
         why = "wrong output"
         if not printed:
-            why = "the program printed nothing"
+            why = PRINTED_NOTHING
         if not read:
-            why += "; it never read its input (does it define a function and never call it?)"
+            why += NEVER_READ
         report.results.append(TestOutcome(label, "fail", actual=_shown(printed), error=why, duration=res.duration))
     if results and results[0].load_error:
         report.load_error = results[0].load_error
