@@ -78,3 +78,37 @@ async def test_the_run_records_it_before_its_end_and_its_outcome_stands(tmp_path
         assert run.program == outcome.final_program
         assert visible_line(run) == "stdin/stdout problem · 0/2 visible tests pass: it never read its input"
     assert outcomes[0] == outcomes[1]
+
+
+#: Each built-in workflow's final program with tests/scripts/sum_io.py, on its three samples.
+SUM_IO_PASSED = {"qualityflow": 3, "agentcoder": 3, "codetree": 3, "adacoder": 3, "zeroshot": 2}
+
+
+@pytest.mark.parametrize("workflow", list(SUM_IO_PASSED))
+async def test_every_workflow_tells_its_final_program_on_the_samples(tmp_path, workflow: str) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    from qflow_tui.core.problem import parse_io_tests
+
+    path = Path(__file__).parents[1] / "scripts" / "sum_io.py"
+    spec = importlib.util.spec_from_file_location("sum_io_visible", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    problem = make_io_problem(module.STATEMENT, parse_io_tests(module.SAMPLES))
+    config = RunConfig(model="script/sum_io", workflow=workflow)
+    events: list = []
+    await run_workflow(
+        problem,
+        config.replace(prompts=2) if workflow == "qualityflow" else config,
+        client=ScriptClient.from_function(module.respond, name="sum_io"),
+        sandbox=TestSandbox(),  # type: ignore[arg-type]
+        sinks=[events.append],
+        session_dir=tmp_path,
+        visible_run=True,
+    )
+    (run,) = [e for e in events if isinstance(e, VisibleTestsRun)]
+    passed = SUM_IO_PASSED[workflow]
+    want = f"stdin/stdout problem · {passed}/3 visible tests pass" + ("" if passed == 3 else ": wrong output")
+    assert visible_line(run) == want
