@@ -36,7 +36,8 @@ def make_app(client=None, *, theme: str = "qflow-dark", stepping: bool = False, 
     from qflow_tui.ui.app import create_app
     from qflow_tui.ui.screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS
 
-    cfg = RunConfig(model="script/tests/scripts/mbpp11.py", theme=theme, **config)
+    # The workflow's own settings (prompts, clarify) are not RunConfig fields: replace() takes them.
+    cfg = RunConfig(model="script/tests/scripts/mbpp11.py", theme=theme).replace(**config)
     return create_app(
         cfg,
         client=client or mbpp11_client(),

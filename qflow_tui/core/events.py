@@ -388,6 +388,34 @@ class Notice(Event):
 
 
 @dataclass(kw_only=True)
+class VisibleTestsRun(Event):
+    """The final program run on the problem's visible tests in the sandbox,
+    after the workflow decided (just before ``run_finished``): what a person
+    reads of how the program did on the samples. It changes no verdict and the
+    workflow never sees it (on MBPP the visible tests are the evaluation's, so
+    nothing of it may feed back). The app's runs emit it (``run_workflow``'s
+    ``visible_run``); a bench's do not, as the bench judges its programs itself."""
+
+    kind: ClassVar[str] = "visible_tests_run"
+    program: str
+    problem_kind: Literal["function", "io"] = "function"
+    """``io``: a stdin/stdout problem (its tests are input/output pairs)."""
+    passed: int = 0
+    total: int = 0
+    results: list[dict[str, Any]] = field(default_factory=list)
+    """One :class:`~qflow_tui.core.sandbox.report.TestOutcome` per visible test, as a dict."""
+    load_error: str | None = None
+    """Why the program could not load (a syntax error, an exception at import), if it could not."""
+    never_read: int = 0
+    """Failing stdin/stdout tests on which the program never read its input."""
+    printed_nothing: int = 0
+    """Failing stdin/stdout tests on which the program printed nothing."""
+    timed_out: int = 0
+    """Tests that ran out of time."""
+    isolation: str = ""
+
+
+@dataclass(kw_only=True)
 class RunFinished(Event):
     kind: ClassVar[str] = "run_finished"
     final_program: str

@@ -252,6 +252,12 @@ def _label(t: TestCase | tuple[str, str]) -> tuple[str, str, str]:
     return io_source(t[0], t[1]), t[0], t[1]
 
 
+#: How a failing test's error begins when the program printed nothing, and how it
+#: ends when the program never read its input: readers match these constants.
+PRINTED_NOTHING = "the program printed nothing"
+NEVER_READ = "; it never read its input (does it define a function and never call it?)"
+
+
 def _shown(text: str) -> str:
     return repr(text[:ACTUAL_CHARS]) + ("…" if len(text) > ACTUAL_CHARS else "")
 
@@ -318,9 +324,9 @@ def _outcome(label: str, want: str, res: CallResult, cmp: Compare) -> TestOutcom
         return TestOutcome(label, "pass", actual=_shown(printed), duration=res.duration)
     why = "wrong output"
     if not printed:
-        why = "the program printed nothing"
+        why = PRINTED_NOTHING
     if not read:
-        why += "; it never read its input (does it define a function and never call it?)"
+        why += NEVER_READ
     return TestOutcome(label, "fail", actual=_shown(printed), error=why, duration=res.duration)
 
 

@@ -307,6 +307,8 @@ class RunState:
         self.steered: list[ev.Steered] = []
         """A person's edits the run took, in order (the timeline shows each under its step)."""
         self.finished: ev.RunFinished | None = None
+        self.visible_run: ev.VisibleTestsRun | None = None
+        """The final program on the visible tests, run after the workflow decided (information only)."""
         self.failed: ev.RunFailed | None = None
         self.streaming: set[str] = set()
         self.retries_waiting: set[str] = set()
@@ -880,6 +882,9 @@ class RunState:
         for call_id in list(self.retries_waiting):
             self._retry_ends(call_id, "stopped")
 
+    def _on_visible_tests_run(self, e: ev.VisibleTestsRun) -> None:
+        self.visible_run = e
+
     def _on_run_finished(self, e: ev.RunFinished) -> None:
         self.finished = e
         self.streaming.clear()
@@ -921,6 +926,7 @@ _HANDLERS: dict[type[ev.Event], Callable[[RunState, Any], None]] = {
     ev.TreeNode: RunState._on_tree_node,
     ev.Notice: RunState._on_notice,
     ev.Steered: RunState._on_steered,
+    ev.VisibleTestsRun: RunState._on_visible_tests_run,
     ev.RunFinished: RunState._on_run_finished,
     ev.RunFailed: RunState._on_run_failed,
 }

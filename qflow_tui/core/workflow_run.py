@@ -114,6 +114,7 @@ async def run_workflow(
     header: dict[str, Any] | None = None,
     close_client: bool = False,
     retry_waits: RetryWaits | None = None,
+    visible_run: bool = False,
 ) -> RunOutcome:
     """Run ``config.workflow`` on ``problem``. Events go to ``sinks`` and, with
     ``record``, to a new session file. Raises :class:`RunError` (the session is
@@ -121,7 +122,10 @@ async def run_workflow(
     ``steering`` (a :class:`qflow_tui.core.steer.Steering`) carries a person's
     edits; ``close_client`` closes a given ``client`` at the end; ``header``
     adds fields to the session header (a fork names its ``parent`` and ``forked_at``);
-    ``retry_waits`` lets the caller give up a retry the run is waiting to make."""
+    ``retry_waits`` lets the caller give up a retry the run is waiting to make;
+    ``visible_run``: once the workflow has decided, run its final program on the
+    visible tests in the sandbox and tell how it did (a ``visible_tests_run``
+    event, for the person only: the outcome stands as the workflow decided)."""
     from ..locations import sessions_dir
 
     validate(config)
@@ -185,6 +189,8 @@ async def run_workflow(
     try:
         try:
             result = await workflow.run(ctx)
+            if visible_run:
+                await _run_visible_tests(ctx, sandbox, result.final_program)
         except asyncio.CancelledError:
             emitter(RunFailed(error="cancelled by the user", cancelled=True))
             raise
@@ -260,6 +266,20 @@ async def run_workflow(
         stops=dict(ctx.stops),
         cost=cost,
     )
+
+
+async def _run_visible_tests(ctx: RunContext, sandbox: Sandbox, program: str) -> None:
+    """The final program on the visible tests (see :mod:`.visible_check`); a
+    sandbox that cannot run it costs the run nothing but a notice."""
+    from .visible_check import run_visible_tests
+
+    try:
+        event = await run_visible_tests(sandbox, ctx.problem, program)
+    except Exception as exc:  # information only: the run has already decided
+        ctx.emit(Notice(level="warning", message=f"the final program was not run on the visible tests: {exc}"))
+        return
+    if event is not None:
+        ctx.emit(event)
 
 
 def _cost(model: str, tokens: dict[str, dict[str, int]], client: Any) -> dict[str, Any]:

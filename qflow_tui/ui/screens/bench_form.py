@@ -38,7 +38,7 @@ from ..access import mark_invalid, qflow_app
 from .base import AppModal
 
 #: The line under the form while nothing is wrong.
-_HINT = "Enter starts · Estimate prices it all first · Escape cancels"
+_HINT = "ctrl+s starts · Estimate prices it all first · Escape cancels"
 
 #: Each convention in the few words its choice has room for (the bench's report says it whole).
 _CONVENTION_WORDS = {"completion": "+ prompt", "solution": "alone"}
@@ -71,7 +71,12 @@ def read_problems(text: str) -> tuple[int | None, list[str] | None]:
 class BenchForm(AppModal[BenchRunner | None]):
     """Ask for a bench; dismiss with a prepared :class:`BenchRunner`, or None."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Close the form; nothing starts")]
+    BINDINGS = [
+        # A bench spends on every problem: it starts on its own key, never on the
+        # Enter that ends a field (the form opens with the focus in one).
+        Binding("ctrl+s", "start", "Start", priority=True, tooltip="Start the bench the form describes"),
+        Binding("escape", "cancel", "Cancel", tooltip="Close the form; nothing starts"),
+    ]
 
     def __init__(self, config: RunConfig) -> None:
         super().__init__()
@@ -136,7 +141,7 @@ class BenchForm(AppModal[BenchRunner | None]):
             yield Label("Folder (a rerun with the same folder resumes the bench)", classes="field-label")
             yield Input(id="bench-out", compact=True)
             with Horizontal(classes="bench-form-row"):
-                yield Button("Start ▶", id="bench-start", variant="primary", compact=True)
+                yield Button("Start (ctrl+s)", id="bench-start", variant="primary", compact=True)
                 yield Button("Estimate", id="bench-estimate", compact=True)
                 yield Button("Cancel", id="bench-cancel", compact=True)
             yield Static(_HINT, id="bench-error", classes="dialog-hint", markup=False)
@@ -272,8 +277,9 @@ class BenchForm(AppModal[BenchRunner | None]):
                 self.show_error(f"✗ the bench cannot start: {type(error).__name__}: {error}")
 
     @on(Input.Submitted)
-    def _submitted(self) -> None:
-        self.action_start()
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.focus_next()
 
     @on(Button.Pressed, "#bench-start")
     def _start_pressed(self) -> None:

@@ -54,8 +54,12 @@ class ForkDialog(AppModal[ForkPlan | None]):
     """Ask where and how to fork ``data`` (a read session); see the module docstring."""
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "fork", "Fork", priority=True),
+        # Priority: the dialog opens in the code editor, which would otherwise take
+        # Escape to move the focus, and Escape must leave the dialog.
+        Binding("escape", "cancel", "Cancel", priority=True, tooltip="Close the dialog; nothing starts"),
+        Binding(
+            "ctrl+s", "fork", "Fork", priority=True, tooltip="Check the fork and run it live (Enter starts nothing)"
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -145,7 +149,14 @@ class ForkDialog(AppModal[ForkPlan | None]):
         if theme in editor.available_themes:
             editor.theme = theme
         self._step_chosen()
-        self.query_one("#fork-yes", Button).focus()
+        self.focus_first_field()
+
+    def focus_first_field(self) -> None:
+        """Start where the user edits: the program when the step takes one, else
+        the model. Never the Fork button: an Enter typed next must not start a
+        live run (and spend) before the person has read the dialog; ctrl+s does."""
+        editor = self.query_one("#fork-program", TextArea)
+        (editor if editor.display else self.query_one("#fork-model", Input)).focus()
 
     # -- the step and progression ---------------------------------------------------------------
 
@@ -241,6 +252,13 @@ class ForkDialog(AppModal[ForkPlan | None]):
             return
         self.dismiss(plan)
 
+    @on(Input.Submitted, "#fork-model")
+    def _model_entered(self, event: Input.Submitted) -> None:
+        # Enter in the model field starts nothing: the fork is ctrl+s (or its button).
+        event.stop()
+        model = one_line(clean(event.value.strip()), 60) or "the app's model"
+        self.query_one("#fork-error", Static).update(f"Enter starts nothing here: ctrl+s forks, live with {model}")
+
     @on(Button.Pressed, "#fork-yes")
     def _yes(self) -> None:
         self.action_fork()
@@ -250,6 +268,10 @@ class ForkDialog(AppModal[ForkPlan | None]):
         self.dismiss(None)
 
     def action_cancel(self) -> None:
+        for select in self.query(Select):
+            if select.expanded:  # Escape closes an open list first, as it does elsewhere
+                select.expanded = False
+                return
         self.dismiss(None)
 
 

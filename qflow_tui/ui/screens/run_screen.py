@@ -178,6 +178,7 @@ class RunScreen(AppScreen[None]):
                 retry_waits=self.retry_waits,
                 steering=self.steering,
                 header=self.header,
+                visible_run=True,
             )
         finally:
             if self.own_client:

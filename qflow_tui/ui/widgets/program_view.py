@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ...core.visible_check import visible_line
 from ..palette import Palette, palette
 from ..state import RunState
 
@@ -26,7 +27,16 @@ def shown_program(state: RunState, progression: int) -> tuple[str, str]:
 
 
 def banner(state: RunState, progression: int, colours: Palette) -> tuple[Text, str]:
-    """The banner text and its CSS class (-accepted, -reverted, -running, ...)."""
+    """The banner text and its CSS class (-accepted, -reverted, -running, ...).
+    A finished run's banner says, on a line of its own, how the final program
+    did on the visible tests when the run ran it on them (``visible_tests_run``)."""
+    text, cls = _banner(state, progression)
+    if state.finished is not None and state.visible_run is not None:
+        text.append("\n" + visible_line(state.visible_run))
+    return text, cls
+
+
+def _banner(state: RunState, progression: int) -> tuple[Text, str]:
     f = state.finished
     if f is not None:
         p = f" (progression {f.progression})" if f.progression is not None else ""

@@ -97,7 +97,7 @@ RUN_TABS: tuple[RunTab, ...] = (
         "5",
         "program-view",
         "#program-view",
-        frozenset({ev.SandboxRun, ev.ProgramCandidate, ev.Decision}),
+        frozenset({ev.SandboxRun, ev.ProgramCandidate, ev.Decision, ev.VisibleTestsRun}),
         lambda: ProgramView(id="program-view"),
     ),
     RunTab(
