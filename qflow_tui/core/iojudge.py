@@ -290,6 +290,8 @@ def judge_io_sync(
     # by replacing the runner it shares a process with), so each verdict is
     # that of the program alone on that input.
     source = program_source(program, APPS_PRELUDE if apps else None)
+    if apps:
+        sandbox = apps_sandbox(sandbox)
 
     def one(test: tuple[str, str, str]) -> tuple[TestOutcome, CallResult]:
         # Judged as soon as it ends, so what it printed (up to IO_OUTPUT_KB)
@@ -447,6 +449,19 @@ import heapq
 from heapq import *
 """
 
+#: The modules :data:`APPS_PRELUDE` imports that cost time to load: imported
+#: once in the zygote the tests' processes are forked from
+#: (``SandboxConfig.preload``), as APPS's harness imports them once for all.
+APPS_MODULES = ("numpy", "fractions", "typing", "random", "heapq", "collections", "itertools", "functools")
+
+
+def apps_sandbox(sandbox: Sandbox) -> Sandbox:
+    """``sandbox`` with APPS's modules preloaded where its children are forked."""
+    if sandbox.config.preload == APPS_MODULES:
+        return sandbox
+    return Sandbox(replace(sandbox.config, preload=APPS_MODULES))
+
+
 _CALL_RUNNER = r"""
 def __qf_apps_call__(name, args_json):
     import json as _json
@@ -487,6 +502,8 @@ def judge_calls_sync(
         f"exec(compile({program!r}, 'program.py', 'exec'))\n" + _CALL_RUNNER + f"\n__qf_class__ = {solution_class!r}\n"
     )
     calls = [f"__qf_apps_call__({fn_name!r}, {json.dumps(args)!r})" for args, _ in tests]
+    if prelude:
+        sandbox = apps_sandbox(sandbox)
     results = sandbox.call_values_sync(src, calls)
     report = SandboxReport(isolation=sandbox.isolation)
     for (args, want), res in zip(tests, results, strict=True):

@@ -309,3 +309,28 @@ def test_a_zygote_that_cannot_be_made_leaves_children_fresh(monkeypatch, spawned
         zygote.shutdown()
         warm_pool().clear()
     assert zygote.wait_ready(sb.details.launch(0), 20.0) is not None  # the same thread makes the next one
+
+
+def _loaded(sb, names: tuple[str, ...]) -> list[bool]:
+    """Whether each of ``names`` is in the program's sys.modules before it imports anything."""
+    src = f"import sys\n_loaded = [n in sys.modules for n in {names!r}]\n"
+    return sb.call_values_sync(src, ["_loaded"])[0].value
+
+
+def test_a_zygote_preloads_the_configs_modules_for_its_forks_only() -> None:
+    # APPS's prelude imports numpy in every test's process (about 65 ms):
+    # a zygote of its kind imports such modules once, and every fork finds
+    # them loaded. A module that will not import is left out; other kinds of
+    # child are untouched (their programs pay for their imports, as in the
+    # references).
+    names = ("fractions", "decimal")
+    plain = _sandbox(timeout=5.0)
+    pre = _sandbox(timeout=5.0, preload=(*names, "no_such_module_qf"))
+    assert zygote.wait_ready(pre.details.launch(0, preload=pre.config.preload), 20.0) is not None
+    # Children made before the zygote was ready (the warm pool's) start
+    # fresh; the next ones are its forks.
+    for _ in range(20):
+        if _loaded(pre, names) == [True, True]:
+            break
+    assert _loaded(pre, names) == [True, True]
+    assert _loaded(plain, names) == [False, False]

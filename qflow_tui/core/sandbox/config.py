@@ -60,6 +60,13 @@ class SandboxConfig:
     """Seconds a whole ``check(candidate)`` function may spend in the trusted
     process, not counting its calls into the program (each has ``timeout``);
     None: ten times ``timeout``."""
+    preload: tuple[str, ...] = ()
+    """Modules imported once, before any program, in the zygote every child
+    of this kind is forked from (where children are forked: see ``zygote``),
+    so a program that imports them finds them loaded (APPS's prelude, numpy
+    included, costs about 65 ms a process otherwise). Without a zygote each
+    program imports them itself, as before; a module that will not import is
+    left out. Only modules (no program) run there, before any untrusted code."""
     isolation: str = "auto"
     """``auto`` (the strongest the machine offers), or the layers to use joined
     by ``+`` from ``bwrap``, ``seccomp``, ``landlock``, ``uid`` (``rlimits`` for

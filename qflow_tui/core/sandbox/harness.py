@@ -2784,6 +2784,17 @@ def _zygote_main():
             pass
     import resource  # noqa: F401  (each fork sets its limits)
 
+    # Modules every fork finds loaded (the config's ``preload``: trusted
+    # packages, imported before any program exists); one that fails is left out.
+    for p in spec.get("packages") or []:
+        if type(p) is str and p not in sys.path:
+            sys.path.append(p)
+    for name in spec.get("preload") or []:
+        try:
+            __import__(str(name))
+        except BaseException:
+            pass
+
     sys_ = _ZyLibc()
     try:
         why = _zy_probe(sys_)

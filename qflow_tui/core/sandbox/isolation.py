@@ -88,7 +88,7 @@ class Isolation:
             return None
         return process_uid_block(self.uid_base) + slot
 
-    def launch(self, slot: int, disk_mb: int = 64, cgroup: bool = True) -> Launch:
+    def launch(self, slot: int, disk_mb: int = 64, cgroup: bool = True, preload: tuple[str, ...] = ()) -> Launch:
         uid = self.uid_for(slot)
         bind = _binds(self.interpreter, self.packages) if self.bwrap else ()
         return Launch(
@@ -103,6 +103,7 @@ class Isolation:
             landlock=self.landlock_read,
             cgroup=cgroup,
             packages=self.packages,
+            preload=preload,
         )
 
     def judged_programs(self) -> str:

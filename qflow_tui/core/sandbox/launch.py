@@ -78,6 +78,8 @@ class Launch:
     cgroup: bool = True
     """Put the child in a memory and pids cgroup of its own where the machine
     offers one (see ``cgroups``)."""
+    preload: tuple[str, ...] = ()
+    """Modules the zygote imports before any fork (``SandboxConfig.preload``)."""
     packages: tuple[str, ...] = ()
     """Directories on the child's import path besides the standard library's
     (see ``isolation.JUDGED_PACKAGES``); visible read-only (``bind_ro`` and

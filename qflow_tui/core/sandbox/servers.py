@@ -177,7 +177,8 @@ class Servers:
 
     def _want(self, job: dict[str, Any]) -> tuple[pool.Key, pool.Recipe]:
         c = self.config
-        key = pool.job_key(self.iso, c.max_disk_mb, c.cgroup, job, *_caps(c))
+        # A child forked from a zygote that preloads is of its own kind.
+        key = (*pool.job_key(self.iso, c.max_disk_mb, c.cgroup, job, *_caps(c)), c.preload)
         boot = {k: v for k, v in job.items() if k in BOOT_KEYS or k == "limits"}
         iso = self.iso
         shared = bool(job.get("shared"))
@@ -637,4 +638,6 @@ def _caps(c: SandboxConfig) -> tuple[int, int]:
 
 def _start_child(iso: Isolation, c: SandboxConfig, job: dict[str, Any], slot: int, warm: bool) -> Child:
     max_output, max_line = _caps(c)
-    return Child(iso.launch(slot, c.max_disk_mb, c.cgroup), job, max_output=max_output, max_line=max_line, warm=warm)
+    return Child(
+        iso.launch(slot, c.max_disk_mb, c.cgroup, c.preload), job, max_output=max_output, max_line=max_line, warm=warm
+    )

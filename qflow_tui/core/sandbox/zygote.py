@@ -90,7 +90,7 @@ def enabled() -> bool:
 
 
 def _key(launch: Launch) -> tuple[Any, ...]:
-    return (launch.interpreter, launch.bwrap, launch.bind_ro, launch.seccomp_path, launch.zygote_uid)
+    return (launch.interpreter, launch.bwrap, launch.bind_ro, launch.seccomp_path, launch.zygote_uid, launch.preload)
 
 
 class Forked:
@@ -252,7 +252,12 @@ class Zygote:
             return
         theirs.close()
         try:
-            self._ctl.send(json.dumps({"seccomp_path": list(launch.seccomp_path or ())}).encode("ascii"))
+            boot = {
+                "seccomp_path": list(launch.seccomp_path or ()),
+                "preload": list(launch.preload),
+                "packages": list(launch.packages) if launch.preload else [],
+            }
+            self._ctl.send(json.dumps(boot).encode("ascii"))
             if not _readable(self._ctl.fileno(), BOOT_TIMEOUT):
                 raise ZygoteError(f"no word within {BOOT_TIMEOUT:g}s")
             msg, anc, _flags, _addr = self._ctl.recvmsg(4096, socket.CMSG_SPACE(12))
