@@ -78,7 +78,8 @@ class TableRow:
 
     @property
     def name(self) -> str:
-        """The workflow as the row shows it: ``qualityflow (tqc=false)``."""
+        """The workflow as the row shows it: its name, then its settings away
+        from their defaults in brackets (``name (setting=false)``)."""
         return f"{self.workflow} ({self.variant})" if self.variant else self.workflow
 
 
