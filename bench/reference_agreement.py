@@ -71,6 +71,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +79,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from qflow_tui.core.bench.datasets import BenchProblem, load_bench_problem, load_dataset  # noqa: E402
-from qflow_tui.core.bench.evaluate import Evaluator  # noqa: E402
+from qflow_tui.core.bench.evaluate import Evaluator, cpu_time_limit  # noqa: E402
 from qflow_tui.core.bench.export import export_convention, export_samples, reference_id  # noqa: E402
 from qflow_tui.core.bench.protocol import is_evalplus  # noqa: E402
 from qflow_tui.core.bench.report import BenchData  # noqa: E402
@@ -529,9 +530,13 @@ def io_comparisons(args: argparse.Namespace, label: str, count: int) -> list[lis
         f"{apps_rows[0]}/{apps_rows[1]} tests; {apps_rows[2]} where APPS is wrong and qflow right; "
         f"programs by class of disagreement: {classes or 'none'}"
     )
+    # CodeContests's tests are charged as a `--dataset codecontests` bench
+    # charges them: CPU time (its tester's RLIMIT_CPU), the wall clock a guard.
+    cc_config = io_config(SandboxConfig(timeout=APPS_TEST_TIMEOUT))
+    cc_sb = Sandbox(replace(cc_config, charge="cpu", timeout=cpu_time_limit(APPS_TEST_TIMEOUT)))
     cc_rows = [0, 0, 0]
     for p in programs:
-        mine = [o.status == "pass" for o in judge_io_sync(sb, p.program, p.tests, "tokens").results]
+        mine = [o.status == "pass" for o in judge_io_sync(cc_sb, p.program, p.tests, "tokens").results]
         theirs = codecontests_tester(p, APPS_TEST_TIMEOUT)
         cc_rows[0] += sum(a == b for a, b in zip(mine, theirs, strict=True))
         cc_rows[1] += len(mine)
