@@ -44,10 +44,14 @@ class ServerSide:
         self.http = http
         self.gave_up = ""
         """Why the server is no longer asked (empty: it is)."""
+        self.absent: set[str] = set()
+        """Endpoints the server said it does not have (404, 405, 501): not asked
+        again, so a server without llama.cpp's ``/apply-template`` costs one
+        round trip, not one per model call."""
 
     async def ask(self, method: str, url: str, body: Any = None, max_bytes: int = MAX_LIST_BYTES) -> Any | None:
         """The JSON of a 200 answer, or None (any other answer, or none)."""
-        if self.gave_up:
+        if self.gave_up or url in self.absent:
             return None
         try:
             status, data = await ask_json(self.http, method, url, body=body, deadline=ASK_TIMEOUT, max_bytes=max_bytes)
@@ -59,6 +63,8 @@ class ServerSide:
             return None
         except httpx2.HTTPError:
             return None
+        if status in (404, 405, 501):
+            self.absent.add(url)
         return data if status == 200 else None
 
 
