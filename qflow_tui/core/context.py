@@ -384,7 +384,7 @@ class RunContext:
         self.usage_warned = True
         how = "by the server's tokenizer" if exact else "by estimate (words and punctuation marks)"
         return (
-            f"{getattr(self.client, 'name', 'the model')} reported no usable token counts: "
+            f"{self.client.name} reported no usable token counts: "
             f"its calls are counted {how}, and so is their cost"
         )
 
