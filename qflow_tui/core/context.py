@@ -383,10 +383,7 @@ class RunContext:
             return None
         self.usage_warned = True
         how = "by the server's tokenizer" if exact else "by estimate (words and punctuation marks)"
-        return (
-            f"{self.client.name} reported no usable token counts: "
-            f"its calls are counted {how}, and so is their cost"
-        )
+        return f"{self.client.name} reported no usable token counts: its calls are counted {how}, and so is their cost"
 
     def request(
         self,
