@@ -6,6 +6,7 @@ with its context window where it says it."""
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 from typing import Any
 
@@ -29,11 +30,20 @@ def _price(known: Any) -> str:
     return f"${p.input:g} in / ${p.output:g} out per Mtok (cached ${p.cache_read:g}), as of {p.as_of or '?'}"
 
 
+def today() -> str:
+    """Today as YYYY-MM-DD (a function, so a test can set the day)."""
+    return datetime.date.today().isoformat()
+
+
 def _retires(known: Any) -> str:
+    """ "retires DAY: use X" before the day, "retired DAY: use X" from it on."""
     from ..core.llm.prices import RETIREMENTS
 
     gone = RETIREMENTS.get(known.name)
-    return f"retires {gone.on}: use {gone.instead}" if gone else ""
+    if gone is None:
+        return ""
+    verb = "retired" if today() >= gone.on else "retires"
+    return f"{verb} {gone.on}: use {gone.instead}"
 
 
 def run(args: argparse.Namespace) -> int:

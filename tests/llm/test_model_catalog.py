@@ -46,7 +46,8 @@ def test_a_server_that_cannot_say_is_one_line(stub):
     assert "answered 404" in str(info.value)
 
 
-def test_qflow_models_lists_the_same_headless(stub, capsys):
+def test_qflow_models_lists_the_same_headless(stub, capsys, monkeypatch):
+    monkeypatch.setattr(models_command, "today", lambda: "2026-11-29")
     stub.n_ctx = 2048
     assert models_command.run(argparse.Namespace(base_url=stub.url + "/v1", json=True)) == 0
     rows = json.loads(capsys.readouterr().out)["models"]
@@ -68,6 +69,17 @@ def test_qflow_models_lists_the_same_headless(stub, capsys):
         out, err = capsys.readouterr()
         assert out == ""
         assert err.startswith("qflow: could not reach") and err.count("\n") == 1
+        # The reason is the operating system's, not the HTTP library's bookkeeping.
+        assert "Errno" in err and "event loop" not in err
+
+
+def test_a_retired_model_says_retired_from_its_day_on(capsys, monkeypatch):
+    for day, verb in (("2026-11-29", "retires"), ("2026-11-30", "retired"), ("2026-12-02", "retired")):
+        monkeypatch.setattr(models_command, "today", lambda day=day: day)
+        assert models_command.run(argparse.Namespace(base_url=None, json=True)) == 0
+        rows = json.loads(capsys.readouterr().out)["models"]
+        (old,) = [r for r in rows if r["model"] == "anthropic/claude-sonnet-4-5"]
+        assert old["retires"] == f"{verb} 2026-11-30: use anthropic/claude-sonnet-5-5"
 
 
 def test_a_list_cut_short_says_how_many_the_server_offered(stub, capsys):

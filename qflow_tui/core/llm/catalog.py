@@ -134,9 +134,17 @@ def model_list_from(body: Any, where: str) -> ServerModels:
 
 
 def _reason(exc: BaseException) -> str:
-    """The innermost cause of a connection failure, in words: ``[Errno 111] Connection refused``."""
+    """The innermost operating-system cause of a connection failure, in words:
+    ``[Errno 111] Connect call failed ('127.0.0.1', 11434)``. The chain can end in
+    the HTTP library's own bookkeeping (an asyncio ``no running event loop`` raised
+    while it cleaned up), which says nothing to a user: the last ``OSError`` on the
+    way down is the reason; without one, the outermost message."""
     seen: set[int] = set()
-    while (exc.__cause__ or exc.__context__) is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return one_line(str(exc) or type(exc).__name__, 200)
+    reason: BaseException = exc
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError):
+            reason = cause
+        cause = cause.__cause__ or cause.__context__
+    return one_line(str(reason) or type(reason).__name__, 200)
