@@ -15,7 +15,7 @@ from ui_app import SIZE, WIDE
 from ui_steps import wait_until
 
 from qflow_tui.cli import main
-from qflow_tui.core.bench.bench_runner import RESULTS, BenchRunner, BenchSpec, read_results
+from qflow_tui.core.bench.bench_runner import RESULTS, BenchRunner, BenchSpec, ProblemUpdate, read_results
 from qflow_tui.core.config import RunConfig
 from qflow_tui.ui.app import QFlowApp, create_app
 from qflow_tui.ui.screens.bench import BenchScreen
@@ -618,3 +618,22 @@ async def test_a_server_that_reports_no_usage_is_warned_once_and_the_spend_marke
             assert runner.spent() > 0
     finally:
         stub.stop()
+
+
+async def test_problems_being_judged_are_not_counted_as_running(tmp_path):
+    """With --concurrency 4 a problem being judged has given its place to the
+    next: the summary says "4 running" and the judged ones apart, never "6 running"."""
+    folder = tmp_path / "bench"
+    shutil.copytree(FINISHED, folder)
+    app = create_app(RunConfig(), bench_folder=folder, clock=lambda: 0.0, remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        screen = app.screen
+        assert isinstance(screen, BenchScreen)
+        for n in range(4):
+            screen._heard(ProblemUpdate(f"humaneval/{10 + n}", "running"))
+        for n in range(2):
+            screen._heard(ProblemUpdate(f"humaneval/{20 + n}", "evaluating"))
+        await wait_until(pilot, lambda: "humaneval/21" in screen.rows, "the updates applied")
+        summary = str(screen.query_one("#bench-summary").render())
+        assert "4 running" in summary and "2 being judged" in summary and "6 running" not in summary

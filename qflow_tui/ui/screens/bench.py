@@ -367,7 +367,11 @@ class BenchScreen(AppScreen[None]):
         done = self._done()
         rows = list(self.rows.values())
         passed = sum(1 for r in done if r.get("passed"))
-        running = sum(1 for r in rows if r.state in ("running", "evaluating"))
+        # A problem being judged has given its place back (the next one's model
+        # calls run meanwhile): "--concurrency 4" shows at most "4 running", and
+        # the ones in the sandbox are counted apart.
+        running = sum(1 for r in rows if r.state == "running")
+        judging = sum(1 for r in rows if r.state == "evaluating")
         unfinished = sum(1 for r in rows if r.state in ("provider_error", "error"))
         tokens = sum(int((r.record or {}).get("tokens_total", 0) or 0) if r.record else r.tokens for r in rows)
         what = " · ".join(str(spec.get(k, "?")) for k in ("dataset", "workflow", "model")) if spec else "bench"
@@ -392,6 +396,8 @@ class BenchScreen(AppScreen[None]):
             parts.insert(2, samples)
         if running:
             parts.append(f"{running} running")
+        if judging:
+            parts.append(f"{judging} being judged")
         if unfinished:
             parts.append(f"{unfinished} not finished")
         if self._started is not None:
