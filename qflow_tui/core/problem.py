@@ -292,7 +292,31 @@ def title_from(statement: str, task_id: str | None = None, entry_point: str = ""
     gist = re.sub(r"^(write|create|implement)\s+(a|an)\s+(python\s+)?function\s+(to|that)\s+", "", gist, flags=re.I)
     if task_id:
         gist = f"{task_id} {entry_point}: {gist}" if gist else f"{task_id} {entry_point}"
-    return (gist[:60] + "…") if len(gist) > 61 else gist
+    return cut_at_word(gist, 60)
+
+
+def cut_at_word(text: str, width: int) -> str:
+    """``text`` within ``width`` characters and an ellipsis, cut after a whole
+    word where one ends in its last third (a title cut mid-word, "print thei…",
+    reads as a typo in every heading and list that shows it)."""
+    if len(text) <= width + 1:
+        return text
+    head = text[: width + 1]
+    space = head.rfind(" ")
+    cut = head[:space] if space >= width * 2 // 3 else text[:width]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+def whole_words(title: str, statement: str) -> str:
+    """A title recorded before titles were cut at a word ("… print thei…"), cut
+    back to its last whole word when ``statement`` shows the cut fell inside
+    one; any other title as it is."""
+    head = title[:-1]
+    at = statement.find(head) if title.endswith("…") and head else -1
+    if at < 0 or not statement[at + len(head) : at + len(head) + 1].isalnum():
+        return title
+    space = head.rfind(" ")
+    return head[:space].rstrip(" ,;:.-") + "…" if space >= len(head) * 2 // 3 else title
 
 
 _MODULE_USE_RE = re.compile(r"\b(math|cmath|re|collections|itertools|heapq|string)\.")

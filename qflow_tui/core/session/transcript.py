@@ -34,6 +34,7 @@ from ..events import (
     TextDelta,
     TQCVerdict,
 )
+from ..problem import whole_words
 from ..summary import tokens_from_dict, total
 from ..workflows.values import recorded_workflow_settings
 from .fileformat import section
@@ -70,7 +71,7 @@ def markdown_transcript(data: SessionData) -> str:
     cfg = section(h, "config")
     problem = section(h, "problem")
     t = total(tokens_from_dict(s.get("tokens")))
-    out: list[str] = [f"# {md.text(data.title)}\n"]
+    out: list[str] = [f"# {md.text(whole_words(data.title, str(problem.get('statement', ''))))}\n"]
     workflow = str(h.get("workflow") or "")
     settings = ", ".join(f"{k} {v}" for k, v in recorded_workflow_settings(cfg, workflow).items())
     rows = [
@@ -95,9 +96,10 @@ def markdown_transcript(data: SessionData) -> str:
     out.append("## Problem\n")
     # The statement as written: a docstring's >>> and __init__ are not markdown.
     out.append(_fence(str(problem.get("statement", "")).strip(), "text"))
-    if problem.get("tests"):
+    tests = problem.get("tests")
+    if isinstance(tests, list) and tests:
         out.append("Visible tests:\n")
-        out.append(_fence("\n".join(problem["tests"]), "python"))
+        out.extend(_md_visible_tests(tests))
     out.append("## Transcript\n")
     pending: dict[str, LLMCallStarted] = {}
     current_step: str | None = None
@@ -113,6 +115,23 @@ def markdown_transcript(data: SessionData) -> str:
         out.append(f"**{_where(start)} · {agent}: model call never finished** (the recording stops here)\n")
         out.append(_md_prompt(start))
     return "\n".join(out).rstrip() + "\n"
+
+
+def _md_visible_tests(tests: list[object]) -> list[str]:
+    """A function problem's asserts in one fence; a stdin/stdout problem's
+    samples each as its input and the output it expects."""
+    if all(isinstance(t, str) for t in tests):
+        return [_fence("\n".join(str(t) for t in tests), "python")]
+    out: list[str] = []
+    for n, t in enumerate(tests, 1):
+        if isinstance(t, dict):
+            out.append(f"Sample {n}, input:\n")
+            out.append(_fence(str(t.get("input", "")).rstrip("\n"), "text"))
+            out.append("Expected output:\n")
+            out.append(_fence(str(t.get("output", "")).rstrip("\n"), "text"))
+        else:
+            out.append(_fence(str(t), "python"))
+    return out
 
 
 def _md_event(e: Event, pending: dict[str, LLMCallStarted]) -> list[str]:
