@@ -22,7 +22,7 @@ from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.confirm import Confirm
 from qflow_tui.ui.screens.path_prompt import PathPrompt
 from qflow_tui.ui.screens.replay import ReplayScreen, StepChip, replay_steps
-from qflow_tui.ui.screens.sessions import SessionsScreen
+from qflow_tui.ui.screens.sessions import NARROW_MODEL, SessionsScreen, narrow_model
 from qflow_tui.ui.widgets.run_tabs import RUN_TABS
 from qflow_tui.ui.widgets.run_view import RunView
 from tests.sessions.support import InProcessSandbox, demo_config
@@ -341,9 +341,11 @@ def sessions_folder(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 async def test_the_browser_at_80_columns_gives_the_problem_the_room(sessions_folder, size):
-    """Narrow, the model column gives way and the outcome is shown without where
-    it was accepted, so the titles that tell runs apart read whole (they were cut
-    to 11 characters); nothing is cut without an ellipsis. Wide, all of it shows."""
+    """Narrow, the model column is short (its name without the provider, cut in
+    the middle) and the outcome is shown without where it was accepted, so the
+    titles that tell runs apart read whole (they were cut to 11 characters) and
+    rows of two models still differ; nothing is cut without an ellipsis. Wide,
+    all of it shows."""
     app = create_app(demo_config(), remember_theme=False)
     async with app.run_test(size=size) as pilot:
         await pilot.press("f2")
@@ -353,7 +355,9 @@ async def test_the_browser_at_80_columns_gives_the_problem_the_room(sessions_fol
         text = "\n".join(screen_text(app))
     if size == (80, 24):
         assert "HumanEval 0: close elements" in text and "MBPP 11: remove occurrences" in text, text
-        assert re.search(r"accepted +\S+k", text) and "@" not in text and "responder" not in text, text
+        assert re.search(r"accepted +\S+k", text) and "@" not in text, text
+        # One model ran them all: said once above the table, no column for it.
+        assert "model script/responder.py" in text and "respo…" not in text, text
     else:
         assert "accepted @ self_debug:1" in text and "responder.py" in text, text
 
@@ -583,3 +587,29 @@ async def test_a_filter_that_cannot_match_says_so_and_keeps_the_rows(sessions_fo
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.shown == [] and "No session matches" in str(screen.query_one("#sessions-empty").render())
+
+
+async def test_at_80_columns_rows_of_two_models_differ(sessions_folder):
+    """Rows of different models looked identical at 80 columns (no model column,
+    nothing in its place): where the models differ, a short model column shows."""
+    other = sessions_folder / "s1.jsonl"
+    header, rest = other.read_text().split("\n", 1)
+    h = json.loads(header)
+    h["model"] = "anthropic/claude-sonnet-5-5"
+    other.write_text(json.dumps(h) + "\n" + rest)
+    app = create_app(demo_config(), remember_theme=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = "\n".join(screen_text(app))
+    for model in ("anthropic/claude-sonnet-5-5", "script/x/responder.py"):
+        assert narrow_model(model, NARROW_MODEL) in text, text
+    assert "MBPP 11: remove" in text and "HumanEval 0: close" in text, text
+
+
+def test_a_narrow_model_name_keeps_the_end_that_tells_models_apart():
+    names = {narrow_model(m, NARROW_MODEL) for m in ("anthropic/claude-sonnet-5-5", "anthropic/claude-sonnet-4-5")}
+    assert len(names) == 2 and all(len(n) == NARROW_MODEL for n in names)
+    assert narrow_model("local/smollm2", NARROW_MODEL) == "smollm2"  # the provider gives way first

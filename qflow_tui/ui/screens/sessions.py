@@ -61,6 +61,23 @@ def _human_time(created: str) -> str:
 
 #: Levels of forks shown by indentation; a deeper fork says its depth.
 MAX_INDENT = 6
+#: The model column's width under 100 columns (its name cut in the middle).
+NARROW_MODEL = 10
+
+
+def narrow_model(model: str, width: int) -> str:
+    """A model's name in ``width`` cells: without its provider (``script/``,
+    ``anthropic/``), cut in the middle where it is longer, so the end that tells
+    ``claude-sonnet-4-5`` from ``claude-sonnet-5-5`` stays."""
+    name = one_line(short_model(model))
+    _provider, sep, rest = name.partition("/")
+    name = rest if sep and rest else name
+    if len(name) <= width:
+        return name
+    tail = (width - 1) // 2
+    return name[: width - 1 - tail] + "…" + name[-tail:]
+
+
 #: Sessions read from the index per page; the next page loads when the cursor
 #: comes near the end of what is shown.
 PAGE_SIZE = 100
@@ -180,10 +197,12 @@ class SessionsScreen(AppScreen[None]):
 
     def _widths(self) -> dict[str, int]:
         """Fixed columns; the problem and the model share what is left of the
-        width. Narrow (under 100 columns), the model and the run's duration give
-        way (0: no column), the date loses its year and the outcome its step, so
-        the problem, what tells runs apart, keeps room to be read (a fork's row
-        then says where it branched before its title)."""
+        width. Narrow (under 100 columns), the run's duration gives way (0: no
+        column), the model keeps a short column where the rows' models differ
+        (the name without its provider, cut in the middle: rows of two models
+        must not look the same; one model for all is said above the table), the date
+        loses its year and the outcome its step, so the problem, what tells runs
+        apart, keeps room to be read."""
         table = self.query_one(DataTable)
         width = table.size.width or self.size.width or 100
         last = max((s.number or 0 for s in self.sessions), default=0)
@@ -197,14 +216,21 @@ class SessionsScreen(AppScreen[None]):
             "tokens": 6,
             "time": 0 if narrow else 6,
         }
-        columns = 5 if narrow else 7
+        columns = 6 if narrow else 7
         # Each column is padded by one cell on either side; one more for the scrollbar's edge.
         room = max(20, width - sum(fixed.values()) - 2 * columns - 1)
         if narrow:
-            return {**fixed, "problem": room, "model": 0}
+            # Only where it tells rows apart: one model for every row is said
+            # once above the table instead, and its titles keep the room.
+            model = NARROW_MODEL if len(self._models()) > 1 and room >= 20 + NARROW_MODEL else 0
+            return {**fixed, "problem": room - model, "model": model}
         # The problem first, up to 28 columns; the model up to 28; the problem the rest.
         model = max(10, min(28, room - 28))
         return {**fixed, "problem": max(10, room - model), "model": model}
+
+    def _models(self) -> set[str]:
+        """The models of the sessions shown (a fork's is its parent's recording: not counted)."""
+        return {s.model for s in self.sessions if not s.parent}
 
     def _shown_columns(self) -> list[str]:
         widths = self._widths()
@@ -293,11 +319,19 @@ class SessionsScreen(AppScreen[None]):
         title = s.title if self.in_folder is not None or not s.folder else f"{s.folder}/ · {s.title}"
         mark, where = self._fork_note(s)
         cell = Text(mark, style=f"bold {colours.accent}", overflow="ellipsis", no_wrap=True)
-        if where and not self._widths()["model"]:
-            # No model column: where the fork branched is what tells it from its parent.
+        if where and self._widths()["model"] <= NARROW_MODEL:
+            # No room in the model column: where the fork branched is what tells it from its parent.
             cell.append(where + " · ", style=f"italic {colours.accent}")
         cell.append(one_line(title))
-        model = Text(where, style=f"italic {colours.accent}") if where else Text(one_line(short_model(s.model)))
+        width = self._widths()["model"]
+        if where and width == NARROW_MODEL:
+            model = Text("fork", style=f"italic {colours.accent}")  # where it branched is in its title
+        elif where:
+            model = Text(where, style=f"italic {colours.accent}")
+        elif width == NARROW_MODEL:
+            model = Text(narrow_model(s.model, width))
+        else:
+            model = Text(one_line(short_model(s.model)))
         model.overflow, model.no_wrap = "ellipsis", True
         marked = s.path in self.marked
         number = ("●" if marked else "") + str(s.number or "")
@@ -393,6 +427,13 @@ class SessionsScreen(AppScreen[None]):
                     break
         self._describe()
 
+    def _one_model(self) -> str:
+        """ "  ·  model X" when the model column gave way and one model ran them all."""
+        models = self._models()
+        if self._widths()["model"] or len(models) != 1:
+            return ""
+        return f"  ·  model {one_line(short_model(next(iter(models))))}"
+
     def _describe(self) -> None:
         query = self.query_one("#sessions-search", Input).value.strip()
         where = f"{self.folder / self.in_folder}" if self.in_folder is not None else str(self.folder)
@@ -401,6 +442,7 @@ class SessionsScreen(AppScreen[None]):
             f"{count} session{'s' if self.total != 1 else ''}"
             + (f" matching {query!r}" if query else "")
             + f" in {where}"
+            + self._one_model()
             + ("  ·  Enter replays the selected one" if self.sessions else "")
             + ("  ·  Escape goes back to all sessions" if self.in_folder is not None else "")
         )
