@@ -14,6 +14,7 @@ from typing import Any
 from ..core import events as ev
 from ..core.config import EFFORTS
 from ..core.run_state import RunState
+from ..core.steps import decision_said
 from . import fail
 from .workflow_options import add_workflow_options, workflow_overrides
 
@@ -361,7 +362,10 @@ def describe(event: ev.Event, decided: tuple[str, ...] = ()) -> str | None:
             said = f" ({detail})" if detail else ""
             return f"{prog}{event.step} {event.agent or ''}: {outcome}{said}"
         case ev.Decision(decision=decision, reason=reason):
-            return f"{prog}{event.step}: {decision.upper()} - {reason}"
+            verdict, word, rest = decision_said(decision, reason)
+            if verdict:
+                return f"{prog}{event.step}: {verdict}, so {word.upper()}: {rest}"
+            return f"{prog}{event.step}: {word.upper()}" + (f" - {rest}" if rest else "")
         case ev.TestsDesigned(round=round_, tests=tests, total=total):
             return f"test designer round {round_}: {len(tests)} new, {total} in all"
         case ev.LLMCallFinished(stop_reason=stop) if stop != "finished":

@@ -106,3 +106,15 @@ async def step(
         ctx.step_finished(name, "stopped", agent, progression, detail=stopped, node=node)
         raise
     ctx.step_finished(name, result.outcome, agent, progression, detail=result.detail, node=node)
+
+
+def decision_said(decision: str, reason: str) -> tuple[str, str, str]:
+    """A decision as read aloud: (the check's verdict, the decision, what comes
+    next). A reason that starts with the verdict (``rejected: on to
+    self-debugging``) is split so the verdict comes first: "rejected, so
+    continue: on to self-debugging", never "continue  rejected: ..." (a
+    decision to go on that seemed to contradict its rejection)."""
+    for verdict in ("rejected", "accepted"):
+        if reason.startswith(verdict + ": "):
+            return verdict, decision, reason[len(verdict) + 2 :]
+    return "", decision, reason

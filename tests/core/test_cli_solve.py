@@ -67,7 +67,10 @@ def test_solve_relative_script_path_and_plain_progress(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "ACCEPTED at self_debug:1" in out.stdout
-    assert "[p0] self_debug:1: ACCEPT" in out.stderr and "[p0] program_generator: CONTINUE" in out.stderr
+    assert "[p0] self_debug:1: ACCEPT" in out.stderr
+    # The check's verdict first, then what follows from it: never "CONTINUE - rejected".
+    assert "[p0] program_generator: rejected, so CONTINUE: on to self-debugging" in out.stderr, out.stderr
+    assert "CONTINUE - rejected" not in out.stderr
 
 
 def test_solve_piped_prints_the_whole_program_and_the_session_path_last(tmp_path):

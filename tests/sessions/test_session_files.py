@@ -360,7 +360,7 @@ def test_export_markdown_is_a_readable_transcript(recorded, tmp_path):
         'assert remove_Occ("hello","l") == "heo"',
         "### Step `test_quality_checker`",
         '`assert remove_Occ("aaaa", "a") == ""`: **rejected**',
-        "**Decision (p0): CONTINUE**",
+        "**Decision (p0): rejected, so CONTINUE**",
         "**Decision (p0): ACCEPT**",
         "Sandbox run (self_debug, p0): **2/8 passed**",
         "## Final program",

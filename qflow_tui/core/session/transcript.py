@@ -35,6 +35,7 @@ from ..events import (
     TQCVerdict,
 )
 from ..problem import whole_words
+from ..steps import decision_said
 from ..summary import tokens_from_dict, total
 from ..workflows.values import recorded_workflow_settings
 from .fileformat import section
@@ -175,7 +176,9 @@ def _md_event(e: Event, pending: dict[str, LLMCallStarted]) -> list[str]:
         case SandboxRun():
             return [_md_sandbox(e)]
         case Decision():
-            return [f"\n**Decision ({_where(e)}): {md.text(e.decision.upper())}** — {md.text(e.reason)}\n"]
+            verdict, word, rest = decision_said(e.decision, e.reason)
+            said = f"{verdict}, so {word.upper()}" if verdict else word.upper()
+            return [f"\n**Decision ({_where(e)}): {md.text(said)}** — {md.text(rest)}\n"]
         case Notice():
             return [f"> {md.text(e.level)}: {md.text(e.message)}\n"]
         case RunFailed():

@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from ...core import events as ev
 from ...core.steering import steered_words
+from ...core.steps import decision_said
 from ..palette import Palette, palette
 from ..state import RunState, StageCell
 
@@ -111,9 +112,12 @@ def render_timeline(
             if cell is None:
                 line.append("·", style=colours.muted)
             elif cell.decision:
+                verdict, _word, rest = decision_said(cell.decision, cell.reason or "")
+                if verdict:
+                    line.append(f"{verdict}, so ", style=colours.outcome(verdict))
                 line.append_text(cell_text(cell, colours))
-                if cell.reason:
-                    line.append(f"  {cell.reason}", style=colours.muted)
+                if rest:
+                    line.append(f"{':' if verdict else ' '} {rest}", style=colours.muted)
             else:
                 word = _STATUS_WORDS.get(cell.status, cell.status)
                 line.append(cell.detail or word, style=colours.outcome(cell.status) if not cell.detail else "")
@@ -152,9 +156,12 @@ def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Ren
             any_decision = True
             line = Text()
             line.append(f"{stage}: ", style="bold")
-            line.append(_DECISION_WORDS.get(cell.decision, cell.decision), style=colours.outcome(cell.decision))
-            if cell.reason:
-                line.append(f"  {cell.reason}", style=colours.muted)
+            verdict, word, rest = decision_said(cell.decision, cell.reason or "")
+            if verdict:  # "rejected, so continue: on to self-debugging"
+                line.append(f"{verdict}, so ", style=colours.outcome(verdict))
+            line.append(_DECISION_WORDS.get(word, word), style=colours.outcome(cell.decision))
+            if rest:
+                line.append(f"{':' if verdict else ' '} {rest}", style=colours.muted)
             # Indented as a whole: a reason that wraps (80 columns) goes on under
             # the decision it belongs to, not at the edge under the heading.
             indented = Table.grid()
