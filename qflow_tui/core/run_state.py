@@ -398,11 +398,6 @@ class RunState:
         return bool(call.test) and call.turn == 1 and call.progression is not None
 
     @property
-    def max_tests(self) -> int:
-        """The most tests the run keeps, as its test design said (0: not said)."""
-        return self.most_tests
-
-    @property
     def done(self) -> bool:
         return self.finished is not None or self.failed is not None
 
