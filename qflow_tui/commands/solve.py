@@ -374,7 +374,7 @@ def describe(event: ev.Event, decided: tuple[str, ...] = ()) -> str | None:
                 f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
             )
         case ev.Steered():
-            from ..core.steering import steered_words
+            from ..core.steer.edits import steered_words
 
             return f"{prog}{event.step}: {event.what} steered by {event.who} ({steered_words(event)})"
         case ev.RunFailed(error=error):

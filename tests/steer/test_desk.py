@@ -8,11 +8,11 @@ import pytest
 
 from qflow_tui.core import events as ev
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.gate import StepGate, Stop
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.run_state import RunState
 from qflow_tui.core.steer.desk import SteeringDesk, stop_words
-from qflow_tui.core.steering import SteerError, Steering
+from qflow_tui.core.steer.edits import SteerError, Steering
+from qflow_tui.core.steer.gate import StepGate, Stop
 from qflow_tui.core.workflows import WORKFLOWS
 
 PROBLEM = make_problem(

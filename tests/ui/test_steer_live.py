@@ -12,8 +12,8 @@ from ui_app import SIZE, build_app
 from ui_steps import finish_run, settle, start_run, step_to, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.gate import Breakpoint
 from qflow_tui.core.session import read_session
+from qflow_tui.core.steer.gate import Breakpoint
 from qflow_tui.ui.screens.compose import ComposeScreen
 from qflow_tui.ui.screens.run_screen import RunScreen
 from qflow_tui.ui.screens.steer_edit import SteerEditScreen

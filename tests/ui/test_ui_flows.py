@@ -15,7 +15,7 @@ from ui_fakes import FreezingClient, load_responder
 from ui_steps import finish_run, start_run, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.gate import Stop
+from qflow_tui.core.steer.gate import Stop
 from qflow_tui.core.workflows.values import load_config
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.messages import GateWaiting
@@ -432,7 +432,7 @@ async def test_session_dir_is_the_test_dir():
 
 
 async def test_a_breakpoint_stops_the_run_where_it_matches_and_says_why():
-    from qflow_tui.core.gate import Breakpoint
+    from qflow_tui.core.steer.gate import Breakpoint
 
     app = build_app(config=FAST, breakpoints=[Breakpoint.parse("agent:self_debugger")])
     async with app.run_test(size=SIZE) as pilot:
@@ -500,7 +500,7 @@ async def test_with_break_decision_reject_n_lets_through_exactly_the_stop_shown(
     then n, n, n. The status line said p0 while p1-p3 went on, and one key let two
     stops go. At every stop: the status line names the stop the gate holds, and n
     lets that stop through and no other the gate held."""
-    from qflow_tui.core.gate import Breakpoint, StepGate
+    from qflow_tui.core.steer.gate import Breakpoint, StepGate
 
     passed: list[Stop] = []
     real = StepGate.checkpoint

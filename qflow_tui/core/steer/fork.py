@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import pyparse
-from ..config import RunConfig
+from ..config import ConfigError, RunConfig
 from ..events import Event, LLMCallStarted, StepStarted
 from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest, make_client
+from ..problem import Problem, ProblemError
 from ..session.replay import RecordedCall, ReplayClient, describe_call
 from ..workflows import WORKFLOWS, Edit, Steerable
 from ..workflows.values import config_from_record, validate
+from .edits import Steering
 
 
 class ForkError(Exception):
@@ -151,10 +153,6 @@ def plan_fork(
     edits and model, and build its run; ``live``: the session is a run stopped
     at its gate before ``at`` (the branch is where it stands). Raises
     :class:`ForkError` with one line for the user (the same refusals as ``qflow fork``)."""
-    from ..config import ConfigError
-    from ..problem import Problem, ProblemError
-    from ..steering import Steering
-
     name = data.path.name
     point = branch_at_end(data.events, at, progression) if live else branch_point(data.events, at, progression)
     try:

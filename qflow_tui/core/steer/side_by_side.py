@@ -21,8 +21,9 @@ from ..events import (
     StepFinished,
 )
 from ..safe_text import one_line
+from ..session import read_header
 from ..session.family import Lineage, lineage
-from ..session.listing import forked_at_of_header
+from ..session.listing import forked_at_of_header, parent_of_header
 from ..summary import tally_events
 
 
@@ -137,9 +138,6 @@ def visible_checks(events: list[Event], progression: int | None, accepted_at: st
 def _parent_of(path: Path) -> str | None:
     """The parent a session's header names (raises SessionError, a ValueError,
     for a file that is not a session)."""
-    from ..session import read_header
-    from ..session.listing import parent_of_header
-
     return parent_of_header(read_header(path))
 
 

@@ -20,7 +20,6 @@ from textual.worker import Worker, WorkerState
 
 from ...core.config import RunConfig
 from ...core.events import Event, Notice, NoticeLevel, RunStarted, Steered
-from ...core.gate import Breakpoint, StepGate, Stop
 from ...core.llm import LLMClient
 from ...core.llm.base import close_quietly
 from ...core.llm.retry import RetryWaits
@@ -29,7 +28,8 @@ from ...core.safe_text import clean, one_line
 from ...core.sandbox import Sandbox
 from ...core.session import SessionError, new_session_path, read_session
 from ...core.steer.desk import SteeringDesk, stop_words
-from ...core.steering import SteerError, Steering, check_program
+from ...core.steer.edits import SteerError, Steering, check_program
+from ...core.steer.gate import Breakpoint, StepGate, Stop
 from ...core.workflow_run import RunError, RunOutcome, run_workflow
 from ...core.workflows import Edit
 from ...locations import sessions_dir
