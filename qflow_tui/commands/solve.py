@@ -14,6 +14,7 @@ from typing import Any
 from ..core import events as ev
 from ..core.config import EFFORTS
 from ..core.run_state import RunState
+from ..core.run_text import RunText
 from . import fail
 from .workflow_options import add_workflow_options, workflow_overrides
 
@@ -458,7 +459,7 @@ class LiveProgress:
         elapsed = time.monotonic() - self.started
         self.live.update(
             Text(
-                f"{state.progress_text()}  |  {t.calls} calls  |  {t.input} in / {t.output} out  |  {elapsed:.1f}s",
+                f"{RunText(state).progress()}  |  {t.calls} calls  |  {t.input} in / {t.output} out  |  {elapsed:.1f}s",
                 style="bold cyan",
             )
         )

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..config import RunConfig
+from ..pieces import SynthTest
 from ..problem import Problem
-from ..run_state import RunState, SynthTest
+from ..run_state import RunState
 from ..safe_text import one_line
 from ..workflows import WORKFLOWS, Edit, Steerable
 from .edits import SteerError, Steering, check_program, check_test

@@ -35,7 +35,7 @@ from ...core.workflows import Edit
 from ...locations import sessions_dir
 from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
-from ..state import SynthTest
+from ..state import SynthTest, SynthTests
 from ..widgets.footer import AppFooter
 from ..widgets.run_view import RunView
 from ..widgets.timeline import Timeline
@@ -456,7 +456,8 @@ class RunScreen(AppScreen[None]):
     def _highlighted_test(self) -> SynthTest | None:
         state = self.query_one(RunView).state
         row = self.query_one(RunView).query_one("#tests-grid", DataTable).cursor_row
-        return state.synth[row] if 0 <= row < len(state.synth) else None
+        tests = state.piece(SynthTests).tests
+        return tests[row] if 0 <= row < len(tests) else None
 
     def _can_edit(self, action: str) -> bool:
         """Edit keys are offered where the desk offers the edit; the test keys
