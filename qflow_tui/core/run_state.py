@@ -22,7 +22,7 @@ from .pieces import PIECES, StatePiece
 from .problem import io_source
 from .summary import RunSummary, Tokens, TokenTally, count_event, count_stop, tokens_from_dict, tokens_to_dict, total
 from .workflows.base import Agent, PlannedStep
-from .workflows.legacy import describe_started
+from .workflows.described import describe_started
 
 #: A run's agents and plan as its ``run_started`` event describes them: the very
 #: types the workflows declare them with (read back from the event's dicts).
