@@ -30,19 +30,19 @@ AgentInfo = Agent
 PlanStep = PlannedStep
 
 
-def _agent_of(data: Any) -> AgentInfo | None:
+def _agent_of(data: object) -> AgentInfo | None:
     if not isinstance(data, dict) or not data.get("role"):
         return None
     role = str(data["role"])
     return AgentInfo(role, str(data.get("label") or role), str(data.get("short") or role))
 
 
-def _step_of_plan(data: Any) -> PlanStep | None:
+def _step_of_plan(data: object) -> PlanStep | None:
     if not isinstance(data, dict) or not data.get("step"):
         return None
     step = str(data["step"])
     raw = data.get("agents")
-    agents: list[Any] = raw if isinstance(raw, list) else []
+    agents: list[object] = raw if isinstance(raw, list) else []
     label = str(data.get("label") or step)
     return PlanStep(
         step, label, tuple(str(a) for a in agents), str(data.get("short") or label), bool(data.get("shared"))
@@ -85,8 +85,8 @@ def run_shape(e: ev.RunStarted) -> RunShape:
         # session reader fills it; a stream handed over directly gets the same here).
         e = dataclasses.replace(e)
         describe_started(e)
-    agents_data: list[Any] = list(e.agents or [])
-    plan_data: list[Any] = list(e.plan or [])
+    agents_data: list[object] = list(e.agents or [])
+    plan_data: list[object] = list(e.plan or [])
     progressions = int(e.progressions or 1)
     summary = e.summary
     agents = [a for a in (_agent_of(d) for d in agents_data) if a is not None]

@@ -15,6 +15,7 @@ from ..config import ConfigError, RunConfig
 from ..events import Event, LLMCallStarted, StepStarted
 from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest, make_client
 from ..problem import Problem, ProblemError
+from ..session import SessionData
 from ..session.replay import RecordedCall, ReplayClient, describe_call
 from ..workflows import WORKFLOWS, Edit, Steerable
 from ..workflows.values import config_from_record, validate
@@ -116,13 +117,13 @@ class ForkPlan:
     ``client=plan.client(...)``, ``steering=plan.steering``, ``header=plan.header``)."""
 
     parent: Path
-    problem: Any
+    problem: Problem
     """The recorded :class:`~qflow_tui.core.problem.Problem`."""
-    config: Any
+    config: RunConfig
     """The recorded settings (a :class:`~qflow_tui.core.config.RunConfig`), the
     recording as the model and the live model as its fallback."""
     point: BranchPoint
-    steering: Any
+    steering: Steering
     """The edits (a :class:`~qflow_tui.core.steer.Steering`)."""
     header: dict[str, Any]
     live_model: str
@@ -132,13 +133,13 @@ class ForkPlan:
         """The fork's model: the recording before the branch, ``fallback`` (the
         live model built from its name when None) from it on. Raises LLMError."""
         if fallback is None:
-            window = getattr(self.config, "context_window", 0) or None
+            window = self.config.context_window or None
             fallback = make_client(self.live_model, base_url=self.config.base_url, context_window=window)
         return ForkClient(self.parent, fallback, self.point)
 
 
 def plan_fork(
-    data: Any,
+    data: SessionData,
     at: str,
     *,
     progression: int | None = None,
