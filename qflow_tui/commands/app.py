@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(overrides=overrides)
     except ConfigError as exc:
         return fail(str(exc))
-    from ..core.gate import Breakpoint, BreakpointError
+    from ..core.steer.gate import Breakpoint, BreakpointError
 
     try:
         breakpoints = [Breakpoint.parse(text) for text in getattr(args, "breakpoints", None) or []]

@@ -107,9 +107,8 @@ def run(args: argparse.Namespace) -> int:
     from ..core.llm import LLMError, make_client
     from ..core.problem import Problem, ProblemError
     from ..core.session import SessionError, read_session
-    from ..core.steer import ForkClient, ForkError, Steering, branch_point
-    from ..core.steer.fork import program_stages, refusal
-    from ..core.steering import SteerError
+    from ..core.steer.edits import SteerError, Steering
+    from ..core.steer.fork import ForkClient, ForkError, branch_point, program_stages, refusal
     from ..core.workflows import Edit
     from ..core.workflows.values import config_from_record, validate
     from .replay import recorded_config
@@ -235,7 +234,7 @@ def _test_and_statement_edits(
 ) -> list[str]:
     """Put the test and statement flags into ``steering``; the edits in words. Raises
     SteerError / InputError (one line) for a number the session has no test for, a bad file."""
-    from ..core.steering import SteerError, check_test, check_tests
+    from ..core.steer.edits import SteerError, check_test, check_tests
     from .solve import read_text
 
     edits: list[str] = []

@@ -14,6 +14,7 @@ from typing import Any
 from ..core import events as ev
 from ..core.config import EFFORTS
 from ..core.run_state import RunState
+from ..core.run_text import RunText
 from ..core.steps import decision_said
 from . import fail
 from .workflow_options import add_workflow_options, workflow_overrides
@@ -378,7 +379,7 @@ def describe(event: ev.Event, decided: tuple[str, ...] = ()) -> str | None:
                 f"(attempt {event.retry_attempt} of {event.retry_attempts}) in {event.wait:.1f} s"
             )
         case ev.Steered():
-            from ..core.steering import steered_words
+            from ..core.steer.edits import steered_words
 
             return f"{prog}{event.step}: {event.what} steered by {event.who} ({steered_words(event)})"
         case ev.RunFailed(error=error):
@@ -462,7 +463,7 @@ class LiveProgress:
         elapsed = time.monotonic() - self.started
         self.live.update(
             Text(
-                f"{state.progress_text()}  |  {t.calls} calls  |  {t.input} in / {t.output} out  |  {elapsed:.1f}s",
+                f"{RunText(state).progress()}  |  {t.calls} calls  |  {t.input} in / {t.output} out  |  {elapsed:.1f}s",
                 style="bold cyan",
             )
         )

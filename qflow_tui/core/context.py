@@ -28,7 +28,6 @@ from .events import (
     StepStarted,
     TextDelta,
 )
-from .gate import Gate, OpenGate, Stop
 from .llm import Completion, LLMClient, LLMError, LLMRequest, estimate_tokens
 from .llm.base import count_cut, prompt_text_tokens
 from .llm.limiter import ConnectionLimiter, limiter_for
@@ -36,6 +35,7 @@ from .llm.limits import CallLimits, complete_within_limits
 from .llm.retry import RetryPolicy, RetryWaits, gave_up, given_up_by_user, is_busy
 from .problem import Problem
 from .prompts import PromptLibrary
+from .steer.gate import Gate, OpenGate, Stop
 from .summary import Tokens, count_call, tokens_to_dict, total
 
 T = TypeVar("T")

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from . import events as ev
+from .iojudge import parse_io_source
+from .pieces import PIECES, StatePiece
+from .problem import io_source
 from .summary import RunSummary, Tokens, TokenTally, count_event, count_stop, tokens_from_dict, tokens_to_dict, total
 from .workflows.base import Agent, PlannedStep
-from .workflows.legacy import describe_started
+from .workflows.described import describe_started
 
 #: A run's agents and plan as its ``run_started`` event describes them: the very
 #: types the workflows declare them with (read back from the event's dicts).
@@ -27,19 +30,19 @@ AgentInfo = Agent
 PlanStep = PlannedStep
 
 
-def _agent_of(data: Any) -> AgentInfo | None:
+def _agent_of(data: object) -> AgentInfo | None:
     if not isinstance(data, dict) or not data.get("role"):
         return None
     role = str(data["role"])
     return AgentInfo(role, str(data.get("label") or role), str(data.get("short") or role))
 
 
-def _step_of_plan(data: Any) -> PlanStep | None:
+def _step_of_plan(data: object) -> PlanStep | None:
     if not isinstance(data, dict) or not data.get("step"):
         return None
     step = str(data["step"])
     raw = data.get("agents")
-    agents: list[Any] = raw if isinstance(raw, list) else []
+    agents: list[object] = raw if isinstance(raw, list) else []
     label = str(data.get("label") or step)
     return PlanStep(
         step, label, tuple(str(a) for a in agents), str(data.get("short") or label), bool(data.get("shared"))
@@ -82,8 +85,8 @@ def run_shape(e: ev.RunStarted) -> RunShape:
         # session reader fills it; a stream handed over directly gets the same here).
         e = dataclasses.replace(e)
         describe_started(e)
-    agents_data: list[Any] = list(e.agents or [])
-    plan_data: list[Any] = list(e.plan or [])
+    agents_data: list[object] = list(e.agents or [])
+    plan_data: list[object] = list(e.plan or [])
     progressions = int(e.progressions or 1)
     summary = e.summary
     agents = [a for a in (_agent_of(d) for d in agents_data) if a is not None]
@@ -99,6 +102,8 @@ def run_shape(e: ev.RunStarted) -> RunShape:
         tuple(str(r) for r in e.decided),
     )
 
+
+P = TypeVar("P", bound=StatePiece)
 
 #: Characters of streamed text kept per model call; older text is elided.
 MAX_CALL_CHARS = 20_000
@@ -157,74 +162,6 @@ class StageCell:
 
 
 @dataclass
-class ImaginedRecord:
-    """One visible test checked by imagined execution (live or finished)."""
-
-    step: str | None
-    progression: int | None
-    test: str
-    reasoning: str = ""
-    answer: str = ""
-    value: str | None = None
-    verdict: str | None = None
-    """``pass``, ``fail``, or None while the model is still answering."""
-    detail: str = ""
-    function_call: str = ""
-
-
-@dataclass
-class SynthTest:
-    """One synthesized test, its Test Quality Checker verdict and last results."""
-
-    test: str
-    round: int
-    verdict: str | None = None
-    """``kept``, ``rejected`` or None before the TQC judged it."""
-    source: str = "designed"
-    """``designed`` (a test designer's, for the TQC to judge) or ``run`` (seen
-    only in a sandbox run: no TQC verdict will come)."""
-    reasoning: str = ""
-    value: str | None = None
-    detail: str = ""
-    results: dict[int, dict[str, Any]] = field(default_factory=dict)
-    """Last execution result against each progression's program, keyed by progression."""
-    steered: str = ""
-    """What a person made of it: ``kept`` or ``rejected`` over the TQC, ``edited``,
-    ``deleted``, ``replaced``; ``written`` for a test a person added (empty: untouched)."""
-
-    @property
-    def standing(self) -> str | None:
-        """``kept`` or ``rejected`` as the run now uses it: a person's keep or drop
-        over the TQC's verdict, a person's own test kept, an edited, deleted or
-        replaced test in neither (None, as before a verdict)."""
-        if self.steered in ("kept", "rejected"):
-            return self.steered
-        if self.steered == "written":
-            return "kept"
-        if self.steered in ("edited", "deleted", "replaced"):
-            return None
-        return self.verdict
-
-
-@dataclass
-class SearchNode:
-    """One node of a search tree (CodeTree): the latest ``tree_node`` event for it."""
-
-    node: str
-    parent: str | None
-    strategy: str
-    code: str
-    passed: int
-    total: int
-    score: float | None
-    action: str
-    """``refine``, ``abort``, ``accept`` or ``""`` (the critic has not acted)."""
-    feedback: str
-    critique: str
-    seq: int = 0
-
-
-@dataclass
 class Candidate:
     """One program an agent produced, in the order the run produced them."""
 
@@ -245,12 +182,7 @@ class Check:
     accepted: bool
 
 
-def _whole(value: Any) -> int:
-    """A recorded whole number, or 0 for anything else."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def _numbered(step: str) -> tuple[str, int] | None:
+def numbered_step(step: str) -> tuple[str, int] | None:
     """``self_debug:2`` -> (``self_debug``, 2): a step repeated by number."""
     name, sep, n = step.rpartition(":")
     return (name, int(n)) if sep and n.isdigit() else None
@@ -288,21 +220,12 @@ class RunState:
         self.calls: dict[str, CallRecord] = {}
         self.calls_by_pane: dict[tuple[str, int | None], list[str]] = {}
         self.dropped_calls: dict[tuple[str, int | None], int] = {}
-        self.imagined: dict[tuple[str | None, int | None, str], ImaginedRecord] = {}
-        self.synth: list[SynthTest] = []
-        self._synth_index: dict[str, int] = {}
-        self.tests_designed = 0
-        self.test_round = 0
-        self.most_tests = 0
-        """The most tests the run keeps, as its test design said (0: not said)."""
         self.programs: dict[int, list[tuple[str | None, str]]] = {}
         """Program candidates per progression: (step, program), oldest first."""
         self.sandbox_runs: dict[int, dict[str, Any]] = {}
         """Last sandbox run per progression (its purpose, passed/total, load error)."""
         self.tokens: Tokens = {}
         self.llm_calls = 0
-        self.tree: dict[str, SearchNode] = {}
-        """The search tree's nodes by id, in the order they were first seen."""
         self.notices: list[tuple[str, str]] = []
         self.steered: list[ev.Steered] = []
         """A person's edits the run took, in order (the timeline shows each under its step)."""
@@ -333,6 +256,9 @@ class RunState:
         """Failed steps and reported failures (a notice's ``cause``) by their error, word for word."""
         self.stops: dict[str, int] = {}
         """Model calls by how they ended (``finished``, ``max_tokens``, ``retried``, ...)."""
+        self._pieces: dict[type[StatePiece], StatePiece] = {kind: kind() for kind in PIECES}
+        """The state some workflows' events build of their own (see :mod:`qflow_tui.core.pieces`)."""
+        self._folds: dict[type[ev.Event], list[StatePiece]] = {}
 
     # -- derived -------------------------------------------------------------------
 
@@ -380,9 +306,6 @@ class RunState:
         or a label that holds no pair."""
         if not self.is_io:
             return None
-        from .iojudge import parse_io_source
-        from .problem import io_source
-
         known = self._io_labels
         if known is None or known[0] is not self.problem:
             pairs: dict[str, tuple[str, str]] = {}
@@ -391,16 +314,6 @@ class RunState:
                     pairs[io_source(t["input"], t["output"])] = (t["input"], t["output"])
             known = self._io_labels = (self.problem, pairs)
         return known[1].get(label) or parse_io_source(label)
-
-    def is_imagining(self, call: CallRecord) -> bool:
-        """A model call imagining one visible test running, for one progression's
-        program (the first turn of an imagined-execution conversation)."""
-        return bool(call.test) and call.turn == 1 and call.progression is not None
-
-    @property
-    def max_tests(self) -> int:
-        """The most tests the run keeps, as its test design said (0: not said)."""
-        return self.most_tests
 
     @property
     def done(self) -> bool:
@@ -420,7 +333,7 @@ class RunState:
         the order they ran, where the first such step was planned."""
         planned = [s.step for s in self.plan]
         extra = [s for s in self.stages if s not in planned]
-        repeated = {n[0] for n in (_numbered(s) for s in extra) if n}
+        repeated = {n[0] for n in (numbered_step(s) for s in extra) if n}
         out: list[str] = []
         inserted = False
         for step in planned:
@@ -431,30 +344,6 @@ class RunState:
                 continue
             out.append(step)
         return out if inserted else out + extra
-
-    def progress_text(self) -> str:
-        """One line: which step (and which of its repeats), how many tests designed."""
-        if self.failed is not None:
-            return "cancelled" if self.failed.cancelled else "failed: " + self.failed.error
-        if self.finished is not None:
-            where = f" at {self.finished.accepted_at}" if self.finished.accepted_at else ""
-            return f"finished: {self.finished.outcome}{where}"
-        if not self.started:
-            return "waiting to start"
-        parts = [self.step_label(self.current_step) if self.current_step else "starting"]
-        numbered = _numbered(self.current_step or "")
-        if numbered:
-            repeats = sum(1 for s in self.plan if (_numbered(s.step) or ("", 0))[0] == numbered[0])
-            if repeats > 1:
-                parts[0] += f" of {repeats}"
-        if self.test_round:
-            most = f"/{self.most_tests}" if self.most_tests else ""
-            parts.append(f"tests designed {self.tests_designed}{most}")
-        if self.streaming:
-            parts.append(f"{len(self.streaming)} streaming")
-        if self.retries_waiting:
-            parts.append(f"{len(self.retries_waiting)} waiting to retry")
-        return " · ".join(parts)
 
     def calls_for(self, agent: str, progression: int | None) -> list[CallRecord]:
         """Calls of one agent for one progression, plus the agent's run-wide calls."""
@@ -489,9 +378,6 @@ class RunState:
     def dropped_for(self, agent: str, progression: int | None) -> int:
         return self.dropped_calls.get((agent, None), 0) + self.dropped_calls.get((agent, progression), 0)
 
-    def imagined_for(self, progression: int | None) -> list[ImaginedRecord]:
-        return [r for r in self.imagined.values() if r.progression == progression]
-
     def current_program(self, progression: int) -> tuple[str | None, str] | None:
         progs = self.programs.get(progression)
         return progs[-1] if progs else None
@@ -508,39 +394,8 @@ class RunState:
                 self.stages.append(stage)
         return self.cells[key]
 
-    def tree_children(self, parent: str | None) -> list[SearchNode]:
-        """A node's children (the roots for None), oldest first; a node whose
-        parent is unknown counts as a root."""
-        return [n for n in self.tree.values() if (n.parent if n.parent in self.tree else None) == parent]
-
-    @property
-    def returned_node(self) -> str | None:
-        """The node whose program the finished run returned: the one it names
-        (``node``, or ``accepted_at`` where that is a node), else (sessions from
-        before runs named it) the accepted one, else the last with its code."""
-        if self.finished is None or not self.tree:
-            return None
-        for named in (self.finished.node, self.finished.accepted_at):
-            if named in self.tree:
-                return named
-        accepted = [n.node for n in self.tree.values() if n.action == "accept"]
-        if accepted:
-            return accepted[-1]
-        same = [
-            n for n in self.tree.values() if n.code.strip() and n.code.strip() == self.finished.final_program.strip()
-        ]
-        return max(same, key=lambda n: n.seq).node if same else None
-
     def total_tokens(self) -> TokenTally:
         return total(self.tokens)
-
-    def judged_tests(self) -> list[SynthTest]:
-        """The synthesized tests the Test Quality Checker judged, in the order they were designed."""
-        return [t for t in self.synth if t.verdict is not None]
-
-    def designed_tests(self) -> list[str]:
-        """The tests the test designer wrote, in order, each once."""
-        return [t.test for t in self.synth if t.source == "designed" and t.round > 0]
 
     def failed_again(self, reason: str) -> bool:
         """Whether failures for ``reason`` were seen before the last one."""
@@ -596,6 +451,22 @@ class RunState:
         handler = next((_HANDLERS[c] for c in type(event).__mro__ if c in _HANDLERS), None)
         if handler is not None:
             handler(self, event)
+        for piece in self._folding(type(event)):
+            piece.apply(self, event)
+
+    def _folding(self, kind: type[ev.Event]) -> list[StatePiece]:
+        """The pieces that fold events of class ``kind``, in registration order."""
+        folds = self._folds.get(kind)
+        if folds is None:
+            folds = self._folds[kind] = [p for p in self._pieces.values() if any(issubclass(kind, c) for c in p.events)]
+        return folds
+
+    def piece(self, kind: type[P]) -> P:
+        """This run's piece of state ``kind`` (see :mod:`qflow_tui.core.pieces`)."""
+        found = self._pieces.get(kind)
+        if not isinstance(found, kind):
+            raise KeyError(f"{kind.__name__} is not a registered piece of run state (register_piece)")
+        return found
 
     def _on_run_started(self, e: ev.RunStarted) -> None:
         self.started = True
@@ -681,21 +552,12 @@ class RunState:
             self.calls.pop(old, None)
             self.dropped_calls[key] = self.dropped_calls.get(key, 0) + 1
         self.streaming.add(e.call_id)
-        if self.is_imagining(rec) and e.test:
-            self.imagined.setdefault(
-                (e.step, e.progression, e.test),
-                ImaginedRecord(step=e.step, progression=e.progression, test=e.test),
-            )
 
     def _on_text_delta(self, e: ev.TextDelta) -> None:
         rec = self.calls.get(e.call_id)
         if rec is None:
             return
         rec.append(e.text)
-        if self.is_imagining(rec) and rec.test:
-            im = self.imagined.get((rec.step, rec.progression, rec.test))
-            if im is not None and im.verdict is None:
-                im.reasoning = rec.text
 
     def _on_llm_call_finished(self, e: ev.LLMCallFinished) -> None:
         rec = self.calls.get(e.call_id)
@@ -763,111 +625,9 @@ class RunState:
             "total": e.total,
             "load_error": e.load_error,
         }
-        debugging = e.purpose in ("self_debug", "after_debug")
-        for r in e.results:
-            key = str(r.get("test", "")).strip()
-            idx = self._synth_index.get(key)
-            if idx is None and not debugging and key:
-                # A test the workflow ran without designing it through the TQC
-                # (AgentCoder's, CodeTree's, the visible tests): the table shows it too.
-                idx = self._synth_index[key] = len(self.synth)
-                self.synth.append(SynthTest(test=str(r.get("test", "")), round=0, source="run"))
-            if idx is not None:
-                result = dict(r)
-                result["step"] = e.step
-                result["when"] = ("after" if e.purpose == "after_debug" else "before") if debugging else "at"
-                if e.load_error and r.get("status") != "pass":
-                    result.setdefault("error", e.load_error)
-                self.synth[idx].results[e.progression] = result
-
-    def _on_imagined_check(self, e: ev.ImaginedCheck) -> None:
-        key = (e.step, e.progression, e.test)
-        rec = self.imagined.get(key)
-        if rec is None:
-            rec = ImaginedRecord(step=e.step, progression=e.progression, test=e.test)
-            self.imagined[key] = rec
-        rec.reasoning = e.reasoning
-        rec.answer = e.answer
-        rec.value = e.value
-        rec.verdict = e.verdict
-        rec.detail = e.detail
-        rec.function_call = e.function_call
-
-    def _on_tests_designed(self, e: ev.TestsDesigned) -> None:
-        self.test_round = e.round
-        self.tests_designed = e.total
-        # Older sessions did not say: their settings were QualityFlow's fields.
-        self.most_tests = e.most or _whole(self.config.get("max_tests"))
-        rounds = e.rounds or _whole(self.config.get("test_rounds"))
-        for t in e.tests:
-            key = t.strip()
-            if key in self._synth_index:
-                continue
-            self._synth_index[key] = len(self.synth)
-            self.synth.append(SynthTest(test=t, round=e.round))
-        if e.step:
-            of = f"/{rounds}" if rounds else ""
-            self.cell(e.step, e.progression).detail = f"{e.total} tests, round {e.round}{of}"
-
-    def _on_tqc_verdict(self, e: ev.TQCVerdict) -> None:
-        idx = self._synth_index.get(e.test.strip())
-        if idx is None:
-            idx = len(self.synth)
-            self._synth_index[e.test.strip()] = idx
-            self.synth.append(SynthTest(test=e.test, round=0))
-        t = self.synth[idx]
-        t.verdict = e.verdict
-        t.reasoning = e.reasoning
-        t.value = e.value
-        t.detail = e.detail
-        kept = sum(1 for s in self.synth if s.verdict == "kept")
-        rejected = sum(1 for s in self.synth if s.verdict == "rejected")
-        if e.step:
-            self.cell(e.step, e.progression).detail = f"{kept} kept, {rejected} rejected"
-
-    def _on_tree_node(self, e: ev.TreeNode) -> None:
-        self.tree[e.node] = SearchNode(
-            node=e.node,
-            parent=e.parent,
-            strategy=e.strategy,
-            code=e.code,
-            passed=e.passed,
-            total=e.total,
-            score=e.score,
-            action=e.action,
-            feedback=e.feedback,
-            critique=e.critique,
-            seq=e.seq,
-        )
 
     def _on_steered(self, e: ev.Steered) -> None:
         self.steered.append(e)
-        if e.what == "test verdict":
-            self._steer_test(e.test, e.after)
-        elif e.what == "test":
-            if e.before:
-                self._steer_test(e.before, "edited" if e.after else "deleted")
-            if e.after:
-                self._written_test(e.after)
-        elif e.what == "tests":
-            for t in self.synth:
-                if t.source == "designed" and not t.steered:
-                    t.steered = "replaced"
-            for test in e.after.splitlines():
-                self._written_test(test)
-
-    def _steer_test(self, test: str, what: str) -> None:
-        idx = self._synth_index.get(test.strip())
-        if idx is not None:
-            self.synth[idx].steered = what
-
-    def _written_test(self, test: str) -> None:
-        """A test a person wrote: a row of its own on the Tests tab."""
-        key = test.strip()
-        if key not in self._synth_index:
-            self._synth_index[key] = len(self.synth)
-            self.synth.append(SynthTest(test=test, round=0, source="person"))
-        self.synth[self._synth_index[key]].steered = "written"
 
     def steered_at(self, stage: str) -> list[ev.Steered]:
         """The edits taken at ``stage`` (its check included)."""
@@ -920,10 +680,6 @@ _HANDLERS: dict[type[ev.Event], Callable[[RunState, Any], None]] = {
     ev.LLMCallGivenUp: RunState._on_llm_call_given_up,
     ev.ProgramCandidate: RunState._on_program_candidate,
     ev.SandboxRun: RunState._on_sandbox_run,
-    ev.ImaginedCheck: RunState._on_imagined_check,
-    ev.TestsDesigned: RunState._on_tests_designed,
-    ev.TQCVerdict: RunState._on_tqc_verdict,
-    ev.TreeNode: RunState._on_tree_node,
     ev.Notice: RunState._on_notice,
     ev.Steered: RunState._on_steered,
     ev.VisibleTestsRun: RunState._on_visible_tests_run,

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .events import StepOutcomeWord
-from .gate import Stop
 from .llm import LLMError
+from .steer.gate import Stop
 
 if TYPE_CHECKING:
     from .context import RunContext

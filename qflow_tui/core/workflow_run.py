@@ -15,7 +15,6 @@ from typing import Any
 from .config import RunConfig
 from .context import RunContext
 from .events import Emitter, Notice, RunFailed, RunFinished, RunStarted, Sink
-from .gate import Gate, OpenGate
 from .llm import LLMClient, LLMError, make_client, named_model
 from .llm._http import is_local
 from .llm.base import close_quietly
@@ -24,7 +23,8 @@ from .llm.retry import RetryWaits
 from .problem import Problem
 from .sandbox import Sandbox, SandboxUnavailable
 from .session import SessionWriter, new_session_path
-from .steering import Steering
+from .steer.edits import Steering
+from .steer.gate import Gate, OpenGate
 from .summary import RunSummary
 from .workflows import WORKFLOWS
 from .workflows.values import recorded_config, validate

@@ -22,11 +22,11 @@ from textual.widget import Widget
 if TYPE_CHECKING:  # types only: the core modules are loaded by the screens that use them
     from ..core.bench.bench_runner import BenchRunner
     from ..core.config import RunConfig
-    from ..core.gate import Breakpoint
     from ..core.llm import LLMClient
     from ..core.problem import Problem
     from ..core.sandbox import Sandbox
-    from ..core.steering import Steering
+    from ..core.steer.edits import Steering
+    from ..core.steer.gate import Breakpoint
 
 
 @dataclass

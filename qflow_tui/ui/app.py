@@ -26,12 +26,12 @@ from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
 from ..core.config import ConfigError, RunConfig, save_setting
-from ..core.gate import Breakpoint
 from ..core.llm import LLMClient, named_model
 from ..core.problem import Problem
 from ..core.safe_text import one_line
 from ..core.sandbox import Sandbox
-from ..core.steering import Steering
+from ..core.steer.edits import Steering
+from ..core.steer.gate import Breakpoint
 from ..core.workflows.values import load_config, small_settings
 from ..locations import demo_session
 from .access import Host, LoggedMessage

@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from qflow_tui.core.config import ConfigError, RunConfig, save_setting
-from qflow_tui.core.gate import StepGate, Stop
+from qflow_tui.core.steer.gate import StepGate, Stop
 from qflow_tui.core.workflows.qualityflow import EPOCHS, PROMPTS
 from qflow_tui.core.workflows.values import load_config, recorded_config, resolved_settings
 

@@ -444,5 +444,5 @@ def test_every_path_the_architecture_page_names_exists():
     core = ROOT / "qflow_tui" / "core"
     shown = {p.removeprefix("qflow_tui/core/") for p in named if p.startswith("qflow_tui/core/")}
     wanted = {p.name + "/" for p in core.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    wanted |= {"run_state.py", "steering.py", "summary.py", "resume.py", "workflow_run.py", "context.py", "steps.py"}
+    wanted |= {"run_state.py", "summary.py", "resume.py", "workflow_run.py", "context.py", "steps.py"}
     assert wanted <= shown, f"the layer map misses {', '.join(sorted(wanted - shown))}"

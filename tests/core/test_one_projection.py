@@ -14,6 +14,7 @@ import pytest
 from qflow_tui.commands.solve import LiveProgress, OnceEach
 from qflow_tui.core import events as ev
 from qflow_tui.core.bench.bench_runner import _Trace
+from qflow_tui.core.pieces import ImaginedChecks, SearchNodes, SynthTests
 from qflow_tui.core.run_state import RunState
 from qflow_tui.core.session import read_session
 from qflow_tui.core.session.transcript import markdown_transcript
@@ -53,10 +54,10 @@ def _figures(state: RunState) -> dict[str, object]:
     return {
         "programs": [(c.step, c.progression, c.agent, c.program) for c in state.candidates],
         "checks": [(c.step, c.progression, c.accepted) for c in state.checks],
-        "imagined": [(r.step, r.progression, r.test, r.verdict) for r in state.imagined.values()],
-        "tqc": [(s.test, s.verdict) for s in state.judged_tests()],
+        "imagined": [(r.step, r.progression, r.test, r.verdict) for r in state.piece(ImaginedChecks).records.values()],
+        "tqc": [(s.test, s.verdict) for s in state.piece(SynthTests).judged()],
         "decisions": [(d.step, d.progression, d.decision) for d in state.decisions],
-        "returned_node": state.returned_node,
+        "returned_node": state.piece(SearchNodes).returned,
         "tokens": (t.calls, t.input, t.output),
         "failures": dict(state.failures),
         "stops": dict(state.stops),
@@ -82,7 +83,7 @@ def test_every_reader_of_a_recording_gives_the_same_figures(which, tmp_path):
     for e in data.events:
         ours.apply(e)
     figures = _figures(ours)
-    assert figures["programs"] or ours.tree, "a recording with no program proves nothing"
+    assert figures["programs"] or ours.piece(SearchNodes).nodes, "a recording with no program proves nothing"
 
     # The app, the headless log and status line, and the bench read one projection.
     for reader in (app, log.state, progress.lines.state, trace.state):

@@ -16,6 +16,7 @@ from rich.console import Console
 
 from qflow_tui.commands.demo import demo_session
 from qflow_tui.core.llm.script import ScriptClient
+from qflow_tui.core.pieces import SynthTests
 from qflow_tui.core.session import read_session
 from qflow_tui.data.demo import responder
 from qflow_tui.ui.app import create_app
@@ -154,7 +155,7 @@ async def test_stepping_back_shows_each_pane_as_it_was_at_that_step():
         for e in data.events[: tqc.end]:
             fresh.state.apply(e)
         assert state_of(view) == state_of(fresh)
-        assert view.state.finished is None and len(view.state.synth) == 10
+        assert view.state.finished is None and len(view.state.piece(SynthTests).tests) == 10
         # One event at a time too.
         await pilot.press("shift+left")
         assert screen.position == tqc.end - 1

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from qflow_tui.core.config import make_config
-from qflow_tui.core.gate import Breakpoint, BreakpointError, StepGate, Stop
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
+from qflow_tui.core.steer.gate import Breakpoint, BreakpointError, StepGate, Stop
 from qflow_tui.core.workflow_run import run_workflow
 
 ROOT = Path(__file__).resolve().parents[2]

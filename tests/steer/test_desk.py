@@ -8,11 +8,12 @@ import pytest
 
 from qflow_tui.core import events as ev
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.gate import StepGate, Stop
+from qflow_tui.core.pieces import SynthTests
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.run_state import RunState
 from qflow_tui.core.steer.desk import SteeringDesk, stop_words
-from qflow_tui.core.steering import SteerError, Steering
+from qflow_tui.core.steer.edits import SteerError, Steering
+from qflow_tui.core.steer.gate import StepGate, Stop
 from qflow_tui.core.workflows import WORKFLOWS
 
 PROBLEM = make_problem(
@@ -116,7 +117,7 @@ async def test_the_first_program_stands_in_for_its_agents_answer() -> None:
 
 async def test_the_synthesized_tests() -> None:
     desk, state = _desk(), _state()
-    t1, t2, t3 = state.synth
+    t1, t2, t3 = state.piece(SynthTests).tests
     task = await _held(desk, Stop("self_debug:1", 0, "self_debugger"))
     with pytest.raises(SteerError, match="not been judged yet"):
         desk.toggle_test_verdict(t3)

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.gate import StepGate, Stop
 from qflow_tui.core.llm.script import ScriptClient
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.session import read_session
 from qflow_tui.core.steer import Steering
+from qflow_tui.core.steer.gate import StepGate, Stop
 from qflow_tui.core.workflow_run import run_workflow
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ async def test_edits_put_into_the_steering_while_the_gate_holds_the_run_are_take
 
 @pytest.mark.parametrize("text", ["assert remove_Occ('a', 'a') == ''\nassert remove_Occ('b', 'b') == ''", "1 +"])
 def test_check_test_wants_one_assert(text: str) -> None:
-    from qflow_tui.core.steering import SteerError, check_test
+    from qflow_tui.core.steer.edits import SteerError, check_test
 
     with pytest.raises(SteerError):
         check_test(text, "remove_Occ")

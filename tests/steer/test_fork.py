@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from qflow_tui.core.session import read_session
 from qflow_tui.core.session.listing import session_info
-from qflow_tui.core.steer import branch_point
+from qflow_tui.core.steer.fork import branch_point
 
 if TYPE_CHECKING:
     from steer_recorded import Recorded
@@ -155,7 +155,7 @@ async def test_the_fork_client_answers_the_prefix_only_and_counts_live_calls_bef
 ) -> None:
     from qflow_tui.core.llm import LLMRequest
     from qflow_tui.core.llm.script import ScriptClient
-    from qflow_tui.core.steer import ForkClient
+    from qflow_tui.core.steer.fork import ForkClient
 
     parent = read_session(recorded.path)
     point = branch_point(parent.events, "self_debug:1")

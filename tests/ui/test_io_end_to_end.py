@@ -20,6 +20,7 @@ from ui_steps import finish_run, settle, shown_at, start_run, wait_until
 
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.llm.script import ScriptClient
+from qflow_tui.core.pieces import ImaginedChecks, SynthTests
 from qflow_tui.ui.palette import palette
 from qflow_tui.ui.screens.replay import ReplayScreen
 from qflow_tui.ui.widgets.imagined_trace import ImaginedTrace, trace_groups
@@ -123,7 +124,7 @@ async def test_the_imagined_tab_shows_the_imagined_output_against_the_expected()
             console.print(group)
         text = console.export_text()
         # The first program's check: '1 2 3' imagined to print 3, the test expects 6.
-        first = [r for r in view.state.imagined_for(0) if r.step == "program_generator"]
+        first = [r for r in view.state.piece(ImaginedChecks).of(0) if r.step == "program_generator"]
         failing = next(r for r in first if r.verdict == "fail")
         assert failing.value == "3\n" and "1 2 3" in failing.function_call
         for words in ("input", "imagined output", "expected output", "verdict", "✗ fail", "✓ pass"):
@@ -149,7 +150,7 @@ async def test_the_tests_tab_shows_io_tests_as_input_and_output_and_what_was_pri
         assert "input\n-3 3 7" in detail and "expected output\n7" in detail
         # The first program (progression 0 before its fix) printed 0 there.
         table.update_from(view.state, 0)
-        view.state.synth[2].results[0] = {
+        view.state.piece(SynthTests).tests[2].results[0] = {
             "status": "fail",
             "actual": "'0\\n'",
             "error": "wrong output",

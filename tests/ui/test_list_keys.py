@@ -15,6 +15,7 @@ from ui_steps import open_tests_tab_at_first_debug, wait_until
 
 from qflow_tui.commands.demo import demo_session
 from qflow_tui.core.config import RunConfig
+from qflow_tui.core.pieces import SynthTests
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.bench import BenchScreen
@@ -80,7 +81,7 @@ async def test_the_tests_table_moves_on_j_k_and_space_keeps_or_drops() -> None:
         screen, grid = await open_tests_tab_at_first_debug(pilot)
         await walk_rows(pilot, grid)
         await pilot.press("space")
-        assert screen.steering.test_verdicts == {screen.query_one(RunView).state.synth[0].test: False}
+        assert screen.steering.test_verdicts == {screen.query_one(RunView).state.piece(SynthTests).tests[0].test: False}
         # The timeline's step cursor too.
         await pilot.press("1")
         await pilot.pause()

@@ -10,6 +10,7 @@ from textual.widgets import DataTable, TabbedContent
 from ui_app import SIZE, WIDE, build_app
 from ui_steps import finish_run, start_run, wait_until
 
+from qflow_tui.core.pieces import SynthTests
 from qflow_tui.ui.widgets.run_view import RunView
 from qflow_tui.ui.widgets.tests_table import TestsTable
 
@@ -53,7 +54,7 @@ async def test_a_tab_wanted_before_its_turn_shows_painted(monkeypatch: pytest.Mo
         await wait_until(pilot, lambda: view.query_one("#run-tabs", TabbedContent).active == "tab-tests", "the tab")
         # Shown only once painted: its rows are there in the frame it first shows.
         grid = view.query_one(TestsTable).query_one("#tests-grid", DataTable)
-        assert grid.row_count == len(view.state.synth) > 0
+        assert grid.row_count == len(view.state.piece(SynthTests).tests) > 0
         assert screen.focused is grid
         assert children(view, "tab-imagined") == 0  # the other tabs still wait
 

@@ -12,8 +12,9 @@ from ui_app import SIZE, build_app
 from ui_steps import finish_run, settle, start_run, step_to, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.gate import Breakpoint
+from qflow_tui.core.pieces import SynthTests
 from qflow_tui.core.session import read_session
+from qflow_tui.core.steer.gate import Breakpoint
 from qflow_tui.ui.screens.compose import ComposeScreen
 from qflow_tui.ui.screens.run_screen import RunScreen
 from qflow_tui.ui.screens.steer_edit import SteerEditScreen
@@ -219,8 +220,8 @@ async def test_tests_tab_keys_keep_drop_edit_add_and_delete_synthesized_tests() 
         await pilot.press("4")
         view = screen.query_one(RunView)
         grid = view.query_one("#tests-grid")
-        synth = [t.test for t in view.state.synth]
-        assert len(synth) == 10 and view.state.synth[9].verdict == "rejected"
+        synth = [t.test for t in view.state.piece(SynthTests).tests]
+        assert len(synth) == 10 and view.state.piece(SynthTests).tests[9].verdict == "rejected"
         assert screen.check_action("toggle_test_verdict", ())
         # The Tests tab's keys take the footer there; the program's keys are back on the other tabs.
         assert not screen.check_action("edit_program", ()) and not screen.check_action("edit_statement", ())
@@ -264,7 +265,7 @@ async def test_tests_tab_keys_keep_drop_edit_add_and_delete_synthesized_tests() 
         )
         assert "test deleted" in _timeline_text(screen)
         # The Tests tab says what a person made of each test, over the TQC's verdict.
-        marks = {t.test: t.steered for t in view.state.synth if t.steered}
+        marks = {t.test: t.steered for t in view.state.piece(SynthTests).tests if t.steered}
         assert marks == {
             synth[0]: "rejected",
             synth[9]: "kept",

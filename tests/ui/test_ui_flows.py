@@ -15,7 +15,8 @@ from ui_fakes import FreezingClient, load_responder
 from ui_steps import finish_run, start_run, wait_for_gate, wait_until
 
 from qflow_tui.core.config import RunConfig
-from qflow_tui.core.gate import Stop
+from qflow_tui.core.pieces import ImaginedChecks, SynthTests
+from qflow_tui.core.steer.gate import Stop
 from qflow_tui.core.workflows.values import load_config
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.messages import GateWaiting
@@ -49,7 +50,7 @@ async def test_compose_run_accepted():
         events = session_events(screen.session_path)
         assert events[0]["kind"] == "run_started" and events[-1]["kind"] == "run_finished"
         # The script's two wrong synthesized tests are the ones the TQC rejects.
-        assert [s.verdict for s in view.state.synth].count("rejected") == 2
+        assert [s.verdict for s in view.state.piece(SynthTests).tests].count("rejected") == 2
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ComposeScreen)
@@ -92,11 +93,11 @@ async def test_step_mode_advances_one_step_at_a_time():
         await wait_for_gate(pilot, screen, "test_designer")
         view.flush()
         assert view.state.cells[("program_generator", 0)].decision == "continue"
-        assert view.state.tests_designed == 0
+        assert view.state.piece(SynthTests).designed == 0
         await pilot.press("n")
         await wait_for_gate(pilot, screen, "test_quality_checker")
         view.flush()
-        assert view.state.tests_designed == 10
+        assert view.state.piece(SynthTests).designed == 10
         await pilot.press("c")
         view = await finish_run(pilot)
         assert view.state.finished is not None and view.state.finished.outcome == "accepted"
@@ -432,7 +433,7 @@ async def test_session_dir_is_the_test_dir():
 
 
 async def test_a_breakpoint_stops_the_run_where_it_matches_and_says_why():
-    from qflow_tui.core.gate import Breakpoint
+    from qflow_tui.core.steer.gate import Breakpoint
 
     app = build_app(config=FAST, breakpoints=[Breakpoint.parse("agent:self_debugger")])
     async with app.run_test(size=SIZE) as pilot:
@@ -500,7 +501,7 @@ async def test_with_break_decision_reject_n_lets_through_exactly_the_stop_shown(
     then n, n, n. The status line said p0 while p1-p3 went on, and one key let two
     stops go. At every stop: the status line names the stop the gate holds, and n
     lets that stop through and no other the gate held."""
-    from qflow_tui.core.gate import Breakpoint, StepGate
+    from qflow_tui.core.steer.gate import Breakpoint, StepGate
 
     passed: list[Stop] = []
     real = StepGate.checkpoint
@@ -534,7 +535,7 @@ async def test_with_break_decision_reject_n_lets_through_exactly_the_stop_shown(
             progress = str(view.query_one("#run-progress").render())
             if shown.progression is not None:
                 assert f"(p{shown.progression})" in progress, (shown, progress)
-            rejected = [i for i, t in enumerate(view.state.synth) if t.verdict == "rejected"]
+            rejected = [i for i, t in enumerate(view.state.piece(SynthTests).tests) if t.verdict == "rejected"]
             if not kept_one and rejected and shown.step.startswith("self_debug"):
                 await pilot.press("4")
                 await wait_until(pilot, lambda: screen.check_action("toggle_test_verdict", ()), "the Tests tab")
@@ -598,7 +599,7 @@ async def test_the_demo_script_model_on_another_problem_asks_before_the_run():
         generated = [c.status for (step, _), c in state.cells.items() if step == "program_generator"]
         assert generated and set(generated) == {"rejected"}, generated
         assert "def remove_Occ" in state.programs[0][0][1]
-        checked = [r for r in state.imagined.values() if r.progression == 0]
+        checked = [r for r in state.piece(ImaginedChecks).records.values() if r.progression == 0]
         assert checked and all(r.verdict == "fail" for r in checked)
         assert "NameError" in checked[0].reasoning and "MBPP 11" in checked[0].reasoning
         await pilot.press("escape")

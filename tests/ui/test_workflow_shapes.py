@@ -12,7 +12,7 @@ from wf_streams import AGENTCODER_AGENTS, PROBLEM, agentcoder_stream, codetree_s
 from qflow_tui.core import events as ev
 from qflow_tui.ui.app import create_app
 from qflow_tui.ui.replay_model import replay_steps
-from qflow_tui.ui.state import RunState
+from qflow_tui.ui.state import RunState, RunText, SearchNodes, SynthTests
 from qflow_tui.ui.widgets.agent_pane import AgentPane
 from qflow_tui.ui.widgets.run_view import RunView
 from qflow_tui.ui.widgets.search_tree import SearchTree
@@ -55,8 +55,8 @@ def test_agents_plan_and_progressions_come_from_the_first_event():
 def test_progress_names_the_planned_step_and_its_repeat():
     events = agentcoder_stream()
     cut = next(i for i, e in enumerate(events) if e.kind == "step_started" and e.step == "test_executor:2")
-    assert fold(events, cut + 1).progress_text() == "run tests 2 of 2"
-    assert fold(events, 3).progress_text() == "write the program"
+    assert RunText(fold(events, cut + 1)).progress() == "run tests 2 of 2"
+    assert RunText(fold(events, 3)).progress() == "write the program"
 
 
 def test_a_stream_without_agents_of_qualityflow_gets_its_six_agents_and_plan():
@@ -177,21 +177,21 @@ async def test_the_app_shows_one_pane_per_declared_agent_and_the_plan(tmp_path: 
 def test_the_tree_reducer_keeps_the_latest_event_per_node_and_finds_the_returned_one():
     events = codetree_stream()
     state = fold(events)
-    assert list(state.tree) == ["1", "2", "1.1"]
-    assert [n.node for n in state.tree_children(None)] == ["1", "2"]
-    assert [n.node for n in state.tree_children("1")] == ["1.1"]
-    assert state.tree["1"].action == "refine" and state.tree["1"].score == 0.4
-    assert state.tree["2"].action == "abort"
-    assert state.returned_node == "1.1"
+    assert list(state.piece(SearchNodes).nodes) == ["1", "2", "1.1"]
+    assert [n.node for n in state.piece(SearchNodes).children(None)] == ["1", "2"]
+    assert [n.node for n in state.piece(SearchNodes).children("1")] == ["1.1"]
+    assert state.piece(SearchNodes).nodes["1"].action == "refine" and state.piece(SearchNodes).nodes["1"].score == 0.4
+    assert state.piece(SearchNodes).nodes["2"].action == "abort"
+    assert state.piece(SearchNodes).returned == "1.1"
     # Before the run finishes nothing is returned yet.
-    assert fold(codetree_stream(finish=False)).returned_node is None
+    assert fold(codetree_stream(finish=False)).piece(SearchNodes).returned is None
 
 
 def test_the_returned_node_without_an_accept_is_the_one_whose_program_came_back():
     events = [e for e in codetree_stream(finish=False) if not (e.kind == "tree_node" and e.node == "1.1")]
     events.append(ev.RunFinished(final_program=wf_streams.BAD, outcome="rejected", accepted_at=None, seq=999))
     state = fold(events)
-    assert state.returned_node == "2"  # both hold the same code; the latest is the one returned
+    assert state.piece(SearchNodes).returned == "2"  # both hold the same code; the latest is the one returned
 
 
 async def test_the_tree_tab_shows_nodes_and_a_selected_nodes_code_feedback_and_critique(tmp_path: Path):
@@ -326,7 +326,7 @@ def test_the_returned_node_named_by_the_run_finished_event():
         node="1",
     )
     events.append(finished)
-    assert fold(events).returned_node == "1"
+    assert fold(events).piece(SearchNodes).returned == "1"
 
 
 def test_a_numbered_repeat_of_a_step_planned_once_is_labelled_after_it():
@@ -342,7 +342,7 @@ def test_a_numbered_repeat_of_a_step_planned_once_is_labelled_after_it():
 
 async def test_the_tests_table_shows_the_tests_another_workflow_ran(tmp_path: Path):
     state = fold(agentcoder_stream())
-    assert [(t.test, t.source, t.results[0]["status"]) for t in state.synth] == [
+    assert [(t.test, t.source, t.results[0]["status"]) for t in state.piece(SynthTests).tests] == [
         ("assert add(2, 2) == 4", "run", "pass")
     ]
     path = write_session(tmp_path / "agentcoder.jsonl", agentcoder_stream())

@@ -1,5 +1,5 @@
 """Workflows are described, not wired in: the registry, the run's first event,
-the step gate's stops as events, and old sessions filled from the legacy table."""
+the step gate's stops as events, and old sessions filled from their workflow's description."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from qflow_tui.core.config import ConfigError, RunConfig
 from qflow_tui.core.events import RunStarted
 from qflow_tui.core.llm.script import ScriptClient
+from qflow_tui.core.run_state import RunState
 from qflow_tui.core.session import read_session
 from qflow_tui.core.steps import StepId
 from qflow_tui.core.workflow_run import run_workflow
@@ -195,7 +196,9 @@ def test_an_old_session_gets_its_workflows_agents_and_plan(tmp_path):
     assert first.progressions == 2
 
 
-def test_an_old_session_of_an_unknown_workflow_gets_the_agents_its_events_show(tmp_path):
+def test_an_old_session_of_an_unknown_workflow_still_reads_with_the_agents_that_spoke(tmp_path):
+    """Nothing guesses a description for an unknown workflow's old session any
+    more (the changelog says so): it reads, and the agents that spoke get panes."""
     path = tmp_path / "old.jsonl"
     events = [
         {"kind": "run_started", "seq": 1, "ts": 1.0, "workflow": "gone", "model": "m", "config": {}, "problem": {}},
@@ -203,9 +206,13 @@ def test_an_old_session_of_an_unknown_workflow_gets_the_agents_its_events_show(t
         {"kind": "step_started", "seq": 3, "ts": 1.0, "step": "code", "agent": "coder"},
     ]
     _old_session(path, "gone", {}, events)
-    first = read_session(path).events[0]
-    assert [a["role"] for a in first.agents] == ["planner", "coder"]
-    assert [s["step"] for s in first.plan] == ["plan", "code"]
+    data = read_session(path)
+    assert not data.events[0].agents and data.events[0].tabs is None
+    state = RunState()
+    for e in data.events:
+        state.apply(e)
+    assert [a.role for a in state.agents] == ["planner", "coder"]
+    assert state.planned_stages() == ["plan", "code"] and state.tabs == ()
 
 
 def test_workflow_settings_are_config_file_keys(tmp_path):

@@ -10,9 +10,9 @@ import asyncio
 import pytest
 
 from qflow_tui.core.config import make_config
-from qflow_tui.core.gate import StepGate, Stop
 from qflow_tui.core.problem import make_problem
 from qflow_tui.core.session import read_session
+from qflow_tui.core.steer.gate import StepGate, Stop
 from qflow_tui.core.workflow_run import run_workflow
 from qflow_tui.locations import package_data_dir
 from tests.helpers import Recorder, TestSandbox

@@ -16,7 +16,7 @@ from qflow_tui.core.context import RunContext
 from qflow_tui.core.events import Decision, DecisionWord, ProgramCandidate
 from qflow_tui.core.extract import extract_program
 from qflow_tui.core.prompts import PromptLibrary
-from qflow_tui.core.steering import steered_program, steered_verdict
+from qflow_tui.core.steer import steered_program, steered_verdict
 from qflow_tui.core.steps import step
 from qflow_tui.core.workflows import WorkflowResult
 

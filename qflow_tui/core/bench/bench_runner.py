@@ -30,6 +30,7 @@ from ..extract import EXTRACTIONS, extraction
 from ..jsonlines import dumps_line
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm.base import close_quietly
+from ..pieces import SynthTests
 from ..run_state import RunState
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
@@ -356,12 +357,12 @@ async def _evaluate_run(
     # Synthesized tests: correct when the canonical solution passes them; triggered
     # when the first program fails them.
     tqc_rows: list[dict[str, Any]] = []
-    tests = [t.test for t in run.judged_tests()] or run.designed_tests()
+    tests = [t.test for t in run.piece(SynthTests).judged()] or run.piece(SynthTests).designed_tests()
     if tests and bp.reference:
         canon, first = await asyncio.gather(
             evaluator.run_tests(bp, bp.reference, tests), evaluator.run_tests(bp, outcome.first_program, tests)
         )
-        kept = {t.test: t.verdict == "kept" for t in run.judged_tests()}
+        kept = {t.test: t.verdict == "kept" for t in run.piece(SynthTests).judged()}
         for test, c, f in zip(tests, canon.results, first.results, strict=True):
             tqc_rows.append(
                 {"test": test, "kept": kept.get(test), "correct": c.status == "pass", "triggered": f.status != "pass"}

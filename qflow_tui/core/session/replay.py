@@ -138,8 +138,6 @@ class ReplayClient:
             data = read_session(Path(path).expanduser())
         except SessionError as exc:
             raise LLMError(f"replay model: {exc}", fatal=True) from None
-        self.warnings = list(data.warnings)
-        self.recorded_model = str(data.header.get("model", ""))
         self.calls = load_recorded_calls(data.events)
         # Exact matches: place + prompt hash, consumed in recorded order.
         self._exact: dict[tuple[Any, ...], deque[RecordedCall]] = defaultdict(deque)

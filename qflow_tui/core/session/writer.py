@@ -178,7 +178,6 @@ class SessionWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._secrets = secret_values(env)
-        self.events_written = 0
         self.compact = compact
         self._index = index
         self._streams: dict[str, _Stream] = {}
@@ -217,7 +216,6 @@ class SessionWriter:
                     # An event read back from a compact file stands for ``merged`` deltas.
                     merged = getattr(event, "merged", 1)
                     self._streams.setdefault(event.call_id, _Stream()).add(event.seq, event.ts, event.text, merged)
-                    self.events_written += 1
                     return
                 case LLMCallFinished(call_id=call_id, response=response) if call_id in self._streams:
                     self._write_stream(call_id, response)
@@ -226,7 +224,6 @@ class SessionWriter:
                 ) if call_id in self._streams:
                     self._write_stream(call_id, None)
         self._write(_event_dict(event))
-        self.events_written += 1
 
     def _write_stream(self, call_id: str, response: str | None) -> None:
         stream = self._streams.pop(call_id)

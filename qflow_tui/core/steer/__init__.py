@@ -1,16 +1,14 @@
-"""Steering a run: a person's edits the workflow takes (:class:`Steering`),
-forks of a recorded session at a step, and comparison of two sessions."""
+"""Steering a run, in one package: the step gate a workflow awaits before each
+step (:mod:`.gate`), a person's edits the workflow takes (:mod:`.edits`), the
+rules of steering a live run (:mod:`.desk`), forks of a recorded session at a
+step (:mod:`.fork`) and two sessions side by side (:mod:`.side_by_side`).
 
-from ..steering import Steering, steered_program, steered_verdict
-from .fork import BranchPoint, ForkClient, ForkError, branch_point, session_steps
+The package sits at two floors of the core's layers: ``gate`` and ``edits``
+below the workflows (which await the gate and take the edits), ``desk``,
+``fork`` and ``side_by_side`` above them (they ask the workflow specs). So this
+module names only what a workflow uses (a plugin imports it from here); import
+the upper modules by their own names."""
 
-__all__ = [
-    "BranchPoint",
-    "ForkClient",
-    "ForkError",
-    "Steering",
-    "branch_point",
-    "session_steps",
-    "steered_program",
-    "steered_verdict",
-]
+from .edits import Steering, has_program, steered_program, steered_verdict
+
+__all__ = ["Steering", "has_program", "steered_program", "steered_verdict"]

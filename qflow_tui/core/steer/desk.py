@@ -1,6 +1,6 @@
 """The rules of steering a live run, without a screen: where the step gate
 holds the run, which edits the workflow takes there (its spec says), and the
-edits themselves, put into the run's :class:`~qflow_tui.core.steering.Steering`
+edits themselves, put into the run's :class:`~qflow_tui.core.steer.edits.Steering`
 for the workflow to take as it goes on. The run screen asks the desk and shows
 what it answers; a test drives the desk alone.
 
@@ -13,12 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..config import RunConfig
-from ..gate import Breakpoint, StepGate, Stop
+from ..pieces import SynthTest
 from ..problem import Problem
-from ..run_state import RunState, SynthTest
+from ..run_state import RunState
 from ..safe_text import one_line
-from ..steering import SteerError, Steering, check_program, check_test
 from ..workflows import WORKFLOWS, Edit, Steerable
+from .edits import SteerError, Steering, check_program, check_test
+from .gate import Breakpoint, StepGate, Stop
 
 #: What a test's row says of the edit waiting for it (the Tests tab marks it).
 PendingTest = str

@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import pyparse
-from ..config import RunConfig
+from ..config import ConfigError, RunConfig
 from ..events import Event, LLMCallStarted, StepStarted
 from ..llm import Completion, DeltaCallback, LLMClient, LLMRequest, make_client
+from ..problem import Problem, ProblemError
+from ..session import SessionData
 from ..session.replay import RecordedCall, ReplayClient, describe_call
 from ..workflows import WORKFLOWS, Edit, Steerable
 from ..workflows.values import config_from_record, validate
+from .edits import Steering
 
 
 class ForkError(Exception):
@@ -114,13 +117,13 @@ class ForkPlan:
     ``client=plan.client(...)``, ``steering=plan.steering``, ``header=plan.header``)."""
 
     parent: Path
-    problem: Any
+    problem: Problem
     """The recorded :class:`~qflow_tui.core.problem.Problem`."""
-    config: Any
+    config: RunConfig
     """The recorded settings (a :class:`~qflow_tui.core.config.RunConfig`), the
     recording as the model and the live model as its fallback."""
     point: BranchPoint
-    steering: Any
+    steering: Steering
     """The edits (a :class:`~qflow_tui.core.steer.Steering`)."""
     header: dict[str, Any]
     live_model: str
@@ -130,13 +133,13 @@ class ForkPlan:
         """The fork's model: the recording before the branch, ``fallback`` (the
         live model built from its name when None) from it on. Raises LLMError."""
         if fallback is None:
-            window = getattr(self.config, "context_window", 0) or None
+            window = self.config.context_window or None
             fallback = make_client(self.live_model, base_url=self.config.base_url, context_window=window)
         return ForkClient(self.parent, fallback, self.point)
 
 
 def plan_fork(
-    data: Any,
+    data: SessionData,
     at: str,
     *,
     progression: int | None = None,
@@ -151,10 +154,6 @@ def plan_fork(
     edits and model, and build its run; ``live``: the session is a run stopped
     at its gate before ``at`` (the branch is where it stands). Raises
     :class:`ForkError` with one line for the user (the same refusals as ``qflow fork``)."""
-    from ..config import ConfigError
-    from ..problem import Problem, ProblemError
-    from ..steering import Steering
-
     name = data.path.name
     point = branch_at_end(data.events, at, progression) if live else branch_point(data.events, at, progression)
     try:

@@ -21,8 +21,9 @@ from ..events import (
     StepFinished,
 )
 from ..safe_text import one_line
+from ..session import SessionData, read_header
 from ..session.family import Lineage, lineage
-from ..session.listing import forked_at_of_header
+from ..session.listing import forked_at_of_header, parent_of_header
 from ..summary import tally_events
 
 
@@ -137,9 +138,6 @@ def visible_checks(events: list[Event], progression: int | None, accepted_at: st
 def _parent_of(path: Path) -> str | None:
     """The parent a session's header names (raises SessionError, a ValueError,
     for a file that is not a session)."""
-    from ..session import read_header
-    from ..session.listing import parent_of_header
-
     return parent_of_header(read_header(path))
 
 
@@ -164,7 +162,7 @@ def _key(path: Path) -> str:
         return str(path)
 
 
-def compare_sessions(a: Any, b: Any) -> dict[str, Any]:
+def compare_sessions(a: SessionData, b: SessionData) -> dict[str, Any]:
     """The comparison of two read sessions (:class:`SessionData`), as one JSON-ready object."""
     trails = trail(a.events), trail(b.events)
     at = first_divergence(*trails)
@@ -191,7 +189,7 @@ def compare_sessions(a: Any, b: Any) -> dict[str, Any]:
 
     lines = lineage(Path(a.path), _parent_of), lineage(Path(b.path), _parent_of)
 
-    def side(data: Any, marks: list[Mark], summary: dict[str, Any], line: Lineage) -> dict[str, Any]:
+    def side(data: SessionData, marks: list[Mark], summary: dict[str, Any], line: Lineage) -> dict[str, Any]:
         return {
             "session": str(data.path),
             "workflow": data.header.get("workflow", ""),

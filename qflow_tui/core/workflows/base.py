@@ -127,10 +127,10 @@ class Steerable:
     screen offers only these, and ``qflow fork`` refuses the others).
 
     Declaring an edit does not apply it: a person's edits wait in the run's
-    :class:`~qflow_tui.core.steering.Steering` (``ctx.steering``), and the run
+    :class:`~qflow_tui.core.steer.edits.Steering` (``ctx.steering``), and the run
     function takes each where it applies, once, with
-    :func:`~qflow_tui.core.steering.steered_program` (at a producing step, or
-    at its check) and :func:`~qflow_tui.core.steering.steered_verdict` (at
+    :func:`~qflow_tui.core.steer.edits.steered_program` (at a producing step, or
+    at its check) and :func:`~qflow_tui.core.steer.edits.steered_verdict` (at
     the checker's step). Those emit the ``steered`` event that records it."""
     program_stages: tuple[str, ...] = ()
     """The stages (a step's name before ``:``) whose program a person may

@@ -21,7 +21,6 @@ from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Stat
 
 from ...core.bench.datasets import is_benchmark_id, load_benchmark_problem
 from ...core.config import ConfigError, RunConfig
-from ...core.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
 from ...core.llm import LLMClient, LLMError, broken_providers, client_module, resolve_base_url
 from ...core.llm.catalog import MAX_LISTED, server_model_list, table_models
 from ...core.llm.prices import BUILT_IN, PriceError
@@ -40,6 +39,7 @@ from ...core.problem import (
 )
 from ...core.safe_text import clean, one_line
 from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
+from ...core.steer.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
 from ...core.userfiles import UserFileError, load_problem_file, read_user_file
 from ...core.workflows import WORKFLOWS, WorkflowSpec, broken_plugins
 from ...core.workflows.settings import Setting

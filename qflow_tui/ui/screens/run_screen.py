@@ -20,7 +20,6 @@ from textual.worker import Worker, WorkerState
 
 from ...core.config import RunConfig
 from ...core.events import Event, Notice, NoticeLevel, RunStarted, Steered
-from ...core.gate import Breakpoint, StepGate, Stop
 from ...core.llm import LLMClient
 from ...core.llm.base import close_quietly
 from ...core.llm.retry import RetryWaits
@@ -29,13 +28,14 @@ from ...core.safe_text import clean, one_line
 from ...core.sandbox import Sandbox
 from ...core.session import SessionError, new_session_path, read_session
 from ...core.steer.desk import SteeringDesk, stop_words
-from ...core.steering import SteerError, Steering, check_program
+from ...core.steer.edits import SteerError, Steering, check_program
+from ...core.steer.gate import Breakpoint, StepGate, Stop
 from ...core.workflow_run import RunError, RunOutcome, run_workflow
 from ...core.workflows import Edit
 from ...locations import sessions_dir
 from ..access import qflow_app
 from ..messages import GateWaiting, RunEvents
-from ..state import SynthTest
+from ..state import SynthTest, SynthTests
 from ..widgets.footer import AppFooter
 from ..widgets.run_view import RunView
 from ..widgets.timeline import Timeline
@@ -456,7 +456,8 @@ class RunScreen(AppScreen[None]):
     def _highlighted_test(self) -> SynthTest | None:
         state = self.query_one(RunView).state
         row = self.query_one(RunView).query_one("#tests-grid", DataTable).cursor_row
-        return state.synth[row] if 0 <= row < len(state.synth) else None
+        tests = state.piece(SynthTests).tests
+        return tests[row] if 0 <= row < len(tests) else None
 
     def _can_edit(self, action: str) -> bool:
         """Edit keys are offered where the desk offers the edit; the test keys

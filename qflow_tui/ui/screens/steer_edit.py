@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, Static, TextArea
 
 from ...core.safe_text import one_line
-from ...core.steering import SteerError
+from ...core.steer.edits import SteerError
 from ..palette import palette
 from .base import AppModal
 

@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from ...core.safe_text import clean
 from ..palette import Palette, palette
-from ..state import ImaginedRecord, RunState
+from ..state import ImaginedChecks, ImaginedRecord, RunState
 
 
 def _verdict(rec: ImaginedRecord, colours: Palette) -> Text:
@@ -87,7 +87,7 @@ def render_check(rec: ImaginedRecord, colours: Palette, pair: tuple[str, str] | 
 
 def trace_groups(state: RunState, progression: int, colours: Palette) -> list[tuple[str | None, Group]]:
     """The checks of one progression, one group per checked step, in plan order."""
-    records = state.imagined_for(progression)
+    records = state.piece(ImaginedChecks).of(progression)
     order = {s: i for i, s in enumerate(state.planned_stages())}
     records.sort(key=lambda r: order.get(r.step or "", 99))
     groups: list[tuple[str | None, Group]] = []

@@ -28,7 +28,7 @@ from ...core import events as ev
 from ...core.events import Event
 from ...core.safe_text import one_line
 from ..messages import SaveRequested
-from ..state import RunState
+from ..state import RunState, RunText, is_imagining
 from .agent_pane import AgentPanes
 from .program_view import shown_program
 from .run_tabs import RUN_TABS, TAB_BY_ID, TabContent, shown_tabs, tabs_of
@@ -232,7 +232,7 @@ class RunView(Widget):
                 self._retry_clock[call_id] = self._clock()
             case ev.TextDelta(call_id=call_id):
                 call = self.state.calls.get(call_id)
-                if call is not None and self.state.is_imagining(call):
+                if call is not None and is_imagining(call):
                     tabs = tabs | {"tab-imagined"}
         self._dirty.update(tabs)
 
@@ -294,7 +294,7 @@ class RunView(Widget):
         painter.update_from(self.state, self.progression)
 
     def _paint_progress(self) -> None:
-        text = self.state.progress_text()
+        text = RunText(self.state).progress()
         if self.state.progressions > 1:
             text = f"showing p{self.progression} of p0–p{self.state.progressions - 1} · {text}"
         if self.gate_status:

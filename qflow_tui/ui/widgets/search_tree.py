@@ -15,7 +15,7 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from ..palette import Palette, palette
-from ..state import RunState, SearchNode
+from ..state import RunState, SearchNode, SearchNodes
 from .lists import ListTree
 
 #: What a critic's action looks like in a node's label.
@@ -97,21 +97,21 @@ class SearchTree(Vertical):
         tree = self.query_one("#search-tree-nodes", Tree)
         colours = palette(self.app)
         theme = self.app.theme
-        if any(node_id not in state.tree for node_id in self._tree_nodes) or theme != self._theme:
+        if any(node_id not in state.piece(SearchNodes).nodes for node_id in self._tree_nodes) or theme != self._theme:
             tree.clear()  # a replay going back, or new colours: draw again
             self._tree_nodes.clear()
             self._shown.clear()
             self._theme = theme
-        returned = state.returned_node
+        returned = state.piece(SearchNodes).returned
         self._add(tree.root, None, state, returned, colours)
-        if state.tree and tree.cursor_line < 0:
+        if state.piece(SearchNodes).nodes and tree.cursor_line < 0:
             tree.cursor_line = 0  # the first node's details show at once
         self._show_detail()
 
     def _add(
         self, under: TreeNode[str], parent: str | None, state: RunState, returned: str | None, colours: Palette
     ) -> None:
-        for n in state.tree_children(parent):
+        for n in state.piece(SearchNodes).children(parent):
             shown = (n.seq, n.node == returned)
             node = self._tree_nodes.get(n.node)
             if node is None:
@@ -137,9 +137,11 @@ class SearchTree(Vertical):
         if state is None:
             return
         node_id = self.selected_node()
-        node = state.tree.get(node_id) if node_id else None
+        node = state.piece(SearchNodes).nodes.get(node_id) if node_id else None
         body = self.query_one("#search-tree-detail-body", Static)
-        body.update(render_node(node, node_id is not None and node_id == state.returned_node, palette(self.app)))
+        body.update(
+            render_node(node, node_id is not None and node_id == state.piece(SearchNodes).returned, palette(self.app))
+        )
 
     @on(Tree.NodeHighlighted, "#search-tree-nodes")
     def _node_highlighted(self) -> None:

@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Static
 
 from ...core.safe_text import clean, one_line
 from ..palette import Palette, palette
-from ..state import RunState, SynthTest
+from ..state import RunState, RunText, SynthTest, SynthTests
 from .columns import room_left
 from .lists import ListTable
 
@@ -207,12 +207,13 @@ class TestsTable(Vertical):
             table.clear(columns=True)
             self._add_columns(table)
             self._rows = []
-        if len(state.synth) < len(self._rows) or theme != self._theme:
+        tests = state.piece(SynthTests).tests
+        if len(tests) < len(self._rows) or theme != self._theme:
             table.clear()  # a fresh run (or a replay going back), or new colours
             self._rows = []
             self._theme = theme
         # Rows already shown change in place (update_cell); new tests are appended.
-        for i, t in enumerate(state.synth):
+        for i, t in enumerate(tests):
             pending = self.pending.get(t.test)
             shown = (f"{t.verdict}{t.steered}{pending}", repr(t.results.get(progression)))
             if i < len(self._rows):
@@ -234,21 +235,18 @@ class TestsTable(Vertical):
             )
         # As the run uses them: a person's keep, drop, edit or own test counts (the
         # TQC column still shows the judge's verdict, ✎ where a person overrode it).
-        kept = sum(1 for t in state.synth if t.standing == "kept")
-        rejected = sum(1 for t in state.synth if t.standing == "rejected")
+        counts = RunText(state).test_counts()
         summary = Text()
-        designed = sum(1 for t in state.synth if t.source == "designed")
-        ran = sum(1 for t in state.synth if t.source == "run")
-        if designed or not ran:
-            most = f"/{state.most_tests}" if state.most_tests else ""
-            summary.append(f"{designed}{most} designed", style="bold")
-        if ran:
-            summary.append(f"{' · ' if designed else ''}{ran} run", style="bold")
-        if kept or rejected:
+        if counts.designed or not counts.ran:
+            most = f"/{counts.most}" if counts.most else ""
+            summary.append(f"{counts.designed}{most} designed", style="bold")
+        if counts.ran:
+            summary.append(f"{' · ' if counts.designed else ''}{counts.ran} run", style="bold")
+        if counts.kept or counts.rejected:
             summary.append(" · ")
-            summary.append(f"{kept} kept", style=colours.success)
+            summary.append(f"{counts.kept} kept", style=colours.success)
             summary.append(" · ")
-            summary.append(f"{rejected} rejected", style=colours.error)
+            summary.append(f"{counts.rejected} rejected", style=colours.error)
         run = state.sandbox_runs.get(progression)
         if run and run["purpose"] in ("self_debug", "after_debug"):
             when = "after" if run["purpose"] == "after_debug" else "before"
@@ -289,7 +287,8 @@ class TestsTable(Vertical):
             return
         table = self.query_one("#tests-grid", DataTable)
         i = table.cursor_row
-        t = state.synth[i] if 0 <= i < len(state.synth) else None
+        tests = state.piece(SynthTests).tests
+        t = tests[i] if 0 <= i < len(tests) else None
         pending = self.pending.get(t.test) if t is not None else None
         self.query_one("#tests-detail-body", Static).update(
             render_detail(

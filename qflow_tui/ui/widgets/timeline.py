@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ...core import events as ev
-from ...core.steering import steered_words
+from ...core.steer.edits import steered_words
 from ...core.steps import decision_said
 from ..palette import Palette, palette
 from ..state import RunState, StageCell

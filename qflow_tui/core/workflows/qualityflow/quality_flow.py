@@ -28,7 +28,7 @@ from ...context import RunContext
 from ...events import Decision, DecisionWord, Notice
 from ...llm import LLMError
 from ...sandbox.report import SandboxReport
-from ...steering import has_program, steered_program, steered_statement, steered_tests, steered_verdict
+from ...steer.edits import has_program, steered_program, steered_statement, steered_tests, steered_verdict
 from ...steps import StepId, StepOutcome
 from ...steps import step as enter_step
 from ..base import WorkflowResult

@@ -5,7 +5,7 @@ the run's :class:`Steering` where an agent would answer; every edit taken is a
 ``steered`` event in the session (who, what, from what, to what).
 
 The store sits below the workflows, which read it; what a workflow will take
-at a fork asks the workflow specs and stays in :mod:`qflow_tui.core.steer`.
+at a fork asks the workflow specs and stays in :mod:`qflow_tui.core.steer.fork`.
 
 A :class:`Steering` may change while the run goes (the app puts a person's
 edits into it while the step gate holds the run): the workflow takes each edit
@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import pyparse
-from .events import ProgramCandidate, Steered, SteeredWhat
-from .problem import ProblemError, parse_tests
-from .safe_text import one_line
+from .. import pyparse
+from ..events import ProgramCandidate, Steered, SteeredWhat
+from ..problem import ProblemError, parse_tests
+from ..safe_text import one_line
 
 if TYPE_CHECKING:
-    from .context import RunContext
+    from ..context import RunContext
 
 
 class SteerError(ValueError):

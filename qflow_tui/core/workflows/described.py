@@ -1,0 +1,48 @@
+"""A ``run_started`` event that does not describe its workflow gets what the
+workflow declares now, for the settings it recorded: a stream handed to the
+reducer without a description (a test's, a plugin's), and sessions from the
+builds of 2026-11-22 to 11-27 that wrote none. A reader of any run (the app,
+replay, the browser) never needs a fallback of its own."""
+
+from __future__ import annotations
+
+from ..config import RunConfig
+from ..events import Event, RunStarted
+from . import WORKFLOWS
+from .values import config_from_record
+
+
+def describe_started(event: RunStarted) -> bool:
+    """Give ``event`` what its workflow declares now for the settings it
+    recorded (in place): the agents, plan, summary and progressions when it has
+    none, the tabs, checker, test judge and decided roles when it has no tabs.
+    False when this build does not know the workflow (the run's events still
+    give each agent that speaks a pane). The oldest sessions name no workflow:
+    they were the default's."""
+    workflow = event.workflow or RunConfig.workflow
+    spec = WORKFLOWS.get(workflow)
+    if spec is None:
+        return False
+    recorded = event.config if isinstance(event.config, dict) else {}
+    described = spec.described(config_from_record(recorded, workflow, strict=False))
+    if not event.agents:
+        event.agents = described["agents"]
+        event.plan = described["plan"]
+        event.summary = event.summary or described["summary"]
+        event.visible_tests = event.visible_tests or described["visible_tests"]
+        event.progressions = described["progressions"]
+    if event.tabs is None:
+        event.tabs = described["tabs"]
+        event.checker, event.test_judge, event.decided = (
+            described["checker"],
+            described["test_judge"],
+            described["decided"],
+        )
+    return True
+
+
+def describe_all(events: list[Event]) -> None:
+    """:func:`describe_started` for each ``run_started`` without its description."""
+    for event in events:
+        if isinstance(event, RunStarted) and (not event.agents or event.tabs is None):
+            describe_started(event)
