@@ -7,20 +7,23 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.safe_text import one_line
-from . import fail
+from . import Subparsers, fail
+
+if TYPE_CHECKING:  # types only: the modules load when the command runs
+    from ..core.llm.catalog import KnownModel
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("models", help="list the models you can name, and a local server's", description=__doc__)
     p.add_argument("--base-url", help="also list what this OpenAI-compatible server serves (a URL or a preset)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def _price(known: Any) -> str:
+def _price(known: KnownModel) -> str:
     p = known.price
     if p is None:
         return ""
@@ -29,7 +32,7 @@ def _price(known: Any) -> str:
     return f"${p.input:g} in / ${p.output:g} out per Mtok (cached ${p.cache_read:g}), as of {p.as_of or '?'}"
 
 
-def _retires(known: Any) -> str:
+def _retires(known: KnownModel) -> str:
     from ..core.llm.prices import RETIREMENTS
 
     gone = RETIREMENTS.get(known.name)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import events as ev
 from ..core.config import EFFORTS
 from ..core.run_state import RunState
-from . import fail
+from . import Subparsers, fail
 from .workflow_options import add_workflow_options, workflow_overrides
 
 if TYPE_CHECKING:  # the run's modules load only when a command runs (``qflow --help`` stays fast)
@@ -113,7 +113,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("solve", help="solve a problem headless", description=__doc__)
     p.add_argument(
         "--problem",
