@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..core.safe_text import one_line
 
 if TYPE_CHECKING:
     from ..core.config import RunConfig
+
+#: What each command's ``add_parser`` is given: ``qflow``'s subcommands.
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def fail(message: str, code: int = 2) -> int:

@@ -7,15 +7,18 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.asserts import parse_python
 from ..core.problem import MAX_TESTS_CHARS
 from ..core.userfiles import UserFileError, read_user_file
-from . import fail
+from . import Subparsers, fail
+
+if TYPE_CHECKING:  # types only: the modules load when the command runs
+    from ..core.sandbox import SandboxReport
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("check", help="run a program against assert tests in the sandbox", description=__doc__)
     p.add_argument("--code", required=True, metavar="FILE", help="the program ('-' for stdin)")
     p.add_argument(
@@ -137,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_table(report: Any) -> None:
+def _print_table(report: SandboxReport) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import fail, viewing_config
+from . import Subparsers, fail, viewing_config
+
+if TYPE_CHECKING:  # types only: the modules load when the command runs
+    from pathlib import Path
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("compare", help="compare two sessions side by side", description=__doc__)
     p.add_argument("a", metavar="A", help="a session: its file, its number in `qflow sessions` or its id")
     p.add_argument("b", metavar="B", help="another session, likewise")
@@ -41,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def open_app(a: Any, b: Any) -> int:
+def open_app(a: str | Path, b: str | Path) -> int:
     """Open the app on the compare screen of ``a`` and ``b``."""
     config = viewing_config()
     try:

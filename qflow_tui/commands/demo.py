@@ -7,9 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
-from . import fail
+from . import Subparsers, fail
 
 
 def demo_session() -> Path:
@@ -19,7 +18,7 @@ def demo_session() -> Path:
     return path()
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("demo", help="replay the bundled demo session (no API key needed)", description=__doc__)
     p.add_argument(
         "--json", action="store_true", help="print the demo run's summary as JSON instead of opening the app"

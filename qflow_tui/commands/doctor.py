@@ -17,16 +17,16 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from ..core.safe_text import one_line
-from . import fail
+from . import Subparsers, fail
 
 #: Variables the app reads; only whether they are set is printed.
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser(
         "doctor", help="show the sandbox isolation level and which API keys are set", description=__doc__
     )
@@ -169,7 +169,7 @@ def plugin_report() -> dict[str, Any]:
     return {"loaded": loaded, "refused": refused, "said": list(WORKFLOWS.said), "providers": providers}
 
 
-def print_plugins(plugins: dict[str, Any], out: Any) -> None:
+def print_plugins(plugins: dict[str, Any], out: TextIO) -> None:
     loaded = ", ".join(plugins["loaded"]) or "none"
     print(f"workflow plugins: {loaded} (qflow.workflows entry points besides the built-ins)", file=out)
     for line in plugins["refused"]:
@@ -197,7 +197,7 @@ def ground_truth_report(on: bool, level_keeps_files: bool) -> dict[str, Any]:
     return {"folder": str(folder), "files": files, "bytes": size, "on": on, "level_allows": level_keeps_files}
 
 
-def print_ground_truth(truth: dict[str, Any], out: Any) -> None:
+def print_ground_truth(truth: dict[str, Any], out: TextIO) -> None:
     held = f"{truth['files']} checks, {truth['bytes'] / 1e6:.1f} MB in {truth['folder']} (delete it to free the space)"
     if not truth["on"]:
         state = "off (setting truth_cache): computed every run"
@@ -239,7 +239,7 @@ def warm_pool_report() -> tuple[dict[str, Any], str | None, bool]:
 WARM_WAIT = 15.0
 
 
-def print_warm_pool(warm: dict[str, Any], out: Any) -> None:
+def print_warm_pool(warm: dict[str, Any], out: TextIO) -> None:
     if not warm["on"]:
         print("warm sandbox children: off (setting sandbox_warm): each run starts its own", file=out)
         return
@@ -260,7 +260,7 @@ def print_warm_pool(warm: dict[str, Any], out: Any) -> None:
     print_zygote(warm.get("zygote") or {}, out)
 
 
-def print_zygote(report: dict[str, Any], out: Any) -> None:
+def print_zygote(report: dict[str, Any], out: TextIO) -> None:
     """Whether bwrap's children are forks of a zygote, and its cost or why not."""
     if not report.get("on"):
         print("zygote: off (QFLOW_SANDBOX_ZYGOTE=0, or warm children off): each child starts bwrap", file=out)

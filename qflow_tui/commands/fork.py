@@ -12,11 +12,11 @@ from typing import Any
 
 from ..core import pyparse
 from ..core.events import Event, TestsDesigned, TQCVerdict
-from . import fail
+from . import Subparsers, fail
 from .solve import add_run_options
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("fork", help="fork a saved session at a step, with edits", description=__doc__)
     p.add_argument(
         "session",

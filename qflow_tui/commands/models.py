@@ -8,20 +8,23 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.safe_text import one_line
-from . import fail
+from . import Subparsers, fail
+
+if TYPE_CHECKING:  # types only: the modules load when the command runs
+    from ..core.llm.catalog import KnownModel
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("models", help="list the models you can name, and a local server's", description=__doc__)
     p.add_argument("--base-url", help="also list what this OpenAI-compatible server serves (a URL or a preset)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def _price(known: Any) -> str:
+def _price(known: KnownModel) -> str:
     p = known.price
     if p is None:
         return ""
@@ -35,7 +38,7 @@ def today() -> str:
     return datetime.date.today().isoformat()
 
 
-def _retires(known: Any) -> str:
+def _retires(known: KnownModel) -> str:
     """ "retires DAY: use X" before the day, "retired DAY: use X" from it on."""
     from ..core.llm.prices import RETIREMENTS
 

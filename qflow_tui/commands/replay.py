@@ -8,12 +8,16 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from . import fail, viewing_config
+from . import Subparsers, fail, viewing_config
+
+if TYPE_CHECKING:  # types only: the modules load when the command runs
+    from ..core.config import RunConfig
+    from ..core.session import SessionData
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     from .solve import add_run_options
 
     p = sub.add_parser("replay", help="replay a saved session (in the app, or --json)", description=__doc__)
@@ -33,7 +37,7 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def check_session(path: str) -> tuple[Any, int]:
+def check_session(path: str) -> tuple[SessionData | None, int]:
     """Read a session for replay; returns (data, 0) or (None, exit code) after
     printing the one-line reason."""
     from ..core.session import SessionError, read_session
@@ -69,7 +73,7 @@ def open_app(path: Path, *, step: int | None = None, play: bool = False, intro: 
     return int(getattr(app, "return_code", 0) or 0)
 
 
-def recorded_config(data: Any, args: argparse.Namespace) -> Any:
+def recorded_config(data: SessionData, args: argparse.Namespace) -> RunConfig:
     """The recorded settings, with the command line's run options on top and the
     recording itself as the model."""
     from ..core.resume import recorded_settings
@@ -78,7 +82,7 @@ def recorded_config(data: Any, args: argparse.Namespace) -> Any:
     return recorded_settings(data, config_overrides(args))
 
 
-def rerun(args: argparse.Namespace, data: Any) -> int:
+def rerun(args: argparse.Namespace, data: SessionData) -> int:
     from ..core.config import ConfigError
     from ..core.problem import Problem, ProblemError
     from .solve import run_headless

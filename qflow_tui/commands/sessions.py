@@ -11,17 +11,37 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from ..core.safe_text import markup_safe, one_line
+from ..core.session import (
+    IndexUnavailable,
+    Query,
+    SessionError,
+    SessionIndex,
+    SessionInfo,
+    Unreadable,
+    compress_session,
+    default_export_name,
+    delete_session,
+    export_session,
+    find_sessions,
+    list_sessions,
+    parse_search,
+    read_header,
+    session_title,
+)
 from ..core.session.display import fork_place, human_duration, human_time, human_tokens, short_model
-from ..core.session.family import fork_tree, loop_words
-from . import fail
+from ..core.session.family import ForkTree, fork_tree, loop_words
+from ..core.session.fileformat import session_stem
+from ..core.session.index import check_outcome, parse_date
+from ..core.session.listing import session_files
+from ..locations import sessions_dir
+from . import Subparsers, fail
 
 __all__ = ["human_duration", "human_time", "human_tokens", "short_model"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser(
         "sessions",
         help="list, export or delete saved sessions",
@@ -90,18 +110,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _folder(args: argparse.Namespace) -> Path:
-    from ..locations import sessions_dir
-
     return Path(args.dir).expanduser() if getattr(args, "dir", None) else sessions_dir()
 
 
-def _query(args: argparse.Namespace) -> Any:
+def _query(args: argparse.Namespace) -> Query:
     """The listing's query from the flags; ``--search`` takes the browser's
     ``key:value`` filters too. Raises ValueError (one line) for a value that
     cannot match anything."""
-    from ..core.session import parse_search
-    from ..core.session.index import check_outcome, parse_date
-
     if (args.limit is not None and args.limit < 0) or args.offset < 0:
         raise ValueError("--limit and --offset take a number of 0 or more")
     query = parse_search(args.search or "")
@@ -115,7 +130,7 @@ def _query(args: argparse.Namespace) -> Any:
     return query
 
 
-def _filtered(query: Any) -> bool:
+def _filtered(query: Query) -> bool:
     return bool(
         query.search
         or query.workflow
@@ -137,8 +152,6 @@ def _said(args: argparse.Namespace) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from ..core.session import find_sessions
-
     folder = _folder(args)
     if args.dir and not folder.is_dir():
         return fail(f"--dir {args.dir}: no such folder")
@@ -189,8 +202,6 @@ def _interactive() -> bool:
 
 
 def _reindex(args: argparse.Namespace) -> int:
-    from ..core.session import IndexUnavailable, SessionIndex
-
     folder = _folder(args)
     if args.dir and not folder.is_dir():
         return fail(f"--dir {args.dir}: no such folder")
@@ -205,8 +216,6 @@ def _reindex(args: argparse.Namespace) -> int:
 
 
 def _compress(args: argparse.Namespace) -> int:
-    from ..core.session import SessionError, compress_session, list_sessions
-
     folder = _folder(args)
     if args.all:
         paths = [s.path for s in list_sessions(folder, recursive=True)[0] if s.path.suffix == ".jsonl"]
@@ -234,14 +243,16 @@ def _cut(text: str, width: int) -> str:
 
 
 def print_table(
-    folder: Path, sessions: list[Any], unreadable: list[Any], width: int | None = None, tree: Any = None
+    folder: Path,
+    sessions: list[SessionInfo],
+    unreadable: list[Unreadable],
+    width: int | None = None,
+    tree: ForkTree[SessionInfo] | None = None,
 ) -> None:
     """A plain fixed-width table that fits the terminal: the problem and model
     columns give way first. With ``tree`` (:func:`fork_tree` of ``sessions``,
     in its order) each fork is marked under its parent and a loop of fork
     parents is said under the table."""
-    import shutil
-
     from rich.console import Console
     from rich.text import Text
 
@@ -330,9 +341,9 @@ def print_table(
         )
 
 
-def _fork_place(s: Any, tree: Any) -> str:
+def _fork_place(s: SessionInfo, tree: ForkTree[SessionInfo] | None) -> str:
     """A fork's place in the model column, worded as the browser words it."""
-    if not getattr(s, "parent", None):
+    if not s.parent:
         return ""
     forked_at = one_line(s.forked_at) if s.forked_at else None
     key = str(s.path)
@@ -343,11 +354,11 @@ def _fork_place(s: Any, tree: Any) -> str:
     return fork_place(forked_at, parent_shown=False, parent_exists=Path(s.parent).exists())
 
 
-def _fork_mark(s: Any, tree: Any) -> str:
+def _fork_mark(s: SessionInfo, tree: ForkTree[SessionInfo] | None) -> str:
     """A fork's mark before its title: ``└`` under its parent (``└3`` three
     forks down from the root listed), ``↻`` where a loop of parents was
     broken, ``↳`` when its parent is not listed."""
-    if tree is None or not getattr(s, "parent", None):
+    if tree is None or not s.parent:
         return ""
     depth = tree.depth.get(str(s.path), 0)
     if depth > 0:
@@ -362,17 +373,10 @@ def resolve_session_arg(arg: str, folder: Path | None = None) -> Path:
     path = Path(arg).expanduser()
     if path.exists() or "/" in arg:
         return path
-    from ..core.session import Query, find_sessions
-    from ..core.session.fileformat import session_stem
-    from ..core.session.listing import session_files
 
     if folder is None:
-        from ..locations import sessions_dir
-
         folder = sessions_dir()
     if arg.isdigit():
-        from ..core.session import SessionError
-
         number = int(arg)
         page = find_sessions(folder, Query(sort="date", limit=1, offset=max(0, number - 1)), recursive=True)
         if number >= 1 and page.sessions and page.sessions[0].number == number:
@@ -387,8 +391,6 @@ def resolve_session_arg(arg: str, folder: Path | None = None) -> Path:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from ..core.session import SessionError, default_export_name, export_session
-
     fmt = args.format
     if args.output:
         dest = Path(args.output).expanduser()
@@ -406,8 +408,6 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _delete(args: argparse.Namespace) -> int:
-    from ..core.session import SessionError, read_header, session_title
-
     try:
         path = resolve_session_arg(args.file, _folder(args))
         header = read_header(path)
@@ -420,7 +420,6 @@ def _delete(args: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("kept")
             return 1
-    from ..core.session import delete_session
 
     try:
         delete_session(path)

@@ -9,15 +9,22 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import events as ev
 from ..core.config import EFFORTS
 from ..core.run_state import RunState
 from ..core.run_text import RunText
 from ..core.steps import decision_said
-from . import fail
+from . import Subparsers, fail
 from .workflow_options import add_workflow_options, workflow_overrides
+
+if TYPE_CHECKING:  # the run's modules load only when a command runs (``qflow --help`` stays fast)
+    from typing import Unpack
+
+    from ..core.config import RunConfig
+    from ..core.problem import Problem
+    from ..core.workflow_run import RunError, RunOptions, RunOutcome
 
 
 def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -108,7 +115,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {**{k: getattr(args, k, None) for k in keys}, **workflow_overrides(args)}
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("solve", help="solve a problem headless", description=__doc__)
     p.add_argument(
         "--problem",
@@ -151,7 +158,9 @@ class InputError(Exception):
     pass
 
 
-def load_problem(problem_arg: str, tests_arg: str | None, entry_point: str | None, dataset_file: str | None = None):
+def load_problem(
+    problem_arg: str, tests_arg: str | None, entry_point: str | None, dataset_file: str | None = None
+) -> Problem:
     """A problem from a statement file plus a tests file (asserts, or Input/Output
     blocks for a stdin/stdout problem), a problem file (JSON, docs/io-problems.md),
     or a benchmark id (``mbpp/11``; ``codecontests/3`` with ``--dataset-file``)."""
@@ -193,7 +202,7 @@ def _other_dataset_id(spec: str) -> bool:
     return name.lower() in sources()
 
 
-def _problem_file(text: str, where: str):
+def _problem_file(text: str, where: str) -> Problem:
     from ..core.problem import problem_from_file_data
 
     try:
@@ -203,7 +212,7 @@ def _problem_file(text: str, where: str):
     return problem_from_file_data(data, where)
 
 
-def _dataset_problem(problem_arg: str, tests_arg: str | None, dataset_file: str):
+def _dataset_problem(problem_arg: str, tests_arg: str | None, dataset_file: str) -> Problem:
     """``--problem <dataset>/<n or name> --dataset-file F``: the n-th problem (0-based) of a local copy."""
     from ..core.bench.sources import load_from_source
 
@@ -251,13 +260,15 @@ def resume(args: argparse.Namespace) -> int:
     return run_headless(plan.problem, plan.config, json_out=args.json, session_dir=session_dir)
 
 
-def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path | None, **run_kwargs: Any) -> int:
+def run_headless(
+    problem: Problem, config: RunConfig, *, json_out: bool, session_dir: Path | None, **run_kwargs: Unpack[RunOptions]
+) -> int:
     """Run a workflow without the app: live progress on a terminal, plain lines
     elsewhere, one JSON object with ``json_out``. Returns the exit code.
     ``run_kwargs`` go to :func:`run_workflow` (a fork's client, steering, header)."""
     from ..core.workflow_run import RunError, run_workflow
 
-    sinks: list[Any] = []
+    sinks: list[ev.Sink] = []
     progress = None
     if not json_out and sys.stderr.isatty():
         progress = LiveProgress()
@@ -279,7 +290,7 @@ def run_headless(problem: Any, config: Any, *, json_out: bool, session_dir: Path
     return 0
 
 
-def run_failed(exc: Any, *, json_out: bool) -> int:
+def run_failed(exc: RunError, *, json_out: bool) -> int:
     """A run that failed for good: its reason, its session (complete up to the
     failure) and how to resume it; with ``json_out`` one JSON object, the
     recorded summary of what finished plus ``error``."""
@@ -301,7 +312,7 @@ def run_failed(exc: Any, *, json_out: bool) -> int:
     return code
 
 
-def print_result(outcome: Any) -> None:
+def print_result(outcome: RunOutcome) -> None:
     """The result for a person, or for a pipe: piped, the program is written as
     it is and no line is wrapped, so ``> program.py`` and ``| tail -1`` (the
     session's path) give whole text."""
@@ -341,7 +352,7 @@ def print_result(outcome: Any) -> None:
     console.print(f"session: {outcome.session}", style="dim", soft_wrap=True, markup=False, highlight=False)
 
 
-def _cost_text(cost: dict[str, Any]) -> str:
+def _cost_text(cost: dict[str, object]) -> str:
     if "total" in cost:
         dated = f", prices of {cost['prices_as_of']}" if cost.get("prices_as_of") else ""
         return f"cost ${cost['total']:.4f}{dated}; "

@@ -11,21 +11,21 @@ from typing import Any
 
 from ..core.config import RunConfig
 from ..core.workflows import WORKFLOWS
-from ..core.workflows.settings import Setting
+from ..core.workflows.settings import AnySetting
 from ..core.workflows.values import all_settings
 
 
-def _owners(setting: Setting) -> list[str]:
+def _owners(setting: AnySetting) -> list[str]:
     return [spec.name for spec in WORKFLOWS.values() if any(s.key == setting.key for s in spec.settings)]
 
 
-def _default_words(setting: Setting) -> str:
+def _default_words(setting: AnySetting) -> str:
     if setting.type is bool:
         return "on" if setting.default else "off"
     return str(setting.default)
 
 
-def setting_help(setting: Setting) -> str:
+def setting_help(setting: AnySetting) -> str:
     return f"{', '.join(_owners(setting))}: {setting.doc} ({setting.allowed()}; default {_default_words(setting)})"
 
 

@@ -6,19 +6,22 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
-from . import fail
+from . import Subparsers, fail
+
+if TYPE_CHECKING:  # types only: the modules load when the command runs
+    from ..core.workflows.settings import SettingValue
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("workflows", help="list the workflows with their settings and defaults", description=__doc__)
     p.add_argument("name", nargs="?", help="show only this workflow")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def _default_words(value: Any) -> str:
+def _default_words(value: SettingValue) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)

@@ -51,7 +51,7 @@ def _described(value: object) -> str:
     return f"{shown} ({article} {kind})" if shown else f"{article} {kind}"
 
 
-def _wanted(annotation: Any) -> str:
+def _wanted(annotation: object) -> str:
     """What ``annotation`` asks for, in words a user reads: ``a whole number``,
     ``a list``, ``text or None`` (a container's items are checked, and named,
     one by one)."""
@@ -74,16 +74,16 @@ def _wanted(annotation: Any) -> str:
     return str(annotation)
 
 
-class _Names(dict[str, Any]):
+class _Names(dict[str, object]):
     """Names for resolving a class's annotations: ``names``, its module's, then
     the builtins, and ``Any`` for a name only a type checker sees."""
 
-    def __init__(self, module: str, names: Mapping[str, Any]) -> None:
+    def __init__(self, module: str, names: Mapping[str, object]) -> None:
         super().__init__()
         self.module = vars(sys.modules[module]) if module in sys.modules else {}
         self.names = names
 
-    def __missing__(self, key: str) -> Any:
+    def __missing__(self, key: str) -> object:
         if key in self.names:
             return self.names[key]
         if key in self.module:
@@ -91,10 +91,10 @@ class _Names(dict[str, Any]):
         return getattr(builtins, key, Any)
 
 
-_HINTS: dict[tuple[type, tuple[str, ...]], dict[str, Any]] = {}
+_HINTS: dict[tuple[type, tuple[str, ...]], dict[str, object]] = {}
 
 
-def field_types(cls: type, names: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def field_types(cls: type, names: Mapping[str, object] | None = None) -> dict[str, object]:
     """The resolved annotations of a dataclass's fields: ``names`` first (for
     names its module imports only under ``TYPE_CHECKING``), any other name a
     type checker alone sees resolves to ``Any``."""
@@ -115,12 +115,12 @@ def field_types(cls: type, names: Mapping[str, Any] | None = None) -> dict[str, 
     return hints
 
 
-def is_callable_type(annotation: Any) -> bool:
+def is_callable_type(annotation: object) -> bool:
     return typing.get_origin(annotation) is collections.abc.Callable or annotation is collections.abc.Callable
 
 
 def type_problem(
-    value: Any, annotation: Any, where: str, names: Mapping[str, Any] | None = None, depth: int = 0
+    value: object, annotation: object, where: str, names: Mapping[str, object] | None = None, depth: int = 0
 ) -> str | None:
     """Why ``value`` is not of the type ``annotation`` says (one line naming
     ``where``, the field's path), or None. Knows plain classes, ``X | None``,
@@ -186,7 +186,7 @@ def type_problem(
 
 
 def keys_problem(
-    value: Any, shape: Any, where: str = "", names: Mapping[str, Any] | None = None, depth: int = 0
+    value: object, shape: object, where: str = "", names: Mapping[str, object] | None = None, depth: int = 0
 ) -> str | None:
     """Why the dict ``value`` does not have the shape of the TypedDict
     ``shape`` (a required key missing, or a key's value of the wrong type), or
@@ -195,7 +195,8 @@ def keys_problem(
         return f"{where or 'it'} is {_described(value)}, not a dict"
     hints = typing.get_type_hints(shape)
     prefix = f"{where}." if where else ""
-    for key in sorted(shape.__required_keys__):
+    required: frozenset[str] = getattr(shape, "__required_keys__")  # noqa: B009 (a TypedDict's, unknown to object)
+    for key in sorted(required):
         if key not in value:
             return f"{prefix}{key} is missing"
     for key, annotation in hints.items():
@@ -206,16 +207,20 @@ def keys_problem(
     return None
 
 
-def _unrequired(annotation: Any) -> Any:
+def _unrequired(annotation: object) -> object:
     """``Required[X]`` / ``NotRequired[X]`` -> ``X``."""
     if typing.get_origin(annotation) in (typing.Required, typing.NotRequired):
         return typing.get_args(annotation)[0]
     return annotation
 
 
-def fields_problem(obj: Any, names: Mapping[str, Any] | None = None, where: str = "", depth: int = 0) -> str | None:
+def fields_problem(
+    obj: object, names: Mapping[str, object] | None = None, where: str = "", depth: int = 0
+) -> str | None:
     """The first field of the dataclass instance ``obj`` whose value is not of
     its declared type, in words (see :func:`type_problem`), or None."""
+    if not dataclasses.is_dataclass(obj):
+        raise TypeError(f"{type(obj).__name__} is not a dataclass")  # as dataclasses.fields says
     hints = field_types(type(obj), names)
     for f in dataclasses.fields(obj):
         name = f"{where}.{f.name}" if where else f.name

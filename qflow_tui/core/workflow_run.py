@@ -10,8 +10,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
+from ..locations import sessions_dir
 from .config import RunConfig
 from .context import RunContext
 from .events import Emitter, Notice, RunFailed, RunFinished, RunStarted, Sink
@@ -21,11 +22,12 @@ from .llm.base import close_quietly
 from .llm.prices import PriceError, load_prices, retirement_notice, run_cost
 from .llm.retry import RetryWaits
 from .problem import Problem
-from .sandbox import Sandbox, SandboxUnavailable
+from .sandbox import Sandbox, SandboxConfig, SandboxUnavailable, pool
 from .session import SessionWriter, new_session_path
 from .steer.edits import Steering
 from .steer.gate import Gate, OpenGate
 from .summary import RunSummary
+from .visible_check import run_visible_tests
 from .workflows import WORKFLOWS
 from .workflows.values import recorded_config, validate
 
@@ -48,6 +50,22 @@ class RunOutcome(RunSummary):
         return self.to_dict()
 
 
+class RunOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`run_workflow` that a caller such as
+    ``qflow solve``'s ``run_headless`` passes on untouched."""
+
+    client: LLMClient | None
+    sandbox: Sandbox | None
+    gate: Gate | None
+    session_path: Path | None
+    record: bool
+    steering: Steering | None
+    header: dict[str, Any] | None
+    close_client: bool
+    retry_waits: RetryWaits | None
+    visible_run: bool
+
+
 def build_client(config: RunConfig) -> LLMClient:
     fallback = None
     window = config.context_window or None
@@ -67,22 +85,18 @@ def build_client(config: RunConfig) -> LLMClient:
     )
 
 
-def build_sandbox(config: RunConfig) -> Any:
-    from .sandbox import Sandbox, SandboxConfig
-
+def build_sandbox(config: RunConfig) -> Sandbox:
     apply_sandbox_settings(config)
     return Sandbox(SandboxConfig(timeout=config.test_timeout))
 
 
 def apply_sandbox_settings(config: RunConfig) -> None:
     """Warm sandbox children on or off for this process, as ``sandbox_warm`` says."""
-    from .sandbox import pool
-
     if pool.enabled() != config.sandbox_warm:
         pool.set_enabled(config.sandbox_warm)
 
 
-def sampling_sent(client: Any, config: RunConfig) -> dict[str, str]:
+def sampling_sent(client: LLMClient, config: RunConfig) -> dict[str, str]:
     """The sampling settings really sent to the model, in words, for the
     session header and the run's first event."""
     said = getattr(client, "sampling", None)
@@ -126,8 +140,6 @@ async def run_workflow(
     ``visible_run``: once the workflow has decided, run its final program on the
     visible tests in the sandbox and tell how it did (a ``visible_tests_run``
     event, for the person only: the outcome stands as the workflow decided)."""
-    from ..locations import sessions_dir
-
     validate(config)
     workflow = WORKFLOWS.get(config.workflow)
     if workflow is None:
@@ -271,8 +283,6 @@ async def run_workflow(
 async def _run_visible_tests(ctx: RunContext, sandbox: Sandbox, program: str) -> None:
     """The final program on the visible tests (see :mod:`.visible_check`); a
     sandbox that cannot run it costs the run nothing but a notice."""
-    from .visible_check import run_visible_tests
-
     try:
         event = await run_visible_tests(sandbox, ctx.problem, program)
     except Exception as exc:  # information only: the run has already decided
@@ -282,7 +292,7 @@ async def _run_visible_tests(ctx: RunContext, sandbox: Sandbox, program: str) ->
         ctx.emit(event)
 
 
-def _cost(model: str, tokens: dict[str, dict[str, int]], client: Any) -> dict[str, Any]:
+def _cost(model: str, tokens: dict[str, dict[str, int]], client: LLMClient) -> dict[str, Any]:
     try:
         prices = load_prices()
     except PriceError as exc:

@@ -12,6 +12,7 @@ import pytest
 from qflow_tui.core import session as S
 from qflow_tui.core.events import LLMCallFinished, LLMCallStarted, Notice, RunFinished
 from qflow_tui.core.session import SessionError, SessionWriter, fileformat, read_session, reader, transcript, writer
+from qflow_tui.core.typecheck import keys_problem
 from tests.sessions.support import record_demo
 
 
@@ -114,6 +115,19 @@ def test_every_llm_exchange_is_recorded_in_full(recorded):
         # The streamed chunks add up to the full response.
         chunks = "".join(e.text for e in data.events if e.kind == "text_delta" and e.call_id == end.call_id)
         assert chunks == end.response
+
+
+def test_the_header_and_stream_lines_are_the_shapes_their_typeddicts_declare(recorded):
+    """What the writer writes is what fileformat's TypedDicts say (typed when
+    written): every key declared, every declared value of its type."""
+    path, _events, _ = recorded
+    lines = [json.loads(line) for line in lines_of(path)]
+    header, streams = lines[0], [line for line in lines[1:] if line.get("kind") == "text_deltas"]
+    assert streams, "the demo streams text: its session has text_deltas lines"
+    for record, shape in [(header, fileformat.SessionHeader)] + [(s, fileformat.TextDeltasLine) for s in streams]:
+        assert set(record) <= set(shape.__annotations__), set(record) - set(shape.__annotations__)
+        assert keys_problem(record, shape) is None
+    assert header["sampling"] and header["streams"] == "compact"
 
 
 def test_each_line_is_on_disk_as_soon_as_it_is_emitted(tmp_path):

@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from ..safe_text import valid_text
 
@@ -42,6 +42,21 @@ class LLMError(Exception):
         self.counted: tuple[int, int, bool] | None = None
         """(prompt tokens, answer tokens so far, exact) of a call we cut (the time
         limit): it cost them though the provider reported no usage."""
+
+
+class ScriptRequest(TypedDict):
+    """What a ``script/<file.py>`` responder's ``respond(request)`` receives: the
+    fixed contract of script models (see :meth:`LLMRequest.as_script_request`)."""
+
+    agent: str
+    turn: int
+    messages: list[dict[str, str]]
+    system: str
+    temperature: float
+    progression: int | None
+    epoch: int | None
+    attempt: int | None
+    test: str | None
 
 
 @dataclass
@@ -78,7 +93,7 @@ class LLMRequest:
         )
         return hashlib.sha256(valid_text(blob).encode()).hexdigest()[:16]
 
-    def as_script_request(self) -> dict[str, Any]:
+    def as_script_request(self) -> ScriptRequest:
         """The exact dict a ``script/<file.py>`` responder receives."""
         return {
             "agent": self.agent,

@@ -11,9 +11,10 @@ import stat
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal, Required, TypedDict
 
 from ... import __version__
+from ..jsontypes import JSONObject
 from ..safe_text import valid_json_text
 
 SESSION_FORMAT = "qflow-session"
@@ -29,6 +30,56 @@ SESSION_SUFFIX = ".jsonl"
 #: A finished session compressed with gzip (``gzip -d`` opens it).
 COMPRESSED_SUFFIX = ".jsonl.gz"
 SESSION_SUFFIXES = (SESSION_SUFFIX, COMPRESSED_SUFFIX)
+
+
+class ForkParent(TypedDict):
+    """A forked session's ``parent``: where it was forked from."""
+
+    session: str
+    forked_at: str
+    progression: int | None
+
+
+class SessionHeader(TypedDict, total=False):
+    """A session file's first line, as :class:`.writer.SessionWriter` writes it.
+
+    A reader still checks every field: a file may come from anywhere."""
+
+    format: Required[str]
+    format_version: Required[int]
+    event_version: int
+    app_version: str
+    created: str
+    workflow: str
+    model: str
+    title: str
+    """The problem's title (or its entry point): what lists show."""
+    config: JSONObject
+    """The run's settings, as :func:`qflow_tui.core.workflows.values.recorded_config` gives them."""
+    problem: JSONObject
+    """The problem, as :meth:`qflow_tui.core.problem.Problem.to_dict` gives it."""
+    streams: Literal["compact"]
+    """Present when streamed text is written as ``text_deltas`` lines."""
+    # Fields a run adds (``extra``):
+    sampling: dict[str, str]
+    """The sampling settings really sent to the model, in words."""
+    parent: ForkParent
+    forked_at: str
+    edits: list[str]
+    """A fork's edits, in words."""
+    benchmark: str
+
+
+class TextDeltasLine(TypedDict, total=False):
+    """The streamed chunks of one model call (format version 3, compact streams)."""
+
+    kind: Required[Literal["text_deltas"]]
+    call_id: Required[str]
+    d: Required[list[list[int]]]
+    """Each chunk ``[seq, ms, chars]`` (``, merged``), counted from the chunk before."""
+    text: str
+    """What streamed, when the call's ``response`` cannot give it back."""
+
 
 #: ``UPGRADES[v]`` turns one line (header or event dict) of format ``v`` into
 #: format ``v + 1``; a file is readable when every step from its version up to

@@ -8,7 +8,7 @@ import itertools
 import json
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -23,6 +23,7 @@ from ..events import (
     TextDelta,
     event_kinds,
 )
+from ..jsontypes import JSONObject
 from ..llm._http import is_local
 from ..llm.prices import PriceError, load_prices, run_cost
 from ..run_state import RunState
@@ -93,7 +94,7 @@ _HEADER_TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def read_header(path: Path | str) -> dict[str, Any]:
+def read_header(path: Path | str) -> JSONObject:
     """Read and check only the header line. Raises :class:`SessionError`."""
     path = Path(path)
     with _open_for_read(path) as fh:
@@ -110,7 +111,7 @@ def _why(exc: BaseException) -> str:
     return str(getattr(exc, "strerror", None) or exc) or type(exc).__name__
 
 
-def _clean_header(header: dict[str, Any]) -> list[str]:
+def _clean_header(header: JSONObject) -> list[str]:
     warnings = []
     for name, kind in _HEADER_TYPES.items():
         if name in header and header[name] is not None and not isinstance(header[name], kind):
@@ -190,10 +191,10 @@ def _count_rest(lines: Iterator[_Line]) -> int:
 # -- checking an event's fields against its declared types --------------------------------------
 
 
-_FIELD_TYPES: dict[str, dict[str, Any]] = {}
+_FIELD_TYPES: dict[str, dict[str, object]] = {}
 
 
-def _field_types(cls: type[Event]) -> dict[str, Any]:
+def _field_types(cls: type[Event]) -> dict[str, object]:
     hints = _FIELD_TYPES.get(cls.kind)
     if hints is None:
         try:
@@ -204,20 +205,20 @@ def _field_types(cls: type[Event]) -> dict[str, Any]:
     return hints
 
 
-def conforms(value: Any, hint: Any) -> bool:
+def conforms(value: object, hint: object) -> bool:
     """Whether a decoded JSON value fits a field's annotation. Types it does not
     know are accepted (a check, not a schema language)."""
     return _checker(hint)(value)
 
 
-_CHECKERS: dict[Any, Callable[[Any], bool]] = {}
+_CHECKERS: dict[object, Callable[[object], bool]] = {}
 
 
-def _anything(value: Any) -> bool:
+def _anything(value: object) -> bool:
     return True
 
 
-def _checker(hint: Any) -> Callable[[Any], bool]:
+def _checker(hint: object) -> Callable[[object], bool]:
     """The check of one annotation, built once: a session of a million events
     asks it for every field of every event, and taking the annotation apart
     each time was most of the reading."""
@@ -235,7 +236,7 @@ def _checker(hint: Any) -> Callable[[Any], bool]:
     return check
 
 
-def _build_checker(hint: Any) -> Callable[[Any], bool]:
+def _build_checker(hint: object) -> Callable[[object], bool]:
     if hint is Any:
         return _anything
     origin = typing.get_origin(hint)
@@ -267,7 +268,7 @@ def _build_checker(hint: Any) -> Callable[[Any], bool]:
     return _anything
 
 
-def _wrong_field(cls: type[Event], data: dict[str, Any]) -> str | None:
+def _wrong_field(cls: type[Event], data: Mapping[str, object]) -> str | None:
     hints = _field_types(cls)
     for name, value in data.items():
         hint = hints.get(name)
@@ -276,7 +277,7 @@ def _wrong_field(cls: type[Event], data: dict[str, Any]) -> str | None:
     return None
 
 
-def event_from_line(data: Any) -> tuple[Event | None, str]:
+def event_from_line(data: object) -> tuple[Event | None, str]:
     """An event from one decoded line, or ``(None, what is wrong)``. Unknown
     kinds give ``(None, "")``."""
     if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
@@ -310,7 +311,7 @@ def _decode(line: bytes) -> tuple[Any, str]:
 # -- compact streamed text ------------------------------------------------------------------------
 
 
-def _chunks_ok(chunks: Any) -> bool:
+def _chunks_ok(chunks: object) -> bool:
     return isinstance(chunks, list) and all(
         isinstance(c, list)
         and len(c) == 4
@@ -324,7 +325,7 @@ def _chunks_ok(chunks: Any) -> bool:
     )
 
 
-def _absolute(d: Any) -> list[list[Any]] | None:
+def _absolute(d: object) -> list[list[Any]] | None:
     """A version 3 ``d`` list back to absolute ``[seq, ts, chars, merged]`` chunks;
     None when it is malformed."""
     if not isinstance(d, list):
@@ -460,7 +461,7 @@ def summarize(data: SessionData) -> RunSummary:
     return summary
 
 
-def recorded_cost(header: dict[str, Any], tokens: Any) -> dict[str, Any]:
+def recorded_cost(header: Mapping[str, object], tokens: object) -> dict[str, Any]:
     """What a recorded run's tokens cost at today's price table (see core/llm/prices.py)."""
     model = str(header.get("model") or "")
     raw = header.get("config")

@@ -24,8 +24,9 @@ import re
 import secrets as _secrets
 import shutil
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from ... import __version__
 from ..events import (
@@ -37,8 +38,9 @@ from ..events import (
     LLMCallRetry,
     TextDelta,
 )
+from ..jsontypes import JSONObject, JSONValue
 from ..safe_text import valid_text
-from .fileformat import SESSION_FORMAT, SESSION_FORMAT_VERSION, SESSION_SUFFIX
+from .fileformat import SESSION_FORMAT, SESSION_FORMAT_VERSION, SESSION_SUFFIX, SessionHeader, TextDeltasLine
 from .redaction import redact, secret_values
 
 
@@ -52,7 +54,7 @@ def new_session_path(directory: Path, title: str) -> Path:
     return Path(directory) / f"{stamp}-{_slug(title)}-{_secrets.token_hex(3)}{SESSION_SUFFIX}"
 
 
-def _dumps(obj: dict[str, Any]) -> str:
+def _dumps(obj: Mapping[str, object]) -> str:
     """One line of JSON for ``obj``, whatever it holds: the writer is the last
     line of defence, so content never stops the recording. An odd value is
     written as its ``str`` (``default``); keys JSON cannot take, a cycle or
@@ -66,7 +68,7 @@ def _dumps(obj: dict[str, Any]) -> str:
     return valid_text(line)
 
 
-def _event_dict(event: Event) -> dict[str, Any]:
+def _event_dict(event: Event) -> dict[str, object]:
     try:
         return event.to_dict()
     except (TypeError, ValueError, RecursionError):  # a field holding a cycle, or an object asdict cannot copy
@@ -74,14 +76,14 @@ def _event_dict(event: Event) -> dict[str, Any]:
         return {"kind": event.kind, **fields}
 
 
-def _text_of(value: Any) -> str:
+def _text_of(value: object) -> str:
     try:
         return str(value)
     except Exception:  # an object whose __str__ fails still leaves a trace
         return f"<{type(value).__name__}>"
 
 
-def _plain(value: Any, depth: int, path: set[int]) -> Any:
+def _plain(value: object, depth: int, path: set[int]) -> JSONValue:
     """``value`` as plain JSON data: string keys, lists for tuples, the text of
     anything else, and a mark where a cycle closes or nesting goes too deep."""
     if isinstance(value, int) and value.bit_length() > 14_000:
@@ -116,7 +118,7 @@ class _Stream:
     __slots__ = ("chunks", "text")
 
     def __init__(self) -> None:
-        self.chunks: list[list[Any]] = []
+        self.chunks: list[list[float]] = []
         self.text: list[str] = []
 
     def add(self, seq: int, ts: float, text: str, merged: int = 1) -> None:
@@ -132,17 +134,17 @@ class _Stream:
         self.text.append(text)
 
 
-def relative_chunks(chunks: list[list[Any]]) -> list[list[int]]:
+def relative_chunks(chunks: list[list[float]]) -> list[list[int]]:
     """Chunks as written: each ``[seq, ms, chars]`` (``, merged`` when more than
     one delta) with seq and time in milliseconds counted from the chunk before
     (the first from zero): a few bytes a chunk instead of two absolute numbers."""
     out: list[list[int]] = []
     seq0, ms0 = 0, 0
-    for seq, ts, chars, merged in chunks:
-        ms = round(ts * 1000)
-        entry = [seq - seq0, ms - ms0, chars]
+    for seq_at, ts, chars, merged in chunks:  # whole numbers but the time
+        seq, ms = int(seq_at), round(ts * 1000)
+        entry = [seq - seq0, ms - ms0, int(chars)]
         if merged != 1:
-            entry.append(merged)
+            entry.append(int(merged))
         out.append(entry)
         seq0, ms0 = seq, ms
     return out
@@ -162,13 +164,13 @@ class SessionWriter:
         *,
         workflow: str,
         model: str,
-        config: dict[str, Any],
-        problem: dict[str, Any],
+        config: JSONObject,
+        problem: JSONObject,
         env: dict[str, str] | None = None,
         compact: bool = True,
-        extra: dict[str, Any] | None = None,
+        extra: Mapping[str, object] | None = None,
         index: bool = True,
-        copy_header: dict[str, Any] | None = None,
+        copy_header: Mapping[str, object] | None = None,
     ) -> None:
         """``compact=False`` writes every text delta as a line of its own (the
         version 1 layout, still valid). ``extra`` adds header fields (a
@@ -183,7 +185,8 @@ class SessionWriter:
         self._streams: dict[str, _Stream] = {}
         mode = "w" if self.path.exists() and self.path.stat().st_size == 0 else "x"
         self._fh: IO[str] | None = open(self.path, mode, encoding="utf-8")  # noqa: SIM115 (held open for the run; closed by close())
-        header = {
+        title = problem.get("title") or problem.get("entry_point") or ""
+        header: SessionHeader = {
             "format": SESSION_FORMAT,
             "format_version": SESSION_FORMAT_VERSION,
             "event_version": EVENT_FORMAT_VERSION,
@@ -191,17 +194,18 @@ class SessionWriter:
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "workflow": workflow,
             "model": model,
-            "title": problem.get("title") or problem.get("entry_point") or "",
+            "title": title if isinstance(title, str) else str(title),
             "config": config,
             "problem": problem,
-            **({"streams": "compact"} if compact else {}),
-            **(extra or {}),
         }
+        if compact:
+            header["streams"] = "compact"
+        written: Mapping[str, object] = {**header, **(extra or {})}
         if copy_header is not None:
-            header = {**copy_header, "format_version": SESSION_FORMAT_VERSION}
-        self._write(header)
+            written = {**copy_header, "format_version": SESSION_FORMAT_VERSION}
+        self._write(written)
 
-    def _write(self, obj: dict[str, Any]) -> None:
+    def _write(self, obj: Mapping[str, object]) -> None:
         if self._fh is None:
             return
         line = redact(_dumps(obj), self._secrets)
@@ -227,7 +231,7 @@ class SessionWriter:
 
     def _write_stream(self, call_id: str, response: str | None) -> None:
         stream = self._streams.pop(call_id)
-        line: dict[str, Any] = {"kind": "text_deltas", "call_id": call_id, "d": relative_chunks(stream.chunks)}
+        line: TextDeltasLine = {"kind": "text_deltas", "call_id": call_id, "d": relative_chunks(stream.chunks)}
         text = "".join(stream.text)
         if response is None or text != response or redact(text, self._secrets) != text:
             # No response to cut it from (a failed call), or one that differs
@@ -258,7 +262,7 @@ class SessionWriter:
     def __enter__(self) -> SessionWriter:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T", bool, int, float, str)
 
+#: A setting's value: one of the four types a setting may have.
+SettingValue = bool | int | float | str
+
 #: The types a setting may have (its default's).
 SETTING_TYPES: tuple[type, ...] = (bool, int, float, str)
 
@@ -107,7 +110,7 @@ class Setting(Generic[T]):
             return f"at most {high}"
         return {int: "whole number", float: "number", str: "text"}[self.type]
 
-    def check(self, value: Any) -> None:
+    def check(self, value: object) -> None:
         """Raise :class:`ConfigError` (one line) when ``value`` (of the right
         type already) is not allowed."""
         if self.choices and value not in self.choices:
@@ -131,6 +134,10 @@ class Setting(Generic[T]):
             "minimum": self.minimum,
             "maximum": self.maximum,
         }
+
+
+#: A setting of any of the four types, as lists of every workflow's settings hold them.
+AnySetting = Setting[bool] | Setting[int] | Setting[float] | Setting[str]
 
 
 def _number(value: float | None) -> str:

@@ -27,16 +27,16 @@ from ..config import (
 from ..safe_text import one_line, valid_text
 from ..sandbox.config import timeout_problem
 from . import WORKFLOWS, get_workflow
-from .settings import Setting
+from .settings import AnySetting, SettingValue
 
 #: Where a recorded run keeps its workflow's settings (every one, resolved).
 RECORDED = "workflow_settings"
 
 
-def all_settings() -> list[Setting[Any]]:
+def all_settings() -> list[AnySetting]:
     """Every workflow's settings, each key once (workflows may share a key, as
     AgentCoder and AdaCoder share ``iterations``): the command line's flags."""
-    seen: dict[str, Setting[Any]] = {}
+    seen: dict[str, AnySetting] = {}
     for spec in WORKFLOWS.values():
         for setting in spec.settings:
             seen.setdefault(setting.key, setting)
@@ -48,7 +48,7 @@ def owners(key: str) -> list[str]:
     return [spec.name for spec in WORKFLOWS.values() if any(s.key == key for s in spec.settings)]
 
 
-def own_setting(workflow: str, key: str) -> Setting[Any] | None:
+def own_setting(workflow: str, key: str) -> AnySetting | None:
     """Workflow ``workflow``'s setting called ``key``, or None (no such workflow, or no such setting)."""
     spec = WORKFLOWS.get(workflow)
     return next((s for s in spec.settings if s.key == key), None) if spec is not None else None
@@ -58,7 +58,7 @@ def own_setting(workflow: str, key: str) -> Setting[Any] | None:
 #: ``local/smollm2``): with the paper's settings one MBPP problem took 849 s on
 #: 2 cores, with these 23 s (shared/FACTS.md). Each workflow setting applies to
 #: the workflows that have it.
-SMALL_SETTINGS: dict[str, Any] = {"prompts": 1, "epochs": 1, "clarify": 0}
+SMALL_SETTINGS: dict[str, SettingValue] = {"prompts": 1, "epochs": 1, "clarify": 0}
 SMALL_MAX_TOKENS = 256
 
 
@@ -66,7 +66,7 @@ def small_settings(config: RunConfig) -> tuple[RunConfig, list[str]]:
     """``config`` with the small settings where it still holds the defaults
     (a value the user set is kept), and what changed as ``key value`` words."""
     changed: list[str] = []
-    own: dict[str, Any] = {}
+    own: dict[str, SettingValue] = {}
     for key, value in SMALL_SETTINGS.items():
         setting = own_setting(config.workflow, key)
         if setting is not None and setting.of(config) == setting.default and value != setting.default:
@@ -78,7 +78,7 @@ def small_settings(config: RunConfig) -> tuple[RunConfig, list[str]]:
     return (config.with_settings(own) if own else config), changed
 
 
-def resolved_settings(config: RunConfig) -> dict[str, Any]:
+def resolved_settings(config: RunConfig) -> dict[str, SettingValue]:
     """Every setting of the run's workflow with its value (given, or its
     default), in the order the workflow declares them: what a session and a
     bench record, so that a reader never depends on today's defaults."""
@@ -92,7 +92,7 @@ def recorded_config(config: RunConfig) -> dict[str, Any]:
     return {**config.run_wide(), RECORDED: resolved_settings(config)}
 
 
-def recorded_workflow_settings(recorded: dict[str, Any], workflow: str) -> dict[str, Any]:
+def recorded_workflow_settings(recorded: Mapping[str, object], workflow: str) -> dict[str, object]:
     """A recorded run's workflow settings by key, from any version of the
     record: :data:`RECORDED` (every setting, since the workflows declared
     theirs; only those a user set, before), or a field of its own (before
@@ -100,10 +100,11 @@ def recorded_workflow_settings(recorded: dict[str, Any], workflow: str) -> dict[
     workflow installed here does not declare are left out; a setting added
     since, with a value runs had before it (:attr:`Setting.before`), reads as that."""
     spec = WORKFLOWS.get(workflow)
-    own = dict(recorded.get(RECORDED) or {}) if isinstance(recorded.get(RECORDED), dict) else {}
+    table = recorded.get(RECORDED)
+    own: dict[str, object] = dict(table) if isinstance(table, dict) else {}
     if spec is None:
         return own
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for setting in spec.settings:
         if setting.key in own:
             out[setting.key] = own[setting.key]
@@ -115,7 +116,7 @@ def recorded_workflow_settings(recorded: dict[str, Any], workflow: str) -> dict[
 
 
 def config_from_record(
-    recorded: dict[str, Any], workflow: str = "", *, strict: bool = True, where: str = "the recording"
+    recorded: Mapping[str, object], workflow: str = "", *, strict: bool = True, where: str = "the recording"
 ) -> RunConfig:
     """A recorded run's settings as a RunConfig (its workflow: ``workflow``, or
     the recorded one). ``strict``: a value this build refuses is a
@@ -131,7 +132,7 @@ def config_from_record(
     return config
 
 
-def _take(config: RunConfig, key: str, value: Any, where: str, strict: bool) -> RunConfig:
+def _take(config: RunConfig, key: str, value: object, where: str, strict: bool) -> RunConfig:
     try:
         return config.replace(**{key: coerce(key, value, where, workflow=config.workflow)})
     except ConfigError:
@@ -175,7 +176,7 @@ def _not_its_setting(workflow: str, key: str, flag: bool = False) -> str:
     return f"unknown setting {named} for {workflow} (its settings: {own}); `qflow workflows` lists every workflow's"
 
 
-def value_problem(name: str, value: Any, setting: Setting[Any] | None = None) -> str | None:
+def value_problem(name: str, value: object, setting: AnySetting | None = None) -> str | None:
     """Why ``value`` cannot be setting ``name`` (one line naming it and saying
     what to give), or None when it can: the type of the field's default (or
     of ``setting``'s, a workflow's own), a finite number, and the range of
@@ -193,17 +194,17 @@ def value_problem(name: str, value: Any, setting: Setting[Any] | None = None) ->
         return None
     if name == "workflow" and value not in WORKFLOWS:
         try:
-            get_workflow(value)
+            get_workflow(str(value))  # text: its type was checked above
         except ConfigError as exc:  # the workflows' own words for it
             return str(exc)
     if name == "model" and not value:
         return "model must name one, as provider/model (e.g. anthropic/claude-sonnet-5-5)"
     if name == "effort" and value and value not in EFFORTS:
         return f"effort {_shown(value)}: give one of {', '.join(EFFORTS)} (or leave it empty: the model's default)"
-    if name == "test_timeout":
+    if name == "test_timeout" and isinstance(value, int | float):  # a number: its type was checked above
         why = timeout_problem(value)
         return f"test_timeout {value:g}: {why}" if why else None
-    if name in BOUNDS:
+    if name in BOUNDS and isinstance(value, int | float):  # a number: its type was checked above
         low, high, what = BOUNDS[name]
         if not low <= value <= high:
             kind = type(default)
@@ -212,7 +213,7 @@ def value_problem(name: str, value: Any, setting: Setting[Any] | None = None) ->
     return None
 
 
-def _type_problem(name: str, value: Any, default: Any) -> str | None:
+def _type_problem(name: str, value: object, default: object) -> str | None:
     """Why ``value`` is not of the type of ``default`` (one line), or None."""
     if isinstance(default, bool):
         return None if isinstance(value, bool) else f"{name} must be true or false, not {_shown(value)}"
@@ -231,7 +232,7 @@ def _type_problem(name: str, value: Any, default: Any) -> str | None:
     return None
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     """A value as a message shows it: its repr, shortened, as valid text."""
     if isinstance(value, int) and abs(value) >= 10**15:
         return f"a whole number of {value.bit_length()} bits"  # repr refuses past 4,300 digits
@@ -239,14 +240,14 @@ def _shown(value: Any) -> str:
     return valid_text(text if len(text) <= 60 else text[:59] + "…")
 
 
-def coerce(name: str, value: Any, where: str, *, workflow: str = "") -> Any:
+def coerce(name: str, value: object, where: str, *, workflow: str = "") -> object:
     """``value`` for setting ``name`` from ``where`` (the file, an environment
     variable, a flag or a recorded session): text from the environment read as
     the setting's type; then checked (:func:`value_problem`). A name that is
     not a field is workflow ``workflow``'s own setting (any workflow's that
     has it, when no workflow is named). Raises :class:`ConfigError` naming
     ``where`` and the setting."""
-    setting: Setting[Any] | None = None
+    setting: AnySetting | None = None
     if name not in FIELDS:
         setting = own_setting(workflow, name) if workflow else next((s for s in all_settings() if s.key == name), None)
         if setting is None:
@@ -267,7 +268,7 @@ def coerce(name: str, value: Any, where: str, *, workflow: str = "") -> Any:
     return value
 
 
-def _from_text(name: str, value: str, default: Any, where: str) -> Any:
+def _from_text(name: str, value: str, default: object, where: str) -> SettingValue:
     """A setting's value given as text (the environment, a flag) read as the type of ``default``."""
     text = value.strip()
     if isinstance(default, bool):
@@ -291,7 +292,7 @@ def load_config(
     path: Path | None = None,
     *,
     env: dict[str, str] | None = None,
-    overrides: dict[str, Any] | None = None,
+    overrides: Mapping[str, object] | None = None,
 ) -> RunConfig:
     """Defaults, then the TOML file (``[run]`` table or top level, then each
     ``[workflow.<name>]`` table), then QFLOW_* environment variables, then
@@ -395,11 +396,11 @@ def _read_file(
     return values, tables, _model_table(data.get("models", {}), path)
 
 
-def _workflow_tables(tables: Any, path: Path) -> dict[str, dict[str, Any]]:
+def _workflow_tables(tables: object, path: Path) -> dict[str, dict[str, object]]:
     """``[workflow.codetree]`` tables: each workflow's own settings."""
     if not isinstance(tables, dict):
         raise ConfigError(f"{path}: give a workflow's settings as a table, e.g. [workflow.codetree] budget = 10")
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, object]] = {}
     for name, settings in tables.items():
         where = f"{path} [workflow.{one_line(str(name), 60)}]"
         if not isinstance(settings, dict):
@@ -417,11 +418,11 @@ def _workflow_tables(tables: Any, path: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _model_table(models: Any, path: Path) -> dict[str, dict[str, Any]]:
+def _model_table(models: object, path: Path) -> dict[str, dict[str, object]]:
     """``[models."openai/qwen2.5-coder"]`` tables: settings for one model."""
     if not isinstance(models, dict):
         raise ConfigError(f'{path}: models must be tables, e.g. [models."openai/gpt-4.1"]')
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, object]] = {}
     for name, settings in models.items():
         where = f'{path} [models."{one_line(name, 80)}"]'
         if not isinstance(settings, dict):

@@ -19,7 +19,23 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+
+from qflow_tui.core.config import make_config
+from qflow_tui.core.events import (
+    Decision,
+    ImaginedCheck,
+    ProgramCandidate,
+    RunFinished,
+    SandboxRun,
+    TestsDesigned,
+    TQCVerdict,
+)
+from qflow_tui.core.llm.script import ScriptClient
+from qflow_tui.core.problem import Problem, make_problem
+from qflow_tui.core.session import read_session
+from qflow_tui.core.workflow_run import RunOutcome, run_workflow
+
+from . import responder
 
 HERE = Path(__file__).resolve().parent
 SESSION = HERE / "demo-session.jsonl"
@@ -28,14 +44,10 @@ RESPONDER = HERE / "responder.py"
 #: Two progressions and two test-design rounds keep the demo short enough to
 #: step through, while showing parallel progressions, de-duplication and every
 #: agent of the standard workflow; the rest are the paper's defaults.
-DEMO_SETTINGS: dict[str, Any] = {"prompts": 2, "test_rounds": 2}
+DEMO_SETTINGS: dict[str, int] = {"prompts": 2, "test_rounds": 2}
 
 
-def demo_problem():
-    from qflow_tui.core.problem import make_problem
-
-    from . import responder
-
+def demo_problem() -> Problem:
     return make_problem(
         responder.STATEMENT,
         "\n".join(responder.VISIBLE_TESTS),
@@ -44,11 +56,7 @@ def demo_problem():
     )
 
 
-async def record(dest: Path) -> object:
-    from qflow_tui.core.config import make_config
-    from qflow_tui.core.llm.script import ScriptClient
-    from qflow_tui.core.workflow_run import run_workflow
-
+async def record(dest: Path) -> RunOutcome:
     root = HERE.parents[2]
     model_path = RESPONDER.relative_to(root).as_posix()
     cwd = os.getcwd()
@@ -64,17 +72,6 @@ async def record(dest: Path) -> object:
 
 def check(path: Path) -> list[str]:
     """What the demo must show; returns the missing parts (empty when all is there)."""
-    from qflow_tui.core.events import (
-        Decision,
-        ImaginedCheck,
-        ProgramCandidate,
-        RunFinished,
-        SandboxRun,
-        TestsDesigned,
-        TQCVerdict,
-    )
-    from qflow_tui.core.session import read_session
-
     data = read_session(path)
     ev = data.events
     problems = []
@@ -111,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     dest = Path(tempfile.mkdtemp()) / "demo-session.jsonl" if args.check else Path(args.out) if args.out else SESSION
     outcome = asyncio.run(record(dest))
     missing = check(dest)
-    print(f"{dest}: {outcome.outcome} at {outcome.accepted_at}, {outcome.llm_calls} model calls")  # type: ignore[attr-defined]
+    print(f"{dest}: {outcome.outcome} at {outcome.accepted_at}, {outcome.llm_calls} model calls")
     for m in missing:
         print(f"missing from the demo: {m}", file=sys.stderr)
     return 1 if missing else 0

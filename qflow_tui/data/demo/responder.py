@@ -26,6 +26,10 @@ Record the demo with ``python -m qflow_tui.data.demo.record``.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from qflow_tui.core.llm.base import ScriptRequest
 
 STREAM_DELAY = 0.0
 #: The only function it writes: on another problem its answers are MBPP 11's
@@ -214,7 +218,7 @@ def _designed(pairs: list[tuple[str, str]]) -> list[str]:
 # -- the agents ---------------------------------------------------------------------------
 
 
-def generator(request: dict) -> str:
+def generator(request: ScriptRequest) -> str:
     if not knows(_prompt(request)):
         return f"{NOT_MINE}; this is its program for MBPP 11.\n\n```python\n" + FIRST_ONLY + "```"
     if request["progression"] == 0:
@@ -250,18 +254,25 @@ def knows(text: str) -> bool:
     return "remove_Occ(" in text
 
 
-def _prompt(request: dict) -> str:
+def _prompt(request: ScriptRequest) -> str:
     return "\n".join(str(m.get("content", "")) for m in request["messages"]) + str(request.get("system") or "")
+
+
+def _test(request: ScriptRequest) -> str:
+    """The test a checker's call is about (the checkers are only asked about one)."""
+    test = request["test"]
+    if test is None:
+        raise ValueError(f"a {request['agent']} call names no test")
+    return test
 
 
 _CALLED_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
-def foreign_check(request: dict) -> str:
+def foreign_check(request: ScriptRequest) -> str:
     """The check of a test that calls another function: the program shown
     defines remove_Occ only, so the call raises NameError, as it would run."""
-    test = request["test"]
-    body = test.removeprefix("assert").strip()
+    body = _test(request).removeprefix("assert").strip()
     called = next(
         (name for name in _CALLED_RE.findall(body) if name not in {"len", "str", "int", "list"}), "the function"
     )
@@ -277,11 +288,11 @@ def foreign_check(request: dict) -> str:
     return f"<test_case>assert {left} == NameError</test_case>"
 
 
-def code_quality_checker(request: dict) -> str:
-    if not knows(request["test"]):
+def code_quality_checker(request: ScriptRequest) -> str:
+    if not knows(_test(request)):
         return foreign_check(request)
     program = which_program(request["messages"][0]["content"])
-    s, ch = call_args(request["test"])
+    s, ch = call_args(_test(request))
     steps, value = TRACES[program](s, ch)
     if request["turn"] == 1:
         body = "\n".join(f"{n}) {line}" for n, line in enumerate(steps, start=1))
@@ -293,7 +304,7 @@ def code_quality_checker(request: dict) -> str:
     return f"<test_case>{completed}</test_case>"
 
 
-def test_designer(request: dict) -> str:
+def test_designer(request: ScriptRequest) -> str:
     if not knows(_prompt(request)):
         return f"{NOT_MINE}: it designs no tests for this one.\n\n```python\n```"
     if request["attempt"] == 1:
@@ -305,8 +316,8 @@ def test_designer(request: dict) -> str:
     return "```python\n" + "\n".join(tests) + ("\n" if tests else "") + "```"
 
 
-def test_quality_checker(request: dict) -> str:
-    s, ch = call_args(request["test"])
+def test_quality_checker(request: ScriptRequest) -> str:
+    s, ch = call_args(_test(request))
     value = reference(s, ch)
     count = s.count(ch)
     if count == 0:
@@ -325,7 +336,7 @@ def test_quality_checker(request: dict) -> str:
     )
 
 
-def self_debugger(request: dict) -> str:
+def self_debugger(request: ScriptRequest) -> str:
     if not knows(_prompt(request)):
         return f"{NOT_MINE}; this is its fixed program for MBPP 11.\n\n```python\n" + FIXED_FIND + "```"
     if request["progression"] == 0:
@@ -345,7 +356,7 @@ def self_debugger(request: dict) -> str:
     )
 
 
-def clarifier(request: dict) -> str:
+def clarifier(request: ScriptRequest) -> str:
     if not knows(_prompt(request)):
         return f"<clarified_problem>{NOT_MINE}; it cannot clarify this one.</clarified_problem>"
     return (
@@ -365,7 +376,7 @@ AGENTS = {
 }
 
 
-def respond(request: dict) -> str:
+def respond(request: ScriptRequest) -> str:
     agent = request["agent"]
     if agent == "program_generator" and request.get("attempt") and knows(_prompt(request)):
         return "Following the clarified statement:\n```python\n" + FIXED_FIND + "```"
