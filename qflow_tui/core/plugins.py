@@ -1,6 +1,6 @@
 """Plugins: what third-party packages register in qflow's entry-point groups
-(``qflow.workflows`` today; providers and datasets take the same road), found
-and loaded so that a broken, careless or hanging one is refused with one line
+(``qflow.workflows``, ``qflow.providers``, ``qflow.datasets``, each one
+:class:`Registry`), found and loaded so that a broken, careless or hanging one is refused with one line
 that names it and says why, and never takes qflow down, hides itself, replaces
 a built-in or writes to the terminal.
 

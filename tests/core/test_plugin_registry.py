@@ -69,3 +69,18 @@ def test_entry_names_imports_nothing(tmp_path, monkeypatch) -> None:
     assert "qf_things_never" not in sys.modules
     with pytest.raises(ModuleNotFoundError):
         plugins.import_target("qf_things_never:GOOD")
+
+
+def test_doctor_and_bench_help_name_a_dataset_plugin(tinyset: Path) -> None:
+    import io
+
+    from qflow_tui.cli import build_parser
+    from qflow_tui.commands.doctor import plugin_report, print_plugins
+
+    report = plugin_report()
+    assert report["datasets"]["loaded"] == ["tinyset"] and report["datasets"]["refused"] == []
+    out = io.StringIO()
+    print_plugins(report, out)
+    assert "dataset plugins: tinyset (qflow.datasets entry points besides the built-ins)" in out.getvalue()
+    bench = build_parser()._subparsers._group_actions[0].choices["bench"]  # type: ignore[union-attr]
+    assert "installed: tinyset" in bench.format_help().replace("\n", " ").replace("  ", " ")

@@ -19,7 +19,7 @@ from qflow_tui.core.resolve import (
     problem_from_text,
     resolve_problem,
 )
-from tests.helpers import install_distribution, plugin_env, qflow, run_with
+from tests.helpers import plugin_env, qflow, run_with
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "tests" / "data" / "judge" / "page.txt"
@@ -107,18 +107,6 @@ def test_markdown_and_form_texts(tmp_path: Path) -> None:
     one = tmp_path / "one.jsonl"
     one.write_text(json.dumps({"statement": "Echo.", "tests": [{"input": "x", "output": "x"}]}) + "\n")
     assert _pairs(resolve_problem(str(one))) == [("x", "x")]
-
-
-@pytest.fixture
-def tinyset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """The tinyset plugin installed on sys.path (a dist-info naming its entry)."""
-    site = tmp_path / "site"
-    install_distribution(site, "qflow_tinyset", sources.GROUP, {"tinyset": "qflow_tinyset:DATASET"}, {})
-    monkeypatch.syspath_prepend(str(TINYSET))
-    monkeypatch.syspath_prepend(str(site))
-    sources.SOURCES.reset()
-    yield site
-    sources.SOURCES.reset()
 
 
 def test_a_shipped_plugin_dataset_is_solved_by_id(tinyset: Path) -> None:

@@ -145,16 +145,6 @@ def _import_quietly(modules: list[str]) -> None:
             pass
 
 
-def workflow_names() -> list[str]:
-
-    return list(WORKFLOWS)
-
-
-def workflow_specs() -> dict[str, WorkflowSpec]:
-
-    return dict(WORKFLOWS)
-
-
 def setting_widget(setting: Setting[Any], value: Any) -> Widget:
     """A form widget for one setting, from its type, choices and bounds."""
     wid = f"set-{setting.key}"
@@ -182,6 +172,12 @@ class ComposeScreen(AppScreen[None]):
         Binding(
             "ctrl+o", "focus_load", "Load", priority=True, tooltip="Load a problem file or a benchmark id (mbpp/11)"
         ),
+        Binding(
+            "f9",
+            "take_samples",
+            "Samples",  # on show at 80 columns: a judge's page pasted needs it first
+            tooltip="Take the Input/Output sample blocks out of the statement into the tests (stdin/stdout)",
+        ),
         Binding("f4", "example", "Example", tooltip="Fill in MBPP No. 11, the paper's example"),
         Binding("ctrl+n", "new_problem", "New", tooltip="Clear the statement, the tests and the entry point"),
         Binding(
@@ -190,13 +186,6 @@ class ComposeScreen(AppScreen[None]):
             "Kind",
             show=False,
             tooltip="Switch the problem between asserts on a function and a program on stdin/stdout",
-        ),
-        Binding(
-            "f9",
-            "take_samples",
-            "Samples",
-            show=False,
-            tooltip="Take the Input/Output sample blocks out of the statement into the tests (stdin/stdout)",
         ),
         Binding("f10", "add_sample", "Add sample", show=False, tooltip="Add an Input/Output pair to the tests"),
         Binding(
@@ -270,7 +259,7 @@ class ComposeScreen(AppScreen[None]):
                 )
                 yield Static("", id="model-hint")
                 yield Label("Workflow", classes="field-label")
-                names = workflow_names()
+                names = list(WORKFLOWS)
                 first = cfg.workflow if cfg.workflow in names else names[0]
                 yield Select(
                     [(n, n) for n in names],
@@ -281,7 +270,7 @@ class ComposeScreen(AppScreen[None]):
                 )
                 # The other workflows' settings are mounted when one is chosen
                 # (_show_settings): a hidden widget costs start-up like a shown one.
-                yield settings_boxes(workflow_specs()[first], cfg)
+                yield settings_boxes(WORKFLOWS[first], cfg)
                 yield TickBox("Step mode", app.stepping, id="stepping", compact=True)
                 with Vertical(classes="break-box", id="break-box") as box:
                     box.tooltip = "Stop the run before these (comma-separated): " + "; ".join(BREAKPOINT_KINDS.values())
@@ -421,7 +410,7 @@ class ComposeScreen(AppScreen[None]):
     def _form_values(self, workflow: str) -> dict[str, Any]:
         """The chosen workflow's settings as the form has them, typed; a number
         that does not parse is a ConfigError naming the setting (shown on the form)."""
-        spec = workflow_specs().get(workflow)
+        spec = WORKFLOWS.get(workflow)
         found = self.query(f"#settings-{_dom_name(workflow)}")
         if spec is None or not found:
             return {}
@@ -589,7 +578,7 @@ class ComposeScreen(AppScreen[None]):
         """Show the chosen workflow's own settings, and only those."""
         self.sub_title = f"compose · {workflow}"
         wanted = f"settings-{_dom_name(workflow)}"
-        spec = workflow_specs().get(workflow)
+        spec = WORKFLOWS.get(workflow)
         if spec is not None and not self.query(f"#{wanted}"):
             self.query_one("#compose-settings").mount(settings_boxes(spec, qflow_app(self).config), before="#stepping")
         for box in self.query(".workflow-settings"):
