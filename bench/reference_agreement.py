@@ -78,11 +78,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from qflow_tui.core.bench.datasets import BenchProblem, load_bench_problem, load_dataset  # noqa: E402
+from qflow_tui.core.bench.datasets import BenchProblem, load_bench_problem  # noqa: E402
 from qflow_tui.core.bench.evaluate import Evaluator, cpu_time_limit  # noqa: E402
 from qflow_tui.core.bench.export import export_convention, export_samples, reference_id  # noqa: E402
 from qflow_tui.core.bench.protocol import is_evalplus  # noqa: E402
 from qflow_tui.core.bench.report import BenchData  # noqa: E402
+from qflow_tui.core.bench.sources import load_dataset  # noqa: E402
 from qflow_tui.core.extract import extract_program  # noqa: E402
 
 VARIANTS = (

@@ -22,7 +22,7 @@ import argparse
 import statistics
 import sys
 
-from qflow_tui.core.bench.datasets import load_dataset
+from qflow_tui.core.bench.sources import load_dataset
 from qflow_tui.core.llm.base import estimate_tokens
 
 

@@ -46,3 +46,20 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
     # every runner (pytest-xdist workers say 80, a developer's terminal more).
     monkeypatch.setenv("COLUMNS", "120")
     yield base
+
+
+@pytest.fixture
+def tinyset(tmp_path, monkeypatch):
+    """The tinyset dataset plugin (tests/data/plugin/qflow-tinyset, shipped=True)
+    installed on sys.path as pip leaves it (a dist-info naming its entry); the
+    dataset registry reads it afresh. Yields the site folder."""
+    from qflow_tui.core.bench import sources
+    from tests.helpers import ROOT, install_distribution
+
+    site = tmp_path / "site"
+    install_distribution(site, "qflow_tinyset", sources.GROUP, {"tinyset": "qflow_tinyset:DATASET"}, {})
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "data" / "plugin" / "qflow-tinyset"))
+    monkeypatch.syspath_prepend(str(site))
+    sources.SOURCES.reset()
+    yield site
+    sources.SOURCES.reset()

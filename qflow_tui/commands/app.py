@@ -45,19 +45,38 @@ def add_app_options(p: argparse.ArgumentParser) -> None:
         "(a step or stage: self_debug:2, self_debug), check:NAME (its program's check; check:all: every check), "
         "progression:N, decision:reject, decision:revert",
     )
-    p.add_argument("--problem", help="file with the problem statement (or statement + tests)")
+    p.add_argument(
+        "--problem",
+        help="the problem: a file (statement + tests, a judge's page with its samples, JSON) "
+        "or a benchmark id (humaneval/12, mbpp/11)",
+    )
     p.add_argument("--tests", help="file with the visible tests")
     p.add_argument("--replay", help="open a session file in replay")
 
 
-def _read(path: str | None, what: str) -> str | None:
+def problem_texts(problem: str | None, tests: str | None) -> tuple[str | None, str | None, str | None]:
+    """The form's statement, tests and entry point for ``--problem`` (and
+    ``--tests``), read as ``qflow solve`` reads them (core/resolve.py): a
+    judge's page opens as a stdin/stdout problem with its samples, a benchmark
+    id as that problem. A statement with no test opens for the tests to be
+    typed. Raises :class:`ProblemError` with one line."""
+    from ..core.problem import Problem, ProblemError
+    from ..core.resolve import form_texts, resolve_problem
     from ..core.userfiles import read_user_file
 
-    return read_user_file(path, what, stdin=False) if path else None
+    if problem is None:
+        return None, (read_user_file(tests, "tests", stdin=False) if tests else None), None
+    found = resolve_problem(problem, tests=tests)
+    if isinstance(found, Problem):
+        return form_texts(found)
+    if found.statement:
+        return found.statement, "", None
+    raise ProblemError(found.message)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..core.config import ConfigError
+    from ..core.problem import ProblemError
     from ..core.userfiles import UserFileError
     from ..core.workflows.values import load_config, model_named
     from ..ui.app import create_app
@@ -75,14 +94,11 @@ def run(args: argparse.Namespace) -> int:
     except BreakpointError as exc:
         return fail(f"--break: {exc}")
     try:
-        problem_text = _read(getattr(args, "problem", None), "problem")
-        tests_text = _read(getattr(args, "tests", None), "tests")
-    except UserFileError as exc:
+        problem_text, tests_text, entry_point = problem_texts(
+            getattr(args, "problem", None), getattr(args, "tests", None)
+        )
+    except (ProblemError, UserFileError) as exc:
         return fail(str(exc))
-    if problem_text is not None and tests_text is None:
-        from ..core.userfiles import split_problem_file
-
-        problem_text, tests_text = split_problem_file(problem_text)
     app = create_app(
         config,
         problem_text=problem_text,
@@ -90,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         replay_path=getattr(args, "replay", None),
         stepping=bool(getattr(args, "step", False)),
         breakpoints=breakpoints,
+        entry_point=entry_point,
         model_named=getattr(args, "model", None) is not None or model_named(),
     )
     result = app.run()

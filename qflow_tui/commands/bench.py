@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..core.plugins import entry_names
 from . import fail
 from .solve import add_run_options, config_overrides
 
@@ -46,6 +47,12 @@ INTERVAL_STYLES = ("brackets", "pm")
 EXIT_COST_CAP = 3
 
 
+def plugin_datasets() -> str:
+    """``: installed, mycontest`` (the plugins' names, nothing imported), or ''."""
+    names = [n for n in entry_names("qflow.datasets") if n not in (*DATASET_CHOICES, *FILE_DATASETS)]
+    return f"; installed: {', '.join(names)}" if names else ""
+
+
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "bench",
@@ -57,7 +64,7 @@ def add_parser(sub: Any) -> None:
         "--dataset",
         help="the benchmark: " + ", ".join(DATASET_CHOICES) + " ship with qflow (MBPP: its test split, task ids "
         "11-510); " + ", ".join(FILE_DATASETS) + " read a local copy given with --dataset-file; "
-        "plugins add more (qflow.datasets)",
+        "plugins add more (qflow.datasets)" + plugin_datasets(),
     )
     p.add_argument(
         "--dataset-file",

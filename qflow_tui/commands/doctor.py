@@ -4,8 +4,8 @@ sees, the memory and disk bounds in force (cgroup,
 RLIMIT_AS, open files, memory files, the disk cap's mechanism), what the
 level protects against, each claim checked
 by a probe that really tries the attack in the sandbox, the warm sandbox
-children a run keeps (whether on, how many, their memory), the workflow
-plugins installed (those refused, with why, and what they printed while
+children a run keeps (whether on, how many, their memory), the workflow,
+provider and dataset plugins installed (those refused, with why, and what they printed while
 loading), and which API-key variables are set (names only, never values). A
 level at which a judged program could signal every process (``rlimits``) is
 said in red, with whether a run as root would refuse it. Exits 1 when a probe
@@ -17,10 +17,13 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.safe_text import one_line
 from . import Subparsers, fail
+
+if TYPE_CHECKING:
+    from ..core.plugins import Registry
 
 #: Variables the app reads; only whether they are set is printed.
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
@@ -152,37 +155,32 @@ def red(line: str) -> None:
 
 
 def plugin_report() -> dict[str, Any]:
-    """The workflow plugins: those loaded, those refused (one line each, with
-    why) and what they printed while they loaded."""
-    from ..core.llm import broken_providers
+    """The plugins of each registry (workflows, providers, datasets): those
+    loaded, those refused (one line each, with why) and what they printed
+    while they loaded. The workflows' are at the top level, as before."""
+    from ..core.bench.sources import SOURCES
     from ..core.llm.registry import PROVIDERS
-    from ..core.workflows import WORKFLOWS, broken_plugins
+    from ..core.workflows import WORKFLOWS
 
-    refused = broken_plugins()
-    loaded = [name for name, entry in WORKFLOWS.entries.items() if not entry.builtin and name in WORKFLOWS]
-    providers_refused = broken_providers()
-    providers = {
-        "loaded": [name for name, entry in PROVIDERS.entries.items() if not entry.builtin and name in PROVIDERS],
-        "refused": providers_refused,
-        "said": list(PROVIDERS.said),
-    }
-    return {"loaded": loaded, "refused": refused, "said": list(WORKFLOWS.said), "providers": providers}
+    def report(registry: Registry[Any]) -> dict[str, list[str]]:
+        return {"loaded": registry.plugin_names(), "refused": registry.refused_lines(), "said": list(registry.said)}
+
+    return {**report(WORKFLOWS), "providers": report(PROVIDERS), "datasets": report(SOURCES)}
 
 
 def print_plugins(plugins: dict[str, Any], out: TextIO) -> None:
-    loaded = ", ".join(plugins["loaded"]) or "none"
-    print(f"workflow plugins: {loaded} (qflow.workflows entry points besides the built-ins)", file=out)
-    for line in plugins["refused"]:
-        print(f"  refused: {one_line(line, 400)}", file=out)
-    for line in plugins["said"]:
-        print(f"  printed while loading: {one_line(line, 400)}", file=out)
-    providers = plugins["providers"]
-    loaded = ", ".join(providers["loaded"]) or "none"
-    print(f"provider plugins: {loaded} (qflow.providers entry points besides the built-ins)", file=out)
-    for line in providers["refused"]:
-        print(f"  refused: {one_line(line, 400)}", file=out)
-    for line in providers["said"]:
-        print(f"  printed while loading: {one_line(line, 400)}", file=out)
+    parts = [
+        ("workflow", plugins, "qflow.workflows"),
+        ("provider", plugins["providers"], "qflow.providers"),
+        ("dataset", plugins.get("datasets") or {"loaded": [], "refused": [], "said": []}, "qflow.datasets"),
+    ]
+    for kind, part, group in parts:
+        loaded = ", ".join(part["loaded"]) or "none"
+        print(f"{kind} plugins: {loaded} ({group} entry points besides the built-ins)", file=out)
+        for line in part["refused"]:
+            print(f"  refused: {one_line(line, 400)}", file=out)
+        for line in part["said"]:
+            print(f"  printed while loading: {one_line(line, 400)}", file=out)
 
 
 def ground_truth_report(on: bool, level_keeps_files: bool) -> dict[str, Any]:

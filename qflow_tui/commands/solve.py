@@ -119,8 +119,9 @@ def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser("solve", help="solve a problem headless", description=__doc__)
     p.add_argument(
         "--problem",
-        help="file with the problem statement ('-' for stdin), a problem file (JSON: statement and tests), "
-        "or a benchmark id: mbpp/11, humaneval/12, codecontests/0 (with --dataset-file)",
+        help="file with the problem statement ('-' for stdin), a judge's page (its samples are the tests), "
+        "a problem file (JSON: statement and tests), or a benchmark id: mbpp/11, humaneval/12, a plugin "
+        "dataset's, codecontests/0 (with --dataset-file)",
     )
     p.add_argument(
         "--resume",
@@ -161,70 +162,24 @@ class InputError(Exception):
 def load_problem(
     problem_arg: str, tests_arg: str | None, entry_point: str | None, dataset_file: str | None = None
 ) -> Problem:
-    """A problem from a statement file plus a tests file (asserts, or Input/Output
-    blocks for a stdin/stdout problem), a problem file (JSON, docs/io-problems.md),
-    or a benchmark id (``mbpp/11``; ``codecontests/3`` with ``--dataset-file``)."""
-    from ..core.bench.datasets import is_benchmark_id, load_benchmark_problem
-    from ..core.problem import looks_like_io_tests, make_io_problem, make_problem, parse_io_tests
+    """The problem ``--problem`` names (core/resolve.py: a file, a judge's
+    page, a benchmark id, ``-`` for stdin), with ``--tests`` for a statement
+    file. Raises :class:`InputError` with one line."""
+    from ..core.problem import Problem
+    from ..core.resolve import resolve_problem  # reads the datasets' registry: not for every --help
 
-    if dataset_file is not None:
-        return _dataset_problem(problem_arg, tests_arg, dataset_file)
-    if problem_arg != "-" and is_benchmark_id(problem_arg):
-        if tests_arg:
-            raise InputError(f"{problem_arg} is a benchmark problem with its own visible tests: leave out --tests")
-        return load_benchmark_problem(problem_arg)
-    if problem_arg != "-" and _other_dataset_id(problem_arg):
-        raise InputError(f"{problem_arg}: that dataset is not shipped; give its local copy with --dataset-file FILE")
-    statement = read_text(problem_arg, "problem")
-    if not tests_arg:
-        if problem_arg.endswith(".json") or statement.lstrip().startswith("{"):
-            return _problem_file(statement, problem_arg)
+    found = resolve_problem(
+        problem_arg, tests=tests_arg, entry_point=entry_point, dataset_file=dataset_file, stdin=True
+    )
+    if isinstance(found, Problem):
+        return found
+    if found.statement and not tests_arg:
         raise InputError(
-            "give the visible tests with --tests FILE (one assert per test, or Input/Output blocks), "
-            "or a problem file (JSON, see docs/io-problems.md)"
+            "the problem has no tests: give the visible tests with --tests FILE (one assert per test, or "
+            "Input/Output blocks), write its samples as Input/Output blocks in it, or give a problem file "
+            "(JSON, see docs/io-problems.md)"
         )
-    tests = read_text(tests_arg, "tests")
-    if looks_like_io_tests(tests):
-        if entry_point:
-            raise InputError("--entry-point is for function problems: a stdin/stdout program has none")
-        return make_io_problem(statement, parse_io_tests(tests))
-    return make_problem(statement, tests, entry_point=entry_point)
-
-
-def _other_dataset_id(spec: str) -> bool:
-    from pathlib import Path
-
-    name, sep, ident = spec.partition("/")
-    if not sep or not ident or Path(spec).expanduser().exists():
-        return False
-    from ..core.bench.sources import sources
-
-    return name.lower() in sources()
-
-
-def _problem_file(text: str, where: str) -> Problem:
-    from ..core.problem import problem_from_file_data
-
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise InputError(f"{where}: not a JSON problem file ({str(exc)[:100]})") from None
-    return problem_from_file_data(data, where)
-
-
-def _dataset_problem(problem_arg: str, tests_arg: str | None, dataset_file: str) -> Problem:
-    """``--problem <dataset>/<n or name> --dataset-file F``: the n-th problem (0-based) of a local copy."""
-    from ..core.bench.sources import load_from_source
-
-    name, sep, ident = problem_arg.partition("/")
-    if not sep or not ident.strip():
-        raise InputError(
-            f"with --dataset-file, give --problem DATASET/N (0-based) or DATASET/NAME, not {problem_arg!r}"
-        )
-    if tests_arg:
-        raise InputError(f"{problem_arg} is a dataset problem with its own visible tests: leave out --tests")
-    bps = load_from_source(name.lower(), Path(dataset_file), ids=[ident.strip()])
-    return bps[0].problem
+    raise InputError(found.message)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.workflows import WORKFLOWS, get_workflow
     from . import say_refused_plugins
 
-    WORKFLOWS.specs  # noqa: B018 - reads the entry points, so that a refused plugin is named
+    WORKFLOWS.found  # noqa: B018 - reads the entry points, so that a refused plugin is named
     say_refused_plugins()
     try:
         specs = [get_workflow(args.name)] if args.name else list(WORKFLOWS.values())

@@ -1,6 +1,6 @@
 """Plugins: what third-party packages register in qflow's entry-point groups
-(``qflow.workflows`` today; providers and datasets take the same road), found
-and loaded so that a broken, careless or hanging one is refused with one line
+(``qflow.workflows``, ``qflow.providers``, ``qflow.datasets``, each one
+:class:`Registry`), found and loaded so that a broken, careless or hanging one is refused with one line
 that names it and says why, and never takes qflow down, hides itself, replaces
 a built-in or writes to the terminal.
 
@@ -53,7 +53,7 @@ import re
 import sys
 import threading
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -348,6 +348,144 @@ def _clash(kind: str, name: str) -> str:
     )
 
 
+class Registry(Mapping[str, T]):
+    """Every object of one entry-point group by name, the built-ins first:
+    the one plugin registry behind workflows, providers and datasets.
+
+    The entries are read, imported and checked (:func:`load_group`) the first
+    time it is asked, once, under a lock; a plugin that asks for it while it
+    loads gets the built-ins. ``builtins`` gives the built-in entries when no
+    distribution registers them (a checkout run without being installed);
+    ``settle`` may refuse more once all are loaded (it returns the refusals,
+    the registry is already answering with every object then); ``order`` sorts
+    the result. :meth:`register` adds one in this process only (tests,
+    embedding); :meth:`refused_lines` and :meth:`plugin_names` are what
+    ``qflow doctor`` and every command's stderr say."""
+
+    def __init__(
+        self,
+        group: str,
+        kind: str,
+        check: Callable[[object, EntryPoint], T],
+        name_of: Callable[[T], str],
+        builtins: Callable[[], list[EntryPoint]],
+        *,
+        settle: Callable[[dict[str, T], Loaded[T]], list[Refusal]] | None = None,
+        order: Callable[[tuple[str, T]], tuple[int, str]] | None = None,
+    ) -> None:
+        self.group = group
+        self.kind = kind
+        self._check = check
+        self._name_of = name_of
+        self._builtins = builtins
+        self._settle = settle
+        self._order = order
+        self._found: dict[str, T] | None = None
+        self._loading: dict[str, T] = {}
+        self._lock = threading.RLock()
+        self.extra: dict[str, T] = {}
+        """Registered in this process with :meth:`register`."""
+        self.entries: dict[str, EntryPoint] = {}
+        """The entry each object came from, by name."""
+        self.refused: list[Refusal] = []
+        """The entries that were not loaded, and why."""
+        self.said: list[str] = []
+        """What plugins printed while they loaded (cleaned, one line each)."""
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the entry points were read (asking for an object reads them)."""
+        return self._found is not None
+
+    @property
+    def found(self) -> dict[str, T]:
+        """The objects the entry points gave, by name (read the first time)."""
+        found = self._found
+        if found is not None:
+            return found
+        if loading_thread():
+            # A plugin that asks while it loads gets the built-ins: waiting for
+            # the load it is part of would hang it.
+            return self._loading
+        with self._lock:
+            if self._found is None:
+                self._load()
+            assert self._found is not None
+            return self._found
+
+    def _load(self) -> None:
+        def builtins_loaded(done: dict[str, T]) -> None:
+            self._loading = done
+
+        loaded = load_group(
+            self.group,
+            self._check,
+            self._name_of,
+            fallback=self._builtins,
+            kind=self.kind,
+            builtins_loaded=builtins_loaded,
+        )
+        self.entries = dict(loaded.entries)
+        self.said = list(loaded.said)
+        found = dict(loaded.found)
+        self._found = found  # published first: a settle step's plugin code may read it
+        refused = list(loaded.refused)
+        if self._settle is not None:
+            refused += self._settle(found, loaded)
+        self.refused = refused
+        self._found = dict(sorted(found.items(), key=self._order)) if self._order is not None else found
+
+    def _all(self) -> dict[str, T]:
+        found = self.found
+        if not self.extra:
+            return found
+        return {**found, **{k: v for k, v in self.extra.items() if k not in found}}
+
+    def __getitem__(self, name: str) -> T:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def register(self, name: str, obj: T) -> None:
+        """Add ``obj`` as ``name`` in this process (an installed one of that name wins)."""
+        self.extra[name] = obj
+
+    def builtin(self, name: str) -> bool:
+        """Whether ``name`` is one of qflow's own."""
+        entry = self.entries.get(name)
+        return entry is not None and entry.builtin
+
+    def refused_lines(self) -> list[str]:
+        """The entries not loaded, one terminal-safe line each (``name (module:attribute): why``)."""
+        self.found  # noqa: B018 - reads the entry points
+        return [r.line() for r in self.refused]
+
+    def plugin_names(self) -> list[str]:
+        """The plugins loaded (not qflow's own), in the registry's order."""
+        return [name for name in self.found if not self.builtin(name)]
+
+    def refusal(self, name: str) -> Refusal | None:
+        """Why the entry called ``name`` was not loaded, if it was not."""
+        self.found  # noqa: B018 - reads the entry points
+        return next((r for r in self.refused if r.entry.name == name), None)
+
+    def reset(self) -> None:
+        """Forget what was read: the next question reads the entry points again
+        (tests that install a plugin)."""
+        with self._lock:
+            self._found, self._loading = None, {}
+            self.entries, self.refused, self.said = {}, [], []
+
+
+def entry_names(group: str) -> list[str]:
+    """The names registered in ``group``, nothing imported (a ``--help`` line)."""
+    return list(dict.fromkeys(e.name for e in entry_points(group)))
+
+
 class Guarded:
     """A plugin's function, each of whose answers is checked against its
     declared return type and made terminal-safe before anyone sees it; what it
@@ -438,7 +576,9 @@ __all__ = [
     "Loaded",
     "PluginRefused",
     "Refusal",
+    "Registry",
     "bounded",
+    "entry_names",
     "entry_points",
     "exception_words",
     "guard_functions",

@@ -472,23 +472,30 @@ def io_tests_text(pairs: list[tuple[str, str]]) -> str:
 _SAMPLES_END_RE = re.compile(r"^\s*(notes?|explanations?|hints?)\s*:?\s*$", re.I)
 
 
+#: A header that names itself a sample's (``Sample Input 1``, ``Example input``).
+_SAMPLE_WORD_RE = re.compile(r"\b(sample|example)\b", re.I)
+
 #: The title a judge's page puts over its samples.
 _SAMPLES_TITLE_RE = re.compile(r"^\s*(examples?|samples?|sample tests?)\s*:?\s*$", re.I)
 
 
 def split_samples(text: str) -> tuple[str, str] | None:
     """A pasted statement with its sample blocks (``Input``/``Output``
-    headers) split in two: the statement (the text before the first ``Input``
-    header, and any ``Note`` section after the samples) and the samples in the
+    headers) split in two: the statement (the text before the samples'
+    first ``Input`` header, and any ``Note`` section after the samples) and the samples in the
     paste format; None when it has no ``Input`` header. The samples are read
     by :func:`parse_io_tests`, which says what is wrong with them."""
     lines = text.replace("\r\n", "\n").split("\n")
-    start = next(
-        (i for i, line in enumerate(lines) if (m := _IO_HEADER_RE.match(line)) and m.group(1).lower() == "input"),
-        None,
-    )
-    if start is None:
+    inputs = [i for i, line in enumerate(lines) if (m := _IO_HEADER_RE.match(line)) and m.group(1).lower() == "input"]
+    if not inputs:
         return None
+    # A judge's page describes its Input and Output formats under headers of
+    # those names before the samples: the samples start at the first header
+    # that says so ("Sample Input 1"), or after the samples' title ("Examples").
+    titled = [i for i in inputs if _SAMPLE_WORD_RE.search(lines[i])]
+    title = next((i for i, line in enumerate(lines) if _SAMPLES_TITLE_RE.match(line)), len(lines))
+    after_title = [i for i in inputs if i > title]
+    start = (titled or after_title or inputs)[0]
     end = next((i for i in range(start, len(lines)) if _SAMPLES_END_RE.match(lines[i])), len(lines))
     head = lines[:start]
     while head and not head[-1].strip():

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec
-from qflow_tui.core.bench.datasets import load_dataset
 from qflow_tui.core.bench.report import load_bench, render_report
+from qflow_tui.core.bench.sources import load_dataset
 from qflow_tui.core.config import RunConfig
 
 CANONICAL = Path(__file__).parents[2] / "bench" / "canonical_model.py"

@@ -84,7 +84,7 @@ def test_what_a_plugin_reader_returns_is_checked(tmp_path, monkeypatch, name, ca
 
     entries = [EntryPoint(sources.GROUP, n, f"qf_test_dsjunk:{attr}") for n, attr in _ATTRS.items()]
     loaded = plugins.load_group(sources.GROUP, sources._check, lambda s: s.name, entries=entries, kind="dataset")
-    monkeypatch.setattr(sources, "_sources", dict(loaded.found))
+    monkeypatch.setattr(sources.SOURCES, "_found", dict(loaded.found))
     data = tmp_path / "set.jsonl"
     data.write_text('{"task_id": "a", "statement": "Echo.", "hidden": [{"input": "x\\n", "output": "x\\n"}]}\n')
     with pytest.raises(ProblemError) as err:

@@ -42,7 +42,7 @@ def test_plugins_found_refused_and_never_replacing_a_builtin(tmp_path, monkeypat
     assert "not a qflow DatasetSource" in reasons["odd"] and "boom at import" in reasons["broken"]
     assert all("\n" not in r.line() for r in loaded.refused)
     # The plugin's reader, through the bench's loader.
-    monkeypatch.setattr(sources, "_sources", dict(loaded.found))
+    monkeypatch.setattr(sources.SOURCES, "_found", dict(loaded.found))
     data = tmp_path / "set.jsonl"
     data.write_text('{"task_id": "a", "statement": "Echo.", "hidden": [{"input": "x\\n", "output": "x\\n"}]}\n')
     (bp,) = sources.load_from_source("mycontest", data)

@@ -10,8 +10,8 @@ import pytest
 from qflow_tui.core.bench.datasets import (
     MBPP_TEST_SPLIT,
     load_bench_problem,
-    load_dataset,
 )
+from qflow_tui.core.bench.sources import load_dataset
 from qflow_tui.core.problem import ProblemError
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from qflow_tui.core.bench.datasets import load_dataset
 from qflow_tui.core.bench.evaluate import Evaluator
-from qflow_tui.core.bench.sources import apps_examples, load_from_source, sources
+from qflow_tui.core.bench.sources import apps_examples, load_dataset, load_from_source, sources
 from qflow_tui.core.plugins import entry_points
 from qflow_tui.core.problem import ProblemError
 

@@ -11,7 +11,7 @@ import pytest
 
 from qflow_tui.cli import main
 from qflow_tui.core.bench import datasets
-from qflow_tui.core.bench.datasets import load_bench_problem, load_dataset, without_visible_tests
+from qflow_tui.core.bench.datasets import load_bench_problem, without_visible_tests
 from qflow_tui.core.bench.evaluate import (
     CONVENTIONS,
     DEFAULT_CONVENTION,
@@ -20,6 +20,7 @@ from qflow_tui.core.bench.evaluate import (
     judged_program,
     task_cap,
 )
+from qflow_tui.core.bench.sources import load_dataset
 from qflow_tui.core.config import RunConfig, make_config
 from qflow_tui.core.workflows import WORKFLOWS
 

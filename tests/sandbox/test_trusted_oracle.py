@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from sbhelpers import live_harness_processes, make
 
-from qflow_tui.core.bench.datasets import load_dataset
 from qflow_tui.core.bench.evaluate import Evaluator
+from qflow_tui.core.bench.sources import load_dataset
 from qflow_tui.core.sandbox.verdict import callable_helpers
 
 # ------------------------------------------------------- forged expected values

@@ -107,7 +107,7 @@ def test_a_plugins_setting_is_checked_and_read_as_a_built_ins(monkeypatch):
 
     show = Setting("show_tests", "show the visible tests", default=True)
     spec = WorkflowSpec(**{**SPEC.__dict__, "name": "shower", "settings": (show,), "rank": 50})
-    monkeypatch.setitem(WORKFLOWS.specs, "shower", spec)
+    monkeypatch.setitem(WORKFLOWS.found, "shower", spec)
     cfg = RunConfig(workflow="shower")
     assert show.of(cfg) is True
     changed = cfg.replace(show_tests=False)

@@ -38,12 +38,13 @@ from ..summary import Tokens, TokenTally, tokens_to_dict
 from ..workflow_run import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import get_workflow
 from ..workflows.values import recorded_config
-from .datasets import BenchProblem, load_dataset
+from .datasets import BenchProblem
 from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator, task_cap
 from .protocol import bench_config, is_evalplus
 from .results import RESULTS as RESULTS
 from .results import SPEC as SPEC
 from .results import read_lines, spec_problem
+from .sources import load_dataset
 
 REPORT = "report.md"
 SESSIONS = "sessions"

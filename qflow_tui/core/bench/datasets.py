@@ -507,17 +507,11 @@ def once_each(problems: list[BenchProblem]) -> list[BenchProblem]:
     return out
 
 
-def load_dataset(
-    name: str, *, ids: list[str] | None = None, limit: int | None = None, path: Path | None = None
-) -> list[BenchProblem]:
-    """The problems of a benchmark in dataset order (MBPP: the test split),
-    or the named ``ids`` (``humaneval/3`` or just ``3``), or the first ``limit``.
-    ``path``: a local copy of the dataset (``--dataset-file``); the datasets
-    registered as plugins (``qflow.datasets``, see ``sources``) read it."""
-    if path is not None or name not in DATASETS:
-        from .sources import load_from_source
-
-        return load_from_source(name, path, ids=ids, limit=limit)
+def load_shipped(name: str, *, ids: list[str] | None = None, limit: int | None = None) -> list[BenchProblem]:
+    """The problems of a benchmark qflow ships (:data:`DATASETS`) in dataset
+    order (MBPP: the test split), or the named ``ids`` (``humaneval/3`` or just
+    ``3``), or the first ``limit``. Every other dataset (a local copy, a
+    plugin's) is read through its source: ``sources.load_dataset``."""
     if name not in DATASETS:
         raise ProblemError(f"unknown benchmark {name!r}: choose one of {', '.join(DATASETS)}")
     if ids:

@@ -468,7 +468,7 @@ def published_lines(data: BenchData, figures: BenchFigures, family: str | None =
 def render_report(data: BenchData, paper_family: str | None = None) -> str:
     """The bench's report in markdown; ``paper_family`` matches the papers' rows
     of that model family instead of the bench's own."""
-    from .datasets import load_dataset, without_visible_tests
+    from .datasets import load_shipped, without_visible_tests
     from .figures import bench_figures
     from .protocol import is_evalplus, protocol_lines, title
     from .stats import BOOTSTRAP, WILSON, interval_text
@@ -599,7 +599,7 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
         parts += ["", "## pass@k (unbiased estimator)", "", _md(["metric", "%", "95% interval"], rows)]
     if dataset.startswith("humaneval"):
         try:
-            bare = without_visible_tests(load_dataset(dataset, ids=[i.split("/")[-1] for i in data.problem_ids]))
+            bare = without_visible_tests(load_shipped(dataset, ids=[i.split("/")[-1] for i in data.problem_ids]))
         except Exception:
             bare = []
         if bare:

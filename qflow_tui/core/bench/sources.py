@@ -20,16 +20,16 @@ import gzip
 import json
 import random
 import re
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import plugins
+from ..iojudge import COMPARES
 from ..plugins import EntryPoint, PluginRefused
 from ..problem import Problem, ProblemError, TestCase, make_io_problem, make_problem
-from .datasets import DATASETS, BenchProblem, _humaneval, _mbpp, load_dataset, once_each
+from .datasets import DATASETS, MBPP_TEST_SPLIT, BenchProblem, _humaneval, _mbpp, load_shipped, once_each
 
 GROUP = "qflow.datasets"
 
@@ -354,8 +354,6 @@ def read_humaneval_et(path: Path | None) -> list[BenchProblem]:
 
 
 def read_mbpp_et(path: Path | None) -> list[BenchProblem]:
-    from .datasets import MBPP_TEST_SPLIT
-
     records = read_records(_need(path, "mbpp-et", ET_WHERE))
     out = []
     for n, rec in enumerate(records):
@@ -401,8 +399,6 @@ def jsonl_problem(rec: dict[str, Any], n: int, dataset: str = "jsonl") -> BenchP
             return out
 
         compare = rec.get("compare", "tokens")
-        from ..iojudge import COMPARES
-
         if compare not in COMPARES:
             raise ProblemError(f"jsonl {where}: compare {compare!r} is not one of {', '.join(COMPARES)}")
         problem = make_io_problem(
@@ -462,7 +458,7 @@ def _shipped(name: str) -> Callable[[Path | None], list[BenchProblem]]:
     def read(path: Path | None) -> list[BenchProblem]:
         if path is not None:
             raise ProblemError(f"{name} ships with qflow: leave out --dataset-file")
-        return load_dataset(name)
+        return load_shipped(name)
 
     return read
 
@@ -549,21 +545,26 @@ def _check(obj: object, entry: EntryPoint) -> DatasetSource:
     return obj
 
 
-_lock = threading.Lock()
-_sources: dict[str, DatasetSource] | None = None
-#: Plugins refused, one line each (``qflow doctor`` and ``bench`` say them).
-REFUSED: list[str] = []
+def _order(item: tuple[str, DatasetSource]) -> tuple[int, str]:
+    """The built-ins in their order, then plugins by name."""
+    order = list(_BUILTIN_NAMES)
+    return (order.index(item[0]) if item[0] in order else len(order), item[0])
 
 
-def sources() -> dict[str, DatasetSource]:
+#: Every dataset installed, by name: the built-ins, then plugins.
+SOURCES: plugins.Registry[DatasetSource] = plugins.Registry(
+    GROUP, "dataset", _check, lambda s: s.name, _builtin_entries, order=_order
+)
+
+
+def sources() -> Mapping[str, DatasetSource]:
     """Every dataset installed, by name: the built-ins, then plugins."""
-    global _sources
-    with _lock:
-        if _sources is None:
-            loaded = plugins.load_group(GROUP, _check, lambda s: s.name, fallback=_builtin_entries, kind="dataset")
-            REFUSED[:] = [r.line() for r in loaded.refused]
-            _sources = dict(loaded.found)
-        return _sources
+    return SOURCES
+
+
+def broken_datasets() -> list[str]:
+    """Dataset plugins that were not loaded, one terminal-safe line each."""
+    return SOURCES.refused_lines()
 
 
 def source(name: str) -> DatasetSource:
@@ -573,10 +574,24 @@ def source(name: str) -> DatasetSource:
     return found[name]
 
 
+def load_dataset(
+    name: str, *, ids: list[str] | None = None, limit: int | None = None, path: Path | None = None
+) -> list[BenchProblem]:
+    """The problems of any dataset installed, in dataset order (MBPP: the test
+    split), or the named ``ids`` (``humaneval/3`` or just ``3``), or the first
+    ``limit``. ``path``: a local copy (``--dataset-file``), read by the
+    dataset's source; the sets qflow ships are read from the package."""
+    if path is None and name in DATASETS:
+        return load_shipped(name, ids=ids, limit=limit)
+    return load_from_source(name, path, ids=ids, limit=limit)
+
+
 def load_from_source(
     name: str, path: Path | None, *, ids: list[str] | None = None, limit: int | None = None
 ) -> list[BenchProblem]:
-    """A dataset's problems from its source (see :func:`load_dataset`)."""
+    """A dataset's problems from its source, read from ``path`` or, for a
+    dataset that ships its data (``shipped``), from where it keeps it (see
+    :func:`load_dataset`)."""
     src = source(name)
     if path is None and not src.shipped:
         raise ProblemError(f"{name}: no local copy given; {src.where or 'give one with --dataset-file FILE'}")
@@ -653,8 +668,6 @@ def _bad_field(bp: BenchProblem) -> str:
     for what in ("dataset", "name", "difficulty", "visible_source", "reference", "prompt_code", "compare"):
         if not isinstance(getattr(bp, what), str):
             return f"has a {what} that is not text"
-    from ..iojudge import COMPARES
-
     if bp.io_tests is not None and bp.compare not in COMPARES:
         return f"compares outputs by {_short(repr(bp.compare), 40)}, not one of {', '.join(COMPARES)}"
     if not isinstance(bp.eval_tests, list) or not all(isinstance(t, str) for t in bp.eval_tests):
@@ -691,9 +704,14 @@ def _by_index_or_name(problems: list[BenchProblem], ident: str) -> BenchProblem 
     return None
 
 
-def known_names() -> list[str]:
-    """Every dataset name, shipped or not (``--dataset`` choices)."""
-    return list(sources())
-
-
-__all__ = ["DATASETS", "GROUP", "DatasetSource", "load_from_source", "source", "sources"]
+__all__ = [
+    "DATASETS",
+    "GROUP",
+    "SOURCES",
+    "DatasetSource",
+    "broken_datasets",
+    "load_dataset",
+    "load_from_source",
+    "source",
+    "sources",
+]

@@ -18,13 +18,12 @@ in this process only (tests, embedding), as inspect_ai's ``@modelapi``.
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .. import plugins, typecheck
-from ..plugins import EntryPoint, PluginRefused, Refusal
+from ..plugins import EntryPoint, PluginRefused
 from ..safe_text import one_line
 from .base import LLMClient, LLMError
 
@@ -195,78 +194,16 @@ def _builtin_entries() -> list[EntryPoint]:
     return [EntryPoint(GROUP, name, value) for name, value in BUILT_IN.items()]
 
 
-class _Registry(Mapping[str, Provider]):
-    """Every provider by prefix, the built-ins first; the entry points are read
-    the first time it is asked."""
-
-    def __init__(self) -> None:
-        self._found: dict[str, Provider] | None = None
-        self._loading: dict[str, Provider] = {}
-        self._lock = threading.RLock()
-        self.extra: dict[str, Provider] = {}
-        """Registered in this process with :func:`modelapi`."""
-        self.entries: dict[str, EntryPoint] = {}
-        self.refused: list[Refusal] = []
-        self.said: list[str] = []
-
-    @property
-    def loaded(self) -> bool:
-        return self._found is not None
-
-    @property
-    def found(self) -> dict[str, Provider]:
-        found = self._found
-        if found is not None:
-            return found
-        if plugins.loading_thread():
-            return self._loading  # a plugin asking while it loads gets the built-ins
-        with self._lock:
-            if self._found is None:
-
-                def builtins_loaded(done: dict[str, Provider]) -> None:
-                    self._loading = done
-
-                loaded = plugins.load_group(
-                    GROUP,
-                    _Check(),
-                    lambda p: p.prefix,
-                    fallback=_builtin_entries,
-                    kind="provider",
-                    builtins_loaded=builtins_loaded,
-                )
-                self.entries = dict(loaded.entries)
-                self.refused = list(loaded.refused)
-                self.said = list(loaded.said)
-                order = list(BUILT_IN)
-                # The built-ins in the order users meet them, then plugins by prefix.
-                self._found = dict(
-                    sorted(
-                        loaded.found.items(),
-                        key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0]),
-                    )
-                )
-            return self._found
-
-    def _all(self) -> dict[str, Provider]:
-        found = self.found
-        return {**found, **{k: v for k, v in self.extra.items() if k not in found}} if self.extra else found
-
-    def __getitem__(self, prefix: str) -> Provider:
-        return self._all()[prefix]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return len(self._all())
-
-    def builtin(self, prefix: str) -> bool:
-        entry = self.entries.get(prefix)
-        return entry is not None and entry.builtin
+def _order(item: tuple[str, Provider]) -> tuple[int, str]:
+    """The built-ins in the order users meet them, then plugins by prefix."""
+    order = list(BUILT_IN)
+    return (order.index(item[0]) if item[0] in order else len(order), item[0])
 
 
 #: Every provider, by prefix.
-PROVIDERS = _Registry()
+PROVIDERS: plugins.Registry[Provider] = plugins.Registry(
+    GROUP, "provider", _Check(), lambda p: p.prefix, _builtin_entries, order=_order
+)
 
 
 def modelapi(
@@ -284,7 +221,7 @@ def modelapi(
     ``qflow.providers`` entry-point group instead."""
 
     def register(factory: Factory) -> Factory:
-        PROVIDERS.extra[prefix] = Provider(prefix, factory, example, module, needs, takes_base_url, free, models)
+        PROVIDERS.register(prefix, Provider(prefix, factory, example, module, needs, takes_base_url, free, models))
         return factory
 
     return register
@@ -297,8 +234,7 @@ def providers() -> Mapping[str, Provider]:
 
 def broken_providers() -> list[str]:
     """Providers whose entry point was not loaded, one terminal-safe line each."""
-    PROVIDERS.found  # noqa: B018 - reads the entry points
-    return [r.line() for r in PROVIDERS.refused]
+    return PROVIDERS.refused_lines()
 
 
 def named_model(model: str) -> NamedModel | None:

@@ -11,8 +11,7 @@ import functools
 import importlib
 import pkgutil
 import re
-import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import plugins, typecheck
@@ -133,15 +132,15 @@ class _SpecCheck:
     checked field by field, made terminal-safe and its functions guarded."""
 
     def __init__(self) -> None:
-        self.builtins: list[WorkflowSpec] = []
+        self.builtins: dict[str, WorkflowSpec] = {}
 
     def __call__(self, obj: object, entry: EntryPoint) -> WorkflowSpec:
         if not isinstance(obj, WorkflowSpec):
             raise PluginRefused(f"it is a {type(obj).__name__}, not a WorkflowSpec")
         if entry.builtin:
-            self.builtins.append(obj)
+            self.builtins[obj.name] = obj
             return obj
-        return checked_spec(obj, self.builtins)
+        return checked_spec(obj, list(self.builtins.values()))
 
 
 def checked_spec(spec: WorkflowSpec, builtins: Sequence[WorkflowSpec] = ()) -> WorkflowSpec:
@@ -209,103 +208,48 @@ def _probe(spec: WorkflowSpec) -> None:
         raise PluginRefused(str(exc).removeprefix(f"workflow {spec.name}: ")) from None
 
 
-class _Registry(Mapping[str, WorkflowSpec]):
-    """Every workflow by name, in the order ``qflow workflows`` lists them; the
-    entry points are read the first time it is asked."""
-
-    def __init__(self) -> None:
-        self._specs: dict[str, WorkflowSpec] | None = None
-        self._loading: dict[str, WorkflowSpec] = {}
-        self._lock = threading.RLock()
-        self.entries: dict[str, EntryPoint] = {}
-        """The entry point each workflow came from, by name."""
-        self.refused: list[Refusal] = []
-        """The workflows that were not loaded, and why."""
-        self.said: list[str] = []
-        """What plugins printed while they loaded (cleaned, one line each)."""
-
-    @property
-    def loaded(self) -> bool:
-        """Whether the entry points were read (asking for a workflow reads them)."""
-        return self._specs is not None
-
-    @property
-    def specs(self) -> dict[str, WorkflowSpec]:
-        specs = self._specs
-        if specs is not None:
-            return specs
-        if plugins.loading_thread():
-            # A plugin that asks for the workflows while it loads gets the built-ins:
-            # waiting for the load it is part of would hang it.
-            return self._loading
-        with self._lock:
-            if self._specs is None:
-                self._load()
-            assert self._specs is not None
-            return self._specs
-
-    def _load(self) -> None:
-        check = _SpecCheck()
-
-        def builtins_loaded(found: dict[str, WorkflowSpec]) -> None:
-            self._loading = found
-
-        loaded = plugins.load_group(
-            GROUP,
-            check,
-            lambda spec: spec.name,
-            fallback=_builtin_entries,
-            kind="workflow",
-            builtins_loaded=builtins_loaded,
-        )
-        refused = list(loaded.refused)
-        # Published before the plugins' functions are tried: they read the
-        # registry (a setting's default) and must find their own workflow there.
-        specs = dict(loaded.found)
-        self._specs = specs
-        builtin = {id(s) for s in check.builtins}
-        limit = plugins.timeout()
-        for name, spec in list(specs.items()):
-            if id(spec) in builtin:
-                continue
-            try:
-                plugins.bounded(functools.partial(_probe, spec), limit, name)
-            except PluginRefused as exc:
-                del specs[name]
-                refused.append(Refusal(loaded.entries[name], str(exc)))
-        # The built-ins first, in the order their papers are presented, then plugins by name.
-        self._specs = dict(sorted(specs.items(), key=lambda item: (item[1].rank, item[0])))
-        self.refused = refused
-        self.entries = dict(loaded.entries)
-        self.said = list(loaded.said)
-
-    def __getitem__(self, name: str) -> WorkflowSpec:
-        return self.specs[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.specs)
-
-    def __len__(self) -> int:
-        return len(self.specs)
+def _settle(specs: dict[str, WorkflowSpec], loaded: plugins.Loaded[WorkflowSpec]) -> list[Refusal]:
+    """Each plugin's functions tried once (bounded), once the registry answers
+    with every spec: they read it (a setting's default) and must find their
+    own workflow there. One that fails is taken out and refused."""
+    refused = []
+    limit = plugins.timeout()
+    for name, spec in list(specs.items()):
+        if loaded.entries[name].builtin:
+            continue
+        try:
+            plugins.bounded(functools.partial(_probe, spec), limit, name)
+        except PluginRefused as exc:
+            del specs[name]
+            refused.append(Refusal(loaded.entries[name], str(exc)))
+    return refused
 
 
-#: Every workflow installed, by name.
-WORKFLOWS = _Registry()
+#: Every workflow installed, by name: the built-ins first, in the order their
+#: papers are presented, then plugins by name.
+WORKFLOWS: plugins.Registry[WorkflowSpec] = plugins.Registry(
+    GROUP,
+    "workflow",
+    _SpecCheck(),
+    lambda spec: spec.name,
+    _builtin_entries,
+    settle=_settle,
+    order=lambda item: (item[1].rank, item[0]),
+)
 
 
 def broken_plugins() -> list[str]:
     """Workflows whose entry point was not loaded, one terminal-safe line each
     (``name (module:attribute): why``); ``qflow workflows``, ``qflow doctor``,
     every command's stderr and the compose screen say them."""
-    WORKFLOWS.specs  # noqa: B018 - reads the entry points
-    return [r.line() for r in WORKFLOWS.refused]
+    return WORKFLOWS.refused_lines()
 
 
 def get_workflow(name: str) -> WorkflowSpec:
     """The workflow called ``name``; :class:`ConfigError` (one line) when none is."""
     spec = WORKFLOWS.get(name)
     if spec is None:
-        refused = next((r for r in WORKFLOWS.refused if r.entry.name == name), None)
+        refused = WORKFLOWS.refusal(name)
         if refused is not None:
             raise ConfigError(
                 f"the workflow {refused.entry.where()} was not loaded: {one_line(refused.reason, typecheck.TEXT_LIMIT)}"

@@ -7,6 +7,7 @@ import importlib
 import re
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,28 +20,16 @@ from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
-from ...core.bench.datasets import is_benchmark_id, load_benchmark_problem
 from ...core.config import ConfigError, RunConfig
 from ...core.llm import LLMClient, LLMError, broken_providers, client_module, resolve_base_url
 from ...core.llm.catalog import MAX_LISTED, server_model_list, table_models
 from ...core.llm.prices import BUILT_IN, PriceError
 from ...core.llm.provider_keys import MissingKey
-from ...core.problem import (
-    Problem,
-    ProblemError,
-    ProblemKind,
-    io_tests_text,
-    looks_like_io_tests,
-    make_io_problem,
-    make_problem,
-    parse_io_tests,
-    problem_from_file_data,
-    split_samples,
-)
+from ...core.problem import Problem, ProblemError, ProblemKind, looks_like_io_tests, parse_io_tests, split_samples
+from ...core.resolve import Resolution, Unresolved, form_texts, is_dataset_id, problem_from_text, resolve_problem
 from ...core.safe_text import clean, one_line
 from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
 from ...core.steer.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
-from ...core.userfiles import UserFileError, load_problem_file, read_user_file
 from ...core.workflows import WORKFLOWS, WorkflowSpec, broken_plugins
 from ...core.workflows.settings import Setting
 from ...core.workflows.values import validate
@@ -156,16 +145,6 @@ def _import_quietly(modules: list[str]) -> None:
             pass
 
 
-def workflow_names() -> list[str]:
-
-    return list(WORKFLOWS)
-
-
-def workflow_specs() -> dict[str, WorkflowSpec]:
-
-    return dict(WORKFLOWS)
-
-
 def setting_widget(setting: Setting[Any], value: Any) -> Widget:
     """A form widget for one setting, from its type, choices and bounds."""
     wid = f"set-{setting.key}"
@@ -193,6 +172,12 @@ class ComposeScreen(AppScreen[None]):
         Binding(
             "ctrl+o", "focus_load", "Load", priority=True, tooltip="Load a problem file or a benchmark id (mbpp/11)"
         ),
+        Binding(
+            "f9",
+            "take_samples",
+            "Samples",  # on show at 80 columns: a judge's page pasted needs it first
+            tooltip="Take the Input/Output sample blocks out of the statement into the tests (stdin/stdout)",
+        ),
         Binding("f4", "example", "Example", tooltip="Fill in MBPP No. 11, the paper's example"),
         Binding("ctrl+n", "new_problem", "New", tooltip="Clear the statement, the tests and the entry point"),
         Binding(
@@ -201,13 +186,6 @@ class ComposeScreen(AppScreen[None]):
             "Kind",
             show=False,
             tooltip="Switch the problem between asserts on a function and a program on stdin/stdout",
-        ),
-        Binding(
-            "f9",
-            "take_samples",
-            "Samples",
-            show=False,
-            tooltip="Take the Input/Output sample blocks out of the statement into the tests (stdin/stdout)",
         ),
         Binding("f10", "add_sample", "Add sample", show=False, tooltip="Add an Input/Output pair to the tests"),
         Binding(
@@ -281,7 +259,7 @@ class ComposeScreen(AppScreen[None]):
                 )
                 yield Static("", id="model-hint")
                 yield Label("Workflow", classes="field-label")
-                names = workflow_names()
+                names = list(WORKFLOWS)
                 first = cfg.workflow if cfg.workflow in names else names[0]
                 yield Select(
                     [(n, n) for n in names],
@@ -292,7 +270,7 @@ class ComposeScreen(AppScreen[None]):
                 )
                 # The other workflows' settings are mounted when one is chosen
                 # (_show_settings): a hidden widget costs start-up like a shown one.
-                yield settings_boxes(workflow_specs()[first], cfg)
+                yield settings_boxes(WORKFLOWS[first], cfg)
                 yield TickBox("Step mode", app.stepping, id="stepping", compact=True)
                 with Vertical(classes="break-box", id="break-box") as box:
                     box.tooltip = "Stop the run before these (comma-separated): " + "; ".join(BREAKPOINT_KINDS.values())
@@ -432,7 +410,7 @@ class ComposeScreen(AppScreen[None]):
     def _form_values(self, workflow: str) -> dict[str, Any]:
         """The chosen workflow's settings as the form has them, typed; a number
         that does not parse is a ConfigError naming the setting (shown on the form)."""
-        spec = workflow_specs().get(workflow)
+        spec = WORKFLOWS.get(workflow)
         found = self.query(f"#settings-{_dom_name(workflow)}")
         if spec is None or not found:
             return {}
@@ -451,31 +429,35 @@ class ComposeScreen(AppScreen[None]):
         return values
 
     def read_problem(self) -> Problem:
-        statement = self.query_one("#statement", TextArea).text
-        tests = self.query_one("#tests", TextArea).text
-        if self._kind == "io":
-            loaded = self._loaded_io
-            if loaded is not None and loaded[0] == tests and loaded[1].statement == statement.strip():
-                return loaded[1]  # the file's own pairs, byte for byte, with its limits
-            if not tests.strip():
-                hint = "; F9 takes them out of the statement" if split_samples(statement) else ""
-                raise ProblemError(
-                    "no tests given: write a line 'Input', the test's stdin, a line 'Output', its expected stdout"
-                    + hint
-                )
-            limits = loaded[1] if loaded is not None else None
-            return make_io_problem(
-                statement,
-                parse_io_tests(tests),
-                time_limit=limits.time_limit if limits else None,
-                memory_mb=limits.memory_mb if limits else None,
-            )
-        if looks_like_io_tests(tests):
-            raise ProblemError(
-                "tests, line 1: these are Input/Output blocks: switch the tests to stdin/stdout (F8) to run them"
-            )
+        """The problem the form holds; :class:`ProblemError` (one line) if none."""
+        found = self.resolve_form()
+        if isinstance(found, Unresolved):
+            raise ProblemError(found.message)
+        return found
+
+    def resolve_form(self) -> Resolution:
+        """The form's statement and tests, read as every way in reads them
+        (core/resolve.py): a judge's page pasted with no test is a stdin/stdout
+        problem whose tests are its samples."""
+        statement, tests = self._texts()
+        loaded = self._loaded_io if self._kind == "io" else None
+        if loaded is not None and loaded[0] == tests and loaded[1].statement == statement.strip():
+            return loaded[1]  # the file's own pairs, byte for byte, with its limits
         entry = self.query_one("#entry-point", Input).value.strip() or None
-        return make_problem(statement, tests, entry_point=entry)
+        found = problem_from_text(statement, tests, entry_point=entry, kind=self._kind)
+        if isinstance(found, Problem) and loaded is not None:
+            return replace(found, time_limit=loaded[1].time_limit, memory_mb=loaded[1].memory_mb)
+        return found
+
+    def _said_unresolved(self, found: Unresolved) -> None:
+        """Why the form makes no problem, under the field to fix."""
+        field = {"statement": "statement", "entry_point": "entry-point"}.get(found.where, "tests")
+        hint = ""
+        if found.samples:
+            hint = "; F9 takes the samples out of the statement into stdin/stdout tests, to fix them there"
+        elif self._kind == "function" and found.message.startswith("tests, line 1: these are Input/Output"):
+            hint = ": switch the tests to stdin/stdout (F8) to run them"
+        self.show_error(f"✗ {found.message}{hint}", field)
 
     def read_breakpoints(self) -> list[Breakpoint]:
         """The "Break at" field: breakpoints in ``--break`` syntax, comma-separated.
@@ -485,18 +467,14 @@ class ComposeScreen(AppScreen[None]):
 
     def validate(self) -> tuple[Problem, RunConfig, LLMClient] | None:
         """Everything a run needs, or None after showing what is wrong."""
-        try:
-            problem = self.read_problem()
-        except ProblemError as exc:
-            message = str(exc)
-            if message.startswith("the problem statement"):
-                field = "statement"
-            elif "entry point" in message.lower() and not message.startswith("tests") and self._kind == "function":
-                field = "entry-point"
-            else:
-                field = "tests"
-            self.show_error(f"✗ {message}", field)
+        problem = self.resolve_form()
+        if isinstance(problem, Unresolved):
+            self._said_unresolved(problem)
             return None
+        if problem.is_io and not self._texts()[1].strip():
+            # A judge's page pasted with no test: shown as the samples it runs on.
+            self.action_take_samples()
+            self.notify("The statement's samples are the tests: the problem is stdin/stdout (F8 switches back).")
         try:
             config = validate(self.read_config())
         except ConfigError as exc:
@@ -600,7 +578,7 @@ class ComposeScreen(AppScreen[None]):
         """Show the chosen workflow's own settings, and only those."""
         self.sub_title = f"compose · {workflow}"
         wanted = f"settings-{_dom_name(workflow)}"
-        spec = workflow_specs().get(workflow)
+        spec = WORKFLOWS.get(workflow)
         if spec is not None and not self.query(f"#{wanted}"):
             self.query_one("#compose-settings").mount(settings_boxes(spec, qflow_app(self).config), before="#stepping")
         for box in self.query(".workflow-settings"):
@@ -742,121 +720,44 @@ class ComposeScreen(AppScreen[None]):
 
     @on(Input.Submitted, "#load")
     def _load(self, event: Input.Submitted) -> None:
+        """A file, a benchmark id, or ``codecontests/3 FILE`` (a dataset read
+        from a local copy), read as ``qflow solve --problem`` reads it."""
         spec = event.value.strip()
         if not spec:
             self.show_error("✗ Type a file path or a benchmark id such as mbpp/11 or humaneval/12.", "load")
             return
-
-        dataset = self._dataset_spec(spec)
-        if dataset is not None:
-            self._load_dataset(*dataset)
-        elif is_benchmark_id(spec):
-            self._load_benchmark(spec)
-        else:
-            self._load_file(Path(spec).expanduser())
-
-    @staticmethod
-    def _dataset_spec(spec: str) -> tuple[str, str, Path] | None:
-        """``codecontests/3 FILE``: a dataset we do not ship (CodeContests, APPS,
-        the ET sets, a plugin's), a problem's 0-based index or name, and a local copy."""
-        from ...core.bench.sources import sources
-
-        head, _, tail = spec.partition(" ")
-        name, sep, ident = head.partition("/")
-        if not sep or name.lower() not in sources() or is_benchmark_id(head) or Path(spec).expanduser().exists():
-            return None
-        ident, _, path = (ident + " " + tail).strip().rpartition(" ")
-        return name.lower(), ident, Path(path).expanduser() if path else Path()
-
-    def _load_dataset(self, name: str, ident: str, path: Path) -> None:
-        from ...core.bench.sources import load_from_source
-
-        if not ident or not path.name:
-            self.show_error(
-                f"✗ {name}: give the problem and your local copy of the dataset: {name}/3 /path/to/file", "load"
-            )
-            return
-        try:
-            problem = load_from_source(name, path, ids=[ident])[0].problem
-        except (ProblemError, UserFileError, OSError, IndexError) as exc:
-            self.show_error(f"✗ {one_line(str(exc), 300)}", "load")
-            return
-        self.fill_problem(problem)
-        self.notify(clean(f"Loaded {name}/{ident}: {len(problem.tests)} visible tests."), markup=False)
-
-    def fill_problem(self, problem: Problem) -> None:
-        """Fill the form with a problem read whole (a JSON file, a dataset's)."""
-        if problem.is_io:
-            text = io_tests_text([(t.input or "", t.output or "") for t in problem.tests])
-            self.fill(problem.statement, text, None, kind="io")
-            self._loaded_io = (text, problem)
-        else:
-            setup = "\n".join(
-                line for line in problem.setup.splitlines() if line.strip().startswith(("import ", "from "))
-            )
-            tests = (setup + "\n" if setup else "") + "\n".join(problem.test_sources) + "\n"
-            self.fill(problem.statement, tests, problem.entry_point)
-
-    def _load_benchmark(self, spec: str) -> None:
-        try:
-            problem = load_benchmark_problem(spec)
-        except ProblemError as exc:
-            self.show_error(f"✗ {exc}", "load")
-            return
-        self.fill_problem(problem)
-        self.notify(clean(f"Loaded {spec}: {problem.entry_point}, {len(problem.tests)} visible tests."), markup=False)
-
-    def _load_json_io(self, path: Path) -> bool:
-        """A JSON problem file whose tests are input/output pairs
-        (docs/io-problems.md): loaded whole, True; any other file, False."""
-        import json
-
-        try:
-            data = json.loads(read_user_file(path, "problem", stdin=False))
-        except (UserFileError, ValueError, RecursionError):
-            return False  # said by the general loader
-        tests = data.get("tests") if isinstance(data, dict) else None
-        if not (
-            isinstance(data, dict)
-            and (
-                data.get("kind") == "io"
-                or (tests and isinstance(tests, list) and any(isinstance(t, dict) for t in tests))
-            )
-        ):
-            return False
-        try:
-            problem = problem_from_file_data(data, f"problem file {path.name}")
-        except ProblemError as exc:
-            self.show_error(f"✗ {one_line(str(exc), 300)}", "load")
-            return True
-        self.fill_problem(problem)
-        limit = f", {problem.time_limit:g} s a test" if problem.time_limit else ""
-        self.notify(clean(f"Loaded {path.name}: stdin/stdout, {len(problem.tests)} tests{limit}."), markup=False)
-        return True
-
-    def _load_file(self, path: Path) -> None:
-        if path.suffix.lower() == ".json" and self._load_json_io(path):
-            return
-        try:
-            loaded = load_problem_file(path)
-        except UserFileError as exc:
-            hint = " (or a benchmark id such as mbpp/11)" if str(exc).endswith("no such file") else ""
-            self.show_error(f"✗ {exc}{hint}.", "load")
-            return
-        if not loaded.tests.strip() and split_samples(loaded.statement) is not None:
-            # A statement with its samples (Input/Output blocks): a stdin/stdout problem.
-            self.fill(loaded.statement, "", None, kind="io")
-            self._kept = None
-            self.action_take_samples()
-            self._kept = self._texts()
-            return
-        self.fill(loaded.statement, loaded.tests, loaded.entry_point)
-        if not loaded.tests.strip():
+        head, _, rest = spec.partition(" ")
+        copy = None
+        if rest.strip() and is_dataset_id(head) and not Path(spec).expanduser().exists():
+            spec, copy = head, rest.strip()
+        found = resolve_problem(spec, dataset_file=copy, local_copy="after the id: {name}/3 /path/to/file")
+        if isinstance(found, Problem):
+            self.fill_problem(found)
+            self.notify(clean(f"Loaded {spec}: {_loaded_words(found)}."), markup=False)
+        elif found.statement:
             # Said inline, under the field the user must fill next, not in a toast.
+            self.fill(found.statement, "", None)
             self.show_error(
-                f"✗ Loaded the statement of {path.name}, but no test: it has no line that starts with assert "
+                f"✗ Loaded the statement of {Path(spec).name}, but no test: it has no line that starts with assert "
                 "and no Input/Output sample. Type the visible tests in Tests.",
                 "tests",
             )
-            return
-        self.notify(clean(f"Loaded {path.name}."), markup=False)
+        else:
+            hint = " (or a benchmark id such as mbpp/11)" if found.message.endswith("no such file") else ""
+            self.show_error(f"✗ {found.message}{hint}.", "load")
+
+    def fill_problem(self, problem: Problem) -> None:
+        """Fill the form with a problem read whole (a file, a dataset's)."""
+        statement, tests, entry_point = form_texts(problem)
+        self.fill(statement, tests, entry_point, kind=problem.kind)
+        if problem.is_io:
+            self._loaded_io = (tests, problem)
+
+
+def _loaded_words(problem: Problem) -> str:
+    """``remove_Occ, 3 visible tests`` or ``stdin/stdout, 2 tests, 1.5 s a test``."""
+    count = f"{len(problem.tests)} visible test{'s' if len(problem.tests) != 1 else ''}"
+    if not problem.is_io:
+        return f"{problem.entry_point}, {count}"
+    limit = f", {problem.time_limit:g} s a test" if problem.time_limit else ""
+    return f"stdin/stdout, {count}{limit}"

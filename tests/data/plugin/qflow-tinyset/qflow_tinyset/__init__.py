@@ -1,0 +1,19 @@
+"""Tinyset: a dataset plugin that ships its problems (``shipped=True``): ``qflow
+solve --problem tinyset/leap`` and ``qflow bench --dataset tinyset`` need no
+``--dataset-file``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qflow_tui.core.bench.sources import DatasetSource, jsonl_problem, read_records
+
+HERE = Path(__file__).resolve().parent
+
+
+def read(path: Path | None):
+    records = read_records(path if path is not None else HERE / "problems.jsonl")
+    return [jsonl_problem(rec, n, "tinyset") for n, rec in enumerate(records)]
+
+
+DATASET = DatasetSource("tinyset", "Tinyset: two stdin/stdout problems", read, shipped=True)
