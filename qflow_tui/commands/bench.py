@@ -345,7 +345,7 @@ def _run_headless(runner: Any) -> int:
         return fail(str(exc))
     data = load_bench(runner.folder)
     say_skipped(data)
-    report = render_report(data)
+    report = render_report(data, problems=runner.problems)  # the runner's: the dataset is read once
     try:
         (runner.folder / "report.md").write_text(report, encoding="utf-8")
     except OSError as exc:

@@ -23,29 +23,38 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
-from ...locations import ground_truth_dir
+from ...locations import data_dir, ground_truth_dir
 from ..config import RunConfig
 from ..events import Event, LLMCallFinished
 from ..extract import EXTRACTIONS, extraction
 from ..jsonlines import dumps_line
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
+from ..llm._http import is_local
 from ..llm.base import close_quietly
+from ..llm.prices import PriceError, is_free, load_prices, price_of
+from ..problem import ProblemError
 from ..run_state import RunState
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
+from ..session.index import batched_notes
 from ..summary import Tokens, TokenTally, tokens_to_dict
 from ..workflow_run import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
-from ..workflows import get_workflow
+from ..workflows import WORKFLOWS, get_workflow
 from ..workflows.values import recorded_config
+from .data import bench_price
 from .datasets import BenchProblem, load_dataset
 from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator, task_cap
+from .names import BENCH_DATASETS as BENCH_DATASETS
+from .names import REPORT as REPORT
+from .names import SESSIONS as SESSIONS
+from .names import BenchError as BenchError
+from .names import run_key as run_key
 from .protocol import bench_config, is_evalplus
 from .results import RESULTS as RESULTS
 from .results import SPEC as SPEC
-from .results import read_lines, spec_problem
-
-REPORT = "report.md"
-SESSIONS = "sessions"
+from .results import latest_results as latest_results
+from .results import read_results as read_results
+from .results import read_spec as read_spec
 
 #: What a bench folder's spec must match for a rerun to resume it.
 _SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention", "extract")
@@ -59,19 +68,9 @@ def _comparable(spec: dict[str, Any], key: str) -> Any:
     return recorded_config(bench_config(spec))
 
 
-class BenchError(Exception):
-    """The bench cannot start or go on; the message is one line a user can act on."""
-
-
-#: The benchmarks ``qflow bench`` runs (MBPP: its test split).
-BENCH_DATASETS = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
-
-
 def default_bench_folder(dataset: str, workflow: str, model: str) -> Path:
     """Where a bench goes unless told: one folder per dataset, workflow and model
     under the user data folder (so a rerun of the same bench resumes it)."""
-    from ...locations import data_dir
-
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{dataset}-{workflow}-{model}").strip("-")[:120]
     return data_dir() / "benches" / slug
 
@@ -86,8 +85,6 @@ def split_ids(raw: list[str] | str | None) -> list[str] | None:
 
 def workflow_names() -> list[str]:
     """The workflows a bench can run (the one place the bench reads the registry)."""
-    from ..workflows import WORKFLOWS
-
     return list(WORKFLOWS)
 
 
@@ -133,39 +130,6 @@ class BenchSpec:
             "price_out": self.price_out,
             "dataset_file": self.dataset_file,
         }
-
-
-def run_key(problem_id: str, sample: int) -> str:
-    return problem_id if sample == 0 else f"{problem_id}#{sample}"
-
-
-def read_results(folder: Path) -> list[dict[str, Any]]:
-    """Every line of ``results.jsonl`` of the shape the runner writes (a line cut
-    short by a kill, or of another shape, is skipped: :func:`read_lines` names them)."""
-    return read_lines(folder).records
-
-
-def latest_results(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The last line for each run (a retried problem's newer line wins)."""
-    latest: dict[str, dict[str, Any]] = {}
-    for rec in records:
-        latest[run_key(rec["id"], int(rec.get("sample", 0)))] = rec
-    return latest
-
-
-def read_spec(folder: Path) -> dict[str, Any] | None:
-    path = Path(folder) / SPEC
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_bytes()[: 16 * 1024 * 1024])
-    except (ValueError, RecursionError, OSError) as exc:
-        why = one_line(str(exc), 200) if not isinstance(exc, RecursionError) else "it nests too deep"
-        raise BenchError(f"{path} is not a bench spec ({why}); choose another --out") from None
-    problem = spec_problem(data)
-    if problem:
-        raise BenchError(f"{path} is not a bench spec qflow wrote: {one_line(problem, 300)}; choose another --out")
-    return data  # type: ignore[no-any-return]
 
 
 def _append_line(path: Path, obj: dict[str, Any]) -> None:
@@ -465,8 +429,6 @@ class BenchRunner:
         """Load the problems, create or check the folder; return the finished results.
         ``write`` False checks without creating or changing the folder (an estimate
         from another bench's runs)."""
-        from ..problem import ProblemError
-
         spec = self.spec
         if spec.config.workflow not in workflow_names():
             raise BenchError(f"unknown workflow {spec.config.workflow!r}: choose one of {', '.join(workflow_names())}")
@@ -650,7 +612,9 @@ class BenchRunner:
         # Every run's tasks (gather makes them now) take the bench's extraction.
         extracting = extraction.set(self.spec.extract)
         try:
-            await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
+            # The sessions are indexed together at the end: one transaction, not one each.
+            with batched_notes():
+                await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
         finally:
             extraction.reset(extracting)
             if own_client:
@@ -784,10 +748,6 @@ def cap_price(spec: dict[str, Any], base_url: str | None) -> Any:
     else the price table's); None for a model that costs nothing (a script, a
     replay, ``local/``, a server on this machine). A model with no known price
     cannot be capped: BenchError says what to give."""
-    from ..llm._http import is_local
-    from ..llm.prices import PriceError, is_free, load_prices, price_of
-    from .report import bench_price
-
     price = bench_price(spec)
     if price is not None:
         return price
