@@ -34,10 +34,11 @@ from ..jsonlines import dumps_line, split_lines
 from ..session.fileformat import SessionError
 from ..session.reader import read_header
 from .data import BenchData
+from .names import EXPORT_FORMATS
 from .protocol import convention, extraction, family, setting
 
 #: The formats ``qflow bench export`` writes.
-FORMATS = ("evalplus", "human-eval", "apps", "codecontests")
+FORMATS = EXPORT_FORMATS
 #: The formats of the stdin/stdout datasets' own tools (:func:`export_io`).
 IO_FORMATS = ("apps", "codecontests")
 
