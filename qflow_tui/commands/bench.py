@@ -346,7 +346,7 @@ def _run_headless(runner: Any) -> int:
         interrupted = True
     except BenchError as exc:
         return fail(str(exc))
-    data = load_bench(runner.folder)
+    data = load_bench(runner.folder, runner.results_read)  # as the runner read it back when it ended
     say_skipped(data)
     report = render_report(data, problems=runner.problems)  # the runner's: the dataset is read once
     try:

@@ -1,13 +1,14 @@
 """What a bench pays once rather than per problem (issue 52): the sessions
 index takes a bench's sessions in one connection and one transaction at its
-end, and the report reads the runner's problems instead of parsing the
-dataset again."""
+end, and the report reads the runner's problems and results instead of
+parsing the dataset and checking every results line again."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
+from qflow_tui.core.bench import data as data_layer
 from qflow_tui.core.bench import report
 from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec
 from qflow_tui.core.bench.report import load_bench, render_report
@@ -65,7 +66,7 @@ def test_outside_a_batch_a_session_is_indexed_at_once_and_a_busy_index_is_left_t
     assert folder.stat().st_mtime_ns >= before
 
 
-def test_the_report_of_a_bench_just_run_reads_the_runners_problems(tmp_path, monkeypatch):
+def test_the_report_of_a_bench_just_run_reads_the_runners_problems_and_results(tmp_path, monkeypatch):
     runner = BenchRunner(_spec(), tmp_path / "bench")
     asyncio.run(runner.run())
     data = load_bench(runner.folder)
@@ -75,7 +76,13 @@ def test_the_report_of_a_bench_just_run_reads_the_runners_problems(tmp_path, mon
     def no_second_parse(*args, **kwargs):
         raise AssertionError("the dataset was parsed a second time")
 
+    def no_second_read(*args, **kwargs):
+        raise AssertionError("results.jsonl was read a second time")
+
     monkeypatch.setattr(report, "load_dataset", no_second_parse)
+    monkeypatch.setattr(data_layer, "read_lines", no_second_read)
+    assert runner.results_read is not None  # what run() read back as it ended
+    assert load_bench(runner.folder, runner.results_read) == data
     assert render_report(data, problems=runner.problems) == read_again
     # Problems that do not cover the bench's: read from the dataset, as before.
     monkeypatch.undo()

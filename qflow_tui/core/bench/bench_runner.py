@@ -52,6 +52,7 @@ from .names import run_key as run_key
 from .protocol import bench_config, is_evalplus
 from .results import RESULTS as RESULTS
 from .results import SPEC as SPEC
+from .results import ResultsRead, read_lines
 from .results import latest_results as latest_results
 from .results import read_results as read_results
 from .results import read_spec as read_spec
@@ -417,6 +418,9 @@ class BenchRunner:
         self._admission: asyncio.Condition | None = None
         self.warnings: list[str] = []
         """What the bench has warned of (once each): a provider that reported no usage."""
+        self.results_read: ResultsRead | None = None
+        """The folder's ``results.jsonl`` as :meth:`run` read it back when it ended
+        (the report of a bench just run takes it rather than reading it again)."""
 
     def _emit(self, update: ProblemUpdate) -> None:
         for sink in list(self.sinks):
@@ -576,7 +580,7 @@ class BenchRunner:
                 self._emit(ProblemUpdate(key, "queued"))
                 todo.append((by_id[pid], sample))
         if not todo:
-            return list(latest_results(read_results(self.folder)).values())
+            return self._read_back()
         if is_evalplus(self.spec.dataset):
             try:
                 task_cap()  # EvalPlus's per-task cap, from the environment: refused at once when it is no number
@@ -622,7 +626,12 @@ class BenchRunner:
             if self.capped:
                 # Said once every problem has ended: the spend is final, the report's.
                 self.stopped = self._cap_words()
-        return list(latest_results(read_results(self.folder)).values())
+        return self._read_back()
+
+    def _read_back(self) -> list[dict[str, Any]]:
+        """The latest line of every run, read back from the folder (kept in :attr:`results_read`)."""
+        self.results_read = read_lines(self.folder)
+        return list(latest_results(self.results_read.records).values())
 
     async def _one(
         self,

@@ -18,7 +18,7 @@ from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_ra
 from ..workflows import WORKFLOWS
 from .names import BenchError
 from .protocol import convention, setting, title
-from .results import RESULTS, latest_results, read_lines, read_spec
+from .results import RESULTS, ResultsRead, latest_results, read_lines, read_spec
 from .stats import interval_text, paired, wilson
 
 
@@ -102,12 +102,14 @@ class BenchData:
         return f"{title(self.dataset)} · {self.label} · {setting(self.spec)} · {convention(self.spec)}"
 
 
-def load_bench(folder: Path | str) -> BenchData:
+def load_bench(folder: Path | str, read: ResultsRead | None = None) -> BenchData:
+    """The bench in ``folder``; ``read``: its ``results.jsonl`` already read
+    (by the runner that has just ended), else it is read here."""
     folder = Path(folder)
     spec = read_spec(folder)
     if spec is None:
         raise BenchError(f"{folder} is not a bench folder (no bench.json): give the --out folder of a qflow bench run")
-    read = read_lines(folder)
+    read = read if read is not None else read_lines(folder)
     records = list(latest_results(read.records).values())
     return BenchData(
         folder, spec, records, list(spec.get("problems", [])), read.said(folder / RESULTS), read.unreadable
