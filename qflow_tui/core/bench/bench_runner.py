@@ -17,10 +17,10 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ... import __version__
 from ...locations import data_dir, ground_truth_dir
@@ -52,7 +52,18 @@ from .names import run_key as run_key
 from .protocol import bench_config, is_evalplus
 from .results import RESULTS as RESULTS
 from .results import SPEC as SPEC
-from .results import ResultsRead, read_lines
+from .results import (
+    CheckRow,
+    DebugRow,
+    JudgedRun,
+    ProgramRow,
+    ResultLine,
+    ResultsRead,
+    StepRow,
+    TestRow,
+    VerdictRow,
+    read_lines,
+)
 from .results import latest_results as latest_results
 from .results import read_results as read_results
 from .results import read_spec as read_spec
@@ -133,7 +144,7 @@ class BenchSpec:
         }
 
 
-def _append_line(path: Path, obj: dict[str, Any]) -> None:
+def _append_line(path: Path, obj: ResultLine) -> None:
     """One whole line per write, synced: a kill leaves at most a cut-short last
     line, which the next append starts after (readers skip it)."""
     data = dumps_line(obj, separators=(",", ":")) + "\n"
@@ -146,6 +157,16 @@ def _append_line(path: Path, obj: dict[str, Any]) -> None:
         fh.write(data.encode("utf-8"))
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def _plain(record: ResultLine) -> dict[str, Any]:
+    """A results line as the bench's sinks read it (any of its fields, by name)."""
+    return cast(dict[str, Any], record)
+
+
+def _tallies(tokens: dict[str, dict[str, int]]) -> dict[str, dict[str, float]]:
+    """A run's tokens per agent as a results line holds them (counts, and a cost may be fractional)."""
+    return cast(dict[str, dict[str, float]], tokens)
 
 
 # ------------------------------------------------------------- progress events
@@ -253,7 +274,7 @@ def _output_after_each_step(
 
 async def _evaluate_run(
     evaluator: Evaluator, bp: BenchProblem, trace: _Trace, config: RunConfig, outcome: Any
-) -> dict[str, Any]:
+) -> JudgedRun:
     """Judge every distinct program of the run, and the synthesized tests."""
     run = trace.state
     distinct: dict[str, Any] = {}
@@ -269,28 +290,29 @@ async def _evaluate_run(
 
     final = by_program[outcome.final_program]
     reverts = get_workflow(config.workflow).reverts(config)
-    steps = [
+    steps: list[StepRow] = [
         {"step": step, "passed": ok(prog), "accepted": acc}
         for step, prog, acc in _output_after_each_step(
             run, outcome.final_program, outcome.accepted_at, outcome.first_program, reverts
         )
     ]
-    programs = [
-        {
+    programs: list[ProgramRow] = []
+    for p in run.candidates:
+        row: ProgramRow = {
             "step": p.step,
             "progression": p.progression,
             "agent": p.agent,
             "passed": ok(p.program),
             "status": by_program[p.program].status,
             "detail": by_program[p.program].detail,
-            # EvalPlus's base verdict apart, for figures over several programs (pass@5).
-            **({"base": by_program[p.program].base} if by_program[p.program].base is not None else {}),
         }
-        for p in run.candidates
-    ]
+        if by_program[p.program].base is not None:
+            # EvalPlus's base verdict apart, for figures over several programs (pass@5).
+            row["base"] = by_program[p.program].base
+        programs.append(row)
     # The CQC's verdicts, each on the program its progression held at that step.
     held: dict[int | None, str] = {}
-    checks = []
+    checks: list[CheckRow] = []
     i = 0
     order = run.steps_started
     for d in run.checks:
@@ -299,19 +321,19 @@ async def _evaluate_run(
             i += 1
         prog = held.get(d.progression)
         if prog is not None:
-            check = {"step": d.step, "progression": d.progression, "accepted": d.accepted, "passed": ok(prog)}
+            check: CheckRow = {"step": d.step, "progression": d.progression, "accepted": d.accepted, "passed": ok(prog)}
             if not bp.problem.test_sources:  # nothing to check against: counted apart in Table 4
                 check["no_visible_test"] = True
             checks.append(check)
     # Self-debugging: each debugged program against the one it replaced.
-    debug = []
+    debug: list[DebugRow] = []
     before: dict[int | None, str] = {}
     debugger = get_workflow(config.workflow).debugger
     for p in run.candidates:
         if debugger and p.agent == debugger and p.progression in before:
             debug.append(
                 {
-                    "step": p.step,
+                    "step": cast(str, p.step),  # a debugger's program is made in a step
                     "progression": p.progression,
                     "before": ok(before[p.progression]),
                     "after": ok(p.program),
@@ -320,7 +342,7 @@ async def _evaluate_run(
         before[p.progression] = p.program
     # Synthesized tests: correct when the canonical solution passes them; triggered
     # when the first program fails them.
-    tqc_rows: list[dict[str, Any]] = []
+    tqc_rows: list[TestRow] = []
     tests = [t.test for t in run.judged_tests()] or run.designed_tests()
     if tests and bp.reference:
         canon, first = await asyncio.gather(
@@ -333,7 +355,7 @@ async def _evaluate_run(
             )
     return {
         "passed": final.passed,
-        "verdict": final.to_dict(),
+        "verdict": cast(VerdictRow, final.to_dict()),
         "first_passed": ok(outcome.first_program),
         "steps": steps,
         "programs": programs,
@@ -652,7 +674,7 @@ class BenchRunner:
         trace.on_unreported = self._usage_unreported
         watched = _WatchedClient(client)
         session = _session_path(self.folder, key)
-        record: dict[str, Any] = {"id": bp.id, "sample": sample, "session": str(session.relative_to(self.folder))}
+        record: ResultLine = {"id": bp.id, "sample": sample, "session": str(session.relative_to(self.folder))}
         fatal: str | None = None
         async with sem:
             # Problems already running finish (see docs/benchmark.md: cutting them
@@ -669,14 +691,12 @@ class BenchRunner:
             except RunError as exc:
                 outcome = None
                 failure = watched.failure
-                record.update(
-                    status="provider_error" if failure is not None else "error",
-                    error=str(exc),
-                    duration=round(time.monotonic() - started, 3),
-                    tokens_total=trace.tokens,
-                    # What the attempt spent, per agent, so a cost cap counts it.
-                    tokens=tokens_to_dict(trace.state.tokens),
-                )
+                record["status"] = "provider_error" if failure is not None else "error"
+                record["error"] = str(exc)
+                record["duration"] = round(time.monotonic() - started, 3)
+                record["tokens_total"] = trace.tokens
+                # What the attempt spent, per agent, so a cost cap counts it.
+                record["tokens"] = _tallies(tokens_to_dict(trace.state.tokens))
                 if failure is not None and failure.fatal:
                     fatal = str(failure)
         if outcome is not None:
@@ -685,44 +705,50 @@ class BenchRunner:
             try:
                 judged = await _evaluate_run(evaluator, bp, trace, self.spec.config, outcome)
             except Exception as exc:  # the sandbox failed, not the program: redo on resume
-                record.update(status="error", error=f"evaluation failed: {type(exc).__name__}: {exc}")
+                record["status"] = "error"
+                record["error"] = f"evaluation failed: {type(exc).__name__}: {exc}"
                 record["duration"] = round(time.monotonic() - started, 3)
-                record["tokens"] = outcome.tokens
+                record["tokens"] = _tallies(outcome.tokens)
                 self._mark_unreported(record, trace)
                 _append_line(self.folder / RESULTS, record)
                 self._finished_spending(key, record)
-                self._emit(ProblemUpdate(key, "error", record=record))
+                self._emit(ProblemUpdate(key, "error", record=_plain(record)))
                 await self._released()
                 return None
             tokens = outcome.tokens
-            record.update(
-                status="done",
-                outcome=outcome.outcome,
-                accepted_at=outcome.accepted_at,
-                program=outcome.final_program,
-                **judged,
-                tokens=tokens,
-                tokens_total=sum(t.get("input", 0) + t.get("output", 0) for t in tokens.values()),
-                llm_calls=outcome.llm_calls,
-                duration=round(time.monotonic() - started, 3),
-                eval_duration=round(time.monotonic() - eval_started, 3),
-            )
+            record["status"] = "done"
+            record["outcome"] = outcome.outcome
+            record["accepted_at"] = outcome.accepted_at
+            record["program"] = outcome.final_program
+            record["passed"] = judged["passed"]
+            record["verdict"] = judged["verdict"]
+            record["first_passed"] = judged["first_passed"]
+            record["steps"] = judged["steps"]
+            record["programs"] = judged["programs"]
+            record["checks"] = judged["checks"]
+            record["debug"] = judged["debug"]
+            record["tests"] = judged["tests"]
+            record["tokens"] = _tallies(tokens)
+            record["tokens_total"] = sum(t.get("input", 0) + t.get("output", 0) for t in tokens.values())
+            record["llm_calls"] = outcome.llm_calls
+            record["duration"] = round(time.monotonic() - started, 3)
+            record["eval_duration"] = round(time.monotonic() - eval_started, 3)
         self._mark_unreported(record, trace)
         _append_line(self.folder / RESULTS, record)
         self._finished_spending(key, record)
-        self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=record))
+        self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=_plain(record)))
         await self._released()
         return fatal
 
     @staticmethod
-    def _mark_unreported(record: dict[str, Any], trace: _Trace) -> None:
+    def _mark_unreported(record: ResultLine, trace: _Trace) -> None:
         """A run some of whose calls the provider reported no usage for says how
         many (``tokens_unreported``): their tokens in ``tokens`` are estimates
         (each agent's ``estimated`` counts them)."""
         if trace.unreported:
             record["tokens_unreported"] = trace.unreported
 
-    def _finished_spending(self, key: str, record: dict[str, Any]) -> None:
+    def _finished_spending(self, key: str, record: ResultLine) -> None:
         """A run ended: its spend moves from the running to the written."""
         self._live.pop(key, None)
         cost = _line_cost(record, self.price)
@@ -786,7 +812,7 @@ def _estimated(rec: dict[str, Any]) -> bool:
     return isinstance(tallies, dict) and any(isinstance(t, dict) and t.get("estimated") for t in tallies.values())
 
 
-def _line_cost(rec: dict[str, Any], price: Any) -> float:
+def _line_cost(rec: Mapping[str, Any], price: Any) -> float:
     """US dollars of one results line's tokens (0 for a line without a tally)."""
     tallies = rec.get("tokens")
     if price is None or not isinstance(tallies, dict):

@@ -119,6 +119,21 @@ class ResultLine(TypedDict, total=False):
     llm_calls: int
     duration: float
     eval_duration: float
+    tokens_unreported: int
+    """Model calls the provider reported no usage for: their tokens are estimates."""
+
+
+class JudgedRun(TypedDict):
+    """What judging a finished run adds to its line (see :class:`ResultLine`)."""
+
+    passed: bool
+    verdict: VerdictRow
+    first_passed: bool
+    steps: list[StepRow]
+    programs: list[ProgramRow]
+    checks: list[CheckRow]
+    debug: list[DebugRow]
+    tests: list[TestRow]
 
 
 class BenchSpecFile(TypedDict, total=False):
