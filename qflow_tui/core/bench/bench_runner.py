@@ -31,7 +31,7 @@ from ..jsonlines import dumps_line
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
 from ..llm._http import is_local
 from ..llm.base import close_quietly
-from ..llm.prices import PriceError, is_free, load_prices, price_of
+from ..llm.prices import Price, PriceError, is_free, load_prices, price_of
 from ..problem import ProblemError
 from ..run_state import RunState
 from ..safe_text import one_line
@@ -72,7 +72,7 @@ from .results import read_spec as read_spec
 _SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention", "extract")
 
 
-def _comparable(spec: dict[str, Any], key: str) -> Any:
+def _comparable(spec: dict[str, Any], key: str) -> object:
     """A spec's ``key`` as a resume compares it: the settings as they ran,
     whichever version of the spec recorded them."""
     if key != "settings":
@@ -273,7 +273,7 @@ def _output_after_each_step(
 
 
 async def _evaluate_run(
-    evaluator: Evaluator, bp: BenchProblem, trace: _Trace, config: RunConfig, outcome: Any
+    evaluator: Evaluator, bp: BenchProblem, trace: _Trace, config: RunConfig, outcome: RunOutcome
 ) -> JudgedRun:
     """Judge every distinct program of the run, and the synthesized tests."""
     run = trace.state
@@ -428,7 +428,7 @@ class BenchRunner:
         """Whether the bench stopped at :attr:`max_cost`."""
         self.only: set[str] | None = None
         """Run only these runs' keys this time (an estimate's first few), if set."""
-        self.price: Any = None
+        self.price: Price | None = None
         """The price the spend is counted at (the report's); None: the model costs nothing."""
         self._spent_before = 0.0
         self._spent_here = 0.0
@@ -778,7 +778,7 @@ class BenchRunner:
 
 
 # ------------------------------------------------------------------ spend
-def cap_price(spec: dict[str, Any], base_url: str | None) -> Any:
+def cap_price(spec: dict[str, Any], base_url: str | None) -> Price | None:
     """The price a cost cap counts at: the report's (``--price-in/--price-out``,
     else the price table's); None for a model that costs nothing (a script, a
     replay, ``local/``, a server on this machine). A model with no known price
@@ -799,7 +799,7 @@ def cap_price(spec: dict[str, Any], base_url: str | None) -> Any:
     )
 
 
-def _tally_cost(tokens: Tokens, price: Any) -> float:
+def _tally_cost(tokens: Tokens, price: Price | None) -> float:
     if price is None:
         return 0.0
     return float(sum(price.cost(t.to_dict()) for t in tokens.values()))
@@ -812,7 +812,7 @@ def _estimated(rec: dict[str, Any]) -> bool:
     return isinstance(tallies, dict) and any(isinstance(t, dict) and t.get("estimated") for t in tallies.values())
 
 
-def _line_cost(rec: Mapping[str, Any], price: Any) -> float:
+def _line_cost(rec: Mapping[str, Any], price: Price | None) -> float:
     """US dollars of one results line's tokens (0 for a line without a tally)."""
     tallies = rec.get("tokens")
     if price is None or not isinstance(tallies, dict):

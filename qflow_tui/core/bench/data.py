@@ -320,7 +320,7 @@ def cost(data: BenchData) -> float | None:
     return records_cost(data.done, bench_price(data.spec))
 
 
-def _whole(value: Any) -> int:
+def _whole(value: object) -> int:
     """A count from a results line: a whole number of 0 or more, else 0."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 

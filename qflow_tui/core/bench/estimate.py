@@ -7,10 +7,12 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from ..llm.prices import Price
 from ..summary import TokenTally
-from .bench_runner import cap_price
+from .bench_runner import BenchRunner, cap_price
 from .data import load_bench
 from .names import BenchError, run_key
 from .results import latest_results, read_results
@@ -139,7 +141,7 @@ def estimate_from(
     runs: int,
     left: int,
     concurrency: int,
-    price: Any,
+    price: Price | None,
     priced: bool,
     source: str,
 ) -> Estimate:
@@ -189,7 +191,7 @@ def _tallies(rec: dict[str, Any]) -> list[dict[str, int]]:
     return [TokenTally.from_dict(t).to_dict() for t in tokens.values() if isinstance(t, dict)]
 
 
-def price_for(spec: dict[str, Any], base_url: str | None) -> tuple[Any, bool]:
+def price_for(spec: dict[str, Any], base_url: str | None) -> tuple[Price | None, bool]:
     """(price, priced): the bench's price as the report counts it; ``priced``
     False when the model has no known price (None with priced True: free)."""
     try:
@@ -198,7 +200,9 @@ def price_for(spec: dict[str, Any], base_url: str | None) -> tuple[Any, bool]:
         return None, False
 
 
-async def estimate_bench(runner: Any, sample: int = DEFAULT_SAMPLE, source_folder: Any = None) -> Estimate:
+async def estimate_bench(
+    runner: BenchRunner, sample: int = DEFAULT_SAMPLE, source_folder: Path | str | None = None
+) -> Estimate:
     """Estimate ``runner``'s whole bench: from ``source_folder``'s finished runs
     when given, else from the folder's own, else by running its first
     ``sample`` runs now (kept: the full bench skips them later)."""

@@ -376,7 +376,7 @@ def model_for(figure: Figure) -> str:
     return TODAYS_MODEL.get(figure.family or "", "MODEL")
 
 
-def _flag(key: str, value: Any) -> list[str]:
+def _flag(key: str, value: object) -> list[str]:
     flag = "--" + key.replace("_", "-")
     if isinstance(value, bool):
         return [flag if value else f"--no-{key.replace('_', '-')}"]

@@ -18,7 +18,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Required, TypedDict
+from typing import Any, NoReturn, Required, TypedDict
 
 from ..jsonbound import depth_problem
 from ..safe_text import one_line
@@ -236,7 +236,7 @@ class _NotJsonNumber(ValueError):
     """A number JSON does not have (``NaN``, ``Infinity``, one too large for a float)."""
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise _NotJsonNumber(f"holds {name}, which is not a JSON number")
 
 
