@@ -1,19 +1,26 @@
 """How the code is laid out: lines and modules per layer (each core package a
 layer of its own); how many imports sit inside functions (each one a cycle or
 a launch cost being dodged); how many parameters are typed ``Any`` (a seam
-without a type); the longest functions; and module names that more than one
+without a type), and how many parameters and returns mention ``Any`` anywhere
+(``dict[str, Any]`` too: issue 52's measure, also per 1,000 lines); the modules
+over 800 lines; the longest functions; and module names that more than one
 package uses (``run.py`` three times reads as one thing in a traceback).
 
-    python bench/layers.py
+    python bench/layers.py [--root DIR]
+
+``--root``: another checkout's ``qflow_tui`` (a tree before a change, say).
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "qflow_tui"
+#: The size above which a module counts as a giant room (issue 52).
+BIG_MODULE = 800
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -66,6 +73,28 @@ def any_parameters(tree: ast.AST) -> int:
     return count
 
 
+def _mentions_any(annotation: ast.expr | None) -> bool:
+    if annotation is None:
+        return False
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return False
+    return any(_is_any(node) for node in ast.walk(annotation))
+
+
+def any_in_signatures(tree: ast.AST) -> int:
+    """Parameters and returns whose annotation mentions ``Any`` anywhere."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, _FUNCTIONS):
+            a = node.args
+            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(p for p in (a.vararg, a.kwarg) if p)]
+            count += sum(1 for p in params if _mentions_any(p.annotation)) + _mentions_any(node.returns)
+    return count
+
+
 def functions(tree: ast.AST, where: str) -> list[tuple[int, str]]:
     """(lines, ``file:name``) of every function."""
     return [
@@ -76,10 +105,16 @@ def functions(tree: ast.AST, where: str) -> list[tuple[int, str]]:
 
 
 def main() -> None:
+    global ROOT
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=ROOT, help="the qflow_tui package to measure")
+    ROOT = ap.parse_args().root.resolve()
     lines: Counter[str] = Counter()
     modules: Counter[str] = Counter()
     local: Counter[str] = Counter()
     anys: Counter[str] = Counter()
+    signatures: Counter[str] = Counter()
+    big: list[tuple[int, str]] = []
     longest: list[tuple[int, str]] = []
     names: Counter[str] = Counter()
     for path in sorted(ROOT.rglob("*.py")):
@@ -90,14 +125,24 @@ def main() -> None:
         modules[key] += 1
         local[key] += function_imports(tree)
         anys[key] += any_parameters(tree)
+        signatures[key] += any_in_signatures(tree)
+        if len(text.splitlines()) > BIG_MODULE:
+            big.append((len(text.splitlines()), str(path.relative_to(ROOT.parent))))
         longest += functions(tree, str(path.relative_to(ROOT.parent)))
         if path.name != "__init__.py":
             names[path.name] += 1
-    print(f"{'layer':28} {'modules':>7} {'lines':>7} {'imports in functions':>21} {'Any parameters':>15}")
+    head = f"{'layer':28} {'modules':>7} {'lines':>7} {'imports in functions':>21} {'Any parameters':>15}"
+    print(head + f" {'Any in signatures':>18} {'per 1k lines':>12}")
     for key in sorted(lines):
-        print(f"{key:28} {modules[key]:7} {lines[key]:7} {local[key]:21} {anys[key]:15}")
-    total = (sum(modules.values()), sum(lines.values()), sum(local.values()), sum(anys.values()))
-    print(f"{'total':28} {total[0]:7} {total[1]:7} {total[2]:21} {total[3]:15}")
+        row = f"{key:28} {modules[key]:7} {lines[key]:7} {local[key]:21} {anys[key]:15}"
+        print(row + f" {signatures[key]:18} {1000 * signatures[key] / lines[key]:12.1f}")
+    n, size = sum(modules.values()), sum(lines.values())
+    row = f"{'total':28} {n:7} {size:7} {sum(local.values()):21} {sum(anys.values()):15}"
+    print(row + f" {sum(signatures.values()):18} {1000 * sum(signatures.values()) / size:12.1f}")
+    print(
+        f"\nmodules over {BIG_MODULE} lines: "
+        + (", ".join(f"{p} ({n})" for n, p in sorted(big, reverse=True)) or "none")
+    )
     print("\nthe longest functions (lines):")
     for size, name in sorted(longest, reverse=True)[:8]:
         print(f"  {size:4}  {name}")

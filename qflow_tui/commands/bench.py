@@ -17,13 +17,23 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..core.bench.names import (
+    BENCH_DATASETS,
+    CONVENTIONS,
+    EXPORT_FORMATS,
+    INTERVAL_STYLES,
+    TABLE_FORMATS,
+)
+from ..core.extract import EXTRACTIONS as EXTRACT_CHOICES
 from ..core.plugins import entry_names
 from . import fail
 from .solve import add_run_options, config_overrides
 
-#: core.bench.bench_runner.BENCH_DATASETS, written out: `qflow --help` does not import the bench.
-DATASET_CHOICES = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
-#: The built-in datasets read from a local copy (core.bench.sources), likewise.
+# The choices come from core.bench.names, which imports nothing slow: `qflow --help`
+# stays free of the bench's readers and the sandbox.
+DATASET_CHOICES = BENCH_DATASETS
+#: The built-in datasets read from a local copy (core.bench.sources), written
+#: out: the registry that knows them loads the dataset readers.
 FILE_DATASETS = (
     "codecontests",
     "apps",
@@ -35,14 +45,7 @@ FILE_DATASETS = (
     "mbpp-et",
     "jsonl",
 )
-#: core.bench.evaluate.CONVENTIONS, core.bench.export.FORMATS and
-#: core.extract.EXTRACTIONS, likewise.
-CONVENTION_CHOICES = ("completion", "solution")
-EXPORT_FORMATS = ("evalplus", "human-eval", "apps", "codecontests")
-EXTRACT_CHOICES = ("code", "raw")
-#: core.bench.tables.FORMATS and INTERVAL_STYLES, likewise.
-TABLE_FORMATS = ("markdown", "latex", "csv", "json")
-INTERVAL_STYLES = ("brackets", "pm")
+CONVENTION_CHOICES = CONVENTIONS
 #: The exit status of a bench stopped at --max-cost.
 EXIT_COST_CAP = 3
 
@@ -350,9 +353,9 @@ def _run_headless(runner: Any) -> int:
         interrupted = True
     except BenchError as exc:
         return fail(str(exc))
-    data = load_bench(runner.folder)
+    data = load_bench(runner.folder, runner.results_read)  # as the runner read it back when it ended
     say_skipped(data)
-    report = render_report(data)
+    report = render_report(data, problems=runner.problems)  # the runner's: the dataset is read once
     try:
         (runner.folder / "report.md").write_text(report, encoding="utf-8")
     except OSError as exc:

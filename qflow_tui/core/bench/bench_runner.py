@@ -17,43 +17,57 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ... import __version__
-from ...locations import ground_truth_dir
+from ...locations import data_dir, ground_truth_dir
 from ..config import RunConfig
 from ..events import Event, LLMCallFinished
 from ..extract import EXTRACTIONS, extraction
 from ..jsonlines import dumps_line
 from ..llm import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
+from ..llm._http import is_local
 from ..llm.base import close_quietly
-from ..pieces import SynthTests
+from ..llm.prices import Price, PriceError, is_free, load_prices, price_of
+from ..problem import ProblemError
 from ..run_state import RunState
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
+from ..session.index import batched_notes
 from ..summary import Tokens, TokenTally, tokens_to_dict
 from ..workflow_run import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
-from ..workflows import get_workflow
+from ..workflows import WORKFLOWS
 from ..workflows.values import recorded_config
+from .data import bench_price
 from .datasets import BenchProblem
 from .evaluate import DEFAULT_CONVENTION, LEGACY_CONVENTION, Evaluator, task_cap
+from .judging import judge_run
+from .names import BENCH_DATASETS as BENCH_DATASETS
+from .names import REPORT as REPORT
+from .names import SESSIONS as SESSIONS
+from .names import BenchError as BenchError
+from .names import run_key as run_key
 from .protocol import bench_config, is_evalplus
 from .results import RESULTS as RESULTS
 from .results import SPEC as SPEC
-from .results import read_lines, spec_problem
+from .results import (
+    ResultLine,
+    ResultsRead,
+    read_lines,
+)
+from .results import latest_results as latest_results
+from .results import read_results as read_results
+from .results import read_spec as read_spec
 from .sources import load_dataset
-
-REPORT = "report.md"
-SESSIONS = "sessions"
 
 #: What a bench folder's spec must match for a rerun to resume it.
 _SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention", "extract")
 
 
-def _comparable(spec: dict[str, Any], key: str) -> Any:
+def _comparable(spec: dict[str, Any], key: str) -> object:
     """A spec's ``key`` as a resume compares it: the settings as they ran,
     whichever version of the spec recorded them."""
     if key != "settings":
@@ -61,19 +75,9 @@ def _comparable(spec: dict[str, Any], key: str) -> Any:
     return recorded_config(bench_config(spec))
 
 
-class BenchError(Exception):
-    """The bench cannot start or go on; the message is one line a user can act on."""
-
-
-#: The benchmarks ``qflow bench`` runs (MBPP: its test split).
-BENCH_DATASETS = ("humaneval", "mbpp", "humaneval-plus", "mbpp-plus")
-
-
 def default_bench_folder(dataset: str, workflow: str, model: str) -> Path:
     """Where a bench goes unless told: one folder per dataset, workflow and model
     under the user data folder (so a rerun of the same bench resumes it)."""
-    from ...locations import data_dir
-
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{dataset}-{workflow}-{model}").strip("-")[:120]
     return data_dir() / "benches" / slug
 
@@ -88,8 +92,6 @@ def split_ids(raw: list[str] | str | None) -> list[str] | None:
 
 def workflow_names() -> list[str]:
     """The workflows a bench can run (the one place the bench reads the registry)."""
-    from ..workflows import WORKFLOWS
-
     return list(WORKFLOWS)
 
 
@@ -137,40 +139,7 @@ class BenchSpec:
         }
 
 
-def run_key(problem_id: str, sample: int) -> str:
-    return problem_id if sample == 0 else f"{problem_id}#{sample}"
-
-
-def read_results(folder: Path) -> list[dict[str, Any]]:
-    """Every line of ``results.jsonl`` of the shape the runner writes (a line cut
-    short by a kill, or of another shape, is skipped: :func:`read_lines` names them)."""
-    return read_lines(folder).records
-
-
-def latest_results(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The last line for each run (a retried problem's newer line wins)."""
-    latest: dict[str, dict[str, Any]] = {}
-    for rec in records:
-        latest[run_key(rec["id"], int(rec.get("sample", 0)))] = rec
-    return latest
-
-
-def read_spec(folder: Path) -> dict[str, Any] | None:
-    path = Path(folder) / SPEC
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_bytes()[: 16 * 1024 * 1024])
-    except (ValueError, RecursionError, OSError) as exc:
-        why = one_line(str(exc), 200) if not isinstance(exc, RecursionError) else "it nests too deep"
-        raise BenchError(f"{path} is not a bench spec ({why}); choose another --out") from None
-    problem = spec_problem(data)
-    if problem:
-        raise BenchError(f"{path} is not a bench spec qflow wrote: {one_line(problem, 300)}; choose another --out")
-    return data  # type: ignore[no-any-return]
-
-
-def _append_line(path: Path, obj: dict[str, Any]) -> None:
+def _append_line(path: Path, obj: ResultLine) -> None:
     """One whole line per write, synced: a kill leaves at most a cut-short last
     line, which the next append starts after (readers skip it)."""
     data = dumps_line(obj, separators=(",", ":")) + "\n"
@@ -183,6 +152,16 @@ def _append_line(path: Path, obj: dict[str, Any]) -> None:
         fh.write(data.encode("utf-8"))
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def _plain(record: ResultLine) -> dict[str, Any]:
+    """A results line as the bench's sinks read it (any of its fields, by name)."""
+    return cast(dict[str, Any], record)
+
+
+def _tallies(tokens: dict[str, dict[str, int]]) -> dict[str, dict[str, float]]:
+    """A run's tokens per agent as a results line holds them (counts, and a cost may be fractional)."""
+    return cast(dict[str, dict[str, float]], tokens)
 
 
 # ------------------------------------------------------------- progress events
@@ -256,130 +235,6 @@ class _Trace:
             self.on_change(self.state.steps_started[-1] if self.state.steps_started else "", self.tokens)
 
 
-def _output_after_each_step(
-    run: RunState, final_program: str, accepted_at: str | None, first_program: str, reverts: bool
-) -> list[tuple[str, str, bool]]:
-    """(step, program, accepted) for each step that produced or judged a
-    program: what the run would have returned had it stopped after that step
-    (the accepted program once one is accepted; before that the first program
-    when the workflow reverts, else the origin progression's latest)."""
-    # A step that only judged (AgentCoder's test executor rejecting, a checker
-    # in a step of its own) counts as much as one that wrote a program: left
-    # out, a rejection showed as "not reached" (·) wherever another run's
-    # acceptance at that step made it a column.
-    judged = {c.step for c in run.checks} | {d.step for d in run.decisions if d.step}
-    order = [
-        s for s in run.steps_started if any(p.step == s for p in run.candidates) or s in judged or s == accepted_at
-    ]
-    origin = min((p.progression for p in run.candidates if p.progression is not None), default=None)
-    latest = first_program
-    out: list[tuple[str, str, bool]] = []
-    accepted = False
-    for step in order:
-        for p in run.candidates:
-            if p.step == step and p.progression == origin:
-                latest = p.program
-        if step == accepted_at:
-            accepted = True
-        if accepted:
-            out.append((step, final_program, True))
-        else:
-            out.append((step, first_program if reverts else latest, False))
-    return out
-
-
-async def _evaluate_run(
-    evaluator: Evaluator, bp: BenchProblem, trace: _Trace, config: RunConfig, outcome: Any
-) -> dict[str, Any]:
-    """Judge every distinct program of the run, and the synthesized tests."""
-    run = trace.state
-    distinct: dict[str, Any] = {}
-    wanted = [p.program for p in run.candidates] + [outcome.final_program, outcome.first_program]
-    for program in wanted:
-        if program not in distinct:
-            distinct[program] = None
-    verdicts = await asyncio.gather(*(evaluator.evaluate(bp, prog) for prog in distinct))
-    by_program = dict(zip(distinct, verdicts, strict=True))
-
-    def ok(program: str) -> bool:
-        return bool(by_program[program].passed)
-
-    final = by_program[outcome.final_program]
-    reverts = get_workflow(config.workflow).reverts(config)
-    steps = [
-        {"step": step, "passed": ok(prog), "accepted": acc}
-        for step, prog, acc in _output_after_each_step(
-            run, outcome.final_program, outcome.accepted_at, outcome.first_program, reverts
-        )
-    ]
-    programs = [
-        {
-            "step": p.step,
-            "progression": p.progression,
-            "agent": p.agent,
-            "passed": ok(p.program),
-            "status": by_program[p.program].status,
-            "detail": by_program[p.program].detail,
-            # EvalPlus's base verdict apart, for figures over several programs (pass@5).
-            **({"base": by_program[p.program].base} if by_program[p.program].base is not None else {}),
-        }
-        for p in run.candidates
-    ]
-    # The CQC's verdicts, each on the program its progression held at that step.
-    held: dict[int | None, str] = {}
-    checks = []
-    i = 0
-    order = run.steps_started
-    for d in run.checks:
-        while i < len(run.candidates) and order.index(run.candidates[i].step or "") <= order.index(d.step):
-            held[run.candidates[i].progression] = run.candidates[i].program
-            i += 1
-        prog = held.get(d.progression)
-        if prog is not None:
-            check = {"step": d.step, "progression": d.progression, "accepted": d.accepted, "passed": ok(prog)}
-            if not bp.problem.test_sources:  # nothing to check against: counted apart in Table 4
-                check["no_visible_test"] = True
-            checks.append(check)
-    # Self-debugging: each debugged program against the one it replaced.
-    debug = []
-    before: dict[int | None, str] = {}
-    debugger = get_workflow(config.workflow).debugger
-    for p in run.candidates:
-        if debugger and p.agent == debugger and p.progression in before:
-            debug.append(
-                {
-                    "step": p.step,
-                    "progression": p.progression,
-                    "before": ok(before[p.progression]),
-                    "after": ok(p.program),
-                }
-            )
-        before[p.progression] = p.program
-    # Synthesized tests: correct when the canonical solution passes them; triggered
-    # when the first program fails them.
-    tqc_rows: list[dict[str, Any]] = []
-    tests = [t.test for t in run.piece(SynthTests).judged()] or run.piece(SynthTests).designed_tests()
-    if tests and bp.reference:
-        canon, first = await asyncio.gather(
-            evaluator.run_tests(bp, bp.reference, tests), evaluator.run_tests(bp, outcome.first_program, tests)
-        )
-        kept = {t.test: t.verdict == "kept" for t in run.piece(SynthTests).judged()}
-        for test, c, f in zip(tests, canon.results, first.results, strict=True):
-            tqc_rows.append(
-                {"test": test, "kept": kept.get(test), "correct": c.status == "pass", "triggered": f.status != "pass"}
-            )
-    return {
-        "passed": final.passed,
-        "verdict": final.to_dict(),
-        "first_passed": ok(outcome.first_program),
-        "steps": steps,
-        "programs": programs,
-        "checks": checks,
-        "debug": debug,
-        "tests": tqc_rows,
-    }
-
-
 #: Longest file stem a problem's key gives its session (a file name has at
 #: most 255 bytes; ``.attemptN.jsonl`` follows).
 SESSION_STEM_MAX = 120
@@ -443,7 +298,7 @@ class BenchRunner:
         """Whether the bench stopped at :attr:`max_cost`."""
         self.only: set[str] | None = None
         """Run only these runs' keys this time (an estimate's first few), if set."""
-        self.price: Any = None
+        self.price: Price | None = None
         """The price the spend is counted at (the report's); None: the model costs nothing."""
         self._spent_before = 0.0
         self._spent_here = 0.0
@@ -455,6 +310,9 @@ class BenchRunner:
         self._admission: asyncio.Condition | None = None
         self.warnings: list[str] = []
         """What the bench has warned of (once each): a provider that reported no usage."""
+        self.results_read: ResultsRead | None = None
+        """The folder's ``results.jsonl`` as :meth:`run` read it back when it ended
+        (the report of a bench just run takes it rather than reading it again)."""
 
     def _emit(self, update: ProblemUpdate) -> None:
         for sink in list(self.sinks):
@@ -467,8 +325,6 @@ class BenchRunner:
         """Load the problems, create or check the folder; return the finished results.
         ``write`` False checks without creating or changing the folder (an estimate
         from another bench's runs)."""
-        from ..problem import ProblemError
-
         spec = self.spec
         if spec.config.workflow not in workflow_names():
             raise BenchError(f"unknown workflow {spec.config.workflow!r}: choose one of {', '.join(workflow_names())}")
@@ -616,7 +472,7 @@ class BenchRunner:
                 self._emit(ProblemUpdate(key, "queued"))
                 todo.append((by_id[pid], sample))
         if not todo:
-            return list(latest_results(read_results(self.folder)).values())
+            return self._read_back()
         if is_evalplus(self.spec.dataset):
             try:
                 task_cap()  # EvalPlus's per-task cap, from the environment: refused at once when it is no number
@@ -652,7 +508,9 @@ class BenchRunner:
         # Every run's tasks (gather makes them now) take the bench's extraction.
         extracting = extraction.set(self.spec.extract)
         try:
-            await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
+            # The sessions are indexed together at the end: one transaction, not one each.
+            with batched_notes():
+                await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
         finally:
             extraction.reset(extracting)
             if own_client:
@@ -660,7 +518,12 @@ class BenchRunner:
             if self.capped:
                 # Said once every problem has ended: the spend is final, the report's.
                 self.stopped = self._cap_words()
-        return list(latest_results(read_results(self.folder)).values())
+        return self._read_back()
+
+    def _read_back(self) -> list[dict[str, Any]]:
+        """The latest line of every run, read back from the folder (kept in :attr:`results_read`)."""
+        self.results_read = read_lines(self.folder)
+        return list(latest_results(self.results_read.records).values())
 
     async def _one(
         self,
@@ -681,7 +544,7 @@ class BenchRunner:
         trace.on_unreported = self._usage_unreported
         watched = _WatchedClient(client)
         session = _session_path(self.folder, key)
-        record: dict[str, Any] = {"id": bp.id, "sample": sample, "session": str(session.relative_to(self.folder))}
+        record: ResultLine = {"id": bp.id, "sample": sample, "session": str(session.relative_to(self.folder))}
         fatal: str | None = None
         async with sem:
             # Problems already running finish (see docs/benchmark.md: cutting them
@@ -698,60 +561,64 @@ class BenchRunner:
             except RunError as exc:
                 outcome = None
                 failure = watched.failure
-                record.update(
-                    status="provider_error" if failure is not None else "error",
-                    error=str(exc),
-                    duration=round(time.monotonic() - started, 3),
-                    tokens_total=trace.tokens,
-                    # What the attempt spent, per agent, so a cost cap counts it.
-                    tokens=tokens_to_dict(trace.state.tokens),
-                )
+                record["status"] = "provider_error" if failure is not None else "error"
+                record["error"] = str(exc)
+                record["duration"] = round(time.monotonic() - started, 3)
+                record["tokens_total"] = trace.tokens
+                # What the attempt spent, per agent, so a cost cap counts it.
+                record["tokens"] = _tallies(tokens_to_dict(trace.state.tokens))
                 if failure is not None and failure.fatal:
                     fatal = str(failure)
         if outcome is not None:
             self._emit(ProblemUpdate(key, "evaluating", tokens=trace.tokens))
             eval_started = time.monotonic()
             try:
-                judged = await _evaluate_run(evaluator, bp, trace, self.spec.config, outcome)
+                judged = await judge_run(evaluator, bp, trace.state, self.spec.config, outcome)
             except Exception as exc:  # the sandbox failed, not the program: redo on resume
-                record.update(status="error", error=f"evaluation failed: {type(exc).__name__}: {exc}")
+                record["status"] = "error"
+                record["error"] = f"evaluation failed: {type(exc).__name__}: {exc}"
                 record["duration"] = round(time.monotonic() - started, 3)
-                record["tokens"] = outcome.tokens
+                record["tokens"] = _tallies(outcome.tokens)
                 self._mark_unreported(record, trace)
                 _append_line(self.folder / RESULTS, record)
                 self._finished_spending(key, record)
-                self._emit(ProblemUpdate(key, "error", record=record))
+                self._emit(ProblemUpdate(key, "error", record=_plain(record)))
                 await self._released()
                 return None
             tokens = outcome.tokens
-            record.update(
-                status="done",
-                outcome=outcome.outcome,
-                accepted_at=outcome.accepted_at,
-                program=outcome.final_program,
-                **judged,
-                tokens=tokens,
-                tokens_total=sum(t.get("input", 0) + t.get("output", 0) for t in tokens.values()),
-                llm_calls=outcome.llm_calls,
-                duration=round(time.monotonic() - started, 3),
-                eval_duration=round(time.monotonic() - eval_started, 3),
-            )
+            record["status"] = "done"
+            record["outcome"] = outcome.outcome
+            record["accepted_at"] = outcome.accepted_at
+            record["program"] = outcome.final_program
+            record["passed"] = judged["passed"]
+            record["verdict"] = judged["verdict"]
+            record["first_passed"] = judged["first_passed"]
+            record["steps"] = judged["steps"]
+            record["programs"] = judged["programs"]
+            record["checks"] = judged["checks"]
+            record["debug"] = judged["debug"]
+            record["tests"] = judged["tests"]
+            record["tokens"] = _tallies(tokens)
+            record["tokens_total"] = sum(t.get("input", 0) + t.get("output", 0) for t in tokens.values())
+            record["llm_calls"] = outcome.llm_calls
+            record["duration"] = round(time.monotonic() - started, 3)
+            record["eval_duration"] = round(time.monotonic() - eval_started, 3)
         self._mark_unreported(record, trace)
         _append_line(self.folder / RESULTS, record)
         self._finished_spending(key, record)
-        self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=record))
+        self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=_plain(record)))
         await self._released()
         return fatal
 
     @staticmethod
-    def _mark_unreported(record: dict[str, Any], trace: _Trace) -> None:
+    def _mark_unreported(record: ResultLine, trace: _Trace) -> None:
         """A run some of whose calls the provider reported no usage for says how
         many (``tokens_unreported``): their tokens in ``tokens`` are estimates
         (each agent's ``estimated`` counts them)."""
         if trace.unreported:
             record["tokens_unreported"] = trace.unreported
 
-    def _finished_spending(self, key: str, record: dict[str, Any]) -> None:
+    def _finished_spending(self, key: str, record: ResultLine) -> None:
         """A run ended: its spend moves from the running to the written."""
         self._live.pop(key, None)
         cost = _line_cost(record, self.price)
@@ -781,15 +648,11 @@ class BenchRunner:
 
 
 # ------------------------------------------------------------------ spend
-def cap_price(spec: dict[str, Any], base_url: str | None) -> Any:
+def cap_price(spec: dict[str, Any], base_url: str | None) -> Price | None:
     """The price a cost cap counts at: the report's (``--price-in/--price-out``,
     else the price table's); None for a model that costs nothing (a script, a
     replay, ``local/``, a server on this machine). A model with no known price
     cannot be capped: BenchError says what to give."""
-    from ..llm._http import is_local
-    from ..llm.prices import PriceError, is_free, load_prices, price_of
-    from .report import bench_price
-
     price = bench_price(spec)
     if price is not None:
         return price
@@ -806,7 +669,7 @@ def cap_price(spec: dict[str, Any], base_url: str | None) -> Any:
     )
 
 
-def _tally_cost(tokens: Tokens, price: Any) -> float:
+def _tally_cost(tokens: Tokens, price: Price | None) -> float:
     if price is None:
         return 0.0
     return float(sum(price.cost(t.to_dict()) for t in tokens.values()))
@@ -819,7 +682,7 @@ def _estimated(rec: dict[str, Any]) -> bool:
     return isinstance(tallies, dict) and any(isinstance(t, dict) and t.get("estimated") for t in tallies.values())
 
 
-def _line_cost(rec: dict[str, Any], price: Any) -> float:
+def _line_cost(rec: Mapping[str, Any], price: Price | None) -> float:
     """US dollars of one results line's tokens (0 for a line without a tally)."""
     tallies = rec.get("tokens")
     if price is None or not isinstance(tallies, dict):

@@ -7,7 +7,15 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from ..llm.prices import Price
+from ..summary import TokenTally
+from .bench_runner import BenchRunner, cap_price
+from .data import load_bench
+from .names import BenchError, run_key
+from .results import latest_results, read_results
 
 #: Problems an estimate runs when the folder has none finished.
 DEFAULT_SAMPLE = 3
@@ -133,14 +141,12 @@ def estimate_from(
     runs: int,
     left: int,
     concurrency: int,
-    price: Any,
+    price: Price | None,
     priced: bool,
     source: str,
 ) -> Estimate:
     """The estimate from finished ``records`` (their tokens, at ``price``;
     ``priced`` False: the model's price is unknown)."""
-    from .bench_runner import run_key
-
     if not records:
         raise ValueError("an estimate needs at least one finished run")
     tin = [sum(int(t.get("input", 0)) for t in _tallies(r)) for r in records]
@@ -179,31 +185,27 @@ def estimate_from(
 def _tallies(rec: dict[str, Any]) -> list[dict[str, int]]:
     """A line's tallies, each count a whole number from 0 to MAX_TALLY (a
     hand-edited ``10**400`` or ``"lots"`` counts 0, never an OverflowError)."""
-    from ..summary import TokenTally
-
     tokens = rec.get("tokens")
     if not isinstance(tokens, dict):
         return []
     return [TokenTally.from_dict(t).to_dict() for t in tokens.values() if isinstance(t, dict)]
 
 
-def price_for(spec: dict[str, Any], base_url: str | None) -> tuple[Any, bool]:
+def price_for(spec: dict[str, Any], base_url: str | None) -> tuple[Price | None, bool]:
     """(price, priced): the bench's price as the report counts it; ``priced``
     False when the model has no known price (None with priced True: free)."""
-    from .bench_runner import BenchError, cap_price
-
     try:
         return cap_price(spec, base_url), True
     except BenchError:
         return None, False
 
 
-async def estimate_bench(runner: Any, sample: int = DEFAULT_SAMPLE, source_folder: Any = None) -> Estimate:
+async def estimate_bench(
+    runner: BenchRunner, sample: int = DEFAULT_SAMPLE, source_folder: Path | str | None = None
+) -> Estimate:
     """Estimate ``runner``'s whole bench: from ``source_folder``'s finished runs
     when given, else from the folder's own, else by running its first
     ``sample`` runs now (kept: the full bench skips them later)."""
-    from .bench_runner import BenchError, latest_results, read_results, run_key
-
     if not runner.keys:
         runner.prepare(write=source_folder is None)
     spec = runner.spec.to_dict([bp.id for bp in runner.problems])
@@ -213,8 +215,6 @@ async def estimate_bench(runner: Any, sample: int = DEFAULT_SAMPLE, source_folde
     done_here = [latest[k] for k in keys if latest.get(k, {}).get("status") == "done"]
     left = len(keys) - len(done_here)
     if source_folder is not None:
-        from .report import load_bench
-
         other = load_bench(source_folder)
         if not other.done:
             raise BenchError(f"{source_folder} has no finished run to estimate from")

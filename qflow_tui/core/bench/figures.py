@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import stats
-from .report import BenchData, bench_price, pass_at_k, records_cost
+from .data import BenchData, bench_price, pass_at_k, records_cost
+from .papers import published
+from .protocol import convention, is_evalplus, setting
 from .stats import Interval, Paired, Spread
 
 
@@ -125,8 +127,6 @@ def first_samples(data: BenchData) -> list[dict[str, Any]]:
 
 
 def bench_figures(data: BenchData) -> BenchFigures:
-    from .protocol import is_evalplus
-
     first = first_samples(data)
     n = len(first)
     passed = sum(1 for r in first if r.get("passed"))
@@ -239,9 +239,6 @@ def correction_words(comparisons: Sequence[Comparison]) -> str:
 def report_json(data: BenchData, paper_family: str | None = None) -> dict[str, Any]:
     """``qflow bench report DIR --json``: the bench, its protocol and its headline
     figures with their intervals."""
-    from .papers import published
-    from .protocol import convention, setting
-
     s = data.spec
     return {
         "folder": str(data.folder),

@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...locations import package_data_dir
+from ..workflows import WORKFLOWS
+from .names import BENCH_DATASETS
+from .protocol import is_evalplus, setting
+from .sources import sources
 
 
 def paper_names() -> list[str]:
@@ -276,8 +280,6 @@ def _same_settings(figure: Figure, spec: dict[str, Any]) -> bool:
     """Whether the bench ran the workflow as the paper did: each of the workflow's
     own settings at the paper's value (the workflow's default where the paper's
     row names none). A bench of a workflow not installed matches nothing."""
-    from ..workflows import WORKFLOWS
-
     wf = WORKFLOWS.get(str(figure.workflow))
     if wf is None:
         return False
@@ -299,8 +301,6 @@ def match(spec: dict[str, Any], part: str | None = None, family: str | None = No
     settings, same dataset (and EvalPlus ``part``), same model family
     (``family`` stands in for the bench's own), same setting where the paper
     says; the first in the papers' order, the bench's own workflow's paper first."""
-    from .protocol import setting
-
     workflow = str(spec.get("workflow", ""))
     dataset = str(spec.get("dataset", ""))
     fam = family or family_of(str(spec.get("model", "")))
@@ -330,8 +330,6 @@ def published(spec: dict[str, Any], family: str | None = None) -> list[Figure]:
     """The published figures one bench reproduces (:func:`match`, ``family``
     standing in for the bench's own): on EvalPlus's datasets base and plus
     apart, each where a paper printed it."""
-    from .protocol import is_evalplus
-
     parts: tuple[str | None, ...] = ("base", "plus") if is_evalplus(str(spec.get("dataset", ""))) else (None,)
     return [f for f in (match(spec, part, family) for part in parts) if f is not None]
 
@@ -353,15 +351,11 @@ def row_figure(
 
 # ------------------------------------------------------------------ reproducing a row
 def available(dataset: str | None) -> bool:
-    from .bench_runner import BENCH_DATASETS
-
     return dataset in BENCH_DATASETS or needs_file(dataset)
 
 
 def needs_file(dataset: str | None) -> bool:
     """A dataset qflow reads from a local copy (``--dataset-file``): CodeContests, APPS, the ET sets."""
-    from .sources import sources
-
     src = sources().get(dataset or "")
     return src is not None and not src.shipped
 
@@ -382,7 +376,7 @@ def model_for(figure: Figure) -> str:
     return TODAYS_MODEL.get(figure.family or "", "MODEL")
 
 
-def _flag(key: str, value: Any) -> list[str]:
+def _flag(key: str, value: object) -> list[str]:
     flag = "--" + key.replace("_", "-")
     if isinstance(value, bool):
         return [flag if value else f"--no-{key.replace('_', '-')}"]
@@ -393,8 +387,6 @@ def reproduce(row: Row) -> list[tuple[Figure, str]]:
     """For each dataset of a row a workflow of qflow ran: the figure and either
     the ``qflow bench`` command that reproduces it or why there is none yet.
     Figures one bench gives together (MBPP+ base and plus) share a command."""
-    from ..workflows import WORKFLOWS
-
     out: list[tuple[Figure, str]] = []
     for f in row.figures:
         if f.workflow is None or f.value is None:  # a method qflow lacks; "-" or "N/A" printed

@@ -1,316 +1,63 @@
-"""The paper's tables for one bench (or several side by side), from the lines
-of ``results.jsonl``: pass@1 by workflow step (QualityFlow Table 1), the Code
-Quality Checker as a classifier at each step (Table 4), the Test Quality
-Checker as a classifier of synthesized tests (Table 6), self-debugging
-deviation, average tokens per agent (Table 11), and pass@k."""
+"""The paper's tables for one bench (or several side by side) in markdown:
+pass@1 by workflow step (QualityFlow Table 1), the Code Quality Checker as a
+classifier at each step (Table 4), the Test Quality Checker as a classifier of
+synthesized tests (Table 6), self-debugging deviation, average tokens per
+agent (Table 11), and pass@k. A renderer: what it shows comes from the data
+layer (:mod:`.data` and :mod:`.figures`), whose names it still offers."""
 
 from __future__ import annotations
 
-import itertools
-import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+import json
+from collections.abc import Sequence
+from typing import Any
 
 from ..escape import markdown as md
-from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
+from ..safe_text import one_line
 from ..workflows import WORKFLOWS
-from .bench_runner import latest_results, read_spec
-from .protocol import bench_config, workflow_settings
-from .results import RESULTS, read_lines
-
-if TYPE_CHECKING:
-    from .figures import BenchFigures
-
-
-def _roles(spec: dict[str, Any]) -> tuple[str, ...]:
-    """The bench's workflow's agents, in its order (none for a workflow not installed)."""
-    workflow = WORKFLOWS.get(str(spec.get("workflow", "")))
-    return tuple(a.role for a in workflow.agents) if workflow is not None else ()
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased estimator of pass@k from n samples of which c pass
-    (Chen et al. 2021): 1 - C(n-c, k) / C(n, k)."""
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
-
-
-def _pct(num: float, den: float) -> str:
-    return "n/a" if den == 0 else f"{100.0 * num / den:.2f}"
-
-
-def step_order(done: Iterable[dict[str, Any]]) -> dict[str, int]:
-    """Each step's place among the runs' steps, in the order the runs took them:
-    every run lists its steps in order, and one order is merged from them all
-    (a step first seen earlier goes first where the runs do not say), so no
-    workflow's steps need naming here."""
-    first: dict[str, int] = {}
-    before: dict[str, set[str]] = {}
-    for r in done:
-        steps = [str(x["step"]) for x in r.get("steps", [])]
-        steps += [str(x["step"]) for key in ("checks", "debug") for x in r.get(key, [])]
-        for step in steps:
-            first.setdefault(step, len(first))
-            before.setdefault(step, set())
-        for a, b in itertools.pairwise(str(x["step"]) for x in r.get("steps", [])):
-            if a != b:
-                before[b].add(a)
-    order: dict[str, int] = {}
-    while len(order) < len(first):
-        left = [st for st in first if st not in order]
-        ready = [st for st in left if before[st] <= order.keys()] or left  # a cycle: the first seen goes
-        order[min(ready, key=first.__getitem__)] = len(order)
-    return order
-
-
-def _ranked(steps: Iterable[str], order: dict[str, int]) -> list[str]:
-    return sorted(steps, key=lambda st: (order.get(st, len(order)), st))
-
-
-@dataclass
-class BenchData:
-    """A bench folder read back: its spec and the latest line of every run."""
-
-    folder: Path
-    spec: dict[str, Any]
-    records: list[dict[str, Any]]
-    problem_ids: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    """The lines of ``results.jsonl`` that were not read, each named with why
-    (terminal-safe, one line each; see :mod:`qflow_tui.core.bench.results`)."""
-    unreadable: dict[str, str] = field(default_factory=dict)
-    """Runs (by run key) whose line was not read, with why."""
-
-    @property
-    def done(self) -> list[dict[str, Any]]:
-        return [r for r in self.records if r.get("status") == "done"]
-
-    @property
-    def label(self) -> str:
-        s = self.spec
-        return f"{s.get('workflow', '?')} · {s.get('model', '?')}"
-
-    @property
-    def dataset(self) -> str:
-        return str(self.spec.get("dataset", ""))
-
-    @property
-    def full_label(self) -> str:
-        """The label with the dataset, the setting and the convention: what a
-        row of a comparison must say to be read right."""
-        from .protocol import convention, setting, title
-
-        return f"{title(self.dataset)} · {self.label} · {setting(self.spec)} · {convention(self.spec)}"
-
-
-def load_bench(folder: Path | str) -> BenchData:
-    from .bench_runner import BenchError
-
-    folder = Path(folder)
-    spec = read_spec(folder)
-    if spec is None:
-        raise BenchError(f"{folder} is not a bench folder (no bench.json): give the --out folder of a qflow bench run")
-    read = read_lines(folder)
-    records = list(latest_results(read.records).values())
-    return BenchData(
-        folder, spec, records, list(spec.get("problems", [])), read.said(folder / RESULTS), read.unreadable
-    )
-
-
-# ------------------------------------------------------------------ the tables
-def step_columns(done: Iterable[dict[str, Any]]) -> list[str]:
-    records = list(done)
-    steps: set[str] = set()
-    for r in records:
-        steps.update(s["step"] for s in r.get("steps", []))
-    return _ranked(steps, step_order(records))
-
-
-def _after(rec: dict[str, Any], column: str, order: dict[str, int]) -> dict[str, Any] | None:
-    """The run's output after the step ``column``: that step's row, else the
-    last step before it (a run accepted early keeps its program)."""
-    best = None
-    for s in rec.get("steps", []):
-        if order.get(s["step"], len(order)) <= order.get(column, len(order)):
-            best = s
-    return best
-
-
-def table_pass_by_step(done: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    """Table 1: pass@1 of the first program (zero-shot), after each step, and final."""
-    cols = step_columns(done)
-    order = step_order(done)
-    n = len(done)
-    header = ["first program", *cols, "final", "Δ"]
-    first = sum(1 for r in done if r.get("first_passed"))
-    values = [_pct(first, n)]
-    for c in cols:
-        values.append(_pct(sum(1 for r in done if (a := _after(r, c, order)) and a["passed"]), n))
-    final = sum(1 for r in done if r.get("passed"))
-    values.append(_pct(final, n))
-    values.append("n/a" if n == 0 else f"{100.0 * (final - first) / n:+.2f}")
-    return header, values
-
-
-def pass_by_step_intervals(done: list[dict[str, Any]]) -> list[str]:
-    """The 95% interval of each figure of :func:`table_pass_by_step`, in its
-    order: Wilson's for each pass@1; for Δ (final against first program, on the
-    same problems) the paired bootstrap's."""
-    from .stats import interval_text, paired, wilson
-
-    cols = step_columns(done)
-    order = step_order(done)
-    n = len(done)
-    out = [interval_text(wilson(sum(1 for r in done if r.get("first_passed")), n))]
-    for c in cols:
-        out.append(interval_text(wilson(sum(1 for r in done if (a := _after(r, c, order)) and a["passed"]), n)))
-    out.append(interval_text(wilson(sum(1 for r in done if r.get("passed")), n)))
-    both = paired([bool(r.get("first_passed")) for r in done], [bool(r.get("passed")) for r in done])
-    out.append(interval_text(both.interval, lambda x: f"{100 * x:+.1f}"))
-    return out
-
-
-def table_cqc(done: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    """Table 4: the Code Quality Checker as a classifier of the output after each
-    step (positive: passes the evaluation tests; predicted: accepted by then)."""
-    cols = [c for c in step_columns(done) if c != "revert"]
-    order = step_order(done)
-    rows: dict[str, list[str]] = {
-        k: [] for k in ("Actual positive", "Accuracy", "Precision", "Recall", "% of final output")
-    }
-    for c in cols:
-        tp = fp = fn = tn = 0
-        for r in done:
-            a = _after(r, c, order)
-            passed, accepted = bool(a and a["passed"]), bool(a and a["accepted"])
-            tp += passed and accepted
-            fp += (not passed) and accepted
-            fn += passed and not accepted
-            tn += (not passed) and not accepted
-        n = tp + fp + fn + tn
-        rows["Actual positive"].append(_pct(tp + fn, n))
-        rows["Accuracy"].append(_pct(tp + tn, n))
-        rows["Precision"].append(_pct(tp, tp + fp))
-        rows["Recall"].append(_pct(tp, tp + fn))
-        rows["% of final output"].append(_pct(tp + fp, n))
-    return ["statistic", *cols], [[k, *v] for k, v in rows.items()]
-
-
-def table_cqc_verdicts(done: list[dict[str, Any]]) -> list[list[str]]:
-    """Every CQC verdict on a program, by step: how often it was right."""
-    by_step: dict[str, list[int]] = {}
-    for r in done:
-        for ch in r.get("checks", []):
-            c = by_step.setdefault(ch["step"], [0, 0, 0, 0])
-            c[0 if ch["passed"] and ch["accepted"] else 1 if ch["accepted"] else 2 if ch["passed"] else 3] += 1
-    out = []
-    for step in _ranked(by_step, step_order(done)):
-        tp, fp, fn, tn = by_step[step]
-        out.append(
-            [step, str(tp + fp + fn + tn), _pct(tp + tn, tp + fp + fn + tn), _pct(tp, tp + fp), _pct(tp, tp + fn)]
-        )
-    return out
-
-
-def table_tqc(done: list[dict[str, Any]]) -> list[list[str]]:
-    """Table 6: the Test Quality Checker as a classifier; a positive test is an
-    incorrect one (the canonical solution fails it), predicted by rejection."""
-    rows = [t for r in done for t in r.get("tests", []) if t.get("kept") is not None]
-    all_tests = [t for r in done for t in r.get("tests", [])]
-    covered = sum(1 for r in done if any(t.get("kept") is not None for t in r.get("tests", [])))
-    tp = sum(1 for t in rows if not t["correct"] and not t["kept"])
-    fp = sum(1 for t in rows if t["correct"] and not t["kept"])
-    fn = sum(1 for t in rows if not t["correct"] and t["kept"])
-    tn = sum(1 for t in rows if t["correct"] and t["kept"])
-    triggered = [t for t in rows if t.get("triggered")]
-    prec, rec = (tp / (tp + fp) if tp + fp else None), (tp / (tp + fn) if tp + fn else None)
-    f1 = "n/a" if not prec or not rec else f"{2 * prec * rec / (prec + rec):.2f}"
-    return [
-        ["Total programs", str(len(done))],
-        ["Covered programs (tests went through the TQC)", str(covered)],
-        ["Total synthesized tests", str(len(all_tests))],
-        ["Incorrect synthesized tests (%)", _pct(sum(1 for t in all_tests if not t["correct"]), len(all_tests))],
-        ["Tests judged by the TQC", str(len(rows))],
-        ["Triggered tests (the first program fails them)", str(len(triggered))],
-        ["Incorrect among triggered (%)", _pct(sum(1 for t in triggered if not t["correct"]), len(triggered))],
-        ["Accuracy", _pct(tp + tn, len(rows))],
-        ["Precision", _pct(tp, tp + fp)],
-        ["Recall", _pct(tp, tp + fn)],
-        ["F1", f1],
-        ["Incorrect tests filtered", str(tp)],
-        ["Correct tests filtered", str(fp)],
-    ]
-
-
-def table_debug(done: list[dict[str, Any]]) -> list[list[str]]:
-    """Self-debugging deviation: what each debug epoch did to the programs it changed."""
-    by_step: dict[str, list[int]] = {}
-    for r in done:
-        for d in r.get("debug", []):
-            c = by_step.setdefault(d["step"], [0, 0, 0, 0])
-            c[(0 if d["before"] else 2) + (0 if d["after"] else 1)] += 1
-    out = []
-    for step in _ranked(by_step, step_order(done)):
-        cc, ci, ic, ii = by_step[step]
-        out.append([step, str(cc + ci + ic + ii), str(cc), str(ci), str(ic), str(ii), _pct(ci, cc + ci)])
-    return out
-
-
-def table_tokens(done: list[dict[str, Any]], roles: Sequence[str] = ()) -> list[list[str]]:
-    """Table 11: average tokens (input + output) per problem, per agent: the
-    workflow's ``roles`` in its order, then any other alphabetically."""
-    agents: set[str] = set()
-    for r in done:
-        agents.update((r.get("tokens") or {}).keys())
-    order = [a for a in roles if a in agents] + sorted(agents - set(roles))
-    n = len(done)
-    out = []
-    for a in order:
-        tin = sum((r.get("tokens") or {}).get(a, {}).get("input", 0) for r in done)
-        tout = sum((r.get("tokens") or {}).get(a, {}).get("output", 0) for r in done)
-        calls = sum((r.get("tokens") or {}).get(a, {}).get("calls", 0) for r in done)
-        out.append([a, f"{tin / n:.0f}", f"{tout / n:.0f}", f"{(tin + tout) / n:.0f}", f"{calls / n:.2f}"])
-    total = sum(r.get("tokens_total", 0) for r in done)
-    out.append(["total", "", "", f"{total / n:.0f}" if n else "n/a", ""])
-    return out
-
-
-def last_programs_k(spec: dict[str, Any]) -> int:
-    """k when the bench's workflow's paper reports pass@k over the last k programs
-    of a run (its spec says so; QualityFlow: 5), else 0."""
-    workflow = WORKFLOWS.get(str(spec.get("workflow", "")))
-    return workflow.pass_at_last if workflow is not None else 0
-
-
-def pass_at_last(done: list[dict[str, Any]], k: int) -> tuple[int, int, int]:
-    """(runs, passing EvalPlus's base inputs, passing) where a run counts when any
-    of the last ``k`` programs it produced passes (QualityFlow section 4.1's
-    pass@5); a run that produced fewer counts all of its programs."""
-    base = passed = 0
-    for r in done:
-        programs = r.get("programs")
-        # A hand-edited line may hold anything: what is not a program is not counted.
-        made = [p for p in programs if isinstance(p, dict)] if isinstance(programs, list) else []
-        last = made[-k:] if k > 0 else []
-        passed += any(p.get("passed") for p in last)
-        base += any(p.get("base", p.get("passed")) for p in last)
-    return len(done), base, passed
+from .data import BenchData as BenchData
+from .data import _after as _after
+from .data import (
+    _id_key,
+    _number,
+    _pct,
+    _ranked,
+    _roles,
+    _unfinished,
+)
+from .data import _whole as _whole
+from .data import base_and_plus as base_and_plus
+from .data import bench_price as bench_price
+from .data import cached_tokens as cached_tokens
+from .data import cost as cost
+from .data import last_programs_k as last_programs_k
+from .data import load_bench as load_bench
+from .data import pass_at_k as pass_at_k
+from .data import pass_at_last as pass_at_last
+from .data import pass_by_step_intervals as pass_by_step_intervals
+from .data import records_cost as records_cost
+from .data import step_columns as step_columns
+from .data import step_order as step_order
+from .data import table_cqc as table_cqc
+from .data import table_cqc_verdicts as table_cqc_verdicts
+from .data import table_debug as table_debug
+from .data import table_pass_by_step as table_pass_by_step
+from .data import table_tokens as table_tokens
+from .data import table_tqc as table_tqc
+from .datasets import BenchProblem, without_visible_tests
+from .figures import BenchFigures, bench_cost, bench_figures, compare_pairs, correction_words
+from .papers import family_of, paper, published
+from .protocol import bench_config, family, is_evalplus, protocol_lines, setting, title, workflow_settings
+from .sources import load_dataset
+from .stats import BOOTSTRAP, MCNEMAR, WILSON, dollars, interval_text, wilson
 
 
 def pass_at_last_words(spec: dict[str, Any], done: list[dict[str, Any]]) -> str:
     """``pass@5 (the last 5 programs) 80.00% (8/10), 95% CI [49.0, 94.3]`` (Wilson's
     interval), with base and plus apart on EvalPlus's datasets; "" when the bench's
     workflow reports no such figure."""
-    from .protocol import is_evalplus
-
     k = last_programs_k(spec)
     if not k:
         return ""
-    from .stats import interval_text, wilson
-
     n, base, passed = pass_at_last(done, k)
     what = f"pass@{k} (the last {k} programs)"
     base_ci, ci = interval_text(wilson(base, n)), interval_text(wilson(passed, n))
@@ -320,57 +67,10 @@ def pass_at_last_words(spec: dict[str, Any], done: list[dict[str, Any]]) -> str:
     return f"{what} {_pct(passed, n)}% ({passed}/{n}), 95% CI {ci}"
 
 
-def bench_price(spec: dict[str, Any]) -> Price | None:
-    """The bench's price: ``--price-in/--price-out`` when given (with the
-    provider's usual cache ratios), else the dated price table's for its model;
-    None when unknown, or nothing to pay (a local or script model)."""
-    pin, pout = spec.get("price_in"), spec.get("price_out")
-    model = str(spec.get("model") or "")
-    if pin is not None or pout is not None:
-        return with_cache_rates(model, float(pin or 0), float(pout or 0), "")
-    try:
-        price = price_of(model, load_prices())
-    except PriceError:
-        return None
-    return price if price is not None and (price.input or price.output) else None
-
-
-def records_cost(records: list[dict[str, Any]], price: Price | None) -> float | None:
-    """US dollars of these runs, each part of each prompt at its own rate."""
-    if price is None:
-        return None
-    return sum(price.cost(t) for r in records for t in (r.get("tokens") or {}).values() if isinstance(t, dict))
-
-
-def cost(data: BenchData) -> float | None:
-    return records_cost(data.done, bench_price(data.spec))
-
-
-def _whole(value: Any) -> int:
-    """A count from a results line: a whole number of 0 or more, else 0."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def cached_tokens(records: list[dict[str, Any]]) -> tuple[int, int]:
-    """(read from, written to) the prompt cache, over these runs."""
-    tallies = [t for r in records for t in (r.get("tokens") or {}).values() if isinstance(t, dict)]
-    return sum(t.get("cache_read", 0) for t in tallies), sum(t.get("cache_write", 0) for t in tallies)
-
-
 # ------------------------------------------------------------------ markdown
 def _md(header: list[str], rows: list[list[str]]) -> str:
     """A markdown table of cells already written as markdown (outside text through ``md.text``)."""
     return md.table(header, rows)
-
-
-def _unfinished(data: BenchData) -> list[dict[str, Any]]:
-    return [r for r in data.records if r.get("status") != "done"]
-
-
-def base_and_plus(done: list[dict[str, Any]]) -> tuple[int, int, int]:
-    """(runs, passing EvalPlus's base inputs, passing base and plus) over finished runs."""
-    base = sum(1 for r in done if (r.get("verdict") or {}).get("base", r.get("passed")))
-    return len(done), base, sum(1 for r in done if r.get("passed"))
 
 
 #: Run settings that shape every model call, shown with any workflow's own.
@@ -397,10 +97,6 @@ def sampling_note(data: BenchData) -> str:
     """A line for the report's header when the model calls did not carry the
     paper's temperatures (the Anthropic API takes none): read from a finished
     run's session header, which records what was really sent; "" otherwise."""
-    import json
-
-    from ..safe_text import one_line
-
     for rec in data.done:
         session = rec.get("session")
         if not isinstance(session, str):
@@ -429,8 +125,6 @@ def published_lines(data: BenchData, figures: BenchFigures, family: str | None =
     workflow with the paper's settings, an ablation's too, on the dataset, with
     a model of the family the paper ran, or of ``family``), ours beside it; or
     why none is shown."""
-    from .papers import family_of, paper, published
-
     found = published(data.spec, family)
     out = ["", "## Published figure", ""]
     if not found and (family or family_of(str(data.spec.get("model", "")))) is None:
@@ -465,14 +159,11 @@ def published_lines(data: BenchData, figures: BenchFigures, family: str | None =
     return out
 
 
-def render_report(data: BenchData, paper_family: str | None = None) -> str:
+def render_report(data: BenchData, paper_family: str | None = None, *, problems: Sequence[BenchProblem] = ()) -> str:
     """The bench's report in markdown; ``paper_family`` matches the papers' rows
-    of that model family instead of the bench's own."""
-    from .datasets import load_shipped, without_visible_tests
-    from .figures import bench_figures
-    from .protocol import is_evalplus, protocol_lines, title
-    from .stats import BOOTSTRAP, WILSON, interval_text
-
+    of that model family instead of the bench's own. ``problems``: the bench's
+    problems when the caller has them loaded (the runner that just ran it), so
+    the dataset is not read and parsed a second time."""
     s = data.spec
     done = sorted(data.done, key=lambda r: (r["id"], r.get("sample", 0)))
     first_sample = [r for r in done if r.get("sample", 0) == 0]
@@ -599,7 +290,7 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
         parts += ["", "## pass@k (unbiased estimator)", "", _md(["metric", "%", "95% interval"], rows)]
     if dataset.startswith("humaneval"):
         try:
-            bare = without_visible_tests(load_shipped(dataset, ids=[i.split("/")[-1] for i in data.problem_ids]))
+            bare = without_visible_tests(_bench_problems(data, problems))
         except Exception:
             bare = []
         if bare:
@@ -634,11 +325,20 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _bench_problems(data: BenchData, known: Sequence[BenchProblem]) -> list[BenchProblem]:
+    """The bench's problems in dataset order: ``known`` when it holds every one
+    of them (the runner's, already loaded), else read from the shipped dataset
+    (as a report of a folder does)."""
+    wanted = set(data.problem_ids)
+    have = [bp for bp in known if bp.id in wanted]
+    if len(have) == len(wanted) and not data.spec.get("dataset_file"):
+        return have
+    return load_dataset(data.dataset, ids=[i.split("/")[-1] for i in data.problem_ids])
+
+
 def compare_problem(benches: list[BenchData]) -> str | None:
     """Why these benches cannot be compared problem by problem (HumanEval
     against MBPP), or None when they can."""
-    from .protocol import family, title
-
     families = {family(b.dataset) for b in benches}
     if len(families) > 1:
         named = ", ".join(f"{b.folder} ({title(b.dataset)})" for b in benches)
@@ -650,8 +350,6 @@ def compare_problem(benches: list[BenchData]) -> str | None:
 
 
 def _mixed_settings_note(benches: list[BenchData]) -> list[str]:
-    from .protocol import setting
-
     settings = {setting(b.spec) for b in benches}
     if len(settings) > 1:
         relaxed = [str(i + 1) for i, b in enumerate(benches) if setting(b.spec) == "relaxed"]
@@ -681,9 +379,6 @@ def render_compare(benches: list[BenchData], pairs: str = "all") -> str:
     """The tables side by side for several benches (of one dataset family), the
     paired statistics of each pair (or of each against the first: ``pairs``),
     and the problems whose verdicts differ."""
-    from .figures import bench_cost
-    from .stats import BOOTSTRAP, WILSON, dollars, interval_text, wilson
-
     labels = [f"{i + 1}: {md.text(label)}" for i, label in enumerate(bench_labels(benches))]
     parts = ["# Bench comparison", ""]
     for i, (b, label) in enumerate(zip(benches, bench_labels(benches), strict=True)):
@@ -781,9 +476,6 @@ def render_compare(benches: list[BenchData], pairs: str = "all") -> str:
 def paired_section(benches: list[BenchData], pairs: str = "all") -> list[str]:
     """The paired comparisons as a markdown section: the difference in pass@1,
     its paired interval, the discordant problems and McNemar's p."""
-    from .figures import compare_pairs, correction_words
-    from .stats import BOOTSTRAP, MCNEMAR, interval_text
-
     comparisons = compare_pairs(benches, pairs)
     if not comparisons:
         return []
@@ -827,15 +519,3 @@ def p_text(p: float) -> str:
     if p < 0.001:
         return "< 0.001"
     return f"{p:.3g}" if p < 1 else "1"
-
-
-def _number(pid: str) -> str:
-    """``humaneval-plus/3`` and ``humaneval/3`` as ``HumanEval/3`` (EvalPlus's
-    own ids): the same problem under either dataset."""
-    name, _, n = pid.partition("/")
-    return f"{'HumanEval' if name.startswith('humaneval') else 'Mbpp'}/{n}"
-
-
-def _id_key(pid: str) -> tuple[str, int]:
-    name, _, n = pid.partition("/")
-    return name, int(n) if n.isdigit() else 0

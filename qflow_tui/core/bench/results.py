@@ -18,14 +18,15 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Required, TypedDict
+from typing import Any, NoReturn, Required, TypedDict
 
 from ..jsonbound import depth_problem
 from ..safe_text import one_line
 from ..typecheck import keys_problem
+from .names import RESULTS as RESULTS
+from .names import SPEC as SPEC
+from .names import BenchError, run_key
 
-RESULTS = "results.jsonl"
-SPEC = "bench.json"
 #: The largest results file read (a line per run: a million runs fit).
 MAX_RESULTS_BYTES = 2 * 1024**3
 #: The deepest a line may nest (rows in lists in a line: 4).
@@ -118,6 +119,21 @@ class ResultLine(TypedDict, total=False):
     llm_calls: int
     duration: float
     eval_duration: float
+    tokens_unreported: int
+    """Model calls the provider reported no usage for: their tokens are estimates."""
+
+
+class JudgedRun(TypedDict):
+    """What judging a finished run adds to its line (see :class:`ResultLine`)."""
+
+    passed: bool
+    verdict: VerdictRow
+    first_passed: bool
+    steps: list[StepRow]
+    programs: list[ProgramRow]
+    checks: list[CheckRow]
+    debug: list[DebugRow]
+    tests: list[TestRow]
 
 
 class BenchSpecFile(TypedDict, total=False):
@@ -220,7 +236,7 @@ class _NotJsonNumber(ValueError):
     """A number JSON does not have (``NaN``, ``Infinity``, one too large for a float)."""
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise _NotJsonNumber(f"holds {name}, which is not a JSON number")
 
 
@@ -320,3 +336,32 @@ def spec_problem(data: Any) -> str | None:
         if problem is None and data.get(key) is not None:
             problem = number_problem(data[key], key, MAX_COUNT)
     return problem
+
+
+def read_results(folder: Path) -> list[dict[str, Any]]:
+    """Every line of ``results.jsonl`` of the shape the runner writes (a line cut
+    short by a kill, or of another shape, is skipped: :func:`read_lines` names them)."""
+    return read_lines(folder).records
+
+
+def latest_results(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The last line for each run (a retried problem's newer line wins)."""
+    latest: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        latest[run_key(rec["id"], int(rec.get("sample", 0)))] = rec
+    return latest
+
+
+def read_spec(folder: Path) -> dict[str, Any] | None:
+    path = Path(folder) / SPEC
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_bytes()[: 16 * 1024 * 1024])
+    except (ValueError, RecursionError, OSError) as exc:
+        why = one_line(str(exc), 200) if not isinstance(exc, RecursionError) else "it nests too deep"
+        raise BenchError(f"{path} is not a bench spec ({why}); choose another --out") from None
+    problem = spec_problem(data)
+    if problem:
+        raise BenchError(f"{path} is not a bench spec qflow wrote: {one_line(problem, 300)}; choose another --out")
+    return data  # type: ignore[no-any-return]

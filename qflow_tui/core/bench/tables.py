@@ -16,13 +16,19 @@ from typing import Any
 
 from ..escape import csvcells, jsontext, latex
 from ..escape import markdown as md
+from ..workflows import WORKFLOWS
 from . import stats
+from .data import BenchData, base_and_plus
+from .figures import METHODS, bench_cost, bench_figures, compare_pairs, correction_words, first_samples
+from .names import INTERVAL_STYLES as INTERVAL_STYLES
+from .names import TABLE_FORMATS
 from .papers import Figure, PaperError, Row, families, find_row, match, paper, row_figure
-from .report import BenchData, base_and_plus
+from .protocol import TABLE_ORDER, convention, setting, title, workflow_settings
+from .report import p_text
+from .report import render_compare as render_compare_markdown
 from .stats import Interval
 
-FORMATS = ("markdown", "latex", "csv", "json")
-INTERVAL_STYLES = ("brackets", "pm")
+FORMATS = TABLE_FORMATS
 
 #: The table's columns: (heading, dataset, EvalPlus part).
 COLUMNS: tuple[tuple[str, str, str | None], ...] = (
@@ -115,8 +121,6 @@ def build_table(
     """Our rows, each followed by the published figures it reproduces (found by
     workflow, dataset and model family, ``paper_family`` standing in for the
     benches' own; or the ``paper_rows`` named) and the difference."""
-    from .protocol import TABLE_ORDER, convention, setting, title
-
     if paper_family is not None and paper_family not in families():
         raise TableError(f"no paper ran a model of the family {paper_family!r}: choose one of {', '.join(families())}")
     named: list[Row] = []
@@ -193,9 +197,6 @@ def build_table(
 def variant(spec: dict[str, Any]) -> str:
     """The bench's workflow settings away from their defaults, in the workflow's
     order (``tqc=false, clarify=0``); "" for the workflow as it comes."""
-    from ..workflows import WORKFLOWS
-    from .protocol import workflow_settings
-
     wf = WORKFLOWS.get(str(spec.get("workflow", "")))
     if wf is None:
         return ""
@@ -499,8 +500,6 @@ def compare_figures(benches: Sequence[BenchData]) -> list[Any]:
     """Each bench's figures as ``compare`` gives them: pass@1 and the cost per
     solved problem over the first sample of each problem (the runs the paired
     statistics compare), pass@k and the spread over every sample."""
-    from .figures import bench_cost, bench_figures, first_samples
-
     out = []
     for b in benches:
         f = bench_figures(b)
@@ -510,9 +509,6 @@ def compare_figures(benches: Sequence[BenchData]) -> list[Any]:
 
 
 def compare_json(benches: Sequence[BenchData], pairs: str = "all") -> dict[str, Any]:
-    from .figures import METHODS, compare_pairs, correction_words
-    from .protocol import convention, setting
-
     comparisons = compare_pairs(benches, pairs)
     return {
         "benches": [
@@ -537,15 +533,10 @@ def compare_json(benches: Sequence[BenchData], pairs: str = "all") -> dict[str, 
 
 
 def _p(p: float) -> str:
-    from .report import p_text
-
     return p_text(p)
 
 
 def render_compare_latex(benches: Sequence[BenchData], pairs: str = "all", style: str = "brackets") -> str:
-    from .figures import compare_pairs, correction_words
-    from .protocol import convention, setting, title
-
     figures = compare_figures(benches)
     best = max((f.pass1.value or 0.0 for f in figures), default=0.0)
     lines = [
@@ -633,8 +624,6 @@ def _dollars_end(x: float) -> str:
 def render_compare_csv(benches: Sequence[BenchData], pairs: str = "all") -> str:
     """One line per comparison, each bench's pass@1 and interval beside the
     paired figures."""
-    from .figures import compare_pairs
-
     figures = compare_figures(benches)
     out: list[list[object]] = [
         [
@@ -690,12 +679,10 @@ def render_compare_csv(benches: Sequence[BenchData], pairs: str = "all") -> str:
 def render_compare(
     benches: Sequence[BenchData], fmt: str = "markdown", pairs: str = "all", style: str = "brackets"
 ) -> str:
-    from .report import render_compare as markdown
-
     if fmt == "json":
         return jsontext.dumps(compare_json(benches, pairs)) + "\n"
     if fmt == "latex":
         return render_compare_latex(benches, pairs, style)
     if fmt == "csv":
         return render_compare_csv(benches, pairs)
-    return markdown(list(benches), pairs)
+    return render_compare_markdown(list(benches), pairs)

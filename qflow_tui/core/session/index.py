@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import calendar
 import contextlib
+import contextvars
 import json
 import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -31,6 +32,13 @@ from typing import Any
 from ..safe_text import valid_text
 from .fileformat import SessionError, is_bench_folder, is_session_name
 from .listing import BAD_NAME, SessionInfo, Unreadable, scan_session, stored_path
+from .query import FILTER_WORDS as FILTER_WORDS
+from .query import OUTCOMES as OUTCOMES
+from .query import Query as Query
+from .query import SearchError as SearchError
+from .query import check_outcome as check_outcome
+from .query import parse_date as parse_date
+from .query import parse_search as parse_search
 
 #: Bumped whenever the schema or what is stored changes: an index of another
 #: version is rebuilt from the files.
@@ -118,30 +126,6 @@ class IndexUnavailable(Exception):
 
 
 @dataclass
-class Query:
-    """What a listing asks for. Empty fields do not filter."""
-
-    search: str = ""
-    """Full-text search over the title, problem statement, final program,
-    model, workflow, outcome and task id: every word must occur (the last one
-    as a prefix); a line of code finds the programs containing it."""
-    workflow: str = ""
-    model: str = ""
-    """A part of the model name."""
-    outcome: str = ""
-    since: float | None = None
-    """Runs started at or after this time (seconds since the epoch)."""
-    until: float | None = None
-    folder: str | None = None
-    """Only the sessions in this sub-folder of the listed folder ("" = the
-    folder itself); None = every folder in scope."""
-    benchmark: str = ""
-    sort: str = "date"
-    limit: int | None = None
-    offset: int = 0
-
-
-@dataclass
 class Listing:
     """One page of a listing."""
 
@@ -176,78 +160,6 @@ def fts_query(text: str) -> str:
         return ""
     phrases[-1] += " *"
     return " AND ".join(phrases)
-
-
-#: Words of a search that filter instead of searching: ``outcome:accepted``.
-FILTER_WORDS = ("workflow", "model", "outcome", "since", "until", "bench")
-
-#: Every outcome a listing shows: a finished run's, or the reader's word for
-#: one that did not finish.
-OUTCOMES = ("accepted", "reverted", "rejected", "unchecked", "failed", "cancelled", "incomplete")
-
-
-class SearchError(ValueError):
-    """A filter whose value cannot match anything; the message says what to give."""
-
-
-_RELATIVE = re.compile(r"(\d+)([dw])")
-
-
-def parse_date(text: str, what: str, *, now: float | None = None) -> float:
-    """A date as a person types it: ``YYYY-MM-DD`` (optionally with ``THH:MM``),
-    ``today``, ``yesterday``, or ``3d`` / ``2w`` ago; seconds since the epoch
-    (local midnight for a day). Raises SearchError naming ``what``."""
-    now = time.time() if now is None else now
-    word = text.strip().lower()
-    midnight = time.mktime((*time.localtime(now)[:3], 0, 0, 0, 0, 0, -1))
-    if word in ("today", "yesterday"):
-        return midnight - (86400 if word == "yesterday" else 0)
-    relative = _RELATIVE.fullmatch(word)
-    if relative:
-        return midnight - int(relative[1]) * (7 if relative[2] == "w" else 1) * 86400
-    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"):
-        try:
-            return time.mktime(time.strptime(text.strip(), fmt))
-        except (ValueError, OverflowError):
-            continue
-    raise SearchError(f"{what} {text!r}: give a date as YYYY-MM-DD, today, yesterday, or 3d / 2w ago")
-
-
-def check_outcome(value: str, what: str = "outcome:") -> str:
-    """The outcome ``value`` names (in full, or a prefix of one only: ``acc``);
-    else SearchError."""
-    word = value.lower()
-    matches = [o for o in OUTCOMES if o == word] or [o for o in OUTCOMES if o.startswith(word)]
-    if len(matches) == 1:
-        return matches[0]
-    choose = ", ".join(matches or OUTCOMES)
-    raise SearchError(f"{what}{value}: {'which one' if matches else 'no session has that outcome'}? choose {choose}")
-
-
-def parse_search(text: str) -> Query:
-    """A search line as the browser takes it: ``key:value`` words filter
-    (``workflow:``, ``model:``, ``outcome:``, ``bench:``, ``since:`` and
-    ``until:`` with a date, see :func:`parse_date`), the other words are
-    searched. A filter value that cannot match (``outcome:bogus``,
-    ``since:someday``) raises SearchError rather than silently matching
-    nothing."""
-    query = Query()
-    words = []
-    for word in text.split():
-        key, sep, value = word.partition(":")
-        key = key.lower()
-        if not sep or not value or key not in FILTER_WORDS:
-            words.append(word)
-        elif key in ("since", "until"):
-            setattr(query, key, parse_date(value, f"{key}:"))
-        elif key == "bench":
-            query.benchmark = value
-        elif key == "outcome":
-            query.outcome = check_outcome(value)
-        else:
-            setattr(query, key, value)
-    query.search = " ".join(words)
-    return query
 
 
 def _epoch(created: str, fallback: float) -> float:
@@ -394,13 +306,25 @@ class SessionIndex:
     def note(self, path: Path, *, timeout: float = NOTE_TIMEOUT) -> bool:
         """Index one session now (the end of a run). False when the index is
         busy or unwritable: the next listing picks the file up."""
-        path = Path(path).resolve()
+        return self.note_many([path], timeout=timeout)
+
+    def note_many(self, paths: Iterable[Path], *, timeout: float = NOTE_TIMEOUT) -> bool:
+        """Index these sessions now, through one connection in one transaction
+        (a bench's sessions at its end: one commit instead of one each). False
+        when the index is busy or unwritable: the next listing picks the files up."""
+        resolved = list(dict.fromkeys(Path(p).resolve() for p in paths))
+        if not resolved:
+            return True
         try:
-            st = path.stat()
             with self.open(timeout) as db:
                 db.execute("BEGIN IMMEDIATE")
                 try:
-                    self._upsert(db, path, (st.st_mtime_ns, st.st_size))
+                    for path in resolved:
+                        try:
+                            st = path.stat()
+                        except FileNotFoundError:
+                            continue  # removed meanwhile: nothing to index
+                        self._upsert(db, path, (st.st_mtime_ns, st.st_size))
                     db.execute("COMMIT")
                 except BaseException:
                     with contextlib.suppress(sqlite3.Error):
@@ -408,8 +332,9 @@ class SessionIndex:
                     raise
         except (IndexUnavailable, OSError, sqlite3.Error):
             # Left to the next listing: a new time on its folder makes that scan the files.
-            with contextlib.suppress(OSError):
-                os.utime(path.parent)
+            for folder in {p.parent for p in resolved}:
+                with contextlib.suppress(OSError):
+                    os.utime(folder)
             return False
         return True
 
@@ -710,10 +635,36 @@ def _info(row: sqlite3.Row, root: Path) -> SessionInfo:
     )
 
 
+#: The sessions a :func:`batched_notes` block has finished, to index at its end
+#: (None outside one: each session is indexed as it ends).
+_BATCH: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar("qflow_index_batch", default=None)
+
+
 def note_session(path: Path) -> bool:
     """Index a session that has just been written (best effort: a busy index
-    leaves it to the next listing)."""
+    leaves it to the next listing). Inside :func:`batched_notes` the session
+    waits for the block's end, indexed there with the others."""
+    batch = _BATCH.get()
+    if batch is not None:
+        batch.append(Path(path))
+        return True
     return SessionIndex().note(path)
+
+
+@contextlib.contextmanager
+def batched_notes(index: SessionIndex | None = None) -> Iterator[list[Path]]:
+    """Index the sessions finished inside the block (in this context and the
+    tasks it starts) at its end, in one transaction: a bench of 164 problems
+    pays one connection and one commit instead of 164. Until then a listing
+    finds them as it finds any new file (its folder's time changed)."""
+    batch: list[Path] = []
+    token = _BATCH.set(batch)
+    try:
+        yield batch
+    finally:
+        _BATCH.reset(token)
+        if batch:
+            (index or SessionIndex()).note_many(batch)
 
 
 def find_sessions(

