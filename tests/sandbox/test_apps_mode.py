@@ -113,3 +113,23 @@ def test_apps_mode_runs_each_test_in_a_process_of_its_own(sb) -> None:
     r = judge_io_sync(sb, program, [("1\n", "x\n"), ("2\n", "False True 2\n")], "exact", parallel=1, apps=True)
     assert [o.status for o in r.results] == ["error", "pass"], r.to_dict()
     assert "status 2" in (r.results[0].error or "")
+
+
+def test_apps_errors_name_the_programs_own_lines_in_functions_and_late_imports(sb) -> None:
+    # Functions defined in the program (nested in APPS's wrapper), a class's
+    # method, a statement over several lines and an import after the first
+    # line of code: each error names the line of the program it is on.
+    program = (
+        "import sys\nfrom math import floor\n\n"  # 1-3
+        "class A:\n    def go(self, x):\n        return 1 // x\n"  # 4-6
+        "def f(n):\n    def g():\n        return A().go(\n            n)\n    return g()\n"  # 7-11
+        "k = int(input())\n"  # 12
+        "if k == 1:\n    import qflow_no_such_module\n"  # 13-14
+        "print(f(k - 2))\n"  # 15
+    )
+    r = judge_io_sync(sb, program, [("1\n", "x\n"), ("2\n", "x\n")], "exact", parallel=1, apps=True)
+    late, nested = r.results
+    assert late.status == "error" and "qflow_no_such_module" in (late.error or ""), r.to_dict()
+    assert _lines(late.error) == [14], late.error
+    assert nested.status == "error" and "ZeroDivisionError" in (nested.error or ""), r.to_dict()
+    assert _lines(nested.error) == [11, 9, 6], nested.error
