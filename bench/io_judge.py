@@ -78,8 +78,9 @@ def real_programs(args: argparse.Namespace) -> None:
     if args.numpy_zygote:
         # As the judge ran APPS mode last: every program's tests forked from
         # a zygote holding numpy, whether the program names it or not.
-        t0 = time.monotonic()
         with _numpy_for_all():
+            judge_io_sync(sb, "print(1)\n", [("", "1")] * 4, "apps", apps=True)  # warm up its zygote
+            t0 = time.monotonic()
             for p in programs:
                 judge_io_sync(sb, p.program, p.tests, "apps", apps=True)
         t_numpy = time.monotonic() - t0
