@@ -24,6 +24,14 @@ per core (started and ended here, by PID).
 
     python bench/io_judge.py --apps-harness /tmp/apps/testing_util.py \
         --mapcoder /work/.mirror/Md-Ashraful-Pramanik+MapCoder/repo [--count 104] [--hogs 4]
+
+``--numpy-zygote`` adds APPS mode as it ran before numpy was loaded only for
+the programs that name it; ``--before``, as it ran before APPS's modules were
+preloaded at all. ``--fork-cost`` measures what a test's forks cost by what
+the process they are forked from holds (nothing, APPS's modules without
+numpy, numpy, both): the sandbox's interpreter forks a child that forks the
+test's process, as a zygote's fork does, and the CPU time of both and the
+wall clock are printed per test.
 """
 
 from __future__ import annotations
@@ -32,6 +40,8 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -68,6 +78,16 @@ def real_programs(args: argparse.Namespace) -> None:
     for p in programs:
         judge_io_sync(sb, p.program, p.tests, "tokens")
     t_cc = time.monotonic() - t0
+    t_numpy = None
+    if args.numpy_zygote:
+        # As the judge ran APPS mode last: every program's tests forked from
+        # a zygote holding numpy, whether the program names it or not.
+        with _numpy_for_all():
+            judge_io_sync(sb, "print(1)\n", [("", "1")] * 4, "apps", apps=True)  # warm up its zygote
+            t0 = time.monotonic()
+            for p in programs:
+                judge_io_sync(sb, p.program, p.tests, "apps", apps=True)
+        t_numpy = time.monotonic() - t0
     t_before = None
     if args.before:
         # As the judge ran APPS's problems before: the prelude put in front
@@ -96,6 +116,8 @@ def real_programs(args: argparse.Namespace) -> None:
     print(f"APPS's harness (fork per program, tests in it):  {t_ref:.2f} s")
     print(f"qflow APPS mode (fresh process per test):       {t_q:.2f} s   ratio {t_q / t_ref:.2f}")
     print(f"qflow CodeContests mode, same programs:         {t_cc:.2f} s   ratio {t_cc / t_ref:.2f}")
+    if t_numpy is not None:
+        print(f"qflow APPS mode, numpy in every test's zygote:   {t_numpy:.2f} s   ratio {t_numpy / t_ref:.2f}")
     if t_before is not None:
         print(f"qflow APPS mode as before (prelude per test):    {t_before:.2f} s   ratio {t_before / t_ref:.2f}")
     print(
@@ -103,6 +125,77 @@ def real_programs(args: argparse.Namespace) -> None:
         f"APPS {f_ref:.2f} s, qflow APPS mode {f_q:.2f} s, ratio {f_q / max(f_ref, 1e-9):.2f}"
     )
     print(f"programs with the same verdict on every test: {same} of {len(programs)}")
+
+
+@contextmanager
+def _numpy_for_all() -> Iterator[None]:
+    """APPS mode with numpy preloaded for every program (as before it was
+    loaded only for those that name it)."""
+    from qflow_tui.core import iojudge
+
+    chosen = iojudge.apps_prelude
+    iojudge.apps_prelude = lambda program: (iojudge.APPS_PRELUDE, iojudge.APPS_MODULES)
+    try:
+        yield
+    finally:
+        iojudge.apps_prelude = chosen
+
+
+_FORKS = r"""
+import os, resource, sys, time
+for name in sys.argv[2:]:
+    __import__(name)
+n = int(sys.argv[1])
+walls = []
+for _ in range(n):
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        inner = os.fork()
+        if inner == 0:
+            x = [str(i) for i in range(3000)]  # a little work that touches memory
+            os._exit(0)
+        os.waitpid(inner, 0)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    walls.append(time.perf_counter() - t0)
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+walls.sort()
+with open("/proc/self/status") as fh:
+    rss = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+print(1000 * (ru.ru_utime + ru.ru_stime) / n, 1000 * walls[n // 2], rss / 1024)
+"""
+
+
+def fork_cost(rounds: int, n: int = 300) -> None:
+    """Two nested forks (a zygote's fork and the test's process) from a
+    process holding each set of modules: CPU time and median wall per test."""
+    import subprocess
+
+    from apps_reference import PYTHON
+
+    from qflow_tui.core.iojudge import APPS_MODULES, APPS_MODULES_NO_NUMPY
+
+    sets = {
+        "nothing": (),
+        "APPS's modules but numpy": APPS_MODULES_NO_NUMPY,
+        "numpy": ("numpy",),
+        "APPS's modules": APPS_MODULES,
+    }
+    best: dict[str, tuple[float, float, float]] = {}
+    for _ in range(rounds):
+        for label, modules in sets.items():
+            out = subprocess.run([PYTHON, "-c", _FORKS, str(n), *modules], capture_output=True, text=True, check=True)
+            cpu, wall, rss = (float(x) for x in out.stdout.split())
+            if label not in best or cpu < best[label][0]:
+                best[label] = (cpu, wall, rss)
+    print(f"\ntwo nested forks per test, {n} tests, best of {rounds}, load {os.getloadavg()[0]:.1f}")
+    base = best["nothing"][0]
+    for label, (cpu, wall, rss) in best.items():
+        print(
+            f"from a process holding {label:26s} ({rss:5.1f} MB): {cpu:5.2f} ms CPU a test "
+            f"({cpu / base:.2f}x), wall median {wall:6.2f} ms"
+        )
 
 
 def main() -> None:
@@ -118,8 +211,14 @@ def main() -> None:
     ap.add_argument("--hogs", type=int, default=0, help="CPU hogs per core while it runs")
     ap.add_argument("--real-only", action="store_true", help="skip the synthetic program")
     ap.add_argument("--before", action="store_true", help="also judge APPS's problems as the judge did before")
+    ap.add_argument("--fork-cost", action="store_true", help="what a test's forks cost by what the zygote holds")
+    ap.add_argument(
+        "--numpy-zygote", action="store_true", help="also judge them in APPS mode with numpy loaded for every program"
+    )
     args = ap.parse_args()
     with Hogs(args.hogs * (os.cpu_count() or 1)):
+        if args.fork_cost:
+            fork_cost(args.rounds)
         if not args.real_only:
             synthetic(args)
         if args.apps_harness is not None:
