@@ -225,21 +225,6 @@ class Sandbox:
             check_function,
         )
 
-    async def call_values(self, program: str, calls: list[str], setup: str = "") -> list[CallResult]:
-        """See :meth:`call_values_sync`."""
-        cancel = threading.Event()
-        loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(
-            _get_executor(self._iso.slots), lambda: self.call_values_sync(program, calls, setup, cancel=cancel)
-        )
-        try:
-            return await asyncio.shield(fut)
-        except asyncio.CancelledError:
-            cancel.set()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(fut), timeout=10)
-            raise
-
     def call_values_sync(
         self, program: str, calls: list[str], setup: str = "", *, cancel: threading.Event | None = None
     ) -> list[CallResult]:
