@@ -13,11 +13,8 @@ A HumanEval program is judged under one of two conventions (``CONVENTIONS``):
 program alone as EvalPlus's ``solution`` field. MBPP has no prompt code, so
 both read the same there.
 
-A whole check function is run through :meth:`Sandbox.run_check` when the
-sandbox offers it (the oracle in a trusted process, calling into the program's
-process per call). Older sandboxes lack it; then the check is appended to the
-program and run as one test in the program's process, which judges honest
-programs right but lets a hostile one fake its verdict.
+A whole check function is run through :meth:`CheckingSandbox.run_check`: the
+oracle in a trusted process, calling into the program's process per call.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..sandbox import Sandbox, SandboxConfig, SandboxReport
+from ..sandbox import CheckingSandbox, Sandbox, SandboxConfig, SandboxReport
 from ..sandbox.truth import TruthFile
 from .datasets import BenchProblem
 
@@ -288,7 +285,11 @@ class Evaluator:
     concurrent problems (the sandbox bounds the children in flight)."""
 
     def __init__(
-        self, sandbox: Sandbox | None = None, *, convention: str = DEFAULT_CONVENTION, truth_dir: Path | None = None
+        self,
+        sandbox: CheckingSandbox | None = None,
+        *,
+        convention: str = DEFAULT_CONVENTION,
+        truth_dir: Path | None = None,
     ) -> None:
         if convention not in CONVENTIONS:
             raise ValueError(f"unknown convention {convention!r}: choose one of {', '.join(CONVENTIONS)}")
@@ -301,7 +302,7 @@ class Evaluator:
         """Parts whose ground truth was computed and kept in ``truth_dir`` (then read)."""
         self._truth_ok: bool | None = None
         self._interpreter = ""
-        self.sandbox = sandbox or Sandbox(
+        self.sandbox: CheckingSandbox = sandbox or Sandbox(
             SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB)
         )
         try:
@@ -313,7 +314,7 @@ class Evaluator:
             self.task_cap, self.task_cap_error = EVALPLUS_TIMEOUT_PER_TASK, str(exc)
         # One call may use the whole cap (and no more): a program that never
         # returns is stopped there, whatever the input's own limit.
-        self.plus_sandbox = sandbox or Sandbox(
+        self.plus_sandbox: CheckingSandbox = sandbox or Sandbox(
             SandboxConfig(
                 timeout=self.task_cap + EVALPLUS_CAP_SLACK, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB
             )
@@ -424,15 +425,15 @@ class Evaluator:
         file, and so its own verdict). The key names the check's whole source
         (the reference, the inputs, the rules) and the sandbox's interpreter,
         so a new dataset, rule or Python makes a new file."""
-        if self.truth_dir is None or not inputs or not hasattr(self.plus_sandbox, "run_check"):
+        if self.truth_dir is None or not inputs:
             return None
         if self._truth_ok is None:
             try:
                 self._truth_ok = bool(self.plus_sandbox.protects().get("reading/deleting your files"))
-                path = os.path.realpath(self.plus_sandbox.details.interpreter)
+                path = os.path.realpath(self.plus_sandbox.interpreter)
                 st = os.stat(path)
                 self._interpreter = f"{path}\0{st.st_size}\0{st.st_mtime_ns}"
-            except (OSError, AttributeError):
+            except OSError:
                 self._truth_ok = False
         if not self._truth_ok:
             return None
@@ -463,7 +464,7 @@ class Evaluator:
 
     async def _check(
         self,
-        sandbox: Sandbox,
+        sandbox: CheckingSandbox,
         program: str,
         check: str,
         entry_point: str,
@@ -472,38 +473,33 @@ class Evaluator:
         *,
         load_limit: float | None = None,
     ) -> Verdict:
-        run_check = getattr(sandbox, "run_check", None)
-        if run_check is not None:
-            # The check is the dataset's own code: its oracle may serve other problems.
-            extra: dict[str, Any] = {"truth": truth} if truth is not None else {}
-            if load_limit is not None:
-                extra["load_limit"] = load_limit
-            try:
-                report = await run_check(
-                    program, check, entry_point, "", check_function=function, trusted_tests=True, **extra
-                )
-            finally:
-                if truth is not None:
-                    truth.finish()
-                    self.truth_read += truth.bad is None and truth.read_records > 0
-            verdict = _verdict(report)
-            # The check's own name, not the wrapper's (_qf_timed_check, _qf_check): a user reads it.
-            internal = f"{function}({entry_point}): "
-            if verdict.detail.startswith(internal):
-                verdict.detail = "check: " + verdict.detail[len(internal) :]
-            if report.load_error and report.load_error.startswith("timeout") and load_limit is not None:
-                # The program's import alone ran past the rule's time.
-                verdict.status = "timeout"
-                rule = HUMANEVAL_TIMEOUT_MESSAGE if function == "_qf_timed_check" else CAP_MESSAGE
-                verdict.detail = f"{rule}: the program's import ran past {load_limit:.1f} s ({report.load_error})"[:600]
-            return _with_time(_capped(verdict), report)
-        # No trusted oracle process in this sandbox: the check runs beside the program.
-        combined = f"{program}\n\n{check}\n\ndef __qflow_check__():\n    {function}({entry_point})\n    return True\n"
-        report = await sandbox.run_tests(combined, ["assert __qflow_check__() == True"], entry_point="__qflow_check__")
+        # The check is the dataset's own code: its oracle may serve other problems.
+        try:
+            report = await sandbox.run_check(
+                program,
+                check,
+                entry_point,
+                "",
+                check_function=function,
+                trusted_tests=True,
+                truth=truth,
+                load_limit=load_limit,
+            )
+        finally:
+            if truth is not None:
+                truth.finish()
+                self.truth_read += truth.bad is None and truth.read_records > 0
         verdict = _verdict(report)
-        if not verdict.passed:
-            verdict.detail = verdict.detail.replace("assert __qflow_check__() == True: ", "check: ")
-        return _capped(verdict)
+        # The check's own name, not the wrapper's (_qf_timed_check, _qf_check): a user reads it.
+        internal = f"{function}({entry_point}): "
+        if verdict.detail.startswith(internal):
+            verdict.detail = "check: " + verdict.detail[len(internal) :]
+        if report.load_error and report.load_error.startswith("timeout") and load_limit is not None:
+            # The program's import alone ran past the rule's time.
+            verdict.status = "timeout"
+            rule = HUMANEVAL_TIMEOUT_MESSAGE if function == "_qf_timed_check" else CAP_MESSAGE
+            verdict.detail = f"{rule}: the program's import ran past {load_limit:.1f} s ({report.load_error})"[:600]
+        return _with_time(_capped(verdict), report)
 
 
 #: A timing verdict is near its limit when the time charged is within these

@@ -75,6 +75,11 @@ class Sandbox:
         return self._iso
 
     @property
+    def interpreter(self) -> str:
+        """The Python interpreter the judged programs run on."""
+        return self._iso.interpreter
+
+    @property
     def uses_cgroup(self) -> bool:
         """Whether each child runs in a memory and pids cgroup of its own."""
         return self.config.cgroup and cgroups.support().version > 0
