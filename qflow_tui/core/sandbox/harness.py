@@ -2334,9 +2334,9 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
     and check functions (calling into the program's process through proxies).
 
     A shared oracle (``job["shared"]``, for a dataset's own tests only) serves
-    one run after another: each run opens with a ``begin`` request that gives
-    it a fresh namespace, its setup, its proxies, its time and value limits
-    and its CPU time (see ``servers``)."""
+    one run after another: each run's first request carries a ``begin`` that
+    gives it a fresh namespace, its setup, its proxies, its time and value
+    limits and its CPU time (see ``servers``), before the request runs."""
     oracle = _Oracle(chan, requests, timeout, max_value)
     run = {"g": g, "setup_error": None, "timeout": timeout, "max_value": max_value}
 
@@ -2357,9 +2357,10 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
         finally:
             _disarm()
 
-    def begin_run(req, msg):
-        """A shared oracle's next run: nothing of the run before it is left
-        in the namespace the tests see."""
+    def begin_run(req, i):
+        """A shared oracle's next run (``req``: the ``begin`` of its first
+        request, number ``i``): nothing of the run before it is left in the
+        namespace the tests see."""
         run["timeout"] = oracle.timeout = float(req.get("timeout") or timeout)
         run["max_value"] = oracle.max_value = int(req.get("max_value") or max_value)
         oracle.failed = oracle.next_limit = oracle.next_size = oracle.last_limit = None
@@ -2370,14 +2371,13 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
             # large values made it big (Python keeps the memory, and the
             # address space counts against RLIMIT_AS): it ends before it
             # reads the requests after this one, and the app asks a fresh one.
-            chan.send({"k": "res", "i": req.get("i"), "spent": True})
+            chan.send({"k": "res", "i": i, "spent": True})
             _flush_and_exit()
         module = type(sys)("solution")
         sys.modules["solution"] = module
         g = module.__dict__
         g["__builtins__"] = builtins
         begin(req.get("setup") or "", [str(p) for p in req.get("proxies") or []], g)
-        msg["ok"] = True
 
     if not job.get("shared"):
         begin(job.get("setup") or "", job.get("proxies", []), g)
@@ -2385,9 +2385,9 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
 
     def handle(req, msg):
         op = req["op"]
-        if op == "begin":
-            begin_run(req, msg)
-            return
+        opening = req.get("begin")
+        if type(opening) is dict and job.get("shared"):
+            begin_run(opening, req.get("i"))
         if run["setup_error"] is not None:
             msg["st"] = "error"
             msg["e"] = run["setup_error"]
