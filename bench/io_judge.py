@@ -24,6 +24,10 @@ per core (started and ended here, by PID).
 
     python bench/io_judge.py --apps-harness /tmp/apps/testing_util.py \
         --mapcoder /work/.mirror/Md-Ashraful-Pramanik+MapCoder/repo [--count 104] [--hogs 4]
+
+``--numpy-zygote`` adds APPS mode as it ran before numpy was loaded only for
+the programs that name it; ``--before``, as it ran before APPS's modules were
+preloaded at all.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -68,6 +74,16 @@ def real_programs(args: argparse.Namespace) -> None:
     for p in programs:
         judge_io_sync(sb, p.program, p.tests, "tokens")
     t_cc = time.monotonic() - t0
+    t_numpy = None
+    if args.numpy_zygote:
+        # As the judge ran APPS mode last: every program's tests forked from
+        # a zygote holding numpy, whether the program names it or not.
+        with _numpy_for_all():
+            judge_io_sync(sb, "print(1)\n", [("", "1")] * 4, "apps", apps=True)  # warm up its zygote
+            t0 = time.monotonic()
+            for p in programs:
+                judge_io_sync(sb, p.program, p.tests, "apps", apps=True)
+        t_numpy = time.monotonic() - t0
     t_before = None
     if args.before:
         # As the judge ran APPS's problems before: the prelude put in front
@@ -96,6 +112,8 @@ def real_programs(args: argparse.Namespace) -> None:
     print(f"APPS's harness (fork per program, tests in it):  {t_ref:.2f} s")
     print(f"qflow APPS mode (fresh process per test):       {t_q:.2f} s   ratio {t_q / t_ref:.2f}")
     print(f"qflow CodeContests mode, same programs:         {t_cc:.2f} s   ratio {t_cc / t_ref:.2f}")
+    if t_numpy is not None:
+        print(f"qflow APPS mode, numpy in every test's zygote:   {t_numpy:.2f} s   ratio {t_numpy / t_ref:.2f}")
     if t_before is not None:
         print(f"qflow APPS mode as before (prelude per test):    {t_before:.2f} s   ratio {t_before / t_ref:.2f}")
     print(
@@ -103,6 +121,20 @@ def real_programs(args: argparse.Namespace) -> None:
         f"APPS {f_ref:.2f} s, qflow APPS mode {f_q:.2f} s, ratio {f_q / max(f_ref, 1e-9):.2f}"
     )
     print(f"programs with the same verdict on every test: {same} of {len(programs)}")
+
+
+@contextmanager
+def _numpy_for_all() -> Iterator[None]:
+    """APPS mode with numpy preloaded for every program (as before it was
+    loaded only for those that name it)."""
+    from qflow_tui.core import iojudge
+
+    chosen = iojudge.apps_prelude
+    iojudge.apps_prelude = lambda program: (iojudge.APPS_PRELUDE, iojudge.APPS_MODULES)
+    try:
+        yield
+    finally:
+        iojudge.apps_prelude = chosen
 
 
 def main() -> None:
@@ -118,6 +150,9 @@ def main() -> None:
     ap.add_argument("--hogs", type=int, default=0, help="CPU hogs per core while it runs")
     ap.add_argument("--real-only", action="store_true", help="skip the synthetic program")
     ap.add_argument("--before", action="store_true", help="also judge APPS's problems as the judge did before")
+    ap.add_argument(
+        "--numpy-zygote", action="store_true", help="also judge them in APPS mode with numpy loaded for every program"
+    )
     args = ap.parse_args()
     with Hogs(args.hogs * (os.cpu_count() or 1)):
         if not args.real_only:

@@ -289,9 +289,12 @@ def judge_io_sync(
     # program then cannot carry anything from one test to the next (not even
     # by replacing the runner it shares a process with), so each verdict is
     # that of the program alone on that input.
-    source = program_source(program, APPS_PRELUDE if apps else None)
     if apps:
-        sandbox = apps_sandbox(sandbox)
+        prelude, modules = apps_prelude(program)
+        source = program_source(program, prelude)
+        sandbox = apps_sandbox(sandbox, modules)
+    else:
+        source = program_source(program)
 
     def one(test: tuple[str, str, str]) -> tuple[TestOutcome, CallResult]:
         # Judged as soon as it ends, so what it printed (up to IO_OUTPUT_KB)
@@ -449,17 +452,65 @@ import heapq
 from heapq import *
 """
 
+_APPS_NUMPY_IMPORT = "try:\n    import numpy as np\nexcept ImportError:\n    pass\n"
+
+#: :data:`APPS_PRELUDE` for a program whose text never names numpy: ``np`` is
+#: bound to a stand-in that imports numpy at its first use (a program can reach
+#: ``np`` without naming it only through ``globals()``, ``eval`` and the like).
+#: A zygote holding numpy makes every fork of it dearer (its pages are mapped
+#: in each of a test's three processes and unmapped at their end; measured in
+#: ``docs/performance.md``), so such a program's tests are forked from one
+#: without it.
+APPS_PRELUDE_NUMPY_LATER = APPS_PRELUDE.replace(
+    _APPS_NUMPY_IMPORT,
+    """class __qf_numpy__(type(sys)):
+    def __getattr__(self, name):
+        try:
+            import numpy
+        except ImportError:
+            raise NameError("name 'np' is not defined") from None
+        if globals().get("np") is self:
+            globals()["np"] = numpy
+        return getattr(numpy, name)
+np = __qf_numpy__("numpy")
+del __qf_numpy__
+""",
+)
+
 #: The modules :data:`APPS_PRELUDE` imports that cost time to load: imported
 #: once in the zygote the tests' processes are forked from
 #: (``SandboxConfig.preload``), as APPS's harness imports them once for all.
-APPS_MODULES = ("numpy", "fractions", "typing", "random", "heapq", "collections", "itertools", "functools")
+APPS_MODULES: tuple[str, ...] = (
+    "numpy",
+    "fractions",
+    "typing",
+    "random",
+    "heapq",
+    "collections",
+    "itertools",
+    "functools",
+)
+#: Those of them a program that never names numpy gets (:data:`APPS_PRELUDE_NUMPY_LATER`).
+APPS_MODULES_NO_NUMPY = tuple(m for m in APPS_MODULES if m != "numpy")
+
+_NAMES_NUMPY = re.compile(r"\b(?:np|numpy)\b")
 
 
-def apps_sandbox(sandbox: Sandbox) -> Sandbox:
-    """``sandbox`` with APPS's modules preloaded where its children are forked."""
-    if sandbox.config.preload == APPS_MODULES:
+def apps_prelude(program: str) -> tuple[str, tuple[str, ...]]:
+    """The prelude ``program`` runs after as APPS's harness runs it, and the
+    modules preloaded where its processes are forked: :data:`APPS_PRELUDE`
+    with numpy loaded when its text names ``np`` or ``numpy`` anywhere (code,
+    string or comment), else :data:`APPS_PRELUDE_NUMPY_LATER` without it."""
+    if _NAMES_NUMPY.search(program):
+        return APPS_PRELUDE, APPS_MODULES
+    return APPS_PRELUDE_NUMPY_LATER, APPS_MODULES_NO_NUMPY
+
+
+def apps_sandbox(sandbox: Sandbox, modules: tuple[str, ...] = APPS_MODULES) -> Sandbox:
+    """``sandbox`` with ``modules`` (APPS's) preloaded where its children are forked."""
+    if sandbox.config.preload == modules:
         return sandbox
-    return Sandbox(replace(sandbox.config, preload=APPS_MODULES))
+    return Sandbox(replace(sandbox.config, preload=modules))
 
 
 _CALL_RUNNER = r"""
@@ -494,6 +545,9 @@ def judge_calls_sync(
     ``prelude``: code put in front of the program (:data:`APPS_PRELUDE`)."""
     if not fn_name.isidentifier():
         raise ValueError(f"fn_name {fn_name!r} is not a Python name")
+    modules = APPS_MODULES
+    if prelude == APPS_PRELUDE:
+        prelude, modules = apps_prelude(program)
     solution_class = "class Solution" in program
     # Each compiled apart, in the module's namespace, so an error names the
     # program's own line (not one shifted by the prelude's).
@@ -503,7 +557,7 @@ def judge_calls_sync(
     )
     calls = [f"__qf_apps_call__({fn_name!r}, {json.dumps(args)!r})" for args, _ in tests]
     if prelude:
-        sandbox = apps_sandbox(sandbox)
+        sandbox = apps_sandbox(sandbox, modules)
     results = sandbox.call_values_sync(src, calls)
     report = SandboxReport(isolation=sandbox.isolation)
     for (args, want), res in zip(tests, results, strict=True):

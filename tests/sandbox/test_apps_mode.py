@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from qflow_tui.core.iojudge import APPS_PRELUDE, judge_calls_sync, judge_io_sync
+from qflow_tui.core.iojudge import APPS_MODULES, APPS_PRELUDE, apps_prelude, judge_calls_sync, judge_io_sync
 
 ADD = [("1 2\n", "3\n"), ("10 -4\n", "6\n")]
 
@@ -66,3 +66,70 @@ def test_apps_errors_name_the_programs_own_lines(sb) -> None:
     assert "SyntaxError" in (syntax.load_error or "") and _lines(syntax.load_error) == [3], syntax.load_error
     call = judge_calls_sync(sb, "def f(x):\n\n\n    raise KeyError('at four')\n", "f", [([1], 1)], prelude=APPS_PRELUDE)
     assert "at four" in (call.results[0].error or "") and _lines(call.results[0].error) == [4], call.to_dict()
+
+
+def test_apps_prelude_loads_numpy_only_for_a_program_that_names_it() -> None:
+    assert apps_prelude("x = np.zeros(3)\n") == (APPS_PRELUDE, APPS_MODULES)
+    assert apps_prelude("# numpy would do\nprint(1)\n") == (APPS_PRELUDE, APPS_MODULES)
+    prelude, modules = apps_prelude("print(input())\n")
+    assert "numpy" not in modules and prelude != APPS_PRELUDE
+    # Only the numpy import differs: every other name is bound as APPS binds it.
+    assert prelude.startswith(APPS_PRELUDE.split("try:")[0])
+    assert prelude.endswith(APPS_PRELUDE.split("pass\n", 1)[1])
+
+
+def test_numpy_is_there_for_a_program_that_uses_it_however_it_reaches_it(sb) -> None:
+    # A program that never names numpy runs without it loaded (its tests are
+    # forked from a zygote without it: cheaper), yet finds the prelude's np.
+    without = "import sys\nprint('nu' + 'mpy' in sys.modules)\n"
+    r = judge_io_sync(sb, without, [("", "False\n")], "exact", parallel=1, apps=True)
+    assert r.passed == 1, r.to_dict()
+    named = "import sys\nprint(int(np.array([1, 2]).sum()), type(np).__name__, 'nu' + 'mpy' in sys.modules)\n"
+    r = judge_io_sync(sb, named, [("", "3 module True\n")], "exact", parallel=1, apps=True)
+    assert r.passed == 1, r.to_dict()
+    # Reached without its name: loaded at its first use, then the module itself.
+    hidden = "g = globals()\nprint(int(g['n' + 'p'].array([1, 2]).sum()), type(g['n' + 'p']).__name__)\n"
+    r = judge_io_sync(sb, hidden, [("", "3 module\n")], "exact", parallel=1, apps=True)
+    assert r.passed == 1, r.to_dict()
+    # APPS's call-based problems too.
+    call = judge_calls_sync(
+        sb,
+        "import sys\ndef f(x):\n    return [x in sys.modules, int(globals()['n' + 'p'].sum([2, 3]))]\n",
+        "f",
+        [(["nu" + "mpy"], [[False, 5]])],
+        prelude=APPS_PRELUDE,
+    )
+    assert call.passed == 1, call.to_dict()
+
+
+def test_apps_mode_runs_each_test_in_a_process_of_its_own(sb) -> None:
+    # Test 1 changes a preloaded module, the prelude's names and its own
+    # state, then crashes; test 2 sees none of it and passes.
+    program = (
+        "import heapq\nimport sys\nn = int(input())\n"
+        "if n == 1:\n    heapq.marker = 1\n    math.pi = 3\n    sys.exit(2)\n"
+        "print(hasattr(heapq, 'marker'), math.pi > 3, floor(2.5))\n"
+    )
+    r = judge_io_sync(sb, program, [("1\n", "x\n"), ("2\n", "False True 2\n")], "exact", parallel=1, apps=True)
+    assert [o.status for o in r.results] == ["error", "pass"], r.to_dict()
+    assert "status 2" in (r.results[0].error or "")
+
+
+def test_apps_errors_name_the_programs_own_lines_in_functions_and_late_imports(sb) -> None:
+    # Functions defined in the program (nested in APPS's wrapper), a class's
+    # method, a statement over several lines and an import after the first
+    # line of code: each error names the line of the program it is on.
+    program = (
+        "import sys\nfrom math import floor\n\n"  # 1-3
+        "class A:\n    def go(self, x):\n        return 1 // x\n"  # 4-6
+        "def f(n):\n    def g():\n        return A().go(\n            n)\n    return g()\n"  # 7-11
+        "k = int(input())\n"  # 12
+        "if k == 1:\n    import qflow_no_such_module\n"  # 13-14
+        "print(f(k - 2))\n"  # 15
+    )
+    r = judge_io_sync(sb, program, [("1\n", "x\n"), ("2\n", "x\n")], "exact", parallel=1, apps=True)
+    late, nested = r.results
+    assert late.status == "error" and "qflow_no_such_module" in (late.error or ""), r.to_dict()
+    assert _lines(late.error) == [14], late.error
+    assert nested.status == "error" and "ZeroDivisionError" in (nested.error or ""), r.to_dict()
+    assert _lines(nested.error) == [11, 9, 6], nested.error

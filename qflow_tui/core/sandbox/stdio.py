@@ -118,8 +118,6 @@ def __qf_stdio__(data):
 #: qflow, not its code), compiled so that errors name the program's own lines.
 APPS_RUNNER = r"""
 def __qf_apps_compile__(text):
-    import ast as _ast
-
     # testing_util: every line that does not start with "from " or "import "
     # is indented by a tab into a function ``code``, which starts (after two
     # assignments) before the first such line; imports after it are indented
@@ -144,7 +142,7 @@ def __qf_apps_compile__(text):
         return max(first + 1, line - 3)
 
     try:
-        tree = _ast.parse(wrapped, "program.py")
+        module = compile(wrapped, "program.py", "exec")
     except SyntaxError as exc:
         if first is not None and str(exc.msg).endswith("after function definition on line %d" % (first + 3)):
             # The wrapper's body is empty: nothing but imports, blanks and comments.
@@ -155,12 +153,17 @@ def __qf_apps_compile__(text):
         at = own(exc.lineno)
         shown = lines[at - 1] if at is not None and 0 < at <= len(lines) else exc.text
         raise SyntaxError(exc.msg, ("program.py", at, exc.offset, shown)) from None
-    for node in _ast.walk(tree):
-        if hasattr(node, "lineno"):
-            node.lineno = own(node.lineno)
-            end = getattr(node, "end_lineno", None)
-            node.end_lineno = None if end is None else max(node.lineno, own(end))
-    return compile(tree, "program.py", "exec")
+    # Every line of ``code`` (and of what it defines) is the program's own
+    # three lines on: a code object's lines count from its first line, so
+    # moving that line back three moves them all (the imports above
+    # ``code`` keep theirs). No parse tree is built, the compile is all.
+    kind = type(module)
+
+    def back(co):
+        consts = tuple(back(c) if type(c) is kind else c for c in co.co_consts)
+        return co.replace(co_firstlineno=co.co_firstlineno - 3, co_consts=consts)
+
+    return module.replace(co_consts=tuple(back(c) if type(c) is kind else c for c in module.co_consts))
 """
 
 
