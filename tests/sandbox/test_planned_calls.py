@@ -10,7 +10,8 @@ import textwrap
 import pytest
 from sbhelpers import make
 
-from qflow_tui.core.sandbox.harness import _function_text, _planned_calls
+from qflow_tui.core.sandbox.harness.modes import _function_text
+from qflow_tui.core.sandbox.harness.oracle import _planned_calls
 from qflow_tui.core.sandbox.servers import Servers
 
 
