@@ -40,7 +40,7 @@ import re
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ from qflow_tui.core.asserts import replace_call  # noqa: E402
 from qflow_tui.core.config import RunConfig  # noqa: E402
 from qflow_tui.core.llm.script import ScriptClient  # noqa: E402
 from qflow_tui.core.problem import make_problem  # noqa: E402
+from qflow_tui.core.sandbox.config import SandboxConfig  # noqa: E402
 from qflow_tui.core.sandbox.report import SandboxReport, TestOutcome  # noqa: E402
 from qflow_tui.core.workflow_run import run_workflow  # noqa: E402
 
@@ -138,8 +139,17 @@ class TimedSandbox:
 
     seconds: float
     isolation: str = "in-process (bench)"
+    config: SandboxConfig = field(default_factory=SandboxConfig)
 
-    async def run_tests(self, program: str, tests: list[str], entry_point: Any = None, setup: str = "") -> Any:
+    async def run_tests(
+        self,
+        program: str,
+        tests: list[str],
+        entry_point: str | None = None,
+        setup: str = "",
+        *,
+        trusted_tests: bool = False,
+    ) -> SandboxReport:
         scope: dict[str, Any] = {}
         exec(program, scope)
         results = []
@@ -151,7 +161,9 @@ class TimedSandbox:
         await asyncio.sleep(self.seconds)
         return SandboxReport(results=results, isolation=self.isolation)
 
-    async def check_values(self, items: list[tuple[str, str]], entry_point: Any = None, setup: str = "") -> Any:
+    async def check_values(
+        self, items: list[tuple[str, str]], entry_point: str | None = None, setup: str = ""
+    ) -> SandboxReport:
         results = []
         for test, value in items:
             ok = eval(replace_call(test, value, "add_one").removeprefix("assert "), {})

@@ -208,7 +208,7 @@ CPU_STDIN = _BURN + "\na, b = map(int, input().split())\n_burn(0.6)\nprint(a + b
 
 def clock_classes(rounds: int) -> list[tuple[str, str, str, str]]:
     """Each class's rows: (case, work, charged, verdicts)."""
-    from qflow_tui.core.bench.evaluate import _TIMED_CHECK, HUMANEVAL_TIMEOUT_MESSAGE
+    from qflow_tui.core.bench.evaluate import HUMANEVAL_TIMEOUT_MESSAGE, timed_check_source
     from qflow_tui.core.iojudge import judge_io_sync
     from qflow_tui.core.sandbox import Sandbox, SandboxConfig
 
@@ -216,7 +216,7 @@ def clock_classes(rounds: int) -> list[tuple[str, str, str, str]]:
     rule = 1.0
     calls, each = 13, 0.1
     check = f"def check(candidate):\n    for _ in range({calls}):\n        assert candidate({each}) == 1\n"
-    check += _TIMED_CHECK.format(limit=rule, message=HUMANEVAL_TIMEOUT_MESSAGE)
+    check = timed_check_source(check, rule)
     sb = Sandbox(SandboxConfig(timeout=20.0))
     for name, program in (("fork per call", FORGED_FORK), ("thread per call", FORGED_THREAD)):
         verdicts, why = [], []

@@ -107,15 +107,30 @@ class TestSandbox:
         sandbox from them, with the problem's time and memory limits."""
         return self._real.config
 
-    async def run_tests(self, program, tests, entry_point=None, setup=""):
+    @property
+    def interpreter(self):
+        return self._real.interpreter
+
+    def protects(self):
+        return self._real.protects()
+
+    async def run_tests(self, program, tests, entry_point=None, setup="", *, trusted_tests=False):
         async with self._turn:
-            report = await self._real.run_tests(program, tests, entry_point=entry_point, setup=setup)
+            report = await self._real.run_tests(
+                program, tests, entry_point=entry_point, setup=setup, trusted_tests=trusted_tests
+            )
         report.isolation = self.isolation
         return report
 
     async def check_values(self, items, entry_point=None, setup=""):
         async with self._turn:
             report = await self._real.check_values(items, entry_point=entry_point, setup=setup)
+        report.isolation = self.isolation
+        return report
+
+    async def run_check(self, program, check, entry_point, setup="", **kw):
+        async with self._turn:
+            report = await self._real.run_check(program, check, entry_point, setup, **kw)
         report.isolation = self.isolation
         return report
 

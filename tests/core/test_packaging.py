@@ -54,6 +54,12 @@ def test_a_built_package_finds_prompts_themes_and_data_outside_the_checkout(tmp_
         "from qflow_tui.core.workflows import WORKFLOWS\n"
         "assert list(WORKFLOWS)[0] == 'qualityflow', list(WORKFLOWS)\n"
         "assert sorted(p.name for p in themes_dir().glob('*.tcss'))\n"
+        "from qflow_tui.core.bench.evaluate import timed_check_source\n"
+        f"import qflow_tui.core.bench.checks as checks; assert checks.__file__.startswith({str(lib)!r})\n"
+        "assert 'def _qf_timed_check(' in timed_check_source('def check(c):\\n    pass\\n')\n"
+        "from qflow_tui.core.sandbox import harness, launch\n"
+        f"assert harness.__file__.startswith({str(lib)!r})\n"
+        "assert 'def _zygote_main(' in launch.harness_source()\n"
         "print(load_benchmark_problem('mbpp/11').entry_point)\n"
     )
     out = subprocess.run(

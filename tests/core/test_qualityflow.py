@@ -498,6 +498,7 @@ async def test_verdicts_of_a_check_are_judged_in_one_sandbox_run(tmp_path):
 
     class Counting:
         isolation = real.isolation
+        config = real.config
 
         async def run_tests(self, *args, **kwargs):
             return await real.run_tests(*args, **kwargs)

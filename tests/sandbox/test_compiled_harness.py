@@ -11,7 +11,7 @@ import pytest
 from sbhelpers import LEVELS, make
 
 from qflow_tui.core.sandbox import detect_isolation, watchdog
-from qflow_tui.core.sandbox.launch import HARNESS_SOURCE, build_argv, compiled_harness
+from qflow_tui.core.sandbox.launch import build_argv, compiled_harness, harness_source
 
 #: A program that lists what its open fds point at.
 FDS = (
@@ -43,7 +43,7 @@ def test_the_command_line_carries_the_boot_not_the_source():
     harness = compiled_harness(launch.interpreter)
     assert harness is not None
     argv, _ = build_argv(launch, 5, -1, "/tmp", harness)
-    assert HARNESS_SOURCE not in argv and sum(map(len, argv)) < 1000
+    assert harness_source() not in argv and sum(map(len, argv)) < 1000
     assert argv[-4:-1] == [str(harness[0]), "5", "-1"]  # the boot's fd, then the harness's own arguments
 
 

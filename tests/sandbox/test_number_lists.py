@@ -10,12 +10,12 @@ import math
 
 import pytest
 
-from qflow_tui.core.sandbox import harness
+from qflow_tui.core.sandbox.harness import codec, prelude, values
 
 
 def through_the_wire(value):
-    text = harness._plain_text(value, 1 << 30)
-    return text, harness.decode_value(harness._json_loads(text))
+    text = values._plain_text(value, 1 << 30)
+    return text, codec.decode_value(prelude._json_loads(text))
 
 
 def same_exactly(a, b) -> bool:
@@ -85,4 +85,4 @@ def test_a_nested_list_of_number_lists_uses_the_array_inside():
 )
 def test_a_malformed_number_array_is_refused(text):
     with pytest.raises(ValueError):
-        harness.decode_value(harness._json_loads(text))
+        codec.decode_value(prelude._json_loads(text))

@@ -10,7 +10,8 @@ import textwrap
 import pytest
 from sbhelpers import make
 
-from qflow_tui.core.sandbox.harness import _function_text, _planned_calls
+from qflow_tui.core.sandbox.harness.modes import _function_text
+from qflow_tui.core.sandbox.harness.oracle import _planned_calls
 from qflow_tui.core.sandbox.servers import Servers
 
 
@@ -104,7 +105,7 @@ def test_only_the_checks_own_text_is_read_and_only_when_it_opens_with_an_assert(
     from qflow_tui.core.bench.evaluate import plus_check_source
 
     plus = plus_check_source(load_bench_problem("humaneval-plus/0"), "plus")
-    line = plus.splitlines().index("def _qf_check(candidate):") + 1
+    line = next(i for i, text in enumerate(plus.splitlines(), 1) if text.startswith("def _qf_check("))
     assert _function_text(plus, line) is None
 
 
@@ -219,9 +220,9 @@ def test_a_check_that_shadows_a_builtin_it_calls_is_not_planned(relays):
 def _timed(check: str, limit: float = 0.6) -> str:
     """``check`` inside the time rule ``qflow bench`` runs HumanEval's with
     (``evaluate.timed_check_source``), its 3 s shortened to ``limit``."""
-    from qflow_tui.core.bench.evaluate import _TIMED_CHECK, HUMANEVAL_TIMEOUT_MESSAGE
+    from qflow_tui.core.bench.evaluate import timed_check_source
 
-    return check + _TIMED_CHECK.format(limit=limit, message=HUMANEVAL_TIMEOUT_MESSAGE)
+    return timed_check_source(check, limit)
 
 
 def _kind(outcome) -> str:

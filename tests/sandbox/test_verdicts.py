@@ -11,7 +11,7 @@ import pytest
 from sbhelpers import live_harness_processes, make
 
 from qflow_tui.core.sandbox import Sandbox, SandboxConfig, SandboxReport, TestOutcome
-from qflow_tui.core.sandbox.harness import decode_value, encode_value, strict_eq
+from qflow_tui.core.sandbox.harness.codec import decode_value, encode_value, strict_eq
 
 
 @pytest.fixture(scope="module")

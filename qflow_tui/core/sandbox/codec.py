@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import harness
+from .harness import channel, prelude
+from .harness import codec as harness
 
 NotPlain: type[Exception] = harness.NotPlain
 Foreign: type = harness.Foreign
 """A numpy value as data (dtype, shape, items): the app keeps it as this, the
-trusted process rebuilds numpy's own value from it (see ``harness.Foreign``)."""
+trusted process rebuilds numpy's own value from it (see ``harness.codec.Foreign``)."""
 Boxed: type = harness.Boxed
 """A value of one of the standard library's types (Counter, OrderedDict,
 defaultdict, deque, Fraction, Decimal) as data, kept and rebuilt as :data:`Foreign` is."""
@@ -27,9 +28,9 @@ encode_value: Callable[[Any], Any] = harness.encode_value
 check_hashes: Callable[[list[Any]], None] = harness.check_hashes
 strict_eq: Callable[[Any, Any], bool] = harness.strict_eq
 strict_in: Callable[[Any, Any], bool] = harness.strict_in
-harness_lazy_modules: tuple[str, ...] = harness._LAZY_MODULES
+harness_lazy_modules: tuple[str, ...] = channel._LAZY_MODULES
 """Standard modules the oracle resolves by name in a test even when nothing imported them."""
-BIG_VALUE_MAX: int = harness.BIG_VALUE_MAX
+BIG_VALUE_MAX: int = prelude.BIG_VALUE_MAX
 """Largest encoded value one call may report when the trusted side allows more than the usual cap."""
-KEEP_CHUNK: int = harness.KEEP_CHUNK
+KEEP_CHUNK: int = prelude.KEEP_CHUNK
 """Bytes of base64 ground-truth records after which the trusted process sends a ``keep`` message."""

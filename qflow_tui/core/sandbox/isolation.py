@@ -79,7 +79,6 @@ class Isolation:
     """Why a layer is missing, one line each."""
     found: dict[str, str] = field(default_factory=dict, compare=False)
     """What each layer found, for ``qflow doctor``."""
-    probe_ms: float = 0.0
 
     def uid_for(self, slot: int) -> int | None:
         """The uid of ``slot`` for this app process (computed per call, so a
@@ -422,7 +421,6 @@ def _detect(spec: str) -> Isolation:
     want = set(LAYERS) if wanted is None else wanted
     notes: list[str] = []
     found: dict[str, str] = {}
-    t0 = time.perf_counter()
     root = os.geteuid() == 0
 
     interps = _interpreters()
@@ -569,7 +567,6 @@ def _detect(spec: str) -> Isolation:
         package_versions=pkg_versions,
         notes=tuple(notes),
         found=found,
-        probe_ms=(time.perf_counter() - t0) * 1000,
     )
 
 

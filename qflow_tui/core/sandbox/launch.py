@@ -5,6 +5,7 @@ depth and any modes, every process of a dropped uid)."""
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import select
 import shutil
@@ -14,10 +15,21 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-HARNESS_SOURCE = (Path(__file__).with_name("harness.py")).read_text(encoding="utf-8")
+from . import harness
+
+
+@functools.cache
+def harness_source() -> str:
+    """The child script: the harness's parts joined (see ``harness``), read
+    once per app process. A missing part is a broken install, said in one
+    line (:class:`SandboxUnavailable`)."""
+    try:
+        return harness.joined_source()
+    except harness.MissingPart as exc:
+        raise SandboxUnavailable(str(exc)) from None
+
 
 #: What a child interpreter runs to compile the harness (given on stdin) and
 #: write the code object, marshalled in its own format, to stdout.
@@ -170,7 +182,7 @@ def _compile_harness(interpreter: str) -> tuple[int, int] | None:
     try:
         done = subprocess.run(
             [interpreter, "-I", "-S", "-B", "-c", _COMPILE],
-            input=HARNESS_SOURCE.encode("utf-8"),
+            input=harness_source().encode("utf-8"),
             capture_output=True,
             env=child_env("/"),
             timeout=60,
@@ -209,7 +221,7 @@ def build_argv(
     loads the compiled harness instead of compiling its source."""
     head = [launch.interpreter, "-I", "-S", "-B", "-c"]
     if harness is None:
-        head += [HARNESS_SOURCE]
+        head += [harness_source()]
     else:
         head += [_BOOT % harness[1], str(harness[0])]
     # A zygote (see ``zygote``) gets its socket where a child gets its channel.

@@ -16,10 +16,11 @@ Requests (app -> child, on the child's stdin; the first line is the job):
   line, the value's JSON text as ``n`` raw ASCII bytes, which the app reads
   by their count, never as lines, and never escapes again);
   ``{"k": "bye"}``.
-- oracle process: a shared one's run opens with ``{"i", "op": "begin",
-  "setup", "proxies", "timeout", "max_value", "cpu"}`` (a fresh namespace;
-  answered ``{"ok": true}``, or ``{"spent": true}`` by a process with too
-  little CPU time left or grown large, which then exits); ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "leaves",
+- oracle process: a shared one's first request of a run carries ``"begin":
+  {"setup", "proxies", "timeout", "max_value", "cpu"}`` (a fresh namespace,
+  made before the request runs; the request is answered as any, or
+  ``{"spent": true}`` by a process with too little CPU time left or grown
+  large, which then exits); ``{"i", "op": "leaf", "src"}``, ``{"i", "op": "leaves",
   "srcs", "each"}`` (answered ``{"vs": [{"v"} or {"st", "e", "t"}]}``, each
   leaf within ``each`` seconds), ``{"i", "op": "assert",
   "expr", "subjects": [values]}``, ``{"i", "op": "check", "src", "fn",

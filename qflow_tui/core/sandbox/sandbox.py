@@ -75,6 +75,11 @@ class Sandbox:
         return self._iso
 
     @property
+    def interpreter(self) -> str:
+        """The Python interpreter the judged programs run on."""
+        return self._iso.interpreter
+
+    @property
     def uses_cgroup(self) -> bool:
         """Whether each child runs in a memory and pids cgroup of its own."""
         return self.config.cgroup and cgroups.support().version > 0
@@ -224,21 +229,6 @@ class Sandbox:
             setup,
             check_function,
         )
-
-    async def call_values(self, program: str, calls: list[str], setup: str = "") -> list[CallResult]:
-        """See :meth:`call_values_sync`."""
-        cancel = threading.Event()
-        loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(
-            _get_executor(self._iso.slots), lambda: self.call_values_sync(program, calls, setup, cancel=cancel)
-        )
-        try:
-            return await asyncio.shield(fut)
-        except asyncio.CancelledError:
-            cancel.set()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(fut), timeout=10)
-            raise
 
     def call_values_sync(
         self, program: str, calls: list[str], setup: str = "", *, cancel: threading.Event | None = None

@@ -131,7 +131,6 @@ class Servers:
                 limits=dict(limits, nproc=ORACLE_PROCS, cpu=max(SHARED_CPU, int(limits.get("cpu") or 0))),
             )
             self._begin = {
-                "op": "begin",
                 "setup": setup,
                 "proxies": proxies,
                 "timeout": config.timeout,
@@ -389,33 +388,17 @@ class Servers:
                 self._oracle = None
                 self._retire(child)
                 return answers + [{"st": "error", "e": why}] * rest
-            begin = None
-            if self._shared and self._begun is not child:
-                self._seq += 1
-                begin = self._seq
-                child.send(dict(self._begin, i=begin))
+            opening = self._shared and self._begun is not child
             seqs = []
             for request in requests[len(answers) :]:
                 self._seq += 1
                 seqs.append(self._seq)
+                if opening and len(seqs) == 1:
+                    # A shared oracle's run opens with its first request, which
+                    # carries the run's setup, proxies and limits: one request,
+                    # one answer (see ``protocol``).
+                    request = dict(request, begin=self._begin)
                 child.send(dict(request, i=self._seq))
-            if begin is not None:
-                res = self._answer(child, begin, self.config.timeout)
-                if self._oracle is None:
-                    return answers + [res] * rest
-                if res.get("spent") is True and child.runs > 0:
-                    # It has too little CPU time left for this run, or grew
-                    # large, and ends without reading the requests: they go
-                    # to a fresh one (which served no run, so is never spent).
-                    self._oracle = None
-                    self._retire(child)
-                    continue
-                if res.get("ok") is not True:
-                    self._oracle = None
-                    child._finish("protocol", "a malformed answer from the trusted test process")
-                    self._retire(child)
-                    return answers + [{"st": "error", "e": "the trusted test process did not begin the run"}] * rest
-                self._begun = child
             # A check that keeps ground truth sends it in lines longer than
             # any value's (see ``truth``); for this run only.
             usual = child.max_line
@@ -423,7 +406,26 @@ class Servers:
                 child.max_line = max(usual, KEEP_LINE_MAX)
             try:
                 for seq in seqs:
-                    answers.append(self._answer(child, seq, limit))
+                    first = opening and seq == seqs[0]
+                    # The run's setup runs first, within its own time limit.
+                    res = self._answer(child, seq, limit + self.config.timeout if first else limit)
+                    if first and self._oracle is not None:
+                        if res.get("spent") is True and child.runs > 0:
+                            # It has too little CPU time left for this run, or
+                            # grew large, and ended without running a request:
+                            # they go to a fresh one (which served no run, so
+                            # is never spent).
+                            self._oracle = None
+                            self._retire(child)
+                            break
+                        if "spent" in res:
+                            self._oracle = None
+                            child._finish("protocol", "a malformed answer from the trusted test process")
+                            self._retire(child)
+                            failed = {"st": "error", "e": "the trusted test process did not begin the run"}
+                            return answers + [failed] * rest
+                        self._begun = child
+                    answers.append(res)
                     if self._oracle is None:
                         break  # it ended: the requests after this one were not answered
             finally:
