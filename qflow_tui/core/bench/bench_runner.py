@@ -733,6 +733,7 @@ class BenchRunner:
                 llm_calls=outcome.llm_calls,
                 duration=round(time.monotonic() - started, 3),
                 eval_duration=round(time.monotonic() - eval_started, 3),
+                **evaluator.placement(bp, outcome.final_program),
             )
         self._mark_unreported(record, trace)
         _append_line(self.folder / RESULTS, record)

@@ -468,6 +468,7 @@ def published_lines(data: BenchData, figures: BenchFigures, family: str | None =
 def render_report(data: BenchData, paper_family: str | None = None) -> str:
     """The bench's report in markdown; ``paper_family`` matches the papers' rows
     of that model family instead of the bench's own."""
+    from .cluster import cluster_lines
     from .datasets import load_dataset, without_visible_tests
     from .figures import bench_figures
     from .protocol import is_evalplus, protocol_lines, title
@@ -481,6 +482,7 @@ def render_report(data: BenchData, paper_family: str | None = None) -> str:
     figures = bench_figures(data)
     parts = [f"# Bench: {md.text(title(dataset))} · {md.text(s.get('workflow'))} · {md.text(s.get('model'))}", ""]
     parts += [md.text(line) for line in protocol_lines(s)]
+    parts += [md.text(line) for line in cluster_lines(data.folder, data.records)]
     sampling = sampling_note(data)
     if sampling:
         parts.append(sampling)
