@@ -115,8 +115,8 @@ def _probe() -> dict[str, Any]:
     try:
         import ray
 
-        node = ray.get_runtime_context().get_node_id()
-    except Exception:  # pragma: no cover - Ray runs this
+        node = ray.get_runtime_context().get_node_id() if ray.is_initialized() else ""
+    except Exception:  # no Ray here: said by the versions' check
         node = ""
     try:
         from qflow_tui.core.bench.cluster import node_facts as facts
