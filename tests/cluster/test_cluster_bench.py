@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("ray") is None, reason="Ray is not installed: pip install -e '.[ray]'"
-)
+pytestmark = [
+    pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="Ray is not installed: pip install -e '.[ray]'"),
+    pytest.mark.xdist_group("ray-cluster"),  # one xdist worker, one cluster for the session
+]
 
 
 def write_problems(*args):
