@@ -155,3 +155,26 @@ def test_a_bench_without_a_cluster_never_imports_ray(tmp_path: Path) -> None:
     rc, ray_modules = json.loads(done.stderr.strip().splitlines()[-1])
     assert rc == 0, done.stderr
     assert ray_modules == []
+
+
+def test_the_config_file_takes_a_bench_table(tmp_path: Path, monkeypatch) -> None:
+    from qflow_tui.core.workflows.values import load_config
+
+    monkeypatch.setenv("QFLOW_CONFIG_DIR", str(tmp_path))
+    (tmp_path / "config.toml").write_text('max_tokens = 512\n\n[bench]\ncluster = "auto"\n')
+    assert load_config().max_tokens == 512  # [bench] is the bench's, not an unknown run setting
+
+
+def test_the_report_says_nodes_levels_and_a_loss(tmp_path: Path) -> None:
+    from qflow_tui.core.bench.cluster import cluster_lines
+
+    assert cluster_lines(tmp_path, []) == []  # judged here: nothing said
+    (tmp_path / "cluster.json").write_text(
+        json.dumps({"nodes": [{"node": "a:1", "level": "bwrap+seccomp+uid"}, {"node": "b:2", "level": "uid"}],
+                    "lost": ["b:2"], "redone": 3})
+    )  # fmt: skip
+    records = [{"status": "done", "node": "a:1"}, {"status": "done", "node": "a:1"}, {"status": "done", "node": "b:2"}]
+    assert cluster_lines(tmp_path, records) == [
+        "Judged on a Ray cluster of 2 nodes (1 at bwrap+seccomp+uid, 1 at uid); runs per node: a:1 2, b:2 1.",
+        "Lost during the bench: b:2; 3 judging tasks ran again on other nodes.",
+    ]

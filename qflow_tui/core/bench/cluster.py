@@ -520,10 +520,9 @@ def cluster_lines(folder: Path, records: list[dict[str, Any]]) -> list[str]:
     if ran:
         line += "; runs per node: " + ", ".join(f"{name} {count}" for name, count in sorted(ran.items()))
     out = [line + "."]
-    lost = data.get("lost")
-    if isinstance(lost, list) and lost:
-        out.append(
-            f"Lost during the bench: {', '.join(str(x) for x in lost)}; "
-            f"{data.get('redone', 0)} judging tasks ran again on other nodes."
-        )
+    lost: list[Any] = data["lost"] if isinstance(data.get("lost"), list) else []
+    redone = data["redone"] if isinstance(data.get("redone"), int) else 0
+    if lost or redone:
+        who = ", ".join(str(x) for x in lost) or "a node"
+        out.append(f"Lost during the bench: {who}; {redone} judging tasks ran again on other nodes.")
     return out
