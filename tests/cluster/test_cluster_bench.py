@@ -94,7 +94,7 @@ def test_a_node_killed_half_way_loses_nothing(cluster, tmp_path: Path) -> None:
         raylet = cluster.raylet_pid(extra)
         _wait(lambda: len(_lines(out)) >= 3 and _judging(raylet))
         os.kill(raylet, signal.SIGKILL)
-        _, err = proc.communicate(timeout=600)
+        report, err = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -104,6 +104,7 @@ def test_a_node_killed_half_way_loses_nothing(cluster, tmp_path: Path) -> None:
     assert {r["id"]: r["passed"] for r in lines} == right  # verdicts as a local bench gives them
     lost = [x for x in err.splitlines() if "was lost;" in x and "ran again on other nodes" in x]
     assert len(lost) == 1, err
+    assert report.startswith("# Bench") and "[state-dump]" not in report + err  # Ray's own logs stay out
 
 
 def test_ctrl_c_stops_the_cluster_work_and_the_same_command_resumes(cluster, tmp_path: Path) -> None:

@@ -283,6 +283,9 @@ def connect(address: str, mixed: bool = False) -> Cluster:
     """Join the cluster at ``address`` and probe every node; ClusterError (one
     line) when the cluster is unreachable or a node cannot judge this bench."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    # Ray's C++ core logs (a state dump when a node dies) would land amid the report:
+    # qflow says what happened itself, in one line.
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
     try:
         import ray
     except ImportError:
@@ -298,6 +301,7 @@ def connect(address: str, mixed: bool = False) -> Cluster:
                 "install the same versions as here on every node"
             ) from None
         raise ClusterError(f"cannot join the Ray cluster at {one_line(address, 80)}: {words}") from None
+    _quiet_ray()
     driver = node_facts()
     try:
         nodes = probe_nodes()
@@ -306,6 +310,21 @@ def connect(address: str, mixed: bool = False) -> Cluster:
         ray.shutdown()
         raise
     return Cluster(address, driver, nodes, warnings)
+
+
+def _quiet_ray() -> None:
+    """Ray's driver prints the cluster's error messages (a node's raylet died, with
+    its statistics) on stdout, amid the report: they go to the ``qflow.cluster``
+    log instead, and qflow says what happened in its own line."""
+    from ray._private import worker
+
+    log = logging.getLogger("qflow.cluster")
+
+    def to_log(data: dict[str, Any], ignore_prefix: bool) -> None:
+        for line in data.get("lines", []):
+            log.info("ray: %s", line)
+
+    worker.print_to_stdstream = to_log
 
 
 def _alive_nodes() -> list[dict[str, Any]]:
