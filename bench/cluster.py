@@ -250,6 +250,7 @@ def main() -> None:
     env = dict(os.environ, QFLOW_CLUSTER_ANSWERS=str(work / "data" / "answers.json"), RAY_USAGE_STATS_ENABLED="0")
     env.pop("QFLOW_CLUSTER", None)
     print(f"{args.problems} problems x {args.tests} stdin/stdout tests, zeroshot with a script model")
+    load_before = f"{os.getloadavg()[0]:.1f}"
     local_wall, local_cpu, _ = run_bench(data, model, work / "local", env)
     cluster = LocalCluster(ray_bin, workers=1, tag="qflow-bench")
     try:
@@ -262,7 +263,7 @@ def main() -> None:
     per_node: dict[str, int] = {}
     for r in there.values():
         per_node[r.get("node", "?")] = per_node.get(r.get("node", "?"), 0) + 1
-    judged = sum(r.get("eval_duration", 0.0) for r in here.values())
+    tests = args.problems * args.tests
     for line in err.splitlines():
         if "cluster" in line:
             print(line)
@@ -271,7 +272,10 @@ def main() -> None:
     print(f"overhead ratio cluster/local: {wall / local_wall:.3f}x (target <= 1.15x)")
     for node, count in sorted(per_node.items()):
         print(f"  node {node}: {count} problems, {count / wall:.3f} problems/s")
-    print(f"per-test cost (local, judging only): {1000 * judged / (args.problems * args.tests):.2f} ms")
+    print(f"wall per test: local {1000 * local_wall / tests:.1f} ms, cluster {1000 * wall / tests:.1f} ms")
+    for node, count in sorted(per_node.items()):
+        print(f"  node {node}: {1000 * wall / (count * args.tests):.1f} ms a test (its wall / the tests it judged)")
+    print(f"load average before / after: {load_before} / {os.getloadavg()[0]:.1f}")
     print(f"per-task overhead on the cluster (a 1-test program, as a task minus here): {1000 * task:.1f} ms")
     print(f"driver CPU per finished problem on the cluster path: {1000 * cpu / args.problems:.1f} ms")
     print(f"local CPU per finished problem (driver + its sandbox): {1000 * local_cpu / args.problems:.1f} ms")
