@@ -126,6 +126,18 @@ def add_parser(sub: Any) -> None:
         help="estimate from another bench folder's finished runs (their tokens at this bench's price); runs nothing",
     )
     p.add_argument("--tui", action="store_true", help="watch the bench in the app")
+    p.add_argument(
+        "--cluster",
+        metavar="ADDR",
+        help="judge the programs on a Ray cluster (pip install 'qflow-tui[ray]'; docs/cluster.md): HOST:PORT of "
+        "its head, auto, or ray://HOST:PORT; also [bench] cluster in the config file and QFLOW_CLUSTER; off: "
+        "here. Model calls and API keys stay on this machine; only programs and tests go to the nodes",
+    )
+    p.add_argument(
+        "--cluster-mixed",
+        action="store_true",
+        help="let nodes judge at a weaker sandbox level than this machine's (or without bubblewrap or numpy)",
+    )
     add_run_options(p)
     p.set_defaults(func=run)
     # The metavar names the subcommands in an error ("argument compare|report|open:
@@ -296,15 +308,48 @@ def run(args: argparse.Namespace) -> int:
     try:
         spec, out = build_spec(args)
         runner = BenchRunner(spec, out, max_cost=args.max_cost)
-        if args.tui and args.estimate is not None and not args.estimate_from:
-            return _run_tui(runner, estimate=args.estimate)
-        if args.estimate is not None or args.estimate_from:
-            return _run_estimate(runner, args)
-        if args.tui:
-            return _run_tui(runner)
-        return _run_headless(runner)
+        cluster = _join_cluster(runner, args) if not args.estimate_from else None
+        try:
+            if args.tui and args.estimate is not None and not args.estimate_from:
+                return _run_tui(runner, estimate=args.estimate)
+            if args.estimate is not None or args.estimate_from:
+                return _run_estimate(runner, args)
+            if args.tui:
+                return _run_tui(runner)
+            return _run_headless(runner)
+        finally:
+            if cluster is not None:
+                line = cluster.finish()
+                if line:
+                    print(f"qflow: {line}", file=sys.stderr)
     except BenchError as exc:
         return fail(str(exc))
+
+
+def _join_cluster(runner: Any, args: argparse.Namespace) -> Any:
+    """With a cluster asked for (``--cluster``, QFLOW_CLUSTER, ``[bench] cluster``):
+    join it and check its nodes, before any model call, and judge there; else
+    None (Ray is not imported)."""
+    from ..core.bench.bench_runner import BenchError, ProblemUpdate
+    from ..core.bench.cluster import ClusterError, cluster_address, judge_on_cluster
+
+    try:
+        address = cluster_address(args.cluster)
+        if address is None:
+            return None
+
+        def notice(line: str) -> None:
+            for sink in list(runner.sinks):
+                sink(ProblemUpdate("", "notice", step=line))
+
+        evaluator = judge_on_cluster(runner.spec, runner.folder, address, args.cluster_mixed, notice)
+    except ClusterError as exc:
+        raise BenchError(str(exc)) from None
+    runner.evaluator = evaluator
+    print(f"qflow: judging on the Ray cluster at {address}: {evaluator.cluster.describe()}", file=sys.stderr)
+    for warning in evaluator.cluster.warnings:
+        print(f"qflow: warning: {warning}", file=sys.stderr)
+    return evaluator
 
 
 def _run_estimate(runner: Any, args: argparse.Namespace) -> int:

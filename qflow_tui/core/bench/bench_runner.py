@@ -603,6 +603,9 @@ class BenchRunner:
             record["llm_calls"] = outcome.llm_calls
             record["duration"] = round(time.monotonic() - started, 3)
             record["eval_duration"] = round(time.monotonic() - eval_started, 3)
+            node = evaluator.placement(bp, outcome.final_program).get("node")
+            if node:  # judged on a cluster: the node that judged its final program
+                record["node"] = str(node)
         self._mark_unreported(record, trace)
         _append_line(self.folder / RESULTS, record)
         self._finished_spending(key, record)

@@ -353,6 +353,11 @@ class Evaluator:
             plus.detail = f"plus: {plus.detail}"
         return plus
 
+    def placement(self, bp: BenchProblem, program: str) -> dict[str, Any]:
+        """What a results line says of where ``program`` was judged: nothing here;
+        a cluster's evaluator names the node (``core.bench.cluster``)."""
+        return {}
+
     async def run_tests(self, bp: BenchProblem, program: str, tests: list[str]) -> SandboxReport:
         """Run arbitrary asserts (synthesized tests) against a program, with the
         problem's setup: how Table 6 decides whether a test is correct."""

@@ -14,6 +14,7 @@ from typing import Any
 from ..escape import markdown as md
 from ..safe_text import one_line
 from ..workflows import WORKFLOWS
+from .cluster import cluster_lines
 from .data import BenchData as BenchData
 from .data import _after as _after
 from .data import (
@@ -172,6 +173,7 @@ def render_report(data: BenchData, paper_family: str | None = None, *, problems:
     figures = bench_figures(data)
     parts = [f"# Bench: {md.text(title(dataset))} · {md.text(s.get('workflow'))} · {md.text(s.get('model'))}", ""]
     parts += [md.text(line) for line in protocol_lines(s)]
+    parts += [md.text(line) for line in cluster_lines(data.folder, data.records)]
     sampling = sampling_note(data)
     if sampling:
         parts.append(sampling)

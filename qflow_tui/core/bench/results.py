@@ -121,6 +121,8 @@ class ResultLine(TypedDict, total=False):
     eval_duration: float
     tokens_unreported: int
     """Model calls the provider reported no usage for: their tokens are estimates."""
+    node: str
+    """The cluster node that judged the final program (``--cluster`` benches only)."""
 
 
 class JudgedRun(TypedDict):
