@@ -80,5 +80,18 @@
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape" && view.dataset.opened) close();
   });
+  // A link may name a view: #show=failed (or flipped, near) and #problem=ID (its session opened).
+  const wanted = new URLSearchParams(location.hash.slice(1));
+  const show = wanted.get("show");
+  if (show && filter.querySelector('option[value="' + CSS.escape(show) + '"]')) {
+    filter.value = show;
+    apply();
+  }
+  const problem = wanted.get("problem");
+  if (problem) {
+    const row = rows.find(function (r) { return r.dataset.id === problem.toLowerCase(); });
+    const button = row && row.querySelector("button.open");
+    if (button) button.click();
+  }
   document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
 })();
