@@ -32,10 +32,13 @@ class _Urls(HTMLParser):
         super().__init__()
         self.found: list[str] = []
         self.tags: list[str] = []
+        self.handlers: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
         for name, value in attrs:
+            if name.startswith("on"):
+                self.handlers.append(f"<{tag} {name}={value}>")
             v = (value or "").strip().lower()
             if name in URL_ATTRIBUTES and v.startswith(("http:", "https:", "//")):
                 self.found.append(f"<{tag} {name}={value}>")
@@ -86,6 +89,13 @@ def tags_and_urls(html: str) -> tuple[list[str], list[str]]:
     parser = _Urls()
     parser.feed(html)
     return parser.tags, parser.found
+
+
+def event_handlers(html: str) -> list[str]:
+    """Every element's ``on...`` attribute (the page itself sets none)."""
+    parser = _Urls()
+    parser.feed(html)
+    return parser.handlers
 
 
 def assert_fetches_nothing(html: str) -> None:
