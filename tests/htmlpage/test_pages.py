@@ -16,34 +16,11 @@ import pytest
 from qflow_tui.core.workflows import WORKFLOWS
 from tests.helpers import ROOT, qflow
 from tests.htmlpage.browser import Loaded, assert_fetches_nothing, load, needs_chromium
+from tests.htmlpage.conftest import env_for, ok
 
 pytestmark = needs_chromium
 
 SUM_IO = ROOT / "tests" / "scripts" / "sum_io.py"
-
-
-def _env(home: Path) -> dict[str, str]:
-    return {"QFLOW_DATA_DIR": str(home / "data"), "QFLOW_CONFIG_DIR": str(home / "config"), "COLUMNS": "120"}
-
-
-def _ok(done) -> str:
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real bench: QualityFlow over 3 HumanEval problems, each first program wrong and fixed by self-debugging."""
-    home = tmp_path_factory.mktemp("bench-home")
-    out = home / "bench"
-    _ok(
-        qflow(
-            "bench", "--dataset", "humaneval", "--model", "script/tests/bench/scripts/late_fix.py",
-            "--checker", "python", "--prompts", "1", "--epochs", "1", "--clarify", "0", "--limit", "3",
-            "--price-in", "3", "--price-out", "15", "--out", str(out), env=_env(home), timeout=300,
-        )
-    )  # fmt: skip
-    return out
 
 
 def _clean(loaded: Loaded) -> str:
@@ -68,7 +45,7 @@ def test_the_detector_catches_a_thrown_error(tmp_path):
 
 def test_a_bench_page_shows_its_protocol_figures_and_every_problem(bench, tmp_path):
     page = tmp_path / "report.html"
-    assert _ok(qflow("bench", "report", str(bench), "--format", "html", "-o", str(page))).strip() == str(page)
+    assert ok(qflow("bench", "report", str(bench), "--format", "html", "-o", str(page))).strip() == str(page)
     html_text = page.read_text(encoding="utf-8")
     assert_fetches_nothing(html_text)
     text = _text(_clean(load(page, tmp_path)))
@@ -90,7 +67,7 @@ def test_a_bench_page_shows_its_protocol_figures_and_every_problem(bench, tmp_pa
 
 def test_a_row_opens_its_session_from_the_page(bench, tmp_path):
     page = tmp_path / "report.html"
-    _ok(qflow("bench", "report", str(bench), "--format", "html", "-o", str(page)))
+    ok(qflow("bench", "report", str(bench), "--format", "html", "-o", str(page)))
     dom = _clean(load(page, tmp_path, "problem=humaneval/1"))
     opened = dom[dom.index('id="session-view"') :]
     text = _text(opened)
@@ -102,7 +79,7 @@ def test_a_row_opens_its_session_from_the_page(bench, tmp_path):
 
 def test_split_writes_each_session_as_a_page_beside_it(bench, tmp_path):
     page = tmp_path / "out" / "r.html"
-    _ok(qflow("bench", "report", str(bench), "--format", "html", "--split", "-o", str(page)))
+    ok(qflow("bench", "report", str(bench), "--format", "html", "--split", "-o", str(page)))
     links = re.findall(r'<a href="(r-sessions/[0-9]+\.html)">', page.read_text(encoding="utf-8"))
     assert len(links) == 3
     assert '<script type="text/x-qflow-session"' not in page.read_text(encoding="utf-8")
@@ -118,7 +95,7 @@ def test_several_benches_side_by_side_with_mcnemar(bench, tmp_path):
     lines[0]["passed"] = False  # one problem now differs
     (other / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     page = tmp_path / "both.html"
-    _ok(qflow("bench", "report", str(bench), str(other), "--format", "html", "-o", str(page)))
+    ok(qflow("bench", "report", str(bench), str(other), "--format", "html", "-o", str(page)))
     assert_fetches_nothing(page.read_text(encoding="utf-8"))
     text = _text(_clean(load(page, tmp_path)))
     assert "McNemar p" in text and "Problems with different verdicts (1 of the 3 in common)" in text
@@ -135,10 +112,10 @@ def test_a_session_page_of_every_workflow_on_a_stdin_problem(workflow, tmp_path)
     problem.write_text(json.dumps({"title": "sum", "statement": STATEMENT,
                                    "tests": [{"input": i, "output": o} for i, o in pairs]}))  # fmt: skip
     done = qflow("solve", "--problem", str(problem), "--model", f"script/{SUM_IO}", "--workflow", workflow,
-                 "--json", env=_env(tmp_path), timeout=300)  # fmt: skip
-    session = Path(json.loads(_ok(done))["session"])
+                 "--json", env=env_for(tmp_path), timeout=300)  # fmt: skip
+    session = Path(json.loads(ok(done))["session"])
     page = tmp_path / "run.html"
-    assert _ok(qflow("sessions", "export", str(session), "-o", str(page), env=_env(tmp_path))).strip() == str(page)
+    assert ok(qflow("sessions", "export", str(session), "-o", str(page), env=env_for(tmp_path))).strip() == str(page)
     html_text = page.read_text(encoding="utf-8")
     assert_fetches_nothing(html_text)
     text = _text(_clean(load(page, tmp_path)))

@@ -49,7 +49,14 @@
   filter.addEventListener("change", apply);
   search.addEventListener("input", apply);
 
+  // The sessions follow this script in the file: the table works before the browser has read them.
+  const parsed = new Promise(function (resolve) {
+    if (document.readyState !== "loading") resolve();
+    else document.addEventListener("DOMContentLoaded", resolve);
+  });
+
   async function unpack(id) {
+    await parsed;
     const text = document.getElementById(id).textContent.trim();
     const bytes = Uint8Array.from(atob(text), function (c) { return c.charCodeAt(0); });
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
@@ -94,4 +101,7 @@
     if (button) button.click();
   }
   document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
+  window.addEventListener("load", function () {
+    document.documentElement.dataset.loadedMs = String(Math.round(performance.now()));
+  });
 })();

@@ -447,9 +447,10 @@ def render_bench_page(data: rp.BenchData, family: str | None = None, split_dir: 
     summary.pop("folder", None)  # an absolute path of the machine that wrote it
     out.html = document(
         f"qflow bench: {title(data.dataset)} · {data.spec.get('workflow', '?')}",
-        body + "\n" + blobs,
+        body,
         script=asset("bench.js"),
         data=_page_data(summary),
+        after=blobs,
     )
     return out
 

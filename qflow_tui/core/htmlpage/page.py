@@ -51,11 +51,13 @@ def _csp(script: str) -> str:
     )
 
 
-def document(title: str, body: str, script: str = "", data: str = "") -> str:
+def document(title: str, body: str, script: str = "", data: str = "", after: str = "") -> str:
     """A whole page: ``title`` is outside text (escaped here), ``body`` HTML
     already escaped, ``script`` qflow's own JavaScript (allowed by its hash),
     ``data`` the text of a ``<script type="application/json" id="page-data">``
-    (already through :func:`~qflow_tui.core.escape.htmltext.script_json`)."""
+    (already through :func:`~qflow_tui.core.escape.htmltext.script_json`);
+    ``after`` inert data after the script (embedded sessions: the page works
+    before the browser has read them)."""
     css = asset("page.css") + _highlight_css()
     parts = [
         "<!DOCTYPE html>",
@@ -76,5 +78,7 @@ def document(title: str, body: str, script: str = "", data: str = "") -> str:
         parts.append(f'<script type="application/json" id="page-data">{data}</script>')
     if script:
         parts.append(f"<script>{script}</script>")
+    if after:
+        parts.append(after)
     parts += ["</body>", "</html>", ""]
     return "\n".join(parts)
