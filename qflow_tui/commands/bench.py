@@ -221,9 +221,18 @@ def add_parser(sub: Any) -> None:
         help="the file to write (default: in the bench folder, samples-<format>.jsonl, or all_codes.json for apps)",
     )
     e.set_defaults(func=run_export)
-    r = subs.add_parser("report", help="print a bench folder's report again")
-    r.add_argument("folder", metavar="DIR")
+    r = subs.add_parser("report", help="print a bench folder's report again, or write it as an HTML page")
+    r.add_argument("folders", nargs="+", metavar="DIR", help="a bench folder (several: side by side, --format html)")
     r.add_argument("--json", action="store_true", help="the headline figures with their intervals, as JSON")
+    r.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("markdown", "json", "html"),
+        default="markdown",
+        help="html: one self-contained page (docs/reports.md); default: markdown",
+    )
+    r.add_argument("-o", "--output", metavar="FILE", help="the page to write (default: DIR/report.html)")
+    r.add_argument("--split", action="store_true", help="html: sessions as sibling pages, not embedded")
     r.add_argument(
         "--paper-model",
         metavar="FAMILY",
@@ -598,18 +607,39 @@ def run_report(args: argparse.Namespace) -> int:
     family = args.paper_model
     if family is not None and family not in families():
         return fail(f"no paper ran a model of the family {family!r}: choose one of {', '.join(families())}")
+    if args.fmt == "html":
+        return _report_html(args, family)
+    if len(args.folders) > 1:
+        return fail("give one bench folder (several side by side: --format html, or qflow bench compare)")
     try:
-        data = load_bench(Path(args.folder).expanduser())
+        data = load_bench(Path(args.folders[0]).expanduser())
         say_skipped(data)
     except BenchError as exc:
         return fail(str(exc))
-    if args.json:
+    if args.json or args.fmt == "json":
         from ..core.bench.figures import report_json
         from ..core.escape import jsontext
 
         print(jsontext.dumps(report_json(data, family)))
     else:
         print(render_report(data, family))
+    return 0
+
+
+def _report_html(args: argparse.Namespace, family: str | None) -> int:
+    from ..core.bench.bench_runner import BenchError
+    from ..core.htmlpage import PageError, write_bench_page
+    from ..core.safe_text import clean
+
+    folders = [Path(f).expanduser() for f in args.folders]
+    default = folders[0] / "report.html" if len(folders) == 1 else Path("bench-compare.html")
+    dest = Path(args.output).expanduser() if args.output else default
+    try:
+        for note in write_bench_page(folders, dest, family, args.split):
+            print(f"qflow: {clean(note)}", file=sys.stderr)
+    except (BenchError, PageError) as exc:
+        return fail(str(exc))
+    print(dest)
     return 0
 
 

@@ -81,7 +81,11 @@ def add_parser(sub: Subparsers) -> None:
     e.add_argument(
         "-o", "--output", help="file to write (default: next to the current folder, named after the session)"
     )
-    e.add_argument("--format", choices=["jsonl", "md"], help="default: from the output's suffix, else md")
+    e.add_argument(
+        "--format",
+        choices=["jsonl", "md", "html"],
+        help="default: from the output's suffix, else md (html: docs/reports.md)",
+    )
     d = actions.add_parser("delete", help="delete a session file")
     d.add_argument("file", help="session file, its number in the listing, or its id")
     d.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
@@ -399,6 +403,14 @@ def _export(args: argparse.Namespace) -> int:
     else:
         dest = Path.cwd() / default_export_name(args.file, fmt or "md")
         fmt = fmt or "md"
+    if fmt == "html" or (fmt is None and dest.suffix.lower() in (".html", ".htm")):
+        from ..core.htmlpage import PageError, write_session_page
+
+        try:
+            print(write_session_page(resolve_session_arg(args.file, _folder(args)), dest))
+        except (SessionError, PageError) as exc:
+            return fail(str(exc))
+        return 0
     try:
         written = export_session(resolve_session_arg(args.file, _folder(args)), dest, fmt)
     except SessionError as exc:

@@ -65,4 +65,6 @@ def export_session(path: Path | str, dest: Path | str, fmt: str | None = None) -
 
 def default_export_name(path: Path | str, fmt: str) -> str:
     stem = session_stem(Path(path))
+    if fmt == "html":
+        return f"{stem}.html"
     return f"{stem}.md" if fmt == "md" else f"{stem}-export.jsonl"
