@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import __version__
+from ..bench import data as bd
 from ..bench import report as rp
 from ..bench.figures import bench_figures, compare_pairs, correction_words, first_samples, problem_number
 from ..bench.protocol import convention, convention_words, setting, setting_words, title
@@ -202,7 +203,7 @@ def _confusion(first: list[dict[str, Any]]) -> str:
     if not by_step:
         return '<p class="note">No quality check in these runs.</p>'
     out = []
-    for step in rp._ranked(by_step, rp.step_order(first)):
+    for step in bd._ranked(by_step, rp.step_order(first)):
         tp, fp, fn, tn = by_step[step]
         n = tp + fp + fn + tn or 1
 
@@ -238,7 +239,7 @@ def _tokens(data: rp.BenchData, first: list[dict[str, Any]]) -> str:
         _table(
             "Average tokens per problem, per agent",
             ["agent", "input", "output", "total", "calls"],
-            rp.table_tokens(first, rp._roles(data.spec)),
+            rp.table_tokens(first, bd._roles(data.spec)),
         )
     ]
     tokens = [float(r.get("tokens_total", 0) or 0) for r in first]
@@ -283,7 +284,7 @@ def _problems(data: rp.BenchData, out: Written, split_dir: str | None) -> tuple[
     """The table of every problem, and the embedded sessions (empty with ``split_dir``)."""
     price = rp.bench_price(data.spec)
     order = rp.step_order(data.done)
-    records = sorted(data.records, key=lambda r: (rp._id_key(str(r.get("id"))), r.get("sample", 0)))
+    records = sorted(data.records, key=lambda r: (bd._id_key(str(r.get("id"))), r.get("sample", 0)))
     samples = int(data.spec.get("samples", 1) or 1) > 1
     rows: list[str] = []
     blobs: list[str] = []
@@ -296,7 +297,7 @@ def _problems(data: rp.BenchData, out: Written, split_dir: str | None) -> tuple[
         flipped = r.get("status") == "done" and bool(r.get("first_passed")) != bool(r.get("passed"))
         near = "near its time limit" in detail
         steps = [str(s.get("step")) for s in r.get("steps", []) or [] if isinstance(s, dict)]
-        steps = rp._ranked(dict.fromkeys(steps), order) if steps else []
+        steps = bd._ranked(dict.fromkeys(steps), order) if steps else []
         tokens = rp._whole(r.get("tokens_total"))
         cost = rp.records_cost([r], price) if price is not None else None
         secs = r.get("duration")
@@ -391,7 +392,7 @@ def _isolation(data: rp.BenchData) -> str:
 
 def bench_body(data: rp.BenchData, family: str | None, out: Written, split_dir: str | None) -> tuple[str, str]:
     s = data.spec
-    first = sorted(first_samples(data), key=lambda r: rp._id_key(str(r.get("id"))))
+    first = sorted(first_samples(data), key=lambda r: bd._id_key(str(r.get("id"))))
     total = len(data.problem_ids) * int(s.get("samples", 1) or 1)
     parts = [
         f"<h1>Bench: {h.text(title(data.dataset))} · {h.text(s.get('workflow', '?'))} · "
@@ -540,7 +541,7 @@ def render_compare_page(benches: list[rp.BenchData], pairs: str = "all") -> Writ
     )
     by = [verdicts(b) for b in benches]
     shown = {problem_number(str(r["id"])): str(r["id"]) for b in reversed(benches) for r in first_samples(b)}
-    common = sorted(set.intersection(*(set(v) for v in by)) if by else set(), key=rp._id_key)
+    common = sorted(set.intersection(*(set(v) for v in by)) if by else set(), key=bd._id_key)
     diff = [p for p in common if len({v[p] for v in by}) > 1]
     parts.append(f"<h2>Problems with different verdicts ({len(diff)} of the {len(common)} in common)</h2>")
     if diff:

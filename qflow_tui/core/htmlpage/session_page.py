@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import events as ev
 from ..escape import htmltext as h
+from ..pieces import ImaginedChecks, SynthTests
 from ..run_state import RunState
 from ..session.fileformat import section
 from ..session.reader import SessionData
@@ -162,7 +163,7 @@ def _agents(state: RunState) -> str:
 
 
 def _imagined(state: RunState) -> str:
-    rows = list(state.imagined.values())
+    rows = list(state.piece(ImaginedChecks).records.values())
     if not rows:
         return '<p class="note">No imagined execution in this run.</p>'
     out = []
@@ -179,10 +180,10 @@ def _imagined(state: RunState) -> str:
 
 
 def _synth(state: RunState) -> str:
-    if not state.synth:
+    if not state.piece(SynthTests).tests:
         return '<p class="note">No synthesized test in this run.</p>'
     rows = []
-    for i, t in enumerate(state.synth, 1):
+    for i, t in enumerate(state.piece(SynthTests).tests, 1):
         steered = f' <span class="badge">✎ {h.text(t.steered)}</span>' if t.steered else ""
         why = h.text(t.detail or (t.reasoning[:300] if t.reasoning else ""))
         rows.append(
