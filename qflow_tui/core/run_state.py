@@ -7,6 +7,11 @@ bench's trace of each problem, and a session's summary and Markdown transcript;
 so the programs, verdicts, decisions, tokens and failures are counted once, the
 same way everywhere. It never reads a clock, so a live run and a replay of the
 same events up to step *n* produce the same state.
+
+It holds what every run shares (agents, steps, calls, programs, verdicts,
+tokens); what only some workflows build is a piece of its own
+(:mod:`qflow_tui.core.pieces`), folded here after the shared state, and the
+words a screen shows for it come from :mod:`qflow_tui.core.run_text`.
 """
 
 from __future__ import annotations

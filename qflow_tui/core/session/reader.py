@@ -29,7 +29,7 @@ from ..llm.prices import PriceError, load_prices, run_cost
 from ..run_state import RunState
 from ..safe_text import valid_json_text
 from ..summary import RunSummary
-from ..workflows.described import describe_all
+from ..workflows.described import read_as_now
 from . import fileformat
 from .fileformat import (
     _MAX_HEADER_BYTES,
@@ -144,9 +144,9 @@ def read_session(path: Path | str, *, max_bytes: int | None = None) -> SessionDa
             header = _upgrade(header, version, True)
         header_warnings = _clean_header(header)
         events, warnings = _parse_events(_lines(fh, max_bytes), version, compact=header.get("streams") == "compact")
-    # A first event an older build wrote without its workflow's description
-    # gets the one the workflow declares now, so no reader needs a fallback.
-    describe_all(events)
+    # What an older build recorded is read as this build records it (the first
+    # event's description, typed stops), so no reader needs a fallback.
+    read_as_now(events)
     if not first.endswith(b"\n"):
         warnings.insert(0, "truncated after the header: the run recorded no events")
     return SessionData(path=path, header=header, events=events, warnings=header_warnings + warnings)

@@ -1,13 +1,15 @@
-"""A ``run_started`` event that does not describe its workflow gets what the
-workflow declares now, for the settings it recorded: a stream handed to the
-reducer without a description (a test's, a plugin's), and sessions from the
-builds of 2026-11-22 to 11-27 that wrote none. A reader of any run (the app,
+"""A run's events as this build reads them: a ``run_started`` that does not
+describe its workflow gets what the workflow declares now, for the settings it
+recorded (a stream handed to the reducer without a description, a test's or a
+plugin's, and sessions from the builds of 2026-11-22 to 11-27 that wrote none),
+and a stop before a quality check those builds recorded as a label is the typed
+stop it is (the shipped demo session has them). A reader of any run (the app,
 replay, the browser) never needs a fallback of its own."""
 
 from __future__ import annotations
 
 from ..config import RunConfig
-from ..events import Event, RunStarted
+from ..events import Event, GateStop, RunStarted
 from . import WORKFLOWS
 from .values import config_from_record
 
@@ -41,8 +43,21 @@ def describe_started(event: RunStarted) -> bool:
     return True
 
 
-def describe_all(events: list[Event]) -> None:
-    """:func:`describe_started` for each ``run_started`` without its description."""
+#: How the builds before 2026-11-27 labelled the gate before a quality check.
+_CHECK_LABEL = "quality_check:"
+
+
+def read_as_now(events: list[Event]) -> None:
+    """Give a session's events what this build reads (in place): each first
+    event its workflow's description (:func:`describe_started`), and a stop
+    recorded as ``quality_check:self_debug:1`` the typed check stop it is."""
+    checker: str | None = None
     for event in events:
-        if isinstance(event, RunStarted) and (not event.agents or event.tabs is None):
-            describe_started(event)
+        if isinstance(event, RunStarted):
+            if not event.agents or event.tabs is None:
+                describe_started(event)
+            spec = WORKFLOWS.get(event.workflow or RunConfig.workflow)
+            checker = spec.checker or None if spec is not None else None
+        elif isinstance(event, GateStop) and (event.step or "").startswith(_CHECK_LABEL):
+            event.step, event.check = (event.step or "")[len(_CHECK_LABEL) :] or None, True
+            event.agent = event.agent or checker
