@@ -49,8 +49,9 @@ def test_a_bench_page_shows_its_protocol_figures_and_every_problem(bench, tmp_pa
     html_text = page.read_text(encoding="utf-8")
     assert_fetches_nothing(html_text)
     text = _text(_clean(load(page, tmp_path)))
-    for said in ("HumanEval", "qualityflow", "late_fix.py", "RELAXED", "completion", "bwrap", "0.1.0"):
+    for said in ("HumanEval", "qualityflow", "late_fix.py", "RELAXED", "completion", "0.1.0 ran the bench"):
         assert said in text, said
+    assert re.search(r"Isolation \S+ \(as the runs' sessions record it\)", text)  # bwrap+seccomp+uid where it can
     spec = json.loads((bench / "bench.json").read_text())
     assert spec["created"] in text
     assert re.search(r"pass@1 \(final, first sample\) 100\.00% 3/3, 95% CI \[43\.9, 100\.0\]", text), text[:2000]
