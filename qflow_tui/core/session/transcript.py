@@ -177,8 +177,8 @@ def _md_event(e: Event, pending: dict[str, LLMCallStarted]) -> list[str]:
             return [_md_sandbox(e)]
         case Decision():
             verdict, word, rest = decision_said(e.decision, e.reason)
-            said = f"{verdict}, so {word.upper()}" if verdict else word.upper()
-            return [f"\n**Decision ({_where(e)}): {md.text(said)}** — {md.text(rest)}\n"]
+            decided = f"{verdict}, so {word.upper()}" if verdict else word.upper()
+            return [f"\n**Decision ({_where(e)}): {md.text(decided)}** — {md.text(rest)}\n"]
         case Notice():
             return [f"> {md.text(e.level)}: {md.text(e.message)}\n"]
         case RunFailed():
