@@ -1,6 +1,8 @@
-"""``qflow check``: run a program against assert tests in the sandbox and print
-one verdict per test (a table, or one JSON object with ``--json``). Exits 0
-whenever the check ran, whatever the verdicts."""
+"""``qflow check``: run a program against its tests in the sandbox and print one
+verdict per test (a table, or one JSON object with ``--json``): assert tests
+for a function, or Input/Output blocks (a judge's samples) for a stdin/stdout
+program, judged as the bench judges one. Exits 0 whenever the check ran,
+whatever the verdicts."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ..core.asserts import parse_python
-from ..core.problem import MAX_TESTS_CHARS
+from ..core.problem import MAX_TESTS_CHARS, ProblemError, looks_like_io_tests, parse_io_tests
 from ..core.userfiles import UserFileError, read_user_file
 from . import Subparsers, fail
 
@@ -19,13 +21,16 @@ if TYPE_CHECKING:  # types only: the modules load when the command runs
 
 
 def add_parser(sub: Subparsers) -> None:
-    p = sub.add_parser("check", help="run a program against assert tests in the sandbox", description=__doc__)
+    p = sub.add_parser(
+        "check", help="run a program against assert tests or stdin/stdout samples in the sandbox", description=__doc__
+    )
     p.add_argument("--code", required=True, metavar="FILE", help="the program ('-' for stdin)")
     p.add_argument(
         "--tests",
         required=True,
         metavar="FILE",
-        help="assert statements, one per test (multi-line asserts allowed; blank and comment lines ignored)",
+        help="assert statements, one per test (multi-line asserts allowed; blank and comment lines ignored), "
+        "or Input/Output blocks for a stdin/stdout program (docs/io-problems.md)",
     )
     p.add_argument("--setup", metavar="FILE", help="code run before the program (imports, helpers the tests use)")
     p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS", help="seconds per test (default 3)")
@@ -99,7 +104,10 @@ def _read(path: str, what: str) -> str:
 def run(args: argparse.Namespace) -> int:
     try:
         code = _read(args.code, "code")
-        tests = split_asserts(_read(args.tests, "tests"))
+        text = _read(args.tests, "tests")
+        if looks_like_io_tests(text):
+            return _run_io(args, code, text)
+        tests = split_asserts(text)
         setup = _read(args.setup, "setup") if getattr(args, "setup", None) else ""
     except UserFileError as exc:
         return fail(str(exc))
@@ -140,7 +148,43 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_table(report: SandboxReport) -> None:
+def _run_io(args: argparse.Namespace, code: str, text: str) -> int:
+    """The program on Input/Output samples, each in a fresh sandboxed process,
+    its output compared as the bench compares a stdin/stdout problem's."""
+    for flag in ("setup", "entry_point"):
+        if getattr(args, flag, None):
+            return fail(f"--{flag.replace('_', '-')} is for assert tests: a stdin/stdout program has neither")
+    try:
+        pairs = parse_io_tests(text)
+    except ProblemError as exc:
+        return fail(f"{args.tests}: {exc}")
+    if not pairs:
+        return fail(f"{args.tests}: no Input/Output pair found (an Input block, then an Output block)")
+    from ..core.sandbox.config import timeout_problem
+
+    problem = timeout_problem(args.timeout)
+    if problem is not None:
+        return fail(f"--timeout {args.timeout:g}: {problem}")
+    from ..core.iojudge import io_config, judge_io_sync
+    from ..core.sandbox import Sandbox, SandboxConfig, SandboxUnavailable
+
+    try:
+        report = judge_io_sync(Sandbox(io_config(SandboxConfig(timeout=args.timeout))), code, pairs)
+    except (SandboxUnavailable, ValueError) as exc:
+        return fail(f"sandbox unavailable: {exc}", code=3)
+    if args.json:
+        results = [
+            {"input": i, "expected": o, "status": r.status, "actual": r.actual, "error": r.error}
+            for (i, o), r in zip(pairs, report.results, strict=True)
+        ]
+        out = {"kind": "io", "results": results, "passed": report.passed, "total": report.total}
+        print(json.dumps({**out, "isolation": report.isolation}))
+        return 0
+    _print_table(report, io=True)
+    return 0
+
+
+def _print_table(report: SandboxReport, io: bool = False) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -158,6 +202,8 @@ def _print_table(report: SandboxReport) -> None:
         detail = r.actual if r.status == "fail" and r.actual is not None else (r.error or r.actual or "")
         if r.status == "fail" and r.actual is not None:
             detail = f"got {r.actual}"
+        if io and r.status != "pass" and r.error and r.error != "wrong output":
+            detail = r.error  # "the program printed nothing; it never read its input ..." says more
         first = detail.splitlines()[0] if detail else ""
         # Tests, values and errors come from files and programs: plain Text
         # (never markup), control sequences removed.
@@ -168,9 +214,10 @@ def _print_table(report: SandboxReport) -> None:
         first_line = report.load_error.splitlines()[0] if report.load_error.strip() else report.load_error
         console.print(Text(f"program did not load: {one_line(first_line, 500)}", style="red"))
     console.print(table)
+    # A stdin/stdout judge times each test's own process: the report's total is theirs.
+    took = sum(r.duration or 0.0 for r in report.results) if io else report.duration
     console.print(
         Text(
-            f"{report.passed}/{report.total} passed in {report.duration * 1000:.0f} ms  ·  "
-            f"isolation: {one_line(report.isolation)}"
+            f"{report.passed}/{report.total} passed in {took * 1000:.0f} ms  ·  isolation: {one_line(report.isolation)}"
         )
     )

@@ -228,3 +228,27 @@ def test_doctor_shows_the_warm_children_and_their_cost(tmp_path):
     (tmp_path / "config.toml").write_text("[run]\nsandbox_warm = false\n")
     text = qflow("doctor", "--no-probes", env={"QFLOW_CONFIG_DIR": str(tmp_path)}).stdout
     assert "warm sandbox children: off" in text
+
+
+def test_check_a_stdin_stdout_program_against_its_samples(tmp_path):
+    """Input/Output blocks (a judge's samples) judge a stdin/stdout program as
+    the bench judges one: each sample's output compared, the reason a program
+    that never read its input failed said, setup and entry point refused."""
+    samples = tmp_path / "samples.txt"
+    samples.write_text("Input\n1 2\nOutput\n3\n\nInput\n5 7\nOutput\n12\n")
+    prog = tmp_path / "p.py"
+    prog.write_text("a, b = map(int, input().split())\nprint(a + b + (a == 5))\n")
+    p = qflow("check", "--code", str(prog), "--tests", str(samples), "--json")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["kind"] == "io" and (data["passed"], data["total"]) == (1, 2)
+    assert [(r["input"], r["expected"], r["status"]) for r in data["results"]] == [
+        ("1 2\n", "3\n", "pass"),
+        ("5 7\n", "12\n", "fail"),
+    ]
+    (tmp_path / "none.py").write_text("def main():\n    print(sum(map(int, input().split())))\n")
+    p = qflow("check", "--code", str(tmp_path / "none.py"), "--tests", str(samples))
+    assert p.returncode == 0, p.stderr
+    assert "0/2 passed" in p.stdout and "never read its input" in " ".join(p.stdout.split())
+    p = qflow("check", "--code", str(prog), "--tests", str(samples), "--entry-point", "f")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "stdin/stdout" in p.stderr
