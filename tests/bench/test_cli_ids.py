@@ -42,7 +42,7 @@ def test_ids_separated_by_spaces_or_commas(argv):
 
 def test_the_subcommands_still_parse():
     assert parsed(["bench", "compare", "a", "b"]).folders == ["a", "b"]
-    assert parsed(["bench", "report", "a"]).folder == "a"
+    assert parsed(["bench", "report", "a"]).folders == ["a"]
     assert parsed(["bench", "open", "a"]).folder == "a"
     # A `--` ends the options: nothing after it is rewritten.
     assert spread_ids(["bench", "--", "--ids=1"]) == ["bench", "--", "--ids=1"]
