@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..locations import config_file
 from .config_file import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES  # re-exported: the limit is the config's
 from .config_file import ConfigError as ConfigError  # re-exported: every setting raises it
 from .config_file import read_config_text
@@ -128,7 +130,7 @@ class RunConfig:
         copy = dataclasses.replace(self, **changes)
         return copy.with_settings(others) if others else copy
 
-    def with_settings(self, values: dict[str, Any], workflow: str | None = None) -> RunConfig:
+    def with_settings(self, values: Mapping[str, object], workflow: str | None = None) -> RunConfig:
         """A copy in which ``workflow``'s own settings (the run's workflow's by
         default) have ``values`` on top of those already given."""
         name = workflow or self.workflow
@@ -197,14 +199,14 @@ def parse_config(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: not valid TOML (nested too deeply); fix or delete the file") from None
 
 
-def save_setting(key: str, value: Any, path: Path | None = None) -> None:
+def save_setting(key: str, value: object, path: Path | None = None) -> None:
     """Remember one setting (e.g. the theme) in the user's config file, keeping
     the rest of it as the user wrote it: comments, order and layout (tomlkit).
     A file that is not valid TOML is left alone: raises :class:`ConfigError`."""
+    # tomlkit loads only when a setting is saved: importing it took 0.7-1.0 s
+    # here (python -X importtime, a busy machine), and most runs save nothing.
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
-
-    from ..locations import config_file
 
     path = path or config_file()
     text = read_config_text(path) or ""

@@ -48,7 +48,7 @@ class Event:
     """Index of the parallel progression (diversified prompt), from 0; None when
     the event belongs to the whole run (test design, TQC, the final result)."""
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         _REGISTRY[cls.kind] = cls
 

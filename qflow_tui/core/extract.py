@@ -9,6 +9,7 @@ import re
 from contextvars import ContextVar
 
 from . import pyparse
+from .problem import ProblemError, split_statements
 
 _FENCE_RE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 
@@ -232,8 +233,6 @@ def extract_clarified(text: str) -> str:
 
 def extract_asserts(text: str) -> list[str]:
     """Every top-level assert in the code blocks of an answer (or the text)."""
-    from .problem import ProblemError, split_statements
-
     out: list[str] = []
     pieces = [b for _, b in code_blocks(text)] or [text]
     for piece in pieces:

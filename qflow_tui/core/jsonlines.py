@@ -18,7 +18,7 @@ _LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _TABLE = str.maketrans(_LINE_BREAKS)
 
 
-def dumps_line(obj: Any, **kwargs: Any) -> str:
+def dumps_line(obj: object, **kwargs: Any) -> str:
     """``obj`` as one line of JSON (no trailing newline), non-ASCII text kept
     as it is apart from the three line breaks JSON does not escape."""
     return json.dumps(obj, ensure_ascii=False, **kwargs).translate(_TABLE)

@@ -6,15 +6,19 @@ resume key."""
 from __future__ import annotations
 
 import dataclasses
+import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .config import ConfigError, RunConfig
 from .events import RunFinished
 from .llm import LLMClient, LLMError
+from .llm._http import is_local
 from .problem import Problem, ProblemError
 from .session import SessionData, SessionError, read_session
+from .workflow_run import build_client
 from .workflows.values import coerce, config_from_record, validate
 
 #: Settings a recording never hands on: the model is the recording itself.
@@ -105,8 +109,6 @@ def reach_model(resumption: Resumption) -> LLMClient:
     as the runner would: a live model that cannot be reached from here (no API
     key, no such script file, the local extra missing, a bad base URL) is a
     :class:`ResumeError` naming it. The caller closes the client."""
-    from .workflow_run import build_client
-
     try:
         client = build_client(resumption.config)
     except LLMError as exc:
@@ -125,11 +127,6 @@ def server_answers(url: str, timeout: float = 2.0) -> bool:
     """Whether a server on this machine listens at ``url`` (a local model server
     that is not running refuses at once). A remote host is not probed: the
     model's own calls say what is wrong there, and retry what may pass."""
-    import socket
-    from urllib.parse import urlsplit
-
-    from .llm._http import is_local
-
     if not is_local(url):
         return True
     try:

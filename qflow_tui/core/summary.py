@@ -74,7 +74,7 @@ class TokenTally:
         return out
 
     @classmethod
-    def from_dict(cls, raw: Any) -> TokenTally:
+    def from_dict(cls, raw: object) -> TokenTally:
         """Tolerant of what a file may hold: a field that is not a whole number counts 0."""
         if not isinstance(raw, Mapping):
             return cls()
@@ -94,9 +94,10 @@ MAX_CALL_TOKENS = 100_000_000
 MAX_TALLY = 10**15
 
 
-def _count(value: Any) -> int:
-    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TALLY
-    return value if ok else 0
+def _count(value: object) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TALLY:
+        return value
+    return 0
 
 
 #: Tokens per agent role.
@@ -168,7 +169,7 @@ def tokens_to_dict(tokens: Tokens) -> dict[str, dict[str, int]]:
     return {agent: t.to_dict() for agent, t in sorted(tokens.items())}
 
 
-def tokens_from_dict(raw: Any) -> Tokens:
+def tokens_from_dict(raw: object) -> Tokens:
     if not isinstance(raw, Mapping):
         return {}
     return {str(agent): TokenTally.from_dict(t) for agent, t in raw.items()}

@@ -23,6 +23,8 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.notifications import Notify
 from textual.screen import Screen
+from textual.theme import Theme
+from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 from ..core.config import ConfigError, RunConfig, save_setting
@@ -263,7 +265,7 @@ class QFlowApp(App[int]):
         self.update_classes(classes, update=False)
         self.stylesheet.set_variables(self.get_css_variables())
 
-    def _remember_theme(self, theme: Any) -> None:
+    def _remember_theme(self, theme: Theme) -> None:
         if not self._theme_ready or not self.remember_theme:
             return
         try:
@@ -344,7 +346,7 @@ class QFlowApp(App[int]):
     async def _key_arrived(self, message: KeyDone) -> None:
         await self._key_done(message)
 
-    async def _key_lost(self, done: KeyDone, target: Any, waited: float) -> None:
+    async def _key_lost(self, done: KeyDone, target: Widget, waited: float) -> None:
         """A key still on its way after ``waited`` seconds: lost if the widget it
         went to is gone; else (a busy machine) waited for, up to KEY_WAIT_MOST
         (a handler that never returns must not leave every later key dead)."""

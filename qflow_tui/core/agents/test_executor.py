@@ -4,6 +4,8 @@ self-debugger, and the relaxed ``python`` checker)."""
 
 from __future__ import annotations
 
+import ast
+
 from ..context import RunContext
 from ..events import SandboxRun
 from ..iojudge import io_config, judge_io, parse_io_source, resolve_io_tests
@@ -122,7 +124,6 @@ def _printed(actual: str | None) -> str | None:
     """What the program printed, from the outcome's ``actual`` (its repr, maybe cut short)."""
     if actual is None:
         return None
-    import ast
 
     cut = actual.endswith("…")
     # A repr cut short lacks its closing quote (and may end inside an escape).

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
 
 from ..safe_text import valid_text
 
 _UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def finite(value: Any, depth: int = 0) -> Any:
+def finite(value: object, depth: int = 0) -> object:
     """A copy of ``value`` (dicts, lists, tuples) with every float that is not
     finite as None and every string valid Unicode."""
     if isinstance(value, float):
@@ -33,7 +32,7 @@ def finite(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def dumps(value: Any, indent: int | None = 2) -> str:
+def dumps(value: object, indent: int | None = 2) -> str:
     """``value`` as strict JSON text (``json.loads(text, parse_constant=...)``
     that refuses ``NaN`` and ``Infinity`` reads it back)."""
     text = json.dumps(finite(value), indent=indent, ensure_ascii=False, allow_nan=False)

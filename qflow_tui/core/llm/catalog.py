@@ -6,7 +6,6 @@ models`` list the same."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..safe_text import one_line
 from ._http import display_url
@@ -22,7 +21,7 @@ MAX_LIST_BYTES = 4 * 1024 * 1024
 MAX_LISTED = 10_000
 
 
-def n_ctx_of(entry: Any) -> int | None:
+def n_ctx_of(entry: object) -> int | None:
     """llama.cpp's ``meta.n_ctx`` or vLLM's ``max_model_len`` of one /models entry."""
     if isinstance(entry, dict):
         meta = entry.get("meta")
@@ -110,13 +109,13 @@ def server_model_list(base_url: str, *, timeout: float = LIST_TIMEOUT) -> Server
     return model_list_from(body, where)
 
 
-def models_from(body: Any, where: str) -> list[KnownModel]:
+def models_from(body: object, where: str) -> list[KnownModel]:
     """The models of a ``/models`` answer (its JSON, read within bounds), named
     ``openai/<id>``; :class:`LLMError` (one line) when it is not a model list."""
     return model_list_from(body, where).models
 
 
-def model_list_from(body: Any, where: str) -> ServerModels:
+def model_list_from(body: object, where: str) -> ServerModels:
     """:func:`models_from`, with how many entries the list held."""
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):

@@ -106,7 +106,7 @@ _shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ..
 )
 
 
-def limiter_for(client: Any, max_connections: int) -> ConnectionLimiter:
+def limiter_for(client: object, max_connections: int) -> ConnectionLimiter:
     """The limiter of ``client``'s provider and base URL on this event loop.
     ``max_connections`` 0 means automatic: no limit for a model that is not a
     network service (script, replay), :data:`DEFAULT_MAX_CONNECTIONS` otherwise."""

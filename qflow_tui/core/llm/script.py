@@ -14,12 +14,12 @@ import inspect
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from ..safe_text import valid_text
-from .base import TOKEN_RE, Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens
+from .base import TOKEN_RE, Completion, DeltaCallback, LLMError, LLMRequest, ScriptRequest, estimate_tokens
 
 _CHUNK_RE = re.compile(r"\S+\s*|\s+")
 
@@ -91,8 +91,11 @@ class ScriptClient:
         a problem with another entry point gets answers written for another problem."""
 
     @classmethod
-    def from_function(cls, respond: Any, *, name: str = "inline", stream_delay: float = 0.0) -> ScriptClient:
-        """A script model from a callable, for tests and embedding."""
+    def from_function(
+        cls, respond: Callable[[ScriptRequest], object], *, name: str = "inline", stream_delay: float = 0.0
+    ) -> ScriptClient:
+        """A script model from a callable, for tests and embedding: ``respond``
+        returns the answer's text, or an awaitable of it (an async function)."""
         self = cls.__new__(cls)
         self.path = name
         self.name = f"script/{name}"

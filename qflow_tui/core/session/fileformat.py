@@ -9,12 +9,13 @@ import json
 import os
 import stat
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any, Literal, Required, TypedDict
 
 from ... import __version__
 from ..jsontypes import JSONObject
+from ..problem import title_from
 from ..safe_text import valid_json_text
 
 SESSION_FORMAT = "qflow-session"
@@ -84,7 +85,7 @@ class TextDeltasLine(TypedDict, total=False):
 #: ``UPGRADES[v]`` turns one line (header or event dict) of format ``v`` into
 #: format ``v + 1``; a file is readable when every step from its version up to
 #: the current one is here.
-UPGRADES: dict[int, Callable[[dict[str, Any], bool], dict[str, Any]]] = {
+UPGRADES: dict[int, Callable[[JSONObject, bool], JSONObject]] = {
     1: lambda obj, is_header: {**obj, "format_version": 2} if is_header else obj,
     2: lambda obj, is_header: {**obj, "format_version": 3} if is_header else obj,
 }
@@ -100,21 +101,19 @@ class SessionError(ValueError):
     """A file that cannot be replayed; the message says why, in one line."""
 
 
-def section(header: dict[str, Any], name: str) -> dict[str, Any]:
+def section(header: Mapping[str, object], name: str) -> dict[str, Any]:
     """A header's ``problem`` or ``config`` object; empty when missing or not an object."""
     value = header.get(name)
     return value if isinstance(value, dict) else {}
 
 
-def session_title(header: dict[str, Any]) -> str:
+def session_title(header: Mapping[str, object]) -> str:
     """The session's title as recorded; for one recorded before benchmark
     problems were titled by id (a HumanEval title was its prompt's first line,
     ``from typing import List``), the title they get now."""
     problem = section(header, "problem")
     title = str(header.get("title") or problem.get("title") or problem.get("entry_point") or "untitled")
     if title.startswith(("from ", "import ")) and isinstance(problem.get("statement"), str):
-        from ..problem import title_from
-
         task_id = problem.get("task_id")
         entry = problem.get("entry_point")
         title = title_from(
@@ -150,7 +149,7 @@ def _check_header(path: Path, first: bytes) -> dict[str, Any]:
     return header
 
 
-def _upgrade(obj: dict[str, Any], version: int, is_header: bool) -> dict[str, Any]:
+def _upgrade(obj: JSONObject, version: int, is_header: bool) -> JSONObject:
     for v in range(version, SESSION_FORMAT_VERSION):
         obj = UPGRADES[v](obj, is_header)
     return obj

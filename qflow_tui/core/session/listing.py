@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...locations import sessions_dir
 from ..events import RunFinished
 from ..safe_text import valid_text
 from ..summary import tokens_from_dict, total
 from . import reader
+from .family import fork_tree
 from .fileformat import (
     READ_ERRORS,
     SessionError,
@@ -87,7 +90,7 @@ class SessionInfo:
         ).lower()
         return all(word in hay for word in text.split())
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "path": str(self.path),
             "created": self.created,
@@ -111,11 +114,11 @@ class SessionInfo:
         }
 
 
-def _number(value: Any, kind: type) -> Any:
+def _number(value: object, kind: type[int] | type[float]) -> Any:
     return kind(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else kind(0)
 
 
-def parent_of_header(header: dict[str, Any]) -> str | None:
+def parent_of_header(header: Mapping[str, object]) -> str | None:
     """The session a header says it was forked from, or None."""
     parent = header.get("parent")
     if isinstance(parent, dict):
@@ -123,7 +126,7 @@ def parent_of_header(header: dict[str, Any]) -> str | None:
     return str(parent) if isinstance(parent, str) else None
 
 
-def forked_at_of_header(header: dict[str, Any]) -> str | None:
+def forked_at_of_header(header: Mapping[str, object]) -> str | None:
     """The step a fork's header says it branched at, or None."""
     at = header.get("forked_at")
     parent = header.get("parent")
@@ -269,7 +272,7 @@ class Unreadable:
     path: Path
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str]:
         return {"path": str(self.path), "reason": self.reason}
 
 
@@ -319,8 +322,6 @@ def list_sessions(
     default), newest first with each fork under its parent, and the files that
     could not be read with why."""
     if directory is None:
-        from ...locations import sessions_dir
-
         directory = sessions_dir()
     directory = Path(directory)
     if not directory.is_dir():
@@ -341,8 +342,6 @@ def list_sessions(
     found.sort(key=lambda s: (s.created, s.path.name), reverse=True)
     # Numbered in the order a listing shows them: newest first, each fork
     # under its parent (as the index numbers them).
-    from .family import fork_tree
-
     found = fork_tree(found, lambda s: str(s.path), lambda s: s.parent).order
     for number, info in enumerate(found, start=1):
         info.number = number

@@ -18,7 +18,6 @@ from collections import defaultdict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..events import Event, LLMCallFinished, LLMCallStarted
 from ..llm.base import Completion, DeltaCallback, LLMClient, LLMError, LLMRequest
@@ -52,11 +51,11 @@ class RecordedCall:
     """How the recorded call ended; a replayed call ends the same way."""
 
     @property
-    def position(self) -> tuple[Any, ...]:
+    def position(self) -> tuple[object, ...]:
         return (self.agent, self.progression, self.epoch, self.attempt, self.turn, self.test, self.node)
 
 
-def _position(request: LLMRequest) -> tuple[Any, ...]:
+def _position(request: LLMRequest) -> tuple[object, ...]:
     return (
         request.agent,
         request.progression,
@@ -140,10 +139,10 @@ class ReplayClient:
             raise LLMError(f"replay model: {exc}", fatal=True) from None
         self.calls = load_recorded_calls(data.events)
         # Exact matches: place + prompt hash, consumed in recorded order.
-        self._exact: dict[tuple[Any, ...], deque[RecordedCall]] = defaultdict(deque)
+        self._exact: dict[tuple[object, ...], deque[RecordedCall]] = defaultdict(deque)
         # Same agent and prompt anywhere in the run: reused when the place differs.
         self._by_prompt: dict[tuple[str, str], list[RecordedCall]] = defaultdict(list)
-        self._at: dict[tuple[Any, ...], list[RecordedCall]] = defaultdict(list)
+        self._at: dict[tuple[object, ...], list[RecordedCall]] = defaultdict(list)
         for c in self.calls:
             self._exact[(*c.position, c.prompt_hash)].append(c)
             self._by_prompt[(c.agent, c.prompt_hash)].append(c)

@@ -7,7 +7,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any
+from typing import Unpack
 
 from rich.segment import Segment
 from rich.style import Style
@@ -23,6 +23,7 @@ from textual.widgets import Static
 from ...core.safe_text import one_line
 from ..palette import Palette, palette
 from ..state import AgentInfo, CallRecord, RunState, StageCell
+from ..widget_options import WidgetOptions
 
 
 def step_words(state: RunState, call: CallRecord) -> str:
@@ -133,8 +134,8 @@ class AgentPane(ScrollView, can_focus=True):
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
     containers refuse by default."""
 
-    def __init__(self, agent: str, label: str = "", **kwargs: Any) -> None:
-        super().__init__(id=f"pane-{agent}", classes="agent-pane", **kwargs)
+    def __init__(self, agent: str, label: str = "", *, name: str | None = None, disabled: bool = False) -> None:
+        super().__init__(id=f"pane-{agent}", classes="agent-pane", name=name, disabled=disabled)
         self.agent = agent
         self.border_title = agent
         self.tooltip = label or agent
@@ -305,7 +306,7 @@ class AgentPanes(Grid):
     """One pane per agent the run declares (and any other that speaks), a grid
     that reflows with the terminal's width and the number of agents."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self._roles: list[str] = []
         self.countdown: Mapping[str, float] = {}

@@ -3,7 +3,7 @@ as horizontal bars, recomputed from the finished problems' results lines."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from rich.text import Text
 from textual.widget import Widget
@@ -12,6 +12,7 @@ from ...core.bench.report import table_pass_by_step
 from ...core.safe_text import one_line
 from ..palette import palette
 from ..replay_model import short_step
+from ..widget_options import WidgetOptions
 
 #: Eighths of a character cell, for bars finer than one column.
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -50,7 +51,7 @@ class PassByStepChart(Widget):
     PassByStepChart { height: auto; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.done: list[dict[str, Any]] = []
         """The results lines of the finished problems the bars are computed from."""

@@ -5,7 +5,7 @@ problem failed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from rich.text import Text
 
@@ -13,6 +13,7 @@ from ...core.bench.report import step_columns
 from ...core.safe_text import one_line
 from ..palette import Palette, palette
 from ..replay_model import short_step
+from ..widget_options import WidgetOptions
 from .columns import room_left
 from .lists import ListTable
 from .search_line import matches
@@ -108,7 +109,7 @@ def _tokens(n: int) -> str:
 class BenchTable(ListTable):
     """One row per run, one column per workflow step seen in the results so far."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.rows_by_key: dict[str, BenchRow] = {}
         """Every run shown, by key, in the bench's order."""

@@ -4,7 +4,7 @@ value and the verdict, next to the visible assert it was checked against."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from rich.console import Group
 from rich.table import Table
@@ -16,6 +16,7 @@ from textual.widgets import Static
 from ...core.safe_text import clean
 from ..palette import Palette, palette
 from ..state import ImaginedChecks, ImaginedRecord, RunState
+from ..widget_options import WidgetOptions
 
 
 def _verdict(rec: ImaginedRecord, colours: Palette) -> Text:
@@ -129,7 +130,7 @@ class ImaginedTrace(VerticalScroll, can_focus=True):
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
     containers refuse by default."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self._landed: tuple[int, str] | None = None
         self._landed_at: float | None = None

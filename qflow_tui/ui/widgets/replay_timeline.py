@@ -3,7 +3,7 @@ ahead); click a step to jump there."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from textual.app import ComposeResult
 from textual.containers import HorizontalScroll
@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ..replay_model import ReplayStep
+from ..widget_options import WidgetOptions
 
 
 class StepChip(Static):
@@ -33,7 +34,7 @@ class StepChip(Static):
 class ReplayTimeline(HorizontalScroll):
     """The run's workflow steps in a row: done, current and ahead."""
 
-    def __init__(self, steps: list[ReplayStep], **kwargs: Any) -> None:
+    def __init__(self, steps: list[ReplayStep], **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.steps = steps
         self._shown: tuple[int, int] | None = None

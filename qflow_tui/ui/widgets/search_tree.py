@@ -5,7 +5,7 @@ critique below the tree."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from rich.text import Text
 from textual import on
@@ -16,6 +16,7 @@ from textual.widgets.tree import TreeNode
 
 from ..palette import Palette, palette
 from ..state import RunState, SearchNode, SearchNodes
+from ..widget_options import WidgetOptions
 from .lists import ListTree
 
 #: What a critic's action looks like in a node's label.
@@ -77,7 +78,7 @@ class SearchTree(Vertical):
 
     ALLOW_MAXIMIZE = True
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self._state: RunState | None = None
         self._tree_nodes: dict[str, TreeNode[str]] = {}

@@ -5,7 +5,7 @@ execution result against the selected progression's program."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from rich.text import Text
 from textual import on
@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Static
 from ...core.safe_text import clean, one_line
 from ..palette import Palette, palette
 from ..state import RunState, RunText, SynthTest, SynthTests
+from ..widget_options import WidgetOptions
 from .columns import room_left
 from .lists import ListTable
 
@@ -171,7 +172,7 @@ class TestsTable(Vertical):
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
     containers refuse by default."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self._state: RunState | None = None
         self._progression = 0

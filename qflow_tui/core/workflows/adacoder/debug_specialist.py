@@ -11,6 +11,7 @@ and runs none of it; running stays in the sandbox.
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -51,8 +52,6 @@ _NAME_ERROR = re.compile(r"NameError: name '(.+?)' is not defined")
 def _build_database() -> dict[str, str]:
     """Every name -> the import that defines it: the modules themselves, then
     their public functions and classes (first module in :data:`MODULES` wins)."""
-    import builtins
-
     db: dict[str, str] = {m: f"import {m}" for m in MODULES}
     for module_name in MODULES:
         module = importlib.import_module(module_name)

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...agents.shown import tests_text
+from ...agents.shown import io_tests_text, tests_text
 from ...context import RunContext
 from ...events import ProgramCandidate
 from ...extract import extract_program
+from ...iojudge import resolve_io_tests
 from . import AGENTS
 
 AGENT = "programmer"
@@ -51,9 +52,6 @@ def refine_prompt(ctx: RunContext, program: str, feedback: str) -> tuple[str, st
 def review_prompt(ctx: RunContext, program: str, tests: list[str]) -> tuple[str, str]:
     designed = "\n".join(tests)
     if ctx.problem.is_io:  # Input/Output blocks, as the test designer wrote them
-        from ...agents.shown import io_tests_text
-        from ...iojudge import resolve_io_tests
-
         designed = io_tests_text(resolve_io_tests(ctx.problem, tests))
     return ctx.prompts.get(PROMPTS, "review").render(
         statement=ctx.problem.statement, program=program, designed=designed

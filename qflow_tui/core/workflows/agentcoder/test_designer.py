@@ -17,12 +17,15 @@ the I/O judge."""
 
 from __future__ import annotations
 
+from ...agents.designed_io import designed_io_pairs, new_io_labels
 from ...agents.shown import io_tests_text, tests_text
 from ...agents.test_executor import execution_feedback
 from ...asserts import find_call
 from ...context import RunContext
 from ...events import Notice, TestsDesigned
 from ...extract import extract_asserts, normalize_assert
+from ...iojudge import resolve_io_tests
+from ...problem import ProblemError
 from ...sandbox.report import SandboxReport
 from . import MAX_TESTS
 
@@ -53,8 +56,6 @@ def redesign_prompt(ctx: RunContext, designed: list[str], failures: str) -> tupl
     executor's failures on them (:func:`designer_feedback`), no program."""
     shown = "\n".join(designed)
     if ctx.problem.is_io:
-        from ...iojudge import resolve_io_tests
-
         shown = io_tests_text(resolve_io_tests(ctx.problem, designed))
     return ctx.prompts.get(PROMPTS, "redesign").render(
         statement=ctx.problem.statement,
@@ -79,8 +80,6 @@ def keep_tests(ctx: RunContext, text: str) -> list[str]:
     Input/Output pairs, labelled whole, not the visible ones, each once
     (unreadable blocks: :class:`ProblemError`)."""
     if ctx.problem.is_io:
-        from ...agents.designed_io import designed_io_pairs, new_io_labels
-
         visible = {(t.input or "", t.output or "") for t in ctx.problem.tests}
         return new_io_labels(designed_io_pairs(text), visible, MAX_TESTS.of(ctx.config))
     entry = ctx.problem.entry_point
@@ -98,8 +97,6 @@ def keep_tests(ctx: RunContext, text: str) -> list[str]:
 def _kept(ctx: RunContext, text: str, agent: str, *, step: str) -> list[str]:
     """:func:`keep_tests`; an I/O answer with no readable Input/Output block
     gives no tests and a warning that says why."""
-    from ...problem import ProblemError
-
     try:
         return keep_tests(ctx, text)
     except ProblemError as exc:

@@ -14,6 +14,7 @@ from ...agents.test_executor import execute_tests, execution_feedback
 from ...context import RunContext
 from ...extract import extract_yes_no
 from . import CHECKER
+from .imagined import imagined_execution
 
 AGENT = "code_quality_checker"
 
@@ -39,8 +40,6 @@ async def check_program(ctx: RunContext, program: str, *, progression: int, step
 
 
 async def _imagined_check(ctx: RunContext, program: str, *, progression: int, step: str) -> CheckResult:
-    from .imagined import imagined_execution
-
     results = await imagined_execution(ctx, program, ctx.problem.test_sources, step=step, progression=progression)
     failing = [r for r in results if not r.passed]
     feedback = "\n".join(

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...asserts import AssertSyntaxError, find_call, question_form, replace_call, value_from_assert
+from ...context import gather_all
 from ...events import ImaginedCheck
 from ...extract import extract_test_case, extract_value_only, test_case_bodies
+from ...iojudge import codecontests_match, resolve_io_tests
 from ...setup_code import judging_setup, sandbox_setup, shown_setup
 
 if TYPE_CHECKING:
@@ -95,8 +97,6 @@ def read_io_answer(reply: str) -> tuple[str, str | None]:
 
 
 def _io_case(ctx: RunContext, test: str) -> Any:
-    from ...iojudge import resolve_io_tests
-
     return resolve_io_tests(ctx.problem, [test])[0]
 
 
@@ -177,8 +177,6 @@ async def judge(ctx: RunContext, results: list[ImaginedResult]) -> None:
         return
     if ctx.problem.is_io:
         # The imagined output against the test's, compared as the judge compares (in the app).
-        from ...iojudge import codecontests_match
-
         for r in pending:
             expected = _io_case(ctx, r.test).output or ""
             if codecontests_match(r.value or "", expected):
@@ -228,8 +226,6 @@ async def _verdicts(
     """One verdict per test, asking the model only about (program, test) pairs
     not already asked about in this run: an identical check, finished or in
     flight (another progression wrote the same program), is awaited and reused."""
-    from ...context import gather_all
-
     memo = ctx.imagined_verdicts
     key = program.strip()
     loop = asyncio.get_running_loop()

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import asyncio
 
+from ...agents.designed_io import designed_io_pairs, new_io_labels
 from ...agents.shown import tests_text
 from ...asserts import find_call
 from ...context import RunContext
 from ...events import Notice, TestsDesigned
 from ...extract import extract_asserts, normalize_assert
 from ...llm import LLMError
+from ...problem import ProblemError
 from . import INDEPENDENT_TEST_ROUNDS, MAX_TESTS, TEST_DESIGNER_TEMPERATURE, TEST_ROUNDS, TESTS_PER_ROUND
 
 AGENT = "test_designer"
@@ -120,9 +122,6 @@ async def _design_io_tests(
     """An I/O problem's rounds: each answer's Input/Output blocks (the paste
     format) become tests, labelled whole so that they read back as pairs.
     ``answers``: the independent rounds' answers, when they were sent at once."""
-    from ...agents.designed_io import designed_io_pairs, new_io_labels
-    from ...problem import ProblemError
-
     seen = {(t.input or "", t.output or "") for t in ctx.problem.tests}  # never hand back a visible test
     tests: list[str] = []
     for round_no in range(1, rounds + 1):

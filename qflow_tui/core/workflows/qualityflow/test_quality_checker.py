@@ -10,8 +10,9 @@ from ...agents.shown import tests_text
 from ...asserts import find_call, question_form
 from ...context import RunContext, gather_all
 from ...events import TQCVerdict
+from ...iojudge import resolve_io_tests
 from ...llm import LLMError
-from .imagined import ImaginedResult, imagine, judge
+from .imagined import ImaginedResult, imagine, io_question, judge
 
 AGENT = "test_quality_checker"
 PROMPTS = "qualityflow/test_quality_checker"
@@ -32,9 +33,6 @@ def tqc_prompt(ctx: RunContext, test: str) -> tuple[str, str]:
     program (section 3.4: the program's correctness is what is in question)."""
     entry = ctx.problem.entry_point
     if ctx.problem.is_io:
-        from ...iojudge import resolve_io_tests
-        from .imagined import io_question
-
         stdin = resolve_io_tests(ctx.problem, [test])[0].input or ""
         return ctx.prompts.get(PROMPTS, "default").render(
             statement=ctx.problem.statement, tests=tests_text(ctx), function_call=stdin, question=io_question(stdin)
