@@ -17,7 +17,7 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.safe_text import one_line
 from . import fail
@@ -168,7 +168,7 @@ def plugin_report() -> dict[str, Any]:
     return {**report(WORKFLOWS), "providers": report(PROVIDERS), "datasets": report(SOURCES)}
 
 
-def print_plugins(plugins: dict[str, Any], out: Any) -> None:
+def print_plugins(plugins: dict[str, Any], out: TextIO) -> None:
     parts = [
         ("workflow", plugins, "qflow.workflows"),
         ("provider", plugins["providers"], "qflow.providers"),
@@ -195,7 +195,7 @@ def ground_truth_report(on: bool, level_keeps_files: bool) -> dict[str, Any]:
     return {"folder": str(folder), "files": files, "bytes": size, "on": on, "level_allows": level_keeps_files}
 
 
-def print_ground_truth(truth: dict[str, Any], out: Any) -> None:
+def print_ground_truth(truth: dict[str, Any], out: TextIO) -> None:
     held = f"{truth['files']} checks, {truth['bytes'] / 1e6:.1f} MB in {truth['folder']} (delete it to free the space)"
     if not truth["on"]:
         state = "off (setting truth_cache): computed every run"
@@ -237,7 +237,7 @@ def warm_pool_report() -> tuple[dict[str, Any], str | None, bool]:
 WARM_WAIT = 15.0
 
 
-def print_warm_pool(warm: dict[str, Any], out: Any) -> None:
+def print_warm_pool(warm: dict[str, Any], out: TextIO) -> None:
     if not warm["on"]:
         print("warm sandbox children: off (setting sandbox_warm): each run starts its own", file=out)
         return
@@ -258,7 +258,7 @@ def print_warm_pool(warm: dict[str, Any], out: Any) -> None:
     print_zygote(warm.get("zygote") or {}, out)
 
 
-def print_zygote(report: dict[str, Any], out: Any) -> None:
+def print_zygote(report: dict[str, Any], out: TextIO) -> None:
     """Whether bwrap's children are forks of a zygote, and its cost or why not."""
     if not report.get("on"):
         print("zygote: off (QFLOW_SANDBOX_ZYGOTE=0, or warm children off): each child starts bwrap", file=out)
