@@ -495,7 +495,7 @@ class Guarded:
         self,
         function: Callable[..., Any],
         params: tuple[Any, ...],
-        returns: Any,
+        returns: object,
         where: str,
         error: Callable[[str], Exception],
         names: Mapping[str, Any],
@@ -507,7 +507,7 @@ class Guarded:
         self.error = error
         self.names = names
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         try:
             out = self.function(*args, **kwargs)
         except Exception as exc:
@@ -553,7 +553,7 @@ def guard_functions(
     return out
 
 
-def probe_functions(obj: Any, samples: Mapping[type, Any], depth: int = 0) -> None:
+def probe_functions(obj: object, samples: Mapping[type, Any], depth: int = 0) -> None:
     """Call each :class:`Guarded` function of ``obj`` (see
     :func:`guard_functions`) whose parameters all have a sample value, once:
     a function that fails, or answers with the wrong type, raises its error."""

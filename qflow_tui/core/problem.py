@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -197,8 +198,6 @@ def split_statements(text: str) -> list[tuple[int, str]]:
 
 
 def _dedent_block(seg: str) -> str:
-    import textwrap
-
     return textwrap.dedent(seg).strip()
 
 
@@ -507,7 +506,7 @@ def split_samples(text: str) -> tuple[str, str] | None:
     return statement, samples
 
 
-def problem_from_file_data(data: Any, where: str = "the problem file") -> Problem:
+def problem_from_file_data(data: object, where: str = "the problem file") -> Problem:
     """A problem from a problem file's JSON (docs/io-problems.md): ``statement``
     and ``tests`` are required; ``tests`` holds ``{"input": ..., "output": ...}``
     objects (an I/O problem) or assert strings (a function problem)."""

@@ -68,6 +68,11 @@ def test_benchmark_ids_files_and_json() -> None:
     add_two = resolve_problem(str(ROOT / "docs" / "examples" / "add-two.json"))
     assert _pairs(add_two) == SAMPLES and isinstance(add_two, Problem) and add_two.time_limit == 2
     assert not add_two.statement.lstrip().startswith("{")  # the JSON is read, not shown as the statement
+    from qflow_tui.commands.app import problem_texts
+
+    statement, tests, _ = problem_texts(str(ROOT / "docs" / "examples" / "add-two.json"), None)  # qflow --problem
+    assert statement == add_two.statement and tests is not None and tests.startswith("Input 1\n1 2\nOutput 1\n3")
+    assert problem_texts("humaneval/12", None)[2] == "longest"
     local = resolve_problem("codecontests/0", dataset_file=CODECONTESTS)
     assert isinstance(local, Problem) and local.is_io
     not_shipped = resolve_problem("codecontests/0")

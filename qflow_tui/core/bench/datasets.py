@@ -365,7 +365,7 @@ def _humaneval(rec: dict[str, Any], dataset: str = "humaneval") -> BenchProblem:
     )
 
 
-def _json_field(value: Any) -> list[Any]:
+def _json_field(value: object) -> list[Any]:
     """An EvalPlus input list (stored as JSON text; an empty one sometimes as ``{}``)."""
     data = json.loads(value) if isinstance(value, str) else value
     return list(data) if isinstance(data, list) else []

@@ -121,7 +121,7 @@ CODECONTESTS_WHERE = (
 )
 
 
-def _cc_pairs(tests: Any, what: str, n: int) -> list[tuple[str, str]]:
+def _cc_pairs(tests: object, what: str, n: int) -> list[tuple[str, str]]:
     if tests is None:
         return []
     if (
@@ -136,7 +136,7 @@ def _cc_pairs(tests: Any, what: str, n: int) -> list[tuple[str, str]]:
     return list(zip(ins, outs, strict=True))
 
 
-def _cc_time_limit(value: Any) -> float | None:
+def _cc_time_limit(value: object) -> float | None:
     """CodeContests's ``time_limit``: a Duration (``{"seconds": s, "nanos": n}``), or seconds."""
     if isinstance(value, dict):
         seconds = float(value.get("seconds") or 0) + float(value.get("nanos") or 0) / 1e9
@@ -244,7 +244,7 @@ def apps_examples(question: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _apps_text(value: Any) -> str:
+def _apps_text(value: object) -> str:
     return "\n".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
@@ -513,21 +513,8 @@ MBPP_ET = DatasetSource(
 )
 JSONL = DatasetSource("jsonl", "a set of your own, in qflow's JSONL format", read_jsonl, where=JSONL_WHERE)
 
-_BUILTIN_NAMES = {
-    "humaneval": "HUMANEVAL",
-    "humaneval-plus": "HUMANEVAL_PLUS",
-    "mbpp": "MBPP",
-    "mbpp-plus": "MBPP_PLUS",
-    "codecontests": "CODECONTESTS",
-    "apps": "APPS",
-    "apps-150": "APPS_150",
-    "apps-introductory": "APPS_INTRODUCTORY",
-    "apps-interview": "APPS_INTERVIEW",
-    "apps-competition": "APPS_COMPETITION",
-    "humaneval-et": "HUMANEVAL_ET",
-    "mbpp-et": "MBPP_ET",
-    "jsonl": "JSONL",
-}
+#: The built-ins' names and the attributes that hold them, in the order above.
+_BUILTIN_NAMES = {v.name: k for k, v in list(globals().items()) if isinstance(v, DatasetSource)}
 
 
 def _builtin_entries() -> list[EntryPoint]:

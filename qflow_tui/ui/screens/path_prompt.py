@@ -100,7 +100,6 @@ class PathPrompt(AppModal[Path | None]):
         self._write(path)
 
     def _ask_to_overwrite(self, path: Path) -> None:
-
         def answered(yes: bool | None) -> None:
             if yes:
                 self._write(path)
@@ -138,7 +137,6 @@ def write_text_file(text: str) -> Writer:
     the file is replaced whole (a half-written file never takes an old one's place)."""
 
     def write(path: Path) -> Path:
-
         path.parent.mkdir(parents=True, exist_ok=True)
         part = path.with_name(path.name + ".part")
         try:
