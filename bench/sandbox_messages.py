@@ -36,11 +36,11 @@ TAKEN: Counter[str] = Counter()
 def _kind(msg: Any) -> str:
     if not isinstance(msg, dict):
         return "?"
-    if "limits" in msg or "mode" in msg:
-        return "job"
     for key in ("k", "op"):
         if isinstance(msg.get(key), str):
             return str(msg[key])
+    if "limits" in msg or "mode" in msg:
+        return "job"
     if "src" in msg:
         return "src"
     if "fn" in msg:

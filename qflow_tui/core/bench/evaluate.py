@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..iojudge import APPS_PRELUDE, io_config, judge_calls_sync, judge_io_sync
 from ..sandbox import CheckingSandbox, Sandbox, SandboxConfig, SandboxReport
 from ..sandbox.truth import TruthFile
 from . import checks
@@ -293,8 +294,6 @@ class Evaluator:
         the problem's own time limit (CodeContests gives one per problem; else
         ``IO_TIMEOUT``) and its memory within the sandbox's caps, compared as
         the dataset's harness compares (``iojudge``)."""
-        from ..iojudge import APPS_PRELUDE, io_config, judge_calls_sync, judge_io_sync
-
         p = bp.problem
         config = io_config(replace(self.sandbox.config, timeout=IO_TIMEOUT), p.time_limit, p.memory_mb or IO_MEMORY_MB)
         if bp.dataset in CPU_CHARGED:
@@ -529,7 +528,11 @@ _FIRST_TUPLE = frozenset({250, 405, 446, 617, 720, 763, 808})
 _TUPLE_OF_TUPLES = frozenset({259, 401, 445})
 
 
-def _tag(x: Any) -> Any:
+#: An input as JSON carries it (see :func:`_tag`).
+Tagged = None | bool | int | float | str | list["Tagged"] | dict[str, "Tagged"]
+
+
+def _tag(x: object) -> Tagged:
     """JSON-able form of an input that keeps tuples, sets and complex numbers."""
     if isinstance(x, tuple):
         return {"__qf__": "t", "v": [_tag(i) for i in x]}
@@ -541,11 +544,13 @@ def _tag(x: Any) -> Any:
         return {"__qf__": "f", "v": repr(x)}
     if isinstance(x, dict):
         if all(isinstance(k, str) for k in x):
-            return {k: _tag(v) for k, v in x.items()}
+            return {str(k): _tag(v) for k, v in x.items()}
         return {"__qf__": "d", "v": [[_tag(k), _tag(v)] for k, v in x.items()]}
     if isinstance(x, list):
         return [_tag(i) for i in x]
-    return x
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    raise TypeError(f"an EvalPlus input of type {type(x).__name__} has no JSON form")
 
 
 #: The function the check calls on a match-or-None problem (see not_none_entry).

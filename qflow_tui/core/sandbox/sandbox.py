@@ -18,13 +18,13 @@ from . import cgroups
 from .codec import Boxed, Foreign, NotPlain, Subclassed, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
 from .isolation import Isolation, WeakLevelRefused, detect_isolation, weak_refusal
+from .plainops import EvalError
 from .report import SandboxReport, Status, TestOutcome
 from .servers import Servers
 from .truth import TruthFile
 from .verdict import (
     TRUSTED_NAMES,
     Ctx,
-    EvalError,
     LeafError,
     TestPlan,
     callable_helpers,

@@ -187,8 +187,8 @@ class Boxed:
             raise ValueError("malformed Fraction")
         if want is str and (len(data) > 4096 or not data.isascii()):
             raise ValueError("malformed Decimal")
-        self.type_name = type_name
-        self.data = data
+        self.type_name = type_name  # type: str
+        self.data = data  # type: object
 
     def __eq__(self, other):
         if type(other) is not Boxed:
@@ -203,7 +203,7 @@ class Boxed:
     def __repr__(self):
         short = self.type_name.rpartition(".")[2]
         if short == "Fraction":
-            return "Fraction(%d, %d)" % self.data
+            return "Fraction(%d, %d)" % self.data  # type: ignore[str-format]
         return "%s(%r)" % (short, self.data)
 
 
@@ -245,7 +245,7 @@ class Subclassed:
         if not _plain_name(name):
             name = "Subclass"
         if fields is not None:
-            if cls is not tuple or type(fields) is not tuple or len(fields) != len(data):
+            if cls is not tuple or type(fields) is not tuple or len(fields) != len(data):  # type: ignore[arg-type]
                 raise ValueError("malformed namedtuple")
             if not all(_plain_name(f) and not f.startswith("_") for f in fields) or len(set(fields)) != len(fields):
                 raise ValueError("malformed namedtuple fields")
@@ -266,13 +266,13 @@ class Subclassed:
 
     def __repr__(self):
         if self.fields is not None:
-            return "%s(%s)" % (self.name, ", ".join("%s=%r" % fv for fv in zip(self.fields, self.data)))
+            return "%s(%s)" % (self.name, ", ".join("%s=%r" % fv for fv in zip(self.fields, self.data)))  # type: ignore[call-overload]
         return "%s(%r)" % (self.name, self.data)
 
 
-_SUBCLASSES = {}
+_SUBCLASSES = {}  # type: dict[tuple[str, str, tuple[str, ...] | None], type]
 """The subclasses this child made, by (base, name, fields)."""
-_REBUILT_SUBCLASSES = set()
+_REBUILT_SUBCLASSES = set()  # type: set[type]
 
 
 def _to_subclass(value):
@@ -280,7 +280,8 @@ def _to_subclass(value):
     cls = _SUBCLASSES.get(key)
     if cls is None:
         if value.fields is not None:
-            cls = _collections.namedtuple(value.name, value.fields)
+            make = _collections.namedtuple  # called by name: mypy reads the call as a class statement
+            cls = make(value.name, value.fields)
         else:
             base = _SUBCLASS_BASES[value.base]
             cls = type(value.name, (base,), {"__module__": "solution"})
@@ -400,7 +401,7 @@ def check_hashes(items):
         except TypeError:
             raise ValueError("unhashable set element or dict key") from None
         return
-    counts = {}
+    counts = {}  # type: dict[object, int]
     for x in items:
         try:
             h = hash(x)

@@ -194,7 +194,9 @@ def _plan_check(oracle, src, check, space, entry, seconds=None):
     check with a candidate of its own plans that check's calls."""
     oracle.plan_calls(entry, [])
     code = getattr(check, "__code__", None)
-    if type(check) is not _FunctionType or code.co_filename != "<check>" or check.__globals__ is not space:
+    if type(check) is not _FunctionType or code is None or code.co_filename != "<check>":
+        return
+    if check.__globals__ is not space:
         return
     text = _function_text(src, code.co_firstlineno)
     plan = _planned_calls(text, code.co_name) if text else None

@@ -176,7 +176,7 @@ def _planned_calls(src, fn):
         if isinstance(node, ast.Compare):
             walk(node.left, out)
             walk(node.comparators[0], out)
-            rest = []
+            rest = []  # type: list[object]
             for x in node.comparators[1:]:
                 walk(x, rest)
             if rest:
@@ -193,7 +193,7 @@ def _planned_calls(src, fn):
             walk(node.value, out)
             walk(node.slice, out)
         elif isinstance(node, ast.Slice):
-            for x in (node.lower, node.upper, node.step):
+            for x in (node.lower, node.upper, node.step):  # type: ignore[assignment]
                 if x is not None:
                     walk(x, out)
         elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
@@ -202,7 +202,7 @@ def _planned_calls(src, fn):
                     raise _NotAhead()
                 walk(x, out)
         elif isinstance(node, ast.Dict):
-            for k, v in zip(node.keys, node.values):
+            for k, v in zip(node.keys, node.values):  # type: ignore[assignment]
                 if k is None:
                     raise _NotAhead()
                 walk(k, out)
@@ -217,7 +217,7 @@ def _planned_calls(src, fn):
             continue
         if not isinstance(st, ast.Assert) or (st.msg is not None and not isinstance(st.msg, ast.Constant)):
             break
-        found = []
+        found = []  # type: list[object]
         try:
             walk(st.test, found)
         except _NotAhead:
@@ -304,7 +304,7 @@ class _Oracle:
 
         call.__name__ = name
         call.__qualname__ = name
-        call.__qf_name__ = name
+        call.__qf_name__ = name  # type: ignore[attr-defined]
         return call
 
     def _encode_call(self, name, args, kwargs):
@@ -347,7 +347,7 @@ class _Oracle:
         first when its answers have run out): its value, or what it raises."""
         k = self.planned
         if k >= len(self.answers):
-            ones, size = [], 0
+            ones, size = [], 0  # type: list[dict[str, object]], int
             most = max(_AHEAD_FIRST, k)
             for _name, a, kw in self.plan[k:]:
                 text = len(a) + len(kw) + 16
@@ -358,7 +358,7 @@ class _Oracle:
                     break
                 ones.append({"a": _RawJSON(a), "kw": _RawJSON(kw)})
                 size += text
-            out = []
+            out = []  # type: list[object]
             until = None
             if self.plan_budget is not None:
                 until = max(0.0, self.plan_budget - (self.clock() - self.plan_clock))
@@ -450,8 +450,8 @@ class _Oracle:
         name = getattr(candidate, "__qf_name__", None)
         if name is None:
             raise TypeError("__qf_calls__ takes a function of the program's")
-        out = []
-        chunk, size, answers = [], 0, 0
+        out = []  # type: list[object]
+        chunk, size, answers = [], 0, 0  # type: list[object], int, int
         for args, limit, expected in items:
             one = self._encode_call(name, args, {})
             if limit is not None:

@@ -140,7 +140,7 @@ class _ScanContext:
         return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
 
 
-_scan_once = _json.make_scanner(_ScanContext())
+_scan_once = _json.make_scanner(_ScanContext())  # type: ignore[arg-type]
 
 
 def _json_loads(text):

@@ -94,7 +94,7 @@ def _normalize(value, max_bytes, depth=0):
         items = {
             _normalize(k, max_bytes, depth + 1): _normalize(v, max_bytes, depth + 1) for k, v in _dict_items(value)
         }
-        return Boxed(_DICT_LIKE[t], items)
+        return Boxed(_DICT_LIKE[t], items)  # type: ignore[index]
     if t is _deque:
         return Boxed("collections.deque", [_normalize(v, max_bytes, depth + 1) for v in value])
     if t not in _PLAIN_LEAVES and t not in _PLAIN_CONTAINERS and t is not Foreign:
