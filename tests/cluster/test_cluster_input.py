@@ -191,6 +191,6 @@ def test_the_lost_node_line() -> None:
     )
     c.redone, c.redone_seconds = 2, 3.25
     assert c.summary() == (
-        "cluster: box:abcdef01 was lost; 2 judging tasks (3.2 s of work in flight) ran again on other nodes, "
+        "cluster: box:abcdef01 was lost; 2 judging tasks (in flight for 3.2 s in all) ran again on other nodes, "
         "nothing was lost"
     )

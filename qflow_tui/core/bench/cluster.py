@@ -221,7 +221,7 @@ class Cluster:
     redone: int = 0
     """Judging tasks submitted again because their node was lost."""
     redone_seconds: float = 0.0
-    """Seconds those tasks had been in flight when their node was lost."""
+    """Seconds those tasks had been in flight (submitted, queued or running) when their node was lost."""
     lost: list[str] = field(default_factory=list)
     """Nodes seen lost, by name."""
 
@@ -242,7 +242,7 @@ class Cluster:
             return f"cluster: {who} was lost while idle; no judging was in flight there, nothing was redone or lost"
         return (
             f"cluster: {who} was lost; {self.redone} judging task{'s' if self.redone != 1 else ''} "
-            f"({self.redone_seconds:.1f} s of work in flight) ran again on other nodes, nothing was lost"
+            f"(in flight for {self.redone_seconds:.1f} s in all) ran again on other nodes, nothing was lost"
         )
 
     def record(self, folder: Path) -> None:
