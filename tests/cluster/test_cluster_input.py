@@ -178,3 +178,19 @@ def test_the_report_says_nodes_levels_and_a_loss(tmp_path: Path) -> None:
         "Judged on a Ray cluster of 2 nodes (1 at bwrap+seccomp+uid, 1 at uid); runs per node: a:1 2, b:2 1.",
         "Lost during the bench: b:2; 3 judging tasks ran again on other nodes.",
     ]
+
+
+def test_the_lost_node_line() -> None:
+    from qflow_tui.core.bench.cluster import Cluster
+
+    c = Cluster("127.0.0.1:1", DRIVER, [node()])
+    assert c.summary() is None  # nothing lost: nothing said
+    c.lost.append("box:abcdef01")
+    assert c.summary() == (
+        "cluster: box:abcdef01 was lost while idle; no judging was in flight there, nothing was redone or lost"
+    )
+    c.redone, c.redone_seconds = 2, 3.25
+    assert c.summary() == (
+        "cluster: box:abcdef01 was lost; 2 judging tasks (in flight for 3.2 s in all) ran again on other nodes, "
+        "nothing was lost"
+    )

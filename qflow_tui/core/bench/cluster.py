@@ -221,7 +221,7 @@ class Cluster:
     redone: int = 0
     """Judging tasks submitted again because their node was lost."""
     redone_seconds: float = 0.0
-    """Seconds those tasks had been in flight when their node was lost."""
+    """Seconds those tasks had been in flight (submitted, queued or running) when their node was lost."""
     lost: list[str] = field(default_factory=list)
     """Nodes seen lost, by name."""
 
@@ -238,9 +238,11 @@ class Cluster:
         if not self.redone and not self.lost:
             return None
         who = ", ".join(self.lost) if self.lost else "a node"
+        if not self.redone:
+            return f"cluster: {who} was lost while idle; no judging was in flight there, nothing was redone or lost"
         return (
             f"cluster: {who} was lost; {self.redone} judging task{'s' if self.redone != 1 else ''} "
-            f"({self.redone_seconds:.1f} s of work in flight) ran again on other nodes, nothing was lost"
+            f"(in flight for {self.redone_seconds:.1f} s in all) ran again on other nodes, nothing was lost"
         )
 
     def record(self, folder: Path) -> None:
@@ -283,9 +285,6 @@ def connect(address: str, mixed: bool = False) -> Cluster:
     """Join the cluster at ``address`` and probe every node; ClusterError (one
     line) when the cluster is unreachable or a node cannot judge this bench."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    # Ray's C++ core logs (a state dump when a node dies) would land amid the report:
-    # qflow says what happened itself, in one line.
-    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
     try:
         import ray
     except ImportError:
@@ -472,6 +471,7 @@ class ClusterEvaluator(Evaluator):
         nodes in the folder, cancel what still runs, leave; the line about lost
         nodes and redone work, if any."""
         try:
+            self._note_lost()  # a node lost while idle is said too
             self.wait_for_loss()
             self._record()
         finally:
