@@ -36,11 +36,11 @@ RUNNER = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\Z")
 #: may not take one (tests/workflows/test_plugin_safety.py keeps this in step
 #: with the commands).
 _RESERVED_WORDS = (
-    "accept add_test all at benchmark break code convention dataset dataset_file delete_test dir "
+    "accept add_test all at benchmark break cluster cluster_mixed code convention dataset dataset_file delete_test dir "
     "drop_test entry_point estimate estimate_from extract format help ids intervals json keep_test limit "
     "max_connections max_cost offset out outcome output pairs paper paper_model path play price_in "
     "price_out probes problem program_file progression recursive reject replay rerun resume samples "
-    "session_dir setup since sort statement_file step tests tests_file timeout tui until version yes"
+    "session_dir setup since sort split statement_file step tests tests_file timeout tui until version yes"
 )
 RESERVED = frozenset(_RESERVED_WORDS.split())
 #: Names the checker resolves in a spec's annotations that its module imports

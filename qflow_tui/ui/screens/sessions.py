@@ -216,14 +216,14 @@ class SessionsScreen(AppScreen[None]):
             "tokens": 6,
             "time": 0 if narrow else 6,
         }
-        columns = 6 if narrow else 7
+        columns = 5 if narrow else 7
         # Each column is padded by one cell on either side; one more for the scrollbar's edge.
         room = max(20, width - sum(fixed.values()) - 2 * columns - 1)
         if narrow:
             # Only where it tells rows apart: one model for every row is said
             # once above the table instead, and its titles keep the room.
-            model = NARROW_MODEL if len(self._models()) > 1 and room >= 20 + NARROW_MODEL else 0
-            return {**fixed, "problem": room - model, "model": model}
+            model = NARROW_MODEL if len(self._models()) > 1 and room >= 22 + NARROW_MODEL else 0
+            return {**fixed, "problem": room - model - (2 if model else 0), "model": model}
         # The problem first, up to 28 columns; the model up to 28; the problem the rest.
         model = max(10, min(28, room - 28))
         return {**fixed, "problem": max(10, room - model), "model": model}
