@@ -53,8 +53,13 @@ GOOD = "import sys\ndata = sys.stdin.read().split()\nprint(sum(int(x) for x in d
 BAD = "import sys\ndata = sys.stdin.read().split()\nprint(sum(int(x) for x in data[1:]) * {k} + (len(data) > 6))\n"
 
 
-def write_problems(folder: Path, n: int, tests: int, seed: int = 7) -> tuple[Path, Path, dict[str, bool]]:
-    """(the dataset file, the script model, whether each problem's answer is right)."""
+def write_problems(
+    folder: Path, n: int, tests: int, seed: int = 7, pause: float = 0.0
+) -> tuple[Path, Path, dict[str, bool]]:
+    """(the dataset file, the script model, whether each problem's answer is
+    right). ``pause``: seconds each program sleeps on each test (not CPU time,
+    so never a timeout under CodeContests's rule), to keep a node judging long
+    enough for a test to act while it does, whatever the machine's load."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     answers: dict[str, str] = {}
@@ -85,7 +90,9 @@ def write_problems(folder: Path, n: int, tests: int, seed: int = 7) -> tuple[Pat
                 + "\n"
             )
             wrong = i % 5 == 4
-            answers[str(i)] = (BAD if wrong else GOOD).format(k=k)
+            answers[str(i)] = (f"import time\ntime.sleep({pause!r})\n" if pause else "") + (
+                BAD if wrong else GOOD
+            ).format(k=k)
             right[f"codecontests/{i}"] = not wrong
     (folder / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
     model = folder / "model.py"

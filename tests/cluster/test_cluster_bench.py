@@ -51,9 +51,12 @@ def _lines(out: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
-def _wait(what, timeout: float = 240.0) -> None:
+def _wait(what, timeout: float = 240.0, proc: subprocess.Popen | None = None) -> None:
     deadline = time.monotonic() + timeout
     while not what():
+        if proc is not None and proc.poll() is not None:  # the bench ended first: say how
+            _out, err = proc.communicate()
+            raise AssertionError(f"the bench ended (exit {proc.returncode}) before the condition: {err[-2000:]}")
         assert time.monotonic() < deadline, "timed out waiting"
         time.sleep(0.05)
 
@@ -83,7 +86,9 @@ def test_same_verdicts_as_local_spread_over_both_nodes(cluster, tmp_path: Path) 
 
 def test_a_node_killed_half_way_loses_nothing(cluster, tmp_path: Path) -> None:
     extra = cluster.add_worker(f"{cluster.tag}-doomed")
-    problems, model, right = write_problems(tmp_path / "data", 10, 20)
+    # Each program sleeps on each test: the doomed node is still judging when it
+    # is killed, at rest as under load (at rest the bench took 2.5 s in all).
+    problems, model, right = write_problems(tmp_path / "data", 10, 20, 7, 0.2)
     out = tmp_path / "b"
     proc = subprocess.Popen(
         _cmd(problems, model, out, "--cluster", cluster.address),
@@ -92,7 +97,7 @@ def test_a_node_killed_half_way_loses_nothing(cluster, tmp_path: Path) -> None:
     try:
         # Half-way: some problems written, and the doomed node judging one now.
         raylet = cluster.raylet_pid(extra)
-        _wait(lambda: len(_lines(out)) >= 3 and _judging(raylet))
+        _wait(lambda: len(_lines(out)) >= 3 and _judging(raylet), proc=proc)
         os.kill(raylet, signal.SIGKILL)
         report, err = proc.communicate(timeout=600)
     finally:
@@ -108,13 +113,13 @@ def test_a_node_killed_half_way_loses_nothing(cluster, tmp_path: Path) -> None:
 
 
 def test_ctrl_c_stops_the_cluster_work_and_the_same_command_resumes(cluster, tmp_path: Path) -> None:
-    problems, model, right = write_problems(tmp_path / "data", 8, 20)
+    problems, model, right = write_problems(tmp_path / "data", 8, 20, 7, 0.2)
     out = tmp_path / "b"
     cmd = _cmd(problems, model, out, "--cluster", cluster.address)
     env = _env(tmp_path / "data")
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait(lambda: len(_lines(out)) >= 2)
+        _wait(lambda: len(_lines(out)) >= 2, proc=proc)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
     finally:

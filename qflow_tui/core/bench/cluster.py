@@ -303,8 +303,14 @@ def connect(address: str, mixed: bool = False) -> Cluster:
     _quiet_ray()
     driver = node_facts()
     try:
-        nodes = probe_nodes()
+        gone: list[str] = []
+        nodes = probe_nodes(gone)
         warnings = check_nodes(driver, nodes, mixed)
+        warnings += [
+            f"node {name} is gone (Ray still listed it, as it does for a while after a node dies): "
+            "judging on the others"
+            for name in gone
+        ]
     except ClusterError:
         ray.shutdown()
         raise
@@ -333,8 +339,16 @@ def _alive_nodes() -> list[dict[str, Any]]:
     return [n for n in nodes if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
 
 
-def probe_nodes() -> list[dict[str, Any]]:
-    """Every live node's facts (:func:`node_facts`), read by a task pinned to it."""
+def _gone(exc: BaseException) -> bool:
+    """Whether a task pinned to a node failed because the node no longer exists
+    (Ray lists a dead node as alive for a while after its raylet died)."""
+    return type(exc).__name__ == "TaskUnschedulableError"
+
+
+def probe_nodes(gone: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every live node's facts (:func:`node_facts`), read by a task pinned to it.
+    A node Ray still lists but that no longer exists is left out and named in
+    ``gone``; if no node is left, one line."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -352,11 +366,39 @@ def probe_nodes() -> list[dict[str, Any]]:
             out.append(ray.get(ref, timeout=PROBE_TIMEOUT))
         except Exception as exc:
             host = n.get("NodeManagerHostname") or n.get("NodeManagerAddress") or "?"
+            if _gone(exc) and gone is not None:
+                gone.append(f"{host}:{n['NodeID'][:8]}")
+                continue
             raise ClusterError(
                 f"node {host}:{n['NodeID'][:8]} did not answer qflow's probe "
                 f"({type(exc).__name__}: {one_line(str(exc), 160)}); is qflow installed there?"
             ) from None
+    if not out:
+        raise ClusterError("no node of the Ray cluster answered qflow's probe: start one with `ray start`")
     return out
+
+
+def _still_there(node_ids: list[str]) -> set[str]:
+    """Of ``node_ids``, those a zero-CPU task pinned to each reaches within a
+    few seconds: Ray lists a node whose raylet died as alive for a while, but a
+    task pinned to it fails at once as unschedulable."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    ping = ray.remote(num_cpus=0, max_retries=0)(lambda: True)
+    refs = {
+        node: ping.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote()
+        for node in node_ids
+    }
+    there = set()
+    for node, ref in refs.items():
+        try:
+            ray.get(ref, timeout=PROBE_TIMEOUT)
+            there.add(node)
+        except Exception as exc:
+            if not _gone(exc):
+                there.add(node)  # slow or busy is not gone
+    return there
 
 
 def _probe_task() -> Any:
@@ -444,10 +486,14 @@ class ClusterEvaluator(Evaluator):
             return result
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _note_lost(self) -> None:
-        """Name the nodes Ray no longer counts alive, once each, as a notice."""
+    def _note_lost(self, ping: bool = False) -> None:
+        """Name the nodes Ray no longer counts alive, once each, as a notice;
+        ``ping``: ask each node Ray still lists, too (at the end of a bench, so
+        a node that died while idle is named though Ray has not noticed yet)."""
         try:
             alive = {n["NodeID"] for n in _alive_nodes()}
+            if ping:
+                alive = _still_there([n for n in alive if n in self._known_alive])
         except Exception:
             return
         for n in self.cluster.nodes:
@@ -471,7 +517,7 @@ class ClusterEvaluator(Evaluator):
         nodes in the folder, cancel what still runs, leave; the line about lost
         nodes and redone work, if any."""
         try:
-            self._note_lost()  # a node lost while idle is said too
+            self._note_lost(ping=True)  # a node lost while idle is said too
             self.wait_for_loss()
             self._record()
         finally:
