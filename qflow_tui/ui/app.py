@@ -112,6 +112,8 @@ class QFlowApp(App[int]):
         """The small settings the form was given for a tiny model (``prompts 1``, ...)."""
         if client is None and not opens_elsewhere:
             self.first_minute = first_minute(config, os.environ if env is None else env, named=model_named)
+        self.own_problem = bool(problem_text or tests_text)
+        """The form opens on a problem the user gave (``--problem``), not the example."""
         if self.first_minute is not None:
             config = config.replace(model=self.first_minute.model)
             if not (problem_text or tests_text):
@@ -206,7 +208,8 @@ class QFlowApp(App[int]):
             elif way == "run" and isinstance(self.screen, ComposeScreen):
                 self.screen.action_run()
 
-        self.push_screen(FirstMinuteScreen(start.missing.variable, start.wanted, start.model), chosen)
+        screen = FirstMinuteScreen(start.missing.variable, start.wanted, start.model, own_problem=self.own_problem)
+        self.push_screen(screen, chosen)
 
     def run(self, *args: Any, **kwargs: Any) -> int | None:
         """Run in this terminal, as every qflow command that opens the app does."""

@@ -56,6 +56,28 @@ async def test_without_a_key_enter_runs_the_example_with_the_script_model(nothin
         assert app.screen.outcome is not None and app.screen.outcome.outcome == "accepted"
 
 
+async def test_with_a_problem_given_the_dialog_says_enter_runs_it_not_the_example(nothing_local):
+    """``qflow --problem page.txt`` without a key: the form holds the user's
+    problem, which Enter runs; the dialog said it held MBPP 11."""
+    app = create_app(
+        RunConfig(),
+        env=NO_KEYS,
+        sandbox=InProcessSandbox(),
+        clock=lambda: 0.0,
+        remember_theme=False,
+        problem_text="Read two integers and print their sum.",
+        tests_text="Input\n1 2\nOutput\n3\n",
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, FirstMinuteScreen), "the three ways in")
+        text = str(app.screen.query_one("#first-minute-ways").render())
+        assert "Run your problem" in text and "which the form now holds" not in text, text
+        assert "knows only MBPP 11" in text, text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen), "the form")
+        assert app.screen.query_one("#statement", TextArea).text.startswith("Read two integers")
+
+
 async def test_without_a_key_d_opens_the_demo_and_escape_the_form(nothing_local):
     app = newcomer_app(NO_KEYS)
     async with app.run_test(size=SIZE) as pilot:

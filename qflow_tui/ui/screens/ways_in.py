@@ -15,11 +15,22 @@ from ..first_minute import LOCAL_MODEL, SCRIPT_MODEL
 from .base import AppModal
 
 
-def ways_text(variable: str, model: str, form_model: str = SCRIPT_MODEL) -> Text:
+def ways_text(variable: str, model: str, form_model: str = SCRIPT_MODEL, own_problem: bool = False) -> Text:
+    """The dialog's text. ``own_problem``: the form holds the problem the user
+    gave (``qflow --problem``), which Enter would run, not the example."""
     text = Text()
     text.append("d    Watch the demo", style="bold")
     text.append(": a recorded QualityFlow run on MBPP 11; no model is called.\n")
-    if form_model == LOCAL_MODEL:
+    if own_problem:
+        text.append("⏎    Run your problem", style="bold")
+        if form_model == LOCAL_MODEL:
+            text.append(f" with SmolLM2 on this machine ({LOCAL_MODEL}, tiny: small settings).\n")
+        else:
+            text.append(
+                f" with the script model that ships ({SCRIPT_MODEL}): it knows only MBPP 11, so it shows "
+                "how a run looks, not a solution of yours.\n"
+            )
+    elif form_model == LOCAL_MODEL:
         text.append("⏎    Run the example with SmolLM2 on this machine", style="bold")
         text.append(
             f" ({LOCAL_MODEL}, tiny: the form holds small settings, 1 prompt, 1 epoch, no clarifying, "
@@ -50,17 +61,21 @@ class FirstMinuteScreen(AppModal[str]):
         Binding("escape", "choose('form')", "To the form", tooltip="Close this; the form holds MBPP 11"),
     ]
 
-    def __init__(self, variable: str, model: str, form_model: str = SCRIPT_MODEL) -> None:
+    def __init__(self, variable: str, model: str, form_model: str = SCRIPT_MODEL, *, own_problem: bool = False) -> None:
         super().__init__()
         self.variable = variable
         self.model = model
         self.form_model = form_model
+        self.own_problem = own_problem
+        """The form holds the user's problem: Enter runs that, and says so."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="first-minute", classes="dialog"):
             yield Label("No model key is set: three ways in", classes="dialog-title")
-            yield Static(ways_text(self.variable, self.model, self.form_model), id="first-minute-ways")
-            yield Static("d demo · Enter run the example · Escape the form", classes="dialog-hint")
+            ways = ways_text(self.variable, self.model, self.form_model, self.own_problem)
+            yield Static(ways, id="first-minute-ways")
+            run = "run your problem" if self.own_problem else "run the example"
+            yield Static(f"d demo · Enter {run} · Escape the form", classes="dialog-hint")
 
     def action_choose(self, way: str) -> None:
         self.dismiss(way)
