@@ -27,10 +27,13 @@ the expected one as that harness does (:func:`apps_call_match`).
 
 from __future__ import annotations
 
+import ast
+import asyncio
 import json
 import math
 import re
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -345,8 +348,6 @@ async def judge_io(
     apps: bool = False,
 ) -> SandboxReport:
     """:func:`judge_io_sync` off the event loop."""
-    import asyncio
-
     return await asyncio.to_thread(judge_io_sync, sandbox, program, tests, compare, parallel=parallel, apps=apps)
 
 
@@ -371,8 +372,6 @@ def _run_each(
     width = max(1, min(len(tests), parallel if parallel is not None else io_parallel(sandbox)))
     if width <= 1:
         return [one(t) for t in tests]
-    from concurrent.futures import ThreadPoolExecutor
-
     # Each worker blocks on the sandbox's slot pool like any other run: the
     # slots, not this width, bound the children running on the machine. A
     # test's time is the program's own (sandbox/clock.py), so running others
@@ -384,8 +383,6 @@ def _run_each(
 def parse_io_source(source: str) -> tuple[str, str] | None:
     """The pair an I/O test's label renders (:func:`problem.io_source`), when
     the label holds it whole (neither side cut short); else None."""
-    import ast
-
     m = re.fullmatch(r"input (.*) -> output (.*)", source, re.S)
     if not m or source.endswith("…") or "'… -> output" in source or '"… -> output' in source:
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import time
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,8 +215,6 @@ async def run_workflow(
             emitter(RunFailed(error=message))
             raise RunError(message) from None
         except Exception as exc:  # a bug of ours: keep the session, say what happened
-            import traceback
-
             # The whole traceback goes into the session (for a bug report); the
             # user gets one line.
             emitter(Notice(level="error", message="".join(traceback.format_exception(exc)).rstrip()))

@@ -21,9 +21,13 @@ Each layer is verified by starting a real child, not only by looking for files.
 
 from __future__ import annotations
 
+import grp
+import json
 import os
+import pwd
 import shutil
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -238,9 +242,6 @@ UID_RANGE = (1 << 22) * MAX_SLOTS
 def accounts_in_uid_range(base: int) -> list[str]:
     """Accounts (user or group) whose id falls in the sandbox's uid range: the
     sweep kills every process of a sandbox uid, so no account may have one."""
-    import grp
-    import pwd
-
     found: list[str] = []
     try:
         found += [f"user {p.pw_name} ({p.pw_uid})" for p in pwd.getpwall() if base <= p.pw_uid < base + UID_RANGE]
@@ -291,9 +292,6 @@ def find_packages(interpreter: str) -> tuple[tuple[str, ...], tuple[tuple[str, s
     directories to put on a judged program's import path) and their versions;
     empty where it has none. Only directories every uid may read count: a
     dropped uid must import from them too."""
-    import json
-    import subprocess
-
     from .launch import child_env
 
     try:

@@ -6,6 +6,7 @@ bounded in size, and the errors it raises."""
 from __future__ import annotations
 
 import ast
+import cmath
 import math
 import operator
 from collections.abc import Callable
@@ -121,8 +122,6 @@ def _isclose(a: Any, b: Any, rel_tol: Any = 1e-09, abs_tol: Any = 0.0, *, cmath_
             raise EvalError(f"TypeError: isclose() needs numbers, got {type(v).__name__}")
     try:
         if cmath_ or type(a) is complex or type(b) is complex:
-            import cmath
-
             return cmath.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
         return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
     except Exception as exc:
