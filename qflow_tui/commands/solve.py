@@ -326,6 +326,8 @@ def describe(event: ev.Event, decided: tuple[str, ...] = ()) -> str | None:
         case ev.StepFinished(outcome="accepted" | "rejected" | "done") if event.agent in decided:
             return None  # the decision that follows says it
         case ev.StepFinished(outcome=outcome, detail=detail):
+            # "stopped (stopped: the rule ...)": the outcome is said once.
+            detail = detail.removeprefix(f"{outcome}: ") if detail else detail
             said = f" ({detail})" if detail else ""
             return f"{prog}{event.step} {event.agent or ''}: {outcome}{said}"
         case ev.Decision(decision=decision, reason=reason):

@@ -261,3 +261,32 @@ def test_a_long_program_line_is_not_cropped_when_piped(capsys):
     out = capsys.readouterr().out
     assert program in out
     assert out.splitlines()[-1] == "session: /s.jsonl"
+
+
+def test_solve_says_which_progression_wins_and_why(tmp_path):
+    """Six progressions accept at one stage and the log may say another's
+    ACCEPT first: the closing line names the winner, the rule, the others that
+    accepted too and those stopped, each outcome said once."""
+    out = qflow(
+        "solve",
+        "--problem",
+        "mbpp/11",
+        "--model",
+        "script/tests/scripts/mbpp11.py",
+        "--session-dir",
+        str(tmp_path),
+    )
+    assert out.returncode == 0, out.stderr
+    (line,) = [x for x in out.stderr.splitlines() if x.startswith("info: progression")]
+    winner = out.stdout.split("progression ")[-1].split()[0]
+    assert line.startswith(f"info: progression {winner} wins, accepted at self_debug:1"), line
+    assert "the lowest progression first" in line, line
+    accepted = {
+        x.split("]")[0][2:]
+        for x in out.stderr.splitlines()
+        if x.endswith("ACCEPT - all visible tests pass the quality check")
+    }
+    others = accepted - {winner}
+    if others:
+        assert "also accepted: progression" in line and all(f"{p} at self_debug:1" in line for p in others), line
+    assert "stopped (stopped" not in out.stderr

@@ -505,17 +505,25 @@ class _Run:
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.tests.close()
             decided = self.referee.winner()
-            if decided is not None and self.stopped_early:
+            if decided is not None:
                 stage, best = decided
-                ctx.event(
-                    Notice(
-                        level="info",
-                        message=(
-                            f"progression {best} was accepted at {self.stages[stage]}; the work whose result the "
-                            f"rule would not report was stopped: progression {', '.join(self.stopped_early)}"
-                        ),
-                    )
-                )
+                # Why this one: the others accepted too (at the same stage or later)
+                # read as rivals in a log where they may be said first.
+                also = sorted(p for p, s in self.referee.accepted.items() if p != best)
+                if also or self.stopped_early:
+                    words = [
+                        f"progression {best} wins, accepted at {self.stages[stage]}: the earliest stage's "
+                        "accepted program wins, the lowest progression first"
+                    ]
+                    if also:
+                        where = ", ".join(f"{p} at {self.stages[self.referee.accepted[p]]}" for p in also)
+                        words.append(f"also accepted: progression {where}")
+                    if self.stopped_early:
+                        words.append(
+                            "stopped, as the rule would not report their result: progression "
+                            + ", ".join(self.stopped_early)
+                        )
+                    ctx.event(Notice(level="info", message="; ".join(words)))
         made = [p for p in self.progs if p.generated]
         if not made or all(p.failed for p in self.progs):
             raise LLMError(next(p.failed for p in self.progs if p.failed))
