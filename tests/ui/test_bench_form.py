@@ -195,3 +195,32 @@ async def test_the_forms_max_cost_and_estimate(tmp_path):
         summary = str(screen.query_one("#bench-summary").render())
         assert "Estimate from 3 finished runs" in summary and "costs nothing" in summary
         assert len(read_results(folder)) == 3
+
+
+async def test_a_script_model_that_knows_one_problem_asks_before_a_bench(tmp_path):
+    """The demo responder plays MBPP 11 alone: a HumanEval bench with it asks
+    first, saying how many problems will fail; Back keeps the form, Run anyway
+    starts it."""
+    from qflow_tui.ui.first_minute import SCRIPT_MODEL
+    from qflow_tui.ui.screens.confirm import Confirm
+
+    app = form_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
+        form = app.screen
+        assert isinstance(form, BenchForm)
+        await fill(pilot, form, dataset="humaneval", problems="0 1 2", model=SCRIPT_MODEL, out=str(tmp_path / "b"))
+        form.action_start()
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
+        text = " ".join(str(w.render()) for w in app.screen.query("Static, Label"))
+        assert "only knows remove_Occ" in text and "3 of the bench's 3 problems will fail" in " ".join(text.split())
+        app.screen.dismiss(False)
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "back on the form")
+        hint = form.query_one("#bench-error")
+        await wait_until(pilot, lambda: "knows only remove_Occ" in str(hint.render()), "the form's line")
+        form.action_start()
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question again")
+        app.screen.dismiss(True)
+        await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")

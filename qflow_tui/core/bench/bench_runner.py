@@ -286,6 +286,8 @@ class BenchRunner:
         self._client = client
         self._close_client = close_client
         """Close the given ``client`` when the bench ends (it was built for this bench)."""
+        self.known_entry_points: tuple[str, ...] | None = getattr(client, "known_entry_points", None)
+        """The entry points a script model given as ``client`` answers for (None: any)."""
         self.evaluator = evaluator
         self.problems: list[BenchProblem] = []
         self.keys: list[tuple[str, int]] = []

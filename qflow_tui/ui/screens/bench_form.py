@@ -36,6 +36,7 @@ from ...core.workflows import WORKFLOWS
 from ...core.workflows.values import validate
 from ..access import mark_invalid, qflow_app
 from .base import AppModal
+from .confirm import Confirm
 
 #: The line under the form while nothing is wrong.
 _HINT = "ctrl+s starts · Estimate prices it all first · Escape cancels"
@@ -268,13 +269,44 @@ class BenchForm(AppModal[BenchRunner | None]):
         if event.worker.group != "bench-form":
             return
         if event.state == WorkerState.SUCCESS:
-            self.dismiss(event.worker.result)
+            runner = event.worker.result
+            assert isinstance(runner, BenchRunner)
+            self._confirm_script_model(runner)
         elif event.state == WorkerState.ERROR:
             error = event.worker.error
             if isinstance(error, BenchFormError):
                 self.show_error(f"✗ {error}", error.field)
             else:
                 self.show_error(f"✗ the bench cannot start: {type(error).__name__}: {error}")
+
+    def _confirm_script_model(self, runner: BenchRunner) -> None:
+        """Start the bench, unless its model is a script model that knows only
+        some problems (the demo responder plays MBPP 11 alone): then say how
+        many of the bench's problems it will fail, and start only if asked."""
+        known = runner.known_entry_points
+        unknown = [bp for bp in runner.problems if known and bp.problem.entry_point not in known]
+        if not unknown:
+            self.dismiss(runner)
+            return
+
+        def answered(go: bool | None) -> None:
+            if go:
+                self.dismiss(runner)
+            else:  # the form stays as it was; the runner made nothing yet
+                self.show_error("✗ the script model knows only " + ", ".join(known or ()), "bench-model")
+
+        total = len(runner.problems)
+        self.app.push_screen(
+            Confirm(
+                f"The script model only knows {', '.join(known or ())}",
+                f"It answers every problem with a program for {', '.join(known or ())}: {len(unknown)} of the "
+                f"bench's {total} problems will fail whatever the workflow, and the bench spends its time "
+                "judging them. Name a real model in Model to measure one.",
+                yes="Run anyway",
+                no="Back to the form",
+            ),
+            answered,
+        )
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
