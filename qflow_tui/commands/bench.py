@@ -434,7 +434,8 @@ def _run_tui(runner: Any, estimate: int | None = None) -> int:
     from ..ui.app import create_app
 
     runner.prepare()  # bad input is a one-line message before the app opens
-    app = create_app(bench_runner=runner, bench_estimate=estimate)
+    # The bench's settings are the app's: Escape to the form keeps its model and workflow.
+    app = create_app(runner.spec.config, bench_runner=runner, bench_estimate=estimate)
     app.run()
     if estimate is not None:
         print(f"bench folder: {runner.folder}", file=sys.stderr)

@@ -214,6 +214,16 @@ def app_run_in_pilot(monkeypatch):
                     return
                 await self.workers.wait_for_complete()
                 await wait_until(pilot, lambda: screen.finished, "the bench to finish")
+                if seen.get("then_escape"):
+                    from textual.widgets import Input
+
+                    from qflow_tui.ui.screens.compose import ComposeScreen
+
+                    await pilot.press("escape")
+                    await wait_until(pilot, lambda: isinstance(self.screen, ComposeScreen), "the form")
+                    await wait_until(pilot, lambda: self.screen.ready, "the form ready")
+                    seen["form_model"] = self.screen.query_one("#model", Input).value
+                    seen["form_workflow"] = self.config.workflow
 
         asyncio.run(drive())
 
@@ -242,7 +252,11 @@ def _bench_tui(out: Path) -> int:
 
 
 def test_qflow_bench_tui_runs_the_bench_in_the_app(tmp_path, app_run_in_pilot, capsys):
+    app_run_in_pilot["then_escape"] = True
     assert _bench_tui(tmp_path / "b") == 0
+    # Escape to the form keeps the bench's model and workflow, not the defaults.
+    assert app_run_in_pilot["form_model"] == f"script/{CANONICAL}"
+    assert app_run_in_pilot["form_workflow"] == "zeroshot"
     screen = app_run_in_pilot["screen"]
     assert isinstance(screen, BenchScreen) and screen.finished
     assert {r["id"]: r["passed"] for r in read_results(tmp_path / "b")} == {"humaneval/0": True, "humaneval/1": True}
