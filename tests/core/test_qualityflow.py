@@ -220,7 +220,8 @@ async def test_after_acceptance_only_work_that_could_still_win_is_paid_for(tmp_p
     clarify = CLARIFY.default
     last = f"clarifier:{clarify}" if clarify else "self_debug:3"
     ended = any(e.progression == 0 and e.step == last for e in rec.of("decision"))
-    stopped = [n.message for n in rec.of("notice") if "was stopped: progression 0 (" in n.message]
+    said = [n.message.split("would not report their result: progression ", 1) for n in rec.of("notice")]
+    stopped = [m for m in said if len(m) == 2 and any(p.startswith("0 (") for p in m[1].split(", "))]
     if ran_ahead and not ended:
         assert stopped, (
             [(e.step, e.progression, e.decision) for e in rec.of("decision")],
