@@ -102,6 +102,12 @@ def _read(path: str, what: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..core.sandbox.config import timeout_problem
+
+    # One rule for both kinds of tests, checked before any file is read.
+    problem = timeout_problem(args.timeout)
+    if problem is not None:
+        return fail(f"--timeout {args.timeout:g}: {problem}")
     try:
         code = _read(args.code, "code")
         text = _read(args.tests, "tests")
@@ -117,11 +123,6 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot read input: {exc}")
     if not tests:
         return fail(f"{args.tests}: no assert statements found")
-    from ..core.sandbox.config import timeout_problem
-
-    problem = timeout_problem(args.timeout)
-    if problem is not None:
-        return fail(f"--timeout {args.timeout:g}: {problem}")
 
     from ..core.sandbox import Sandbox, SandboxConfig, SandboxUnavailable
 
@@ -160,11 +161,6 @@ def _run_io(args: argparse.Namespace, code: str, text: str) -> int:
         return fail(f"{args.tests}: {exc}")
     if not pairs:
         return fail(f"{args.tests}: no Input/Output pair found (an Input block, then an Output block)")
-    from ..core.sandbox.config import timeout_problem
-
-    problem = timeout_problem(args.timeout)
-    if problem is not None:
-        return fail(f"--timeout {args.timeout:g}: {problem}")
     from ..core.iojudge import io_config, judge_io_sync
     from ..core.sandbox import Sandbox, SandboxConfig, SandboxUnavailable
 
