@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 from . import Subparsers, fail
 
 if TYPE_CHECKING:  # types only: the modules load when the command runs
-    from ..core.workflows.settings import SettingValue
+    from collections.abc import Sequence
+
+    from ..core.workflows.settings import AnySetting, SettingValue
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -25,6 +27,34 @@ def _default_words(value: SettingValue) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
+
+
+#: The widest flag column: a longer flag (``--independent-test-rounds/--no-...``)
+#: takes a line of its own, and its key, default and values go on the next,
+#: under their columns, so one long flag does not push every row to the right.
+FLAG_COLUMN = 24
+
+
+def _settings_table(settings: Sequence[AnySetting]) -> list[str]:
+    """The settings as aligned columns (flag, key, default, allowed values), each
+    column as wide as its widest cell in this workflow, then each doc line."""
+    rows = []
+    for s in settings:
+        flag = f"{s.flag}/--no-{s.flag[2:]}" if s.type is bool else s.flag
+        rows.append((flag, s.key, _default_words(s.default), s.allowed(), s.doc))
+    flag_width = min(FLAG_COLUMN, max(len(r[0]) for r in rows))
+    key_width = max(len(r[1]) for r in rows)
+    default_width = max(len(r[2]) for r in rows)
+    lines = []
+    for flag, key, default, allowed, doc in rows:
+        rest = f"{key:<{key_width}}  {default:<{default_width}}  {allowed}"
+        if len(flag) > flag_width:
+            lines.append(f"    {flag}")
+            lines.append(f"    {'':<{flag_width}}  {rest}")
+        else:
+            lines.append(f"    {flag:<{flag_width}}  {rest}")
+        lines.append(f"        {doc}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,10 +82,7 @@ def run(args: argparse.Namespace) -> int:
         lines.append("  plan (default settings): " + " > ".join(s["label"] for s in info["plan"]))
         if spec.settings:
             lines.append("  settings (flag / config-file key, default, allowed):")
-            for s in spec.settings:
-                flag = f"{s.flag}/--no-{s.flag[2:]}" if s.type is bool else s.flag
-                lines.append(f"    {flag:<22} {s.key:<11} {_default_words(s.default):<9} {s.allowed()}")
-                lines.append(f"        {s.doc}")
+            lines.extend(_settings_table(spec.settings))
         else:
             lines.append("  settings: none of its own")
         blocks.append("\n".join(lines))

@@ -45,7 +45,8 @@ def test_qflow_workflows_lists_each_with_its_settings_and_defaults(capsys):
         assert f"{name}: {spec.summary}" in out
         for setting in spec.settings:
             assert setting.flag in out and setting.doc in out
-    assert "--budget               budget      20" in out and "--search               search      critic" in out
+    budget = next(line for line in out.splitlines() if line.startswith("    --budget "))
+    assert budget.split() == ["--budget", "budget", "20", "1", "to", "200"]
     assert main(["workflows", "codetree", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     (tree,) = data["workflows"]
@@ -62,6 +63,34 @@ def test_qflow_workflows_lists_each_with_its_settings_and_defaults(capsys):
     assert tree["settings"][0]["default"] == 20
     assert tree["settings"][3]["choices"] == ["critic", "bfs", "dfs", "strategy_list"]
     assert [a["role"] for a in tree["agents"]] == ["thinker", "solver", "debugger", "critic"]
+
+
+def test_qflow_workflows_aligns_each_settings_column(capsys):
+    """Issue 57: a long key or default pushed its row's later columns right.
+    Within a workflow, each setting's key, default and allowed values start at
+    the same column as every other setting's (a flag too long for its column
+    takes a line of its own)."""
+    assert main(["workflows"]) == 0
+    blocks = capsys.readouterr().out.split("\n\n")
+    checked = 0
+    for spec in WORKFLOWS.values():
+        if not spec.settings:
+            continue
+        block = next(b for b in blocks if b.startswith(f"{spec.name}: "))
+        rows = block.splitlines()
+        starts: dict[str, set[int]] = {"key": set(), "default": set(), "allowed": set()}
+        for setting in spec.settings:
+            allowed = setting.allowed()
+            row = next(r for r in rows if r.endswith(f"  {allowed}") and f" {setting.key} " in r + " ")
+            key_at = row.index(f" {setting.key} ") + 1
+            starts["key"].add(key_at)
+            after_key = key_at + len(setting.key)
+            starts["default"].add(after_key + len(row[after_key:]) - len(row[after_key:].lstrip()))
+            starts["allowed"].add(len(row) - len(allowed))
+            checked += 1
+        for column, at in starts.items():
+            assert len(at) == 1, f"{spec.name}: the {column} column starts at {sorted(at)}"
+    assert checked > 20
 
 
 @pytest.mark.parametrize(
