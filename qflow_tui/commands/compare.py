@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from typing import TYPE_CHECKING, Any
 
 from . import Subparsers, fail, viewing_config
@@ -26,6 +27,7 @@ def add_parser(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.session import SessionError, read_session
+    from ..core.session.display import model_words
     from ..core.steer.side_by_side import compare_sessions
     from .sessions import resolve_session_arg
 
@@ -40,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print(render(result))
+        width = shutil.get_terminal_size((PIPED_WIDTH, 24)).columns
+        print(render(result, width, models=(model_words(a.header, since=False), model_words(b.header, since=False))))
     return 0
 
 
@@ -56,56 +59,94 @@ def open_app(a: str | Path, b: str | Path) -> int:
     return int(getattr(app, "return_code", 0) or 0)
 
 
+#: The width of the text when it goes to a pipe or a file (no terminal to ask;
+#: ``COLUMNS`` sets another).
+PIPED_WIDTH = 120
+#: The narrowest layout: below it the two step columns say nothing.
+NARROWEST = 40
+
+
 def _cell(text: str, width: int) -> str:
     return text[: width - 1] + "…" if len(text) > width else text.ljust(width)
 
 
-def render(result: dict[str, Any]) -> str:
-    """The comparison as plain text; everything from a file is cleaned of
-    control sequences (it never drives the terminal)."""
+def _fit(text: str, width: int) -> str:
+    return text[: width - 1] + "…" if len(text) > width else text
+
+
+def render(result: dict[str, Any], width: int = PIPED_WIDTH, models: tuple[str, str] | None = None) -> str:
+    """The comparison as plain text, ``width`` columns wide (each line but the
+    programs' diff is cut to it; the two step columns share it); everything from
+    a file is cleaned of control sequences (it never drives the terminal).
+    ``models`` are the two runs' models in words (a fork's live model, not the
+    recording it replays); by default the sessions' model names, shortened."""
+    from pathlib import Path
+
     from ..core.safe_text import clean, one_line
+    from ..core.session.display import short_model
 
     a, b = result["a"], result["b"]
-    width = 58
+    width = max(NARROWEST, width)
+    column = (width - 2) // 2
+    if models is None:
+        models = (short_model(str(a["model"])), short_model(str(b["model"])))
+    paths = {str(Path(side["session"]).resolve()): name for name, side in (("A", a), ("B", b))}
+    folders = {str(Path(side["session"]).parent) for side in (a, b)}
     lines: list[str] = []
-    for name, side in (("A", a), ("B", b)):
+    for name, side, model in (("A", a, models[0]), ("B", b, models[1])):
         parent = side["parent"]
         parent = parent.get("session") if isinstance(parent, dict) else parent
-        fork = f", fork of {one_line(str(parent))} at {one_line(str(side['forked_at']))}" if parent else ""
-        lines.append(
-            f"{name}: {one_line(side['session'])} ({one_line(side['workflow'])}, {one_line(side['model'])}{fork})"
-        )
+        if parent:
+            known = paths.get(str(Path(str(parent)).resolve()))
+            of = known if known and known != name else Path(str(parent)).name
+            run = f"fork of {one_line(of)} at {one_line(str(side['forked_at']))}, then {one_line(model)}"
+        else:
+            run = one_line(model)
+        lines.append(_fit(f"{name}: {one_line(Path(side['session']).name)}", width))
+        lines.append(_fit(f"   {one_line(side['workflow'])}, {run}", width))
         chain = (side.get("lineage") or {}).get("words")
         if chain and not (parent and chain.startswith("1 fork from the root")):
-            lines.append(f"   {one_line(chain)}")
+            lines.append(_fit(f"   {one_line(chain)}", width))
+    if len(folders) == 1:
+        lines.append(f"(both in {one_line(folders.pop())})")
+    else:
+        lines.extend(
+            f"({name} in {one_line(str(Path(side['session']).parent))})" for name, side in (("A", a), ("B", b))
+        )
     if result.get("relation"):
-        lines.append(one_line(result["relation"]))
+        lines.append(_fit(one_line(result["relation"]), width))
     lines.append("")
-    lines.append(f"{_cell('A steps', width)}  B steps")
+    lines.append(f"{_cell('A steps', column)}  B steps")
     split = result["same_until"]
     steps_a, steps_b = a["steps"], b["steps"]
     for i in range(max(len(steps_a), len(steps_b))):
         if i == split and result["divergence"] is not None:
             same = f"after {split} same row{'' if split == 1 else 's'}" if split else "at the first row"
-            lines.append(f"---- the runs part here ({same}) ----")
+            lines.append(_fit(f"---- the runs part here ({same}) ----", width))
         left = _words(steps_a[i]) if i < len(steps_a) else ""
         right = _words(steps_b[i]) if i < len(steps_b) else ""
         sep = "  " if i < split else " |"
-        lines.append(f"{_cell(one_line(left), width)}{sep}{one_line(right)}")
+        lines.append(f"{_cell(one_line(left), column)}{sep}{_fit(one_line(right), width - column - 2)}".rstrip())
     if result["divergence"] is None:
-        lines.append("(the two runs took the same steps with the same decisions)")
+        lines.append(_fit("(the two runs took the same steps with the same decisions)", width))
     lines.append("")
     for name, side in (("A", a), ("B", b)):
         where = f" at {side['accepted_at']}" if side["accepted_at"] else ""
         prog = f", progression {side['progression']}" if side["progression"] is not None else ""
         lines.append(
-            f"{name}: {one_line(side['outcome']).upper()}{one_line(where)}{prog}; "
-            f"{side['llm_calls']} calls, {side['duration']:.1f}s"
+            _fit(
+                f"{name}: {one_line(side['outcome']).upper()}{one_line(where)}{prog}; "
+                f"{side['llm_calls']} calls, {side['duration']:.1f}s",
+                width,
+            )
         )
         for agent, row in side["agents"].items():
             lines.append(
-                f"   {_cell(one_line(agent), 24)} {int(row['calls']):>3} calls {int(row['input']):>7} in "
-                f"{int(row['output']):>7} out {row['seconds']:>7.2f}s"
+                _fit(
+                    f"   {_cell(one_line(agent), 22)} {int(row['calls']):>3} calls {int(row['input']):>7} in "
+                    f"{int(row['output']):>7} out {row['seconds']:>7.2f}s",
+                    width,
+                )
             )
     lines.append("")
     if result["same_program"]:
@@ -118,6 +159,8 @@ def render(result: dict[str, Any]) -> str:
 
 def _words(mark: dict[str, Any]) -> str:
     prog = f"[p{mark['progression']}] " if mark["progression"] is not None else ""
-    agent = f" {mark['agent']}" if mark["agent"] else ""
+    # A step named after its agent (``programmer:1`` of the programmer) says it once.
+    named = mark["agent"] and (mark["step"] or "").partition(":")[0] != mark["agent"]
+    agent = f" {mark['agent']}" if named else ""
     what = "" if mark["what"] == "step" else f"{mark['what']} "
     return f"{prog}{mark['step'] or '-'}{agent}: {what}{mark['value']}"

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tests.helpers import qflow
+
 if TYPE_CHECKING:
     from steer_recorded import Recorded
 
@@ -62,6 +64,29 @@ def test_compare_a_fork_with_its_parent(recorded: Recorded) -> None:
     assert "A: ACCEPTED at self_debug:1, progression 0" in text.stdout
     assert "B: ACCEPTED at program_generator, progression 0" in text.stdout
     assert "+    # Edited by hand" in text.stdout and "\x1b" not in text.stdout and "\x07" not in text.stdout
+
+
+def test_compare_fits_80_columns_and_names_a_forks_live_model(recorded: Recorded) -> None:
+    """Issue 57: the text was 118 columns wide whatever the terminal, and a
+    fork's model read ``replay/`` and its parent's path (the recording it
+    replays). At 80 columns every line but the programs' diff and the folders
+    fits, and the
+    fork says the model that answered after it branched."""
+    fork = _fork(recorded)
+    out = qflow("compare", str(recorded.path), str(fork), cwd=recorded.tmp, env={"COLUMNS": "80"})
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.split("final programs (unified diff, A -> B):")[0]
+    # A folder is said whole, on a line of its own, to be copied.
+    assert f"(A in {recorded.path.parent})" in text and f"(B in {fork.parent})" in text
+    too_wide = [line for line in text.splitlines() if len(line) > 80 and not line.startswith(("(A in", "(B in"))]
+    assert not too_wide, too_wide
+    assert "replay/" not in text
+    lines = text.splitlines()
+    assert lines[0] == f"A: {recorded.path.name}" and lines[2] == f"B: {fork.name}"
+    assert lines[1] == "   qualityflow, script/responder.py"
+    assert lines[3] == "   qualityflow, fork of A at program_generator, then script/responder.py"
+    wide = qflow("compare", str(recorded.path), str(fork), cwd=recorded.tmp, env={"COLUMNS": "160"})
+    assert max(len(line) for line in wide.stdout.split("final programs")[0].splitlines()) > 80
 
 
 def test_compare_a_session_with_itself_finds_no_divergence(recorded: Recorded) -> None:

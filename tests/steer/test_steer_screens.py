@@ -71,6 +71,9 @@ async def test_the_compare_screen_shows_where_a_fork_parts_from_its_parent(famil
         assert steps.cursor_row == split
         heads = str(screen.query_one("#cmp-heads", Static).render())
         assert "fork @ self_debug:1 of demo.jsonl" in heads
+        # Issue 57: a fork's model is the live one after the branch, not
+        # ``replay/`` and its parent's path (the recording it replays).
+        assert screen.models[0].startswith("script/") and screen.models[1] == screen.models[0]
         assert f"Rows 1-{split} are the same; the runs part at row {split + 1} (d goes there)." in heads
         # The programs differ: a diff; the visible tests, per side; per agent figures.
         await pilot.press("2")

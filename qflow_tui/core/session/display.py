@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import calendar
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -50,3 +51,19 @@ def fork_place(forked_at: str | None, *, parent_shown: bool, parent_exists: bool
     if parent_shown:
         return at
     return f"{at} · {'parent not shown' if parent_exists else 'parent deleted'}"
+
+
+def model_words(header: Mapping[str, object], *, since: bool = True) -> str:
+    """The model a session's run asked, as a reader wants it: a fork's or a
+    resumed run's header names the recording it replays (``replay//path``), so
+    its live model is said instead, with the step it took over from
+    (``anthropic/claude-x from self_debug:1``); other names are shortened by
+    :func:`short_model`. ``since=False`` leaves the step out, for a line
+    that says where the fork branched already."""
+    model = str(header.get("model") or "")
+    config = header.get("config")
+    live = config.get("fallback_model") if isinstance(config, Mapping) else None
+    if model.startswith("replay/") and isinstance(live, str) and live:
+        at = header.get("forked_at")
+        return short_model(live) + (f" from {at}" if since and isinstance(at, str) and at else "")
+    return short_model(model)

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Header, Input, Static, TabbedContent, Tab
 from ...core.events import RunStarted
 from ...core.safe_text import clean, one_line
 from ...core.session import SessionError, read_session
+from ...core.session.display import model_words
 from ...core.steer.side_by_side import compare_sessions, placed_trail
 from ..access import qflow_app
 from ..palette import palette
@@ -121,6 +122,8 @@ class CompareScreen(AppScreen[None]):
         self.error: str | None = None
         self.agents: dict[str, str] = {}
         self.titles = ("", "")
+        self.models = ("", "")
+        """Each side's model in words: a fork's live model, not ``replay/`` and its parent's path."""
         self.positions: tuple[list[int], list[int]] = ([], [])
         """For each row of the Steps table, per side, the event index it comes from."""
         self.replay_steps: tuple[list[Any], list[Any]] = ([], [])
@@ -142,6 +145,7 @@ class CompareScreen(AppScreen[None]):
         self.replay_steps = (replay_steps(a.events), replay_steps(b.events))
         self.agents = {**_short_agents(a), **_short_agents(b)}
         self.titles = (one_line(a.title), one_line(b.title))
+        self.models = (model_words(a.header, since=False), model_words(b.header, since=False))
         self.sub_title = one_line(f"compare · {a.title}", 200)
 
     # -- layout -----------------------------------------------------------------------------
@@ -202,7 +206,8 @@ class CompareScreen(AppScreen[None]):
             text.append(one_line(f" · fork @ {side.get('forked_at')} of {Path(str(parent)).name}"), style="italic")
         calls = side["llm_calls"]
         text.append(f" · {calls} call{'' if calls == 1 else 's'} · {side['duration']:.1f}s · ")
-        text.append(one_line(f"{side['workflow']} · {side['model']}"), style=colours.muted)
+        model = self.models[0 if name == "A" else 1]
+        text.append(one_line(f"{side['workflow']} · {model}"), style=colours.muted)
         if not parent:
             text.append(f" · {Path(str(side['session'])).name}", style=colours.muted)
         return text
