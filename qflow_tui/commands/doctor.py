@@ -39,6 +39,9 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The report. As text it is printed as it is found, a line at a time
+    (the probes and the warm children take seconds on a busy machine); with
+    ``--json``, one object at the end."""
     from ..core.sandbox import (
         Sandbox,
         SandboxConfig,
@@ -48,22 +51,23 @@ def run(args: argparse.Namespace) -> int:
         weak_warning,
     )
     from ..core.sandbox.config import CGROUP_SLACK_MB
-    from ..core.sandbox.probes import probe_all
+    from ..core.sandbox.probes import ProbeResult, probe_all
+
+    as_text = not getattr(args, "json", False)
+    probing = not getattr(args, "no_probes", False)
+
+    def say(line: str) -> None:
+        if as_text:
+            print(line, flush=True)  # flushed: a pipe sees each line as it comes too
 
     keys = {name: bool(os.environ.get(name)) for name in KEY_VARS}
     try:
         iso = detect_isolation()
         # Reported even where a run would refuse it (a weak level as root): that is what the red line says.
         sandbox = Sandbox(SandboxConfig(timeout=3.0), refuse_weak=False)
-        probes = [] if getattr(args, "no_probes", False) else probe_all(sandbox)
     except (SandboxUnavailable, ValueError) as exc:
         return fail(f"sandbox unavailable: {exc}", code=3)
-    broken = [p for p in probes if p.claimed and not p.held]
-    warm, config_note, truth_on = warm_pool_report()
-    truth = ground_truth_report(truth_on, sandbox.protects()["reading/deleting your files"])
-    notes = list(iso.notes) + ([config_note] if config_note else [])
     warnings = [w for w in (weak_warning(iso), weak_refusal(iso)) if w]
-    plugins = plugin_report()
     layers = {
         "bwrap": iso.found.get("bwrap"),
         "seccomp": iso.found.get("seccomp"),
@@ -71,6 +75,57 @@ def run(args: argparse.Namespace) -> int:
         "uid": iso.found.get("uid", "not root: runs as your own uid" if os.geteuid() != 0 else "not used"),
         "interpreter": iso.found.get("interpreter"),
     }
+    say(f"sandbox isolation: {iso.label}")
+    for warning in warnings if as_text else ():
+        red(f"  {warning}")
+    for name, found in layers.items():
+        say(f"  {name:<12} {found}")
+    say(f"judged programs run on {one_line(iso.judged_programs(), 300)}")
+    say("memory and disk bounds:")
+    for name, bound in sandbox.bounds().items():
+        say(f"  {name:<14} {one_line(bound, 160)}")
+    claims = sandbox.protects()
+    say("protects against:" + ("" if probing else " (not probed)"))
+
+    def said(p: ProbeResult) -> None:
+        how = "stopped" if p.held else "GOT THROUGH"
+        say(f"  [{'x' if p.claimed else ' '}] {p.threat}  probe: {how} ({one_line(p.detail, PROBE_DETAIL)})")
+
+    try:
+        probes = probe_all(sandbox, on_result=said) if probing else []
+    except (SandboxUnavailable, ValueError) as exc:
+        return fail(f"sandbox unavailable: {exc}", code=3)
+    tried = {p.threat for p in probes}
+    for threat, ok in claims.items():
+        if threat not in tried:
+            say(f"  [{'x' if ok else ' '}] {threat}")
+    broken = [p for p in probes if p.claimed and not p.held]
+    m = sandbox.memory
+    if m.cgroup:
+        each = f"{m.per_process_mb} MB" + (f" + {m.disk_per_run_mb // 2} MB of tmpfs" if m.disk_per_run_mb else "")
+        how = f"{2 * m.runs} children at once, each held by its cgroup to {each} + {CGROUP_SLACK_MB} MB"
+    else:
+        how = f"{m.runs} runs at once x {m.processes_per_run} processes x {m.per_process_mb} MB" + (
+            f" + {m.disk_per_run_mb} MB of tmpfs per run" if m.disk_per_run_mb else ""
+        )
+    say(f"memory: at most {m.total_mb} MB for all sandbox processes of {m.machine_mb} MB ({how})")
+    warm, config_note, truth_on = warm_pool_report()
+    truth = ground_truth_report(truth_on, claims["reading/deleting your files"])
+    notes = list(iso.notes) + ([config_note] if config_note else [])
+    plugins = plugin_report()
+    if as_text:
+        out = sys.stdout
+        print_warm_pool(warm, out)
+        print_ground_truth(truth, out)
+        for note in notes:
+            print(f"  note: {one_line(note, 300)}", file=out)
+        print_plugins(plugins, out)
+        print("API keys (names only):", file=out)
+        for name, present in keys.items():
+            print(f"  {name:<20} {'set' if present else 'not set'}", file=out)
+        if broken:
+            print(f"warning: {len(broken)} claimed protection(s) did not hold: see GOT THROUGH above", file=out)
+        return 1 if broken else 0
     judged = {
         "interpreter": iso.interpreter,
         "packages": dict(iso.package_versions),
@@ -81,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         "isolation": iso.label,
         "layers": layers,
         "judged_programs": judged,
-        "protects": sandbox.protects(),
+        "protects": claims,
         "bounds": sandbox.bounds(),
         "probes": {p.threat: {"claimed": p.claimed, "held": p.held, "detail": p.detail} for p in probes},
         "memory": {
@@ -100,51 +155,13 @@ def run(args: argparse.Namespace) -> int:
         "running_as_root": os.geteuid() == 0,
         "api_keys": keys,
     }
-    if getattr(args, "json", False):
-        print(json.dumps(data))
-        return 1 if broken else 0
-    out = sys.stdout
-    print(f"sandbox isolation: {iso.label}", file=out)
-    for warning in warnings:
-        red(f"  {warning}")
-    for name, found in layers.items():
-        print(f"  {name:<12} {found}", file=out)
-    print(f"judged programs run on {one_line(iso.judged_programs(), 300)}", file=out)
-    print("memory and disk bounds:", file=out)
-    for name, bound in sandbox.bounds().items():
-        print(f"  {name:<14} {one_line(bound, 160)}", file=out)
-    print("protects against:" + ("" if probes else " (not probed)"), file=out)
-    tried = {p.threat: p for p in probes}
-    for threat, ok in sandbox.protects().items():
-        p = tried.get(threat)
-        if p is None:
-            verdict = ""
-        elif p.held:
-            verdict = f"  probe: stopped ({one_line(p.detail, 60)})"
-        else:
-            verdict = f"  probe: GOT THROUGH ({one_line(p.detail, 60)})"
-        print(f"  [{'x' if ok else ' '}] {threat}{verdict}", file=out)
-    m = sandbox.memory
-    if m.cgroup:
-        each = f"{m.per_process_mb} MB" + (f" + {m.disk_per_run_mb // 2} MB of tmpfs" if m.disk_per_run_mb else "")
-        how = f"{2 * m.runs} children at once, each held by its cgroup to {each} + {CGROUP_SLACK_MB} MB"
-    else:
-        how = f"{m.runs} runs at once x {m.processes_per_run} processes x {m.per_process_mb} MB" + (
-            f" + {m.disk_per_run_mb} MB of tmpfs per run" if m.disk_per_run_mb else ""
-        )
-    print(f"memory: at most {m.total_mb} MB for all sandbox processes of {m.machine_mb} MB ({how})", file=out)
-    print_warm_pool(warm, out)
-    print_ground_truth(truth, out)
-    for note in notes:
-        print(f"  note: {one_line(note, 300)}", file=out)
-    print_plugins(plugins, out)
-    print("API keys (names only):", file=out)
-    for name, present in keys.items():
-        print(f"  {name:<20} {'set' if present else 'not set'}", file=out)
-    if broken:
-        print(f"warning: {len(broken)} claimed protection(s) did not hold: see GOT THROUGH above", file=out)
-        return 1
-    return 0
+    print(json.dumps(data))
+    return 1 if broken else 0
+
+
+#: The longest probe detail said (a probe's own words: the disk probe's run
+#: to about 90 characters, and were cut at 60 mid-word).
+PROBE_DETAIL = 300
 
 
 def red(line: str) -> None:

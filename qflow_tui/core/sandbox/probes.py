@@ -132,10 +132,11 @@ def _held_mb(sb: Sandbox, program: str) -> int:
 _Add: TypeAlias = Callable[[str, bool, str], None]
 
 
-def probe_all(sb: Sandbox) -> list[ProbeResult]:
+def probe_all(sb: Sandbox, on_result: Callable[[ProbeResult], None] | None = None) -> list[ProbeResult]:
     """Try every attack against ``sb``'s level, on the children its
     programs get: under bwrap, forks of the zygote once it has started (see
-    ``zygote``), so it is waited for first."""
+    ``zygote``), so it is waited for first. ``on_result`` is given each
+    result as soon as its probe ends (``qflow doctor`` prints it then)."""
     if sb.details.bwrap is not None:
         zygote.wait_ready(sb.details.launch(0))
     claims = sb.protects()
@@ -144,6 +145,8 @@ def probe_all(sb: Sandbox) -> list[ProbeResult]:
 
     def add(threat: str, held: bool, detail: str) -> None:
         out.append(ProbeResult(threat, claims.get(threat, False), held, detail))
+        if on_result is not None:
+            on_result(out[-1])
 
     _probe_memory(sb, add)
     _probe_fork_bomb(sb, add)
