@@ -61,6 +61,7 @@ class TestCase:
 
     @property
     def is_io(self) -> bool:
+        """An input/output pair (``input`` and ``output`` set), not an assert."""
         return self.input is not None
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,11 +102,26 @@ KINDS: tuple[ProblemKind, ...] = ("function", "io")
 
 @dataclass
 class Problem:
+    """What a run is asked to solve: ``ctx.problem`` in a workflow's run
+    function. Make one with :func:`make_problem` (asserts) or
+    :func:`make_io_problem` (stdin/stdout samples), which check their input and
+    raise :class:`ProblemError` with one line; a dataset's reader gets one from
+    ``jsonl_problem``."""
+
     statement: str
+    """The problem's text as the agents are shown it (a function problem's
+    often ends with the signature or the docstring)."""
     tests: list[TestCase]
+    """The visible tests: what the agents may see and a workflow may run.
+    The tests that judge a program in a bench are the dataset's, not these."""
     entry_point: str
+    """A function problem's function under test (``remove_Occ``); empty for an
+    ``io`` problem, whose program is a whole script."""
     title: str = ""
+    """A short name for lists and headings; empty: the statement's first words."""
     task_id: str | None = None
+    """The dataset's id (``mbpp/11``, ``mycontest/leap``); None for a problem
+    typed or pasted."""
     setup: str = ""
     """Code the tests need before they run (imports; MBPP's test_setup_code)."""
     kind: ProblemKind = "function"
@@ -117,10 +133,18 @@ class Problem:
 
     @property
     def is_io(self) -> bool:
+        """``kind == "io"``: the program reads stdin and writes stdout. A
+        workflow branches on it for its prompts (``PromptLibrary.for_kind``;
+        ``ctx.prompts`` is made for the kind already), for the program it
+        extracts (a whole script, ``extract_program(answer, "")``) and for the
+        feedback it gives (``execute_tests`` judges each input/output pair)."""
         return self.kind == "io"
 
     @property
     def test_sources(self) -> list[str]:
+        """Each visible test as text: an assert, or an I/O pair's one-line label
+        (``input '1 2\\n' -> output '3\\n'``). What ``execute_tests`` takes:
+        for an ``io`` problem it finds the pairs again from the labels."""
         return [t.source for t in self.tests]
 
     def to_dict(self) -> dict[str, Any]:

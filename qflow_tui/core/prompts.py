@@ -24,18 +24,29 @@ _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
 class PromptError(LookupError):
-    pass
+    """A prompt file that is missing, or a ``{{placeholder}}`` given no value;
+    the message names the file or the placeholder. A run that meets one ends
+    with it (a workflow's own bug, not the model's)."""
 
 
 @dataclass(frozen=True)
 class Prompt:
+    """One prompt file, read: what :meth:`PromptLibrary.get` returns."""
+
     name: str
+    """``<agent folder>/<file stem>`` (``writer/generate``), for messages."""
     system: str
+    """The system prompt: the text before the line ``---`` (empty without one)."""
     user: str
+    """The user message: the text after ``---`` (the whole file without one)."""
 
     def render(self, **values: str) -> tuple[str, str]:
         """``(system, user)`` with every ``{{placeholder}}`` filled from
-        ``values`` (one missing: :class:`PromptError`), as ``ctx.request`` takes it."""
+        ``values``, each side stripped: the pair ``ctx.request(role, prompt)``
+        takes. A placeholder without a value raises :class:`PromptError`
+        naming it (nothing is sent half-filled); a value no placeholder names
+        is ignored. Values go in as ``str(value)``, unescaped; braces that are
+        not ``{{word}}`` (code, dicts) stay as written."""
 
         def sub(template: str) -> str:
             def repl(m: re.Match[str]) -> str:

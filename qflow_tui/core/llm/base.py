@@ -62,18 +62,42 @@ class ScriptRequest(TypedDict):
 @dataclass
 class LLMRequest:
     """One model call. The fields beyond the prompt say where in the workflow it
-    happens, so script models and the replay client can answer by position."""
+    happens, so script models and the replay client can answer by position.
+    A workflow makes one with ``ctx.request(role, prompt, progression=...,
+    epoch=..., attempt=..., turn=..., test=...)``.
+
+    Replay, fork and resume match a call to the recording by its place
+    (``agent``, ``progression``, ``epoch``, ``attempt``, ``turn``, ``test`` and
+    ``node``) and by the hash of what the model is shown (``system``,
+    ``messages``, ``temperature``); a call whose place matches none is still
+    answered by a recorded call of the same agent with the very same prompt.
+    So give each call of a loop a place of its own (``epoch=n`` for the n-th
+    round, ``attempt=k`` for the k-th try inside it, ``turn`` for the n-th
+    message of one conversation): two calls with one place and one prompt are
+    answered in recorded order, and a call whose place is new and whose prompt
+    differs is asked of the live model (or fails, with no fallback model)."""
 
     agent: str
+    """The role that asks (one of the spec's ``Agent`` roles)."""
     messages: list[dict[str, str]]
+    """The conversation: ``{"role": "user" | "assistant", "content": text}``, in order."""
     system: str = ""
+    """The system prompt (empty: none)."""
     temperature: float = 0.0
+    """Sampling temperature; the run's unless the call gives its own."""
     max_tokens: int = 4096
+    """The longest answer, in tokens (the run's ``--max-tokens``)."""
     turn: int = 1
+    """The n-th message of one conversation (1: its first): a multi-turn agent
+    numbers its follow-ups."""
     progression: int | None = None
+    """The progression (parallel line of work) the call belongs to; None: the whole run's."""
     epoch: int | None = None
+    """The round of a loop (``fix:2`` is epoch 2); ``step(ctx, stage, ..., epoch=n)`` names the step alike."""
     attempt: int | None = None
+    """The try within a round (a clarifier's k-th attempt); numbered as ``epoch``."""
     test: str | None = None
+    """The test the call is about, for an agent asked once per test (a test checker)."""
     seed: int | None = None
     """Sampling seed, where the provider takes one (not part of the prompt hash)."""
     step: str | None = None
@@ -110,12 +134,18 @@ class LLMRequest:
 
 @dataclass
 class Completion:
+    """What a client's ``complete`` returns: the whole answer and what it cost."""
+
     text: str
+    """The answer, whole (the pieces given to ``on_delta``, joined)."""
     input_tokens: int | None = None
     """Every token of the prompt, the cached ones included."""
     output_tokens: int | None = None
+    """The answer's tokens as the provider reports them; None: not reported (never 0 for unknown)."""
     latency: float = 0.0
+    """Seconds from the request to the last piece."""
     tokens_estimated: bool = False
+    """The counts are an estimate (``estimate_tokens``), not the provider's."""
     cache_read_tokens: int | None = None
     """Of ``input_tokens``, those served from the provider's prompt cache (priced lower)."""
     cache_write_tokens: int | None = None
