@@ -77,6 +77,12 @@ def chunk_text(text: str, words_per_chunk: int = 3) -> list[str]:
 
 
 class ScriptClient:
+    """The ``script/<file.py>`` model: a Python file plays the model. Its
+    ``respond(request)`` is given each call as a :class:`ScriptRequest` dict
+    and returns the answer's text (or an awaitable of it); the answer is
+    streamed in chunks, ``STREAM_DELAY`` seconds apart when the file sets it.
+    A provider plugin can wrap one to answer without a network."""
+
     def __init__(self, path: str | Path, *, stream_delay: float | None = None) -> None:
         self.path = str(path)
         self.name = f"script/{self.path}"
