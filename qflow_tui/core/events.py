@@ -19,6 +19,9 @@ RunOutcomeWord = Literal["accepted", "reverted", "rejected", "unchecked"]
 CheckVerdict = Literal["pass", "fail"]
 TestVerdict = Literal["kept", "rejected"]
 DecisionWord = Literal["accept", "continue", "clarify", "revert"]
+"""The decisions the core acts on, as a ``Decision`` event says them: ``accept``
+(the program stands), ``continue`` (on to the next step), ``clarify`` (ask the
+clarifier) and ``revert`` (fall back to the first program)."""
 NoticeLevel = Literal["info", "warning", "error"]
 SteeredWhat = Literal["program", "verdict", "test verdict", "test", "tests", "statement"]
 CriticAction = Literal["refine", "abort", "accept", ""]
