@@ -137,3 +137,51 @@ def test_the_check_finds_a_name_the_reference_lacks() -> None:
     reference = "::: qflow_tui.core.problem.Problem\n    options:\n      members: [statement]\n"
     assert used_names(page) - documented(reference) == {"Problem.nosuch", "tests_text", "RunState"}
     assert {"Problem", "Problem.statement"} <= documented(reference)
+
+
+EXAMPLES = [
+    *sorted((ROOT / "examples" / "qflow-debugloop").rglob("*.py")),
+    *sorted((ROOT / "tests" / "data" / "plugin" / "qflow-plainshot").rglob("*.py")),
+    *sorted((ROOT / "tests" / "data" / "plugin" / "qflow-tinyset").rglob("*.py")),
+]
+
+
+#: The share of a block's lines found in an example file from which the block
+#: is a quote of it (an adaptation, as bring-a-dataset's, shares fewer).
+QUOTED = 0.8
+
+
+def drifted_blocks(page: str, sources: dict[str, str]) -> list[str]:
+    """The Python blocks of ``page`` that quote an example file (most of
+    their lines are its lines) but are no longer in it, whole."""
+    out = []
+    for block in _BLOCK.findall(page):
+        lines = [line for line in block.strip().splitlines() if line.strip()]
+        if not lines or any(block.strip() in text for text in sources.values()):
+            continue
+        for name, text in sources.items():
+            own = set(text.splitlines())
+            if sum(line in own for line in lines) >= QUOTED * len(lines):
+                out.append(f"the block starting `{lines[0]}` differs from {name}")
+    return out
+
+
+def test_the_guides_quote_the_example_packages_as_they_are() -> None:
+    """A guide's block that shows an example package's code (the example pages
+    include the files themselves) is that file's text, word for word: an
+    example changed without its guide fails here."""
+    sources = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in EXAMPLES}
+    drift = []
+    quoted = 0
+    for guide in GUIDES:
+        page = guide.read_text(encoding="utf-8")
+        drift += [f"{guide.relative_to(ROOT)}: {d}" for d in drifted_blocks(page, sources)]
+        quoted += sum(1 for b in _BLOCK.findall(page) if any(b.strip() in t for t in sources.values()))
+    assert not drift, "; ".join(drift)
+    assert quoted >= 5
+    # A block that quotes a file and then differs is caught.
+    edited = sources["examples/qflow-debugloop/qflow_debugloop/run.py"].replace("fix + 1", "fix + 2", 1)
+    page = "```python\n" + edited.split("async def run_debugloop", 1)[0].strip() + "\n```\n"
+    assert not drifted_blocks(page, sources)
+    page = "```python\nasync def run_debugloop" + edited.split("async def run_debugloop", 1)[1] + "```\n"
+    assert drifted_blocks(page, sources)
