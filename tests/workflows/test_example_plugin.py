@@ -40,6 +40,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     )
     assert out.returncode == 0, out.stderr
     assert (site / "qflow_debugloop" / "prompts" / "debugger" / "fix.txt").is_file()
+    assert (site / "qflow_debugloop" / "prompts" / "debugger" / "io" / "fix.txt").is_file()
     home = tmp_path_factory.mktemp("home")
     return {
         **os.environ,
@@ -112,6 +113,29 @@ def test_a_relaxed_run_executes_the_visible_tests_and_fixes_the_program(env, tmp
     assert [(p["step"], p["agent"]) for p in of("program_candidate", recorded)] == [
         ("write", "writer"),
         ("fix:1", "debugger"),
+    ]
+
+
+def test_a_problem_that_reads_stdin_gets_the_io_prompts_and_feedback(env, tmp_path):
+    """Issue 54: the guide's example asked for a function on every problem.
+    On a judge's page (stdin/stdout samples) the writer and the debugger read
+    the io/ prompts, and the debugger is shown each failing input with the
+    output expected and what the program printed."""
+    done = qflow(
+        env, "solve", "--problem", "tests/data/judge/page.md", *MODEL, "--workflow", "debugloop",
+        "--json", "--session-dir", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["outcome"] == "accepted" and summary["accepted_at"] == "fix:1"
+    assert "print(a + b)" in summary["final_program"]
+    recorded = events(summary)
+    prompts = {e["agent"]: e["messages"][-1]["content"] for e in of("llm_call_started", recorded)}
+    assert "reads its input from standard input" in prompts["writer"] and "Input 1" in prompts["writer"]
+    assert "Input:\n1 2" in prompts["debugger"] and "Expected output:\n3" in prompts["debugger"]
+    assert [(r["step"], r["passed"], r["total"]) for r in of("sandbox_run", recorded)] == [
+        ("write", 0, 2),
+        ("fix:1", 2, 2),
     ]
 
 

@@ -27,11 +27,13 @@ PROMPTS = PromptLibrary(Path(__file__).with_name("prompts"))
 
 async def run_debugloop(ctx: RunContext) -> WorkflowResult:
     problem = ctx.problem
+    # A problem that reads stdin gets the prompts of prompts/<agent>/io/.
+    prompts = PROMPTS.for_kind(problem.kind)
     async with step(ctx, "write", "writer", progression=0) as s:
         # A person's program for this step stands in for the writer's answer.
         program = steered_program(ctx, s.name, 0, "", "writer")
         if program is None:
-            prompt = PROMPTS.get("writer", "generate").render(
+            prompt = prompts.get("writer", "generate").render(
                 statement=problem.statement, tests=tests_text(ctx), entry_point=problem.entry_point
             )
             answer = await ctx.call(ctx.request("writer", prompt, progression=0), step=s.name)
@@ -53,7 +55,7 @@ async def run_debugloop(ctx: RunContext) -> WorkflowResult:
                     ctx, program, problem.test_sources, purpose="visible", agent="executor", step=s.name, progression=0
                 )
                 passed = report.all_passed
-                feedback = execution_feedback(report)
+                feedback = execution_feedback(report, problem)
                 s.detail = f"{report.passed}/{report.total} pass"
             else:
                 passed = verdict
@@ -71,7 +73,7 @@ async def run_debugloop(ctx: RunContext) -> WorkflowResult:
         async with step(ctx, "fix", "debugger", epoch=fix + 1, progression=0) as s:
             edited = steered_program(ctx, s.name, 0, program, "debugger")
             if edited is None:
-                prompt = PROMPTS.get("debugger", "fix").render(
+                prompt = prompts.get("debugger", "fix").render(
                     statement=problem.statement, program=program, feedback=feedback, entry_point=problem.entry_point
                 )
                 answer = await ctx.call(ctx.request("debugger", prompt, progression=0, epoch=fix + 1), step=s.name)

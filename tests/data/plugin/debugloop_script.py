@@ -1,6 +1,7 @@
 """A script model for the debug-loop example (examples/qflow-debugloop) on MBPP
 No. 11: the writer answers with a program that removes only the first
-occurrence; the debugger, told which tests fail, answers with the right one."""
+occurrence; the debugger, told which tests fail, answers with the right one.
+On a problem that reads stdin it plays A + B alike."""
 
 FIXED = """def remove_Occ(s, ch):
     first = s.find(ch)
@@ -17,7 +18,20 @@ BUGGY = """def remove_Occ(s, ch):
 """
 
 
+#: A problem that reads stdin (tests/data/judge/page.md, A + B): the writer's
+#: program subtracts; the debugger, shown the failing inputs, adds.
+IO_BUGGY = "a, b = map(int, input().split())\nprint(a - b)\n"
+IO_FIXED = "a, b = map(int, input().split())\nprint(a + b)\n"
+
+
 def respond(request):
+    prompt = request["messages"][-1]["content"]
+    if "standard input" in prompt:  # the io/ prompts
+        if request["agent"] == "writer":
+            return "```python\n" + IO_BUGGY + "```"
+        if request["agent"] == "debugger" and "Input:" in prompt and "Expected output:" in prompt:
+            return "```python\n" + IO_FIXED + "```"
+        raise ValueError("the debugger was not shown the failing inputs")
     if request["agent"] == "writer":
         return "```python\n" + BUGGY + "```"
     if request["agent"] == "debugger":
