@@ -20,7 +20,9 @@ API = ROOT / "docs" / "reference" / "api.md"
 GUIDES = sorted((ROOT / "docs" / "guide").glob("*.md"))
 
 _IMPORT = re.compile(r"^\s*from (qflow_tui[\w.]*) import (?:\(([^)]*)\)|([^\n]*))", re.M)
-_BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+#: A Python block: ``python`` quotes a file (tests/workflows/test_plugin_workflow.py
+#: holds each to it), ``py`` is an illustration of the guide's own.
+_BLOCK = re.compile(r"```(?:python|py)\n(.*?)```", re.S)
 _INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _SPAN = re.compile(r"([A-Za-z_][\w.]*)(?:\(.*\))?(?:\s*->.*)?")
 
