@@ -400,7 +400,9 @@ class RunContext:
         ``(system, user)``, or give ``messages`` (and ``system``) for a
         conversation. ``where`` says where it sits and is recorded with the
         call: ``progression=``, ``epoch=``, ``attempt=``, ``turn=``, ``test=``,
-        ``node=``."""
+        ``node=``. Replay, fork and resume find the recorded answer by that
+        place and the prompt (:class:`~qflow_tui.core.llm.base.LLMRequest`
+        says how): give each call of a loop a place of its own."""
         if prompt is not None:
             system, user = prompt
             messages = [{"role": "user", "content": user}]
