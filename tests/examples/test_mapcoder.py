@@ -208,3 +208,16 @@ def test_the_bench_runs_it_and_labels_it_relaxed(env, tmp_path):
     assert out.returncode == 0, out.stderr
     assert "RELAXED" in out.stdout, out.stdout
     assert "1/1" in out.stdout or "100.0" in out.stdout, out.stdout
+
+
+def test_its_docs_page_says_what_its_spec_says(env):
+    """docs/workflows/mapcoder.md's description and settings are what docs/gen.py
+    writes for any workflow, here from the installed plugin's spec."""
+    write = "import sys; sys.path.insert(0, 'docs'); import gen; print(gen.workflow_page('mapcoder')())"
+    out = subprocess.run([sys.executable, "-c", write], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    page = (ROOT / "docs" / "workflows" / "mapcoder.md").read_text(encoding="utf-8")
+    region = page.split("<!-- plugin: workflow-mapcoder -->\n", 1)[1].split("<!-- end -->", 1)[0]
+    assert region == out.stdout, (
+        "docs/workflows/mapcoder.md is out of step with the plugin's spec: paste\n" + out.stdout
+    )
