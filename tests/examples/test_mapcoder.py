@@ -118,10 +118,49 @@ def test_a_function_problem_goes_to_the_next_plan_and_is_accepted(env, tmp_path)
         ("coding:2", 3, 3),
     ]
     assert {(r["agent"], r["purpose"]) for r in runs} == {("sample_tester", "samples")}
-    decisions = [(d["step"], d["decision"]) for d in of("decision", recorded)]
-    rounds = [(f"debugging:{n}", "continue") for n in range(1, 6)]
-    assert decisions == [("coding:1", "continue"), *rounds, ("coding:2", "accept")]
-    assert "the next plan" in of("decision", recorded)[-2]["reason"]
+    # MapCoder's own decision words, each mapped onto the core's continue.
+    decisions = [(d["step"], d["word"], d["decision"]) for d in of("decision", recorded)]
+    rounds = [(f"debugging:{n}", "debug", "continue") for n in range(1, 5)]
+    assert decisions == [
+        ("coding:1", "debug", "continue"),
+        *rounds,
+        ("debugging:5", "next plan", "continue"),
+        ("coding:2", "", "accept"),
+    ]
+    assert of("decision", recorded)[-2]["reason"] == "0/3 samples pass after 5 debugging rounds: plan 3 is next"
+
+
+def test_its_plans_pane_gets_a_row_per_recalled_problem_with_its_confidence(env, tmp_path):
+    _, recorded = solve(env, tmp_path, *FUNCTION)
+    (pane,) = of("run_started", recorded)[0]["panes"]
+    assert (pane["id"], pane["title"], pane["record"]) == ("plans", "Plans", "plan")
+    assert [c["field"] for c in pane["columns"]] == ["plan", "recalled", "confidence", "tried", "outcome"]
+    # Each plan's row is sent again (same key) as it is scored and tried; its last state:
+    last: dict[str, dict[str, Any]] = {}
+    for record in of("record", recorded):
+        assert record["record"] == "plan" and record["progression"] == 0
+        last[record["key"]] = record["fields"]
+    assert [(f["plan"], f["confidence"], f["tried"], f["outcome"]) for f in last.values()] == [
+        (1, 90, 1, "failed: 0/3 samples pass after 5 debugging rounds"),
+        (2, 35, None, "planned"),
+        (3, 80, 2, "accepted at coding:2"),
+    ]
+    assert last["2"]["recalled"] == "Reverse the order of the words in a sentence."
+    # Before any plan, the recalled problems alone (the pane fills as the run goes).
+    first_rows = of("record", recorded)[:3]
+    assert [(r["step"], r["fields"]["confidence"], r["fields"]["outcome"]) for r in first_rows] == [
+        ("retrieval", None, "to plan")
+    ] * 3
+
+
+def test_the_headless_log_says_its_words_and_its_rows(env, tmp_path):
+    done = qflow(env, "solve", *FUNCTION, *MODEL, "--workflow", "mapcoder", "--session-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    log = done.stdout + done.stderr
+    assert "debugging:5: NEXT PLAN - 0/3 samples pass after 5 debugging rounds: plan 3 is next" in log
+    assert "coding:1: DEBUG - 0/3 samples pass: debugging round 1 of 5 (plan 1)" in log
+    assert "planning:3 plan: plan=3 recalled=Remove the last occurrence" in log
+    assert "confidence=80 tried= outcome=planned" in log
 
 
 def test_a_stdin_problem_is_debugged_against_its_samples(env, tmp_path):
@@ -145,6 +184,7 @@ def test_k_and_t_from_flags_and_the_environment(env, tmp_path):
     assert summary["outcome"] == "rejected" and "rfind" not in summary["final_program"]
     assert of("run_started", recorded)[0]["config"]["workflow_settings"] == {"exemplars": 1, "debug_rounds": 0}
     assert [c["agent"] for c in of("llm_call_started", recorded)] == ["retrieval", "planning", "planning", "coding"]
+    assert of("decision", recorded)[-1]["word"] == "plans spent"
     assert "no plan is left" in of("decision", recorded)[-1]["reason"]
 
     summary, recorded = solve(env | {"QFLOW_DEBUG_ROUNDS": "1"}, tmp_path / "env", *FUNCTION)

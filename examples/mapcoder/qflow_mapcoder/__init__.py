@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from qflow_tui.core.workflows import Agent, Edit, PlannedStep, Setting, Steerable, WorkflowSpec
+from qflow_tui.core.workflows import Agent, Column, Edit, Pane, PlannedStep, Setting, Steerable, WorkflowSpec
 
 if TYPE_CHECKING:
     from qflow_tui.core.config import RunConfig
+    from qflow_tui.core.events import DecisionWord
 
 EXEMPLARS = Setting(
     "exemplars",
@@ -46,6 +47,30 @@ AGENTS = (
     Agent("sample_tester", "Sample tester", "ST"),
     Agent("debugging", "Debugging agent", "DB"),
 )
+
+
+#: The run screen's tab of MapCoder's own: a row per recalled problem and the
+#: plan made from it, updated as the plan is scored and tried (``plan`` records,
+#: keyed by the plan's number). ``qflow solve`` prints each record with these
+#: columns, and a replay shows the tab without the plugin installed.
+PLANS = Pane(
+    "plans",
+    "Plans",
+    record="plan",
+    columns=(
+        Column("plan", "#"),
+        Column("recalled", "recalled problem", width=34),
+        Column("confidence", "conf"),
+        Column("tried", "tried"),
+        Column("outcome", "outcome"),
+    ),
+    empty="No plan yet: the retrieval agent has not recalled a problem.",
+)
+
+#: The sample tester's decisions in MapCoder's words, each mapped onto the
+#: core's: the core acts on ``continue``, the timeline, the log and the
+#: session say which way the run went on.
+DECISION_WORDS: dict[str, DecisionWord] = {"debug": "continue", "next plan": "continue", "plans spent": "continue"}
 
 
 def debugging_round(tried: int, round: int, config: RunConfig) -> int:
@@ -112,6 +137,8 @@ SPEC = WorkflowSpec(
     checker="sample_tester",
     debugger="debugging",
     decided=("sample_tester",),
+    decision_words=DECISION_WORDS,
+    panes=(PLANS,),
     paper="Islam et al., MapCoder: Multi-Agent Code Generation for Competitive Problem Solving "
     "(ACL 2024, arXiv:2405.11403), section 3",
 )

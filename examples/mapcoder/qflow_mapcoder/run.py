@@ -14,25 +14,42 @@ from dataclasses import dataclass
 
 from qflow_tui.core.agents.test_executor import execute_tests, execution_feedback
 from qflow_tui.core.context import RunContext
-from qflow_tui.core.events import Decision, DecisionWord
+from qflow_tui.core.events import Record, RecordValue
 from qflow_tui.core.steer import steered_program, steered_verdict
 from qflow_tui.core.steps import step
 from qflow_tui.core.workflows import WorkflowResult
 
-from . import DEBUG_ROUNDS, EXEMPLARS, debugging_round
+from . import DEBUG_ROUNDS, EXEMPLARS, SPEC, debugging_round
 from .agents import debug, make_plan, rate_plan, recall, write_code
-from .parse import Recalled
+from .parse import Recalled, one_line
 
 
 @dataclass
 class Plan:
-    """A plan for the problem, made from one recalled problem."""
+    """A plan for the problem, made from one recalled problem: a row of the
+    Plans pane, sent again (same key) each time it changes."""
 
     number: int
     """The recalled problem it was learnt from (``planning:N``)."""
-    text: str
-    confidence: int
-    """0 to 100, the planning agent's own; 0 when its answer held no number."""
+    recalled: str
+    """What that problem asks."""
+    text: str = ""
+    confidence: int | None = None
+    """0 to 100, the planning agent's own; None before it is scored, or when its answer held no number."""
+    tried: int | None = None
+    """Its place in the order the plans are coded (``coding:N``); None: not coded."""
+    outcome: str = ""
+
+    def show(self, ctx: RunContext, step: str, agent: str) -> None:
+        """This plan's row in the Plans pane (and a line of ``qflow solve``'s log)."""
+        fields: dict[str, RecordValue] = {
+            "plan": self.number,
+            "recalled": one_line(self.recalled),
+            "confidence": self.confidence,
+            "tried": self.tried,
+            "outcome": self.outcome,
+        }
+        ctx.event(Record(step=step, agent=agent, progression=0, record="plan", key=str(self.number), fields=fields))
 
 
 async def run_mapcoder(ctx: RunContext) -> WorkflowResult:
@@ -40,22 +57,25 @@ async def run_mapcoder(ctx: RunContext) -> WorkflowResult:
     async with step(ctx, "retrieval", "retrieval", progression=0) as s:
         recollection = await recall(ctx, k, step=s.name)
         s.detail = f"{len(recollection.problems)} of {k} problems recalled"
-    recalled = recollection.problems or (
-        # Nothing recalled in the asked form: one plan from the problem alone.
-        Recalled(1, "(the retrieval agent recalled no problem in the form asked)", "", ""),
-    )
+        recalled = recollection.problems or (
+            # Nothing recalled in the asked form: one plan from the problem alone.
+            Recalled(1, "(none recalled in the form asked: a plan from the problem alone)", "", ""),
+        )
+        plans = [Plan(problem.number, problem.description, outcome="to plan") for problem in recalled]
+        for plan in plans:
+            plan.show(ctx, s.name, "retrieval")
     algorithm = recollection.algorithm
 
-    plans: list[Plan] = []
-    for problem in recalled:
-        async with step(ctx, "planning", "planning", epoch=problem.number, progression=0) as s:
-            text = await make_plan(ctx, problem, algorithm, step=s.name)
-            confidence = await rate_plan(ctx, text, number=problem.number, step=s.name)
-            s.detail = f"confidence {confidence}" if confidence is not None else "no confidence given: 0"
-        plans.append(Plan(problem.number, text, confidence or 0))
+    for plan, problem in zip(plans, recalled, strict=True):
+        async with step(ctx, "planning", "planning", epoch=plan.number, progression=0) as s:
+            plan.text = await make_plan(ctx, problem, algorithm, step=s.name)
+            plan.confidence = await rate_plan(ctx, plan.text, number=plan.number, step=s.name)
+            s.detail = f"confidence {plan.confidence}" if plan.confidence is not None else "no confidence given: 0"
+            plan.outcome = "planned"
+            plan.show(ctx, s.name, "planning")
 
-    # The most confident first; equal confidences in the order recalled.
-    ordered = sorted(plans, key=lambda p: -p.confidence)
+    # The most confident first (no number counts as 0); equal confidences in the order recalled.
+    ordered = sorted(plans, key=lambda p: -(p.confidence or 0))
     first = program = ""
     for tried, plan in enumerate(ordered, 1):
         async with step(ctx, "coding", "coding", epoch=tried, progression=0) as s:
@@ -63,7 +83,9 @@ async def run_mapcoder(ctx: RunContext) -> WorkflowResult:
             program = steered_program(ctx, s.name, 0, "", "coding") or await write_code(
                 ctx, plan.text, algorithm, tried=tried, step=s.name
             )
-            s.detail = f"plan {plan.number}, confidence {plan.confidence}"
+            s.detail = f"plan {plan.number}, confidence {plan.confidence or 0}"
+            plan.tried, plan.outcome = tried, "coded"
+            plan.show(ctx, s.name, "coding")
         first = first or program
         if not ctx.problem.test_sources:
             # No sample test to run: MapCoder has nothing to check the program against.
@@ -73,11 +95,13 @@ async def run_mapcoder(ctx: RunContext) -> WorkflowResult:
             check = await _check(ctx, at, producer, program)
             program = check.program
             if check.passed:
+                plan.outcome = f"accepted at {at}"
+                plan.show(ctx, at, "sample_tester")
                 _decide(ctx, at, "accept", f"{check.detail}: plan {plan.number} stands")
                 return WorkflowResult(program, "accepted", at, 0, first)
             if round == t:
                 break
-            _decide(ctx, at, "continue", f"{check.detail}: debugging round {round + 1} of {t} (plan {plan.number})")
+            _decide(ctx, at, "debug", f"{check.detail}: debugging round {round + 1} of {t} (plan {plan.number})")
             number = debugging_round(tried, round + 1, ctx.config)
             async with step(ctx, "debugging", "debugging", epoch=number, progression=0) as s:
                 edited = steered_program(ctx, s.name, 0, program, "debugging")
@@ -89,10 +113,12 @@ async def run_mapcoder(ctx: RunContext) -> WorkflowResult:
                 s.detail = f"plan {plan.number}, round {round + 1} of {t}"
             at, producer = s.name, "debugging"
         spent = f"{check.detail} after {t} debugging rounds" if t else check.detail
+        plan.outcome = f"failed: {spent}"
+        plan.show(ctx, at, "sample_tester")
         if tried < len(ordered):
-            _decide(ctx, at, "continue", f"{spent}: the next plan")
+            _decide(ctx, at, "next plan", f"{spent}: plan {ordered[tried].number} is next")
         else:
-            _decide(ctx, at, "continue", f"{spent}, and no plan is left: the last program stands")
+            _decide(ctx, at, "plans spent", f"{spent}, and no plan is left: the last program stands")
     return WorkflowResult(program, "rejected", None, 0, first)
 
 
@@ -128,6 +154,8 @@ async def _check(ctx: RunContext, at: str, producer: str, program: str) -> Check
         return Check(report.all_passed, program, execution_feedback(report, ctx.problem), s.detail)
 
 
-def _decide(ctx: RunContext, at: str, decision: DecisionWord, reason: str) -> None:
-    """The sample tester's decision after its check (the spec lists it in ``decided``)."""
-    ctx.event(Decision(step=at, agent="sample_tester", progression=0, decision=decision, reason=reason))
+def _decide(ctx: RunContext, at: str, word: str, reason: str) -> None:
+    """The sample tester's decision after its check, in MapCoder's words
+    (``debug``, ``next plan``, ``plans spent``; the spec maps each onto the
+    core's ``continue``) or the core's ``accept``."""
+    ctx.event(SPEC.decision(word, reason, step=at, agent="sample_tester", progression=0))
