@@ -261,3 +261,43 @@ def test_its_docs_page_says_what_its_spec_says(env):
     assert region == out.stdout, (
         "docs/workflows/mapcoder.md is out of step with the plugin's spec: paste\n" + out.stdout
     )
+
+
+def app(env: dict[str, str], mode: str, problem: list[str]) -> dict[str, Any]:
+    """What tests/examples/mapcoder_app.py saw of the app on a MapCoder run."""
+    driver = ROOT / "tests" / "examples" / "mapcoder_app.py"
+    out = subprocess.run(
+        [sys.executable, str(driver), mode, problem[1]], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    seen: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return seen
+
+
+def test_the_app_runs_it_with_its_pane_and_words(env):
+    seen = app(env, "free", FUNCTION)
+    assert (seen["outcome"], seen["accepted_at"]) == ("accepted", "coding:2")
+    assert seen["panes"] == ["plans"]
+    assert [(p["plan"], p["confidence"], p["tried"]) for p in seen["plans"]] == [(1, 90, 1), (2, 35, None), (3, 80, 2)]
+    assert ["debugging:5", "continue", "next plan"] in seen["decisions"]
+
+    io = app(env, "free", IO)
+    assert (io["outcome"], io["accepted_at"]) == ("accepted", "debugging:1")
+    assert io["decisions"] == [["coding:1", "continue", "debug"], ["debugging:1", "accept", ""]]
+
+
+def test_step_mode_stops_before_each_of_its_steps_and_checks(env):
+    seen = app(env, "step", FUNCTION)
+    rounds = [stop for n in range(1, 6) for stop in (f"debugging:{n}", f"check:debugging:{n}")]
+    assert seen["stops"] == [
+        "retrieval",
+        *(f"planning:{n}" for n in (1, 2, 3)),
+        "coding:1",
+        "check:coding:1",
+        *rounds,
+        "coding:2",
+        "check:coding:2",
+    ]
+    # Held before the retrieval agent: no model call yet.
+    assert seen["calls_at_first_stop"] == 0
+    assert (seen["outcome"], seen["accepted_at"]) == ("accepted", "coding:2")
