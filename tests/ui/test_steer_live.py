@@ -323,7 +323,7 @@ async def test_b_on_the_timeline_sets_a_breakpoint_where_the_run_then_stops() ->
         await pilot.press("b")
         await pilot.press("b")  # set, then removed again
         assert Breakpoint("step", "self_debug:1") not in screen.gate.breakpoints
-        assert "● self_debug:2" in _timeline_text(screen) and "● self_debug:1" in _timeline_text(screen)
+        assert "● self-debug 2" in _timeline_text(screen) and "● self-debug 1" in _timeline_text(screen)
         await pilot.press("c")  # run free, to the breakpoint
         await wait_for_gate(pilot, screen, "self_debug:1", 0)
         assert screen.gate.stopped_by == "agent:self_debugger"

@@ -200,7 +200,7 @@ async def test_the_tree_tab_shows_nodes_and_a_selected_nodes_code_feedback_and_c
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         view = app.screen.query_one(RunView)
-        await pilot.press("6")
+        await pilot.press("5")  # the Tree: the fifth tab CodeTree has
         await pilot.pause()
         text = screen_text(app)
         assert "1 Add with the + operator  0/1  score 0.40  refine" in text
@@ -230,7 +230,7 @@ async def test_a_run_without_a_tree_offers_no_tree_tab(tmp_path: Path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         view = app.screen.query_one(RunView)
-        await pilot.press("6")
+        await pilot.press("5")
         await pilot.pause()
         assert view.query_one("#run-tabs").active != "tab-tree"
         assert "Tree" not in screen_text(app).splitlines()[2]
@@ -242,7 +242,7 @@ class TestCodeTreeSnapshot:
 
         async def run_before(pilot):
             await pilot.pause()
-            await pilot.press("6")
+            await pilot.press("5")
             await pilot.press("down")
             await pilot.pause()
             pilot.app.clear_notifications()
@@ -349,7 +349,7 @@ async def test_the_tests_table_shows_the_tests_another_workflow_ran(tmp_path: Pa
     app = create_app(demo_config(), replay_path=path, remember_theme=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await pilot.press("4")
+        await pilot.press("3")  # the Tests tab: AgentCoder has no Imagined tab
         await pilot.pause()
         text = screen_text(app)
         assert "1 run · p0 at test_executor:2: 1/1 pass" in text

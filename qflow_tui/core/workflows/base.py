@@ -357,6 +357,28 @@ class WorkflowSpec:
         said = ", ".join([*CORE_DECISIONS, *self.decision_words])
         raise ValueError(f"workflow {self.name}: {word!r:.40} is not a decision word of its own (choose one of {said})")
 
+    def why_no_tab(self, config: RunConfig, tab: str) -> str:
+        """Why a run with ``config`` has no ``tab`` (a :data:`Tab`), in words, when
+        another value of one of its settings would have it (``its checker is
+        python; the tab comes with checker=imagined``); empty: the tab is there,
+        or no setting brings it (the workflow does not use one)."""
+        if tab in self.tabs(config):
+            return ""
+        for setting in self.settings:
+            current = setting.of(config)
+            if setting.choices:
+                others: tuple[object, ...] = tuple(c for c in setting.choices if c != current)
+            elif isinstance(current, bool):
+                others = (not current,)
+            else:
+                others = ()
+            for other in others:
+                if tab in self.tabs(config.with_settings({setting.key: other}, self.name)):
+                    said = str(other).lower() if isinstance(other, bool) else other
+                    now = str(current).lower() if isinstance(current, bool) else current
+                    return f"its {setting.key.replace('_', ' ')} is {now}; the tab comes with {setting.key}={said}"
+        return ""
+
     def executes_visible_tests(self, config: RunConfig) -> bool:
         """True when a run with ``config`` executes the visible tests during
         synthesis (the relaxed setting), as :attr:`executes_visible` says."""

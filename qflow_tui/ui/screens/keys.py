@@ -82,6 +82,13 @@ def keys_of(screen: Screen[Any]) -> list[tuple[str, list[KeyRow]]]:
             check = getattr(node, "check_action", None)
             enabled = check(name, ()) is not False if check is not None else True
             rows.append(KeyRow(keys, what, enabled))
+        # Keys whose meaning depends on what the screen shows (the run view's
+        # digits number the tabs its run has): the node says them itself.
+        said = getattr(node, "help_keys", None)
+        if callable(said):
+            for keys, what in said():
+                if not any(r.keys == keys and r.what == what for rows_ in groups.values() for r in rows_):
+                    rows.append(KeyRow(keys, what, True))
     order = ["Where the cursor is", "This screen", "Everywhere"]
     return [(g, groups[g]) for g in order if groups.get(g)]
 
