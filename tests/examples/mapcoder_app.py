@@ -8,22 +8,27 @@ sees it), it prints what a person would see as one JSON object.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from textual.pilot import Pilot
 
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.pieces import Records
 from qflow_tui.ui.app import create_app
+from qflow_tui.ui.palette import palette
 from qflow_tui.ui.screens.run_screen import RunScreen
+from qflow_tui.ui.widgets.records_table import RecordsTable
 from qflow_tui.ui.widgets.run_view import RunView
+from qflow_tui.ui.widgets.timeline import render_timeline
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = f"script/{ROOT / 'examples' / 'mapcoder' / 'qflow_mapcoder' / 'script_model.py'}"
-SIZE = (100, 32)
+SIZE = (80, 24)
 
 
 def problem_texts(path: Path) -> tuple[str, str]:
@@ -52,6 +57,33 @@ def shown_at(screen: RunScreen) -> str | None:
     return f"check:{stop.step}" if stop.check else stop.step
 
 
+def screen_text(app: Any) -> str:
+    """The text on the app's screen, as a user sees it."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text(styles=False)
+
+
+async def the_plans_tab(pilot: Pilot, view: RunView) -> dict[str, Any]:
+    """Open the Plans tab by its digit: what it lists and what the screen shows,
+    then the timeline as the app renders it."""
+    tabs = view.numbered()
+    digit = str([tab for tab, _ in tabs].index("pane-plans") + 1)
+    await pilot.press(digit)
+    await pilot.pause()
+    table = view.query_one("#records-plans", RecordsTable)
+    shown = {
+        "tabs": [title for _, title in tabs],
+        "active": view.query_one("#run-tabs").active,
+        "rows": [dict(r.fields) for r in table.shown],
+        "screen": screen_text(pilot.app),
+    }
+    whole = io.StringIO()
+    Console(file=whole, width=120, color_system=None).print(render_timeline(view.state, 0, palette(pilot.app)))
+    return {**shown, "timeline": whole.getvalue()}
+
+
 def seen(view: RunView) -> dict[str, Any]:
     """What the run's state holds, as the screen's widgets read it."""
     state = view.state
@@ -78,7 +110,8 @@ async def free(problem: Path) -> dict[str, Any]:
         view.flush()
         await pilot.pause()
         result = view.state.result()
-        return {"outcome": result.outcome, "accepted_at": result.accepted_at, **seen(view)}
+        shown = await the_plans_tab(pilot, view)
+        return {"outcome": result.outcome, "accepted_at": result.accepted_at, **seen(view), **shown}
 
 
 async def step(problem: Path) -> dict[str, Any]:

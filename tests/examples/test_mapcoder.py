@@ -141,7 +141,7 @@ def test_its_plans_pane_gets_a_row_per_recalled_problem_with_its_confidence(env,
         assert record["record"] == "plan" and record["progression"] == 0
         last[record["key"]] = record["fields"]
     assert [(f["plan"], f["confidence"], f["tried"], f["outcome"]) for f in last.values()] == [
-        (1, 90, 1, "failed: 0/3 samples pass after 5 debugging rounds"),
+        (1, 90, 1, "failed: 0/3 after 5 rounds"),
         (2, 35, None, "planned"),
         (3, 80, 2, "accepted at coding:2"),
     ]
@@ -280,6 +280,23 @@ def test_the_app_runs_it_with_its_pane_and_words(env):
     assert seen["panes"] == ["plans"]
     assert [(p["plan"], p["confidence"], p["tried"]) for p in seen["plans"]] == [(1, 90, 1), (2, 35, None), (3, 80, 2)]
     assert ["debugging:5", "continue", "next plan"] in seen["decisions"]
+    # Its Plans tab, numbered after the built-in ones, at 80x24: a row per
+    # recalled problem with its plan's confidence, order tried and outcome.
+    assert seen["tabs"] == ["Timeline", "Agents", "Tests", "Program", "Plans"]
+    assert seen["active"] == "pane-plans"
+    lines = seen["screen"].splitlines()
+    assert lines[2].split() == ["Timeline", "Agents", "Tests", "Program", "Plans"]
+    assert lines[4].split() == ["#", "recalled", "problem", "conf", "tried", "outcome"]
+    assert lines[5].split()[:2] == ["1", "Remove"]
+    assert lines[5].split()[-7:] == ["90", "1", "failed:", "0/3", "after", "5", "rounds"]
+    assert lines[6].split()[-2:] == ["35", "planned"]
+    assert lines[7].split()[-5:] == ["80", "2", "accepted", "at", "coding:2"]
+    # The timeline says MapCoder's steps and decisions in its words.
+    assert (
+        "debug 5 of the 1st plan: next plan  0/3 samples pass after 5 debugging rounds: plan 3 is next"
+        in (seen["timeline"])
+    )
+    assert "code the 2nd plan: ACCEPT  3/3 samples pass: plan 3 stands" in seen["timeline"]
 
     io = app(env, "free", IO)
     assert (io["outcome"], io["accepted_at"]) == ("accepted", "debugging:1")

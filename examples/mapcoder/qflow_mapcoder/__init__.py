@@ -57,12 +57,13 @@ PLANS = Pane(
     "plans",
     "Plans",
     record="plan",
+    # Widths that fit an 80-column screen: the recalled problem is cut, the rest is short.
     columns=(
-        Column("plan", "#"),
-        Column("recalled", "recalled problem", width=34),
-        Column("confidence", "conf"),
-        Column("tried", "tried"),
-        Column("outcome", "outcome"),
+        Column("plan", "#", width=2),
+        Column("recalled", "recalled problem", width=30),
+        Column("confidence", "conf", width=4),
+        Column("tried", "tried", width=5),
+        Column("outcome", "outcome", width=27),
     ),
     empty="No plan yet: the retrieval agent has not recalled a problem.",
 )

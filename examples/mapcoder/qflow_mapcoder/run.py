@@ -113,7 +113,7 @@ async def run_mapcoder(ctx: RunContext) -> WorkflowResult:
                 s.detail = f"plan {plan.number}, round {round + 1} of {t}"
             at, producer = s.name, "debugging"
         spent = f"{check.detail} after {t} debugging rounds" if t else check.detail
-        plan.outcome = f"failed: {spent}"
+        plan.outcome = f"failed: {check.score}" + (f" after {t} rounds" if t else "")
         plan.show(ctx, at, "sample_tester")
         if tried < len(ordered):
             _decide(ctx, at, "next plan", f"{spent}: plan {ordered[tried].number} is next")
@@ -133,6 +133,8 @@ class Check:
     """What the debugging agent is told when it failed."""
     detail: str
     """In words: ``1/3 samples pass``."""
+    score: str
+    """In a few characters, for the Plans pane: ``1/3``, or ``a person's no``."""
 
 
 async def _check(ctx: RunContext, at: str, producer: str, program: str) -> Check:
@@ -145,13 +147,14 @@ async def _check(ctx: RunContext, at: str, producer: str, program: str) -> Check
             s.detail = "a person " + ("accepted it" if verdict else "rejected it")
             s.outcome = "accepted" if verdict else "rejected"
             feedback = "A reviewer rejected the program: read the statement again and fix it."
-            return Check(verdict, program, feedback, s.detail)
+            return Check(verdict, program, feedback, s.detail, "a person's " + ("yes" if verdict else "no"))
         report = await execute_tests(
             ctx, program, ctx.problem.test_sources, purpose="samples", agent="sample_tester", step=s.name, progression=0
         )
         s.detail = f"{report.passed}/{report.total} samples pass"
         s.outcome = "accepted" if report.all_passed else "rejected"
-        return Check(report.all_passed, program, execution_feedback(report, ctx.problem), s.detail)
+        feedback = execution_feedback(report, ctx.problem)
+        return Check(report.all_passed, program, feedback, s.detail, f"{report.passed}/{report.total}")
 
 
 def _decide(ctx: RunContext, at: str, word: str, reason: str) -> None:
