@@ -318,3 +318,29 @@ def test_step_mode_stops_before_each_of_its_steps_and_checks(env):
     # Held before the retrieval agent: no model call yet.
     assert seen["calls_at_first_stop"] == 0
     assert (seen["outcome"], seen["accepted_at"]) == ("accepted", "coding:2")
+
+
+async def test_a_replay_shows_its_plans_tab_where_the_plugin_is_not_installed(env, tmp_path):
+    # Recorded where the plugin is installed, replayed in this process, which has
+    # never seen it: the session carries the pane's declaration and its records.
+    from qflow_tui.core.config import RunConfig
+    from qflow_tui.ui.app import create_app
+    from qflow_tui.ui.widgets.records_table import RecordsTable
+    from qflow_tui.ui.widgets.run_view import RunView
+
+    summary, _ = solve(env, tmp_path, *IO)
+    assert "mapcoder" not in WORKFLOWS
+    app = create_app(RunConfig(), replay_path=summary["session"], remember_theme=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(RunView)
+        assert [title for _, title in view.numbered()][-1] == "Plans"
+        await pilot.press(str(len(view.numbered())))
+        await pilot.pause()
+        assert view.query_one("#run-tabs").active == "pane-plans"
+        rows = view.query_one("#records-plans", RecordsTable).shown
+        assert [(r.value("plan"), r.value("confidence"), r.value("outcome")) for r in rows] == [
+            (1, 85, "accepted at debugging:1"),
+            (2, 70, "planned"),
+            (3, 20, "planned"),
+        ]
