@@ -161,9 +161,26 @@ async def step(problem: Path) -> dict[str, Any]:
         }
 
 
+async def compose(problem: Path) -> dict[str, Any]:
+    """The compose form with MapCoder chosen: its two settings' fields."""
+    from textual.widgets import Label, Select
+
+    statement, tests = problem_texts(problem)
+    app = create_app(
+        RunConfig(model=MODEL, workflow="mapcoder"), problem_text=statement, tests_text=tests, remember_theme=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        fields = {}
+        for key in ("exemplars", "debug_rounds"):
+            box = app.screen.query_one(f"#setting-{key}")
+            fields[key] = [str(box.query_one(Label).render()), box.query_one(f"#set-{key}", Select).value]
+        return {"fields": fields}
+
+
 def main() -> None:
     mode, problem = sys.argv[1], Path(sys.argv[2])
-    run = {"free": free, "step": step}[mode]
+    run = {"free": free, "step": step, "compose": compose}[mode]
     print(json.dumps(asyncio.run(run(problem))))
 
 

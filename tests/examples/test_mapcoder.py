@@ -344,3 +344,8 @@ async def test_a_replay_shows_its_plans_tab_where_the_plugin_is_not_installed(en
             (2, 70, "planned"),
             (3, 20, "planned"),
         ]
+
+
+def test_the_compose_form_has_k_and_t_in_the_papers_letters(env):
+    seen = app(env, "compose", FUNCTION)
+    assert seen["fields"] == {"exemplars": ["k: recalled problems", 3], "debug_rounds": ["t: debugging rounds", 5]}
