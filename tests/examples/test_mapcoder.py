@@ -192,6 +192,18 @@ def test_k_and_t_from_flags_and_the_environment(env, tmp_path):
     assert of("run_started", recorded)[0]["config"]["workflow_settings"] == {"exemplars": 3, "debug_rounds": 1}
     assert [r["step"] for r in of("sandbox_run", recorded)] == ["coding:1", "debugging:1", "coding:2"]
 
+    # The config file's [workflow.mapcoder] table; a flag wins over it.
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "config.toml").write_text("[workflow.mapcoder]\nexemplars = 2\ndebug_rounds = 0\n", encoding="utf-8")
+    filed = env | {"QFLOW_CONFIG_DIR": str(config)}
+    summary, recorded = solve(filed, tmp_path / "file", *FUNCTION, "--debug-rounds", "2")
+    assert of("run_started", recorded)[0]["config"]["workflow_settings"] == {"exemplars": 2, "debug_rounds": 2}
+    # Two recalled problems (plans at 90 and 35): both fail, the last program stands.
+    assert summary["outcome"] == "rejected" and [r["step"] for r in of("sandbox_run", recorded)] == [
+        "coding:1", "debugging:1", "debugging:2", "coding:2", "debugging:3", "debugging:4",
+    ]  # fmt: skip
+
     bad = qflow(env, "solve", *FUNCTION, *MODEL, "--workflow", "mapcoder", "--exemplars", "10")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr, bad.stderr
     assert "exemplars 10" in bad.stderr and "1 to 9" in bad.stderr
