@@ -177,6 +177,14 @@ def test_a_stdin_problem_is_debugged_against_its_samples(env, tmp_path):
     # The whole program is kept: its prints are the answer, not a demo to strip.
     assert of("program_candidate", recorded)[0]["program"].endswith("print(a + b)")
 
+    # Its session exports as a Markdown transcript, in MapCoder's words.
+    out = tmp_path / "transcript.md"
+    export = qflow(env, "sessions", "export", str(summary["session"]), "--format", "md", "--output", str(out))
+    assert export.returncode == 0, export.stderr
+    transcript = out.read_text(encoding="utf-8")
+    assert "**Decision (p0): DEBUG** — 0/2 samples pass: debugging round 1 of 5 (plan 1)" in transcript
+    assert "**ACCEPTED** at `debugging:1`." in transcript
+
 
 def test_k_and_t_from_flags_and_the_environment(env, tmp_path):
     summary, recorded = solve(env, tmp_path / "flags", *FUNCTION, "--exemplars", "1", "--debug-rounds", "0")
