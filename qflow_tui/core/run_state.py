@@ -333,13 +333,14 @@ class RunState:
 
     def step_label(self, step: str) -> str:
         """A step in the workflow's words: its planned label (a numbered repeat
-        of a planned step after it), else its stage's words from the run's first
-        event (``debugging:2`` -> ``debugging 2``), else its name."""
-        if step in self.step_words:
-            return self.step_words[step]
+        of a planned step after it), else its words from the run's first event
+        (``step_words``, else its stage's ``stage_words`` and its number:
+        ``debugging:2`` -> ``debug round 2``), else its name."""
         planned = self.plan_step(step)
         if planned.label != step:
             return planned.label
+        if step in self.step_words:
+            return self.step_words[step]
         stage, _, number = step.partition(":")
         if stage in self.stage_words:
             words = self.stage_words[stage]

@@ -207,8 +207,8 @@ async def test_a_and_r_override_the_next_quality_check_and_the_same_key_undoes()
         assert "all visible tests pass" not in _timeline_text(screen)
         # Narrow, the reason wraps under its decision, indented, not at the edge.
         narrow = _timeline_text(screen, width=44).splitlines()
-        at = next(i for i, line in enumerate(narrow) if "program_generator: accept" in line.lower())
-        assert narrow[at].startswith("  program_generator") and narrow[at + 1].startswith("  "), narrow[at : at + 3]
+        at = next(i for i, line in enumerate(narrow) if "generate: accept" in line.lower())
+        assert narrow[at].startswith("  generate:") and narrow[at + 1].startswith("  "), narrow[at : at + 3]
         assert narrow[at + 1].strip(), narrow[at : at + 3]
 
 

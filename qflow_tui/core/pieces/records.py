@@ -16,12 +16,19 @@ class RecordRow:
     """One record as a pane shows it."""
 
     record: str
+    """Its kind (``plan``)."""
     fields: dict[str, ev.RecordValue]
+    """Its fields as the event carried them."""
     step: str | None = None
+    """The step that emitted it."""
     agent: str | None = None
+    """The role that emitted it."""
     progression: int | None = None
+    """Its progression; None: the whole run's (shown with every progression)."""
     key: str = ""
+    """Its key (a later record of the kind, progression and key replaced this one)."""
     seq: int = 0
+    """The event's place in the run's stream."""
 
     def value(self, name: str) -> ev.RecordValue:
         """A field's value; ``step``, ``agent`` and ``progression`` are the

@@ -99,8 +99,16 @@ class RunView(Widget):
             key_display="[ ]",
             tooltip="Show the next progression ([ for the previous one)",
         ),
-        # The digits number the tabs this run has (the help says which is which).
-        *(Binding(str(n), f"show_nth({n})", "", show=False) for n in range(1, MOST_NUMBERED + 1)),
+        # The digits number the tabs this run has: the help (?) says which is
+        # which for the run shown (help_keys); the keys reference says this.
+        Binding(
+            "1",
+            "show_nth(1)",
+            "Tabs",
+            show=False,
+            tooltip="1 to 9 show the run's tabs, numbered in the order it has them (? lists them)",
+        ),
+        *(Binding(str(n), f"show_nth({n})", "", show=False) for n in range(2, MOST_NUMBERED + 1)),
         Binding("z", "zoom", "Zoom", tooltip="Maximize the focused pane (again to restore)"),
         Binding("y", "copy_program", "Copy", tooltip="Copy the program to the clipboard"),
         Binding("s", "save_program", "Save", tooltip="Save the program to a file"),
