@@ -199,6 +199,9 @@ def test_k_and_t_from_flags_and_the_environment(env, tmp_path):
     assert summary["accepted_at"] == "coding:2"
     assert of("run_started", recorded)[0]["config"]["workflow_settings"] == {"exemplars": 3, "debug_rounds": 1}
     assert [r["step"] for r in of("sandbox_run", recorded)] == ["coding:1", "debugging:1", "coding:2"]
+    assert of("decision", recorded)[1]["reason"] == "0/3 samples pass after 1 debugging round: plan 3 is next"
+    first_plan = [r["fields"]["outcome"] for r in of("record", recorded) if r["key"] == "1"]
+    assert first_plan[-1] == "failed: 0/3 after 1 round"
 
     # The config file's [workflow.mapcoder] table; a flag wins over it.
     config = tmp_path / "config"

@@ -112,8 +112,9 @@ async def run_mapcoder(ctx: RunContext) -> WorkflowResult:
                 program = edited
                 s.detail = f"plan {plan.number}, round {round + 1} of {t}"
             at, producer = s.name, "debugging"
-        spent = f"{check.detail} after {t} debugging rounds" if t else check.detail
-        plan.outcome = f"failed: {check.score}" + (f" after {t} rounds" if t else "")
+        rounds = f"{t} round" + ("s" if t > 1 else "")
+        spent = f"{check.detail} after {t} debugging {rounds.split()[1]}" if t else check.detail
+        plan.outcome = f"failed: {check.score}" + (f" after {rounds}" if t else "")
         plan.show(ctx, at, "sample_tester")
         if tried < len(ordered):
             _decide(ctx, at, "next plan", f"{spent}: plan {ordered[tried].number} is next")
