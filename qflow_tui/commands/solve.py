@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import events as ev
 from ..core.config import EFFORTS
+from ..core.pieces import RecordRow, record_line
 from ..core.run_state import RunState
 from ..core.run_text import RunText
 from ..core.steps import decision_said
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # the run's modules load only when a command runs (``qflow --
     from ..core.config import RunConfig
     from ..core.problem import Problem
     from ..core.workflow_run import RunError, RunOptions, RunOutcome
+    from ..core.workflows.base import Pane
 
 
 def add_run_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -316,11 +318,12 @@ def _cost_text(cost: dict[str, object]) -> str:
     return ""
 
 
-def describe(event: ev.Event, decided: tuple[str, ...] = ()) -> str | None:
+def describe(event: ev.Event, decided: tuple[str, ...] = (), panes: tuple[Pane, ...] = ()) -> str | None:
     """One line for the events worth a line in a headless log: the quality
-    checker's decisions, test design and filtering, skipped or failed steps.
-    ``decided``: the roles whose steps a decision event says (the workflow's
-    spec names them), not logged twice."""
+    checker's decisions, test design and filtering, skipped or failed steps,
+    a workflow's records. ``decided``: the roles whose steps a decision event
+    says (the workflow's spec names them), not logged twice; ``panes``: the
+    workflow's panes, whose columns a record's line says."""
     prog = f"[p{event.progression}] " if event.progression is not None else ""
     match event:
         case ev.StepFinished(outcome="accepted" | "rejected" | "done") if event.agent in decided:
@@ -330,11 +333,17 @@ def describe(event: ev.Event, decided: tuple[str, ...] = ()) -> str | None:
             detail = detail.removeprefix(f"{outcome}: ") if detail else detail
             said = f" ({detail})" if detail else ""
             return f"{prog}{event.step} {event.agent or ''}: {outcome}{said}"
-        case ev.Decision(decision=decision, reason=reason):
-            verdict, word, rest = decision_said(decision, reason)
+        case ev.Decision(reason=reason):
+            verdict, word, rest = decision_said(event.said, reason)
             if verdict:
                 return f"{prog}{event.step}: {verdict}, so {word.upper()}: {rest}"
             return f"{prog}{event.step}: {word.upper()}" + (f" - {rest}" if rest else "")
+        case ev.Record():
+            pane = next((p for p in panes if p.record == event.record), None)
+            fields = [c.field for c in pane.table_columns] if pane is not None else None
+            where = f"{event.step} " if event.step else ""
+            row = RecordRow(event.record, event.fields, event.step, event.agent, event.progression)
+            return f"{prog}{where}{record_line(row, fields)}"
         case ev.TestsDesigned(round=round_, tests=tests, total=total):
             return f"test designer round {round_}: {len(tests)} new, {total} in all"
         case ev.LLMCallFinished(stop_reason=stop) if stop != "finished":
@@ -372,7 +381,7 @@ class OnceEach:
 
     def __call__(self, event: ev.Event) -> list[str]:
         self.state.apply(event)
-        line = describe(event, self.state.decided)
+        line = describe(event, self.state.decided, self.state.panes)
         match event:
             case ev.StepFinished(outcome="failed", detail=detail) if detail and self.state.failed_again(detail):
                 return []

@@ -8,6 +8,8 @@ and the progression index; the rest is specific to its kind.
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -105,6 +107,14 @@ class RunStarted(Event):
     Tests tab; empty: no such agent)."""
     decided: list[str] = field(default_factory=list)
     """The roles whose steps end in a decision (the timeline lists them)."""
+    panes: list[dict[str, Any]] | None = None
+    """The workflow's own panes (:class:`~qflow_tui.core.workflows.base.Pane`
+    as dicts), so a replay shows them without the plugin; None: an older
+    session, whose reader fills them in."""
+    stage_words: dict[str, str] = field(default_factory=dict)
+    """The workflow's stages in words (its spec's ``stage_words``)."""
+    step_words: dict[str, str] = field(default_factory=dict)
+    """Whole step names in words (its spec's ``step_words``)."""
     sampling: dict[str, str] = field(default_factory=dict)
     """The sampling settings really sent to the model, in words
     (``{"temperature": "not sent: the provider's default"}``): the workflow asks
@@ -321,9 +331,71 @@ class Decision(Event):
 
     kind: ClassVar[str] = "decision"
     decision: DecisionWord
-    """``accept``, ``continue``, ``clarify`` or ``revert``."""
+    """``accept``, ``continue``, ``clarify`` or ``revert``: what the core acts on."""
     reason: str = ""
     """Why, in a few words (the run screen and the headless log show it)."""
+    word: str = ""
+    """The workflow's own word for it (MapCoder's ``next plan`` for ``continue``),
+    one its spec declares in ``decision_words``: the timeline, the headless log
+    and the transcript say it; empty: the core's word."""
+
+    @property
+    def said(self) -> str:
+        """The word a reader is shown: the workflow's own, else the core's."""
+        return self.word or self.decision
+
+
+RecordValue = str | int | float | bool | None
+"""What a record's field may hold: a JSON scalar."""
+
+#: What a record's kind and its fields' names may be.
+RECORD_WORD = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
+
+
+def record_problem(record: str, fields: object) -> str:
+    """What is wrong with a record's kind or fields, in one line; empty: nothing."""
+    if not isinstance(record, str) or not RECORD_WORD.match(record):
+        return f"the record kind {record!r:.60} is not a word (a-z, 0-9, _)"
+    if not isinstance(fields, dict):
+        return f"record {record!r}: fields is a {type(fields).__name__}, not a dict"
+    for name, value in fields.items():
+        if not isinstance(name, str) or not RECORD_WORD.match(name):
+            return f"record {record!r}: the field name {name!r:.60} is not a word (a-z, 0-9, _)"
+        if value is not None and not isinstance(value, (str, int, float, bool)):
+            return (
+                f"record {record!r}: field {name!r:.60} is a {type(value).__name__}; "
+                "give str, int, float, bool or None (a record is a flat row)"
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"record {record!r}: field {name!r:.60} is {value}, which JSON cannot hold"
+    return ""
+
+
+@dataclass(kw_only=True)
+class Record(Event):
+    """A row of a workflow's own data (MapCoder's recalled problems, a plan's
+    confidence): a kind and a flat dict of JSON scalars. Saved in the session,
+    replayed and forked like any event; a workflow's :class:`Pane
+    <qflow_tui.core.workflows.base.Pane>` of that kind shows the rows, and
+    ``qflow solve`` prints a line for each. Emit it with ``ctx.event(Record(...))``.
+
+    A bad kind or field raises :class:`ValueError` when the record is made."""
+
+    kind: ClassVar[str] = "record"
+    record: str
+    """The record's kind, a word (a-z, 0-9, _): ``plan``, ``recalled``."""
+    fields: dict[str, RecordValue] = field(default_factory=dict)
+    """Its fields, in the order a pane shows them by default: ``{"plan": 2,
+    "confidence": 85}``. Names are words (a-z, 0-9, _); values are str, int,
+    float (finite), bool or None."""
+    key: str = ""
+    """A later record of the same kind, progression and key replaces this one
+    (a plan's confidence updated); empty: always a row of its own."""
+
+    def __post_init__(self) -> None:
+        problem = record_problem(self.record, self.fields)
+        if problem:
+            raise ValueError(problem)
 
 
 @dataclass(kw_only=True)

@@ -26,7 +26,7 @@ from .iojudge import parse_io_source
 from .pieces import PIECES, StatePiece
 from .problem import io_source
 from .summary import RunSummary, Tokens, TokenTally, count_event, count_stop, tokens_from_dict, tokens_to_dict, total
-from .workflows.base import Agent, PlannedStep
+from .workflows.base import Agent, Column, Pane, PlannedStep
 from .workflows.described import describe_started
 
 #: A run's agents and plan as its ``run_started`` event describes them: the very
@@ -52,6 +52,39 @@ def _step_of_plan(data: object) -> PlanStep | None:
     return PlanStep(
         step, label, tuple(str(a) for a in agents), str(data.get("short") or label), bool(data.get("shared"))
     )
+
+
+def _pane_of(data: object) -> Pane | None:
+    """A pane as a run's first event declares it (None for anything else: a
+    session's text is never trusted to be well formed)."""
+    if not isinstance(data, dict):
+        return None
+    pid, title, record = data.get("id"), data.get("title"), data.get("record")
+    if not (isinstance(pid, str) and pid and isinstance(title, str) and isinstance(record, str) and record):
+        return None
+    columns: list[Column | str] = []
+    for c in data.get("columns") or []:
+        if isinstance(c, dict) and isinstance(c.get("field"), str) and c["field"]:
+            width = c.get("width")
+            width = width if isinstance(width, int) and not isinstance(width, bool) and 0 <= width <= 200 else 0
+            columns.append(Column(c["field"], str(c.get("title") or ""), width))
+        elif isinstance(c, str) and c:
+            columns.append(c)
+    widget, empty = data.get("widget"), data.get("empty")
+    return Pane(
+        pid,
+        title or pid,
+        record,
+        tuple(columns),
+        widget if isinstance(widget, str) else "",
+        empty if isinstance(empty, str) else "",
+    )
+
+
+def _words_of(data: object) -> dict[str, str]:
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def find_plan_step(plan: list[PlanStep], step: str) -> PlanStep:
@@ -81,11 +114,15 @@ class RunShape:
     checker: str = ""
     test_judge: str = ""
     decided: tuple[str, ...] = ()
+    panes: tuple[Pane, ...] = ()
+    """The workflow's own panes (tabs after the built-in ones)."""
+    stage_words: dict[str, str] = dataclasses.field(default_factory=dict)
+    step_words: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def run_shape(e: ev.RunStarted) -> RunShape:
     """The agents, plan, progression count and summary a run's first event declares."""
-    if not e.agents or e.tabs is None:
+    if not e.agents or e.tabs is None or e.panes is None:
         # A stream from before RunStarted carried a whole description (the
         # session reader fills it; a stream handed over directly gets the same here).
         e = dataclasses.replace(e)
@@ -105,6 +142,9 @@ def run_shape(e: ev.RunStarted) -> RunShape:
         e.checker,
         e.test_judge,
         tuple(str(r) for r in e.decided),
+        tuple(p for p in (_pane_of(d) for d in e.panes or []) if p is not None),
+        _words_of(e.stage_words),
+        _words_of(e.step_words),
     )
 
 
@@ -163,6 +203,8 @@ class StageCell:
     """The agent that started the step; a later agent in it checks its work."""
     decision: str | None = None
     """``accept``, ``continue``, ``clarify`` or ``revert`` once the checker decided."""
+    word: str = ""
+    """The workflow's own word for the decision (``next plan``); empty: the core's."""
     reason: str = ""
 
 
@@ -249,6 +291,12 @@ class RunState:
         """The tabs the run uses beyond the timeline, agents and program (the first event says)."""
         self.test_judge = ""
         """The role whose verdict each synthesized test gets (the first event says); empty: none."""
+        self.panes: tuple[Pane, ...] = ()
+        """The workflow's own panes, each showing one kind of its records (the first event says)."""
+        self.stage_words: dict[str, str] = {}
+        """The workflow's stages in words (the first event says)."""
+        self.step_words: dict[str, str] = {}
+        """Whole step names in words (the first event says)."""
         self.steps_started: list[str] = []
         """Steps as named, in the order each first started."""
         self.candidates: list[Candidate] = []
@@ -284,7 +332,20 @@ class RunState:
         return find_plan_step(self.plan, step)
 
     def step_label(self, step: str) -> str:
-        return self.plan_step(step).label
+        """A step in the workflow's words: its planned label (a numbered repeat
+        of a planned step after it), else its words from the run's first event
+        (``step_words``, else its stage's ``stage_words`` and its number:
+        ``debugging:2`` -> ``debug round 2``), else its name."""
+        planned = self.plan_step(step)
+        if planned.label != step:
+            return planned.label
+        if step in self.step_words:
+            return self.step_words[step]
+        stage, _, number = step.partition(":")
+        if stage in self.stage_words:
+            words = self.stage_words[stage]
+            return f"{words} {number}" if number else words
+        return step
 
     def is_shared(self, stage: str) -> bool:
         """A step that runs once for the whole run: so planned, or so far seen
@@ -494,6 +555,7 @@ class RunState:
             shape.test_judge,
             shape.decided,
         )
+        self.panes, self.stage_words, self.step_words = shape.panes, shape.stage_words, shape.step_words
 
     def _on_step_started(self, e: ev.StepStarted) -> None:
         stage = e.step
@@ -530,6 +592,7 @@ class RunState:
             return
         cell = self.cell(stage, e.progression)
         cell.decision = e.decision
+        cell.word = e.word
         cell.reason = e.reason
         self.decisions.append(e)
 

@@ -207,8 +207,8 @@ async def test_a_and_r_override_the_next_quality_check_and_the_same_key_undoes()
         assert "all visible tests pass" not in _timeline_text(screen)
         # Narrow, the reason wraps under its decision, indented, not at the edge.
         narrow = _timeline_text(screen, width=44).splitlines()
-        at = next(i for i, line in enumerate(narrow) if "program_generator: accept" in line.lower())
-        assert narrow[at].startswith("  program_generator") and narrow[at + 1].startswith("  "), narrow[at : at + 3]
+        at = next(i for i, line in enumerate(narrow) if "generate: accept" in line.lower())
+        assert narrow[at].startswith("  generate:") and narrow[at + 1].startswith("  "), narrow[at : at + 3]
         assert narrow[at + 1].strip(), narrow[at : at + 3]
 
 
@@ -323,7 +323,7 @@ async def test_b_on_the_timeline_sets_a_breakpoint_where_the_run_then_stops() ->
         await pilot.press("b")
         await pilot.press("b")  # set, then removed again
         assert Breakpoint("step", "self_debug:1") not in screen.gate.breakpoints
-        assert "● self_debug:2" in _timeline_text(screen) and "● self_debug:1" in _timeline_text(screen)
+        assert "● self-debug 2" in _timeline_text(screen) and "● self-debug 1" in _timeline_text(screen)
         await pilot.press("c")  # run free, to the breakpoint
         await wait_for_gate(pilot, screen, "self_debug:1", 0)
         assert screen.gate.stopped_by == "agent:self_debugger"

@@ -4,13 +4,9 @@ running, as it streams and as the checker judged it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .. import events as ev
-from .base import StatePiece, register_piece
-
-if TYPE_CHECKING:
-    from ..run_state import CallRecord, RunState
+from .base import CallReading, RunReading, StatePiece, register_piece
 
 
 @dataclass
@@ -29,7 +25,7 @@ class ImaginedRecord:
     function_call: str = ""
 
 
-def is_imagining(call: CallRecord) -> bool:
+def is_imagining(call: CallReading) -> bool:
     """A model call imagining one visible test running, for one progression's
     program (the first turn of an imagined-execution conversation)."""
     return bool(call.test) and call.turn == 1 and call.progression is not None
@@ -47,7 +43,7 @@ class ImaginedChecks(StatePiece):
         """The checks of one progression's programs."""
         return [r for r in self.records.values() if r.progression == progression]
 
-    def apply(self, state: RunState, event: ev.Event) -> None:
+    def apply(self, state: RunReading, event: ev.Event) -> None:
         if isinstance(event, ev.ImaginedCheck):
             self._checked(event)
             return

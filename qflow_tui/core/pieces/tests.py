@@ -5,13 +5,10 @@ Quality Checker verdict, a person's mark and its last result per progression."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import events as ev
-from .base import StatePiece, register_piece
-
-if TYPE_CHECKING:
-    from ..run_state import RunState
+from .base import RunReading, StatePiece, register_piece
 
 
 @dataclass
@@ -100,7 +97,7 @@ class SynthTests(StatePiece):
             rejected=sum(1 for t in self.tests if t.standing == "rejected"),
         )
 
-    def apply(self, state: RunState, event: ev.Event) -> None:
+    def apply(self, state: RunReading, event: ev.Event) -> None:
         if isinstance(event, ev.SandboxRun):
             self._ran(event)
         elif isinstance(event, ev.TestsDesigned):
@@ -134,7 +131,7 @@ class SynthTests(StatePiece):
                     result.setdefault("error", e.load_error)
                 self.tests[idx].results[e.progression] = result
 
-    def _designed(self, state: RunState, e: ev.TestsDesigned) -> None:
+    def _designed(self, state: RunReading, e: ev.TestsDesigned) -> None:
         self.round = e.round
         self.designed = e.total
         # Older sessions did not say: their settings were QualityFlow's fields.
@@ -147,7 +144,7 @@ class SynthTests(StatePiece):
             of = f"/{rounds}" if rounds else ""
             state.cell(e.step, e.progression).detail = f"{e.total} tests, round {e.round}{of}"
 
-    def _judged(self, state: RunState, e: ev.TQCVerdict) -> None:
+    def _judged(self, state: RunReading, e: ev.TQCVerdict) -> None:
         idx = self._index.get(e.test.strip())
         if idx is None:
             idx = self._add(e.test, 0)

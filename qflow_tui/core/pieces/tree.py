@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .. import events as ev
-from .base import StatePiece, register_piece
-
-if TYPE_CHECKING:
-    from ..run_state import RunState
+from .base import RunReading, StatePiece, register_piece
 
 
 @dataclass
@@ -40,7 +36,7 @@ class SearchNodes(StatePiece):
     nodes: dict[str, SearchNode] = field(default_factory=dict)
     finished: ev.RunFinished | None = None
 
-    def apply(self, state: RunState, event: ev.Event) -> None:
+    def apply(self, state: RunReading, event: ev.Event) -> None:
         if isinstance(event, ev.RunFinished):
             self.finished = event
         elif isinstance(event, ev.TreeNode):

@@ -176,7 +176,7 @@ def _md_event(e: Event, pending: dict[str, LLMCallStarted]) -> list[str]:
         case SandboxRun():
             return [_md_sandbox(e)]
         case Decision():
-            verdict, word, rest = decision_said(e.decision, e.reason)
+            verdict, word, rest = decision_said(e.said, e.reason)
             decided = f"{verdict}, so {word.upper()}" if verdict else word.upper()
             return [f"\n**Decision ({_where(e)}): {md.text(decided)}** — {md.text(rest)}\n"]
         case Notice():

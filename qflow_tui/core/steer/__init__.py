@@ -9,6 +9,22 @@ below the workflows (which await the gate and take the edits), ``desk``,
 module names only what a workflow uses (a plugin imports it from here); import
 the upper modules by their own names."""
 
-from .edits import Steering, has_program, steered_program, steered_verdict
+from .edits import (
+    Steering,
+    TestSetEdit,
+    has_program,
+    steered_program,
+    steered_statement,
+    steered_tests,
+    steered_verdict,
+)
 
-__all__ = ["Steering", "has_program", "steered_program", "steered_verdict"]
+__all__ = [
+    "Steering",
+    "TestSetEdit",
+    "has_program",
+    "steered_program",
+    "steered_statement",
+    "steered_tests",
+    "steered_verdict",
+]

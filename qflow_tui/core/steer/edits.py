@@ -34,8 +34,11 @@ class TestSetEdit:
     """The synthesized tests as a person changed them: what was taken and the events to say so."""
 
     kept: list[str]
+    """The tests the run goes on with: kept by the judge or a person, written or edited by a person."""
     rejected: list[str]
+    """The tests left out: rejected by the judge or dropped by a person."""
     changed: bool = False
+    """Whether a person's edit was taken (each said by a ``steered`` event)."""
 
 
 @dataclass

@@ -18,7 +18,7 @@ from .. import plugins, typecheck
 from ..config import FIELDS, ConfigError, RunConfig
 from ..plugins import EntryPoint, PluginRefused, Refusal
 from ..safe_text import one_line
-from .base import Agent, Edit, PlannedStep, Steerable, WorkflowResult, WorkflowSpec
+from .base import CORE_DECISIONS, Agent, Column, Edit, Pane, PlannedStep, Steerable, WorkflowResult, WorkflowSpec
 from .settings import Setting
 
 GROUP = "qflow.workflows"
@@ -106,6 +106,8 @@ def checked_spec(spec: WorkflowSpec, builtins: Sequence[WorkflowSpec] = ()) -> W
             raise PluginRefused(f"its agent role {one_line(repr(role), 60)} is not a word (a-z, 0-9, _)")
     if len(set(roles)) != len(roles):
         raise PluginRefused("two of its agents have the same role")
+    _check_panes(spec.panes)
+    _check_decision_words(spec.decision_words)
     shared = {s.key: s for b in builtins for s in b.settings}
     keys = [s.key for s in spec.settings]
     if len(set(keys)) != len(keys):
@@ -114,6 +116,47 @@ def checked_spec(spec: WorkflowSpec, builtins: Sequence[WorkflowSpec] = ()) -> W
         _check_setting(setting, shared)
     safe = typecheck.safe_strings(spec)
     return plugins.guard_functions(safe, _spec_error(spec.name), _NAMES)
+
+
+#: A workflow's own decision word: shown in a timeline cell and a log line.
+DECISION_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _-]{0,23}\Z")
+
+
+def _check_panes(panes: Sequence[Pane]) -> None:
+    ids = [p.id for p in panes]
+    for pane in panes:
+        said = one_line(repr(pane.id), 60)
+        if not WORD.match(pane.id):
+            raise PluginRefused(f"its pane {said} is not a word (a-z, 0-9, _)")
+        if not pane.title.strip():
+            raise PluginRefused(f"its pane {said} has no title (the tab's name)")
+        if not WORD.match(pane.record):
+            raise PluginRefused(f"its pane {said} shows records of {one_line(repr(pane.record), 60)}, not a word")
+        if pane.widget and not RUNNER.match(pane.widget):
+            raise PluginRefused(f"its pane {said} names its widget {one_line(repr(pane.widget), 80)}, not module:Class")
+        for column in pane.table_columns:
+            if not WORD.match(column.field):
+                raise PluginRefused(f"its pane {said} has a column {one_line(repr(column.field), 60)}, not a word")
+            if not 0 <= column.width <= 200:
+                raise PluginRefused(f"its pane {said} has a column {column.field!r} {column.width} cells wide (0-200)")
+    if len(set(ids)) != len(ids):
+        raise PluginRefused("two of its panes have the same id")
+
+
+def _check_decision_words(words: Mapping[str, str]) -> None:
+    for word, core in words.items():
+        said = one_line(repr(word), 60)
+        if not DECISION_WORD.match(word):
+            raise PluginRefused(
+                f"its decision word {said} is not 1-24 letters, digits, spaces, - or _ (it fits a timeline cell)"
+            )
+        if core not in CORE_DECISIONS:
+            raise PluginRefused(
+                f"its decision word {said} maps onto {one_line(repr(core), 40)}; map it onto one of "
+                + ", ".join(CORE_DECISIONS)
+            )
+        if word in CORE_DECISIONS and word != core:
+            raise PluginRefused(f"its decision word {said} is the core's, mapped onto another ({core})")
 
 
 def _check_setting(setting: Setting[Any], shared: Mapping[str, Setting[Any]]) -> None:
@@ -209,7 +252,9 @@ __all__ = [
     "GROUP",
     "WORKFLOWS",
     "Agent",
+    "Column",
     "Edit",
+    "Pane",
     "PlannedStep",
     "Setting",
     "Steerable",

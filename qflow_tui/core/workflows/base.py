@@ -8,12 +8,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..events import Decision, DecisionWord
 from .settings import Setting
 
 if TYPE_CHECKING:
     from ..config import RunConfig
     from ..context import RunContext
     from ..events import RunOutcomeWord
+
+#: The core's decision words, which a workflow's own words map onto.
+CORE_DECISIONS: tuple[DecisionWord, ...] = ("accept", "continue", "clarify", "revert")
 
 
 @dataclass
@@ -95,6 +99,69 @@ test), ``tests`` (tests designed, judged or run), ``tree`` (a search tree)."""
 Edit = Literal["program", "verdict", "tests", "statement"]
 """What a person may change in a run at a stop or a fork: a step's program, a
 quality verdict on it, the synthesized tests, the statement."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a :class:`Pane`'s table: a field of its records."""
+
+    field: str
+    """The field's name in the record's ``fields``; ``step``, ``agent`` and
+    ``progression`` name the record event's own (a field so named wins)."""
+    title: str = ""
+    """The column's heading; empty: the field's name with spaces for ``_``."""
+    width: int = 0
+    """Cells wide (text past it is cut with an ellipsis); 0: as wide as it needs."""
+
+    @property
+    def heading(self) -> str:
+        return self.title or self.field.replace("_", " ")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "title": self.heading, "width": self.width}
+
+
+@dataclass(frozen=True)
+class Pane:
+    """A tab of a workflow's own on the run screen, showing the :class:`Record
+    <qflow_tui.core.events.Record>` events of one kind its run emits: as a
+    table (the app's generic view, per progression) or in a widget of the
+    plugin's own (:attr:`widget`).
+
+    ``Pane("plans", "Plans", record="plan", columns=("plan", Column("confidence", "conf %")))``"""
+
+    id: str
+    """A word (a-z, 0-9, _), unique among the workflow's panes."""
+    title: str
+    """The tab's title: short, the tab row has 80 columns at 80x24."""
+    record: str
+    """The kind of the records it shows (:attr:`Record.record <qflow_tui.core.events.Record.record>`)."""
+    columns: tuple[Column | str, ...] = ()
+    """Its columns, in order, each a field's name or a :class:`Column`; empty:
+    every field, in the order first seen. ``qflow solve`` prints a record's
+    line with these fields too."""
+    widget: str = ""
+    """``module:Class`` of a Textual widget of the plugin's own to show instead
+    of the table, made with ``id=`` only and painted with
+    ``update_from(state, progression)`` (the app's run state, whose text is
+    made terminal-safe); the core names it and never imports it. If it cannot
+    be imported, the table shows and a notice says why. Empty: the table."""
+    empty: str = ""
+    """What it says before its first record; empty: ``No <title> yet.``"""
+
+    @property
+    def table_columns(self) -> tuple[Column, ...]:
+        return tuple(c if isinstance(c, Column) else Column(c) for c in self.columns)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "record": self.record,
+            "columns": [c.to_dict() for c in self.table_columns],
+            "widget": self.widget,
+            "empty": self.empty or f"No {self.title} yet.",
+        }
 
 
 def _one(config: RunConfig) -> int:
@@ -241,6 +308,17 @@ class WorkflowSpec:
     would not expect, a sentence each (QualityFlow's ``checker=none`` runs only
     progression 0): a bench's report prints them beside its settings. Default: none."""
 
+    panes: tuple[Pane, ...] = ()
+    """Tabs of its own on the run screen, each showing one kind of the
+    :class:`~qflow_tui.core.events.Record` events its runs emit (see
+    :class:`Pane`), numbered after the built-in tabs in this order."""
+    decision_words: dict[str, DecisionWord] = field(default_factory=dict)
+    """Its own decision words, each mapped onto the core's (``accept``,
+    ``continue``, ``clarify``, ``revert``): ``{"next plan": "continue"}``. The
+    core acts on the mapped word; the timeline, the headless log, the
+    transcript and the session say the workflow's. Emit one with
+    :meth:`decision`."""
+
     @property
     def run(self) -> Runner:
         """The function that runs the workflow (its module is imported now if
@@ -256,6 +334,50 @@ class WorkflowSpec:
         stage, _, number = step.partition(":")
         words = self.stage_words.get(stage, stage.replace("_", " "))
         return f"{words} {number}" if number else words
+
+    def decision(
+        self,
+        word: str,
+        reason: str = "",
+        *,
+        step: str | None,
+        agent: str | None = None,
+        progression: int | None = None,
+    ) -> Decision:
+        """The :class:`~qflow_tui.core.events.Decision` event for ``word``: one of
+        the core's words, or one of :attr:`decision_words` (carried as the
+        event's ``word``, mapped onto the core's). Emit it with ``ctx.event(...)``.
+        A word the spec does not declare raises :class:`ValueError`."""
+        core = self.decision_words.get(word)
+        if core is not None:
+            return Decision(step=step, agent=agent, progression=progression, decision=core, word=word, reason=reason)
+        for known in CORE_DECISIONS:
+            if word == known:
+                return Decision(step=step, agent=agent, progression=progression, decision=known, reason=reason)
+        said = ", ".join([*CORE_DECISIONS, *self.decision_words])
+        raise ValueError(f"workflow {self.name}: {word!r:.40} is not a decision word of its own (choose one of {said})")
+
+    def why_no_tab(self, config: RunConfig, tab: str) -> str:
+        """Why a run with ``config`` has no ``tab`` (a :data:`Tab`), in words, when
+        another value of one of its settings would have it (``its checker is
+        python; the tab comes with checker=imagined``); empty: the tab is there,
+        or no setting brings it (the workflow does not use one)."""
+        if tab in self.tabs(config):
+            return ""
+        for setting in self.settings:
+            current = setting.of(config)
+            if setting.choices:
+                others: tuple[object, ...] = tuple(c for c in setting.choices if c != current)
+            elif isinstance(current, bool):
+                others = (not current,)
+            else:
+                others = ()
+            for other in others:
+                if tab in self.tabs(config.with_settings({setting.key: other}, self.name)):
+                    said = str(other).lower() if isinstance(other, bool) else other
+                    now = str(current).lower() if isinstance(current, bool) else current
+                    return f"its {setting.key.replace('_', ' ')} is {now}; the tab comes with {setting.key}={said}"
+        return ""
 
     def executes_visible_tests(self, config: RunConfig) -> bool:
         """True when a run with ``config`` executes the visible tests during
@@ -277,6 +399,9 @@ class WorkflowSpec:
             "checker": self.checker,
             "test_judge": self.test_judge,
             "decided": list(self.decided),
+            "panes": [p.to_dict() for p in self.panes],
+            "stage_words": dict(self.stage_words),
+            "step_words": dict(self.step_words),
         }
 
     def to_dict(self, config: RunConfig | None = None) -> dict[str, Any]:

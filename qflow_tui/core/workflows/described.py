@@ -33,6 +33,10 @@ def describe_started(event: RunStarted) -> bool:
         event.summary = event.summary or described["summary"]
         event.visible_tests = event.visible_tests or described["visible_tests"]
         event.progressions = described["progressions"]
+    if event.panes is None:
+        event.panes = described["panes"]
+        event.stage_words = event.stage_words or described["stage_words"]
+        event.step_words = event.step_words or described["step_words"]
     if event.tabs is None:
         event.tabs = described["tabs"]
         event.checker, event.test_judge, event.decided = (
@@ -54,7 +58,7 @@ def read_as_now(events: list[Event]) -> None:
     checker: str | None = None
     for event in events:
         if isinstance(event, RunStarted):
-            if not event.agents or event.tabs is None:
+            if not event.agents or event.tabs is None or event.panes is None:
                 describe_started(event)
             spec = WORKFLOWS.get(event.workflow or RunConfig.workflow)
             checker = spec.checker or None if spec is not None else None

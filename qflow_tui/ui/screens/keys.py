@@ -71,8 +71,10 @@ def keys_of(screen: Screen[Any]) -> list[tuple[str, list[KeyRow]]]:
     for node in chain:
         group = "Everywhere" if node is app else "This screen" if node is screen else "Where the cursor is"
         rows = groups.setdefault(group, [])
+        said = getattr(node, "help_keys", None)
+        own = said() if callable(said) else []
         for binding in _declared(node):
-            if not binding.description:
+            if not binding.description or binding.key in {keys for keys, _what in own}:
                 continue
             what = binding.description + (f": {binding.tooltip}" if binding.tooltip else "")
             if any(r.what == what for rows_ in groups.values() for r in rows_):
@@ -82,6 +84,11 @@ def keys_of(screen: Screen[Any]) -> list[tuple[str, list[KeyRow]]]:
             check = getattr(node, "check_action", None)
             enabled = check(name, ()) is not False if check is not None else True
             rows.append(KeyRow(keys, what, enabled))
+        # Keys whose meaning depends on what the screen shows (the run view's
+        # digits number the tabs its run has): the node says them itself.
+        for keys, what in own:
+            if not any(r.keys == keys and r.what == what for rows_ in groups.values() for r in rows_):
+                rows.append(KeyRow(keys, what, True))
     order = ["Where the cursor is", "This screen", "Everywhere"]
     return [(g, groups[g]) for g in order if groups.get(g)]
 

@@ -1,10 +1,14 @@
-"""The run view's tabs, declared once: each tab's title and key, the widget it
-holds and what takes the focus in it, the events that change it, and the
-workflow declaration that shows it. A new view of a run is one entry here and
-a widget that paints itself from the run's state (:class:`TabContent`)."""
+"""The run view's tabs, declared once: each tab's title, the widget it holds
+and what takes the focus in it, the events that change it, and the workflow
+declaration that shows it. A new view of a run is one entry here and a widget
+that paints itself from the run's state (:class:`TabContent`). A workflow's
+own panes (:class:`~qflow_tui.core.workflows.base.Pane`) are tabs after these,
+made when its run says so (:func:`pane_widget`). The digits number the tabs a
+run has, in this order (:func:`numbered_tabs`)."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -12,9 +16,12 @@ from typing import Protocol
 from textual.widget import Widget
 
 from ...core import events as ev
+from ...core.safe_text import one_line
+from ...core.workflows.base import Pane
 from ..state import RunState
 from .imagined_trace import ImaginedTrace
 from .program_view import ProgramView
+from .records_table import RecordsTable
 from .search_tree import SearchTree
 from .tests_table import TestsTable
 
@@ -32,8 +39,6 @@ class RunTab:
     id: str
     """The TabPane's id: ``tab-tests``."""
     title: str
-    key: str
-    """The key that shows it (``4``)."""
     content: str
     """The id of the widget it holds (the one that paints, and that z zooms)."""
     focus: str
@@ -51,12 +56,11 @@ class RunTab:
 _CALLS = frozenset({ev.LLMCallStarted, ev.LLMCallFinished, ev.LLMCallFailed})
 _STEPS = frozenset({ev.StepStarted, ev.StepFinished, ev.Decision})
 
-#: The tabs, in key order.
+#: The tabs, in the order they are numbered (those a run has).
 RUN_TABS: tuple[RunTab, ...] = (
     RunTab(
         "tab-timeline",
         "Timeline",
-        "1",
         "timeline-tab",
         "#timeline-tab",
         _STEPS
@@ -70,11 +74,10 @@ RUN_TABS: tuple[RunTab, ...] = (
             ev.ProgramCandidate,
         },
     ),
-    RunTab("tab-agents", "Agents", "2", "agent-panes", ".agent-pane", _CALLS | {ev.TextDelta}),
+    RunTab("tab-agents", "Agents", "agent-panes", ".agent-pane", _CALLS | {ev.TextDelta}),
     RunTab(
         "tab-imagined",
         "Imagined",
-        "3",
         "imagined-trace",
         "#imagined-trace",
         _CALLS | _STEPS | {ev.ImaginedCheck},
@@ -84,7 +87,6 @@ RUN_TABS: tuple[RunTab, ...] = (
     RunTab(
         "tab-tests",
         "Tests",
-        "4",
         "tests-table",
         "#tests-grid",
         frozenset({ev.TestsDesigned, ev.TQCVerdict, ev.SandboxRun}),
@@ -94,7 +96,6 @@ RUN_TABS: tuple[RunTab, ...] = (
     RunTab(
         "tab-program",
         "Program",
-        "5",
         "program-view",
         "#program-view",
         frozenset({ev.SandboxRun, ev.ProgramCandidate, ev.Decision, ev.VisibleTestsRun}),
@@ -103,7 +104,6 @@ RUN_TABS: tuple[RunTab, ...] = (
     RunTab(
         "tab-tree",
         "Tree",
-        "6",
         "search-tree",
         "#search-tree-nodes",
         frozenset({ev.TreeNode}),
@@ -114,8 +114,15 @@ RUN_TABS: tuple[RunTab, ...] = (
 
 TAB_BY_ID = {t.id: t for t in RUN_TABS}
 
-#: Events that change no tab (the status line and notices show them).
-QUIET_EVENTS = frozenset({ev.GateStop, ev.Notice})
+#: Events that change no built-in tab (the status line and notices show them;
+#: a record changes its workflow's panes alone).
+QUIET_EVENTS = frozenset({ev.GateStop, ev.Notice, ev.Record})
+
+#: A workflow pane's TabPane id is this and the pane's id.
+PANE_TAB = "pane-"
+
+#: The most tabs a digit reaches.
+MOST_NUMBERED = 9
 
 
 def tabs_of(event_type: type[ev.Event]) -> frozenset[str]:
@@ -129,3 +136,31 @@ def tabs_of(event_type: type[ev.Event]) -> frozenset[str]:
 def shown_tabs(state: RunState) -> frozenset[str]:
     """The tabs a run shows: every run's, and those its workflow declares."""
     return frozenset(t.id for t in RUN_TABS if not t.declared or t.declared in state.tabs)
+
+
+def numbered_tabs(shown: frozenset[str], panes: tuple[Pane, ...] = ()) -> list[tuple[str, str]]:
+    """The tabs a run has, in the order the digits number them: (TabPane id,
+    title); the workflow's panes after the built-in ones."""
+    out = [(t.id, t.title) for t in RUN_TABS if t.id in shown]
+    out += [(PANE_TAB + p.id, p.title) for p in panes]
+    return out
+
+
+def pane_widget(pane: Pane) -> tuple[Widget, str]:
+    """The widget a workflow's pane shows: the plugin's own class when it names
+    one that imports, else the generic records table; and, when the plugin's
+    could not be had, why (one line) for a notice."""
+    widget_id = f"records-{pane.id}"
+    if pane.widget:
+        module, _, name = pane.widget.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), name)
+            if not (isinstance(cls, type) and issubclass(cls, Widget) and callable(getattr(cls, "update_from", None))):
+                raise TypeError("it is not a widget with update_from(state, progression)")
+            return cls(id=widget_id), ""
+        except Exception as exc:  # a plugin's widget that fails shows the table instead
+            why = one_line(f"{type(exc).__name__}: {exc}", 160)
+            title = one_line(pane.title, 30)
+            said = f"The {title} pane's own widget ({pane.widget}) could not be made ({why}); it shows as a table."
+            return RecordsTable(pane, id=widget_id), said
+    return RecordsTable(pane, id=widget_id), ""

@@ -19,6 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
@@ -27,11 +28,22 @@ from textual.widgets import Static, TabbedContent, TabPane, Tabs
 from ...core import events as ev
 from ...core.events import Event
 from ...core.safe_text import one_line
+from ...core.workflows.base import Pane
 from ..messages import SaveRequested
 from ..state import RunState, RunText, is_imagining
 from .agent_pane import AgentPanes
 from .program_view import shown_program
-from .run_tabs import RUN_TABS, TAB_BY_ID, TabContent, shown_tabs, tabs_of
+from .run_tabs import (
+    MOST_NUMBERED,
+    PANE_TAB,
+    RUN_TABS,
+    TAB_BY_ID,
+    TabContent,
+    numbered_tabs,
+    pane_widget,
+    shown_tabs,
+    tabs_of,
+)
 from .status_bar import StatusBar
 from .tests_table import TestsTable
 from .timeline import Timeline
@@ -46,6 +58,20 @@ _ZOOMABLE = frozenset({"timeline-band", *(t.content for t in RUN_TABS)})
 #: 6-stream run took 1.05-1.08x its time headless, at 10 a second 1.02x
 #: (80x24, measured side by side with bench/ui_streaming.py).
 REFRESH_INTERVAL = 1 / 10
+
+
+def no_tab_reason(workflow: str, recorded: dict[str, Any], tab: str) -> str:
+    """Why a run has no ``tab`` (a tab a workflow declares), in words: the
+    setting of the run's whose other value would have it (QualityFlow's
+    checker), else that the workflow does not use one."""
+    from ...core.workflows import WORKFLOWS
+    from ...core.workflows.values import config_from_record
+
+    spec = WORKFLOWS.get(workflow) if workflow else None
+    if spec is None:
+        return "its workflow does not use one"
+    why = spec.why_no_tab(config_from_record(recorded, workflow, strict=False), tab)
+    return why or "its workflow does not use one"
 
 
 def _displayed(widget: Widget) -> bool:
@@ -73,7 +99,16 @@ class RunView(Widget):
             key_display="[ ]",
             tooltip="Show the next progression ([ for the previous one)",
         ),
-        *(Binding(t.key, f"show_tab('{t.id}')", t.title, show=False) for t in RUN_TABS),
+        # The digits number the tabs this run has: the help (?) says which is
+        # which for the run shown (help_keys); the keys reference says this.
+        Binding(
+            "1",
+            "show_nth(1)",
+            "Tabs",
+            show=False,
+            tooltip="1 to 9 show the run's tabs, numbered in the order it has them (? lists them)",
+        ),
+        *(Binding(str(n), f"show_nth({n})", "", show=False) for n in range(2, MOST_NUMBERED + 1)),
         Binding("z", "zoom", "Zoom", tooltip="Maximize the focused pane (again to restore)"),
         Binding("y", "copy_program", "Copy", tooltip="Copy the program to the clipboard"),
         Binding("s", "save_program", "Save", tooltip="Save the program to a file"),
@@ -111,6 +146,8 @@ class RunView(Widget):
         self._mounting: dict[str, AwaitMount] = {}
         self._pending_tests: dict[str, str] = {}
         """Edits to the synthesized tests a live run has not taken yet (see show_pending_tests)."""
+        self._panes: tuple[Pane, ...] = ()
+        """The workflow's own panes that have tabs (after the built-in ones)."""
 
     def compose(self) -> ComposeResult:
         yield Static("starting…", id="run-progress", markup=False)
@@ -151,6 +188,43 @@ class RunView(Widget):
             self._content[tab] = widget
             self._mounting[tab] = self.query_one(f"#{tab}", TabPane).mount(widget)
         return self._mounting[tab]
+
+    def _all_tabs(self) -> set[str]:
+        return set(_ALL_TABS) | {PANE_TAB + p.id for p in self._panes}
+
+    def _sync_panes(self, tabs: TabbedContent) -> None:
+        """Give the run's own panes their tabs (after the built-in ones), and
+        take away those of a run this view no longer shows."""
+        for pane in self._panes:
+            tab = PANE_TAB + pane.id
+            if tabs.active == tab:
+                tabs.active = "tab-agents"
+            self._content.pop(tab, None)
+            tabs.remove_pane(tab)
+        self._panes = self.state.panes
+        for pane in self._panes:
+            tab = PANE_TAB + pane.id
+            widget, why = pane_widget(pane)
+            self._content[tab] = widget
+            self._stale_tabs.add(tab)
+            added = tabs.add_pane(TabPane(Content(one_line(pane.title, 30)), widget, id=tab))
+            if why:
+                self.notify(why, severity="warning")
+
+            async def painted(tab: str = tab, added: object = added) -> None:
+                await added  # type: ignore[misc]
+                if tabs.active == tab:
+                    self._paint_tab(tab)
+
+            self.call_next(painted)
+
+    def numbered(self) -> list[tuple[str, str]]:
+        """The tabs this run has, in the order the digits number them: (id, title)."""
+        return numbered_tabs(self._shown_tabs, self._panes)
+
+    def help_keys(self) -> list[tuple[str, str]]:
+        """The digits as the help (``?``) lists them: the tabs this run has."""
+        return [(str(n), f"{title} tab") for n, (_tab, title) in enumerate(self.numbered()[:MOST_NUMBERED], 1)]
 
     def _ready(self, tab: str) -> Widget | None:
         """A tab's content if it is mounted (the agents' and the timeline's always are)."""
@@ -234,6 +308,8 @@ class RunView(Widget):
                 call = self.state.calls.get(call_id)
                 if call is not None and is_imagining(call):
                     tabs = tabs | {"tab-imagined"}
+            case ev.Record(record=record):
+                tabs = frozenset(PANE_TAB + p.id for p in self._panes if p.record == record)
         self._dirty.update(tabs)
 
     def _timed_repaint(self) -> None:
@@ -246,7 +322,7 @@ class RunView(Widget):
         # Only the tabs the new events touched are stale: a token does not redraw
         # the timeline, the tests table or the program.
         if everything:
-            self._stale_tabs = set(_ALL_TABS)
+            self._stale_tabs = self._all_tabs()
             self._band_stale = True
         else:
             self._stale_tabs |= self._dirty
@@ -266,6 +342,8 @@ class RunView(Widget):
             self._band_stale = False
             side.update_from(state, p)
         tabs = self.query_one("#run-tabs", TabbedContent)
+        if state.panes != self._panes:
+            self._sync_panes(tabs)
         # Before the run's first event says which tabs it uses, every tab but the
         # search tree's is offered (the one a run seldom has).
         shown = shown_tabs(state) if state.started else _ALL_TABS - {"tab-tree"}
@@ -282,6 +360,8 @@ class RunView(Widget):
         if tab not in self._stale_tabs:
             return
         content = self._ready(tab)
+        if content is None and tab.startswith(PANE_TAB):
+            return  # a workflow's pane on its way: painted once it is mounted
         if content is None:  # wanted before its turn: mounted now, painted once it is
             self._once_mounted(tab, self._paint_tab)
             return
@@ -378,11 +458,29 @@ class RunView(Widget):
         n = max(1, self.state.progressions)
         self.progression = (self.progression + delta) % n
 
+    def action_show_nth(self, n: int) -> None:
+        """Show the run's ``n``-th tab (from 1), as the digits number them."""
+        tabs = self.numbered()
+        if not 1 <= n <= len(tabs):
+            said = ", ".join(f"{i} {title}" for i, (_tab, title) in enumerate(tabs, 1))
+            self.notify(f"This run has {len(tabs)} tabs: {said}.", severity="warning")
+            return
+        self.action_show_tab(tabs[n - 1][0])
+
     def action_show_tab(self, tab: str) -> None:
         """Show a tab and focus what is in it, so arrows and PageUp/Down work at once."""
+        if tab.startswith(PANE_TAB):
+            if tab in dict(self.numbered()):
+                self.query_one("#run-tabs", TabbedContent).active = tab
+                self._paint_tab(tab)
+                content = self._content.get(tab)
+                if content is not None and content.focusable:
+                    content.focus()
+            return
         if tab not in self._shown_tabs:
             what = TAB_BY_ID[tab].title
-            self.notify(f"This run has no {what} tab: its workflow does not use one.", severity="warning")
+            why = no_tab_reason(self.state.workflow, self.state.config, TAB_BY_ID[tab].declared)
+            self.notify(f"This run has no {what} tab: {why}.", severity="warning")
             return
         if self._ready(tab) is None:  # shown once it is mounted and painted
             self._once_mounted(tab, self.action_show_tab)

@@ -41,7 +41,8 @@ def cell_text(cell: StageCell | None, colours: Palette) -> Text:
     if cell is None:
         return Text("·", style=colours.muted)
     if cell.decision:
-        word = _DECISION_WORDS.get(cell.decision, cell.decision)
+        # The workflow's own word when it has one (MapCoder's "next plan").
+        word = cell.word or _DECISION_WORDS.get(cell.decision, cell.decision)
         style = colours.outcome(cell.decision)
         return Text(word, style=f"bold {style}" if cell.decision in ("accept", "revert") else style)
     return Text(_STATUS_WORDS.get(cell.status, cell.status), style=colours.outcome(cell.status))
@@ -88,7 +89,11 @@ def render_timeline(
     lines: list[Text] = []
     head = Text()
     stages = state.planned_stages()
-    width = min(MAX_STEP_WIDTH, max([STEP_WIDTH, *(len(s) + 1 for s in stages)]))
+    # Each step in the workflow's words (its plan's labels, its stage words):
+    # ``self-debug 2``, MapCoder's ``debug round 2``; the name is what
+    # breakpoints and ``fork --at`` take, and the Break-at field completes it.
+    words = {stage: state.step_label(stage) for stage in stages}
+    width = min(MAX_STEP_WIDTH, max([STEP_WIDTH, *(len(w) + 1 for w in words.values())]))
     head.append("  " + "step".ljust(width), style="bold")
     for p in range(n):
         style = f"bold underline {colours.primary}" if p == selected else "bold"
@@ -106,7 +111,7 @@ def render_timeline(
         name_style = f"bold {colours.accent}" if current else ""
         if row == cursor:
             name_style = f"{name_style} reverse".strip()
-        line.append_text(_pad(Text(stage, style=name_style), width))
+        line.append_text(_pad(Text(words[stage], style=name_style), width))
         if state.is_shared(stage):
             cell = state.cells.get((stage, None)) or state.cells.get((stage, 0))
             if cell is None:
@@ -155,8 +160,8 @@ def decision_lines(state: RunState, selected: int, colours: Palette) -> list[Ren
                 continue
             any_decision = True
             line = Text()
-            line.append(f"{stage}: ", style="bold")
-            verdict, word, rest = decision_said(cell.decision, cell.reason or "")
+            line.append(f"{state.step_label(stage)}: ", style="bold")
+            verdict, word, rest = decision_said(cell.word or cell.decision, cell.reason or "")
             if verdict:  # "rejected, so continue: on to self-debugging"
                 line.append(f"{verdict}, so ", style=colours.outcome(verdict))
             line.append(_DECISION_WORDS.get(word, word), style=colours.outcome(cell.decision))
