@@ -384,6 +384,9 @@ def jsonl_problem(rec: dict[str, Any], n: int, dataset: str = "jsonl") -> BenchP
     if not isinstance(visible, list) or not isinstance(hidden, list) or not hidden:
         raise ProblemError(f"jsonl {where}: 'hidden' must be a non-empty list and 'visible' a list")
     task_id = f"{dataset}/{tid.strip()}"
+    reference = rec.get("reference", "")
+    if not isinstance(reference, str):
+        raise ProblemError(f"jsonl {where}: 'reference' must be the text of a solution (or left out)")
     if kind == "io":
 
         def pairs(items: list[Any], what: str) -> list[tuple[str, str]]:
@@ -417,6 +420,7 @@ def jsonl_problem(rec: dict[str, Any], n: int, dataset: str = "jsonl") -> BenchP
             visible_source="dataset" if visible else "none",
             io_tests=pairs(hidden, "hidden"),
             compare=compare,
+            reference=reference,
         )
     if kind != "function":
         raise ProblemError(f"jsonl {where}: kind {kind!r} is not 'io' or 'function'")
@@ -437,6 +441,7 @@ def jsonl_problem(rec: dict[str, Any], n: int, dataset: str = "jsonl") -> BenchP
         eval_setup=problem.setup,
         dataset=dataset,
         visible_source="dataset" if visible else "none",
+        reference=reference,
     )
 
 
@@ -591,6 +596,7 @@ def load_from_source(
     except Exception as exc:  # a plugin's reader: one line, never a traceback
         raise ProblemError(f"{name}: its reader failed: {plugins.exception_words(exc)}") from None
     problems = checked_problems(name, problems)
+    _READ_REFERENCES.update((bp.id, bp.reference) for bp in problems if bp.reference.strip())
     if ids:
         by_id = {bp.id: bp for bp in problems}
         picked = []
@@ -604,6 +610,18 @@ def load_from_source(
     if limit is not None:
         problems = problems[:limit]
     return problems
+
+
+#: The references of the problems read by :func:`load_from_source` in this
+#: process (a ``--dataset-file`` copy included), by id: what ``--model
+#: reference`` answers them with (``core/bench/reference.py``).
+_READ_REFERENCES: dict[str, str] = {}
+
+
+def read_reference(task_id: str) -> str | None:
+    """The reference solution of problem ``task_id`` if a dataset read in
+    this process declared one, else None."""
+    return _READ_REFERENCES.get(task_id)
 
 
 def checked_problems(name: str, problems: object) -> list[BenchProblem]:

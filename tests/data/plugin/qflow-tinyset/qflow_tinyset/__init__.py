@@ -16,4 +16,6 @@ def read(path: Path | None):
     return [jsonl_problem(rec, n, "tinyset") for n, rec in enumerate(records)]
 
 
-DATASET = DatasetSource("tinyset", "Tinyset: two stdin/stdout problems", read, shipped=True)
+DATASET = DatasetSource(
+    "tinyset", "Tinyset: four stdin/stdout problems and a function, each with its reference", read, shipped=True
+)
