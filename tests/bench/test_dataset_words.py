@@ -6,6 +6,7 @@ tests are a docstring's examples."""
 from __future__ import annotations
 
 import ast
+import asyncio
 import inspect
 import itertools
 from collections.abc import Iterator
@@ -15,10 +16,14 @@ from typing import Any
 import pytest
 
 from qflow_tui.core.bench import sources
-from qflow_tui.core.bench.bench_runner import BenchSpec
+from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec
+from qflow_tui.core.bench.data import load_bench
 from qflow_tui.core.bench.protocol import protocol_lines
 from qflow_tui.core.bench.sources import DatasetSource
+from qflow_tui.core.bench.tables import build_table, render_markdown
 from qflow_tui.core.config import RunConfig
+
+FIXTURE = Path(__file__).parent / "data" / "finished-late-fix"
 
 
 def _spec(dataset: str, convention: str = "completion", checker: str = "python") -> dict[str, Any]:
@@ -76,3 +81,22 @@ def test_every_dataset_source_field_is_documented() -> None:
         and isinstance(stmt.target, ast.Name)
     }
     assert documented == set(DatasetSource.__dataclass_fields__)
+
+
+def test_a_plugin_dataset_declares_its_bench_table_column(tinyset: Path, tmp_path: Path) -> None:
+    config = RunConfig(model="reference", workflow="zeroshot")
+    asyncio.run(BenchRunner(BenchSpec("tinyset", config), tmp_path / "bench").run())
+    data = load_bench(tmp_path / "bench")
+    table = build_table([data], with_papers=False)
+    assert "Tinyset" in table.shown_columns() and not table.notes
+    assert "Tinyset" in render_markdown(table)
+    (ours,) = [r for r in table.rows if r.kind == "ours"]
+    assert ours.cells["Tinyset"].passed == 5 and ours.cells["Tinyset"].n == 5
+
+
+def test_a_dataset_without_a_column_is_left_out_with_a_note(silent_set: None, tmp_path: Path) -> None:
+    data = load_bench(FIXTURE)
+    data.spec["dataset"] = "silentset"
+    table = build_table([data], with_papers=False)
+    assert not any(r.cells for r in table.rows if r.kind == "ours")
+    assert any("declares its column in its source" in note for note in table.notes)

@@ -83,6 +83,10 @@ class DatasetSource:
     line, after the convention's name (``whole programs are judged alone``).
     A convention not named here reads ``the problem's prompt code, if it has
     any, then the program`` (completion) or ``the program alone`` (solution)."""
+    column: str = ""
+    """Its column's heading in ``qflow bench table`` (``Tinyset``): a bench on
+    it fills that column, after the columns of the sets the papers report.
+    Empty: its benches are left out of the table, with a note saying so."""
 
 
 # ------------------------------------------------------------------ file reading

@@ -24,4 +24,5 @@ DATASET = DatasetSource(
     shown="the sample runs of each statement",
     judged="Tinyset's hidden runs, outputs compared token by token",
     conventions={"completion": "each program judged alone, as Tinyset has no prompt code"},
+    column="Tinyset",
 )
