@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from qflow_tui.core.bench import papers as papers_module
 from qflow_tui.core.bench import sources
 from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec
 from qflow_tui.core.bench.data import load_bench
@@ -22,6 +23,7 @@ from qflow_tui.core.bench.protocol import protocol_lines
 from qflow_tui.core.bench.sources import DatasetSource
 from qflow_tui.core.bench.tables import build_table, render_markdown
 from qflow_tui.core.config import RunConfig
+from tests.helpers import ROOT
 
 FIXTURE = Path(__file__).parent / "data" / "finished-late-fix"
 
@@ -100,3 +102,43 @@ def test_a_dataset_without_a_column_is_left_out_with_a_note(silent_set: None, tm
     table = build_table([data], with_papers=False)
     assert not any(r.cells for r in table.rows if r.kind == "ours")
     assert any("declares its column in its source" in note for note in table.notes)
+
+
+@pytest.fixture
+def tiny_papers(tinyset: Path) -> Iterator[Path]:
+    """The tinyset plugin installed, the papers read afresh with its paper file."""
+    papers_module.papers.cache_clear()
+    try:
+        yield tinyset
+    finally:
+        papers_module.papers.cache_clear()
+
+
+def test_a_plugin_dataset_declares_its_published_figures(tiny_papers: Path, tmp_path: Path) -> None:
+    assert "tinypaper" in papers_module.paper_names() and not papers_module.REFUSED_PAPERS
+    (row,) = papers_module.paper("tinypaper").rows()
+    assert papers_module.reproduce(row)  # qflow bench paper offers a command: the set is installed
+    config = RunConfig(model="reference", workflow="zeroshot")
+    asyncio.run(BenchRunner(BenchSpec("tinyset", config), tmp_path / "bench").run())
+    data = load_bench(tmp_path / "bench")
+    table = build_table([data], paper_family="gpt-4o-mini")
+    published = [r for r in table.rows if r.kind == "published"]
+    assert published and published[0].cells["Tinyset"].printed == "80.0%"
+    assert any("Tiny et al." in cited for cited in table.papers)
+
+
+def test_a_plugin_paper_file_that_cannot_be_read_is_one_line(tiny_papers: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"name": "x"')
+    clash = tmp_path / "clash.json"
+    clash.write_text((ROOT / "qflow_tui" / "data" / "papers" / "codetree.json").read_text())
+    source = DatasetSource("paperset", "a set with bad papers", lambda path: [], papers=(broken, clash))
+    sources.SOURCES.register("paperset", source)
+    papers_module.papers.cache_clear()
+    try:
+        known = papers_module.paper_names()
+    finally:
+        del sources.SOURCES.extra["paperset"]
+    assert "codetree" in known and len(papers_module.REFUSED_PAPERS) == 2
+    assert all("\n" not in line and "paperset" in line for line in papers_module.REFUSED_PAPERS)
+    assert "takes the name of a paper already known" in papers_module.REFUSED_PAPERS[1]

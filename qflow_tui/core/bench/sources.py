@@ -87,6 +87,12 @@ class DatasetSource:
     """Its column's heading in ``qflow bench table`` (``Tinyset``): a bench on
     it fills that column, after the columns of the sets the papers report.
     Empty: its benches are left out of the table, with a note saying so."""
+    papers: tuple[Path, ...] = ()
+    """Files of published figures on this set, in the format of qflow's own
+    (``qflow_tui/data/papers/*.json``: the paper, its tables, each row's
+    workflow, settings, model family and printed cells, its ``datasets``
+    naming this set): ``qflow bench paper`` lists them, and a bench's report
+    and ``qflow bench table`` put a matching figure beside its own."""
 
 
 # ------------------------------------------------------------------ file reading
@@ -658,6 +664,8 @@ def _check(obj: object, entry: EntryPoint) -> DatasetSource:
         raise PluginRefused(f"its name {obj.name[:80]!r} is not a dataset name (lowercase letters, digits, - _ .)")
     if not callable(obj.read):
         raise PluginRefused("its read is not callable")
+    if not isinstance(obj.papers, tuple | list) or not all(isinstance(p, str | Path) for p in obj.papers):
+        raise PluginRefused("its papers is not a tuple of paths to paper files")
     return obj
 
 

@@ -25,4 +25,5 @@ DATASET = DatasetSource(
     judged="Tinyset's hidden runs, outputs compared token by token",
     conventions={"completion": "each program judged alone, as Tinyset has no prompt code"},
     column="Tinyset",
+    papers=(HERE / "tinypaper.json",),
 )
