@@ -9,6 +9,7 @@ import ast
 import asyncio
 import inspect
 import itertools
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -142,3 +143,12 @@ def test_a_plugin_paper_file_that_cannot_be_read_is_one_line(tiny_papers: Path, 
     assert "codetree" in known and len(papers_module.REFUSED_PAPERS) == 2
     assert all("\n" not in line and "paperset" in line for line in papers_module.REFUSED_PAPERS)
     assert "takes the name of a paper already known" in papers_module.REFUSED_PAPERS[1]
+
+
+@pytest.mark.parametrize(("dataset", "record"), [("codecontests", {"description": 3}), ("apps", {"question": ["q"]})])
+def test_a_statement_that_is_not_text_is_one_line(dataset: str, record: dict[str, Any], tmp_path: Path) -> None:
+    copy = tmp_path / "set.jsonl"
+    copy.write_text(json.dumps({**record, "input_output": "{}"}) + "\n")
+    with pytest.raises(sources.ProblemError) as caught:
+        sources.load_dataset(dataset, path=copy)
+    assert str(caught.value).startswith(f"{dataset} record 0: ") and "must be text" in str(caught.value)

@@ -144,10 +144,19 @@ def _need(path: Path | None, name: str, where: str) -> Path:
     return path
 
 
-def _field(rec: dict[str, Any], key: str, n: int, name: str) -> Any:
+def _field(rec: dict[str, Any], key: str, n: int, name: str) -> object:
     if key not in rec:
         raise ProblemError(f"{name} record {n}: no {key!r} field; is this a {name} file?")
-    return rec[key]
+    value: object = rec[key]
+    return value
+
+
+def _text_field(rec: dict[str, Any], key: str, n: int, name: str) -> str:
+    """A field that must be text (a statement, a question): one line when it is not."""
+    value = _field(rec, key, n, name)
+    if not isinstance(value, str):
+        raise ProblemError(f"{name} record {n}: {key!r} must be text, not {_what(value)}")
+    return value
 
 
 # ------------------------------------------------------------------ CodeContests
@@ -185,7 +194,7 @@ def _cc_time_limit(value: object) -> float | None:
 
 def codecontests_problem(rec: dict[str, Any], n: int) -> BenchProblem:
     name = "codecontests"
-    description = _field(rec, "description", n, name)
+    description = _text_field(rec, "description", n, name)
     public = _cc_pairs(rec.get("public_tests"), "public_tests", n)
     hidden = (
         public
@@ -287,7 +296,7 @@ def _apps_text(value: object) -> str:
 
 def apps_problem(rec: dict[str, Any], n: int) -> BenchProblem:
     name = "apps"
-    question = _field(rec, "question", n, name)
+    question = _text_field(rec, "question", n, name)
     raw = _field(rec, "input_output", n, name)
     try:
         io = json.loads(raw) if isinstance(raw, str) else raw
@@ -426,7 +435,7 @@ def jsonl_problem(rec: dict[str, Any], n: int, dataset: str = "jsonl") -> BenchP
         raise ProblemError(f"jsonl {where}: 'reference' must be the text of a solution (or left out)")
     if kind == "io":
 
-        def pairs(items: list[Any], what: str) -> list[tuple[str, str]]:
+        def pairs(items: list[object], what: str) -> list[tuple[str, str]]:
             out = []
             for t in items:
                 if (

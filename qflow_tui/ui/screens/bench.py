@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
 from ...core.bench.bench_runner import REPORT, RESULTS, BenchError, BenchRunner, ProblemUpdate, run_key
-from ...core.bench.estimate import estimate_bench
+from ...core.bench.estimate import Estimate, estimate_bench
 from ...core.bench.report import (
     bench_price,
     last_programs_k,
@@ -107,8 +107,8 @@ class BenchScreen(AppScreen[None]):
         self.estimate = estimate
         """Run only the first ``estimate`` problems and estimate the whole bench from them
         (or from the folder's finished runs), instead of running it all."""
-        self.estimated: Any = None
-        """The estimate, once made (a :class:`~qflow_tui.core.bench.estimate.Estimate`)."""
+        self.estimated: Estimate | None = None
+        """The estimate, once made."""
         self._cost_cache: tuple[int, str] = (-1, "")
         if runner is None and folder is None:
             raise ValueError("BenchScreen needs a runner or a folder")
