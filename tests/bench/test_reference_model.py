@@ -112,3 +112,12 @@ def test_qflow_bench_passes_a_shipped_plugin_dataset_with_its_references(tinyset
     lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line.strip()]
     assert len(lines) == 5 and all(line["passed"] for line in lines)
     assert "final pass@1 100.00% (5/5)" in (out / "report.md").read_text()
+
+
+def test_a_stdin_stdout_problem_of_a_plugin_set_is_accepted(tinyset: Path) -> None:
+    (bp,) = sources.load_dataset("tinyset", ids=["leap"])
+    assert bp.problem.is_io
+    config = RunConfig(model="reference", workflow="qualityflow")
+    outcome = asyncio.run(run_workflow(bp.problem, config, record=False))
+    assert outcome.outcome == "accepted" and outcome.accepted_at == "program_generator"
+    assert outcome.final_program.strip() == bp.reference.strip()

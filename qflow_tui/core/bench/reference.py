@@ -72,11 +72,16 @@ def _looked_up(task_id: str) -> str:
 def reference_answer(problem: Problem, test: str | None = None) -> str:
     """What the reference model answers a call about ``problem`` with: the
     reference in a fenced block; for a call about one visible test (the
-    imagined execution of a Code Quality Checker), that test as written in
-    ``<test_case>`` tags as well, which says the reference passes it (what a
-    dataset's reference does with its own visible tests)."""
+    imagined execution of a Code Quality Checker), that test completed in
+    ``<test_case>`` tags instead (the assert as written; a stdin/stdout
+    test's input and expected output), which says the reference passes it,
+    as a dataset's reference does its own visible tests."""
     reference = reference_of(problem)
     if test:
+        case = next((t for t in problem.tests if t.source == test), None)
+        if problem.is_io and case is not None and case.output is not None:
+            # A stdin/stdout test: the run the reference makes, as the checker reads one.
+            return f"<test_case>\nInput:\n{case.input or ''}\nOutput:\n{case.output}\n</test_case>\n"
         return f"<test_case>\n{test.strip()}\n</test_case>\n"
     return "```python\n" + reference.strip() + "\n```\n"
 
