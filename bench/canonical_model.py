@@ -1,30 +1,18 @@
-"""A script model that answers every program request with the benchmark's
-canonical solution: ``qflow bench --model script/bench/canonical_model.py``.
+"""The reference model as a script model, for older commands and sessions:
+``--model script/bench/canonical_model.py`` answers as ``--model reference``
+(qflow's built-in, in the wheel) does, each problem with its dataset's
+reference solution (HumanEval+'s corrected ones for ``humaneval-plus/N``).
 
-A HumanEval statement reads the same in HumanEval+: set
-``QFLOW_CANONICAL_DATASET=humaneval-plus`` to answer with HumanEval+'s
-corrected solutions instead of HumanEval's.
-
-It proves the harness (a perfect model must score 100%) and measures the
-bench's own speed. It plays the program generator (and AgentCoder's
-programmer); the Code Quality Checker needs no model with ``--checker python``.
+Use ``--model reference``; this file stays so that a session recorded with it
+can be forked or re-run.
 """
 
-import os
-
-from qflow_tui.core.bench.datasets import find_problem_in
-
-PROGRAM_AGENTS = ("program_generator", "programmer", "self_debugger")
+from qflow_tui.core.bench.reference import reference_answer
+from qflow_tui.core.workflow_run import running_problem
 
 
 def respond(request):
-    if request["agent"] not in PROGRAM_AGENTS:
-        raise ValueError(
-            f"the canonical model only writes programs, not {request['agent']}: "
-            "use --workflow zeroshot, or qualityflow with --checker python --epochs 0 --clarify 0"
-        )
-    text = "\n".join(m["content"] for m in request["messages"])
-    bp = find_problem_in(text, os.environ.get("QFLOW_CANONICAL_DATASET"))
-    if bp is None:
-        raise ValueError("the canonical model found no benchmark problem in the prompt")
-    return "```python\n" + bp.reference.strip() + "\n```"
+    problem = running_problem.get()
+    if problem is None:
+        raise ValueError("the canonical model answers only within a run of a dataset's problem")
+    return reference_answer(problem, request.get("test"))

@@ -9,6 +9,7 @@ import datetime
 import time
 import traceback
 from collections.abc import Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -31,6 +32,12 @@ from .summary import RunSummary
 from .visible_check import run_visible_tests
 from .workflows import WORKFLOWS
 from .workflows.values import recorded_config, validate
+
+#: The problem the workflow running in this context works on: what a model
+#: that answers from the dataset (``--model reference``) reads to know which
+#: problem a call is about. A context variable, so concurrent runs of one
+#: process (a bench) each see their own; None outside a run.
+running_problem: ContextVar[Problem | None] = ContextVar("qflow_running_problem", default=None)
 
 
 class RunError(Exception):
@@ -200,6 +207,7 @@ async def run_workflow(
     if retiring := retirement_notice(config.model, datetime.datetime.now(datetime.UTC).date().isoformat()):
         emitter(Notice(level="warning", message=retiring))
     try:
+        running = running_problem.set(problem)
         try:
             result = await workflow.run(ctx)
             if visible_run:
@@ -222,6 +230,8 @@ async def run_workflow(
             emitter(RunFailed(error=message))
             where = f"; the session with the details is {writer.path}" if writer is not None else ""
             raise RunError(f"{message} (a bug in qflow-tui, please report it{where})") from None
+        finally:
+            running_problem.reset(running)
     except BaseException as exc:
         if writer is not None:
             writer.close()

@@ -384,7 +384,7 @@ def test_table_4_counts_a_problem_with_no_visible_test_apart(tmp_path):
     assert [c.get("no_visible_test") for c in records["humaneval/38"]["checks"]] == [True]
     assert [c.get("no_visible_test") for c in records["humaneval/0"]["checks"]] == [None]
     report = render_report(load_bench(tmp_path / "b"))
-    table = report.split("## Code Quality Checker as a classifier (Table 4)", 1)[1]
+    table = report.split("## Code quality checker as a classifier (QualityFlow's Table 4)", 1)[1]
     # Only humaneval/0 is counted: a right program the checker could not confirm.
     assert "| Recall | 0.00 |" in table and "| Actual positive | 100.00 |" in table
     assert "Left out of both: 1 problems with no visible test" in table and "humaneval/38." in table

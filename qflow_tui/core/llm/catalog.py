@@ -55,6 +55,9 @@ def table_models(prices: dict[str, Price] | None = None) -> list[KnownModel]:
         entry = PROVIDERS.entries.get(prefix)
         plugin = entry is not None and not entry.builtin
         source = f"provider plugin {entry.distribution or prefix}" if entry is not None and plugin else "built in"
+        if provider.alone and prefix not in listed:
+            listed.add(prefix)
+            known.append(KnownModel(prefix, source))
         for model in provider.models:
             name = f"{prefix}/{model.name}"
             if name not in listed:

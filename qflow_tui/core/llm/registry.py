@@ -39,6 +39,7 @@ BUILT_IN = {
     "local": "qflow_tui.core.llm.built_in:LOCAL",
     "script": "qflow_tui.core.llm.built_in:SCRIPT",
     "replay": "qflow_tui.core.session.replay:PROVIDER",
+    "reference": "qflow_tui.core.bench.reference:PROVIDER",
 }
 
 
@@ -111,6 +112,9 @@ class Provider:
     """Runs on this machine or from a file: costs nothing."""
     models: tuple[NamedModel, ...] = ()
     """Models known by name: ``qflow models`` and the Model field list them."""
+    alone: bool = False
+    """The prefix alone names the provider's one model (``--model reference``):
+    the factory gets an empty rest, and ``qflow models`` lists the prefix."""
 
     def named(self, rest: str) -> NamedModel | None:
         """The named model ``rest`` is, if it is one."""
@@ -163,7 +167,9 @@ def checked_provider(provider: Provider) -> Provider:
         raise PluginRefused(
             f"its prefix {one_line(repr(provider.prefix), 40)} is not a word (a-z, then a-z, 0-9, - or _)"
         )
-    if not provider.example.startswith(f"{provider.prefix}/"):
+    if not provider.example.startswith(f"{provider.prefix}/") and not (
+        provider.alone and provider.example == provider.prefix
+    ):
         raise PluginRefused(f"its example {one_line(repr(provider.example), 80)} does not start with its prefix")
     for model in provider.models:
         if not model.name.strip() or any(c.isspace() for c in model.name):
@@ -215,13 +221,16 @@ def modelapi(
     takes_base_url: bool = False,
     free: bool = False,
     models: tuple[NamedModel, ...] = (),
+    alone: bool = False,
 ) -> Callable[[Factory], Factory]:
     """Register the decorated factory as the provider of ``prefix/`` names in
     this process (tests, embedding); a package registers through the
     ``qflow.providers`` entry-point group instead."""
 
     def register(factory: Factory) -> Factory:
-        PROVIDERS.register(prefix, Provider(prefix, factory, example, module, needs, takes_base_url, free, models))
+        PROVIDERS.register(
+            prefix, Provider(prefix, factory, example, module, needs, takes_base_url, free, models, alone)
+        )
         return factory
 
     return register

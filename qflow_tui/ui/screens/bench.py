@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
 from ...core.bench.bench_runner import REPORT, RESULTS, BenchError, BenchRunner, ProblemUpdate, run_key
-from ...core.bench.estimate import estimate_bench
+from ...core.bench.estimate import Estimate, estimate_bench
 from ...core.bench.report import (
     bench_price,
     last_programs_k,
@@ -36,7 +36,7 @@ from ...core.bench.stats import dollars, interval_text, mean_interval, ratio_int
 from ...core.safe_text import clean, one_line
 from ..access import qflow_app
 from ..widgets.bench_chart import PassByStepChart, bar
-from ..widgets.bench_table import BenchRow, BenchTable
+from ..widgets.bench_table import BenchRow, BenchTable, step_words
 from ..widgets.footer import AppFooter
 from ..widgets.search_line import SearchLine, search_key
 from .base import AppScreen
@@ -107,8 +107,8 @@ class BenchScreen(AppScreen[None]):
         self.estimate = estimate
         """Run only the first ``estimate`` problems and estimate the whole bench from them
         (or from the folder's finished runs), instead of running it all."""
-        self.estimated: Any = None
-        """The estimate, once made (a :class:`~qflow_tui.core.bench.estimate.Estimate`)."""
+        self.estimated: Estimate | None = None
+        """The estimate, once made."""
         self._cost_cache: tuple[int, str] = (-1, "")
         if runner is None and folder is None:
             raise ValueError("BenchScreen needs a runner or a folder")
@@ -171,6 +171,7 @@ class BenchScreen(AppScreen[None]):
                 self._describe()
                 return
         self.spec = runner.spec.to_dict([bp.id for bp in runner.problems])
+        self._name_steps()
         self.rows = {run_key(pid, s): BenchRow(run_key(pid, s)) for pid, s in runner.keys}
         self.query_one(BenchTable).show(list(self.rows.values()))
         runner.sinks.append(self._heard)
@@ -299,6 +300,7 @@ class BenchScreen(AppScreen[None]):
         try:
             data = load_bench(self.folder)
             self.spec = data.spec
+            self._name_steps()
             samples = int(data.spec.get("samples", 1) or 1)
             latest = {run_key(str(r["id"]), int(r.get("sample", 0))): r for r in data.records}
             problem_ids = [str(pid) for pid in data.problem_ids]
@@ -360,7 +362,15 @@ class BenchScreen(AppScreen[None]):
         return [r.record for r in self.rows.values() if r.state == "done" and r.record is not None]
 
     def _refresh_chart(self) -> None:
-        self.query_one(PassByStepChart).show(self._done(), len(self.rows))
+        self.query_one(PassByStepChart).show(self._done(), len(self.rows), self._workflow())
+
+    def _workflow(self) -> str:
+        """The bench's workflow, whose words name its steps."""
+        return str(self.spec.get("workflow") or "") if self.spec else ""
+
+    def _name_steps(self) -> None:
+        """Name the table's steps in the bench's workflow's words."""
+        self.query_one(BenchTable).words = step_words(self._workflow())
 
     def _describe(self) -> None:
         spec = self.spec
@@ -634,11 +644,9 @@ _DETAIL_LINES = 4
 
 
 def _interval(passed: int, n: int) -> str:
-    """pass@1's 95% Wilson score interval, in percent (:func:`~qflow_tui.core.bench.stats.wilson`)."""
-    iv = wilson(passed, n)
-    if iv is None:
-        return "n/a"
-    return f"{100 * iv.low:.0f}-{100 * iv.high:.0f}%"
+    """pass@1's 95% Wilson score interval (:func:`~qflow_tui.core.bench.stats.wilson`),
+    in percent, written as the report writes every interval: ``[53.9, 68.8]``."""
+    return interval_text(wilson(passed, n))
 
 
 def _bar(fraction: float, width: int) -> str:

@@ -11,8 +11,8 @@ from textual.widget import Widget
 from ...core.bench.report import table_pass_by_step
 from ...core.safe_text import one_line
 from ..palette import palette
-from ..replay_model import short_step
 from ..widget_options import WidgetOptions
+from .bench_table import step_words
 
 #: Eighths of a character cell, for bars finer than one column.
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -29,9 +29,11 @@ def bar(fraction: float, width: int) -> str:
     return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(width)
 
 
-def pass_rows(done: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
+def pass_rows(done: list[dict[str, Any]], workflow: str = "") -> list[tuple[str, int, int]]:
     """(label, passed, finished) for the first program, each step and the final
-    program, in the order of Table 1."""
+    program, in the order of Table 1; each step in its workflow's own words
+    (its ``stage_words``, ``self-debug 2``) when the workflow is installed."""
+    words = step_words(workflow)
     header, values = table_pass_by_step(done)
     n = len(done)
     rows = []
@@ -39,7 +41,7 @@ def pass_rows(done: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
         if column == "Δ":
             continue
         passed = 0 if value == "n/a" else round(float(value) * n / 100)
-        label = column if column in ("first program", "final") else short_step(column)
+        label = column if column in ("first program", "final") else words(column)
         rows.append((label, passed, n))
     return rows
 
@@ -57,10 +59,13 @@ class PassByStepChart(Widget):
         """The results lines of the finished problems the bars are computed from."""
         self.total = 0
         """How many runs the bench has in all."""
+        self.workflow = ""
+        """The bench's workflow, whose words name the steps."""
 
-    def show(self, done: list[dict[str, Any]], total: int) -> None:
+    def show(self, done: list[dict[str, Any]], total: int, workflow: str = "") -> None:
         self.done = done
         self.total = total
+        self.workflow = workflow
         self.refresh(layout=True)
 
     def render(self) -> Text:
@@ -73,7 +78,7 @@ class PassByStepChart(Widget):
             out.append("\nno problem finished yet", style=colours.muted)
             return out
         width = max(4, self.content_size.width - _LABEL_WIDTH - _FIGURE_WIDTH - 2)
-        for label, passed, total in pass_rows(self.done):
+        for label, passed, total in pass_rows(self.done, self.workflow):
             fraction = passed / total if total else 0.0
             out.append("\n")
             out.append(one_line(label, _LABEL_WIDTH).ljust(_LABEL_WIDTH) + " ")

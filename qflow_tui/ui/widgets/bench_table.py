@@ -4,6 +4,7 @@ problem failed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Unpack
 
@@ -11,6 +12,7 @@ from rich.text import Text
 
 from ...core.bench.report import step_columns
 from ...core.safe_text import one_line
+from ...core.workflows import WORKFLOWS
 from ..palette import Palette, palette
 from ..replay_model import short_step
 from ..widget_options import WidgetOptions
@@ -70,14 +72,22 @@ class BenchRow:
         return value if isinstance(value, str) else None
 
 
-def _status(row: BenchRow, colours: Palette) -> Text:
+def step_words(workflow: str) -> Callable[[str], str]:
+    """How the bench's workflow names a step (its ``stage_words``:
+    ``self_debug:2`` -> ``self-debug 2``); the plain name with spaces for a
+    workflow not installed here."""
+    spec = WORKFLOWS.get(workflow)
+    return spec.step_label if spec is not None else short_step
+
+
+def _status(row: BenchRow, colours: Palette, words: Callable[[str], str] = short_step) -> Text:
     rec = row.record or {}
     if row.state == "done":
         if rec.get("passed"):
             return Text("passed", style=f"bold {colours.success}")
         return Text("FAILED", style=f"bold {colours.error}")
     if row.state == "running":
-        label = f"▶ {short_step(row.step)}" if row.step else "▶ starting"
+        label = f"▶ {words(row.step)}" if row.step else "▶ starting"
         return Text(one_line(label), style=colours.accent, no_wrap=True, overflow="ellipsis")
     if row.state == "evaluating":
         return Text("evaluating", style=colours.accent)
@@ -127,11 +137,13 @@ class BenchTable(ListTable):
         """The keys of the rows on show, in order."""
         self._widths = dict(_WIDTHS)
         """The widths in use: the problem column fits the longest id shown."""
+        self.words: Callable[[str], str] = short_step
+        """How the bench's workflow names its steps (:func:`step_words`), set by the screen."""
 
     def _label_room(self) -> int:
         """Cells a step's column name may take: whole names ("program generator")
         where the table has room for them all, else 12, cut with an ellipsis."""
-        whole = [max(3, min(len(short_step(step)), _WHOLE)) for step in self.steps]
+        whole = [max(3, min(len(self.words(step)), _WHOLE)) for step in self.steps]
         return _WHOLE if room_left(self, [*self._widths.values(), *whole, _WHY_MIN]) >= 0 else 12
 
     def on_resize(self) -> None:
@@ -142,7 +154,7 @@ class BenchTable(ListTable):
 
     def _why_width(self, room: int) -> int:
         """The cells left for the "why" column with step names ``room`` wide."""
-        steps = [max(3, len(one_line(short_step(step), room))) for step in self.steps]
+        steps = [max(3, len(one_line(self.words(step), room))) for step in self.steps]
         return room_left(self, [*self._widths.values(), *steps, 0])
 
     def _columns(self) -> None:
@@ -151,7 +163,7 @@ class BenchTable(ListTable):
         self.add_column("status", key="status", width=self._widths["status"])
         self._room = self._label_room()
         for step in self.steps:
-            label = one_line(short_step(step), self._room)
+            label = one_line(self.words(step), self._room)
             self.add_column(Text(label, justify="center"), key=f"step:{step}", width=max(3, len(label)))
         self.add_column(Text("tokens", justify="right"), key="tokens", width=_WIDTHS["tokens"])
         self.add_column(Text("time", justify="right"), key="time", width=_WIDTHS["time"])
@@ -169,7 +181,7 @@ class BenchTable(ListTable):
             duration = max(0.0, self.now - row.started)
         return [
             Text(one_line(row.key), no_wrap=True, overflow="ellipsis"),
-            _status(row, colours),
+            _status(row, colours, self.words),
             *(_step_cell(row, step, colours) for step in self.steps),
             Text(_tokens(int(tokens or 0)) if tokens or row.record else "", justify="right"),
             Text(f"{float(duration):.1f}s" if duration is not None else "", justify="right"),
@@ -180,7 +192,7 @@ class BenchTable(ListTable):
         """Whether ``row`` is shown under the search (case does not matter)."""
         if not self.search:
             return True
-        return matches(f"{row.key} {_status(row, palette(self.app)).plain} {row.why}", self.search)
+        return matches(f"{row.key} {_status(row, palette(self.app), self.words).plain} {row.why}", self.search)
 
     def show(self, rows: list[BenchRow]) -> None:
         """Show every row again (the first time, or when a new step column appears)."""

@@ -16,4 +16,14 @@ def read(path: Path | None):
     return [jsonl_problem(rec, n, "tinyset") for n, rec in enumerate(records)]
 
 
-DATASET = DatasetSource("tinyset", "Tinyset: two stdin/stdout problems", read, shipped=True)
+DATASET = DatasetSource(
+    "tinyset",
+    "Tinyset: four stdin/stdout problems and a function, each with its reference",
+    read,
+    shipped=True,
+    shown="the sample runs of each statement",
+    judged="Tinyset's hidden runs, outputs compared token by token",
+    conventions={"completion": "each program judged alone, as Tinyset has no prompt code"},
+    column="Tinyset",
+    papers=(HERE / "tinypaper.json",),
+)

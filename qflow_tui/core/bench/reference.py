@@ -1,0 +1,124 @@
+"""``--model reference``: a model that answers every call of a run with the
+reference solution its dataset declares (:attr:`BenchProblem.reference`), as
+EvalPlus checks its ground truth: a user checks a dataset's own tests against
+its references, and sees a bench or a run work end to end without a key.
+
+It is a provider like any other (``qflow.providers``, pyproject.toml), kept in
+the bench layer because the datasets are: the run tells it which problem a call
+is about (:data:`~qflow_tui.core.workflow_run.running_problem`), and it finds
+that problem's reference by its id (``humaneval/0``, ``tinyset/leap``) among
+the problems this process read (a ``--dataset-file`` copy), the sets qflow
+ships and the datasets plugins ship. Every call gets the reference in a
+fenced block, whatever the agent: an agent that asks for a program takes it,
+the others (a test designer, a checker) find in it nothing of what they asked
+for and go on as after a poor answer. It costs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from ..llm.base import Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens
+from ..llm.registry import ClientOptions, Provider
+from ..llm.script import chunk_text
+from ..problem import Problem, ProblemError
+from ..workflow_run import running_problem
+from . import sources
+from .datasets import DATASETS, load_bench_problem
+
+NAME = "reference"
+
+
+def reference_of(problem: Problem) -> str:
+    """The reference solution the dataset of ``problem`` declares for it.
+    Raises :class:`LLMError` (fatal: every call of the run would fail the same
+    way) with one line saying why there is none."""
+    task_id = (problem.task_id or "").strip()
+    if not task_id or "/" not in task_id:
+        raise LLMError(
+            "the reference model answers a dataset's problems only (give --problem DATASET/ID, "
+            "e.g. humaneval/0), and this problem names no dataset",
+            fatal=True,
+        )
+    known = sources.read_reference(task_id)
+    if known is None:
+        known = _looked_up(task_id)
+    if not known.strip():
+        raise LLMError(
+            f"{task_id}: its dataset declares no reference solution, so the reference model has no "
+            "answer for it (a dataset declares one in each BenchProblem's reference)",
+            fatal=True,
+        )
+    return known
+
+
+def _looked_up(task_id: str) -> str:
+    """The reference of ``task_id`` from the sets qflow ships or a plugin
+    dataset that ships its data; '' when the dataset is neither."""
+    name = task_id.partition("/")[0]
+    try:
+        if name in DATASETS:
+            return load_bench_problem(task_id).reference
+        found = sources.sources().get(name)
+        if found is None or not found.shipped:
+            return ""
+        picked = sources.load_from_source(name, None, ids=[task_id])
+    except ProblemError as exc:
+        raise LLMError(f"the reference model cannot read {task_id}'s dataset: {exc}", fatal=True) from None
+    return picked[0].reference if picked else ""
+
+
+def reference_answer(problem: Problem, test: str | None = None) -> str:
+    """What the reference model answers a call about ``problem`` with: the
+    reference in a fenced block; for a call about one visible test (the
+    imagined execution of a Code Quality Checker), that test completed in
+    ``<test_case>`` tags instead (the assert as written; a stdin/stdout
+    test's input and expected output), which says the reference passes it,
+    as a dataset's reference does its own visible tests."""
+    reference = reference_of(problem)
+    if test:
+        case = next((t for t in problem.tests if t.source == test), None)
+        if problem.is_io and case is not None and case.output is not None:
+            # A stdin/stdout test: the run the reference makes, as the checker reads one.
+            return f"<test_case>\nInput:\n{case.input or ''}\nOutput:\n{case.output}\n</test_case>\n"
+        return f"<test_case>\n{test.strip()}\n</test_case>\n"
+    return "```python\n" + reference.strip() + "\n```\n"
+
+
+class ReferenceClient:
+    """The client of ``--model reference`` (see the module's docstring)."""
+
+    name = NAME
+
+    async def complete(self, request: LLMRequest, on_delta: DeltaCallback) -> Completion:
+        start = time.perf_counter()
+        problem = running_problem.get()
+        if problem is None:
+            raise LLMError("the reference model answers only within a run of a dataset's problem", fatal=True)
+        text = reference_answer(problem, request.test)
+        for piece in chunk_text(text):
+            on_delta(piece)
+            await asyncio.sleep(0)  # concurrent calls interleave as streams do
+        prompt = request.system + "".join(m.get("content", "") for m in request.messages)
+        return Completion(
+            text=text,
+            input_tokens=estimate_tokens(prompt),
+            output_tokens=estimate_tokens(text),
+            latency=time.perf_counter() - start,
+            tokens_estimated=True,
+            stop_reason="stop",
+        )
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _factory(rest: str, options: ClientOptions) -> ReferenceClient:
+    if rest:
+        raise LLMError(f"reference/{rest}: the reference model takes no name; give --model reference", fatal=True)
+    return ReferenceClient()
+
+
+PROVIDER = Provider(NAME, _factory, NAME, free=True, alone=True)
+"""``--model reference``: registered in pyproject.toml's ``qflow.providers``."""
