@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.widget import Widget
 
 if TYPE_CHECKING:  # types only: the core modules are loaded by the screens that use them
@@ -93,6 +94,10 @@ class Host(Protocol):
 
     def action_sessions(self) -> None:
         """The sessions browser."""
+        ...
+
+    def quit_from(self, screen: Screen[Any]) -> None:
+        """``q`` on ``screen`` (a replay): quit, asking first where it was opened from the app."""
         ...
 
 

@@ -165,6 +165,8 @@ class QFlowApp(App[int]):
         # The theme is chosen before the first screen mounts: set later, it makes
         # Textual parse the stylesheet again and restyle every widget of it.
         self._install_themes()
+        self.start_replay: Screen[Any] | None = None
+        """The replay the app opened on (``qflow replay``, ``qflow demo``), if it did."""
 
     # -- start-up ------------------------------------------------------------------------
 
@@ -188,7 +190,7 @@ class QFlowApp(App[int]):
         self._theme_ready = True
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.replay_path is not None:
-            self.open_replay(self.replay_path)
+            self.start_replay = self._push_replay(self.replay_path)
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
         if self.small_settings:
@@ -396,9 +398,50 @@ class QFlowApp(App[int]):
         )
 
     def open_replay(self, path: str | Path, *, step: int | None = None) -> None:
+        self._push_replay(path, step=step)
+
+    def _push_replay(self, path: str | Path, *, step: int | None = None) -> Screen[Any]:
         from .screens.replay import ReplayScreen
 
-        self.push_screen(ReplayScreen(path, step=step))
+        screen = ReplayScreen(path, step=step)
+        self.push_screen(screen)
+        return screen
+
+    def quit_from(self, screen: Screen[Any]) -> None:
+        """``q`` on a screen that quits qflow (a replay, the demo). On the screen
+        the app opened on (``qflow demo``, ``qflow replay``) it quits as Ctrl+Q
+        does; opened from the app (the welcome dialog's demo, the browser), the
+        app the user came from is behind it, so it asks first (Escape goes back)."""
+        if screen is self.start_replay or self._quit_asks():
+            self.call_later(self.action_quit)
+            return
+
+        def answered(quit_: bool | None) -> None:
+            if quit_:
+                self.exit()
+
+        self.push_screen(
+            Confirm(
+                "Quit qflow?",
+                "This replay was opened from the app: Escape goes back to where you were.",
+                yes="Quit",
+                no="Stay",
+            ),
+            answered,
+        )
+
+    def _quit_asks(self) -> bool:
+        """Whether Ctrl+Q asks before it quits: a run or a bench going, or a problem typed and never run."""
+        runs = sys.modules.get("qflow_tui.ui.screens.run_screen")
+        benches = sys.modules.get("qflow_tui.ui.screens.bench")
+        for s in self.screen_stack:
+            if runs is not None and isinstance(s, runs.RunScreen) and s.running:
+                return True
+            if benches is not None and isinstance(s, benches.BenchScreen) and s.running:
+                return True
+            if isinstance(s, ComposeScreen) and s.typed_unsaved():
+                return True
+        return False
 
     def open_compare(self, a: str | Path, b: str | Path) -> None:
         from .screens.compare_screen import CompareScreen
