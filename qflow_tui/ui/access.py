@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 if TYPE_CHECKING:  # types only: the core modules are loaded by the screens that use them
+    from ..core.app_prefs import AppPrefs
     from ..core.bench.bench_runner import BenchRunner
     from ..core.config import RunConfig
     from ..core.llm import LLMClient
@@ -60,6 +61,8 @@ class Host(Protocol):
     breakpoints: list[Breakpoint]
     replay_options: dict[str, Any]
     message_log: deque[LoggedMessage]
+    prefs: AppPrefs
+    """The app's own preferences (the config file's ``[app]`` table; F5 sets them)."""
 
     def open_run(
         self,

@@ -12,6 +12,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
+from ..core.app_prefs import AppPrefs, load_prefs, save_prefs
 from ..core.config import ConfigError, RunConfig, save_setting
 from ..core.llm import LLMClient, named_model
 from ..core.problem import Problem
@@ -35,7 +37,7 @@ from ..core.sandbox import Sandbox
 from ..core.steer.edits import Steering
 from ..core.steer.gate import Breakpoint
 from ..core.workflows.values import load_config, small_settings
-from ..locations import demo_session
+from ..locations import config_file, demo_session
 from .access import Host, LoggedMessage
 from .first_minute import FirstMinute, first_minute
 from .messages import KeyDone, SaveRequested
@@ -44,6 +46,7 @@ from .screens.confirm import Confirm
 from .screens.keys import KeysScreen, own_binding
 from .screens.message_log import MessagesScreen
 from .screens.path_prompt import PathPrompt, write_text_file
+from .screens.settings import Settings, SettingsScreen, changed_run_settings
 from .screens.ways_in import FirstMinuteScreen
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
 
@@ -79,6 +82,13 @@ class QFlowApp(App[int]):
         # the footer's "…" (keys left out) says ? lists them all.
         Binding("question_mark,f1", "keys", "Keys", show=False, tooltip="Every key of this screen, with what it does"),
         Binding("ctrl+l", "messages", "Messages", show=False, tooltip="Every notice this session of the app gave"),
+        Binding(
+            "f5",
+            "settings",
+            "Settings",
+            show=False,
+            tooltip="Default model, workflow, theme, step mode, bench cost cap, the welcome dialog",
+        ),
     ]
 
     def __init__(
@@ -104,6 +114,13 @@ class QFlowApp(App[int]):
         model_named: bool = False,
     ) -> None:
         super().__init__()
+        self._prefs_warning = ""
+        try:
+            self.prefs = load_prefs()
+            """The app's own preferences (the config file's ``[app]`` table)."""
+        except ConfigError as exc:
+            self.prefs, self._prefs_warning = AppPrefs(), f"{exc} (the defaults apply; F5 sets them)"
+        stepping = stepping or self.prefs.step_mode
         self.first_minute: FirstMinute | None = None
         """Set when the default model has no key: the app opens on a model that
         answers instead (see ui/first_minute.py)."""
@@ -196,8 +213,17 @@ class QFlowApp(App[int]):
         if self.small_settings:
             # One toast line at 80 columns (77 cells): the model's name is in the form.
             self.notify(f"A tiny model: the form holds {', '.join(self.small_settings)}", timeout=10, markup=False)
+        if self._prefs_warning:
+            self.notify(self._prefs_warning, severity="warning", markup=False)
         if self.first_minute is not None:
-            self._offer_first_minute(self.first_minute)
+            if self.prefs.welcome:
+                self._offer_first_minute(self.first_minute)
+            else:
+                # The user said not to show the dialog again: one line says what the form holds.
+                self.notify(
+                    f"No key for {self.first_minute.wanted}: the form holds {self.first_minute.model} (F5: settings)",
+                    markup=False,
+                )
 
     def _offer_first_minute(self, start: FirstMinute) -> None:
         """Offer the three ways in on one screen: the form holds MBPP 11 and a
@@ -209,6 +235,8 @@ class QFlowApp(App[int]):
                 self.open_replay(demo_session())
             elif way == "run" and isinstance(self.screen, ComposeScreen):
                 self.screen.action_run()
+            elif way == "never":
+                self._save_prefs({"welcome": False}, "The welcome dialog will not show again (F5 brings it back).")
 
         screen = FirstMinuteScreen(start.missing.variable, start.wanted, start.model, own_problem=self.own_problem)
         self.push_screen(screen, chosen)
@@ -473,6 +501,46 @@ class QFlowApp(App[int]):
             return
         self.push_screen(SessionsScreen())
 
+    def action_settings(self) -> None:
+        """F5: the settings screen; what it saves applies at once where it can."""
+        if isinstance(self.screen, SettingsScreen):
+            return
+        themes = sorted(self.available_themes)
+        screen = SettingsScreen(self.config, self.prefs, themes, str(config_file()))
+        self.push_screen(screen, self._settings_chosen)
+
+    def _settings_chosen(self, settings: Settings | None) -> None:
+        if settings is None:
+            return
+        try:
+            for key, value in changed_run_settings(settings, self.config).items():
+                save_setting(key, value)
+        except ConfigError as exc:
+            self.notify(f"Settings not saved: {exc}", severity="error", markup=False)
+            return
+        prefs = settings.prefs
+        saved = self._save_prefs(
+            {"welcome": prefs.welcome, "step_mode": prefs.step_mode, "bench_max_cost": prefs.bench_max_cost},
+            f"Settings saved to {config_file()}; a new problem's form takes the model and workflow.",
+        )
+        if not saved:
+            return
+        self.config = self.config.replace(model=settings.model, workflow=settings.workflow, theme=settings.theme)
+        self.stepping = prefs.step_mode
+        if settings.theme != self.theme:
+            self.theme = settings.theme
+
+    def _save_prefs(self, changes: dict[str, object], said: str) -> bool:
+        """Save app preferences, keep them, and say ``said``; a file that cannot take them is one line."""
+        try:
+            save_prefs(changes)
+        except ConfigError as exc:
+            self.notify(f"Settings not saved: {exc}", severity="error", markup=False)
+            return False
+        self.prefs = replace(self.prefs, **changes)  # type: ignore[arg-type]
+        self.notify(said, markup=False)
+        return True
+
     @on(SaveRequested)
     def _save_requested(self, message: SaveRequested) -> None:
         """A widget's text to a file the user names (widgets never open screens)."""
@@ -583,7 +651,10 @@ class QFlowApp(App[int]):
         yield SystemCommand("Sessions", "Browse saved sessions and replay one (F2)", self.action_sessions)
         yield SystemCommand("Theme", "Pick a theme from themes/ (F3 switches dark and light)", self.action_change_theme)
         yield SystemCommand("Keys", "Every key of this screen, with what it does (?)", self.action_keys)
-        seen: set[str] = {"Quit", "Sessions", "Theme", "Keys"}
+        yield SystemCommand(
+            "Settings", "Default model, workflow, theme, step mode, cost cap, welcome (F5)", self.action_settings
+        )
+        seen: set[str] = {"Quit", "Sessions", "Theme", "Keys", "Settings"}
         for active in screen.active_bindings.values():
             binding = active.binding
             if not binding.description or binding.description in seen or not active.enabled:

@@ -128,7 +128,10 @@ class BenchForm(AppModal[BenchRunner | None]):
                 with Vertical(classes="-narrow"):
                     # qflow bench --max-cost: a problem starts only if it is expected to fit.
                     yield Label("Max cost (USD)", classes="field-label")
-                    yield Input("", id="bench-max-cost", compact=True, placeholder="no cap")
+                    cap = qflow_app(self).prefs.bench_max_cost  # the settings' cost cap (F5)
+                    yield Input(
+                        "" if cap is None else f"{cap:g}", id="bench-max-cost", compact=True, placeholder="no cap"
+                    )
                 with Vertical():
                     # qflow bench --convention: how a HumanEval program is judged.
                     yield Label("HumanEval judged as", classes="field-label")
