@@ -506,14 +506,17 @@ class QFlowApp(App[int]):
         if isinstance(self.screen, SettingsScreen):
             return
         themes = sorted(self.available_themes)
-        screen = SettingsScreen(self.config, self.prefs, themes, str(config_file()))
-        self.push_screen(screen, self._settings_chosen)
+        # The default model as configured: not the one that answers for it this first minute.
+        base = self.config if self.first_minute is None else self.config.replace(model=self.first_minute.wanted)
+        screen = SettingsScreen(base, self.prefs, themes, str(config_file()))
+        self.push_screen(screen, partial(self._settings_chosen, base))
 
-    def _settings_chosen(self, settings: Settings | None) -> None:
+    def _settings_chosen(self, base: RunConfig, settings: Settings | None) -> None:
         if settings is None:
             return
+        changed = changed_run_settings(settings, base)
         try:
-            for key, value in changed_run_settings(settings, self.config).items():
+            for key, value in changed.items():
                 save_setting(key, value)
         except ConfigError as exc:
             self.notify(f"Settings not saved: {exc}", severity="error", markup=False)
@@ -525,7 +528,7 @@ class QFlowApp(App[int]):
         )
         if not saved:
             return
-        self.config = self.config.replace(model=settings.model, workflow=settings.workflow, theme=settings.theme)
+        self.config = self.config.replace(**{k: v for k, v in changed.items() if k != "theme"})
         self.stepping = prefs.step_mode
         if settings.theme != self.theme:
             self.theme = settings.theme

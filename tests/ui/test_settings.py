@@ -129,12 +129,15 @@ async def test_x_on_the_welcome_dialog_keeps_it_from_showing_again(nothing_local
         # F5 brings it back.
         await pilot.press("f5")
         await wait_until(pilot, lambda: isinstance(again.screen, SettingsScreen), "the settings")
+        # The default model as configured, not the script model standing in for it.
+        assert again.screen.query_one("#settings-model", Input).value == RunConfig.model
         box = again.screen.query_one("#settings-welcome", TickBox)
         assert box.value is False
         box.value = True
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(again.screen, ComposeScreen), "back on the form")
     assert _file()["app"]["welcome"] is True
+    assert "model" not in _file().get("run", {})  # unchanged: the script model was not made the default
 
 
 async def test_a_bad_hand_edited_preference_is_one_line_and_the_app_starts():
