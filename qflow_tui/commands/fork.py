@@ -21,7 +21,7 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument(
         "session",
         metavar="SESSION",
-        help="the session to fork (never changed): its file, its number in `qflow sessions` (1: newest) or its id",
+        help="the session to fork (never changed): its file, its number in `qflow sessions` (the # column) or its id",
     )
     p.add_argument(
         "--at",

@@ -21,7 +21,7 @@ def add_parser(sub: Subparsers) -> None:
     from .solve import add_run_options
 
     p = sub.add_parser("replay", help="replay a saved session (in the app, or --json)", description=__doc__)
-    p.add_argument("file", help="a session file (.jsonl), or its number in `qflow sessions` (1 = the newest)")
+    p.add_argument("file", help="a session file (.jsonl), or its number in `qflow sessions` (the # column)")
     p.add_argument("--json", action="store_true", help="print the run's summary as JSON instead of opening the app")
     p.add_argument("--step", metavar="N", type=int, help="open the replay at workflow step N (1 = the first)")
     p.add_argument("--play", action="store_true", help="start playing at once")

@@ -94,6 +94,14 @@ def add_parser(sub: Subparsers) -> None:
     c.add_argument("files", nargs="*", help="session files, numbers or ids (default with --all: every finished one)")
     c.add_argument("--all", action="store_true", help="every finished, uncompressed session in the folder")
     actions.add_parser("reindex", help="rebuild the sessions index from the files (it is a cache; nothing is lost)")
+    n = actions.add_parser(
+        "rename", help="give a session a name, shown in place of its title (the session file is not changed)"
+    )
+    n.add_argument("file", help="session file, its number in the listing, or its id")
+    n.add_argument("name", help='the name (one line); "" gives the title back')
+    t = actions.add_parser("note", help="write a note on a session, or print it (the session file is not changed)")
+    t.add_argument("file", help="session file, its number in the listing, or its id")
+    t.add_argument("text", nargs="?", help='the note; "" clears it; left out: print the note')
     p.set_defaults(func=run)
 
 
@@ -110,7 +118,31 @@ def run(args: argparse.Namespace) -> int:
         return _compress(args)
     if action == "reindex":
         return _reindex(args)
+    if action in ("rename", "note"):
+        return _annotate(args)
     return _list(args)
+
+
+def _annotate(args: argparse.Namespace) -> int:
+    """``rename`` and ``note``: kept beside the sessions (core/session/notes.py)."""
+    from ..core.session.notes import read_notes, set_note
+
+    try:
+        path = resolve_session_arg(args.file, _folder(args))
+        read_header(path)  # a session, not any file
+        if args.action == "note" and args.text is None:
+            found = read_notes().get(session_stem(path))
+            print(found.note if found is not None and found.note else f"{path.name} has no note")
+            return 0
+        if args.action == "rename":
+            now = set_note(path, name=args.name)
+            print(f"{path.name}: named {now.name!r}" if now.name else f"{path.name}: its title is shown again")
+        else:
+            now = set_note(path, note=args.text)
+            print(f"{path.name}: note saved" if now.note else f"{path.name}: note cleared")
+    except SessionError as exc:
+        return fail(str(exc))
+    return 0
 
 
 def _folder(args: argparse.Namespace) -> Path:
@@ -169,6 +201,11 @@ def _list(args: argparse.Namespace) -> int:
         # to see more (10,000 rows took 3.4 s to print); a pipe gets every row.
         query.limit = max(10, shutil.get_terminal_size((100, 24)).lines - 6)
     listing = find_sessions(folder, query, recursive=args.recursive)
+    from ..core.session.notes import attach_notes
+
+    notes_trouble = attach_notes(listing.sessions)
+    if notes_trouble:
+        print(f"qflow: {notes_trouble}", file=sys.stderr)
     tree = fork_tree(listing.sessions, lambda s: str(s.path), lambda s: s.parent)
     if args.json:
         print(
@@ -280,7 +317,7 @@ def print_table(
         number = s.number if s.number is not None else position
         outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at and not narrow else "")
         place = _fork_place(s, tree)
-        title = (f"{place} · " if place and narrow else "") + one_line(s.title)
+        title = (f"{place} · " if place and narrow else "") + one_line(s.shown_title) + (" ✎" if s.note else "")
         rows.append(
             [
                 str(number),
@@ -371,8 +408,9 @@ def _fork_mark(s: SessionInfo, tree: ForkTree[SessionInfo] | None) -> str:
 
 
 def resolve_session_arg(arg: str, folder: Path | None = None) -> Path:
-    """A session given as a path, as its number in ``qflow sessions`` (1 = the
-    newest; the same number every listing and search shows), or as its id.
+    """A session given as a path, as its number in ``qflow sessions`` (its
+    place in the listing by date: newest first, each fork under its parent; the
+    same number every listing, sort and search shows), or as its id.
     Raises SessionError for a number that names no session."""
     path = Path(arg).expanduser()
     if path.exists() or "/" in arg:
@@ -386,7 +424,7 @@ def resolve_session_arg(arg: str, folder: Path | None = None) -> Path:
         if number >= 1 and page.sessions and page.sessions[0].number == number:
             return page.sessions[0].path
         count = page.total
-        listed = f"{count} session{'' if count == 1 else 's'}, 1 the newest" if count else "none yet"
+        listed = f"{count} session{'' if count == 1 else 's'}, numbered as listed by date" if count else "none yet"
         raise SessionError(f"no session #{arg} in {folder} ({listed}; qflow sessions lists them)")
     for candidate in session_files(folder, recursive=True):
         if session_stem(candidate) == arg:

@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.widget import Widget
 
 if TYPE_CHECKING:  # types only: the core modules are loaded by the screens that use them
+    from ..core.app_prefs import AppPrefs
     from ..core.bench.bench_runner import BenchRunner
     from ..core.config import RunConfig
     from ..core.llm import LLMClient
@@ -59,6 +61,8 @@ class Host(Protocol):
     breakpoints: list[Breakpoint]
     replay_options: dict[str, Any]
     message_log: deque[LoggedMessage]
+    prefs: AppPrefs
+    """The app's own preferences (the config file's ``[app]`` table; F5 sets them)."""
 
     def open_run(
         self,
@@ -93,6 +97,10 @@ class Host(Protocol):
 
     def action_sessions(self) -> None:
         """The sessions browser."""
+        ...
+
+    def quit_from(self, screen: Screen[Any]) -> None:
+        """``q`` on ``screen`` (a replay): quit, asking first where it was opened from the app."""
         ...
 
 

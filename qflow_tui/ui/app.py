@@ -12,6 +12,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
+from ..core.app_prefs import AppPrefs, load_prefs, save_prefs
 from ..core.config import ConfigError, RunConfig, save_setting
 from ..core.llm import LLMClient, named_model
 from ..core.problem import Problem
@@ -35,7 +37,7 @@ from ..core.sandbox import Sandbox
 from ..core.steer.edits import Steering
 from ..core.steer.gate import Breakpoint
 from ..core.workflows.values import load_config, small_settings
-from ..locations import demo_session
+from ..locations import config_file, demo_session
 from .access import Host, LoggedMessage
 from .first_minute import FirstMinute, first_minute
 from .messages import KeyDone, SaveRequested
@@ -44,6 +46,7 @@ from .screens.confirm import Confirm
 from .screens.keys import KeysScreen, own_binding
 from .screens.message_log import MessagesScreen
 from .screens.path_prompt import PathPrompt, write_text_file
+from .screens.settings import Settings, SettingsScreen, changed_run_settings
 from .screens.ways_in import FirstMinuteScreen
 from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_defaults
 
@@ -79,6 +82,13 @@ class QFlowApp(App[int]):
         # the footer's "…" (keys left out) says ? lists them all.
         Binding("question_mark,f1", "keys", "Keys", show=False, tooltip="Every key of this screen, with what it does"),
         Binding("ctrl+l", "messages", "Messages", show=False, tooltip="Every notice this session of the app gave"),
+        Binding(
+            "f5",
+            "settings",
+            "Settings",
+            show=False,
+            tooltip="Default model, workflow, theme, step mode, bench cost cap, the welcome dialog",
+        ),
     ]
 
     def __init__(
@@ -104,6 +114,13 @@ class QFlowApp(App[int]):
         model_named: bool = False,
     ) -> None:
         super().__init__()
+        self._prefs_warning = ""
+        try:
+            self.prefs = load_prefs()
+            """The app's own preferences (the config file's ``[app]`` table)."""
+        except ConfigError as exc:
+            self.prefs, self._prefs_warning = AppPrefs(), f"{exc} (the defaults apply; F5 sets them)"
+        stepping = stepping or self.prefs.step_mode
         self.first_minute: FirstMinute | None = None
         """Set when the default model has no key: the app opens on a model that
         answers instead (see ui/first_minute.py)."""
@@ -165,6 +182,8 @@ class QFlowApp(App[int]):
         # The theme is chosen before the first screen mounts: set later, it makes
         # Textual parse the stylesheet again and restyle every widget of it.
         self._install_themes()
+        self.start_replay: Screen[Any] | None = None
+        """The replay the app opened on (``qflow replay``, ``qflow demo``), if it did."""
 
     # -- start-up ------------------------------------------------------------------------
 
@@ -188,14 +207,23 @@ class QFlowApp(App[int]):
         self._theme_ready = True
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.replay_path is not None:
-            self.open_replay(self.replay_path)
+            self.start_replay = self._push_replay(self.replay_path)
         if self.compare_paths is not None:
             self.open_compare(*self.compare_paths)
         if self.small_settings:
             # One toast line at 80 columns (77 cells): the model's name is in the form.
             self.notify(f"A tiny model: the form holds {', '.join(self.small_settings)}", timeout=10, markup=False)
+        if self._prefs_warning:
+            self.notify(self._prefs_warning, severity="warning", markup=False)
         if self.first_minute is not None:
-            self._offer_first_minute(self.first_minute)
+            if self.prefs.welcome:
+                self._offer_first_minute(self.first_minute)
+            else:
+                # The user said not to show the dialog again: one line says what the form holds.
+                self.notify(
+                    f"No key for {self.first_minute.wanted}: the form holds {self.first_minute.model} (F5: settings)",
+                    markup=False,
+                )
 
     def _offer_first_minute(self, start: FirstMinute) -> None:
         """Offer the three ways in on one screen: the form holds MBPP 11 and a
@@ -207,6 +235,8 @@ class QFlowApp(App[int]):
                 self.open_replay(demo_session())
             elif way == "run" and isinstance(self.screen, ComposeScreen):
                 self.screen.action_run()
+            elif way == "never":
+                self._save_prefs({"welcome": False}, "The welcome dialog will not show again (F5 brings it back).")
 
         screen = FirstMinuteScreen(start.missing.variable, start.wanted, start.model, own_problem=self.own_problem)
         self.push_screen(screen, chosen)
@@ -396,9 +426,50 @@ class QFlowApp(App[int]):
         )
 
     def open_replay(self, path: str | Path, *, step: int | None = None) -> None:
+        self._push_replay(path, step=step)
+
+    def _push_replay(self, path: str | Path, *, step: int | None = None) -> Screen[Any]:
         from .screens.replay import ReplayScreen
 
-        self.push_screen(ReplayScreen(path, step=step))
+        screen = ReplayScreen(path, step=step)
+        self.push_screen(screen)
+        return screen
+
+    def quit_from(self, screen: Screen[Any]) -> None:
+        """``q`` on a screen that quits qflow (a replay, the demo). On the screen
+        the app opened on (``qflow demo``, ``qflow replay``) it quits as Ctrl+Q
+        does; opened from the app (the welcome dialog's demo, the browser), the
+        app the user came from is behind it, so it asks first (Escape goes back)."""
+        if screen is self.start_replay or self._quit_asks():
+            self.call_later(self.action_quit)
+            return
+
+        def answered(quit_: bool | None) -> None:
+            if quit_:
+                self.exit()
+
+        self.push_screen(
+            Confirm(
+                "Quit qflow?",
+                "This replay was opened from the app: Escape goes back to where you were.",
+                yes="Quit",
+                no="Stay",
+            ),
+            answered,
+        )
+
+    def _quit_asks(self) -> bool:
+        """Whether Ctrl+Q asks before it quits: a run or a bench going, or a problem typed and never run."""
+        runs = sys.modules.get("qflow_tui.ui.screens.run_screen")
+        benches = sys.modules.get("qflow_tui.ui.screens.bench")
+        for s in self.screen_stack:
+            if runs is not None and isinstance(s, runs.RunScreen) and s.running:
+                return True
+            if benches is not None and isinstance(s, benches.BenchScreen) and s.running:
+                return True
+            if isinstance(s, ComposeScreen) and s.typed_unsaved():
+                return True
+        return False
 
     def open_compare(self, a: str | Path, b: str | Path) -> None:
         from .screens.compare_screen import CompareScreen
@@ -429,6 +500,49 @@ class QFlowApp(App[int]):
             self.notify("The sessions browser is not available in this build.", severity="warning")
             return
         self.push_screen(SessionsScreen())
+
+    def action_settings(self) -> None:
+        """F5: the settings screen; what it saves applies at once where it can."""
+        if isinstance(self.screen, SettingsScreen):
+            return
+        themes = sorted(self.available_themes)
+        # The default model as configured: not the one that answers for it this first minute.
+        base = self.config if self.first_minute is None else self.config.replace(model=self.first_minute.wanted)
+        screen = SettingsScreen(base, self.prefs, themes, str(config_file()))
+        self.push_screen(screen, partial(self._settings_chosen, base))
+
+    def _settings_chosen(self, base: RunConfig, settings: Settings | None) -> None:
+        if settings is None:
+            return
+        changed = changed_run_settings(settings, base)
+        try:
+            for key, value in changed.items():
+                save_setting(key, value)
+        except ConfigError as exc:
+            self.notify(f"Settings not saved: {exc}", severity="error", markup=False)
+            return
+        prefs = settings.prefs
+        saved = self._save_prefs(
+            {"welcome": prefs.welcome, "step_mode": prefs.step_mode, "bench_max_cost": prefs.bench_max_cost},
+            f"Settings saved to {config_file()}; a new problem's form takes the model and workflow.",
+        )
+        if not saved:
+            return
+        self.config = self.config.replace(**{k: v for k, v in changed.items() if k != "theme"})
+        self.stepping = prefs.step_mode
+        if settings.theme != self.theme:
+            self.theme = settings.theme
+
+    def _save_prefs(self, changes: dict[str, object], said: str) -> bool:
+        """Save app preferences, keep them, and say ``said``; a file that cannot take them is one line."""
+        try:
+            save_prefs(changes)
+        except ConfigError as exc:
+            self.notify(f"Settings not saved: {exc}", severity="error", markup=False)
+            return False
+        self.prefs = replace(self.prefs, **changes)  # type: ignore[arg-type]
+        self.notify(said, markup=False)
+        return True
 
     @on(SaveRequested)
     def _save_requested(self, message: SaveRequested) -> None:
@@ -540,7 +654,10 @@ class QFlowApp(App[int]):
         yield SystemCommand("Sessions", "Browse saved sessions and replay one (F2)", self.action_sessions)
         yield SystemCommand("Theme", "Pick a theme from themes/ (F3 switches dark and light)", self.action_change_theme)
         yield SystemCommand("Keys", "Every key of this screen, with what it does (?)", self.action_keys)
-        seen: set[str] = {"Quit", "Sessions", "Theme", "Keys"}
+        yield SystemCommand(
+            "Settings", "Default model, workflow, theme, step mode, cost cap, welcome (F5)", self.action_settings
+        )
+        seen: set[str] = {"Quit", "Sessions", "Theme", "Keys", "Settings"}
         for active in screen.active_bindings.values():
             binding = active.binding
             if not binding.description or binding.description in seen or not active.enabled:

@@ -195,3 +195,28 @@ async def test_a_live_run_forked_at_its_stop_takes_everything_so_far_from_its_se
         await wait_for(pilot, lambda: not run.running, "the parent's run to end")
         assert run.outcome is not None and run.outcome.outcome == "accepted"
     assert read_session(run.session_path).header.get("parent") is None  # type: ignore[arg-type]
+
+
+async def test_the_dialog_s_syntax_error_goes_once_the_program_is_fixed(family: Family) -> None:
+    """Issue 57: the error said at ctrl+s stayed after the program was fixed."""
+    async with replay_app(family.parent, CountingClient(), 7).run_test(size=SIZE) as pilot:
+        dialog = await open_fork_dialog(pilot)
+        error = dialog.query_one("#fork-error", Static)
+        editor = dialog.query_one("#fork-program", TextArea)
+        editor.load_text("def remove_Occ(s, ch)\n    return s\n")
+        await pilot.press("ctrl+s")
+        assert pilot.app.screen is dialog and error.has_class("-error")
+        assert "not valid Python (line 1" in str(error.render())
+        # The user adds the missing colon: the error goes as the text changes.
+        editor.focus()
+        editor.move_cursor((0, len("def remove_Occ(s, ch)")))
+        await pilot.press("colon")
+        await pilot.pause()
+        assert editor.text.startswith("def remove_Occ(s, ch):")
+        assert not error.has_class("-error")
+        assert "not valid Python" not in str(error.render())
+        assert "comes from the recording" in str(error.render())
+        # Still wrong after an edit: the error is said again, for the text as it is now.
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert error.has_class("-error") and "not valid Python (line 1" in str(error.render())

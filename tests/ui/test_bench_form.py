@@ -220,7 +220,10 @@ async def test_a_script_model_that_knows_one_problem_asks_before_a_bench(tmp_pat
         await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "back on the form")
         hint = form.query_one("#bench-error")
         await wait_until(pilot, lambda: "knows only remove_Occ" in str(hint.render()), "the form's line")
+        # Declined: nothing was made (no bench.json, no empty sessions folder).
+        assert not (tmp_path / "b").exists()
         form.action_start()
         await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question again")
         app.screen.dismiss(True)
         await wait_until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
+        assert (tmp_path / "b" / "bench.json").is_file()

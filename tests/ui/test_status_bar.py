@@ -108,7 +108,30 @@ async def test_cached_prompt_tokens_are_shown_apart_and_a_cut_call_still_counts(
         )
         bar.update_from(state, 3.0)
         await pilot.pause()
-        assert "tokens 1500 in (1000 cached, 150 to cache) / 49 out" in str(bar.content), str(bar.content)
+        assert "tokens 1.5k in (1.0k cached, 150 to cache) / 49 out" in str(bar.content), str(bar.content)
+
+
+async def test_tokens_in_and_out_read_in_one_format():
+    """Issue 57: "10.4k in / 4158 out" mixed two formats on one line."""
+    from qflow_tui.ui.state import RunState
+
+    async with _bar_app().run_test(size=(160, 10)) as pilot:
+        bar = pilot.app.query_one(StatusBar)
+        state = RunState()
+        state.apply(_started("script/tests/scripts/mbpp11.py"))
+        state.apply(_finished("c1", 10_400, 4158))
+        bar.update_from(state, 1.0)
+        await pilot.pause()
+        assert "tokens 10.4k in / 4.2k out" in str(bar.content), str(bar.content)
+
+
+def test_one_token_format_for_every_size():
+    from qflow_tui.core.session.display import human_tokens
+
+    shown = [
+        human_tokens(n) for n in (0, 999, 1000, 4158, 10_400, 99_949, 99_950, 123_456, 999_499, 999_500, 1_254_000)
+    ]
+    assert shown == ["0", "999", "1.0k", "4.2k", "10.4k", "99.9k", "100k", "123k", "999k", "1.00M", "1.25M"]
 
 
 def _bar_app():

@@ -92,6 +92,9 @@ async def test_e_edits_the_stopped_progressions_program_syntax_checked_then_the_
         assert pilot.app.screen is dialog
         assert "not valid Python (line 1" in str(dialog.query_one("#steer-error").render())
         await _editor(pilot, FIXED)
+        # Fixed: the error goes as the text changes, before ctrl+s (issue 57).
+        hint = dialog.query_one("#steer-error")
+        assert "not valid Python" not in str(hint.render()) and not hint.has_class("-error")
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: pilot.app.screen is screen, "the run screen")
         assert screen.steering.programs == {("program_generator", 0): FIXED}

@@ -104,6 +104,30 @@ async def test_q_quits_a_replay():
         assert not app.is_running
 
 
+async def test_q_in_the_demo_opened_from_the_app_asks_before_quitting():
+    """Issue 57: the demo (or a replay) opened from the app quit it at q without
+    a word, the app the user came from and all; ``qflow demo`` still quits at once."""
+    from qflow_tui.ui.screens.sessions import SessionsScreen
+
+    app = build_app(config=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), "the browser")
+        await pilot.press("D")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the demo")
+        replay = app.screen
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
+        assert "Quit qflow?" in " ".join(str(w.render()) for w in app.screen.query("Label, Static"))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is replay, "back in the demo")
+        assert app.is_running
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question again")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not app.is_running, "the app to end")
+
+
 async def test_q_quits_after_a_run_and_asks_during_one():
     app = build_app(config=FAST, stepping=True)
     async with app.run_test(size=SIZE) as pilot:

@@ -28,7 +28,17 @@ def human_duration(seconds: float) -> str:
 
 
 def human_tokens(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 10_000 else str(n)
+    """A token count in one format wherever it is shown: whole below a
+    thousand, then thousands with one decimal (``4.2k``, ``10.4k``), whole
+    thousands from 100k, millions with two decimals (``1.25M``). Two counts side
+    by side (``10.4k in / 4.2k out``) never mix ``10.4k`` with ``4158``."""
+    if n < 1000:
+        return str(n)
+    if n < 99_950:
+        return f"{n / 1000:.1f}k"
+    if n < 999_500:
+        return f"{n / 1000:.0f}k"
+    return f"{n / 1_000_000:.2f}M"
 
 
 def short_model(model: str) -> str:

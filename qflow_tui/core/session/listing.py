@@ -59,8 +59,19 @@ class SessionInfo:
     """The sub-folder of the listed folder it lies in (a benchmark's sessions
     lie in a folder of their own); empty at the top."""
     number: int | None = None
-    """Its number in ``qflow sessions`` (1 = the newest in the folder), the same
-    in every listing, search and command that takes a number."""
+    """Its number in ``qflow sessions``: its place in the listing by date (1 the
+    first: newest first, each fork under its parent), the same in every
+    listing, search, sort and command that takes a number."""
+    name: str = ""
+    """The name a person gave it (``qflow sessions rename``, the browser's n), shown
+    in place of its title; kept beside the sessions (:mod:`.notes`), never in the file."""
+    note: str = ""
+    """A person's note on it (``qflow sessions note``, the browser's a)."""
+
+    @property
+    def shown_title(self) -> str:
+        """Its name when it has one, else the problem's title."""
+        return self.name or self.title
 
     @property
     def id(self) -> str:
@@ -80,6 +91,8 @@ class SessionInfo:
             str(x)
             for x in (
                 self.title,
+                self.name,
+                self.note,
                 self.model,
                 self.workflow,
                 self.outcome,
@@ -111,6 +124,8 @@ class SessionInfo:
             "parent": self.parent,
             "forked_at": self.forked_at,
             "folder": self.folder,
+            "name": self.name,
+            "note": self.note,
         }
 
 

@@ -371,8 +371,8 @@ def _read_file(
     shared: dict[str, Any] = {}
     where = f"{path}: [run]" if table is not data else str(path)
     for key, value in table.items():
-        if key in ("models", "prices", "bench") and table is data:
-            continue  # [bench] is read by the bench (core.bench.cluster)
+        if key in ("models", "prices", "bench", "app") and table is data:
+            continue  # [bench] is read by the bench (core.bench.cluster), [app] by the app (core.app_prefs)
         if key == "workflow" and table is data and isinstance(value, dict):
             continue  # the [workflow.<name>] tables, read below
         if key in FIELDS and key != RECORDED:

@@ -128,7 +128,10 @@ class BenchForm(AppModal[BenchRunner | None]):
                 with Vertical(classes="-narrow"):
                     # qflow bench --max-cost: a problem starts only if it is expected to fit.
                     yield Label("Max cost (USD)", classes="field-label")
-                    yield Input("", id="bench-max-cost", compact=True, placeholder="no cap")
+                    cap = qflow_app(self).prefs.bench_max_cost  # the settings' cost cap (F5)
+                    yield Input(
+                        "" if cap is None else f"{cap:g}", id="bench-max-cost", compact=True, placeholder="no cap"
+                    )
                 with Vertical():
                     # qflow bench --convention: how a HumanEval program is judged.
                     yield Label("HumanEval judged as", classes="field-label")
@@ -256,12 +259,25 @@ class BenchForm(AppModal[BenchRunner | None]):
                 raise BenchFormError(f"Model: {exc}", "bench-model") from None
         runner = BenchRunner(spec, out, client=client, close_client=close, max_cost=max_cost)
         try:
-            runner.prepare()
+            # Checked before the folder is made: a bench the user then declines
+            # (a script model that knows too few of its problems) leaves nothing behind.
+            runner.prepare(write=False)
+            if not script_model_misses(runner):
+                runner.prepare()
         except BenchError as exc:
             if close:
                 _close_quietly(client)
             field = None if str(out) in str(exc) else "bench-max-cost" if "--max-cost" in str(exc) else "bench-problems"
             raise BenchFormError(str(exc), field) from None
+        return runner
+
+    @work(thread=True, exclusive=True, group="bench-form", exit_on_error=False, name="write bench")
+    def write_bench(self, runner: BenchRunner) -> BenchRunner:
+        """Make the folder of a bench the user chose to run after all."""
+        try:
+            runner.prepare()
+        except BenchError as exc:
+            raise BenchFormError(str(exc)) from None
         return runner
 
     @on(Worker.StateChanged)
@@ -271,7 +287,10 @@ class BenchForm(AppModal[BenchRunner | None]):
         if event.state == WorkerState.SUCCESS:
             runner = event.worker.result
             assert isinstance(runner, BenchRunner)
-            self._confirm_script_model(runner)
+            if event.worker.name == "write bench":
+                self.dismiss(runner)
+            else:
+                self._confirm_script_model(runner)
         elif event.state == WorkerState.ERROR:
             error = event.worker.error
             if isinstance(error, BenchFormError):
@@ -284,15 +303,16 @@ class BenchForm(AppModal[BenchRunner | None]):
         some problems (the demo responder plays MBPP 11 alone): then say how
         many of the bench's problems it will fail, and start only if asked."""
         known = runner.known_entry_points
-        unknown = [bp for bp in runner.problems if known and bp.problem.entry_point not in known]
+        unknown = script_model_misses(runner)
         if not unknown:
             self.dismiss(runner)
             return
 
         def answered(go: bool | None) -> None:
-            if go:
-                self.dismiss(runner)
-            else:  # the form stays as it was; the runner made nothing yet
+            if go:  # its folder is made now, on a thread
+                self.query_one("#bench-error", Static).update("Preparing the bench folder…")
+                self.preparing = self.write_bench(runner)
+            else:  # the form stays as it was; the runner made nothing (no folder, no bench.json)
                 self.show_error("✗ the script model knows only " + ", ".join(known or ()), "bench-model")
 
         total = len(runner.problems)
@@ -327,6 +347,13 @@ class BenchForm(AppModal[BenchRunner | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def script_model_misses(runner: BenchRunner) -> list[Any]:
+    """The bench's problems its script model has no answer for (the demo
+    responder plays MBPP 11 alone); empty for any other model."""
+    known = runner.known_entry_points
+    return [bp for bp in runner.problems if known and bp.problem.entry_point not in known]
 
 
 def _close_quietly(client: Any) -> None:

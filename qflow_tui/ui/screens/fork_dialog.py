@@ -104,6 +104,8 @@ class ForkDialog(AppModal[ForkPlan | None]):
             model = str((raw if isinstance(raw, dict) else {}).get("fallback_model") or "")
         self.model = fallback_model or model
         self._original = ""
+        self._checked = False
+        """An error was said at ctrl+s: the fields are checked again as they change."""
 
     def compose(self) -> ComposeResult:
         where = "the stopped run, from where it stands" if self.live else one_line(self.data.path.name)
@@ -128,19 +130,16 @@ class ForkDialog(AppModal[ForkPlan | None]):
                 yield Input(self.model, compact=True, id="fork-model", placeholder="provider/model for the live calls")
             yield Static(id="fork-program-label", markup=False)
             yield TextArea.code_editor("", language="python", id="fork-program", soft_wrap=False)
-            where_from = (
-                "Everything the run did so far comes from its session; from its stop on, the fork runs live."
-                if self.live
-                else "Everything before the step comes from the recording; the step and after run live."
-            )
-            yield Static(
-                where_from,
-                id="fork-error",
-                markup=False,
-            )
+            yield Static(self._where_from(), id="fork-error", markup=False)
             with Horizontal(id="fork-buttons"):
                 yield Button("Fork (ctrl+s)", variant="primary", id="fork-yes", compact=True)
                 yield Button("Cancel (esc)", id="fork-no", compact=True)
+
+    def _where_from(self) -> str:
+        """The line under the editor while nothing is wrong."""
+        if self.live:
+            return "Everything the run did so far comes from its session; from its stop on, the fork runs live."
+        return "Everything before the step comes from the recording; the step and after run live."
 
     def on_mount(self) -> None:
 
@@ -249,8 +248,28 @@ class ForkDialog(AppModal[ForkPlan | None]):
         except ForkError as exc:
             error.update(f"✖ {one_line(clean(str(exc)))}")
             error.add_class("-error")
+            self._checked = True
             return
         self.dismiss(plan)
+
+    @on(TextArea.Changed, "#fork-program")
+    @on(Input.Changed, "#fork-model")
+    @on(Select.Changed, "#fork-verdict")
+    def _edited(self) -> None:
+        """An error said at ctrl+s is about the fields as they were: from then
+        on they are checked again as they change, and the error goes when the
+        fork would now be taken (a syntax error fixed no longer reads as one)."""
+        if not self._checked:
+            return
+        error = self.query_one("#fork-error", Static)
+        try:
+            self.plan()
+        except ForkError as exc:
+            error.update(f"✖ {one_line(clean(str(exc)))}")
+            error.add_class("-error")
+            return
+        error.update(self._where_from())
+        error.remove_class("-error")
 
     @on(Input.Submitted, "#fork-model")
     def _model_entered(self, event: Input.Submitted) -> None:

@@ -358,7 +358,7 @@ class ReplayScreen(AppScreen[None]):
 
     def action_quit_app(self) -> None:
         self._stop()
-        self.app.exit()
+        qflow_app(self).quit_from(self)
 
     @on(StepChip.Chosen)
     def _chip_chosen(self, message: StepChip.Chosen) -> None:

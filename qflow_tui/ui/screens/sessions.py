@@ -5,6 +5,7 @@ transcript (through the app's one path prompt)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,9 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
-from ...core.resume import ResumeError, plan_resume, reach_model
+from ...core.config import ConfigError, RunConfig
+from ...core.problem import Problem, ProblemError
+from ...core.resume import ResumeError, plan_resume, reach_model, recorded_settings
 from ...core.safe_text import clean, one_line
 from ...core.session import (
     FolderGroup,
@@ -32,9 +35,12 @@ from ...core.session import (
     export_session,
     find_sessions,
     parse_search,
+    read_session,
 )
 from ...core.session.display import fork_place, human_duration, human_time, human_tokens, short_model
 from ...core.session.family import fork_tree, loop_words
+from ...core.session.notes import attach_notes, check_name, check_note, set_note
+from ...core.steer.edits import SteerError
 from ...locations import demo_session, sessions_dir
 from ..access import qflow_app
 from ..palette import Palette, palette
@@ -43,6 +49,7 @@ from ..widgets.lists import ListTable
 from .base import AppScreen
 from .confirm import Confirm
 from .path_prompt import PathPrompt, WriteRefused
+from .steer_edit import SteerEditScreen
 
 
 def _outcome_style(outcome: str, colours: Palette) -> str:
@@ -77,6 +84,17 @@ def narrow_model(model: str, width: int) -> str:
     tail = (width - 1) // 2
     return name[: width - 1 - tail] + "…" + name[-tail:]
 
+
+#: The orders s goes through, as ``qflow sessions --sort`` names them.
+SORTS = ("date", "oldest", "tokens", "duration", "title")
+#: Each order in the words the line above the table says.
+SORT_WORDS = {
+    "date": "date (newest first)",
+    "oldest": "date (oldest first)",
+    "tokens": "tokens (most first)",
+    "duration": "duration (longest first)",
+    "title": "title",
+}
 
 #: Sessions read from the index per page; the next page loads when the cursor
 #: comes near the end of what is shown.
@@ -123,6 +141,16 @@ class SessionsScreen(AppScreen[None]):
             tooltip="Resume the selected unfinished run: finished calls come from the recording, the rest live",
         ),
         Binding("D", "demo", "Demo", show=False, tooltip="Replay the demo session that ships with qflow"),
+        Binding("s", "sort", "Sort", tooltip="Sort by date, oldest, tokens, duration or title (numbers stay)"),
+        Binding("n", "rename", "Rename", show=False, tooltip="Name the selected session (shown in place of its title)"),
+        Binding("a", "note", "Note", show=False, tooltip="Write a note on the selected session"),
+        Binding(
+            "ctrl+r",
+            "rerun",
+            "Re-run",
+            show=False,
+            tooltip="Run the selected session's problem again with its settings, answered from its recording",
+        ),
         Binding("escape", "back", "Back", tooltip="Back (clears the search, or leaves a folder, first)"),
     ]
 
@@ -164,6 +192,9 @@ class SessionsScreen(AppScreen[None]):
         self.depth: dict[Path, int] = {}
         """How deep in the fork tree each shown session sits (0: at the top)."""
         self.sub_title = "sessions"
+        self.sort = "date"
+        self._notes_trouble = ""
+        """The listing's order (``qflow sessions --sort``); the numbers stay each session's."""
 
     @property
     def shown(self) -> list[SessionInfo]:
@@ -251,7 +282,7 @@ class SessionsScreen(AppScreen[None]):
     def _query(self, offset: int = 0) -> tuple[Query, bool]:
         """The index query for what the screen shows, and whether it spans sub-folders."""
         query = parse_search(self.query_one("#sessions-search", Input).value)
-        query.limit, query.offset = PAGE_SIZE, offset
+        query.limit, query.offset, query.sort = PAGE_SIZE, offset, self.sort
         if self.in_folder is not None:
             query.folder = self.in_folder
             return query, True
@@ -275,6 +306,7 @@ class SessionsScreen(AppScreen[None]):
     def read_sessions(self, query: Query, recursive: bool, with_groups: bool) -> tuple[Listing, list[FolderGroup]]:
 
         listing = find_sessions(self.folder, query, recursive=recursive)
+        self._notes_trouble = attach_notes(listing.sessions)
         groups: list[FolderGroup] = []
         if with_groups and self.folder.is_dir():
             try:
@@ -285,7 +317,9 @@ class SessionsScreen(AppScreen[None]):
 
     @work(thread=True, exclusive=True, group="sessions-more", exit_on_error=False, name="read more sessions")
     def read_more(self, query: Query, recursive: bool) -> Listing:
-        return find_sessions(self.folder, query, recursive=recursive)
+        listing = find_sessions(self.folder, query, recursive=recursive)
+        attach_notes(listing.sessions)
+        return listing
 
     @on(Worker.StateChanged)
     def _sessions_read(self, event: Worker.StateChanged) -> None:
@@ -299,6 +333,8 @@ class SessionsScreen(AppScreen[None]):
                 self.unreadable, self.total = listing.unreadable, listing.total
                 self.loaded = True
                 self.fill(self._keep)
+                if self._notes_trouble:
+                    self.notify(self._notes_trouble, title="Names and notes", severity="warning", markup=False)
             else:
                 self._loading_more = False
                 more: Listing = event.worker.result  # type: ignore[assignment]
@@ -316,7 +352,8 @@ class SessionsScreen(AppScreen[None]):
         # Narrow, the outcome alone: where it was accepted is in the replay.
         narrow = self._widths()["outcome"] < 23
         outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at and not narrow else "")
-        title = s.title if self.in_folder is not None or not s.folder else f"{s.folder}/ · {s.title}"
+        title = s.shown_title if self.in_folder is not None or not s.folder else f"{s.folder}/ · {s.shown_title}"
+        title += " ✎" if s.note else ""
         mark, where = self._fork_note(s)
         cell = Text(mark, style=f"bold {colours.accent}", overflow="ellipsis", no_wrap=True)
         if where and self._widths()["model"] <= NARROW_MODEL:
@@ -442,6 +479,7 @@ class SessionsScreen(AppScreen[None]):
             f"{count} session{'s' if self.total != 1 else ''}"
             + (f" matching {query!r}" if query else "")
             + f" in {where}"
+            + (f", by {SORT_WORDS[self.sort]}" if self.sort != "date" else "")
             + self._one_model()
             + ("  ·  Enter replays the selected one" if self.sessions else "")
             + ("  ·  Escape goes back to all sessions" if self.in_folder is not None else "")
@@ -485,9 +523,14 @@ class SessionsScreen(AppScreen[None]):
 
     @on(DataTable.RowHighlighted)
     def _show_parent(self) -> None:
-        """The selected fork's parent link, from its header."""
+        """The selected fork's parent link, from its header; or the selected session's note."""
         line = self.query_one("#sessions-parent", Static)
         info = self.selected
+        if info is not None and info.note and not info.parent:
+            note = Text(one_line(f"✎ {info.note}  ·  a: edit the note"), no_wrap=True, overflow="ellipsis")
+            line.update(note)
+            line.add_class("-shown")
+            return
         if info is None or not info.parent:
             line.remove_class("-shown")
             return
@@ -532,7 +575,7 @@ class SessionsScreen(AppScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open":
             return self.selected is not None or self.selected_group is not None
-        if action in ("delete", "export", "resume", "mark", "parent"):
+        if action in ("delete", "export", "resume", "mark", "parent", "rename", "note", "rerun"):
             return self.selected is not None
         return True
 
@@ -642,6 +685,88 @@ class SessionsScreen(AppScreen[None]):
         elif event.state == WorkerState.SUCCESS:
             plan, client = event.worker.result  # type: ignore[misc]
             qflow_app(self).open_run(plan.problem, plan.config, client=client, own_client=True)
+
+    def action_sort(self) -> None:
+        """s: the next order (date, oldest, tokens, duration, title); the cursor stays on its session."""
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self.notify(f"Sorted by {SORT_WORDS[self.sort]}.", markup=False)
+        self.load()
+
+    def action_rename(self) -> None:
+        info = self.selected
+        if info is None:
+            return
+
+        def check(text: str) -> str:
+            try:
+                return check_name(text)
+            except SessionError as exc:
+                raise SteerError(str(exc)) from None
+
+        title = one_line(f"Name {info.path.name} (empty: its title, {info.title})", 120)
+        self.app.push_screen(SteerEditScreen(title, info.name, check, language=None), self._saver(info, "name"))
+
+    def action_note(self) -> None:
+        info = self.selected
+        if info is None:
+            return
+
+        def check(text: str) -> str:
+            try:
+                return check_note(text)
+            except SessionError as exc:
+                raise SteerError(str(exc)) from None
+
+        title = one_line(f"Note on {info.shown_title} (empty: no note)", 120)
+        self.app.push_screen(SteerEditScreen(title, info.note, check, language=None), self._saver(info, "note"))
+
+    def _saver(self, info: SessionInfo, what: str) -> Callable[[tuple[bool, str] | None], None]:
+        def saved(answer: tuple[bool, str] | None) -> None:
+            if answer is None or not answer[0]:
+                return
+            try:
+                text = answer[1]
+                now = set_note(info.path, name=text) if what == "name" else set_note(info.path, note=text)
+            except SessionError as exc:
+                self.notify(one_line(str(exc), 300), title="Not saved", severity="error", markup=False)
+                return
+            info.name, info.note = now.name, now.note
+            self.fill(info.path)
+            self._show_parent()
+            self.notify(f"{'Name' if what == 'name' else 'Note'} saved (the session file is unchanged).", markup=False)
+
+        return saved
+
+    def action_rerun(self) -> None:
+        """Ctrl+R: the selected session's problem again, with its recorded settings,
+        its calls answered from its recording (as ``qflow replay FILE --rerun``)."""
+        info = self.selected
+        if info is not None:
+            self.prepare_rerun(info.path)
+
+    @work(thread=True, exclusive=True, group="rerun", exit_on_error=False, name="prepare re-run")
+    def prepare_rerun(self, path: Path) -> tuple[Problem, RunConfig]:
+        data = read_session(path)
+        try:
+            problem = Problem.from_dict(data.header["problem"])
+        except (KeyError, TypeError, ProblemError) as exc:
+            raise ResumeError(f"{path.name}: the recorded problem cannot be read ({exc})") from None
+        try:
+            return problem, recorded_settings(data, {})
+        except ConfigError as exc:
+            raise ResumeError(str(exc)) from None
+
+    @on(Worker.StateChanged)
+    def _rerun_ready(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "rerun":
+            return
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            text = str(error) if isinstance(error, ResumeError | SessionError) else f"{type(error).__name__}: {error}"
+            self.notify(one_line(text, 300), title="Not re-run", severity="error", markup=False)
+        elif event.state == WorkerState.SUCCESS:
+            problem, config = event.worker.result  # type: ignore[misc]
+            qflow_app(self).open_run(problem, config)
 
     def action_mark(self) -> None:
         info = self.selected

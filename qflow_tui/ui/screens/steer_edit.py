@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -50,6 +51,8 @@ class SteerEditScreen(AppModal[tuple[bool, str]]):
         """Shown while the editor is empty (an example: typing replaces it, not appends to it)."""
         self.check = check
         self.language = language
+        self._checked = False
+        """An error was said at ctrl+s: the text is checked again as it changes."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="steer-edit", classes="dialog"):
@@ -79,8 +82,26 @@ class SteerEditScreen(AppModal[tuple[bool, str]]):
             error = self.query_one("#steer-error", Static)
             error.update(f"✗ {one_line(str(exc), 200)}")
             error.add_class("-error")
+            self._checked = True
             return
         self.dismiss((True, taken))
+
+    @on(TextArea.Changed, "#steer-editor")
+    def _edited(self) -> None:
+        """An error said at ctrl+s is about the text as it was: from then on the
+        text is checked again as it changes, and the error goes once the edit
+        would be taken."""
+        if not self._checked:
+            return
+        error = self.query_one("#steer-error", Static)
+        try:
+            self.check(self.query_one("#steer-editor", TextArea).text)
+        except SteerError as exc:
+            error.update(f"✗ {one_line(str(exc), 200)}")
+            error.add_class("-error")
+            return
+        error.update(_HINT)
+        error.remove_class("-error")
 
     def action_select_all(self) -> None:
         self.query_one("#steer-editor", TextArea).select_all()

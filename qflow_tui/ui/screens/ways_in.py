@@ -53,12 +53,19 @@ def ways_text(variable: str, model: str, form_model: str = SCRIPT_MODEL, own_pro
 
 
 class FirstMinuteScreen(AppModal[str]):
-    """Dismisses with ``demo``, ``run`` or ``form``."""
+    """Dismisses with ``demo``, ``run``, ``form`` or ``never`` (to the form,
+    and the app remembers not to show it again)."""
 
     BINDINGS = [
         Binding("d", "choose('demo')", "Demo", tooltip="Replay the demo session that ships with qflow"),
         Binding("enter", "choose('run')", "Run the example", tooltip="Run MBPP 11 with the model the form holds"),
         Binding("escape", "choose('form')", "To the form", tooltip="Close this; the form holds MBPP 11"),
+        Binding(
+            "x",
+            "choose('never')",
+            "Don't show again",
+            tooltip="Close this and never show it again (F5 Settings brings it back)",
+        ),
     ]
 
     def __init__(self, variable: str, model: str, form_model: str = SCRIPT_MODEL, *, own_problem: bool = False) -> None:
@@ -75,7 +82,7 @@ class FirstMinuteScreen(AppModal[str]):
             ways = ways_text(self.variable, self.model, self.form_model, self.own_problem)
             yield Static(ways, id="first-minute-ways")
             run = "run your problem" if self.own_problem else "run the example"
-            yield Static(f"d demo · Enter {run} · Escape the form", classes="dialog-hint")
+            yield Static(f"d demo · Enter {run} · Escape the form · x don't show again", classes="dialog-hint")
 
     def action_choose(self, way: str) -> None:
         self.dismiss(way)

@@ -11,6 +11,7 @@ showed after event *n*.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -29,6 +30,7 @@ from ...core import events as ev
 from ...core.events import Event
 from ...core.safe_text import one_line
 from ...core.workflows.base import Pane
+from ..clipboard import clipboard_blocked
 from ..messages import SaveRequested
 from ..state import RunState, RunText, is_imagining
 from .agent_pane import AgentPanes
@@ -540,7 +542,13 @@ class RunView(Widget):
             self.notify("No program yet.", severity="warning")
             return
         self.app.copy_to_clipboard(program)
-        self.notify(f"Program copied ({len(program.splitlines())} lines).")
+        lines = f"{len(program.splitlines())} lines"
+        blocked = clipboard_blocked(os.environ)
+        if blocked:
+            # Kept inside qflow (its fields paste it), but not in the system clipboard.
+            self.notify(f"Not copied to the clipboard: {blocked}. s saves the program ({lines}) to a file.")
+        else:
+            self.notify(f"Program copied ({lines}).")
 
     def action_save_program(self) -> None:
         program = self.program_text()

@@ -7,13 +7,15 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...core.llm.prices import Price, PriceError, agents_cost, is_free, run_price
+from ...core.session.display import human_tokens
 from ...core.summary import tokens_to_dict
 from ..palette import palette
 from ..state import RunState
 
 
 def fmt_tokens(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 10_000 else str(n)
+    """A token count as every screen and ``qflow sessions`` show one (``4.2k``)."""
+    return human_tokens(n)
 
 
 def fmt_elapsed(seconds: float, precise: bool = False) -> str:
