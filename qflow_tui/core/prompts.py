@@ -15,6 +15,7 @@ them first, and the function prompts where an agent has no I/O file.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,8 +61,33 @@ class Prompt:
         return sub(self.system).strip(), sub(self.user).strip()
 
 
-def _load(path: Path) -> Prompt:
-    text = path.read_text(encoding="utf-8")
+_SNAPSHOTS: dict[Path, dict[Path, str]] = {}
+_SNAPSHOTS_LOCK = threading.Lock()
+
+
+def snapshot(root: Path) -> dict[Path, str]:
+    """Every ``.txt`` file under ``root``, read once per process: the first
+    library made for a folder reads all of it, and every later one reads the
+    same texts. An install or an upgrade that replaces the package's files
+    under a running app (``pip install 'qflow-tui[local]'`` while it is open)
+    then cannot leave a run half-way between two versions, or without a file
+    that was there when it started. The app reads qflow's own folder while
+    the compose form is painted."""
+    with _SNAPSHOTS_LOCK:
+        files = _SNAPSHOTS.get(root)
+        if files is None:
+            files = {}
+            if root.is_dir():
+                for path in sorted(root.rglob("*.txt")):
+                    try:
+                        files[path] = path.read_text(encoding="utf-8")
+                    except OSError:
+                        continue  # unreadable: :meth:`PromptLibrary.get` says it is missing
+            _SNAPSHOTS[root] = files
+        return files
+
+
+def _load(path: Path, text: str) -> Prompt:
     if "\n---\n" in text:
         system, user = text.split("\n---\n", 1)
     else:
@@ -78,6 +104,7 @@ class PromptLibrary:
 
     def __init__(self, root: Path | None = None, kind: str = "function") -> None:
         self.root = root or prompts_dir()
+        self._files = snapshot(self.root)
         self.kind = kind
         """``function`` or ``io``: the problem kind whose prompts come first."""
         # Per-instance caches (not functools.cache on methods, which would keep
@@ -96,22 +123,26 @@ class PromptLibrary:
         """``<root>/<agent>/<name>.txt``; :class:`PromptError` when it is missing."""
         if (agent, name) not in self._prompts:
             path = self._folder(agent) / f"{name}.txt"
-            if not path.is_file():
+            if path not in self._files:
                 path = self.root / agent / f"{name}.txt"
-            if not path.is_file():
+            if path not in self._files:
                 raise PromptError(f"missing prompt file {path}")
-            self._prompts[agent, name] = _load(path)
+            self._prompts[agent, name] = _load(path, self._files[path])
         return self._prompts[agent, name]
 
     def variants(self, agent: str, family: str = "variant") -> tuple[Prompt, ...]:
         """The diversified prompts of one agent: ``<family>-*.txt``, by name."""
         if (agent, family) not in self._variants:
             folder = self._folder(agent)
-            files = sorted(folder.glob(f"{family}-*.txt"))
+            files = self._family(folder, family)
             if not files:
                 folder = self.root / agent
-                files = sorted(folder.glob(f"{family}-*.txt"))
+                files = self._family(folder, family)
             if not files:
                 raise PromptError(f"no {family}-*.txt prompt variants in {folder}")
-            self._variants[agent, family] = tuple(_load(p) for p in files)
+            self._variants[agent, family] = tuple(_load(p, self._files[p]) for p in files)
         return self._variants[agent, family]
+
+    def _family(self, folder: Path, family: str) -> list[Path]:
+        """The files ``<folder>/<family>-*.txt`` of the snapshot, by name."""
+        return sorted(p for p in self._files if p.parent == folder and p.name.startswith(f"{family}-"))

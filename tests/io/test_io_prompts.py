@@ -6,8 +6,12 @@ agent gives the function prompt of the same name."""
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 
-from qflow_tui.core.prompts import PromptLibrary
+import pytest
+
+from qflow_tui.core.prompts import PromptError, PromptLibrary
 
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
@@ -97,3 +101,25 @@ def test_every_progression_epoch_and_attempt_has_its_own_io_prompt() -> None:
     for kind, prompts in kinds.items():
         assert len(set(prompts)) == len(prompts), kind
         assert all("standard input" in system + user or "Sample tests" in user for system, user in prompts), kind
+
+
+def test_a_package_replaced_under_a_running_app_leaves_its_prompts(tmp_path: Path) -> None:
+    """Issue 57: installing an extra while the app was open made the next run end
+    with "internal error: PromptError". The files a process first read stay its
+    prompts, whatever happens to the folder afterwards."""
+    root = tmp_path / "prompts"
+    (root / "writer" / "io").mkdir(parents=True)
+    (root / "writer" / "generate.txt").write_text("system\n---\nWrite {{what}}.\n")
+    (root / "writer" / "variant-1.txt").write_text("one {{what}}")
+    (root / "writer" / "variant-2.txt").write_text("two {{what}}")
+    (root / "writer" / "io" / "generate.txt").write_text("Read stdin for {{what}}.")
+    first = PromptLibrary(root)
+    assert first.get("writer", "generate").render(what="x") == ("system", "Write x.")
+    # pip removes the old files, then writes the new version's (or none yet).
+    shutil.rmtree(root)
+    later = PromptLibrary(root)
+    assert later.get("writer", "generate").render(what="y") == ("system", "Write y.")
+    assert [p.render(what="z")[1] for p in later.variants("writer")] == ["one z", "two z"]
+    assert later.for_kind("io").get("writer", "generate").user == "Read stdin for {{what}}."
+    with pytest.raises(PromptError, match="missing prompt file"):
+        later.get("writer", "absent")

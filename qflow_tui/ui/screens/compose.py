@@ -26,6 +26,7 @@ from ...core.llm.catalog import MAX_LISTED, server_model_list, table_models
 from ...core.llm.prices import BUILT_IN, PriceError
 from ...core.llm.provider_keys import MissingKey
 from ...core.problem import Problem, ProblemError, ProblemKind, looks_like_io_tests, parse_io_tests, split_samples
+from ...core.prompts import snapshot
 from ...core.resolve import Resolution, Unresolved, form_texts, is_dataset_id, problem_from_text, resolve_problem
 from ...core.safe_text import clean, one_line
 from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
@@ -33,6 +34,7 @@ from ...core.steer.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
 from ...core.workflows import WORKFLOWS, WorkflowSpec, broken_plugins
 from ...core.workflows.settings import Setting
 from ...core.workflows.values import validate
+from ...locations import prompts_dir
 from ..access import mark_invalid, qflow_app
 from ..palette import palette
 from ..widgets.footer import AppFooter
@@ -129,6 +131,9 @@ def warm_up_the_run_screen(model: str = "", base_url: str | None = None) -> None
 
     wanted = [RUN_MODULE, client_module(model, base_url=base_url) or ""]
     missing = [name for name in wanted if name and name not in sys.modules]
+    # qflow's prompts are read now, once (see core.prompts.snapshot): a package
+    # reinstalled while the app is open cannot take them from a later run.
+    threading.Thread(target=snapshot, args=(prompts_dir(),), name="read prompts", daemon=True).start()
     if missing:
         threading.Thread(target=_import_quietly, args=(missing,), name="warm up", daemon=True).start()
 
