@@ -171,3 +171,19 @@ def test_a_plugins_good_panes_and_words_are_taken():
     assert spec.panes == PANES and spec.decision_words == {"next plan": "continue", "solved": "accept"}
     described = spec.described(RunConfig())
     assert described["panes"][0]["columns"][0] == {"field": "plan", "title": "#", "width": 0}
+
+
+def test_the_pieces_never_import_the_run_state_not_even_for_type_checkers():
+    # Issue 52: run_state imports the pieces; a piece reads the run through
+    # RunReading (pieces/base.py), so no circle hides behind TYPE_CHECKING.
+    import ast
+    from pathlib import Path
+
+    import qflow_tui.core.pieces as pieces
+
+    found = []
+    for path in Path(pieces.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("run_state"):
+                found.append(path.name)
+    assert not found, found
