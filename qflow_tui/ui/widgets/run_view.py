@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from textual import on
@@ -225,6 +226,13 @@ class RunView(Widget):
     def help_keys(self) -> list[tuple[str, str]]:
         """The digits as the help (``?``) lists them: the tabs this run has."""
         return [(str(n), f"{title} tab") for n, (_tab, title) in enumerate(self.numbered()[:MOST_NUMBERED], 1)]
+
+    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """The tabs this run has, as the command palette offers them."""
+        return [
+            (title, f"Show the {title} tab ({n})", partial(self.action_show_tab, tab))
+            for n, (tab, title) in enumerate(self.numbered(), 1)
+        ]
 
     def _ready(self, tab: str) -> Widget | None:
         """A tab's content if it is mounted (the agents' and the timeline's always are)."""
