@@ -113,7 +113,7 @@ async def test_a_sessions_own_panes_replay_as_tables_numbered_after_the_built_in
         await pilot.pause()
         text = screen_text(app)
         assert "debug round 1" in text  # the run's stage words name its timeline's row
-        assert "next pl…" in text  # its own decision word, in its cell
+        assert "next plan" in text  # its own decision word, whole in its cell
         whole = io.StringIO()
         Console(file=whole, width=120, color_system=None).print(render_timeline(view.state, 0, palette(app)))
         assert "debug round 1: next plan  plan 2" in whole.getvalue()  # the decisions, in its words
