@@ -84,9 +84,16 @@ async def test_a_sessions_own_panes_replay_as_tables_numbered_after_the_built_in
             ("pane-plans", "Plans"),
             ("pane-recalled", "Recalled"),
         ]
+        # Back to before the run's first event and forward again: the same tabs, once each.
+        app.screen.seek(0)
+        view.flush()
+        app.screen.seek(len(app.screen.events))
+        view.flush()
+        await pilot.pause()
         await pilot.press("4")
         await pilot.pause()
         assert view.query_one("#run-tabs").active == "pane-plans"
+        assert len(view.query("#pane-plans")) == 1
         table = view.query_one("#records-plans", RecordsTable)
         assert [r.value("confidence") for r in table.shown] == [40, 85]
         text = screen_text(app)
