@@ -668,6 +668,15 @@ class QFlowApp(App[int]):
             key = binding.key_display or binding.key
             help_text = f"{binding.tooltip or binding.description} ({key})"
             yield SystemCommand(binding.description, help_text, partial(self.run_action, binding.action, active.node))
+        # Commands whose words depend on what a node shows (the run view's tabs,
+        # numbered as its run has them): the node names them.
+        nodes = dict.fromkeys(active.node for active in screen.active_bindings.values())
+        for node in nodes:
+            said = getattr(node, "palette_commands", None)
+            for title, help_text, run in said() if callable(said) else ():
+                if title not in seen:
+                    seen.add(title)
+                    yield SystemCommand(title, help_text, run)
 
 
 #: Seconds between looks at a key still on its way: a key handed to a widget

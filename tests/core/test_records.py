@@ -171,3 +171,40 @@ def test_a_plugins_good_panes_and_words_are_taken():
     assert spec.panes == PANES and spec.decision_words == {"next plan": "continue", "solved": "accept"}
     described = spec.described(RunConfig())
     assert described["panes"][0]["columns"][0] == {"field": "plan", "title": "#", "width": 0}
+
+
+def test_the_pieces_never_import_the_run_state_not_even_for_type_checkers():
+    # Issue 52: run_state imports the pieces; a piece reads the run through
+    # RunReading (pieces/base.py), so no circle hides behind TYPE_CHECKING.
+    import ast
+    from pathlib import Path
+
+    import qflow_tui.core.pieces as pieces
+
+    found = []
+    for path in Path(pieces.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("run_state"):
+                found.append(path.name)
+    assert not found, found
+
+
+def test_a_sessions_markdown_and_html_say_its_records_and_its_own_decision_words(tmp_path):
+    from qflow_tui.core.htmlpage.session_page import render_session_page
+    from qflow_tui.core.session.transcript import markdown_transcript
+
+    path = tmp_path / "s.jsonl"
+    events: list[ev.Event] = [
+        _started(),
+        _plan(2, 85),
+        _spec().decision("next plan", "plan 2 failed", step="debugging:3", agent="debugger", progression=0),
+    ]
+    with SessionWriter(path, workflow="mapcoderish", model="m", config={}, problem={}, compact=False) as w:
+        for seq, e in enumerate(events, 1):
+            e.seq = seq
+            w(e)
+    text = markdown_transcript(read_session(path))
+    assert "plan: plan=2 confidence=85 approach=two pointers" in text
+    assert "NEXT PLAN" in text and "CONTINUE" not in text
+    page = render_session_page(read_session(path))
+    assert "(next plan)" in page

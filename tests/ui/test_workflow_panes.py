@@ -18,6 +18,7 @@ from qflow_tui.ui.app import create_app
 from qflow_tui.ui.palette import palette
 from qflow_tui.ui.screens.keys import keys_of
 from qflow_tui.ui.widgets.records_table import RecordsTable
+from qflow_tui.ui.widgets.run_tabs import pane_widget
 from qflow_tui.ui.widgets.run_view import RunView, no_tab_reason
 from qflow_tui.ui.widgets.timeline import render_timeline
 from tests.sessions.support import demo_config
@@ -83,15 +84,31 @@ async def test_a_sessions_own_panes_replay_as_tables_numbered_after_the_built_in
             ("pane-plans", "Plans"),
             ("pane-recalled", "Recalled"),
         ]
+        # Back to before the run's first event and forward again: the same tabs, once each.
+        app.screen.seek(0)
+        view.flush()
+        app.screen.seek(len(app.screen.events))
+        view.flush()
+        await pilot.pause()
         await pilot.press("4")
         await pilot.pause()
         assert view.query_one("#run-tabs").active == "pane-plans"
+        assert len(view.query("#pane-plans")) == 1
         table = view.query_one("#records-plans", RecordsTable)
         assert [r.value("confidence") for r in table.shown] == [40, 85]
         text = screen_text(app)
         assert "Plans" in text.splitlines()[2]  # the tab row
         assert "conf %" in text and "85" in text
         assert "[bold red]approach 2[/]" in text  # a model's text is never markup
+        # A record arriving as a live run's do: the shown pane repaints, the keyed row in its place.
+        view.apply(
+            ev.Record(
+                seq=900, step="planning", progression=0, record="plan", key="1", fields={"plan": 1, "confidence": 99}
+            )
+        )
+        view.flush()
+        await pilot.pause()
+        assert [r.value("confidence") for r in table.shown] == [99, 85]
         await pilot.press("5")
         await pilot.pause()
         assert "Nothing recalled." in screen_text(app)
@@ -103,7 +120,7 @@ async def test_a_sessions_own_panes_replay_as_tables_numbered_after_the_built_in
         await pilot.pause()
         text = screen_text(app)
         assert "debug round 1" in text  # the run's stage words name its timeline's row
-        assert "next pl…" in text  # its own decision word, in its cell
+        assert "next plan" in text  # its own decision word, whole in its cell
         whole = io.StringIO()
         Console(file=whole, width=120, color_system=None).print(render_timeline(view.state, 0, palette(app)))
         assert "debug round 1: next plan  plan 2" in whole.getvalue()  # the decisions, in its words
@@ -133,3 +150,24 @@ def test_a_missing_tab_says_the_setting_that_would_have_it():
     assert said == "its checker is python; the tab comes with checker=imagined"
     assert no_tab_reason("agentcoder", {}, "imagined") == "its workflow does not use one"
     assert no_tab_reason("not-installed", {}, "tree") == "its workflow does not use one"
+
+
+class PlanChart(RecordsTable):
+    """A plugin's own widget for its pane (here the table, to keep it short)."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(Pane("plans", "Plans", record="plan"), **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_panes_own_widget_is_made_and_one_that_cannot_be_is_the_table_with_a_reason():
+    own = Pane("plans", "Plans", record="plan", widget=f"{__name__}:PlanChart")
+    widget, why = pane_widget(own)
+    assert type(widget) is PlanChart and widget.id == "records-plans" and why == ""
+    missing = Pane("plans", "Plans", record="plan", widget="no_such_module_here:Chart")
+    widget, why = pane_widget(missing)
+    assert type(widget) is RecordsTable and widget.pane == missing
+    assert why.startswith("The Plans pane's own widget (no_such_module_here:Chart) could not be made")
+    assert "ModuleNotFoundError" in why and why.endswith("it shows as a table.")
+    not_a_widget = Pane("plans", "Plans", record="plan", widget="os.path:join")
+    widget, why = pane_widget(not_a_widget)
+    assert type(widget) is RecordsTable and "not a widget with update_from" in why

@@ -97,7 +97,9 @@ def _timeline(data: SessionData, state: RunState) -> str:
             case ev.Decision():
                 items.append(
                     f'<li class="decision"><strong>Decision</strong> ({h.text(_where(e.progression))}, '
-                    f"{h.text(e.step or '')}): {verdict_mark(e.decision)} — {h.text(e.reason)}</li>"
+                    f"{h.text(e.step or '')}): {verdict_mark(e.decision)}"
+                    + (f" ({h.text(e.word)})" if e.word else "")
+                    + f" — {h.text(e.reason)}</li>"
                 )
             case ev.Steered():
                 items.append(
@@ -204,7 +206,7 @@ def _decisions(state: RunState) -> str:
         return '<p class="note">No decision in this run.</p>'
     rows = "".join(
         f'<tr><td class="mono">{h.text(d.step or "")}</td><td>{h.text(_where(d.progression))}</td>'
-        f"<td>{verdict_mark(d.decision)}</td><td>{h.text(d.reason)}</td></tr>"
+        f"<td>{verdict_mark(d.decision)}{f' ({h.text(d.word)})' if d.word else ''}</td><td>{h.text(d.reason)}</td></tr>"
         for d in state.decisions
     )
     return (

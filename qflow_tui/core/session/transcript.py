@@ -24,6 +24,7 @@ from ..events import (
     LLMCallStarted,
     Notice,
     ProgramCandidate,
+    Record,
     RunFailed,
     RunFinished,
     RunStarted,
@@ -34,6 +35,7 @@ from ..events import (
     TextDelta,
     TQCVerdict,
 )
+from ..pieces import RecordRow, record_line
 from ..problem import whole_words
 from ..steps import decision_said
 from ..summary import tokens_from_dict, total
@@ -175,6 +177,10 @@ def _md_event(e: Event, pending: dict[str, LLMCallStarted]) -> list[str]:
             ]
         case SandboxRun():
             return [_md_sandbox(e)]
+        case Record():
+            # A workflow's own row (a plan's confidence): every field, on one line.
+            row = RecordRow(e.record, e.fields, e.step, e.agent, e.progression)
+            return [f"- {_where(e)} · {md.text(record_line(row, limit=200))}"]
         case Decision():
             verdict, word, rest = decision_said(e.said, e.reason)
             decided = f"{verdict}, so {word.upper()}" if verdict else word.upper()

@@ -17,7 +17,8 @@ from .values import config_from_record
 def describe_started(event: RunStarted) -> bool:
     """Give ``event`` what its workflow declares now for the settings it
     recorded (in place): the agents, plan, summary and progressions when it has
-    none, the tabs, checker, test judge and decided roles when it has no tabs.
+    none, the tabs, checker, test judge and decided roles when it has no tabs,
+    its panes and stage and step words when it has no panes.
     False when this build does not know the workflow (the run's events still
     give each agent that speaks a pane). The oldest sessions name no workflow:
     they were the default's."""

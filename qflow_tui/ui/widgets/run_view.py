@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from textual import on
@@ -74,6 +75,15 @@ def no_tab_reason(workflow: str, recorded: dict[str, Any], tab: str) -> str:
         return "its workflow does not use one"
     why = spec.why_no_tab(config_from_record(recorded, workflow, strict=False), tab)
     return why or "its workflow does not use one"
+
+
+def _show(tabs: TabbedContent, tab: str, shown: bool) -> None:
+    """Show or hide a workflow pane's tab; one still being added is left as it
+    comes (its adding looks again whether it is wanted)."""
+    try:
+        (tabs.show_tab if shown else tabs.hide_tab)(tab)
+    except Tabs.TabError:
+        pass
 
 
 def _displayed(widget: Widget) -> bool:
@@ -150,6 +160,8 @@ class RunView(Widget):
         """Edits to the synthesized tests a live run has not taken yet (see show_pending_tests)."""
         self._panes: tuple[Pane, ...] = ()
         """The workflow's own panes that have tabs (after the built-in ones)."""
+        self._made_panes: dict[str, Pane] = {}
+        """Every pane tab made, by TabPane id (hidden when the run shown has it not)."""
 
     def compose(self) -> ComposeResult:
         yield Static("starting…", id="run-progress", markup=False)
@@ -196,29 +208,46 @@ class RunView(Widget):
 
     def _sync_panes(self, tabs: TabbedContent) -> None:
         """Give the run's own panes their tabs (after the built-in ones), and
-        take away those of a run this view no longer shows."""
+        hide those the run shown now does not have. A tab once made stays (a
+        replay goes back before the run's first event and forward again):
+        removing it and making it anew raced its removal (the same id twice)."""
+        wanted = {PANE_TAB + p.id: p for p in self.state.panes}
         for pane in self._panes:
             tab = PANE_TAB + pane.id
-            if tabs.active == tab:
-                tabs.active = "tab-agents"
-            self._content.pop(tab, None)
-            tabs.remove_pane(tab)
+            if tab not in wanted:
+                if tabs.active == tab:
+                    tabs.active = "tab-agents"
+                _show(tabs, tab, False)
         self._panes = self.state.panes
-        for pane in self._panes:
-            tab = PANE_TAB + pane.id
+        for tab, pane in wanted.items():
+            self._stale_tabs.add(tab)
+            made = self._made_panes.get(tab)
+            if made == pane:
+                _show(tabs, tab, True)
+                continue
+            if made is not None:  # the same id, another declaration: its tab anew, once the old one is gone
+                self._content.pop(tab, None)
+                removed: object = tabs.remove_pane(tab)
+            else:
+                removed = None
+            self._made_panes[tab] = pane
             widget, why = pane_widget(pane)
             self._content[tab] = widget
-            self._stale_tabs.add(tab)
-            added = tabs.add_pane(TabPane(Content(one_line(pane.title, 30)), widget, id=tab))
             if why:
                 self.notify(why, severity="warning")
 
-            async def painted(tab: str = tab, added: object = added) -> None:
-                await added  # type: ignore[misc]
-                if tabs.active == tab:
+            async def add(
+                tab: str = tab, pane: Pane = pane, widget: Widget = widget, removed: object = removed
+            ) -> None:
+                if removed is not None:
+                    await removed  # type: ignore[misc]
+                await tabs.add_pane(TabPane(Content(one_line(pane.title, 30)), widget, id=tab))
+                if all(PANE_TAB + p.id != tab for p in self._panes):  # no longer wanted meanwhile
+                    _show(tabs, tab, False)
+                elif tabs.active == tab:
                     self._paint_tab(tab)
 
-            self.call_next(painted)
+            self.call_next(add)
 
     def numbered(self) -> list[tuple[str, str]]:
         """The tabs this run has, in the order the digits number them: (id, title)."""
@@ -227,6 +256,13 @@ class RunView(Widget):
     def help_keys(self) -> list[tuple[str, str]]:
         """The digits as the help (``?``) lists them: the tabs this run has."""
         return [(str(n), f"{title} tab") for n, (_tab, title) in enumerate(self.numbered()[:MOST_NUMBERED], 1)]
+
+    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """The tabs this run has, as the command palette offers them."""
+        return [
+            (title, f"Show the {title} tab ({n})", partial(self.action_show_tab, tab))
+            for n, (tab, title) in enumerate(self.numbered(), 1)
+        ]
 
     def _ready(self, tab: str) -> Widget | None:
         """A tab's content if it is mounted (the agents' and the timeline's always are)."""

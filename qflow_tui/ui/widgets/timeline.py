@@ -52,6 +52,8 @@ STEP_WIDTH = 21
 """The step column's width, grown (up to MAX_STEP_WIDTH) for longer step names."""
 MAX_STEP_WIDTH = 30
 CELL_WIDTH = 9
+#: The widest a cell grows for a workflow's own decision words.
+MAX_CELL_WIDTH = 16
 
 
 def _pad(text: Text, width: int) -> Text:
@@ -94,10 +96,12 @@ def render_timeline(
     # breakpoints and ``fork --at`` take, and the Break-at field completes it.
     words = {stage: state.step_label(stage) for stage in stages}
     width = min(MAX_STEP_WIDTH, max([STEP_WIDTH, *(len(w) + 1 for w in words.values())]))
+    # A workflow's own decision words ("next plan") widen the cells to fit them whole.
+    cell_width = min(MAX_CELL_WIDTH, max([CELL_WIDTH, *(len(c.word) + 1 for c in state.cells.values() if c.word)]))
     head.append("  " + "step".ljust(width), style="bold")
     for p in range(n):
         style = f"bold underline {colours.primary}" if p == selected else "bold"
-        head.append_text(_pad(Text(f"p{p}", style=style), CELL_WIDTH))
+        head.append_text(_pad(Text(f"p{p}", style=style), cell_width))
     head.rstrip()
     lines.append(head)
     finished = state.done
@@ -130,7 +134,7 @@ def render_timeline(
                     line.append(" …", style=colours.accent)
         else:
             for p in range(n):
-                line.append_text(_pad(cell_text(state.cells.get((stage, p)), colours), CELL_WIDTH))
+                line.append_text(_pad(cell_text(state.cells.get((stage, p)), colours), cell_width))
         line.rstrip()  # a last cell's padding is no content to cut with an ellipsis
         line.no_wrap = True
         line.overflow = "ellipsis"
