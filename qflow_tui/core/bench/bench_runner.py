@@ -37,6 +37,7 @@ from ..run_state import RunState
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
 from ..session.index import batched_notes
+from ..session.writer import sync_file, synced_by_caller
 from ..summary import Tokens, TokenTally, tokens_to_dict
 from ..workflow_run import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import WORKFLOWS
@@ -140,8 +141,9 @@ class BenchSpec:
 
 
 def _append_line(path: Path, obj: ResultLine) -> None:
-    """One whole line per write, synced: a kill leaves at most a cut-short last
-    line, which the next append starts after (readers skip it)."""
+    """One whole line per write, flushed to the operating system: a kill leaves
+    at most a cut-short last line, which the next append starts after (readers
+    skip it). :func:`_append_synced` also waits for the disk."""
     data = dumps_line(obj, separators=(",", ":")) + "\n"
     with open(path, "a+b") as fh:
         fh.seek(0, os.SEEK_END)
@@ -151,7 +153,17 @@ def _append_line(path: Path, obj: ResultLine) -> None:
                 data = "\n" + data
         fh.write(data.encode("utf-8"))
         fh.flush()
-        os.fsync(fh.fileno())
+
+
+async def _append_synced(path: Path, obj: ResultLine, session_synced: asyncio.Future[None]) -> None:
+    """Append a results line once its session is on the disk, and return once
+    the line is too: a power cut never leaves a line pointing at a session it
+    lost. The line is written on the event loop (one write, in order with the
+    others); the two ``fsync`` calls wait in threads, so the other problems'
+    runs and judging go on meanwhile."""
+    await session_synced
+    _append_line(path, obj)
+    await asyncio.to_thread(sync_file, path)
 
 
 def _plain(record: ResultLine) -> dict[str, Any]:
@@ -510,8 +522,9 @@ class BenchRunner:
         # Every run's tasks (gather makes them now) take the bench's extraction.
         extracting = extraction.set(self.spec.extract)
         try:
-            # The sessions are indexed together at the end: one transaction, not one each.
-            with batched_notes():
+            # The sessions are indexed together at the end: one transaction, not one
+            # each; each is synced to the disk in a thread before its results line.
+            with batched_notes(), synced_by_caller():
                 await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
         finally:
             extraction.reset(extracting)
@@ -571,6 +584,8 @@ class BenchRunner:
                 record["tokens"] = _tallies(tokens_to_dict(trace.state.tokens))
                 if failure is not None and failure.fatal:
                     fatal = str(failure)
+        # The session goes to the disk in a thread while its programs are judged.
+        session_synced = asyncio.ensure_future(asyncio.to_thread(sync_file, session))
         if outcome is not None:
             self._emit(ProblemUpdate(key, "evaluating", tokens=trace.tokens))
             eval_started = time.monotonic()
@@ -582,7 +597,7 @@ class BenchRunner:
                 record["duration"] = round(time.monotonic() - started, 3)
                 record["tokens"] = _tallies(outcome.tokens)
                 self._mark_unreported(record, trace)
-                _append_line(self.folder / RESULTS, record)
+                await _append_synced(self.folder / RESULTS, record, session_synced)
                 self._finished_spending(key, record)
                 self._emit(ProblemUpdate(key, "error", record=_plain(record)))
                 await self._released()
@@ -609,7 +624,7 @@ class BenchRunner:
             if node:  # judged on a cluster: the node that judged its final program
                 record["node"] = str(node)
         self._mark_unreported(record, trace)
-        _append_line(self.folder / RESULTS, record)
+        await _append_synced(self.folder / RESULTS, record, session_synced)
         self._finished_spending(key, record)
         self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=_plain(record)))
         await self._released()
