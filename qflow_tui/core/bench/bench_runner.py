@@ -68,7 +68,7 @@ from .sources import load_dataset
 _SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention", "extract")
 
 
-def _comparable(spec: dict[str, Any], key: str) -> object:
+def _comparable(spec: Mapping[str, object], key: str) -> object:
     """A spec's ``key`` as a resume compares it: the settings as they ran,
     whichever version of the spec recorded them."""
     if key != "settings":
@@ -668,7 +668,7 @@ class BenchRunner:
 
 
 # ------------------------------------------------------------------ spend
-def cap_price(spec: dict[str, Any], base_url: str | None) -> Price | None:
+def cap_price(spec: Mapping[str, object], base_url: str | None) -> Price | None:
     """The price a cost cap counts at: the report's (``--price-in/--price-out``,
     else the price table's); None for a model that costs nothing (a script, a
     replay, ``local/``, a server on this machine). A model with no known price
@@ -695,14 +695,14 @@ def _tally_cost(tokens: Tokens, price: Price | None) -> float:
     return float(sum(price.cost(t.to_dict()) for t in tokens.values()))
 
 
-def _estimated(rec: dict[str, Any]) -> bool:
+def _estimated(rec: Mapping[str, object]) -> bool:
     """Whether a results line's tokens hold estimated counts (calls the provider
     reported no usage for, or a script model's)."""
     tallies = rec.get("tokens")
     return isinstance(tallies, dict) and any(isinstance(t, dict) and t.get("estimated") for t in tallies.values())
 
 
-def _line_cost(rec: Mapping[str, Any], price: Price | None) -> float:
+def _line_cost(rec: Mapping[str, object], price: Price | None) -> float:
     """US dollars of one results line's tokens (0 for a line without a tally)."""
     tallies = rec.get("tokens")
     if price is None or not isinstance(tallies, dict):

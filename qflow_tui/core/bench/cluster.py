@@ -19,7 +19,7 @@ import socket
 import threading
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -451,12 +451,12 @@ class ClusterEvaluator(Evaluator):
         assert isinstance(result, SandboxReport)
         return result
 
-    def placement(self, bp: BenchProblem, program: str) -> dict[str, Any]:
+    def placement(self, bp: BenchProblem, program: str) -> dict[str, str]:
         """The results line's ``node``: the node that judged the problem's final program."""
         node = self._where.get((bp.id, program))
         return {"node": node} if node else {}
 
-    async def _submit(self, kind: str, bp: BenchProblem, program: str, tests: list[str] | None) -> Any:
+    async def _submit(self, kind: str, bp: BenchProblem, program: str, tests: list[str] | None) -> object:
         import ray
 
         if not self._recorded:
@@ -562,7 +562,7 @@ def judge_on_cluster(
 
 
 # ------------------------------------------------------------------ the report
-def cluster_lines(folder: Path, records: list[dict[str, Any]]) -> list[str]:
+def cluster_lines(folder: Path, records: Sequence[Mapping[str, object]]) -> list[str]:
     """What a report says of the cluster a bench was judged on (plain text, one
     line each): the nodes and their levels, how many runs each judged, and any
     node lost. Nothing for a bench judged on one machine."""
@@ -579,8 +579,9 @@ def cluster_lines(folder: Path, records: list[dict[str, Any]]) -> list[str]:
     at = ", ".join(f"{count} at {level}" for level, count in levels.items())
     ran: dict[str, int] = {}
     for r in records:
-        if r.get("status") == "done" and isinstance(r.get("node"), str):
-            ran[r["node"]] = ran.get(r["node"], 0) + 1
+        node = r.get("node")
+        if r.get("status") == "done" and isinstance(node, str):
+            ran[node] = ran.get(node, 0) + 1
     line = f"Judged on a Ray cluster of {len(nodes)} node{'s' if len(nodes) != 1 else ''} ({at})"
     if ran:
         line += "; runs per node: " + ", ".join(f"{name} {count}" for name, count in sorted(ran.items()))
