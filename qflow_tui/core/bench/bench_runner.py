@@ -18,6 +18,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -143,7 +144,7 @@ class BenchSpec:
 def _append_line(path: Path, obj: ResultLine) -> None:
     """One whole line per write, flushed to the operating system: a kill leaves
     at most a cut-short last line, which the next append starts after (readers
-    skip it). :func:`_append_synced` also waits for the disk."""
+    skip it). A bench appends through :class:`_ResultsWriter`, which also syncs."""
     data = dumps_line(obj, separators=(",", ":")) + "\n"
     with open(path, "a+b") as fh:
         fh.seek(0, os.SEEK_END)
@@ -155,15 +156,34 @@ def _append_line(path: Path, obj: ResultLine) -> None:
         fh.flush()
 
 
-async def _append_synced(path: Path, obj: ResultLine, session_synced: asyncio.Future[None]) -> None:
-    """Append a results line once its session is on the disk, and return once
-    the line is too: a power cut never leaves a line pointing at a session it
-    lost. The line is written on the event loop (one write, in order with the
-    others); the two ``fsync`` calls wait in threads, so the other problems'
-    runs and judging go on meanwhile."""
-    await session_synced
+def _append_and_sync(path: Path, obj: ResultLine) -> None:
+    """Append a results line and wait until it is on the disk."""
     _append_line(path, obj)
-    await asyncio.to_thread(sync_file, path)
+    sync_file(path)
+
+
+class _ResultsWriter:
+    """Writes a bench's results lines in one thread of its own, in the order
+    they come, each synced to the disk: the event loop that runs the other
+    problems never waits for the disk (a write waits too while the file is
+    being synced), and one thread writing keeps each line whole and after the
+    one before."""
+
+    def __init__(self) -> None:
+        self._thread: ThreadPoolExecutor | None = None
+
+    async def append(self, path: Path, obj: ResultLine, session_synced: asyncio.Future[None]) -> None:
+        """Append ``obj`` once its session is on the disk, and return once the
+        line is too: a power cut never leaves a line pointing at a session it lost."""
+        await session_synced
+        if self._thread is None:
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qflow-results")
+        await asyncio.get_running_loop().run_in_executor(self._thread, _append_and_sync, path, obj)
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._thread.shutdown(wait=True)
+            self._thread = None
 
 
 def _plain(record: ResultLine) -> dict[str, Any]:
@@ -324,6 +344,7 @@ class BenchRunner:
         self._admission: asyncio.Condition | None = None
         self.warnings: list[str] = []
         """What the bench has warned of (once each): a provider that reported no usage."""
+        self._results = _ResultsWriter()
         self.results_read: ResultsRead | None = None
         """The folder's ``results.jsonl`` as :meth:`run` read it back when it ended
         (the report of a bench just run takes it rather than reading it again)."""
@@ -528,6 +549,7 @@ class BenchRunner:
                 await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
         finally:
             extraction.reset(extracting)
+            self._results.close()
             if own_client:
                 await close_quietly(client)
             if self.capped:
@@ -597,7 +619,7 @@ class BenchRunner:
                 record["duration"] = round(time.monotonic() - started, 3)
                 record["tokens"] = _tallies(outcome.tokens)
                 self._mark_unreported(record, trace)
-                await _append_synced(self.folder / RESULTS, record, session_synced)
+                await self._results.append(self.folder / RESULTS, record, session_synced)
                 self._finished_spending(key, record)
                 self._emit(ProblemUpdate(key, "error", record=_plain(record)))
                 await self._released()
@@ -624,7 +646,7 @@ class BenchRunner:
             if node:  # judged on a cluster: the node that judged its final program
                 record["node"] = str(node)
         self._mark_unreported(record, trace)
-        await _append_synced(self.folder / RESULTS, record, session_synced)
+        await self._results.append(self.folder / RESULTS, record, session_synced)
         self._finished_spending(key, record)
         self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=_plain(record)))
         await self._released()
