@@ -118,7 +118,7 @@ class BenchSpec:
     dataset_file: str | None = None
     """The local copy a dataset is read from (``--dataset-file``); None: the shipped one."""
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, object]:
         """The settings that decide the results (not the model's endpoint or the theme)."""
         skip = {"model", "base_url", "workflow", "fallback_model", "concurrency"}
         return {k: v for k, v in recorded_config(self.config).items() if k not in skip}

@@ -22,7 +22,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ... import __version__
 from ..config_file import ConfigError, read_config_text
@@ -76,7 +76,28 @@ def cluster_address(flag: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------- node facts
-def node_facts() -> dict[str, Any]:
+class NodeFacts(TypedDict, total=False):
+    """What a node judges with (:func:`node_facts`), as its probe sends it back."""
+
+    host: str
+    node_id: str
+    """Ray's id of the node (set by the probe)."""
+    qflow: str
+    python: str
+    ray: str | None
+    error: str
+    """Why no sandbox can start there."""
+    missing: str
+    """Why qflow cannot be imported there (the probe ran without it)."""
+    level: str
+    label: str
+    protects: dict[str, bool]
+    interpreter: str
+    numpy: str | None
+    bwrap: str | None
+
+
+def node_facts() -> NodeFacts:
     """What this process's node judges with, as ``qflow doctor`` reads it: its
     sandbox level and what that level protects against, the interpreter and
     numpy a judged program sees, bubblewrap, and the qflow and Ray versions."""
@@ -84,7 +105,7 @@ def node_facts() -> dict[str, Any]:
 
     from ..sandbox import SandboxUnavailable, detect_isolation
 
-    facts: dict[str, Any] = {"host": socket.gethostname(), "qflow": __version__, "python": sys.version.split()[0]}
+    facts: NodeFacts = {"host": socket.gethostname(), "qflow": __version__, "python": sys.version.split()[0]}
     try:
         import ray
 
@@ -97,17 +118,19 @@ def node_facts() -> dict[str, Any]:
         facts["error"] = f"no sandbox can start: {one_line(str(exc), 200)}"
         return facts
     facts.update(
-        level=iso.label.split(" (", 1)[0],
-        label=iso.label,
-        protects=iso.protects(),
-        interpreter=iso.interpreter,
-        numpy=dict(iso.package_versions).get("numpy"),
-        bwrap=iso.bwrap,
+        {
+            "level": iso.label.split(" (", 1)[0],
+            "label": iso.label,
+            "protects": iso.protects(),
+            "interpreter": iso.interpreter,
+            "numpy": dict(iso.package_versions).get("numpy"),
+            "bwrap": iso.bwrap,
+        }
     )
     return facts
 
 
-def _probe() -> dict[str, Any]:
+def _probe() -> NodeFacts:
     """Run on a node: its facts, or why qflow cannot run there. Sent by value
     (see :func:`_probe_task`), so it reaches a node without qflow."""
     import socket as _socket
@@ -127,12 +150,12 @@ def _probe() -> dict[str, Any]:
     return out
 
 
-def node_name(facts: dict[str, Any]) -> str:
+def node_name(facts: NodeFacts) -> str:
     """A node's stable, readable id: its host name and Ray node id's first 8 characters."""
     return f"{facts.get('host', '?')}:{str(facts.get('node_id', ''))[:8]}"
 
 
-def check_nodes(driver: dict[str, Any], nodes: list[dict[str, Any]], mixed: bool) -> list[str]:
+def check_nodes(driver: NodeFacts, nodes: list[NodeFacts], mixed: bool) -> list[str]:
     """Refuse, in one line naming it, the first node that cannot judge this bench
     as the driver would (no qflow, another qflow or Ray version, no bubblewrap, a
     weaker sandbox level, no numpy where the driver has it); with ``mixed`` the
@@ -215,8 +238,8 @@ class Cluster:
     """A connected cluster: its nodes as probed, and what the bench did there."""
 
     address: str
-    driver: dict[str, Any]
-    nodes: list[dict[str, Any]]
+    driver: NodeFacts
+    nodes: list[NodeFacts]
     warnings: list[str] = field(default_factory=list)
     redone: int = 0
     """Judging tasks submitted again because their node was lost."""
@@ -345,7 +368,7 @@ def _gone(exc: BaseException) -> bool:
     return type(exc).__name__ == "TaskUnschedulableError"
 
 
-def probe_nodes(gone: list[str] | None = None) -> list[dict[str, Any]]:
+def probe_nodes(gone: list[str] | None = None) -> list[NodeFacts]:
     """Every live node's facts (:func:`node_facts`), read by a task pinned to it.
     A node Ray still lists but that no longer exists is left out and named in
     ``gone``; if no node is left, one line."""
