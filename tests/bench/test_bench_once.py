@@ -108,10 +108,11 @@ def test_a_bench_syncs_its_files_off_the_event_loop_each_session_before_its_resu
         log.append(("sync on the loop" if on_loop else "sync", os.readlink(f"/proc/self/fd/{fd}")))
         real_fsync(fd)
 
-    def watched_append(path: Path, obj: dict) -> None:
-        real_append(path, obj)
+    def watched_append(path: Path, obj: dict) -> str:
+        line = real_append(path, obj)
         on_loop = threading.current_thread() is threading.main_thread()
         log.append(("line on the loop" if on_loop else "line", str((tmp_path / "bench" / obj["session"]).resolve())))
+        return line
 
     monkeypatch.setattr(os, "fsync", watched_fsync)
     monkeypatch.setattr(bench_runner, "_append_line", watched_append)
@@ -181,3 +182,33 @@ def test_the_canonical_model_answers_humaneval_from_the_file_without_building_ev
     text = mbpp.problem.statement + "\n" + "\n".join(mbpp.problem.test_sources)
     answer = model.respond({"agent": "program_generator", "messages": [{"content": text}]})
     assert answer == "```python\n" + mbpp.reference.strip() + "\n```"
+
+
+def test_the_read_back_checks_only_the_lines_this_run_did_not_write(tmp_path, monkeypatch):
+    """Each line a bench writes is checked as it is written, in the writer
+    thread; reading results.jsonl back at the end checks only the others
+    (an earlier run's), and gives what checking every line gives."""
+    from qflow_tui.core.bench import results
+
+    on_loop: list[int] = []
+    real_problem = results.line_problem
+
+    def counted(record: object) -> str | None:
+        if threading.current_thread() is threading.main_thread():
+            on_loop.append(1)
+        return real_problem(record)
+
+    monkeypatch.setattr(results, "line_problem", counted)
+    first = BenchRunner(
+        BenchSpec("humaneval", _spec().config, ids=IDS[:2]), tmp_path / "bench"
+    )  # two runs' lines, then a resume that adds a third
+    asyncio.run(first.run())
+    assert on_loop == []
+    runner = BenchRunner(_spec(), tmp_path / "bench")
+    asyncio.run(runner.run())
+    # The first run's two lines, read when the resume starts and again at its
+    # end; the new line was checked as it was written.
+    assert len(on_loop) == 4
+    monkeypatch.undo()
+    assert runner.results_read == results.read_lines(tmp_path / "bench")
+    assert sorted(r["id"] for r in runner.results_read.records) == sorted(IDS)

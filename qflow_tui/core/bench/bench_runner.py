@@ -58,6 +58,7 @@ from .results import SPEC as SPEC
 from .results import (
     ResultLine,
     ResultsRead,
+    checked_line,
     read_lines,
 )
 from .results import latest_results as latest_results
@@ -141,11 +142,13 @@ class BenchSpec:
         }
 
 
-def _append_line(path: Path, obj: ResultLine) -> None:
+def _append_line(path: Path, obj: ResultLine) -> str:
     """One whole line per write, flushed to the operating system: a kill leaves
     at most a cut-short last line, which the next append starts after (readers
-    skip it). A bench appends through :class:`_ResultsWriter`, which also syncs."""
-    data = dumps_line(obj, separators=(",", ":")) + "\n"
+    skip it). A bench appends through :class:`_ResultsWriter`, which also syncs.
+    Returns the line as written (without its newline)."""
+    line = dumps_line(obj, separators=(",", ":"))
+    data = line + "\n"
     with open(path, "a+b") as fh:
         fh.seek(0, os.SEEK_END)
         if fh.tell() > 0:
@@ -154,12 +157,14 @@ def _append_line(path: Path, obj: ResultLine) -> None:
                 data = "\n" + data
         fh.write(data.encode("utf-8"))
         fh.flush()
+    return line
 
 
-def _append_and_sync(path: Path, obj: ResultLine) -> None:
-    """Append a results line and wait until it is on the disk."""
-    _append_line(path, obj)
+def _append_and_sync(path: Path, obj: ResultLine) -> str:
+    """Append a results line and wait until it is on the disk; the line."""
+    line = _append_line(path, obj)
     sync_file(path)
+    return line
 
 
 class _ResultsWriter:
@@ -171,6 +176,9 @@ class _ResultsWriter:
 
     def __init__(self) -> None:
         self._thread: ThreadPoolExecutor | None = None
+        self.checked: set[str] = set()
+        """The lines written that passed the read-back's checks, checked in the
+        writer thread while the loop waits for the sandbox (``read_lines``)."""
 
     async def append(self, path: Path, obj: ResultLine, session_synced: asyncio.Future[None]) -> None:
         """Append ``obj`` once its session is on the disk, and return once the
@@ -178,7 +186,12 @@ class _ResultsWriter:
         await session_synced
         if self._thread is None:
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qflow-results")
-        await asyncio.get_running_loop().run_in_executor(self._thread, _append_and_sync, path, obj)
+        await asyncio.get_running_loop().run_in_executor(self._thread, self._write, path, obj)
+
+    def _write(self, path: Path, obj: ResultLine) -> None:
+        line = _append_and_sync(path, obj)
+        if checked_line(line):
+            self.checked.add(line)
 
     def close(self) -> None:
         if self._thread is not None:
@@ -559,7 +572,7 @@ class BenchRunner:
 
     def _read_back(self) -> list[dict[str, Any]]:
         """The latest line of every run, read back from the folder (kept in :attr:`results_read`)."""
-        self.results_read = read_lines(self.folder)
+        self.results_read = read_lines(self.folder, self._results.checked)
         return list(latest_results(self.results_read.records).values())
 
     async def _one(
