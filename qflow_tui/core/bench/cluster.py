@@ -348,8 +348,9 @@ def _quiet_ray() -> None:
 
     log = logging.getLogger("qflow.cluster")
 
-    def to_log(data: dict[str, Any], ignore_prefix: bool) -> None:
-        for line in data.get("lines", []):
+    def to_log(data: Mapping[str, object], ignore_prefix: bool) -> None:
+        lines = data.get("lines")
+        for line in lines if isinstance(lines, list) else []:
             log.info("ray: %s", line)
 
     worker.print_to_stdstream = to_log
@@ -424,7 +425,7 @@ def _still_there(node_ids: list[str]) -> set[str]:
     return there
 
 
-def _probe_task() -> Any:
+def _probe_task() -> Callable[[], NodeFacts]:
     """:func:`_probe` as a function of no module, so Ray sends it by value: a
     node without qflow runs it and says so, instead of failing to load it."""
     import types
