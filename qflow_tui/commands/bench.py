@@ -15,7 +15,7 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.bench.names import (
     BENCH_DATASETS,
@@ -26,8 +26,17 @@ from ..core.bench.names import (
 )
 from ..core.extract import EXTRACTIONS as EXTRACT_CHOICES
 from ..core.plugins import entry_names
-from . import fail
+from . import Subparsers, fail
 from .solve import add_run_options, config_overrides
+
+if TYPE_CHECKING:  # the bench's modules load only when a bench runs: `qflow --help` stays quick
+    from types import TracebackType
+
+    from rich.text import Text
+
+    from ..core.bench.bench_runner import BenchRunner, BenchSpec, ProblemUpdate
+    from ..core.bench.cluster import ClusterEvaluator
+    from ..core.bench.data import BenchData
 
 # The choices come from core.bench.names, which imports nothing slow: `qflow --help`
 # stays free of the bench's readers and the sandbox.
@@ -56,7 +65,7 @@ def plugin_datasets() -> str:
     return f"; installed: {', '.join(names)}" if names else ""
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subparsers) -> None:
     p = sub.add_parser(
         "bench",
         help="run a workflow over a benchmark and print the paper's tables",
@@ -270,7 +279,7 @@ def _ids(raw: list[str] | None) -> list[str] | None:
     return split_ids(raw)
 
 
-def build_spec(args: argparse.Namespace) -> tuple[Any, Path]:
+def build_spec(args: argparse.Namespace) -> tuple[BenchSpec, Path]:
     from ..core.bench.bench_runner import BenchError, BenchSpec
     from ..core.config import ConfigError
     from ..core.workflows.values import load_config
@@ -335,7 +344,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
 
 
-def _join_cluster(runner: Any, args: argparse.Namespace) -> Any:
+def _join_cluster(runner: BenchRunner, args: argparse.Namespace) -> ClusterEvaluator | None:
     """With a cluster asked for (``--cluster``, QFLOW_CLUSTER, ``[bench] cluster``):
     join it and check its nodes, before any model call, and judge there; else
     None (Ray is not imported)."""
@@ -361,7 +370,7 @@ def _join_cluster(runner: Any, args: argparse.Namespace) -> Any:
     return evaluator
 
 
-def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
+def _run_estimate(runner: BenchRunner, args: argparse.Namespace) -> int:
     """``--estimate``: the whole bench's tokens, cost and time, from finished runs."""
     from ..core.bench.bench_runner import BenchError
     from ..core.bench.estimate import DEFAULT_SAMPLE, estimate_bench
@@ -375,7 +384,7 @@ def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
         except BenchError as exc:
             return fail(str(exc))
     runner.prepare(write=source is None)  # an estimate from another bench leaves this folder as it is
-    progress: Any = PlainBenchProgress()
+    progress = PlainBenchProgress()
     runner.sinks.append(progress)
     try:
         estimate = asyncio.run(estimate_bench(runner, args.estimate or DEFAULT_SAMPLE, source))
@@ -392,12 +401,14 @@ def _run_estimate(runner: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_headless(runner: Any) -> int:
+def _run_headless(runner: BenchRunner) -> int:
     from ..core.bench.bench_runner import BenchError
     from ..core.bench.report import load_bench, render_report
 
     runner.prepare()  # bad input is one line, before any progress display
-    progress: Any = LiveBenchProgress() if sys.stderr.isatty() else PlainBenchProgress()
+    progress: LiveBenchProgress | PlainBenchProgress = (
+        LiveBenchProgress() if sys.stderr.isatty() else PlainBenchProgress()
+    )
     runner.sinks.append(progress)
     interrupted = False
     try:
@@ -430,7 +441,7 @@ def _run_headless(runner: Any) -> int:
     return 0
 
 
-def _run_tui(runner: Any, estimate: int | None = None) -> int:
+def _run_tui(runner: BenchRunner, estimate: int | None = None) -> int:
     from ..ui.app import create_app
 
     runner.prepare()  # bad input is a one-line message before the app opens
@@ -454,7 +465,7 @@ def _run_tui(runner: Any, estimate: int | None = None) -> int:
     return 0
 
 
-def say_skipped(data: Any) -> None:
+def say_skipped(data: BenchData) -> None:
     """Name, on stderr, the lines of a bench's results that were not read (and why)."""
     for line in data.skipped:
         print(f"qflow: {line}", file=sys.stderr)
@@ -669,7 +680,7 @@ class _Tally:
         self.running: dict[str, int] = {}
         self.fresh_done = 0
 
-    def update(self, u: Any) -> None:
+    def update(self, u: ProblemUpdate) -> None:
         if u.state == "queued":
             self.total += 1
         elif u.state == "skipped":
@@ -702,7 +713,7 @@ class _Tally:
         )
 
 
-def _finished_line(u: Any) -> str | None:
+def _finished_line(u: ProblemUpdate) -> str | None:
     rec = u.record or {}
     if u.state == "done":
         verdict = "PASS" if rec.get("passed") else "FAIL"
@@ -722,10 +733,10 @@ class PlainBenchProgress:
     def __enter__(self) -> PlainBenchProgress:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         print(self.tally.line(), file=sys.stderr, flush=True)
 
-    def __call__(self, u: Any) -> None:
+    def __call__(self, u: ProblemUpdate) -> None:
         if u.state == "notice":
             print(f"qflow: warning: {u.step}", file=sys.stderr, flush=True)
             return
@@ -744,7 +755,7 @@ class _StatusLine:
     def __init__(self, tally: _Tally) -> None:
         self.tally = tally
 
-    def __rich__(self) -> Any:
+    def __rich__(self) -> Text:
         from rich.text import Text
 
         return Text(self.tally.line(), style="bold cyan")
@@ -767,11 +778,11 @@ class LiveBenchProgress:
         self.live.__enter__()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.live.__exit__(*exc)
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.live.__exit__(kind, exc, tb)
         self.console.print(self.tally.line(), highlight=False, markup=False)
 
-    def __call__(self, u: Any) -> None:
+    def __call__(self, u: ProblemUpdate) -> None:
         if u.state == "notice":
             self.console.print(f"qflow: warning: {u.step}", highlight=False, markup=False)
             return

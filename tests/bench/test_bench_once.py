@@ -6,6 +6,8 @@ parsing the dataset and checking every results line again."""
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 from pathlib import Path
 
 from qflow_tui.core.bench import data as data_layer
@@ -87,3 +89,88 @@ def test_the_report_of_a_bench_just_run_reads_the_runners_problems_and_results(t
     # Problems that do not cover the bench's: read from the dataset, as before.
     monkeypatch.undo()
     assert render_report(data, problems=runner.problems[:1]) == read_again
+
+
+def test_a_bench_syncs_its_files_off_the_event_loop_each_session_before_its_results_line(tmp_path, monkeypatch):
+    """The ``fsync`` calls (a session at its close, a results line as it is
+    written: 328 for HumanEval) and the results lines' writes wait for the
+    disk in threads, never on the event loop that runs the other problems;
+    and a results line is written only once its session is on the disk, and
+    synced itself before the bench reports the problem done."""
+    from qflow_tui.core.bench import bench_runner
+
+    log: list[tuple[str, str]] = []
+    real_fsync = os.fsync
+    real_append = bench_runner._append_line
+
+    def watched_fsync(fd: int) -> None:
+        on_loop = threading.current_thread() is threading.main_thread()
+        log.append(("sync on the loop" if on_loop else "sync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def watched_append(path: Path, obj: dict) -> str:
+        line = real_append(path, obj)
+        on_loop = threading.current_thread() is threading.main_thread()
+        log.append(("line on the loop" if on_loop else "line", str((tmp_path / "bench" / obj["session"]).resolve())))
+        return line
+
+    monkeypatch.setattr(os, "fsync", watched_fsync)
+    monkeypatch.setattr(bench_runner, "_append_line", watched_append)
+    last_at_done: list[tuple[str, str]] = []
+
+    def sink(update: bench_runner.ProblemUpdate) -> None:
+        if update.state == "done":
+            last_at_done.append(log[-1])
+
+    records = asyncio.run(BenchRunner(_spec(), tmp_path / "bench", sinks=[sink]).run())
+    assert all(r["passed"] for r in records)
+    # The problem's line is written and synced when it is reported done.
+    assert last_at_done == [("sync", str((tmp_path / "bench" / "results.jsonl").resolve()))] * 3
+    assert [kind for kind, _ in log if kind.startswith("sync")] == ["sync"] * 6  # none on the loop
+    for rec in records:
+        session = str((tmp_path / "bench" / rec["session"]).resolve())
+        assert log.index(("sync", session)) < log.index(("line", session))
+
+
+def test_a_session_closed_outside_a_bench_is_synced_by_its_writer(tmp_path, monkeypatch):
+    from qflow_tui.core.session.writer import SessionWriter, synced_by_caller
+
+    synced: list[str] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
+    kw = {"workflow": "zeroshot", "model": "m", "config": {}, "problem": {}, "index": False}
+    SessionWriter(tmp_path / "alone.jsonl", **kw).close()
+    with synced_by_caller():
+        SessionWriter(tmp_path / "in-a-bench.jsonl", **kw).close()
+    assert synced == [str(tmp_path / "alone.jsonl")]
+    assert (tmp_path / "in-a-bench.jsonl").read_text().startswith("{")  # written and flushed all the same
+
+
+def test_the_read_back_checks_only_the_lines_this_run_did_not_write(tmp_path, monkeypatch):
+    """Each line a bench writes is checked as it is written, in the writer
+    thread; reading results.jsonl back at the end checks only the others
+    (an earlier run's), and gives what checking every line gives."""
+    from qflow_tui.core.bench import results
+
+    on_loop: list[int] = []
+    real_problem = results.line_problem
+
+    def counted(record: object) -> str | None:
+        if threading.current_thread() is threading.main_thread():
+            on_loop.append(1)
+        return real_problem(record)
+
+    monkeypatch.setattr(results, "line_problem", counted)
+    first = BenchRunner(
+        BenchSpec("humaneval", _spec().config, ids=IDS[:2]), tmp_path / "bench"
+    )  # two runs' lines, then a resume that adds a third
+    asyncio.run(first.run())
+    assert on_loop == []
+    runner = BenchRunner(_spec(), tmp_path / "bench")
+    asyncio.run(runner.run())
+    # The first run's two lines, read when the resume starts and again at its
+    # end; the new line was checked as it was written.
+    assert len(on_loop) == 4
+    monkeypatch.undo()
+    assert runner.results_read == results.read_lines(tmp_path / "bench")
+    assert sorted(r["id"] for r in runner.results_read.records) == sorted(IDS)

@@ -18,6 +18,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -37,6 +38,7 @@ from ..run_state import RunState
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
 from ..session.index import batched_notes
+from ..session.writer import sync_file, synced_by_caller
 from ..summary import Tokens, TokenTally, tokens_to_dict
 from ..workflow_run import RunError, RunOutcome, apply_sandbox_settings, build_client, run_workflow
 from ..workflows import WORKFLOWS
@@ -56,6 +58,7 @@ from .results import SPEC as SPEC
 from .results import (
     ResultLine,
     ResultsRead,
+    checked_line,
     read_lines,
 )
 from .results import latest_results as latest_results
@@ -67,7 +70,7 @@ from .sources import load_dataset
 _SAME_RUN_KEYS = ("dataset", "model", "workflow", "settings", "samples", "convention", "extract")
 
 
-def _comparable(spec: dict[str, Any], key: str) -> object:
+def _comparable(spec: Mapping[str, object], key: str) -> object:
     """A spec's ``key`` as a resume compares it: the settings as they ran,
     whichever version of the spec recorded them."""
     if key != "settings":
@@ -116,7 +119,7 @@ class BenchSpec:
     dataset_file: str | None = None
     """The local copy a dataset is read from (``--dataset-file``); None: the shipped one."""
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, object]:
         """The settings that decide the results (not the model's endpoint or the theme)."""
         skip = {"model", "base_url", "workflow", "fallback_model", "concurrency"}
         return {k: v for k, v in recorded_config(self.config).items() if k not in skip}
@@ -139,10 +142,13 @@ class BenchSpec:
         }
 
 
-def _append_line(path: Path, obj: ResultLine) -> None:
-    """One whole line per write, synced: a kill leaves at most a cut-short last
-    line, which the next append starts after (readers skip it)."""
-    data = dumps_line(obj, separators=(",", ":")) + "\n"
+def _append_line(path: Path, obj: ResultLine) -> str:
+    """One whole line per write, flushed to the operating system: a kill leaves
+    at most a cut-short last line, which the next append starts after (readers
+    skip it). A bench appends through :class:`_ResultsWriter`, which also syncs.
+    Returns the line as written (without its newline)."""
+    line = dumps_line(obj, separators=(",", ":"))
+    data = line + "\n"
     with open(path, "a+b") as fh:
         fh.seek(0, os.SEEK_END)
         if fh.tell() > 0:
@@ -151,7 +157,46 @@ def _append_line(path: Path, obj: ResultLine) -> None:
                 data = "\n" + data
         fh.write(data.encode("utf-8"))
         fh.flush()
-        os.fsync(fh.fileno())
+    return line
+
+
+def _append_and_sync(path: Path, obj: ResultLine) -> str:
+    """Append a results line and wait until it is on the disk; the line."""
+    line = _append_line(path, obj)
+    sync_file(path)
+    return line
+
+
+class _ResultsWriter:
+    """Writes a bench's results lines in one thread of its own, in the order
+    they come, each synced to the disk: the event loop that runs the other
+    problems never waits for the disk (a write waits too while the file is
+    being synced), and one thread writing keeps each line whole and after the
+    one before."""
+
+    def __init__(self) -> None:
+        self._thread: ThreadPoolExecutor | None = None
+        self.checked: set[str] = set()
+        """The lines written that passed the read-back's checks, checked in the
+        writer thread while the loop waits for the sandbox (``read_lines``)."""
+
+    async def append(self, path: Path, obj: ResultLine, session_synced: asyncio.Future[None]) -> None:
+        """Append ``obj`` once its session is on the disk, and return once the
+        line is too: a power cut never leaves a line pointing at a session it lost."""
+        await session_synced
+        if self._thread is None:
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qflow-results")
+        await asyncio.get_running_loop().run_in_executor(self._thread, self._write, path, obj)
+
+    def _write(self, path: Path, obj: ResultLine) -> None:
+        line = _append_and_sync(path, obj)
+        if checked_line(line):
+            self.checked.add(line)
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._thread.shutdown(wait=True)
+            self._thread = None
 
 
 def _plain(record: ResultLine) -> dict[str, Any]:
@@ -312,6 +357,7 @@ class BenchRunner:
         self._admission: asyncio.Condition | None = None
         self.warnings: list[str] = []
         """What the bench has warned of (once each): a provider that reported no usage."""
+        self._results = _ResultsWriter()
         self.results_read: ResultsRead | None = None
         """The folder's ``results.jsonl`` as :meth:`run` read it back when it ended
         (the report of a bench just run takes it rather than reading it again)."""
@@ -510,11 +556,13 @@ class BenchRunner:
         # Every run's tasks (gather makes them now) take the bench's extraction.
         extracting = extraction.set(self.spec.extract)
         try:
-            # The sessions are indexed together at the end: one transaction, not one each.
-            with batched_notes():
+            # The sessions are indexed together at the end: one transaction, not one
+            # each; each is synced to the disk in a thread before its results line.
+            with batched_notes(), synced_by_caller():
                 await asyncio.gather(*(guarded(bp, s) for bp, s in todo))
         finally:
             extraction.reset(extracting)
+            self._results.close()
             if own_client:
                 await close_quietly(client)
             if self.capped:
@@ -524,7 +572,7 @@ class BenchRunner:
 
     def _read_back(self) -> list[dict[str, Any]]:
         """The latest line of every run, read back from the folder (kept in :attr:`results_read`)."""
-        self.results_read = read_lines(self.folder)
+        self.results_read = read_lines(self.folder, self._results.checked)
         return list(latest_results(self.results_read.records).values())
 
     async def _one(
@@ -571,6 +619,8 @@ class BenchRunner:
                 record["tokens"] = _tallies(tokens_to_dict(trace.state.tokens))
                 if failure is not None and failure.fatal:
                     fatal = str(failure)
+        # The session goes to the disk in a thread while its programs are judged.
+        session_synced = asyncio.ensure_future(asyncio.to_thread(sync_file, session))
         if outcome is not None:
             self._emit(ProblemUpdate(key, "evaluating", tokens=trace.tokens))
             eval_started = time.monotonic()
@@ -582,7 +632,7 @@ class BenchRunner:
                 record["duration"] = round(time.monotonic() - started, 3)
                 record["tokens"] = _tallies(outcome.tokens)
                 self._mark_unreported(record, trace)
-                _append_line(self.folder / RESULTS, record)
+                await self._results.append(self.folder / RESULTS, record, session_synced)
                 self._finished_spending(key, record)
                 self._emit(ProblemUpdate(key, "error", record=_plain(record)))
                 await self._released()
@@ -609,7 +659,7 @@ class BenchRunner:
             if node:  # judged on a cluster: the node that judged its final program
                 record["node"] = str(node)
         self._mark_unreported(record, trace)
-        _append_line(self.folder / RESULTS, record)
+        await self._results.append(self.folder / RESULTS, record, session_synced)
         self._finished_spending(key, record)
         self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=_plain(record)))
         await self._released()
@@ -653,7 +703,7 @@ class BenchRunner:
 
 
 # ------------------------------------------------------------------ spend
-def cap_price(spec: dict[str, Any], base_url: str | None) -> Price | None:
+def cap_price(spec: Mapping[str, object], base_url: str | None) -> Price | None:
     """The price a cost cap counts at: the report's (``--price-in/--price-out``,
     else the price table's); None for a model that costs nothing (a script, a
     replay, ``local/``, a server on this machine). A model with no known price
@@ -680,14 +730,14 @@ def _tally_cost(tokens: Tokens, price: Price | None) -> float:
     return float(sum(price.cost(t.to_dict()) for t in tokens.values()))
 
 
-def _estimated(rec: dict[str, Any]) -> bool:
+def _estimated(rec: Mapping[str, object]) -> bool:
     """Whether a results line's tokens hold estimated counts (calls the provider
     reported no usage for, or a script model's)."""
     tallies = rec.get("tokens")
     return isinstance(tallies, dict) and any(isinstance(t, dict) and t.get("estimated") for t in tallies.values())
 
 
-def _line_cost(rec: Mapping[str, Any], price: Price | None) -> float:
+def _line_cost(rec: Mapping[str, object], price: Price | None) -> float:
     """US dollars of one results line's tokens (0 for a line without a tally)."""
     tallies = rec.get("tokens")
     if price is None or not isinstance(tallies, dict):

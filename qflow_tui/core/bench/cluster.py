@@ -19,10 +19,10 @@ import socket
 import threading
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ... import __version__
 from ..config_file import ConfigError, read_config_text
@@ -76,7 +76,28 @@ def cluster_address(flag: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------- node facts
-def node_facts() -> dict[str, Any]:
+class NodeFacts(TypedDict, total=False):
+    """What a node judges with (:func:`node_facts`), as its probe sends it back."""
+
+    host: str
+    node_id: str
+    """Ray's id of the node (set by the probe)."""
+    qflow: str
+    python: str
+    ray: str | None
+    error: str
+    """Why no sandbox can start there."""
+    missing: str
+    """Why qflow cannot be imported there (the probe ran without it)."""
+    level: str
+    label: str
+    protects: dict[str, bool]
+    interpreter: str
+    numpy: str | None
+    bwrap: str | None
+
+
+def node_facts() -> NodeFacts:
     """What this process's node judges with, as ``qflow doctor`` reads it: its
     sandbox level and what that level protects against, the interpreter and
     numpy a judged program sees, bubblewrap, and the qflow and Ray versions."""
@@ -84,7 +105,7 @@ def node_facts() -> dict[str, Any]:
 
     from ..sandbox import SandboxUnavailable, detect_isolation
 
-    facts: dict[str, Any] = {"host": socket.gethostname(), "qflow": __version__, "python": sys.version.split()[0]}
+    facts: NodeFacts = {"host": socket.gethostname(), "qflow": __version__, "python": sys.version.split()[0]}
     try:
         import ray
 
@@ -97,17 +118,19 @@ def node_facts() -> dict[str, Any]:
         facts["error"] = f"no sandbox can start: {one_line(str(exc), 200)}"
         return facts
     facts.update(
-        level=iso.label.split(" (", 1)[0],
-        label=iso.label,
-        protects=iso.protects(),
-        interpreter=iso.interpreter,
-        numpy=dict(iso.package_versions).get("numpy"),
-        bwrap=iso.bwrap,
+        {
+            "level": iso.label.split(" (", 1)[0],
+            "label": iso.label,
+            "protects": iso.protects(),
+            "interpreter": iso.interpreter,
+            "numpy": dict(iso.package_versions).get("numpy"),
+            "bwrap": iso.bwrap,
+        }
     )
     return facts
 
 
-def _probe() -> dict[str, Any]:
+def _probe() -> NodeFacts:
     """Run on a node: its facts, or why qflow cannot run there. Sent by value
     (see :func:`_probe_task`), so it reaches a node without qflow."""
     import socket as _socket
@@ -127,12 +150,12 @@ def _probe() -> dict[str, Any]:
     return out
 
 
-def node_name(facts: dict[str, Any]) -> str:
+def node_name(facts: NodeFacts) -> str:
     """A node's stable, readable id: its host name and Ray node id's first 8 characters."""
     return f"{facts.get('host', '?')}:{str(facts.get('node_id', ''))[:8]}"
 
 
-def check_nodes(driver: dict[str, Any], nodes: list[dict[str, Any]], mixed: bool) -> list[str]:
+def check_nodes(driver: NodeFacts, nodes: list[NodeFacts], mixed: bool) -> list[str]:
     """Refuse, in one line naming it, the first node that cannot judge this bench
     as the driver would (no qflow, another qflow or Ray version, no bubblewrap, a
     weaker sandbox level, no numpy where the driver has it); with ``mixed`` the
@@ -215,8 +238,8 @@ class Cluster:
     """A connected cluster: its nodes as probed, and what the bench did there."""
 
     address: str
-    driver: dict[str, Any]
-    nodes: list[dict[str, Any]]
+    driver: NodeFacts
+    nodes: list[NodeFacts]
     warnings: list[str] = field(default_factory=list)
     redone: int = 0
     """Judging tasks submitted again because their node was lost."""
@@ -325,8 +348,9 @@ def _quiet_ray() -> None:
 
     log = logging.getLogger("qflow.cluster")
 
-    def to_log(data: dict[str, Any], ignore_prefix: bool) -> None:
-        for line in data.get("lines", []):
+    def to_log(data: Mapping[str, object], ignore_prefix: bool) -> None:
+        lines = data.get("lines")
+        for line in lines if isinstance(lines, list) else []:
             log.info("ray: %s", line)
 
     worker.print_to_stdstream = to_log
@@ -345,7 +369,7 @@ def _gone(exc: BaseException) -> bool:
     return type(exc).__name__ == "TaskUnschedulableError"
 
 
-def probe_nodes(gone: list[str] | None = None) -> list[dict[str, Any]]:
+def probe_nodes(gone: list[str] | None = None) -> list[NodeFacts]:
     """Every live node's facts (:func:`node_facts`), read by a task pinned to it.
     A node Ray still lists but that no longer exists is left out and named in
     ``gone``; if no node is left, one line."""
@@ -401,7 +425,7 @@ def _still_there(node_ids: list[str]) -> set[str]:
     return there
 
 
-def _probe_task() -> Any:
+def _probe_task() -> Callable[[], NodeFacts]:
     """:func:`_probe` as a function of no module, so Ray sends it by value: a
     node without qflow runs it and says so, instead of failing to load it."""
     import types
@@ -451,12 +475,12 @@ class ClusterEvaluator(Evaluator):
         assert isinstance(result, SandboxReport)
         return result
 
-    def placement(self, bp: BenchProblem, program: str) -> dict[str, Any]:
+    def placement(self, bp: BenchProblem, program: str) -> dict[str, str]:
         """The results line's ``node``: the node that judged the problem's final program."""
         node = self._where.get((bp.id, program))
         return {"node": node} if node else {}
 
-    async def _submit(self, kind: str, bp: BenchProblem, program: str, tests: list[str] | None) -> Any:
+    async def _submit(self, kind: str, bp: BenchProblem, program: str, tests: list[str] | None) -> object:
         import ray
 
         if not self._recorded:
@@ -562,7 +586,7 @@ def judge_on_cluster(
 
 
 # ------------------------------------------------------------------ the report
-def cluster_lines(folder: Path, records: list[dict[str, Any]]) -> list[str]:
+def cluster_lines(folder: Path, records: Sequence[Mapping[str, object]]) -> list[str]:
     """What a report says of the cluster a bench was judged on (plain text, one
     line each): the nodes and their levels, how many runs each judged, and any
     node lost. Nothing for a bench judged on one machine."""
@@ -579,8 +603,9 @@ def cluster_lines(folder: Path, records: list[dict[str, Any]]) -> list[str]:
     at = ", ".join(f"{count} at {level}" for level, count in levels.items())
     ran: dict[str, int] = {}
     for r in records:
-        if r.get("status") == "done" and isinstance(r.get("node"), str):
-            ran[r["node"]] = ran.get(r["node"], 0) + 1
+        node = r.get("node")
+        if r.get("status") == "done" and isinstance(node, str):
+            ran[node] = ran.get(node, 0) + 1
     line = f"Judged on a Ray cluster of {len(nodes)} node{'s' if len(nodes) != 1 else ''} ({at})"
     if ran:
         line += "; runs per node: " + ", ".join(f"{name} {count}" for name, count in sorted(ran.items()))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -294,19 +294,24 @@ def pass_at_last(done: list[dict[str, Any]], k: int) -> tuple[int, int, int]:
     return len(done), base, passed
 
 
-def bench_price(spec: dict[str, Any]) -> Price | None:
+def bench_price(spec: Mapping[str, object]) -> Price | None:
     """The bench's price: ``--price-in/--price-out`` when given (with the
     provider's usual cache ratios), else the dated price table's for its model;
     None when unknown, or nothing to pay (a local or script model)."""
     pin, pout = spec.get("price_in"), spec.get("price_out")
     model = str(spec.get("model") or "")
     if pin is not None or pout is not None:
-        return with_cache_rates(model, float(pin or 0), float(pout or 0), "")
+        return with_cache_rates(model, _dollars(pin), _dollars(pout), "")
     try:
         price = price_of(model, load_prices())
     except PriceError:
         return None
     return price if price is not None and (price.input or price.output) else None
+
+
+def _dollars(value: object) -> float:
+    """A spec's price, checked a number or null when the spec was read."""
+    return float(value) if isinstance(value, (int, float)) else 0.0
 
 
 def records_cost(records: list[dict[str, Any]], price: Price | None) -> float | None:

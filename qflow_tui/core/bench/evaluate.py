@@ -207,7 +207,7 @@ class Verdict:
     limit: float | None = None
     """That rule's limit, in seconds."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -352,7 +352,7 @@ class Evaluator:
             plus.detail = f"plus: {plus.detail}"
         return plus
 
-    def placement(self, bp: BenchProblem, program: str) -> dict[str, Any]:
+    def placement(self, bp: BenchProblem, program: str) -> dict[str, str]:
         """What a results line says of where ``program`` was judged: nothing here;
         a cluster's evaluator names the node (``core.bench.cluster``)."""
         return {}

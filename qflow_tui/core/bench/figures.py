@@ -33,7 +33,7 @@ class Rate:
     def value(self) -> float | None:
         return None if self.n == 0 else self.passed / self.n
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "passed": self.passed,
             "n": self.n,
@@ -58,7 +58,7 @@ class PassAtK:
     value: float
     interval: Interval | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"k": self.k, "value": self.value, "interval": self.interval.to_dict() if self.interval else None}
 
 
@@ -71,7 +71,7 @@ class Cost:
     per_solved: float | None
     interval: Interval | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "currency": "USD",
             "total": round(self.total, 6),
@@ -99,7 +99,7 @@ class BenchFigures:
     spread: Spread | None = None
     cost: Cost | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "pass@1": self.pass1.to_dict(),
             "pass@1_base": self.base.to_dict() if self.base else None,
@@ -192,7 +192,7 @@ class Comparison:
     p_holm: float
     """The McNemar p-value after Holm's correction over every comparison made."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         s = self.stats
         return {
             "a": self.a + 1,
@@ -236,7 +236,7 @@ def correction_words(comparisons: Sequence[Comparison]) -> str:
     return f"{stats.HOLM} over the {len(comparisons)} comparisons (Holm p)"
 
 
-def report_json(data: BenchData, paper_family: str | None = None) -> dict[str, Any]:
+def report_json(data: BenchData, paper_family: str | None = None) -> dict[str, object]:
     """``qflow bench report DIR --json``: the bench, its protocol and its headline
     figures with their intervals."""
     s = data.spec

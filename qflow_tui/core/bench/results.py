@@ -16,11 +16,13 @@ can rely on every declared field's type.
 # in a TypedDict only when its annotations are evaluated.
 import json
 import math
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn, Required, TypedDict
+from typing import Any, NoReturn, Required, TypedDict, cast
 
 from ..jsonbound import depth_problem
+from ..jsontypes import JSONValue
 from ..safe_text import one_line
 from ..typecheck import keys_problem
 from .names import RESULTS as RESULTS
@@ -155,11 +157,12 @@ class BenchSpecFile(TypedDict, total=False):
     dataset_file: str | None
 
 
-def line_problem(record: Any) -> str | None:
+def line_problem(parsed: object) -> str | None:
     """Why one parsed line is not a run's line (one line naming the field), or None."""
-    problem = keys_problem(record, ResultLine)
+    problem = keys_problem(parsed, ResultLine)
     if problem:
         return problem
+    record = cast(ResultLine, parsed)  # its shape was just checked
     if not record["id"].strip():
         return "id is empty"
     return counts_problem(record)
@@ -184,28 +187,35 @@ def _shown(value: float) -> str:
     return f"{value:g}"
 
 
-def counts_problem(record: dict[str, Any]) -> str | None:
+def counts_problem(record: ResultLine) -> str | None:
     """Why a line of the right shape holds a count or a duration no run has
     (tokens, calls, a sample's number, seconds), or a number anywhere that is
     not finite; None when all are readable. A cost, an estimate or a cost
     cap computed from such a line would be infinite or negative."""
-    numbers: list[tuple[Any, str, float]] = [(record.get("sample", 0), "sample", MAX_COUNT)]
-    numbers += [(record[k], k, MAX_COUNT) for k in ("tokens_total", "llm_calls") if k in record]
-    numbers += [(record[k], k, MAX_SECONDS) for k in ("duration", "eval_duration") if k in record]
+    fields: dict[str, object] = dict(record)  # read by name: the keys below are fields of the checked shape
+    numbers: list[tuple[float, str, float]] = [(record.get("sample", 0), "sample", MAX_COUNT)]
+    numbers += [(_number(fields[k]), k, MAX_COUNT) for k in ("tokens_total", "llm_calls") if k in fields]
+    numbers += [(_number(fields[k]), k, MAX_SECONDS) for k in ("duration", "eval_duration") if k in fields]
     for agent, tally in (record.get("tokens") or {}).items():
         numbers += [
             (v, f"tokens[{one_line(repr(agent), 40)}][{one_line(repr(k), 40)}]", MAX_COUNT) for k, v in tally.items()
         ]
-    verdict = record.get("verdict") or {}
+    verdict: dict[str, object] = dict(record.get("verdict") or {})
     numbers += [
-        (verdict[k], f"verdict.{k}", MAX_SECONDS)
+        (_number(verdict[k]), f"verdict.{k}", MAX_SECONDS)
         for k in ("duration", "charged", "limit")
         if verdict.get(k) is not None
     ]
-    for key in ("programs", "checks", "debug"):
-        for i, row in enumerate(record.get(key) or []):
-            if row.get("progression") is not None:
-                numbers.append((row["progression"], f"{key}[{i}].progression", MAX_COUNT))
+    rows: dict[str, Iterable[ProgramRow | CheckRow | DebugRow]] = {
+        "programs": record.get("programs") or [],
+        "checks": record.get("checks") or [],
+        "debug": record.get("debug") or [],
+    }
+    for key, listed in rows.items():
+        for i, row in enumerate(listed):
+            progression = row.get("progression")
+            if progression is not None:
+                numbers.append((progression, f"{key}[{i}].progression", MAX_COUNT))
     for value, where, largest in numbers:
         problem = number_problem(value, where, largest)
         if problem:
@@ -214,14 +224,21 @@ def counts_problem(record: dict[str, Any]) -> str | None:
     return f"{place} is not a finite number" if place is not None else None
 
 
-def _not_finite(value: Any, where: str, depth: int = 0) -> str | None:
+def _number(value: object) -> float:
+    """A field the shape check found a number (int or float) to be."""
+    assert isinstance(value, (int, float))
+    return value
+
+
+def _not_finite(value: object, where: str, depth: int = 0) -> str | None:
     """Where in ``value`` a float that is not finite sits (JSON has none), or None."""
     if isinstance(value, float):
         return None if math.isfinite(value) else (where or "it")
     if depth > MAX_DEPTH:
         return None
+    items: Iterable[tuple[object, object]]
     if isinstance(value, dict):
-        items: Any = value.items()
+        items = value.items()
     elif isinstance(value, list):
         items = enumerate(value)
     else:
@@ -249,10 +266,10 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def strict_loads(text: str) -> Any:
+def strict_loads(text: str) -> JSONValue:
     """``json.loads`` as JSON is written: ``NaN``, ``Infinity`` and a number too
     large for a float are refused (``_NotJsonNumber``, a ValueError, naming it)."""
-    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    return cast(JSONValue, json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float))
 
 
 @dataclass
@@ -275,9 +292,23 @@ class ResultsRead:
         return shown
 
 
-def read_lines(folder: Path | str) -> ResultsRead:
+def checked_line(line: str) -> bool:
+    """Whether one line of text passes every check :func:`read_lines` makes of
+    it: a bench checks each line it writes as it writes it, in its writer
+    thread, so that reading the file back at its end checks only the others."""
+    if depth_problem(line.encode("utf-8", "surrogatepass"), MAX_DEPTH) is not None:
+        return False
+    try:
+        record = strict_loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return line_problem(record) is None
+
+
+def read_lines(folder: Path | str, checked: Collection[str] = ()) -> ResultsRead:
     """Every line of the folder's ``results.jsonl`` checked: the good ones kept,
-    each other one named (``line 3: sample is '1x' (a str), not a whole number``)."""
+    each other one named (``line 3: sample is '1x' (a str), not a whole number``).
+    A line in ``checked`` passed :func:`checked_line` already and is only parsed."""
     path = Path(folder) / RESULTS
     read = ResultsRead()
     try:
@@ -297,6 +328,9 @@ def read_lines(folder: Path | str) -> ResultsRead:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        if line in checked:
+            read.records.append(json.loads(line))
+            continue
         problem = depth_problem(line.encode("utf-8", "surrogatepass"), MAX_DEPTH)
         if problem is None:
             try:
@@ -308,7 +342,7 @@ def read_lines(folder: Path | str) -> ResultsRead:
             else:
                 problem = line_problem(record)
         if problem is None:
-            read.records.append(record)
+            read.records.append(cast("dict[str, Any]", record))  # a ResultLine: its shape was checked
         else:
             read.skipped.append(f"line {number}: {problem}")
             parsed = _or_none(line, problem)
@@ -319,24 +353,25 @@ def read_lines(folder: Path | str) -> ResultsRead:
     return read
 
 
-def _or_none(line: str, problem: str) -> Any:
+def _or_none(line: str, problem: str) -> JSONValue:
     """The parsed line when it parsed (its shape was the problem), else None."""
     if problem.startswith(("its JSON nests", "is cut short", "is not JSON")):
         return None
-    return json.loads(line)
+    return cast(JSONValue, json.loads(line))
 
 
-def spec_problem(data: Any) -> str | None:
+def spec_problem(parsed: object) -> str | None:
     """Why a parsed ``bench.json`` is not a bench's spec (one line naming the field), or None."""
-    problem = keys_problem(data, BenchSpecFile)
+    problem = keys_problem(parsed, BenchSpecFile)
     if problem:
         return problem
+    data = cast(BenchSpecFile, parsed)  # its shape was just checked
     if data.get("samples", 1) < 1:
         return f"samples is {data['samples']}, below 1"
     problem = number_problem(data.get("samples", 1), "samples", MAX_COUNT)
-    for key in ("price_in", "price_out"):
-        if problem is None and data.get(key) is not None:
-            problem = number_problem(data[key], key, MAX_COUNT)
+    for key, price in (("price_in", data.get("price_in")), ("price_out", data.get("price_out"))):
+        if problem is None and price is not None:
+            problem = number_problem(price, key, MAX_COUNT)
     return problem
 
 

@@ -261,7 +261,7 @@ def _tqc(first: list[dict[str, Any]]) -> str:
     )
 
 
-def _inside(folder: Path, rel: Any) -> Path | None:
+def _inside(folder: Path, rel: object) -> Path | None:
     """The session a results line names, only inside the bench's folder."""
     if not isinstance(rel, str) or not rel:
         return None
@@ -433,7 +433,7 @@ def bench_body(data: rp.BenchData, family: str | None, out: Written, split_dir: 
     return "\n".join(parts), blobs
 
 
-def _page_data(value: Any) -> str:
+def _page_data(value: object) -> str:
     return h.script_json(value)
 
 

@@ -11,7 +11,6 @@ import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .. import events as ev
 from ..escape import htmltext as h
@@ -73,7 +72,7 @@ def _where(progression: int | None) -> str:
     return "run-wide" if progression is None else f"progression {progression}"
 
 
-def _test_block(t: Any) -> str:
+def _test_block(t: object) -> str:
     if isinstance(t, dict):
         return (
             '<div class="io-test"><p class="note">stdin</p>'

@@ -520,7 +520,7 @@ class SessionIndex:
         return out
 
 
-def _numbered(db: sqlite3.Connection, where: str, args: list[Any]) -> tuple[str, list[Any]]:
+def _numbered(db: sqlite3.Connection, where: str, args: list[object]) -> tuple[str, list[object]]:
     """What numbers the sessions ``where`` picks in the order a listing shows
     them, newest first with each fork under its parent (forks are newer than
     their parents, so numbering by time alone read 1, 3, 2 down a fork tree):
@@ -571,7 +571,7 @@ def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _scope(root: Path, recursive: bool) -> tuple[str, list[Any]]:
+def _scope(root: Path, recursive: bool) -> tuple[str, list[object]]:
     top = stored_path(str(root))
     if not recursive:
         return "dir = ?", [top]
