@@ -43,6 +43,7 @@ from .base import AppScreen, displayed
 from .confirm import Confirm
 from .fork_dialog import ForkDialog, start_fork
 from .steer_edit import SteerEditScreen
+from .try_run import TRY_KEY, open_try
 
 _NOTICE_SEVERITY: dict[NoticeLevel, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
@@ -86,6 +87,8 @@ class RunScreen(AppScreen[None]):
         # Breakpoints from the timeline (shown while a timeline has the focus).
         Binding("b", "toggle_breakpoint('step')", "Break", tooltip="Stop before the highlighted step (again: remove)"),
         Binding("B", "toggle_breakpoint('agent')", "Break at agent", show=False, tooltip="Stop before its agent"),
+        # After the edits: at a stop, at 80 columns, they come first in the footer.
+        TRY_KEY,
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
         Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
@@ -406,6 +409,10 @@ class RunScreen(AppScreen[None]):
             fallback_model=model,
         )
         self.app.push_screen(dialog, lambda plan: start_fork(self, plan) if plan is not None else None)
+
+    def action_try_program(self) -> None:
+        """The shown progression's program on the samples or on typed input, in the sandbox."""
+        open_try(self, self.problem)
 
     def action_cancel(self) -> None:
         """Ask first: a run costs time and tokens, and x is one key away from n."""

@@ -26,6 +26,20 @@ def shown_program(state: RunState, progression: int) -> tuple[str, str]:
     return (current[1] if current else ""), state.first_program(progression)
 
 
+def selected_program(state: RunState, progression: int) -> tuple[str, str]:
+    """(program, what it is in words) for the selected progression: the run's
+    final program when that progression gave it (or once the run has ended and
+    the progression wrote none), else the progression's latest program."""
+    f = state.finished
+    current = state.current_program(progression)
+    if f is not None and f.final_program and (f.progression in (None, progression) or current is None):
+        return f.final_program, f"the final program ({f.outcome})"
+    if current is None:
+        return "", f"p{progression} has no program yet"
+    step, program = current
+    return program, f"p{progression}'s program" + (f" after {step}" if step else "")
+
+
 def banner(state: RunState, progression: int, colours: Palette) -> tuple[Text, str]:
     """The banner text and its CSS class (-accepted, -reverted, -running, ...).
     A finished run's banner says, on a line of its own, how the final program
