@@ -38,7 +38,7 @@ TRY_KEY = Binding(
     tooltip="Run the shown progression's program in the sandbox: on the samples, or on your input",
 )
 
-_VERDICT = {"pass": "✓ pass", "fail": "✗ fail", "error": "✗ error", "timeout": "✗ timeout", "ran": "ran"}
+_VERDICT = {"pass": "✓ pass", "fail": "✗ fail", "error": "✗ error", "timeout": "✗ timeout", "ran": ""}
 
 
 def open_try(screen: Screen[Any], problem: Problem | None = None) -> None:
@@ -60,7 +60,7 @@ def render_report(report: TryReport, colours: Palette) -> RenderableType:
     """The rows side by side: input, expected and what came out (a sample's),
     or the assert and what its call returned. Plain text only (Text cells)."""
     table = Table(expand=True, show_lines=True, pad_edge=False, header_style="bold")
-    table.add_column("", no_wrap=True, width=9)
+    table.add_column("", no_wrap=True, width=10)
     io = report.kind == "io"
     if report.on == "samples":
         headers = ["input", "expected", "got"] if io else ["assert", "returned"]
@@ -73,7 +73,7 @@ def render_report(report: TryReport, colours: Palette) -> RenderableType:
         head.append(_VERDICT[row.verdict], style=colours.outcome(row.verdict))
         got = Text(row.got if row.got or row.verdict in ("error", "timeout") else "(nothing)")
         if row.note:
-            got.append(("\n" if row.got else "") + row.note, style=colours.error)
+            got.append(("\n" if got.plain else "") + row.note, style=colours.error)
         cells: list[Text] = [Text(row.given)]
         if report.on == "samples" and io:
             cells.append(Text(row.expected or ""))
