@@ -34,9 +34,11 @@ from ...core.workflow_run import RunError, RunOutcome, run_workflow
 from ...core.workflows import Edit
 from ...locations import sessions_dir
 from ..access import qflow_app
+from ..editor import NO_EDITOR, EditorError, edit_text, editor_command
 from ..messages import GateWaiting, RunEvents
 from ..state import SynthTest, SynthTests
 from ..widgets.footer import AppFooter
+from ..widgets.program_view import selected_program
 from ..widgets.run_view import RunView
 from ..widgets.timeline import Timeline
 from .base import AppScreen, displayed
@@ -83,6 +85,13 @@ class RunScreen(AppScreen[None]):
         Binding("t", "edit_test", "Edit", tooltip="Edit the highlighted synthesized test"),
         Binding("plus", "add_test", "Add", key_display="+", tooltip="Add a test to the kept synthesized tests"),
         Binding("d", "delete_test", "Delete", tooltip="Delete the highlighted synthesized test"),
+        Binding(
+            "E",
+            "open_in_editor",
+            "$EDITOR",
+            show=False,
+            tooltip="Open the program in $EDITOR: taken back as the edit at a stop that allows one, else read-only",
+        ),
         Binding("w", "edit_statement", "Statement", tooltip="Edit the problem statement the clarifier path reads"),
         # Breakpoints from the timeline (shown while a timeline has the focus).
         Binding("b", "toggle_breakpoint('step')", "Break", tooltip="Stop before the highlighted step (again: remove)"),
@@ -530,6 +539,50 @@ class RunScreen(AppScreen[None]):
         edit = self.desk.program_edit(self.query_one(RunView).state)
         title = f"Program of p{edit.progression}, {edit.how}"
         self._edit(f"program:{edit.step}:{edit.progression}", title, edit.text, check_program, self.desk.edit_program)
+
+    def action_open_in_editor(self) -> None:
+        """The program in the user's own editor (the app suspended). At a stop
+        where the program may be edited, what the editor leaves is taken as
+        that edit (checked as ``e``'s is); anywhere else the file is read-only."""
+        command = editor_command()
+        if command is None:
+            self.notify(NO_EDITOR, severity="warning", markup=False)
+            return
+        editable = self._can_edit("edit_program")
+        if editable:
+            edit = self.desk.program_edit(self.query_one(RunView).state)
+            key = f"program:{edit.step}:{edit.progression}"
+            text, name = self._drafts.get(key, edit.text), f"program_p{edit.progression}.py"
+        else:
+            view = self.query_one(RunView)
+            text, which = selected_program(view.state, view.progression)
+            if not text:
+                self.notify(f"Nothing to open: {which}.", severity="warning", markup=False)
+                return
+            name = "program_read_only.py"
+        try:
+            edited = edit_text(self.app, command, text, name, read_only=not editable)
+        except EditorError as exc:
+            self.notify(clean(str(exc)), severity="error", markup=False)
+            return
+        if not editable:
+            if edited != text:
+                self.notify("Read-only: the run is not stopped where its program may be edited; not taken.")
+            return
+        if edited == text:
+            return
+        if not self.stopped:
+            self._drafts[key] = edited
+            self.notify("The run is no longer stopped: the edit was not taken (kept for e).", severity="warning")
+            return
+        try:
+            checked = check_program(edited)
+        except SteerError as exc:
+            self._drafts[key] = edited  # press e to fix it in the app's editor
+            self._refused(exc)
+            return
+        self._drafts.pop(key, None)
+        self._steer(lambda: self.desk.edit_program(checked))
 
     def action_override_verdict(self, accept: bool) -> None:
         if self._can_edit("override_verdict"):
