@@ -44,6 +44,7 @@ from ..widgets.timeline import Timeline
 from .base import AppScreen, displayed
 from .confirm import Confirm
 from .fork_dialog import ForkDialog, start_fork
+from .model_prompt import ModelPrompt
 from .steer_edit import SteerEditScreen
 from .try_run import TRY_KEY, open_try
 
@@ -99,6 +100,7 @@ class RunScreen(AppScreen[None]):
         # After the edits: at a stop, at 80 columns, they come first in the footer.
         TRY_KEY,
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
+        Binding("m", "another_model", "Model", show=False, tooltip="Run this problem again on another model"),
         Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
         Binding("ctrl+g", "give_up_retry", "Give up retry", tooltip="Give up the retries the run is waiting to make"),
@@ -439,6 +441,22 @@ class RunScreen(AppScreen[None]):
             self.notify("The run is still going: press x to cancel it first.", severity="warning")
             return
         self.dismiss()
+
+    def action_another_model(self) -> None:
+        """After the run: the same problem and settings again, on a model the user names."""
+        if self.running:
+            self.notify("The run is still going: press x to cancel it first.", severity="warning")
+            return
+
+        def chosen(picked: tuple[RunConfig, LLMClient] | None) -> None:
+            if picked is None:
+                return
+            config, client = picked
+            self.dismiss()
+            qflow_app(self).open_run(self.problem, config, client=client, own_client=True)
+
+        what = one_line(self.problem.title or self.problem.entry_point, 60) or "this problem"
+        self.app.push_screen(ModelPrompt(self.config, what), chosen)
 
     def action_new_problem(self) -> None:
         if self.running:
