@@ -25,11 +25,13 @@ from ...core.session import SessionError, read_session
 from ..access import qflow_app
 from ..replay_model import TICK, ReplayCursor, ReplayStep, play_times, replay_steps
 from ..state import run_shape
+from ..widgets.agent_pane import AgentPane
 from ..widgets.footer import AppFooter
 from ..widgets.replay_timeline import ReplayTimeline, StepChip
 from ..widgets.run_view import RunView
 from .base import AppScreen
 from .fork_dialog import ForkDialog, start_fork
+from .pane_search import search_pane
 from .step_picker import StepPicker
 from .try_run import TRY_KEY, open_try
 
@@ -337,6 +339,10 @@ class ReplayScreen(AppScreen[None]):
                 self.go_to_step(number)
 
         self.app.push_screen(StepPicker(self.steps, self.current_step), chosen)
+
+    @on(AgentPane.SearchRequested)
+    def _search_pane(self, message: AgentPane.SearchRequested) -> None:
+        search_pane(self, message.pane)
 
     def action_try_program(self) -> None:
         """The shown progression's program (at this step) on the samples or on typed input, in the sandbox."""

@@ -37,6 +37,7 @@ from ..access import qflow_app
 from ..editor import NO_EDITOR, EditorError, edit_text, editor_command
 from ..messages import GateWaiting, RunEvents
 from ..state import SynthTest, SynthTests
+from ..widgets.agent_pane import AgentPane
 from ..widgets.footer import AppFooter
 from ..widgets.program_view import selected_program
 from ..widgets.run_view import RunView
@@ -45,6 +46,7 @@ from .base import AppScreen, displayed
 from .confirm import Confirm
 from .fork_dialog import ForkDialog, start_fork
 from .model_prompt import ModelPrompt
+from .pane_search import search_pane
 from .steer_edit import SteerEditScreen
 from .try_run import TRY_KEY, open_try
 
@@ -420,6 +422,10 @@ class RunScreen(AppScreen[None]):
             fallback_model=model,
         )
         self.app.push_screen(dialog, lambda plan: start_fork(self, plan) if plan is not None else None)
+
+    @on(AgentPane.SearchRequested)
+    def _search_pane(self, message: AgentPane.SearchRequested) -> None:
+        search_pane(self, message.pane)
 
     def action_try_program(self) -> None:
         """The shown progression's program on the samples or on typed input, in the sandbox."""
