@@ -24,6 +24,7 @@ class ModelPrompt(AppModal[tuple[RunConfig, LLMClient] | None]):
     ModelPrompt { align: center middle; }
     #model-prompt { width: 76; max-width: 100%; height: auto; padding: 0 1;
                     border: thick $primary; background: $surface; }
+    #model-prompt Label { width: 100%; }
     #model-prompt-error { color: $error; }
     #model-prompt-hint { color: $text-muted; }
     """

@@ -461,7 +461,7 @@ class RunScreen(AppScreen[None]):
             self.dismiss()
             qflow_app(self).open_run(self.problem, config, client=client, own_client=True)
 
-        what = one_line(self.problem.title or self.problem.entry_point, 60) or "this problem"
+        what = one_line(self.problem.title or self.problem.entry_point, 40) or "this problem"
         self.app.push_screen(ModelPrompt(self.config, what), chosen)
 
     def action_new_problem(self) -> None:
