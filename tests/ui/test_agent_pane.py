@@ -150,3 +150,31 @@ def test_a_checkers_call_is_headed_as_on_the_step_it_checks():
     long.status = "failed"
     head = call_header(long, colours, step_words(state, long)).plain
     assert "assert f(1.0, 1.0" in head and head.endswith("… failed"), head
+
+
+async def test_home_reaches_the_first_line_while_the_call_streams():
+    """Issue 57: Home in a pane that follows a stream went back to the tail
+    (a token arrived before the scroll's first frame and pulled it down)."""
+    app = PaneApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        app.animation_level = "full"  # as in a terminal: the tests' default scrolls at once
+        pane = app.query_one(AgentPane)
+        state, seq = started()
+        for n in range(40):
+            feed(state, seq, ev.TextDelta(**WHERE, text=f"line {n}\n"))
+        pane.update_from(state, 0)
+        await pilot.pause()
+        pane.focus()
+        await pilot.press("home")
+        # The next tokens at once, and on every tenth of a second as the run view paints.
+        for n in range(12):
+            feed(state, seq, ev.TextDelta(**WHERE, text=f"one more line {n}\n"))
+            pane.update_from(state, 0)
+            await pilot.pause(0.1)
+        assert pane.scroll_y == 0
+        assert pane.render_line(0).text.startswith("── c1"), "the call's header is the first line shown"
+        await pilot.press("end")
+        feed(state, seq, ev.TextDelta(**WHERE, text="the last line\n"))
+        pane.update_from(state, 0)
+        await pilot.pause()
+        assert pane.scroll_y == pane.max_scroll_y, "End follows the stream again"

@@ -596,6 +596,7 @@ class ComposeScreen(AppScreen[None]):
     def action_toggle_stepping(self) -> None:
         box = self.query_one("#stepping", Checkbox)
         box.value = not box.value
+        box.scroll_visible(animate=False)  # at 80x24 the settings above hide it: show what changed
         self.notify("Step mode on: the run pauses before each step." if box.value else "Step mode off.")
 
     def action_focus_load(self) -> None:

@@ -25,12 +25,15 @@ from ...core.session import SessionError, read_session
 from ..access import qflow_app
 from ..replay_model import TICK, ReplayCursor, ReplayStep, play_times, replay_steps
 from ..state import run_shape
+from ..widgets.agent_pane import AgentPane
 from ..widgets.footer import AppFooter
 from ..widgets.replay_timeline import ReplayTimeline, StepChip
 from ..widgets.run_view import RunView
 from .base import AppScreen
 from .fork_dialog import ForkDialog, start_fork
+from .pane_search import search_pane
 from .step_picker import StepPicker
+from .try_run import TRY_KEY, open_try
 
 __all__ = ["ReplayScreen", "ReplayStep", "StepChip", "StepPicker", "play_times", "replay_steps"]
 
@@ -62,8 +65,9 @@ class ReplayScreen(AppScreen[None]):
         Binding("shift+right", "event(1)", "Event", show=False, tooltip="One event on"),
         Binding("home", "start", "Start", show=False, tooltip="Back to the start of the run"),
         Binding("end,i", "end", "End", key_display="i", tooltip="Jump to the end at once"),
-        Binding("colon", "pick_step", "Go to", key_display=":", tooltip="Jump to any workflow step"),
         Binding("f", "fork", "Fork", tooltip="Fork the session at the current step: a new run from there, with edits"),
+        TRY_KEY,  # before Go to: at 80 columns the footer has room for these two, not Go to
+        Binding("colon", "pick_step", "Go to", key_display=":", tooltip="Jump to any workflow step"),
         Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+ -", tooltip="Play faster (- slower)"),
         Binding("minus", "speed(-1)", "Slower", key_display="-", show=False, tooltip="Play slower"),
         Binding("escape", "back", "Back", tooltip="Leave the replay"),
@@ -335,6 +339,14 @@ class ReplayScreen(AppScreen[None]):
                 self.go_to_step(number)
 
         self.app.push_screen(StepPicker(self.steps, self.current_step), chosen)
+
+    @on(AgentPane.SearchRequested)
+    def _search_pane(self, message: AgentPane.SearchRequested) -> None:
+        search_pane(self, message.pane)
+
+    def action_try_program(self) -> None:
+        """The shown progression's program (at this step) on the samples or on typed input, in the sandbox."""
+        open_try(self)
 
     def action_fork(self) -> None:
         """Fork the session at the step the replay shows (a new run that takes

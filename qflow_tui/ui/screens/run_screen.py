@@ -34,15 +34,21 @@ from ...core.workflow_run import RunError, RunOutcome, run_workflow
 from ...core.workflows import Edit
 from ...locations import sessions_dir
 from ..access import qflow_app
+from ..editor import NO_EDITOR, EditorError, edit_text, editor_command
 from ..messages import GateWaiting, RunEvents
 from ..state import SynthTest, SynthTests
+from ..widgets.agent_pane import AgentPane
 from ..widgets.footer import AppFooter
+from ..widgets.program_view import selected_program
 from ..widgets.run_view import RunView
 from ..widgets.timeline import Timeline
 from .base import AppScreen, displayed
 from .confirm import Confirm
 from .fork_dialog import ForkDialog, start_fork
+from .model_prompt import ModelPrompt
+from .pane_search import search_pane
 from .steer_edit import SteerEditScreen
+from .try_run import TRY_KEY, open_try
 
 _NOTICE_SEVERITY: dict[NoticeLevel, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
@@ -82,11 +88,21 @@ class RunScreen(AppScreen[None]):
         Binding("t", "edit_test", "Edit", tooltip="Edit the highlighted synthesized test"),
         Binding("plus", "add_test", "Add", key_display="+", tooltip="Add a test to the kept synthesized tests"),
         Binding("d", "delete_test", "Delete", tooltip="Delete the highlighted synthesized test"),
+        Binding(
+            "E",
+            "open_in_editor",
+            "$EDITOR",
+            show=False,
+            tooltip="Open the program in $EDITOR: taken back as the edit at a stop that allows one, else read-only",
+        ),
         Binding("w", "edit_statement", "Statement", tooltip="Edit the problem statement the clarifier path reads"),
         # Breakpoints from the timeline (shown while a timeline has the focus).
         Binding("b", "toggle_breakpoint('step')", "Break", tooltip="Stop before the highlighted step (again: remove)"),
         Binding("B", "toggle_breakpoint('agent')", "Break at agent", show=False, tooltip="Stop before its agent"),
+        # After the edits: at a stop, at 80 columns, they come first in the footer.
+        TRY_KEY,
         Binding("escape", "back", "Back", tooltip="Back to the problem (after the run)"),
+        Binding("m", "another_model", "Model", show=False, tooltip="Run this problem again on another model"),
         Binding("ctrl+n", "new_problem", "New problem", show=False, tooltip="Back to an empty problem form"),
         Binding("q", "quit_app", "Quit", show=False, tooltip="Quit qflow (asks while a run is going)"),
         Binding("ctrl+g", "give_up_retry", "Give up retry", tooltip="Give up the retries the run is waiting to make"),
@@ -407,6 +423,14 @@ class RunScreen(AppScreen[None]):
         )
         self.app.push_screen(dialog, lambda plan: start_fork(self, plan) if plan is not None else None)
 
+    @on(AgentPane.SearchRequested)
+    def _search_pane(self, message: AgentPane.SearchRequested) -> None:
+        search_pane(self, message.pane)
+
+    def action_try_program(self) -> None:
+        """The shown progression's program on the samples or on typed input, in the sandbox."""
+        open_try(self, self.problem)
+
     def action_cancel(self) -> None:
         """Ask first: a run costs time and tokens, and x is one key away from n."""
         if not self.running:
@@ -423,6 +447,22 @@ class RunScreen(AppScreen[None]):
             self.notify("The run is still going: press x to cancel it first.", severity="warning")
             return
         self.dismiss()
+
+    def action_another_model(self) -> None:
+        """After the run: the same problem and settings again, on a model the user names."""
+        if self.running:
+            self.notify("The run is still going: press x to cancel it first.", severity="warning")
+            return
+
+        def chosen(picked: tuple[RunConfig, LLMClient] | None) -> None:
+            if picked is None:
+                return
+            config, client = picked
+            self.dismiss()
+            qflow_app(self).open_run(self.problem, config, client=client, own_client=True)
+
+        what = one_line(self.problem.title or self.problem.entry_point, 40) or "this problem"
+        self.app.push_screen(ModelPrompt(self.config, what), chosen)
 
     def action_new_problem(self) -> None:
         if self.running:
@@ -523,6 +563,50 @@ class RunScreen(AppScreen[None]):
         edit = self.desk.program_edit(self.query_one(RunView).state)
         title = f"Program of p{edit.progression}, {edit.how}"
         self._edit(f"program:{edit.step}:{edit.progression}", title, edit.text, check_program, self.desk.edit_program)
+
+    def action_open_in_editor(self) -> None:
+        """The program in the user's own editor (the app suspended). At a stop
+        where the program may be edited, what the editor leaves is taken as
+        that edit (checked as ``e``'s is); anywhere else the file is read-only."""
+        command = editor_command()
+        if command is None:
+            self.notify(NO_EDITOR, severity="warning", markup=False)
+            return
+        editable = self._can_edit("edit_program")
+        if editable:
+            edit = self.desk.program_edit(self.query_one(RunView).state)
+            key = f"program:{edit.step}:{edit.progression}"
+            text, name = self._drafts.get(key, edit.text), f"program_p{edit.progression}.py"
+        else:
+            view = self.query_one(RunView)
+            text, which = selected_program(view.state, view.progression)
+            if not text:
+                self.notify(f"Nothing to open: {which}.", severity="warning", markup=False)
+                return
+            name = "program_read_only.py"
+        try:
+            edited = edit_text(self.app, command, text, name, read_only=not editable)
+        except EditorError as exc:
+            self.notify(clean(str(exc)), severity="error", markup=False)
+            return
+        if not editable:
+            if edited != text:
+                self.notify("Read-only: the run is not stopped where its program may be edited; not taken.")
+            return
+        if edited == text:
+            return
+        if not self.stopped:
+            self._drafts[key] = edited
+            self.notify("The run is no longer stopped: the edit was not taken (kept for e).", severity="warning")
+            return
+        try:
+            checked = check_program(edited)
+        except SteerError as exc:
+            self._drafts[key] = edited  # press e to fix it in the app's editor
+            self._refused(exc)
+            return
+        self._drafts.pop(key, None)
+        self._steer(lambda: self.desk.edit_program(checked))
 
     def action_override_verdict(self, accept: bool) -> None:
         if self._can_edit("override_verdict"):

@@ -13,8 +13,10 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Grid
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -24,6 +26,7 @@ from ...core.safe_text import one_line
 from ..palette import Palette, palette
 from ..state import AgentInfo, CallRecord, RunState, StageCell
 from ..widget_options import WidgetOptions
+from .search_line import matches
 
 
 def step_words(state: RunState, call: CallRecord) -> str:
@@ -133,6 +136,51 @@ class AgentPane(ScrollView, can_focus=True):
     ALLOW_MAXIMIZE = True
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
     containers refuse by default."""
+
+    BINDINGS = [
+        Binding("slash", "search", "Search", key_display="/", show=False, tooltip="Find words in this agent's output")
+    ]
+
+    class SearchRequested(Message):
+        """The pane asks its screen for the words to find (a widget opens no screen)."""
+
+        def __init__(self, pane: AgentPane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    searched = ""
+    """The words last looked for in this pane."""
+    found_line: int | None = None
+    """The line the last search found (shown highlighted), if any."""
+
+    def action_search(self) -> None:
+        self.post_message(self.SearchRequested(self))
+
+    def find(self, words: str) -> bool:
+        """Scroll to the next line holding every one of ``words`` (case does not
+        matter), after the one found last (or the top line shown), wrapping
+        round; False when no line holds them."""
+        lines = [strip.text for block in self._blocks for strip in block.strips]
+        if not words.strip() or not lines:
+            return False
+        again = _same_words(words, self.searched) and self.found_line is not None
+        start = (self.found_line + 1) if again and self.found_line is not None else int(self.scroll_y)
+        self.searched = words
+        for offset in range(len(lines)):
+            index = (start + offset) % len(lines)
+            if matches(lines[index], words):
+                self.found_line = index
+                self._following = False
+                self._moving = True
+                try:
+                    self.scroll_to(y=max(0, index - 1), animate=False, immediate=True, force=True)
+                finally:
+                    self._moving = False
+                self.refresh()
+                return True
+        self.found_line = None
+        self.refresh()
+        return False
 
     def __init__(self, agent: str, label: str = "", *, name: str | None = None, disabled: bool = False) -> None:
         super().__init__(id=f"pane-{agent}", classes="agent-pane", name=name, disabled=disabled)
@@ -289,11 +337,19 @@ class AgentPane(ScrollView, can_focus=True):
             return Strip.blank(width, style)
         block = bisect_right(self._starts, index) - 1
         strip = self._blocks[block].strips[index - self._starts[block]]
-        return strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
+        strip = strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
+        if index == self.found_line:
+            strip = strip.apply_style(Style(reverse=True))  # the line the search found
+        return strip
 
     def text(self) -> str:
         """What the pane shows, as plain text (every line, not only those on screen)."""
         return "\n".join(strip.text.rstrip() for block in self._blocks for strip in block.strips)
+
+
+def _same_words(a: str, b: str) -> bool:
+    """Whether two searches look for the same words (case and spacing aside)."""
+    return a.lower().split() == b.lower().split()
 
 
 def _fingerprint(call: CallRecord, theme: str, left: float | None = None) -> tuple[object, ...]:

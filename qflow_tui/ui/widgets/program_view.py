@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import difflib
 
+from rich.console import RenderableType
 from rich.syntax import Syntax
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -24,6 +27,20 @@ def shown_program(state: RunState, progression: int) -> tuple[str, str]:
         return state.finished.final_program, first
     current = state.current_program(progression)
     return (current[1] if current else ""), state.first_program(progression)
+
+
+def selected_program(state: RunState, progression: int) -> tuple[str, str]:
+    """(program, what it is in words) for the selected progression: the run's
+    final program when that progression gave it (or once the run has ended and
+    the progression wrote none), else the progression's latest program."""
+    f = state.finished
+    current = state.current_program(progression)
+    if f is not None and f.final_program and (f.progression in (None, progression) or current is None):
+        return f.final_program, f"the final program ({f.outcome})"
+    if current is None:
+        return "", f"p{progression} has no program yet"
+    step, program = current
+    return program, f"p{progression}'s program" + (f" after {step}" if step else "")
 
 
 def banner(state: RunState, progression: int, colours: Palette) -> tuple[Text, str]:
@@ -80,8 +97,43 @@ def render_diff(first: str, final: str, colours: Palette) -> Text:
     return out
 
 
+def render_side_by_side(first: str, final: str, colours: Palette) -> RenderableType:
+    """The diff as two columns, the first program beside this one: changed
+    lines paired, removed ones on the left only, added ones on the right only."""
+    if not first or first == final:
+        return render_diff(first, final, colours)
+    a, b = first.splitlines(), final.splitlines()
+    table = Table(expand=True, box=None, pad_edge=False, show_edge=False, header_style="bold")
+    table.add_column("first program", ratio=1, overflow="fold")
+    table.add_column("this program", ratio=1, overflow="fold")
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        left, right = a[i1:i2], b[j1:j2]
+        if tag == "equal":
+            for same_a, same_b in zip(left, right, strict=True):
+                table.add_row(Text(same_a), Text(same_b))
+            continue
+        for n in range(max(len(left), len(right))):
+            gone = Text("- " + left[n], style=colours.error) if n < len(left) else Text("")
+            came = Text("+ " + right[n], style=colours.success) if n < len(right) else Text("")
+            table.add_row(gone, came)
+    return table
+
+
 class ProgramView(VerticalScroll, can_focus=True):
-    """Banner, program, diff against the first program."""
+    """Banner, program, diff against the first program (unified, or side by side: v)."""
+
+    BINDINGS = [
+        Binding(
+            "v",
+            "toggle_side_by_side",
+            "Diff side by side",
+            show=False,
+            tooltip="Show the diff against the first program side by side (again: as one column)",
+        )
+    ]
+
+    side_by_side = False
+    """Whether the diff shows the two programs side by side."""
 
     ALLOW_MAXIMIZE = True
     """A pane the user can zoom (z, or the palette's Maximize); Textual's scroll
@@ -93,7 +145,15 @@ class ProgramView(VerticalScroll, can_focus=True):
         yield Static("Diff against the first generated program", id="program-diff-title")
         yield Static(id="program-diff")
 
+    def action_toggle_side_by_side(self) -> None:
+        self.side_by_side = not self.side_by_side
+        if self._last is not None:
+            self.update_from(*self._last)
+
+    _last: tuple[RunState, int] | None = None
+
     def update_from(self, state: RunState, progression: int) -> None:
+        self._last = (state, progression)
         colours = palette(self.app)
         text, cls = banner(state, progression, colours)
         b = self.query_one("#program-banner", Static)
@@ -113,5 +173,10 @@ class ProgramView(VerticalScroll, can_focus=True):
             )
         else:
             code.update(Text(""))
-        self.query_one("#program-diff", Static).update(render_diff(first, program, colours) if program else Text(""))
-        self.query_one("#program-diff-title").display = bool(program)
+        diff = render_side_by_side if self.side_by_side else render_diff
+        self.query_one("#program-diff", Static).update(diff(first, program, colours) if program else Text(""))
+        title = self.query_one("#program-diff-title", Static)
+        title.display = bool(program)
+        title.update(
+            "Diff against the first generated program" + (" (side by side; v: one column)" if self.side_by_side else "")
+        )
