@@ -73,6 +73,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import zygote
+from .harness.wire import Job
 from .isolation import Isolation, SlotPool, slot_pool
 from .launch import process_tree, pss_kb
 from .watchdog import BOOT_KEYS, Child
@@ -138,7 +139,7 @@ def max_runs(iso: Isolation) -> int:
     return max(1, iso.slots // 2)
 
 
-def job_key(iso: Isolation, disk_mb: int, cgroup: bool, job: dict[str, Any], max_output: int, max_line: int) -> Key:
+def job_key(iso: Isolation, disk_mb: int, cgroup: bool, job: Job, max_output: int, max_line: int) -> Key:
     """What a warm child must share with a job to take it."""
     limits = job.get("limits") or {}
     boot = json.dumps({k: v for k, v in job.items() if k in BOOT_KEYS}, sort_keys=True)

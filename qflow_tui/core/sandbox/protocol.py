@@ -58,10 +58,12 @@ from __future__ import annotations
 
 import json
 import signal
-from typing import Any
+from collections.abc import Mapping
+
+from .harness.wire import Incoming
 
 
-def parse_line(line: bytes) -> dict[str, Any] | None:
+def parse_line(line: bytes) -> Incoming | None:
     """A message, or None for anything that is not one JSON object."""
     try:
         msg = json.loads(line)
@@ -70,7 +72,7 @@ def parse_line(line: bytes) -> dict[str, Any] | None:
     return msg if type(msg) is dict else None
 
 
-def encode_line(obj: Any) -> bytes:
+def encode_line(obj: Mapping[str, object]) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
