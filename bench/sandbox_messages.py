@@ -41,6 +41,8 @@ def _kind(msg: Any) -> str:
             return str(msg[key])
     if "limits" in msg or "mode" in msg:
         return "job"
+    if "batch" in msg:
+        return "batch"
     if "src" in msg:
         return "src"
     if "fn" in msg:
@@ -51,9 +53,9 @@ def _kind(msg: Any) -> str:
 def _count() -> None:
     send, receive = watchdog.Child.send, watchdog.Child.receive
 
-    def counted_send(self: watchdog.Child, obj: Any, tail: bytes = b"") -> None:
+    def counted_send(self: watchdog.Child, obj: Any, tail: bytes = b"", *, answers: int = 1) -> None:
         SENT[_kind(obj)] += 1
-        send(self, obj, tail)
+        send(self, obj, tail, answers=answers)
 
     def counted_receive(self: watchdog.Child, *args: Any, **kw: Any) -> Any:
         msg = receive(self, *args, **kw)

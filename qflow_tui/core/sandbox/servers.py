@@ -48,6 +48,7 @@ from .harness.wire import (
     CallReply,
     Encoded,
     Exc,
+    FnBatch,
     FnCall,
     FnRequest,
     Incoming,
@@ -57,6 +58,7 @@ from .harness.wire import (
     OracleRequest,
     Ret,
     Rets,
+    SrcBatch,
     SrcRequest,
     TruthSizes,
 )
@@ -318,12 +320,13 @@ class Servers:
             child = self._program_child()
             if child is None:
                 return replies + [(self._not_run(), 0.0)] * (len(srcs) - len(replies))
+            # One line for them all (see ``protocol``), answered one by one.
             sent: list[SrcRequest] = []
             for src in srcs[len(replies) :]:
                 self._seq += 1
-                request: SrcRequest = {"src": src, "i": self._seq}
-                child.send(request)
-                sent.append(request)
+                sent.append({"src": src, "i": self._seq})
+            batch: SrcBatch = {"i": sent[0]["i"], "batch": [{"src": r["src"]} for r in sent]}
+            child.send(batch, answers=len(sent))
             for request in sent:
                 t0 = time.monotonic()
                 reply = self._reply(child, request, self.config.timeout, None, t0)
@@ -560,18 +563,23 @@ class Servers:
         if child is None:
             return [(self._not_run(), time.monotonic())]
         sent: list[tuple[FnRequest, float, float | None, int]] = []
+        parts: list[FnCall] = []
         usual_cap = self.config.max_value_kb * 1024
         for x in items:
             self._seq += 1
             request: FnRequest = {"fn": fn, "a": x["a"], "kw": x["kw"], "i": self._seq}
+            part: FnCall = {"a": x["a"], "kw": x["kw"]}
             seconds, cap = self.config.timeout, usual_cap
             size, limit = x.get("m"), x.get("t")
             if size is not None and size > cap:
-                cap = request["m"] = min(size, BIG_VALUE_MAX)
+                cap = request["m"] = part["m"] = min(size, BIG_VALUE_MAX)
             if limit is not None:
-                seconds = request["t"] = min(seconds, max(0.0, limit))
-            child.send(request)
+                seconds = request["t"] = part["t"] = min(seconds, max(0.0, limit))
+            parts.append(part)
             sent.append((request, seconds, limit, cap))
+        # One line for them all (see ``protocol``), answered one by one.
+        batch: FnBatch = {"i": sent[0][0]["i"], "fn": fn, "batch": parts}
+        child.send(batch, answers=len(parts))
         replies: list[tuple[CallReply, float]] = []
         spent = 0.0
         for request, seconds, limit, cap in sent:

@@ -292,10 +292,11 @@ class Child:
         return out, err
 
     # ---------------------------------------------------------------- sending
-    def send(self, obj: Mapping[str, object], tail: bytes = b"") -> None:
+    def send(self, obj: Mapping[str, object], tail: bytes = b"", *, answers: int = 1) -> None:
         """Queue one request line, and ``tail``'s bytes right after it (the
         raw values or records its line announces, see ``protocol``); written
-        while ``receive`` waits."""
+        while ``receive`` waits. ``answers``: how many answers the line asks
+        for (a batch's, one per part)."""
         if not self.end:
             if self.clock is not None and isinstance(obj, dict) and "i" in obj:
                 if self._pending == 0:
@@ -303,7 +304,7 @@ class Child:
                     # The app's work until the request is written (the cycle
                     # that writes it counts itself) is the transport's.
                     self._sending = thread_times()
-                self._pending += 1
+                self._pending += answers
             self._out += encode_line(obj)
             self._out += tail
             self._want_write()

@@ -107,6 +107,27 @@ class FnRequest(FnCall):
     fn: str
 
 
+class SrcPart(TypedDict):
+    src: list[str]
+
+
+class SrcBatch(TypedDict):
+    """Requests to evaluate call sources, in one line: each part is answered
+    as a :class:`SrcRequest` numbered ``i``, ``i + 1``, ... would be."""
+
+    i: int
+    batch: list[SrcPart]
+
+
+class FnBatch(TypedDict):
+    """Calls of one function, in one line: each part is answered as a
+    :class:`FnRequest` numbered ``i``, ``i + 1``, ... would be."""
+
+    i: int
+    fn: str
+    batch: list[FnCall]
+
+
 class Bye(TypedDict):
     k: Literal["bye"]
 
