@@ -345,6 +345,9 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 space["__qf_took__"] = lambda: oracle.took
                 space["__qf_calls__"] = oracle.call_many
                 space["__qf_size__"] = _value_size
+                # The value codec's decoder: a check's own data (EvalPlus's
+                # inputs) crosses in the wire's encoding, read by the same code.
+                space["__qf_decode__"] = decode_value
                 truth = req.get("truth")
                 if truth == "read":
                     space["__qf_truth__"] = oracle.truth
