@@ -159,7 +159,7 @@ def _qf_same(out: Any, exp: Any, inp: Any) -> bool:
 # this (trusted) process, which a busy machine does not stretch.
 
 
-def _qf_check(candidate: Callable[..., Any]) -> None:
+def _qf_check(candidate: Callable[..., object]) -> None:
     namespace: dict[str, Any] = {"__name__": "__qf_reference__"}
     exec(_QF_REFERENCE, namespace)
     reference = namespace[_QF_ENTRY]
@@ -238,7 +238,7 @@ def _qf_check(candidate: Callable[..., Any]) -> None:
         )
 
 
-def _qf_keep_truth(candidate: Callable[..., Any]) -> None:
+def _qf_keep_truth(candidate: Callable[..., object]) -> None:
     # EvalPlus's ground-truth pass, run alone before any program is judged:
     # every input's expected output and the reference's time, handed to the
     # app to keep (the candidate is an empty program's, never called).
