@@ -592,11 +592,19 @@ def _not_dumpable() -> None:
         pass
 
 
-def _plan(index: int, test: str, entry_point: str | None, leaf_srcs: list[str], **kw: Any) -> TestPlan:
+def _plan(
+    index: int,
+    test: str,
+    entry_point: str | None,
+    leaf_srcs: list[str],
+    value_src: str | None = None,
+    defined: set[str] | frozenset[str] = frozenset(),
+    local_names: frozenset[str] | None = None,
+) -> TestPlan:
     """plan_test, with any failure to read the test as that test's error."""
     saved = len(leaf_srcs)
     try:
-        return plan_test(index, test, entry_point, leaf_srcs, **kw)
+        return plan_test(index, test, entry_point, leaf_srcs, value_src, defined, local_names)
     except (RecursionError, MemoryError, ValueError) as exc:
         del leaf_srcs[saved:]
         return TestPlan(index=index, test=test, error=f"not a test the sandbox can read: {type(exc).__name__}")
