@@ -12,12 +12,20 @@ oracle that already served a run):
 - ``evalplus``: HumanEval+/0's base inputs, as ``qflow bench`` judges them.
 
     python bench/sandbox_messages.py
+    python bench/sandbox_messages.py --time 30   # also: median ms per judged program, of 30
+
+``--time`` judges each program that many times more, uncounted (the
+counting wraps the app's send and receive), and prints the median wall time
+of one: run it from two checkouts in turn to compare their wires.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import statistics
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -41,6 +49,8 @@ def _kind(msg: Any) -> str:
             return str(msg[key])
     if "limits" in msg or "mode" in msg:
         return "job"
+    if "batch" in msg:
+        return "batch"
     if "src" in msg:
         return "src"
     if "fn" in msg:
@@ -51,9 +61,9 @@ def _kind(msg: Any) -> str:
 def _count() -> None:
     send, receive = watchdog.Child.send, watchdog.Child.receive
 
-    def counted_send(self: watchdog.Child, obj: Any, tail: bytes = b"") -> None:
+    def counted_send(self: watchdog.Child, obj: Any, tail: bytes = b"", *, answers: int = 1) -> None:
         SENT[_kind(obj)] += 1
-        send(self, obj, tail)
+        send(self, obj, tail, answers=answers)
 
     def counted_receive(self: watchdog.Child, *args: Any, **kw: Any) -> Any:
         msg = receive(self, *args, **kw)
@@ -74,14 +84,26 @@ def _show(label: str) -> None:
     TAKEN.clear()
 
 
-async def main() -> None:
-    _count()
+async def main(rounds: int) -> None:
     evaluator = Evaluator(convention="solution")
     work = [
         ("run_tests mbpp/11", "mbpp/11"),
         ("run_check humaneval/0", "humaneval/0"),
         ("evalplus humaneval+/0", "humaneval-plus/0"),
     ]
+    if rounds:
+        print(f"median wall time of one judged program (the canonical answer), of {rounds}:")
+        for label, pid in work:
+            bp = load_bench_problem(pid)
+            await evaluator.evaluate(bp, bp.reference)  # warm
+            took = []
+            for _ in range(rounds):
+                t0 = time.perf_counter()
+                verdict = await evaluator.evaluate(bp, bp.reference)
+                took.append(time.perf_counter() - t0)
+                assert verdict.passed, verdict
+            print(f"  {label:<22} {statistics.median(took) * 1000:7.1f} ms")
+    _count()
     print("messages per judged program (the canonical answer), first and second run:")
     for label, pid in work:
         bp = load_bench_problem(pid)
@@ -92,4 +114,6 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--time", type=int, default=0, metavar="N", help="also time each judged program N times")
+    asyncio.run(main(parser.parse_args().time))

@@ -35,7 +35,6 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any
 
 from .problem import Problem, TestCase
 from .sandbox import Sandbox, SandboxConfig, SandboxReport, TestOutcome
@@ -156,11 +155,11 @@ def apps_stdio_match(output: str, expected: str | list[str]) -> bool:
         return False
 
 
-def _int_keys(value: Any) -> Any:
+def _int_keys(value: dict[str, object]) -> dict[int, object]:
     return {int(k): v for k, v in value.items()}
 
 
-def apps_call_inputs(inputs: list[Any]) -> list[Any]:
+def apps_call_inputs(inputs: list[object]) -> list[object]:
     """APPS turns a lone dict argument's keys back into ints (JSON made them text)."""
     if inputs and isinstance(inputs[0], dict):
         try:
@@ -170,7 +169,7 @@ def apps_call_inputs(inputs: list[Any]) -> list[Any]:
     return inputs
 
 
-def apps_call_expected(expected: Any) -> Any:
+def apps_call_expected(expected: object) -> object:
     """APPS's reading of a call-based test's expected output (dict keys back to ints)."""
     try:
         if isinstance(expected, dict):
@@ -182,7 +181,7 @@ def apps_call_expected(expected: Any) -> Any:
     return expected
 
 
-def apps_call_match(value: Any, expected: Any) -> bool:
+def apps_call_match(value: object, expected: object) -> bool:
     """APPS's call-based comparison: a tuple reads as a list; the value equals
     the expected output, or (the expected output being a non-empty list) its
     first element, or, the value being a sequence of tuples, that first
@@ -532,7 +531,7 @@ def judge_calls_sync(
     sandbox: Sandbox,
     program: str,
     fn_name: str,
-    tests: Sequence[tuple[list[Any], Any]],
+    tests: Sequence[tuple[list[object], object]],
     *,
     prelude: str = "",
 ) -> SandboxReport:

@@ -5,12 +5,15 @@ block, and a broken install says so in one line."""
 from __future__ import annotations
 
 import ast
+import dataclasses
+import json
 
 import pytest
 
 from qflow_tui.core.bench import checks
 from qflow_tui.core.bench.datasets import load_bench_problem
 from qflow_tui.core.bench.evaluate import HUMANEVAL_TIMEOUT_MESSAGE, plus_check_source, timed_check_source
+from qflow_tui.core.sandbox.codec import decode_value, strict_eq
 
 
 def _assigned(src: str) -> dict[str, object]:
@@ -38,6 +41,24 @@ def test_the_plus_check_is_the_file_with_the_problems_values_in_place():
     assert values["_QF_REFERENCE"] == bp.reference
     assert checks.PARAMETERS_BEGIN not in src
     compile(src, "<check>", "exec")
+
+
+def test_the_plus_checks_inputs_cross_in_the_sandboxs_value_encoding():
+    # One encoder (the app's) and one decoder (the oracle's, __qf_decode__)
+    # for the inputs, as for every value on the wire: the kinds JSON lacks
+    # come back as they were, a frozenset as a frozenset, a dict's int keys as ints.
+    bp = load_bench_problem("humaneval-plus/0")
+    inputs = [[(1, 2.5), {3: "x"}], [frozenset({1}), {1, 2}], [1 + 2j, float("nan"), float("-inf"), b"\x00", None]]
+    bp = dataclasses.replace(bp, base_inputs=inputs)
+    encoded = _assigned(plus_check_source(bp, "base", 7.0))["_QF_INPUTS_JSON"]
+    assert isinstance(encoded, str)
+    decoded = [decode_value(x) for x in json.loads(encoded)]
+    assert len(decoded) == len(inputs)
+    for got, want in zip(decoded, inputs, strict=True):
+        assert [type(v) for v in got] == [type(v) for v in want]
+        assert repr(got) == repr(want)
+        assert strict_eq(got[:1], want[:1])
+    assert "__qf_decode__(_QF_INPUTS[i])" in plus_check_source(bp, "base", 7.0)
 
 
 def test_the_timed_check_follows_the_datasets_check_with_its_limit():

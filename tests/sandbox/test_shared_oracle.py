@@ -115,10 +115,12 @@ def test_the_program_process_gets_every_tests_calls_at_once(monkeypatch):
     events: list[str] = []
     send, receive = watchdog.Child.send, watchdog.Child.receive
 
-    def spy_send(self, obj):
+    def spy_send(self, obj, tail=b"", *, answers=1):
         if isinstance(obj, dict) and "src" in obj:
             events.append("send")
-        return send(self, obj)
+        if isinstance(obj, dict) and "batch" in obj:
+            events.append(f"send {len(obj['batch'])} in one line")
+        return send(self, obj, tail, answers=answers)
 
     def spy_receive(self, *args, **kwargs):
         msg = receive(self, *args, **kwargs)
@@ -132,7 +134,7 @@ def test_the_program_process_gets_every_tests_calls_at_once(monkeypatch):
     tests = [f"assert f({i}) == {i}" for i in range(20)]
     r = sb.run_tests_sync(PROGRAM, tests)
     assert [o.status for o in r.results] == ["pass"] * 20, r.to_dict()
-    assert events == ["send"] * 20 + ["answer"] * 20
+    assert events == ["send 20 in one line"] + ["answer"] * 20
 
 
 def test_a_call_that_ends_the_process_loses_only_its_own_test():

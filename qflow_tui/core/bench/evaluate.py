@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import math
 import os
 from dataclasses import asdict, dataclass, replace
@@ -30,6 +29,7 @@ from typing import Any
 
 from ..iojudge import APPS_PRELUDE, io_config, judge_calls_sync, judge_io_sync
 from ..sandbox import CheckingSandbox, Sandbox, SandboxConfig, SandboxReport
+from ..sandbox.codec import value_text
 from ..sandbox.truth import TruthFile
 from . import checks
 from .datasets import BenchProblem
@@ -528,31 +528,6 @@ _FIRST_TUPLE = frozenset({250, 405, 446, 617, 720, 763, 808})
 _TUPLE_OF_TUPLES = frozenset({259, 401, 445})
 
 
-#: An input as JSON carries it (see :func:`_tag`).
-Tagged = None | bool | int | float | str | list["Tagged"] | dict[str, "Tagged"]
-
-
-def _tag(x: object) -> Tagged:
-    """JSON-able form of an input that keeps tuples, sets and complex numbers."""
-    if isinstance(x, tuple):
-        return {"__qf__": "t", "v": [_tag(i) for i in x]}
-    if isinstance(x, (set, frozenset)):
-        return {"__qf__": "s", "v": [_tag(i) for i in x]}
-    if isinstance(x, complex):
-        return {"__qf__": "c", "v": [x.real, x.imag]}
-    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
-        return {"__qf__": "f", "v": repr(x)}
-    if isinstance(x, dict):
-        if all(isinstance(k, str) for k in x):
-            return {str(k): _tag(v) for k, v in x.items()}
-        return {"__qf__": "d", "v": [[_tag(k), _tag(v)] for k, v in x.items()]}
-    if isinstance(x, list):
-        return [_tag(i) for i in x]
-    if x is None or isinstance(x, (bool, int, float, str)):
-        return x
-    raise TypeError(f"an EvalPlus input of type {type(x).__name__} has no JSON form")
-
-
 #: The function the check calls on a match-or-None problem (see not_none_entry).
 NOT_NONE_ENTRY = "__qflow_not_none__"
 
@@ -594,7 +569,7 @@ def plus_check_source(bp: BenchProblem, part: str = "plus", cap: float | None = 
         _QF_SET_EQ=sorted(MBPP_OUTPUT_SET_EQ),
         _QF_NOT_NONE=sorted(MBPP_OUTPUT_NOT_NONE),
         _QF_REFERENCE=bp.reference,
-        _QF_INPUTS_JSON=json.dumps(_tag(inputs), allow_nan=False),
+        _QF_INPUTS_JSON="[" + ",".join(value_text(x, 1 << 40) for x in inputs) + "]",
         _QF_WINDOW=PLUS_WINDOW,
         _QF_WINDOW_BYTES=PLUS_WINDOW_BYTES,
     )

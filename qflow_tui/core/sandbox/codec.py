@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .harness import channel, prelude
+from .harness import channel, prelude, values
 from .harness import codec as harness
 
 NotPlain: type[Exception] = harness.NotPlain
@@ -25,6 +25,9 @@ decode_value: Callable[..., Any] = harness.decode_value
 Counter, deque, ... -> :data:`Boxed`; ``found``, a list, collects them); raises ValueError (or RecursionError, ...) for
 anything malformed."""
 encode_value: Callable[[Any], Any] = harness.encode_value
+value_text: Callable[[object, int], str] = values._plain_text
+"""The JSON text of a value's encoding (what a program's process reports),
+at most ``max_bytes`` long (NotPlain past it, or for a value that is not plain)."""
 check_hashes: Callable[[list[Any]], None] = harness.check_hashes
 strict_eq: Callable[[Any, Any], bool] = harness.strict_eq
 strict_in: Callable[[Any, Any], bool] = harness.strict_in

@@ -32,10 +32,11 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..jsontypes import JSONObject
 from . import cgroups
 from .config import ISOLATION_ENV, LAYERS, parse_layers
+from .harness.wire import Job
 from .launch import LANDLOCK_READ, Launch, SandboxUnavailable
 from .watchdog import BOOT_TIMEOUT, Child
 
@@ -374,8 +375,8 @@ def _interpreters() -> list[str]:
     return out
 
 
-def _probe(launch: Launch) -> tuple[dict[str, Any] | None, str]:
-    job = {
+def _probe(launch: Launch) -> tuple[JSONObject | None, str]:
+    job: Job = {
         "mode": "probe",
         "limits": {},
         "seccomp": ({"path": list(launch.seccomp_path)} if launch.seccomp_path is not None else None),
@@ -393,7 +394,8 @@ def _probe(launch: Launch) -> tuple[dict[str, Any] | None, str]:
     if hello is None or hello.get("k") != "hello" or done is None or done.get("k") != "done":
         err = bytes(child.stderr).decode("utf-8", "replace").strip().splitlines()
         return None, (err[-1] if err else child.detail or child.end)
-    return hello, ""
+    # A hello is JSON alone (no raw value follows its line).
+    return {k: v for k, v in hello.items() if not isinstance(v, bytes)}, ""
 
 
 def landlock_read(

@@ -70,9 +70,10 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from . import zygote
+from .harness.wire import Job
 from .isolation import Isolation, SlotPool, slot_pool
 from .launch import process_tree, pss_kb
 from .watchdog import BOOT_KEYS, Child
@@ -83,6 +84,7 @@ from .zygote import zygotes
 MAX_KINDS = 4
 #: A kind of job: the isolation, and everything fixed when a child boots.
 Key = tuple[Any, ...]
+_K = TypeVar("_K")
 #: Seconds a run short of slots waits before it looks again at the idle
 #: children (one of a kind it wants may have finished booting).
 RETRY = 0.02
@@ -122,7 +124,7 @@ def target(iso: Isolation) -> int:
     return max(1, min(os.cpu_count() or 1, iso.slots // 2))
 
 
-def _count(counts: dict[Any, int], key: Any, delta: int) -> None:
+def _count(counts: dict[_K, int], key: _K, delta: int) -> None:
     """Add ``delta`` to a count kept only while above zero."""
     left = counts.get(key, 0) + delta
     if left > 0:
@@ -138,7 +140,7 @@ def max_runs(iso: Isolation) -> int:
     return max(1, iso.slots // 2)
 
 
-def job_key(iso: Isolation, disk_mb: int, cgroup: bool, job: dict[str, Any], max_output: int, max_line: int) -> Key:
+def job_key(iso: Isolation, disk_mb: int, cgroup: bool, job: Job, max_output: int, max_line: int) -> Key:
     """What a warm child must share with a job to take it."""
     limits = job.get("limits") or {}
     boot = json.dumps({k: v for k, v in job.items() if k in BOOT_KEYS}, sort_keys=True)

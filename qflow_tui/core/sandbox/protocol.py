@@ -15,7 +15,12 @@ Requests (app -> child, on the child's stdin; the first line is the job):
   answered ``{"vn": n, "d": the call's own seconds}`` and, right after the
   line, the value's JSON text as ``n`` raw ASCII bytes, which the app reads
   by their count, never as lines, and never escapes again);
-  ``{"k": "bye"}``.
+  ``{"k": "bye"}``. Requests the app has at once (a run's asserts, an
+  oracle's window of calls) go in one line, ``{"i", "batch": [parts]}``
+  (``"fn"`` and the other fields the parts share beside it): each part is
+  answered as the request it stands for, numbered ``i``, ``i + 1``, ...,
+  one answer per part, so the app times each (the program's own time is
+  the app's measurement, never its word; see ``clock``).
 - oracle process: a shared one's first request of a run carries ``"begin":
   {"setup", "proxies", "timeout", "max_value", "cpu"}`` (a fresh namespace,
   made before the request runs; the request is answered as any, or
@@ -58,10 +63,12 @@ from __future__ import annotations
 
 import json
 import signal
-from typing import Any
+from collections.abc import Mapping
+
+from .harness.wire import Incoming
 
 
-def parse_line(line: bytes) -> dict[str, Any] | None:
+def parse_line(line: bytes) -> Incoming | None:
     """A message, or None for anything that is not one JSON object."""
     try:
         msg = json.loads(line)
@@ -70,7 +77,7 @@ def parse_line(line: bytes) -> dict[str, Any] | None:
     return msg if type(msg) is dict else None
 
 
-def encode_line(obj: Any) -> bytes:
+def encode_line(obj: Mapping[str, object]) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode("utf-8") + b"\n"
 
 

@@ -9,6 +9,7 @@ import contextlib
 import functools
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -17,6 +18,7 @@ from ..safe_text import valid, valid_text
 from . import cgroups
 from .codec import Boxed, Foreign, NotPlain, Subclassed, decode_value, encode_value
 from .config import SandboxConfig, memory_plan
+from .harness.wire import CallReply, Incoming, Limits, OracleRequest
 from .isolation import Isolation, WeakLevelRefused, detect_isolation, weak_refusal
 from .plainops import EvalError
 from .report import SandboxReport, Status, TestOutcome
@@ -25,6 +27,7 @@ from .truth import TruthFile
 from .verdict import (
     TRUSTED_NAMES,
     Ctx,
+    Leaf,
     LeafError,
     TestPlan,
     callable_helpers,
@@ -149,7 +152,7 @@ class Sandbox:
         is loaded."""
         return await self._in_thread(self.check_values_sync, items, entry_point, setup)
 
-    async def _in_thread(self, fn: Any, *args: Any) -> SandboxReport:
+    async def _in_thread(self, fn: Callable[..., SandboxReport], *args: object) -> SandboxReport:
         cancel = threading.Event()
         loop = asyncio.get_running_loop()
         fut = loop.run_in_executor(_get_executor(self._iso.slots), lambda: fn(*args, cancel=cancel))
@@ -275,7 +278,7 @@ class Sandbox:
         return out
 
     # ------------------------------------------------------------ internals
-    def _limits(self, n: int) -> dict[str, Any]:
+    def _limits(self, n: int) -> Limits:
         c = self.config
         return {
             "as": self.memory.per_process_mb << 20,
@@ -356,12 +359,13 @@ class Sandbox:
                 report.load_error = servers.load_error
                 outcome = TestOutcome(label, "error", error=servers.load_error)
             else:
-                request: dict[str, Any] = {"op": "check", "src": check, "fn": check_function, "entry": entry_point}
+                request: OracleRequest = {"op": "check", "src": check, "fn": check_function, "entry": entry_point}
                 request["loaded"] = servers.load_time
                 if truth is not None:
                     servers.truth = truth
                     request["truth"] = truth.mode
-                res = servers.ask_oracle(dict(request, limit=c.check_limit()), c.check_limit())
+                request["limit"] = c.check_limit()
+                res = servers.ask_oracle(request, c.check_limit())
                 outcome = _check_outcome(label, res)
                 report.charged = _charged(res.get("charged"))
             outcome.duration = time.monotonic() - t0
@@ -397,7 +401,7 @@ class Sandbox:
         servers = self._servers(program, setup, len(runnable), need_oracle, deadline, cancel, helpers, trusted_tests)
         try:
             leaves = self._leaves(servers, leaf_srcs)
-            subjects: dict[int, list[Any]] = {}
+            subjects: dict[int, list[object]] = {}
             calling = []
             for p in runnable:
                 if p.subject_srcs:
@@ -432,7 +436,7 @@ class Sandbox:
         report.stderr = _cap_text(bytes(servers.stderr), cap)
         report.duration = time.monotonic() - t0
 
-    def _leaves(self, servers: Servers, srcs: list[str]) -> list[dict[str, Any]]:
+    def _leaves(self, servers: Servers, srcs: list[str]) -> list[Leaf]:
         """The expected values, computed in the oracle process: one request
         and one answer for them all (each leaf within its own time limit), so
         50 cost about what 1 does. When that answer does not come (a leaf
@@ -443,17 +447,19 @@ class Sandbox:
         if len(srcs) > 1:
             res = servers.ask_oracle({"op": "leaves", "srcs": srcs, "each": timeout}, timeout * len(srcs))
             items = res.get("vs")
-            if type(items) is list and len(items) == len(srcs) and all(type(x) is dict for x in items):
-                return [self._leaf({"v": [x["v"]]} if "v" in x else x) for x in items]
+            leaves = [x for x in items if type(x) is dict] if type(items) is list else []
+            if len(leaves) == len(srcs) and type(items) is list and len(items) == len(srcs):
+                return [self._leaf({"v": [x["v"]]} if "v" in x else x) for x in leaves]
         answers = servers.ask_oracle_many([{"op": "leaf", "src": s} for s in srcs], timeout)
         return [self._leaf(res) for res in answers]
 
     @staticmethod
-    def _leaf(res: dict[str, Any]) -> dict[str, Any]:
-        if type(res.get("v")) is list and len(res["v"]) == 1:
-            found: list[Any] = []
+    def _leaf(res: Mapping[str, object]) -> Leaf:
+        encoded = res.get("v")
+        if type(encoded) is list and len(encoded) == 1:
+            found: list[object] = []
             try:
-                value = decode_value(res["v"][0], 0, found)
+                value = decode_value(encoded[0], 0, found)
             except _DECODE_ERRORS:
                 return {"e": "malformed value", "t": "malformed"}
             if found:
@@ -468,8 +474,8 @@ class Sandbox:
         self,
         p: TestPlan,
         out: TestOutcome,
-        vals: list[Any],
-        leaves: list[dict[str, Any]],
+        vals: list[object],
+        leaves: list[Leaf],
         servers: Servers,
         foreign: bool = False,
     ) -> None:
@@ -509,13 +515,13 @@ class Sandbox:
             out.error = "judging the assert: " + str(res.get("e"))[:5000]
 
     def _subject_outcome(
-        self, p: TestPlan, reply: dict[str, Any], duration: float
-    ) -> tuple[TestOutcome, list[Any] | None, bool]:
+        self, p: TestPlan, reply: CallReply, duration: float
+    ) -> tuple[TestOutcome, list[object] | None, bool]:
         """The call's outcome so far, its values (None when there are none)
         and whether they hold a numpy or standard-library value (Foreign, Boxed) (see ``_verdict``)."""
         out = TestOutcome(p.test, "error", duration=duration)
         if "v" in reply:
-            found: list[Any] = []
+            found: list[object] = []
             try:
                 vals = [decode_value(e, 0, found) for e in reply["v"]]
             except _DECODE_ERRORS as exc:
@@ -524,9 +530,9 @@ class Sandbox:
             out.actual = safe_repr(vals[0]) if len(vals) == 1 else safe_repr(tuple(vals))
             out.status = "pass"  # provisional: the verdict comes next
             return out, vals, bool(found)
-        st = reply["st"]
+        st = reply.get("st")
         out.status = "fail" if st == "notplain" else "timeout" if st == "timeout" else "error"
-        out.error = reply["e"]
+        out.error = reply.get("e")
         return out, None, False
 
 
@@ -586,17 +592,25 @@ def _not_dumpable() -> None:
         pass
 
 
-def _plan(index: int, test: str, entry_point: str | None, leaf_srcs: list[str], **kw: Any) -> TestPlan:
+def _plan(
+    index: int,
+    test: str,
+    entry_point: str | None,
+    leaf_srcs: list[str],
+    value_src: str | None = None,
+    defined: set[str] | frozenset[str] = frozenset(),
+    local_names: frozenset[str] | None = None,
+) -> TestPlan:
     """plan_test, with any failure to read the test as that test's error."""
     saved = len(leaf_srcs)
     try:
-        return plan_test(index, test, entry_point, leaf_srcs, **kw)
+        return plan_test(index, test, entry_point, leaf_srcs, value_src, defined, local_names)
     except (RecursionError, MemoryError, ValueError) as exc:
         del leaf_srcs[saved:]
         return TestPlan(index=index, test=test, error=f"not a test the sandbox can read: {type(exc).__name__}")
 
 
-def _charged(pairs: Any) -> list[tuple[float, float]] | None:
+def _charged(pairs: object) -> list[tuple[float, float]] | None:
     """A trusted check's ``[[seconds, limit], ...]``, validated."""
     if type(pairs) is not list or not pairs:
         return None
@@ -608,7 +622,7 @@ def _charged(pairs: Any) -> list[tuple[float, float]] | None:
     return out
 
 
-def _check_outcome(label: str, res: dict[str, Any]) -> TestOutcome:
+def _check_outcome(label: str, res: Incoming) -> TestOutcome:
     if res.get("ok") is True:
         return TestOutcome(label, "pass")
     if res.get("ok") is False:

@@ -37,16 +37,35 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
+from ..jsontypes import JSONValue
 from . import pool
 from .clock import wall_cap
 from .codec import BIG_VALUE_MAX
 from .config import ORACLE_PROCS, SandboxConfig
+from .harness.wire import (
+    Begin,
+    CallReply,
+    Encoded,
+    Exc,
+    FnBatch,
+    FnCall,
+    FnRequest,
+    Incoming,
+    Job,
+    Kept,
+    Limits,
+    OracleRequest,
+    Ret,
+    Rets,
+    SrcBatch,
+    SrcRequest,
+    TruthSizes,
+)
 from .isolation import Isolation, slot_pool
 from .launch import SandboxUnavailable
 from .truth import KEEP_LINE_MAX, TruthFile
-from .watchdog import BOOT_KEYS, BOOT_TIMEOUT, Child
+from .watchdog import BOOT_KEYS, BOOT_TIMEOUT, Child, job_part
 
 #: After this many restarts of the program process (a call killed for time, a
 #: crash, an exit), the remaining calls are not run.
@@ -75,7 +94,7 @@ class Servers:
         need_oracle: bool,
         deadline: float,
         cancel: threading.Event | None,
-        limits: dict[str, Any],
+        limits: Limits,
         shared_oracle: bool = False,
         load_limit: float | None = None,
     ) -> None:
@@ -99,7 +118,7 @@ class Servers:
         self._started_once = False
         self.truth: TruthFile | None = None
         """The ground truth the check of this run reads or keeps, if any (see ``truth``)."""
-        base = {
+        base: Job = {
             "timeout": config.timeout,
             "max_value": config.max_value_kb * 1024,
             "limits": limits,
@@ -109,12 +128,15 @@ class Servers:
         }
         if config.charge != "own":
             # The harness's own wall-clock alarm is the same guard (see ``clock``).
-            base.update(charge=config.charge, wall_factor=config.wall_factor)
-        self._program_job = dict(base, mode="program", program=program or "")
-        self._oracle_job = dict(base, mode="oracle", proxies=proxies, limits=dict(limits, nproc=ORACLE_PROCS))
+            base["charge"] = config.charge
+            base["wall_factor"] = config.wall_factor
+        oracle_limits = limits.copy()
+        oracle_limits["nproc"] = ORACLE_PROCS
+        self._program_job: Job = {**base, "mode": "program", "program": program or ""}
+        self._oracle_job: Job = {**base, "mode": "oracle", "proxies": proxies, "limits": oracle_limits}
         self._shared = need_oracle and shared_oracle and pool.enabled()
         """The oracle is a shared one (see the module's docstring)."""
-        self._begin: dict[str, Any] = {}
+        self._begin: Begin | None = None
         self._begun: Child | None = None
         """The oracle process that has begun this run (a shared one)."""
         self._lent: pool.Key | None = None
@@ -122,19 +144,20 @@ class Servers:
         if self._shared:
             # Everything of the run's own goes in its first request, so the
             # process's job is the same for every run it serves.
-            self._oracle_job = dict(
-                base,
-                mode="oracle",
-                shared=True,
-                setup="",
-                proxies=[],
-                limits=dict(limits, nproc=ORACLE_PROCS, cpu=max(SHARED_CPU, int(limits.get("cpu") or 0))),
-            )
+            oracle_limits["cpu"] = max(SHARED_CPU, int(limits.get("cpu") or 0))
+            self._oracle_job = {
+                **base,
+                "mode": "oracle",
+                "shared": True,
+                "setup": "",
+                "proxies": [],
+                "limits": oracle_limits,
+            }
             self._begin = {
                 "setup": setup,
                 "proxies": proxies,
                 "timeout": config.timeout,
-                "max_value": base["max_value"],
+                "max_value": config.max_value_kb * 1024,
                 "cpu": limits.get("cpu"),
             }
         self._pool = slot_pool(iso)
@@ -166,7 +189,7 @@ class Servers:
             raise
 
     # ----------------------------------------------------------- processes
-    def _spawn(self, job: dict[str, Any], slot: int, warm: Child | None = None) -> Child:
+    def _spawn(self, job: Job, slot: int, warm: Child | None = None) -> Child:
         """The child for ``job`` on ``slot``: ``warm`` (a warm child holding
         that slot, see ``pool``) given its job, or one started now."""
         if warm is not None:
@@ -174,11 +197,11 @@ class Servers:
             return warm
         return _start_child(self.iso, self.config, job, slot, False)
 
-    def _want(self, job: dict[str, Any]) -> tuple[pool.Key, pool.Recipe]:
+    def _want(self, job: Job) -> tuple[pool.Key, pool.Recipe]:
         c = self.config
         # A child forked from a zygote that preloads is of its own kind.
         key = (*pool.job_key(self.iso, c.max_disk_mb, c.cgroup, job, *_caps(c)), c.preload)
-        boot = {k: v for k, v in job.items() if k in BOOT_KEYS or k == "limits"}
+        boot = job_part(job, BOOT_KEYS | {"limits"})
         iso = self.iso
         shared = bool(job.get("shared"))
         return key, pool.Recipe(iso, lambda slot, warm: _start_child(iso, c, boot, slot, warm), shared=shared)
@@ -250,10 +273,12 @@ class Servers:
         return child.detail or child.end or "no answer"
 
     # ---------------------------------------------------------------- calls
-    def call(self, request: dict[str, Any], *, limit: float | None = None, size: int | None = None) -> dict[str, Any]:
-        """Run one call in the program process. The reply is ``{"v": [encoded
-        values]}`` (a ``src`` request), ``{"vj": bytes, JSON text of the encoded
-        value, "d": seconds}`` (an ``fn`` request: the app relays it unread),
+    def call(
+        self, fn: str, args: list[Encoded], kw: list[Encoded], *, limit: float | None = None, size: int | None = None
+    ) -> CallReply:
+        """Run ``fn(*args, **kw)`` (encoded values; ``kw`` as name, value
+        pairs) in the program process. The reply is ``{"vj": bytes, JSON
+        text of the encoded value, "d": seconds}`` (the app relays it unread),
         or ``{"st": status, "e": reason}`` with status ``raised`` (the program
         raised), ``notplain``, ``timeout``, ``error`` or ``load`` (the program
         did not load). ``limit``: the call's own time limit in seconds (its
@@ -266,7 +291,7 @@ class Servers:
         self._seq += 1
         seconds = self.config.timeout
         cap = self.config.max_value_kb * 1024
-        request = dict(request, i=self._seq)
+        request: FnRequest = {"i": self._seq, "fn": fn, "a": args, "kw": kw}
         if size is not None and size > cap:
             cap = request["m"] = min(size, BIG_VALUE_MAX)
         if limit is not None:
@@ -281,7 +306,7 @@ class Servers:
         finally:
             child.max_line = usual_line
 
-    def call_many(self, srcs: list[list[str]]) -> list[tuple[dict[str, Any], float]]:
+    def call_many(self, srcs: list[list[str]]) -> list[tuple[CallReply, float]]:
         """Evaluate each list of call sources (one test's) in the program
         process, as :meth:`call` with ``{"src": ...}`` would, the requests
         sent at once: the process answers them in order, each within its own
@@ -290,17 +315,18 @@ class Servers:
         requests after it go to a fresh one (up to ``MAX_RESPAWNS``), as they
         did one at a time. Each reply comes with the program's own time for it
         (see ``clock``)."""
-        replies: list[tuple[dict[str, Any], float]] = []
+        replies: list[tuple[CallReply, float]] = []
         while len(replies) < len(srcs):
             child = self._program_child()
             if child is None:
                 return replies + [(self._not_run(), 0.0)] * (len(srcs) - len(replies))
-            sent = []
+            # One line for them all (see ``protocol``), answered one by one.
+            sent: list[SrcRequest] = []
             for src in srcs[len(replies) :]:
                 self._seq += 1
-                request = {"src": src, "i": self._seq}
-                child.send(request)
-                sent.append(request)
+                sent.append({"src": src, "i": self._seq})
+            batch: SrcBatch = {"i": sent[0]["i"], "batch": [{"src": r["src"]} for r in sent]}
+            child.send(batch, answers=len(sent))
             for request in sent:
                 t0 = time.monotonic()
                 reply = self._reply(child, request, self.config.timeout, None, t0)
@@ -310,15 +336,15 @@ class Servers:
                     break  # it ended: the rest go to a fresh process
         return replies
 
-    def _not_run(self) -> dict[str, Any]:
+    def _not_run(self) -> CallReply:
         if self.load_error is not None:
             return {"st": "load", "e": self.load_error}
         assert self.stopped is not None
         return {"st": self.stopped[0], "e": self.stopped[1]}
 
     def _reply(
-        self, child: Child, request: dict[str, Any], seconds: float, limit: float | None, t0: float
-    ) -> dict[str, Any]:
+        self, child: Child, request: SrcRequest | FnRequest, seconds: float, limit: float | None, t0: float
+    ) -> CallReply:
         """The program process's answer to ``request`` (sent at ``t0``), as
         :meth:`call` returns it, with the program's own time for it (``d``,
         see ``clock``; the app's clock where the kernel gives no figures);
@@ -336,15 +362,17 @@ class Servers:
         if msg is not None and msg.get("k") == "res" and msg.get("i") == request["i"]:
             n = len(request["src"]) if "src" in request else 1
             if "vj" in msg and "src" not in request:
-                if type(msg["vj"]) is bytes:
-                    return {"vj": msg["vj"], "d": took}
+                vj = msg["vj"]
+                if type(vj) is bytes:
+                    return {"vj": vj, "d": took}
                 return {"st": "error", "e": "malformed result from the program's process"}
             if "v" in msg:
-                if type(msg["v"]) is list and len(msg["v"]) == n:
-                    return {"v": msg["v"], "d": took}
+                v = msg["v"]
+                if type(v) is list and len(v) == n:
+                    return {"v": v, "d": took}
                 return {"st": "error", "e": "malformed result from the program's process"}
             st = msg.get("st")
-            status = st if st in ("raised", "notplain", "timeout") else "error"
+            status = st if isinstance(st, str) and st in ("raised", "notplain", "timeout") else "error"
             return {"st": status, "e": str(msg.get("e"))[:5000]}
         # No answer: the process ended (time, a crash, an exit, output, disk)
         # or wrote out of order. Either way it is finished; later calls restart it.
@@ -361,11 +389,11 @@ class Servers:
         return {"st": status, "e": reason}
 
     # --------------------------------------------------------------- oracle
-    def ask_oracle(self, request: dict[str, Any], limit: float) -> dict[str, Any]:
+    def ask_oracle(self, request: OracleRequest, limit: float) -> Incoming:
         """One request to the oracle process: see :meth:`ask_oracle_many`."""
         return self.ask_oracle_many([request], limit)[0]
 
-    def ask_oracle_many(self, requests: list[dict[str, Any]], limit: float) -> list[dict[str, Any]]:
+    def ask_oracle_many(self, requests: list[OracleRequest], limit: float) -> list[Incoming]:
         """Requests to the oracle process, sent at once (it answers them in
         order, so each answer's time runs from the one before), relaying its
         calls into the program process: each call and its reply carry the
@@ -375,7 +403,7 @@ class Servers:
         counted: each call has its own limit). A request that ends the oracle
         is answered with the failure; the ones after it are asked of a fresh
         oracle process."""
-        answers: list[dict[str, Any]] = []
+        answers: list[Incoming] = []
         while len(answers) < len(requests):
             rest = len(requests) - len(answers)
             child = self._oracle
@@ -393,12 +421,14 @@ class Servers:
             for request in requests[len(answers) :]:
                 self._seq += 1
                 seqs.append(self._seq)
-                if opening and len(seqs) == 1:
+                request = request.copy()
+                request["i"] = self._seq
+                if opening and len(seqs) == 1 and self._begin is not None:
                     # A shared oracle's run opens with its first request, which
                     # carries the run's setup, proxies and limits: one request,
                     # one answer (see ``protocol``).
-                    request = dict(request, begin=self._begin)
-                child.send(dict(request, i=self._seq))
+                    request["begin"] = self._begin
+                child.send(request)
             # A check that keeps ground truth sends it in lines longer than
             # any value's (see ``truth``); for this run only.
             usual = child.max_line
@@ -422,7 +452,7 @@ class Servers:
                             self._oracle = None
                             child._finish("protocol", "a malformed answer from the trusted test process")
                             self._retire(child)
-                            failed = {"st": "error", "e": "the trusted test process did not begin the run"}
+                            failed: Incoming = {"st": "error", "e": "the trusted test process did not begin the run"}
                             return answers + [failed] * rest
                         self._begun = child
                     answers.append(res)
@@ -432,7 +462,7 @@ class Servers:
                 child.max_line = usual
         return answers
 
-    def _answer(self, child: Child, seq: int, limit: float) -> dict[str, Any]:
+    def _answer(self, child: Child, seq: int, limit: float) -> Incoming:
         """The answer to request ``seq`` (its calls relayed); on anything out
         of step the oracle is ended (a later request starts a fresh one)."""
         left = limit + GRACE
@@ -446,24 +476,26 @@ class Servers:
             if msg is not None and kind in ("call", "calls") and msg.get("c") == child.calls + 1:
                 child.calls += 1
                 reply, values = self._relay(msg) if kind == "call" else self._relay_many(msg)
-                child.send(dict(reply, c=child.calls), values)
+                reply["c"] = child.calls
+                child.send(reply, values)
                 continue
             if msg is not None and kind in ("truth", "keep") and msg.get("c") == child.calls + 1:
                 child.calls += 1
-                reply, tail = self._truth_step(msg)
-                child.send(dict(reply, c=child.calls), tail)
+                answer, tail = self._truth_step(msg)
+                answer["c"] = child.calls
+                child.send(answer, tail)
                 continue
             if msg is not None:
                 child._finish("protocol", "out-of-order message from the trusted test process")
             status = "timeout" if child.end in ("timeout", "deadline") else "error"
-            failed = {"st": status, "e": self._end_reason(child, "test")}
+            reason = self._end_reason(child, "test")
             self._oracle = None
             self._retire(child)
             if child.end in ("deadline", "cancelled"):
-                self.stopped = ("timeout", failed["e"])
-            return failed
+                self.stopped = ("timeout", reason)
+            return {"st": status, "e": reason}
 
-    def _truth_step(self, msg: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    def _truth_step(self, msg: Incoming) -> tuple[TruthSizes | Kept, bytes]:
         """A check's ``truth`` or ``keep`` step, answered from or into
         :attr:`truth` (nothing to give, nothing kept, when the run has none):
         the answer, and the raw records that follow its line."""
@@ -477,51 +509,47 @@ class Servers:
             return {"k": "truth", "sizes": [len(r) for r in records]}, b"".join(records)
         recs = msg.get("recs")
         if truth is not None and type(start) is int:
-            good = type(recs) is list and all(type(r) is str for r in recs)
-            truth.keep(start, recs if good else None)
+            texts = [r for r in recs if type(r) is str] if type(recs) is list else None
+            truth.keep(start, texts if texts is not None and type(recs) is list and len(texts) == len(recs) else None)
         return {"k": "kept"}, b""
 
-    def _relay(self, msg: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    def _relay(self, msg: Incoming) -> tuple[Ret | Exc, bytes]:
         """An oracle's call, answered; and the value's JSON text, which
         follows the answer's line raw (see ``protocol``)."""
         fn, args, kw = msg.get("fn"), msg.get("a"), msg.get("kw")
-        if fn not in self.proxies or type(args) is not list or type(kw) is not list:
+        if type(fn) is not str or fn not in self.proxies or type(args) is not list or type(kw) is not list:
             return {"k": "exc", "st": "error", "e": "malformed call request"}, b""
         limit, size = msg.get("t"), msg.get("m")
         t0 = time.monotonic()
         reply = self.call(
-            {"fn": fn, "a": args, "kw": kw},
+            fn,
+            args,
+            kw,
             limit=float(limit) if isinstance(limit, (int, float)) else None,
             size=size if type(size) is int else None,
         )
-        return self._for_oracle(str(fn), reply, t0)
+        return self._for_oracle(fn, reply, t0)
 
-    def _relay_many(self, msg: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    def _relay_many(self, msg: Incoming) -> tuple[Rets, bytes]:
         """An oracle's batch of calls (``calls``): each run as :meth:`_relay`
         runs one, the requests sent to the program's process at once, its
         answers relayed in one ``rets`` line, up to the first that is not a
         value (the oracle judges them in order and stops there)."""
         fn, items = msg.get("fn"), msg.get("items")
-        if (
-            fn not in self.proxies
-            or type(items) is not list
-            or not items
-            or not all(type(x) is dict and type(x.get("a")) is list and type(x.get("kw")) is list for x in items)
-        ):
+        calls = _fn_calls(items)
+        if type(fn) is not str or fn not in self.proxies or not calls:
             return {"k": "rets", "items": [{"k": "exc", "st": "error", "e": "malformed call request"}]}, b""
         shared = msg.get("u")
         budget = float(shared) if isinstance(shared, (int, float)) and 0 <= shared < 1e9 else None
-        out = []
+        out: list[Ret | Exc] = []
         values = []
-        for reply, t0 in self._call_many_fn(str(fn), items, budget):
-            one, value = self._for_oracle(str(fn), reply, t0)
+        for reply, t0 in self._call_many_fn(fn, calls, budget):
+            one, value = self._for_oracle(fn, reply, t0)
             out.append(one)
             values.append(value)
         return {"k": "rets", "items": out}, b"".join(values)
 
-    def _call_many_fn(
-        self, fn: str, items: list[dict[str, Any]], budget: float | None = None
-    ) -> list[tuple[dict[str, Any], float]]:
+    def _call_many_fn(self, fn: str, items: list[FnCall], budget: float | None = None) -> list[tuple[CallReply, float]]:
         """Calls of ``fn``, sent to the program's process at once, each with
         its own limit and cap as :meth:`call` gives one; the replies (each
         with the time its clock started: the answer before it) up to the
@@ -534,20 +562,25 @@ class Servers:
         child = self._program_child()
         if child is None:
             return [(self._not_run(), time.monotonic())]
-        sent = []
+        sent: list[tuple[FnRequest, float, float | None, int]] = []
+        parts: list[FnCall] = []
         usual_cap = self.config.max_value_kb * 1024
         for x in items:
             self._seq += 1
-            request: dict[str, Any] = {"fn": fn, "a": x["a"], "kw": x["kw"], "i": self._seq}
+            request: FnRequest = {"fn": fn, "a": x["a"], "kw": x["kw"], "i": self._seq}
+            part: FnCall = {"a": x["a"], "kw": x["kw"]}
             seconds, cap = self.config.timeout, usual_cap
             size, limit = x.get("m"), x.get("t")
-            if type(size) is int and size > cap:
-                cap = request["m"] = min(size, BIG_VALUE_MAX)
-            if isinstance(limit, (int, float)):
-                seconds = request["t"] = min(seconds, max(0.0, float(limit)))
-            child.send(request)
-            sent.append((request, seconds, float(limit) if isinstance(limit, (int, float)) else None, cap))
-        replies: list[tuple[dict[str, Any], float]] = []
+            if size is not None and size > cap:
+                cap = request["m"] = part["m"] = min(size, BIG_VALUE_MAX)
+            if limit is not None:
+                seconds = request["t"] = part["t"] = min(seconds, max(0.0, limit))
+            parts.append(part)
+            sent.append((request, seconds, limit, cap))
+        # One line for them all (see ``protocol``), answered one by one.
+        batch: FnBatch = {"i": sent[0][0]["i"], "fn": fn, "batch": parts}
+        child.send(batch, answers=len(parts))
+        replies: list[tuple[CallReply, float]] = []
         spent = 0.0
         for request, seconds, limit, cap in sent:
             t0 = time.monotonic()
@@ -561,7 +594,7 @@ class Servers:
                 reply = self._reply(child, request, seconds, limit, t0)
             finally:
                 child.max_line = usual_line
-            if left is not None and "vj" in reply and reply["d"] > left:
+            if left is not None and "vj" in reply and reply.get("d", 0.0) > left:
                 # Its answer came after the shared time ran out: a timeout, as
                 # one by one, with what was left as its limit, it would be.
                 reply = {"st": "timeout", "e": f"timeout: no result within the {left:.2f} s left of the check's time"}
@@ -576,17 +609,17 @@ class Servers:
             self._retire(child)
         return replies
 
-    def _for_oracle(self, fn: str, reply: dict[str, Any], t0: float) -> tuple[dict[str, Any], bytes]:
+    def _for_oracle(self, fn: str, reply: CallReply, t0: float) -> tuple[Ret | Exc, bytes]:
         """A reply from the program's process as the oracle takes it, and
         the value's JSON text to send raw after the line (``vn`` bytes)."""
         if "vj" in reply:
-            return {"k": "ret", "vn": len(reply["vj"]), "d": reply["d"]}, reply["vj"]
+            return {"k": "ret", "vn": len(reply["vj"]), "d": reply.get("d", 0.0)}, reply["vj"]
         if "v" in reply:
             return {"k": "ret", "v": reply["v"][0], "d": reply.get("d", time.monotonic() - t0)}, b""
-        st = reply["st"]
+        st = reply.get("st", "error")
         status = {"raised": "raised", "notplain": "fail", "timeout": "timeout"}.get(st, "error")
         prefix = "the program did not load: " if st == "load" else ""
-        return {"k": "exc", "st": status, "e": f"{fn}(): {prefix}{reply['e']}"}, b""
+        return {"k": "exc", "st": status, "e": f"{fn}(): {prefix}{reply.get('e')}"}, b""
 
     # ---------------------------------------------------------------- end
     def close(self) -> None:
@@ -638,7 +671,28 @@ def _caps(c: SandboxConfig) -> tuple[int, int]:
     return c.max_output_kb * 1024, 2 * c.max_value_kb * 1024 + (1 << 20)
 
 
-def _start_child(iso: Isolation, c: SandboxConfig, job: dict[str, Any], slot: int, warm: bool) -> Child:
+def _fn_calls(items: JSONValue | bytes) -> list[FnCall]:
+    """An oracle's batch of calls (``calls``' items) as the program's process
+    takes them; empty when it is not a list of calls."""
+    if type(items) is not list:
+        return []
+    calls: list[FnCall] = []
+    for x in items:
+        if type(x) is not dict:
+            return []
+        args, kw, limit, size = x.get("a"), x.get("kw"), x.get("t"), x.get("m")
+        if type(args) is not list or type(kw) is not list:
+            return []
+        call: FnCall = {"a": args, "kw": kw}
+        if isinstance(limit, (int, float)):
+            call["t"] = float(limit)
+        if type(size) is int:
+            call["m"] = size
+        calls.append(call)
+    return calls
+
+
+def _start_child(iso: Isolation, c: SandboxConfig, job: Job, slot: int, warm: bool) -> Child:
     max_output, max_line = _caps(c)
     return Child(
         iso.launch(slot, c.max_disk_mb, c.cgroup, c.preload), job, max_output=max_output, max_line=max_line, warm=warm

@@ -35,7 +35,7 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal
 
 from .codec import BIG_VALUE_MAX, KEEP_CHUNK
 
@@ -64,7 +64,7 @@ class TruthFile:
         self.path = path
         self.key = key
         self.inputs = inputs
-        self.mode = "read" if path.is_file() else "write"
+        self.mode: Literal["read", "write"] = "read" if path.is_file() else "write"
         self._reader: IO[bytes] | None = None
         self._next = 0
         """Index of the next record to read, or to write."""

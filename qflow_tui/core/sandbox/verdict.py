@@ -30,7 +30,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from .. import pyparse
 from ..asserts import AssertSyntaxError, called_functions, parse_assert, parse_python
@@ -60,10 +60,19 @@ class LeafError(Exception):
         self.kind = kind
 
 
+class Leaf(TypedDict, total=False):
+    """An expected value the oracle computed: ``v``, its (decoded) value, or
+    ``e``, what went wrong, and ``t``, of what kind."""
+
+    v: object
+    e: str
+    t: str
+
+
 @dataclass
 class Ctx:
     subjects: list[Any]
-    leaves: list[dict[str, Any]]  # oracle leaf results: {"v": value} or {"e": msg, "t": kind}
+    leaves: list[Leaf]
 
 
 Compiled = Callable[[Ctx], Any]
@@ -139,7 +148,7 @@ class _Planner:
         self.leaf_srcs.append(src)
 
         def read(ctx: Ctx) -> Any:
-            res = ctx.leaves[j] if j < len(ctx.leaves) else {"e": "no value reported", "t": "missing"}
+            res: Leaf = ctx.leaves[j] if j < len(ctx.leaves) else {"e": "no value reported", "t": "missing"}
             if "v" in res:
                 return res["v"]
             raise LeafError(f"evaluating {src!r} failed: {res.get('e')}", res.get("t", ""))

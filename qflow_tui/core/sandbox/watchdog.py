@@ -11,13 +11,16 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import cast
 
 from . import zygote
 from .cgroups import RunCgroup
 from .clock import LOOK_EVERY, CgroupCounters, ProgramClock, Sample, ThreadTimes, own_time, thread_times
 from .config import CGROUP_SLACK_MB
+from .harness.wire import Incoming, Job
 from .launch import (
     LANDLOCK_DEVICES,
     Launch,
@@ -54,15 +57,18 @@ BOOT_KEYS = frozenset({"mode", "shared", "seccomp", "guard_uid", "landlock", "cg
 CGROUP_SLACK = CGROUP_SLACK_MB << 20
 
 
+def job_part(job: Job, keys: AbstractSet[str], *, keep: bool = True) -> Job:
+    """``job`` with only the entries named in ``keys`` (``keep``), or without them."""
+    return cast("Job", {k: v for k, v in job.items() if (k in keys) == keep})
+
+
 class Child:
     """One started child. ``receive`` returns its next message or None once it
     has ended (``end`` and ``detail`` say why: ``timeout``, ``deadline``,
     ``died``, ``output``, ``disk``, ``protocol``, ``cancelled``). ``close``
     kills whatever is left and removes its files; it never raises."""
 
-    def __init__(
-        self, launch: Launch, job: dict[str, Any], *, max_output: int, max_line: int, warm: bool = False
-    ) -> None:
+    def __init__(self, launch: Launch, job: Job, *, max_output: int, max_line: int, warm: bool = False) -> None:
         """Start the child for ``job``. With ``warm``, only the job's boot part
         (see ``BOOT_KEYS``) is sent: the child boots and waits, and
         :meth:`start` gives it its job later (whose boot part and cgroup
@@ -73,17 +79,19 @@ class Child:
         self.end = ""
         self.detail = ""
         self.exit_status: int | None = None
-        self.hello: dict[str, Any] | None = None
+        self.hello: Incoming | None = None
         self.ready = False
         """Set by the owner once the child said it is loaded."""
         self.stdout = bytearray()
         self.stderr = bytearray()
         self.stdout_total = 0
         self.stderr_total = 0
-        self._inbox: deque[dict[str, Any]] = deque()
+        self._inbox: deque[Incoming] = deque()
         self._buf = bytearray()
-        self._raw_msg: dict[str, Any] | None = None
+        self._raw_msg: Incoming | None = None
         """An answer whose value's raw bytes are still to come (``vn``)."""
+        self._raw_need = 0
+        """The bytes of raw value text that follow :attr:`_raw_msg`'s line."""
         self.calls = 0
         """Calls an oracle process has made (each carries its number)."""
         self.runs = 0
@@ -113,7 +121,7 @@ class Child:
         """When the clock of the interval in progress was last read."""
         self._sending: ThreadTimes | None = None
         """The app's thread's times when it queued a request to the idle program."""
-        self._unstamped: list[dict[str, Any]] = []
+        self._unstamped: list[Incoming] = []
         """Answers read in the cycle in progress, stamped with their own time
         once it ends (so the cycle's own transport is the transport's)."""
         self._relay = 0.0
@@ -122,9 +130,11 @@ class Child:
         its requests or read its answers. Not the cycles that only looked at
         the clock or read its output while it ran."""
         if launch.uid is not None:
-            job = dict(job, guard_uid=True)  # the uid is this run's alone: its guardian may kill all of it
+            job = job.copy()
+            job["guard_uid"] = True  # the uid is this run's alone: its guardian may kill all of it
         if launch.landlock is not None:
-            job = dict(job, landlock={"ro": list(launch.landlock), "dev": list(LANDLOCK_DEVICES)})
+            job = job.copy()
+            job["landlock"] = {"ro": list(launch.landlock), "dev": list(LANDLOCK_DEVICES)}
         limits = job.get("limits") or {}
         self.cgroup: RunCgroup | None = None
         if launch.cgroup and limits.get("as"):
@@ -144,9 +154,11 @@ class Child:
         if cg_fds:
             # A fork finds them from CGROUP_FD on (the zygote puts them there).
             fd_numbers = list(range(zygote.CGROUP_FD, zygote.CGROUP_FD + len(cg_fds))) if forked else cg_fds
-            job = dict(job, cgroup_fds=fd_numbers)
-        boot = {k: v for k, v in job.items() if k in BOOT_KEYS}
-        self._out = bytearray(encode_line(dict(boot, k="boot")))
+            job = job.copy()
+            job["cgroup_fds"] = fd_numbers
+        boot = job_part(job, BOOT_KEYS)
+        boot["k"] = "boot"
+        self._out = bytearray(encode_line(boot))
         if not warm:
             self._out += encode_line(self._job_part(job))
         self.started = not warm
@@ -216,7 +228,7 @@ class Child:
         self._want_write()
         self._write()  # at once: a warm child boots while no one waits on it
 
-    def start(self, job: dict[str, Any]) -> None:
+    def start(self, job: Job) -> None:
         """Give a warm child its job (the part after the boot)."""
         if not self.started:
             self.started = True
@@ -225,7 +237,7 @@ class Child:
             if self._writing:
                 self._write()
 
-    def _job_part(self, job: dict[str, Any]) -> dict[str, Any]:
+    def _job_part(self, job: Job) -> Job:
         """The job without its boot part, as the child is to get it now. A uid
         with no pid namespace (the uid levels without bwrap) may still have
         zombies of earlier runs on it: orphans that the machine's init has not
@@ -236,15 +248,17 @@ class Child:
         it to its own processes (zombies reaped while it runs free no room
         there). Without one the raise is at most the limit itself, so a run
         never gets more than twice its own."""
-        part = {k: v for k, v in job.items() if k not in BOOT_KEYS}
+        part = job_part(job, BOOT_KEYS, keep=False)
         limits = part.get("limits") or {}
-        if self.launch.sweep_uid and self.launch.uid is not None and limits.get("nproc"):
-            nproc = int(limits["nproc"])
+        nproc = limits.get("nproc")
+        if self.launch.sweep_uid and self.launch.uid is not None and nproc:
             dead = uid_zombies(self.launch.uid)
             if self.cgroup is None or not self.cgroup.holds_pids:
                 dead = min(dead, nproc)
             if dead:
-                part["limits"] = dict(limits, nproc=nproc + dead)
+                limits = limits.copy()
+                limits["nproc"] = nproc + dead
+                part["limits"] = limits
         return part
 
     @property
@@ -278,10 +292,11 @@ class Child:
         return out, err
 
     # ---------------------------------------------------------------- sending
-    def send(self, obj: Any, tail: bytes = b"") -> None:
+    def send(self, obj: Mapping[str, object], tail: bytes = b"", *, answers: int = 1) -> None:
         """Queue one request line, and ``tail``'s bytes right after it (the
         raw values or records its line announces, see ``protocol``); written
-        while ``receive`` waits."""
+        while ``receive`` waits. ``answers``: how many answers the line asks
+        for (a batch's, one per part)."""
         if not self.end:
             if self.clock is not None and isinstance(obj, dict) and "i" in obj:
                 if self._pending == 0:
@@ -289,7 +304,7 @@ class Child:
                     # The app's work until the request is written (the cycle
                     # that writes it counts itself) is the transport's.
                     self._sending = thread_times()
-                self._pending += 1
+                self._pending += answers
             self._out += encode_line(obj)
             self._out += tail
             self._want_write()
@@ -312,7 +327,7 @@ class Child:
             self.clock = clock
             self._mark = self._new_mark()
 
-    def _host_pid(self, inside: Any) -> int | None:
+    def _host_pid(self, inside: object) -> int | None:
         """The host's pid of the harness that said hello with pid ``inside``
         (its pid in its own pid namespace, if it has one)."""
         if type(inside) is not int:
@@ -371,7 +386,7 @@ class Child:
         cancel: threading.Event | None = None,
         *,
         own: float | None = None,
-    ) -> dict[str, Any] | None:
+    ) -> Incoming | None:
         """The next message, waiting at most ``seconds`` (and never past the
         ``time.monotonic()`` ``deadline``); None once the child has ended.
 
@@ -471,7 +486,7 @@ class Child:
             if self._raw_msg is not None:
                 # A value's JSON text follows its answer's line as raw bytes
                 # (``vn`` of them): relayed as they came, never escaped again.
-                need = self._raw_msg["vn"]
+                need = self._raw_need
                 if len(self._buf) < need:
                     return
                 self._raw_msg["vj"] = bytes(self._buf[:need])
@@ -497,17 +512,18 @@ class Child:
             if msg.get("k") == "hello" and self.hello is None:
                 self.hello = msg
                 if msg.get("mode") == "program":
-                    self.attach_clock(msg.get("guardian") if type(msg.get("guardian")) is int else None)
+                    guardian = msg.get("guardian")
+                    self.attach_clock(guardian if type(guardian) is int else None)
             if "vn" in msg:
                 vn = msg["vn"]
                 if msg.get("k") != "res" or type(vn) is not int or not 0 <= vn <= self.max_line or "vj" in msg:
                     self._finish("protocol", "a malformed result line")
                     return
-                self._raw_msg = msg
+                self._raw_msg, self._raw_need = msg, vn
                 continue
             self._inbox.append(self._stamped(msg))
 
-    def _stamped(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def _stamped(self, msg: Incoming) -> Incoming:
         """``msg``, to be stamped when the cycle that read it ends (see :meth:`_stamp`)."""
         if self.clock is not None and msg.get("k") in ("res", "loaded", "load_error"):
             self._unstamped.append(msg)

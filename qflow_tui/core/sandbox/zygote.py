@@ -89,7 +89,12 @@ def enabled() -> bool:
     return _enabled and _warm
 
 
-def _key(launch: Launch) -> tuple[Any, ...]:
+#: What zygotes are told apart by: the launch's interpreter, bwrap, read-only
+#: binds, seccomp binding, zygote uid and preloaded modules.
+LaunchKey = tuple[str, str | None, tuple[str, ...], tuple[str, ...] | None, int | None, tuple[str, ...]]
+
+
+def _key(launch: Launch) -> LaunchKey:
     return (launch.interpreter, launch.bwrap, launch.bind_ro, launch.seccomp_path, launch.zygote_uid, launch.preload)
 
 
@@ -381,11 +386,11 @@ class _Zygotes:
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._by_key: dict[tuple[Any, ...], Zygote | None] = {}
+        self._by_key: dict[LaunchKey, Zygote | None] = {}
         """None: asked for, not started yet."""
         self._thread: threading.Thread | None = None
         self._closed = False
-        self._broken: dict[tuple[Any, ...], str] = {}
+        self._broken: dict[LaunchKey, str] = {}
         """Kinds whose zygote could not even be made (an error, said by
         ``qflow doctor``): their children start fresh, with no retry."""
 
@@ -500,7 +505,7 @@ class _Zygotes:
 
 
 #: The launch each key was first asked for.
-_launches: dict[tuple[Any, ...], Launch] = {}
+_launches: dict[LaunchKey, Launch] = {}
 _zygotes = _Zygotes()
 
 

@@ -22,7 +22,6 @@ from builtins import (
     abs,
     all,
     bool,
-    complex,
     dict,
     enumerate,
     float,
@@ -46,7 +45,7 @@ if __name__ == "qflow_tui.core.bench.checks.<type check>":  # never true where i
     from collections.abc import Callable
     from typing import Any
 
-    from ._oracle import __qf_calls__, __qf_keep__, __qf_loaded__, __qf_size__, __qf_truth__
+    from ._oracle import __qf_calls__, __qf_decode__, __qf_keep__, __qf_loaded__, __qf_size__, __qf_truth__
 
 # -- parameters: the evaluator writes the problem's values here --
 _QF_ENTRY = ""
@@ -65,32 +64,13 @@ _QF_WINDOW = 32
 _QF_WINDOW_BYTES = 4 << 20
 # -- end of parameters --
 
-_QF_INPUTS: list[Any] = _qf_json.loads(_QF_INPUTS_JSON)
+# Each input in the sandbox's value encoding (the app's encoder wrote them,
+# ``sandbox.codec.value_text``), decoded by the oracle's own decoder when used.
+_QF_INPUTS: list[object] = _qf_json.loads(_QF_INPUTS_JSON)
 # The program's own time at its import: EvalPlus's part runs it in the process
 # its cap times, so it counts against the cap.
 _QF_LOADED = __qf_loaded__
 __qf_charged__: list[list[float]] | None = None
-
-
-def _qf_restore(x: Any) -> Any:
-    # JSON has no tuples, sets or complex numbers: the tagged forms restore them.
-    if isinstance(x, dict) and "__qf__" in x:
-        tag, v = x["__qf__"], x["v"]
-        if tag == "t":
-            return tuple(_qf_restore(i) for i in v)
-        if tag == "s":
-            return set(_qf_restore(i) for i in v)
-        if tag == "c":
-            return complex(v[0], v[1])
-        if tag == "d":
-            return {_qf_restore(k): _qf_restore(i) for k, i in v}
-        if tag == "f":
-            return float(v)
-    if isinstance(x, dict):
-        return {k: _qf_restore(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_qf_restore(i) for i in x]
-    return x
 
 
 def _qf_is_floats(x: object) -> bool:
@@ -179,7 +159,7 @@ def _qf_same(out: Any, exp: Any, inp: Any) -> bool:
 # this (trusted) process, which a busy machine does not stretch.
 
 
-def _qf_check(candidate: Callable[..., Any]) -> None:
+def _qf_check(candidate: Callable[..., object]) -> None:
     namespace: dict[str, Any] = {"__name__": "__qf_reference__"}
     exec(_QF_REFERENCE, namespace)
     reference = namespace[_QF_ENTRY]
@@ -209,10 +189,10 @@ def _qf_check(candidate: Callable[..., Any]) -> None:
         for expected, took in kept or ():
             limit = max(_QF_MIN_LIMIT, _QF_FACTOR * took)
             limits_sum += limit
-            window.append((i, _qf_restore(_QF_INPUTS[i]), expected, limit))
+            window.append((i, __qf_decode__(_QF_INPUTS[i]), expected, limit))
             i += 1
         while not kept and i < n and len(window) < size and held <= _QF_WINDOW_BYTES:
-            inp = _qf_restore(_QF_INPUTS[i])
+            inp = __qf_decode__(_QF_INPUTS[i])
             start = _qf_time.process_time()
             expected = reference(*_qf_copy.deepcopy(inp))
             took = _qf_time.process_time() - start
@@ -258,7 +238,7 @@ def _qf_check(candidate: Callable[..., Any]) -> None:
         )
 
 
-def _qf_keep_truth(candidate: Callable[..., Any]) -> None:
+def _qf_keep_truth(candidate: Callable[..., object]) -> None:
     # EvalPlus's ground-truth pass, run alone before any program is judged:
     # every input's expected output and the reference's time, handed to the
     # app to keep (the candidate is an empty program's, never called).
@@ -272,7 +252,7 @@ def _qf_keep_truth(candidate: Callable[..., Any]) -> None:
         window: list[tuple[Any, float]] = []
         held = 0
         while i < n and len(window) < _QF_WINDOW and held <= _QF_WINDOW_BYTES:
-            inp = _qf_restore(_QF_INPUTS[i])
+            inp = __qf_decode__(_QF_INPUTS[i])
             start = _qf_time.process_time()
             expected = reference(*_qf_copy.deepcopy(inp))
             took = _qf_time.process_time() - start

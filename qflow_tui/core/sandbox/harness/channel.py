@@ -16,6 +16,7 @@ from .prelude import (
     signal,
     sys,
 )
+from .wire import _REPLY_KINDS
 from .codec import (
     _type_name,
 )
@@ -104,7 +105,7 @@ class _Requests:
         the way wait their turn. None once the parent closed the pipe."""
         while True:
             msg = self._line()
-            if type(msg) is dict and msg.get("k") in ("ret", "exc", "rets", "truth", "kept"):
+            if type(msg) is dict and msg.get("k") in _REPLY_KINDS:
                 return msg
             if msg is None:
                 return None

@@ -43,11 +43,15 @@ from .oracle import (
 
 
 def _serve(chan, requests, handle):
-    """Answer the parent's requests one at a time until it says bye."""
+    """Answer the parent's requests one at a time until it says bye. A batch
+    (``batch``) is answered as the requests it stands for, one answer each."""
     while True:
         req = requests.next()
         if type(req) is not dict or req.get("k") == "bye":
             return
+        if "batch" in req:
+            requests.waiting[:0] = _unbatched(req)
+            continue
         msg = {"k": "res", "i": req.get("i")}
         try:
             handle(req, msg)
@@ -63,6 +67,23 @@ def _serve(chan, requests, handle):
             # process escapes it again on its way to the oracle.
             msg["vn"] = len(text)
         chan.send(msg, text)
+
+
+def _unbatched(req):
+    """The requests a batch stands for: each of its parts with the batch's
+    other fields, numbered on from the batch's ``i`` (see ``protocol``)."""
+    parts = req.pop("batch")
+    first = req.get("i")
+    if type(parts) is not list or type(first) is not int or not parts:
+        return [req]  # answered as one malformed request
+    out = []
+    for j, part in enumerate(parts):
+        one = dict(req)
+        if type(part) is dict:
+            one.update(part)
+        one["i"] = first + j
+        out.append(one)
+    return out
 
 
 def _program_mode(chan, requests, job, g, names, timeout, max_value):
@@ -324,6 +345,9 @@ def _oracle_mode(chan, requests, job, g, names, timeout, max_value):
                 space["__qf_took__"] = lambda: oracle.took
                 space["__qf_calls__"] = oracle.call_many
                 space["__qf_size__"] = _value_size
+                # The value codec's decoder: a check's own data (EvalPlus's
+                # inputs) crosses in the wire's encoding, read by the same code.
+                space["__qf_decode__"] = decode_value
                 truth = req.get("truth")
                 if truth == "read":
                     space["__qf_truth__"] = oracle.truth
