@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import functools
 import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Final, Literal, TypedDict, TypeGuard
 
 from .. import pyparse
 from ..asserts import AssertSyntaxError, called_functions, parse_assert, parse_python
@@ -47,9 +48,14 @@ from .plainops import (
     _call_builtin,
     _compare,
     _guard_size,
+    _is_int,
     _is_num,
+    _is_seq,
     _isclose,
 )
+
+if TYPE_CHECKING:
+    from .plainops import Plain
 
 SUBJECT_PREFIX = "__qf_s"
 
@@ -71,11 +77,13 @@ class Leaf(TypedDict, total=False):
 
 @dataclass
 class Ctx:
-    subjects: list[Any]
+    subjects: list[object]
+    """The values of the calls under test, as the program's process reported
+    them (decoded: plain values); the evaluator narrows each before it uses it."""
     leaves: list[Leaf]
 
 
-Compiled = Callable[[Ctx], Any]
+Compiled = Callable[[Ctx], object]
 
 
 @dataclass
@@ -147,7 +155,7 @@ class _Planner:
         j = len(self.leaf_srcs)
         self.leaf_srcs.append(src)
 
-        def read(ctx: Ctx) -> Any:
+        def read(ctx: Ctx) -> object:
             res: Leaf = ctx.leaves[j] if j < len(ctx.leaves) else {"e": "no value reported", "t": "missing"}
             if "v" in res:
                 return res["v"]
@@ -163,7 +171,7 @@ class _Planner:
         if id(node) in self.subject_ids:
             k = self.subject_ids[id(node)]
             return lambda ctx: ctx.subjects[k]
-        meth: Callable[[Any], Compiled] | None = getattr(self, "c_" + type(node).__name__, None)
+        meth: Callable[[ast.AST], Compiled] | None = getattr(self, "c_" + type(node).__name__, None)
         if meth is None:
             raise Unsupported(type(node).__name__)
         return meth(node)
@@ -192,8 +200,8 @@ class _Planner:
         parts = [self.compile(v) for v in node.values]
         is_and = isinstance(node.op, ast.And)
 
-        def run(ctx: Ctx) -> Any:
-            value: Any = None
+        def run(ctx: Ctx) -> object:
+            value: object = None
             for part in parts:
                 value = part(ctx)
                 if bool(value) != is_and:
@@ -206,7 +214,7 @@ class _Planner:
         inner = self.compile(node.operand)
         op = node.op
 
-        def run(ctx: Ctx) -> Any:
+        def run(ctx: Ctx) -> object:
             v = inner(ctx)
             if isinstance(op, ast.Not):
                 return not v
@@ -216,7 +224,7 @@ class _Planner:
                 return -v
             if isinstance(op, ast.UAdd):
                 return +v
-            if type(v) in (int, bool):
+            if _is_int(v):
                 return ~v
             raise EvalError("TypeError: bad operand type for unary ~")
 
@@ -244,7 +252,7 @@ class _Planner:
                 for b in (node.slice.lower, node.slice.upper, node.slice.step)
             ]
 
-            def slice_of(ctx: Ctx) -> Any:
+            def slice_of(ctx: Ctx) -> slice:
                 parts = [b(ctx) for b in bounds]
                 if any(p is not None and type(p) not in (int, bool) for p in parts):
                     raise EvalError("TypeError: slice indices must be integers or None")
@@ -254,12 +262,18 @@ class _Planner:
         else:
             index = self.compile(node.slice)
 
-        def run(ctx: Ctx) -> Any:
+        def run(ctx: Ctx) -> object:
             container, key = value(ctx), index(ctx)
             if type(container) not in (list, tuple, str, bytes, dict):
                 raise EvalError(f"TypeError: '{type(container).__name__}' object is not subscriptable")
             try:
+                if isinstance(container, dict):
+                    return container[key]
+                if not (_is_seq(container) and isinstance(key, (int, slice))):
+                    raise EvalError(_bad_index(container, key))
                 return container[key]
+            except EvalError:
+                raise
             except Exception as exc:
                 raise EvalError(f"{type(exc).__name__}: {exc}") from None
 
@@ -270,7 +284,7 @@ class _Planner:
             raise Unsupported(f"attribute .{node.attr}")
         inner, attr = self.compile(node.value), node.attr
 
-        def run(ctx: Ctx) -> Any:
+        def run(ctx: Ctx) -> object:
             v = inner(ctx)
             if not _is_num(v):
                 raise EvalError(f"AttributeError: '{type(v).__name__}' object has no attribute '{attr}'")
@@ -304,7 +318,7 @@ class _Planner:
             arg = self.compile(node.args[0])
             fn = getattr(math, name)
 
-            def run_math(ctx: Ctx) -> Any:
+            def run_math(ctx: Ctx) -> object:
                 v = arg(ctx)
                 if type(v) not in (int, float, bool):
                     raise EvalError(f"TypeError: must be real number, not {type(v).__name__}")
@@ -335,14 +349,14 @@ class _Planner:
         if not any(meth in names for names in _METHODS.values()):
             raise Unsupported(f"method .{meth}()")
 
-        def run(ctx: Ctx) -> Any:
+        def run(ctx: Ctx) -> object:
             obj = target(ctx)
             values = [a(ctx) for a in args]
             if meth not in _METHODS.get(type(obj), set()):
                 raise EvalError(f"AttributeError: '{type(obj).__name__}' object has no method '{meth}' here")
             if not all(_plain_type(v) for v in values):
                 raise EvalError("method arguments must be plain values")
-            if meth == "replace" and len(values) >= 2 and type(values[1]) is type(obj):
+            if meth == "replace" and len(values) >= 2 and isinstance(obj, str) and isinstance(values[1], str):
                 _guard_size((len(obj) + 1) * max(1, len(values[1])))
             try:
                 return getattr(obj, meth)(*values)
@@ -352,7 +366,23 @@ class _Planner:
         return run
 
 
-_NO_VALUE = object()
+def _bad_index(container: object, key: object) -> str:
+    """Python's words for indexing a sequence with something not an int or a slice."""
+    k = type(key).__name__
+    if type(container) is str:
+        return f"TypeError: string indices must be integers, not '{k}'"
+    what = "byte" if type(container) is bytes else type(container).__name__
+    return f"TypeError: {what} indices must be integers or slices, not {k}"
+
+
+class _Missing(enum.Enum):
+    """What :func:`_literal` and :func:`_local_value` give for a node whose
+    value the app does not know (``None`` is a value)."""
+
+    VALUE = enum.auto()
+
+
+_NO_VALUE: Final = _Missing.VALUE
 #: Names a leaf the app evaluates itself may use: they mean in the app what
 #: they mean in the oracle (a builtin, or a module the oracle supplies by name).
 _LOCAL_NAMES = frozenset(dir(builtins)) | {"math", "cmath"}
@@ -401,7 +431,7 @@ def _not_literal(root: ast.AST) -> set[int]:
     return found
 
 
-def _literal(node: ast.AST, not_literal: set[int] | None = None) -> Any:
+def _literal(node: ast.AST, not_literal: set[int] | None = None) -> Plain | Literal[_Missing.VALUE]:
     """``node``'s value when it is a literal of plain values (as
     ``ast.literal_eval`` reads it), else ``_NO_VALUE``. ``not_literal``:
     :func:`_not_literal` of a tree that holds ``node``, when known."""
@@ -418,7 +448,9 @@ def _is_literal(node: ast.AST, not_literal: set[int] | None = None) -> bool:
     return _literal(node, not_literal) is not _NO_VALUE
 
 
-def _local_value(node: ast.expr, own_names: frozenset[str], not_literal: set[int] | None = None) -> Any:
+def _local_value(
+    node: ast.expr, own_names: frozenset[str], not_literal: set[int] | None = None
+) -> Plain | Literal[_Missing.VALUE]:
     """The value of an expected value that is not a literal but that the
     app's evaluator knows whole (``sorted([3, 1])``, ``set([1, 2])``,
     ``math.sqrt(2)``): computed here over plain values, as the spine is, so
@@ -449,13 +481,14 @@ def own_names(program: str | None, setup: str) -> frozenset[str]:
     return frozenset(bound | defined_names(program))
 
 
-def _plain_type(value: Any) -> bool:
+def _plain_type(value: object) -> TypeGuard[Plain]:
+    """Whether ``value`` is a plain value, all the way down (exact built-in types)."""
     t = type(value)
     if value is None or t in (bool, int, float, complex, str, bytes):
         return True
-    if t in (list, tuple, set, frozenset):
+    if isinstance(value, (list, tuple, set, frozenset)) and t in (list, tuple, set, frozenset):
         return all(_plain_type(v) for v in value)
-    if t is dict:
+    if isinstance(value, dict) and t is dict:
         return all(_plain_type(k) and _plain_type(v) for k, v in value.items())
     return False
 
@@ -728,7 +761,7 @@ def plan_test(
     return plan
 
 
-def safe_repr(value: Any, limit: int = 2000) -> str:
+def safe_repr(value: object, limit: int = 2000) -> str:
     try:
         text = repr(value)
     except ValueError:  # an int too long for str()
