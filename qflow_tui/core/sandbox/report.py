@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Literal, TypeVar
 
 Status = Literal["pass", "fail", "error", "timeout"]
+
+_T = TypeVar("_T")
+_D = TypeVar("_D")
 
 
 @dataclass
@@ -28,7 +32,8 @@ class TestOutcome:
     duration: float = 0.0
     """Seconds spent on this test (as measured in the child, or until the kill)."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | float | None]:
+        """The outcome as a JSON object (its fields: text, seconds or null)."""
         return asdict(self)
 
 
@@ -71,7 +76,8 @@ class SandboxReport:
         """Every test passed, and there was at least one."""
         return self.total > 0 and self.passed == self.total
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
+        """The report as a JSON object (for a session file or ``--json``)."""
         return {
             "results": [r.to_dict() for r in self.results],
             "load_error": self.load_error,
@@ -86,13 +92,28 @@ class SandboxReport:
         }
 
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> SandboxReport:
-        """Rebuild a report from :meth:`to_dict` output (sessions, replay)."""
+    def from_dict(data: Mapping[str, object]) -> SandboxReport:
+        """Rebuild a report from :meth:`to_dict` output (sessions, replay);
+        ValueError for a field of the wrong type."""
+        results: list[object] = _field(data, "results", list, [])
+        if not all(isinstance(r, dict) for r in results):
+            raise ValueError("a report's results must be objects")
         return SandboxReport(
-            results=[TestOutcome(**r) for r in data.get("results", [])],
-            load_error=data.get("load_error"),
-            stdout=data.get("stdout", ""),
-            stderr=data.get("stderr", ""),
-            duration=data.get("duration", 0.0),
-            isolation=data.get("isolation", ""),
+            results=[TestOutcome(**r) for r in results if isinstance(r, dict)],
+            load_error=_field(data, "load_error", str, None),
+            stdout=_field(data, "stdout", str, ""),
+            stderr=_field(data, "stderr", str, ""),
+            duration=float(_field(data, "duration", (int, float), 0.0)),
+            isolation=_field(data, "isolation", str, ""),
         )
+
+
+def _field(data: Mapping[str, object], key: str, kind: type[_T] | tuple[type[_T], ...], default: _D) -> _T | _D:
+    """``data[key]`` when it is of ``kind``, ``default`` when it is missing or
+    null; ValueError otherwise."""
+    value = data.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, kind):
+        raise ValueError(f"a report's {key!r} has the wrong type ({type(value).__name__})")
+    return value
