@@ -5,7 +5,7 @@ one definition)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeGuard
 
 from .harness import channel, prelude, values
 from .harness import codec as harness
@@ -20,6 +20,46 @@ defaultdict, deque, Fraction, Decimal) as data, kept and rebuilt as :data:`Forei
 Subclassed: type = harness.Subclassed
 """A value of a program's subclass of a built-in type (an int subclass, a
 namedtuple) as data; a child rebuilds it as a fresh subclass of that name."""
+
+
+class ForeignValue(Protocol):
+    """What the app reads of a :data:`Foreign`."""
+
+    dtype: str
+    shape: tuple[int, ...] | None
+    """None for a numpy scalar, the array's shape else."""
+    data: object
+    """The scalar's plain value, or the array's items (plain values)."""
+
+
+class BoxedValue(Protocol):
+    """What the app reads of a :data:`Boxed`."""
+
+    type_name: str
+    data: object
+    """Its contents as a plain value (a Counter's: a dict)."""
+
+
+class SubclassedValue(Protocol):
+    """What the app reads of a :data:`Subclassed`."""
+
+    base: str
+    name: str
+    data: object
+
+
+def is_foreign(value: object) -> TypeGuard[ForeignValue]:
+    return type(value) is Foreign
+
+
+def is_boxed(value: object) -> TypeGuard[BoxedValue]:
+    return type(value) is Boxed
+
+
+def is_subclassed(value: object) -> TypeGuard[SubclassedValue]:
+    return type(value) is Subclassed
+
+
 decode_value: Callable[..., Any] = harness.decode_value
 """Encoded tree -> plain value (a numpy value -> :data:`Foreign`, a
 Counter, deque, ... -> :data:`Boxed`; ``found``, a list, collects them); raises ValueError (or RecursionError, ...) for

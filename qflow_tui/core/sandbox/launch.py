@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from . import harness
 
@@ -125,7 +125,16 @@ SYSTEM_READ = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", 
 SETPRIV = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
 
 
-def as_uid(argv: list[str], uid: int | None) -> tuple[list[str], dict[str, Any]]:
+class UidKeywords(TypedDict, total=False):
+    """The ``subprocess.Popen`` keywords that start a child as another uid
+    (where setpriv is missing)."""
+
+    user: int
+    group: int
+    extra_groups: list[int]
+
+
+def as_uid(argv: list[str], uid: int | None) -> tuple[list[str], UidKeywords]:
     """The command line and ``subprocess`` keywords that run ``argv`` as
     ``uid`` (and its gid, with no supplementary groups). Through setpriv where
     it is installed: ``Popen(user=...)`` makes Python fork the whole app

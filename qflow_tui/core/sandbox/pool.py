@@ -469,7 +469,7 @@ class WarmPool:
         """Under the lock: the idle children and those waiting to be closed."""
         return [e for entries in self._idle.values() for e in entries] + self._doomed
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> dict[str, object]:
         """The idle cost, as ``qflow doctor`` shows it: whether warm children
         are on, how many are kept per kind, and per kind the idle children,
         their processes and the memory those hold (proportional set size, so

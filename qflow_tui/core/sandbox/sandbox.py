@@ -16,7 +16,7 @@ from typing import Any, Literal
 from ..asserts import detect_entry_point
 from ..safe_text import valid, valid_text
 from . import cgroups
-from .codec import Boxed, Foreign, NotPlain, Subclassed, decode_value, encode_value
+from .codec import NotPlain, decode_value, encode_value, is_boxed, is_foreign, is_subclassed
 from .config import SandboxConfig, memory_plan
 from .harness.wire import CallReply, Incoming, Limits, OracleRequest
 from .isolation import Isolation, WeakLevelRefused, detect_isolation, weak_refusal
@@ -539,29 +539,30 @@ class Sandbox:
 _DECODE_ERRORS = (ValueError, TypeError, RecursionError, OverflowError, MemoryError)
 
 
-def _by_value(value: Any) -> Any:
+def _by_value(value: object) -> object:
     """``value`` with each numpy scalar in it made its plain value, and each
     Counter-like a dict, as APPS's ``output == expected`` compares them (``call_values_sync``'s callers
     compare in the app, without numpy); NotPlain for a numpy array, whose
     element-wise ``==`` no such comparison takes."""
     t = type(value)
-    if t is Foreign:
+    if is_foreign(value):
         if value.shape is not None:
             raise NotPlain(f"a value of type numpy.ndarray {value.shape} is not a plain value")
         return value.data
-    if t is Boxed:
+    if is_boxed(value):
         if type(value.data) is not dict:  # a Counter, OrderedDict or defaultdict: as a dict, as before
             raise NotPlain(f"a value of type {value.type_name} is not a plain value")
         return _by_value(value.data)
-    if t is Subclassed:  # a program's subclass of a built-in: refused, as before
+    if is_subclassed(value):  # a program's subclass of a built-in: refused, as before
         raise NotPlain(f"a value of type {value.name} (a {value.base} subclass) is not a plain built-in value")
-    if t is list or t is tuple:
+    if isinstance(value, (list, tuple)) and (t is list or t is tuple):
         items = [_by_value(v) for v in value]
         return items if t is list else tuple(items)
-    if t is dict:
+    if isinstance(value, dict) and t is dict:
         return {_by_value(k): _by_value(v) for k, v in value.items()}
-    if t is set or t is frozenset:
-        return t(_by_value(v) for v in value)
+    if isinstance(value, (set, frozenset)) and (t is set or t is frozenset):
+        found = (_by_value(v) for v in value)
+        return set(found) if t is set else frozenset(found)
     return value
 
 

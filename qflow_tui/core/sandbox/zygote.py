@@ -44,7 +44,7 @@ import struct
 import subprocess
 import threading
 import time
-from typing import Any
+from typing import TypedDict
 
 from .launch import Launch, as_uid, build_argv, child_env, compiled_harness, owner_tag, process_tree, pss_kb
 
@@ -462,10 +462,10 @@ class _Zygotes:
         with self._cond:
             return [z for z in self._by_key.values() if z is not None]
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> ZygoteReport:
         """Whether children are forked from a zygote, and the zygotes' cost
         at rest (or why one cannot serve), for ``qflow doctor``."""
-        out = []
+        out: list[ZygoteState] = []
         for zygote in self.all():
             pids = zygote.pids() if zygote.alive() else set()
             out.append(
@@ -504,6 +504,23 @@ class _Zygotes:
         self._thread = None
 
 
+class ZygoteState(TypedDict):
+    """One zygote in :func:`report`: whether it serves, why not, and its cost at rest."""
+
+    ready: bool
+    why: str
+    processes: int
+    memory_kb: int
+
+
+class ZygoteReport(TypedDict):
+    """What ``qflow doctor`` shows of the zygotes: ``on`` (forking from them is
+    enabled) and each one's :class:`ZygoteState`."""
+
+    on: bool
+    zygotes: list[ZygoteState]
+
+
 #: The launch each key was first asked for.
 _launches: dict[LaunchKey, Launch] = {}
 _zygotes = _Zygotes()
@@ -524,7 +541,7 @@ def zygotes() -> list[Zygote]:
     return _zygotes.all()
 
 
-def report() -> dict[str, Any]:
+def report() -> ZygoteReport:
     return _zygotes.report()
 
 
