@@ -8,7 +8,7 @@ can be forked or re-run.
 """
 
 from qflow_tui.core.bench.reference import reference_answer
-from qflow_tui.core.workflow_run import running_problem
+from qflow_tui.core.running import running_problem
 
 
 def respond(request):

@@ -17,6 +17,7 @@ from typing import Literal
 
 from .iojudge import NEVER_READ, PRINTED_NOTHING, io_config, judge_io
 from .problem import Problem
+from .pyparse import parse
 from .safe_text import clean, one_line
 from .sandbox import Sandbox
 from .sandbox.api import SandboxProtocol
@@ -177,13 +178,13 @@ def call_of(problem: Problem, text: str) -> str:
         raise TryError(f"type a call to try, e.g. {problem.entry_point}(...), or just its arguments")
     entry = problem.entry_point
     try:
-        node = ast.parse(typed, mode="eval").body
+        node = parse(typed, mode="eval").body
     except SyntaxError:
         node = None
     calls_entry = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry
     call = typed if calls_entry else f"{entry}({typed})"
     try:
-        ast.parse(call, mode="eval")
+        parse(call, mode="eval")
     except SyntaxError as exc:
         raise TryError(
             f"not a Python call ({one_line(exc.msg or 'invalid syntax', 60)}): type e.g. {entry}(2, 3) or just 2, 3"

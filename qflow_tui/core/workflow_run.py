@@ -9,7 +9,6 @@ import datetime
 import time
 import traceback
 from collections.abc import Iterable
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -24,6 +23,7 @@ from .llm.base import close_quietly
 from .llm.prices import PriceError, load_prices, retirement_notice, run_cost
 from .llm.retry import RetryWaits
 from .problem import Problem
+from .running import running_problem
 from .sandbox import Sandbox, SandboxConfig, SandboxUnavailable, pool
 from .session import SessionWriter, new_session_path
 from .steer.edits import Steering
@@ -32,12 +32,6 @@ from .summary import RunSummary
 from .visible_check import run_visible_tests
 from .workflows import WORKFLOWS
 from .workflows.values import recorded_config, validate
-
-#: The problem the workflow running in this context works on: what a model
-#: that answers from the dataset (``--model reference``) reads to know which
-#: problem a call is about. A context variable, so concurrent runs of one
-#: process (a bench) each see their own; None outside a run.
-running_problem: ContextVar[Problem | None] = ContextVar("qflow_running_problem", default=None)
 
 
 class RunError(Exception):

@@ -50,9 +50,9 @@ def test_the_report_names_the_workflows_own_agents(planflow: str, tmp_path: Path
 
 
 def test_a_workflow_without_the_role_is_named_plainly() -> None:
-    assert role_label({"workflow": "qualityflow"}, "checker", "x") == "Code quality checker"
-    assert role_label({"workflow": "zeroshot"}, "checker", "the quality checker") == "The quality checker"
-    assert role_label({"workflow": "not-installed"}, "debugger", "the debugger") == "The debugger"
+    assert role_label({"workflow": "qualityflow"}, lambda w: w.checker, "x") == "Code quality checker"
+    assert role_label({"workflow": "zeroshot"}, lambda w: w.checker, "the quality checker") == "The quality checker"
+    assert role_label({"workflow": "not-installed"}, lambda w: w.debugger, "the debugger") == "The debugger"
 
 
 def test_the_bench_chart_reads_the_workflows_stage_words(planflow: str) -> None:

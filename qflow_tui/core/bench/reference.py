@@ -5,7 +5,7 @@ its references, and sees a bench or a run work end to end without a key.
 
 It is a provider like any other (``qflow.providers``, pyproject.toml), kept in
 the bench layer because the datasets are: the run tells it which problem a call
-is about (:data:`~qflow_tui.core.workflow_run.running_problem`), and it finds
+is about (:data:`~qflow_tui.core.running.running_problem`), and it finds
 that problem's reference by its id (``humaneval/0``, ``tinyset/leap``) among
 the problems this process read (a ``--dataset-file`` copy), the sets qflow
 ships and the datasets plugins ship. Every call gets the reference in a
@@ -23,9 +23,7 @@ from ..llm.base import Completion, DeltaCallback, LLMError, LLMRequest, estimate
 from ..llm.registry import ClientOptions, Provider
 from ..llm.script import chunk_text
 from ..problem import Problem, ProblemError
-from ..workflow_run import running_problem
-from . import sources
-from .datasets import DATASETS, load_bench_problem
+from ..running import running_problem
 
 NAME = "reference"
 
@@ -41,6 +39,10 @@ def reference_of(problem: Problem) -> str:
             "e.g. humaneval/0), and this problem names no dataset",
             fatal=True,
         )
+    # The datasets' readers load with the first call, not with the provider:
+    # the app reads every provider's entry point as it starts (about 50 ms).
+    from . import sources
+
     known = sources.read_reference(task_id)
     if known is None:
         known = _looked_up(task_id)
@@ -56,6 +58,9 @@ def reference_of(problem: Problem) -> str:
 def _looked_up(task_id: str) -> str:
     """The reference of ``task_id`` from the sets qflow ships or a plugin
     dataset that ships its data; '' when the dataset is neither."""
+    from . import sources
+    from .datasets import DATASETS, load_bench_problem
+
     name = task_id.partition("/")[0]
     try:
         if name in DATASETS:

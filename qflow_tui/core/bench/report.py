@@ -8,12 +8,12 @@ layer (:mod:`.data` and :mod:`.figures`), whose names it still offers."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..escape import markdown as md
 from ..safe_text import one_line
-from ..workflows import WORKFLOWS
+from ..workflows import WORKFLOWS, WorkflowSpec
 from .cluster import cluster_lines
 from .data import BenchData as BenchData
 from .data import _after as _after
@@ -160,13 +160,14 @@ def published_lines(data: BenchData, figures: BenchFigures, family: str | None =
     return out
 
 
-def role_label(spec: dict[str, Any], declared: str, otherwise: str) -> str:
-    """The label of the role the bench's workflow declares as its ``checker``,
-    ``debugger`` or ``test_judge`` (``Code quality checker``), so a report
-    names each workflow's agents in its own words; ``otherwise`` (capitalised)
+def role_label(spec: dict[str, Any], declared: Callable[[WorkflowSpec], str], otherwise: str) -> str:
+    """The label of the role the bench's workflow declares as one of its
+    spec's roles (``declared`` reads it: ``lambda w: w.checker``, or its
+    ``debugger`` or ``test_judge``), so a report names each workflow's agents
+    in its own words (``Code quality checker``); ``otherwise`` (capitalised)
     for a workflow not installed here, or one that declares no such role."""
     workflow = WORKFLOWS.get(str(spec.get("workflow", "")))
-    role = str(getattr(workflow, declared, "") or "") if workflow is not None else ""
+    role = (declared(workflow) or "") if workflow is not None else ""
     agent = next((a for a in workflow.agents if a.role == role), None) if workflow is not None and role else None
     label = agent.label if agent is not None else otherwise
     return label[:1].upper() + label[1:]
@@ -262,7 +263,7 @@ def render_report(data: BenchData, paper_family: str | None = None, *, problems:
     unchecked = [r for r in first_sample if any(c.get("no_visible_test") for c in r.get("checks", []))]
     checked = [r for r in first_sample if not any(c.get("no_visible_test") for c in r.get("checks", []))]
     h, rows = table_cqc(checked)
-    checker = md.text(role_label(s, "checker", "the quality checker"))
+    checker = md.text(role_label(s, lambda w: w.checker, "the quality checker"))
     if any(r.get("checks") for r in first_sample):
         parts += ["", f"## {checker} as a classifier (QualityFlow's Table 4)", "", _md([md.text(c) for c in h], rows)]
         parts += ["", f"Every verdict of the {checker.lower()}, per step:", ""]
@@ -277,13 +278,13 @@ def render_report(data: BenchData, paper_family: str | None = None, *, problems:
                 + ".",
             ]
     if any(r.get("tests") for r in first_sample):
-        judge = md.text(role_label(s, "test_judge", "the test judge"))
+        judge = md.text(role_label(s, lambda w: w.test_judge, "the test judge"))
         parts += ["", f"## {judge} on synthesized tests (QualityFlow's Table 6)", ""]
         parts.append("A positive test is an incorrect one: the dataset's reference solution fails it.")
         parts += ["", _md(["statistic", "value"], table_tqc(first_sample))]
     dbg = table_debug(first_sample)
     if dbg:
-        debugger = md.text(role_label(s, "debugger", "the debugger"))
+        debugger = md.text(role_label(s, lambda w: w.debugger, "the debugger"))
         parts += ["", f"## {debugger}: what its fixes did (QualityFlow's Table 7)", ""]
         parts.append(
             _md(
