@@ -40,6 +40,7 @@ def reference_of(problem: Problem) -> str:
             "the reference model answers a dataset's problems only (give --problem DATASET/ID, "
             "e.g. humaneval/0), and this problem names no dataset",
             fatal=True,
+            resumable=False,  # the problem decides it: a resume fails the same way
         )
     known = sources.read_reference(task_id)
     if known is None:
@@ -49,6 +50,7 @@ def reference_of(problem: Problem) -> str:
             f"{task_id}: its dataset declares no reference solution, so the reference model has no "
             "answer for it (a dataset declares one in each BenchProblem's reference)",
             fatal=True,
+            resumable=False,  # the problem decides it: a resume fails the same way
         )
     return known
 
