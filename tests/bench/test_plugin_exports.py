@@ -13,7 +13,7 @@ import pytest
 from qflow_tui.cli import main
 from qflow_tui.core.bench import sources
 from qflow_tui.core.bench.bench_runner import BenchRunner, BenchSpec
-from qflow_tui.core.bench.export import ExportError, refuse_other_tests
+from qflow_tui.core.bench.export import ExportError, first_format, refuse_other_tests
 from qflow_tui.core.bench.report import BenchData
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.plugins import EntryPoint, PluginRefused
@@ -28,7 +28,8 @@ def _bench(folder: Path, ids: list[str]) -> Path:
 def test_a_plugin_set_exports_to_the_formats_it_declares(tinyset: Path, tmp_path: Path, capsys) -> None:
     folder = _bench(tmp_path / "bench", ["leap", "double"])
     dest = tmp_path / "cc.jsonl"
-    assert main(["bench", "export", str(folder), "--format", "codecontests", "--out", str(dest)]) == 0
+    # Not told a format: the first the set declares (evalplus is not among them).
+    assert main(["bench", "export", str(folder), "--out", str(dest)]) == 0
     lines = [json.loads(line) for line in dest.read_text().splitlines()]
     # Named by the plugin's own function, not by the title or a built-in's rule.
     assert sorted(line["name"] for line in lines) == ["double", "leap"]
@@ -46,10 +47,14 @@ def test_a_set_declaring_nothing_is_not_exported(tinyset: Path, tmp_path: Path) 
     try:
         with pytest.raises(ExportError, match="declares no export format"):
             refuse_other_tests(BenchData(tmp_path, {"dataset": "bareset"}, []), "evalplus")
+        with pytest.raises(ExportError, match="declares no export format"):
+            first_format(BenchData(tmp_path, {"dataset": "bareset"}, []))
     finally:
         del sources.SOURCES.extra["bareset"]
     with pytest.raises(ExportError, match="is not installed here"):
         refuse_other_tests(BenchData(tmp_path, {"dataset": "goneset"}, []), "evalplus")
+    assert first_format(BenchData(tmp_path, {"dataset": "humaneval"}, [])) == "evalplus"
+    assert first_format(BenchData(tmp_path, {"dataset": "apps-interview"}, [])) == "apps"
 
 
 def test_a_plugins_id_function_that_fails_is_one_line(tinyset: Path, tmp_path: Path, capsys, monkeypatch) -> None:

@@ -169,6 +169,20 @@ def declared_exports(dataset: str) -> Mapping[str, Callable[[str], str] | None]:
     return src.exports
 
 
+def first_format(data: BenchData) -> str:
+    """The format ``qflow bench export`` writes when not told: the first the
+    bench's dataset declares (evalplus for HumanEval and MBPP). ExportError
+    (one line) when it declares none."""
+    dataset = data.dataset or "mbpp"
+    formats = list(declared_exports(dataset))
+    if not formats:
+        raise ExportError(
+            f"no reference tool judges {dataset} as this bench did (the dataset declares no export format): "
+            "its results are in results.jsonl; `qflow bench report` reads them"
+        )
+    return formats[0]
+
+
 def refuse_other_tests(data: BenchData, fmt: str) -> None:
     """ExportError (one line) when ``fmt`` is not a format the bench's dataset
     declares: its tool would judge the programs on other tests or with another
