@@ -31,6 +31,7 @@ DATASET = DatasetSource(
     conventions={"completion": "each program judged alone, as Tinyset has no prompt code"},
     column="Tinyset",
     papers=(HERE / "tinypaper.json",),
-    # Its outputs are compared token by token, as CodeContests's checker does.
+    # Outputs compared token by token, as CodeContests's checker does. (An example of
+    # the declaration: no CodeContests tester has judged this set, function problem included.)
     exports={"codecontests": contest_name},
 )
