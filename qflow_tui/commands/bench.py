@@ -214,10 +214,16 @@ def add_parser(sub: Subparsers) -> None:
         "the dataset: a partial bench's export says so. apps: all_codes.json, what APPS's "
         "eval/test_one_solution.py reads. codecontests: one line per program, the problem's name and a "
         "ContestProblem.Solution (language PYTHON3). A format whose tool would judge the programs on "
-        "other tests than the bench did is refused.",
+        "other tests than the bench did is refused: a bench is written only in the formats its dataset "
+        "declares (a plugin's set: its DatasetSource.exports).",
     )
     e.add_argument("folder", metavar="DIR")
-    e.add_argument("--format", dest="fmt", choices=EXPORT_FORMATS, default="evalplus")
+    e.add_argument(
+        "--format",
+        dest="fmt",
+        choices=EXPORT_FORMATS,
+        help="one of the formats the bench's dataset declares (default: its first, e.g. evalplus for HumanEval)",
+    )
     e.add_argument(
         "--convention",
         choices=CONVENTION_CHOICES,
@@ -537,10 +543,15 @@ def run_paper(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from ..core.bench.bench_runner import BenchError
-    from ..core.bench.export import IO_FORMATS, ExportError, export_convention, export_samples
+    from ..core.bench.export import IO_FORMATS, ExportError, export_convention, export_samples, first_format
     from ..core.bench.protocol import family, setting_words
     from ..core.bench.report import load_bench
 
+    if args.fmt is None:  # the dataset's first declared format
+        try:
+            args.fmt = first_format(load_bench(Path(args.folder).expanduser()))
+        except (BenchError, ExportError) as exc:
+            return fail(str(exc))
     if args.fmt in IO_FORMATS:
         return _export_io(args)
     try:

@@ -6,7 +6,8 @@ level protects against, each claim checked
 by a probe that really tries the attack in the sandbox, the warm sandbox
 children a run keeps (whether on, how many, their memory), the workflow,
 provider and dataset plugins installed (those refused, with why, and what they printed while
-loading), and which API-key variables are set (names only, never values). A
+loading; the dataset plugins' paper files that were not read, with why), and which
+API-key variables are set (names only, never values). A
 level at which a judged program could signal every process (``rlimits``) is
 said in red, with whether a run as root would refuse it. Exits 1 when a probe
 gets past a protection the level claims."""
@@ -182,7 +183,20 @@ def plugin_report() -> dict[str, Any]:
     def report(registry: Registry[Any]) -> dict[str, list[str]]:
         return {"loaded": registry.plugin_names(), "refused": registry.refused_lines(), "said": list(registry.said)}
 
-    return {**report(WORKFLOWS), "providers": report(PROVIDERS), "datasets": report(SOURCES)}
+    datasets: dict[str, list[str]] = {**report(SOURCES), "papers_refused": refused_papers()}
+    return {**report(WORKFLOWS), "providers": report(PROVIDERS), "datasets": datasets}
+
+
+def refused_papers() -> list[str]:
+    """The dataset plugins' paper files that were not read, one line each
+    with why (``bench paper`` and the figures beside a bench leave them out)."""
+    from ..core.bench.papers import REFUSED_PAPERS, papers
+
+    try:
+        papers()
+    except Exception as exc:  # qflow's own files unreadable: said, never a traceback
+        return [one_line(f"the papers could not be read: {type(exc).__name__}: {exc}", 400)]
+    return list(REFUSED_PAPERS)
 
 
 def print_plugins(plugins: dict[str, Any], out: TextIO) -> None:
@@ -198,6 +212,8 @@ def print_plugins(plugins: dict[str, Any], out: TextIO) -> None:
             print(f"  refused: {one_line(line, 400)}", file=out)
         for line in part["said"]:
             print(f"  printed while loading: {one_line(line, 400)}", file=out)
+        for line in part.get("papers_refused", []):
+            print(f"  paper refused: {one_line(line, 400)}", file=out)
 
 
 def ground_truth_report(on: bool, level_keeps_files: bool) -> dict[str, Any]:

@@ -249,7 +249,8 @@ def run_headless(
 
 def run_failed(exc: RunError, *, json_out: bool) -> int:
     """A run that failed for good: its reason, its session (complete up to the
-    failure) and how to resume it; with ``json_out`` one JSON object, the
+    failure) and how to resume it, unless a resume would fail the same way
+    (:attr:`RunError.resumable`); with ``json_out`` one JSON object, the
     recorded summary of what finished plus ``error``."""
     session = getattr(exc, "session", None)
     if json_out:
@@ -264,8 +265,12 @@ def run_failed(exc: RunError, *, json_out: bool) -> int:
         print(json.dumps(summary))
         return 1
     code = fail(str(exc), 1)
-    if session:
+    if session and exc.resumable:
         print(f"qflow: session: {session} (resume it with: qflow solve --resume {session})", file=sys.stderr)
+    elif session:
+        # The recorded problem (or a bug of ours on the recorded answers) decides
+        # the failure: a resume would fail the same way, so none is offered.
+        print(f"qflow: session: {session}", file=sys.stderr)
     return code
 
 

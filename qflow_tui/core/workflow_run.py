@@ -39,6 +39,14 @@ class RunError(Exception):
 
     session: str | None = None
     """The session file of the failed run (complete up to the failure), if one was written."""
+    resumable: bool = True
+    """False: a resume of the session would fail the same way (the recorded
+    problem decides the failure, or a bug of ours ran on the recorded
+    answers): ``qflow solve`` does not offer one."""
+
+    def __init__(self, message: str, *, resumable: bool = True) -> None:
+        super().__init__(message)
+        self.resumable = resumable
 
 
 @dataclass
@@ -211,7 +219,7 @@ async def run_workflow(
             raise
         except LLMError as exc:
             emitter(RunFailed(error=str(exc)))
-            raise RunError(str(exc)) from None
+            raise RunError(str(exc), resumable=exc.resumable) from None
         except SandboxUnavailable as exc:
             message = f"the sandbox could not run the code: {exc}; `qflow doctor` shows what it found"
             emitter(RunFailed(error=message))
@@ -223,7 +231,7 @@ async def run_workflow(
             message = f"internal error: {type(exc).__name__}: {exc}"
             emitter(RunFailed(error=message))
             where = f"; the session with the details is {writer.path}" if writer is not None else ""
-            raise RunError(f"{message} (a bug in qflow-tui, please report it{where})") from None
+            raise RunError(f"{message} (a bug in qflow-tui, please report it{where})", resumable=False) from None
         finally:
             running_problem.reset(running)
     except BaseException as exc:

@@ -305,9 +305,23 @@ def test_every_qflow_command_of_the_docs_is_one_qflow_takes():
                     pytest.fail(f"{page.relative_to(ROOT)}: qflow refuses `{part}`", pytrace=False)
                 model = getattr(args, "model", None) or ""
                 if model.startswith("script/"):
-                    assert (ROOT / model[len("script/") :]).is_file(), f"{page.relative_to(ROOT)}: `{part}`"
+                    assert _script_file(model[len("script/") :]).is_file(), f"{page.relative_to(ROOT)}: `{part}`"
                 checked += 1
     assert checked > 20
+
+
+def _script_file(named: str) -> Path:
+    """The file ``script/<named>`` runs: a path from the top, or an installed
+    module (``qflow_mapcoder.script_model``) that one of the repository's
+    example packages holds."""
+    from qflow_tui.core.llm.script import script_module_name
+
+    module = script_module_name(named)
+    if module is None:
+        return ROOT / named
+    relative = Path(*module.split(".")).with_suffix(".py")
+    found = [p / relative for p in (ROOT, *sorted((ROOT / "examples").iterdir())) if (p / relative).is_file()]
+    return found[0] if found else ROOT / relative
 
 
 API = ROOT / "docs" / "reference" / "api.md"

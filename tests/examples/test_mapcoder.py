@@ -27,7 +27,7 @@ from tests.helpers import ROOT
 pytestmark = pytest.mark.xdist_group("mapcoder")
 
 EXAMPLE = ROOT / "examples" / "mapcoder"
-MODEL = ["--model", f"script/{EXAMPLE / 'qflow_mapcoder' / 'script_model.py'}"]
+MODEL = ["--model", "script/qflow_mapcoder.script_model"]  # the installed module, as the docs name it
 FUNCTION = ["--problem", str(EXAMPLE / "problems" / "remove-occ.json")]
 IO = ["--problem", str(EXAMPLE / "problems" / "add-two.json")]
 

@@ -17,8 +17,10 @@ setting, k). A prompt of the wrong kind (a function prompt for the stdin
 problem, or the reverse) or a debugging prompt without the failures raises,
 so a run that shows an agent the wrong thing fails loudly.
 
-Use it with ``--model script/examples/mapcoder/qflow_mapcoder/script_model.py``
-(the path from the repository's top; any path to this file works).
+Use it with ``--model script/qflow_mapcoder.script_model`` (the installed
+module, from any folder), or with a path to this file
+(``script/examples/mapcoder/qflow_mapcoder/script_model.py`` from the
+repository's top).
 """
 
 from __future__ import annotations

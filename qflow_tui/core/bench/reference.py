@@ -38,6 +38,7 @@ def reference_of(problem: Problem) -> str:
             "the reference model answers a dataset's problems only (give --problem DATASET/ID, "
             "e.g. humaneval/0), and this problem names no dataset",
             fatal=True,
+            resumable=False,  # the problem decides it: a resume fails the same way
         )
     # The datasets' readers load with the first call, not with the provider:
     # the app reads every provider's entry point as it starts (about 50 ms).
@@ -51,6 +52,7 @@ def reference_of(problem: Problem) -> str:
             f"{task_id}: its dataset declares no reference solution, so the reference model has no "
             "answer for it (a dataset declares one in each BenchProblem's reference)",
             fatal=True,
+            resumable=False,  # the problem decides it: a resume fails the same way
         )
     return known
 

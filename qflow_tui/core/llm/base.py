@@ -21,7 +21,10 @@ class LLMError(Exception):
     way. Others (busy, timed out, a request too long) end only the progression
     that made the call; ``status`` and ``retryable`` say more where known.
     ``stop_reason`` is what the call's event records: ``failed``, or ``timeout``
-    when the per-call time limit ended it."""
+    when the per-call time limit ended it. ``resumable`` False: the failure is
+    decided by the recorded problem itself (the reference model's problem
+    without a reference), which a resume runs again unchanged, so it would
+    fail the same way and ``qflow solve`` offers none."""
 
     def __init__(
         self,
@@ -31,8 +34,10 @@ class LLMError(Exception):
         status: int | None = None,
         retryable: bool = False,
         stop_reason: str = "failed",
+        resumable: bool = True,
     ) -> None:
         super().__init__(message)
+        self.resumable = resumable
         self.fatal = fatal
         self.status = status
         self.retryable = retryable

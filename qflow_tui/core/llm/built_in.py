@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping
-from pathlib import Path
 
 from .base import LLMClient, LLMError
 from .provider_keys import MissingKey, anthropic_key, openai_key, openai_url
@@ -82,12 +81,10 @@ def _local(rest: str, options: ClientOptions) -> LLMClient:
 
 
 def _script_needs(model: str, base_url: str | None, env: Mapping[str, str]) -> Need | None:
-    from .script import resolve_script_path
+    from .script import script_missing
 
-    rest = model.partition("/")[2]
-    if not Path(resolve_script_path(rest)).is_file():
-        return Need("file", f"script model {rest!r}: no such file (give script/<path to a .py file>)")
-    return None
+    missing = script_missing(model.partition("/")[2])
+    return Need("file", missing) if missing else None
 
 
 def _script(rest: str, options: ClientOptions) -> LLMClient:

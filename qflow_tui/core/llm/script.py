@@ -1,4 +1,12 @@
-"""``script/<file.py>``: a Python module that plays the model.
+"""``script/<file.py>`` or ``script/<package.module>``: a Python module that
+plays the model.
+
+What follows ``script/`` is a file when it ends in ``.py`` or holds a ``/``
+(a relative one is read from the current folder, see
+:func:`resolve_script_path`), and otherwise the dotted name of an installed
+module (``script/qflow_mapcoder.script_model``: Python names joined by dots,
+no ``.py``, no slash), imported as Python imports it, so a plugin package can
+ship a script model that works from any folder.
 
 The module defines ``respond(request: dict) -> str`` (plain or async). The
 request dict is :meth:`LLMRequest.as_script_request`. The answer is streamed back
@@ -41,10 +49,53 @@ def resolve_script_path(path: str | Path) -> Path:
     return p
 
 
+#: A dotted module name: Python names joined by dots.
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
+
+#: What ``script/`` takes, said when it names nothing.
+SCRIPT_FORMS = "give script/<path to a .py file>, or script/<package.module> of an installed package"
+
+
+def script_module_name(spec: str | Path) -> str | None:
+    """The installed module ``script/<spec>`` names, or None when ``spec`` is
+    a file's path: one ending in ``.py`` or holding a slash is a path; Python
+    names joined by dots (``qflow_mapcoder.script_model``) are a module."""
+    text = str(spec)
+    if isinstance(spec, Path) or text.endswith(".py") or "/" in text or "\\" in text:
+        return None
+    return text if _MODULE_NAME.fullmatch(text) else None
+
+
+def script_missing(spec: str | Path) -> str | None:
+    """One line saying that ``script/<spec>`` names no file or installed
+    module; None when it does (whether it loads is :func:`load_script_module`'s word)."""
+    name = script_module_name(spec)
+    if name is None:
+        if resolve_script_path(spec).is_file():
+            return None
+        return f"script model {str(spec)!r}: no such file ({SCRIPT_FORMS})"
+    try:
+        found = importlib.util.find_spec(name)
+    except Exception:  # its parent package is not installed, or fails to import
+        found = None
+    return None if found is not None else f"script model {name!r}: no such module is installed ({SCRIPT_FORMS})"
+
+
 def load_script_module(path: str | Path) -> ModuleType:
+    name = script_module_name(path)
+    if name is not None:
+        if missing := script_missing(name):
+            raise LLMError(missing)
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:  # the plugin's responder failed to import
+            raise LLMError(f"script model {name!r} failed to load: {type(exc).__name__}: {exc}") from exc
+        if not callable(getattr(module, "respond", None)):
+            raise LLMError(f"script model {name!r} defines no respond(request) function")
+        return module
     p = resolve_script_path(path)
     if not p.is_file():
-        raise LLMError(f"script model {str(path)!r}: no such file (give script/<path to a .py file>)")
+        raise LLMError(f"script model {str(path)!r}: no such file ({SCRIPT_FORMS})")
     name = f"qflow_script_{abs(hash(str(p.resolve())))}"
     spec = importlib.util.spec_from_file_location(name, p)
     if spec is None or spec.loader is None:

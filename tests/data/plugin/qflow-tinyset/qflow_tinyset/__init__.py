@@ -16,6 +16,11 @@ def read(path: Path | None):
     return [jsonl_problem(rec, n, "tinyset") for n, rec in enumerate(records)]
 
 
+def contest_name(pid: str) -> str:
+    """A problem's name in a CodeContests-style tester's file: ``tinyset/leap`` -> ``leap``."""
+    return pid.split("/", 1)[1]
+
+
 DATASET = DatasetSource(
     "tinyset",
     "Tinyset: four stdin/stdout problems and a function, each with its reference",
@@ -26,4 +31,7 @@ DATASET = DatasetSource(
     conventions={"completion": "each program judged alone, as Tinyset has no prompt code"},
     column="Tinyset",
     papers=(HERE / "tinypaper.json",),
+    # Outputs compared token by token, as CodeContests's checker does. (An example of
+    # the declaration: no CodeContests tester has judged this set, function problem included.)
+    exports={"codecontests": contest_name},
 )
