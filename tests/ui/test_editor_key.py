@@ -91,3 +91,42 @@ def test_the_editor_command_is_split_like_a_shell_line() -> None:
     assert editor_command({"VISUAL": "code -w", "EDITOR": "vi"}) == ["code", "-w"]
     assert editor_command({"EDITOR": "  "}) is None
     assert editor_command({"EDITOR": "'my editor' --wait"}) == ["my editor", "--wait"]
+
+
+async def test_ctrl_g_on_the_form_opens_the_statement_or_the_focused_tests(editor: Path, monkeypatch) -> None:
+    """Issue 57: 'open the program or statement in $EDITOR'. On the compose form
+    Ctrl+G hands the statement to the editor (the tests when their box has the
+    focus) and what the editor saves replaces the box's text."""
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        no_suspend(app)
+        await pilot.pause()
+        form = app.screen
+        statement = form.query_one("#statement")
+        original = statement.text
+        monkeypatch.setenv("QF_NEW_TEXT", "Remove the first and last occurrence of a character.\n")
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: statement.text.startswith("Remove the first and last"), "the new statement")
+        assert seen_text(editor) == original  # the editor was given the statement as it stood
+        tests = form.query_one("#tests")
+        tests.focus()
+        await pilot.pause()
+        monkeypatch.setenv("QF_NEW_TEXT", 'assert remove_Occ("hello", "l") == "heo"\n')
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: tests.text.startswith('assert remove_Occ("hello"'), "the new tests")
+        assert "remove_Occ" in seen_text(editor)
+        assert statement.text.startswith("Remove the first and last")  # the statement kept
+
+
+async def test_ctrl_g_with_no_editor_set_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = app.screen.query_one("#statement").text
+        await pilot.press("ctrl+g")
+        await wait_until(
+            pilot, lambda: any("No editor set" in str(n.message) for n in app._notifications), "the notice"
+        )
+        assert app.screen.query_one("#statement").text == text

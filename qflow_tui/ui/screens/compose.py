@@ -36,6 +36,7 @@ from ...core.workflows.settings import Setting
 from ...core.workflows.values import validate
 from ...locations import prompts_dir
 from ..access import mark_invalid, qflow_app
+from ..editor import NO_EDITOR, EditorError, edit_text, editor_command
 from ..palette import palette
 from ..widgets.footer import AppFooter
 from ..widgets.tick_box import TickBox
@@ -193,6 +194,13 @@ class ComposeScreen(AppScreen[None]):
             tooltip="Switch the problem between asserts on a function and a program on stdin/stdout",
         ),
         Binding("f10", "add_sample", "Add sample", show=False, tooltip="Add an Input/Output pair to the tests"),
+        Binding(
+            "ctrl+g",  # F6/F7 are the text boxes' own (select line, select all)
+            "open_in_editor",
+            "$EDITOR",
+            show=False,  # the footer is full at 80 columns; ? and the palette list it
+            tooltip="Open the statement (or the tests, when focused) in $EDITOR and take back what it saves",
+        ),
         Binding(
             "ctrl+b",
             "bench",
@@ -675,6 +683,27 @@ class ComposeScreen(AppScreen[None]):
         tests.load_text(samples)
         self.show_error("")
         self.notify(f"Took {len(pairs)} sample test{'s' if len(pairs) != 1 else ''} out of the statement.", timeout=3)
+
+    def action_open_in_editor(self) -> None:
+        """The statement, or the tests when their box has the focus, in the
+        user's own editor (the app suspended); what the editor saves replaces
+        the box's text, as typing it would (lazygit's ``e``)."""
+        command = editor_command()
+        if command is None:
+            self.notify(NO_EDITOR.replace("press E", "press Ctrl+G"), severity="warning", markup=False)
+            return
+        which = "tests" if self.focused is not None and self.focused.id == "tests" else "statement"
+        area = self.query_one(f"#{which}", TextArea)
+        suffix = ".py" if which == "tests" and self._kind == "function" else ".txt"
+        try:
+            edited = edit_text(self.app, command, area.text, f"{which}{suffix}")
+        except EditorError as exc:
+            self.notify(clean(str(exc)), severity="error", markup=False)
+            return
+        if edited != area.text:
+            area.load_text(edited)
+            area.focus()
+            self.notify(f"The {which} from your editor.", timeout=3)
 
     def action_add_sample(self) -> None:
         """A new, empty Input/Output pair at the end of the tests, the cursor in its input."""
