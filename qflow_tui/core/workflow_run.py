@@ -8,7 +8,7 @@ import asyncio
 import datetime
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +68,7 @@ class RunOptions(TypedDict, total=False):
     session_path: Path | None
     record: bool
     steering: Steering | None
-    header: dict[str, Any] | None
+    header: Mapping[str, object] | None
     close_client: bool
     retry_waits: RetryWaits | None
     visible_run: bool
@@ -133,7 +133,7 @@ async def run_workflow(
     session_path: Path | None = None,
     record: bool = True,
     steering: Steering | None = None,
-    header: dict[str, Any] | None = None,
+    header: Mapping[str, object] | None = None,
     close_client: bool = False,
     retry_waits: RetryWaits | None = None,
     visible_run: bool = False,
