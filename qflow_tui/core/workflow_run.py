@@ -28,7 +28,7 @@ from .sandbox import Sandbox, SandboxConfig, SandboxUnavailable, pool
 from .session import SessionWriter, new_session_path
 from .steer.edits import Steering
 from .steer.gate import Gate, OpenGate
-from .summary import RunSummary
+from .summary import RunSummary, SummaryRecord
 from .visible_check import run_visible_tests
 from .workflows import WORKFLOWS
 from .workflows.values import recorded_config, validate
@@ -53,7 +53,7 @@ class RunOutcome(RunSummary):
 
     first_program: str = ""
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> SummaryRecord:
         """The ``qflow solve --json`` object."""
         return self.to_dict()
 

@@ -219,7 +219,7 @@ def scan_session(path: Path | str) -> tuple[SessionInfo, dict[str, str]]:
     if summary is None:
         limit = _COMPRESSED_READ_LIMIT if compressed else _FULL_READ_LIMIT
         if compressed or st.st_size <= limit:
-            summary = reader.read_session(path, max_bytes=limit).summary()
+            summary = dict(reader.read_session(path, max_bytes=limit).summary())
         else:
             summary = {
                 "outcome": "incomplete",
