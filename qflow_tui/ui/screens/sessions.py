@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -50,6 +50,9 @@ from .base import AppScreen
 from .confirm import Confirm
 from .path_prompt import PathPrompt, WriteRefused
 from .steer_edit import SteerEditScreen
+
+_Cell = TypeVar("_Cell")
+"""What a table's cells hold; the columns do not look."""
 
 
 def _outcome_style(outcome: str, colours: Palette) -> str:
@@ -267,7 +270,7 @@ class SessionsScreen(AppScreen[None]):
         widths = self._widths()
         return [k for k in ("#", "date", "problem", "model", "outcome", "tokens", "time") if widths[k]]
 
-    def _columns(self, table: DataTable[Any]) -> None:
+    def _columns(self, table: DataTable[_Cell]) -> None:
         widths = self._widths()
         table.clear(columns=True)
         for key in self._shown_columns():
