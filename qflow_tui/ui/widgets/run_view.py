@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from typing import Any, Unpack
+from typing import Unpack
 
 from textual import on
 from textual.app import ComposeResult
@@ -64,7 +64,7 @@ _ZOOMABLE = frozenset({"timeline-band", *(t.content for t in RUN_TABS)})
 REFRESH_INTERVAL = 1 / 10
 
 
-def no_tab_reason(workflow: str, recorded: dict[str, Any], tab: str) -> str:
+def no_tab_reason(workflow: str, recorded: Mapping[str, object], tab: str) -> str:
     """Why a run has no ``tab`` (a tab a workflow declares), in words: the
     setting of the run's whose other value would have it (QualityFlow's
     checker), else that the workflow does not use one."""
