@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar, Unpack
 
 from rich.cells import cell_len
 from textual import events, on
@@ -733,6 +733,23 @@ def toast_line(title: str, message: str, width: int) -> str:
     return one_line(line, room - len(CUT_HINT) + 1)[:-1].rstrip() + CUT_HINT
 
 
+class AppOptions(TypedDict, total=False):
+    """The rest of :class:`QFlowApp`'s keyword arguments, as :func:`create_app` passes them on."""
+
+    sandbox: Sandbox | None
+    entry_point: str | None
+    clock: Callable[[], float] | None
+    remember_theme: bool
+    replay_options: ReplayOptions | None
+    bench_runner: BenchRunner | None
+    breakpoints: Sequence[Breakpoint] | None
+    bench_folder: str | Path | None
+    bench_estimate: int | None
+    compare_paths: tuple[str | Path, str | Path] | None
+    env: Mapping[str, str] | None
+    model_named: bool
+
+
 def create_app(
     config: RunConfig | None = None,
     *,
@@ -741,7 +758,7 @@ def create_app(
     tests_text: str | None = None,
     replay_path: str | Path | None = None,
     stepping: bool = False,
-    **kwargs: Any,
+    **kwargs: Unpack[AppOptions],
 ) -> QFlowApp:
     """Build the app for the CLI, the tests and the screenshot script."""
 
