@@ -412,7 +412,7 @@ class ComposeScreen(AppScreen[None]):
         )
         return chosen.with_settings(self._form_values(workflow))
 
-    def _form_values(self, workflow: str) -> dict[str, Any]:
+    def _form_values(self, workflow: str) -> dict[str, object]:
         """The chosen workflow's settings as the form has them, typed; a number
         that does not parse is a ConfigError naming the setting (shown on the form)."""
         spec = WORKFLOWS.get(workflow)
@@ -420,7 +420,7 @@ class ComposeScreen(AppScreen[None]):
         if spec is None or not found:
             return {}
         box = found.first()
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         for setting in spec.settings:
             widget = box.query_one(f"#set-{setting.key}")
             value: Any = widget.value  # type: ignore[attr-defined]
