@@ -8,12 +8,14 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import Subparsers, fail, viewing_config
 
 if TYPE_CHECKING:  # types only: the modules load when the command runs
     from pathlib import Path
+
+    from ..core.steer.side_by_side import Comparison, MarkRecord
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -74,7 +76,7 @@ def _fit(text: str, width: int) -> str:
     return text[: width - 1] + "…" if len(text) > width else text
 
 
-def render(result: dict[str, Any], width: int = PIPED_WIDTH, models: tuple[str, str] | None = None) -> str:
+def render(result: Comparison, width: int = PIPED_WIDTH, models: tuple[str, str] | None = None) -> str:
     """The comparison as plain text, ``width`` columns wide (each line but the
     programs' diff is cut to it; the two step columns share it); everything from
     a file is cleaned of control sequences (it never drives the terminal).
@@ -157,7 +159,7 @@ def render(result: dict[str, Any], width: int = PIPED_WIDTH, models: tuple[str, 
     return "\n".join(lines)
 
 
-def _words(mark: dict[str, Any]) -> str:
+def _words(mark: MarkRecord) -> str:
     prog = f"[p{mark['progression']}] " if mark["progression"] is not None else ""
     # A step named after its agent (``programmer:1`` of the programmer) says it once.
     named = mark["agent"] and (mark["step"] or "").partition(":")[0] != mark["agent"]

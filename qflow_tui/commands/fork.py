@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import pyparse
 from ..core.events import Event, TestsDesigned, TQCVerdict
 from . import Subparsers, fail
 from .solve import add_run_options
+
+if TYPE_CHECKING:  # types only: the steering module loads when the command runs
+    from ..core.steer.edits import Steering
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -230,7 +233,7 @@ def synthesized_tests(events: list[Event]) -> list[str]:
 
 
 def _test_and_statement_edits(
-    args: argparse.Namespace, steering: Any, events: list[Event], entry_point: str, name: str
+    args: argparse.Namespace, steering: Steering, events: list[Event], entry_point: str, name: str
 ) -> list[str]:
     """Put the test and statement flags into ``steering``; the edits in words. Raises
     SteerError / InputError (one line) for a number the session has no test for, a bad file."""

@@ -7,7 +7,6 @@ usage block."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..core.config import RunConfig
 from ..core.workflows import WORKFLOWS
@@ -46,7 +45,7 @@ def add_workflow_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -
             p.add_argument(setting.flag, dest=setting.key, metavar=metavar, help=setting_help(setting))
 
 
-def workflow_overrides(args: argparse.Namespace) -> dict[str, Any]:
+def workflow_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The workflow and its settings as given on the command line (None: not given)."""
     keys = ["workflow", *(s.key for s in all_settings())]
     return {k: getattr(args, k, None) for k in keys}

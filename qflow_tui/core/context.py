@@ -9,7 +9,7 @@ import itertools
 import time
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 from .config import RunConfig
 from .events import (
@@ -29,7 +29,7 @@ from .events import (
     TextDelta,
 )
 from .llm import Completion, LLMClient, LLMError, LLMRequest, estimate_tokens
-from .llm.base import count_cut, prompt_text_tokens
+from .llm.base import RequestPlace, count_cut, prompt_text_tokens
 from .llm.limiter import ConnectionLimiter, limiter_for
 from .llm.limits import CallLimits, complete_within_limits
 from .llm.retry import RetryPolicy, RetryWaits, gave_up, given_up_by_user, is_busy
@@ -393,7 +393,7 @@ class RunContext:
         messages: list[dict[str, str]] | None = None,
         system: str = "",
         temperature: float | None = None,
-        **where: Any,
+        **where: Unpack[RequestPlace],
     ) -> LLMRequest:
         """A model request from ``role`` ``agent`` with the run's temperature,
         max_tokens and seed: ``prompt`` is a rendered prompt file's

@@ -57,7 +57,7 @@ class Event:
         super().__init_subclass__(**kwargs)
         _REGISTRY[cls.kind] = cls
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         data = dataclasses.asdict(self)
         return {"kind": self.kind, **data}
 

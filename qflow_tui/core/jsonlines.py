@@ -11,17 +11,17 @@ read, and a line no splitter cuts."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 #: The characters ``str.splitlines()`` breaks at that JSON leaves unescaped.
 _LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _TABLE = str.maketrans(_LINE_BREAKS)
 
 
-def dumps_line(obj: object, **kwargs: Any) -> str:
+def dumps_line(obj: object, *, separators: tuple[str, str] | None = None) -> str:
     """``obj`` as one line of JSON (no trailing newline), non-ASCII text kept
-    as it is apart from the three line breaks JSON does not escape."""
-    return json.dumps(obj, ensure_ascii=False, **kwargs).translate(_TABLE)
+    as it is apart from the three line breaks JSON does not escape;
+    ``separators`` as ``json.dumps`` takes them."""
+    return json.dumps(obj, ensure_ascii=False, separators=separators).translate(_TABLE)
 
 
 def split_lines(text: str) -> list[str]:

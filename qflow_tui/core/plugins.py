@@ -493,12 +493,12 @@ class Guarded:
 
     def __init__(
         self,
-        function: Callable[..., Any],
-        params: tuple[Any, ...],
+        function: Callable[..., object],
+        params: tuple[object, ...],
         returns: object,
         where: str,
         error: Callable[[str], Exception],
-        names: Mapping[str, Any],
+        names: Mapping[str, object],
     ) -> None:
         self.function = function
         self.params = params
@@ -507,7 +507,7 @@ class Guarded:
         self.error = error
         self.names = names
 
-    def __call__(self, *args: object, **kwargs: object) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> object:
         try:
             out = self.function(*args, **kwargs)
         except Exception as exc:
@@ -522,7 +522,11 @@ class Guarded:
 
 
 def guard_functions(
-    obj: T, error: Callable[[str], Exception], names: Mapping[str, Any] | None = None, where: str = "", depth: int = 0
+    obj: T,
+    error: Callable[[str], Exception],
+    names: Mapping[str, object] | None = None,
+    where: str = "",
+    depth: int = 0,
 ) -> T:
     """A copy of the dataclass instance ``obj`` (and of the dataclasses in its
     fields) whose fields declared ``Callable[[...], R]`` hold :class:`Guarded`
@@ -553,7 +557,7 @@ def guard_functions(
     return out
 
 
-def probe_functions(obj: object, samples: Mapping[type, Any], depth: int = 0) -> None:
+def probe_functions(obj: object, samples: Mapping[type, object], depth: int = 0) -> None:
     """Call each :class:`Guarded` function of ``obj`` (see
     :func:`guard_functions`) whose parameters all have a sample value, once:
     a function that fails, or answers with the wrong type, raises its error."""
@@ -563,7 +567,7 @@ def probe_functions(obj: object, samples: Mapping[type, Any], depth: int = 0) ->
         value = getattr(obj, f.name)
         if isinstance(value, Guarded):
             if value.params and all(isinstance(p, type) and p in samples for p in value.params):
-                value(*(samples[p] for p in value.params))
+                value(*(samples[p] for p in value.params if isinstance(p, type)))
         elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             probe_functions(value, samples, depth + 1)
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .asserts import AssertSyntaxError, detect_entry_point, find_call, parse_assert, parse_python
+from .jsontypes import JSONObject
 
 #: Longest block of tests read (about 10 MB); parsing is linear up to it.
 MAX_TESTS_CHARS = 10_000_000
@@ -64,7 +65,7 @@ class TestCase:
         """An input/output pair (``input`` and ``output`` set), not an assert."""
         return self.input is not None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         if self.is_io:
             return {"source": self.source, "line": self.line, "input": self.input, "output": self.output}
         return {"source": self.source, "line": self.line, "call": self.call}
@@ -147,7 +148,7 @@ class Problem:
         for an ``io`` problem it finds the pairs again from the labels."""
         return [t.source for t in self.tests]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         out: dict[str, Any] = {
             "statement": self.statement,
             "tests": [t.source for t in self.tests],

@@ -29,7 +29,7 @@ class ResumeError(Exception):
     """The session cannot be resumed; the message is one line a user can act on."""
 
 
-def recorded_settings(data: SessionData, overrides: Mapping[str, Any] | None = None) -> RunConfig:
+def recorded_settings(data: SessionData, overrides: Mapping[str, object] | None = None) -> RunConfig:
     """The recorded settings with ``overrides`` (flag name -> value; None: keep
     the recorded one) on top, and the recording itself as the model. Raises
     :class:`ConfigError`."""
@@ -63,7 +63,7 @@ def plan_resume(
     *,
     model: str | None = None,
     base_url: str | None = None,
-    overrides: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, object] | None = None,
     unfinished_only: bool = False,
 ) -> Resumption:
     """How to resume the session at ``path``: the live model is ``model`` or the

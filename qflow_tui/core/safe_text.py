@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar, cast
 
 T = TypeVar("T")
 
@@ -114,7 +114,7 @@ def valid_json_text(text: str) -> str:
 def valid(value: T) -> T:
     """A copy of ``value`` with :func:`valid_text` applied to every string in it
     (through dataclasses, dicts, lists and tuples); other values unchanged."""
-    return _walk(value, valid_text, 0)  # type: ignore[no-any-return]
+    return cast("T", _walk(value, valid_text, 0))
 
 
 def clean(text: str) -> str:
@@ -153,10 +153,10 @@ def scrub(value: T) -> T:
     """A copy of ``value`` with :func:`clean` applied to every string in it
     (through dataclasses, dicts, lists and tuples); other values unchanged.
     Used where events from a run or a session file enter the app's display."""
-    return _walk(value, clean, 0)  # type: ignore[no-any-return]
+    return cast("T", _walk(value, clean, 0))
 
 
-def _walk(value: Any, fix: Callable[[str], str], depth: int) -> Any:
+def _walk(value: object, fix: Callable[[str], str], depth: int) -> object:
     if isinstance(value, str):
         return fix(value)
     if depth > 50:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from .events import Event, LLMCallFailed, LLMCallFinished, LLMCallGivenUp
 
@@ -207,6 +207,24 @@ def tally_events(events: Iterable[Event]) -> Tokens:
     return tokens
 
 
+class SummaryRecord(TypedDict):
+    """:meth:`RunSummary.to_dict`: the ``qflow solve --json`` object."""
+
+    final_program: str
+    outcome: str
+    accepted_at: str | None
+    progression: int | None
+    llm_calls: int
+    tokens: dict[str, dict[str, int]]
+    session: str | None
+    duration: float
+    warnings: list[str]
+    stops: dict[str, int]
+    cut_calls: int
+    cost: dict[str, Any]
+    detail: NotRequired[str]
+
+
 @dataclass
 class RunSummary:
     """What a run came to: the ``qflow solve --json`` object, also what
@@ -233,9 +251,8 @@ class RunSummary:
     """US dollars per agent and in total with the date of the prices, or
     ``{"unpriced": model}`` (core/llm/prices.py); empty when not worked out."""
 
-    def to_dict(self) -> dict[str, Any]:
-        extra = {"detail": self.detail} if self.detail else {}
-        return {
+    def to_dict(self) -> SummaryRecord:
+        record: SummaryRecord = {
             "final_program": self.final_program,
             "outcome": self.outcome,
             "accepted_at": self.accepted_at,
@@ -248,7 +265,10 @@ class RunSummary:
             "stops": dict(sorted(self.stops.items())),
             "cut_calls": self.cut_calls,
             "cost": self.cost,
-        } | extra
+        }
+        if self.detail:
+            record["detail"] = self.detail
+        return record
 
     @property
     def cut_calls(self) -> int:

@@ -8,7 +8,7 @@ import asyncio
 import datetime
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -28,7 +28,7 @@ from .sandbox import Sandbox, SandboxConfig, SandboxUnavailable, pool
 from .session import SessionWriter, new_session_path
 from .steer.edits import Steering
 from .steer.gate import Gate, OpenGate
-from .summary import RunSummary
+from .summary import RunSummary, SummaryRecord
 from .visible_check import run_visible_tests
 from .workflows import WORKFLOWS
 from .workflows.values import recorded_config, validate
@@ -55,7 +55,7 @@ class RunOutcome(RunSummary):
 
     first_program: str = ""
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> SummaryRecord:
         """The ``qflow solve --json`` object."""
         return self.to_dict()
 
@@ -70,7 +70,7 @@ class RunOptions(TypedDict, total=False):
     session_path: Path | None
     record: bool
     steering: Steering | None
-    header: dict[str, Any] | None
+    header: Mapping[str, object] | None
     close_client: bool
     retry_waits: RetryWaits | None
     visible_run: bool
@@ -135,7 +135,7 @@ async def run_workflow(
     session_path: Path | None = None,
     record: bool = True,
     steering: Steering | None = None,
-    header: dict[str, Any] | None = None,
+    header: Mapping[str, object] | None = None,
     close_client: bool = False,
     retry_waits: RetryWaits | None = None,
     visible_run: bool = False,

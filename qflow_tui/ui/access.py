@@ -11,10 +11,10 @@ module checks it), typed, where Textual types ``self.app`` as ``App[Any]``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar, cast
 
 from textual.dom import DOMNode
 from textual.screen import Screen
@@ -29,6 +29,21 @@ if TYPE_CHECKING:  # types only: the core modules are loaded by the screens that
     from ..core.sandbox import Sandbox
     from ..core.steer.edits import Steering
     from ..core.steer.gate import Breakpoint
+
+
+_Result = TypeVar("_Result")
+"""What a screen hands back when dismissed; nothing here reads it."""
+
+
+class ReplayOptions(TypedDict, total=False):
+    """How the first replay opens (``qflow replay --step N / --play``, ``qflow demo``)."""
+
+    step: int | None
+    """The step to open at (1-based); None: the end."""
+    play: bool
+    """Play the run from its start."""
+    intro: bool
+    """Show the demo's introduction."""
 
 
 @dataclass
@@ -59,7 +74,7 @@ class Host(Protocol):
     entry_point: str | None
     stepping: bool
     breakpoints: list[Breakpoint]
-    replay_options: dict[str, Any]
+    replay_options: ReplayOptions
     message_log: deque[LoggedMessage]
     prefs: AppPrefs
     """The app's own preferences (the config file's ``[app]`` table; F5 sets them)."""
@@ -74,7 +89,7 @@ class Host(Protocol):
         stepping: bool = False,
         breakpoints: Sequence[Breakpoint] = (),
         steering: Steering | None = None,
-        header: dict[str, Any] | None = None,
+        header: Mapping[str, object] | None = None,
     ) -> None:
         """Run ``problem`` live on a new run screen."""
         ...
@@ -99,7 +114,7 @@ class Host(Protocol):
         """The sessions browser."""
         ...
 
-    def quit_from(self, screen: Screen[Any]) -> None:
+    def quit_from(self, screen: Screen[_Result]) -> None:
         """``q`` on ``screen`` (a replay): quit, asking first where it was opened from the app."""
         ...
 

@@ -10,16 +10,17 @@ import gc
 import os
 import sys
 import time
+from asyncio import AbstractEventLoop
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, TypeVar, Unpack
 
 from rich.cells import cell_len
 from textual import events, on
-from textual.app import App, SystemCommand
+from textual.app import App, AutopilotCallbackType, SystemCommand
 from textual.binding import Binding
 from textual.content import Content
 from textual.notifications import Notify
@@ -38,7 +39,7 @@ from ..core.steer.edits import Steering
 from ..core.steer.gate import Breakpoint
 from ..core.workflows.values import load_config, small_settings
 from ..locations import config_file, demo_session
-from .access import Host, LoggedMessage
+from .access import Host, LoggedMessage, ReplayOptions
 from .first_minute import FirstMinute, first_minute
 from .messages import KeyDone, SaveRequested
 from .screens.compose import EXAMPLE_STATEMENT, EXAMPLE_TESTS, ComposeScreen
@@ -52,6 +53,8 @@ from .themes import DEFAULT_THEME, ThemeFileError, load_themes, theme_variable_d
 
 if TYPE_CHECKING:
     from ..core.bench.bench_runner import BenchRunner
+    from .screens.bench import BenchScreen
+    from .screens.replay import ReplayScreen
 
 # The app opens every screen (screens never import one another). The form is
 # painted before the run, bench, replay, compare and sessions machinery is
@@ -59,6 +62,9 @@ if TYPE_CHECKING:
 # thread once the form is up, compose.RUN_MODULE), which keeps the first paint
 # from waiting on them (tests/core/test_import_hygiene.py).
 
+
+_Result = TypeVar("_Result")
+"""What a screen hands back when dismissed; the app's own handlers do not read it."""
 
 #: Keys whose bindings edit text where the cursor is: see `QFlowApp._edit_path`.
 _EDIT_KEYS = frozenset({"backspace", "delete", "left", "right", "up", "down", "home", "end"})
@@ -104,7 +110,7 @@ class QFlowApp(App[int]):
         entry_point: str | None = None,
         clock: Callable[[], float] | None = None,
         remember_theme: bool = True,
-        replay_options: dict[str, Any] | None = None,
+        replay_options: ReplayOptions | None = None,
         bench_runner: BenchRunner | None = None,
         breakpoints: Sequence[Breakpoint] | None = None,
         bench_folder: str | Path | None = None,
@@ -159,7 +165,7 @@ class QFlowApp(App[int]):
         """What each toast says (title, message) before it is fitted to its line, by notification identity."""
         """Every notification so far (the newest ``MESSAGE_LOG_SIZE``), for Ctrl+L."""
         self.remember_theme = remember_theme
-        self.replay_options: dict[str, Any] = replay_options or {}
+        self.replay_options: ReplayOptions = replay_options or {}
         """How the first replay opens (``step``, ``play``); read once by the replay screen."""
         self.breakpoints: list[Breakpoint] = list(breakpoints or [])
         """Where runs stop (``agent:self_debugger``, ``decision:reject``; see core/gate.py)."""
@@ -182,7 +188,7 @@ class QFlowApp(App[int]):
         # The theme is chosen before the first screen mounts: set later, it makes
         # Textual parse the stylesheet again and restyle every widget of it.
         self._install_themes()
-        self.start_replay: Screen[Any] | None = None
+        self.start_replay: ReplayScreen | None = None
         """The replay the app opened on (``qflow replay``, ``qflow demo``), if it did."""
 
     # -- start-up ------------------------------------------------------------------------
@@ -190,7 +196,7 @@ class QFlowApp(App[int]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults()
 
-    def get_default_screen(self) -> Screen[Any]:
+    def get_default_screen(self) -> BenchScreen | ComposeScreen:
         if self.bench_runner is not None or self.bench_folder is not None:
             # `qflow bench --tui` / `bench open`: the bench is the first screen
             # painted. Under the compose form it waited for that form to be
@@ -241,10 +247,28 @@ class QFlowApp(App[int]):
         screen = FirstMinuteScreen(start.missing.variable, start.wanted, start.model, own_problem=self.own_problem)
         self.push_screen(screen, chosen)
 
-    def run(self, *args: Any, **kwargs: Any) -> int | None:
+    def run(
+        self,
+        *,
+        headless: bool = False,
+        inline: bool = False,
+        inline_no_clear: bool = False,
+        mouse: bool = True,
+        size: tuple[int, int] | None = None,
+        auto_pilot: AutopilotCallbackType | None = None,
+        loop: AbstractEventLoop | None = None,
+    ) -> int | None:
         """Run in this terminal, as every qflow command that opens the app does."""
         self.settle_memory = True
-        return super().run(*args, **kwargs)
+        return super().run(
+            headless=headless,
+            inline=inline,
+            inline_no_clear=inline_no_clear,
+            mouse=mouse,
+            size=size,
+            auto_pilot=auto_pilot,
+            loop=loop,
+        )
 
     def on_ready(self) -> None:
         # The first screen is painted. What is alive now (modules, classes, the
@@ -407,7 +431,7 @@ class QFlowApp(App[int]):
         stepping: bool = False,
         breakpoints: Sequence[Breakpoint] = (),
         steering: Steering | None = None,
-        header: dict[str, Any] | None = None,
+        header: Mapping[str, object] | None = None,
     ) -> None:
         from .screens.run_screen import RunScreen
 
@@ -428,14 +452,14 @@ class QFlowApp(App[int]):
     def open_replay(self, path: str | Path, *, step: int | None = None) -> None:
         self._push_replay(path, step=step)
 
-    def _push_replay(self, path: str | Path, *, step: int | None = None) -> Screen[Any]:
+    def _push_replay(self, path: str | Path, *, step: int | None = None) -> ReplayScreen:
         from .screens.replay import ReplayScreen
 
         screen = ReplayScreen(path, step=step)
         self.push_screen(screen)
         return screen
 
-    def quit_from(self, screen: Screen[Any]) -> None:
+    def quit_from(self, screen: Screen[_Result]) -> None:
         """``q`` on a screen that quits qflow (a replay, the demo). On the screen
         the app opened on (``qflow demo``, ``qflow replay``) it quits as Ctrl+Q
         does; opened from the app (the welcome dialog's demo, the browser), the
@@ -647,7 +671,7 @@ class QFlowApp(App[int]):
 
     # -- command palette -----------------------------------------------------------------
 
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[_Result]) -> Iterable[SystemCommand]:
         """The app's own actions only: Textual's internals (scroll, focus-next, page
         left) are not things a person looks for, and one theme entry is enough."""
         yield SystemCommand("Quit", "Quit qflow (Ctrl+Q)", self.action_quit)
@@ -709,6 +733,23 @@ def toast_line(title: str, message: str, width: int) -> str:
     return one_line(line, room - len(CUT_HINT) + 1)[:-1].rstrip() + CUT_HINT
 
 
+class AppOptions(TypedDict, total=False):
+    """The rest of :class:`QFlowApp`'s keyword arguments, as :func:`create_app` passes them on."""
+
+    sandbox: Sandbox | None
+    entry_point: str | None
+    clock: Callable[[], float] | None
+    remember_theme: bool
+    replay_options: ReplayOptions | None
+    bench_runner: BenchRunner | None
+    breakpoints: Sequence[Breakpoint] | None
+    bench_folder: str | Path | None
+    bench_estimate: int | None
+    compare_paths: tuple[str | Path, str | Path] | None
+    env: Mapping[str, str] | None
+    model_named: bool
+
+
 def create_app(
     config: RunConfig | None = None,
     *,
@@ -717,7 +758,7 @@ def create_app(
     tests_text: str | None = None,
     replay_path: str | Path | None = None,
     stepping: bool = False,
-    **kwargs: Any,
+    **kwargs: Unpack[AppOptions],
 ) -> QFlowApp:
     """Build the app for the CLI, the tests and the screenshot script."""
 

@@ -11,7 +11,6 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
@@ -38,7 +37,7 @@ def editor_command(env: Mapping[str, str] = os.environ) -> list[str] | None:
     return None
 
 
-def edit_text(app: App[Any], command: list[str], text: str, name: str, *, read_only: bool = False) -> str:
+def edit_text(app: App[object], command: list[str], text: str, name: str, *, read_only: bool = False) -> str:
     """Run ``command FILE`` on a temporary ``name`` holding ``text``, with the app
     suspended; the file's text once the editor exits. Raises EditorError."""
     with tempfile.TemporaryDirectory(prefix="qflow-edit-") as folder:

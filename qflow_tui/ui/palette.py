@@ -7,7 +7,6 @@ their colours, so that every theme in ``themes/`` restyles them too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from textual.app import App
 from textual.color import Color
@@ -47,7 +46,7 @@ def _blend(fg: str, bg: str, amount: float) -> str:
         return "grey50"
 
 
-def palette(app: App[Any]) -> Palette:
+def palette(app: App[object]) -> Palette:
     v = app.theme_variables
     theme = app.current_theme
     dark = theme.dark if theme is not None else True

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
 
 from ..safe_text import valid_text
 from . import jsontext
@@ -22,7 +21,7 @@ def _shown(m: re.Match[str]) -> str:
     return f"\\u{ord(m.group()):04x}"
 
 
-def text(value: Any) -> str:
+def text(value: object) -> str:
     """``value`` as HTML text or a quoted attribute value: ``&<>"'`` escaped,
     invalid Unicode replaced, controls written as ``\\uXXXX``."""
     s = valid_text(value if isinstance(value, str) else str(value))
@@ -32,7 +31,7 @@ def text(value: Any) -> str:
 _JSON_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
-def script_json(value: Any) -> str:
+def script_json(value: object) -> str:
     """``value`` as JSON text to put between ``<script type="application/json">``
     and ``</script>``: ``JSON.parse`` of the element's text gives it back."""
     dumped = jsontext.dumps(value, indent=None)

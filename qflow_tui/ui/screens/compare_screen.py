@@ -8,7 +8,7 @@ visible tests; calls, tokens and time per agent. What is compared comes from
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -21,17 +21,20 @@ from textual.widgets import DataTable, Header, Input, Static, TabbedContent, Tab
 
 from ...core.events import RunStarted
 from ...core.safe_text import clean, one_line
-from ...core.session import SessionError, read_session
+from ...core.session import SessionData, SessionError, read_session
 from ...core.session.display import model_words
-from ...core.steer.side_by_side import compare_sessions, placed_trail
+from ...core.steer.side_by_side import Comparison, MarkRecord, SideRecord, compare_sessions, placed_trail
 from ..access import qflow_app
-from ..palette import palette
+from ..palette import Palette, palette
 from ..replay_model import replay_steps
 from ..state import run_shape
 from ..widgets.footer import AppFooter
 from ..widgets.lists import ListTable
 from ..widgets.search_line import SearchLine, matches, search_key
 from .base import AppScreen
+
+_Cell = TypeVar("_Cell")
+"""What a table's cells hold; an empty table's note does not look."""
 
 #: The compare screen's tabs, in the order the number keys pick them.
 COMPARE_TABS = (
@@ -42,7 +45,7 @@ COMPARE_TABS = (
 )
 
 
-def _short_agents(data: Any) -> dict[str, str]:
+def _short_agents(data: SessionData) -> dict[str, str]:
     """Each agent's short label from the run's first event (``CQC`` for the
     Code Quality Checker), so a step fits half a narrow terminal."""
     first = next((e for e in data.events if isinstance(e, RunStarted)), None)
@@ -51,7 +54,7 @@ def _short_agents(data: Any) -> dict[str, str]:
     return {a.role: a.short for a in run_shape(first).agents}
 
 
-def mark_words(mark: dict[str, Any] | None, agents: dict[str, str]) -> str:
+def mark_words(mark: MarkRecord | None, agents: dict[str, str]) -> str:
     """One step mark in few words: ``p0 self_debug:1 CQC: decision accept``."""
     if mark is None:
         return ""
@@ -118,7 +121,7 @@ class CompareScreen(AppScreen[None]):
     def __init__(self, a: str | Path, b: str | Path) -> None:
         super().__init__()
         self.paths = (Path(a), Path(b))
-        self.result: dict[str, Any] | None = None
+        self.result: Comparison | None = None
         self.error: str | None = None
         self.agents: dict[str, str] = {}
         self.titles = ("", "")
@@ -186,11 +189,11 @@ class CompareScreen(AppScreen[None]):
         self._paint_checks()
         self._paint_agents()
 
-    def _palette(self) -> Any:
+    def _palette(self) -> Palette:
 
         return palette(self.app)
 
-    def _side_line(self, name: str, side: dict[str, Any], title: str) -> Text:
+    def _side_line(self, name: str, side: SideRecord, title: str) -> Text:
         colours = self._palette()
         outcome = str(side["outcome"] or "unfinished")
         style = colours.success if outcome == "accepted" else colours.warning
@@ -323,8 +326,8 @@ class CompareScreen(AppScreen[None]):
             if not matches(f"{agent} {self.agents.get(agent, '')}", self._search()):
                 continue
             cells: list[Any] = [Text(one_line(self.agents.get(agent, agent) if narrow else agent), no_wrap=True)]
-            for side in (r["a"], r["b"]):
-                row = side["agents"].get(agent)
+            for each in (r["a"], r["b"]):
+                row = each["agents"].get(agent)
                 if row is None:
                     cells += [Text("—", justify="right")] * 4
                     continue
@@ -340,7 +343,7 @@ class CompareScreen(AppScreen[None]):
     def _search(self) -> str:
         return self.query_one(SearchLine).search
 
-    def _none_found(self, table: DataTable[Any], columns: int, at: int = 0) -> None:
+    def _none_found(self, table: DataTable[_Cell], columns: int, at: int = 0) -> None:
         """Say so in ``table`` (in column ``at``) when the search left none of its rows."""
         if not table.row_count and self._search():
             said = Text(f"No row matches {self._search()!r}; Escape clears the search.", style=self._palette().muted)
@@ -387,10 +390,10 @@ class CompareScreen(AppScreen[None]):
         self._load()
         self.paint()
 
-    def _active_table(self) -> DataTable[Any] | None:
+    def _active_table(self) -> ListTable | None:
         tables = {"cmp-steps": "#cmp-steps-table", "cmp-checks": "#cmp-checks-table", "cmp-agents": "#cmp-agents-table"}
         active = self.query_one("#cmp-tabs", TabbedContent).active
-        return self.query_one(tables[active], DataTable) if active in tables else None
+        return self.query_one(tables[active], ListTable) if active in tables else None
 
     def _highlighted(self) -> str | None:
         """The key of the active table's highlighted row (None: no table, no row)."""

@@ -32,7 +32,7 @@ from ...core.safe_text import clean, one_line
 from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
 from ...core.steer.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
 from ...core.workflows import WORKFLOWS, WorkflowSpec, broken_plugins
-from ...core.workflows.settings import Setting
+from ...core.workflows.settings import Setting, T
 from ...core.workflows.values import validate
 from ...locations import prompts_dir
 from ..access import mark_invalid, qflow_app
@@ -85,7 +85,7 @@ def known_model_names() -> list[str]:
         return [k.name for k in table_models(dict(BUILT_IN))]
 
 
-def _numeric(setting: Setting[Any]) -> bool:
+def _numeric(setting: Setting[T]) -> bool:
     return setting.type in (int, float) and not setting.choices
 
 
@@ -111,7 +111,7 @@ def settings_boxes(spec: WorkflowSpec, config: RunConfig) -> Vertical:
     return Vertical(*boxes, id=f"settings-{_dom_name(spec.name)}", classes="workflow-settings")
 
 
-def _setting_box(setting: Setting[Any], value: Any) -> Vertical:
+def _setting_box(setting: Setting[T], value: T) -> Vertical:
     label = [] if setting.type is bool else [Label(setting.title, classes="field-label")]
     box = Vertical(*label, setting_widget(setting, value), classes="setting", id=f"setting-{setting.key}")
     box.tooltip = setting.doc
@@ -151,7 +151,7 @@ def _import_quietly(modules: list[str]) -> None:
             pass
 
 
-def setting_widget(setting: Setting[Any], value: Any) -> Widget:
+def setting_widget(setting: Setting[T], value: T) -> Widget:
     """A form widget for one setting, from its type, choices and bounds."""
     wid = f"set-{setting.key}"
     if setting.type is bool:
@@ -420,7 +420,7 @@ class ComposeScreen(AppScreen[None]):
         )
         return chosen.with_settings(self._form_values(workflow))
 
-    def _form_values(self, workflow: str) -> dict[str, Any]:
+    def _form_values(self, workflow: str) -> dict[str, object]:
         """The chosen workflow's settings as the form has them, typed; a number
         that does not parse is a ConfigError naming the setting (shown on the form)."""
         spec = WORKFLOWS.get(workflow)
@@ -428,7 +428,7 @@ class ComposeScreen(AppScreen[None]):
         if spec is None or not found:
             return {}
         box = found.first()
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         for setting in spec.settings:
             widget = box.query_one(f"#set-{setting.key}")
             value: Any = widget.value  # type: ignore[attr-defined]

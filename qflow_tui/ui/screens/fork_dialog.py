@@ -7,7 +7,7 @@ says in one line why the core refuses it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -25,6 +25,12 @@ from ...core.workflows.values import config_from_record
 from ..access import qflow_app
 from ..palette import palette
 from .base import AppModal
+
+if TYPE_CHECKING:  # types only: the session reader loads with the screens that read one
+    from ...core.session import SessionData
+
+_Result = TypeVar("_Result")
+"""What a screen hands back when dismissed; nothing here reads it."""
 
 #: The verdict choices (Select values are strings): what the checker's verdict becomes.
 VERDICTS: list[tuple[str, str]] = [("the checker decides", "checker"), ("accept", "accept"), ("reject", "reject")]
@@ -83,7 +89,7 @@ class ForkDialog(AppModal[ForkPlan | None]):
 
     def __init__(
         self,
-        data: Any,
+        data: SessionData,
         *,
         step: str | None = None,
         progression: int | None = None,
@@ -294,7 +300,7 @@ class ForkDialog(AppModal[ForkPlan | None]):
         self.dismiss(None)
 
 
-def start_fork(screen: Screen[Any], plan: ForkPlan) -> None:
+def start_fork(screen: Screen[_Result], plan: ForkPlan) -> None:
     """Run ``plan`` live on a new run screen: the recording answers the calls
     before the branch, the app's model (a test's script) or the one the dialog
     named the rest; the session names its parent."""

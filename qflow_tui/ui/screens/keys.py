@@ -8,7 +8,7 @@ from what the keys do."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from rich.text import Text
 from textual import on
@@ -23,6 +23,9 @@ from ...core.safe_text import one_line
 from ..widgets.lists import ListScroll
 from ..widgets.search_line import SearchLine, matches, search_key
 from .base import AppModal
+
+_Result = TypeVar("_Result")
+"""What a screen hands back when dismissed; nothing here reads it."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ def _declared(node: object) -> list[Binding]:
     return out
 
 
-def keys_of(screen: Screen[Any]) -> list[tuple[str, list[KeyRow]]]:
+def keys_of(screen: Screen[_Result]) -> list[tuple[str, list[KeyRow]]]:
     """The keys ``screen`` answers to now, in groups: where the cursor is, the
     screen itself, and the app (everywhere). Read from the classes' own
     bindings, not from the active keys, so a key a widget shadows (a table's
@@ -125,7 +128,7 @@ class KeysScreen(AppModal[None]):
         search_key("Show only the keys whose key or words hold the words typed"),
     ]
 
-    def __init__(self, beneath: Screen[Any]) -> None:
+    def __init__(self, beneath: Screen[_Result]) -> None:
         super().__init__()
         self.beneath = beneath
 

@@ -3,7 +3,7 @@ Enter finds the next line holding them all, the same words again the one after."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,6 +14,9 @@ from textual.widgets import Input, Label
 from ...core.safe_text import one_line
 from ..widgets.agent_pane import AgentPane
 from .base import AppModal
+
+_Result = TypeVar("_Result")
+"""What a screen hands back when dismissed; nothing here reads it."""
 
 
 class PaneSearch(AppModal[str | None]):
@@ -46,7 +49,7 @@ class PaneSearch(AppModal[str | None]):
         self.dismiss(None)
 
 
-def search_pane(screen: Screen[Any], pane: AgentPane) -> None:
+def search_pane(screen: Screen[_Result], pane: AgentPane) -> None:
     """Ask for words and find them in ``pane``; a miss is said in one line."""
 
     def chosen(words: str | None) -> None:

@@ -7,9 +7,8 @@ Breakpoints are set from the timeline (b at a step, B at its agent)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -119,7 +118,7 @@ class RunScreen(AppScreen[None]):
         breakpoints: Sequence[Breakpoint] = (),
         sandbox: Sandbox | None = None,
         steering: Steering | None = None,
-        header: dict[str, Any] | None = None,
+        header: Mapping[str, object] | None = None,
     ) -> None:
         super().__init__()
         self.problem = problem

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -18,7 +18,7 @@ from textual.worker import Worker, WorkerState
 
 from ...core.config import ConfigError, RunConfig
 from ...core.problem import Problem, ProblemError
-from ...core.resume import ResumeError, plan_resume, reach_model, recorded_settings
+from ...core.resume import ResumeError, Resumption, plan_resume, reach_model, recorded_settings
 from ...core.safe_text import clean, one_line
 from ...core.session import (
     FolderGroup,
@@ -50,6 +50,12 @@ from .base import AppScreen
 from .confirm import Confirm
 from .path_prompt import PathPrompt, WriteRefused
 from .steer_edit import SteerEditScreen
+
+if TYPE_CHECKING:
+    from ...core.llm import LLMClient
+
+_Cell = TypeVar("_Cell")
+"""What a table's cells hold; the columns do not look."""
 
 
 def _outcome_style(outcome: str, colours: Palette) -> str:
@@ -267,7 +273,7 @@ class SessionsScreen(AppScreen[None]):
         widths = self._widths()
         return [k for k in ("#", "date", "problem", "model", "outcome", "tokens", "time") if widths[k]]
 
-    def _columns(self, table: DataTable[Any]) -> None:
+    def _columns(self, table: DataTable[_Cell]) -> None:
         widths = self._widths()
         table.clear(columns=True)
         for key in self._shown_columns():
@@ -347,7 +353,7 @@ class SessionsScreen(AppScreen[None]):
                 self.fill()
             self.notify(clean(f"Cannot read {self.folder}: {event.worker.error}"), severity="error", markup=False)
 
-    def _session_row(self, s: SessionInfo, colours: Any) -> list[Any]:
+    def _session_row(self, s: SessionInfo, colours: Palette) -> list[str | Text]:
 
         # Narrow, the outcome alone: where it was accepted is in the replay.
         narrow = self._widths()["outcome"] < 23
@@ -372,7 +378,7 @@ class SessionsScreen(AppScreen[None]):
         model.overflow, model.no_wrap = "ellipsis", True
         marked = s.path in self.marked
         number = ("●" if marked else "") + str(s.number or "")
-        cells = {
+        cells: dict[str, str | Text] = {
             "#": Text(number, justify="right", style=f"bold {colours.accent}" if marked else ""),
             "date": _human_time(s.created)[5:] if self._widths()["date"] < 16 else _human_time(s.created),
             "problem": cell,
@@ -668,7 +674,7 @@ class SessionsScreen(AppScreen[None]):
             self.prepare_resume(info.path)
 
     @work(thread=True, exclusive=True, group="resume", exit_on_error=False, name="prepare resume")
-    def prepare_resume(self, path: Path) -> tuple[Any, Any]:
+    def prepare_resume(self, path: Path) -> tuple[Resumption, LLMClient]:
         # A thread: reading the session and building the model's client (an SDK import) take time.
 
         plan = plan_resume(path, unfinished_only=True)

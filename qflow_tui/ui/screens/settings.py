@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -163,7 +162,7 @@ class SettingsScreen(AppModal[Settings | None]):
         self.dismiss(None)
 
 
-def changed_run_settings(settings: Settings, config: RunConfig) -> dict[str, Any]:
+def changed_run_settings(settings: Settings, config: RunConfig) -> dict[str, str]:
     """The ``[run]`` settings the form changed (only those are written)."""
     now = {"model": settings.model, "workflow": settings.workflow, "theme": settings.theme}
     return {k: v for k, v in now.items() if getattr(config, k) != v}

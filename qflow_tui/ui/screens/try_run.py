@@ -7,7 +7,7 @@ command palette. What the program printed is shown as plain text, cut short
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -30,6 +30,9 @@ from ..widgets.program_view import selected_program
 from ..widgets.run_view import RunView
 from .base import AppModal
 
+_Result = TypeVar("_Result")
+"""What a screen hands back when dismissed; nothing here reads it."""
+
 #: The key that opens this dialog on the run screen and the replay (shown in their footers).
 TRY_KEY = Binding(
     "o",
@@ -41,7 +44,7 @@ TRY_KEY = Binding(
 _VERDICT = {"pass": "✓ pass", "fail": "✗ fail", "error": "✗ error", "timeout": "✗ timeout", "ran": ""}
 
 
-def open_try(screen: Screen[Any], problem: Problem | None = None) -> None:
+def open_try(screen: Screen[_Result], problem: Problem | None = None) -> None:
     """Open the dialog on ``screen``'s run view: its shown progression's program,
     ``problem`` (a live run's) or the one the run recorded (a replay's)."""
     view = screen.query_one(RunView)

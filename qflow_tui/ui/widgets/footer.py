@@ -13,14 +13,18 @@ cut at the edge while a rebuild waits its turn on a busy event loop."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.geometry import Size
 from textual.layout import WidgetPlacement
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
+
+if TYPE_CHECKING:
+    from textual._arrange import DockArrangeResult
 
 #: Textual's footer key (not exported; should it move, keys are told they are
 #: compact after mounting, as Textual does it, only slower, and every key shows).
@@ -28,6 +32,9 @@ try:
     from textual.widgets._footer import FooterKey
 except ImportError:  # pragma: no cover - another Textual
     FooterKey = None  # type: ignore[assignment,misc]
+
+#: Whatever a screen hands back when dismissed (the footer only looks at its keys).
+_Result = TypeVar("_Result")
 
 #: What stands for the keys left out: the palette's key, drawn as one cell.
 MORE = "…"
@@ -74,13 +81,13 @@ class AppFooter(Footer):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(compact=True, **kwargs)  # type: ignore[arg-type]
         #: What the keys on show were built from (see `_offer`).
-        self._built: tuple[Any, ...] | None = None
+        self._built: tuple[object, ...] | None = None
         #: The width the last layout fitted the keys into.
         self._fit_width = 0
         #: What the last layout showed: how many keys, and what ended the line.
         self.fitted: tuple[int, Tail] = (0, "")
 
-    def _offer(self) -> tuple[Any, ...]:
+    def _offer(self) -> tuple[object, ...]:
         """Everything the footer's keys are drawn from: the bindings it shows
         (key, label, action, enabled, tooltip, group), one per action as
         Textual's footer shows them. The width is not in it: the layout fits
@@ -91,7 +98,7 @@ class AppFooter(Footer):
             if binding.show or binding.key == self.app.COMMAND_PALETTE_BINDING
         )
 
-    def bindings_changed(self, screen: Screen[Any]) -> None:
+    def bindings_changed(self, screen: Screen[_Result]) -> None:
         # Textual rebuilds the footer whenever any binding may have changed: a
         # focus move, a screen resume, a check_action refresh. Most of those
         # leave the keys on offer as they were; rebuilding then mounts and styles
@@ -110,7 +117,7 @@ class AppFooter(Footer):
         self._built = self._offer()
         yield from self._every_key(super().compose())
 
-    def _every_key(self, widgets: Iterable[Any]) -> ComposeResult:
+    def _every_key(self, widgets: Iterable[Widget]) -> ComposeResult:
         """Every key, then ``…`` and the palette hint: the layout shows those that fit."""
         # Each key is told it is compact before it mounts: told after, it
         # restyles on its own, and the footer is rebuilt whenever the keys on
@@ -134,7 +141,7 @@ class AppFooter(Footer):
                 key.set_class(True, "-compact", update=False)
                 yield key
 
-    def arrange(self, size: Size, optimal: bool = False) -> Any:
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         self._fit_width = size.width
         return super().arrange(size, optimal)
 
@@ -166,7 +173,7 @@ class AppFooter(Footer):
             out.append(hint._replace(region=hint.region._replace(x=width - hint.region.width - 1)))
         return out
 
-    def shown_keys(self) -> list[Any]:
+    def shown_keys(self) -> list[Widget]:
         """The keys on show now, ``…`` and the hint included, in order."""
         keys = [key for key in self.query("FooterKey") if not (key.has_class("-more") or key.has_class("-hint"))]
         shown, tail = self.fitted

@@ -6,7 +6,7 @@ program's, never markup."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from rich.table import Table
 from rich.text import Text
@@ -19,6 +19,7 @@ from ...core.safe_text import one_line
 from ...core.workflows.base import Column, Pane
 from ..palette import palette
 from ..state import RunState
+from ..widget_options import WidgetOptions
 
 #: Characters of a value shown in a column declared without a width.
 MAX_CELL = 120
@@ -61,7 +62,7 @@ class RecordsTable(VerticalScroll, can_focus=True):
     RecordsTable { height: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, pane: Pane, **kwargs: Any) -> None:
+    def __init__(self, pane: Pane, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.pane = pane
         self.shown: list[RecordRow] = []

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from typing import Any
+from typing import Unpack
 
 from textual import on
 from textual.app import ComposeResult
@@ -34,6 +34,7 @@ from ...core.workflows.base import Pane
 from ..clipboard import clipboard_blocked
 from ..messages import SaveRequested
 from ..state import RunState, RunText, is_imagining
+from ..widget_options import WidgetOptions
 from .agent_pane import AgentPanes
 from .program_view import shown_program
 from .run_tabs import (
@@ -63,7 +64,7 @@ _ZOOMABLE = frozenset({"timeline-band", *(t.content for t in RUN_TABS)})
 REFRESH_INTERVAL = 1 / 10
 
 
-def no_tab_reason(workflow: str, recorded: dict[str, Any], tab: str) -> str:
+def no_tab_reason(workflow: str, recorded: Mapping[str, object], tab: str) -> str:
     """Why a run has no ``tab`` (a tab a workflow declares), in words: the
     setting of the run's whose other value would have it (QualityFlow's
     checker), else that the workflow does not use one."""
@@ -132,7 +133,9 @@ class RunView(Widget):
     gate_status: reactive[str] = reactive("", init=False)
     """Set by a live run screen: where the step gate holds the run, if anywhere."""
 
-    def __init__(self, *, live: bool = False, clock: Callable[[], float] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, live: bool = False, clock: Callable[[], float] | None = None, **kwargs: Unpack[WidgetOptions]
+    ) -> None:
         super().__init__(**kwargs)
         self.state = RunState()
         self.live = live

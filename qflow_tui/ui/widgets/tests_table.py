@@ -5,7 +5,7 @@ execution result against the selected progression's program."""
 
 from __future__ import annotations
 
-from typing import Any, Unpack
+from typing import Any, TypeVar, Unpack
 
 from rich.text import Text
 from textual import on
@@ -19,6 +19,10 @@ from ..state import RunState, RunText, SynthTest, SynthTests
 from ..widget_options import WidgetOptions
 from .columns import room_left
 from .lists import ListTable
+
+_Cell = TypeVar("_Cell")
+"""What a table's cells hold; the columns do not look."""
+
 
 #: How an edit a person made at a stop, not yet taken by the run, reads in the
 #: TQC column (the run takes it when it goes on: then the row says ✎).
@@ -257,7 +261,7 @@ class TestsTable(Vertical):
         self.query_one("#tests-summary", Static).update(summary)
         self._show_detail()
 
-    def _add_columns(self, table: DataTable[Any]) -> None:
+    def _add_columns(self, table: DataTable[_Cell]) -> None:
         for label, key, width in _columns(self._judge):
             table.add_column(label, key=key, width=width)
         # As wide as the tests until the table has a width (on_resize).

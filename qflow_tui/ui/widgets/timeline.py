@@ -4,7 +4,7 @@ each cell saying how that step went and what the Quality Checker decided."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Unpack
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -20,6 +20,7 @@ from ...core.steer.edits import steered_words
 from ...core.steps import decision_said
 from ..palette import Palette, palette
 from ..state import RunState, StageCell
+from ..widget_options import WidgetOptions
 
 #: What a cell says when the checker has decided, or the step is under way.
 _DECISION_WORDS = {"accept": "ACCEPT", "continue": "continue", "clarify": "clarify", "revert": "REVERT"}
@@ -216,7 +217,7 @@ class Timeline(VerticalScroll, can_focus=True):
         timeline: Timeline
         step: str
 
-    def __init__(self, *, side_by_side: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *, side_by_side: bool = False, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.side_by_side = side_by_side
         self.cursor: int | None = None

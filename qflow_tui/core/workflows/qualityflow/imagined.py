@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from ...asserts import AssertSyntaxError, find_call, question_form, replace_call, value_from_assert
 from ...context import gather_all
@@ -19,6 +19,7 @@ from ...setup_code import judging_setup, sandbox_setup, shown_setup
 
 if TYPE_CHECKING:
     from ...context import RunContext
+    from ...llm.base import CallPlace
 
 #: How much of an unreadable reply the trace shows (the whole reply is in the call's events).
 SHOWN_REPLY = 2000
@@ -116,7 +117,7 @@ async def imagine(
     step: str,
     progression: int | None,
     two_turn: bool = True,
-    **where: Any,
+    **where: Unpack[CallPlace],
 ) -> ImaginedResult:
     """Ask the model for one imagined execution; the verdict is left ``pending``
     for :func:`judge` (``fail`` already when no value can be read).
@@ -221,7 +222,7 @@ def cqc_turn1_prompt(ctx: RunContext, program: str, test: str) -> tuple[str, str
 
 
 async def _verdicts(
-    ctx: RunContext, program: str, tests: list[str], *, step: str, progression: int | None, **where: Any
+    ctx: RunContext, program: str, tests: list[str], *, step: str, progression: int | None, **where: Unpack[CallPlace]
 ) -> list[ImaginedResult]:
     """One verdict per test, asking the model only about (program, test) pairs
     not already asked about in this run: an identical check, finished or in
@@ -279,7 +280,7 @@ async def _verdicts(
 
 
 async def imagined_execution(
-    ctx: RunContext, program: str, tests: list[str], *, step: str, progression: int | None, **where: Any
+    ctx: RunContext, program: str, tests: list[str], *, step: str, progression: int | None, **where: Unpack[CallPlace]
 ) -> list[ImaginedResult]:
     """The Code Quality Checker's check of the visible tests: one two-turn
     conversation per test (concurrently), one sandbox run for the verdicts,
