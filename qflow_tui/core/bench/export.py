@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from ..jsonlines import dumps_line, split_lines
 from ..session.fileformat import SessionError
@@ -36,6 +35,7 @@ from ..session.reader import read_header
 from .data import BenchData
 from .names import EXPORT_FORMATS
 from .protocol import convention, extraction, family, setting
+from .results import ResultLine
 
 #: The formats ``qflow bench export`` writes.
 FORMATS = EXPORT_FORMATS
@@ -54,7 +54,7 @@ def reference_id(pid: str) -> str:
     return f"{'HumanEval' if name.startswith('humaneval') else 'Mbpp'}/{number}"
 
 
-def final_program(data: BenchData, record: dict[str, Any]) -> str | None:
+def final_program(data: BenchData, record: ResultLine) -> str | None:
     """The program a run returned: from its results line, or (a folder written
     before lines carried it) from its session's ``run_finished`` event."""
     program = record.get("program")
@@ -200,7 +200,7 @@ def _index(pid: str) -> str:
     return pid.partition("/")[2]
 
 
-def _contest_name(data: BenchData, record: dict[str, Any]) -> str | None:
+def _contest_name(data: BenchData, record: ResultLine) -> str | None:
     """A CodeContests problem's ``name`` (``1000_B. Average``): the title its
     session recorded (``codecontests/3 1000_B. Average``)."""
     session = record.get("session")

@@ -10,7 +10,7 @@ reproduces (:mod:`.papers`) is printed beside ours with the difference.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from ..safe_text import one_line
 from ..workflows import WORKFLOWS
 from . import stats
 from .data import BenchData, base_and_plus
-from .figures import METHODS, bench_cost, bench_figures, compare_pairs, correction_words, first_samples
+from .figures import METHODS, BenchFigures, bench_cost, bench_figures, compare_pairs, correction_words, first_samples
 from .names import INTERVAL_STYLES as INTERVAL_STYLES
 from .names import TABLE_FORMATS
 from .papers import Figure, PaperError, Row, families, find_row, match, paper, row_figure
@@ -220,7 +220,7 @@ def build_table(
     return TableData(out, notes, cited, columns)
 
 
-def variant(spec: dict[str, Any]) -> str:
+def variant(spec: Mapping[str, object]) -> str:
     """The bench's workflow settings away from their defaults, in the workflow's
     order (``tqc=false, clarify=0``); "" for the workflow as it comes."""
     wf = WORKFLOWS.get(str(spec.get("workflow", "")))
@@ -466,10 +466,10 @@ def render_csv(data: TableData) -> str:
     return csvcells.rows(out)
 
 
-def table_json(data: TableData) -> dict[str, Any]:
+def table_json(data: TableData) -> dict[str, object]:
     rows = []
     for r in data.rows:
-        cells: dict[str, Any] = {}
+        cells: dict[str, object] = {}
         for h, cell in r.cells.items():
             if isinstance(cell, Ours):
                 cells[h] = {
@@ -522,7 +522,7 @@ def render_table(
 
 
 # ------------------------------------------------------------------ compare
-def compare_figures(benches: Sequence[BenchData]) -> list[Any]:
+def compare_figures(benches: Sequence[BenchData]) -> list[BenchFigures]:
     """Each bench's figures as ``compare`` gives them: pass@1 and the cost per
     solved problem over the first sample of each problem (the runs the paired
     statistics compare), pass@k and the spread over every sample."""
@@ -534,7 +534,7 @@ def compare_figures(benches: Sequence[BenchData]) -> list[Any]:
     return out
 
 
-def compare_json(benches: Sequence[BenchData], pairs: str = "all") -> dict[str, Any]:
+def compare_json(benches: Sequence[BenchData], pairs: str = "all") -> dict[str, object]:
     comparisons = compare_pairs(benches, pairs)
     return {
         "benches": [
@@ -607,12 +607,12 @@ def render_compare_latex(benches: Sequence[BenchData], pairs: str = "all", style
         for c in comparisons:
             st = c.stats
             diff = "--" if st.difference is None else f"${100 * st.difference:+.2f}$"
-            ci = "--" if st.interval is None else f"[{100 * st.interval.low:+.1f}, {100 * st.interval.high:+.1f}]"
+            shown = "--" if st.interval is None else f"[{100 * st.interval.low:+.1f}, {100 * st.interval.high:+.1f}]"
             row = [
                 f"{c.b + 1} vs {c.a + 1}",
                 str(st.n),
                 diff,
-                latex_escape(ci),
+                latex_escape(shown),
                 str(st.a_only),
                 str(st.b_only),
                 latex_escape(_p(st.p_value)),
