@@ -312,7 +312,8 @@ def family_of(model: str) -> str | None:
 def bench_settings(spec: BenchSpecFile) -> dict[str, object]:
     """A bench's settings with any workflow's own kept apart merged in."""
     settings = dict(spec.get("settings") or {})
-    return {**settings, **(settings.get("workflow_settings") or {})}
+    own = settings.get("workflow_settings")
+    return {**settings, **(own if isinstance(own, dict) else {})}  # a hand-edited one may be anything
 
 
 def _same_settings(figure: Figure, spec: BenchSpecFile) -> bool:

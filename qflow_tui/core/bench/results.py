@@ -19,7 +19,7 @@ import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn, Required, TypedDict, cast
+from typing import NoReturn, Required, TypedDict, cast
 
 from ..jsonbound import depth_problem
 from ..jsontypes import JSONValue
@@ -146,7 +146,7 @@ class BenchSpecFile(TypedDict, total=False):
     dataset: str
     model: str
     workflow: str
-    settings: dict[str, Any]
+    settings: dict[str, object]
     samples: int
     convention: str
     extract: str
