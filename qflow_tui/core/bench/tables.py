@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..escape import csvcells, jsontext, latex
 from ..escape import markdown as md
@@ -79,7 +78,7 @@ class TableRow:
     variant: str = ""
     """The workflow's settings the benches ran away from their defaults (``tqc=false``):
     an ablation is a row of its own, beside the published ablation."""
-    cells: dict[str, Any] = field(default_factory=dict)
+    cells: dict[str, Ours | Figure | float] = field(default_factory=dict)
     """heading -> :class:`Ours`, :class:`Figure` (published) or float (difference, in points)."""
     sources: list[str] = field(default_factory=list)
     """Where the published figures are printed."""
@@ -213,7 +212,7 @@ def build_table(
             if citation not in cited:
                 cited.append(citation)
         if published.cells:
-            figures = list(published.cells.values())
+            figures = [f for f in published.cells.values() if isinstance(f, Figure)]  # all are
             published.model = "; ".join(sorted({f.model for f in figures}))
             published.setting = "; ".join(sorted({f.setting for f in figures if f.setting}))
             out += [published, difference]
@@ -380,7 +379,7 @@ def render_latex(data: TableData, style: str = "brackets") -> str:
     show_setting = len(data.settings()) > 1
     show_convention = len(data.conventions()) > 1
     # One problem count per column when every row of ours agrees; else each cell says its own.
-    counts = {h: {r.cells[h].n for r in ours if isinstance(r.cells.get(h), Ours)} for h in headings}
+    counts = {h: {c.n for r in ours if isinstance(c := r.cells.get(h), Ours)} for h in headings}
     uniform = all(len(c) == 1 for c in counts.values())
     labels = ["Workflow", "Model"] + (["Setting"] if show_setting else []) + (["Convention"] if show_convention else [])
     lines = [
