@@ -17,7 +17,6 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ...locations import package_data_dir
 from .. import plugins
@@ -60,7 +59,7 @@ class Figure:
     """On EvalPlus's datasets, which figure: ``base`` or ``plus``."""
     workflow: str | None
     """The qflow workflow that ran it (None: a method qflow does not have)."""
-    settings: dict[str, Any]
+    settings: dict[str, object]
     """The workflow's settings as the paper ran it (the rest at their defaults)."""
     setting: str | None
     """``standard`` or ``relaxed`` where the paper says, else None."""
