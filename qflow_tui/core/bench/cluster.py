@@ -620,7 +620,7 @@ def cluster_lines(folder: Path, records: Sequence[Mapping[str, object]]) -> list
     if ran:
         line += "; runs per node: " + ", ".join(f"{name} {count}" for name, count in sorted(ran.items()))
     out = [line + "."]
-    lost: list[Any] = data["lost"] if isinstance(data.get("lost"), list) else []
+    lost: list[object] = data["lost"] if isinstance(data.get("lost"), list) else []
     redone = data["redone"] if isinstance(data.get("redone"), int) else 0
     if lost or redone:
         who = ", ".join(str(x) for x in lost) or "a node"
