@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the bench's modules load only when a bench runs: `qflow --h
     from ..core.bench.bench_runner import BenchRunner, BenchSpec, ProblemUpdate
     from ..core.bench.cluster import ClusterEvaluator
     from ..core.bench.data import BenchData
+    from ..core.bench.results import ResultLine
 
 # The choices come from core.bench.names, which imports nothing slow: `qflow --help`
 # stays free of the bench's readers and the sandbox.
@@ -460,7 +461,9 @@ def _run_tui(runner: BenchRunner, estimate: int | None = None) -> int:
     from ..core.bench.bench_runner import latest_results, read_results, run_key
 
     latest = latest_results(read_results(runner.folder))
-    left = sum(1 for pid, s in runner.keys if latest.get(run_key(pid, s), {}).get("status") != "done")
+    left = sum(
+        1 for pid, s in runner.keys if (rec := latest.get(run_key(pid, s))) is None or rec.get("status") != "done"
+    )
     print(f"bench folder: {runner.folder}", file=sys.stderr)
     if runner.capped:
         return fail(f"the bench stopped: {runner.stopped}", EXIT_COST_CAP)
@@ -698,12 +701,12 @@ class _Tally:
             self.total += 1
             self.done += 1
             self.passed += bool(u.record and u.record.get("passed"))
-            self.tokens_done += (u.record or {}).get("tokens_total", 0)
+            self.tokens_done += u.record.get("tokens_total", 0) if u.record else 0
         elif u.state in ("running", "evaluating"):
             self.running[u.key] = u.tokens
         elif u.state in ("done", "provider_error", "error"):
             self.running.pop(u.key, None)
-            self.tokens_done += (u.record or {}).get("tokens_total", 0)
+            self.tokens_done += u.record.get("tokens_total", 0) if u.record else 0
             if u.state == "done":
                 self.done += 1
                 self.fresh_done += 1
@@ -725,7 +728,7 @@ class _Tally:
 
 
 def _finished_line(u: ProblemUpdate) -> str | None:
-    rec = u.record or {}
+    rec: ResultLine = u.record if u.record is not None else {"id": u.key}
     if u.state == "done":
         verdict = "PASS" if rec.get("passed") else "FAIL"
         steps = " ".join(f"{s['step']}={'P' if s['passed'] else 'F'}" for s in rec.get("steps", []))

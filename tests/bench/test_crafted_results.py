@@ -17,7 +17,7 @@ import pytest
 
 from qflow_tui.core.bench.bench_runner import BenchError, BenchRunner, BenchSpec, read_results
 from qflow_tui.core.bench.report import load_bench, render_report
-from qflow_tui.core.bench.results import ResultLine, read_lines
+from qflow_tui.core.bench.results import BenchSpecFile, ResultLine, read_lines
 from qflow_tui.core.config import RunConfig
 from tests.helpers import qflow
 
@@ -105,6 +105,7 @@ def test_a_crafted_spec_is_one_line(tmp_path):
         ({"problems": 5}, "problems is 5 (an int), not a list"),
         ({"settings": []}, "settings is a list, not a dict"),
         ({"samples": 0}, "samples is 0, below 1"),
+        ({"extract": 5}, "extract is 5 (an int), not text"),
     ):
         (folder / "bench.json").write_text(json.dumps({**spec, **change}), encoding="utf-8")
         with pytest.raises(
@@ -144,3 +145,8 @@ def test_every_field_the_runner_writes_is_declared(tmp_path):
             assert _rows(record[name]) <= set(typing.get_type_hints(row)), (name, _rows(record[name]))
     assert set(record["verdict"]) <= set(typing.get_type_hints(typing.get_type_hints(ResultLine)["verdict"]))
     assert read_lines(tmp_path).skipped == []
+    # bench.json too: every field written is declared, so a reader can rely on its type.
+    spec = json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))
+    assert set(spec) <= set(typing.get_type_hints(BenchSpecFile)), sorted(
+        set(spec) - set(BenchSpecFile.__annotations__)
+    )

@@ -275,3 +275,12 @@ def test_qflow_bench_paper_json_holds_the_ablation_tables(capsys):
     assert "--no-node-abort" in ways["codetree/t4-without-node-abort"]["HumanEval"]["command"]
     both = ways["adacoder/t11-gpt-4o"]["w/o Prompt & Debug"]["command"]
     assert "--dataset humaneval " in both and "--no-prompt-engineer --no-debug-specialist" in both
+
+
+def test_a_hand_edited_workflow_settings_that_is_not_a_dict_is_left_out():
+    # bench.json's settings are checked a dict, their values not: matching a
+    # bench to a paper reads what is there, never a TypeError.
+    settings = {"workflow_settings": "oops", "tqc": True}
+    assert papers.bench_settings({"workflow": "qualityflow", "settings": settings}) == settings
+    own = {"workflow_settings": {"tqc": False}}
+    assert papers.bench_settings({"settings": own}) == {**own, "tqc": False}

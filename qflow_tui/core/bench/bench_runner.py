@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from ... import __version__
 from ...locations import data_dir, ground_truth_dir
@@ -56,6 +56,7 @@ from .protocol import bench_config, is_evalplus
 from .results import RESULTS as RESULTS
 from .results import SPEC as SPEC
 from .results import (
+    BenchSpecFile,
     ResultLine,
     ResultsRead,
     checked_line,
@@ -124,7 +125,7 @@ class BenchSpec:
         skip = {"model", "base_url", "workflow", "fallback_model", "concurrency"}
         return {k: v for k, v in recorded_config(self.config).items() if k not in skip}
 
-    def to_dict(self, problem_ids: list[str]) -> dict[str, Any]:
+    def to_dict(self, problem_ids: list[str]) -> BenchSpecFile:
         return {
             "dataset": self.dataset,
             "model": self.config.model,
@@ -199,11 +200,6 @@ class _ResultsWriter:
             self._thread = None
 
 
-def _plain(record: ResultLine) -> dict[str, Any]:
-    """A results line as the bench's sinks read it (any of its fields, by name)."""
-    return cast(dict[str, Any], record)
-
-
 def _tallies(tokens: dict[str, dict[str, int]]) -> dict[str, dict[str, float]]:
     """A run's tokens per agent as a results line holds them (counts, and a cost may be fractional)."""
     return cast(dict[str, dict[str, float]], tokens)
@@ -220,7 +216,7 @@ class ProblemUpdate:
     ``notice``: a warning about the whole bench (in ``step``, ``key`` empty), given once."""
     step: str = ""
     tokens: int = 0
-    record: dict[str, Any] | None = None
+    record: ResultLine | None = None
     """The results line, once finished (``done``/``*_error``/``skipped``)."""
 
 
@@ -369,7 +365,7 @@ class BenchRunner:
             except Exception:
                 self.sinks.remove(sink)
 
-    def prepare(self, write: bool = True) -> list[dict[str, Any]]:
+    def prepare(self, write: bool = True) -> list[ResultLine]:
         """Load the problems, create or check the folder; return the finished results.
         ``write`` False checks without creating or changing the folder (an estimate
         from another bench's runs)."""
@@ -506,7 +502,7 @@ class BenchRunner:
             f"estimated (words and punctuation marks; docs/benchmark.md), so {what} an estimate"
         )
 
-    async def run(self) -> list[dict[str, Any]]:
+    async def run(self) -> list[ResultLine]:
         """Run every unfinished problem; return the latest line of every run."""
         finished = latest_results(self.prepare() if not self.keys else read_results(self.folder))
         todo: list[tuple[BenchProblem, int]] = []
@@ -570,7 +566,7 @@ class BenchRunner:
                 self.stopped = self._cap_words()
         return self._read_back()
 
-    def _read_back(self) -> list[dict[str, Any]]:
+    def _read_back(self) -> list[ResultLine]:
         """The latest line of every run, read back from the folder (kept in :attr:`results_read`)."""
         self.results_read = read_lines(self.folder, self._results.checked)
         return list(latest_results(self.results_read.records).values())
@@ -634,7 +630,7 @@ class BenchRunner:
                 self._mark_unreported(record, trace)
                 await self._results.append(self.folder / RESULTS, record, session_synced)
                 self._finished_spending(key, record)
-                self._emit(ProblemUpdate(key, "error", record=_plain(record)))
+                self._emit(ProblemUpdate(key, "error", record=record))
                 await self._released()
                 return None
             tokens = outcome.tokens
@@ -661,7 +657,7 @@ class BenchRunner:
         self._mark_unreported(record, trace)
         await self._results.append(self.folder / RESULTS, record, session_synced)
         self._finished_spending(key, record)
-        self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=_plain(record)))
+        self._emit(ProblemUpdate(key, record["status"], tokens=record.get("tokens_total", 0), record=record))
         await self._released()
         return fatal
 

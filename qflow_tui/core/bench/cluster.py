@@ -22,7 +22,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Required, TypedDict
 
 from ... import __version__
 from ..config_file import ConfigError, read_config_text
@@ -356,10 +356,20 @@ def _quiet_ray() -> None:
     worker.print_to_stdstream = to_log
 
 
-def _alive_nodes() -> list[dict[str, Any]]:
+class RayNode(TypedDict, total=False):
+    """The fields qflow reads of a node as ``ray.nodes()`` lists it."""
+
+    NodeID: Required[str]
+    Alive: bool
+    Resources: dict[str, float]
+    NodeManagerHostname: str
+    NodeManagerAddress: str
+
+
+def _alive_nodes() -> list[RayNode]:
     import ray
 
-    nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call,unused-ignore]
+    nodes: list[RayNode] = ray.nodes()  # type: ignore[no-untyped-call,unused-ignore]
     return [n for n in nodes if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
 
 
@@ -610,7 +620,7 @@ def cluster_lines(folder: Path, records: Sequence[Mapping[str, object]]) -> list
     if ran:
         line += "; runs per node: " + ", ".join(f"{name} {count}" for name, count in sorted(ran.items()))
     out = [line + "."]
-    lost: list[Any] = data["lost"] if isinstance(data.get("lost"), list) else []
+    lost: list[object] = data["lost"] if isinstance(data.get("lost"), list) else []
     redone = data["redone"] if isinstance(data.get("redone"), int) else 0
     if lost or redone:
         who = ", ".join(str(x) for x in lost) or "a node"

@@ -12,17 +12,16 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..llm.prices import Price, PriceError, load_prices, price_of, with_cache_rates
 from ..workflows import WORKFLOWS
 from .names import BenchError
 from .protocol import convention, setting, title
-from .results import RESULTS, ResultsRead, latest_results, read_lines, read_spec
+from .results import RESULTS, BenchSpecFile, ResultLine, ResultsRead, StepRow, latest_results, read_lines, read_spec
 from .stats import interval_text, paired, wilson
 
 
-def _roles(spec: dict[str, Any]) -> tuple[str, ...]:
+def _roles(spec: Mapping[str, object]) -> tuple[str, ...]:
     """The bench's workflow's agents, in its order (none for a workflow not installed)."""
     workflow = WORKFLOWS.get(str(spec.get("workflow", "")))
     return tuple(a.role for a in workflow.agents) if workflow is not None else ()
@@ -40,7 +39,7 @@ def _pct(num: float, den: float) -> str:
     return "n/a" if den == 0 else f"{100.0 * num / den:.2f}"
 
 
-def step_order(done: Iterable[dict[str, Any]]) -> dict[str, int]:
+def step_order(done: Iterable[ResultLine]) -> dict[str, int]:
     """Each step's place among the runs' steps, in the order the runs took them:
     every run lists its steps in order, and one order is merged from them all
     (a step first seen earlier goes first where the runs do not say), so no
@@ -49,7 +48,7 @@ def step_order(done: Iterable[dict[str, Any]]) -> dict[str, int]:
     before: dict[str, set[str]] = {}
     for r in done:
         steps = [str(x["step"]) for x in r.get("steps", [])]
-        steps += [str(x["step"]) for key in ("checks", "debug") for x in r.get(key, [])]
+        steps += [str(x["step"]) for x in [*r.get("checks", []), *r.get("debug", [])]]
         for step in steps:
             first.setdefault(step, len(first))
             before.setdefault(step, set())
@@ -73,8 +72,8 @@ class BenchData:
     """A bench folder read back: its spec and the latest line of every run."""
 
     folder: Path
-    spec: dict[str, Any]
-    records: list[dict[str, Any]]
+    spec: BenchSpecFile
+    records: list[ResultLine]
     problem_ids: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """The lines of ``results.jsonl`` that were not read, each named with why
@@ -83,7 +82,7 @@ class BenchData:
     """Runs (by run key) whose line was not read, with why."""
 
     @property
-    def done(self) -> list[dict[str, Any]]:
+    def done(self) -> list[ResultLine]:
         return [r for r in self.records if r.get("status") == "done"]
 
     @property
@@ -117,7 +116,7 @@ def load_bench(folder: Path | str, read: ResultsRead | None = None) -> BenchData
 
 
 # ------------------------------------------------------------------ the tables
-def step_columns(done: Iterable[dict[str, Any]]) -> list[str]:
+def step_columns(done: Iterable[ResultLine]) -> list[str]:
     records = list(done)
     steps: set[str] = set()
     for r in records:
@@ -125,7 +124,7 @@ def step_columns(done: Iterable[dict[str, Any]]) -> list[str]:
     return _ranked(steps, step_order(records))
 
 
-def _after(rec: dict[str, Any], column: str, order: dict[str, int]) -> dict[str, Any] | None:
+def _after(rec: ResultLine, column: str, order: dict[str, int]) -> StepRow | None:
     """The run's output after the step ``column``: that step's row, else the
     last step before it (a run accepted early keeps its program)."""
     best = None
@@ -135,7 +134,7 @@ def _after(rec: dict[str, Any], column: str, order: dict[str, int]) -> dict[str,
     return best
 
 
-def table_pass_by_step(done: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+def table_pass_by_step(done: list[ResultLine]) -> tuple[list[str], list[str]]:
     """Table 1: pass@1 of the first program (zero-shot), after each step, and final."""
     cols = step_columns(done)
     order = step_order(done)
@@ -151,7 +150,7 @@ def table_pass_by_step(done: list[dict[str, Any]]) -> tuple[list[str], list[str]
     return header, values
 
 
-def pass_by_step_intervals(done: list[dict[str, Any]]) -> list[str]:
+def pass_by_step_intervals(done: list[ResultLine]) -> list[str]:
     """The 95% interval of each figure of :func:`table_pass_by_step`, in its
     order: Wilson's for each pass@1; for Δ (final against first program, on the
     same problems) the paired bootstrap's."""
@@ -167,7 +166,7 @@ def pass_by_step_intervals(done: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def table_cqc(done: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def table_cqc(done: list[ResultLine]) -> tuple[list[str], list[list[str]]]:
     """Table 4: the Code Quality Checker as a classifier of the output after each
     step (positive: passes the evaluation tests; predicted: accepted by then)."""
     cols = [c for c in step_columns(done) if c != "revert"]
@@ -193,7 +192,7 @@ def table_cqc(done: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     return ["statistic", *cols], [[k, *v] for k, v in rows.items()]
 
 
-def table_cqc_verdicts(done: list[dict[str, Any]]) -> list[list[str]]:
+def table_cqc_verdicts(done: list[ResultLine]) -> list[list[str]]:
     """Every CQC verdict on a program, by step: how often it was right."""
     by_step: dict[str, list[int]] = {}
     for r in done:
@@ -209,7 +208,7 @@ def table_cqc_verdicts(done: list[dict[str, Any]]) -> list[list[str]]:
     return out
 
 
-def table_tqc(done: list[dict[str, Any]]) -> list[list[str]]:
+def table_tqc(done: list[ResultLine]) -> list[list[str]]:
     """Table 6: the Test Quality Checker as a classifier; a positive test is an
     incorrect one (the canonical solution fails it), predicted by rejection."""
     rows = [t for r in done for t in r.get("tests", []) if t.get("kept") is not None]
@@ -239,7 +238,7 @@ def table_tqc(done: list[dict[str, Any]]) -> list[list[str]]:
     ]
 
 
-def table_debug(done: list[dict[str, Any]]) -> list[list[str]]:
+def table_debug(done: list[ResultLine]) -> list[list[str]]:
     """Self-debugging deviation: what each debug epoch did to the programs it changed."""
     by_step: dict[str, list[int]] = {}
     for r in done:
@@ -253,7 +252,7 @@ def table_debug(done: list[dict[str, Any]]) -> list[list[str]]:
     return out
 
 
-def table_tokens(done: list[dict[str, Any]], roles: Sequence[str] = ()) -> list[list[str]]:
+def table_tokens(done: list[ResultLine], roles: Sequence[str] = ()) -> list[list[str]]:
     """Table 11: average tokens (input + output) per problem, per agent: the
     workflow's ``roles`` in its order, then any other alphabetically."""
     agents: set[str] = set()
@@ -272,14 +271,14 @@ def table_tokens(done: list[dict[str, Any]], roles: Sequence[str] = ()) -> list[
     return out
 
 
-def last_programs_k(spec: dict[str, Any]) -> int:
+def last_programs_k(spec: Mapping[str, object]) -> int:
     """k when the bench's workflow's paper reports pass@k over the last k programs
     of a run (its spec says so; QualityFlow: 5), else 0."""
     workflow = WORKFLOWS.get(str(spec.get("workflow", "")))
     return workflow.pass_at_last if workflow is not None else 0
 
 
-def pass_at_last(done: list[dict[str, Any]], k: int) -> tuple[int, int, int]:
+def pass_at_last(done: list[ResultLine], k: int) -> tuple[int, int, int]:
     """(runs, passing EvalPlus's base inputs, passing) where a run counts when any
     of the last ``k`` programs it produced passes (QualityFlow section 4.1's
     pass@5); a run that produced fewer counts all of its programs."""
@@ -314,7 +313,7 @@ def _dollars(value: object) -> float:
     return float(value) if isinstance(value, (int, float)) else 0.0
 
 
-def records_cost(records: list[dict[str, Any]], price: Price | None) -> float | None:
+def records_cost(records: list[ResultLine], price: Price | None) -> float | None:
     """US dollars of these runs, each part of each prompt at its own rate."""
     if price is None:
         return None
@@ -330,17 +329,18 @@ def _whole(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def cached_tokens(records: list[dict[str, Any]]) -> tuple[int, int]:
-    """(read from, written to) the prompt cache, over these runs."""
+def cached_tokens(records: list[ResultLine]) -> tuple[float, float]:
+    """(read from, written to) the prompt cache, over these runs (whole numbers
+    but for a hand-edited line: a line's counts are read as numbers)."""
     tallies = [t for r in records for t in (r.get("tokens") or {}).values() if isinstance(t, dict)]
     return sum(t.get("cache_read", 0) for t in tallies), sum(t.get("cache_write", 0) for t in tallies)
 
 
-def _unfinished(data: BenchData) -> list[dict[str, Any]]:
+def _unfinished(data: BenchData) -> list[ResultLine]:
     return [r for r in data.records if r.get("status") != "done"]
 
 
-def base_and_plus(done: list[dict[str, Any]]) -> tuple[int, int, int]:
+def base_and_plus(done: list[ResultLine]) -> tuple[int, int, int]:
     """(runs, passing EvalPlus's base inputs, passing base and plus) over finished runs."""
     base = sum(1 for r in done if (r.get("verdict") or {}).get("base", r.get("passed")))
     return len(done), base, sum(1 for r in done if r.get("passed"))

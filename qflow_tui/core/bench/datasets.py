@@ -10,14 +10,15 @@ import gzip
 import json
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from ...locations import package_data_dir
 from .. import pyparse
+from ..jsontypes import JSONValue
 from ..problem import Problem, ProblemError, make_problem
 
 #: Benchmark name -> (file, format).
@@ -31,6 +32,30 @@ DATASETS = {
 
 #: MBPP's standard test split (task ids 11-510).
 MBPP_TEST_SPLIT = range(11, 511)
+
+
+class ShippedRecord(TypedDict, total=False):
+    """One record of a dataset shipped with the package (the five formats of
+    :data:`DATASETS`, each with its own fields among these): the files are the
+    package's own, copied from the datasets' sources, so their shapes are known."""
+
+    task_id: str | int
+    """``HumanEval/3``, ``Mbpp/2`` (EvalPlus) or MBPP's number."""
+    prompt: str
+    entry_point: str
+    canonical_solution: str
+    test: str
+    base_input: str | list[JSONValue]
+    """EvalPlus: the inputs, as JSON text or a list (an empty one sometimes as ``{}``)."""
+    plus_input: str | list[JSONValue]
+    atol: float | None
+    text: str
+    """MBPP: the statement."""
+    code: str
+    """MBPP: the reference solution."""
+    test_list: list[str]
+    test_setup_code: str
+    test_imports: list[str]
 
 
 @dataclass
@@ -52,10 +77,10 @@ class BenchProblem:
     statement's examples), ``dataset`` (MBPP's test_list, MBPP+'s prompt
     assert, which are evaluation tests too), ``none`` (HumanEval: the docstring
     has no usable example, so the run has no visible test)."""
-    base_inputs: list[Any] | None = None
+    base_inputs: list[JSONValue] | None = None
     """EvalPlus datasets: the base inputs (the original tests' inputs), each a
     list of arguments; None for the original datasets."""
-    plus_inputs: list[Any] | None = None
+    plus_inputs: list[JSONValue] | None = None
     """EvalPlus datasets: the extra inputs EvalPlus added."""
     atol: float = 0.0
     """EvalPlus: the problem's absolute tolerance for float outputs."""
@@ -70,7 +95,7 @@ class BenchProblem:
     public, private and generated; APPS: its ``input_output``); None otherwise."""
     compare: str = "tokens"
     """How an I/O dataset's outputs are compared (``iojudge.COMPARES``)."""
-    call_tests: list[tuple[list[Any], Any]] | None = None
+    call_tests: list[tuple[list[object], object]] | None = None
     """APPS's call-based problems: (arguments, expected output) per test, for
     ``problem.entry_point`` (its ``fn_name``)."""
     name: str = ""
@@ -92,15 +117,15 @@ def data_dir() -> Path:
 
 
 @cache
-def _records(name: str) -> tuple[dict[str, Any], ...]:
+def _records(name: str) -> tuple[ShippedRecord, ...]:
     file, _fmt = DATASETS[name]
     path = data_dir() / file
     if not path.exists():
         raise ProblemError(f"benchmark data {path} is missing; reinstall qflow-tui")
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         if file.endswith(".json.gz"):
-            return tuple(json.load(fh))
-        return tuple(json.loads(line) for line in fh if line.strip())
+            return tuple(cast(list[ShippedRecord], json.load(fh)))
+        return tuple(cast(ShippedRecord, json.loads(line)) for line in fh if line.strip())
 
 
 _ARROWS = ("==>", "==", "➞", "->", "=>", "=")
@@ -331,7 +356,9 @@ def _check_asserts(test_code: str, entry_point: str) -> list[str]:
     return out
 
 
-def _humaneval(rec: dict[str, Any], dataset: str = "humaneval") -> BenchProblem:
+# ``_humaneval`` and ``_mbpp`` also read the -ET datasets' records (``sources``), not
+# yet checked to a :class:`ShippedRecord`: so ``Mapping[str, Any]`` for now.
+def _humaneval(rec: Mapping[str, Any], dataset: str = "humaneval") -> BenchProblem:
     """Visible tests from the docstring's examples only, never chosen with the
     answer's help: an example that contradicts the canonical solution (a slip in
     the statement, as in 47, 116, 130 and 148) is shown as written, and a problem
@@ -342,8 +369,8 @@ def _humaneval(rec: dict[str, Any], dataset: str = "humaneval") -> BenchProblem:
     evals = _check_asserts(rec["test"], entry)
     visible = _docstring_examples(rec["prompt"], entry)
     number = tid.split("/")[-1]
-    base: list[Any] | None = None
-    plus: list[Any] | None = None
+    base: list[JSONValue] | None = None
+    plus: list[JSONValue] | None = None
     atol = 0.0
     if "plus_input" in rec:
         base, plus = _json_field(rec["base_input"]), _json_field(rec["plus_input"])
@@ -365,7 +392,7 @@ def _humaneval(rec: dict[str, Any], dataset: str = "humaneval") -> BenchProblem:
     )
 
 
-def _json_field(value: object) -> list[Any]:
+def _json_field(value: object) -> list[JSONValue]:
     """An EvalPlus input list (stored as JSON text; an empty one sometimes as ``{}``)."""
     data = json.loads(value) if isinstance(value, str) else value
     return list(data) if isinstance(data, list) else []
@@ -388,7 +415,7 @@ def _defined_entry(code: str, tests: list[str]) -> str | None:
     return None
 
 
-def _mbpp(rec: dict[str, Any]) -> BenchProblem:
+def _mbpp(rec: Mapping[str, Any]) -> BenchProblem:
     tests = rec["test_list"]
     problem = make_problem(
         rec["text"],
@@ -400,7 +427,7 @@ def _mbpp(rec: dict[str, Any]) -> BenchProblem:
     return BenchProblem(problem, list(tests), eval_setup=problem.setup, reference=rec["code"], dataset="mbpp")
 
 
-def _mbpp_sanitized(rec: dict[str, Any]) -> BenchProblem:
+def _mbpp_sanitized(rec: ShippedRecord) -> BenchProblem:
     tests = rec["test_list"]
     setup = "\n".join(rec.get("test_imports") or [])
     problem = make_problem(
@@ -413,7 +440,7 @@ def _mbpp_sanitized(rec: dict[str, Any]) -> BenchProblem:
     return BenchProblem(problem, list(tests), eval_setup=problem.setup, reference=rec["code"], dataset="mbpp-sanitized")
 
 
-def _mbpp_plus(rec: dict[str, Any]) -> BenchProblem:
+def _mbpp_plus(rec: ShippedRecord) -> BenchProblem:
     prompt = rec["prompt"]
     # The prompt ends with the original visible assert inside a docstring.
     visible = [line.strip() for line in prompt.splitlines() if line.strip().startswith("assert ")]
@@ -436,11 +463,11 @@ def _mbpp_plus(rec: dict[str, Any]) -> BenchProblem:
     )
 
 
-def _humaneval_plus(rec: dict[str, Any]) -> BenchProblem:
+def _humaneval_plus(rec: ShippedRecord) -> BenchProblem:
     return _humaneval(rec, "humaneval-plus")
 
 
-_BUILDERS: dict[str, Callable[[dict[str, Any]], BenchProblem]] = {
+_BUILDERS: dict[str, Callable[[ShippedRecord], BenchProblem]] = {
     "humaneval": _humaneval,
     "humaneval-plus": _humaneval_plus,
     "mbpp": _mbpp,
@@ -449,7 +476,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any]], BenchProblem]] = {
 }
 
 
-def _key(rec: dict[str, Any]) -> str:
+def _key(rec: ShippedRecord) -> str:
     tid = str(rec["task_id"])
     return tid.split("/")[-1]
 

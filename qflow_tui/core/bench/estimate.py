@@ -5,17 +5,16 @@ few problems run now, or another bench's, ``--estimate-from``)."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..llm.prices import Price
 from ..summary import TokenTally
 from .bench_runner import BenchRunner, cap_price
 from .data import load_bench
 from .names import BenchError, run_key
-from .results import latest_results, read_results
+from .results import ResultLine, latest_results, read_results
 
 #: Problems an estimate runs when the folder has none finished.
 DEFAULT_SAMPLE = 3
@@ -56,7 +55,7 @@ class Estimate:
             return 0.0
         return self.left * self.seconds / self.concurrency + self.judge_seconds
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "sample": self.sample,
             "source": self.source,
@@ -136,7 +135,7 @@ def _duration(seconds: float) -> str:
 
 
 def estimate_from(
-    records: Sequence[dict[str, Any]],
+    records: Sequence[ResultLine],
     *,
     runs: int,
     left: int,
@@ -182,7 +181,7 @@ def estimate_from(
     )
 
 
-def _tallies(rec: dict[str, Any]) -> list[dict[str, int]]:
+def _tallies(rec: ResultLine) -> list[dict[str, int]]:
     """A line's tallies, each count a whole number from 0 to MAX_TALLY (a
     hand-edited ``10**400`` or ``"lots"`` counts 0, never an OverflowError)."""
     tokens = rec.get("tokens")
@@ -191,7 +190,7 @@ def _tallies(rec: dict[str, Any]) -> list[dict[str, int]]:
     return [TokenTally.from_dict(t).to_dict() for t in tokens.values() if isinstance(t, dict)]
 
 
-def price_for(spec: dict[str, Any], base_url: str | None) -> tuple[Price | None, bool]:
+def price_for(spec: Mapping[str, object], base_url: str | None) -> tuple[Price | None, bool]:
     """(price, priced): the bench's price as the report counts it; ``priced``
     False when the model has no known price (None with priced True: free)."""
     try:
@@ -212,7 +211,7 @@ async def estimate_bench(
     price, priced = price_for(spec, runner.spec.config.base_url)
     keys = [run_key(pid, s) for pid, s in runner.keys]
     latest = latest_results(read_results(runner.folder))
-    done_here = [latest[k] for k in keys if latest.get(k, {}).get("status") == "done"]
+    done_here = [latest[k] for k in keys if k in latest and latest[k].get("status") == "done"]
     left = len(keys) - len(done_here)
     if source_folder is not None:
         other = load_bench(source_folder)
@@ -245,7 +244,7 @@ async def estimate_bench(
     finally:
         runner.only = None
     latest = latest_results(read_results(runner.folder))
-    ran = [latest[k] for k in keys if latest.get(k, {}).get("status") == "done"]
+    ran = [latest[k] for k in keys if k in latest and latest[k].get("status") == "done"]
     if not ran:
         why = next((str(latest[k].get("error", "")) for k in keys if k in latest), "")
         raise BenchError("the estimate's first runs did not finish" + (f": {why[:200]}" if why else ""))

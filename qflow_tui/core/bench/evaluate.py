@@ -23,11 +23,13 @@ import asyncio
 import hashlib
 import math
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..iojudge import APPS_PRELUDE, io_config, judge_calls_sync, judge_io_sync
+from ..jsontypes import JSONValue
 from ..sandbox import CheckingSandbox, Sandbox, SandboxConfig, SandboxReport
 from ..sandbox.codec import value_text
 from ..sandbox.truth import TruthFile
@@ -480,14 +482,16 @@ def _capped(verdict: Verdict) -> Verdict:
 
 
 # --------------------------------------------------------------- EvalPlus check
-def _deserialize_mbpp_inputs(number: int, inputs: list[Any]) -> list[Any]:
+def _deserialize_mbpp_inputs(number: int, inputs: Sequence[JSONValue]) -> list[object]:
     """MBPP+ stores tuples, sets and complex numbers as JSON lists and strings;
     these are the problems whose functions take them (as EvalPlus restores them)."""
 
-    def tuples(xs: Any) -> Any:
+    def tuples(xs: object) -> object:
         return tuple(tuples(x) for x in xs) if isinstance(xs, list) else xs
 
-    def each(fn: Any) -> list[Any]:
+    # The shipped file's inputs for each problem below have the shape its
+    # restoring function indexes (checked by tests/bench's EvalPlus runs).
+    def each(fn: Callable[[Any], object]) -> list[object]:
         return [fn(inp) for inp in inputs]
 
     if number in _ARGS_TUPLES:
@@ -516,7 +520,7 @@ def _deserialize_mbpp_inputs(number: int, inputs: list[Any]) -> list[Any]:
         return each(lambda inp: [complex(inp[0])])
     if number in (580, 615, 791):
         return each(tuples)
-    return inputs
+    return list(inputs)
 
 
 _ARGS_TUPLES = frozenset(
@@ -553,9 +557,10 @@ def plus_check_source(bp: BenchProblem, part: str = "plus", cap: float | None = 
     EvalPlus's ``untrusted_check`` does for that part; ``cap``: the per-task
     cap (:func:`task_cap` when None)."""
     dataset = "mbpp" if bp.dataset.startswith("mbpp") else "humaneval"
-    inputs = list((bp.base_inputs if part == "base" else bp.plus_inputs) or [])
+    stored = (bp.base_inputs if part == "base" else bp.plus_inputs) or []
+    inputs: list[object] = list(stored)
     if dataset == "mbpp":
-        inputs = _deserialize_mbpp_inputs(int(bp.id.split("/")[-1]), inputs)
+        inputs = _deserialize_mbpp_inputs(int(bp.id.split("/")[-1]), stored)
     return checks.source(
         "plus",
         _QF_ENTRY=bp.problem.entry_point,

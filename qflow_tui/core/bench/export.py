@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from ..jsonlines import dumps_line, split_lines
 from ..session.fileformat import SessionError
@@ -40,6 +39,7 @@ from .data import BenchData
 from .exportids import reference_id as reference_id  # where the built-ins' id function was
 from .names import EXPORT_FORMATS
 from .protocol import convention, extraction, family, setting
+from .results import ResultLine
 from .sources import declared
 
 #: The formats ``qflow bench export`` writes.
@@ -52,7 +52,7 @@ class ExportError(Exception):
     """The export cannot be written; the message is one line a user can act on."""
 
 
-def final_program(data: BenchData, record: dict[str, Any]) -> str | None:
+def final_program(data: BenchData, record: ResultLine) -> str | None:
     """The program a run returned: from its results line, or (a folder written
     before lines carried it) from its session's ``run_finished`` event."""
     program = record.get("program")
@@ -204,7 +204,7 @@ def refuse_other_tests(data: BenchData, fmt: str) -> None:
     )
 
 
-def harness_id(data: BenchData, fmt: str, record: dict[str, Any]) -> str | None:
+def harness_id(data: BenchData, fmt: str, record: ResultLine) -> str | None:
     """A run's problem as ``fmt``'s harness names it: by the function its
     dataset declares for ``fmt``, or (None declared) the problem's title as
     its session recorded it; None when neither gives one."""
@@ -237,7 +237,7 @@ def default_io_dest(data: BenchData, fmt: str) -> Path:
     return data.folder / ("all_codes.json" if fmt == "apps" else f"samples-{fmt}.jsonl")
 
 
-def _recorded_title(data: BenchData, record: dict[str, Any]) -> str | None:
+def _recorded_title(data: BenchData, record: ResultLine) -> str | None:
     """A problem's title as its session recorded it, without the id: a
     CodeContests problem's ``name`` (``1000_B. Average`` from
     ``codecontests/3 1000_B. Average``)."""

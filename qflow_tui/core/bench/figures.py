@@ -12,12 +12,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from . import stats
 from .data import BenchData, bench_price, pass_at_k, records_cost
 from .papers import published
 from .protocol import convention, is_evalplus, setting
+from .results import ResultLine
 from .stats import Interval, Paired, Spread
 
 
@@ -122,7 +122,7 @@ METHODS = {
 }
 
 
-def first_samples(data: BenchData) -> list[dict[str, Any]]:
+def first_samples(data: BenchData) -> list[ResultLine]:
     return [r for r in data.done if r.get("sample", 0) == 0]
 
 
@@ -151,7 +151,7 @@ def bench_figures(data: BenchData) -> BenchFigures:
     return figures
 
 
-def bench_cost(data: BenchData, records: list[dict[str, Any]]) -> Cost | None:
+def bench_cost(data: BenchData, records: list[ResultLine]) -> Cost | None:
     """The cost of ``records`` at the bench's price (None: unpriced or free),
     per solved problem with a bootstrap over problems."""
     price = bench_price(data.spec)

@@ -17,7 +17,6 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ...locations import package_data_dir
 from .. import plugins
@@ -25,6 +24,7 @@ from ..safe_text import one_line, scrub
 from ..workflows import WORKFLOWS
 from .names import BENCH_DATASETS
 from .protocol import is_evalplus, setting
+from .results import BenchSpecFile
 from .sources import sources
 
 
@@ -59,7 +59,7 @@ class Figure:
     """On EvalPlus's datasets, which figure: ``base`` or ``plus``."""
     workflow: str | None
     """The qflow workflow that ran it (None: a method qflow does not have)."""
-    settings: dict[str, Any]
+    settings: dict[str, object]
     """The workflow's settings as the paper ran it (the rest at their defaults)."""
     setting: str | None
     """``standard`` or ``relaxed`` where the paper says, else None."""
@@ -308,13 +308,14 @@ def family_of(model: str) -> str | None:
 
 
 # ------------------------------------------------------------------ matching a bench
-def bench_settings(spec: dict[str, Any]) -> dict[str, Any]:
+def bench_settings(spec: BenchSpecFile) -> dict[str, object]:
     """A bench's settings with any workflow's own kept apart merged in."""
     settings = dict(spec.get("settings") or {})
-    return {**settings, **(settings.get("workflow_settings") or {})}
+    own = settings.get("workflow_settings")
+    return {**settings, **(own if isinstance(own, dict) else {})}  # a hand-edited one may be anything
 
 
-def _same_settings(figure: Figure, spec: dict[str, Any]) -> bool:
+def _same_settings(figure: Figure, spec: BenchSpecFile) -> bool:
     """Whether the bench ran the workflow as the paper did: each of the workflow's
     own settings at the paper's value (the workflow's default where the paper's
     row names none). A bench of a workflow not installed matches nothing."""
@@ -334,7 +335,7 @@ def _figures_for(workflow: str) -> list[Figure]:
     return [f for p in order for row in p.rows() for f in row.figures]
 
 
-def match(spec: dict[str, Any], part: str | None = None, family: str | None = None) -> Figure | None:
+def match(spec: BenchSpecFile, part: str | None = None, family: str | None = None) -> Figure | None:
     """The published figure a bench reproduces: same workflow with the paper's
     settings, same dataset (and EvalPlus ``part``), same model family
     (``family`` stands in for the bench's own), same setting where the paper
@@ -364,7 +365,7 @@ def families() -> list[str]:
     return sorted({f.family for p in papers().values() for r in p.rows() for f in r.figures if f.family})
 
 
-def published(spec: dict[str, Any], family: str | None = None) -> list[Figure]:
+def published(spec: BenchSpecFile, family: str | None = None) -> list[Figure]:
     """The published figures one bench reproduces (:func:`match`, ``family``
     standing in for the bench's own): on EvalPlus's datasets base and plus
     apart, each where a paper printed it."""
@@ -373,7 +374,7 @@ def published(spec: dict[str, Any], family: str | None = None) -> list[Figure]:
 
 
 def row_figure(
-    row: Row, dataset: str, part: str | None, workflow: str = "", spec: dict[str, Any] | None = None
+    row: Row, dataset: str, part: str | None, workflow: str = "", spec: BenchSpecFile | None = None
 ) -> Figure | None:
     """The figure of a named row for one dataset (and EvalPlus part): where the
     row has several, the one the bench (``spec``) ran the settings of (Table 7
@@ -457,7 +458,7 @@ def reproduce(row: Row) -> list[tuple[Figure, str]]:
 
 
 # ------------------------------------------------------------------ listing a paper
-def paper_json(p: Paper) -> dict[str, Any]:
+def paper_json(p: Paper) -> dict[str, object]:
     return {
         "paper": p.name,
         "title": p.title,

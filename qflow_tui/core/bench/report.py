@@ -8,8 +8,7 @@ layer (:mod:`.data` and :mod:`.figures`), whose names it still offers."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from ..escape import markdown as md
 from ..safe_text import one_line
@@ -48,11 +47,12 @@ from .datasets import BenchProblem, without_visible_tests
 from .figures import BenchFigures, bench_cost, bench_figures, compare_pairs, correction_words
 from .papers import family_of, paper, published
 from .protocol import bench_config, family, is_evalplus, protocol_lines, setting, title, workflow_settings
+from .results import BenchSpecFile, ResultLine
 from .sources import load_dataset
 from .stats import BOOTSTRAP, MCNEMAR, WILSON, dollars, interval_text, wilson
 
 
-def pass_at_last_words(spec: dict[str, Any], done: list[dict[str, Any]]) -> str:
+def pass_at_last_words(spec: Mapping[str, object], done: list[ResultLine]) -> str:
     """``pass@5 (the last 5 programs) 80.00% (8/10), 95% CI [49.0, 94.3]`` (Wilson's
     interval), with base and plus apart on EvalPlus's datasets; "" when the bench's
     workflow reports no such figure."""
@@ -78,7 +78,7 @@ def _md(header: list[str], rows: list[list[str]]) -> str:
 MODEL_SETTINGS_SHOWN = ("temperature", "max_tokens", "seed", "effort", "test_timeout")
 
 
-def _settings_line(s: dict[str, Any]) -> str:
+def _settings_line(s: BenchSpecFile) -> str:
     settings = s.get("settings") or {}
     shown = [md.text(f"{k}={v}") for k, v in workflow_settings(s).items()]
     model = [
@@ -160,7 +160,7 @@ def published_lines(data: BenchData, figures: BenchFigures, family: str | None =
     return out
 
 
-def role_label(spec: dict[str, Any], declared: Callable[[WorkflowSpec], str], otherwise: str) -> str:
+def role_label(spec: Mapping[str, object], declared: Callable[[WorkflowSpec], str], otherwise: str) -> str:
     """The label of the role the bench's workflow declares as one of its
     spec's roles (``declared`` reads it: ``lambda w: w.checker``, or its
     ``debugger`` or ``test_judge``), so a report names each workflow's agents

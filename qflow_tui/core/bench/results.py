@@ -19,7 +19,7 @@ import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn, Required, TypedDict, cast
+from typing import NoReturn, Required, TypedDict, cast
 
 from ..jsonbound import depth_problem
 from ..jsontypes import JSONValue
@@ -146,9 +146,10 @@ class BenchSpecFile(TypedDict, total=False):
     dataset: str
     model: str
     workflow: str
-    settings: dict[str, Any]
+    settings: dict[str, object]
     samples: int
     convention: str
+    extract: str
     problems: list[str]
     app_version: str
     created: str
@@ -277,7 +278,7 @@ class ResultsRead:
     """What a results file held: the lines of the right shape, in order, and
     the others, named."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[ResultLine] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """``line N: why``, one per skipped line (cut short, not JSON, wrong shape)."""
     unreadable: dict[str, str] = field(default_factory=dict)
@@ -329,7 +330,7 @@ def read_lines(folder: Path | str, checked: Collection[str] = ()) -> ResultsRead
         if not line.strip():
             continue
         if line in checked:
-            read.records.append(json.loads(line))
+            read.records.append(cast(ResultLine, json.loads(line)))  # checked as it was written
             continue
         problem = depth_problem(line.encode("utf-8", "surrogatepass"), MAX_DEPTH)
         if problem is None:
@@ -342,7 +343,7 @@ def read_lines(folder: Path | str, checked: Collection[str] = ()) -> ResultsRead
             else:
                 problem = line_problem(record)
         if problem is None:
-            read.records.append(cast("dict[str, Any]", record))  # a ResultLine: its shape was checked
+            read.records.append(cast(ResultLine, record))  # its shape was checked
         else:
             read.skipped.append(f"line {number}: {problem}")
             parsed = _or_none(line, problem)
@@ -375,21 +376,21 @@ def spec_problem(parsed: object) -> str | None:
     return problem
 
 
-def read_results(folder: Path) -> list[dict[str, Any]]:
+def read_results(folder: Path) -> list[ResultLine]:
     """Every line of ``results.jsonl`` of the shape the runner writes (a line cut
     short by a kill, or of another shape, is skipped: :func:`read_lines` names them)."""
     return read_lines(folder).records
 
 
-def latest_results(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def latest_results(records: Iterable[ResultLine]) -> dict[str, ResultLine]:
     """The last line for each run (a retried problem's newer line wins)."""
-    latest: dict[str, dict[str, Any]] = {}
+    latest: dict[str, ResultLine] = {}
     for rec in records:
         latest[run_key(rec["id"], int(rec.get("sample", 0)))] = rec
     return latest
 
 
-def read_spec(folder: Path) -> dict[str, Any] | None:
+def read_spec(folder: Path) -> BenchSpecFile | None:
     path = Path(folder) / SPEC
     if not path.exists():
         return None
@@ -401,4 +402,4 @@ def read_spec(folder: Path) -> dict[str, Any] | None:
     problem = spec_problem(data)
     if problem:
         raise BenchError(f"{path} is not a bench spec qflow wrote: {one_line(problem, 300)}; choose another --out")
-    return data  # type: ignore[no-any-return]
+    return cast(BenchSpecFile, data)  # its shape was just checked

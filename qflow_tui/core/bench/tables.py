@@ -10,9 +10,8 @@ reproduces (:mod:`.papers`) is printed beside ours with the difference.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..escape import csvcells, jsontext, latex
 from ..escape import markdown as md
@@ -20,7 +19,7 @@ from ..safe_text import one_line
 from ..workflows import WORKFLOWS
 from . import stats
 from .data import BenchData, base_and_plus
-from .figures import METHODS, bench_cost, bench_figures, compare_pairs, correction_words, first_samples
+from .figures import METHODS, BenchFigures, bench_cost, bench_figures, compare_pairs, correction_words, first_samples
 from .names import INTERVAL_STYLES as INTERVAL_STYLES
 from .names import TABLE_FORMATS
 from .papers import Figure, PaperError, Row, families, find_row, match, paper, row_figure
@@ -79,7 +78,7 @@ class TableRow:
     variant: str = ""
     """The workflow's settings the benches ran away from their defaults (``tqc=false``):
     an ablation is a row of its own, beside the published ablation."""
-    cells: dict[str, Any] = field(default_factory=dict)
+    cells: dict[str, Ours | Figure | float] = field(default_factory=dict)
     """heading -> :class:`Ours`, :class:`Figure` (published) or float (difference, in points)."""
     sources: list[str] = field(default_factory=list)
     """Where the published figures are printed."""
@@ -213,14 +212,14 @@ def build_table(
             if citation not in cited:
                 cited.append(citation)
         if published.cells:
-            figures = list(published.cells.values())
+            figures = [f for f in published.cells.values() if isinstance(f, Figure)]  # all are
             published.model = "; ".join(sorted({f.model for f in figures}))
             published.setting = "; ".join(sorted({f.setting for f in figures if f.setting}))
             out += [published, difference]
     return TableData(out, notes, cited, columns)
 
 
-def variant(spec: dict[str, Any]) -> str:
+def variant(spec: Mapping[str, object]) -> str:
     """The bench's workflow settings away from their defaults, in the workflow's
     order (``tqc=false, clarify=0``); "" for the workflow as it comes."""
     wf = WORKFLOWS.get(str(spec.get("workflow", "")))
@@ -380,7 +379,7 @@ def render_latex(data: TableData, style: str = "brackets") -> str:
     show_setting = len(data.settings()) > 1
     show_convention = len(data.conventions()) > 1
     # One problem count per column when every row of ours agrees; else each cell says its own.
-    counts = {h: {r.cells[h].n for r in ours if isinstance(r.cells.get(h), Ours)} for h in headings}
+    counts = {h: {c.n for r in ours if isinstance(c := r.cells.get(h), Ours)} for h in headings}
     uniform = all(len(c) == 1 for c in counts.values())
     labels = ["Workflow", "Model"] + (["Setting"] if show_setting else []) + (["Convention"] if show_convention else [])
     lines = [
@@ -466,10 +465,10 @@ def render_csv(data: TableData) -> str:
     return csvcells.rows(out)
 
 
-def table_json(data: TableData) -> dict[str, Any]:
+def table_json(data: TableData) -> dict[str, object]:
     rows = []
     for r in data.rows:
-        cells: dict[str, Any] = {}
+        cells: dict[str, object] = {}
         for h, cell in r.cells.items():
             if isinstance(cell, Ours):
                 cells[h] = {
@@ -522,7 +521,7 @@ def render_table(
 
 
 # ------------------------------------------------------------------ compare
-def compare_figures(benches: Sequence[BenchData]) -> list[Any]:
+def compare_figures(benches: Sequence[BenchData]) -> list[BenchFigures]:
     """Each bench's figures as ``compare`` gives them: pass@1 and the cost per
     solved problem over the first sample of each problem (the runs the paired
     statistics compare), pass@k and the spread over every sample."""
@@ -534,7 +533,7 @@ def compare_figures(benches: Sequence[BenchData]) -> list[Any]:
     return out
 
 
-def compare_json(benches: Sequence[BenchData], pairs: str = "all") -> dict[str, Any]:
+def compare_json(benches: Sequence[BenchData], pairs: str = "all") -> dict[str, object]:
     comparisons = compare_pairs(benches, pairs)
     return {
         "benches": [
@@ -607,12 +606,12 @@ def render_compare_latex(benches: Sequence[BenchData], pairs: str = "all", style
         for c in comparisons:
             st = c.stats
             diff = "--" if st.difference is None else f"${100 * st.difference:+.2f}$"
-            ci = "--" if st.interval is None else f"[{100 * st.interval.low:+.1f}, {100 * st.interval.high:+.1f}]"
+            shown = "--" if st.interval is None else f"[{100 * st.interval.low:+.1f}, {100 * st.interval.high:+.1f}]"
             row = [
                 f"{c.b + 1} vs {c.a + 1}",
                 str(st.n),
                 diff,
-                latex_escape(ci),
+                latex_escape(shown),
                 str(st.a_only),
                 str(st.b_only),
                 latex_escape(_p(st.p_value)),

@@ -17,13 +17,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ... import __version__
 from ..bench import data as bd
 from ..bench import report as rp
 from ..bench.figures import bench_figures, compare_pairs, correction_words, first_samples, problem_number
 from ..bench.protocol import convention, convention_words, setting, setting_words, title
+from ..bench.results import ResultLine, VerdictRow
 from ..escape import htmltext as h
 from ..session import SessionError, read_session
 from .charts import Bar, bars, histogram
@@ -165,7 +165,7 @@ def _headline(data: rp.BenchData, family: str | None) -> str:
     return "\n".join(out)
 
 
-def _pass_by_step(first: list[dict[str, Any]]) -> str:
+def _pass_by_step(first: list[ResultLine]) -> str:
     if not first:
         return '<p class="note">No run finished.</p>'
     header, values = rp.table_pass_by_step(first)
@@ -183,7 +183,7 @@ def _pass_by_step(first: list[dict[str, Any]]) -> str:
     return svg + table
 
 
-def _confusion(first: list[dict[str, Any]]) -> str:
+def _confusion(first: list[ResultLine]) -> str:
     """The Code Quality Checker's verdicts against the evaluation, per step (every verdict it gave)."""
     by_step: dict[str, list[int]] = {}
     for r in first:
@@ -232,7 +232,7 @@ def _confusion(first: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def _tokens(data: rp.BenchData, first: list[dict[str, Any]]) -> str:
+def _tokens(data: rp.BenchData, first: list[ResultLine]) -> str:
     if not first:
         return ""
     out = [
@@ -251,7 +251,7 @@ def _tokens(data: rp.BenchData, first: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def _tqc(first: list[dict[str, Any]]) -> str:
+def _tqc(first: list[ResultLine]) -> str:
     if not any(r.get("tests") for r in first):
         return ""
     return "<h2>Test Quality Checker on synthesized tests</h2>" + _table(
@@ -272,7 +272,7 @@ def _inside(folder: Path, rel: object) -> Path | None:
         return None
 
 
-def _verdict_word(r: dict[str, Any]) -> str:
+def _verdict_word(r: ResultLine) -> str:
     if r.get("status") != "done":
         return str(r.get("status") or "unfinished")
     if r.get("passed"):
@@ -290,7 +290,7 @@ def _problems(data: rp.BenchData, out: Written, split_dir: str | None) -> tuple[
     blobs: list[str] = []
     for i, r in enumerate(records):
         pid = str(r.get("id"))
-        verdict: dict[str, Any] = r["verdict"] if isinstance(r.get("verdict"), dict) else {}
+        verdict: VerdictRow = r["verdict"] if isinstance(r.get("verdict"), dict) else {}
         detail = str(verdict.get("detail") or r.get("error") or "")
         word = _verdict_word(r)
         failed = word != "pass"

@@ -57,7 +57,7 @@ class Price:
     """The shortest prompt the provider caches for this model, in tokens (None:
     :data:`DEFAULT_CACHE_MIN_TOKENS`)."""
 
-    def cost(self, tally: Mapping[str, int]) -> float:
+    def cost(self, tally: Mapping[str, float]) -> float:
         """US dollars for a tally (``input`` holds the cached parts; each part at its rate)."""
         read, write = tally.get("cache_read", 0), tally.get("cache_write", 0)
         fresh = max(0, tally.get("input", 0) - read - write)

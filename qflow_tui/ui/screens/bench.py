@@ -10,7 +10,6 @@ folder read back from disk (a finished or an interrupted one)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -32,6 +31,7 @@ from ...core.bench.report import (
     records_cost,
     render_report,
 )
+from ...core.bench.results import BenchSpecFile, ResultLine
 from ...core.bench.stats import dollars, interval_text, mean_interval, ratio_interval, spread, wilson
 from ...core.safe_text import clean, one_line
 from ..access import qflow_app
@@ -43,7 +43,7 @@ from .base import AppScreen
 from .bench_compare import BenchCompareDialog
 
 
-def _readable(rec: dict[str, Any]) -> bool:
+def _readable(rec: ResultLine) -> bool:
     """Whether a results line read from disk has the shape the runner writes
     (a hand-edited or foreign line must not break the table or the chart)."""
     steps = rec.get("steps", [])
@@ -116,7 +116,7 @@ class BenchScreen(AppScreen[None]):
         """The bench this screen runs, if it runs one."""
         self.folder = Path(folder) if folder is not None else runner.folder  # type: ignore[union-attr]
         """The bench folder: results, report and sessions."""
-        self.spec: dict[str, Any] = {}
+        self.spec: BenchSpecFile = {}
         self.rows: dict[str, BenchRow] = {}
         """Every run of the bench, by key, in the bench's order."""
         self.running = False
@@ -317,7 +317,7 @@ class BenchScreen(AppScreen[None]):
         rows: dict[str, BenchRow] = {}
         unreadable = 0
 
-        def row(key: str, rec: dict[str, Any] | None) -> BenchRow:
+        def row(key: str, rec: ResultLine | None) -> BenchRow:
             nonlocal unreadable
             if rec is None and key in data.unreadable:  # its line was not read: said, not "not run"
                 return BenchRow(key, state="unreadable")
@@ -358,7 +358,7 @@ class BenchScreen(AppScreen[None]):
 
     # -- what the screen shows ----------------------------------------------------------------
 
-    def _done(self) -> list[dict[str, Any]]:
+    def _done(self) -> list[ResultLine]:
         return [r.record for r in self.rows.values() if r.state == "done" and r.record is not None]
 
     def _refresh_chart(self) -> None:
@@ -437,7 +437,7 @@ class BenchScreen(AppScreen[None]):
         # The highlighted problem may have changed under the cursor (a run ended).
         self._show_detail()
 
-    def _samples(self, done: list[dict[str, Any]]) -> str:
+    def _samples(self, done: list[ResultLine]) -> str:
         """With several samples a problem: the spread of pass@1 across them and
         the largest pass@k with its interval, as the report gives them."""
         if int(self.spec.get("samples", 1) or 1) < 2 or not done:
@@ -460,7 +460,7 @@ class BenchScreen(AppScreen[None]):
             out.append(f"pass@{k} {100 * sum(values) / len(values):.1f}% {interval_text(iv)}")
         return "  ".join(out)
 
-    def _money(self, done: list[dict[str, Any]]) -> str:
+    def _money(self, done: list[ResultLine]) -> str:
         """The spend: against the cap, as a bar, while a capped bench runs or
         after; else what the finished runs cost, per solved problem with its
         interval ("" for a model that costs nothing or has no price)."""
@@ -553,13 +553,14 @@ class BenchScreen(AppScreen[None]):
         if row is None:
             detail.update("")
             return
-        rec = row.record or {}
-        state = {"done": "passed" if rec.get("passed") else "FAILED"}.get(row.state, row.state.replace("_", " "))
+        rec = row.record
+        passed = rec is not None and rec.get("passed")
+        state = {"done": "passed" if passed else "FAILED"}.get(row.state, row.state.replace("_", " "))
         bits = [row.key, state]
-        if rec.get("outcome"):
-            bits.append(f"{rec['outcome']}" + (f" at {rec['accepted_at']}" if rec.get("accepted_at") else ""))
-        if rec.get("duration") is not None:
-            bits.append(f"{float(rec['duration']):.1f}s")
+        if rec is not None and rec.get("outcome"):
+            bits.append(f"{rec.get('outcome')}" + (f" at {rec.get('accepted_at')}" if rec.get("accepted_at") else ""))
+        if rec is not None and (duration := rec.get("duration")) is not None:
+            bits.append(f"{float(duration):.1f}s")
         text = " · ".join(one_line(str(b)) for b in bits)
         if row.why:
             # At most the lines the detail has room for, cut with an ellipsis.

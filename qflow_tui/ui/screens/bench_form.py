@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import math
 from pathlib import Path
-from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,10 +24,11 @@ from ...core.bench.bench_runner import (
     default_bench_folder,
     split_ids,
 )
+from ...core.bench.datasets import BenchProblem
 from ...core.bench.estimate import DEFAULT_SAMPLE
 from ...core.bench.evaluate import CONVENTIONS, DEFAULT_CONVENTION
 from ...core.config import ConfigError, RunConfig
-from ...core.llm import LLMError
+from ...core.llm import LLMClient, LLMError
 from ...core.llm.base import close_quietly
 from ...core.safe_text import clean
 from ...core.workflow_run import build_client
@@ -248,7 +248,9 @@ class BenchForm(AppModal[BenchRunner | None]):
         self.action_start(estimate=DEFAULT_SAMPLE)
 
     @work(thread=True, exclusive=True, group="bench-form", exit_on_error=False, name="prepare bench")
-    def prepare_bench(self, spec: BenchSpec, out: Path, client: Any, max_cost: float | None = None) -> BenchRunner:
+    def prepare_bench(
+        self, spec: BenchSpec, out: Path, client: LLMClient | None, max_cost: float | None = None
+    ) -> BenchRunner:
         # A thread: loading a dataset and building the model's client take time.
 
         close = client is None
@@ -349,14 +351,14 @@ class BenchForm(AppModal[BenchRunner | None]):
         self.dismiss(None)
 
 
-def script_model_misses(runner: BenchRunner) -> list[Any]:
+def script_model_misses(runner: BenchRunner) -> list[BenchProblem]:
     """The bench's problems its script model has no answer for (the demo
     responder plays MBPP 11 alone); empty for any other model."""
     known = runner.known_entry_points
     return [bp for bp in runner.problems if known and bp.problem.entry_point not in known]
 
 
-def _close_quietly(client: Any) -> None:
+def _close_quietly(client: LLMClient) -> None:
     """Close a client built for a bench that did not start (from a worker thread)."""
 
     asyncio.run(close_quietly(client))

@@ -3,12 +3,13 @@ as horizontal bars, recomputed from the finished problems' results lines."""
 
 from __future__ import annotations
 
-from typing import Any, Unpack
+from typing import Unpack
 
 from rich.text import Text
 from textual.widget import Widget
 
 from ...core.bench.report import table_pass_by_step
+from ...core.bench.results import ResultLine
 from ...core.safe_text import one_line
 from ..palette import palette
 from ..widget_options import WidgetOptions
@@ -29,7 +30,7 @@ def bar(fraction: float, width: int) -> str:
     return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(width)
 
 
-def pass_rows(done: list[dict[str, Any]], workflow: str = "") -> list[tuple[str, int, int]]:
+def pass_rows(done: list[ResultLine], workflow: str = "") -> list[tuple[str, int, int]]:
     """(label, passed, finished) for the first program, each step and the final
     program, in the order of Table 1; each step in its workflow's own words
     (its ``stage_words``, ``self-debug 2``) when the workflow is installed."""
@@ -55,14 +56,14 @@ class PassByStepChart(Widget):
 
     def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
-        self.done: list[dict[str, Any]] = []
+        self.done: list[ResultLine] = []
         """The results lines of the finished problems the bars are computed from."""
         self.total = 0
         """How many runs the bench has in all."""
         self.workflow = ""
         """The bench's workflow, whose words name the steps."""
 
-    def show(self, done: list[dict[str, Any]], total: int, workflow: str = "") -> None:
+    def show(self, done: list[ResultLine], total: int, workflow: str = "") -> None:
         self.done = done
         self.total = total
         self.workflow = workflow

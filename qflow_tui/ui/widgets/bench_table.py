@@ -4,13 +4,14 @@ problem failed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import Unpack
 
 from rich.text import Text
 
 from ...core.bench.report import step_columns
+from ...core.bench.results import ResultLine
 from ...core.safe_text import one_line
 from ...core.workflows import WORKFLOWS
 from ..palette import Palette, palette
@@ -43,7 +44,7 @@ class BenchRow:
     step: str = ""
     """The workflow step it is in, while running."""
     tokens: int = 0
-    record: dict[str, Any] | None = None
+    record: ResultLine | None = None
     """Its line of ``results.jsonl``, once finished."""
     started: float | None = None
     """When it started running (the app's clock), for its time while running."""
@@ -55,7 +56,7 @@ class BenchRow:
         """Why it did not pass, in one line: the run's error (a provider that
         failed, a model with no answer) or the hidden tests' verdict; "" when it
         passed or has not finished."""
-        rec = self.record or {}
+        rec: Mapping[str, object] = self.record or {}
         if self.state in ("provider_error", "error"):
             return one_line(str(rec.get("error") or self.state.replace("_", " ")))
         if self.state == "done" and not rec.get("passed"):
@@ -67,8 +68,7 @@ class BenchRow:
     @property
     def session(self) -> str | None:
         """Its session file, relative to the bench folder, once known."""
-        rec = self.record or {}
-        value = rec.get("session")
+        value = self.record.get("session") if self.record else None
         return value if isinstance(value, str) else None
 
 
@@ -81,9 +81,8 @@ def step_words(workflow: str) -> Callable[[str], str]:
 
 
 def _status(row: BenchRow, colours: Palette, words: Callable[[str], str] = short_step) -> Text:
-    rec = row.record or {}
     if row.state == "done":
-        if rec.get("passed"):
+        if row.record and row.record.get("passed"):
             return Text("passed", style=f"bold {colours.success}")
         return Text("FAILED", style=f"bold {colours.error}")
     if row.state == "running":
@@ -99,7 +98,7 @@ def _status(row: BenchRow, colours: Palette, words: Callable[[str], str] = short
 
 
 def _step_cell(row: BenchRow, step: str, colours: Palette) -> Text:
-    for s in (row.record or {}).get("steps", []):
+    for s in row.record.get("steps", []) if row.record else []:
         if s.get("step") == step:
             mark, style = ("✓", colours.success) if s.get("passed") else ("✗", colours.error)
             if s.get("accepted"):
@@ -173,10 +172,10 @@ class BenchTable(ListTable):
         if self._why >= _WHY_MIN:
             self.add_column("why", key="why", width=self._why)
 
-    def _cells(self, row: BenchRow, colours: Palette) -> list[Any]:
-        rec = row.record or {}
-        tokens = rec.get("tokens_total", row.tokens) if row.record else row.tokens
-        duration = rec.get("duration")
+    def _cells(self, row: BenchRow, colours: Palette) -> list[Text]:
+        rec = row.record
+        tokens = rec.get("tokens_total", row.tokens) if rec else row.tokens
+        duration = rec.get("duration") if rec else None
         if duration is None and row.started is not None and self.now is not None and row.state != "not run":
             duration = max(0.0, self.now - row.started)
         return [

@@ -79,7 +79,7 @@ def _qf_is_floats(x: object) -> bool:
     return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(i, float) for i in x)
 
 
-def _qf_close(out: Any, exp: Any, atol: float) -> bool:
+def _qf_close(out: object, exp: object, atol: float) -> bool:
     # numpy.allclose(out, exp, rtol=1e-07, atol=atol) on nested sequences of
     # numbers: NaN is close to nothing, an infinity only to itself.
     if isinstance(exp, (list, tuple)) or isinstance(out, (list, tuple)):
