@@ -66,3 +66,18 @@ def test_the_bench_chart_reads_the_workflows_stage_words(planflow: str) -> None:
 def test_the_screen_writes_intervals_as_the_report_does() -> None:
     assert _interval(10, 10) == "[72.2, 100.0]"
     assert _interval(0, 0) == "n/a"
+
+
+def test_the_tqc_table_says_f1_as_a_percentage_like_its_neighbours() -> None:
+    """Issue 57 (Low): F1 read "0.67" beside precision and recall in percent."""
+    from qflow_tui.core.bench.data import table_tqc
+
+    tests = [
+        {"correct": False, "kept": False},
+        {"correct": False, "kept": False},
+        {"correct": True, "kept": False},
+        {"correct": False, "kept": True},
+        {"correct": True, "kept": True},
+    ]
+    rows = dict(table_tqc([{"id": "humaneval/0", "tests": tests}]))  # type: ignore[list-item]
+    assert (rows["Precision"], rows["Recall"], rows["F1"]) == ("66.67", "66.67", "66.67")

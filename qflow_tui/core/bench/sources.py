@@ -746,7 +746,10 @@ def load_dataset(
     ``limit``. ``path``: a local copy (``--dataset-file``), read by the
     dataset's source; the sets qflow ships are read from the package."""
     if path is None and name in DATASETS:
-        return load_shipped(name, ids=ids, limit=limit)
+        shipped = load_shipped(name, ids=ids, limit=limit)
+        # --model reference answers from these, not by building each problem again.
+        _READ_REFERENCES.update((bp.id, bp.reference) for bp in shipped if bp.reference.strip())
+        return shipped
     return load_from_source(name, path, ids=ids, limit=limit)
 
 
@@ -784,8 +787,8 @@ def load_from_source(
     return problems
 
 
-#: The references of the problems read by :func:`load_from_source` in this
-#: process (a ``--dataset-file`` copy included), by id: what ``--model
+#: The references of the problems read by :func:`load_dataset` in this
+#: process (a shipped set's and a ``--dataset-file`` copy's), by id: what ``--model
 #: reference`` answers them with (``core/bench/reference.py``).
 _READ_REFERENCES: dict[str, str] = {}
 
