@@ -227,3 +227,36 @@ async def test_the_demo_model_on_a_stdin_stdout_problem_asks_before_the_run_in_w
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
         assert "for this stdin/stdout program every check will fail" in app.screen.detail
+
+
+async def test_a_page_pasted_over_the_examples_asserts_is_pointed_out_once():
+    """Issue 57's walk: a judge's page pasted into the form that opens with
+    MBPP 11 ran the page with remove_Occ's asserts. Ctrl+R now says the
+    statement has samples and names F9; a second Ctrl+R runs as it stands."""
+    app = build_app()  # the form holds MBPP 11's asserts
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _form(pilot)
+        screen.query_one("#statement").load_text(STATEMENT + "\n\n" + SAMPLES)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, ComposeScreen)
+        text = str(screen.query_one("#compose-error").render())
+        assert "Input/Output samples" in text and "F9" in text
+        await pilot.press("f9")
+        await pilot.pause()
+        assert screen.query_one("#tests").text.startswith("Input")
+        assert (
+            "Sample" not in screen.query_one("#statement").text and "Input" not in screen.query_one("#statement").text
+        )
+
+
+async def test_a_second_ctrl_r_runs_the_asserts_as_they_are():
+    app = build_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _form(pilot)
+        screen.query_one("#statement").load_text(STATEMENT + "\n\n" + SAMPLES)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert "F9" in str(screen.query_one("#compose-error").render())
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ComposeScreen), "the run to start")

@@ -222,6 +222,8 @@ class ComposeScreen(AppScreen[None]):
         text that differs was typed here and is not in any file or session."""
         self._kind: ProblemKind = "function"
         """The kind the tests box holds: asserts (``function``) or Input/Output blocks (``io``)."""
+        self._samples_said_for = ""
+        """The statement whose sample blocks Ctrl+R last pointed out beside asserts."""
         self._other_tests: dict[str, str] = {}
         """The tests box's text of the kind not shown, kept while the other is
         (switching kinds and back loses nothing)."""
@@ -478,6 +480,14 @@ class ComposeScreen(AppScreen[None]):
         text = self.query_one("#break-at", Input).value
         return [Breakpoint.parse(part.strip()) for part in text.split(",") if part.strip()]
 
+    def _samples_unasked(self, statement: str) -> bool:
+        """Whether ``statement`` holds sample blocks the user has not been told
+        of yet (once per statement text: a second Ctrl+R goes on)."""
+        if split_samples(statement) is None or statement == self._samples_said_for:
+            return False
+        self._samples_said_for = statement
+        return True
+
     def validate(self) -> tuple[Problem, RunConfig, LLMClient] | None:
         """Everything a run needs, or None after showing what is wrong."""
         problem = self.resolve_form()
@@ -488,6 +498,16 @@ class ComposeScreen(AppScreen[None]):
             # A judge's page pasted with no test: shown as the samples it runs on.
             self.action_take_samples()
             self.notify("The statement's samples are the tests: the problem is stdin/stdout (F8 switches back).")
+        elif not problem.is_io and self._samples_unasked(problem.statement):
+            # A judge's page pasted over asserts (the example the form opens
+            # with): the run would judge the page's program by another
+            # function's asserts. Said once; Ctrl+R again runs as it stands.
+            self.show_error(
+                "✗ the statement has Input/Output samples but the tests are asserts on a function: F9 takes "
+                "the samples as the tests (stdin/stdout); Ctrl+R again runs the asserts as they are",
+                "tests",
+            )
+            return None
         try:
             config = validate(self.read_config())
         except ConfigError as exc:
