@@ -45,6 +45,12 @@ def _isolated_dirs(tmp_path_factory, monkeypatch):
     # Plain-text tables are as wide as the terminal says: the same width under
     # every runner (pytest-xdist workers say 80, a developer's terminal more).
     monkeypatch.setenv("COLUMNS", "120")
+    # The references this process read (what --model reference answers with)
+    # are one test's own: a test that loads a dataset with its solutions
+    # replaced must not leave them to the next test of its worker.
+    from qflow_tui.core.bench import sources
+
+    monkeypatch.setattr(sources, "_READ_REFERENCES", dict(sources._READ_REFERENCES))
     yield base
 
 
