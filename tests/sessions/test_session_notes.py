@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Static, TextArea
+from textual.widgets import DataTable, Input, Static, TextArea
 
 from qflow_tui.cli import main
 from qflow_tui.commands.demo import demo_session
@@ -18,6 +18,7 @@ from qflow_tui.core.config import RunConfig
 from qflow_tui.core.session.notes import notes_path, read_notes
 from qflow_tui.locations import sessions_dir
 from qflow_tui.ui.app import create_app
+from qflow_tui.ui.screens.line_prompt import LinePrompt
 from qflow_tui.ui.screens.run_screen import RunScreen
 from qflow_tui.ui.screens.sessions import SessionsScreen
 from qflow_tui.ui.screens.steer_edit import SteerEditScreen
@@ -114,9 +115,10 @@ async def test_the_browser_renames_notes_and_sorts(folder):
         screen = await open_browser(pilot)
         assert [s.path.name for s in screen.sessions] == ["new-run.jsonl", "old-run.jsonl"]
         await pilot.press("down", "n")
-        await wait_until(pilot, lambda: isinstance(app.screen, SteerEditScreen), "the name editor")
-        app.screen.query_one(TextArea).load_text("my first try")
-        await pilot.press("ctrl+s")
+        # A name is one line: Enter takes it (a text box would take Enter as a newline).
+        await wait_until(pilot, lambda: isinstance(app.screen, LinePrompt), "the name prompt")
+        app.screen.query_one(Input).value = ""
+        await pilot.press(*"my first try", "enter")
         await wait_until(pilot, lambda: app.screen is screen, "back in the browser")
         await wait_until(pilot, lambda: "my first try" in titles(screen)[1], "the new name")
         await pilot.press("a")

@@ -48,6 +48,7 @@ from ..widgets.footer import AppFooter
 from ..widgets.lists import ListTable
 from .base import AppScreen
 from .confirm import Confirm
+from .line_prompt import LinePrompt
 from .path_prompt import PathPrompt, WriteRefused
 from .steer_edit import SteerEditScreen
 
@@ -710,7 +711,7 @@ class SessionsScreen(AppScreen[None]):
                 raise SteerError(str(exc)) from None
 
         title = one_line(f"Name {info.path.name} (empty: its title, {info.title})", 120)
-        self.app.push_screen(SteerEditScreen(title, info.name, check, language=None), self._saver(info, "name"))
+        self.app.push_screen(LinePrompt(title, info.name, check), self._saver(info, "name"))
 
     def action_note(self) -> None:
         info = self.selected
