@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -64,6 +65,22 @@ def plugin_env(*sites: Path, plugin_timeout: str, **extra: str) -> dict[str, str
         "QFLOW_PLUGIN_TIMEOUT": plugin_timeout,
         **extra,
     }
+
+
+def pip_install_example(example: Path, folder: Path) -> Path:
+    """``pip install`` the example package at ``example`` into a site under
+    ``folder`` (offline, no dependencies), as a user installs a plugin beside
+    qflow; the site. pip builds in the source folder (build/, *.egg-info), so
+    it builds a copy."""
+    source = folder / "src" / example.name
+    shutil.copytree(example, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    site = folder / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
+    out = subprocess.run(
+        [*pip, "--target", str(site), str(source)], capture_output=True, text=True, timeout=300, cwd=source
+    )
+    assert out.returncode == 0, out.stderr
+    return site
 
 
 def run_with(

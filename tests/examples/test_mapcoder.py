@@ -12,8 +12,6 @@ once)."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +20,7 @@ from typing import Any
 import pytest
 
 from qflow_tui.core.workflows import WORKFLOWS
-from tests.helpers import ROOT
+from tests.helpers import ROOT, pip_install_example, plugin_env, run_with
 
 pytestmark = pytest.mark.xdist_group("mapcoder")
 
@@ -34,36 +32,16 @@ IO = ["--problem", str(EXAMPLE / "problems" / "add-two.json")]
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    # pip builds in the source folder (build/, *.egg-info): build a copy.
-    source = tmp_path_factory.mktemp("src") / "mapcoder"
-    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    site = tmp_path_factory.mktemp("site")
-    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
-    out = subprocess.run(
-        [*pip, "--target", str(site), str(source)], capture_output=True, text=True, timeout=300, cwd=source
-    )
-    assert out.returncode == 0, out.stderr
+    site = pip_install_example(EXAMPLE, tmp_path_factory.mktemp("plugin"))
     # The prompts of both kinds are package data: a wheel without them could not run.
     assert (site / "qflow_mapcoder" / "prompts" / "planning" / "confidence.txt").is_file()
     assert (site / "qflow_mapcoder" / "prompts" / "debugging" / "io" / "debug.txt").is_file()
-    home = tmp_path_factory.mktemp("home")
-    return {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
-        "QFLOW_CONFIG_DIR": str(home / "config"),
-        "QFLOW_DATA_DIR": str(home / "data"),
-    }
-
-
-def qflow(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=180
-    )
+    return plugin_env(site, plugin_timeout="60")
 
 
 def solve(env: dict[str, str], out: Path, *extra: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The run's --json summary and the events of the session it recorded."""
-    done = qflow(env, "solve", *MODEL, "--workflow", "mapcoder", "--json", "--session-dir", str(out), *extra)
+    done = run_with(env, "solve", *MODEL, "--workflow", "mapcoder", "--json", "--session-dir", str(out), *extra)
     assert done.returncode == 0, done.stderr
     summary: dict[str, Any] = json.loads(done.stdout)
     return summary, events(summary)
@@ -83,16 +61,16 @@ def test_this_process_does_not_see_the_plugin():
 
 
 def test_it_is_listed_with_k_and_t_and_named_by_doctor(env):
-    out = qflow(env, "workflows", "mapcoder")
+    out = run_with(env, "workflows", "mapcoder")
     assert out.returncode == 0, out.stderr
     assert "--exemplars" in out.stdout and "--debug-rounds" in out.stdout
-    (spec,) = json.loads(qflow(env, "workflows", "mapcoder", "--json").stdout)["workflows"]
+    (spec,) = json.loads(run_with(env, "workflows", "mapcoder", "--json").stdout)["workflows"]
     assert [a["role"] for a in spec["agents"]] == ["retrieval", "planning", "coding", "sample_tester", "debugging"]
     assert {s["key"]: s["default"] for s in spec["settings"]} == {"exemplars": 3, "debug_rounds": 5}
     steps = [s["step"] for s in spec["plan"]]
     assert steps[:6] == ["retrieval", "planning:1", "planning:2", "planning:3", "coding:1", "debugging:1"]
     assert steps[-1] == "debugging:15" and steps.index("coding:2") == 10
-    doctor = qflow(env, "doctor")
+    doctor = run_with(env, "doctor")
     assert "workflow plugins: mapcoder" in doctor.stdout, doctor.stdout
 
 
@@ -154,7 +132,7 @@ def test_its_plans_pane_gets_a_row_per_recalled_problem_with_its_confidence(env,
 
 
 def test_the_headless_log_says_its_words_and_its_rows(env, tmp_path):
-    done = qflow(env, "solve", *FUNCTION, *MODEL, "--workflow", "mapcoder", "--session-dir", str(tmp_path))
+    done = run_with(env, "solve", *FUNCTION, *MODEL, "--workflow", "mapcoder", "--session-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     log = done.stdout + done.stderr
     assert "debugging:5: NEXT PLAN - 0/3 samples pass after 5 debugging rounds: plan 3 is next" in log
@@ -179,7 +157,7 @@ def test_a_stdin_problem_is_debugged_against_its_samples(env, tmp_path):
 
     # Its session exports as a Markdown transcript, in MapCoder's words.
     out = tmp_path / "transcript.md"
-    export = qflow(env, "sessions", "export", str(summary["session"]), "--format", "md", "--output", str(out))
+    export = run_with(env, "sessions", "export", str(summary["session"]), "--format", "md", "--output", str(out))
     assert export.returncode == 0, export.stderr
     transcript = out.read_text(encoding="utf-8")
     assert "**Decision (p0): DEBUG** — 0/2 samples pass: debugging round 1 of 5 (plan 1)" in transcript
@@ -215,7 +193,7 @@ def test_k_and_t_from_flags_and_the_environment(env, tmp_path):
         "coding:1", "debugging:1", "debugging:2", "coding:2", "debugging:3", "debugging:4",
     ]  # fmt: skip
 
-    bad = qflow(env, "solve", *FUNCTION, *MODEL, "--workflow", "mapcoder", "--exemplars", "10")
+    bad = run_with(env, "solve", *FUNCTION, *MODEL, "--workflow", "mapcoder", "--exemplars", "10")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr, bad.stderr
     assert "exemplars 10" in bad.stderr and "1 to 9" in bad.stderr
 
@@ -227,7 +205,7 @@ def test_a_persons_program_and_verdict_at_a_fork(env, tmp_path):
         "def remove_Occ(s, ch):\n    return s.replace(ch, '', 1)[::-1].replace(ch, '', 1)[::-1]\n", encoding="utf-8"
     )
     common = [*MODEL, "--json"]
-    fork = qflow(
+    fork = run_with(
         env, "fork", str(first["session"]), "--at", "coding:1", "--program-file", str(program), *common,
         "--session-dir", str(tmp_path / "fork"),
     )  # fmt: skip
@@ -240,7 +218,7 @@ def test_a_persons_program_and_verdict_at_a_fork(env, tmp_path):
     # Everything before the branch came from the recording, nothing after it asked the coding agent.
     assert [c for c in of("llm_call_started", recorded) if c["agent"] == "coding"] == []
 
-    verdict = qflow(
+    verdict = run_with(
         env, "fork", str(first["session"]), "--at", "coding:1", "--accept", *common,
         "--session-dir", str(tmp_path / "verdict"),
     )  # fmt: skip
@@ -253,11 +231,13 @@ def test_a_persons_program_and_verdict_at_a_fork(env, tmp_path):
 
 def test_a_replay_and_a_rerun_from_the_recording(env, tmp_path):
     first, recorded = solve(env, tmp_path / "first", *IO)
-    shown = qflow(env, "replay", str(first["session"]), "--json")
+    shown = run_with(env, "replay", str(first["session"]), "--json")
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout)["outcome"] == "accepted"
     # A re-run answers every call from the recording: no script model needed.
-    rerun = qflow(env, "replay", str(first["session"]), "--rerun", "--json", "--session-dir", str(tmp_path / "rerun"))
+    rerun = run_with(
+        env, "replay", str(first["session"]), "--rerun", "--json", "--session-dir", str(tmp_path / "rerun")
+    )
     assert rerun.returncode == 0, rerun.stderr
     again = json.loads(rerun.stdout)
     assert again["outcome"] == "accepted" and again["final_program"] == first["final_program"]
@@ -265,7 +245,7 @@ def test_a_replay_and_a_rerun_from_the_recording(env, tmp_path):
 
 
 def test_the_bench_runs_it_and_labels_it_relaxed(env, tmp_path):
-    out = qflow(
+    out = run_with(
         env, "bench", "--dataset", "mbpp", "--ids", "11", *MODEL, "--workflow", "mapcoder", "--out", str(tmp_path)
     )
     assert out.returncode == 0, out.stderr

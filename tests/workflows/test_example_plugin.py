@@ -10,17 +10,13 @@ have that folder on their path, so no other test ever sees the plugin."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from qflow_tui.core.workflows import WORKFLOWS
-from tests.helpers import ROOT
+from tests.helpers import ROOT, pip_install_example, plugin_env, run_with
 
 EXAMPLE = ROOT / "examples" / "qflow-debugloop"
 SCRIPT = ROOT / "tests" / "data" / "plugin" / "debugloop_script.py"
@@ -30,35 +26,17 @@ MODEL = ["--model", f"script/{SCRIPT}"]
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    # pip builds in the source folder (build/, *.egg-info): build a copy.
-    source = tmp_path_factory.mktemp("src") / "qflow-debugloop"
-    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    site = tmp_path_factory.mktemp("site")
-    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
-    out = subprocess.run(
-        [*pip, "--target", str(site), str(source)], capture_output=True, text=True, timeout=300, cwd=source
-    )
-    assert out.returncode == 0, out.stderr
+    site = pip_install_example(EXAMPLE, tmp_path_factory.mktemp("plugin"))
     assert (site / "qflow_debugloop" / "prompts" / "debugger" / "fix.txt").is_file()
     assert (site / "qflow_debugloop" / "prompts" / "debugger" / "io" / "fix.txt").is_file()
-    home = tmp_path_factory.mktemp("home")
-    return {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
-        "QFLOW_CONFIG_DIR": str(home / "config"),
-        "QFLOW_DATA_DIR": str(home / "data"),
-    }
-
-
-def qflow(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "qflow_tui.cli", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=180
-    )
+    return plugin_env(site, plugin_timeout="60")
 
 
 def solve(env: dict[str, str], out: Path, *extra: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The run's --json summary and the events of the session it recorded."""
-    done = qflow(env, "solve", *PROBLEM, *MODEL, "--workflow", "debugloop", "--json", "--session-dir", str(out), *extra)
+    done = run_with(
+        env, "solve", *PROBLEM, *MODEL, "--workflow", "debugloop", "--json", "--session-dir", str(out), *extra
+    )
     assert done.returncode == 0, done.stderr
     summary: dict[str, Any] = json.loads(done.stdout)
     return summary, events(summary)
@@ -78,10 +56,10 @@ def test_this_process_does_not_see_the_plugin():
 
 
 def test_it_is_listed_with_its_settings(env):
-    out = qflow(env, "workflows", "debugloop")
+    out = run_with(env, "workflows", "debugloop")
     assert out.returncode == 0, out.stderr
     assert "--run-visible/--no-run-visible" in out.stdout and "--fixes" in out.stdout
-    (spec,) = json.loads(qflow(env, "workflows", "debugloop", "--json").stdout)["workflows"]
+    (spec,) = json.loads(run_with(env, "workflows", "debugloop", "--json").stdout)["workflows"]
     assert [a["role"] for a in spec["agents"]] == ["writer", "executor", "debugger"]
     assert [s["step"] for s in spec["plan"]] == ["write", "fix:1", "fix:2", "fix:3"]
 
@@ -121,7 +99,7 @@ def test_a_problem_that_reads_stdin_gets_the_io_prompts_and_feedback(env, tmp_pa
     On a judge's page (stdin/stdout samples) the writer and the debugger read
     the io/ prompts, and the debugger is shown each failing input with the
     output expected and what the program printed."""
-    done = qflow(
+    done = run_with(
         env, "solve", "--problem", "tests/data/judge/page.md", *MODEL, "--workflow", "debugloop",
         "--json", "--session-dir", str(tmp_path),
     )  # fmt: skip
@@ -149,7 +127,7 @@ def test_the_standard_setting_and_the_settings_from_the_environment(env, tmp_pat
     summary, recorded = solve(env | {"QFLOW_FIXES": "0"}, tmp_path / "env")
     assert summary["outcome"] == "rejected" and "rfind" not in summary["final_program"]
     assert of("run_started", recorded)[0]["config"]["workflow_settings"] == {"run_visible": True, "fixes": 0}
-    bad = qflow(env | {"QFLOW_FIXES": "21"}, "solve", *PROBLEM, *MODEL, "--workflow", "debugloop")
+    bad = run_with(env | {"QFLOW_FIXES": "21"}, "solve", *PROBLEM, *MODEL, "--workflow", "debugloop")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "QFLOW_FIXES" in bad.stderr
 
 
@@ -159,7 +137,7 @@ def test_it_takes_a_persons_program_and_verdict_at_a_fork(env, tmp_path):
     program.write_text(
         "def remove_Occ(s, ch):\n    return s.replace(ch, '', 1)[::-1].replace(ch, '', 1)[::-1]\n", encoding="utf-8"
     )
-    fork = qflow(
+    fork = run_with(
         env,
         "fork",
         str(first["session"]),
@@ -181,7 +159,7 @@ def test_it_takes_a_persons_program_and_verdict_at_a_fork(env, tmp_path):
     assert [c for c in of("llm_call_started", recorded) if c["agent"] == "writer"] == []
 
     # At a numbered step: the person's program in place of the debugger's answer.
-    fixed = qflow(
+    fixed = run_with(
         env,
         "fork",
         str(first["session"]),
@@ -203,7 +181,7 @@ def test_it_takes_a_persons_program_and_verdict_at_a_fork(env, tmp_path):
     assert [c for c in of("llm_call_started", recorded) if c["agent"] == "debugger"] == []
 
     # A verdict on the writer's program: accepted without running a test.
-    verdict = qflow(
+    verdict = run_with(
         env,
         "fork",
         str(first["session"]),
@@ -223,12 +201,12 @@ def test_it_takes_a_persons_program_and_verdict_at_a_fork(env, tmp_path):
 
 
 def test_the_bench_labels_it_relaxed(env, tmp_path):
-    out = qflow(
+    out = run_with(
         env, "bench", "--dataset", "mbpp", "--ids", "11", *MODEL, "--workflow", "debugloop", "--out", str(tmp_path)
     )
     assert out.returncode == 0, out.stderr
     assert "RELAXED" in out.stdout, out.stdout
-    standard = qflow(
+    standard = run_with(
         env,
         "bench",
         "--dataset",
