@@ -26,6 +26,16 @@ def form_app():
     return create_app(RunConfig(model=CANONICAL, workflow="zeroshot"), clock=lambda: 0.0, remember_theme=False)
 
 
+async def open_bench_form(pilot) -> BenchForm:
+    """Ctrl+B on the compose form, once it is ready: the bench form."""
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
+    await pilot.press("ctrl+b")
+    await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
+    assert isinstance(app.screen, BenchForm)
+    return app.screen
+
+
 async def fill(pilot, form: BenchForm, **fields: str) -> None:
     from textual.widgets import Input, Select
 
@@ -56,11 +66,7 @@ async def attempt(pilot, form: BenchForm) -> str:
 async def test_the_bench_form_refuses_bad_values_then_runs_a_bench_live(tmp_path):
     app = form_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
-        await pilot.press("ctrl+b")
-        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
-        form = app.screen
-        assert isinstance(form, BenchForm)
+        form = await open_bench_form(pilot)
         # The folder defaults under the data folder, following the choices.
         out = form.query_one("#bench-out").value  # type: ignore[attr-defined]
         assert out == str(default_bench_folder("humaneval", "zeroshot", CANONICAL))
@@ -126,10 +132,7 @@ async def test_the_convention_chosen_judges_the_bench_and_a_resume_keeps_it(tmp_
     folder = tmp_path / "bench"
     app = form_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
-        await pilot.press("ctrl+b")
-        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
-        form = app.screen
+        form = await open_bench_form(pilot)
         assert form.query_one("#bench-convention").value == "completion"  # type: ignore[attr-defined]
         await fill(pilot, form, problems="humaneval/0", out=str(folder), convention="solution")
         form.action_start()
@@ -171,11 +174,7 @@ def test_the_bench_form_snapshot(snap_compare):
 async def test_the_forms_max_cost_and_estimate(tmp_path):
     app = form_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
-        await pilot.press("ctrl+b")
-        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
-        form = app.screen
-        assert isinstance(form, BenchForm)
+        form = await open_bench_form(pilot)
         for value, expected in (
             ("lots", "Max cost: US dollars, e.g. 5 or 0.50, not 'lots'"),
             ("0", "above 0"),
@@ -206,11 +205,7 @@ async def test_a_script_model_that_knows_one_problem_asks_before_a_bench(tmp_pat
 
     app = form_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen.ready, "the form")
-        await pilot.press("ctrl+b")
-        await wait_until(pilot, lambda: isinstance(app.screen, BenchForm), "the bench form")
-        form = app.screen
-        assert isinstance(form, BenchForm)
+        form = await open_bench_form(pilot)
         await fill(pilot, form, dataset="humaneval", problems="0 1 2", model=SCRIPT_MODEL, out=str(tmp_path / "b"))
         form.action_start()
         await wait_until(pilot, lambda: isinstance(app.screen, Confirm), "the question")
