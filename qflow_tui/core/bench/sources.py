@@ -122,7 +122,7 @@ class DatasetSource:
     their results)."""
 
 
-# ------------------------------------------------------------- shipped datasets
+# ------------------------------------------------------------ the built-in sources
 
 
 def _shipped(name: str) -> Callable[[Path | None], list[BenchProblem]]:
