@@ -88,7 +88,7 @@ def test_the_run_screen_is_imported_on_a_thread_once_the_form_is_up(tmp_path):
         "import sys, asyncio, threading, time\n"
         "from qflow_tui.ui.app import create_app\n"
         "from qflow_tui.core.config import RunConfig\n"
-        "from qflow_tui.ui.screens.compose import RUN_MODULE\n"
+        "from qflow_tui.ui.screens.warm_up import RUN_MODULE\n"
         "async def main():\n"
         "    app = create_app(RunConfig(), remember_theme=False)\n"
         "    assert RUN_MODULE not in sys.modules, 'imported before the form'\n"

@@ -134,7 +134,7 @@ def test_a_plugin_providers_models_are_listed_with_the_built_ins(site):
 
 
 def test_the_compose_forms_model_field_completes_them(site):
-    code = "from qflow_tui.ui.screens.compose import known_model_names\nprint(known_model_names())\n"
+    code = "from qflow_tui.ui.screens.compose_settings import known_model_names\nprint(known_model_names())\n"
     out = qflow(env_with(site), code=code)
     assert out.returncode == 0, out.stderr
     assert "'echo/tiny'" in out.stdout and "'local/smollm2'" in out.stdout

@@ -13,6 +13,7 @@ import pytest
 from qflow_tui.core.session.family import MAX_GENERATIONS, fork_tree, lineage
 from qflow_tui.locations import demo_session
 from qflow_tui.ui.app import create_app
+from qflow_tui.ui.screens.session_rows import MAX_INDENT
 from qflow_tui.ui.screens.sessions import SessionsScreen
 from tests.helpers import qflow
 from tests.sessions.support import demo_config
@@ -139,6 +140,6 @@ async def test_the_browser_pages_through_the_loop(loop, monkeypatch):
         assert len(screen.sessions) == LOOP and app.return_code is None
         assert list(screen.loops.values()) == [LOOP]
         marks = [screen._fork_note(s)[0] for s in screen.sessions]
-        assert marks.count("↻ ") == 1 and max(len(m) for m in marks) <= 2 * browser.MAX_INDENT + 6
+        assert marks.count("↻ ") == 1 and max(len(m) for m in marks) <= 2 * MAX_INDENT + 6
         loops = [message for title, message in said if title == "A loop of forks"]
         assert len(loops) == 1 and "1500 sessions" in loops[0]

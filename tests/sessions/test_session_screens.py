@@ -23,7 +23,8 @@ from qflow_tui.ui.app import create_app
 from qflow_tui.ui.screens.confirm import Confirm
 from qflow_tui.ui.screens.path_prompt import PathPrompt
 from qflow_tui.ui.screens.replay import ReplayScreen, StepChip, replay_steps
-from qflow_tui.ui.screens.sessions import NARROW_MODEL, SessionsScreen, narrow_model
+from qflow_tui.ui.screens.session_rows import NARROW_MODEL, narrow_model
+from qflow_tui.ui.screens.sessions import SessionsScreen
 from qflow_tui.ui.widgets.run_tabs import RUN_TABS
 from qflow_tui.ui.widgets.run_view import RunView
 from tests.sessions.support import InProcessSandbox, demo_config

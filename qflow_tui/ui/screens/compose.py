@@ -3,13 +3,9 @@ settings; problems in any of them are shown inline before a run starts."""
 
 from __future__ import annotations
 
-import importlib
-import re
-import sys
-import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -17,31 +13,27 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.suggester import SuggestFromList
-from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Select, Static, TextArea
 
 from ...core.config import ConfigError, RunConfig
-from ...core.llm import LLMClient, LLMError, broken_providers, client_module, resolve_base_url
-from ...core.llm.catalog import MAX_LISTED, server_model_list, table_models
-from ...core.llm.prices import BUILT_IN, PriceError
+from ...core.llm import LLMClient, LLMError
 from ...core.llm.provider_keys import MissingKey
 from ...core.problem import Problem, ProblemError, ProblemKind, looks_like_io_tests, parse_io_tests, split_samples
-from ...core.prompts import snapshot
 from ...core.resolve import Resolution, Unresolved, form_texts, is_dataset_id, problem_from_text, resolve_problem
 from ...core.safe_text import clean, one_line
-from ...core.sandbox import WEAK_AS_ROOT_ENV, SandboxUnavailable, detect_isolation, weak_refusal, weak_warning
 from ...core.steer.gate import BREAKPOINT_KINDS, Breakpoint, BreakpointError
-from ...core.workflows import WORKFLOWS, WorkflowSpec, broken_plugins
-from ...core.workflows.settings import Setting, T
+from ...core.workflows import WORKFLOWS
 from ...core.workflows.values import validate
-from ...locations import prompts_dir
 from ..access import mark_invalid, qflow_app
 from ..editor import NO_EDITOR, EditorError, edit_text, editor_command
 from ..palette import palette
 from ..widgets.footer import AppFooter
 from ..widgets.tick_box import TickBox
 from .base import AppScreen
+from .compose_notices import notice_lines, sandbox_lines, server_models
+from .compose_settings import dom_name, known_model_names, settings_boxes, settings_values
 from .confirm import Confirm
+from .warm_up import warm_up_the_run_screen
 
 if TYPE_CHECKING:
     from ...core.bench.bench_runner import BenchRunner
@@ -64,109 +56,6 @@ KIND_PLACEHOLDERS: dict[str, str] = {
     "io": "Input\n1 2\nOutput\n3\n\n(F9 takes the samples out of a pasted statement)",
 }
 KIND_CHOICES = [("asserts", "function"), ("stdin/stdout", "io")]
-
-#: An integer setting with at most this many allowed values is a Select.
-_SELECT_RANGE = 60
-
-
-#: What the first Run needs that the form does not: imported in the loop at the
-#: first Ctrl+R, it stalled the app about 0.1 s on top of building the screen.
-RUN_MODULE = "qflow_tui.ui.screens.run_screen"
-
-
-def known_model_names() -> list[str]:
-    """What the Model field completes: the price table's models and the models
-    each provider names, a plugin's too (a broken [prices] table leaves the
-    built-in ones)."""
-
-    try:
-        return [k.name for k in table_models()]
-    except PriceError:
-        return [k.name for k in table_models(dict(BUILT_IN))]
-
-
-def _numeric(setting: Setting[T]) -> bool:
-    return setting.type in (int, float) and not setting.choices
-
-
-def settings_boxes(spec: WorkflowSpec, config: RunConfig) -> Vertical:
-    """The form's part for one workflow's own settings, generated from its spec:
-    each a labelled widget, with consecutive numbers side by side, three to a row."""
-    values = config.replace(workflow=spec.name)
-    boxes: list[Widget] = []
-    row: list[Widget] = []
-    for setting in spec.settings:
-        box = _setting_box(setting, setting.of(values))
-        if _numeric(setting):
-            row.append(box)
-            if len(row) < 3:
-                continue
-        if row:
-            boxes.append(Horizontal(*row, classes="numbers"))
-            row = []
-        if not _numeric(setting):
-            boxes.append(box)
-    if row:
-        boxes.append(Horizontal(*row, classes="numbers"))
-    return Vertical(*boxes, id=f"settings-{_dom_name(spec.name)}", classes="workflow-settings")
-
-
-def _setting_box(setting: Setting[T], value: T) -> Vertical:
-    label = [] if setting.type is bool else [Label(setting.title, classes="field-label")]
-    box = Vertical(*label, setting_widget(setting, value), classes="setting", id=f"setting-{setting.key}")
-    box.tooltip = setting.doc
-    return box
-
-
-def _dom_name(name: str) -> str:
-    """A workflow's name as part of a widget id (letters, digits, ``_`` and ``-`` only)."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", name)
-
-
-def warm_up_the_run_screen(model: str = "", base_url: str | None = None) -> None:
-    """Import the run screen's code, the workflows' implementations and the
-    model's client (its SDK takes one to three seconds; only when its key is set,
-    so the Run will need it) on a thread once the form is painted, while the user
-    reads or types. Python's import lock makes a Run pressed meanwhile wait for
-    the same import, never import twice."""
-
-    wanted = [RUN_MODULE, client_module(model, base_url=base_url) or ""]
-    missing = [name for name in wanted if name and name not in sys.modules]
-    # qflow's prompts are read now, once (see core.prompts.snapshot): a package
-    # reinstalled while the app is open cannot take them from a later run.
-    threading.Thread(target=snapshot, args=(prompts_dir(),), name="read prompts", daemon=True).start()
-    if missing:
-        threading.Thread(target=_import_quietly, args=(missing,), name="warm up", daemon=True).start()
-
-
-def _import_quietly(modules: list[str]) -> None:
-
-    for name in modules:
-        try:
-            importlib.import_module(name)
-            if name == RUN_MODULE:
-                for spec in WORKFLOWS.values():
-                    spec.run  # noqa: B018 - imports the implementation
-        except Exception:  # the Run key imports it again and says what failed
-            pass
-
-
-def setting_widget(setting: Setting[T], value: T) -> Widget:
-    """A form widget for one setting, from its type, choices and bounds."""
-    wid = f"set-{setting.key}"
-    if setting.type is bool:
-        return TickBox(setting.title, bool(value), id=wid, compact=True)
-    if setting.choices:
-        words = setting.choice_words
-        options = [(f"{c} ({words[c]})" if c in words else str(c), c) for c in setting.choices]
-        return Select(options, value=value, id=wid, allow_blank=False, compact=True)
-    low, high = setting.minimum, setting.maximum
-    if setting.type is int and low is not None and high is not None and high - low < _SELECT_RANGE:
-        shown = min(max(int(value), int(low)), int(high))
-        return Select(
-            [(str(i), i) for i in range(int(low), int(high) + 1)], value=shown, id=wid, allow_blank=False, compact=True
-        )
-    return Input(str(value), id=wid, compact=True)
 
 
 class ComposeScreen(AppScreen[None]):
@@ -330,62 +219,26 @@ class ComposeScreen(AppScreen[None]):
             )
 
     def _ask_sandbox(self) -> None:
-        """On a thread: the red line when a run would use a weak sandbox level."""
-
-        try:
-            iso = detect_isolation()
-        except (SandboxUnavailable, ValueError) as exc:
-            lines = [f"✗ the sandbox cannot run programs: {exc}"]
-        else:
-            warning = weak_warning(iso)
-            lines = [f"✗ {warning}"] if warning else []
-            if weak_refusal(iso):
-                lines.append(
-                    f"✗ as root a run refuses this level: set {WEAK_AS_ROOT_ENV}=1 to accept the risk (`qflow doctor`)"
-                )
-        self.app.call_from_thread(self._show_notices, lines)
+        """On a thread: the red lines when a run would use a weak sandbox level."""
+        self.app.call_from_thread(self._show_notices, sandbox_lines())
 
     def _show_notices(self, sandbox: list[str] | None = None) -> None:
-        """The workflow and provider plugins that were not loaded (each with
-        why, at most three; ``qflow doctor`` lists all) and the sandbox's red lines."""
-
+        """The sandbox's red lines and the plugins that were not loaded (see :func:`notice_lines`)."""
         if not self.is_attached:
             return
         if sandbox is not None:
             self._sandbox_notices = sandbox
-        # The sandbox's lines first (a run's safety), then the plugins: at most
-        # four lines in all, each cut to the width (the tooltip has them whole).
-        refused = [f"workflow plugin not loaded: {line}" for line in broken_plugins()]
-        refused += [f"provider plugin not loaded: {line}" for line in broken_providers()]
-        room = 4 - len(self._sandbox_notices)
-        plugins = [f"✗ {line}" for line in refused]
-        if len(plugins) > room:
-            plugins = plugins[: max(0, room - 1)]
-            plugins.append(f"✗ {len(refused) - len(plugins)} more plugins not loaded: `qflow doctor` says why")
-        lines = [*self._sandbox_notices, *plugins]
+        lines, whole = notice_lines(self._sandbox_notices)
         notice = self.query_one("#compose-notices", Static)
         notice.update(Text(clean("\n".join(lines))))
         notice.set_class(bool(lines), "-visible")
-        notice.tooltip = clean("\n".join([*self._sandbox_notices, *(f"✗ {r}" for r in refused)])) or None
+        notice.tooltip = clean(whole) or None
 
     def _ask_server(self, base_url: str) -> None:
         """On a thread: the local server's models join the Model field's
         completions; a server that cannot say, or whose list was cut, is one
         line under the field."""
-
-        try:
-            url = resolve_base_url("openai", base_url) or base_url
-            listed = server_model_list(url)
-            names = [k.name for k in listed.models]
-            problem = ""
-            if listed.cut:  # a list cut short says so, as `qflow models` does
-                problem = (
-                    f"{listed.where} offers {listed.offered} models: the first {MAX_LISTED} complete here; "
-                    "type any other as openai/<id>"
-                )
-        except LLMError as exc:
-            names, problem = [], str(exc)
-        self.app.call_from_thread(self._server_answered, names, problem)
+        self.app.call_from_thread(self._server_answered, *server_models(base_url))
 
     def _server_answered(self, names: list[str], problem: str) -> None:
         if not self.is_attached:
@@ -426,22 +279,10 @@ class ComposeScreen(AppScreen[None]):
         """The chosen workflow's settings as the form has them, typed; a number
         that does not parse is a ConfigError naming the setting (shown on the form)."""
         spec = WORKFLOWS.get(workflow)
-        found = self.query(f"#settings-{_dom_name(workflow)}")
+        found = self.query(f"#settings-{dom_name(workflow)}")
         if spec is None or not found:
             return {}
-        box = found.first()
-        values: dict[str, object] = {}
-        for setting in spec.settings:
-            widget = box.query_one(f"#set-{setting.key}")
-            value: Any = widget.value  # type: ignore[attr-defined]
-            if isinstance(widget, Input) and setting.type in (int, float):
-                try:
-                    value = setting.type(value.strip())
-                except ValueError:
-                    kind = "a whole number" if setting.type is int else "a number"
-                    raise ConfigError(f"{setting.key} must be {kind}, not {value.strip()!r}") from None
-            values[setting.key] = value
-        return values
+        return settings_values(spec, found.first())
 
     def read_problem(self) -> Problem:
         """The problem the form holds; :class:`ProblemError` (one line) if none."""
@@ -610,7 +451,7 @@ class ComposeScreen(AppScreen[None]):
     def _show_settings(self, workflow: str) -> None:
         """Show the chosen workflow's own settings, and only those."""
         self.sub_title = f"compose · {workflow}"
-        wanted = f"settings-{_dom_name(workflow)}"
+        wanted = f"settings-{dom_name(workflow)}"
         spec = WORKFLOWS.get(workflow)
         if spec is not None and not self.query(f"#{wanted}"):
             self.query_one("#compose-settings").mount(settings_boxes(spec, qflow_app(self).config), before="#stepping")

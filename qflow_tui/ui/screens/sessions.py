@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -16,9 +16,9 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
-from ...core.config import ConfigError, RunConfig
-from ...core.problem import Problem, ProblemError
-from ...core.resume import ResumeError, Resumption, plan_resume, reach_model, recorded_settings
+from ...core.config import RunConfig
+from ...core.problem import Problem
+from ...core.resume import ResumeError, Resumption
 from ...core.safe_text import clean, one_line
 from ...core.session import (
     FolderGroup,
@@ -32,65 +32,36 @@ from ...core.session import (
     Unreadable,
     default_export_name,
     delete_session,
-    export_session,
     find_sessions,
     parse_search,
-    read_session,
 )
-from ...core.session.display import fork_place, human_duration, human_time, human_tokens, short_model
+from ...core.session.display import short_model
 from ...core.session.family import fork_tree, loop_words
-from ...core.session.notes import attach_notes, check_name, check_note, set_note
-from ...core.steer.edits import SteerError
+from ...core.session.notes import attach_notes, set_note
 from ...locations import demo_session, sessions_dir
 from ..access import qflow_app
-from ..palette import Palette, palette
+from ..palette import palette
 from ..widgets.footer import AppFooter
 from ..widgets.lists import ListTable
 from .base import AppScreen
 from .confirm import Confirm
 from .line_prompt import LinePrompt
-from .path_prompt import PathPrompt, WriteRefused
+from .path_prompt import PathPrompt
+from .session_actions import (
+    checked_name,
+    checked_note,
+    delete_detail,
+    export_title,
+    exporter,
+    failure_line,
+    rerun_plan,
+    resume_plan,
+)
+from .session_rows import column_widths, fork_note, group_cells, session_cells, shown_columns
 from .steer_edit import SteerEditScreen
 
 if TYPE_CHECKING:
     from ...core.llm import LLMClient
-
-_Cell = TypeVar("_Cell")
-"""What a table's cells hold; the columns do not look."""
-
-
-def _outcome_style(outcome: str, colours: Palette) -> str:
-    if outcome == "accepted":
-        return f"bold {colours.success}"
-    if outcome in ("reverted", "rejected", "unchecked"):
-        return colours.warning
-    if outcome in ("failed", "cancelled", "incomplete"):
-        return colours.error
-    return ""
-
-
-def _human_time(created: str) -> str:
-    return human_time(created)
-
-
-#: Levels of forks shown by indentation; a deeper fork says its depth.
-MAX_INDENT = 6
-#: The model column's width under 100 columns (its name cut in the middle).
-NARROW_MODEL = 10
-
-
-def narrow_model(model: str, width: int) -> str:
-    """A model's name in ``width`` cells: without its provider (``script/``,
-    ``anthropic/``), cut in the middle where it is longer, so the end that tells
-    ``claude-sonnet-4-5`` from ``claude-sonnet-5-5`` stays."""
-    name = one_line(short_model(model))
-    _provider, sep, rest = name.partition("/")
-    name = rest if sep and rest else name
-    if len(name) <= width:
-        return name
-    tail = (width - 1) // 2
-    return name[: width - 1 - tail] + "…" + name[-tail:]
-
 
 #: The orders s goes through, as ``qflow sessions --sort`` names them.
 SORTS = ("date", "oldest", "tokens", "duration", "title")
@@ -234,51 +205,15 @@ class SessionsScreen(AppScreen[None]):
         self.load()
 
     def _widths(self) -> dict[str, int]:
-        """Fixed columns; the problem and the model share what is left of the
-        width. Narrow (under 100 columns), the run's duration gives way (0: no
-        column), the model keeps a short column where the rows' models differ
-        (the name without its provider, cut in the middle: rows of two models
-        must not look the same; one model for all is said above the table), the date
-        loses its year and the outcome its step, so the problem, what tells runs
-        apart, keeps room to be read."""
+        """The columns' widths at the table's width (see :func:`column_widths`)."""
         table = self.query_one(DataTable)
         width = table.size.width or self.size.width or 100
         last = max((s.number or 0 for s in self.sessions), default=0)
-        # Room for the largest number shown and the compare mark before it.
-        number = max(3, len(str(last)) + 1)
-        narrow = width < 100
-        fixed = {
-            "#": number,
-            "date": 11 if narrow else 16,
-            "outcome": 10 if narrow else 23,
-            "tokens": 6,
-            "time": 0 if narrow else 6,
-        }
-        columns = 5 if narrow else 7
-        # Each column is padded by one cell on either side; one more for the scrollbar's edge.
-        room = max(20, width - sum(fixed.values()) - 2 * columns - 1)
-        if narrow:
-            # Only where it tells rows apart: one model for every row is said
-            # once above the table instead, and its titles keep the room.
-            model = NARROW_MODEL if len(self._models()) > 1 and room >= 22 + NARROW_MODEL else 0
-            return {**fixed, "problem": room - model - (2 if model else 0), "model": model}
-        # The problem first, up to 28 columns; the model up to 28; the problem the rest.
-        model = max(10, min(28, room - 28))
-        return {**fixed, "problem": max(10, room - model), "model": model}
+        return column_widths(width, last, len(self._models()))
 
     def _models(self) -> set[str]:
         """The models of the sessions shown (a fork's is its parent's recording: not counted)."""
         return {s.model for s in self.sessions if not s.parent}
-
-    def _shown_columns(self) -> list[str]:
-        widths = self._widths()
-        return [k for k in ("#", "date", "problem", "model", "outcome", "tokens", "time") if widths[k]]
-
-    def _columns(self, table: DataTable[_Cell]) -> None:
-        widths = self._widths()
-        table.clear(columns=True)
-        for key in self._shown_columns():
-            table.add_column(key, key=key, width=widths[key])
 
     def on_resize(self) -> None:
         if self.loaded:
@@ -354,44 +289,6 @@ class SessionsScreen(AppScreen[None]):
                 self.fill()
             self.notify(clean(f"Cannot read {self.folder}: {event.worker.error}"), severity="error", markup=False)
 
-    def _session_row(self, s: SessionInfo, colours: Palette) -> list[str | Text]:
-
-        # Narrow, the outcome alone: where it was accepted is in the replay.
-        narrow = self._widths()["outcome"] < 23
-        outcome = s.outcome + (f" @ {s.accepted_at}" if s.accepted_at and not narrow else "")
-        title = s.shown_title if self.in_folder is not None or not s.folder else f"{s.folder}/ · {s.shown_title}"
-        title += " ✎" if s.note else ""
-        mark, where = self._fork_note(s)
-        cell = Text(mark, style=f"bold {colours.accent}", overflow="ellipsis", no_wrap=True)
-        if where and self._widths()["model"] <= NARROW_MODEL:
-            # No room in the model column: where the fork branched is what tells it from its parent.
-            cell.append(where + " · ", style=f"italic {colours.accent}")
-        cell.append(one_line(title))
-        width = self._widths()["model"]
-        if where and width == NARROW_MODEL:
-            model = Text("fork", style=f"italic {colours.accent}")  # where it branched is in its title
-        elif where:
-            model = Text(where, style=f"italic {colours.accent}")
-        elif width == NARROW_MODEL:
-            model = Text(narrow_model(s.model, width))
-        else:
-            model = Text(one_line(short_model(s.model)))
-        model.overflow, model.no_wrap = "ellipsis", True
-        marked = s.path in self.marked
-        number = ("●" if marked else "") + str(s.number or "")
-        cells: dict[str, str | Text] = {
-            "#": Text(number, justify="right", style=f"bold {colours.accent}" if marked else ""),
-            "date": _human_time(s.created)[5:] if self._widths()["date"] < 16 else _human_time(s.created),
-            "problem": cell,
-            "model": model,
-            "outcome": Text(
-                one_line(outcome), style=_outcome_style(s.outcome, colours), overflow="ellipsis", no_wrap=True
-            ),
-            "tokens": Text(human_tokens(s.tokens), justify="right"),
-            "time": Text(human_duration(s.duration), justify="right"),
-        }
-        return [cells[k] for k in self._shown_columns()]
-
     def _append(self, sessions: list[SessionInfo]) -> None:
         known = {s.path for s in self.sessions}
         self.sessions.extend(s for s in sessions if s.path not in known)
@@ -424,22 +321,8 @@ class SessionsScreen(AppScreen[None]):
         return tree.order
 
     def _fork_note(self, s: SessionInfo) -> tuple[str, str]:
-        """A fork's row: the tree mark before its title and, in place of its model
-        (the recording of its parent), the step it branched at; a fork whose
-        parent is not shown says why. Deep chains are indented at most
-        :data:`MAX_INDENT` levels, then say their depth."""
-        if not s.parent:
-            return "", ""
-        forked_at = one_line(s.forked_at) if s.forked_at else None
-        depth = self.depth.get(s.path, 0)
-        if depth > 0:
-            at = fork_place(forked_at, parent_shown=True)
-            if depth > MAX_INDENT:
-                return "  " * (MAX_INDENT - 1) + f"└{depth} ", at
-            return "  " * (depth - 1) + "└ ", at
-        if s.path in self.loops:
-            return "↻ ", fork_place(forked_at, parent_shown=False, loop=self.loops[s.path])
-        return "↳ ", fork_place(forked_at, parent_shown=False, parent_exists=Path(s.parent).exists())
+        """A fork's tree mark and where it branched, at its place in the tree shown."""
+        return fork_note(s, self.depth.get(s.path, 0), self.loops.get(s.path))
 
     def fill(self, keep: Path | None = None) -> None:
         """Show the loaded rows, keeping the cursor on ``keep``."""
@@ -448,22 +331,18 @@ class SessionsScreen(AppScreen[None]):
         table = self.query_one(DataTable)
         if keep is None:
             keep = self.selected.path if self.selected else None
-        self._columns(table)
+        widths = self._widths()
+        table.clear(columns=True)
+        for key in shown_columns(widths):
+            table.add_column(key, key=key, width=widths[key])
         self.sessions = self._as_tree(self.sessions)
         for g in self.groups:
-            name = g.benchmark or Path(g.folder).name
-            cells = {
-                "#": Text("▸", justify="right"),
-                "date": _human_time(g.newest),
-                "problem": Text(f"{one_line(name)}/", style="bold", overflow="ellipsis", no_wrap=True),
-                "model": Text(f"{g.sessions} sessions", style="dim"),
-                "outcome": Text(f"{g.accepted}/{g.sessions} accepted"),
-                "tokens": Text(""),
-                "time": Text(""),
-            }
-            table.add_row(*(cells[k] for k in self._shown_columns()), key=f"folder:{g.folder}")
+            table.add_row(*group_cells(g, widths), key=f"folder:{g.folder}")
         for s in self.sessions:
-            table.add_row(*self._session_row(s, colours), key=str(s.path))
+            marked = s.path in self.marked
+            fork = self._fork_note(s)
+            cells = session_cells(s, widths, colours, in_folder=self.in_folder is not None, marked=marked, fork=fork)
+            table.add_row(*cells, key=str(s.path))
         if keep is not None:
             for row, s in enumerate(self.sessions):
                 if s.path == keep:
@@ -639,10 +518,7 @@ class SessionsScreen(AppScreen[None]):
             # Numbers count the sessions that exist: read them again.
             self.load()
 
-        detail = (
-            f"{info.title}\n{_human_time(info.created)} · {info.outcome}\n{info.path}\n\n"
-            "The file is removed from disk; this cannot be undone."
-        )
+        detail = delete_detail(info)
         self.app.push_screen(Confirm("Delete this session?", detail, yes="Delete", no="Keep"), answered)
 
     def action_export(self, fmt: str) -> None:
@@ -652,18 +528,12 @@ class SessionsScreen(AppScreen[None]):
 
         name = default_export_name(info.path, fmt)
 
-        def export(dest: Path) -> Path:
-            try:
-                return export_session(info.path, dest, fmt)
-            except SessionError as exc:
-                raise WriteRefused(str(exc)) from None
-
         def exported(path: Path | None) -> None:
             if path is not None:
                 self.notify(clean(f"Exported to {path}."), title="Exported", markup=False)
 
-        what = "a Markdown transcript" if fmt == "md" else "JSONL (a clean copy of the session)"
-        self.app.push_screen(PathPrompt(f"Export as {what}", Path.cwd() / name, export, name_in_folder=name), exported)
+        prompt = PathPrompt(export_title(fmt), Path.cwd() / name, exporter(info.path, fmt), name_in_folder=name)
+        self.app.push_screen(prompt, exported)
 
     # -- resume ------------------------------------------------------------------------------
 
@@ -676,19 +546,15 @@ class SessionsScreen(AppScreen[None]):
 
     @work(thread=True, exclusive=True, group="resume", exit_on_error=False, name="prepare resume")
     def prepare_resume(self, path: Path) -> tuple[Resumption, LLMClient]:
-        # A thread: reading the session and building the model's client (an SDK import) take time.
-
-        plan = plan_resume(path, unfinished_only=True)
-        return plan, reach_model(plan)
+        return resume_plan(path)
 
     @on(Worker.StateChanged)
     def _resume_ready(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "resume":
             return
         if event.state == WorkerState.ERROR:
-            error = event.worker.error
-            text = str(error) if isinstance(error, ResumeError) else f"{type(error).__name__}: {error}"
-            self.notify(one_line(text, 300), title="Not resumed", severity="error", markup=False)
+            text = failure_line(event.worker.error, (ResumeError,))
+            self.notify(text, title="Not resumed", severity="error", markup=False)
         elif event.state == WorkerState.SUCCESS:
             plan, client = event.worker.result  # type: ignore[misc]
             qflow_app(self).open_run(plan.problem, plan.config, client=client, own_client=True)
@@ -704,28 +570,16 @@ class SessionsScreen(AppScreen[None]):
         if info is None:
             return
 
-        def check(text: str) -> str:
-            try:
-                return check_name(text)
-            except SessionError as exc:
-                raise SteerError(str(exc)) from None
-
         title = one_line(f"Name {info.path.name} (empty: its title, {info.title})", 120)
-        self.app.push_screen(LinePrompt(title, info.name, check), self._saver(info, "name"))
+        self.app.push_screen(LinePrompt(title, info.name, checked_name), self._saver(info, "name"))
 
     def action_note(self) -> None:
         info = self.selected
         if info is None:
             return
 
-        def check(text: str) -> str:
-            try:
-                return check_note(text)
-            except SessionError as exc:
-                raise SteerError(str(exc)) from None
-
         title = one_line(f"Note on {info.shown_title} (empty: no note)", 120)
-        self.app.push_screen(SteerEditScreen(title, info.note, check, language=None), self._saver(info, "note"))
+        self.app.push_screen(SteerEditScreen(title, info.note, checked_note, language=None), self._saver(info, "note"))
 
     def _saver(self, info: SessionInfo, what: str) -> Callable[[tuple[bool, str] | None], None]:
         def saved(answer: tuple[bool, str] | None) -> None:
@@ -753,24 +607,15 @@ class SessionsScreen(AppScreen[None]):
 
     @work(thread=True, exclusive=True, group="rerun", exit_on_error=False, name="prepare re-run")
     def prepare_rerun(self, path: Path) -> tuple[Problem, RunConfig]:
-        data = read_session(path)
-        try:
-            problem = Problem.from_dict(data.header["problem"])
-        except (KeyError, TypeError, ProblemError) as exc:
-            raise ResumeError(f"{path.name}: the recorded problem cannot be read ({exc})") from None
-        try:
-            return problem, recorded_settings(data, {})
-        except ConfigError as exc:
-            raise ResumeError(str(exc)) from None
+        return rerun_plan(path)
 
     @on(Worker.StateChanged)
     def _rerun_ready(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "rerun":
             return
         if event.state == WorkerState.ERROR:
-            error = event.worker.error
-            text = str(error) if isinstance(error, ResumeError | SessionError) else f"{type(error).__name__}: {error}"
-            self.notify(one_line(text, 300), title="Not re-run", severity="error", markup=False)
+            text = failure_line(event.worker.error, (ResumeError, SessionError))
+            self.notify(text, title="Not re-run", severity="error", markup=False)
         elif event.state == WorkerState.SUCCESS:
             problem, config = event.worker.result  # type: ignore[misc]
             qflow_app(self).open_run(problem, config)
