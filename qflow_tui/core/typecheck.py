@@ -115,6 +115,13 @@ def field_types(cls: type, names: Mapping[str, object] | None = None) -> dict[st
     return hints
 
 
+class _Wrong:
+    """The mark of a value not of its type, before its words are made."""
+
+
+_WRONG = _Wrong()
+
+
 def is_callable_type(annotation: object) -> bool:
     return typing.get_origin(annotation) is collections.abc.Callable or annotation is collections.abc.Callable
 
@@ -127,32 +134,42 @@ def type_problem(
     ``Literal``, ``tuple[X, ...]``, ``list``, ``dict``, ``frozenset``, callables
     and dataclasses (each of whose fields is checked in turn, their annotations
     resolved with ``names``)."""
+    found = _mismatch(value, annotation, where, names, depth)
+    if isinstance(found, _Wrong):
+        return f"{where} is {_described(value)}, not {_wanted(annotation)}"
+    return found
+
+
+def _mismatch(
+    value: object, annotation: object, where: str, names: Mapping[str, object] | None, depth: int
+) -> str | _Wrong | None:
+    """:func:`type_problem`'s work: ``_WRONG`` where ``value`` itself is not of
+    the type (its words are made only then: most values checked are right)."""
     if depth > 20 or annotation is Any or annotation is object or isinstance(annotation, TypeVar):
         return None
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
-    wrong = f"{where} is {_described(value)}, not {_wanted(annotation)}"
     if origin is Literal:
-        return None if any(value == a and type(value) is type(a) for a in args) else wrong
+        return None if any(value == a and type(value) is type(a) for a in args) else _WRONG
     if origin in (Union, types.UnionType):
-        if any(type_problem(value, a, where, names, depth + 1) is None for a in args):
+        if any(_mismatch(value, a, where, names, depth + 1) is None for a in args):
             return None
-        return wrong
+        return _WRONG
     if annotation is type(None) or annotation is None:
-        return None if value is None else wrong
+        return None if value is None else _WRONG
     if annotation is float:
-        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else wrong
+        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else _WRONG
     if annotation is int:
-        return None if isinstance(value, int) and not isinstance(value, bool) else wrong
+        return None if isinstance(value, int) and not isinstance(value, bool) else _WRONG
     if is_callable_type(annotation):
-        return None if callable(value) else wrong
+        return None if callable(value) else _WRONG
     if origin in (tuple, list, frozenset, set):
         if not isinstance(value, origin):
-            return wrong
+            return _WRONG
         items = list(value)
         if origin is tuple and args and (len(args) != 2 or args[1] is not Ellipsis):
             if len(items) != len(args):
-                return wrong
+                return _WRONG
             kinds = list(args)
         else:
             kinds = [args[0] if args else Any] * len(items)
@@ -163,7 +180,7 @@ def type_problem(
         return None
     if origin is dict:
         if not isinstance(value, dict):
-            return wrong
+            return _WRONG
         key_type, value_type = args if len(args) == 2 else (Any, Any)
         for k, v in value.items():
             problem = type_problem(k, key_type, f"{where} key", names, depth + 1) or type_problem(
@@ -173,12 +190,12 @@ def type_problem(
                 return problem
         return None
     if origin is not None and isinstance(origin, type):
-        return None if isinstance(value, origin) else wrong
+        return None if isinstance(value, origin) else _WRONG
     if typing.is_typeddict(annotation):
         return keys_problem(value, annotation, where, names, depth + 1)
     if isinstance(annotation, type):
         if not isinstance(value, annotation):
-            return wrong
+            return _WRONG
         if dataclasses.is_dataclass(annotation):
             return fields_problem(value, names, where, depth + 1)
         return None
@@ -193,7 +210,7 @@ def keys_problem(
     None. Keys the shape does not name are not checked."""
     if not isinstance(value, dict):
         return f"{where or 'it'} is {_described(value)}, not a dict"
-    hints = typing.get_type_hints(shape)
+    hints = _typed_dict_hints(shape)
     prefix = f"{where}." if where else ""
     required: frozenset[str] = getattr(shape, "__required_keys__")  # noqa: B009 (a TypedDict's, unknown to object)
     for key in sorted(required):
@@ -205,6 +222,20 @@ def keys_problem(
             if problem:
                 return problem
     return None
+
+
+#: Each TypedDict's resolved annotations: a results line checks the same
+#: shapes 164 times a bench, and resolving them was most of the check.
+_SHAPES: dict[int, tuple[object, dict[str, object]]] = {}
+
+
+def _typed_dict_hints(shape: object) -> dict[str, object]:
+    cached = _SHAPES.get(id(shape))
+    if cached is not None and cached[0] is shape:
+        return cached[1]
+    hints = typing.get_type_hints(shape)
+    _SHAPES[id(shape)] = (shape, hints)
+    return hints
 
 
 def _unrequired(annotation: object) -> object:

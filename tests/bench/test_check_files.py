@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,13 @@ def test_every_parameter_is_given_and_no_other():
         checks.source("timed", _QF_LIMIT=1.0)
     with pytest.raises(checks.CheckFileError, match="parameters"):
         checks.source("timed", _QF_LIMIT=1.0, _QF_MESSAGE="m", _QF_OTHER=2)
+
+
+def test_a_check_file_is_read_once_a_process(tmp_path, monkeypatch):
+    """A bench judges every problem with the same file: one read, not 164."""
+    monkeypatch.setattr(checks, "_HERE", tmp_path)
+    real = (Path(checks.__file__).parent / "timed.py").read_text(encoding="utf-8")
+    (tmp_path / "timed.py").write_text(real, encoding="utf-8")
+    first = checks.source("timed", _QF_LIMIT=1.0, _QF_MESSAGE="m")
+    (tmp_path / "timed.py").unlink()
+    assert checks.source("timed", _QF_LIMIT=2.0, _QF_MESSAGE="m") == first.replace("_QF_LIMIT = 1.0", "_QF_LIMIT = 2.0")

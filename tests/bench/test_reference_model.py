@@ -17,9 +17,11 @@ from qflow_tui.core.bench.datasets import load_bench_problem
 from qflow_tui.core.bench.reference import reference_answer
 from qflow_tui.core.config import RunConfig
 from qflow_tui.core.llm import LLMError, make_client, split_model_name
+from qflow_tui.core.llm.base import LLMRequest
 from qflow_tui.core.llm.catalog import table_models
 from qflow_tui.core.llm.prices import price_of
 from qflow_tui.core.problem import make_problem
+from qflow_tui.core.running import running_problem
 from qflow_tui.core.workflow_run import RunError, run_workflow
 from tests.helpers import ROOT, plugin_env, run_with
 
@@ -137,3 +139,20 @@ def test_a_bench_of_a_shipped_set_answers_from_the_problems_it_loaded(monkeypatc
     monkeypatch.setattr(datasets, "load_bench_problem", built_again)
     for bp in loaded:
         assert reference.reference_of(bp.problem) == bp.reference
+
+
+def test_the_reference_streams_a_line_a_delta() -> None:
+    """The panes fill as from a stream, without a word-by-word stream's events
+    (a bench of HumanEval made three times as many)."""
+    problem = load_bench_problem("humaneval/0").problem
+    deltas: list[str] = []
+    token = running_problem.set(problem)
+    try:
+        client = make_client("reference")
+        done = asyncio.run(
+            client.complete(LLMRequest(agent="program_generator", system="s", messages=[]), deltas.append)
+        )
+    finally:
+        running_problem.reset(token)
+    assert "".join(deltas) == done.text
+    assert deltas == done.text.splitlines(keepends=True) and len(deltas) > 3

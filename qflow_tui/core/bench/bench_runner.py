@@ -37,6 +37,8 @@ from ..problem import ProblemError
 from ..run_state import RunState
 from ..safe_text import one_line
 from ..sandbox import SandboxUnavailable
+from ..sandbox.config import SandboxConfig
+from ..sandbox.pool import start_early
 from ..session.index import batched_notes
 from ..session.writer import sync_file, synced_by_caller
 from ..summary import Tokens, TokenTally, tokens_to_dict
@@ -378,6 +380,10 @@ class BenchRunner:
             raise BenchError(f"unknown extraction {spec.extract!r}: choose one of {', '.join(EXTRACTIONS)}")
         if spec.concurrency < 1:
             raise BenchError("--concurrency must be at least 1")
+        if write and self.evaluator is None:
+            # The sandbox's zygote boots on the other core while the dataset is read.
+            apply_sandbox_settings(spec.config)
+            start_early(SandboxConfig())
         try:
             path = Path(spec.dataset_file).expanduser() if spec.dataset_file else None
             self.problems = load_dataset(spec.dataset, ids=spec.ids, limit=spec.limit, path=path)

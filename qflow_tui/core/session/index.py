@@ -23,7 +23,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -31,7 +31,7 @@ from typing import Any
 
 from ..safe_text import valid_text
 from .fileformat import SessionError, is_bench_folder, is_session_name
-from .listing import BAD_NAME, SessionInfo, Unreadable, scan_session, stored_path
+from .listing import BAD_NAME, SessionInfo, Unreadable, WrittenEnds, scan_session, stored_path
 from .query import FILTER_WORDS as FILTER_WORDS
 from .query import OUTCOMES as OUTCOMES
 from .query import Query as Query
@@ -303,15 +303,21 @@ class SessionIndex:
                 return False
         return True
 
-    def note(self, path: Path, *, timeout: float = NOTE_TIMEOUT) -> bool:
+    def note(self, path: Path, *, timeout: float = NOTE_TIMEOUT, written: WrittenEnds | None = None) -> bool:
         """Index one session now (the end of a run). False when the index is
-        busy or unwritable: the next listing picks the file up."""
-        return self.note_many([path], timeout=timeout)
+        busy or unwritable: the next listing picks the file up. ``written``:
+        its first and last lines from the writer (see :func:`scan_session`)."""
+        return self.note_many([path], timeout=timeout, written={Path(path): written} if written else None)
 
-    def note_many(self, paths: Iterable[Path], *, timeout: float = NOTE_TIMEOUT) -> bool:
+    def note_many(
+        self, paths: Iterable[Path], *, timeout: float = NOTE_TIMEOUT, written: Mapping[Path, WrittenEnds] | None = None
+    ) -> bool:
         """Index these sessions now, through one connection in one transaction
         (a bench's sessions at its end: one commit instead of one each). False
-        when the index is busy or unwritable: the next listing picks the files up."""
+        when the index is busy or unwritable: the next listing picks the files up.
+        ``written``: the first and last lines of those whose writer gave them,
+        by the path it was given (the file is not read again)."""
+        ends = {Path(p).resolve(): lines for p, lines in (written or {}).items()}
         resolved = list(dict.fromkeys(Path(p).resolve() for p in paths))
         if not resolved:
             return True
@@ -324,7 +330,7 @@ class SessionIndex:
                             st = path.stat()
                         except FileNotFoundError:
                             continue  # removed meanwhile: nothing to index
-                        self._upsert(db, path, (st.st_mtime_ns, st.st_size))
+                        self._upsert(db, path, (st.st_mtime_ns, st.st_size), ends.get(path))
                     db.execute("COMMIT")
                 except BaseException:
                     with contextlib.suppress(sqlite3.Error):
@@ -349,7 +355,9 @@ class SessionIndex:
             db.execute("DELETE FROM sessions WHERE id = ?", (row[0],))
         db.execute("DELETE FROM unreadable WHERE path = ?", (path,))
 
-    def _upsert(self, db: sqlite3.Connection, path: Path, stamp: tuple[int, int]) -> None:
+    def _upsert(
+        self, db: sqlite3.Connection, path: Path, stamp: tuple[int, int], written: WrittenEnds | None = None
+    ) -> None:
         """Index one file, or note it as unreadable with why: one bad file never
         stops the others from being indexed (its own rows are rolled back)."""
         key = stored_path(str(path))
@@ -359,7 +367,7 @@ class SessionIndex:
             return
         db.execute("SAVEPOINT one_session")
         try:
-            info, texts = scan_session(path)
+            info, texts = scan_session(path, written)
             self._insert(db, path, info, texts, stamp)
         except SessionError as exc:
             reason = str(exc).removeprefix(f"{path}: ")
@@ -637,18 +645,31 @@ def _info(row: sqlite3.Row, root: Path) -> SessionInfo:
 
 #: The sessions a :func:`batched_notes` block has finished, to index at its end
 #: (None outside one: each session is indexed as it ends).
-_BATCH: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar("qflow_index_batch", default=None)
+class _Batch(list[Path]):
+    """The sessions of a :func:`batched_notes` block, with the first and last
+    lines of those whose writer gave them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written: dict[Path, WrittenEnds] = {}
 
 
-def note_session(path: Path) -> bool:
+_BATCH: contextvars.ContextVar[_Batch | None] = contextvars.ContextVar("qflow_index_batch", default=None)
+
+
+def note_session(path: Path, written: WrittenEnds | None = None) -> bool:
     """Index a session that has just been written (best effort: a busy index
     leaves it to the next listing). Inside :func:`batched_notes` the session
-    waits for the block's end, indexed there with the others."""
+    waits for the block's end, indexed there with the others. ``written``:
+    its first and last lines, from the writer that closed it, so that the
+    index need not read the file again."""
     batch = _BATCH.get()
     if batch is not None:
         batch.append(Path(path))
+        if written is not None:
+            batch.written[Path(path)] = written
         return True
-    return SessionIndex().note(path)
+    return SessionIndex().note(path, written=written)
 
 
 @contextlib.contextmanager
@@ -657,14 +678,14 @@ def batched_notes(index: SessionIndex | None = None) -> Iterator[list[Path]]:
     tasks it starts) at its end, in one transaction: a bench of 164 problems
     pays one connection and one commit instead of 164. Until then a listing
     finds them as it finds any new file (its folder's time changed)."""
-    batch: list[Path] = []
+    batch = _Batch()
     token = _BATCH.set(batch)
     try:
         yield batch
     finally:
         _BATCH.reset(token)
         if batch:
-            (index or SessionIndex()).note_many(batch)
+            (index or SessionIndex()).note_many(batch, written=batch.written)
 
 
 def find_sessions(

@@ -107,6 +107,14 @@ def read_header(path: Path | str) -> JSONObject:
     return header
 
 
+def header_from_line(path: Path, first: bytes) -> JSONObject:
+    """The header of the session at ``path`` from its first line, checked as
+    :func:`read_header` checks the file's. Raises :class:`SessionError`."""
+    header = _check_header(path, first)
+    _clean_header(header)
+    return header
+
+
 def _why(exc: BaseException) -> str:
     return str(getattr(exc, "strerror", None) or exc) or type(exc).__name__
 

@@ -223,6 +223,11 @@ class SessionWriter:
         self.compact = compact
         self._index = index
         self._streams: dict[str, _Stream] = {}
+        self._first: str | None = None
+        self._last = ""
+        self._whole = True
+        """Every line went to the file whole: its first and last lines are
+        ``_first`` and ``_last``, and the index takes them from here."""
         mode = "w" if self.path.exists() and self.path.stat().st_size == 0 else "x"
         self._fh: IO[str] | None = open(self.path, mode, encoding="utf-8")  # noqa: SIM115 (held open for the run; closed by close())
         title = problem.get("title") or problem.get("entry_point") or ""
@@ -249,8 +254,15 @@ class SessionWriter:
         if self._fh is None:
             return
         line = redact(_dumps(obj), self._secrets)
-        self._fh.write(line + "\n")
-        self._fh.flush()
+        try:
+            self._fh.write(line + "\n")
+            self._fh.flush()
+        except BaseException:
+            self._whole = False  # the file may hold part of the line: the index reads the file
+            raise
+        if self._first is None:
+            self._first = line
+        self._last = line
 
     def __call__(self, event: Event) -> None:
         if self.compact:
@@ -290,6 +302,9 @@ class SessionWriter:
             fh, self._fh = self._fh, None
             try:
                 fh.flush()
+            except OSError:
+                self._whole = False
+            try:
                 if not _CALLER_SYNCS.get():
                     os.fsync(fh.fileno())
             except OSError:
@@ -298,7 +313,8 @@ class SessionWriter:
             if self._index:
                 from .index import note_session
 
-                note_session(self.path)
+                ends = (self._first.encode(), self._last.encode()) if self._whole and self._first else None
+                note_session(self.path, ends)
 
     def __enter__(self) -> SessionWriter:
         return self

@@ -14,6 +14,7 @@ appended to HumanEval's own check, where no ``from __future__`` can go.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 #: The ``__name__`` under which a check file imports the oracle's names: never
@@ -31,15 +32,22 @@ class CheckFileError(RuntimeError):
     """A check file is missing or lacks its parameter block (a broken install)."""
 
 
+@functools.cache
+def _read(path: Path) -> str:
+    """The file's text, read once a process (a bench judges every problem
+    with it; an error is not kept, so a repaired install is read again)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CheckFileError(f"the bench's check program {path} cannot be read ({exc}): reinstall qflow") from None
+
+
 def source(name: str, **values: object) -> str:
     """The check file ``name`` (``timed`` or ``plus``) with its parameter
     block replaced by one ``NAME = repr(value)`` line per value; each
     parameter of the file must be given, and no other."""
     path = _HERE / f"{name}.py"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CheckFileError(f"the bench's check program {path} cannot be read ({exc}): reinstall qflow") from None
+    text = _read(path)
     head, sep, rest = text.partition(PARAMETERS_BEGIN + "\n")
     block, sep2, tail = rest.partition(PARAMETERS_END + "\n")
     if not sep or not sep2:
