@@ -29,9 +29,11 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from ...locations import data_dir, sessions_dir
 from ..safe_text import valid_text
+from .family import fork_tree
 from .fileformat import SessionError, is_bench_folder, is_session_name
-from .listing import BAD_NAME, SessionInfo, Unreadable, WrittenEnds, scan_session, stored_path
+from .listing import BAD_NAME, SessionInfo, Unreadable, WrittenEnds, list_sessions, scan_session, stored_path
 from .query import FILTER_WORDS as FILTER_WORDS
 from .query import OUTCOMES as OUTCOMES
 from .query import Query as Query
@@ -115,8 +117,6 @@ _COLUMNS = (
 
 
 def index_path() -> Path:
-    from ...locations import data_dir
-
     return data_dir() / INDEX_NAME
 
 
@@ -537,8 +537,6 @@ def _numbered(db: sqlite3.Connection, where: str, args: list[object]) -> tuple[s
     walked here (:func:`fork_tree`, as the screens draw it), once for each
     state of the sessions: kept in ``fork_numbers`` under a stamp of what the
     order depends on, so the pages of one listing do not walk it again."""
-    from .family import fork_tree
-
     by_time = "ORDER BY created_ts DESC, name DESC"
     stamp_row = db.execute(
         "SELECT COUNT(*), COUNT(parent), TOTAL(id), TOTAL(created_ts), "
@@ -699,11 +697,7 @@ def find_sessions(
     matching ``query``, through the index; when the index is busy, from the
     files themselves (slower, and the search then covers what the listing
     shows rather than statements and programs)."""
-    from .listing import list_sessions
-
     if directory is None:
-        from ...locations import sessions_dir
-
         directory = sessions_dir()
     root = Path(directory)
     query = query or Query()

@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...locations import data_dir
 from ..safe_text import one_line
 from .fileformat import SessionError, session_stem
 from .listing import SessionInfo
@@ -38,8 +39,6 @@ class SessionNote:
 
 
 def notes_path() -> Path:
-    from ...locations import data_dir
-
     return data_dir() / NOTES_NAME
 
 

@@ -42,7 +42,18 @@ from ..events import (
 )
 from ..jsontypes import JSONObject, JSONValue
 from ..safe_text import valid_text
-from .fileformat import SESSION_FORMAT, SESSION_FORMAT_VERSION, SESSION_SUFFIX, SessionHeader, TextDeltasLine
+from .fileformat import (
+    COMPRESSED_SUFFIX,
+    SESSION_FORMAT,
+    SESSION_FORMAT_VERSION,
+    SESSION_SUFFIX,
+    SessionError,
+    SessionHeader,
+    TextDeltasLine,
+    session_stem,
+)
+from .index import SessionIndex, note_session
+from .reader import read_session
 from .redaction import redact, secret_values
 
 
@@ -311,8 +322,6 @@ class SessionWriter:
                 pass
             fh.close()
             if self._index:
-                from .index import note_session
-
                 ends = (self._first.encode(), self._last.encode()) if self._whole and self._first else None
                 note_session(self.path, ends)
 
@@ -328,9 +337,6 @@ def compress_session(path: Path | str) -> Path:
     ``gzip -d`` opens too) and remove the original once the copy is on disk.
     Refuses a run that has not finished (its writer may still be appending).
     Raises :class:`SessionError`."""
-    from .fileformat import COMPRESSED_SUFFIX, SessionError, session_stem
-    from .reader import read_session
-
     path = Path(path)
     if path.name.endswith(COMPRESSED_SUFFIX):
         raise SessionError(f"{path}: already compressed")
@@ -352,8 +358,6 @@ def compress_session(path: Path | str) -> Path:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise SessionError(f"{path}: cannot compress it ({exc.strerror or exc})") from None
-    from .index import SessionIndex
-
     index = SessionIndex()
     index.forget(path)
     index.note(dest)
