@@ -64,7 +64,8 @@ def _ray() -> types.ModuleType:
     import ray
     import ray.util.scheduling_strategies
 
-    return ray
+    module: types.ModuleType = ray  # typed alike where Ray is installed and where it is not (Any)
+    return module
 
 
 def cluster_address(flag: str | None) -> str | None:
