@@ -7,6 +7,7 @@ naming the file and the setting."""
 from __future__ import annotations
 
 import math
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,8 +51,6 @@ def check_pref(key: str, value: object, where: str) -> object:
 def load_prefs(path: Path | None = None) -> AppPrefs:
     """The ``[app]`` table of the config file (defaults where it says nothing).
     Raises ConfigError (one line) for a file that is not TOML or a bad value."""
-    import tomllib
-
     path = path or config_file()
     text = read_config_text(path)
     if not text:

@@ -36,8 +36,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from .problem import Problem, TestCase
+from .problem import Problem, TestCase, io_source, io_test
 from .sandbox import Sandbox, SandboxConfig, SandboxReport, TestOutcome
+from .sandbox.pool import max_runs
 from .sandbox.report import Status
 from .sandbox.sandbox import CallResult
 from .sandbox.stdio import call_source, program_source
@@ -249,8 +250,6 @@ def _label(t: TestCase | tuple[str, str]) -> tuple[str, str, str]:
         if t.input is None or t.output is None:
             raise ValueError(f"not an input/output test: {t.source}")
         return t.source, t.input, t.output
-    from .problem import io_source
-
     return io_source(t[0], t[1]), t[0], t[1]
 
 
@@ -355,8 +354,6 @@ def io_parallel(sandbox: Sandbox) -> int:
     the sandbox's slots hold at once (``pool.max_runs``: half the slots, a
     run's program and oracle each taking one), which the memory plan already
     budgets for, so each process keeps the memory cap it has alone."""
-    from .sandbox.pool import max_runs
-
     return max_runs(sandbox.details)
 
 
@@ -410,8 +407,6 @@ def resolve_io_tests(problem: Problem, tests: Sequence[str | TestCase]) -> list[
         pair = parse_io_source(t)
         if pair is None:
             raise ValueError(f"not an input/output test of this problem: {t[:120]}")
-        from .problem import io_test
-
         out.append(io_test(*pair))
     return out
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .iojudge import NEVER_READ, PRINTED_NOTHING, io_config, judge_io
-from .problem import Problem
+from .problem import Problem, ProblemError
 from .pyparse import parse
 from .safe_text import clean, one_line
 from .sandbox import Sandbox
@@ -85,8 +85,6 @@ class TryReport:
 
 def problem_of(record: dict[str, object]) -> Problem:
     """The problem a run's first event recorded (a replay's), or TryError."""
-    from .problem import ProblemError
-
     if not record:
         raise TryError("the run has not said its problem yet: wait for its first step")
     try:

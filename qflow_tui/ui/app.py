@@ -39,6 +39,7 @@ from ..core.steer.edits import Steering
 from ..core.steer.gate import Breakpoint
 from ..core.workflows.values import load_config, small_settings
 from ..locations import config_file, demo_session
+from . import screens
 from .access import Host, LoggedMessage, ReplayOptions
 from .first_minute import FirstMinute, first_minute
 from .messages import KeyDone, SaveRequested
@@ -202,9 +203,7 @@ class QFlowApp(App[int]):
             # painted. Under the compose form it waited for that form to be
             # built (about a second on a busy machine) for a screen the user
             # may never open; Escape builds it when asked (open_compose).
-            from .screens.bench import BenchScreen
-
-            return BenchScreen(self.bench_runner, self.bench_folder, estimate=self.bench_estimate)
+            return screens.BenchScreen(self.bench_runner, self.bench_folder, estimate=self.bench_estimate)
         return ComposeScreen()
 
     def on_mount(self) -> None:
@@ -433,10 +432,8 @@ class QFlowApp(App[int]):
         steering: Steering | None = None,
         header: Mapping[str, object] | None = None,
     ) -> None:
-        from .screens.run_screen import RunScreen
-
         self.push_screen(
-            RunScreen(
+            screens.RunScreen(
                 problem,
                 config,
                 client=client,
@@ -453,9 +450,7 @@ class QFlowApp(App[int]):
         self._push_replay(path, step=step)
 
     def _push_replay(self, path: str | Path, *, step: int | None = None) -> ReplayScreen:
-        from .screens.replay import ReplayScreen
-
-        screen = ReplayScreen(path, step=step)
+        screen = screens.ReplayScreen(path, step=step)
         self.push_screen(screen)
         return screen
 
@@ -496,9 +491,7 @@ class QFlowApp(App[int]):
         return False
 
     def open_compare(self, a: str | Path, b: str | Path) -> None:
-        from .screens.compare_screen import CompareScreen
-
-        self.push_screen(CompareScreen(a, b))
+        self.push_screen(screens.CompareScreen(a, b))
 
     def open_compose(self) -> None:
         if not any(isinstance(s, ComposeScreen) for s in self.screen_stack):
@@ -513,17 +506,15 @@ class QFlowApp(App[int]):
             self.screen.action_new_problem()
 
     def open_bench(self, runner: BenchRunner | None = None, *, estimate: int | None = None) -> None:
-        from .screens.bench import BenchScreen
-
-        self.push_screen(BenchScreen(runner, estimate=estimate))
+        self.push_screen(screens.BenchScreen(runner, estimate=estimate))
 
     def action_sessions(self) -> None:
         try:
-            from .screens.sessions import SessionsScreen
+            sessions = screens.SessionsScreen
         except ImportError:
             self.notify("The sessions browser is not available in this build.", severity="warning")
             return
-        self.push_screen(SessionsScreen())
+        self.push_screen(sessions())
 
     def action_settings(self) -> None:
         """F5: the settings screen; what it saves applies at once where it can."""

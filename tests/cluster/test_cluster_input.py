@@ -16,7 +16,15 @@ import pytest
 from helpers import qflow
 
 from qflow_tui import __version__
-from qflow_tui.core.bench.cluster import ClusterError, _probe_task, check_nodes, cluster_address, node_name
+from qflow_tui.core.bench.cluster import (
+    ClusterError,
+    _probe_task,
+    check_nodes,
+    cluster_address,
+    connect,
+    node_facts,
+    node_name,
+)
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
 DATA = Path(__file__).resolve().parents[1] / "data" / "datasets"
@@ -155,6 +163,17 @@ def test_a_bench_without_a_cluster_never_imports_ray(tmp_path: Path) -> None:
     rc, ray_modules = json.loads(done.stderr.strip().splitlines()[-1])
     assert rc == 0, done.stderr
     assert ray_modules == []
+
+
+def test_without_ray_the_cluster_is_refused_in_one_line_and_a_node_says_none(monkeypatch) -> None:
+    # As on a machine without the extra, whether or not this one has Ray:
+    # ``import ray`` then raises ImportError (a None in sys.modules does that).
+    for name in [m for m in sys.modules if m == "ray" or m.startswith("ray.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ClusterError, match=r"^--cluster needs Ray: pip install 'qflow-tui\[ray\]'$"):
+        connect("127.0.0.1:1")
+    assert node_facts()["ray"] is None
 
 
 def test_the_config_file_takes_a_bench_table(tmp_path: Path, monkeypatch) -> None:

@@ -10,8 +10,9 @@ import os
 import pytest
 from sbhelpers import LEVELS, make
 
-from qflow_tui.core.sandbox import detect_isolation, watchdog
+from qflow_tui.core.sandbox import detect_isolation, spawn, zygote
 from qflow_tui.core.sandbox.launch import build_argv, compiled_harness, harness_source
+from qflow_tui.core.sandbox.pool import warm_pool
 
 #: A program that lists what its open fds point at.
 FDS = (
@@ -56,9 +57,18 @@ def test_the_program_never_sees_the_compiled_harness(sb):
 
 
 def test_a_child_without_a_compiled_harness_compiles_the_source(monkeypatch):
-    monkeypatch.setattr(watchdog, "compiled_harness", lambda interpreter: None)
+    asked: list[str] = []
+
+    def none_compiled(interpreter: str) -> None:
+        asked.append(interpreter)
+
+    monkeypatch.setattr(spawn, "compiled_harness", none_compiled)
+    # Fresh children only: a zygote's fork or a warm child would not start here.
+    monkeypatch.setattr(zygote, "_enabled", False)
+    warm_pool().clear()
     r = make("auto").run_tests_sync("def f(x):\n    return x + 1\n", ["assert f(1) == 2", "assert f(2) == 2"])
     assert [t.status for t in r.results] == ["pass", "fail"]
+    assert asked, "the child was not started through spawn.start_fresh"
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -209,17 +209,17 @@ def test_the_child_runs_as_its_slots_uid_with_no_groups(monkeypatch, level, drop
         monkeypatch.setattr(launch_mod, "SETPRIV", None)
     elif launch_mod.SETPRIV is None:
         pytest.skip("no setpriv here")
-    from qflow_tui.core.sandbox import watchdog
+    from qflow_tui.core.sandbox import spawn
 
     started: list[dict] = []
-    real = watchdog.subprocess.Popen
+    real = spawn.subprocess.Popen
 
     def spy(argv, **kwargs):
         if launch_mod.owner_tag() in argv:  # a sandbox child (not the harness's compile, nor the sweep)
             started.append(kwargs)
         return real(argv, **kwargs)
 
-    monkeypatch.setattr(watchdog.subprocess, "Popen", spy)
+    monkeypatch.setattr(spawn.subprocess, "Popen", spy)
     # Fresh children, as bwrap's level starts them where no zygote forks them
     # (a fork runs as the zygote's uid: see test_zygote).
     monkeypatch.setattr(zygote, "_enabled", False)

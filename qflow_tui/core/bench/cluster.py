@@ -16,18 +16,21 @@ import json
 import logging
 import os
 import socket
+import sys
 import threading
 import time
 import tomllib
+import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Required, TypedDict
 
 from ... import __version__
+from ...locations import config_file, ground_truth_dir
 from ..config_file import ConfigError, read_config_text
 from ..safe_text import one_line
-from ..sandbox import SandboxReport
+from ..sandbox import SandboxReport, SandboxUnavailable, detect_isolation, pool
 from .datasets import BenchProblem
 from .evaluate import Evaluator, Verdict
 
@@ -50,12 +53,25 @@ class ClusterError(Exception):
     """The cluster cannot judge this bench; the message is one line a user can act on."""
 
 
+def _ray() -> types.ModuleType:
+    """Ray, imported at its first use: it is an optional extra
+    (``qflow-tui[ray]``) that takes seconds to import, and only a bench judged
+    on a cluster needs it (a bench without ``--cluster`` never imports it).
+    ImportError where it is not installed: :func:`connect` says so in one line.
+    ``ray.exceptions`` and ``ray._private.worker`` come with ``import ray``
+    (``ray.init`` and ``ray.get`` live there); the scheduling strategies are
+    imported here so that they are an attribute too."""
+    import ray
+    import ray.util.scheduling_strategies
+
+    module: types.ModuleType = ray  # typed alike where Ray is installed and where it is not (Any)
+    return module
+
+
 def cluster_address(flag: str | None) -> str | None:
     """The cluster a bench runs on: ``--cluster``, else :data:`CLUSTER_ENV`, else
     the config file's ``[bench] cluster``; None (judged here) when none is set or
     the one set is ``off``."""
-    from ...locations import config_file
-
     value = flag if flag is not None else os.environ.get(CLUSTER_ENV)
     if value is None:
         path = config_file()
@@ -101,15 +117,9 @@ def node_facts() -> NodeFacts:
     """What this process's node judges with, as ``qflow doctor`` reads it: its
     sandbox level and what that level protects against, the interpreter and
     numpy a judged program sees, bubblewrap, and the qflow and Ray versions."""
-    import sys
-
-    from ..sandbox import SandboxUnavailable, detect_isolation
-
     facts: NodeFacts = {"host": socket.gethostname(), "qflow": __version__, "python": sys.version.split()[0]}
     try:
-        import ray
-
-        facts["ray"] = ray.__version__
+        facts["ray"] = _ray().__version__
     except ImportError:
         facts["ray"] = None
     try:
@@ -132,7 +142,8 @@ def node_facts() -> NodeFacts:
 
 def _probe() -> NodeFacts:
     """Run on a node: its facts, or why qflow cannot run there. Sent by value
-    (see :func:`_probe_task`), so it reaches a node without qflow."""
+    (see :func:`_probe_task`), so it reaches a node without qflow: it sees no
+    global of this module, and imports all it uses itself."""
     import socket as _socket
 
     try:
@@ -202,9 +213,6 @@ _local = threading.local()
 
 def _node_evaluator(convention: str, truth: bool, warm: bool) -> Evaluator:
     """The node's own evaluator for this bench's convention (kept per worker process)."""
-    from ...locations import ground_truth_dir
-    from ..sandbox import pool
-
     if pool.enabled() != warm:
         pool.set_enabled(warm)
     key = (convention, truth)
@@ -220,8 +228,7 @@ def judge_on_node(
 ) -> tuple[Verdict | SandboxReport, str, float]:
     """A Ray task's body: judge ``program`` on this node; (the verdict or the
     tests' report, this node's name, seconds it took)."""
-    import ray
-
+    ray = _ray()
     started = time.monotonic()
     evaluator = _node_evaluator(*setup)
     if kind == "evaluate":
@@ -309,7 +316,7 @@ def connect(address: str, mixed: bool = False) -> Cluster:
     line) when the cluster is unreachable or a node cannot judge this bench."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     try:
-        import ray
+        ray = _ray()
     except ImportError:
         raise ClusterError("--cluster needs Ray: pip install 'qflow-tui[ray]'") from None
     _reachable(address)
@@ -344,8 +351,7 @@ def _quiet_ray() -> None:
     """Ray's driver prints the cluster's error messages (a node's raylet died, with
     its statistics) on stdout, amid the report: they go to the ``qflow.cluster``
     log instead, and qflow says what happened in its own line."""
-    from ray._private import worker
-
+    worker = _ray()._private.worker
     log = logging.getLogger("qflow.cluster")
 
     def to_log(data: Mapping[str, object], ignore_prefix: bool) -> None:
@@ -367,9 +373,7 @@ class RayNode(TypedDict, total=False):
 
 
 def _alive_nodes() -> list[RayNode]:
-    import ray
-
-    nodes: list[RayNode] = ray.nodes()  # type: ignore[no-untyped-call,unused-ignore]
+    nodes: list[RayNode] = _ray().nodes()  # type: ignore[no-untyped-call,unused-ignore]
     return [n for n in nodes if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
 
 
@@ -383,17 +387,13 @@ def probe_nodes(gone: list[str] | None = None) -> list[NodeFacts]:
     """Every live node's facts (:func:`node_facts`), read by a task pinned to it.
     A node Ray still lists but that no longer exists is left out and named in
     ``gone``; if no node is left, one line."""
-    import ray
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
+    ray = _ray()
+    pinned = ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy
     alive = _alive_nodes()
     if not alive:
         raise ClusterError("the Ray cluster has no node with a CPU to judge on: start one with `ray start`")
     probe = ray.remote(num_cpus=0, max_retries=0)(_probe_task())
-    refs = [
-        probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote()
-        for n in alive
-    ]
+    refs = [probe.options(scheduling_strategy=pinned(n["NodeID"], soft=False)).remote() for n in alive]
     out = []
     for n, ref in zip(alive, refs, strict=True):
         try:
@@ -416,14 +416,10 @@ def _still_there(node_ids: list[str]) -> set[str]:
     """Of ``node_ids``, those a zero-CPU task pinned to each reaches within a
     few seconds: Ray lists a node whose raylet died as alive for a while, but a
     task pinned to it fails at once as unschedulable."""
-    import ray
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
+    ray = _ray()
+    pinned = ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy
     ping = ray.remote(num_cpus=0, max_retries=0)(lambda: True)
-    refs = {
-        node: ping.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote()
-        for node in node_ids
-    }
+    refs = {node: ping.options(scheduling_strategy=pinned(node, soft=False)).remote() for node in node_ids}
     there = set()
     for node, ref in refs.items():
         try:
@@ -438,8 +434,6 @@ def _still_there(node_ids: list[str]) -> set[str]:
 def _probe_task() -> Callable[[], NodeFacts]:
     """:func:`_probe` as a function of no module, so Ray sends it by value: a
     node without qflow runs it and says so, instead of failing to load it."""
-    import types
-
     return types.FunctionType(_probe.__code__, {"__builtins__": __builtins__}, "qflow_probe")
 
 
@@ -469,9 +463,7 @@ class ClusterEvaluator(Evaluator):
         self._where: dict[tuple[str, str], str] = {}
         self._inflight: set[Any] = set()
         self._known_alive = {n["node_id"] for n in cluster.nodes}
-        import ray
-
-        self._task = ray.remote(num_cpus=1, max_retries=0)(judge_on_node)
+        self._task = _ray().remote(num_cpus=1, max_retries=0)(judge_on_node)
 
     async def evaluate(self, bp: BenchProblem, program: str) -> Verdict:
         if not program.strip():
@@ -491,8 +483,7 @@ class ClusterEvaluator(Evaluator):
         return {"node": node} if node else {}
 
     async def _submit(self, kind: str, bp: BenchProblem, program: str, tests: list[str] | None) -> object:
-        import ray
-
+        ray = _ray()
         if not self._recorded:
             self._record()
         for attempt in range(MAX_RESUBMITS + 1):
@@ -568,8 +559,7 @@ class ClusterEvaluator(Evaluator):
 
     def close(self) -> None:
         """Cancel whatever is still judging for this bench, and leave the cluster."""
-        import ray
-
+        ray = _ray()
         for ref in list(self._inflight):
             try:
                 ray.cancel(ref, force=True)

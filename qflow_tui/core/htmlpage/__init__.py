@@ -9,6 +9,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..bench.bench_runner import BenchError
+from ..bench.report import compare_problem, load_bench
+from ..session import SessionError, read_session
+from .bench_page import render_bench_page, render_compare_page
+from .session_page import render_session_page
+
 
 class PageError(Exception):
     """A page could not be written (one line, for the user)."""
@@ -27,9 +33,6 @@ def write_text(dest: Path, text: str) -> None:
 
 def write_session_page(session: Path, dest: Path) -> Path:
     """``qflow sessions export SESSION --format html``. Raises SessionError, PageError."""
-    from ..session import SessionError, read_session
-    from .session_page import render_session_page
-
     if dest.resolve() == session.resolve():
         raise SessionError(f"{dest}: exporting a session onto itself")
     write_text(dest, render_session_page(read_session(session)))
@@ -42,10 +45,6 @@ def write_bench_page(folders: list[Path], dest: Path, family: str | None = None,
     ``<page>-sessions/``. Returns what to tell the user (sessions not read).
     Raises BenchError (a folder that is no bench, benches of different
     problems) and PageError."""
-    from ..bench.bench_runner import BenchError
-    from ..bench.report import compare_problem, load_bench
-    from .bench_page import render_bench_page, render_compare_page
-
     benches = [load_bench(f) for f in folders]
     if len(benches) > 1:
         problem = compare_problem(benches)

@@ -21,9 +21,19 @@ from pathlib import Path
 from ... import __version__
 from ..bench import data as bd
 from ..bench import report as rp
-from ..bench.figures import bench_figures, compare_pairs, correction_words, first_samples, problem_number
+from ..bench.figures import (
+    bench_figures,
+    compare_pairs,
+    correction_words,
+    first_samples,
+    problem_number,
+    report_json,
+    verdicts,
+)
+from ..bench.papers import published
 from ..bench.protocol import convention, convention_words, setting, setting_words, title
 from ..bench.results import ResultLine, VerdictRow
+from ..bench.stats import interval_text
 from ..escape import htmltext as h
 from ..session import SessionError, read_session
 from .charts import Bar, bars, histogram
@@ -91,9 +101,6 @@ def _figure(label: str, value: str, detail: str = "") -> str:
 
 # ------------------------------------------------------------------ one bench
 def _headline(data: rp.BenchData, family: str | None) -> str:
-    from ..bench.papers import published
-    from ..bench.stats import interval_text
-
     figs = bench_figures(data)
     out = ['<div class="headline">']
     p1 = figs.pass1
@@ -440,8 +447,6 @@ def _page_data(value: object) -> str:
 def render_bench_page(data: rp.BenchData, family: str | None = None, split_dir: str | None = None) -> Written:
     """One bench's page; with ``split_dir`` (a folder name relative to the
     page) its sessions become sibling pages instead of embedded data."""
-    from ..bench.figures import report_json
-
     out = Written("")
     body, blobs = bench_body(data, family, out, split_dir)
     summary = report_json(data, family)
@@ -461,10 +466,6 @@ def render_compare_page(benches: list[rp.BenchData], pairs: str = "all") -> Writ
     """Several benches of one dataset family: pass@1 side by side with
     intervals, each pair's paired difference and McNemar p, and the problems
     whose verdicts differ."""
-    from ..bench.figures import verdicts
-    from ..bench.report import p_text, signed_pct
-    from ..bench.stats import interval_text
-
     labels = rp.bench_labels(benches)
     parts = [f"<h1>Bench comparison: {len(benches)} benches</h1>", "<ol>"]
     parts += [f"<li>{h.text(label)} ({len(b.done)} finished)</li>" for b, label in zip(benches, labels, strict=True)]
@@ -511,11 +512,11 @@ def render_compare_page(benches: list[rp.BenchData], pairs: str = "all") -> Writ
                 f"{c.b + 1} vs {c.a + 1}",
                 str(st.n),
                 "n/a" if st.difference is None else f"{100 * st.difference:+.2f}",
-                interval_text(st.interval, signed_pct),
+                interval_text(st.interval, rp.signed_pct),
                 str(st.a_only),
                 str(st.b_only),
-                p_text(st.p_value),
-                p_text(c.p_holm) if len(comparisons) > 1 else "",
+                rp.p_text(st.p_value),
+                rp.p_text(c.p_holm) if len(comparisons) > 1 else "",
             ]
         )
     parts.append("<h2>Paired comparisons</h2>")

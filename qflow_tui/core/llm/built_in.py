@@ -3,15 +3,18 @@ the ``qflow.providers`` entry-point group (pyproject.toml) as a third party's
 are (``replay/`` lives in the session layer, which owns recordings:
 :data:`..session.replay.PROVIDER`).
 
-Each factory imports its client inside, so that naming a provider costs nothing
-until a run asks for it (the SDKs take one to three seconds to import). Each
-``needs`` says what a model lacks (a key, a package, a file) without that import."""
+The factories of the SDKs' clients (anthropic, openai) import their client
+inside, so that naming a provider costs nothing until a run asks for it (the
+SDKs take one to three seconds to import); the local and script clients import
+only the standard library, and llama.cpp only when a model starts. Each
+``needs`` says what a model lacks (a key, a package, a file) without an SDK."""
 
 from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping
 
+from . import local, script
 from .base import LLMClient, LLMError
 from .provider_keys import MissingKey, anthropic_key, openai_key, openai_url
 from .registry import ClientOptions, NamedModel, Need, Provider
@@ -63,34 +66,26 @@ def _openai(rest: str, options: ClientOptions) -> LLMClient:
 
 
 def _local_needs(model: str, base_url: str | None, env: Mapping[str, str]) -> Need | None:
-    from .local import INSTALL, locate_model
-
     if importlib.util.find_spec("xllamacpp") is None:
-        return Need("package", f"{model} runs the model in the app with llama.cpp: {INSTALL}")
+        return Need("package", f"{model} runs the model in the app with llama.cpp: {local.INSTALL}")
     try:
-        locate_model(model.partition("/")[2])
+        local.locate_model(model.partition("/")[2])
     except LLMError as exc:
         return Need("package" if "pip install" in str(exc) else "file", str(exc))
     return None
 
 
 def _local(rest: str, options: ClientOptions) -> LLMClient:
-    from .local import LocalClient
-
-    return LocalClient(rest, prompt_cache=options.prompt_cache, threads=options.threads or None)
+    return local.LocalClient(rest, prompt_cache=options.prompt_cache, threads=options.threads or None)
 
 
 def _script_needs(model: str, base_url: str | None, env: Mapping[str, str]) -> Need | None:
-    from .script import script_missing
-
-    missing = script_missing(model.partition("/")[2])
+    missing = script.script_missing(model.partition("/")[2])
     return Need("file", missing) if missing else None
 
 
 def _script(rest: str, options: ClientOptions) -> LLMClient:
-    from .script import ScriptClient
-
-    return ScriptClient(rest)
+    return script.ScriptClient(rest)
 
 
 ANTHROPIC = Provider(

@@ -6,6 +6,8 @@ import math
 import os
 from dataclasses import dataclass
 
+from .clock import CHARGES, CPU_WALL_FACTOR, WALL_FACTOR, wall_cap
+
 #: Environment variable that forces an isolation level (same values as
 #: :attr:`SandboxConfig.isolation`); the config's own value wins unless "auto".
 ISOLATION_ENV = "QFLOW_SANDBOX_ISOLATION"
@@ -75,8 +77,6 @@ class SandboxConfig:
     environment variable ``QFLOW_SANDBOX_ISOLATION`` sets it when this is auto."""
 
     def __post_init__(self) -> None:
-        from .clock import CHARGES
-
         if self.charge not in CHARGES:
             raise ValueError(f"sandbox charge {self.charge!r}: not one of {', '.join(CHARGES)}")
         for name in ("timeout", "run_timeout", "check_timeout", "cpu_seconds"):
@@ -90,8 +90,6 @@ class SandboxConfig:
     @property
     def wall_factor(self) -> float:
         """How many times its limit a call may take on the wall clock (``clock.wall_cap``)."""
-        from .clock import CPU_WALL_FACTOR, WALL_FACTOR
-
         return CPU_WALL_FACTOR if self.charge == "cpu" else WALL_FACTOR
 
     def effective_isolation(self) -> str:
@@ -105,8 +103,6 @@ class SandboxConfig:
     def run_deadline(self, n_tests: int) -> float:
         if self.run_timeout is not None:
             return self.run_timeout
-        from .clock import wall_cap
-
         # One call may take its whole wall-clock cap on a busy machine and
         # still pass (see ``clock.wall_cap``).
         return 10.0 + self.timeout * (n_tests + 2) + wall_cap(self.timeout, self.wall_factor)

@@ -37,7 +37,7 @@ from ..jsontypes import JSONObject
 from . import cgroups
 from .config import ISOLATION_ENV, LAYERS, parse_layers
 from .harness.wire import Job
-from .launch import LANDLOCK_READ, Launch, SandboxUnavailable
+from .launch import LANDLOCK_READ, Launch, SandboxUnavailable, child_env
 from .watchdog import BOOT_TIMEOUT, Child
 
 #: Start of the uid range the sandbox uses when it drops root; override with
@@ -293,8 +293,6 @@ def find_packages(interpreter: str) -> tuple[tuple[str, ...], tuple[tuple[str, s
     directories to put on a judged program's import path) and their versions;
     empty where it has none. Only directories every uid may read count: a
     dropped uid must import from them too."""
-    from .launch import child_env
-
     try:
         done = subprocess.run(
             [interpreter, "-I", "-c", _FIND_PACKAGES, *JUDGED_PACKAGES],

@@ -16,7 +16,6 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import cast
 
-from . import zygote
 from .cgroups import RunCgroup
 from .clock import LOOK_EVERY, CgroupCounters, ProgramClock, Sample, ThreadTimes, own_time, thread_times
 from .config import CGROUP_SLACK_MB
@@ -25,10 +24,6 @@ from .launch import (
     LANDLOCK_DEVICES,
     Launch,
     SandboxUnavailable,
-    as_uid,
-    build_argv,
-    child_env,
-    compiled_harness,
     dir_usage,
     held_unlinked,
     kill_uid,
@@ -37,8 +32,10 @@ from .launch import (
     remove_tree,
     uid_zombies,
 )
+from .procfs import descendants, nspid, pid_namespace, wait_gone
 from .protocol import describe_exit, encode_line, parse_line
-from .zygote import Forked, ZygoteError
+from .spawn import fork_cgroup_fds, start_fresh, zygote_fork
+from .zygote import Forked
 
 #: Seconds an interpreter (plus bwrap) may take to start and say hello.
 BOOT_TIMEOUT = 15.0
@@ -129,33 +126,13 @@ class Child:
         delivering to and from the program's process: the cycles that wrote
         its requests or read its answers. Not the cycles that only looked at
         the clock or read its output while it ran."""
-        if launch.uid is not None:
-            job = job.copy()
-            job["guard_uid"] = True  # the uid is this run's alone: its guardian may kill all of it
-        if launch.landlock is not None:
-            job = job.copy()
-            job["landlock"] = {"ro": list(launch.landlock), "dev": list(LANDLOCK_DEVICES)}
-        limits = job.get("limits") or {}
-        self.cgroup: RunCgroup | None = None
-        if launch.cgroup and limits.get("as"):
-            # Under bwrap its tmpfs mounts are memory too, charged to the run.
-            tmpfs = 3 * (launch.disk_mb << 20) if launch.bwrap else 0
-            self.cgroup = RunCgroup.acquire(int(limits["as"]) + tmpfs + CGROUP_SLACK, int(limits.get("nproc") or 8) + 2)
+        job = self._with_launch(job)
+        self.cgroup = self._run_cgroup(job)
         cg_fds = self.cgroup.entry_fds() if self.cgroup is not None else []
-        # A fork of the zygote (see ``zygote``) where one is ready for this
-        # launch; a probe tests the launch itself, so it is always fresh.
-        forked: tuple[Forked, int] | None = None
-        maker = zygote.for_launch(launch) if launch.bwrap and job.get("mode") != "probe" else None
-        if maker is not None:
-            try:
-                forked = maker.spawn(launch.disk_mb << 20, cg_fds)
-            except ZygoteError:
-                forked = None
+        forked = zygote_fork(launch, job, cg_fds)
         if cg_fds:
-            # A fork finds them from CGROUP_FD on (the zygote puts them there).
-            fd_numbers = list(range(zygote.CGROUP_FD, zygote.CGROUP_FD + len(cg_fds))) if forked else cg_fds
             job = job.copy()
-            job["cgroup_fds"] = fd_numbers
+            job["cgroup_fds"] = fork_cgroup_fds(cg_fds, forked is not None)
         boot = job_part(job, BOOT_KEYS)
         boot["k"] = "boot"
         self._out = bytearray(encode_line(boot))
@@ -174,44 +151,38 @@ class Child:
         if forked is not None:
             self.proc, self._chan = forked
             self._life = -1
-            self._watch()
-            return
-        chan_r, chan_w = os.pipe()
-        life_r, life_w = os.pipe()
-        self._chan = chan_r
-        self._life = life_w
-        guard = launch.bwrap is None  # bwrap's pid namespace already ends everything with the app
-        harness = compiled_harness(launch.interpreter)
-        argv, inside = build_argv(launch, chan_w, life_r if guard else -1, self.workdir, harness)
-        passed: tuple[int, ...] = (chan_w, life_r) if guard else (chan_w,)
-        if harness is not None:
-            passed += (harness[0],)
-        passed += tuple(cg_fds)
-        cmd, kwargs = as_uid(argv, launch.uid)
-        try:
-            self.proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=passed,
-                cwd=self.workdir or "/",
-                env=child_env(inside),
-                start_new_session=True,
-                close_fds=True,
-                **kwargs,
-            )
-        except OSError as exc:
-            for fd in (chan_r, chan_w, life_r, life_w):
-                os.close(fd)
-            if self.workdir:
-                remove_tree(self.workdir)
-            if self.cgroup is not None:
-                self.cgroup.release()
-            raise SandboxUnavailable(f"cannot start the sandbox child ({argv[0]}): {exc}") from exc
-        os.close(chan_w)
-        os.close(life_r)
+        else:
+            try:
+                self.proc, self._chan, self._life = start_fresh(launch, cg_fds, self.workdir)
+            except SandboxUnavailable:
+                if self.workdir:
+                    remove_tree(self.workdir)
+                if self.cgroup is not None:
+                    self.cgroup.release()
+                raise
         self._watch()
+
+    def _with_launch(self, job: Job) -> Job:
+        """``job`` with what its launch adds for the child's guard: the uid is
+        this run's alone (its guardian may kill all of it), and the paths
+        Landlock leaves readable."""
+        if self.launch.uid is not None:
+            job = job.copy()
+            job["guard_uid"] = True
+        if self.launch.landlock is not None:
+            job = job.copy()
+            job["landlock"] = {"ro": list(self.launch.landlock), "dev": list(LANDLOCK_DEVICES)}
+        return job
+
+    def _run_cgroup(self, job: Job) -> RunCgroup | None:
+        """The run's own cgroup, sized for ``job``'s limits, where the launch
+        uses cgroups and the job caps its memory."""
+        limits = job.get("limits") or {}
+        if not (self.launch.cgroup and limits.get("as")):
+            return None
+        # Under bwrap its tmpfs mounts are memory too, charged to the run.
+        tmpfs = 3 * (self.launch.disk_mb << 20) if self.launch.bwrap else 0
+        return RunCgroup.acquire(int(limits["as"]) + tmpfs + CGROUP_SLACK, int(limits.get("nproc") or 8) + 2)
 
     def _watch(self) -> None:
         """Poll the child's pipes; write its boot line at once."""
@@ -332,12 +303,12 @@ class Child:
         (its pid in its own pid namespace, if it has one)."""
         if type(inside) is not int:
             return None
-        if isinstance(self.proc, zygote.Forked) or self.launch.bwrap:
+        if isinstance(self.proc, Forked) or self.launch.bwrap:
             candidates = process_tree(self.proc.pid) - {self.proc.pid}
         else:
             candidates = {self.proc.pid}
         for pid in candidates:
-            if _nspid(pid) == inside:
+            if nspid(pid) == inside:
                 return pid
         return None
 
@@ -618,8 +589,8 @@ class Child:
             # Inside bwrap's pid namespace every descendant dies with it, whatever
             # its group; without one, the kill reaches the group only, and waiting
             # for a descendant that left it (setsid) would wait for what was never killed.
-            self._family = _descendants(self.proc.pid) if self.launch.bwrap else set()
-            self._namespace = _pid_namespace(self._family)
+            self._family = descendants(self.proc.pid) if self.launch.bwrap else set()
+            self._namespace = pid_namespace(self._family)
         if not isinstance(self.proc, Forked):  # a fork's pid 1 leads no group: its namespace is the kill
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -710,113 +681,3 @@ class _Mark:
     at: float
     sample: Sample | None
     relay: float
-
-
-def _nspid(pid: int) -> int | None:
-    """``pid``'s pid in its innermost pid namespace (NSpid's last)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"NSpid:"):
-                    return int(line.split()[-1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def _proc_stats() -> dict[int, tuple[bytes, int, int]]:
-    """Every process: pid -> (state, parent pid, process group)."""
-    out: dict[int, tuple[bytes, int, int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return out
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-            out[int(entry)] = (fields[0], int(fields[1]), int(fields[2]))
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
-
-
-def _descendants(pid: int) -> set[int]:
-    """The processes under ``pid`` now (inside bwrap's pid namespace they are in
-    other process groups, so the group alone does not find them): from each
-    thread's children file, a few reads; a scan of all of /proc only where the
-    kernel has no children files. The scan was the largest part of ending a
-    run: 24 ms at load 14 with 185 processes on the machine, against 0.05 ms."""
-    if os.path.exists(f"/proc/{pid}/task/{pid}/children"):
-        return process_tree(pid) - {pid}
-    if not os.path.exists(f"/proc/{pid}"):
-        # Gone (a fork that answered everything and exited, reaped by the
-        # zygote): what it started was re-parented or died with its pid
-        # namespace, so no process names it as a parent and a scan finds
-        # nothing, at the cost of reading every process's stat (a quarter of
-        # a bench's forks ended so).
-        return set()
-    children: dict[int, list[int]] = {}
-    for child, (_state, parent, _group) in _proc_stats().items():
-        children.setdefault(parent, []).append(child)
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _namespace_of(pid: int) -> str | None:
-    try:
-        return os.readlink(f"/proc/{pid}/ns/pid")
-    except OSError:
-        return None
-
-
-def _pid_namespace(family: set[int]) -> str | None:
-    """The pid namespace bwrap made for the run (not this process's), from the
-    processes in it; None without one."""
-    own = _namespace_of(os.getpid())
-    for pid in family:
-        found = _namespace_of(pid)
-        if found is not None and found != own:
-            return found
-    return None
-
-
-def wait_gone(pgid: int | None, family: set[int], namespace: str | None = None, limit: float = 2.0) -> None:
-    """After the child was killed: wait (at most ``limit`` seconds) until no
-    process of its group, none of ``family`` (its descendants when it was
-    killed) and none in its pid ``namespace`` still runs, so a run that returned
-    has left nothing behind even on a busy machine, where a killed process can
-    take a while to die. The namespace also finds what was forked after the
-    family was listed (a fork-hopper makes new pids all the time). Zombies count
-    as gone: they are dead, only not yet reaped by whoever adopted them."""
-    until = time.monotonic() + limit
-    while True:
-        group_alive = False
-        if pgid is not None:
-            try:
-                os.killpg(pgid, 0)
-                group_alive = True
-            except OSError:
-                pass
-        if not group_alive and not family and namespace is None:
-            return
-        stats = _proc_stats()
-        alive = {
-            p
-            for p, (state, _parent, group) in stats.items()
-            if state not in (b"Z", b"X")
-            and (p in family or group == pgid or (namespace is not None and _namespace_of(p) == namespace))
-        }
-        if not alive or time.monotonic() >= until:
-            return
-        # Only wait: they were killed already, and a pid of ``family`` that
-        # died may have been given to an unrelated process since.
-        time.sleep(0.005)

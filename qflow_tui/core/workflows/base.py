@@ -8,11 +8,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..config import RunConfig
 from ..events import Decision, DecisionWord
 from .settings import Setting
 
 if TYPE_CHECKING:
-    from ..config import RunConfig
     from ..context import RunContext
     from ..events import RunOutcomeWord
 
@@ -406,8 +406,6 @@ class WorkflowSpec:
 
     def to_dict(self, config: RunConfig | None = None) -> dict[str, Any]:
         """For ``qflow workflows --json``."""
-        from ..config import RunConfig
-
         config = config or RunConfig(workflow=self.name)
         return {
             "name": self.name,
