@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -89,6 +90,36 @@ def run_with(
     """``python -m qflow_tui.cli ARGS`` (or ``python -c CODE``) in exactly ``env``."""
     argv = [sys.executable, "-c", code] if code else [sys.executable, "-m", "qflow_tui.cli", *args]
     return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
+
+
+#: ``qflow solve``'s arguments for MBPP 11 with its tests and the script model that answers it.
+MBPP11 = (
+    "--problem",
+    "tests/data/mbpp11/problem.txt",
+    "--tests",
+    "tests/data/mbpp11/tests.py",
+    "--model",
+    "script/tests/scripts/mbpp11.py",
+)
+
+
+def solved(env: dict[str, str], out: Path, *args: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``qflow solve ARGS --json`` in exactly ``env``, its session under ``out``:
+    the run's --json summary and the events of the session it recorded."""
+    done = run_with(env, "solve", *args, "--json", "--session-dir", str(out))
+    assert done.returncode == 0, done.stderr
+    summary: dict[str, Any] = json.loads(done.stdout)
+    return summary, session_events(summary)
+
+
+def session_events(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events (as JSON objects) of the session a --json summary names."""
+    lines = Path(str(summary["session"])).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def of_kind(kind: str, recorded: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in recorded if e.get("kind") == kind]
 
 
 def assert_terminal_safe(*texts: str) -> None:

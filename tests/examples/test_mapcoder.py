@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 
 from qflow_tui.core.workflows import WORKFLOWS
-from tests.helpers import ROOT, pip_install_example, plugin_env, run_with
+from tests.helpers import ROOT, pip_install_example, plugin_env, run_with, solved
+from tests.helpers import of_kind as of
+from tests.helpers import session_events as events
 
 pytestmark = pytest.mark.xdist_group("mapcoder")
 
@@ -41,19 +43,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def solve(env: dict[str, str], out: Path, *extra: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The run's --json summary and the events of the session it recorded."""
-    done = run_with(env, "solve", *MODEL, "--workflow", "mapcoder", "--json", "--session-dir", str(out), *extra)
-    assert done.returncode == 0, done.stderr
-    summary: dict[str, Any] = json.loads(done.stdout)
-    return summary, events(summary)
-
-
-def events(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    lines = Path(str(summary["session"])).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines]
-
-
-def of(kind: str, recorded: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [e for e in recorded if e.get("kind") == kind]
+    return solved(env, out, *MODEL, "--workflow", "mapcoder", *extra)
 
 
 def test_this_process_does_not_see_the_plugin():

@@ -6,14 +6,12 @@ no other test sees the plugin."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from qflow_tui.core.pieces import Records
 from qflow_tui.core.run_state import RunState
 from qflow_tui.core.session.reader import read_session
-from tests.helpers import ROOT, install_distribution
+from tests.helpers import MBPP11, ROOT, install_distribution, run_with
 
 SOURCE = """
 from qflow_tui.core.events import Record
@@ -57,29 +55,7 @@ def test_a_plugins_records_and_words_print_headless_and_replay(tmp_path: Path) -
         "QFLOW_DATA_DIR": str(home / "data"),
     }
     sessions = tmp_path / "sessions"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "qflow_tui.cli",
-            "solve",
-            "--workflow",
-            "planrec",
-            "--problem",
-            "tests/data/mbpp11/problem.txt",
-            "--tests",
-            "tests/data/mbpp11/tests.py",
-            "--model",
-            "script/tests/scripts/mbpp11.py",
-            "--session-dir",
-            str(sessions),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=180,
-    )
+    done = run_with(env, "solve", "--workflow", "planrec", *MBPP11, "--session-dir", str(sessions), timeout=180)
     assert done.returncode == 0, done.stderr
     # The pane's columns, in its order; the workflow's word for the decision.
     assert "[p0] planning plan: plan=2 confidence=85" in done.stderr
