@@ -7,13 +7,16 @@ naming the file and the setting."""
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..locations import config_file
-from .config_file import ConfigError, read_config_text
+from .config_file import ConfigError, edit_config, parse_config
 from .safe_text import one_line
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
 #: The config file's table of app preferences.
 TABLE = "app"
@@ -52,15 +55,9 @@ def load_prefs(path: Path | None = None) -> AppPrefs:
     """The ``[app]`` table of the config file (defaults where it says nothing).
     Raises ConfigError (one line) for a file that is not TOML or a bad value."""
     path = path or config_file()
-    text = read_config_text(path)
-    if not text:
+    data = parse_config(path)
+    if not data:
         return AppPrefs()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({one_line(str(exc))}); fix or delete the file") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: not valid TOML (nested too deeply); fix or delete the file") from None
     table = data.get(TABLE, {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [{TABLE}] must be a table, e.g. [{TABLE}] then welcome = false on the next line")
@@ -73,32 +70,21 @@ def save_prefs(changes: dict[str, object], path: Path | None = None) -> None:
     the user wrote it (comments, order; tomlkit). A None value removes the key
     (its default applies). A file that is not valid TOML is left alone:
     ConfigError."""
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
-
     path = path or config_file()
     for key, value in changes.items():
         if value is not None:
             check_pref(key, value, f"[{TABLE}]")
-    text = read_config_text(path) or ""
-    try:
-        doc = tomlkit.parse(text) if text else tomlkit.document()
-    except (TOMLKitError, RecursionError) as exc:
-        why = f"{path}: not valid TOML ({one_line(str(exc))}); not saving there, fix or delete the file"
-        raise ConfigError(why) from None
-    table = doc.get(TABLE)
-    if table is None:
-        table = tomlkit.table()
-        doc[TABLE] = table
-    elif not isinstance(table, dict):
-        raise ConfigError(f"{path}: {TABLE} is not a table; not saving there, fix or delete the file")
-    for key, value in changes.items():
-        if value is None:
-            table.pop(key, None)
-        else:
-            table[key] = value
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(tomlkit.dumps(doc), encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot save the settings there ({exc.strerror or exc})") from None
+
+    def put(doc: TOMLDocument, _empty: bool) -> None:
+        if TABLE not in doc:
+            doc[TABLE] = {}  # an [app] table (tomlkit makes one of a dict)
+        table = doc[TABLE]
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: {TABLE} is not a table; not saving there, fix or delete the file")
+        for key, value in changes.items():
+            if value is None:
+                table.pop(key, None)
+            else:
+                table[key] = value
+
+    edit_config(path, "the settings", put)

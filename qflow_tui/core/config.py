@@ -7,19 +7,21 @@ a layer up, in :mod:`qflow_tui.core.workflows.values`."""
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..locations import config_file
 from .config_file import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES  # re-exported: the limit is the config's
 from .config_file import ConfigError as ConfigError  # re-exported: every setting raises it
-from .config_file import read_config_text
+from .config_file import edit_config
+from .config_file import parse_config as parse_config  # re-exported: the workflows' values read it
 from .llm.limits import CallLimits
 from .llm.retry import RetryPolicy
-from .safe_text import one_line
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
 #: The ``effort`` levels the providers take (empty: not sent).
 EFFORTS: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")
@@ -185,49 +187,17 @@ def make_config(values: dict[str, Any]) -> RunConfig:
     return config.with_settings(others) if others else config
 
 
-def parse_config(path: Path) -> dict[str, Any] | None:
-    """The config file as TOML, or None when there is none; :class:`ConfigError`
-    (one line) when it is not valid TOML."""
-    text = read_config_text(path)
-    if text is None:
-        return None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({one_line(str(exc))}); fix or delete the file") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: not valid TOML (nested too deeply); fix or delete the file") from None
-
-
 def save_setting(key: str, value: object, path: Path | None = None) -> None:
     """Remember one setting (e.g. the theme) in the user's config file, keeping
     the rest of it as the user wrote it: comments, order and layout (tomlkit).
     A file that is not valid TOML is left alone: raises :class:`ConfigError`."""
-    # tomlkit loads only when a setting is saved: importing it took 0.7-1.0 s
-    # here (python -X importtime, a busy machine), and most runs save nothing.
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
 
-    path = path or config_file()
-    text = read_config_text(path) or ""
-    if text:
-        try:
-            doc = tomlkit.parse(text)
-        except (TOMLKitError, RecursionError) as exc:
-            why = f"{path}: not valid TOML ({one_line(str(exc))}); not saving {key} there, fix or delete the file"
-            raise ConfigError(why) from None
-    else:
-        doc = tomlkit.document()
-    if "run" in doc or not text.strip():
-        table = doc.get("run")
-        if table is None:
-            table = tomlkit.table()
-            doc["run"] = table
-    else:
-        table = doc  # the settings at the top level, as the user keeps them
-    table[key] = value
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(tomlkit.dumps(doc), encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot save {key} there ({exc.strerror or exc})") from None
+    def put(doc: TOMLDocument, empty: bool) -> None:
+        if "run" in doc or empty:
+            if "run" not in doc:
+                doc["run"] = {}  # a [run] table (tomlkit makes one of a dict)
+            doc["run"][key] = value
+        else:
+            doc[key] = value  # the settings at the top level, as the user keeps them
+
+    edit_config(path or config_file(), key, put)
