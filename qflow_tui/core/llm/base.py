@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict
@@ -230,6 +231,22 @@ def estimate_tokens(text: str) -> int:
     """A deterministic stand-in for a tokenizer, for providers that report no usage
     (script models, some local servers): words and punctuation marks."""
     return len(TOKEN_RE.findall(text))
+
+
+def estimated_completion(request: LLMRequest, text: str, started: float, *, cut: bool = False) -> Completion:
+    """The completion of a model that reports no usage and answers in-process
+    (a script, the reference model): ``text``, its tokens and the prompt's
+    estimated (:func:`estimate_tokens`), the latency since ``started``
+    (``time.perf_counter``), stopped at max_tokens when ``cut``."""
+    prompt = request.system + "".join(m.get("content", "") for m in request.messages)
+    return Completion(
+        text=text,
+        input_tokens=estimate_tokens(prompt),
+        output_tokens=estimate_tokens(text),
+        latency=time.perf_counter() - started,
+        tokens_estimated=True,
+        stop_reason="max_tokens" if cut else "stop",
+    )
 
 
 def prompt_text_tokens(request: LLMRequest) -> int:

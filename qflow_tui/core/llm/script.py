@@ -27,7 +27,15 @@ from pathlib import Path
 from types import ModuleType
 
 from ..safe_text import valid_text
-from .base import TOKEN_RE, Completion, DeltaCallback, LLMError, LLMRequest, ScriptRequest, estimate_tokens
+from .base import (
+    TOKEN_RE,
+    Completion,
+    DeltaCallback,
+    LLMError,
+    LLMRequest,
+    ScriptRequest,
+    estimated_completion,
+)
 
 _CHUNK_RE = re.compile(r"\S+\s*|\s+")
 
@@ -191,15 +199,7 @@ class ScriptClient:
             # Yield to the loop between chunks so concurrent calls interleave as real
             # streams do, and the UI gets to paint.
             await asyncio.sleep(self._delay)
-        prompt_text = request.system + "".join(m["content"] for m in request.messages)
-        return Completion(
-            text=text,
-            input_tokens=estimate_tokens(prompt_text),
-            output_tokens=estimate_tokens(text),
-            latency=time.perf_counter() - start,
-            tokens_estimated=True,
-            stop_reason="max_tokens" if cut else "stop",
-        )
+        return estimated_completion(request, text, start, cut=cut)
 
     async def aclose(self) -> None:
         return None
