@@ -118,3 +118,29 @@ def test_one_rule_decides_what_is_a_benchmark_id(tmp_path, monkeypatch):
     (tmp_path / "mbpp").mkdir()
     (tmp_path / "mbpp" / "11").write_text("a problem", encoding="utf-8")
     assert not is_benchmark_id("mbpp/11")
+
+
+def test_the_statement_walk_finds_every_definition_where_ast_walk_does():
+    """``_check_asserts`` looks for ``check`` among the statements alone; it must
+    find the definitions ``ast.walk`` finds, in its order, however deep."""
+    import ast
+
+    from qflow_tui.core.bench.datasets import _check_asserts, _statements
+
+    source = (
+        "def check(candidate):\n    assert candidate(1) == 2\n    def check(c):\n        assert c(0) == 1\n"
+        "if True:\n    def check(candidate):\n        assert candidate(5) == 6\n"
+        "try:\n    pass\nexcept ValueError:\n    def check(candidate):\n        assert candidate(7) == 8\n"
+        "match 1:\n    case 1:\n        def check(candidate):\n            assert candidate(9) == 10\n"
+        "class K:\n    def check(self):\n        assert [x for x in (lambda: 1,)]\n"
+        "x = [lambda: 0 for _ in range(2)]\n"
+    )
+    tree = ast.parse(source)
+    walked = [n for n in ast.walk(tree) if isinstance(n, ast.stmt | ast.excepthandler | ast.match_case)]
+    assert [n for n in _statements(tree) if n is not tree] == walked
+    assert _check_asserts(source, "f") == [
+        "assert f(1) == 2",
+        "assert f(5) == 6",
+        "assert f(7) == 8",
+        "assert f(9) == 10",
+    ]

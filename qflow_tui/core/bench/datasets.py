@@ -10,7 +10,8 @@ import gzip
 import json
 import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -339,6 +340,20 @@ def _add_example(out: list[str], call: str, expected: str, entry_point: str) -> 
         out.append(test)
 
 
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """The statements of ``tree`` at every depth (and the except handlers and
+    match cases that hold them), in ``ast.walk``'s order: a definition is
+    found where ``ast.walk`` finds it, without visiting every expression
+    (most of a test module's nodes)."""
+    todo: deque[ast.AST] = deque([tree])
+    while todo:
+        node = todo.popleft()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+                todo.append(child)
+        yield node
+
+
 def _check_asserts(test_code: str, entry_point: str) -> list[str]:
     """The asserts of HumanEval's ``check(candidate)``, calling the entry point."""
     try:
@@ -346,7 +361,7 @@ def _check_asserts(test_code: str, entry_point: str) -> list[str]:
     except SyntaxError:
         return []
     out = []
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.FunctionDef) and node.name == "check":
             for stmt in node.body:
                 if isinstance(stmt, ast.Assert):

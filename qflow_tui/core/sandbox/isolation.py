@@ -37,7 +37,7 @@ from ..jsontypes import JSONObject
 from . import cgroups
 from .config import ISOLATION_ENV, LAYERS, parse_layers
 from .harness.wire import Job
-from .launch import LANDLOCK_READ, Launch, SandboxUnavailable, child_env
+from .launch import LANDLOCK_READ, Launch, SandboxUnavailable, child_env, compiled_harness
 from .watchdog import BOOT_TIMEOUT, Child
 
 #: Start of the uid range the sandbox uses when it drops root; override with
@@ -461,6 +461,9 @@ def _detect(spec: str) -> Isolation:
                 if u and not _world_executable(interp):
                     continue
                 attempts.append((b, u, interp))
+    # The first interpreter's compiled harness (a process of its own) is made
+    # while its packages are listed (another): the probe needs both.
+    threading.Thread(target=compiled_harness, args=(interps[0],), name="qflow-harness-compile", daemon=True).start()
     chosen = None
     errors: list[str] = []
     landlock_wanted = "landlock" in want
