@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import qflow
+from tests.helpers import MBPP11, qflow
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "mbpp11"
@@ -54,12 +54,7 @@ def test_solve_json_follows_the_papers_control_flow(tmp_path):
 def test_solve_relative_script_path_and_plain_progress(tmp_path):
     out = qflow(
         "solve",
-        "--problem",
-        "tests/data/mbpp11/problem.txt",
-        "--tests",
-        "tests/data/mbpp11/tests.py",
-        "--model",
-        "script/tests/scripts/mbpp11.py",
+        *MBPP11,
         "--prompts",
         "1",
         "--session-dir",

@@ -22,11 +22,12 @@ PROBLEM = make_problem(
 )
 
 
-async def solve(story: Story, tmp_path, **cfg):
+async def solve(story: Story, tmp_path, respond=None, **cfg):
+    """Run PROBLEM with ``story`` answering (or ``respond``, which may wrap it)."""
     config = make_config({"model": "script/story", **cfg})
     rec = Recorder()
     outcome = await run_workflow(
-        PROBLEM, config, client=ScriptClient.from_function(story), sinks=[rec], session_dir=tmp_path
+        PROBLEM, config, client=ScriptClient.from_function(respond or story), sinks=[rec], session_dir=tmp_path
     )
     return outcome, rec
 
@@ -223,14 +224,7 @@ async def test_work_done_before_the_acceptance_was_known_is_not_counted_against_
             await asyncio.wait_for(clarifier_asked.wait(), 60)
         return story(request)
 
-    rec = Recorder()
-    outcome = await run_workflow(
-        PROBLEM,
-        make_config({"model": "script/story", "prompts": 3}),
-        client=ScriptClient.from_function(respond),
-        sinks=[rec],
-        session_dir=tmp_path,
-    )
+    outcome, rec = await solve(story, tmp_path, respond=respond, prompts=3)
     assert any(c["progression"] == 0 for c in story.of("clarifier"))
     _only_winnable_work_after_the_acceptance(outcome, rec, story)
 

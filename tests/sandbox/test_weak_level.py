@@ -24,7 +24,7 @@ from qflow_tui.core.sandbox import (
     weak_refusal,
     weak_warning,
 )
-from tests.helpers import qflow
+from tests.helpers import MBPP11, qflow
 
 WEAK = {"QFLOW_SANDBOX_ISOLATION": "rlimits"}
 ROOT = os.geteuid() == 0
@@ -71,12 +71,7 @@ def test_rlimits_as_root_needs_the_second_setting(honest, monkeypatch, tmp_path)
     assert f"set {WEAK_AS_ROOT_ENV}=1 as well to accept that risk" in refused.stderr
     solve = qflow(
         "solve",
-        "--problem",
-        "tests/data/mbpp11/problem.txt",
-        "--tests",
-        "tests/data/mbpp11/tests.py",
-        "--model",
-        "script/tests/scripts/mbpp11.py",
+        *MBPP11,
         "--session-dir",
         str(tmp_path / "sessions"),
         env=WEAK,

@@ -23,7 +23,7 @@ from qflow_tui.core import plugins
 from qflow_tui.core.config import FIELDS
 from qflow_tui.core.workflows import RESERVED, WORKFLOWS, PluginRefused, checked_spec
 from qflow_tui.core.workflows.values import all_settings
-from tests.helpers import assert_terminal_safe, install_distribution, plugin_env, run_with
+from tests.helpers import MBPP11, assert_terminal_safe, install_distribution, plugin_env, run_with
 
 #: What must never reach a terminal from a plugin: OSC (a title, a clipboard
 #: write), CSI (clear the screen), a bidi override.
@@ -224,12 +224,7 @@ def test_a_run_asking_for_a_refused_plugin_says_why(crowd, tmp_path):
     out = qflow(
         env_with(crowd),
         "solve",
-        "--problem",
-        "tests/data/mbpp11/problem.txt",
-        "--tests",
-        "tests/data/mbpp11/tests.py",
-        "--model",
-        "script/tests/scripts/mbpp11.py",
+        *MBPP11,
         "--workflow",
         "badrank",
         "--session-dir",
