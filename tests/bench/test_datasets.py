@@ -3,12 +3,15 @@ test_list, and the canonical solutions passing their own visible tests."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 
 import pytest
 
 from qflow_tui.core.bench.datasets import (
     MBPP_TEST_SPLIT,
+    _check_asserts,
+    _statements,
     load_bench_problem,
 )
 from qflow_tui.core.bench.sources import load_dataset
@@ -123,10 +126,6 @@ def test_one_rule_decides_what_is_a_benchmark_id(tmp_path, monkeypatch):
 def test_the_statement_walk_finds_every_definition_where_ast_walk_does():
     """``_check_asserts`` looks for ``check`` among the statements alone; it must
     find the definitions ``ast.walk`` finds, in its order, however deep."""
-    import ast
-
-    from qflow_tui.core.bench.datasets import _check_asserts, _statements
-
     source = (
         "def check(candidate):\n    assert candidate(1) == 2\n    def check(c):\n        assert c(0) == 1\n"
         "if True:\n    def check(candidate):\n        assert candidate(5) == 6\n"

@@ -461,9 +461,12 @@ def _detect(spec: str) -> Isolation:
                 if u and not _world_executable(interp):
                     continue
                 attempts.append((b, u, interp))
-    # The first interpreter's compiled harness (a process of its own) is made
-    # while its packages are listed (another): the probe needs both.
-    threading.Thread(target=compiled_harness, args=(interps[0],), name="qflow-harness-compile", daemon=True).start()
+    if attempts:
+        # The first probe's interpreter's compiled harness (a process of its
+        # own) is made while its packages are listed (another): the probe needs both.
+        compiling = threading.Thread(target=compiled_harness, args=(attempts[0][2],), name="qflow-harness-compile")
+        compiling.daemon = True
+        compiling.start()
     chosen = None
     errors: list[str] = []
     landlock_wanted = "landlock" in want
