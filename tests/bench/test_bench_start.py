@@ -64,3 +64,37 @@ def test_start_early_boots_the_zygote_with_no_program_asked_for() -> None:
     # In a process of its own: this one's zygotes are other tests' business.
     done = subprocess.run([sys.executable, "-c", EARLY], capture_output=True, text=True, timeout=300)
     assert done.stdout.strip() == "ready", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "early"),
+    [
+        (["bench", "--dataset", "humaneval", "--model", "reference"], True),
+        (["bench", "--tui", "--limit", "3"], True),
+        (["bench", "report", "out"], False),
+        (["bench", "compare", "a", "b"], False),
+        (["bench", "--help"], False),
+        (["bench", "--estimate", "5"], False),
+        (["bench", "--estimate=5"], False),
+        (["bench", "--cluster", "127.0.0.1:6379"], False),
+        (["solve", "--problem", "mbpp/11"], False),
+        ([], False),
+    ],
+)
+def test_a_bench_that_judges_here_starts_its_sandbox_before_its_modules_load(argv: list[str], early: bool) -> None:
+    from qflow_tui import cli
+
+    assert cli._judges_here(argv) is early
+
+
+def test_the_command_line_starts_the_sandbox_only_for_a_bench_that_judges(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qflow_tui import cli
+    from qflow_tui.core.sandbox import pool
+
+    started: list[object] = []
+    monkeypatch.setattr(pool, "start_early", lambda config: started.append(config))
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--help"])
+    assert started == []
+    assert cli.main(["bench", "--dataset", "nosuchset", "--model", "reference"]) != 0
+    assert len(started) == 1

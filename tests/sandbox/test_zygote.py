@@ -194,6 +194,30 @@ def test_without_seccomp_a_program_still_cannot_make_a_user_namespace(spawned):
     assert "space" in why or "permitted" in why, why
 
 
+def test_a_fork_loads_the_filter_the_zygote_made_and_it_holds(spawned):
+    # The zygote makes pid 2's seccomp filter once; each fork's program (pid 2
+    # of its own namespace) loads it. It must hold as a filter built there does.
+    sb = _sandbox("auto")
+    if "seccomp" not in sb.details.layers:
+        pytest.skip("no seccomp on this machine")
+    prog = (
+        "import os, socket\n"
+        "def f():\n"
+        "    got = [os.getpid(), 'Seccomp:\\t2' in open('/proc/self/status').read()]\n"
+        "    for name, denied in (('kill', lambda: os.kill(1, 0)), ('socket', lambda: socket.socket().close())):\n"
+        "        try:\n"
+        "            denied()\n"
+        "            got.append(name)\n"
+        "        except PermissionError:\n"
+        "            pass\n"
+        "    os.kill(os.getpid(), 0)\n"
+        "    return got\n"
+    )
+    r = sb.run_tests_sync(prog, ["assert f() == [2, True]"])
+    assert spawned[0] >= 1
+    assert r.results[0].status == "pass", r.to_dict()
+
+
 def test_where_forks_cannot_make_namespaces_children_start_fresh(monkeypatch, spawned):
     # A bwrap that forbids user namespaces below its own (as some distributions'
     # security modules do): the zygote says why at its start, and children

@@ -6,9 +6,13 @@ their sources and licenses)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import gzip
+import hashlib
 import json
+import os
 import re
+import sys
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -17,10 +21,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
-from ...locations import package_data_dir
-from .. import pyparse
+from ...locations import cache_dir, package_data_dir
+from .. import asserts, problem, pyparse
 from ..jsontypes import JSONValue
-from ..problem import Problem, ProblemError, make_problem
+from ..problem import Problem, ProblemError, TestCase, make_problem
 
 #: Benchmark name -> (file, format).
 DATASETS = {
@@ -562,6 +566,10 @@ def load_shipped(name: str, *, ids: list[str] | None = None, limit: int | None =
             if spec.partition("/")[0].lower() != name:
                 raise ProblemError(f"{spec} is not a {name} problem: give ids like {name}/<id> or just <id>")
         return once_each([load_bench_problem(spec) for spec in specs])
+    if limit is None:
+        kept = _built_kept(name)
+        if kept is not None:
+            return kept
     build = _BUILDERS[DATASETS[name][1]]
     out: list[BenchProblem] = []
     for rec in _records(name):
@@ -571,7 +579,74 @@ def load_shipped(name: str, *, ids: list[str] | None = None, limit: int | None =
         out.append(build(rec))
         if limit is not None and len(out) >= limit:
             break
+    if limit is None:
+        _keep_built(name, out)
     return out
+
+
+# A whole shipped dataset's problems, once built, are kept in the cache folder
+# as JSON (HumanEval's 164 take about 0.12 s to build, parsing each
+# docstring's examples and ``check``'s asserts, and a few milliseconds to read
+# back): the next bench of it reads them. Their name holds a digest of what
+# made them: the dataset's file, the source of the modules that build them and
+# the Python version (``ast.unparse`` writes the tests); any change there,
+# and any file that cannot be read back whole, means building them again.
+
+
+def _built_digest(name: str) -> str:
+    h = hashlib.sha256(f"{name}\0{sys.version}\0".encode())
+    for path in (data_dir() / DATASETS[name][0], *(Path(m.__file__ or "") for m in _BUILT_BY)):
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def _built_path(name: str) -> Path | None:
+    try:
+        return cache_dir() / "problems" / f"{name}-{_built_digest(name)}.json"
+    except OSError:
+        return None
+
+
+def _built_kept(name: str) -> list[BenchProblem] | None:
+    """The problems kept for ``name`` (see above), or None."""
+    path = _built_path(name)
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_bytes())
+        return [_bench_problem(d) for d in data]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _keep_built(name: str, problems: list[BenchProblem]) -> None:
+    """Keep ``problems`` for the next bench (best effort), replacing those
+    kept for ``name`` by an earlier version."""
+    path = _built_path(name)
+    if path is None or any(bp.io_tests is not None or bp.call_tests is not None for bp in problems):
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for old in path.parent.glob(f"{name}-*.json"):
+            # Only this dataset's (``humaneval-*`` also names humaneval-plus's).
+            if old != path and re.fullmatch(re.escape(name) + r"-[0-9a-f]{24}\.json", old.name):
+                old.unlink(missing_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps([dataclasses.asdict(bp) for bp in problems]), encoding="utf-8")
+        tmp.replace(path)
+    except (OSError, ValueError):
+        pass
+
+
+def _bench_problem(d: dict[str, Any]) -> BenchProblem:
+    p = dict(d["problem"])
+    p["tests"] = [TestCase(**t) for t in p["tests"]]
+    return BenchProblem(**{**d, "problem": Problem(**p)})
+
+
+#: The modules whose code builds a shipped dataset's problems (see ``_built_digest``).
+_BUILT_BY = (sys.modules[__name__], problem, asserts, pyparse)
 
 
 def without_visible_tests(problems: list[BenchProblem]) -> list[str]:

@@ -172,15 +172,15 @@ SECCOMP_OWN_PID = ("kill", "tgkill")
 SECCOMP_PID_ZERO = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam")
 
 
-def _install_seccomp(spec):
-    """A deny-list filter (see SECCOMP_DENY, SECCOMP_OWN_PID and
-    SECCOMP_PID_ZERO); clone with
-    namespace flags is refused, clone3 reports ENOSYS so the C library falls
-    back to clone, whose flags the filter can see. socketpair stays allowed
-    (a connected pair reaches nothing outside)."""
-    for p in spec.get("path", []):
-        if p not in sys.path:
-            sys.path.append(p)
+#: Filters made ahead of need, as the kernel takes them (BPF), by the pid they
+#: name: the zygote makes the one for pid 2 once (each of its forks runs the
+#: program as pid 2 of a pid namespace of its own), so a fork loads it instead
+#: of building the same filter again (see ``_zygote_main``).
+_SECCOMP_MADE = {}  # type: dict[int, tuple[object, object, object]]
+
+
+def _seccomp_filter(me):
+    """The deny-list filter for the process whose pid is ``me`` (not loaded)."""
     import seccomp  # Debian python3-seccomp
 
     f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
@@ -190,7 +190,6 @@ def _install_seccomp(spec):
             f.add_rule(deny, name)
         except (RuntimeError, ValueError, OSError):
             pass  # syscall unknown on this architecture
-    me = os.getpid()
     for name in SECCOMP_OWN_PID:
         f.add_rule(deny, name, seccomp.Arg(0, seccomp.NE, me))
     for name in SECCOMP_PID_ZERO:
@@ -204,7 +203,62 @@ def _install_seccomp(spec):
         f.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     except (RuntimeError, ValueError, OSError):
         pass
-    f.load()
+    return f
+
+
+def _make_seccomp(me):
+    """Make the filter for pid ``me`` ahead of need (``_SECCOMP_MADE``): its
+    BPF as libseccomp would load it, ready for the kernel. Nothing is kept
+    when that fails (the process then builds its filter when it installs it)."""
+    import ctypes
+
+    fd = os.memfd_create("qflow-seccomp")
+    try:
+        with os.fdopen(os.dup(fd), "wb") as out:
+            _seccomp_filter(me).export_bpf(out)
+        bpf = os.pread(fd, os.fstat(fd).st_size, 0)
+    finally:
+        os.close(fd)
+    if not bpf or len(bpf) % 8:
+        return
+
+    class _Prog(ctypes.Structure):  # struct sock_fprog
+        _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
+
+    code = ctypes.create_string_buffer(bpf, len(bpf))
+    _SECCOMP_MADE[me] = (ctypes.CDLL(None, use_errno=True), code, _Prog(len(bpf) // 8, ctypes.addressof(code)))
+
+
+def _load_made(made):
+    """Install a made filter as libseccomp's ``load`` does: no new
+    privileges, then the filter (no flags)."""
+    libc, _code, prog = made
+    import ctypes
+
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        err = ctypes.get_errno()
+        raise OSError(err, "no_new_privs: " + os.strerror(err))
+    if libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+        err = ctypes.get_errno()
+        raise OSError(err, "seccomp: " + os.strerror(err))
+
+
+def _install_seccomp(spec):
+    """A deny-list filter (see SECCOMP_DENY, SECCOMP_OWN_PID and
+    SECCOMP_PID_ZERO); clone with
+    namespace flags is refused, clone3 reports ENOSYS so the C library falls
+    back to clone, whose flags the filter can see. socketpair stays allowed
+    (a connected pair reaches nothing outside). The filter made ahead of need
+    for this pid, if any, else one built now."""
+    for p in spec.get("path", []):
+        if p not in sys.path:
+            sys.path.append(p)
+    me = os.getpid()
+    made = _SECCOMP_MADE.pop(me, None)
+    if made is not None:
+        _load_made(made)
+        return
+    _seccomp_filter(me).load()
 
 
 #: Standard-library dict subclasses that Python compares equal to a dict

@@ -19,6 +19,9 @@ from .channel import (
     _run,
     _short_error,
 )
+from .lockdown import (
+    _make_seccomp,
+)
 from .main import (
     main,
 )
@@ -294,6 +297,8 @@ def _zygote_main():
     if spec.get("seccomp_path"):
         try:
             import seccomp  # noqa: F401  (loaded once here: each fork installs its filter)
+
+            _make_seccomp(2)  # each fork's program is pid 2 of its own pid namespace
         except BaseException:
             pass
     import resource  # noqa: F401  (each fork sets its limits)
