@@ -68,3 +68,12 @@ def test_a_limit_or_ids_read_no_kept_file():
     datasets.load_shipped("mbpp", limit=3)
     datasets.load_shipped("mbpp", ids=["11"])
     assert _kept_files() == []
+
+
+def test_a_write_that_fails_leaves_no_part_behind(monkeypatch):
+    def fail(self, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(datasets.Path, "replace", fail)
+    assert len(datasets.load_shipped("humaneval")) == 164
+    assert _kept_files() == []

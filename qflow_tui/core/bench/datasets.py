@@ -566,8 +566,9 @@ def load_shipped(name: str, *, ids: list[str] | None = None, limit: int | None =
             if spec.partition("/")[0].lower() != name:
                 raise ProblemError(f"{spec} is not a {name} problem: give ids like {name}/<id> or just <id>")
         return once_each([load_bench_problem(spec) for spec in specs])
-    if limit is None:
-        kept = _built_kept(name)
+    kept_at = _built_path(name) if limit is None else None
+    if kept_at is not None:
+        kept = _built_kept(kept_at)
         if kept is not None:
             return kept
     build = _BUILDERS[DATASETS[name][1]]
@@ -579,8 +580,8 @@ def load_shipped(name: str, *, ids: list[str] | None = None, limit: int | None =
         out.append(build(rec))
         if limit is not None and len(out) >= limit:
             break
-    if limit is None:
-        _keep_built(name, out)
+    if kept_at is not None:
+        _keep_built(kept_at, name, out)
     return out
 
 
@@ -608,11 +609,8 @@ def _built_path(name: str) -> Path | None:
         return None
 
 
-def _built_kept(name: str) -> list[BenchProblem] | None:
-    """The problems kept for ``name`` (see above), or None."""
-    path = _built_path(name)
-    if path is None:
-        return None
+def _built_kept(path: Path) -> list[BenchProblem] | None:
+    """The problems kept at ``path`` (see above), or None."""
     try:
         data = json.loads(path.read_bytes())
         return [_bench_problem(d) for d in data]
@@ -620,23 +618,20 @@ def _built_kept(name: str) -> list[BenchProblem] | None:
         return None
 
 
-def _keep_built(name: str, problems: list[BenchProblem]) -> None:
-    """Keep ``problems`` for the next bench (best effort), replacing those
-    kept for ``name`` by an earlier version."""
-    path = _built_path(name)
-    if path is None or any(bp.io_tests is not None or bp.call_tests is not None for bp in problems):
-        return
+def _keep_built(path: Path, name: str, problems: list[BenchProblem]) -> None:
+    """Keep ``problems`` at ``path`` for the next bench (best effort, whole or
+    not at all), replacing those kept for ``name`` by an earlier version."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         for old in path.parent.glob(f"{name}-*.json"):
             # Only this dataset's (``humaneval-*`` also names humaneval-plus's).
             if old != path and re.fullmatch(re.escape(name) + r"-[0-9a-f]{24}\.json", old.name):
                 old.unlink(missing_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps([dataclasses.asdict(bp) for bp in problems]), encoding="utf-8")
         tmp.replace(path)
     except (OSError, ValueError):
-        pass
+        tmp.unlink(missing_ok=True)
 
 
 def _bench_problem(d: dict[str, Any]) -> BenchProblem:
