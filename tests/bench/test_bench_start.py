@@ -98,3 +98,15 @@ def test_the_command_line_starts_the_sandbox_only_for_a_bench_that_judges(monkey
     assert started == []
     assert cli.main(["bench", "--dataset", "nosuchset", "--model", "reference"]) != 0
     assert len(started) == 1
+
+
+def test_every_bench_subcommand_is_known_to_judge_nothing_here() -> None:
+    # The command line tells a bench that judges from one that reads a folder
+    # before its parser exists: a subcommand added later must be listed too.
+    import argparse
+
+    from qflow_tui import cli
+
+    bench = cli.build_parser()._subparsers._group_actions[0].choices["bench"]  # type: ignore[union-attr]
+    subs = next(a for a in bench._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(subs.choices) <= cli._NOT_JUDGED_HERE
