@@ -101,49 +101,89 @@ def write_problems(
 
 
 # ------------------------------------------------------------ a local cluster
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_ports(count: int, taken: set[int] | frozenset[int] = frozenset()) -> list[int]:
+    """``count`` distinct ports free on 127.0.0.1 now, none of them in ``taken``.
+    All are held bound together: the kernel hands a port just closed out again,
+    so asking one at a time can give one port twice (Ray then refuses to start)."""
+    held: list[socket.socket] = []
+    ports: list[int] = []
+    try:
+        while len(ports) < count:
+            s = socket.socket()
+            held.append(s)
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+            if port not in taken:
+                ports.append(port)
+    finally:
+        for s in held:
+            s.close()
+    return ports
 
 
 class LocalCluster:
     """A head and worker nodes on this machine, on ports and a temp dir of their
     own; :meth:`stop` ends exactly the processes they started, by PID."""
 
+    #: How often a node is started again, on fresh ports, when ``ray start`` fails:
+    #: a port free when chosen can be taken by another program before Ray binds it.
+    ATTEMPTS = 3
+
     def __init__(self, ray_bin: Path, workers: int = 1, tag: str = "qflow") -> None:
         self.ray = str(ray_bin)
         self.tag = f"{tag}-{os.getpid()}-{random.randrange(1 << 30):x}"
         self.temp = Path(tempfile.gettempdir()) / f"ray-{self.tag}"
-        self.port = free_port()
-        self.address = f"127.0.0.1:{self.port}"
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
         self.env.update(RAY_USAGE_STATS_ENABLED="0")
         self.workers: list[str] = []
+        self._handed: set[int] = set()  # every port given to a node of this cluster
+        self.port = self._ports(1)[0]
+        self.address = f"127.0.0.1:{self.port}"
         self._start(head=True, name=f"{self.tag}-head")
         for i in range(workers):
             self.add_worker(f"{self.tag}-w{i}")
 
-    def _start(self, head: bool, name: str) -> None:
+    def _ports(self, count: int) -> list[int]:
+        ports = free_ports(count, self._handed)
+        self._handed.update(ports)
+        return ports
+
+    def _command(self, head: bool, name: str) -> list[str]:
+        node, objects, metrics, agent, agent_grpc, runtime_env = self._ports(6)
         common = [
             "--num-cpus", "1", "--object-store-memory", "100000000", "--node-name", name,
-            "--node-manager-port", str(free_port()), "--object-manager-port", str(free_port()),
-            "--metrics-export-port", str(free_port()), "--dashboard-agent-listen-port", str(free_port()),
-            "--dashboard-agent-grpc-port", str(free_port()), "--runtime-env-agent-port", str(free_port()),
+            "--node-manager-port", str(node), "--object-manager-port", str(objects),
+            "--metrics-export-port", str(metrics), "--dashboard-agent-listen-port", str(agent),
+            "--dashboard-agent-grpc-port", str(agent_grpc), "--runtime-env-agent-port", str(runtime_env),
             "--disable-usage-stats",
         ]  # fmt: skip
-        if head:
-            cmd = [
-                self.ray, "start", "--head", "--port", str(self.port), "--include-dashboard", "false",
-                "--dashboard-port", str(free_port()),
-                "--ray-client-server-port", str(free_port()), "--temp-dir", str(self.temp), *common,
-            ]  # fmt: skip
-        else:
-            cmd = [self.ray, "start", "--address", self.address, *common]
-        done = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=300)
-        if done.returncode != 0:
-            self.stop()
-            raise RuntimeError(f"ray start failed: {done.stderr[-2000:]}")
+        if not head:
+            return [self.ray, "start", "--address", self.address, *common]
+        dashboard, client = self._ports(2)
+        return [
+            self.ray, "start", "--head", "--port", str(self.port), "--include-dashboard", "false",
+            "--dashboard-port", str(dashboard),
+            "--ray-client-server-port", str(client), "--temp-dir", str(self.temp), *common,
+        ]  # fmt: skip
+
+    def _start(self, head: bool, name: str) -> None:
+        """Start one node; on failure end what that attempt started (a worker's
+        failure leaves the head and the other workers running) and try again on
+        fresh ports, up to :attr:`ATTEMPTS` times."""
+        for attempt in range(1, self.ATTEMPTS + 1):
+            before = set(self.pids())
+            if head and attempt > 1:
+                self.port = self._ports(1)[0]
+                self.address = f"127.0.0.1:{self.port}"
+            done = subprocess.run(self._command(head, name), env=self.env, capture_output=True, text=True, timeout=300)
+            if done.returncode == 0:
+                return
+            started = set(self.pids()) - before
+            _end(started | {c for p in started for c in _children(p)})
+            if attempt == self.ATTEMPTS:
+                if head:
+                    self.stop()
+                raise RuntimeError(f"ray start failed {attempt} times; the last: {done.stderr[-2000:]}")
 
     def add_worker(self, name: str) -> str:
         self._start(head=False, name=name)
@@ -175,17 +215,21 @@ class LocalCluster:
     def stop(self) -> None:
         """End this cluster's processes (and their children), by PID."""
         pids = set(self.pids())
-        pids |= {c for p in list(pids) for c in _children(p)}
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            for pid in pids:
-                try:
-                    os.kill(pid, sig)
-                except ProcessLookupError:
-                    pass
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and any(_alive(p) for p in pids):
-                time.sleep(0.1)
+        _end(pids | {c for p in list(pids) for c in _children(p)})
         shutil.rmtree(self.temp, ignore_errors=True)
+
+
+def _end(pids: set[int]) -> None:
+    """SIGTERM, then SIGKILL, exactly these processes; wait up to 10 s for each signal to take."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(p) for p in pids):
+            time.sleep(0.1)
 
 
 def _cmd(pid: int) -> str:
