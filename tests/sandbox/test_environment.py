@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from sbhelpers import LEVELS, make
 
 from qflow_tui.cli import main
 from qflow_tui.core.sandbox import Sandbox
-from qflow_tui.core.sandbox.isolation import JUDGED_PACKAGES, PACKAGES_HINT
+from qflow_tui.core.sandbox.isolation import _FIND_PACKAGES, JUDGED_PACKAGES, PACKAGES_HINT
 
 
 @pytest.fixture(params=LEVELS)
@@ -98,3 +101,46 @@ def test_doctor_says_which_interpreter_and_packages_a_judged_program_sees(capsys
             assert f"no {name}" in judged["summary"] and "python3-numpy" in judged["summary"]
     assert main(["doctor", "--no-probes"]) == 0
     assert f"judged programs run on {judged['interpreter']}" in capsys.readouterr().out
+
+
+def _find(site: Path, *names: str) -> tuple[dict[str, list[str]], str]:
+    """The package finder's answer for ``names`` with ``site`` first on the path,
+    and the modules it imported (``-X importtime``)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", _FIND_PACKAGES, *names],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout), done.stderr
+
+
+def _package(site: Path, name: str, *infos: tuple[str, str]) -> None:
+    (site / name).mkdir(parents=True)
+    (site / name / "__init__.py").write_text("")
+    for folder, version in infos:
+        (site / folder).mkdir()
+        meta = "METADATA" if folder.endswith(".dist-info") else "PKG-INFO"
+        (site / folder / meta).write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\nBody\n")
+
+
+def test_the_package_finder_reads_the_version_beside_the_package_without_importlib_metadata(tmp_path: Path) -> None:
+    # The detection waits for this script: importing importlib.metadata was
+    # three quarters of its time. Its answer is the same (a Debian egg-info, a wheel's dist-info).
+    _package(tmp_path, "qflowfake_a", ("qflowfake_a-1.2.3.dist-info", "1.2.3"))
+    _package(tmp_path, "qflowfake_b", ("qflowfake_b-4.5.egg-info", "4.5"))
+    found, imported = _find(tmp_path, "qflowfake_a", "qflowfake_b", "qflowfake_absent")
+    assert found == {"qflowfake_a": ["1.2.3", str(tmp_path)], "qflowfake_b": ["4.5", str(tmp_path)]}
+    assert "importlib.metadata" not in imported
+
+
+def test_the_package_finder_asks_importlib_metadata_where_the_folder_is_not_plain(tmp_path: Path) -> None:
+    # Two versions' metadata beside one package (a stale install): importlib.metadata decides, as before.
+    _package(tmp_path, "qflowfake_c", ("qflowfake_c-1.0.dist-info", "1.0"), ("qflowfake_c-2.0.dist-info", "2.0"))
+    _package(tmp_path / "other", "qflowfake_d")
+    found, imported = _find(tmp_path, "qflowfake_c")
+    assert found["qflowfake_c"][0] in ("1.0", "2.0") and "importlib.metadata" in imported
+    found, _ = _find(tmp_path / "other", "qflowfake_d")
+    assert found == {"qflowfake_d": ["?", str(tmp_path / "other")]}

@@ -271,19 +271,53 @@ JUDGED_PACKAGES = ("numpy",)
 PACKAGES_HINT = "install python3-numpy (Debian/Ubuntu) for programs that import it; EvalPlus's environment has it"
 
 #: Run by the sandbox's interpreter, with its site (no user site): where each
-#: package is installed and its version, as JSON; nothing is imported.
+#: package is installed and its version, as JSON; nothing is imported. The
+#: version is read from the one ``NAME-*.dist-info`` or ``.egg-info`` beside the
+#: package, as ``importlib.metadata`` reads it; only where there is not exactly
+#: one is ``importlib.metadata`` asked (importing it is most of this script's
+#: time, and the sandbox's detection waits for the script).
 _FIND_PACKAGES = (
-    "import importlib.util, importlib.metadata, json, os, sys\n"
+    "import importlib.util, json, os, sys\n"
+    "def norm(name):\n"
+    "    return name.lower().replace('-', '_').replace('.', '_')\n"
+    "def beside(name, where):\n"
+    "    found = []\n"
+    "    try:\n"
+    "        entries = os.listdir(where)\n"
+    "    except OSError:\n"
+    "        return None\n"
+    "    for entry in entries:\n"
+    "        stem, _, kind = entry.rpartition('.')\n"
+    "        if kind not in ('dist-info', 'egg-info') or norm(stem.split('-')[0]) != norm(name):\n"
+    "            continue\n"
+    "        path = os.path.join(where, entry)\n"
+    "        if os.path.isdir(path):\n"
+    "            path = os.path.join(path, 'METADATA' if kind == 'dist-info' else 'PKG-INFO')\n"
+    "        try:\n"
+    "            with open(path, encoding='utf-8', errors='replace') as f:\n"
+    "                for line in f:\n"
+    "                    if not line.strip():\n"
+    "                        break\n"
+    "                    if line.startswith('Version:'):\n"
+    "                        found.append(line[8:].strip())\n"
+    "                        break\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "    return found[0] if len(found) == 1 and found[0] else None\n"
     "out = {}\n"
     "for name in sys.argv[1:]:\n"
     "    spec = importlib.util.find_spec(name)\n"
     "    if spec is None or not spec.submodule_search_locations:\n"
     "        continue\n"
-    "    try:\n"
-    "        version = importlib.metadata.version(name)\n"
-    "    except Exception:\n"
-    "        version = '?'\n"
-    "    out[name] = [version, os.path.dirname(list(spec.submodule_search_locations)[0])]\n"
+    "    where = os.path.dirname(list(spec.submodule_search_locations)[0])\n"
+    "    version = beside(name, where)\n"
+    "    if version is None:\n"
+    "        try:\n"
+    "            import importlib.metadata\n"
+    "            version = importlib.metadata.version(name)\n"
+    "        except Exception:\n"
+    "            version = '?'\n"
+    "    out[name] = [version, where]\n"
     "print(json.dumps(out))\n"
 )
 
