@@ -9,7 +9,7 @@ import pytest
 
 from qflow_tui.core.session import SessionIndex, SessionWriter, read_session
 from qflow_tui.core.session import listing as listing_module
-from qflow_tui.core.session.index import batched_notes
+from qflow_tui.core.session.index import batched_notes, resolve_all
 from qflow_tui.core.session.listing import scan_session
 from qflow_tui.locations import demo_session
 
@@ -80,3 +80,27 @@ def test_the_lines_given_to_the_index_are_the_redacted_ones(tmp_path):
     first, _last = batch.written[path]
     assert b"pasted with its key" in first and secret.encode() not in first
     assert secret.encode() not in path.read_bytes()
+
+
+def test_paths_resolved_folder_by_folder_are_what_resolve_gives(tmp_path, monkeypatch):
+    real = tmp_path / "real" / "runs"
+    real.mkdir(parents=True)
+    (tmp_path / "via").symlink_to(tmp_path / "real")
+    (real / "a.jsonl").write_text("")
+    (real / "linked.jsonl").symlink_to(real / "a.jsonl")
+    (real / "dangling.jsonl").symlink_to(real / "gone.jsonl")
+    monkeypatch.chdir(tmp_path / "via")
+    paths = [
+        tmp_path / "via" / "runs" / "a.jsonl",
+        tmp_path / "via" / "runs" / "linked.jsonl",
+        tmp_path / "via" / "runs" / "dangling.jsonl",
+        tmp_path / "via" / "runs" / "not-yet.jsonl",
+        Path("runs/a.jsonl"),
+        Path("runs/../runs/a.jsonl"),
+        Path("runs/.."),
+        "runs/a.jsonl",
+    ]
+    got = resolve_all(paths)
+    for path in paths:
+        assert got[Path(path)] == Path(path).resolve(), path
+    assert got[tmp_path / "via" / "runs" / "linked.jsonl"] == real / "a.jsonl"

@@ -317,8 +317,10 @@ class SessionIndex:
         when the index is busy or unwritable: the next listing picks the files up.
         ``written``: the first and last lines of those whose writer gave them,
         by the path it was given (the file is not read again)."""
-        ends = {Path(p).resolve(): lines for p, lines in (written or {}).items()}
-        resolved = list(dict.fromkeys(Path(p).resolve() for p in paths))
+        paths = list(paths)
+        real = resolve_all([*paths, *(written or {})])
+        ends = {real[Path(p)]: lines for p, lines in (written or {}).items()}
+        resolved = list(dict.fromkeys(real[Path(p)] for p in paths))
         if not resolved:
             return True
         try:
@@ -653,6 +655,28 @@ class _Batch(list[Path]):
 
 
 _BATCH: contextvars.ContextVar[_Batch | None] = contextvars.ContextVar("qflow_index_batch", default=None)
+
+
+def resolve_all(paths: Iterable[Path | str]) -> dict[Path, Path]:
+    """Each path (as ``Path``) to what ``Path.resolve()`` makes of it, each
+    folder resolved once: a bench's sessions share one folder, and resolving
+    each whole path again walked every folder above it, twice per session.
+    The name itself is followed only where it is a link."""
+    folders: dict[Path, Path] = {}
+    out: dict[Path, Path] = {}
+    for raw in paths:
+        path = Path(raw)
+        if path in out:
+            continue
+        if path.name in ("", ".", ".."):
+            out[path] = path.resolve()
+            continue
+        parent = folders.get(path.parent)
+        if parent is None:
+            parent = folders[path.parent] = path.parent.resolve()
+        joined = parent / path.name
+        out[path] = joined.resolve() if joined.is_symlink() else joined
+    return out
 
 
 def note_session(path: Path, written: WrittenEnds | None = None) -> bool:
