@@ -123,7 +123,11 @@ def test_the_same_shape_is_charged_its_work_when_it_passes(program):
     (result,) = report.results
     assert result.status == "pass", report.to_dict()
     (charged,) = report.charged or [(0.0, 0.0)]
-    assert 0.25 <= charged[0] < 3.0, report.to_dict()
+    # A run whose cgroup could not be made (a busy CI machine) is read from its
+    # process tree, in clock ticks (10 ms), so it may read a few ticks short of
+    # the work, as in the test below; the forgery this guards against read 0.02.
+    # A CI run read 0.2496 here (its CPU time 0.24, in ticks, under its own time).
+    assert 0.25 - 3 * 0.01 <= charged[0] < 3.0, report.to_dict()
 
 
 @pytest.mark.parametrize("cgroup", [True, False], ids=["its-cgroup", "its-process-tree"])
