@@ -19,6 +19,10 @@ _pids = itertools.count(10**9)
 _bases = itertools.count(-1000, -1)
 
 
+#: What the fake children were told, in order: ("kill" | "close", child).
+EVENTS: list[tuple[str, object]] = []
+
+
 class FakeChild:
     def __init__(self, kind: str):
         self.kind = kind
@@ -32,7 +36,11 @@ class FakeChild:
     def at_rest(self) -> bool:
         return not self.closed
 
+    def kill(self) -> None:
+        EVENTS.append(("kill", self))
+
     def close(self) -> None:
+        EVENTS.append(("close", self))
         self.closed = True
 
 
@@ -136,3 +144,15 @@ def test_closing_a_child_no_run_evicted_leaves_the_count_of_slots_being_freed(fo
     assert cleared.closed and wp._freeing == {slots: 1}
     wp._close_all([entry])
     assert evicted.closed and wp._freeing == {} and wp._evicted == set()
+
+
+def test_idle_children_are_all_killed_before_the_first_is_waited_for(four_slots):
+    # Closing one after another waited for each to end in turn: at exit, a
+    # bench's idle children took 11-23 ms; killed together, 7-12.
+    _iso, slots, wp = four_slots
+    children = file_idle(wp, "program", slots, 2) + file_idle(wp, "oracle", slots, 2)
+    EVENTS.clear()
+    wp.clear()
+    assert [what for what, _child in EVENTS] == ["kill"] * 4 + ["close"] * 4
+    assert {id(child) for _what, child in EVENTS} == {id(child) for child in children}
+    assert slots.free() == 4

@@ -69,7 +69,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 from . import zygote
@@ -409,6 +409,11 @@ class WarmPool:
                 self._close_all(entries)
 
     def _close_all(self, entries: list[tuple[Child, int, SlotPool]]) -> None:
+        for child, _slot, _pool in entries:
+            # All killed first, so that they end together (at exit, the idle
+            # children): one that cannot be is killed again, and reaped, below.
+            with suppress(Exception):
+                child.kill()
         for child, slot, pool in entries:
             try:
                 child.close()

@@ -580,6 +580,13 @@ class Child:
             self._kill()
 
     # ------------------------------------------------------------------ ending
+    def kill(self) -> None:
+        """Kill the child and everything it started, without waiting (``close``
+        waits, reaps and cleans up): closing many, each is killed first, and
+        they end together instead of one after another."""
+        if not self._closed:
+            self._kill()
+
     def _kill(self) -> None:
         # Kill the group while its leader is unreaped (so the pgid cannot have
         # been reused), then the leader; bwrap's pid namespace takes down
