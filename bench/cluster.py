@@ -137,6 +137,10 @@ class LocalCluster:
         self.env.update(RAY_USAGE_STATS_ENABLED="0")
         self.workers: list[str] = []
         self._handed: set[int] = set()  # every port given to a node of this cluster
+        self._client_port: int | None = None
+        """The head's Ray client server's port: that server's command line names
+        neither the temp dir nor a node, and it outlives the ``ray start`` that
+        started it (an orphan): its port, which this cluster chose, is its mark."""
         self.port = self._ports(1)[0]
         self.address = f"127.0.0.1:{self.port}"
         self._start(head=True, name=f"{self.tag}-head")
@@ -160,6 +164,7 @@ class LocalCluster:
         if not head:
             return [self.ray, "start", "--address", self.address, *common]
         dashboard, client = self._ports(2)
+        self._client_port = client
         return [
             self.ray, "start", "--head", "--port", str(self.port), "--include-dashboard", "false",
             "--dashboard-port", str(dashboard),
@@ -192,17 +197,21 @@ class LocalCluster:
 
     def pids(self, needle: str | None = None) -> list[int]:
         """PIDs of this cluster's processes (their command lines name its temp
-        dir or one of its node names); only those whose line holds ``needle`` if given."""
+        dir or one of its node names, or it is the head's client server on the
+        port this cluster gave it); only those whose line holds ``needle`` if given."""
         marks = [str(self.temp), f"{self.tag}-"]
+        client = f"--port={self._client_port}" if self._client_port is not None else None
         out = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
             try:
-                line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+                words = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
             except OSError:
                 continue
-            if any(m in line for m in marks) and (needle is None or needle in line):
+            line = " ".join(words)
+            ours = any(m in line for m in marks) or (client in words and "ray.util.client.server" in words)
+            if ours and (needle is None or needle in line):
                 out.append(int(entry.name))
         return out
 

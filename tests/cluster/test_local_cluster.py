@@ -29,6 +29,14 @@ subprocess.Popen(
     [sys.executable, "-c", "import time; time.sleep(600)", f"--node-name={name}"],
     start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
 )
+if "--head" in args:
+    # Ray's client server: an orphan whose command line names neither the
+    # temp dir nor a node, only the port it was given.
+    port = args[args.index("--ray-client-server-port") + 1]
+    subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(600)", "ray.util.client.server", f"--port={port}"],
+        start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
 if "--head" not in args:
     tries = state / "worker-starts"
     n = int(tries.read_text()) if tries.exists() else 0
@@ -100,3 +108,19 @@ def test_a_worker_that_fails_to_start_is_tried_again_and_the_head_keeps_running(
     finally:
         cluster.stop()
     assert _gone(cluster, f"{cluster.tag}-")
+
+
+def test_the_heads_client_server_is_ended_with_the_cluster(bench_cluster: ModuleType, fake_ray: Path) -> None:
+    # A local cluster's stop left Ray's client server running after every test session.
+    cluster = bench_cluster.LocalCluster(fake_ray, workers=0, tag="qflow-fake")
+    try:
+        needle = f"--port={cluster._client_port}"
+        deadline = time.monotonic() + 30
+        while not cluster.pids("ray.util.client.server"):
+            assert time.monotonic() < deadline, "the stand-in's client server never started"
+            time.sleep(0.05)
+        (server,) = cluster.pids("ray.util.client.server")
+        assert needle in Path(f"/proc/{server}/cmdline").read_bytes().decode().split("\0")
+    finally:
+        cluster.stop()
+    assert not bench_cluster._alive(server)  # by its pid: not through the marks under test
