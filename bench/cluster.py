@@ -205,10 +205,7 @@ class LocalCluster:
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
-            try:
-                words = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
-            except OSError:
-                continue
+            words = _words(int(entry.name))
             line = " ".join(words)
             ours = any(m in line for m in marks) or (client in words and "ray.util.client.server" in words)
             if ours and (needle is None or needle in line):
@@ -241,11 +238,16 @@ def _end(pids: set[int]) -> None:
             time.sleep(0.1)
 
 
-def _cmd(pid: int) -> str:
+def _words(pid: int) -> list[str]:
+    """``pid``'s command line, word by word (none once it is gone)."""
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")
     except OSError:
-        return ""
+        return []
+
+
+def _cmd(pid: int) -> str:
+    return " ".join(_words(pid))
 
 
 def _alive(pid: int) -> bool:

@@ -69,7 +69,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from . import zygote
@@ -410,10 +410,7 @@ class WarmPool:
 
     def _close_all(self, entries: list[tuple[Child, int, SlotPool]]) -> None:
         for child, _slot, _pool in entries:
-            # All killed first, so that they end together (at exit, the idle
-            # children): one that cannot be is killed again, and reaped, below.
-            with suppress(Exception):
-                child.kill()
+            child.kill()  # all first, so that they end together (at exit, the idle children)
         for child, slot, pool in entries:
             try:
                 child.close()
