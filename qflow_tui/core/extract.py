@@ -27,12 +27,31 @@ def _parses(code: str) -> bool:
     return True
 
 
-def _defines(code: str, name: str) -> bool:
-    try:
-        tree = pyparse.parse(code)
-    except SyntaxError:
-        return False
-    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree))
+class _Trees:
+    """Each text's parse, made once: :func:`extract_program` asks of one block
+    whether it parses, whether it defines the entry point, and then strips its
+    demo lines, and parsing was most of its time. The trees are only read."""
+
+    def __init__(self) -> None:
+        self._trees: dict[str, ast.Module | None] = {}
+
+    def tree(self, code: str) -> ast.Module | None:
+        """``code``'s module, or None when it does not parse."""
+        if code not in self._trees:
+            try:
+                self._trees[code] = pyparse.parse(code)
+            except SyntaxError:
+                self._trees[code] = None
+        return self._trees[code]
+
+    def parses(self, code: str) -> bool:
+        return self.tree(code) is not None
+
+    def defines(self, code: str, name: str) -> bool:
+        tree = self.tree(code)
+        if tree is None:
+            return False
+        return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name for n in ast.walk(tree))
 
 
 #: How a run takes its programs from the model's answers (see
@@ -70,19 +89,20 @@ def extract_program(text: str, entry_point: str) -> str:
     if extraction.get() == "raw":
         return text
     blocks = [body for lang, body in code_blocks(text) if lang in ("", "python", "py", "python3")]
+    trees = _Trees()
     if not entry_point:
         for body in reversed(blocks):
-            if _parses(body) and body.strip():
+            if trees.parses(body) and body.strip():
                 return _trim(body)
         return _trim(blocks[-1] if blocks else text)
     for body in reversed(blocks):
-        if _defines(body, entry_point):
-            return _strip_demo(body)
+        if trees.defines(body, entry_point):
+            return _strip_demo(body, trees.tree(body))
     for body in reversed(blocks):
-        if _parses(body) and body.strip():
-            return _strip_demo(body)
-    if _parses(text) and _defines(text, entry_point):
-        return _strip_demo(text)
+        if trees.parses(body) and body.strip():
+            return _strip_demo(body, trees.tree(body))
+    if trees.defines(text, entry_point):
+        return _strip_demo(text, trees.tree(text))
     return _trim(blocks[-1] if blocks else text)
 
 
@@ -106,13 +126,12 @@ def _trim(code: str) -> str:
     return "".join(lines).rstrip()
 
 
-def _strip_demo(code: str) -> str:
-    """Drop top-level asserts, prints and ``if __name__ == '__main__'`` blocks:
-    they would run at import time in the sandbox and are not part of the
-    solution. The other lines are kept as they are."""
-    try:
-        tree = pyparse.parse(code)
-    except SyntaxError:
+def _strip_demo(code: str, tree: ast.Module | None) -> str:
+    """Drop top-level asserts, prints and ``if __name__ == '__main__'`` blocks
+    (``tree`` is ``code``'s parse, None when it does not parse): they would
+    run at import time in the sandbox and are not part of the solution. The
+    other lines are kept as they are."""
+    if tree is None:
         return _trim(code)
     lines = source_lines(code)
     drop: set[int] = set()

@@ -203,3 +203,27 @@ def test_yes_no_reads_the_final_answer(reply, verdict):
 )
 def test_a_value_without_an_assert_is_read(reply, value):
     assert extract_value_only(reply) == value
+
+
+def test_extraction_parses_each_block_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a block parses, whether it defines the entry point and its demo
+    lines all come from one parse of it (parsing was most of the extraction)."""
+    from qflow_tui.core import pyparse
+
+    parsed: list[str] = []
+    real = pyparse.parse
+
+    def counting(source: str, mode: str = "exec") -> object:
+        parsed.append(source)
+        return real(source, mode)
+
+    monkeypatch.setattr(pyparse, "parse", counting)
+    answer = (
+        "First try:\n```python\ndef g(x):\n    return x\n```\n"
+        "Then:\n```python\ndef f(x):\n    return x + 1\n\nassert f(1) == 2\nprint(f(2))\n```\n"
+    )
+    assert extract_program(answer, "f") == "def f(x):\n    return x + 1"
+    assert len(parsed) == len(set(parsed)) == 1
+    parsed.clear()
+    assert extract_program(answer, "h") == "def f(x):\n    return x + 1"  # no block defines h: the last that parses
+    assert len(parsed) == len(set(parsed)) == 2
