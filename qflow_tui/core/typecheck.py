@@ -21,7 +21,7 @@ import sys
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union, cast
 
 from .safe_text import one_line
 
@@ -56,12 +56,15 @@ def _wanted(annotation: object) -> str:
     ``a list``, ``text or None`` (a container's items are checked, and named,
     one by one)."""
     origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
     if annotation in _WORDS:
         return _WORDS[annotation]
     if origin is Literal:
         return "one of " + ", ".join(repr(a) for a in typing.get_args(annotation))
     if origin in (Union, types.UnionType):
         return " or ".join(_wanted(a) for a in typing.get_args(annotation))
+    if origin is tuple and args and (len(args) != 2 or args[1] is not Ellipsis):
+        return f"a tuple of {len(args)}"
     if origin is not None and origin in _WORDS:
         return _WORDS[origin]
     if is_callable_type(annotation):
@@ -140,31 +143,79 @@ def type_problem(
     return found
 
 
+#: Each annotation's reading (what kind of check it asks for, its origin and
+#: arguments), by identity: a bench checks the same few annotations thousands
+#: of times, and reading them again was most of the check. Bounded (an
+#: annotation written inline, ``list[int]``, is a new object each time).
+_PLANS: dict[int, tuple[object, str, object, tuple[object, ...]]] = {}
+_MAX_PLANS = 4096
+
+
+def _plan(annotation: object) -> tuple[str, object, tuple[object, ...]]:
+    """What :func:`_mismatch` checks for ``annotation``: its kind, origin and arguments."""
+    got = _PLANS.get(id(annotation))
+    if got is not None and got[0] is annotation:
+        return got[1], got[2], got[3]
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    kind = "unknown"  # an annotation this checker does not know: not checked
+    if annotation is Any or annotation is object or isinstance(annotation, TypeVar):
+        kind = "any"
+    elif origin is Literal:
+        kind = "literal"
+    elif origin in (Union, types.UnionType):
+        kind = "union"
+    elif annotation is type(None) or annotation is None:
+        kind = "none"
+    elif annotation is float:
+        kind = "float"
+    elif annotation is int:
+        kind = "int"
+    elif is_callable_type(annotation):
+        kind = "callable"
+    elif origin in (tuple, list, frozenset, set):
+        kind = "items"
+    elif origin is dict:
+        kind = "dict"
+    elif origin is not None and isinstance(origin, type):
+        kind = "origin"
+    elif typing.is_typeddict(annotation):
+        kind = "typeddict"
+    elif isinstance(annotation, type):
+        kind = "dataclass" if dataclasses.is_dataclass(annotation) else "class"
+    if len(_PLANS) >= _MAX_PLANS:
+        _PLANS.clear()
+    _PLANS[id(annotation)] = (annotation, kind, origin, args)
+    return kind, origin, args
+
+
 def _mismatch(
     value: object, annotation: object, where: str, names: Mapping[str, object] | None, depth: int
 ) -> str | _Wrong | None:
     """:func:`type_problem`'s work: ``_WRONG`` where ``value`` itself is not of
-    the type (its words are made only then: most values checked are right)."""
-    if depth > 20 or annotation is Any or annotation is object or isinstance(annotation, TypeVar):
+    the type (its words are made only then: most values checked are right;
+    so is an item's path, made only for the item that is wrong)."""
+    if depth > 20:
         return None
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin is Literal:
+    kind, origin, args = _plan(annotation)
+    if kind == "any" or kind == "unknown":
+        return None
+    if kind == "literal":
         return None if any(value == a and type(value) is type(a) for a in args) else _WRONG
-    if origin in (Union, types.UnionType):
+    if kind == "union":
         if any(_mismatch(value, a, where, names, depth + 1) is None for a in args):
             return None
         return _WRONG
-    if annotation is type(None) or annotation is None:
+    if kind == "none":
         return None if value is None else _WRONG
-    if annotation is float:
+    if kind == "float":
         return None if isinstance(value, (int, float)) and not isinstance(value, bool) else _WRONG
-    if annotation is int:
+    if kind == "int":
         return None if isinstance(value, int) and not isinstance(value, bool) else _WRONG
-    if is_callable_type(annotation):
+    if kind == "callable":
         return None if callable(value) else _WRONG
-    if origin in (tuple, list, frozenset, set):
-        if not isinstance(value, origin):
+    if kind == "items":
+        if not isinstance(value, (tuple, list, frozenset, set)) or not isinstance(value, cast(type, origin)):
             return _WRONG
         items = list(value)
         if origin is tuple and args and (len(args) != 2 or args[1] is not Ellipsis):
@@ -173,33 +224,29 @@ def _mismatch(
             kinds = list(args)
         else:
             kinds = [args[0] if args else Any] * len(items)
-        for i, (item, kind) in enumerate(zip(items, kinds, strict=True)):
-            problem = type_problem(item, kind, f"{where}[{i}]", names, depth + 1)
-            if problem:
-                return problem
+        for i, (item, item_type) in enumerate(zip(items, kinds, strict=True)):
+            if _mismatch(item, item_type, where, names, depth + 1) is not None:
+                return type_problem(item, item_type, f"{where}[{i}]", names, depth + 1)
         return None
-    if origin is dict:
+    if kind == "dict":
         if not isinstance(value, dict):
             return _WRONG
         key_type, value_type = args if len(args) == 2 else (Any, Any)
         for k, v in value.items():
-            problem = type_problem(k, key_type, f"{where} key", names, depth + 1) or type_problem(
-                v, value_type, f"{where}[{one_line(repr(k), 40)}]", names, depth + 1
-            )
-            if problem:
-                return problem
+            if _mismatch(k, key_type, where, names, depth + 1) is not None:
+                return type_problem(k, key_type, f"{where} key", names, depth + 1)
+            if _mismatch(v, value_type, where, names, depth + 1) is not None:
+                return type_problem(v, value_type, f"{where}[{one_line(repr(k), 40)}]", names, depth + 1)
         return None
-    if origin is not None and isinstance(origin, type):
-        return None if isinstance(value, origin) else _WRONG
-    if typing.is_typeddict(annotation):
+    if kind == "origin":
+        return None if isinstance(value, cast(type, origin)) else _WRONG
+    if kind == "typeddict":
         return keys_problem(value, annotation, where, names, depth + 1)
-    if isinstance(annotation, type):
-        if not isinstance(value, annotation):
-            return _WRONG
-        if dataclasses.is_dataclass(annotation):
-            return fields_problem(value, names, where, depth + 1)
-        return None
-    return None  # an annotation this checker does not know: not checked
+    if not isinstance(value, cast(type, annotation)):
+        return _WRONG
+    if kind == "dataclass":
+        return fields_problem(value, names, where, depth + 1)
+    return None
 
 
 def keys_problem(
@@ -210,32 +257,31 @@ def keys_problem(
     None. Keys the shape does not name are not checked."""
     if not isinstance(value, dict):
         return f"{where or 'it'} is {_described(value)}, not a dict"
-    hints = _typed_dict_hints(shape)
+    required, hints = _typed_dict_hints(shape)
     prefix = f"{where}." if where else ""
-    required: frozenset[str] = getattr(shape, "__required_keys__")  # noqa: B009 (a TypedDict's, unknown to object)
-    for key in sorted(required):
+    for key in required:
         if key not in value:
             return f"{prefix}{key} is missing"
-    for key, annotation in hints.items():
-        if key in value:
-            problem = type_problem(value[key], _unrequired(annotation), f"{prefix}{key}", names, depth)
-            if problem:
-                return problem
+    for key, annotation in hints:
+        if key in value and _mismatch(value[key], annotation, where, names, depth) is not None:
+            return type_problem(value[key], annotation, f"{prefix}{key}", names, depth)
     return None
 
 
-#: Each TypedDict's resolved annotations: a results line checks the same
-#: shapes 164 times a bench, and resolving them was most of the check.
-_SHAPES: dict[int, tuple[object, dict[str, object]]] = {}
+#: Each TypedDict's required keys (sorted) and resolved annotations (without
+#: ``Required``/``NotRequired``): a results line checks the same shapes 164
+#: times a bench, and resolving them was most of the check.
+_SHAPES: dict[int, tuple[object, list[str], list[tuple[str, object]]]] = {}
 
 
-def _typed_dict_hints(shape: object) -> dict[str, object]:
+def _typed_dict_hints(shape: object) -> tuple[list[str], list[tuple[str, object]]]:
     cached = _SHAPES.get(id(shape))
     if cached is not None and cached[0] is shape:
-        return cached[1]
-    hints = typing.get_type_hints(shape)
-    _SHAPES[id(shape)] = (shape, hints)
-    return hints
+        return cached[1], cached[2]
+    required: frozenset[str] = getattr(shape, "__required_keys__")  # noqa: B009 (a TypedDict's, unknown to object)
+    hints = [(key, _unrequired(annotation)) for key, annotation in typing.get_type_hints(shape).items()]
+    _SHAPES[id(shape)] = (shape, sorted(required), hints)
+    return sorted(required), hints
 
 
 def _unrequired(annotation: object) -> object:

@@ -231,8 +231,24 @@ def _number(value: object) -> float:
     return value
 
 
+def _has_not_finite(value: object, depth: int = 0) -> bool:
+    """Whether ``value`` holds a float that is not finite anywhere (a line's
+    every number is looked at: where it sits is worked out only for one)."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(value, dict):
+        return any(_has_not_finite(item, depth + 1) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_not_finite(item, depth + 1) for item in value)
+    return False
+
+
 def _not_finite(value: object, where: str, depth: int = 0) -> str | None:
     """Where in ``value`` a float that is not finite sits (JSON has none), or None."""
+    if depth == 0 and not _has_not_finite(value):
+        return None
     if isinstance(value, float):
         return None if math.isfinite(value) else (where or "it")
     if depth > MAX_DEPTH:
