@@ -514,17 +514,24 @@ class RunState:
                 self.first_ts = event.ts
             self.last_ts = event.ts
         self.last_seq = max(self.last_seq, event.seq)
-        handler = next((_HANDLERS[c] for c in type(event).__mro__ if c in _HANDLERS), None)
+        kind = type(event)
+        handler = _HANDLER_OF[kind] if kind in _HANDLER_OF else _handler_of(kind)
         if handler is not None:
             handler(self, event)
-        for piece in self._folding(type(event)):
+        for piece in self._folding(kind):
             piece.apply(self, event)
 
     def _folding(self, kind: type[ev.Event]) -> list[StatePiece]:
         """The pieces that fold events of class ``kind``, in registration order."""
         folds = self._folds.get(kind)
         if folds is None:
-            folds = self._folds[kind] = [p for p in self._pieces.values() if any(issubclass(kind, c) for c in p.events)]
+            # Which kinds of piece fold it depends only on the classes: worked
+            # out once a process, not once a run (a bench makes a state a problem).
+            kinds = tuple(self._pieces)
+            which = _FOLDERS.get((kind, kinds))
+            if which is None:
+                which = _FOLDERS[(kind, kinds)] = tuple(k for k in kinds if any(issubclass(kind, c) for c in k.events))
+            folds = self._folds[kind] = [self._pieces[k] for k in which]
         return folds
 
     def piece(self, kind: type[P]) -> P:
@@ -754,3 +761,17 @@ _HANDLERS: dict[type[ev.Event], Callable[[RunState, Any], None]] = {
     ev.RunFinished: RunState._on_run_finished,
     ev.RunFailed: RunState._on_run_failed,
 }
+
+
+#: Each event class's handler in :data:`_HANDLERS` (its own or its nearest
+#: base's), found once a process.
+_HANDLER_OF: dict[type[ev.Event], Callable[[RunState, Any], None] | None] = {}
+#: For an event class and the kinds of piece a state has (in order): the kinds
+#: that fold it (see :meth:`RunState._folding`).
+_FOLDERS: dict[tuple[type[ev.Event], tuple[type[StatePiece], ...]], tuple[type[StatePiece], ...]] = {}
+
+
+def _handler_of(kind: type[ev.Event]) -> Callable[[RunState, Any], None] | None:
+    handler = next((_HANDLERS[c] for c in kind.__mro__ if c in _HANDLERS), None)
+    _HANDLER_OF[kind] = handler
+    return handler
