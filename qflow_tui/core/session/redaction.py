@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 
 #: Environment variables whose values must never be written anywhere.
 SECRET_ENV_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AZURE_OPENAI_API_KEY")
@@ -16,13 +17,18 @@ _KEY_SHAPES = re.compile(r"\bsk-(?:ant-)?[A-Za-z0-9_\-]{32,}")
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/\s:@\"]+:[^/\s@\"]+@")
 
 
-def secret_values(env: dict[str, str] | None = None) -> list[str]:
-    env = dict(os.environ) if env is None else env
-    values = []
-    for name, value in env.items():
-        if (name in SECRET_ENV_VARS or _SECRET_NAME_RE.search(name)) and len(value) >= 8:
-            values.append(value)
-    return sorted(set(values), key=len, reverse=True)
+def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
+    """The values of ``env``'s secret variables (``os.environ`` by default),
+    longest first. Only the names are read to choose them: a copy of the whole
+    environment was most of a bench session's start."""
+    source: Mapping[str, str] = os.environ if env is None else env
+    values = set()
+    for name in list(source):
+        if name in SECRET_ENV_VARS or _SECRET_NAME_RE.search(name):
+            value = source.get(name, "")
+            if len(value) >= 8:
+                values.add(value)
+    return sorted(values, key=len, reverse=True)
 
 
 def redact(text: str, values: list[str]) -> str:
