@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping
-from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit, urlunsplit
 
 from ..safe_text import one_line
@@ -85,6 +84,10 @@ def retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) 
         return max(0.0, float(raw))
     except ValueError:
         pass
+    # Imported here: the email package is 10 ms of every start, and only a
+    # provider's Retry-After with a date (seldom) needs it.
+    from email.utils import parsedate_to_datetime
+
     try:
         when = parsedate_to_datetime(raw).timestamp()
     except (TypeError, ValueError, IndexError):
