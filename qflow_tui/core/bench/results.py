@@ -221,7 +221,7 @@ def counts_problem(record: ResultLine) -> str | None:
         problem = number_problem(value, where, largest)
         if problem:
             return problem
-    place = _not_finite(record, "")
+    place = _not_finite(record)
     return f"{place} is not a finite number" if place is not None else None
 
 
@@ -231,26 +231,12 @@ def _number(value: object) -> float:
     return value
 
 
-def _has_not_finite(value: object, depth: int = 0) -> bool:
-    """Whether ``value`` holds a float that is not finite anywhere (a line's
-    every number is looked at: where it sits is worked out only for one)."""
+def _not_finite_keys(value: object, depth: int = 0) -> list[object] | None:
+    """The keys, innermost first, down to a float in ``value`` that is not
+    finite (JSON has none), or None. One walk over a line's every number; the
+    keys are gathered only on the way back up from one that is found."""
     if isinstance(value, float):
-        return not math.isfinite(value)
-    if depth > MAX_DEPTH:
-        return False
-    if isinstance(value, dict):
-        return any(_has_not_finite(item, depth + 1) for item in value.values())
-    if isinstance(value, list):
-        return any(_has_not_finite(item, depth + 1) for item in value)
-    return False
-
-
-def _not_finite(value: object, where: str, depth: int = 0) -> str | None:
-    """Where in ``value`` a float that is not finite sits (JSON has none), or None."""
-    if depth == 0 and not _has_not_finite(value):
-        return None
-    if isinstance(value, float):
-        return None if math.isfinite(value) else (where or "it")
+        return None if math.isfinite(value) else []
     if depth > MAX_DEPTH:
         return None
     items: Iterable[tuple[object, object]]
@@ -261,11 +247,24 @@ def _not_finite(value: object, where: str, depth: int = 0) -> str | None:
     else:
         return None
     for key, item in items:
-        step = f"[{one_line(repr(key), 40)}]"
-        found = _not_finite(item, f"{where}{step}" if where or not isinstance(key, str) else key, depth + 1)
+        found = _not_finite_keys(item, depth + 1)
         if found is not None:
+            found.append(key)
             return found
     return None
+
+
+def _not_finite(value: object) -> str | None:
+    """Where in ``value`` a float that is not finite sits, as a path a user
+    reads (``checks[3].seconds``), or None."""
+    keys = _not_finite_keys(value)
+    if keys is None:
+        return None
+    where = ""
+    for key in reversed(keys):
+        step = f"[{one_line(repr(key), 40)}]"
+        where = f"{where}{step}" if where or not isinstance(key, str) else key
+    return where or "it"
 
 
 class _NotJsonNumber(ValueError):
