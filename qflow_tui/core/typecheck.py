@@ -20,7 +20,7 @@ import dataclasses
 import sys
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Literal, TypeVar, Union, cast
 
 from .safe_text import one_line
@@ -57,12 +57,13 @@ def _wanted(annotation: object) -> str:
     one by one)."""
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
-    if annotation in _WORDS:
-        return _WORDS[annotation]
+    words = _WORDS.get(annotation) if isinstance(annotation, type) else None  # ``Literal[[1]]`` cannot be a key
+    if words is not None:
+        return words
     if origin is Literal:
-        return "one of " + ", ".join(repr(a) for a in typing.get_args(annotation))
+        return "one of " + ", ".join(repr(a) for a in args)
     if origin in (Union, types.UnionType):
-        return " or ".join(_wanted(a) for a in typing.get_args(annotation))
+        return " or ".join(_wanted(a) for a in args)
     if origin is tuple and args and (len(args) != 2 or args[1] is not Ellipsis):
         return f"a tuple of {len(args)}"
     if origin is not None and origin in _WORDS:
@@ -144,18 +145,29 @@ def type_problem(
 
 
 #: Each annotation's reading (what kind of check it asks for, its origin and
-#: arguments), by identity: a bench checks the same few annotations thousands
-#: of times, and reading them again was most of the check. Bounded (an
-#: annotation written inline, ``list[int]``, is a new object each time).
-_PLANS: dict[int, tuple[object, str, object, tuple[object, ...]]] = {}
+#: arguments), keyed by the annotation itself (as session.reader's checkers
+#: are): a bench checks the same few annotations thousands of times, and
+#: reading them again was most of the check. Bounded: an annotation written
+#: inline is a new object each time, though an equal one finds its entry.
+_PLANS: dict[object, tuple[str, object, tuple[object, ...]]] = {}
 _MAX_PLANS = 4096
 
 
 def _plan(annotation: object) -> tuple[str, object, tuple[object, ...]]:
     """What :func:`_mismatch` checks for ``annotation``: its kind, origin and arguments."""
-    got = _PLANS.get(id(annotation))
-    if got is not None and got[0] is annotation:
-        return got[1], got[2], got[3]
+    try:
+        got = _PLANS.get(annotation)
+    except TypeError:  # an annotation that cannot be a key (``Literal[[1]]``): read each time
+        return _read_plan(annotation)
+    if got is None:
+        got = _read_plan(annotation)
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[annotation] = got
+    return got
+
+
+def _read_plan(annotation: object) -> tuple[str, object, tuple[object, ...]]:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     kind = "unknown"  # an annotation this checker does not know: not checked
@@ -183,9 +195,6 @@ def _plan(annotation: object) -> tuple[str, object, tuple[object, ...]]:
         kind = "typeddict"
     elif isinstance(annotation, type):
         kind = "dataclass" if dataclasses.is_dataclass(annotation) else "class"
-    if len(_PLANS) >= _MAX_PLANS:
-        _PLANS.clear()
-    _PLANS[id(annotation)] = (annotation, kind, origin, args)
     return kind, origin, args
 
 
@@ -215,7 +224,7 @@ def _mismatch(
     if kind == "callable":
         return None if callable(value) else _WRONG
     if kind == "items":
-        if not isinstance(value, (tuple, list, frozenset, set)) or not isinstance(value, cast(type, origin)):
+        if not isinstance(value, cast("type[Collection[object]]", origin)):
             return _WRONG
         items = list(value)
         if origin is tuple and args and (len(args) != 2 or args[1] is not Ellipsis):
@@ -276,12 +285,12 @@ _SHAPES: dict[int, tuple[object, list[str], list[tuple[str, object]]]] = {}
 
 def _typed_dict_hints(shape: object) -> tuple[list[str], list[tuple[str, object]]]:
     cached = _SHAPES.get(id(shape))
-    if cached is not None and cached[0] is shape:
-        return cached[1], cached[2]
-    required: frozenset[str] = getattr(shape, "__required_keys__")  # noqa: B009 (a TypedDict's, unknown to object)
-    hints = [(key, _unrequired(annotation)) for key, annotation in typing.get_type_hints(shape).items()]
-    _SHAPES[id(shape)] = (shape, sorted(required), hints)
-    return sorted(required), hints
+    if cached is None or cached[0] is not shape:
+        required: frozenset[str] = getattr(shape, "__required_keys__")  # noqa: B009 (a TypedDict's, unknown to object)
+        hints = [(key, _unrequired(annotation)) for key, annotation in typing.get_type_hints(shape).items()]
+        cached = (shape, sorted(required), hints)
+        _SHAPES[id(shape)] = cached
+    return cached[1], cached[2]
 
 
 def _unrequired(annotation: object) -> object:

@@ -56,8 +56,21 @@ def test_literals_and_unions_say_what_they_accept() -> None:
     assert type_problem(None, int | None, "n") is None
 
 
-def test_annotations_made_afresh_each_time_do_not_grow_the_plans_past_their_bound() -> None:
+def test_many_distinct_annotations_do_not_grow_the_plans_past_their_bound() -> None:
     for i in range(typecheck._MAX_PLANS + 50):
-        assert type_problem([i], list[int], "x") is None  # a new list[int] object each time
+        assert type_problem(i, Literal[i], "x") is None  # a distinct annotation each time
     assert len(typecheck._PLANS) <= typecheck._MAX_PLANS
     assert type_problem(["a"], list[int], "x") == "x[0] is 'a' (a str), not a whole number"
+
+
+def test_an_annotation_made_afresh_finds_the_plan_of_an_equal_one() -> None:
+    typecheck._PLANS.clear()
+    for i in range(10):
+        assert type_problem([i], list[int], "x") is None  # a new, equal list[int] object each time
+    assert len(typecheck._PLANS) == 2  # list[int] and int
+
+
+def test_an_annotation_that_cannot_be_a_key_is_still_checked() -> None:
+    unhashable = Literal[[1]]  # type: ignore[valid-type]  # Literal takes any value at run time
+    assert type_problem([1], unhashable, "x") is None
+    assert type_problem([2], unhashable, "x") == "x is a list, not one of [1]"
