@@ -72,3 +72,26 @@ def test_a_batch_stands_for_its_parts_numbered_on():
     # A malformed batch is one request, answered as a malformed one.
     assert modes._unbatched({"i": 3, "batch": "x"}) == [{"i": 3}]
     assert modes._unbatched({"i": "3", "batch": [{"src": ["1"]}]}) == [{"i": "3"}]
+
+
+def test_a_relayed_call_is_written_when_it_is_sent(monkeypatch):
+    # A check that calls the candidate in a loop (HumanEval 38, 50, 53) relays
+    # each call on its own: a line written only at the next poll cost every
+    # call two more wake-ups of the app's relay. Each small line is in the pipe
+    # when send returns.
+    left: list[int] = []
+    send = watchdog.Child.send
+
+    def spy(self, obj, tail=b"", *, answers=1):
+        send(self, obj, tail, answers=answers)
+        if obj.get("k") in ("ret", "exc") or ("fn" in obj and "a" in obj):
+            left.append(len(self._out))
+
+    monkeypatch.setattr(watchdog.Child, "send", spy)
+    check = (
+        "def check(candidate):\n    for i in range(5):\n        x = i * 2\n        assert candidate(x) == [x, i + 1]\n"
+    )
+    r = make("auto").run_check_sync(COUNTER, check, "f")
+    assert r.results[0].status == "pass", r.to_dict()
+    assert len(left) == 10, left  # five calls into the program, five answers to the oracle
+    assert left == [0] * 10

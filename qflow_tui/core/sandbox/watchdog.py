@@ -264,10 +264,11 @@ class Child:
 
     # ---------------------------------------------------------------- sending
     def send(self, obj: Mapping[str, object], tail: bytes = b"", *, answers: int = 1) -> None:
-        """Queue one request line, and ``tail``'s bytes right after it (the
-        raw values or records its line announces, see ``protocol``); written
-        while ``receive`` waits. ``answers``: how many answers the line asks
-        for (a batch's, one per part)."""
+        """Write one request line, and ``tail``'s bytes right after it (the
+        raw values or records its line announces, see ``protocol``): now as
+        far as the pipe takes them, the rest while ``receive`` waits.
+        ``answers``: how many answers the line asks for (a batch's, one per
+        part)."""
         if not self.end:
             if self.clock is not None and isinstance(obj, dict) and "i" in obj:
                 if self._pending == 0:
@@ -276,9 +277,15 @@ class Child:
                     # that writes it counts itself) is the transport's.
                     self._sending = thread_times()
                 self._pending += answers
+            if self.clock is not None and self._sending is None:
+                self._sending = thread_times()  # writing it is the transport's work too
             self._out += encode_line(obj)
             self._out += tail
             self._want_write()
+            if self._writing:
+                # At once, as far as the pipe takes it (the rest when ``receive``
+                # polls): a poll cycle to write each line cost the relay a wake-up.
+                self._write()
 
     # ------------------------------------------------------------- own time
     def attach_clock(self, guardian: int | None = None) -> None:
