@@ -280,17 +280,16 @@ def keys_problem(
 #: Each TypedDict's required keys (sorted) and resolved annotations (without
 #: ``Required``/``NotRequired``): a results line checks the same shapes 164
 #: times a bench, and resolving them was most of the check.
-_SHAPES: dict[int, tuple[object, list[str], list[tuple[str, object]]]] = {}
+_SHAPES: dict[object, tuple[list[str], list[tuple[str, object]]]] = {}
 
 
 def _typed_dict_hints(shape: object) -> tuple[list[str], list[tuple[str, object]]]:
-    cached = _SHAPES.get(id(shape))
-    if cached is None or cached[0] is not shape:
+    cached = _SHAPES.get(shape)  # a TypedDict class: hashed by identity, as _PLANS' classes are
+    if cached is None:
         required: frozenset[str] = getattr(shape, "__required_keys__")  # noqa: B009 (a TypedDict's, unknown to object)
         hints = [(key, _unrequired(annotation)) for key, annotation in typing.get_type_hints(shape).items()]
-        cached = (shape, sorted(required), hints)
-        _SHAPES[id(shape)] = cached
-    return cached[1], cached[2]
+        cached = _SHAPES[shape] = (sorted(required), hints)
+    return cached
 
 
 def _unrequired(annotation: object) -> object:

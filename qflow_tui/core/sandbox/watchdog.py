@@ -204,9 +204,7 @@ class Child:
         if not self.started:
             self.started = True
             self.charge = str(job.get("charge") or "own")
-            self.send(self._job_part(job))
-            if self._writing:
-                self._write()
+            self.send(self._job_part(job))  # written at once: a warm child loads while no one waits
 
     def _job_part(self, job: Job) -> Job:
         """The job without its boot part, as the child is to get it now. A uid
@@ -273,12 +271,12 @@ class Child:
             if self.clock is not None and isinstance(obj, dict) and "i" in obj:
                 if self._pending == 0:
                     self._mark = self._new_mark()  # an idle program starts on it now
-                    # The app's work until the request is written (the cycle
-                    # that writes it counts itself) is the transport's.
-                    self._sending = thread_times()
+                    self._sending = None  # the interval's transport starts after its mark
                 self._pending += answers
             if self.clock is not None and self._sending is None:
-                self._sending = thread_times()  # writing it is the transport's work too
+                # The app's work from here until its next poll (writing this
+                # line included) is the transport's, not the program's.
+                self._sending = thread_times()
             self._out += encode_line(obj)
             self._out += tail
             self._want_write()
