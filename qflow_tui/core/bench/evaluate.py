@@ -24,7 +24,7 @@ import hashlib
 import math
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -210,7 +210,12 @@ class Verdict:
     """That rule's limit, in seconds."""
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """Its fields by name (each a scalar, so ``asdict``'s deep copy of
+        each was work for nothing, once per run of a bench)."""
+        return {name: getattr(self, name) for name in _VERDICT_FIELDS}
+
+
+_VERDICT_FIELDS = tuple(f.name for f in fields(Verdict))
 
 
 def _verdict(report: SandboxReport) -> Verdict:

@@ -148,7 +148,9 @@ class ProgramClock:
             self.usable = True
         except OSError:
             self.usable = False
-        if self.usable and self.sample() is None:
+        self.first = self.sample() if self.usable else None
+        """The program as first read (the owner's first interval begins there)."""
+        if self.first is None:
             self.usable = False
 
     def _tasks(self) -> tuple[list[int], float] | None:

@@ -21,6 +21,7 @@ Each layer is verified by starting a real child, not only by looking for files.
 
 from __future__ import annotations
 
+import functools
 import grp
 import json
 import os
@@ -31,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..jsontypes import JSONObject
 from . import cgroups
@@ -84,6 +85,23 @@ class Isolation:
     """Why a layer is missing, one line each."""
     found: dict[str, str] = field(default_factory=dict, compare=False)
     """What each layer found, for ``qflow doctor``."""
+
+    def __hash__(self) -> int:
+        """The hash of the fields it is compared by, worked out once: an
+        isolation is part of every warm child's kind, hashed at each look
+        into the pool (thousands a bench), and never changes."""
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash(tuple(getattr(self, f.name) for f in fields(self) if f.compare))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    def __getstate__(self) -> dict[str, object]:
+        """Its fields without the kept hash: a string's hash differs from one
+        process to the next, so a copy in another process works out its own."""
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
 
     def uid_for(self, slot: int) -> int | None:
         """The uid of ``slot`` for this app process (computed per call, so a
@@ -256,9 +274,13 @@ def _prefix(interpreter: str) -> str:
     return os.path.dirname(os.path.dirname(os.path.realpath(interpreter)))
 
 
+@functools.lru_cache(maxsize=16)
 def _binds(interpreter: str, packages: tuple[str, ...]) -> tuple[str, ...]:
     """What bwrap binds read-only besides the system directories: the
-    interpreter's prefix and the package directories, when outside /usr."""
+    interpreter's prefix and the package directories, when outside /usr.
+    Worked out once per interpreter and packages: resolving the interpreter's
+    links is a walk of its path, and every child of a bench was launched
+    with it (detection, which finds the packages, is cached the same way)."""
     extra = [_prefix(interpreter), *packages]
     return tuple(dict.fromkeys(d for d in extra if d != "/usr" and not d.startswith("/usr/")))
 

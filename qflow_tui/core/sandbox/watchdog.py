@@ -301,7 +301,7 @@ class Child:
         clock = ProgramClock(pid, guardian, counters)
         if clock.usable:
             self.clock = clock
-            self._mark = self._new_mark()
+            self._mark = self._new_mark(clock.first)  # read a moment ago: not read again
 
     def _host_pid(self, inside: object) -> int | None:
         """The host's pid of the harness that said hello with pid ``inside``
@@ -317,16 +317,20 @@ class Child:
                 return pid
         return None
 
-    def _new_mark(self) -> _Mark:
-        """Where an interval begins: now, its CPU floor counting from where
-        the last interval's ended (see ``_cpu_base``)."""
+    def _new_mark(self, sample: Sample | None = None) -> _Mark:
+        """Where an interval begins: now (or at ``sample``, the clock's
+        latest reading), its CPU floor counting from where the last
+        interval's ended (see ``_cpu_base``)."""
         assert self.clock is not None
-        sample = self.clock.sample()
+        if sample is None:
+            sample = self.clock.sample()
+            self._looked = time.monotonic()
+        else:
+            self._looked = sample.at  # the interval's wall clock starts where its CPU count does
         if sample is not None:
             if self._cpu_base is None:
                 self._cpu_base = sample.cpu
             sample = replace(sample, cpu=min(sample.cpu, self._cpu_base))
-        self._looked = time.monotonic()
         return _Mark(self._looked, sample, self._relay)
 
     def _own_since(self, mark: _Mark) -> tuple[float, _Mark]:

@@ -1,0 +1,100 @@
+"""What a bench used to work out again for every run, now worked out once:
+each cut keeps what the thing means (a bench runs 164 of them, and the app's
+one interpreter lock bounds it; docs/performance.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+
+from sbhelpers import make
+
+from qflow_tui.core.bench.evaluate import Verdict
+from qflow_tui.core.sandbox import clock, isolation, watchdog
+from qflow_tui.core.sandbox.protocol import encode_line, parse_line
+
+
+def _isolation() -> isolation.Isolation:
+    return isolation.Isolation(
+        layers=frozenset({"bwrap"}),
+        label="bwrap",
+        interpreter="/usr/bin/python3",
+        bwrap="/usr/bin/bwrap",
+        seccomp_path=None,
+        uid_base=None,
+        slots=4,
+        network_blocked=True,
+        packages=("/opt/site",),
+    )
+
+
+def test_an_isolation_hashes_as_it_compares_and_a_copy_works_out_its_own_hash():
+    iso = _isolation()
+    found_differs = dataclasses.replace(iso, found={"bwrap": "found"})
+    assert iso == found_differs and hash(iso) == hash(found_differs)  # `found` is not compared
+    other = dataclasses.replace(iso, slots=5)
+    assert iso != other and hash(iso) != hash(other)
+    hash(iso)
+    assert "_hash" not in iso.__getstate__()  # a string's hash differs in another process
+    copy = pickle.loads(pickle.dumps(iso))
+    assert copy == iso and hash(copy) == hash(iso)
+
+
+def test_an_isolation_resolves_its_interpreter_once(monkeypatch):
+    seen: list[str] = []
+    real = os.path.realpath
+
+    def counting(path: str) -> str:
+        seen.append(path)
+        return real(path)
+
+    isolation._binds.cache_clear()
+    monkeypatch.setattr(isolation.os.path, "realpath", counting)
+    iso = _isolation()
+    first = iso.launch(0)
+    assert iso.launch(1).bind_ro == first.bind_ro == ("/opt/site",)  # the prefix /usr is bound anyway
+    assert seen == ["/usr/bin/python3"]
+    isolation._binds.cache_clear()
+
+
+def test_a_verdict_as_a_dict_is_what_asdict_makes():
+    verdict = Verdict(False, "timeout", "took too long", 1.5, True, False, 0.9, 1.0)
+    assert verdict.to_dict() == dataclasses.asdict(verdict)
+    assert list(verdict.to_dict()) == [f.name for f in dataclasses.fields(Verdict)]
+
+
+def test_a_line_is_one_json_object_in_utf8_or_nothing():
+    line = encode_line({"k": "ret", "c": 3, "v": ["é", 1.5]})
+    assert line.endswith(b"\n") and b" " not in line
+    assert parse_line(line) == {"k": "ret", "c": 3, "v": ["é", 1.5]}
+    assert parse_line(b"[1, 2]\n") is None  # not an object
+    assert parse_line(b"{bad\n") is None
+    assert parse_line(b'{"k": "\xff"}\n') is None  # not UTF-8
+    assert parse_line(b"[" * 100_000 + b"]" * 100_000) is None  # nesting too deep
+
+
+def test_a_programs_clock_is_read_once_as_its_first_interval_begins(monkeypatch):
+    reads: list[int] = []
+    sample = clock.ProgramClock.sample
+
+    def counting(self: clock.ProgramClock) -> clock.Sample | None:
+        reads.append(self.pid)
+        return sample(self)
+
+    attach = watchdog.Child.attach_clock
+    per_attach: list[int] = []
+
+    def attaching(self: watchdog.Child, guardian: int | None = None) -> None:
+        before = len(reads)
+        attach(self, guardian)
+        if self.clock is not None:
+            per_attach.append(len(reads) - before)
+            assert self._mark is not None and self._mark.sample is not None
+            assert self._mark.at == self._mark.sample.at  # its wall clock starts where its CPU count does
+
+    monkeypatch.setattr(clock.ProgramClock, "sample", counting)
+    monkeypatch.setattr(watchdog.Child, "attach_clock", attaching)
+    r = make("auto").run_tests_sync("def f(x):\n    return x\n", ["assert f(1) == 1"], entry_point="f")
+    assert r.all_passed, r.to_dict()
+    assert per_attach and set(per_attach) == {1}
