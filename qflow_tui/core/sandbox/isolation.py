@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, fields
 
 from ..jsontypes import JSONObject
 from . import cgroups
-from .config import ISOLATION_ENV, LAYERS, parse_layers
+from .config import FORKS_FIND_LOADED, ISOLATION_ENV, LAYERS, parse_layers
 from .harness.wire import Job
 from .launch import LANDLOCK_READ, Launch, SandboxUnavailable, child_env, compiled_harness
 from .watchdog import BOOT_TIMEOUT, Child
@@ -110,7 +110,9 @@ class Isolation:
             return None
         return process_uid_block(self.uid_base) + slot
 
-    def launch(self, slot: int, disk_mb: int = 64, cgroup: bool = True, preload: tuple[str, ...] = ()) -> Launch:
+    def launch(
+        self, slot: int, disk_mb: int = 64, cgroup: bool = True, preload: tuple[str, ...] = FORKS_FIND_LOADED
+    ) -> Launch:
         uid = self.uid_for(slot)
         bind = _binds(self.interpreter, self.packages) if self.bwrap else ()
         return Launch(

@@ -138,7 +138,7 @@ def probe_all(sb: Sandbox, on_result: Callable[[ProbeResult], None] | None = Non
     ``zygote``), so it is waited for first. ``on_result`` is given each
     result as soon as its probe ends (``qflow doctor`` prints it then)."""
     if sb.details.bwrap is not None:
-        zygote.wait_ready(sb.details.launch(0))
+        zygote.wait_ready(sb.details.launch(0, preload=sb.config.preload))
     claims = sb.protects()
     out: list[ProbeResult] = []
     app = os.getpid()

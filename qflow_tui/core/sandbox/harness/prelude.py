@@ -67,6 +67,7 @@ import binascii
 import builtins
 import errno
 import functools as _functools
+import gc
 import marshal
 import math
 import operator as _operator

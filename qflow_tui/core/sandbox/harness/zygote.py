@@ -10,6 +10,7 @@ from .prelude import (
     _os_exit,
     _os_read,
     _os_write,
+    gc,
     os,
     signal,
     sys,
@@ -165,6 +166,10 @@ def _zy_fork(sys_, request, fds):
     """The fork of the zygote (never returns): namespaces, then pid 1 of the
     new pid namespace, which starts the program's process and reports how it
     ended on the status socket."""
+    # What the zygote made is the fork's to read, not to collect: frozen, the
+    # fork's collections never walk it (walking writes each object's header,
+    # and each page written is a page copied from the zygote).
+    gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     sys_.prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL: dies with the zygote
     _zy_place(fds)
