@@ -1,0 +1,106 @@
+"""A bench's results lines are written in groups: the sessions of a group
+synced first, then its lines, then the file synced once (one journal commit
+for many lines, where there were two for each run), and never before every
+session it points at is on the disk."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from qflow_tui.core.bench import bench_runner
+from qflow_tui.core.bench.bench_runner import _ResultsWriter
+
+
+def _line(n: int) -> bench_runner.ResultLine:
+    return {"id": f"humaneval/{n}", "sample": 0, "status": "done", "session": f"sessions/s{n}.jsonl"}  # type: ignore[typeddict-item]
+
+
+@pytest.fixture
+def synced(monkeypatch):
+    """Every path synced, in order."""
+    seen: list[str] = []
+    real = os.fsync
+
+    def watched(fd: int) -> None:
+        seen.append(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", watched)
+    return seen
+
+
+def _sessions(tmp_path: Path, count: int) -> list[Path]:
+    out = []
+    for n in range(count):
+        path = tmp_path / f"s{n}.jsonl"
+        path.write_text("{}\n")
+        out.append(path)
+    return out
+
+
+def test_lines_that_come_together_are_synced_once_after_their_sessions(tmp_path, monkeypatch, synced):
+    # A long wait for more lines is never waited out: every run has given its line.
+    monkeypatch.setattr(bench_runner, "GATHER", 600.0)
+    writer = _ResultsWriter()
+    results = tmp_path / "results.jsonl"
+    sessions = _sessions(tmp_path, 3)
+
+    async def main() -> None:
+        writer.expect(3)
+        await asyncio.wait_for(asyncio.gather(*(writer.append(results, _line(n), sessions[n]) for n in range(3))), 60)
+
+    asyncio.run(main())
+    writer.close()
+    assert synced == ["s0.jsonl", "s1.jsonl", "s2.jsonl", "results.jsonl"]
+    assert [json.loads(x)["id"] for x in results.read_text().splitlines()] == [f"humaneval/{n}" for n in range(3)]
+    assert len(writer.checked) == 3
+
+
+def test_a_line_waits_for_the_runs_still_going_and_not_for_one_that_ended_without_one(tmp_path, monkeypatch, synced):
+    monkeypatch.setattr(bench_runner, "GATHER", 600.0)
+    writer = _ResultsWriter()
+    results = tmp_path / "results.jsonl"
+    (session,) = _sessions(tmp_path, 1)
+
+    async def main() -> None:
+        writer.expect(2)
+        task = asyncio.ensure_future(writer.append(results, _line(0), session))
+        await asyncio.sleep(0)
+        assert not task.done() and not results.exists()  # the other run may still give a line
+        writer.ended()  # it ended without one (stopped by the cost cap, say)
+        await asyncio.wait_for(task, 60)
+
+    asyncio.run(main())
+    writer.close()
+    assert synced == ["s0.jsonl", "results.jsonl"]
+
+
+def test_a_line_that_cannot_be_written_is_said_to_its_run_and_the_others_are_written(tmp_path, monkeypatch, synced):
+    monkeypatch.setattr(bench_runner, "GATHER", 600.0)
+    real = bench_runner._append_line
+
+    def full_for_one(path: Path, obj: bench_runner.ResultLine) -> str:
+        if obj["id"] == "humaneval/1":
+            raise OSError(28, "No space left on device")
+        return real(path, obj)
+
+    monkeypatch.setattr(bench_runner, "_append_line", full_for_one)
+    writer = _ResultsWriter()
+    results = tmp_path / "results.jsonl"
+    sessions = _sessions(tmp_path, 2)
+
+    async def main() -> list[object]:
+        writer.expect(2)
+        runs = (writer.append(results, _line(n), sessions[n]) for n in range(2))
+        return await asyncio.wait_for(asyncio.gather(*runs, return_exceptions=True), 60)
+
+    got = asyncio.run(main())
+    writer.close()
+    assert got[0] is None and isinstance(got[1], OSError)
+    assert [json.loads(x)["id"] for x in results.read_text().splitlines()] == ["humaneval/0"]
+    assert synced[-1] == "results.jsonl"
