@@ -104,3 +104,24 @@ def test_a_line_that_cannot_be_written_is_said_to_its_run_and_the_others_are_wri
     assert got[0] is None and isinstance(got[1], OSError)
     assert [json.loads(x)["id"] for x in results.read_text().splitlines()] == ["humaneval/0"]
     assert synced[-1] == "results.jsonl"
+
+
+def test_a_fault_in_the_writers_thread_is_said_to_every_run_of_its_group(tmp_path, monkeypatch, synced):
+    monkeypatch.setattr(bench_runner, "GATHER", 600.0)
+
+    def broken(line: str) -> bool:
+        raise RuntimeError("a fault in the read-back's check")
+
+    monkeypatch.setattr(bench_runner, "checked_line", broken)
+    writer = _ResultsWriter()
+    results = tmp_path / "results.jsonl"
+    sessions = _sessions(tmp_path, 2)
+
+    async def main() -> list[object]:
+        writer.expect(2)
+        runs = (writer.append(results, _line(n), sessions[n]) for n in range(2))
+        return await asyncio.wait_for(asyncio.gather(*runs, return_exceptions=True), 60)
+
+    got = asyncio.run(main())  # never left waiting
+    writer.close()
+    assert [type(x) for x in got] == [RuntimeError, RuntimeError]

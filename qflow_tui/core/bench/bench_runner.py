@@ -245,7 +245,11 @@ class _ResultsWriter:
                     timeout=max(0.0, until - time.monotonic()),
                 )
                 group, self._queue = self._queue, []
-            self._write(group)
+            try:
+                self._write(group)
+            except BaseException as exc:  # never leave a run waiting: each is told
+                for pending in group:
+                    self._tell(pending, exc)
 
     def _write(self, group: list[_Pending]) -> None:
         for session in dict.fromkeys(p.session for p in group if p.session is not None):
@@ -258,13 +262,18 @@ class _ResultsWriter:
                 written.append((pending, exc))
         for path in dict.fromkeys(p.path for p, line in written if isinstance(line, str)):
             sync_file(path)
-        for pending, line in written:
+        for _pending, line in written:
             if isinstance(line, str) and checked_line(line):
                 self.checked.add(line)
-            try:
-                pending.loop.call_soon_threadsafe(_settle, pending.done, line)
-            except RuntimeError:  # its loop has closed (the bench was interrupted): nobody waits
-                pass
+        for pending, line in written:
+            self._tell(pending, line)
+
+    @staticmethod
+    def _tell(pending: _Pending, line: str | BaseException) -> None:
+        try:
+            pending.loop.call_soon_threadsafe(_settle, pending.done, line)
+        except RuntimeError:  # its loop has closed (the bench was interrupted): nobody waits
+            pass
 
     def close(self) -> None:
         """Write what is waiting at once, and end the thread."""
@@ -278,7 +287,7 @@ class _ResultsWriter:
 
 
 def _settle(done: asyncio.Future[None], line: str | BaseException) -> None:
-    if done.cancelled():
+    if done.done():  # cancelled (the bench was interrupted), or told already
         return
     if isinstance(line, BaseException):
         done.set_exception(line)
