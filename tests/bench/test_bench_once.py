@@ -97,11 +97,11 @@ def test_a_bench_syncs_its_files_off_the_event_loop_each_session_before_its_resu
     the disk in a thread, never on the event loop that runs the other
     problems; and a results line is written only once its session is on the
     disk, and synced itself before the bench reports the problem done."""
-    from qflow_tui.core.bench import bench_runner
+    from qflow_tui.core.bench import bench_runner, results_writer
 
     log: list[tuple[str, str]] = []
     real_fsync = os.fsync
-    real_append = bench_runner._append_line
+    real_append = results_writer._append_line
 
     def watched_fsync(fd: int) -> None:
         on_loop = threading.current_thread() is threading.main_thread()
@@ -115,7 +115,7 @@ def test_a_bench_syncs_its_files_off_the_event_loop_each_session_before_its_resu
         return line
 
     monkeypatch.setattr(os, "fsync", watched_fsync)
-    monkeypatch.setattr(bench_runner, "_append_line", watched_append)
+    monkeypatch.setattr(results_writer, "_append_line", watched_append)
     last_at_done: list[tuple[str, str]] = []
 
     def sink(update: bench_runner.ProblemUpdate) -> None:

@@ -219,7 +219,8 @@ def test_an_impossible_usage_is_no_traceback_and_every_paid_call_is_recorded(stu
 def test_the_stop_line_says_apart_what_unfinished_attempts_spent(tmp_path):
     """The report's cost counts finished runs; the spend, every attempt: a
     failed attempt's tokens are said apart, so the two figures reconcile."""
-    from qflow_tui.core.bench.bench_runner import RESULTS, _append_line
+    from qflow_tui.core.bench.bench_runner import RESULTS
+    from qflow_tui.core.bench.results_writer import _append_line
 
     config = RunConfig(model=f"script/{CANONICAL}", workflow="zeroshot")
     spec = BenchSpec("humaneval", config, ids=["0", "1"], concurrency=1, price_in=1.0, price_out=1.0)

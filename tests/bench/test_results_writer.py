@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from qflow_tui.core.bench import bench_runner
-from qflow_tui.core.bench.bench_runner import _ResultsWriter
+from qflow_tui.core.bench import results_writer
+from qflow_tui.core.bench.results import ResultLine
+from qflow_tui.core.bench.results_writer import ResultsWriter
 
 
-def _line(n: int) -> bench_runner.ResultLine:
+def _line(n: int) -> ResultLine:
     return {"id": f"humaneval/{n}", "sample": 0, "status": "done", "session": f"sessions/s{n}.jsonl"}  # type: ignore[typeddict-item]
 
 
@@ -45,8 +46,8 @@ def _sessions(tmp_path: Path, count: int) -> list[Path]:
 
 def test_lines_that_come_together_are_synced_once_after_their_sessions(tmp_path, monkeypatch, synced):
     # A long wait for more lines is never waited out: every run has given its line.
-    monkeypatch.setattr(bench_runner, "GATHER", 600.0)
-    writer = _ResultsWriter()
+    monkeypatch.setattr(results_writer, "GATHER", 600.0)
+    writer = ResultsWriter()
     results = tmp_path / "results.jsonl"
     sessions = _sessions(tmp_path, 3)
 
@@ -62,8 +63,8 @@ def test_lines_that_come_together_are_synced_once_after_their_sessions(tmp_path,
 
 
 def test_a_line_waits_for_the_runs_still_going_and_not_for_one_that_ended_without_one(tmp_path, monkeypatch, synced):
-    monkeypatch.setattr(bench_runner, "GATHER", 600.0)
-    writer = _ResultsWriter()
+    monkeypatch.setattr(results_writer, "GATHER", 600.0)
+    writer = ResultsWriter()
     results = tmp_path / "results.jsonl"
     (session,) = _sessions(tmp_path, 1)
 
@@ -81,16 +82,16 @@ def test_a_line_waits_for_the_runs_still_going_and_not_for_one_that_ended_withou
 
 
 def test_a_line_that_cannot_be_written_is_said_to_its_run_and_the_others_are_written(tmp_path, monkeypatch, synced):
-    monkeypatch.setattr(bench_runner, "GATHER", 600.0)
-    real = bench_runner._append_line
+    monkeypatch.setattr(results_writer, "GATHER", 600.0)
+    real = results_writer._append_line
 
-    def full_for_one(path: Path, obj: bench_runner.ResultLine) -> str:
+    def full_for_one(path: Path, obj: ResultLine) -> str:
         if obj["id"] == "humaneval/1":
             raise OSError(28, "No space left on device")
         return real(path, obj)
 
-    monkeypatch.setattr(bench_runner, "_append_line", full_for_one)
-    writer = _ResultsWriter()
+    monkeypatch.setattr(results_writer, "_append_line", full_for_one)
+    writer = ResultsWriter()
     results = tmp_path / "results.jsonl"
     sessions = _sessions(tmp_path, 2)
 
@@ -107,13 +108,13 @@ def test_a_line_that_cannot_be_written_is_said_to_its_run_and_the_others_are_wri
 
 
 def test_a_fault_in_the_writers_thread_is_said_to_every_run_of_its_group(tmp_path, monkeypatch, synced):
-    monkeypatch.setattr(bench_runner, "GATHER", 600.0)
+    monkeypatch.setattr(results_writer, "GATHER", 600.0)
 
     def broken(line: str) -> bool:
         raise RuntimeError("a fault in the read-back's check")
 
-    monkeypatch.setattr(bench_runner, "checked_line", broken)
-    writer = _ResultsWriter()
+    monkeypatch.setattr(results_writer, "checked_line", broken)
+    writer = ResultsWriter()
     results = tmp_path / "results.jsonl"
     sessions = _sessions(tmp_path, 2)
 
