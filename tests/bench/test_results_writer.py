@@ -21,6 +21,13 @@ def _line(n: int) -> ResultLine:
     return {"id": f"humaneval/{n}", "sample": 0, "status": "done", "session": f"sessions/s{n}.jsonl"}  # type: ignore[typeddict-item]
 
 
+@pytest.fixture(autouse=True)
+def long_gather(monkeypatch):
+    """A group's wait for more lines is never waited out in these tests: a
+    line goes when every run still going has given its, or not at all."""
+    monkeypatch.setattr(results_writer, "GATHER", 600.0)
+
+
 @pytest.fixture
 def synced(monkeypatch):
     """Every path synced, in order."""
@@ -44,26 +51,32 @@ def _sessions(tmp_path: Path, count: int) -> list[Path]:
     return out
 
 
-def test_lines_that_come_together_are_synced_once_after_their_sessions(tmp_path, monkeypatch, synced):
-    # A long wait for more lines is never waited out: every run has given its line.
-    monkeypatch.setattr(results_writer, "GATHER", 600.0)
+def _append_each(tmp_path: Path, count: int) -> tuple[list[object], Path, ResultsWriter]:
+    """``count`` runs each append their line at once (their sessions
+    written); what each was told, the results file and the closed writer."""
     writer = ResultsWriter()
     results = tmp_path / "results.jsonl"
-    sessions = _sessions(tmp_path, 3)
+    sessions = _sessions(tmp_path, count)
 
-    async def main() -> None:
-        writer.expect(3)
-        await asyncio.wait_for(asyncio.gather(*(writer.append(results, _line(n), sessions[n]) for n in range(3))), 60)
+    async def main() -> list[object]:
+        writer.expect(count)
+        runs = (writer.append(results, _line(n), sessions[n]) for n in range(count))
+        return await asyncio.wait_for(asyncio.gather(*runs, return_exceptions=True), 60)
 
-    asyncio.run(main())
+    got = asyncio.run(main())
     writer.close()
+    return got, results, writer
+
+
+def test_lines_that_come_together_are_synced_once_after_their_sessions(tmp_path, monkeypatch, synced):
+    got, results, writer = _append_each(tmp_path, 3)  # every run has given its line: no wait
+    assert got == [None, None, None]
     assert synced == ["s0.jsonl", "s1.jsonl", "s2.jsonl", "results.jsonl"]
     assert [json.loads(x)["id"] for x in results.read_text().splitlines()] == [f"humaneval/{n}" for n in range(3)]
     assert len(writer.checked) == 3
 
 
 def test_a_line_waits_for_the_runs_still_going_and_not_for_one_that_ended_without_one(tmp_path, monkeypatch, synced):
-    monkeypatch.setattr(results_writer, "GATHER", 600.0)
     writer = ResultsWriter()
     results = tmp_path / "results.jsonl"
     (session,) = _sessions(tmp_path, 1)
@@ -82,7 +95,6 @@ def test_a_line_waits_for_the_runs_still_going_and_not_for_one_that_ended_withou
 
 
 def test_a_line_that_cannot_be_written_is_said_to_its_run_and_the_others_are_written(tmp_path, monkeypatch, synced):
-    monkeypatch.setattr(results_writer, "GATHER", 600.0)
     real = results_writer._append_line
 
     def full_for_one(path: Path, obj: ResultLine) -> str:
@@ -91,38 +103,17 @@ def test_a_line_that_cannot_be_written_is_said_to_its_run_and_the_others_are_wri
         return real(path, obj)
 
     monkeypatch.setattr(results_writer, "_append_line", full_for_one)
-    writer = ResultsWriter()
-    results = tmp_path / "results.jsonl"
-    sessions = _sessions(tmp_path, 2)
-
-    async def main() -> list[object]:
-        writer.expect(2)
-        runs = (writer.append(results, _line(n), sessions[n]) for n in range(2))
-        return await asyncio.wait_for(asyncio.gather(*runs, return_exceptions=True), 60)
-
-    got = asyncio.run(main())
-    writer.close()
+    got, results, _writer = _append_each(tmp_path, 2)
     assert got[0] is None and isinstance(got[1], OSError)
     assert [json.loads(x)["id"] for x in results.read_text().splitlines()] == ["humaneval/0"]
     assert synced[-1] == "results.jsonl"
 
 
 def test_a_fault_in_the_writers_thread_is_said_to_every_run_of_its_group(tmp_path, monkeypatch, synced):
-    monkeypatch.setattr(results_writer, "GATHER", 600.0)
 
     def broken(line: str) -> bool:
         raise RuntimeError("a fault in the read-back's check")
 
     monkeypatch.setattr(results_writer, "checked_line", broken)
-    writer = ResultsWriter()
-    results = tmp_path / "results.jsonl"
-    sessions = _sessions(tmp_path, 2)
-
-    async def main() -> list[object]:
-        writer.expect(2)
-        runs = (writer.append(results, _line(n), sessions[n]) for n in range(2))
-        return await asyncio.wait_for(asyncio.gather(*runs, return_exceptions=True), 60)
-
-    got = asyncio.run(main())  # never left waiting
-    writer.close()
+    got, _results, _writer = _append_each(tmp_path, 2)  # never left waiting
     assert [type(x) for x in got] == [RuntimeError, RuntimeError]

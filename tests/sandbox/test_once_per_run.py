@@ -35,7 +35,7 @@ def test_an_isolation_hashes_as_it_compares_and_a_copy_works_out_its_own_hash():
     assert iso == found_differs and hash(iso) == hash(found_differs)  # `found` is not compared
     other = dataclasses.replace(iso, slots=5)
     assert iso != other and hash(iso) != hash(other)
-    hash(iso)
+    hash(iso)  # the hash is kept now: a copy must not carry it
     assert "_hash" not in iso.__getstate__()  # a string's hash differs in another process
     copy = pickle.loads(pickle.dumps(iso))
     assert copy == iso and hash(copy) == hash(iso)
