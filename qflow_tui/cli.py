@@ -50,7 +50,10 @@ def _misplaced_option(parser: argparse.ArgumentParser, argv: list[str]) -> str |
     return None
 
 
-def build_parser() -> _Parser:
+def build_parser(only: str | None = None) -> _Parser:
+    """The whole parser; with ``only`` (a command's name), the app's options
+    and that command alone: a command named first needs no other command's
+    module nor flags (a tenth of a bench's start went to building all eleven)."""
     parser = _Parser(
         prog="qflow",
         description="Watch and steer LLM program synthesis with QualityFlow. "
@@ -61,7 +64,7 @@ def build_parser() -> _Parser:
 
     add_app_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         module = importlib.import_module(f"qflow_tui.commands.{name}")
         module.add_parser(sub)
     for command in sub.choices.values():
@@ -163,7 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         from .commands.bench import spread_ids
 
         argv = spread_ids(argv)
-    parser = build_parser()
+    # A command named first is the only one the line can mean; anything else
+    # (a help, a typo, an option before the command) gets the whole parser.
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     from .commands import say_refused_plugins
 
     say_refused_plugins()  # the flags were made from the workflows: a plugin left out is said

@@ -5,7 +5,10 @@ answer. The collector the launch turns off is on again whichever way it ends."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import subprocess
+import sys
 
 import pytest
 
@@ -66,3 +69,54 @@ def test_the_collector_is_on_after_a_command_and_after_a_refused_app(tmp_path, m
     assert cli.main(["--problem", str(tmp_path / "missing.txt")]) == 2
     assert "no such file" in capsys.readouterr().err
     assert gc.isenabled()
+
+
+COMMAND_FIRST = [
+    ["bench", "--dataset", "humaneval", "--model", "reference", "--workflow", "zeroshot", "--limit", "3"],
+    ["bench", "report", "some/folder", "--json"],
+    ["solve", "--problem", "p.txt", "--tests", "t.txt", "--model", "script/x.py", "--max-tokens", "64"],
+    ["sessions", "--json"],
+    ["replay", "s.jsonl"],
+    ["doctor"],
+]
+
+
+@pytest.mark.parametrize("argv", COMMAND_FIRST)
+def test_a_command_named_first_means_what_the_whole_parser_says(argv):
+    alone = cli.build_parser(argv[0]).parse_args(argv)
+    whole = cli.build_parser().parse_args(argv)
+    assert {k: v for k, v in vars(alone).items() if k != "func"} == {
+        k: v for k, v in vars(whole).items() if k != "func"
+    }
+    assert alone.func.__qualname__ == whole.func.__qualname__
+
+
+def test_a_command_named_first_loads_no_other_commands_module(tmp_path):
+    # A fresh interpreter: this one has every command loaded by other tests.
+    probe = (
+        "import sys\n"
+        "from qflow_tui import cli\n"
+        "cli.build_parser('bench')\n"
+        "others = [n for n in cli.COMMANDS if n not in ('bench', 'solve') and f'qflow_tui.commands.{n}' in sys.modules]\n"
+        "print(others)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ["--retries", "1"],
+            "qflow: --retries is not an option of the app; qflow solve, replay, fork and bench take it",
+        ),
+        (["bench", "--bogus"], "qflow: unrecognized arguments: --bogus (see `qflow bench --help`)"),
+    ],
+)
+def test_the_whole_parser_still_answers_what_is_not_a_command_first(argv, said, capsys):
+    with pytest.raises(SystemExit) if argv[0] == "bench" else contextlib.nullcontext():
+        code = cli.main(argv)
+        assert code == 2
+    assert said in capsys.readouterr().err
