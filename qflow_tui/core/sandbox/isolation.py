@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, fields
 
 from ..jsontypes import JSONObject
 from . import cgroups
-from .config import FORKS_FIND_LOADED, ISOLATION_ENV, LAYERS, parse_layers
+from .config import FORKS_FIND_LOADED, ISOLATION_ENV, LAYERS, SandboxConfig, parse_layers
 from .harness.wire import Job
 from .launch import LANDLOCK_READ, Launch, SandboxUnavailable, child_env, compiled_harness
 from .watchdog import BOOT_TIMEOUT, Child
@@ -646,6 +646,13 @@ def detect_isolation(spec: str = "auto") -> Isolation:
         if iso is None:
             iso = _cache[key] = _detect(key)
         return iso
+
+
+def detect_configured(spec: str | None = None) -> Isolation:
+    """The isolation the sandbox uses (``spec`` as in ``SandboxConfig.isolation``;
+    default: the config default, i.e. auto or ``QFLOW_SANDBOX_ISOLATION``).
+    Cached for the process. The package gives it as ``detect_isolation``."""
+    return detect_isolation(spec if spec is not None else SandboxConfig().effective_isolation())
 
 
 class SlotPool:
