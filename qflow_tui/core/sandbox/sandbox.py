@@ -21,6 +21,7 @@ from .config import SandboxConfig, memory_plan
 from .harness.wire import CallReply, Incoming, Limits, OracleRequest
 from .isolation import Isolation, WeakLevelRefused, detect_isolation, weak_refusal
 from .plainops import EvalError
+from .pool import max_runs
 from .report import SandboxReport, Status, TestOutcome
 from .servers import Servers
 from .truth import TruthFile
@@ -155,7 +156,13 @@ class Sandbox:
     async def _in_thread(self, fn: Callable[..., SandboxReport], *args: object) -> SandboxReport:
         cancel = threading.Event()
         loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(_get_executor(self._iso.slots), lambda: fn(*args, cancel=cancel))
+        # As many threads as runs that can hold their children at once (a
+        # program's and an oracle's each): a run beyond them waits here, in the
+        # executor's queue, for nothing. Given a thread of its own, it waited
+        # for slots there, woken with every other waiter at each slot freed and
+        # every 20 ms: on 2 cores a bench of HumanEval spent a fifth of its
+        # sandbox threads' time so, on the cores that judge (docs/performance.md).
+        fut = loop.run_in_executor(_get_executor(max_runs(self._iso)), lambda: fn(*args, cancel=cancel))
         try:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
