@@ -18,7 +18,7 @@ from qflow_tui.cli import main
 from qflow_tui.core.bench.bench_runner import RESULTS, BenchRunner, BenchSpec, ProblemUpdate, read_results
 from qflow_tui.core.config import RunConfig
 from qflow_tui.ui.app import QFlowApp, create_app
-from qflow_tui.ui.screens.bench import BenchScreen
+from qflow_tui.ui.screens.bench import BenchScreen, fit_parts
 from qflow_tui.ui.screens.replay import ReplayScreen
 from qflow_tui.ui.widgets.bench_chart import PassByStepChart, bar, pass_rows
 from qflow_tui.ui.widgets.bench_table import BenchTable
@@ -651,3 +651,18 @@ async def test_problems_being_judged_are_not_counted_as_running(tmp_path):
         await wait_until(pilot, lambda: "humaneval/21" in screen.rows, "the updates applied")
         summary = str(screen.query_one("#bench-summary").render())
         assert "4 running" in summary and "2 being judged" in summary and "6 running" not in summary
+
+
+def test_the_summary_breaks_its_line_between_parts_only():
+    parts = ["20/20 done", "pass@1 100.0% (20/20), 95% CI [83.9, 100.0]", "6500 tokens", "1s elapsed"]
+    # 80 columns less the padding: the elapsed time goes whole to a line of its own.
+    assert fit_parts(parts, 78) == [
+        "20/20 done  pass@1 100.0% (20/20), 95% CI [83.9, 100.0]  6500 tokens",
+        "1s elapsed",
+    ]
+    assert fit_parts(parts, 200) == ["  ".join(parts)]
+    # A part wider than a line has one of its own; the next starts a line again.
+    assert fit_parts(["a" * 30, "b", "c"], 10) == ["a" * 30, "b  c"]
+    # Wide characters count by their cells.
+    assert fit_parts(["界界界", "x"], 8) == ["界界界", "x"]
+    assert fit_parts([], 10) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -420,7 +421,7 @@ class BenchScreen(AppScreen[None]):
                 parts.append(f"ETA {elapsed / fresh * left:.0f}s")
         elif done:
             parts.append(f"{sum(float(r.get('duration', 0) or 0) for r in done):.1f}s of runs")
-        summary = one_line(what) + "\n" + one_line("  ".join(parts))
+        summary = one_line(what) + "\n" + "\n".join(fit_parts([one_line(p) for p in parts], self._text_width()))
         money = self._money(done)
         if money:
             summary += "\n" + one_line(money)
@@ -506,6 +507,11 @@ class BenchScreen(AppScreen[None]):
     def on_resize(self) -> None:
         if self.is_mounted:
             self._show_where()
+            self._describe()
+
+    def _text_width(self) -> int:
+        """Columns a line of the summary has (its padding is one each side)."""
+        return max(20, (self.size.width or 80) - 2)
 
     # -- actions ------------------------------------------------------------------------------
 
@@ -642,6 +648,20 @@ class BenchScreen(AppScreen[None]):
 
 #: The lines of the detail under the table (#bench-detail's max-height).
 _DETAIL_LINES = 4
+
+
+def fit_parts(parts: list[str], width: int) -> list[str]:
+    """``parts`` joined by two spaces into lines of at most ``width`` columns,
+    broken only between parts: a narrow terminal shows "12s elapsed" whole on
+    the next line, never "12s" at one line's end and "elapsed" on the next. A
+    part wider than a line has one of its own (the widget wraps it)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and cell_len(lines[-1]) + 2 + cell_len(part) <= width:
+            lines[-1] += "  " + part
+        else:
+            lines.append(part)
+    return lines
 
 
 def _interval(passed: int, n: int) -> str:
