@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,16 @@ def qflow(
         cwd=cwd,
         timeout=timeout,
     )
+
+
+def loaded_after(code: str, modules: Iterable[str]) -> list[str]:
+    """Which of ``modules`` a fresh interpreter has loaded once it has run
+    ``code``: this one has every module loaded by other tests."""
+    probe = f"{code}\nimport sys\nprint(sorted(m for m in {sorted(modules)!r} if m in sys.modules))\n"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    found: list[str] = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    return found
 
 
 def install_distribution(

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import subprocess
-import sys
 
 import pytest
+from helpers import loaded_after
 
 from qflow_tui import cli
 
@@ -91,18 +90,9 @@ def test_a_command_named_first_means_what_the_whole_parser_says(argv):
     assert alone.func.__qualname__ == whole.func.__qualname__
 
 
-def test_a_command_named_first_loads_no_other_commands_module(tmp_path):
-    # A fresh interpreter: this one has every command loaded by other tests.
-    probe = (
-        "import sys\n"
-        "from qflow_tui import cli\n"
-        "cli.build_parser('bench')\n"
-        "others = [n for n in cli.COMMANDS if n not in ('bench', 'solve') and f'qflow_tui.commands.{n}' in sys.modules]\n"
-        "print(others)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+def test_a_command_named_first_loads_no_other_commands_module():
+    others = [f"qflow_tui.commands.{n}" for n in cli.COMMANDS if n not in ("bench", "solve")]
+    assert loaded_after("from qflow_tui import cli\ncli.build_parser('bench')", others) == []
 
 
 @pytest.mark.parametrize(

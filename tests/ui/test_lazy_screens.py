@@ -4,24 +4,16 @@ is imported with the app, and each name finds its class when asked for."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from helpers import loaded_after
 
 from qflow_tui.ui import screens
 from qflow_tui.ui.screens import LAZY_SCREENS
 
 
 def test_importing_the_app_loads_none_of_the_lazy_screens():
-    code = (
-        "import sys\n"
-        "import qflow_tui.ui.app\n"
-        "from qflow_tui.ui.screens import LAZY_SCREENS\n"
-        "print(sorted(m for m in LAZY_SCREENS.values() if 'qflow_tui.ui.screens.' + m in sys.modules))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    modules = [f"qflow_tui.ui.screens.{m}" for m in LAZY_SCREENS.values()]
+    assert loaded_after("import qflow_tui.ui.app", modules) == []
 
 
 @pytest.mark.parametrize(("name", "module"), sorted(LAZY_SCREENS.items()))
