@@ -5,10 +5,10 @@ name the package gives still finds what it always named."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
+from helpers import loaded_after
 
 from qflow_tui.core import sandbox
 from qflow_tui.core.sandbox import LAZY_NAMES, config, isolation
@@ -16,21 +16,15 @@ from qflow_tui.core.sandbox import LAZY_NAMES, config, isolation
 
 def test_the_early_start_loads_neither_the_runner_nor_asyncio():
     code = (
-        "import sys\n"
-        "from qflow_tui.core.sandbox.config import SandboxConfig\n"
-        "from qflow_tui.core.sandbox.pool import start_early\n"
-        "print(sorted(m for m in ('asyncio', 'qflow_tui.core.sandbox.sandbox', 'qflow_tui.core.sandbox.api')"
-        " if m in sys.modules))\n"
+        "from qflow_tui.core.sandbox.config import SandboxConfig\nfrom qflow_tui.core.sandbox.pool import start_early"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert loaded_after(code, ["asyncio", "qflow_tui.core.sandbox.sandbox", "qflow_tui.core.sandbox.api"]) == []
 
 
-@pytest.mark.parametrize(("name", "where"), sorted(LAZY_NAMES.items()))
-def test_each_name_is_found_in_its_module(name: str, where: tuple[str, str]):
-    module, attribute = where
+@pytest.mark.parametrize(("name", "module"), sorted(LAZY_NAMES.items()))
+def test_each_name_is_found_in_its_module(name: str, module: str):
     found = getattr(sandbox, name)
-    assert found is getattr(sys.modules[f"qflow_tui.core.sandbox.{module}"], attribute)
+    assert found is getattr(sys.modules[f"qflow_tui.core.sandbox.{module}"], name)
 
 
 def test_the_package_gives_every_name_it_lists_and_dir_shows_them():
@@ -40,7 +34,8 @@ def test_the_package_gives_every_name_it_lists_and_dir_shows_them():
 
 def test_detect_isolation_defaults_to_the_configs_isolation(monkeypatch):
     asked: list[str] = []
-    monkeypatch.setattr(isolation, "detect_isolation", lambda spec="auto": asked.append(spec))
+    monkeypatch.setattr(isolation, "_cache", {})
+    monkeypatch.setattr(isolation, "_detect", lambda spec: asked.append(spec))
     monkeypatch.setenv(config.ISOLATION_ENV, "rlimits")
     sandbox.detect_isolation()
     sandbox.detect_isolation("bwrap")

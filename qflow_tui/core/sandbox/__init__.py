@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .isolation import WEAK_AS_ROOT_ENV as WEAK_AS_ROOT_ENV
     from .isolation import Isolation as Isolation
     from .isolation import WeakLevelRefused as WeakLevelRefused
-    from .isolation import detect_configured as detect_isolation
+    from .isolation import detect_isolation as detect_isolation
     from .isolation import weak_refusal as weak_refusal
     from .isolation import weak_warning as weak_warning
     from .launch import SandboxUnavailable as SandboxUnavailable
@@ -27,47 +27,33 @@ if TYPE_CHECKING:
     from .report import TestOutcome as TestOutcome
     from .sandbox import Sandbox as Sandbox
 
-#: Each name the package gives: the module that holds it, and its name there.
+#: Each name the package gives, by the module that holds it.
 LAZY_NAMES = {
-    "CheckingSandbox": ("api", "CheckingSandbox"),
-    "SandboxProtocol": ("api", "SandboxProtocol"),
-    "SandboxConfig": ("config", "SandboxConfig"),
-    "WEAK_AS_ROOT_ENV": ("isolation", "WEAK_AS_ROOT_ENV"),
-    "Isolation": ("isolation", "Isolation"),
-    "WeakLevelRefused": ("isolation", "WeakLevelRefused"),
-    "detect_isolation": ("isolation", "detect_configured"),
-    "weak_refusal": ("isolation", "weak_refusal"),
-    "weak_warning": ("isolation", "weak_warning"),
-    "SandboxUnavailable": ("launch", "SandboxUnavailable"),
-    "SandboxReport": ("report", "SandboxReport"),
-    "TestOutcome": ("report", "TestOutcome"),
-    "Sandbox": ("sandbox", "Sandbox"),
+    "CheckingSandbox": "api",
+    "SandboxProtocol": "api",
+    "SandboxConfig": "config",
+    "WEAK_AS_ROOT_ENV": "isolation",
+    "Isolation": "isolation",
+    "WeakLevelRefused": "isolation",
+    "detect_isolation": "isolation",
+    "weak_refusal": "isolation",
+    "weak_warning": "isolation",
+    "SandboxUnavailable": "launch",
+    "SandboxReport": "report",
+    "TestOutcome": "report",
+    "Sandbox": "sandbox",
 }
 
-__all__ = [
-    "WEAK_AS_ROOT_ENV",
-    "CheckingSandbox",
-    "Isolation",
-    "Sandbox",
-    "SandboxConfig",
-    "SandboxProtocol",
-    "SandboxReport",
-    "SandboxUnavailable",
-    "TestOutcome",
-    "WeakLevelRefused",
-    "detect_isolation",
-    "weak_refusal",
-    "weak_warning",
-]
+__all__ = sorted(LAZY_NAMES)
 
 
 def __getattr__(name: str) -> object:
     """A name of :data:`LAZY_NAMES`, from its module (imported the first time).
     Anything else is not here: ``from . import pool`` then loads the submodule."""
-    where = LAZY_NAMES.get(name)
-    if where is None:
+    module = LAZY_NAMES.get(name)
+    if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value: object = getattr(importlib.import_module(f".{where[0]}", __name__), where[1])
+    value: object = getattr(importlib.import_module(f".{module}", __name__), name)
     return value
 
 

@@ -636,23 +636,16 @@ _cache: dict[str, Isolation] = {}
 _cache_lock = threading.Lock()
 
 
-def detect_isolation(spec: str = "auto") -> Isolation:
-    """The isolation for ``spec`` (see ``SandboxConfig.isolation``), detected
-    once per process and cached. Raises SandboxUnavailable when no child can
-    start at all."""
-    key = spec.strip().lower() or "auto"
+def detect_isolation(spec: str | None = None) -> Isolation:
+    """The isolation for ``spec`` (see ``SandboxConfig.isolation``; default:
+    the config's, i.e. auto or ``QFLOW_SANDBOX_ISOLATION``), detected once per
+    process and cached. Raises SandboxUnavailable when no child can start at all."""
+    key = (spec if spec is not None else SandboxConfig().effective_isolation()).strip().lower() or "auto"
     with _cache_lock:
         iso = _cache.get(key)
         if iso is None:
             iso = _cache[key] = _detect(key)
         return iso
-
-
-def detect_configured(spec: str | None = None) -> Isolation:
-    """The isolation the sandbox uses (``spec`` as in ``SandboxConfig.isolation``;
-    default: the config default, i.e. auto or ``QFLOW_SANDBOX_ISOLATION``).
-    Cached for the process. The package gives it as ``detect_isolation``."""
-    return detect_isolation(spec if spec is not None else SandboxConfig().effective_isolation())
 
 
 class SlotPool:
