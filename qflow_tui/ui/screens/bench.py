@@ -498,7 +498,7 @@ class BenchScreen(AppScreen[None]):
         """The folder, and the hint whole: a folder too long for the line is cut
         at its start (the end names the bench), with an ellipsis."""
         tail = f"  ·  {self._hint}" if self._hint else ""
-        room = max(10, (self.size.width or 80) - 2 - len(tail))
+        room = max(10, self._text_width() - len(tail))
         folder = one_line(str(self.folder))
         if len(folder) > room:
             folder = "…" + folder[-(room - 1) :]
@@ -506,12 +506,11 @@ class BenchScreen(AppScreen[None]):
 
     def on_resize(self) -> None:
         if self.is_mounted:
-            self._show_where()
-            self._describe()
+            self._describe()  # the summary's lines are fitted to the width, then the folder's
 
     def _text_width(self) -> int:
-        """Columns a line of the summary has (its padding is one each side)."""
-        return max(20, (self.size.width or 80) - 2)
+        """Columns a line of the summary and the folder have (their padding is one each side)."""
+        return (self.size.width or 80) - 2
 
     # -- actions ------------------------------------------------------------------------------
 
