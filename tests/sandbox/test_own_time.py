@@ -115,3 +115,58 @@ def test_a_looping_program_is_stopped_at_its_own_limit():
     report = sb.run_tests_sync("def f():\n    while True:\n        pass\n", ["assert f() == 1"])
     (result,) = report.results
     assert result.status == "timeout" and "too busy" not in (result.error or ""), result
+
+
+#: Run in a process of its own, pinned to one CPU at the lowest priority (its
+#: sandbox's children inherit both): the app's relay thread, which wakes every
+#: ``LOOK_EVERY`` to look at the clock, then waits a long time for the CPU,
+#: and the program, a long sleeper when it wakes, gets it first.
+_STARVED = r"""
+import os, sys
+os.sched_setaffinity(0, {int(sys.argv[1])})
+os.nice(19)
+from qflow_tui.core.sandbox import Sandbox, SandboxConfig
+sb = Sandbox(SandboxConfig(timeout=5.0, isolation="auto"))
+program = "import time\ndef f(x):\n    time.sleep(x)\n    return x\n"
+sb.run_tests_sync(program, ["assert f(0) == 0"])  # booted before the CPU is taken
+print("ready", flush=True)
+sys.stdin.readline()
+for _ in range(int(sys.argv[2])):
+    report = sb.run_tests_sync(program, ["assert f(0.3) == 0.3", "assert f(0.2) == 0.2"])
+    print(" ".join(f"{r.status}:{r.duration:.3f}" for r in report.results), flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_a_relay_kept_from_the_cpu_never_takes_the_programs_time():
+    # The relay's wake-up for a look, then its wait for the CPU while the
+    # program slept and answered, was counted as the transport's: a 0.3 s
+    # sleep was charged 0.02-0.18 s, a 0.2 s one 0.02-0.15 s (in every run
+    # here; once in a CI run on a busy machine).
+    cpu = min(os.sched_getaffinity(0))
+    hog = f"import os, sys\nos.sched_setaffinity(0, {{{cpu}}})\nsys.stdin.readline()\nwhile True:\n    pass\n"
+    app = subprocess.Popen(
+        [sys.executable, "-c", _STARVED, str(cpu), "5"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    hogs = [subprocess.Popen([sys.executable, "-c", hog], stdin=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        assert app.stdout is not None and app.stdin is not None
+        assert app.stdout.readline() == "ready\n"
+        for h in hogs:
+            assert h.stdin is not None
+            h.stdin.write("go\n")
+            h.stdin.flush()
+        app.stdin.write("go\n")
+        app.stdin.flush()
+        rounds = [app.stdout.readline().split() for _ in range(5)]
+    finally:
+        for p in (*hogs, app):
+            p.kill()
+            p.wait()
+    for line in rounds:
+        assert len(line) == 2, rounds
+        (slept_status, slept), (second_status, second) = (part.split(":") for part in line)
+        # Each call is charged its own sleep at least (a busy relay may add
+        # to it, never take from it), and the wall-clock cap never ended it.
+        assert slept_status == second_status == "pass", rounds
+        assert 0.29 <= float(slept) < 2.0 and 0.19 <= float(second) < 2.0, rounds

