@@ -170,3 +170,28 @@ def test_a_relay_kept_from_the_cpu_never_takes_the_programs_time():
         # to it, never take from it), and the wall-clock cap never ended it.
         assert slept_status == second_status == "pass", rounds
         assert 0.29 <= float(slept) < 2.0 and 0.19 <= float(second) < 2.0, rounds
+
+
+def _relay_after(looks, unsure, now):
+    """What ``Child._settle`` takes off as the transport's, and where the next call starts."""
+    child = watchdog.Child.__new__(watchdog.Child)
+    child._looks, child._unsure, child._relay, child._came = looks, unsure, 0.0, 0.0
+    child._settle(now)
+    return round(child._relay, 3), round(child._came, 3)
+
+
+def test_a_wait_its_own_timer_began_is_the_programs_unless_it_was_at_work():
+    # The relay's timer woke it at 1.00 and it got the CPU at 1.30 with the answer there.
+    unsure = (1.00, 1.30)
+    # At work all through the last look (running or waiting for a CPU: 0.02 s
+    # of 0.02 s), and 0.05 s of work since: it answered at 0.98 + 0.05 = 1.03.
+    worked = [(0.96, 5.00), (0.98, 5.02)]
+    assert _relay_after(worked, unsure, sample(1.30, wait=5.00, cpu=0.07)) == (0.27, 1.03)
+    # Paused (asleep half of the last look): it may have answered at 1.30.
+    paused = [(0.96, 5.00), (0.98, 5.01)]
+    assert _relay_after(paused, unsure, sample(1.30, wait=5.00, cpu=0.06)) == (0.0, 0.0)
+    # Work since that ends past the wake-up's moment is taken as it is, never
+    # later than the relay got the CPU.
+    assert _relay_after(worked, unsure, sample(1.30, wait=5.20, cpu=0.15)) == (0.0, 1.3)
+    # Never before the timer woke it.
+    assert _relay_after(worked, unsure, sample(1.30, wait=5.00, cpu=0.02)) == (0.3, 1.0)

