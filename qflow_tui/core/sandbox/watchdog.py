@@ -48,6 +48,9 @@ QUICK = 0.001
 #: from it (seconds; the kernel fires a timer late, never early, and the
 #: clocks the wake-up is worked out from are read a few microseconds apart).
 TIMER_SLACK = 0.0005
+#: A program whose tasks ran or waited for a CPU this share of a look's
+#: interval was at work through it (see ``Child._settle``).
+AT_WORK = 0.9
 #: More entries than this in the work dir ends the child.
 MAX_ENTRIES = 20_000
 #: The keys of a job that the child needs before it is given its job: what it
@@ -357,8 +360,9 @@ class Child:
         assert self.clock is not None
         sample = self.clock.sample()
         self._looked = sample.at if sample is not None else time.monotonic()
-        if self._unsure is not None:
-            self._settle(sample)
+        unsure, self._unsure = self._unsure, None
+        if unsure is not None:
+            self._settle(sample, *unsure)
         self._keep_look(sample)
         now = _Mark(self._looked, sample, self._relay)
         own = own_time(mark.sample, now.sample, now.at - mark.at, now.relay - mark.relay, self.charge)
@@ -446,7 +450,6 @@ class Child:
             writing: ThreadTimes | None = None
             wrote_at = 0.0
             self._came = None
-            self._unsure = None
             events = self._poller.poll(timeout * 1000)
             for fd, _ev in events:
                 if fd == self._stdin:
@@ -500,21 +503,19 @@ class Child:
             if self._came is not None:
                 self._came = max(self._came, woke)
 
-    def _settle(self, sample: Sample | None) -> None:
-        """When its own timer woke the relay and the answer came in the wait
-        that followed (``_unsure``): a program that was at work through the
+    def _settle(self, sample: Sample | None, woke: float, at: float) -> None:
+        """When its own timer woke the relay at ``woke`` and the answer was
+        there when it got the CPU at ``at`` (``_unsure``): a program that was at work through the
         whole of the last look's interval (its tasks running or waiting for a
         CPU all of it) is taken to have gone on until its answer, which came
         once the work it did since that look was done. The rest of the wait
         is the transport's. A program that paused (slept, or waited on
         something) is charged the whole wait: it may have answered at its end."""
-        woke, at = self._unsure or (0.0, 0.0)
-        self._unsure = None
         if sample is None or len(self._looks) < 2:
             return
         (before, worked_before), (last, worked_last) = self._looks
         span = last - before
-        if span <= 0 or worked_last - worked_before < 0.9 * span or last > woke:
+        if span <= 0 or worked_last - worked_before < AT_WORK * span or last > woke:
             return
         came = min(at, max(woke, last + (sample.cpu + sample.wait - worked_last)))
         self._relay += at - came
