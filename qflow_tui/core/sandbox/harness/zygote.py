@@ -306,6 +306,7 @@ def _zygote_main():
             _make_seccomp(2)  # each fork's program is pid 2 of its own pid namespace
         except BaseException:
             pass
+    import fcntl  # noqa: F401  (each fork places its descriptors)
     import resource  # noqa: F401  (each fork sets its limits)
 
     # Modules every fork finds loaded (the config's ``preload``: trusted
