@@ -149,6 +149,19 @@ def test_a_writer_never_appends_to_an_existing_session(tmp_path):
     with pytest.raises(FileExistsError):
         SessionWriter(path, workflow="w", model="m", config={}, problem={})
     assert read_session(path).header["model"] == "m"
+    # An empty file is taken over; folders are made; a link to nothing is a taken name.
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    SessionWriter(empty, workflow="w", model="e", config={}, problem={}).close()
+    assert read_session(empty).header["model"] == "e"
+    deep = tmp_path / "a" / "b" / "s.jsonl"
+    SessionWriter(deep, workflow="w", model="d", config={}, problem={}).close()
+    assert read_session(deep).header["model"] == "d"
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(FileExistsError):
+        SessionWriter(dangling, workflow="w", model="m", config={}, problem={})
+    assert not (tmp_path / "nowhere").exists()
 
 
 def test_odd_values_do_not_stop_the_recording(tmp_path):

@@ -199,6 +199,26 @@ def sync_file(path: Path) -> None:
         os.close(fd)
 
 
+def _create(path: Path) -> IO[str]:
+    """``path`` opened for writing, made new (its folders too), or an empty
+    file there taken over; a file with anything in it raises
+    ``FileExistsError`` (two headers would make it unreadable). The open comes
+    first: a bench makes hundreds in one folder, which exists after the first."""
+    try:
+        return open(path, "x", encoding="utf-8")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return open(path, "x", encoding="utf-8")
+    except FileExistsError:
+        try:
+            empty = path.stat().st_size == 0
+        except OSError:
+            empty = False  # a link to nothing: as taken as any other name
+        if not empty:
+            raise
+        return open(path, "w", encoding="utf-8")
+
+
 class SessionWriter:
     """An event sink that appends each event to a JSONL file as it happens.
 
@@ -229,7 +249,6 @@ class SessionWriter:
         finished session in the sessions index when the writer closes.
         ``copy_header`` writes that header instead (an export)."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._secrets = secret_values(env)
         self.compact = compact
         self._index = index
@@ -239,8 +258,7 @@ class SessionWriter:
         self._whole = True
         """Every line went to the file whole: its first and last lines are
         ``_first`` and ``_last``, and the index takes them from here."""
-        mode = "w" if self.path.exists() and self.path.stat().st_size == 0 else "x"
-        self._fh: IO[str] | None = open(self.path, mode, encoding="utf-8")  # noqa: SIM115 (held open for the run; closed by close())
+        self._fh: IO[str] | None = _create(self.path)
         title = problem.get("title") or problem.get("entry_point") or ""
         header: SessionHeader = {
             "format": SESSION_FORMAT,
