@@ -18,6 +18,7 @@ from __future__ import annotations
 import calendar
 import contextlib
 import contextvars
+import functools
 import json
 import os
 import re
@@ -164,10 +165,17 @@ def fts_query(text: str) -> str:
 
 def _epoch(created: str, fallback: float) -> float:
     try:
-        t = time.strptime(created, "%Y-%m-%dT%H:%M:%S%z")
-        return float(calendar.timegm(t) - (t.tm_gmtoff or 0))
+        return _seconds_of(created)
     except (ValueError, TypeError, OverflowError):
         return fallback
+
+
+@functools.lru_cache(maxsize=256)
+def _seconds_of(created: str) -> float:
+    """``created`` (``2026-12-03T17:33:03+0000``) as seconds since the epoch:
+    a bench's sessions share a few seconds, each parsed once."""
+    t = time.strptime(created, "%Y-%m-%dT%H:%M:%S%z")
+    return float(calendar.timegm(t) - (t.tm_gmtoff or 0))
 
 
 class SessionIndex:
