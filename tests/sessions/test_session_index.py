@@ -349,3 +349,47 @@ def test_numbers_follow_the_fork_tree_as_listings_show_it(folder, monkeypatch):
 
     monkeypatch.setattr(SessionIndex, "listing", busy)
     assert [(s.number, s.path.name) for s in find_sessions(folder, recursive=True).sessions] == expected
+
+
+def test_the_sessions_of_a_deleted_folder_leave_the_index_at_the_next_listing(folder, tmp_path, monkeypatch):
+    """A listing reconciles only the folders it lists: a bench folder deleted
+    elsewhere left its sessions in the index for good. The first listing of a
+    process forgets them (past a bound, it starts the index afresh)."""
+    import shutil
+
+    index = SessionIndex(tmp_path / "index.sqlite3")
+    elsewhere = tmp_path / "benches" / "run1" / "sessions"
+    elsewhere.mkdir(parents=True)
+    for i in range(3):
+        write_session(elsewhere, f"x{i}", title=f"Elsewhere {i}", created="2026-11-06T10:00:00+0000")
+    assert index.listing(elsewhere).total == 3
+    assert index.listing(folder, recursive=True).total == 6
+
+    def stored() -> dict[str, int]:
+        with sqlite3.connect(index.path) as db:
+            return {
+                table: db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for table in ("sessions", "sessions_fts")
+            }
+
+    assert stored() == {"sessions": 9, "sessions_fts": 9}
+    shutil.rmtree(tmp_path / "benches")
+    monkeypatch.setattr(index_module, "_PRUNED", set())
+    before = rows(index.listing(folder, recursive=True))
+    assert stored() == {"sessions": 6, "sessions_fts": 6}  # the deleted folder's three are gone
+    assert before == rows(SessionIndex(tmp_path / "fresh.sqlite3").listing(folder, recursive=True))
+    # Past the bound the index starts afresh; the listing fills in what it lists.
+    write_session(elsewhere.parent.parent.parent / "b2", "y", title="Soon gone", created="2026-11-06T10:00:00+0000")
+    assert index.listing(tmp_path / "b2").total == 1
+    shutil.rmtree(tmp_path / "b2")
+    monkeypatch.setattr(index_module, "_PRUNED", set())
+    monkeypatch.setattr(index_module, "PRUNE_AT_MOST", 0)
+    assert rows(index.listing(folder, recursive=True)) == before
+    assert stored() == {"sessions": 6, "sessions_fts": 6}
+    # Once a process: a folder deleted after the first listing waits for the next process.
+    (tmp_path / "b3").mkdir()
+    write_session(tmp_path / "b3", "z", title="Later", created="2026-11-06T10:00:00+0000")
+    index.listing(tmp_path / "b3")
+    shutil.rmtree(tmp_path / "b3")
+    index.listing(folder, recursive=True)
+    assert stored()["sessions"] == 7
