@@ -195,8 +195,13 @@ def test_a_relay_kept_from_the_cpu_never_takes_the_programs_time():
         (slept_status, slept), (second_status, second) = (part.split(":") for part in line)
         # Each call is charged its own sleep at least (a busy relay may add
         # to it, never take from it), and the wall-clock cap never ended it.
+        # Answers the relay reads in one cycle share it (``Child._stamp``):
+        # when it slept through both, the first is charged both sleeps and
+        # the second nothing (a CI run on a busy machine: 0.517 and 0.000).
         assert slept_status == second_status == "pass", rounds
-        assert 0.29 <= float(slept) < 2.0 and 0.19 <= float(second) < 2.0, rounds
+        first, then = float(slept), float(second)
+        assert 0.29 <= first < 2.0 and then < 2.0, rounds
+        assert then >= 0.19 or first >= 0.49, rounds
 
 
 def _relay_after(looks, unsure, now):
