@@ -97,24 +97,13 @@ def extract_program(text: str, entry_point: str) -> str:
         return _trim(blocks[-1] if blocks else text)
     for body in reversed(blocks):
         if trees.defines(body, entry_point):
-            return _program_of(body, trees.tree(body))
+            return _strip_demo(body, trees.tree(body))
     for body in reversed(blocks):
         if trees.parses(body) and body.strip():
-            return _program_of(body, trees.tree(body))
+            return _strip_demo(body, trees.tree(body))
     if trees.defines(text, entry_point):
-        return _program_of(text, trees.tree(text))
+        return _strip_demo(text, trees.tree(text))
     return _trim(blocks[-1] if blocks else text)
-
-
-def _program_of(code: str, tree: ast.Module | None) -> str:
-    """``code`` without its demo lines (see :func:`_strip_demo`). When none
-    went, only blank lines and whitespace at its ends did: the program's
-    top-level functions are the parse's, kept for the sandbox, which asks
-    them of the program it judges (see ``pyparse.top_level_functions``)."""
-    program = _strip_demo(code, tree)
-    if tree is not None and program == _trim(code):
-        pyparse.remember_functions(program, tree)
-    return program
 
 
 #: Python's own line ends: the tokenizer (and so the AST's line numbers)

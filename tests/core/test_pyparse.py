@@ -112,37 +112,3 @@ def test_a_program_with_an_invalid_escape_parses_without_a_warning():
         warnings.simplefilter("error")  # a warning would raise (as SyntaxError)
         tree = parse(source)
     assert tree.body[1].name == "words"  # type: ignore[attr-defined]
-
-
-def test_a_program_extracted_lately_is_not_parsed_again_for_its_functions(monkeypatch):
-    from qflow_tui.core.extract import extract_program
-    from qflow_tui.core.sandbox.verdict import callable_helpers
-
-    answer = (
-        "```python\ndef helper(x):\n    return x\n\nasync def f(x):\n    return helper(x)\n\n"
-        "class C:\n    def m(self):\n        pass\n```"
-    )
-    program = extract_program(answer, "f")
-    parsed: list[str] = []
-    real = pyparse.parse
-
-    def counting(source: str, mode: str = "exec") -> object:
-        parsed.append(source)
-        return real(source, mode)
-
-    monkeypatch.setattr(pyparse, "parse", counting)
-    assert pyparse.top_level_functions(program) == {"helper", "f"}  # not C's method
-    check = "def check(candidate):\n    assert helper(2) == candidate(2)\n"
-    assert callable_helpers(program, [check], "f") == ["f", "helper"]
-    assert program not in parsed  # the check's source is read, the program is not
-    # A text not parsed lately is parsed, once; one that does not parse defines nothing.
-    other = "def a():\n    pass\nif True:\n    def b():\n        pass\n"
-    assert pyparse.top_level_functions(other) == pyparse.top_level_functions(other) == {"a"}
-    assert parsed.count(other) == 1
-    assert pyparse.top_level_functions("def (") == frozenset()
-    # A program whose demo lines went is another text: read from its own parse.
-    parsed.clear()
-    demo = extract_program("```python\ndef g(x):\n    return x\n\nassert g(1) == 1\n```", "g")
-    assert demo == "def g(x):\n    return x"
-    parsed.clear()
-    assert pyparse.top_level_functions(demo) == {"g"} and parsed == [demo]

@@ -597,7 +597,11 @@ def _calls(expr: ast.AST, name: str) -> bool:
 def defined_functions(program: str | None) -> set[str]:
     """Top-level functions the program defines: the names a trusted check may
     call (through proxies into the program's process)."""
-    return set(pyparse.top_level_functions(program or ""))
+    try:
+        tree = pyparse.parse(program or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 #: Names the trusted side gives a meaning of its own: every builtin, the
