@@ -386,6 +386,23 @@ def test_the_sessions_of_a_deleted_folder_leave_the_index_at_the_next_listing(fo
     monkeypatch.setattr(index_module, "PRUNE_AT_MOST", 0)
     assert rows(index.listing(folder, recursive=True)) == before
     assert stored() == {"sessions": 6, "sessions_fts": 6}
+    # An index that cannot be removed is passed by: the listing reads the files.
+    (tmp_path / "b4").mkdir()
+    write_session(tmp_path / "b4", "w", title="Stuck", created="2026-11-06T10:00:00+0000")
+    index.listing(tmp_path / "b4")
+    shutil.rmtree(tmp_path / "b4")
+    monkeypatch.setattr(index_module, "_PRUNED", set())
+
+    def refused(path: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    with monkeypatch.context() as m:
+        m.setattr(index_module.os, "unlink", refused)
+        with pytest.raises(index_module.IndexUnavailable):
+            index.listing(folder, recursive=True)
+        assert rows(find_sessions(folder, recursive=True, index=index)) == before
+    monkeypatch.setattr(index_module, "_PRUNED", set())
+    assert rows(index.listing(folder, recursive=True)) == before
     # Once a process: a folder deleted after the first listing waits for the next process.
     (tmp_path / "b3").mkdir()
     write_session(tmp_path / "b3", "z", title="Later", created="2026-11-06T10:00:00+0000")

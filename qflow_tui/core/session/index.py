@@ -474,7 +474,10 @@ class SessionIndex:
                 return self._listing(db, root, query, recursive)
         # Mostly sessions that are gone: started afresh (dropping its tables
         # and shrinking the file took 13 s for 423 MB; removing it, nothing).
-        self._discard()
+        try:
+            self._discard()
+        except OSError as exc:
+            raise IndexUnavailable(exc.strerror or str(exc)) from None
         with self.open() as db:
             self.refresh(root, recursive=True, db=db)
             return self._listing(db, root, query, recursive)
