@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import ast
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "qflow_tui"
@@ -98,9 +99,9 @@ def any_in_signatures(tree: ast.AST) -> int:
     return count
 
 
-def module_name(path: Path) -> str:
+def module_name(path: Path, root: Path | None = None) -> str:
     """``qflow_tui.core.bench.report`` for its file (a package: its ``__init__``)."""
-    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    parts = list(path.relative_to((root or ROOT).parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -183,6 +184,48 @@ def functions(tree: ast.AST, where: str) -> list[tuple[int, str]]:
     ]
 
 
+def lazy_by_design(rel: tuple[str, ...]) -> bool:
+    """Where imports inside functions are the design: a command imports its
+    own modules when it runs, and the sandbox's child script is compiled from
+    its parts in the child."""
+    return rel[0] == "commands" or rel[:3] == ("core", "sandbox", "harness")
+
+
+@dataclass
+class House:
+    """Issue 52's four gates, for one package."""
+
+    lines: int
+    any_in_signatures: int
+    imports_outside: int
+    """Imports inside functions, outside what :func:`lazy_by_design` names."""
+    biggest: tuple[int, str]
+    rings: list[list[str]]
+
+    def per_1k(self, n: int) -> float:
+        return 1000 * n / max(self.lines, 1)
+
+
+def house(root: Path) -> House:
+    paths = sorted(root.rglob("*.py"))
+    known = {module_name(p, root) for p in paths}
+    graph: dict[str, set[str]] = {}
+    lines = anys = outside = 0
+    biggest = (0, "")
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        name = module_name(path, root)
+        graph[name] = imported_modules(tree, name, path.name == "__init__.py", known)
+        n = len(text.splitlines())
+        lines += n
+        anys += any_in_signatures(tree)
+        if not lazy_by_design(path.relative_to(root).parts):
+            outside += function_imports(tree)
+        biggest = max(biggest, (n, str(path.relative_to(root.parent))))
+    return House(lines, anys, outside, biggest, circles(graph))
+
+
 def main() -> None:
     global ROOT
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -196,17 +239,11 @@ def main() -> None:
     big: list[tuple[int, str]] = []
     longest: list[tuple[int, str]] = []
     names: Counter[str] = Counter()
-    outside = 0  # imports in functions outside commands/ and the sandbox's child script
     paths = sorted(ROOT.rglob("*.py"))
-    known = {module_name(p) for p in paths}
-    graph: dict[str, set[str]] = {}
+    gates = house(ROOT)
     for path in paths:
         text = path.read_text(encoding="utf-8")
         tree = ast.parse(text)
-        graph[module_name(path)] = imported_modules(tree, module_name(path), path.name == "__init__.py", known)
-        rel = path.relative_to(ROOT).parts
-        if rel[0] != "commands" and rel[:3] != ("core", "sandbox", "harness"):
-            outside += function_imports(tree)
         key = layer(path)
         lines[key] += len(text.splitlines())
         modules[key] += 1
@@ -235,20 +272,18 @@ def main() -> None:
         print(f"  {length:4}  {name}")
     shared = sorted((n, c) for n, c in names.items() if c > 1)
     print("\nmodule names used more than once: " + (", ".join(f"{n} x{c}" for n, c in shared) or "none"))
-    rings = circles(graph)
+    rings = gates.rings
     print(f"\nimport circles (imports in functions counted, TYPE_CHECKING aside): {len(rings) or 'none'}")
     for ring in rings:
         print("  " + " <-> ".join(m.removeprefix("qflow_tui.") for m in ring))
-    biggest = max((len(p.read_text(encoding="utf-8").splitlines()), p) for p in paths)
-    print(f"\nissue 52's table rows ({size} lines of {ROOT.name}):")
-    print(f"| `Any` in parameters/returns, per 1k lines | {1000 * sum(signatures.values()) / max(size, 1):.1f} |")
-    per_1k = 1000 * sum(local.values()) / max(size, 1)
+    print(f"\nissue 52's table rows ({gates.lines} lines of {ROOT.name}):")
+    print(f"| `Any` in parameters/returns, per 1k lines | {gates.per_1k(gates.any_in_signatures):.1f} |")
     print(
-        f"| function-level imports, per 1k lines | {per_1k:.1f} "
-        f"({1000 * outside / max(size, 1):.1f} outside commands/ and the child script) |"
+        f"| function-level imports, per 1k lines | {1000 * sum(local.values()) / max(size, 1):.1f} "
+        f"({gates.per_1k(gates.imports_outside):.1f} outside commands/ and the child script) |"
     )
-    print(f"| biggest module | {biggest[1].relative_to(ROOT.parent)}, {biggest[0]} lines |")
-    print(f"| import circles | {len(rings)} |")
+    print(f"| biggest module | {gates.biggest[1]}, {gates.biggest[0]} lines |")
+    print(f"| import circles | {len(gates.rings)} |")
 
 
 if __name__ == "__main__":

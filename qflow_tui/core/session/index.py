@@ -21,19 +21,17 @@ import contextvars
 import functools
 import json
 import os
-import re
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from ...locations import data_dir, sessions_dir
 from ..safe_text import valid_text
-from .family import fork_tree
 from .fileformat import SessionError, is_bench_folder, is_session_name
+from .index_sql import COLUMNS, SCHEMA, SORTS, fts_query, like_escaped, numbered, row_info, scope
 from .listing import BAD_NAME, SessionInfo, Unreadable, WrittenEnds, list_sessions, scan_session, stored_path
 from .query import FILTER_WORDS as FILTER_WORDS
 from .query import OUTCOMES as OUTCOMES
@@ -62,65 +60,6 @@ NOTE_TIMEOUT = 0.5
 PRUNE_AT_MOST = 5000
 _PRUNED: set[str] = set()
 """The indexes (by path) this process has pruned (see ``SessionIndex._prune``)."""
-
-SORTS = {
-    # Newest first, each fork under its parent: the numbers' order.
-    "date": "number ASC",
-    "oldest": "created_ts ASC, name ASC",
-    "tokens": "tokens_in + tokens_out DESC, created_ts DESC",
-    "duration": "duration DESC, created_ts DESC",
-    "title": "title COLLATE NOCASE ASC, created_ts DESC",
-}
-
-_SCHEMA = """
-CREATE TABLE sessions (
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    dir TEXT NOT NULL,
-    name TEXT NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    created TEXT NOT NULL,
-    created_ts REAL NOT NULL,
-    title TEXT NOT NULL,
-    model TEXT NOT NULL,
-    workflow TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    accepted_at TEXT,
-    tokens_in INTEGER NOT NULL,
-    tokens_out INTEGER NOT NULL,
-    llm_calls INTEGER NOT NULL,
-    duration REAL NOT NULL,
-    format_version INTEGER NOT NULL,
-    task_id TEXT,
-    parent TEXT,
-    forked_at TEXT,
-    benchmark TEXT NOT NULL DEFAULT '',
-    warnings TEXT NOT NULL DEFAULT '[]'
-);
-CREATE INDEX sessions_by_dir ON sessions (dir, created_ts);
-CREATE INDEX sessions_by_time ON sessions (created_ts DESC, name DESC);
-CREATE TABLE unreadable (
-    path TEXT PRIMARY KEY,
-    dir TEXT NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    reason TEXT NOT NULL
-);
-CREATE TABLE folders (
-    dir TEXT PRIMARY KEY,
-    mtime_ns INTEGER NOT NULL,
-    recursive INTEGER NOT NULL
-);
-CREATE VIRTUAL TABLE sessions_fts USING fts5 (
-    title, statement, final_program, model, workflow, outcome, task_id, tokenize = 'unicode61'
-);
-"""
-
-_COLUMNS = (
-    "path, dir, name, created, title, model, workflow, outcome, accepted_at, tokens_in, tokens_out, "
-    "llm_calls, duration, size, format_version, task_id, parent, forked_at, benchmark, warnings"
-)
 
 
 def index_path() -> Path:
@@ -152,21 +91,6 @@ class FolderGroup:
     accepted: int
     newest: str
     benchmark: str = ""
-
-
-def fts_query(text: str) -> str:
-    """A user's words as an FTS5 query: each whitespace-separated word becomes
-    a phrase of its letters-and-digits tokens (so ``s.replace(ch,`` matches
-    those tokens in order), all must match, the last as a prefix."""
-    phrases = []
-    for word in text.split():
-        tokens = re.findall(r"\w+", word)
-        if tokens:
-            phrases.append('"' + " ".join(tokens) + '"')
-    if not phrases:
-        return ""
-    phrases[-1] += " *"
-    return " AND ".join(phrases)
 
 
 def _epoch(created: str, fallback: float) -> float:
@@ -245,7 +169,7 @@ class SessionIndex:
         try:
             for table in ("sessions", "unreadable", "folders", "sessions_fts", "fork_numbers", "fork_numbers_stamp"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in _SCHEMA.split(";"):
+            for statement in SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {INDEX_VERSION}")
@@ -271,7 +195,7 @@ class SessionIndex:
         # Files are known to the index by their path as text (see stored_path).
         stored = {stored_path(p): p for p in on_disk}
         known: dict[str, tuple[int, int]] = {}
-        where, args = _scope(root, recursive)
+        where, args = scope(root, recursive)
         for table in ("sessions", "unreadable"):
             for row in db.execute(f"SELECT path, mtime_ns, size FROM {table} WHERE {where}", args):
                 known[row[0]] = (row[1], row[2])
@@ -308,7 +232,7 @@ class SessionIndex:
         (adding, removing or renaming a file changes its folder's time; a run
         that ends rewrites its own row, or touches its folder when it could not).
         Costs one ``stat`` per folder instead of one per file."""
-        where, args = _scope(root, recursive)
+        where, args = scope(root, recursive)
         rows = db.execute(f"SELECT dir, mtime_ns, recursive FROM folders WHERE {where}", args).fetchall()
         top = next((r for r in rows if r[0] == str(root)), None)
         if top is None or (recursive and not top[2]):
@@ -411,7 +335,7 @@ class SessionIndex:
         self, db: sqlite3.Connection, path: Path, info: SessionInfo, texts: dict[str, str], stamp: tuple[int, int]
     ) -> None:
         cur = db.execute(
-            f"INSERT INTO sessions ({_COLUMNS}, mtime_ns, created_ts) "
+            f"INSERT INTO sessions ({COLUMNS}, mtime_ns, created_ts) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 str(path),
@@ -525,8 +449,8 @@ class SessionIndex:
     def _listing(self, db: sqlite3.Connection, root: Path, query: Query, recursive: bool) -> Listing:
         # Numbers count every session under the folder, sub-folders included,
         # whatever this listing shows: a number means one session everywhere.
-        where, args = _scope(root, True)
-        numbers, nargs = _numbered(db, where, args)
+        where, args = scope(root, True)
+        numbers, nargs = numbered(db, where, args)
         filters: list[str] = []
         fargs: list[Any] = []
         if query.search.strip():
@@ -543,7 +467,7 @@ class SessionIndex:
             fargs.append(query.model)
         if query.benchmark:
             filters.append("(s.benchmark = ? OR s.dir = ? OR s.dir LIKE ? ESCAPE '\\')")
-            fargs += [query.benchmark, str(root / query.benchmark), "%/" + _like(query.benchmark)]
+            fargs += [query.benchmark, str(root / query.benchmark), "%/" + like_escaped(query.benchmark)]
         if query.since is not None:
             filters.append("s.created_ts >= ?")
             fargs.append(query.since)
@@ -567,14 +491,14 @@ class SessionIndex:
             if query.limit is not None:
                 page += " LIMIT ? OFFSET ?"
                 pargs = [query.limit, query.offset]
-            rows = db.execute(base.format(what=f"{_COLUMNS}, number") + page, [*nargs, *fargs, *pargs]).fetchall()
+            rows = db.execute(base.format(what=f"{COLUMNS}, number") + page, [*nargs, *fargs, *pargs]).fetchall()
         except sqlite3.OperationalError as exc:
             if "fts5" in str(exc).lower() or "syntax" in str(exc).lower():
                 rows, total = [], 0
             else:
                 raise
-        sessions = [_info(row, root) for row in rows]
-        uwhere, uargs = _scope(root, recursive)
+        sessions = [row_info(row, root) for row in rows]
+        uwhere, uargs = scope(root, recursive)
         unreadable = [
             Unreadable(Path(r[0]), r[1])
             for r in db.execute(f"SELECT path, reason FROM unreadable WHERE {uwhere} ORDER BY path", uargs)
@@ -585,7 +509,7 @@ class SessionIndex:
         """The sub-folders of ``root`` holding sessions (a benchmark's), with
         counts: what the browser shows as groups."""
         root = root.resolve()
-        where, args = _scope(root, True)
+        where, args = scope(root, True)
         out = []
         with self.open() as db:
             self.refresh(root, recursive=True, db=db)
@@ -596,63 +520,6 @@ class SessionIndex:
             ):
                 out.append(FolderGroup(str(Path(row[0]).relative_to(root)), row[1], row[2] or 0, row[3], row[4] or ""))
         return out
-
-
-def _numbered(db: sqlite3.Connection, where: str, args: list[object]) -> tuple[str, list[object]]:
-    """What numbers the sessions ``where`` picks in the order a listing shows
-    them, newest first with each fork under its parent (forks are newer than
-    their parents, so numbering by time alone read 1, 3, 2 down a fork tree):
-    a table of (nid, number) to join, and its arguments. Without a fork under
-    the folder that is time order, in SQLite alone. With forks the order is
-    walked here (:func:`fork_tree`, as the screens draw it), once for each
-    state of the sessions: kept in ``fork_numbers`` under a stamp of what the
-    order depends on, so the pages of one listing do not walk it again."""
-    by_time = "ORDER BY created_ts DESC, name DESC"
-    stamp_row = db.execute(
-        "SELECT COUNT(*), COUNT(parent), TOTAL(id), TOTAL(created_ts), "
-        "TOTAL(length(parent)), TOTAL(length(name)), MAX(id) "
-        f"FROM sessions WHERE {where}",
-        args,
-    ).fetchone()
-    if not stamp_row[1]:
-        return f"(SELECT id AS nid, ROW_NUMBER() OVER ({by_time}) AS number FROM sessions WHERE {where})", args
-    scope = json.dumps(args)
-    stamp = json.dumps(list(stamp_row))
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS fork_numbers (scope TEXT NOT NULL, nid INTEGER NOT NULL, "
-        "number INTEGER NOT NULL, PRIMARY KEY (scope, nid))"
-    )
-    db.execute("CREATE TABLE IF NOT EXISTS fork_numbers_stamp (scope TEXT PRIMARY KEY, stamp TEXT NOT NULL)")
-    kept = db.execute("SELECT stamp FROM fork_numbers_stamp WHERE scope = ?", [scope]).fetchone()
-    if kept is None or kept[0] != stamp:
-        rows = db.execute(f"SELECT id, path, parent FROM sessions WHERE {where} {by_time}", args).fetchall()
-        # Paths as the index stores them (a listing's own; Path() on each took most of the time).
-        order = fork_tree(rows, itemgetter(1), itemgetter(2)).order
-        db.execute("BEGIN IMMEDIATE")  # one transaction: the connection commits each statement otherwise
-        try:
-            db.execute("DELETE FROM fork_numbers WHERE scope = ?", [scope])
-            db.executemany(
-                "INSERT INTO fork_numbers VALUES (?, ?, ?)", ((scope, r[0], n) for n, r in enumerate(order, start=1))
-            )
-            db.execute("INSERT OR REPLACE INTO fork_numbers_stamp VALUES (?, ?)", [scope, stamp])
-            db.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
-            raise
-    return "(SELECT nid, number FROM fork_numbers WHERE scope = ?)", [scope]
-
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _scope(root: Path, recursive: bool) -> tuple[str, list[object]]:
-    top = stored_path(str(root))
-    if not recursive:
-        return "dir = ?", [top]
-    prefix = top.rstrip(os.sep) + os.sep
-    return "(dir = ? OR substr(dir, 1, ?) = ?)", [top, len(prefix), prefix]
 
 
 def _stat_tree(root: Path, recursive: bool) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
@@ -679,36 +546,6 @@ def _stat_tree(root: Path, recursive: bool) -> tuple[dict[str, tuple[int, int]],
             except OSError:
                 continue
     return out, folders
-
-
-def _info(row: sqlite3.Row, root: Path) -> SessionInfo:
-    path = Path(row["path"])
-    try:
-        warnings = json.loads(row["warnings"])
-    except (ValueError, RecursionError):
-        warnings = []
-    folder = "" if row["dir"] == str(root) else str(Path(row["dir"]).relative_to(root))
-    return SessionInfo(
-        path=path,
-        created=row["created"],
-        title=row["title"],
-        model=row["model"],
-        workflow=row["workflow"],
-        outcome=row["outcome"],
-        accepted_at=row["accepted_at"],
-        tokens_in=row["tokens_in"],
-        tokens_out=row["tokens_out"],
-        llm_calls=row["llm_calls"],
-        duration=row["duration"],
-        size=row["size"],
-        format_version=row["format_version"],
-        task_id=row["task_id"],
-        warnings=warnings if isinstance(warnings, list) else [],
-        parent=row["parent"],
-        forked_at=row["forked_at"],
-        folder=folder,
-        number=row["number"],
-    )
 
 
 #: The sessions a :func:`batched_notes` block has finished, to index at its end
