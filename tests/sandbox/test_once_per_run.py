@@ -7,6 +7,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import subprocess
+import sys
+import time
 
 from sbhelpers import make
 
@@ -98,3 +101,48 @@ def test_a_programs_clock_is_read_once_as_its_first_interval_begins(monkeypatch)
     r = make("auto").run_tests_sync("def f(x):\n    return x\n", ["assert f(1) == 1"], entry_point="f")
     assert r.all_passed, r.to_dict()
     assert per_attach and set(per_attach) == {1}
+
+
+def _programs_schedstat_fds() -> list[str]:
+    """This process's descriptors open on another process's ``schedstat``
+    (a program's clock; the relays' own threads read theirs, which stay)."""
+    ours = {int(t) for t in os.listdir("/proc/self/task")} | {os.getpid()}
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        parts = target.split("/")
+        if target.endswith("/schedstat") and len(parts) == 4 and parts[2].isdigit() and int(parts[2]) not in ours:
+            found.append(target)
+    return found
+
+
+def test_a_programs_clock_lets_go_of_its_files_when_its_run_ends():
+    """A clock keeps each of the program's tasks' ``schedstat`` open while the
+    program runs; the run's end closes them. Left open, a bench leaked one
+    descriptor a judged program, and at the usual limit of 1,024 open files
+    a long bench ended in 'Too many open files'."""
+    box = make("auto")
+    for i in range(12):
+        r = box.run_tests_sync(f"def f(x):\n    return x + {i}\n", [f"assert f(1) == {1 + i}"], entry_point="f")
+        assert r.all_passed, r.to_dict()
+    # A run's children are closed as it returns; wait for that, not a pause.
+    deadline = time.monotonic() + 30
+    while _programs_schedstat_fds() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _programs_schedstat_fds() == []
+
+
+def test_a_clock_whose_program_is_gone_closes_its_files():
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        c = clock.ProgramClock(proc.pid)
+        assert c.usable and c.first is not None
+        mine = f"/proc/{proc.pid}/schedstat"
+        assert mine in _programs_schedstat_fds()
+    finally:
+        proc.communicate(b"")
+    assert c.sample() is None
+    assert mine not in _programs_schedstat_fds()

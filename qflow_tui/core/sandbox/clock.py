@@ -181,6 +181,7 @@ class ProgramClock:
             return None
         found = self._tasks()
         if found is None:
+            self._release()  # gone: its tasks' files are of no more use
             return None
         tids, cpu = found
         seen: dict[int, int] = {}
@@ -200,6 +201,7 @@ class ProgramClock:
         self._primed = True
         self._seen = seen
         if self.pid not in seen:
+            self._release()
             return None  # the harness's process is gone
         # Its moment is when the waits were read, not before: a relay kept
         # from a CPU while reading would otherwise count waits its wall
@@ -220,10 +222,14 @@ class ProgramClock:
             _close(self._fds.pop(tid))
             return None
 
-    def close(self) -> None:
+    def _release(self) -> None:
         for fd in self._fds.values():
             _close(fd)
         self._fds = {}
+
+    def close(self) -> None:
+        """Done with it (its run ended): closes what it keeps open."""
+        self._release()
         self.usable = False
 
 

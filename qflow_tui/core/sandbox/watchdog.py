@@ -766,6 +766,8 @@ class Child:
                 os.close(fd)
             except OSError:
                 pass
+        if self.clock is not None:
+            self.clock.close()  # each of the program's tasks' schedstat, kept open while it ran
         if self.cgroup is not None:
             self.cgroup.release()  # kills what is left in it, orphans included
         if self.launch.sweep_uid and self.launch.uid is not None:
