@@ -146,3 +146,54 @@ def test_a_clock_whose_program_is_gone_closes_its_files():
         proc.communicate(b"")
     assert c.sample() is None
     assert mine not in _programs_schedstat_fds()
+
+
+def _proc_fds_of(pid: int) -> list[str]:
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(f"/proc/{pid}/"):
+            found.append(target)
+    return found
+
+
+def test_a_clock_keeps_its_proc_files_open_only_while_their_process_lives():
+    """A look reads each process's ``stat`` and ``children`` through a file
+    kept open (opening each at every look was two thirds of a look's cost);
+    a child that ends and is reaped is counted in its parent's time, and its
+    files are closed at the next look."""
+    code = (
+        "import os, sys, time\n"
+        "r, w = os.pipe()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.read(r, 1); t = time.process_time()\n"
+        "    while time.process_time() - t < 0.2: pass\n"
+        "    os._exit(0)\n"
+        "print(pid, flush=True)\n"
+        "sys.stdin.readline(); os.write(w, b'g'); os.waitpid(pid, 0); print('reaped', flush=True)\n"
+        "sys.stdin.readline()\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        kid = int(proc.stdout.readline())
+        c = clock.ProgramClock(proc.pid)
+        first = c.sample()
+        assert first is not None and first.tasks == 2
+        assert f"/proc/{kid}/stat" in _proc_fds_of(kid)
+        proc.stdin.write("go\n")  # the child works 0.2 s of CPU time and ends; its parent reaps it
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "reaped"
+        after = c.sample()
+        assert after is not None and after.tasks == 1
+        assert after.cpu - first.cpu >= 0.15  # the reaped child's time, in its parent's
+        assert _proc_fds_of(kid) == []
+        assert f"/proc/{proc.pid}/stat" in _proc_fds_of(proc.pid)
+    finally:
+        proc.communicate("end\n")
+    assert c.sample() is None
+    assert _proc_fds_of(proc.pid) == []
