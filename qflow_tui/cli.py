@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import importlib
 import os
@@ -11,6 +12,7 @@ import sys
 from typing import NoReturn
 
 from . import __version__
+from .core.safe_text import one_line
 
 #: Subcommand modules under qflow_tui.commands; each has add_parser() and run().
 COMMANDS = ("solve", "workflows", "models", "check", "doctor", "sessions", "replay", "fork", "compare", "demo", "bench")
@@ -194,6 +196,35 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as err:
+        # The machine refused something the command needed (open files, disk
+        # space): one line, not a traceback. What was written stays (a bench's
+        # folder is its state: the same command carries on).
+        print(f"qflow {args.command}: {refused(err, resumes=args.command == 'bench')}", file=sys.stderr)
+        return 1
+
+
+#: What to do when the machine refuses, by errno.
+_REFUSED_HINTS = {
+    errno.EMFILE: "raise the limit of open files (ulimit -n) and run the command again",
+    errno.ENFILE: "the machine has too many files open: run the command again later",
+    errno.ENOSPC: "free some disk space and run the command again",
+    errno.EDQUOT: "free some disk space (your quota is full) and run the command again",
+    errno.EACCES: "check the path's permissions, or choose another",
+    errno.EROFS: "choose a path on a writable disk",
+}
+
+
+def refused(err: OSError, *, resumes: bool = False) -> str:
+    """An error the operating system gave, in one line, with what to do
+    (``resumes``: the command carries on where it stopped when run again)."""
+    what = err.strerror or str(err) or type(err).__name__
+    where = f" ({err.filename})" if err.filename else ""
+    hint = _REFUSED_HINTS.get(err.errno or 0)
+    tail = f"; {hint}" if hint else ""
+    if resumes and err.errno in (errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.EDQUOT):
+        tail += ": it carries on where it stopped"
+    return one_line(f"{what}{where}{tail}")
 
 
 if __name__ == "__main__":
