@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 import ast
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent / "qflow_tui"
 #: The size above which a module counts as a giant room (issue 52).
@@ -191,8 +191,7 @@ def lazy_by_design(rel: tuple[str, ...]) -> bool:
     return rel[0] == "commands" or rel[:3] == ("core", "sandbox", "harness")
 
 
-@dataclass
-class House:
+class House(NamedTuple):
     """Issue 52's four gates, for one package."""
 
     lines: int

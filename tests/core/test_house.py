@@ -5,7 +5,6 @@ measures them (and prints the rest of the table); this reads its figures."""
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,8 @@ def layers():
     spec = importlib.util.spec_from_file_location("qflow_bench_layers", ROOT / "bench" / "layers.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
