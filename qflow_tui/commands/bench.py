@@ -473,6 +473,9 @@ class _Tally:
         self.failed_runs = 0
         self.tokens_done = 0
         self.running: dict[str, int] = {}
+        """Tokens so far of each problem under way: its workflow, or its judging."""
+        self.judging: set[str] = set()
+        """The problems under way whose workflow has ended: their programs are being judged."""
         self.fresh_done = 0
 
     def update(self, u: ProblemUpdate) -> None:
@@ -485,8 +488,13 @@ class _Tally:
             self.tokens_done += u.record.get("tokens_total", 0) if u.record else 0
         elif u.state in ("running", "evaluating"):
             self.running[u.key] = u.tokens
+            if u.state == "evaluating":
+                self.judging.add(u.key)
+            else:
+                self.judging.discard(u.key)
         elif u.state in ("done", "provider_error", "error"):
             self.running.pop(u.key, None)
+            self.judging.discard(u.key)
             self.tokens_done += u.record.get("tokens_total", 0) if u.record else 0
             if u.state == "done":
                 self.done += 1
@@ -501,9 +509,10 @@ class _Tally:
         rate = f"{100.0 * self.passed / self.done:.1f}%" if self.done else "n/a"
         left = self.total - self.done - self.failed_runs
         eta = f"{elapsed / self.fresh_done * left:.0f}s" if self.fresh_done and left else "-"
+        judging = f"{len(self.judging)} judging  " if self.judging else ""
         return (
-            f"{self.done}/{self.total} done  pass {rate}  {len(self.running)} running  "
-            f"{tokens} tokens  {elapsed:.1f}s elapsed  ETA {eta}"
+            f"{self.done}/{self.total} done  pass {rate}  {len(self.running) - len(self.judging)} running  "
+            f"{judging}{tokens} tokens  {elapsed:.1f}s  ETA {eta}"
             + (f"  {self.failed_runs} not finished" if self.failed_runs else "")
         )
 
