@@ -103,16 +103,25 @@ def test_a_programs_clock_is_read_once_as_its_first_interval_begins(monkeypatch)
     assert per_attach and set(per_attach) == {1}
 
 
-def _programs_schedstat_fds() -> list[str]:
-    """This process's descriptors open on another process's ``schedstat``
-    (a program's clock; the relays' own threads read theirs, which stay)."""
-    ours = {int(t) for t in os.listdir("/proc/self/task")} | {os.getpid()}
+def _open_proc_files() -> list[str]:
+    """What this process's descriptors open under ``/proc``."""
     found = []
     for fd in os.listdir("/proc/self/fd"):
         try:
             target = os.readlink(f"/proc/self/fd/{fd}")
         except OSError:
             continue
+        if target.startswith("/proc/"):
+            found.append(target)
+    return found
+
+
+def _programs_schedstat_fds() -> list[str]:
+    """This process's descriptors open on another process's ``schedstat``
+    (a program's clock; the relays' own threads read theirs, which stay)."""
+    ours = {int(t) for t in os.listdir("/proc/self/task")} | {os.getpid()}
+    found = []
+    for target in _open_proc_files():
         parts = target.split("/")
         if target.endswith("/schedstat") and len(parts) == 4 and parts[2].isdigit() and int(parts[2]) not in ours:
             found.append(target)
@@ -149,15 +158,7 @@ def test_a_clock_whose_program_is_gone_closes_its_files():
 
 
 def _proc_fds_of(pid: int) -> list[str]:
-    found = []
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith(f"/proc/{pid}/"):
-            found.append(target)
-    return found
+    return [target for target in _open_proc_files() if target.startswith(f"/proc/{pid}/")]
 
 
 def test_a_clock_keeps_its_proc_files_open_only_while_their_process_lives():

@@ -325,7 +325,7 @@ class RunCgroup:
         name = "cgroup.threads" if self.version == 2 else "tasks"
         fd = _open_read(f"{self.memory_dir}/{name}")
         try:
-            text = _pread_all(fd)
+            text = pread_all(fd)
         finally:
             if fd >= 0:
                 os.close(fd)
@@ -344,7 +344,7 @@ class RunCgroup:
         if self._cpu_fd < 0:
             name = "cpu.stat" if self.version == 2 else "cpuacct.usage"
             self._cpu_fd = _open_read(f"{self.cpu_dir}/{name}")
-        text = _pread_all(self._cpu_fd)
+        text = pread_all(self._cpu_fd)
         if not text:
             return None
         try:
@@ -446,8 +446,9 @@ def _open_read(path: str) -> int:
         return -1
 
 
-def _pread_all(fd: int) -> bytes | None:
-    """A cgroup file's whole text, read again from its start."""
+def pread_all(fd: int) -> bytes | None:
+    """A kernel file's whole text (a cgroup's, or ``/proc``'s), read again
+    from its start: the kernel writes it afresh for a read at 0."""
     if fd < 0:
         return None
     chunks = []

@@ -64,6 +64,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .cgroups import pread_all
+
 #: Clock ticks a second of ``/proc/<pid>/stat``'s CPU times.
 _TICK = 1.0 / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
 #: How often the app looks at a running call's clock (seconds): the run-queue
@@ -149,10 +151,9 @@ class ProgramClock:
         self.root = _namespace_root(pid)
         """The pid 1 of the program's pid namespace (it reaps the program's
         orphans), where it has one of its own."""
-        self._fds: dict[int, int] = {}
-        """Each task's ``schedstat``, kept open while the task lives."""
-        self._proc = _ProcFiles()
-        """The ``stat`` and ``children`` files of the program's processes."""
+        self._files = _ProcFiles()
+        """The ``/proc`` files each look reads (each task's ``schedstat``;
+        without a cgroup, each process's ``stat`` and ``children`` too)."""
         self._seen: dict[int, int] = {}
         """Each live task's run-queue delay when last read (ns)."""
         self._waits = 0
@@ -175,15 +176,22 @@ class ProgramClock:
             cpu, tids = cg.cpu(), cg.threads()
             if cpu is not None and tids is not None:
                 return tids, cpu
-        return _tree(self.pid, self.root, self._proc)
+        return _tree(self.pid, self.root, self._files)
 
     def sample(self) -> Sample | None:
         """The program now; None once its process is gone (or unreadable)."""
         if not self.usable:
             return None
+        got = self._look()
+        if got is None:
+            self._files.close()  # gone: its files are of no more use
+        else:
+            self._files.sweep()
+        return got
+
+    def _look(self) -> Sample | None:
         found = self._tasks()
         if found is None:
-            self._release()  # gone: its tasks' files are of no more use
             return None
         tids, cpu = found
         seen: dict[int, int] = {}
@@ -196,14 +204,11 @@ class ProgramClock:
             # A task not seen at the last look was born since (a fork starts
             # its accounting from nothing): all its waits are new.
             added += wait - self._seen.get(tid, 0) if wait >= self._seen.get(tid, 0) else wait
-        for tid in set(self._fds) - set(seen):
-            _close(self._fds.pop(tid))
         if self._primed:
             self._waits += added
         self._primed = True
         self._seen = seen
         if self.pid not in seen:
-            self._release()
             return None  # the harness's process is gone
         # Its moment is when the waits were read, not before: a relay kept
         # from a CPU while reading would otherwise count waits its wall
@@ -211,28 +216,15 @@ class ProgramClock:
         return Sample(time.monotonic(), self._waits / 1e9, cpu, len(seen))
 
     def _wait_of(self, tid: int) -> int | None:
-        fd = self._fds.get(tid)
-        if fd is None:
-            try:
-                fd = os.open(f"/proc/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                return None
-            self._fds[tid] = fd
+        data = self._files.read(f"/proc/{tid}/schedstat")
         try:
-            return int(os.pread(fd, 128, 0).split()[1])
-        except (OSError, IndexError, ValueError):
-            _close(self._fds.pop(tid))
+            return None if data is None else int(data.split()[1])
+        except (IndexError, ValueError):
             return None
-
-    def _release(self) -> None:
-        for fd in self._fds.values():
-            _close(fd)
-        self._fds = {}
-        self._proc.close()
 
     def close(self) -> None:
         """Done with it (its run ended): closes what it keeps open."""
-        self._release()
+        self._files.close()
         self.usable = False
 
 
@@ -254,14 +246,12 @@ def _stat(pid: int) -> list[bytes] | None:
 
 class _ProcFiles:
     """The ``/proc`` files a clock reads at each look, each kept open while it
-    is read (``pread`` at 0 makes the kernel write it afresh): a look read
-    four or five of them by opening each, about two thirds of its cost, and a
-    bench looks about 1,800 times on the app's one interpreter lock. A file
-    whose process was reaped reads as an error; it is then opened again by
-    its path (the pid may be another process's now, as it would be for a
+    is read (``pread`` at 0 makes the kernel write it afresh): opening each
+    at every look was about two thirds of a look's cost without a cgroup, and
+    a bench looks about 1,800 times on the app's one interpreter lock. A
+    file whose process was reaped reads as an error; it is then opened again
+    by its path (the pid may be another process's now, as it would be for a
     file opened afresh), and what a look did not read is closed after it."""
-
-    _CHUNK = 4096
 
     def __init__(self) -> None:
         self._open: dict[str, int] = {}
@@ -271,7 +261,7 @@ class _ProcFiles:
         self._read.add(path)
         fd = self._open.get(path)
         if fd is not None:
-            data = self._whole(fd)
+            data = pread_all(fd)
             if data is not None:
                 return data
             _close(self._open.pop(path))
@@ -279,23 +269,11 @@ class _ProcFiles:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             return None
-        data = self._whole(fd)
+        data = pread_all(fd)
         if data is None:
             _close(fd)
             return None
         self._open[path] = fd
-        return data
-
-    def _whole(self, fd: int) -> bytes | None:
-        try:
-            data = os.pread(fd, self._CHUNK, 0)
-            while len(data) % self._CHUNK == 0 and data:
-                more = os.pread(fd, self._CHUNK, len(data))
-                if not more:
-                    break
-                data += more
-        except OSError:
-            return None
         return data
 
     def stat(self, pid: int) -> list[bytes] | None:
@@ -342,13 +320,6 @@ def _tree(pid: int, root: int | None, files: _ProcFiles) -> tuple[list[int], flo
     orphans its pid namespace's ``root`` adopted), and their CPU seconds:
     each process's own (its threads', ended ones included) and its reaped
     children's, and what ``root`` reaped. None once ``pid`` is gone."""
-    try:
-        return _walk(pid, root, files)
-    finally:
-        files.sweep()
-
-
-def _walk(pid: int, root: int | None, files: _ProcFiles) -> tuple[list[int], float] | None:
     ticks = 0
     tids: list[int] = []
     todo = [pid]
