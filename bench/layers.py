@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -205,15 +206,23 @@ class House(NamedTuple):
         return 1000 * n / max(self.lines, 1)
 
 
+@functools.cache
+def parsed(root: Path) -> list[tuple[Path, str, ast.Module]]:
+    """Each module under ``root``: its path, its text and its tree (read once)."""
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        out.append((path, text, ast.parse(text)))
+    return out
+
+
 def house(root: Path) -> House:
-    paths = sorted(root.rglob("*.py"))
-    known = {module_name(p, root) for p in paths}
+    modules = parsed(root)
+    known = {module_name(p, root) for p, _text, _tree in modules}
     graph: dict[str, set[str]] = {}
     lines = anys = outside = 0
     biggest = (0, "")
-    for path in paths:
-        text = path.read_text(encoding="utf-8")
-        tree = ast.parse(text)
+    for path, text, tree in modules:
         name = module_name(path, root)
         graph[name] = imported_modules(tree, name, path.name == "__init__.py", known)
         n = len(text.splitlines())
@@ -238,11 +247,8 @@ def main() -> None:
     big: list[tuple[int, str]] = []
     longest: list[tuple[int, str]] = []
     names: Counter[str] = Counter()
-    paths = sorted(ROOT.rglob("*.py"))
     gates = house(ROOT)
-    for path in paths:
-        text = path.read_text(encoding="utf-8")
-        tree = ast.parse(text)
+    for path, text, tree in parsed(ROOT):
         key = layer(path)
         lines[key] += len(text.splitlines())
         modules[key] += 1
